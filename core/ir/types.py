@@ -1,0 +1,186 @@
+"""Value types: tensors with symbolic shapes, sequences, maps, optionals.
+
+A dimension (`Dim`) is an `int` (known size), a `str` (symbolic name such as
+"batch") or `None` (unknown). A shape is a tuple of dims; a shape of `None`
+means even the rank is unknown. Types are immutable and hashable so inference
+can compare and cache them cheaply.
+"""
+from __future__ import annotations
+
+from dataclasses import dataclass
+from typing import Optional, Union
+
+from ..proto import onnx_pb2 as pb
+from .dtypes import type_name
+
+Dim = Union[int, str, None]
+Shape = Optional[tuple]
+
+
+@dataclass(frozen=True, slots=True)
+class TensorType:
+    elem_type: int = 0          # DataType; 0 when not known
+    shape: Shape = None         # None: rank unknown
+    denotation: str = ""
+    # Per-dim denotation strings, kept only so files round-trip unchanged.
+    dim_denotations: Optional[tuple] = None
+
+    @property
+    def rank(self) -> Optional[int]:
+        return None if self.shape is None else len(self.shape)
+
+    def __str__(self) -> str:
+        return type_name(self.elem_type) + format_shape(self.shape)
+
+
+@dataclass(frozen=True, slots=True)
+class SparseTensorType:
+    elem_type: int = 0
+    shape: Shape = None
+    denotation: str = ""
+    dim_denotations: Optional[tuple] = None
+
+    @property
+    def rank(self) -> Optional[int]:
+        return None if self.shape is None else len(self.shape)
+
+    def __str__(self) -> str:
+        return f"sparse {type_name(self.elem_type)}{format_shape(self.shape)}"
+
+
+@dataclass(frozen=True, slots=True)
+class SequenceType:
+    elem: Optional["Type"] = None
+    denotation: str = ""
+
+    def __str__(self) -> str:
+        return f"seq({self.elem if self.elem is not None else '?'})"
+
+
+@dataclass(frozen=True, slots=True)
+class MapType:
+    key_type: int = 0
+    value: Optional["Type"] = None
+    denotation: str = ""
+
+    def __str__(self) -> str:
+        return f"map({type_name(self.key_type)}, {self.value if self.value is not None else '?'})"
+
+
+@dataclass(frozen=True, slots=True)
+class OptionalType:
+    elem: Optional["Type"] = None
+    denotation: str = ""
+
+    def __str__(self) -> str:
+        return f"optional({self.elem if self.elem is not None else '?'})"
+
+
+@dataclass(frozen=True, slots=True)
+class OpaqueType:
+    domain: str = ""
+    name: str = ""
+    denotation: str = ""
+
+    def __str__(self) -> str:
+        return f"opaque({self.domain}.{self.name})"
+
+
+@dataclass(frozen=True, slots=True)
+class UndefinedType:
+    """A TypeProto that is present but says nothing (kept for round-trips)."""
+    denotation: str = ""
+
+    def __str__(self) -> str:
+        return "?"
+
+
+Type = Union[TensorType, SparseTensorType, SequenceType, MapType, OptionalType,
+             OpaqueType, UndefinedType]
+
+
+def format_shape(shape: Shape) -> str:
+    """"[N,3,224,224]"; "[]" for a scalar; "" when the rank is unknown."""
+    if shape is None:
+        return ""
+    return "[" + ",".join("?" if d is None else str(d) for d in shape) + "]"
+
+
+# --- protobuf conversion ------------------------------------------------------
+
+def _shape_from_proto(msg) -> tuple[Shape, Optional[tuple]]:
+    dims = []
+    notes = []
+    for d in msg.dim:
+        which = d.WhichOneof("value")
+        dims.append(d.dim_value if which == "dim_value" else d.dim_param if which == "dim_param" else None)
+        notes.append(d.denotation)
+    return tuple(dims), (tuple(notes) if any(notes) else None)
+
+
+def _shape_to_proto(shape: Shape, notes: Optional[tuple], msg) -> None:
+    for i, d in enumerate(shape):
+        dim = msg.dim.add()
+        if isinstance(d, int):
+            dim.dim_value = d
+        elif isinstance(d, str):
+            dim.dim_param = d
+        if notes and notes[i]:
+            dim.denotation = notes[i]
+
+
+def type_from_proto(tp: pb.TypeProto) -> Type:
+    which = tp.WhichOneof("value")
+    den = tp.denotation
+    if which == "tensor_type" or which == "sparse_tensor_type":
+        t = tp.tensor_type if which == "tensor_type" else tp.sparse_tensor_type
+        shape, notes = _shape_from_proto(t.shape) if t.HasField("shape") else (None, None)
+        cls = TensorType if which == "tensor_type" else SparseTensorType
+        return cls(t.elem_type, shape, den, notes)
+    if which == "sequence_type":
+        s = tp.sequence_type
+        return SequenceType(type_from_proto(s.elem_type) if s.HasField("elem_type") else None, den)
+    if which == "map_type":
+        m = tp.map_type
+        return MapType(m.key_type, type_from_proto(m.value_type) if m.HasField("value_type") else None, den)
+    if which == "optional_type":
+        o = tp.optional_type
+        return OptionalType(type_from_proto(o.elem_type) if o.HasField("elem_type") else None, den)
+    if which == "opaque_type":
+        return OpaqueType(tp.opaque_type.domain, tp.opaque_type.name, den)
+    return UndefinedType(den)
+
+
+def type_to_proto(t: Type, out: Optional[pb.TypeProto] = None) -> pb.TypeProto:
+    tp = pb.TypeProto() if out is None else out
+    if isinstance(t, (TensorType, SparseTensorType)):
+        msg = tp.tensor_type if isinstance(t, TensorType) else tp.sparse_tensor_type
+        msg.SetInParent()
+        if t.elem_type:
+            msg.elem_type = t.elem_type
+        if t.shape is not None:
+            msg.shape.SetInParent()
+            _shape_to_proto(t.shape, t.dim_denotations, msg.shape)
+    elif isinstance(t, SequenceType):
+        tp.sequence_type.SetInParent()
+        if t.elem is not None:
+            type_to_proto(t.elem, tp.sequence_type.elem_type)
+    elif isinstance(t, MapType):
+        tp.map_type.SetInParent()
+        if t.key_type:
+            tp.map_type.key_type = t.key_type
+        if t.value is not None:
+            type_to_proto(t.value, tp.map_type.value_type)
+    elif isinstance(t, OptionalType):
+        tp.optional_type.SetInParent()
+        if t.elem is not None:
+            type_to_proto(t.elem, tp.optional_type.elem_type)
+    elif isinstance(t, OpaqueType):
+        tp.opaque_type.SetInParent()
+        if t.domain:
+            tp.opaque_type.domain = t.domain
+        if t.name:
+            tp.opaque_type.name = t.name
+    if t.denotation:
+        tp.denotation = t.denotation
+    return tp
