@@ -1,0 +1,209 @@
+"""Kernels that rearrange a tensor without computing on its values:
+Identity, Reshape, Transpose, Concat, Split, Squeeze, Unsqueeze, Flatten,
+Shape, Size, Expand, Tile, DepthToSpace, SpaceToDepth."""
+from __future__ import annotations
+
+import math
+
+import numpy as np
+
+from ..registry import kernel
+from ._tensor_util import ints, norm_axes, norm_axis, scalar
+
+
+@kernel("Identity", since=1)
+def identity(x):
+    # Also used for sequences and optionals: the value is passed through as is.
+    return x
+
+
+def _reshape(data, shape, allowzero=0):
+    target = ints(shape)
+    if not allowzero:
+        # A 0 means "keep this dimension of the input" unless allowzero is set.
+        target = [data.shape[i] if d == 0 else d for i, d in enumerate(target)]
+    return data.reshape(target)
+
+
+@kernel("Reshape", since=1)
+def reshape_v1(data, shape=(), consumed_inputs=None):
+    return _reshape(data, shape)
+
+
+@kernel("Reshape", since=5)
+def reshape(data, shape, allowzero=0):
+    return _reshape(data, shape, allowzero)
+
+
+@kernel("Transpose", since=1)
+def transpose(data, perm=None):
+    return np.transpose(data, None if perm is None else ints(perm))
+
+
+@kernel("Concat", since=1)
+def concat_v1(*inputs, axis=1):
+    # Opset 1 made axis optional with 1 as its default.
+    return concat(*inputs, axis=axis)
+
+
+@kernel("Concat", since=4)
+def concat(*inputs, axis):
+    arrays = [np.asarray(a) for a in inputs]
+    axis = norm_axis(axis, arrays[0].ndim)
+    if arrays[0].dtype == object:
+        return np.concatenate(arrays, axis=axis)
+    return np.concatenate(arrays, axis=axis, dtype=np.result_type(*arrays))
+
+
+def _split_by_sizes(x, axis, sizes):
+    if sum(sizes) != x.shape[axis]:
+        raise ValueError(f"split sizes {sizes} do not add up to dimension {x.shape[axis]}")
+    bounds = np.cumsum(sizes)[:-1]
+    return tuple(np.split(x, bounds, axis=axis))
+
+
+def _split_equal(x, axis, parts):
+    n = x.shape[axis]
+    if n % parts:
+        raise ValueError(f"dimension {n} cannot be split into {parts} equal parts")
+    return _split_by_sizes(x, axis, [n // parts] * parts)
+
+
+@kernel("Split", since=1, context=True)
+def split_v1(ctx, x, split=None, axis=0, **attrs):
+    # Opset 1 takes the sizes from the second input or from the attribute.
+    sizes = ints(split) if split is not None else ints(attrs.get("split"))
+    axis = norm_axis(axis, x.ndim)
+    return _split_by_sizes(x, axis, sizes) if sizes else _split_equal(x, axis, ctx.num_outputs)
+
+
+@kernel("Split", since=2, context=True)
+def split_v2(ctx, x, axis=0, split=None):
+    axis = norm_axis(axis, x.ndim)
+    return _split_by_sizes(x, axis, ints(split)) if split else _split_equal(x, axis, ctx.num_outputs)
+
+
+@kernel("Split", since=13, context=True)
+def split_v13(ctx, x, split=None, axis=0):
+    axis = norm_axis(axis, x.ndim)
+    if split is not None and np.asarray(split).size:
+        return _split_by_sizes(x, axis, ints(split))
+    return _split_equal(x, axis, ctx.num_outputs)
+
+
+@kernel("Split", since=18, context=True)
+def split_v18(ctx, x, split=None, axis=0, num_outputs=None):
+    axis = norm_axis(axis, x.ndim)
+    if split is not None and np.asarray(split).size:
+        return _split_by_sizes(x, axis, ints(split))
+    parts = num_outputs if num_outputs is not None else ctx.num_outputs
+    n = x.shape[axis]
+    # Uneven splits are allowed from opset 18: every chunk has ceil(n/parts)
+    # elements except the last, which takes what is left.
+    chunk = -(-n // parts)
+    sizes = [min(chunk, max(n - i * chunk, 0)) for i in range(parts)]
+    return _split_by_sizes(x, axis, sizes)
+
+
+def _squeeze(data, axes):
+    if axes is None or len(ints(axes)) == 0:
+        return np.squeeze(data) if data.ndim else data
+    return np.squeeze(data, axis=tuple(norm_axes(axes, data.ndim)))
+
+
+@kernel("Squeeze", since=1)
+def squeeze_v1(data, axes=None):
+    return _squeeze(data, axes)
+
+
+@kernel("Squeeze", since=13)
+def squeeze(data, axes=None):
+    return _squeeze(data, axes)
+
+
+def _unsqueeze(data, axes):
+    axes = ints(axes)
+    rank = data.ndim + len(axes)
+    axes = sorted(norm_axes(axes, rank))
+    if len(set(axes)) != len(axes):
+        raise ValueError(f"repeated axes in {axes}")
+    shape = list(data.shape)
+    for a in axes:
+        shape.insert(a, 1)
+    return data.reshape(shape)
+
+
+@kernel("Unsqueeze", since=1)
+def unsqueeze_v1(data, axes):
+    return _unsqueeze(data, axes)
+
+
+@kernel("Unsqueeze", since=13)
+def unsqueeze(data, axes):
+    return _unsqueeze(data, axes)
+
+
+@kernel("Flatten", since=1)
+def flatten(x, axis=1):
+    axis = axis + x.ndim if axis < 0 else axis
+    if not 0 <= axis <= x.ndim:
+        raise ValueError(f"axis {axis} out of range for rank {x.ndim}")
+    return x.reshape(math.prod(x.shape[:axis]), math.prod(x.shape[axis:]))
+
+
+@kernel("Shape", since=1)
+def shape(data, start=0, end=None):
+    # start/end arrived in opset 15; out-of-range values are clamped.
+    dims = data.shape
+    return np.array(dims[slice(start, end)], dtype=np.int64)
+
+
+@kernel("Size", since=1)
+def size(data):
+    return np.array(np.size(data), dtype=np.int64)
+
+
+@kernel("Expand", since=8)
+def expand(x, shape):
+    target = np.broadcast_shapes(x.shape, tuple(ints(shape)))
+    return np.broadcast_to(x, target)
+
+
+@kernel("Tile", since=1)
+def tile_v1(x, tiles, axis):
+    reps = [1] * x.ndim
+    reps[norm_axis(scalar(axis), x.ndim)] = int(scalar(tiles))
+    return np.tile(x, reps)
+
+
+@kernel("Tile", since=6)
+def tile(x, repeats):
+    return np.tile(x, ints(repeats))
+
+
+@kernel("DepthToSpace", since=1)
+def depth_to_space(x, blocksize, mode="DCR"):
+    b, c, h, w = x.shape
+    bs = blocksize
+    if mode == "DCR":
+        t = x.reshape(b, bs, bs, c // (bs * bs), h, w).transpose(0, 3, 4, 1, 5, 2)
+    elif mode == "CRD":
+        t = x.reshape(b, c // (bs * bs), bs, bs, h, w).transpose(0, 1, 4, 2, 5, 3)
+    else:
+        raise ValueError(f"unknown DepthToSpace mode {mode!r}")
+    return t.reshape(b, c // (bs * bs), h * bs, w * bs)
+
+
+@kernel("SpaceToDepth", since=1)
+def space_to_depth(x, blocksize, mode="DCR"):
+    # Opset 28 added CRD; before it every model meant DCR.
+    b, c, h, w = x.shape
+    bs = blocksize
+    t = x.reshape(b, c, h // bs, bs, w // bs, bs)
+    if mode == "DCR":
+        t = t.transpose(0, 3, 5, 1, 2, 4)
+    elif mode == "CRD":
+        t = t.transpose(0, 1, 3, 5, 2, 4)
+    else:
+        raise ValueError(f"unknown SpaceToDepth mode {mode!r}")
+    return t.reshape(b, c * bs * bs, h // bs, w // bs)
