@@ -1,0 +1,82 @@
+"""Helpers shared by the nn / image kernels (conv, pool, resize ...)."""
+from __future__ import annotations
+
+import numpy as np
+
+# numpy has no BLAS for half precision (and ml_dtypes types have none at all):
+# such tensors are computed in float32 and cast back at the end.
+_BLAS_KINDS = (np.dtype(np.float32), np.dtype(np.float64),
+               np.dtype(np.complex64), np.dtype(np.complex128))
+
+
+def compute_dtype(dtype) -> np.dtype:
+    dtype = np.dtype(dtype)
+    if dtype in _BLAS_KINDS:
+        return dtype
+    if dtype.kind in "iub":
+        return np.dtype(np.float64)     # exact for int products of realistic size
+    return np.dtype(np.float32)
+
+
+def as_compute(x: np.ndarray) -> np.ndarray:
+    dt = compute_dtype(x.dtype)
+    return x if x.dtype == dt else x.astype(dt)
+
+
+def spatial_pads(in_shape, kernel, strides, dilations, pads, auto_pad, ceil_mode=False):
+    """Resolve auto_pad / explicit pads into (begin, end, out_shape) per spatial axis."""
+    n = len(in_shape)
+    strides = list(strides) if strides else [1] * n
+    dilations = list(dilations) if dilations else [1] * n
+    begin, end, out = [], [], []
+    for i in range(n):
+        size, k, s, d = in_shape[i], kernel[i], strides[i], dilations[i]
+        span = (k - 1) * d + 1
+        if auto_pad in ("SAME_UPPER", "SAME_LOWER"):
+            o = -(-size // s)
+            total = max(0, (o - 1) * s + span - size)
+            small, big = total // 2, total - total // 2
+            b, e = (small, big) if auto_pad == "SAME_UPPER" else (big, small)
+        elif auto_pad == "VALID":
+            b = e = 0
+            o = (size - span) // s + 1
+        else:
+            b, e = (pads[i], pads[i + n]) if pads else (0, 0)
+            avail = size + b + e - span
+            o = (-(-avail // s) if ceil_mode else avail // s) + 1
+            # ceil_mode must not start a window entirely inside the end padding
+            if ceil_mode and (o - 1) * s >= size + b:
+                o -= 1
+        begin.append(b)
+        end.append(e)
+        out.append(max(o, 0))
+    return begin, end, out, strides, dilations
+
+
+def pad_spatial(x: np.ndarray, begin, end, value=0.0) -> np.ndarray:
+    if not any(begin) and not any(end):
+        return x
+    width = [(0, 0)] * (x.ndim - len(begin)) + list(zip(begin, end))
+    return np.pad(x, width, constant_values=value)
+
+
+def windows(xp: np.ndarray, kernel, strides, dilations, out_shape) -> np.ndarray:
+    """Read-only view (*lead, *kernel, *out) of the sliding windows of the
+    last len(kernel) axes of `xp` (already padded)."""
+    n = len(kernel)
+    lead = xp.shape[:-n]
+    st = xp.strides[-n:]
+    shape = lead + tuple(kernel) + tuple(out_shape)
+    strides = (xp.strides[:-n] + tuple(s * d for s, d in zip(st, dilations))
+               + tuple(s * k for s, k in zip(st, strides)))
+    return np.lib.stride_tricks.as_strided(xp, shape, strides, writeable=False)
+
+
+def kernel_offsets(kernel):
+    return np.ndindex(*kernel)
+
+
+def offset_slices(offset, dilations, strides, out_shape):
+    """Slices selecting, for one kernel offset, the input element under each output."""
+    return tuple(slice(k * d, k * d + (o - 1) * s + 1, s)
+                 for k, d, s, o in zip(offset, dilations, strides, out_shape))

@@ -1,0 +1,66 @@
+"""Matrix products: MatMul, Gemm, Einsum, Det."""
+from __future__ import annotations
+
+import numpy as np
+
+from ..registry import kernel
+from ._nn_util import as_compute, compute_dtype
+
+
+def _matmul(a, b):
+    dt = np.result_type(a.dtype, b.dtype)
+    if compute_dtype(dt) == dt:
+        return np.matmul(a, b)
+    if dt.kind in "iu":
+        # integer matmul has no BLAS and numpy wraps on overflow exactly like
+        # the fixed-width ONNX types do, so keep it in the integer domain.
+        return np.matmul(a, b)
+    return np.matmul(as_compute(a), as_compute(b)).astype(dt)
+
+
+@kernel("MatMul", since=1)
+def matmul(a, b):
+    return _matmul(a, b)
+
+
+def _gemm(a, b, c, alpha, beta, transA, transB):
+    dt = a.dtype
+    a = a.T if transA else a
+    b = b.T if transB else b
+    y = _matmul(a, b)
+    if alpha != 1.0:
+        y = y * alpha if dt.kind == "f" else (y * alpha).astype(dt)
+    if c is not None and beta != 0.0:
+        if beta != 1.0:
+            c = c * beta
+        if y.flags.writeable and y.dtype == np.result_type(y.dtype, c.dtype) and y.shape == np.broadcast_shapes(y.shape, c.shape):
+            y += c.astype(y.dtype, copy=False)
+        else:
+            y = y + c
+    return y.astype(dt, copy=False)
+
+
+@kernel("Gemm", since=1)
+def gemm_v1(a, b, c=None, *, alpha=1.0, beta=1.0, transA=0, transB=0, broadcast=0):
+    # `broadcast` only allowed C to broadcast; numpy broadcasting covers both cases.
+    return _gemm(a, b, c, alpha, beta, transA, transB)
+
+
+@kernel("Gemm", since=7)
+def gemm(a, b, c=None, *, alpha=1.0, beta=1.0, transA=0, transB=0):
+    return _gemm(a, b, c, alpha, beta, transA, transB)
+
+
+@kernel("Einsum", since=12)
+def einsum(*inputs, equation):
+    eq = equation.replace(" ", "")
+    dt = np.result_type(*[x.dtype for x in inputs])
+    if compute_dtype(dt) == dt or dt.kind in "iu":
+        return np.asarray(np.einsum(eq, *inputs, optimize=True), dtype=dt)
+    return np.einsum(eq, *[as_compute(x) for x in inputs], optimize=True).astype(dt)
+
+
+@kernel("Det", since=11)
+def det(x):
+    d = np.linalg.det(as_compute(x))
+    return np.asarray(d).astype(x.dtype, copy=False)
