@@ -1,0 +1,152 @@
+"""Kernels that pick or place elements by index: Slice, Gather*, Scatter*,
+Compress, NonZero, OneHot, ReverseSequence, Trilu."""
+from __future__ import annotations
+
+import math
+
+import numpy as np
+
+from ..registry import kernel
+from ._tensor_util import ints, norm_axes, norm_axis, scalar
+
+
+def _slice(data, starts, ends, axes, steps):
+    starts, ends = ints(starts), ints(ends)
+    axes = norm_axes(axes, data.ndim) if axes is not None else list(range(len(starts)))
+    steps = ints(steps) if steps is not None else [1] * len(starts)
+    index = [slice(None)] * data.ndim
+    # ONNX's rules (negative values count from the end, then clamp to the
+    # dimension, differently for negative steps) are exactly Python's.
+    for a, s, e, st in zip(axes, starts, ends, steps):
+        if st == 0:
+            raise ValueError("Slice step cannot be 0")
+        index[a] = slice(s, e, st)
+    return data[tuple(index)]
+
+
+@kernel("Slice", since=1)
+def slice_v1(data, starts, ends, axes=None):
+    return _slice(data, starts, ends, axes, None)
+
+
+@kernel("Slice", since=10)
+def slice_(data, starts, ends, axes=None, steps=None):
+    return _slice(data, starts, ends, axes, steps)
+
+
+@kernel("Gather", since=1)
+def gather(data, indices, axis=0):
+    axis = norm_axis(axis, data.ndim)
+    return np.take(data, indices.astype(np.int64, copy=False), axis=axis)
+
+
+def _positive(indices, dim):
+    indices = indices.astype(np.int64, copy=False)
+    return np.where(indices < 0, indices + dim, indices)
+
+
+@kernel("GatherElements", since=11)
+def gather_elements(data, indices, axis=0):
+    axis = norm_axis(axis, data.ndim)
+    return np.take_along_axis(data, _positive(indices, data.shape[axis]), axis=axis)
+
+
+@kernel("GatherND", since=11)
+def gather_nd(data, indices, batch_dims=0):
+    b = batch_dims
+    k = indices.shape[-1]
+    batch_shape = data.shape[:b]
+    nb = math.prod(batch_shape)
+    flat_data = data.reshape((nb,) + data.shape[b:])
+    idx = indices.reshape(nb, -1, k).astype(np.int64, copy=False)
+    dims = np.array(data.shape[b:b + k], dtype=np.int64)
+    idx = np.where(idx < 0, idx + dims, idx)
+    batch = np.arange(nb)[:, None]
+    picked = flat_data[(batch,) + tuple(idx[..., j] for j in range(k))]
+    return picked.reshape(indices.shape[:-1] + data.shape[b + k:])
+
+
+_REDUCERS = {"add": np.add, "mul": np.multiply, "max": np.maximum, "min": np.minimum}
+
+
+def _put(out, index, updates, reduction):
+    if reduction == "none":
+        out[index] = updates
+    elif reduction in _REDUCERS:
+        # ufunc.at applies repeated indices one after another, as ONNX asks.
+        _REDUCERS[reduction].at(out, index, updates)
+    else:
+        raise ValueError(f"unknown reduction {reduction!r}")
+    return out
+
+
+def _scatter_elements(data, indices, updates, axis, reduction):
+    axis = norm_axis(axis, data.ndim)
+    grid = list(np.indices(indices.shape, sparse=True))
+    grid[axis] = _positive(indices, data.shape[axis])
+    return _put(data.copy(), tuple(grid), updates, reduction)
+
+
+@kernel("Scatter", since=9)
+def scatter(data, indices, updates, axis=0):
+    return _scatter_elements(data, indices, updates, axis, "none")
+
+
+@kernel("ScatterElements", since=11)
+def scatter_elements(data, indices, updates, axis=0, reduction="none"):
+    # reduction arrived in opset 16 (add/mul) and 18 (max/min); its default
+    # keeps the older versions' meaning, so one kernel serves them all.
+    return _scatter_elements(data, indices, updates, axis, reduction)
+
+
+@kernel("ScatterND", since=11)
+def scatter_nd(data, indices, updates, reduction="none"):
+    k = indices.shape[-1]
+    dims = np.array(data.shape[:k], dtype=np.int64)
+    idx = indices.astype(np.int64, copy=False)
+    idx = np.where(idx < 0, idx + dims, idx)
+    index = tuple(idx[..., j] for j in range(k))
+    return _put(data.copy(), index, updates, reduction)
+
+
+@kernel("Compress", since=9)
+def compress(x, condition, axis=None):
+    cond = np.asarray(condition, dtype=bool).reshape(-1)
+    if axis is None:
+        return np.compress(cond, x.reshape(-1))
+    return np.compress(cond, x, axis=norm_axis(axis, x.ndim))
+
+
+@kernel("NonZero", since=9)
+def nonzero(x):
+    return np.array(np.nonzero(np.atleast_1d(x)), dtype=np.int64)
+
+
+@kernel("OneHot", since=9)
+def one_hot(indices, depth, values, axis=-1):
+    depth = int(scalar(depth))
+    rank = indices.ndim + 1
+    axis = norm_axis(axis, rank)
+    idx = np.asarray(indices).astype(np.int64)
+    idx = np.where(idx < 0, idx + depth, idx)
+    classes = np.arange(depth).reshape((depth,) + (1,) * (rank - 1 - axis))
+    hot = np.expand_dims(idx, axis) == classes
+    off, on = values.reshape(-1)[:2]
+    return np.where(hot, on, off).astype(values.dtype, copy=False)
+
+
+@kernel("ReverseSequence", since=10)
+def reverse_sequence(x, sequence_lens, batch_axis=1, time_axis=0):
+    moved = np.moveaxis(x, (batch_axis, time_axis), (0, 1))
+    nb, nt = moved.shape[:2]
+    lens = np.asarray(sequence_lens, dtype=np.int64).reshape(nb, 1)
+    t = np.arange(nt).reshape(1, nt)
+    source = np.where(t < lens, lens - 1 - t, t)
+    out = moved[np.arange(nb)[:, None], source]
+    return np.ascontiguousarray(np.moveaxis(out, (0, 1), (batch_axis, time_axis)))
+
+
+@kernel("Trilu", since=14)
+def trilu(x, k=None, upper=1):
+    k = 0 if k is None else int(scalar(k))
+    return np.triu(x, k) if upper else np.tril(x, k)
