@@ -1,0 +1,160 @@
+"""Plain data going into and coming out of the layout engines.
+
+Nothing here knows about ONNX or Qt: a caller describes boxes and arrows,
+the engines return where they go.
+
+Coordinate system of every result: points (1/72 inch), origin at the top-left
+corner of the whole drawing, x grows to the right, y grows DOWNWARDS (as in
+Qt's scene coordinates).  Boxes are given by their top-left corner and size.
+"""
+from __future__ import annotations
+
+import dataclasses
+from dataclasses import dataclass, field
+
+Point = tuple[float, float]
+GroupPath = tuple[str, ...]
+
+
+@dataclass(frozen=True)
+class LayoutNode:
+    """One box to place.  Width/height come from the caller's measured label."""
+    id: str
+    width: float
+    height: float
+    # Name-scope path of the innermost expanded group holding this node,
+    # e.g. ("encoder", "layer.3", "attention"); () = top level.
+    group: GroupPath = ()
+
+
+@dataclass(frozen=True)
+class LayoutEdge:
+    """A connection drawn from the source box to the target box.
+
+    Edge labels (shapes, dtypes) are never given to the engine: they make dot
+    very slow, so the viewer draws them on the returned curve itself.
+    """
+    id: str
+    source: str
+    target: str
+
+
+@dataclass
+class LayoutRequest:
+    nodes: list[LayoutNode]
+    edges: list[LayoutEdge]
+    rankdir: str = "TB"          # "TB" (top to bottom) or "LR" (left to right)
+    node_sep: float = 18.0       # points between boxes of one rank
+    rank_sep: float = 30.0       # points between ranks
+    group_padding: float = 8.0   # space between a group's border and its content
+    group_title: float = 16.0    # extra space at the top of a group for its name
+
+    def __post_init__(self) -> None:
+        if self.rankdir not in ("TB", "LR"):
+            raise ValueError(f"rankdir must be 'TB' or 'LR', not {self.rankdir!r}")
+
+    def options_key(self) -> tuple:
+        """The options that change the result (part of every cache key)."""
+        return (self.rankdir, self.node_sep, self.rank_sep, self.group_padding, self.group_title)
+
+
+@dataclass(frozen=True)
+class NodeBox:
+    id: str
+    x: float        # left
+    y: float        # top
+    width: float
+    height: float
+
+    @property
+    def center(self) -> Point:
+        return (self.x + self.width / 2, self.y + self.height / 2)
+
+    @property
+    def right(self) -> float:
+        return self.x + self.width
+
+    @property
+    def bottom(self) -> float:
+        return self.y + self.height
+
+
+@dataclass(frozen=True)
+class EdgePath:
+    """A piecewise cubic Bezier curve.
+
+    `points` holds 3*n + 1 points: start, then (control, control, end) for each
+    of the n segments.  The first point lies on the border of the source box,
+    the last on the border of the target box; the viewer adds arrow heads.
+    """
+    id: str
+    source: str
+    target: str
+    points: tuple[Point, ...]
+
+
+@dataclass(frozen=True)
+class GroupBox:
+    path: GroupPath
+    x: float
+    y: float
+    width: float
+    height: float
+
+    @property
+    def right(self) -> float:
+        return self.x + self.width
+
+    @property
+    def bottom(self) -> float:
+        return self.y + self.height
+
+
+@dataclass
+class Layout:
+    nodes: dict[str, NodeBox]
+    edges: dict[str, EdgePath]
+    groups: dict[GroupPath, GroupBox]
+    width: float
+    height: float
+    engine: str = ""                       # "dot", "pygraphviz", "builtin" or a mix
+    warnings: list[str] = field(default_factory=list)   # e.g. "dot not found: ..."
+    from_cache: bool = False
+
+    @property
+    def bounds(self) -> tuple[float, float, float, float]:
+        """(left, top, width, height) of everything; left and top are 0."""
+        return (0.0, 0.0, self.width, self.height)
+
+    def translated(self, dx: float, dy: float) -> "Layout":
+        """A copy moved by (dx, dy); size fields are unchanged."""
+        return Layout(
+            nodes={k: dataclasses.replace(b, x=b.x + dx, y=b.y + dy) for k, b in self.nodes.items()},
+            edges={k: dataclasses.replace(e, points=tuple((x + dx, y + dy) for x, y in e.points))
+                   for k, e in self.edges.items()},
+            groups={k: dataclasses.replace(g, x=g.x + dx, y=g.y + dy) for k, g in self.groups.items()},
+            width=self.width, height=self.height, engine=self.engine,
+            warnings=list(self.warnings), from_cache=self.from_cache)
+
+
+class LayoutCancelled(Exception):
+    """Raised by layout() when its CancelToken was set; any dot process is killed."""
+
+
+class CancelToken:
+    """Shared flag a UI thread sets to stop a layout running in a worker thread."""
+
+    def __init__(self) -> None:
+        import threading
+        self._event = threading.Event()
+
+    def cancel(self) -> None:
+        self._event.set()
+
+    @property
+    def cancelled(self) -> bool:
+        return self._event.is_set()
+
+    def raise_if_cancelled(self) -> None:
+        if self._event.is_set():
+            raise LayoutCancelled("layout cancelled")
