@@ -1,0 +1,234 @@
+"""The operator signature table: loading and opset binding.
+
+The data file (opschemas.json, written by tools/gen_schemas.py) is read once,
+on first use, so importing the package costs nothing.
+"""
+from __future__ import annotations
+
+import gzip
+import json
+import pathlib
+import threading
+from dataclasses import dataclass, field
+from typing import Any, Optional
+
+from .typestr import allowed_set
+
+_HERE = pathlib.Path(__file__).parent
+DEFAULT_DOMAIN = ""
+# Domains whose operators the table describes. Anything else is a custom
+# domain: an unknown op there is not an error.
+KNOWN_DOMAINS = ("", "ai.onnx.ml", "ai.onnx.preview", "ai.onnx.preview.training")
+UNBOUNDED = -1   # max_input / max_output of variadic operators
+
+_DOC_PAGE_PREFIX = {
+    "": "onnx__",
+    "ai.onnx.ml": "onnx_aionnxml_",
+    "ai.onnx.preview": "onnx_aionnxpreview_",
+    "ai.onnx.preview.training": "onnx_aionnxpreviewtraining_",
+}
+
+
+def canonical_domain(domain: str) -> str:
+    """"ai.onnx" and "" both name the default domain; we use ""."""
+    return DEFAULT_DOMAIN if domain in ("", "ai.onnx") else domain
+
+
+@dataclass(frozen=True)
+class Formal:
+    """One formal input or output of an operator."""
+    name: str
+    option: str            # "single" | "optional" | "variadic"
+    homogeneous: bool      # variadic only: all actuals share one type
+    type_str: str          # a constraint name ("T") or a literal type string
+    min_arity: int         # variadic only: how many actuals at least
+
+    @property
+    def is_optional(self) -> bool:
+        return self.option == "optional"
+
+    @property
+    def is_variadic(self) -> bool:
+        return self.option == "variadic"
+
+
+@dataclass(frozen=True)
+class AttrSpec:
+    name: str
+    type: int              # AttributeProto.AttributeType number (= ir.AttrType)
+    required: bool
+    default: Any = None    # Python value (int, float, str, tuple); None if no default
+
+
+# eq=False: each schema is a singleton of the table; identity is equality
+# and the object stays hashable although it holds dicts.
+@dataclass(frozen=True, eq=False)
+class OpSchema:
+    domain: str
+    name: str
+    since_version: int
+    inputs: tuple
+    outputs: tuple
+    attributes: dict       # name -> AttrSpec
+    type_constraints: dict  # name -> tuple of allowed type strings
+    min_input: int
+    max_input: int         # UNBOUNDED (-1) for variadic
+    min_output: int
+    max_output: int
+    has_function: bool
+    deprecated: bool
+    _allowed: dict = field(default_factory=dict, repr=False, compare=False)
+
+    @property
+    def doc_url(self) -> str:
+        prefix = _DOC_PAGE_PREFIX.get(self.domain, "onnx__")
+        return f"https://onnx.ai/onnx/operators/{prefix}{self.name}.html"
+
+    @property
+    def key(self) -> str:
+        """"Conv-11", "ai.onnx.ml.ZipMap-1": how messages name a version."""
+        prefix = f"{self.domain}." if self.domain else ""
+        return f"{prefix}{self.name}-{self.since_version}"
+
+    def allowed_types(self, type_str: str) -> frozenset:
+        """Normalised allowed types for a formal's type_str (constraint or literal)."""
+        allowed = self._allowed.get(type_str)
+        if allowed is None:
+            allowed = allowed_set(self.type_constraints.get(type_str, (type_str,)))
+            self._allowed[type_str] = allowed
+        return allowed
+
+    def input_formal(self, index: int) -> Optional[Formal]:
+        """Formal parameter an actual input at `index` corresponds to."""
+        return _formal_at(self.inputs, index)
+
+    def output_formal(self, index: int) -> Optional[Formal]:
+        return _formal_at(self.outputs, index)
+
+
+def _formal_at(formals: tuple, index: int) -> Optional[Formal]:
+    if index < len(formals):
+        return formals[index]
+    if formals and formals[-1].is_variadic:
+        return formals[-1]
+    return None
+
+
+def _decode_default(value):
+    return tuple(value) if isinstance(value, list) else value
+
+
+def _make(raw: dict) -> OpSchema:
+    return OpSchema(
+        domain=raw["domain"],
+        name=raw["name"],
+        since_version=raw["since"],
+        inputs=tuple(Formal(*f) for f in raw["inputs"]),
+        outputs=tuple(Formal(*f) for f in raw["outputs"]),
+        attributes={a[0]: AttrSpec(a[0], a[1], a[2], _decode_default(a[3])) for a in raw["attrs"]},
+        type_constraints={k: tuple(v) for k, v in raw["constraints"].items()},
+        min_input=raw["in"][0], max_input=raw["in"][1],
+        min_output=raw["out"][0], max_output=raw["out"][1],
+        has_function=raw["function"],
+        deprecated=raw["deprecated"],
+    )
+
+
+class _Table:
+    def __init__(self):
+        self._lock = threading.Lock()
+        self._by_op: Optional[dict] = None     # (domain, name) -> [OpSchema ascending]
+        self.onnx_version = ""
+
+    def by_op(self) -> dict:
+        if self._by_op is None:
+            with self._lock:
+                if self._by_op is None:
+                    self._by_op = self._load()
+        return self._by_op
+
+    def _load(self) -> dict:
+        plain = _HERE / "opschemas.json"
+        if plain.exists():
+            data = json.loads(plain.read_bytes())
+        else:
+            data = json.loads(gzip.decompress((_HERE / "opschemas.json.gz").read_bytes()))
+        self.onnx_version = data["onnx_version"]
+        table: dict = {}
+        for raw in data["schemas"]:
+            s = _make(raw)
+            table.setdefault((s.domain, s.name), []).append(s)
+        for versions in table.values():
+            versions.sort(key=lambda s: s.since_version)
+        return table
+
+
+_TABLE = _Table()
+
+
+def versions(domain: str, op_type: str) -> list:
+    """Every OpSchema of one operator, oldest first ([] if unknown)."""
+    return list(_TABLE.by_op().get((canonical_domain(domain), op_type), ()))
+
+
+def get(domain: str, op_type: str, since_version: int) -> Optional[OpSchema]:
+    for s in _TABLE.by_op().get((canonical_domain(domain), op_type), ()):
+        if s.since_version == since_version:
+            return s
+    return None
+
+
+def all_schemas() -> list:
+    return [s for versions_ in _TABLE.by_op().values() for s in versions_]
+
+
+def operators(domain: str) -> list:
+    """Names of the operators of a known domain, sorted."""
+    d = canonical_domain(domain)
+    return sorted(name for (dom, name) in _TABLE.by_op() if dom == d)
+
+
+def imported_version(domain: str, opset_imports: dict) -> Optional[int]:
+    """The version a model imports for `domain` ("" and "ai.onnx" are one)."""
+    d = canonical_domain(domain)
+    if d == DEFAULT_DOMAIN:
+        v = opset_imports.get("", opset_imports.get("ai.onnx"))
+    else:
+        v = opset_imports.get(d)
+    return v
+
+
+def bind_version(domain: str, op_type: str, version: int) -> Optional[OpSchema]:
+    """Highest since_version <= `version`, or None."""
+    found = None
+    for s in _TABLE.by_op().get((canonical_domain(domain), op_type), ()):
+        if s.since_version > version:
+            break
+        found = s
+    return found
+
+
+def bind(domain: str, op_type: str, opset_imports: dict) -> Optional[OpSchema]:
+    """The signature a node (domain, op_type) binds to under `opset_imports`."""
+    version = imported_version(domain, opset_imports)
+    if version is None:
+        return None
+    return bind_version(domain, op_type, version)
+
+
+def why_unbound(domain: str, op_type: str, opset_imports: dict) -> str:
+    """A user-facing reason why `bind` returned None ("" if it binds)."""
+    d = canonical_domain(domain)
+    shown = d or "ai.onnx"
+    version = imported_version(d, opset_imports)
+    if version is None:
+        return f"domain {shown!r} is not in the model's opset imports; add it"
+    known = _TABLE.by_op().get((d, op_type))
+    if not known:
+        if d not in KNOWN_DOMAINS:
+            return f"no schema is known for custom domain {shown!r}"
+        return f"{op_type!r} is not an operator of {shown!r}"
+    if known[0].since_version > version:
+        return (f"{op_type} first appears in {shown} opset {known[0].since_version}, "
+                f"but the model imports opset {version}")
+    return ""
