@@ -1,0 +1,160 @@
+"""Convolutions: Conv, ConvTranspose, ConvInteger, QLinearConv.
+
+Conv is the hottest kernel of a conv net: it is an im2col copy (a strided
+window view made contiguous) followed by one BLAS matmul per batch item and
+group. Depthwise convolutions are instead summed over kernel offsets, which
+is k*k vectorised multiply-adds rather than thousands of tiny matmuls.
+"""
+from __future__ import annotations
+
+import math
+
+import numpy as np
+
+from ..registry import kernel
+from ._nn_util import (as_compute, offset_slices, pad_spatial, spatial_pads,
+                       windows)
+
+
+def conv_core(x, w, group, strides, dilations, begin, end, out_shape):
+    """Cross-correlate x (N, C, *S) with w (M, C/group, *K); returns (N, M, *out)."""
+    n, c = x.shape[:2]
+    m = w.shape[0]
+    ks = w.shape[2:]
+    cg, mg = c // group, m // group
+    xp = pad_spatial(x, begin, end)
+    kprod, oprod = math.prod(ks), math.prod(out_shape)
+    if cg == 1 and mg == 1 and group > 1:
+        return _depthwise(xp, w, strides, dilations, out_shape)
+    if kprod == 1 and all(s == 1 for s in strides) and tuple(xp.shape[2:]) == tuple(out_shape):
+        cols = xp.reshape(n, group, cg, oprod)        # 1x1 conv: no im2col at all
+    else:
+        grouped = xp.reshape(n, group, cg, *xp.shape[2:])
+        cols = windows(grouped, ks, strides, dilations, out_shape).reshape(n, group, cg * kprod, oprod)
+    y = np.matmul(w.reshape(group, mg, cg * kprod), cols)   # (N, G, M/G, P)
+    return y.reshape(n, m, *out_shape)
+
+
+def _depthwise(xp, w, strides, dilations, out_shape):
+    n, c = xp.shape[:2]
+    nd = len(out_shape)
+    y = np.zeros((n, c, *out_shape), dtype=np.result_type(xp.dtype, w.dtype))
+    tmp = np.empty_like(y)
+    wk = w.reshape(c, *w.shape[2:])
+    for off in np.ndindex(*w.shape[2:]):
+        sl = offset_slices(off, dilations, strides, out_shape)
+        coef = wk[(slice(None), *off)].reshape((1, c) + (1,) * nd)
+        np.multiply(xp[(slice(None), slice(None), *sl)], coef, out=tmp)
+        y += tmp
+    return y
+
+
+def _add_bias(y, b):
+    if b is not None:
+        y += b.reshape((1, -1) + (1,) * (y.ndim - 2)).astype(y.dtype, copy=False)
+    return y
+
+
+def _resolve(x, w, kernel_shape, strides, dilations, pads, auto_pad):
+    ks = list(kernel_shape) if kernel_shape else list(w.shape[2:])
+    return spatial_pads(x.shape[2:], ks, strides, dilations, pads, auto_pad)
+
+
+@kernel("Conv", since=1)
+def conv(x, w, b=None, *, auto_pad="NOTSET", dilations=None, group=1, kernel_shape=None,
+         pads=None, strides=None):
+    begin, end, out, strides, dilations = _resolve(x, w, kernel_shape, strides, dilations, pads, auto_pad)
+    y = conv_core(as_compute(x), as_compute(w), group, strides, dilations, begin, end, out)
+    return _add_bias(y, b).astype(x.dtype, copy=False)
+
+
+def _int_conv(x, x_zp, w, w_zp, auto_pad, dilations, group, kernel_shape, pads, strides):
+    """Exact integer convolution of zero-point-shifted operands, done in float64
+    (BLAS) since every partial sum stays far below 2**53."""
+    xs = x.astype(np.float64)
+    if x_zp is not None:
+        xs -= np.float64(np.asarray(x_zp).reshape(-1)[0])
+    ws = w.astype(np.float64)
+    if w_zp is not None:
+        zp = np.asarray(w_zp, dtype=np.float64).reshape(-1)
+        ws -= zp.reshape((-1,) + (1,) * (w.ndim - 1)) if zp.size > 1 else zp[0]
+    begin, end, out, strides, dilations = _resolve(x, w, kernel_shape, strides, dilations, pads, auto_pad)
+    return conv_core(xs, ws, group, strides, dilations, begin, end, out)
+
+
+@kernel("ConvInteger", since=10)
+def conv_integer(x, w, x_zero_point=None, w_zero_point=None, *, auto_pad="NOTSET", dilations=None,
+                 group=1, kernel_shape=None, pads=None, strides=None):
+    y = _int_conv(x, x_zero_point, w, w_zero_point, auto_pad, dilations, group, kernel_shape, pads, strides)
+    return np.rint(y).astype(np.int32)
+
+
+@kernel("QLinearConv", since=10)
+def qlinear_conv(x, x_scale, x_zero_point, w, w_scale, w_zero_point, y_scale, y_zero_point,
+                 b=None, *, auto_pad="NOTSET", dilations=None, group=1, kernel_shape=None,
+                 pads=None, strides=None):
+    acc = _int_conv(x, x_zero_point, w, w_zero_point, auto_pad, dilations, group, kernel_shape, pads, strides)
+    _add_bias(acc, b)
+    ws = np.asarray(w_scale, dtype=np.float64).reshape(-1)
+    scale = float(np.asarray(x_scale).reshape(-1)[0]) * ws / float(np.asarray(y_scale).reshape(-1)[0])
+    acc *= scale.reshape((1, -1) + (1,) * (acc.ndim - 2)) if scale.size > 1 else scale[0]
+    out_dt = np.asarray(y_zero_point).dtype if y_zero_point is not None else x.dtype
+    q = np.rint(acc)
+    if y_zero_point is not None:
+        q += float(np.asarray(y_zero_point).reshape(-1)[0])
+    info = np.iinfo(out_dt)
+    return np.clip(q, info.min, info.max).astype(out_dt)
+
+
+def _transpose_pads(in_shape, ks, strides, dilations, pads, auto_pad, output_padding, output_shape):
+    nd = len(in_shape)
+    full = [(in_shape[i] - 1) * strides[i] + (ks[i] - 1) * dilations[i] + 1 + output_padding[i]
+            for i in range(nd)]
+    if output_shape is not None or auto_pad in ("SAME_UPPER", "SAME_LOWER"):
+        target = (list(output_shape)[-nd:] if output_shape is not None
+                  else [in_shape[i] * strides[i] for i in range(nd)])
+        begin, end = [], []
+        for i in range(nd):
+            total = full[i] - target[i]
+            small, big = total // 2, total - total // 2
+            b, e = (small, big) if auto_pad == "SAME_UPPER" else (big, small)
+            begin.append(b)
+            end.append(e)
+        return begin, target
+    if pads and auto_pad == "NOTSET":
+        begin = list(pads[:nd])
+        return begin, [full[i] - pads[i] - pads[i + nd] for i in range(nd)]
+    return [0] * nd, full
+
+
+@kernel("ConvTranspose", since=1)
+def conv_transpose(x, w, b=None, *, auto_pad="NOTSET", dilations=None, group=1, kernel_shape=None,
+                   output_padding=None, output_shape=None, pads=None, strides=None):
+    dt = x.dtype
+    x, w = as_compute(x), as_compute(w)
+    n, c = x.shape[:2]
+    in_sp = x.shape[2:]
+    nd = len(in_sp)
+    ks = list(kernel_shape) if kernel_shape else list(w.shape[2:])
+    strides = list(strides) if strides else [1] * nd
+    dilations = list(dilations) if dilations else [1] * nd
+    output_padding = list(output_padding) if output_padding else [0] * nd
+    cg, mg = c // group, w.shape[1]
+    kprod = math.prod(ks)
+    # cols[n, g, m, *k, *in]: each input pixel's contribution to every kernel tap
+    wm = w.reshape(group, cg, mg * kprod).transpose(0, 2, 1)
+    cols = np.matmul(wm, x.reshape(n, group, cg, -1)).reshape(n, group, mg, *ks, *in_sp)
+    full = [(in_sp[i] - 1) * strides[i] + (ks[i] - 1) * dilations[i] + 1 for i in range(nd)]
+    acc = np.zeros((n, group, mg, *full), dtype=x.dtype)
+    lead = (slice(None),) * 3
+    for off in np.ndindex(*ks):
+        acc[lead + offset_slices(off, dilations, strides, in_sp)] += cols[lead + off]
+    begin, out = _transpose_pads(in_sp, ks, strides, dilations, pads, auto_pad, output_padding, output_shape)
+    y = np.zeros((n, group * mg, *out), dtype=x.dtype)
+    src, dst = [], []
+    for i in range(nd):
+        lo, hi = max(begin[i], 0), min(begin[i] + out[i], full[i])
+        src.append(slice(lo, max(hi, lo)))
+        dst.append(slice(lo - begin[i], lo - begin[i] + max(hi - lo, 0)))
+    y[(slice(None), slice(None), *dst)] = acc.reshape(n, group * mg, *full)[(slice(None), slice(None), *src)]
+    return _add_bias(y, b).astype(dt, copy=False)
