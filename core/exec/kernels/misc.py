@@ -1,0 +1,134 @@
+"""Kernels that compute along an axis or reorder values: Pad, TopK, Unique,
+CumSum, CumProd, BitCast."""
+from __future__ import annotations
+
+import numpy as np
+
+from ...ir.dtypes import to_numpy_dtype
+from ..registry import kernel
+from ._tensor_util import ints, norm_axes, norm_axis, scalar
+
+_NUMPY_PAD_MODE = {"constant": "constant", "reflect": "reflect", "edge": "edge", "wrap": "wrap"}
+
+
+def _pad(data, pads, mode, value, axes=None):
+    rank = data.ndim
+    pads = ints(pads)
+    axes = norm_axes(axes, rank) if axes is not None else list(range(rank))
+    if len(pads) != 2 * len(axes):
+        raise ValueError(f"pads has {len(pads)} values, expected {2 * len(axes)}")
+    begin, end = [0] * rank, [0] * rank
+    for i, a in enumerate(axes):
+        begin[a], end[a] = pads[i], pads[i + len(axes)]
+    # Negative pads remove elements: crop first, then pad what is left.
+    crop = tuple(slice(max(-b, 0), data.shape[a] - max(-e, 0)) for a, (b, e) in enumerate(zip(begin, end)))
+    data = data[crop]
+    widths = [(max(b, 0), max(e, 0)) for b, e in zip(begin, end)]
+    if mode not in _NUMPY_PAD_MODE:
+        raise ValueError(f"unknown Pad mode {mode!r}")
+    if mode == "constant":
+        fill = value if data.dtype == object else np.asarray(value).astype(data.dtype)
+        return np.pad(data, widths, mode="constant", constant_values=fill)
+    return np.pad(data, widths, mode=_NUMPY_PAD_MODE[mode])
+
+
+@kernel("Pad", since=1)
+def pad_v1(data, paddings, mode="constant", value=0.0):
+    return _pad(data, paddings, mode, value)
+
+
+@kernel("Pad", since=2)
+def pad_v2(data, pads, mode="constant", value=0.0):
+    return _pad(data, pads, mode, value)
+
+
+@kernel("Pad", since=11)
+def pad(data, pads, constant_value=None, axes=None, mode="constant"):
+    # axes arrived in opset 18 and "wrap" in 19; both are absent from older
+    # models, so this kernel serves 11..current.
+    if constant_value is None or np.asarray(constant_value).size == 0:
+        value = "" if data.dtype == object else 0
+    else:
+        value = np.asarray(constant_value).reshape(-1)[0]
+    return _pad(data, pads, mode, value, axes)
+
+
+def _topk(x, k, axis, largest, sorted_):
+    axis = norm_axis(axis, x.ndim)
+    n = x.shape[axis]
+    if not 0 <= k <= n:
+        raise ValueError(f"k={k} out of range for dimension {n}")
+    if largest:
+        # Descending order with ties broken by the lower index: sort the
+        # reversed axis ascending (stable), then reverse the order back.
+        order = np.argsort(np.flip(x, axis), axis=axis, kind="stable")
+        order = np.flip(n - 1 - order, axis)
+    else:
+        order = np.argsort(x, axis=axis, kind="stable")
+    idx = np.take(order, np.arange(k), axis=axis)
+    return np.take_along_axis(x, idx, axis=axis), idx.astype(np.int64, copy=False)
+
+
+@kernel("TopK", since=1)
+def topk_v1(x, k, axis=-1):
+    return _topk(x, int(k), axis, True, True)
+
+
+@kernel("TopK", since=10)
+def topk(x, k, axis=-1, largest=1, sorted=1):  # noqa: A002  (the attribute's name)
+    # largest/sorted arrived in opset 11; their defaults give opset 10's result.
+    # sorted=0 leaves the order unspecified, so sorted output is fine.
+    return _topk(x, int(scalar(k)), axis, largest, sorted)
+
+
+@kernel("Unique", since=11)
+def unique(x, axis=None, sorted=1):  # noqa: A002
+    if axis is None:
+        flat = x.reshape(-1)
+        y, first, inverse, counts = np.unique(flat, return_index=True, return_inverse=True, return_counts=True)
+        take_axis = 0
+    else:
+        take_axis = norm_axis(axis, x.ndim)
+        y, first, inverse, counts = np.unique(x, axis=take_axis, return_index=True,
+                                              return_inverse=True, return_counts=True)
+    inverse = inverse.reshape(-1)
+    if not sorted:
+        # Reorder by first occurrence and renumber the inverse map to match.
+        perm = np.argsort(first, kind="stable")
+        rank = np.empty_like(perm)
+        rank[perm] = np.arange(perm.size)
+        y = np.take(y, perm, axis=take_axis)
+        first, counts, inverse = first[perm], counts[perm], rank[inverse]
+    i64 = np.int64
+    return y, first.astype(i64), inverse.astype(i64), counts.astype(i64)
+
+
+def _cumulative(x, axis, exclusive, reverse, op, identity):
+    axis = norm_axis(scalar(axis), x.ndim)
+    data = np.flip(x, axis) if reverse else x
+    out = op(data, axis=axis, dtype=x.dtype)
+    if exclusive:
+        # Shift by one along the axis and start from the identity element.
+        first = np.full_like(np.take(out, [0], axis=axis), identity)
+        out = np.concatenate([first, np.take(out, np.arange(out.shape[axis] - 1), axis=axis)], axis=axis)
+    return np.ascontiguousarray(np.flip(out, axis)) if reverse else out
+
+
+@kernel("CumSum", since=11)
+def cumsum(x, axis, exclusive=0, reverse=0):
+    return _cumulative(x, axis, exclusive, reverse, np.cumsum, 0)
+
+
+@kernel("CumProd", since=26)
+def cumprod(x, axis, exclusive=0, reverse=0):
+    return _cumulative(x, axis, exclusive, reverse, np.cumprod, 1)
+
+
+@kernel("BitCast", since=26)
+def bitcast(x, to):
+    target = to_numpy_dtype(to)
+    if target.itemsize != x.dtype.itemsize:
+        raise ValueError(f"BitCast needs equal widths: {x.dtype} to {target}")
+    # ONNX asks for little-endian bytes, which is numpy's native order here.
+    # (ascontiguousarray would turn a scalar into shape (1,).)
+    return (x if x.flags.c_contiguous else x.copy()).view(target)
