@@ -1,0 +1,75 @@
+"""Helpers shared by the math kernels (elementwise, reduce, normalization ...)."""
+from __future__ import annotations
+
+import numpy as np
+
+from ...ir.dtypes import to_numpy_dtype
+
+# numpy's own float types; anything else with kind "f"/"V" comes from ml_dtypes
+# (bfloat16, float8 ...) and lacks most ufunc loops, so we compute in float32.
+_NATIVE_FLOATS = (np.dtype(np.float16), np.dtype(np.float32), np.dtype(np.float64))
+
+
+def is_native_float(dtype) -> bool:
+    return np.dtype(dtype) in _NATIVE_FLOATS
+
+
+def is_float(dtype) -> bool:
+    """True for every floating element type, numpy's and ml_dtypes' alike."""
+    dtype = np.dtype(dtype)
+    if dtype in _NATIVE_FLOATS:
+        return True
+    try:
+        import ml_dtypes
+        ml_dtypes.finfo(dtype)
+        return True
+    except (ValueError, TypeError):
+        return False
+
+
+def compute_dtype(dtype) -> np.dtype:
+    """The dtype to do float math in: itself if numpy can, else float32."""
+    dtype = np.dtype(dtype)
+    return dtype if dtype in _NATIVE_FLOATS else np.dtype(np.float32)
+
+
+def float_math(fn):
+    """Wrap a float-only numpy expression so ml_dtypes inputs (bfloat16, float8)
+    are computed in float32 and cast back; numpy's own types pass through."""
+    def run(x, *args, **kwargs):
+        if x.dtype in _NATIVE_FLOATS or x.dtype.kind in "biuc":
+            return fn(x, *args, **kwargs)
+        args = [a.astype(np.float32) if isinstance(a, np.ndarray) and a.dtype == x.dtype else a
+                for a in args]
+        return np.asarray(fn(x.astype(np.float32), *args, **kwargs)).astype(x.dtype)
+    run.__name__ = getattr(fn, "__name__", "float_math")
+    return run
+
+
+def normalize_axis(axis: int, rank: int) -> int:
+    if not -rank <= axis < max(rank, 1):
+        raise ValueError(f"axis {axis} is out of range for rank {rank}")
+    return axis + rank if axis < 0 else axis
+
+
+def normalize_axes(axes, rank: int) -> tuple[int, ...]:
+    return tuple(sorted({normalize_axis(int(a), rank) for a in axes}))
+
+
+def legacy_broadcast(b: np.ndarray, a_rank: int, broadcast: int, axis) -> np.ndarray:
+    """Opset < 7 binary ops broadcast B onto A only when `broadcast=1`, aligning
+    B's first dim with A's dim `axis` (default: trailing alignment, as numpy)."""
+    if not broadcast or axis is None or b.ndim == 0:
+        return b
+    axis = normalize_axis(axis, a_rank)
+    trailing = a_rank - axis - b.ndim
+    return b.reshape(b.shape + (1,) * trailing) if trailing > 0 else b
+
+
+def onnx_dtype(code: int) -> np.dtype:
+    return to_numpy_dtype(int(code))
+
+
+def like_scalar(value, dtype) -> np.ndarray:
+    """A 0-d array of `dtype`, so arithmetic with it never promotes."""
+    return np.asarray(value, dtype=dtype)

@@ -1,0 +1,78 @@
+"""Variadic elementwise ops (Sum, Mean, Max, Min), Clip and Where.
+
+Before opset 8 the variadic ops required equal shapes; numpy broadcasting is
+a superset of that, so one kernel serves all versions.
+"""
+from __future__ import annotations
+
+import functools
+
+import numpy as np
+
+from ..registry import kernel
+from ._math_util import float_math
+
+
+def _fold(ufunc, inputs):
+    if not inputs:
+        raise ValueError("expects at least one input")
+    return functools.reduce(float_math(ufunc), inputs)
+
+
+@kernel("Sum", since=1)
+def sum_(*inputs, consumed_inputs=None):
+    return _fold(np.add, inputs)
+
+
+@kernel("Mean", since=1)
+def mean(*inputs, consumed_inputs=None):
+    total = _fold(np.add, inputs)
+    if total.dtype.kind in "iu":
+        return total // len(inputs)
+    # a Python int divisor keeps float16/float32 in their own precision
+    return float_math(np.divide)(total, len(inputs))
+
+
+@kernel("Max", since=1)
+def max_(*inputs, consumed_inputs=None):
+    return _fold(np.maximum, inputs)
+
+
+@kernel("Min", since=1)
+def min_(*inputs, consumed_inputs=None):
+    return _fold(np.minimum, inputs)
+
+
+def _clip(x, low, high):
+    # np.clip would reject low > high; ONNX defines the result as min(max(x, low), high)
+    out = x
+    if low is not None:
+        out = np.maximum(out, low)
+    if high is not None:
+        out = np.minimum(out, high)
+    return out if out is not x else x.copy()
+
+
+@kernel("Clip", since=1)
+def clip_attrs(x, min=None, max=None, consumed_inputs=None):  # noqa: A002  (ONNX names)
+    low = None if min is None else np.asarray(min, dtype=x.dtype)
+    high = None if max is None else np.asarray(max, dtype=x.dtype)
+    return float_math(_clip)(x, low, high) if x.dtype.kind == "V" else _clip(x, low, high)
+
+
+@kernel("Clip", since=11)
+def clip(x, min=None, max=None):  # noqa: A002
+    def bound(value):
+        # an empty tensor is how exporters spell "no bound"
+        return None if value is None or value.size == 0 else value.reshape(())
+    low, high = bound(min), bound(max)
+    if x.dtype.kind == "V":
+        x32 = x.astype(np.float32)
+        f = lambda v: None if v is None else v.astype(np.float32)  # noqa: E731
+        return _clip(x32, f(low), f(high)).astype(x.dtype)
+    return _clip(x, low, high)
+
+
+@kernel("Where", since=9)
+def where(condition, x, y):
+    return np.where(condition, x, y)
