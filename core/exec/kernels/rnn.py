@@ -1,0 +1,203 @@
+"""Recurrent layers: RNN, GRU, LSTM (directions, layouts, sequence_lens,
+clip, custom activations, peepholes, linear_before_reset).
+
+Time steps are inherently sequential; everything else is batched: the input
+projection of every step is one BLAS matmul before the loop, and each step
+does one matmul with the recurrence weights.
+"""
+from __future__ import annotations
+
+import numpy as np
+
+from ..registry import kernel
+
+
+def _sigmoid(x):
+    # split by sign so exp never overflows
+    out = np.empty_like(x)
+    pos = x >= 0
+    out[pos] = 1.0 / (1.0 + np.exp(-x[pos]))
+    e = np.exp(x[~pos])
+    out[~pos] = e / (1.0 + e)
+    return out
+
+
+_ACTIVATIONS = {
+    "sigmoid": (lambda x, a, b: _sigmoid(x), None, None),
+    "tanh": (lambda x, a, b: np.tanh(x), None, None),
+    "relu": (lambda x, a, b: np.maximum(x, 0), None, None),
+    "affine": (lambda x, a, b: a * x + b, 1.0, 0.0),
+    "leakyrelu": (lambda x, a, b: np.where(x >= 0, x, a * x), 0.01, None),
+    "thresholdedrelu": (lambda x, a, b: np.where(x > a, x, 0), 1.0, None),
+    "scaledtanh": (lambda x, a, b: a * np.tanh(b * x), 1.0, 1.0),
+    "hardsigmoid": (lambda x, a, b: np.clip(a * x + b, 0, 1), 0.2, 0.5),
+    "elu": (lambda x, a, b: np.where(x >= 0, x, a * (np.exp(np.minimum(x, 0)) - 1)), 1.0, None),
+    "softsign": (lambda x, a, b: x / (1 + np.abs(x)), None, None),
+    "softplus": (lambda x, a, b: np.logaddexp(0, x), None, None),
+}
+
+
+def _activation_fns(names, alphas, betas, per_dir, num_dirs, defaults):
+    """One list of callables per direction; alpha/beta lists are consumed in
+    order by the activations that take them."""
+    names = list(names) if names else defaults * num_dirs
+    alphas, betas = list(alphas or []), list(betas or [])
+    fns = []
+    for name in names:
+        fn, da, db = _ACTIVATIONS[name.lower()]
+        a = alphas.pop(0) if da is not None and alphas else da
+        b = betas.pop(0) if db is not None and betas else db
+        fns.append(lambda x, fn=fn, a=a, b=b: fn(x, a, b))
+    return [fns[d * per_dir:(d + 1) * per_dir] for d in range(num_dirs)]
+
+
+class _Layout:
+    """Moves the layout=1 (batch-major) tensors to seq-major and back."""
+
+    def __init__(self, layout):
+        self.batch_first = layout == 1
+
+    def x_in(self, x):
+        return x.transpose(1, 0, 2) if self.batch_first else x
+
+    def state_in(self, s):
+        return None if s is None else (s.transpose(1, 0, 2) if self.batch_first else s)
+
+    def y_out(self, y):          # y: [seq, dirs, batch, hidden]
+        return y.transpose(2, 0, 1, 3) if self.batch_first else y
+
+    def state_out(self, s):
+        return s.transpose(1, 0, 2) if self.batch_first else s
+
+
+def _run_directions(x, num_dirs, direction, sequence_lens, step_dir):
+    """Run `step_dir(d, xs, mask)` per direction on sequences reversed per
+    batch item where needed; returns stacked Y [seq, dirs, batch, hidden] and
+    the list of final states each step_dir returned."""
+    seq, batch = x.shape[:2]
+    lens = (np.full(batch, seq, dtype=np.int64) if sequence_lens is None
+            else np.asarray(sequence_lens, dtype=np.int64).reshape(-1))
+    t = np.arange(seq).reshape(-1, 1)
+    mask = t < lens.reshape(1, -1)                          # [seq, batch]
+    rev_idx = np.where(mask, lens.reshape(1, -1) - 1 - t, t)
+    bidx = np.arange(batch).reshape(1, -1)
+    ys, finals = [], []
+    for d in range(num_dirs):
+        reverse = direction == "reverse" or (direction == "bidirectional" and d == 1)
+        xs = x[rev_idx, bidx] if reverse else x
+        y, final = step_dir(d, xs, mask)
+        if reverse:
+            y = y[rev_idx, bidx]
+        y[~mask] = 0
+        ys.append(y)
+        finals.append(final)
+    return np.stack(ys, axis=1), finals
+
+
+def _prep(x, w, r, b, initial, layout, gates):
+    lay = _Layout(layout)
+    x = lay.x_in(x)
+    num_dirs, _, hidden = r.shape
+    seq, batch = x.shape[:2]
+    if b is None:
+        b = np.zeros((num_dirs, 2 * gates * hidden), dtype=x.dtype)
+    h0 = lay.state_in(initial)
+    if h0 is None:
+        h0 = np.zeros((num_dirs, batch, hidden), dtype=x.dtype)
+    return lay, x, num_dirs, hidden, b, h0
+
+
+def _clip(v, clip):
+    return v if clip is None else np.clip(v, -clip, clip)
+
+
+@kernel("RNN", since=1)
+def rnn(x, w, r, b=None, sequence_lens=None, initial_h=None, *, activation_alpha=None,
+        activation_beta=None, activations=None, clip=None, direction="forward", hidden_size=None,
+        layout=0, output_sequence=0):
+    lay, x, num_dirs, hidden, b, h0 = _prep(x, w, r, b, initial_h, layout, 1)
+    acts = _activation_fns(activations, activation_alpha, activation_beta, 1, num_dirs, ["Tanh"])
+
+    def step_dir(d, xs, mask):
+        xw = xs @ w[d].T + (b[d, :hidden] + b[d, hidden:])
+        h = h0[d]
+        ys = np.empty(xs.shape[:2] + (hidden,), dtype=x.dtype)
+        for t in range(xs.shape[0]):
+            hn = acts[d][0](_clip(xw[t] + h @ r[d].T, clip))
+            h = np.where(mask[t, :, None], hn, h)
+            ys[t] = hn
+        return ys, h
+
+    y, finals = _run_directions(x, num_dirs, direction, sequence_lens, step_dir)
+    return lay.y_out(y).astype(x.dtype, copy=False), lay.state_out(np.stack(finals)).astype(x.dtype, copy=False)
+
+
+@kernel("GRU", since=1)
+def gru(x, w, r, b=None, sequence_lens=None, initial_h=None, *, activation_alpha=None,
+        activation_beta=None, activations=None, clip=None, direction="forward", hidden_size=None,
+        layout=0, linear_before_reset=0, output_sequence=0):
+    lay, x, num_dirs, hidden, b, h0 = _prep(x, w, r, b, initial_h, layout, 3)
+    acts = _activation_fns(activations, activation_alpha, activation_beta, 2, num_dirs, ["Sigmoid", "Tanh"])
+    H = hidden
+
+    def step_dir(d, xs, mask):
+        f, g = acts[d]
+        wb, rb = b[d, :3 * H], b[d, 3 * H:]
+        xw = xs @ w[d].T + wb                        # gates z, r, h
+        rzr, rh = r[d][:2 * H], r[d][2 * H:]
+        h = h0[d]
+        ys = np.empty(xs.shape[:2] + (H,), dtype=x.dtype)
+        for t in range(xs.shape[0]):
+            zr = f(_clip(xw[t, :, :2 * H] + h @ rzr.T + rb[:2 * H], clip))
+            z, rg = zr[:, :H], zr[:, H:]
+            if linear_before_reset:
+                hh = g(_clip(xw[t, :, 2 * H:] + rg * (h @ rh.T + rb[2 * H:]), clip))
+            else:
+                hh = g(_clip(xw[t, :, 2 * H:] + (rg * h) @ rh.T + rb[2 * H:], clip))
+            hn = (1 - z) * hh + z * h
+            h = np.where(mask[t, :, None], hn, h)
+            ys[t] = hn
+        return ys, h
+
+    y, finals = _run_directions(x, num_dirs, direction, sequence_lens, step_dir)
+    return lay.y_out(y).astype(x.dtype, copy=False), lay.state_out(np.stack(finals)).astype(x.dtype, copy=False)
+
+
+@kernel("LSTM", since=1)
+def lstm(x, w, r, b=None, sequence_lens=None, initial_h=None, initial_c=None, p=None, *,
+         activation_alpha=None, activation_beta=None, activations=None, clip=None,
+         direction="forward", hidden_size=None, input_forget=0, layout=0, output_sequence=0):
+    lay, x, num_dirs, hidden, b, h0 = _prep(x, w, r, b, initial_h, layout, 4)
+    c0 = lay.state_in(initial_c)
+    if c0 is None:
+        c0 = np.zeros_like(h0)
+    acts = _activation_fns(activations, activation_alpha, activation_beta, 3, num_dirs,
+                           ["Sigmoid", "Tanh", "Tanh"])
+    H = hidden
+    final_c = []
+
+    def step_dir(d, xs, mask):
+        f, g, hf = acts[d]
+        xw = xs @ w[d].T + (b[d, :4 * H] + b[d, 4 * H:])     # gates i, o, f, c
+        pi, po, pf = (p[d, :H], p[d, H:2 * H], p[d, 2 * H:]) if p is not None else (0, 0, 0)
+        h, c = h0[d], c0[d]
+        ys = np.empty(xs.shape[:2] + (H,), dtype=x.dtype)
+        for t in range(xs.shape[0]):
+            gates = xw[t] + h @ r[d].T
+            i = f(_clip(gates[:, :H] + pi * c, clip))
+            fg = 1 - i if input_forget else f(_clip(gates[:, 2 * H:3 * H] + pf * c, clip))
+            cc = g(_clip(gates[:, 3 * H:], clip))
+            cn = fg * c + i * cc
+            o = f(_clip(gates[:, H:2 * H] + po * cn, clip))
+            hn = o * hf(cn)
+            keep = mask[t, :, None]
+            h = np.where(keep, hn, h)
+            c = np.where(keep, cn, c)
+            ys[t] = hn
+        final_c.append(c)
+        return ys, h
+
+    y, finals = _run_directions(x, num_dirs, direction, sequence_lens, step_dir)
+    cast = lambda v: v.astype(x.dtype, copy=False)  # noqa: E731
+    return (cast(lay.y_out(y)), cast(lay.state_out(np.stack(finals))),
+            cast(lay.state_out(np.stack(final_c))))
