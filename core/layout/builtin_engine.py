@@ -1,0 +1,278 @@
+"""A small layered layout used when no Graphviz is installed.
+
+Never as pretty as dot, but always available so a model always opens:
+longest-path ranking, virtual nodes on long edges, barycentre ordering,
+a simple coordinate pass that pulls boxes under their neighbours, and edges as
+vertical-tangent Bezier curves threaded through the virtual nodes (so they do
+not cross boxes).  Group boxes are the bounds of their members; unlike dot's
+clusters they can overlap other boxes.
+"""
+from __future__ import annotations
+
+from collections import defaultdict
+
+from .geometry import CancelToken, EdgePath, GroupBox, Layout, LayoutRequest, NodeBox
+
+ORDER_SWEEPS = 6
+COORD_SWEEPS = 6
+VIRTUAL_WIDTH = 4.0
+
+
+def layout_builtin(request: LayoutRequest, first_rank=(), last_rank=(), *,
+                   cancel: CancelToken | None = None, time_limit: float | None = None) -> Layout:
+    lr = request.rankdir == "LR"
+    # Work top-to-bottom; for LR swap each box's extents and transpose at the end.
+    sizes = {n.id: ((n.height, n.width) if lr else (n.width, n.height)) for n in request.nodes}
+    ids = [n.id for n in request.nodes]
+    edges = [(e.source, e.target) for e in request.edges if e.source != e.target]
+    forward = _acyclic(ids, edges)
+    rank = _ranks(ids, forward, set(first_rank), set(last_rank))
+    if cancel:
+        cancel.raise_if_cancelled()
+
+    # Chains of (possibly virtual) nodes, one per edge.
+    width = dict((k, v[0]) for k, v in sizes.items())
+    chains: list[list[str]] = []
+    succ: dict[str, list[str]] = defaultdict(list)
+    pred: dict[str, list[str]] = defaultdict(list)
+    for k, (s, t) in enumerate(forward):
+        chain = [s]
+        for r in range(rank[s] + 1, rank[t]):
+            v = f"\0v{k}.{r}"
+            rank[v] = r
+            width[v] = VIRTUAL_WIDTH
+            chain.append(v)
+        chain.append(t)
+        for a, b in zip(chain, chain[1:]):
+            succ[a].append(b)
+            pred[b].append(a)
+        chains.append(chain)
+
+    layers = _order(ids, rank, succ, pred, request, cancel)
+    x = _x_coords(layers, width, succ, pred, request.node_sep)
+    heights = [max((sizes[v][1] for v in layer if v in sizes), default=0.0) for layer in layers]
+    y_mid, top = [], 0.0
+    for h in heights:
+        y_mid.append(top + h / 2)
+        top += h + request.rank_sep
+    y = {v: y_mid[rank[v]] for v in rank}
+
+    boxes = {i: NodeBox(i, x[i] - sizes[i][0] / 2, y[i] - sizes[i][1] / 2, *sizes[i]) for i in ids}
+    paths = _edge_paths(request, forward, chains, boxes, x, y)
+    if lr:
+        boxes = {i: NodeBox(i, b.y, b.x, b.height, b.width) for i, b in boxes.items()}
+        paths = {k: EdgePath(p.id, p.source, p.target, tuple((py, px) for px, py in p.points))
+                 for k, p in paths.items()}
+    groups = _group_boxes(request, boxes)
+    return _normalised(Layout(boxes, paths, groups, 0.0, 0.0, engine="builtin"))
+
+
+def _acyclic(ids, edges):
+    """Edges with back edges (found by depth-first search) reversed."""
+    out = defaultdict(list)
+    for s, t in edges:
+        out[s].append(t)
+    state: dict[str, int] = {}
+    back = set()
+    for root in ids:
+        if root in state:
+            continue
+        stack = [(root, iter(out[root]))]
+        state[root] = 1
+        while stack:
+            node, it = stack[-1]
+            nxt = next(it, None)
+            if nxt is None:
+                state[node] = 2
+                stack.pop()
+            elif state.get(nxt) == 1:
+                back.add((node, nxt))
+            elif nxt not in state:
+                state[nxt] = 1
+                stack.append((nxt, iter(out[nxt])))
+    return [(t, s) if (s, t) in back else (s, t) for s, t in edges]
+
+
+def _ranks(ids, forward, first, last):
+    preds = defaultdict(list)
+    for s, t in forward:
+        preds[t].append(s)
+    indeg = {i: 0 for i in ids}
+    outs = defaultdict(list)
+    for s, t in forward:
+        indeg[t] += 1
+        outs[s].append(t)
+    queue = [i for i in ids if indeg[i] == 0]
+    rank = {}
+    while queue:
+        n = queue.pop()
+        rank[n] = max((rank[p] + 1 for p in preds[n]), default=0)
+        for t in outs[n]:
+            indeg[t] -= 1
+            if indeg[t] == 0:
+                queue.append(t)
+    # Entry stubs are sources, so longest-path already puts them on rank 0;
+    # exit stubs go one rank below everything else.
+    for n in first:
+        rank[n] = 0
+    if last:
+        bottom = max((r for n, r in rank.items() if n not in last), default=-1) + 1
+        for n in last:
+            rank[n] = bottom
+    return rank
+
+
+def _order(ids, rank, succ, pred, request, cancel):
+    n_layers = max(rank.values(), default=-1) + 1
+    layers: list[list[str]] = [[] for _ in range(n_layers)]
+    # Initial order: depth-first from the sources keeps chains together.
+    seen = set()
+    for root in ids + sorted(v for v in rank if v not in set(ids)):
+        stack = [root]
+        while stack:
+            v = stack.pop()
+            if v in seen:
+                continue
+            seen.add(v)
+            layers[rank[v]].append(v)
+            stack.extend(reversed(succ[v]))
+    group_of = {n.id: n.group for n in request.nodes}
+    for sweep in range(ORDER_SWEEPS):
+        if cancel:
+            cancel.raise_if_cancelled()
+        down = sweep % 2 == 0
+        span = range(1, n_layers) if down else range(n_layers - 2, -1, -1)
+        for r in span:
+            ref = layers[r - 1] if down else layers[r + 1]
+            pos = {v: i for i, v in enumerate(ref)}
+            nbrs = pred if down else succ
+            bary = {}
+            for i, v in enumerate(layers[r]):
+                ps = [pos[u] for u in nbrs[v] if u in pos]
+                bary[v] = sum(ps) / len(ps) if ps else i
+            # Keep members of one top-level group next to each other.
+            gb: dict = defaultdict(list)
+            for v in layers[r]:
+                gb[group_of.get(v, ())[:1]].append(bary[v])
+            gmean = {g: sum(b) / len(b) for g, b in gb.items()}
+            layers[r].sort(key=lambda v: (gmean[group_of.get(v, ())[:1]], bary[v]))
+    return layers
+
+
+def _x_coords(layers, width, succ, pred, sep):
+    x = {}
+    for layer in layers:
+        pos = 0.0
+        for v in layer:
+            x[v] = pos + width[v] / 2
+            pos += width[v] + sep
+    for sweep in range(COORD_SWEEPS):
+        nbrs = pred if sweep % 2 == 0 else succ
+        order = layers if sweep % 2 == 0 else list(reversed(layers))
+        for layer in order:
+            want = {}
+            for v in layer:
+                xs = sorted(x[u] for u in nbrs[v])
+                want[v] = xs[len(xs) // 2] if xs else x[v]
+            for v, pos in zip(layer, _closest_spaced(layer, want, width, sep)):
+                x[v] = pos
+    return x
+
+
+def _closest_spaced(layer, want, width, sep):
+    """Positions as close as possible (least squares) to `want`, keeping the
+    order and the spacing.  With offsets c_i (the minimum distance from the
+    first box) this is isotonic regression of want_i - c_i: pool adjacent
+    violators."""
+    offsets, c = [], 0.0
+    for i, v in enumerate(layer):
+        if i:
+            c += width[layer[i - 1]] / 2 + sep + width[v] / 2
+        offsets.append(c)
+    blocks: list[list[float]] = []   # [mean, count]
+    for v, c in zip(layer, offsets):
+        blocks.append([want[v] - c, 1])
+        while len(blocks) > 1 and blocks[-2][0] >= blocks[-1][0]:
+            m2, n2 = blocks.pop()
+            m1, n1 = blocks[-1]
+            blocks[-1] = [(m1 * n1 + m2 * n2) / (n1 + n2), n1 + n2]
+    out = []
+    for mean, count in blocks:
+        out += [mean] * count
+    return [y + c for y, c in zip(out, offsets)]
+
+
+def _edge_paths(request, forward, chains, boxes, x, y):
+    """Curves with vertical tangents through the chain points."""
+    ports = _spread_ports(forward, chains, x, boxes)
+    paths = {}
+    k = -1
+    for e in request.edges:
+        if e.source == e.target:
+            continue
+        k += 1   # index into forward/chains, which skip self loops
+        s, t = forward[k]
+        chain = chains[k]
+        pts = [(ports[(k, s)], boxes[s].bottom)]
+        pts += [(x[v], y[v]) for v in chain[1:-1]]
+        pts.append((ports[(k, t)], boxes[t].y))
+        curve = [pts[0]]
+        for (ax, ay), (bx, by) in zip(pts, pts[1:]):
+            dy = (by - ay) / 2
+            curve += [(ax, ay + dy), (bx, by - dy), (bx, by)]
+        if (e.source, e.target) != (s, t):
+            curve.reverse()
+        paths[e.id] = EdgePath(e.id, e.source, e.target, tuple(curve))
+    return paths
+
+
+def _spread_ports(forward, chains, x, boxes):
+    """Where each edge leaves/enters a box: spread along the side, ordered by
+    the x of the far end so neighbouring edges do not cross at the box."""
+    ends = defaultdict(list)
+    for k, (s, t) in enumerate(forward):
+        chain = chains[k]
+        ends[(s, "out")].append((x[chain[1]], k))
+        ends[(t, "in")].append((x[chain[-2]], k))
+    ports = {}
+    for (node, _side), lst in ends.items():
+        lst.sort()
+        w = boxes[node].width * 0.8   # keep clear of the rounded corners
+        for j, (_, k) in enumerate(lst):
+            ports[(k, node)] = x[node] + w * ((j + 1) / (len(lst) + 1) - 0.5)
+    return ports
+
+
+def _group_boxes(request, boxes):
+    pad, title = request.group_padding, request.group_title
+    members: dict = defaultdict(list)
+    for n in request.nodes:
+        for d in range(1, len(n.group) + 1):
+            members[tuple(n.group[:d])].append(boxes[n.id])
+    groups = {}
+    # Deepest first so a parent can include its children's padding.
+    for path in sorted(members, key=len, reverse=True):
+        bs = members[path]
+        inner = [g for p, g in groups.items() if p[:len(path)] == path and len(p) == len(path) + 1]
+        x0 = min([b.x for b in bs] + [g.x for g in inner]) - pad
+        y0 = min([b.y for b in bs] + [g.y for g in inner]) - pad - title
+        x1 = max([b.right for b in bs] + [g.right for g in inner]) + pad
+        y1 = max([b.bottom for b in bs] + [g.bottom for g in inner]) + pad
+        groups[path] = GroupBox(path, x0, y0, x1 - x0, y1 - y0)
+    return groups
+
+
+def _normalised(layout: Layout) -> Layout:
+    """Shift so the drawing starts at (0, 0) and set its size."""
+    xs, ys = [], []
+    for b in list(layout.nodes.values()) + list(layout.groups.values()):
+        xs += [b.x, b.x + b.width]
+        ys += [b.y, b.y + b.height]
+    for p in layout.edges.values():
+        xs += [q[0] for q in p.points]
+        ys += [q[1] for q in p.points]
+    if not xs:
+        return layout
+    moved = layout.translated(-min(xs), -min(ys))
+    moved.width, moved.height = max(xs) - min(xs), max(ys) - min(ys)
+    return moved

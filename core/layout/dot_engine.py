@@ -1,0 +1,92 @@
+"""The Graphviz `dot` executable, run as a subprocess we can kill.
+
+A subprocess (rather than a library call) is what makes a layout cancellable:
+the cancel token or the time limit kills the process and the worker thread
+returns at once.
+"""
+from __future__ import annotations
+
+import json
+import os
+import shutil
+import subprocess
+import time
+
+from .dot_text import parse_json0, to_dot
+from .geometry import CancelToken, Layout, LayoutCancelled, LayoutRequest
+
+POLL_SECONDS = 0.02
+
+
+class LayoutTimeout(Exception):
+    """A Graphviz call ran past its time limit and was stopped."""
+
+
+class EngineFailed(Exception):
+    """Graphviz ran but gave no usable answer (the message says why)."""
+
+
+def find_dot() -> str | None:
+    """Path of the `dot` executable: $ONNXSTUDIO_DOT if set, else the PATH."""
+    explicit = os.environ.get("ONNXSTUDIO_DOT")
+    if explicit:
+        return explicit if os.path.isfile(explicit) else None
+    return shutil.which("dot")
+
+
+def dot_version(dot: str) -> str:
+    """`dot -V` output (part of cache keys: another Graphviz gives other layouts)."""
+    try:
+        done = subprocess.run([dot, "-V"], capture_output=True, text=True, timeout=10)
+    except (OSError, subprocess.SubprocessError) as exc:
+        return f"unknown ({exc})"
+    return (done.stderr or done.stdout).strip()
+
+
+def run_graphviz(argv: list[str], text: str, cancel: CancelToken | None,
+                 time_limit: float | None) -> bytes:
+    """Feed `text` to the program's stdin; return stdout. Kills it on cancel/timeout."""
+    startupinfo = None
+    if os.name == "nt":  # no console window flashing up on Windows
+        startupinfo = subprocess.STARTUPINFO()
+        startupinfo.dwFlags |= subprocess.STARTF_USESHOWWINDOW
+    proc = subprocess.Popen(argv, stdin=subprocess.PIPE, stdout=subprocess.PIPE,
+                            stderr=subprocess.PIPE, startupinfo=startupinfo)
+    deadline = None if time_limit is None else time.monotonic() + time_limit
+    payload: bytes | None = text.encode("utf-8")
+    try:
+        while True:
+            try:
+                out, err = proc.communicate(payload, timeout=POLL_SECONDS)
+                break
+            except subprocess.TimeoutExpired:
+                # communicate() remembers the input; it must not be passed again.
+                payload = None
+            if cancel is not None and cancel.cancelled:
+                raise LayoutCancelled("layout cancelled; Graphviz stopped")
+            if deadline is not None and time.monotonic() > deadline:
+                raise LayoutTimeout(f"Graphviz took longer than {time_limit:g} s and was stopped")
+    finally:
+        if proc.poll() is None:
+            proc.kill()
+            proc.wait()
+    if proc.returncode != 0:
+        raise EngineFailed(f"{argv[0]} exited with {proc.returncode}: "
+                           f"{err.decode('utf-8', 'replace').strip()[:500]}")
+    return out
+
+
+def layout_with_dot(request: LayoutRequest, first_rank=(), last_rank=(), *,
+                    cancel: CancelToken | None = None, time_limit: float | None = None,
+                    dot: str | None = None) -> Layout:
+    dot = dot or find_dot()
+    if dot is None:
+        raise EngineFailed("the Graphviz `dot` executable was not found on PATH")
+    if not request.nodes:
+        return Layout({}, {}, {}, 0.0, 0.0, engine="dot")
+    out = run_graphviz([dot, "-Tjson0"], to_dot(request, first_rank, last_rank), cancel, time_limit)
+    try:
+        data = json.loads(out)
+    except ValueError as exc:
+        raise EngineFailed(f"dot gave unreadable JSON: {exc}") from exc
+    return parse_json0(data, request, engine="dot")
