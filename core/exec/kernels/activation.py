@@ -1,0 +1,195 @@
+"""Activations and the softmax family.
+
+Before opset 13, Softmax/LogSoftmax/Hardmax flattened the input to 2-D at
+`axis` ([prod(dims before axis), prod(dims from axis)]) and normalized each
+row; from 13 on they work along the single axis. All math stays in the
+input's own float type (float32 stays float32).
+"""
+from __future__ import annotations
+
+import math
+
+import numpy as np
+
+from ..registry import kernel
+from ._math_util import float_math, normalize_axis
+from .elementwise import erf_values
+
+
+def _quiet(fn):
+    def run(*args, **kwargs):
+        with np.errstate(over="ignore", under="ignore", invalid="ignore"):
+            return fn(*args, **kwargs)
+    return run
+
+
+# ---- softmax family -------------------------------------------------------
+
+def _softmax(x, axis):
+    shifted = x - np.max(x, axis=axis, keepdims=True)
+    e = np.exp(shifted, out=shifted if shifted is not x else None)
+    e /= np.sum(e, axis=axis, keepdims=True)
+    return e
+
+
+def _log_softmax(x, axis):
+    shifted = x - np.max(x, axis=axis, keepdims=True)
+    return shifted - np.log(np.sum(np.exp(shifted), axis=axis, keepdims=True))
+
+
+def _hardmax(x, axis):
+    # one-hot of the first maximum along the axis
+    index = np.expand_dims(np.argmax(x, axis=axis), axis)
+    out = np.zeros_like(x)
+    np.put_along_axis(out, index, 1, axis=axis)
+    return out
+
+
+def _on_2d(fn, x, axis):
+    """Pre-13 semantics: normalize rows of the input flattened at `axis`."""
+    axis = normalize_axis(axis, x.ndim)
+    rows = int(np.prod(x.shape[:axis], dtype=np.int64))
+    return fn(x.reshape(rows, -1), 1).reshape(x.shape)
+
+
+def _register_softmax_family(op, fn):
+    def coerced_2d(input, axis=1):  # noqa: A002  (ONNX input name)
+        if input.size == 0:
+            return input.copy()
+        return float_math(_quiet(_on_2d))(input, fn, axis)
+
+    def one_axis(input, axis=-1):  # noqa: A002
+        if input.size == 0:
+            return input.copy()
+        return float_math(_quiet(fn))(input, normalize_axis(axis, input.ndim))
+
+    coerced_2d.__name__ = coerced_2d.__qualname__ = f"{fn.__name__[1:]}_2d"
+    one_axis.__name__ = one_axis.__qualname__ = fn.__name__[1:]
+    kernel(op, since=1)(coerced_2d)
+    kernel(op, since=13)(one_axis)
+
+
+_register_softmax_family("Softmax", _softmax)
+_register_softmax_family("LogSoftmax", _log_softmax)
+_register_softmax_family("Hardmax", _hardmax)
+
+
+# ---- activations ----------------------------------------------------------
+
+def _activation(op: str, since: int):
+    """Register `fn(x, **attrs)`; ml_dtypes floats run through float32, and
+    opset-1 kernels accept the obsolete `consumed_inputs` attribute."""
+    def register(fn):
+        compute = float_math(_quiet(fn))
+
+        def activation(x, *args, consumed_inputs=None, **attrs):
+            return compute(x, *args, **attrs)
+
+        activation.__name__ = activation.__qualname__ = fn.__name__
+        activation.__wrapped__ = fn
+        kernel(op, since=since)(activation)
+        return fn
+    return register
+
+
+def _sigmoid_values(x):
+    # 1/(1+exp(-x)): exp overflow to inf yields the correct limit 0
+    out = np.negative(x)
+    np.exp(out, out=out)
+    out += 1
+    return np.reciprocal(out, out=out)
+
+
+@_activation("Relu", since=1)
+def relu(x):
+    return np.maximum(x, 0)
+
+
+@_activation("LeakyRelu", since=1)
+def leaky_relu(x, alpha=0.01):
+    return np.where(x < 0, x * x.dtype.type(alpha), x)
+
+
+@_activation("PRelu", since=1)
+def prelu(x, slope):
+    return np.where(x < 0, x * slope, x).astype(x.dtype, copy=False)
+
+
+@_activation("Elu", since=1)
+def elu(x, alpha=1.0):
+    return np.where(x < 0, np.expm1(np.minimum(x, 0)) * x.dtype.type(alpha), x)
+
+
+@_activation("Selu", since=1)
+def selu(x, alpha=1.67326319217681884765625, gamma=1.05070102214813232421875):
+    t = x.dtype.type
+    negative = np.expm1(np.minimum(x, 0)) * t(alpha)
+    return np.where(x > 0, x, negative) * t(gamma)
+
+
+@_activation("Celu", since=12)
+def celu(x, alpha=1.0):
+    t = x.dtype.type
+    return np.maximum(x, 0) + np.minimum(0, t(alpha) * np.expm1(np.minimum(x, 0) / t(alpha)))
+
+
+@_activation("Gelu", since=20)
+def gelu(x, approximate="none"):
+    t = x.dtype.type
+    if approximate == "tanh":
+        inner = t(math.sqrt(2 / math.pi)) * (x + t(0.044715) * x * x * x)
+        return t(0.5) * x * (1 + np.tanh(inner))
+    if approximate != "none":
+        raise ValueError(f'approximate must be "none" or "tanh", got {approximate!r}')
+    return t(0.5) * x * (1 + erf_values(x * t(1 / math.sqrt(2))))
+
+
+@_activation("HardSigmoid", since=1)
+def hard_sigmoid(x, alpha=0.2, beta=0.5):
+    t = x.dtype.type
+    return np.clip(x * t(alpha) + t(beta), 0, 1)
+
+
+@_activation("HardSwish", since=14)
+def hard_swish(x):
+    t = x.dtype.type
+    return x * np.clip(x * t(1 / 6) + t(0.5), 0, 1)
+
+
+@_activation("Sigmoid", since=1)
+def sigmoid(x):
+    return _sigmoid_values(x)
+
+
+@_activation("Softplus", since=1)
+def softplus(x):
+    return np.logaddexp(x.dtype.type(0), x)
+
+
+@_activation("Mish", since=18)
+def mish(x):
+    return x * np.tanh(np.logaddexp(x.dtype.type(0), x))
+
+
+@_activation("Softsign", since=1)
+def softsign(x):
+    return x / (1 + np.abs(x))
+
+
+@_activation("ThresholdedRelu", since=10)
+def thresholded_relu(x, alpha=1.0):
+    return np.where(x > x.dtype.type(alpha), x, 0).astype(x.dtype, copy=False)
+
+
+@_activation("Swish", since=24)
+def swish(x, alpha=1.0):
+    return x * _sigmoid_values(x * x.dtype.type(alpha))
+
+
+@_activation("Shrink", since=9)
+def shrink(x, bias=0.0, lambd=0.5):
+    # Shrink also takes integers: compute in float64 there and cast back
+    work = x if x.dtype.kind == "f" else x.astype(np.float64)
+    t = work.dtype.type
+    out = np.where(work < -lambd, work + t(bias), np.where(work > lambd, work - t(bias), 0))
+    return out.astype(x.dtype, copy=False)
