@@ -1,0 +1,190 @@
+"""Normalization ops: BatchNormalization (every version), LayerNormalization,
+GroupNormalization, InstanceNormalization, RMSNormalization, LpNormalization,
+MeanVarianceNormalization and LRN.
+
+Statistics are computed in float32 at least (`stash_type` 1), in float64 for
+float64 inputs, and the result is cast back to the input's type.
+"""
+from __future__ import annotations
+
+import numpy as np
+
+from ..registry import kernel
+from ._math_util import compute_dtype, normalize_axes, normalize_axis, onnx_dtype
+
+
+def _channel_view(param: np.ndarray, rank: int) -> np.ndarray:
+    """A per-channel vector shaped to broadcast over (N, C, D1, ...)."""
+    return param.reshape((1, -1) + (1,) * (rank - 2)) if rank > 2 else param.reshape(1, -1)
+
+
+def _stat_dtype(x: np.ndarray, stash_type: int = 1) -> np.dtype:
+    if x.dtype == np.float64 or stash_type == 11:
+        return np.dtype(np.float64)
+    return np.dtype(np.float32)
+
+
+# ---- BatchNormalization -----------------------------------------------------
+
+def _batch_norm_inference(x, scale, bias, mean, var, epsilon, spatial=1):
+    """y = x * a + b with a = scale/sqrt(var+eps), b = bias - mean*a folded per
+    channel first, so the big tensor is touched by one multiply and one add."""
+    work = compute_dtype(x.dtype)
+    a = scale.astype(work) / np.sqrt(var.astype(work) + work.type(epsilon))
+    b = bias.astype(work) - mean.astype(work) * a
+    if spatial:
+        a, b = _channel_view(a, x.ndim), _channel_view(b, x.ndim)
+    else:
+        # spatial=0 (opset < 9): parameters cover every (C, D1, ...) position
+        a, b = a.reshape(x.shape[1:]), b.reshape(x.shape[1:])
+    xs = x if x.dtype == work else x.astype(work)
+    y = xs * a
+    y += b
+    return y.astype(x.dtype, copy=False)
+
+
+@kernel("BatchNormalization", since=1)
+def batch_norm_legacy(x, scale, b, mean, var, epsilon=1e-5, momentum=0.9, spatial=1,
+                      is_test=0, consumed_inputs=None):
+    # The old training outputs (saved mean/var) only fed a training graph;
+    # the executor runs inference, so only Y is produced here.
+    return _batch_norm_inference(x, scale, b, mean, var, epsilon, spatial)
+
+
+@kernel("BatchNormalization", since=9)
+def batch_norm_v9(x, scale, b, mean, var, epsilon=1e-5, momentum=0.9):
+    return _batch_norm_inference(x, scale, b, mean, var, epsilon)
+
+
+@kernel("BatchNormalization", since=14)
+def batch_norm(x, scale, b, input_mean, input_var, epsilon=1e-5, momentum=0.9,
+               training_mode=0):
+    if not training_mode:
+        return _batch_norm_inference(x, scale, b, input_mean, input_var, epsilon)
+    # Training: normalize with this batch's statistics and update the running
+    # ones: running = input * momentum + current * (1 - momentum).
+    axes = (0,) + tuple(range(2, x.ndim))
+    work = compute_dtype(x.dtype)
+    xs = x.astype(work, copy=False)
+    current_mean = xs.mean(axis=axes)
+    current_var = xs.var(axis=axes)
+    y = _batch_norm_inference(x, scale, b, current_mean, current_var, epsilon)
+    running_mean = input_mean * momentum + current_mean.astype(input_mean.dtype) * (1 - momentum)
+    running_var = input_var * momentum + current_var.astype(input_var.dtype) * (1 - momentum)
+    return (y, running_mean.astype(input_mean.dtype, copy=False),
+            running_var.astype(input_var.dtype, copy=False))
+
+
+# ---- layer / group / instance / RMS ---------------------------------------
+
+@kernel("LayerNormalization", since=17)
+def layer_norm(x, scale, b=None, axis=-1, epsilon=1e-5, stash_type=1):
+    axis = normalize_axis(axis, x.ndim)
+    axes = tuple(range(axis, x.ndim))
+    work = _stat_dtype(x, stash_type)
+    xs = x.astype(work, copy=False)
+    mean = xs.mean(axis=axes, keepdims=True)
+    centered = xs - mean
+    var = np.mean(np.square(centered), axis=axes, keepdims=True)
+    inv_std = 1 / np.sqrt(var + work.type(epsilon))
+    centered *= inv_std
+    y = centered * scale.astype(work, copy=False)
+    if b is not None:
+        y += b.astype(work, copy=False)
+    stat = onnx_dtype(stash_type)
+    return y.astype(x.dtype, copy=False), mean.astype(stat), inv_std.astype(stat)
+
+
+@kernel("RMSNormalization", since=23)
+def rms_norm(x, scale, axis=-1, epsilon=1e-5, stash_type=1):
+    axis = normalize_axis(axis, x.ndim)
+    axes = tuple(range(axis, x.ndim))
+    work = _stat_dtype(x, stash_type)
+    xs = x.astype(work, copy=False)
+    mean_square = np.mean(np.square(xs), axis=axes, keepdims=True)
+    y = xs * (1 / np.sqrt(mean_square + work.type(epsilon)))
+    y *= scale.astype(work, copy=False)
+    return y.astype(x.dtype, copy=False)
+
+
+def _group_stats_normalize(x, num_groups, epsilon, work):
+    n, c = x.shape[0], x.shape[1]
+    grouped = x.astype(work, copy=False).reshape(n, num_groups, -1)
+    mean = grouped.mean(axis=2, keepdims=True)
+    centered = grouped - mean
+    var = np.mean(np.square(centered), axis=2, keepdims=True)
+    centered *= 1 / np.sqrt(var + work.type(epsilon))
+    return centered.reshape(x.shape)
+
+
+@kernel("GroupNormalization", since=18)
+def group_norm_v18(x, scale, bias, num_groups, epsilon=1e-5):
+    # opset 18: scale and bias hold one value per *group*
+    work = _stat_dtype(x)
+    y = _group_stats_normalize(x, num_groups, epsilon, work)
+    per_channel = x.shape[1] // num_groups
+    s = np.repeat(scale.astype(work), per_channel)
+    b = np.repeat(bias.astype(work), per_channel)
+    return (y * _channel_view(s, x.ndim) + _channel_view(b, x.ndim)).astype(x.dtype, copy=False)
+
+
+@kernel("GroupNormalization", since=21)
+def group_norm(x, scale, bias, num_groups, epsilon=1e-5, stash_type=1):
+    # opset 21: scale and bias hold one value per *channel*
+    work = _stat_dtype(x, stash_type)
+    y = _group_stats_normalize(x, num_groups, epsilon, work)
+    y = y * _channel_view(scale.astype(work), x.ndim) + _channel_view(bias.astype(work), x.ndim)
+    return y.astype(x.dtype, copy=False)
+
+
+@kernel("InstanceNormalization", since=1)
+def instance_norm(x, scale, b, epsilon=1e-5, consumed_inputs=None):
+    work = _stat_dtype(x)
+    y = _group_stats_normalize(x, x.shape[1], epsilon, work)
+    y = y * _channel_view(scale.astype(work), x.ndim) + _channel_view(b.astype(work), x.ndim)
+    return y.astype(x.dtype, copy=False)
+
+
+# ---- Lp / MVN / LRN ---------------------------------------------------------
+
+@kernel("LpNormalization", since=1)
+def lp_norm(x, axis=-1, p=2):
+    axis = normalize_axis(axis, x.ndim)
+    if p == 1:
+        norm = np.sum(np.abs(x), axis=axis, keepdims=True)
+    elif p == 2:
+        norm = np.sqrt(np.sum(np.square(x), axis=axis, keepdims=True))
+    else:
+        raise ValueError(f"p must be 1 or 2, got {p}")
+    # a zero vector stays zero instead of becoming NaN
+    out = np.zeros(np.broadcast_shapes(x.shape, norm.shape), dtype=np.result_type(x, norm))
+    np.divide(x, norm, out=out, where=norm != 0)
+    return out.astype(x.dtype, copy=False)
+
+
+@kernel("MeanVarianceNormalization", since=9)
+def mean_variance_norm(x, axes=(0, 2, 3)):
+    axes = normalize_axes(axes, x.ndim)
+    work = _stat_dtype(x)
+    xs = x.astype(work, copy=False)
+    mean = xs.mean(axis=axes, keepdims=True)
+    # the operator's definition: sqrt(E[x²] - E[x]²), plus 1e-9 against 0
+    variance = np.mean(np.square(xs), axis=axes, keepdims=True) - np.square(mean)
+    std = np.sqrt(np.maximum(variance, 0)) + work.type(1e-9)
+    return ((xs - mean) / std).astype(x.dtype, copy=False)
+
+
+@kernel("LRN", since=1)
+def lrn(x, size, alpha=1e-4, beta=0.75, bias=1.0):
+    """Each channel is divided by (bias + alpha/size * sum of squares over the
+    `size` neighbouring channels)^beta; the window sum is a cumsum difference."""
+    work = _stat_dtype(x)
+    squares = np.square(x.astype(work, copy=False))
+    before, after = (size - 1) // 2, size - 1 - (size - 1) // 2
+    pad = [(0, 0)] * x.ndim
+    pad[1] = (before + 1, after)
+    cumulative = np.cumsum(np.pad(squares, pad), axis=1)
+    channels = x.shape[1]
+    window = cumulative[:, size:size + channels] - cumulative[:, :channels]
+    denominator = (work.type(bias) + work.type(alpha / size) * window) ** work.type(beta)
+    return (x / denominator).astype(x.dtype, copy=False)
