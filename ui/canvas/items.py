@@ -1,0 +1,324 @@
+"""Scene items: node boxes, edges and group boxes.
+
+Items are deliberately light (custom `paint`, no child text items): a 10k-node
+scene must build in well under a second and pan smoothly. Each `paint` picks a
+level of detail from the current zoom: below LOD_TEXT only coloured boxes and
+straight edge lines are drawn, which keeps a zoomed-out 10k-node frame cheap.
+"""
+from __future__ import annotations
+
+from typing import Optional, Sequence
+
+from PySide6.QtCore import QPointF, QRectF, Qt
+from PySide6.QtGui import QBrush, QPainter, QPainterPath, QPainterPathStroker, QPen, QPolygonF
+from PySide6.QtWidgets import QGraphicsItem, QStyle, QStyleOptionGraphicsItem
+
+from ..theme import LIGHT, Theme
+from . import fonts
+
+LOD_TEXT = 0.45        # below this zoom, text is unreadable: skip it
+LOD_EDGE_LABEL = 0.7   # edge shape labels need a little more zoom
+LOD_COARSE = 0.18      # below this, edges become straight lines, boxes lose borders
+
+PAD_X = 8.0
+PAD_Y = 4.0
+HEADER_EXTRA = 4.0
+
+
+def _theme(item: QGraphicsItem) -> Theme:
+    scene = item.scene()
+    return getattr(scene, "theme", LIGHT) if scene is not None else LIGHT
+
+
+def _lod(option: QStyleOptionGraphicsItem, painter: QPainter) -> float:
+    return option.levelOfDetailFromTransform(painter.worldTransform())
+
+
+def card_size(title: str, lines: Sequence[str]) -> tuple[float, float]:
+    """Width and height a node box needs for its title and body lines."""
+    width = fonts.text_width(title, bold=True)
+    for line in lines:
+        width = max(width, fonts.text_width(line))
+    height = fonts.line_height(True) + HEADER_EXTRA + len(lines) * fonts.line_height()
+    return width + 2 * PAD_X, height + 2 * PAD_Y
+
+
+class NodeItem(QGraphicsItem):
+    """A box with a coloured header (op type, bold) and key attributes below.
+
+    `kind` is "op", "input", "output" or "group" (a collapsed group); `ref` is
+    whatever the properties panel should show when the item is selected.
+    """
+
+    def __init__(self, key: str, rect: QRectF, title: str, lines: Sequence[str] = (),
+                 family: str = "other", kind: str = "op", ref=None, tooltip: str = ""):
+        super().__init__()
+        self.key = key
+        self.rect = QRectF(rect)
+        self.title = title
+        self.lines = list(lines)
+        self.family = family
+        self.kind = kind
+        self.ref = ref
+        self.highlighted = False
+        self.setPos(self.rect.topLeft())
+        self.rect.moveTo(0, 0)
+        self.setFlag(QGraphicsItem.ItemIsSelectable)
+        self.setAcceptHoverEvents(False)
+        if tooltip:
+            self.setToolTip(tooltip)
+        self.setZValue(2)
+
+    def scene_rect(self) -> QRectF:
+        return self.rect.translated(self.pos())
+
+    def boundingRect(self) -> QRectF:
+        return self.rect.adjusted(-3, -3, 3, 3)
+
+    def shape(self) -> QPainterPath:
+        path = QPainterPath()
+        path.addRect(self.rect)
+        return path
+
+    def paint(self, painter: QPainter, option: QStyleOptionGraphicsItem, widget=None) -> None:
+        theme = _theme(self)
+        lod = _lod(option, painter)
+        selected = bool(option.state & QStyle.State_Selected)
+        rect = self.rect
+        if lod < LOD_COARSE and not selected:
+            painter.fillRect(rect, self._swatch(theme))
+            return
+        border = QPen(theme.selection if selected else
+                      theme.highlight if self.highlighted else theme.node_border,
+                      2.5 if (selected or self.highlighted) else 1.0)
+        border.setCosmetic(selected or self.highlighted)
+        if self.kind in ("input", "output"):
+            self._paint_io(painter, theme, rect, border, lod)
+            return
+        radius = 4.0
+        painter.setPen(border)
+        painter.setBrush(theme.group_fill if self.kind == "group" else theme.node_body)
+        painter.drawRoundedRect(rect, radius, radius)
+        header_h = fonts.line_height(True) + HEADER_EXTRA + PAD_Y
+        if not self.lines:
+            header_h = rect.height()
+        header = QRectF(rect.left(), rect.top(), rect.width(), header_h)
+        painter.setPen(Qt.NoPen)
+        painter.setBrush(self._header_colour(theme))
+        if self.lines:
+            # Round only the top corners: rounded rect plus a square strip below.
+            painter.drawRoundedRect(header, radius, radius)
+            painter.drawRect(QRectF(header.left(), header.bottom() - radius, header.width(), radius))
+        else:
+            painter.drawRoundedRect(header, radius, radius)
+        painter.setPen(border)
+        painter.setBrush(Qt.NoBrush)
+        painter.drawRoundedRect(rect, radius, radius)
+        if lod < LOD_TEXT:
+            return
+        painter.setPen(theme.text)
+        painter.setFont(fonts.title_font())
+        painter.drawText(header.adjusted(PAD_X, 0, -PAD_X, 0), Qt.AlignCenter, self.title)
+        if self.lines:
+            painter.setFont(fonts.body_font())
+            painter.setPen(theme.muted_text)
+            y = header.bottom() + 2
+            lh = fonts.line_height()
+            for line in self.lines:
+                painter.drawText(QRectF(rect.left() + PAD_X, y, rect.width() - 2 * PAD_X, lh),
+                                 Qt.AlignLeft | Qt.AlignVCenter, line)
+                y += lh
+
+    def _header_colour(self, theme: Theme):
+        if self.kind == "group":
+            return theme.group_border
+        return theme.header_color(self.family)
+
+    def _swatch(self, theme: Theme):
+        if self.kind in ("input", "output"):
+            return theme.io_fill.darker(120)
+        if self.kind == "group":
+            return theme.group_border
+        return theme.family_swatch(self.family)
+
+    def _paint_io(self, painter: QPainter, theme: Theme, rect: QRectF, border: QPen, lod: float) -> None:
+        painter.setPen(border)
+        painter.setBrush(theme.io_fill)
+        radius = rect.height() / 2
+        painter.drawRoundedRect(rect, radius, radius)
+        if lod < LOD_TEXT:
+            return
+        painter.setPen(theme.text)
+        lh_title = fonts.line_height(True)
+        painter.setFont(fonts.title_font())
+        if self.lines:
+            top = QRectF(rect.left(), rect.top() + PAD_Y, rect.width(), lh_title)
+            painter.drawText(top, Qt.AlignCenter, self.title)
+            painter.setFont(fonts.body_font())
+            painter.setPen(theme.muted_text)
+            y = top.bottom()
+            for line in self.lines:
+                painter.drawText(QRectF(rect.left(), y, rect.width(), fonts.line_height()),
+                                 Qt.AlignCenter, line)
+                y += fonts.line_height()
+        else:
+            painter.drawText(rect, Qt.AlignCenter, self.title)
+
+
+def spline_path(points: Sequence[tuple[float, float]]) -> QPainterPath:
+    """A path through Graphviz-style B-spline control points.
+
+    Graphviz gives 1 + 3k points: a start point then k cubic Bézier segments.
+    Anything else (e.g. a fallback polyline) is drawn as straight segments.
+    """
+    path = QPainterPath()
+    if not points:
+        return path
+    path.moveTo(*points[0])
+    if len(points) >= 4 and (len(points) - 1) % 3 == 0:
+        for i in range(1, len(points), 3):
+            path.cubicTo(QPointF(*points[i]), QPointF(*points[i + 1]), QPointF(*points[i + 2]))
+    else:
+        for p in points[1:]:
+            path.lineTo(*p)
+    return path
+
+
+class EdgeItem(QGraphicsItem):
+    """A spline from a producer box to a consumer box, with an arrowhead and
+    the value's type ("float32[1,128]") as a label near its middle."""
+
+    ARROW = 7.0
+
+    def __init__(self, key: str, points: Sequence[tuple[float, float]], label: str = "",
+                 ref=None, src_key: str = "", dst_key: str = ""):
+        super().__init__()
+        self.key = key
+        self.points = [tuple(p) for p in points]
+        self.label = label
+        self.ref = ref
+        self.src_key = src_key
+        self.dst_key = dst_key
+        self.highlighted = False
+        self.path = spline_path(self.points)
+        self._stroke: Optional[QPainterPath] = None
+        self._arrow = self._arrow_head()
+        self._label_rect = self._place_label()
+        bounds = self.path.boundingRect().united(self._arrow.boundingRect())
+        if self._label_rect is not None:
+            bounds = bounds.united(self._label_rect)
+        self._bounds = bounds.adjusted(-2, -2, 2, 2)
+        self.setFlag(QGraphicsItem.ItemIsSelectable)
+        self.setZValue(1)
+        if label:
+            self.setToolTip(label)
+
+    @property
+    def start(self) -> QPointF:
+        return QPointF(*self.points[0])
+
+    @property
+    def end(self) -> QPointF:
+        return QPointF(*self.points[-1])
+
+    def _arrow_head(self) -> QPolygonF:
+        if len(self.points) < 2:
+            return QPolygonF()
+        tip = self.end
+        # Direction from the path just before the end; robust for tiny last segments.
+        back = self.path.pointAtPercent(max(0.0, 1.0 - min(0.5, 10.0 / max(self.path.length(), 1.0))))
+        dx, dy = tip.x() - back.x(), tip.y() - back.y()
+        norm = (dx * dx + dy * dy) ** 0.5 or 1.0
+        ux, uy = dx / norm, dy / norm
+        a = self.ARROW
+        base = QPointF(tip.x() - ux * a, tip.y() - uy * a)
+        left = QPointF(base.x() - uy * a * 0.45, base.y() + ux * a * 0.45)
+        right = QPointF(base.x() + uy * a * 0.45, base.y() - ux * a * 0.45)
+        return QPolygonF([tip, left, right])
+
+    def _place_label(self) -> Optional[QRectF]:
+        if not self.label or len(self.points) < 2:
+            return None
+        mid = self.path.pointAtPercent(0.5)
+        w = fonts.text_width(self.label) + 4
+        h = fonts.line_height()
+        return QRectF(mid.x() + 4, mid.y() - h / 2, w, h)
+
+    def boundingRect(self) -> QRectF:
+        return self._bounds
+
+    def shape(self) -> QPainterPath:
+        # Hit-testing a thin stroke rather than the bounding box: clicking near
+        # a long diagonal edge must not select it.
+        if self._stroke is None:
+            stroker = QPainterPathStroker()
+            stroker.setWidth(8)
+            self._stroke = stroker.createStroke(self.path)
+            if self._label_rect is not None:
+                self._stroke.addRect(self._label_rect)
+        return self._stroke
+
+    def paint(self, painter: QPainter, option: QStyleOptionGraphicsItem, widget=None) -> None:
+        if not self.points:
+            return
+        theme = _theme(self)
+        lod = _lod(option, painter)
+        selected = bool(option.state & QStyle.State_Selected)
+        emphasised = selected or self.highlighted
+        colour = theme.selection if selected else theme.highlight if self.highlighted else theme.edge
+        pen = QPen(colour, 2.0 if emphasised else 1.0)
+        pen.setCosmetic(True)
+        painter.setPen(pen)
+        painter.setBrush(Qt.NoBrush)
+        if lod < LOD_COARSE and not emphasised:
+            painter.drawLine(self.start, self.end)
+            return
+        painter.drawPath(self.path)
+        painter.setBrush(QBrush(colour))
+        painter.drawPolygon(self._arrow)
+        if self._label_rect is not None and lod >= LOD_EDGE_LABEL:
+            painter.setFont(fonts.body_font())
+            painter.setPen(theme.edge_label)
+            painter.drawText(self._label_rect, Qt.AlignLeft | Qt.AlignVCenter, self.label)
+
+
+class GroupFrame(QGraphicsItem):
+    """The frame around an expanded group (a name scope): a title tab and a
+    translucent fill behind its members. Double-click collapses it."""
+
+    def __init__(self, key: str, rect: QRectF, title: str, depth: int = 0):
+        super().__init__()
+        self.key = key
+        self.rect = QRectF(rect)
+        self.title = title
+        self.depth = depth
+        self.setZValue(-10 + depth * 0.01)
+
+    def boundingRect(self) -> QRectF:
+        return self.rect.adjusted(-1, -1, 1, 1)
+
+    def scene_rect(self) -> QRectF:
+        return QRectF(self.rect)
+
+    def title_rect(self) -> QRectF:
+        return QRectF(self.rect.left(), self.rect.top(), self.rect.width(), fonts.line_height() + 4)
+
+    def shape(self) -> QPainterPath:
+        # Only the title tab is "the group" for clicks; the inside belongs to members.
+        path = QPainterPath()
+        path.addRect(self.title_rect())
+        return path
+
+    def paint(self, painter: QPainter, option: QStyleOptionGraphicsItem, widget=None) -> None:
+        theme = _theme(self)
+        lod = _lod(option, painter)
+        pen = QPen(theme.group_border, 1.0, Qt.DashLine)
+        pen.setCosmetic(True)
+        painter.setPen(pen)
+        painter.setBrush(theme.group_fill)
+        painter.drawRoundedRect(self.rect, 6, 6)
+        if lod >= LOD_TEXT:
+            painter.setFont(fonts.body_font())
+            painter.setPen(theme.muted_text)
+            painter.drawText(self.title_rect().adjusted(8, 0, -8, 0), Qt.AlignLeft | Qt.AlignVCenter,
+                             "▾ " + self.title)

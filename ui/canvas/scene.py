@@ -1,0 +1,152 @@
+"""The scene for one graph level: turns a core.layout view + layout into items.
+
+The scene keeps lookup tables (box id -> item, IR node -> item, value name ->
+edges) so search, selection and the properties panel can go from IR objects to
+items and back without scanning the scene.
+"""
+from __future__ import annotations
+
+from typing import Callable, Optional
+
+from PySide6.QtCore import QRectF
+from PySide6.QtWidgets import QGraphicsScene
+
+from ..theme import LIGHT, Theme, op_family
+from .items import EdgeItem, GroupFrame, NodeItem, card_size
+
+IO_MIN_WIDTH = 60.0
+
+TypeLookup = Callable[[object], str]
+
+
+def measure_label(label) -> tuple[float, float]:
+    """The measurer handed to core.layout.build_view: box size for a NodeLabel."""
+    width, height = card_size(label.title, label.lines)
+    if label.kind in ("input", "output"):
+        # Pill shape: leave room for the rounded ends.
+        width = max(IO_MIN_WIDTH, width + height * 0.5)
+    return width, height
+
+
+def value_type_text(value, inferred: Optional[dict] = None) -> str:
+    """"float32[1,128]" from the declared type, else the inferred one, else ""."""
+    if value is None:
+        return ""
+    vtype = getattr(value, "type", None)
+    if vtype is None and inferred:
+        vtype = inferred.get(value.name)
+    return "" if vtype is None else str(vtype)
+
+
+class GraphScene(QGraphicsScene):
+    def __init__(self, theme: Theme = LIGHT, parent=None):
+        super().__init__(parent)
+        self.theme = theme
+        self.view_model = None          # core.layout.GraphView shown
+        self.layout_result = None       # core.layout.Layout used
+        self.node_items: dict[str, NodeItem] = {}
+        self.edge_items: dict[str, EdgeItem] = {}
+        self.group_frames: dict[tuple, GroupFrame] = {}
+        self._edges_by_value: dict[int, list[EdgeItem]] = {}
+        self.setBackgroundBrush(theme.background)
+
+    def set_theme(self, theme: Theme) -> None:
+        self.theme = theme
+        self.setBackgroundBrush(theme.background)
+        self.update()
+
+    # -- building -------------------------------------------------------------
+
+    def populate(self, view_model, layout_result, inferred: Optional[dict] = None) -> None:
+        self.clear()
+        self.node_items.clear()
+        self.edge_items.clear()
+        self.group_frames.clear()
+        self._edges_by_value.clear()
+        self.view_model = view_model
+        self.layout_result = layout_result
+        for path, box in layout_result.groups.items():
+            info = view_model.groups.get(path)
+            count = f"  ({info.node_count} nodes)" if info is not None else ""
+            frame = GroupFrame(_group_key(path), QRectF(box.x, box.y, box.width, box.height),
+                               "/".join(path) + count, depth=len(path))
+            frame.path = path
+            self.addItem(frame)
+            self.group_frames[path] = frame
+        for box_id, vnode in view_model.nodes.items():
+            box = layout_result.nodes.get(box_id)
+            if box is None:
+                continue
+            item = NodeItem(box_id, QRectF(box.x, box.y, box.width, box.height),
+                            vnode.label.title, vnode.label.lines,
+                            family=_family(vnode), kind=vnode.kind, ref=vnode,
+                            tooltip=_tooltip(vnode, inferred))
+            self.addItem(item)
+            self.node_items[box_id] = item
+        for edge_id, vedge in view_model.edges.items():
+            path = layout_result.edges.get(edge_id)
+            if path is None or not path.points:
+                continue
+            item = EdgeItem(edge_id, path.points, value_type_text(vedge.value, inferred),
+                            ref=vedge, src_key=vedge.source, dst_key=vedge.target)
+            self.addItem(item)
+            self.edge_items[edge_id] = item
+            if vedge.value is not None:
+                self._edges_by_value.setdefault(id(vedge.value), []).append(item)
+        self.setSceneRect(self.itemsBoundingRect().adjusted(-40, -40, 40, 40))
+
+    # -- lookups --------------------------------------------------------------
+
+    def item_for_node(self, ir_node) -> Optional[NodeItem]:
+        if self.view_model is None:
+            return None
+        box_id = self.view_model.box_for(ir_node)
+        return self.node_items.get(box_id) if box_id else None
+
+    def items_for_value(self, value) -> list:
+        """Edges carrying `value`, or its input/output box when it has no edge."""
+        found = list(self._edges_by_value.get(id(value), []))
+        for item in self.node_items.values():
+            if item.ref is not None and getattr(item.ref, "value", None) is value:
+                found.append(item)
+        return found
+
+    def set_highlight(self, items) -> None:
+        wanted = set(map(id, items))
+        for item in list(self.node_items.values()) + list(self.edge_items.values()):
+            on = id(item) in wanted
+            if item.highlighted != on:
+                item.highlighted = on
+                item.update()
+
+    def minimap_boxes(self) -> list[tuple[QRectF, object]]:
+        return [(item.scene_rect(), item) for item in self.node_items.values()]
+
+
+def _group_key(path) -> str:
+    return "group:" + "/".join(path)
+
+
+def _family(vnode) -> str:
+    if vnode.kind == "group":
+        return "group"
+    node = vnode.node
+    if node is None:
+        return "other"
+    if vnode.function_key is not None:
+        return "function"
+    return op_family(node.op_type, node.domain)
+
+
+def _tooltip(vnode, inferred) -> str:
+    if vnode.kind == "op" and vnode.node is not None:
+        node = vnode.node
+        domain = f"{node.domain}." if node.domain else ""
+        name = node.name or "(unnamed)"
+        return f"{name}\n{domain}{node.op_type}"
+    if vnode.value is not None:
+        text = value_type_text(vnode.value, inferred)
+        return f"{vnode.value.name}\n{text}" if text else vnode.value.name
+    if vnode.group is not None:
+        return "/".join(vnode.group) + "\nDouble-click to expand"
+    return vnode.label.title

@@ -1,0 +1,186 @@
+"""The graph view: pan, zoom, fit, keyboard navigation, paint-time measurement.
+
+Drag on empty canvas pans; clicking an item selects it. A mouse wheel zooms
+around the cursor (the usual expectation on a canvas); a touchpad's two-finger
+scroll (pixel deltas) pans; Shift+wheel pans sideways; pinch zooms.
+"""
+from __future__ import annotations
+
+import time
+
+from PySide6.QtCore import QEvent, QPointF, QRectF, Qt, Signal
+from PySide6.QtGui import QPainter
+from PySide6.QtWidgets import QFrame, QGraphicsView
+
+MIN_SCALE = 0.01
+MAX_SCALE = 6.0
+STEP = 1.25
+
+
+class GraphView(QGraphicsView):
+    viewport_changed = Signal()          # scrolled or zoomed (minimap follows)
+    item_activated = Signal(object)      # double-clicked item
+    back_requested = Signal()            # Esc: leave the current subgraph
+    first_paint = Signal(float)          # seconds spent in the first paint
+
+    def __init__(self, scene=None, parent=None):
+        super().__init__(parent)
+        if scene is not None:
+            self.setScene(scene)
+        self.setDragMode(QGraphicsView.ScrollHandDrag)
+        self.setTransformationAnchor(QGraphicsView.AnchorUnderMouse)
+        self.setResizeAnchor(QGraphicsView.AnchorViewCenter)
+        # Full-viewport updates are cheaper than many small region repaints
+        # when thousands of splines cross the screen while panning.
+        self.setViewportUpdateMode(QGraphicsView.SmartViewportUpdate)
+        self.setOptimizationFlag(QGraphicsView.DontAdjustForAntialiasing, True)
+        self.setOptimizationFlag(QGraphicsView.DontSavePainterState, True)
+        self.setCacheMode(QGraphicsView.CacheBackground)
+        self.setFrameShape(QFrame.NoFrame)
+        self.setRenderHint(QPainter.Antialiasing, True)
+        self.setRenderHint(QPainter.TextAntialiasing, True)
+        self.viewport().grabGesture(Qt.PinchGesture)
+        self.last_paint_seconds = 0.0
+        self._painted_once = False
+        self.horizontalScrollBar().valueChanged.connect(self.viewport_changed)
+        self.verticalScrollBar().valueChanged.connect(self.viewport_changed)
+
+    # -- zoom ---------------------------------------------------------------
+
+    def current_scale(self) -> float:
+        return self.transform().m11()
+
+    def zoom_by(self, factor: float, anchor: QPointF | None = None) -> None:
+        target = max(MIN_SCALE, min(MAX_SCALE, self.current_scale() * factor))
+        factor = target / self.current_scale()
+        if abs(factor - 1.0) < 1e-6:
+            return
+        self._update_hints(target)
+        if anchor is None:
+            old_anchor = self.transformationAnchor()
+            self.setTransformationAnchor(QGraphicsView.AnchorViewCenter)
+            self.scale(factor, factor)
+            self.setTransformationAnchor(old_anchor)
+        else:
+            self.scale(factor, factor)
+        self.viewport_changed.emit()
+
+    def zoom_in(self) -> None:
+        self.zoom_by(STEP)
+
+    def zoom_out(self) -> None:
+        self.zoom_by(1 / STEP)
+
+    def reset_zoom(self) -> None:
+        self.zoom_by(1.0 / self.current_scale())
+
+    def fit_rect(self, rect: QRectF, max_scale: float = 1.5) -> None:
+        if rect.isEmpty():
+            return
+        self.fitInView(rect.adjusted(-20, -20, 20, 20), Qt.KeepAspectRatio)
+        if self.current_scale() > max_scale:
+            self.zoom_by(max_scale / self.current_scale())
+        self._update_hints(self.current_scale())
+        self.viewport_changed.emit()
+
+    def fit_all(self) -> None:
+        if self.scene() is not None:
+            self.fit_rect(self.scene().itemsBoundingRect())
+
+    def zoom_to_selection(self) -> None:
+        scene = self.scene()
+        if scene is None or not scene.selectedItems():
+            return
+        rect = QRectF()
+        for item in scene.selectedItems():
+            rect = rect.united(item.sceneBoundingRect())
+        self.fit_rect(rect, max_scale=1.5)
+
+    def center_on_item(self, item, zoom: float = 1.0) -> None:
+        if self.current_scale() < zoom * 0.6:
+            self.zoom_by(zoom / self.current_scale())
+        self.centerOn(item.sceneBoundingRect().center())
+        self.viewport_changed.emit()
+
+    def _update_hints(self, scale: float) -> None:
+        # Antialiasing thousands of tiny paths costs more than it shows.
+        self.setRenderHint(QPainter.Antialiasing, scale >= 0.3)
+
+    # -- events -------------------------------------------------------------
+
+    def wheelEvent(self, event) -> None:
+        mods = event.modifiers()
+        pixel = event.pixelDelta()
+        if mods & Qt.ShiftModifier and not mods & Qt.ControlModifier:
+            delta = event.angleDelta().y() or event.angleDelta().x()
+            bar = self.horizontalScrollBar()
+            bar.setValue(bar.value() - delta)
+            return
+        if not pixel.isNull() and not mods & Qt.ControlModifier:
+            # Touchpad scrolling pans.
+            super().wheelEvent(event)
+            return
+        steps = event.angleDelta().y() / 120.0
+        if steps:
+            self.zoom_by(STEP ** steps, event.position())
+
+    def viewportEvent(self, event) -> bool:
+        if event.type() == QEvent.NativeGesture and event.gestureType() == Qt.ZoomNativeGesture:
+            self.zoom_by(1.0 + event.value(), event.position())
+            return True
+        if event.type() == QEvent.Gesture:
+            pinch = event.gesture(Qt.PinchGesture)
+            if pinch is not None:
+                self.zoom_by(pinch.scaleFactor())
+                return True
+        return super().viewportEvent(event)
+
+    def mouseDoubleClickEvent(self, event) -> None:
+        item = self.itemAt(event.position().toPoint())
+        if item is not None:
+            self.item_activated.emit(item)
+            event.accept()
+            return
+        super().mouseDoubleClickEvent(event)
+
+    def keyPressEvent(self, event) -> None:
+        # The window's menu owns these shortcuts; handling the keys here too
+        # keeps a bare view (tests, embedding) usable from the keyboard.
+        key = event.key()
+        if key == Qt.Key_Escape:
+            self.back_requested.emit()
+            return
+        actions = {Qt.Key_Plus: self.zoom_in, Qt.Key_Equal: self.zoom_in, Qt.Key_Minus: self.zoom_out,
+                   Qt.Key_F: self.fit_all, Qt.Key_Z: self.zoom_to_selection, Qt.Key_0: self.reset_zoom}
+        if key in actions and not event.modifiers() & (Qt.ControlModifier | Qt.AltModifier):
+            actions[key]()
+            return
+        super().keyPressEvent(event)
+
+    def scrollContentsBy(self, dx: int, dy: int) -> None:
+        super().scrollContentsBy(dx, dy)
+        self.viewport_changed.emit()
+
+    def resizeEvent(self, event) -> None:
+        super().resizeEvent(event)
+        self.viewport_changed.emit()
+
+    def paintEvent(self, event) -> None:
+        start = time.perf_counter()
+        super().paintEvent(event)
+        self.last_paint_seconds = time.perf_counter() - start
+        if not self._painted_once and self.scene() is not None and self.scene().items():
+            self._painted_once = True
+            self.first_paint.emit(self.last_paint_seconds)
+
+    def reset_first_paint(self) -> None:
+        self._painted_once = False
+
+    def drawBackground(self, painter: QPainter, rect: QRectF) -> None:
+        theme = getattr(self.scene(), "theme", None)
+        if theme is None:
+            return super().drawBackground(painter, rect)
+        painter.fillRect(rect, theme.background)
+
+    def visible_scene_rect(self) -> QRectF:
+        return self.mapToScene(self.viewport().rect()).boundingRect()

@@ -1,0 +1,303 @@
+"""The central widget: breadcrumbs over the canvas, with the minimap in a
+corner. Owns the level stack, runs layouts in the background and turns
+double-clicks into expand / collapse / enter-subgraph.
+"""
+from __future__ import annotations
+
+from PySide6.QtCore import QPointF, Signal
+from PySide6.QtWidgets import QMenu, QVBoxLayout, QWidget
+
+from .canvas.items import EdgeItem, GroupFrame, NodeItem
+from .canvas.minimap import Minimap
+from .canvas.scene import GraphScene, measure_label
+from .canvas.view import GraphView
+from .navigation import Breadcrumbs, Level, level_title, levels_for
+from .theme import LIGHT
+from .workers import LayoutJob
+
+MAX_REVEAL_STEPS = 32     # nested groups opened while revealing a search hit
+
+
+class GraphPanel(QWidget):
+    selection_changed = Signal(object)     # ViewNode / ViewEdge / None
+    busy = Signal(str)                     # layout running: show progress + cancel
+    idle = Signal()
+    failed = Signal(str)
+    laid_out = Signal()                    # a new scene is shown
+    warning = Signal(str)                  # e.g. "dot not found, using built-in layout"
+
+    def __init__(self, parent=None, theme=LIGHT):
+        super().__init__(parent)
+        self.model = None
+        self.inferred: dict = {}
+        self.levels: list[Level] = []
+        self.scene = GraphScene(theme, self)
+        self.view = GraphView(self.scene, self)
+        self.breadcrumbs = Breadcrumbs(self)
+        self.minimap = Minimap(self.view, self.view)
+        self._job: LayoutJob | None = None
+        self._pending_target = None
+        self._reveal_steps = 0
+        layout = QVBoxLayout(self)
+        layout.setContentsMargins(0, 0, 0, 0)
+        layout.setSpacing(0)
+        layout.addWidget(self.breadcrumbs)
+        layout.addWidget(self.view, 1)
+        self.breadcrumbs.set_levels([])
+        self.breadcrumbs.level_clicked.connect(self.go_to_level)
+        self.view.item_activated.connect(self._activate)
+        self.view.back_requested.connect(self.go_back)
+        self.scene.selectionChanged.connect(self._selection)
+        self.view.viewport_changed.connect(self._place_minimap)
+
+    # -- model and levels --------------------------------------------------------------
+
+    def set_model(self, model) -> None:
+        self.model = model
+        self.inferred = {}
+        self.levels = [Level(model.graph, level_title(model.graph))]
+        self._show_level()
+
+    def set_inferred(self, inferred: dict) -> None:
+        """New types from inference: redraw edge labels without a new layout."""
+        self.inferred = inferred or {}
+        if self.scene.view_model is not None:
+            self._populate(self.scene.view_model, self.scene.layout_result, keep_view=True)
+
+    def set_theme(self, theme) -> None:
+        self.scene.set_theme(theme)
+        self.view.resetCachedContent()
+        self.minimap.rebuild()
+
+    @property
+    def level(self) -> Level:
+        return self.levels[-1]
+
+    def enter_graph(self, graph) -> None:
+        self._remember_view()
+        self.levels.append(Level(graph, level_title(graph)))
+        self._show_level()
+
+    def go_back(self) -> None:
+        if len(self.levels) > 1:
+            self.go_to_level(len(self.levels) - 2)
+
+    def go_to_level(self, index: int) -> None:
+        if 0 <= index < len(self.levels) - 1:
+            del self.levels[index + 1:]
+            self._show_level()
+
+    def _show_level(self) -> None:
+        self.breadcrumbs.set_levels(self.levels)
+        self.start_layout()
+
+    # -- layout -------------------------------------------------------------------
+
+    def start_layout(self) -> None:
+        self.cancel_layout()
+        level = self.level
+        job = LayoutJob(level.graph, level.expanded, measure_label, parent=self)
+        job.done.connect(self._layout_done)
+        job.failed.connect(self._layout_failed)
+        job.cancelled_signal.connect(self._layout_cancelled)
+        job.finished.connect(job.deleteLater)
+        self._job = job
+        count = len(level.graph.nodes)
+        self.busy.emit(f"Laying out {level.title} ({count} nodes)…")
+        job.start()
+
+    def cancel_layout(self) -> None:
+        if self._job is not None:
+            job, self._job = self._job, None
+            job.done.disconnect(self._layout_done)
+            job.cancel()
+
+    def wait_for_layout(self, timeout_ms: int = 120000) -> bool:
+        """Block until the running layout finished (tests and headless render)."""
+        from PySide6.QtCore import QCoreApplication, QDeadlineTimer, QElapsedTimer
+        timer = QElapsedTimer()
+        timer.start()
+        while (self._job is not None or self._pending_target is not None) and timer.elapsed() < timeout_ms:
+            if self._job is not None:
+                self._job.wait(QDeadlineTimer(50))
+            QCoreApplication.processEvents()
+        return self._job is None
+
+    def _layout_done(self, view_model, result) -> None:
+        if self.sender() is not self._job:
+            return
+        self._job = None
+        for note in result.warnings:
+            self.warning.emit(note)
+        if self.level.expanded is None:
+            # Remember the default choice so later expand/collapse build on it.
+            self.level.expanded = {p for p, g in view_model.groups.items() if g.expanded}
+        if self._pending_target is not None and self._reveal_needs_expand(view_model):
+            return
+        self._populate(view_model, result, keep_view=False)
+        self.idle.emit()
+        self.laid_out.emit()
+        if self._pending_target is not None:
+            target, self._pending_target = self._pending_target, None
+            self.select_object(target)
+
+    def _layout_failed(self, message: str) -> None:
+        self._job = None
+        self._pending_target = None
+        self.idle.emit()
+        self.failed.emit(message)
+
+    def _layout_cancelled(self) -> None:
+        self._job = None
+        self._pending_target = None
+        self.idle.emit()
+
+    def _populate(self, view_model, result, keep_view: bool) -> None:
+        state = self._view_state() if keep_view else self.level.view_state
+        self.view.reset_first_paint()
+        self.scene.populate(view_model, result, self.inferred)
+        self.minimap.rebuild()
+        self._place_minimap()
+        if state is not None:
+            self._restore_view(state)
+        else:
+            self.view.fit_all()
+
+    # -- expand / collapse / enter --------------------------------------------------------
+
+    def _activate(self, item) -> None:
+        if isinstance(item, GroupFrame):
+            self.collapse_group(item.path)
+        elif isinstance(item, NodeItem) and item.ref is not None:
+            vnode = item.ref
+            if vnode.kind == "group":
+                self.expand_group(vnode.group)
+            elif vnode.node is not None:
+                self._enter_node(vnode)
+        elif isinstance(item, EdgeItem):
+            self.view.zoom_to_selection()
+
+    def _enter_node(self, vnode) -> None:
+        node = vnode.node
+        bodies = list(node.subgraphs())
+        if vnode.function_key is not None and self.model is not None:
+            function = self.model.functions.get(vnode.function_key)
+            if function is not None:
+                bodies.append((f"function {function.name}", function.graph))
+        if len(bodies) == 1:
+            self.enter_graph(bodies[0][1])
+        elif bodies:
+            menu = QMenu(self)
+            for name, graph in bodies:
+                menu.addAction(f"Open {name}", lambda g=graph: self.enter_graph(g))
+            menu.exec(self.cursor().pos())
+
+    def expand_group(self, path) -> None:
+        self._remember_view()
+        expanded = set(self.level.expanded or ())
+        expanded.update(tuple(path[:i]) for i in range(1, len(path) + 1))
+        self.level.expanded = expanded
+        self.start_layout()
+
+    def collapse_group(self, path) -> None:
+        self._remember_view()
+        path = tuple(path)
+        self.level.expanded = {p for p in (self.level.expanded or ()) if p[:len(path)] != path}
+        self.start_layout()
+
+    def expand_all(self) -> None:
+        view_model = self.scene.view_model
+        if view_model is not None:
+            self.level.expanded = set(view_model.groups)
+            self.start_layout()
+
+    def collapse_all(self) -> None:
+        self.level.expanded = set()
+        self.start_layout()
+
+    # -- selection and reveal --------------------------------------------------------------
+
+    def _selection(self) -> None:
+        items = self.scene.selectedItems()
+        self.selection_changed.emit(items[0].ref if items else None)
+
+    def reveal(self, obj, graph) -> None:
+        """Show `obj` (ir.Node or ir.Value) of `graph`: enter the graph, open the
+        groups hiding it, select and centre it."""
+        target = _target_node(obj)
+        self._pending_target = target if target is not None else obj
+        self._reveal_steps = 0
+        if self.level.graph is graph and self._job is None and self.scene.view_model is not None:
+            if not self._reveal_needs_expand(self.scene.view_model):
+                target, self._pending_target = self._pending_target, None
+                self.select_object(target)
+            return
+        self._remember_view()
+        self.levels = levels_for(self.model, graph)
+        self._show_level()
+
+    def _reveal_needs_expand(self, view_model) -> bool:
+        """If the pending target sits in a collapsed group, open it and lay out again."""
+        target = self._pending_target
+        if not hasattr(target, "op_type") or self._reveal_steps >= MAX_REVEAL_STEPS:
+            return False
+        box_id = view_model.box_for(target)
+        vnode = view_model.nodes.get(box_id) if box_id else None
+        if vnode is None or vnode.kind != "group":
+            return False
+        self._reveal_steps += 1
+        path = tuple(vnode.group)
+        expanded = set(self.level.expanded or ())
+        expanded.update(path[:i] for i in range(1, len(path) + 1))
+        self.level.expanded = expanded
+        self.level.view_state = None
+        self.start_layout()
+        return True
+
+    def select_object(self, obj) -> bool:
+        items = []
+        if hasattr(obj, "op_type"):
+            item = self.scene.item_for_node(obj)
+            items = [item] if item is not None else []
+        elif hasattr(obj, "producer"):
+            items = self.scene.items_for_value(obj)
+        if not items:
+            return False
+        self.scene.clearSelection()
+        for item in items:
+            item.setSelected(True)
+        self.view.center_on_item(items[0], zoom=1.0)
+        return True
+
+    # -- view state ----------------------------------------------------------------------
+
+    def _view_state(self):
+        centre = self.view.visible_scene_rect().center()
+        return (self.view.current_scale(), centre.x(), centre.y())
+
+    def _remember_view(self) -> None:
+        if self.levels and self.scene.view_model is not None:
+            self.level.view_state = self._view_state()
+
+    def _restore_view(self, state) -> None:
+        scale, x, y = state
+        self.view.zoom_by(scale / self.view.current_scale())
+        self.view.centerOn(QPointF(x, y))
+
+    def _place_minimap(self) -> None:
+        viewport = self.view.viewport().geometry()
+        self.minimap.move(viewport.right() - self.minimap.width() - 12,
+                          viewport.bottom() - self.minimap.height() - 12)
+
+    def resizeEvent(self, event) -> None:
+        super().resizeEvent(event)
+        self._place_minimap()
+
+
+def _target_node(obj):
+    """Initializers and values are revealed through the node that uses or makes them."""
+    if hasattr(obj, "op_type"):
+        return obj
+    if getattr(obj, "is_initializer", False) and obj.uses:
+        return obj.uses[0][0]
+    return None

@@ -1,0 +1,312 @@
+"""The main window: menus, docks (properties, search), status bar with
+progress and cancel, drag-and-drop, recent files, themes, export.
+
+The window owns the open model; everything about drawing it lives in
+GraphPanel. Loading and inference run in background jobs.
+"""
+from __future__ import annotations
+
+import pathlib
+
+from PySide6.QtCore import Qt, QTimer, Signal
+from PySide6.QtGui import QAction, QActionGroup, QKeySequence
+from PySide6.QtWidgets import (QApplication, QDockWidget, QFileDialog, QLabel, QMainWindow,
+                               QMessageBox, QProgressBar, QPushButton, QStyleFactory)
+
+from . import theme as themes
+from .export import export_scene
+from .graph_panel import GraphPanel
+from .panels.properties import PropertiesPanel
+from .search import SearchPanel
+from .workers import InferJob, LoadJob
+
+FILE_FILTER = "ONNX models (*.onnx *.onnxtxt *.pb);;All files (*)"
+
+
+class MainWindow(QMainWindow):
+    model_loaded = Signal(object)
+
+    def __init__(self, settings=None):
+        super().__init__()
+        from onnxstudio.settings import Settings
+        self.settings = settings or Settings()
+        self.model = None
+        self.path: pathlib.Path | None = None
+        self._load_job: LoadJob | None = None
+        self._infer_job: InferJob | None = None
+        self._theme_choice = self.settings.theme()
+        theme = themes.resolve(self._theme_choice)
+        self.graph = GraphPanel(self, theme)
+        self.setCentralWidget(self.graph)
+        self.properties = PropertiesPanel()
+        self.search = SearchPanel()
+        self.properties_dock = self._dock("Properties", self.properties, Qt.RightDockWidgetArea)
+        self.search_dock = self._dock("Search", self.search, Qt.LeftDockWidgetArea)
+        self.search_dock.hide()
+        self._build_status_bar()
+        self._build_menus()
+        self._connect()
+        self.setAcceptDrops(True)
+        self.setWindowTitle("onnxstudio")
+        self.resize(1280, 820)
+        geometry = self.settings.geometry()
+        if geometry is not None:
+            self.restoreGeometry(geometry)
+        self.apply_theme(self._theme_choice)
+
+    # -- construction ---------------------------------------------------------------------
+
+    def _dock(self, title, widget, area) -> QDockWidget:
+        dock = QDockWidget(title, self)
+        dock.setObjectName(title)
+        dock.setWidget(widget)
+        self.addDockWidget(area, dock)
+        return dock
+
+    def _build_status_bar(self) -> None:
+        self.status_label = QLabel("Open a model with Ctrl+O or drop a file here")
+        self.progress = QProgressBar()
+        self.progress.setRange(0, 0)        # busy indicator: load/layout report no fraction
+        self.progress.setMaximumWidth(180)
+        self.cancel_button = QPushButton("Cancel")
+        self.cancel_button.clicked.connect(self.cancel_work)
+        bar = self.statusBar()
+        bar.addWidget(self.status_label, 1)
+        bar.addPermanentWidget(self.progress)
+        bar.addPermanentWidget(self.cancel_button)
+        self._set_busy(None)
+
+    def _action(self, menu, text, slot, shortcut=None) -> QAction:
+        action = QAction(text, self)
+        if shortcut:
+            action.setShortcut(QKeySequence(shortcut))
+        action.triggered.connect(slot)
+        menu.addAction(action)
+        return action
+
+    def _build_menus(self) -> None:
+        bar = self.menuBar()
+        file_menu = bar.addMenu("&File")
+        self._action(file_menu, "&Open…", self.open_dialog, QKeySequence.Open)
+        self.recent_menu = file_menu.addMenu("Open &Recent")
+        self._action(file_menu, "Open &Demo Model", self.open_demo)
+        file_menu.addSeparator()
+        self._action(file_menu, "Export &Graph as SVG/PNG…", lambda: self.export_dialog(False),
+                     "Ctrl+E")
+        self._action(file_menu, "Export &Visible Area as SVG/PNG…", lambda: self.export_dialog(True),
+                     "Ctrl+Shift+E")
+        file_menu.addSeparator()
+        self._action(file_menu, "&Quit", self.close, QKeySequence.Quit)
+
+        view_menu = bar.addMenu("&View")
+        view = self.graph.view
+        self._action(view_menu, "&Fit Graph", view.fit_all, "F")
+        self._action(view_menu, "Zoom &In", view.zoom_in, "+")
+        self._action(view_menu, "Zoom &Out", view.zoom_out, "-")
+        self._action(view_menu, "Zoom to &Selection", view.zoom_to_selection, "Z")
+        view_menu.addSeparator()
+        self._action(view_menu, "&Expand All Groups", self.graph.expand_all)
+        self._action(view_menu, "&Collapse All Groups", self.graph.collapse_all)
+        view_menu.addSeparator()
+        theme_menu = view_menu.addMenu("&Theme")
+        group = QActionGroup(self)
+        for choice in ("system", "light", "dark"):
+            action = self._action(theme_menu, choice.capitalize(),
+                                  lambda _=False, c=choice: self.set_theme(c))
+            action.setCheckable(True)
+            action.setChecked(choice == self._theme_choice)
+            group.addAction(action)
+        view_menu.addAction(self.properties_dock.toggleViewAction())
+        view_menu.addAction(self.search_dock.toggleViewAction())
+
+        go_menu = bar.addMenu("&Go")
+        self._action(go_menu, "&Find…", self.show_search, QKeySequence.Find)
+        self._action(go_menu, "&Back to Enclosing Graph", self.graph.go_back, "Esc")
+        self._action(go_menu, "&Model Properties", lambda: self.properties.show_model())
+
+        help_menu = bar.addMenu("&Help")
+        self._action(help_menu, "&About onnxstudio", self._about)
+        self._refresh_recent()
+
+    def _connect(self) -> None:
+        self.graph.selection_changed.connect(self.properties.show_object)
+        self.graph.busy.connect(self._set_busy)
+        self.graph.idle.connect(lambda: self._set_busy(None))
+        self.graph.failed.connect(lambda msg: self._error("Layout failed", msg))
+        self.graph.warning.connect(lambda msg: self.statusBar().showMessage(msg, 15000))
+        self.graph.laid_out.connect(self._show_counts)
+        self.properties.navigate.connect(self._navigate)
+        self.search.activated.connect(lambda hit: self.graph.reveal(hit.obj, hit.graph))
+        hints = QApplication.styleHints()
+        if hasattr(hints, "colorSchemeChanged"):
+            hints.colorSchemeChanged.connect(lambda *_: self.apply_theme(self._theme_choice))
+
+    # -- opening ------------------------------------------------------------------------------
+
+    def open_dialog(self) -> None:
+        start = str(self.path.parent) if self.path else ""
+        path, _ = QFileDialog.getOpenFileName(self, "Open ONNX model", start, FILE_FILTER)
+        if path:
+            self.open_path(path)
+
+    def open_demo(self) -> None:
+        from onnxstudio.resources import sample_path
+        self.open_path(sample_path("demo.onnx"), remember=False)
+
+    def open_path(self, path, remember: bool = True) -> None:
+        path = pathlib.Path(path)
+        if not path.is_file():
+            self._error("Cannot open model", f"{path}: no such file")
+            if remember:
+                self.settings.remove_recent(path)
+                self._refresh_recent()
+            return
+        self.cancel_work()
+        self._remember = remember
+        job = LoadJob(str(path), self)
+        job.loaded.connect(lambda model, p=path: self._loaded(p, model))
+        job.failed.connect(lambda msg: (self._set_busy(None), self._error("Cannot open model", msg)))
+        job.finished.connect(job.deleteLater)
+        self._load_job = job
+        self._set_busy(f"Loading {path.name}…")
+        job.start()
+
+    def _loaded(self, path: pathlib.Path, model) -> None:
+        if self.sender() is not self._load_job:
+            return
+        self._load_job = None
+        self.model = model
+        self.path = path
+        self.setWindowTitle(f"{path.name} — onnxstudio")
+        if self._remember:
+            self.settings.add_recent(path)
+            self._refresh_recent()
+        self.properties.set_model(model)
+        self.search.set_model(model)
+        self.graph.set_model(model)
+        self.model_loaded.emit(model)
+        job = InferJob(model, self)
+        job.inferred.connect(self._inferred)
+        job.finished.connect(job.deleteLater)
+        self._infer_job = job
+        job.start()
+
+    def _inferred(self, types) -> None:
+        if self.sender() is self._infer_job:
+            self.properties.inferred = types
+            self.graph.set_inferred(types)
+
+    def cancel_work(self) -> None:
+        if self._load_job is not None:
+            self._load_job.cancel()
+            self._load_job = None
+        self.graph.cancel_layout()
+        self._set_busy(None)
+
+    def _set_busy(self, message) -> None:
+        busy = message is not None
+        self.progress.setVisible(busy)
+        self.cancel_button.setVisible(busy)
+        if busy:
+            self.status_label.setText(message)
+
+    def _show_counts(self) -> None:
+        scene = self.graph.scene
+        result = scene.layout_result
+        engine = f" · layout: {result.engine}" + (" (cached)" if result.from_cache else "")
+        self.status_label.setText(f"{self.graph.level.title}: {len(scene.node_items)} boxes, "
+                                  f"{len(scene.edge_items)} edges{engine}")
+
+    def _refresh_recent(self) -> None:
+        self.recent_menu.clear()
+        files = self.settings.recent_files()
+        for i, path in enumerate(files):
+            action = self.recent_menu.addAction(f"&{i + 1} {path}")
+            action.triggered.connect(lambda _=False, p=path: self.open_path(p))
+        if files:
+            self.recent_menu.addSeparator()
+            self.recent_menu.addAction("Clear Recent Files",
+                                       lambda: (self.settings.clear_recent(), self._refresh_recent()))
+        self.recent_menu.setEnabled(bool(files))
+
+    # -- drag and drop -------------------------------------------------------------------------
+
+    def dragEnterEvent(self, event) -> None:
+        if any(url.isLocalFile() for url in event.mimeData().urls()):
+            event.acceptProposedAction()
+
+    def dropEvent(self, event) -> None:
+        for url in event.mimeData().urls():
+            if url.isLocalFile():
+                self.open_path(url.toLocalFile())
+                event.acceptProposedAction()
+                return
+
+    # -- navigation -------------------------------------------------------------------------
+
+    def show_search(self) -> None:
+        self.search_dock.show()
+        self.search_dock.raise_()
+        self.search.focus_search()
+
+    def _navigate(self, obj) -> None:
+        if hasattr(obj, "walk") and hasattr(obj, "nodes"):       # a Graph: enter it
+            from .navigation import levels_for
+            self.graph.levels = levels_for(self.model, obj)
+            self.graph._show_level()
+            return
+        graph = getattr(obj, "graph", None)
+        if graph is not None:
+            self.graph.reveal(obj, graph)
+        if hasattr(obj, "producer"):
+            self.properties.show_value(obj)
+
+    # -- export and themes ---------------------------------------------------------------------
+
+    def export_dialog(self, visible_only: bool) -> None:
+        if self.model is None:
+            return
+        base = (self.path.with_suffix(".svg") if self.path else pathlib.Path("graph.svg"))
+        path, _ = QFileDialog.getSaveFileName(self, "Export", str(base),
+                                              "SVG image (*.svg);;PNG image (*.png)")
+        if not path:
+            return
+        rect = self.graph.view.visible_scene_rect() if visible_only else None
+        try:
+            export_scene(self.graph.scene, path, rect)
+        except (OSError, ValueError) as exc:
+            self._error("Export failed", str(exc))
+            return
+        self.statusBar().showMessage(f"Exported {path}", 8000)
+
+    def set_theme(self, choice: str) -> None:
+        self.settings.set_theme(choice)
+        self.apply_theme(choice)
+
+    def apply_theme(self, choice: str) -> None:
+        self._theme_choice = choice
+        theme = themes.resolve(choice)
+        app = QApplication.instance()
+        if "Fusion" in QStyleFactory.keys():
+            app.setStyle("Fusion")
+        app.setPalette(themes.window_palette(theme))
+        self.graph.set_theme(theme)
+
+    # -- misc ----------------------------------------------------------------------------------
+
+    def _error(self, title: str, message: str) -> None:
+        self.statusBar().showMessage(message, 15000)
+        if QApplication.platformName() == "offscreen":
+            # Nobody could click a modal box; the message is in the status bar.
+            self.last_error = message
+            return
+        QMessageBox.critical(self, title, message)
+
+    def _about(self) -> None:
+        QMessageBox.about(self, "About onnxstudio",
+                          "onnxstudio — explore, edit and step through ONNX models.")
+
+    def closeEvent(self, event) -> None:
+        self.cancel_work()
+        self.settings.set_geometry(self.saveGeometry())
+        super().closeEvent(event)

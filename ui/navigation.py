@@ -1,0 +1,80 @@
+"""Where the user is: a stack of graph levels (main graph → Loop body → …)
+and the breadcrumb bar that shows it.
+
+Each level remembers which groups are open and where the view was, so going
+back restores the previous picture instead of re-fitting it.
+"""
+from __future__ import annotations
+
+from dataclasses import dataclass, field
+from typing import Optional
+
+from PySide6.QtCore import Signal
+from PySide6.QtWidgets import QHBoxLayout, QLabel, QToolButton, QWidget
+
+
+@dataclass
+class Level:
+    graph: object
+    title: str
+    expanded: Optional[set] = None           # None: core.layout's default choice
+    view_state: Optional[tuple] = None       # (scale, centre x, centre y) when left
+    extra: dict = field(default_factory=dict)
+
+
+def level_title(graph) -> str:
+    owner = getattr(graph, "owner", None)
+    if getattr(owner, "is_function", False):
+        return f"ƒ {owner.name}"
+    parent = getattr(graph, "parent_node", None)
+    if parent is None:
+        return graph.name or "main graph"
+    who = parent.name or parent.op_type
+    return f"{who} › {getattr(graph, 'attr_name', '') or graph.name or 'body'}"
+
+
+def levels_for(model, graph) -> list[Level]:
+    """The chain of levels from the model's main graph down to `graph`."""
+    chain = []
+    g = graph
+    while g is not None:
+        chain.append(g)
+        owner = getattr(g, "owner", None)
+        if g.parent_node is not None:
+            g = g.parent_node.graph
+        elif getattr(owner, "is_function", False):
+            g = model.graph if g is not model.graph else None
+        else:
+            g = None
+    chain.reverse()
+    if chain[0] is not model.graph:
+        chain.insert(0, model.graph)
+    return [Level(g, level_title(g)) for g in chain]
+
+
+class Breadcrumbs(QWidget):
+    level_clicked = Signal(int)
+
+    def __init__(self, parent=None):
+        super().__init__(parent)
+        self._layout = QHBoxLayout(self)
+        self._layout.setContentsMargins(6, 2, 6, 2)
+        self._layout.setSpacing(2)
+
+    def set_levels(self, levels: list[Level]) -> None:
+        while self._layout.count():
+            widget = self._layout.takeAt(0).widget()
+            if widget is not None:
+                widget.deleteLater()
+        for i, level in enumerate(levels):
+            if i:
+                self._layout.addWidget(QLabel("›"))
+            button = QToolButton()
+            button.setText(level.title)
+            button.setAutoRaise(True)
+            button.setEnabled(i < len(levels) - 1)
+            button.setToolTip("Go back to this level (Esc goes up one)")
+            button.clicked.connect(lambda _=False, index=i: self.level_clicked.emit(index))
+            self._layout.addWidget(button)
+        self._layout.addStretch(1)
+        self.setVisible(len(levels) > 1)

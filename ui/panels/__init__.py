@@ -1,0 +1,1 @@
+"""Docked panels: properties (node, value, initializer, model) and the tensor view."""

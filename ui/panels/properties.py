@@ -1,0 +1,235 @@
+"""Read-only properties of whatever is selected: a node, a value, an
+initializer, a collapsed group, or the model itself.
+
+Rendered as HTML in a QTextBrowser; links to other IR objects (producer,
+consumers, subgraphs) are registered in `_links` and emitted as `navigate`
+when clicked, so the main window can select them on the canvas.
+"""
+from __future__ import annotations
+
+from PySide6.QtCore import QUrl, Signal
+from PySide6.QtGui import QDesktopServices
+from PySide6.QtWidgets import QSplitter, QTextBrowser, QVBoxLayout, QWidget
+from PySide6.QtCore import Qt
+
+from ..canvas.scene import value_type_text
+from .html import STYLE, esc, operator_url, section, table
+from .tensor_view import TensorView, tensor_stats
+
+MAX_LIST = 200          # consumers/attribute items listed before "… and N more"
+ATTR_TYPE_NAMES = {1: "float", 2: "int", 3: "string", 4: "tensor", 5: "graph", 6: "floats",
+                   7: "ints", 8: "strings", 9: "tensors", 10: "graphs", 11: "sparse tensor",
+                   12: "sparse tensors", 13: "type", 14: "types"}
+
+
+class PropertiesPanel(QWidget):
+    navigate = Signal(object)        # an ir.Node, ir.Value or ir.Graph to show
+
+    def __init__(self, parent=None):
+        super().__init__(parent)
+        self.model = None
+        self.inferred: dict = {}
+        self._links: dict[str, object] = {}
+        self.browser = QTextBrowser()
+        self.browser.setOpenLinks(False)
+        self.browser.anchorClicked.connect(self._clicked)
+        self.tensor_view = TensorView()
+        self.tensor_view.setVisible(False)
+        splitter = QSplitter(Qt.Vertical)
+        splitter.addWidget(self.browser)
+        splitter.addWidget(self.tensor_view)
+        layout = QVBoxLayout(self)
+        layout.setContentsMargins(0, 0, 0, 0)
+        layout.addWidget(splitter)
+
+    # -- entry points --------------------------------------------------------------
+
+    def set_model(self, model, inferred=None) -> None:
+        self.model = model
+        self.inferred = inferred or {}
+        self.show_model()
+
+    def show_object(self, obj) -> None:
+        """Dispatch on what `obj` is: a layout ViewNode/ViewEdge or an IR object."""
+        if obj is None:
+            return self.show_model()
+        if hasattr(obj, "label") and hasattr(obj, "folded"):       # ViewNode
+            if obj.node is not None:
+                return self.show_node(obj.node)
+            if obj.value is not None:
+                return self.show_value(obj.value)
+            return self.show_group(obj)
+        if hasattr(obj, "source") and hasattr(obj, "value"):       # ViewEdge
+            return self.show_value(obj.value)
+        if hasattr(obj, "op_type"):
+            return self.show_node(obj)
+        if hasattr(obj, "producer"):
+            return self.show_value(obj)
+        return self.show_model()
+
+    # -- rendering -----------------------------------------------------------------
+
+    def _render(self, body: str, tensor=None, tensor_name: str = "") -> None:
+        muted = self.palette().color(self.palette().ColorRole.PlaceholderText).name()
+        self.browser.setHtml((STYLE % {"muted": muted}) + body)
+        self.tensor_view.setVisible(tensor is not None)
+        if tensor is not None:
+            self.tensor_view.set_tensor(tensor, tensor_name)
+
+    def _link(self, obj, text: str) -> str:
+        key = f"obj{len(self._links)}"
+        self._links[key] = obj
+        return f"<a href='internal:{key}'>{esc(text)}</a>"
+
+    def _clicked(self, url: QUrl) -> None:
+        if url.scheme() == "internal":
+            target = self._links.get(url.path())
+            if target is not None:
+                self.navigate.emit(target)
+        else:
+            QDesktopServices.openUrl(url)
+
+    def _value_row(self, value) -> tuple[str, str]:
+        if value is None:
+            return ("", "<span class='muted'>(omitted)</span>")
+        kind = " <span class='muted'>initializer</span>" if value.is_initializer else ""
+        return (self._link(value, value.name), esc(value_type_text(value, self.inferred)) + kind)
+
+    def show_model(self) -> None:
+        self._links.clear()
+        m = self.model
+        if m is None:
+            return self._render("<p class='muted'>No model open.</p>")
+        graph = m.graph
+        rows = [("file", esc(m.path) if m.path else "—"), ("IR version", m.ir_version),
+                ("opsets", esc(", ".join(f"{d or 'ai.onnx'} {v}" for d, v in m.opset_imports.items()))),
+                ("producer", esc(f"{m.producer_name} {m.producer_version}".strip() or "—")),
+                ("domain", esc(m.domain or "—")), ("model version", m.model_version),
+                ("graph", esc(graph.name or "—")), ("nodes", len(graph.nodes)),
+                ("initializers", len(graph.initializers)),
+                ("training info", "present" if m.training_info else "none")]
+        body = f"<h2>Model</h2>{table(rows)}"
+        if m.doc_string:
+            body += section("Documentation", f"<pre>{esc(m.doc_string)}</pre>")
+        if m.metadata_props:
+            body += section("Metadata", table((esc(k), esc(v)) for k, v in m.metadata_props.items()))
+        body += section("Inputs", table(self._value_row(v) for v in graph.inputs))
+        body += section("Outputs", table(self._value_row(v) for v in graph.outputs))
+        if m.functions:
+            body += section("Functions", table(
+                (esc(f"{d}::{n}" + (f":{o}" if o else "")), self._link(f.graph, f"{len(f.graph.nodes)} nodes"))
+                for (d, n, o), f in m.functions.items()))
+        self._render(body)
+
+    def show_node(self, node) -> None:
+        self._links.clear()
+        url = operator_url(node.op_type, node.domain)
+        title = f"<a href='{url}'>{esc(node.op_type)}</a>" if url else esc(node.op_type)
+        rows = [("name", esc(node.name or "(unnamed)")), ("domain", esc(node.domain or "ai.onnx")),
+                ("location", esc(node.path))]
+        if self.model is not None and (node.domain, node.op_type, node.overload) in self.model.functions:
+            function = self.model.functions[(node.domain, node.op_type, node.overload)]
+            rows.append(("function", self._link(function.graph, "open body")))
+        body = f"<h2>{title}</h2>{table(rows)}"
+        body += section("Inputs", table(self._value_row(v) for v in node.inputs) or "—")
+        body += section("Outputs", table(self._value_row(v) for v in node.outputs) or "—")
+        if node.attributes:
+            body += section("Attributes", table(
+                (esc(a.name), self._attr_text(a)) for a in node.attributes.values()))
+        if node.doc_string:
+            body += section("Documentation", f"<pre>{esc(node.doc_string)}</pre>")
+        self._render(body)
+
+    def _attr_text(self, attr) -> str:
+        kind = ATTR_TYPE_NAMES.get(int(attr.type), str(attr.type))
+        if attr.ref_attr_name:
+            return f"→ {esc(attr.ref_attr_name)} <span class='muted'>{kind}</span>"
+        value = attr.value
+        if int(attr.type) == 5:
+            text = self._link(value, f"graph {value.name or ''} ({len(value.nodes)} nodes)")
+        elif int(attr.type) == 10:
+            text = ", ".join(self._link(g, g.name or f"graph {i}") for i, g in enumerate(value))
+        elif int(attr.type) == 4:
+            text = esc(f"{value.dtype.name if hasattr(value.dtype, 'name') else value.dtype}"
+                       f"{list(value.shape)}") + self._small_tensor(value)
+        elif isinstance(value, (list, tuple)):
+            shown = ", ".join(_short(v) for v in value[:MAX_LIST])
+            more = f" … ({len(value)} items)" if len(value) > MAX_LIST else ""
+            text = esc(f"[{shown}]{more}")
+        else:
+            text = esc(_short(value))
+        return f"{text} <span class='muted'>{kind}</span>"
+
+    @staticmethod
+    def _small_tensor(tensor) -> str:
+        try:
+            if tensor.nbytes <= 256:
+                return " = " + esc(str(tensor.numpy().tolist()))
+        except Exception:   # noqa: BLE001 - a value we cannot decode is shown without data
+            pass
+        return ""
+
+    def show_value(self, value) -> None:
+        self._links.clear()
+        vtype = value_type_text(value, self.inferred) or "unknown"
+        declared = getattr(value, "type", None) is not None
+        rows = [("type", esc(vtype) + ("" if declared or vtype == "unknown"
+                                      else " <span class='muted'>(inferred)</span>"))]
+        producer = value.producer
+        if producer is not None:
+            rows.append(("producer", self._link(producer, producer.display_name)))
+        elif value.is_graph_input:
+            rows.append(("producer", "graph input"))
+        uses = value.uses
+        consumers = ", ".join(self._link(n, f"{n.display_name}[{i}]") for n, i in uses[:MAX_LIST])
+        if len(uses) > MAX_LIST:
+            consumers += f" … and {len(uses) - MAX_LIST} more"
+        rows.append(("consumers", consumers or "—"))
+        if value.is_graph_output:
+            rows.append(("graph output", "yes"))
+        tensor = value.const if value.is_initializer else None
+        title = "Initializer" if tensor is not None else "Value"
+        body = f"<h2>{title} {esc(value.name)}</h2>{table(rows)}"
+        if tensor is not None:
+            body += self._initializer_section(tensor)
+        if value.doc_string:
+            body += section("Documentation", f"<pre>{esc(value.doc_string)}</pre>")
+        self._render(body, tensor, value.name)
+
+    def _initializer_section(self, tensor) -> str:
+        rows = [("dtype", esc(getattr(tensor.dtype, "name", tensor.dtype))),
+                ("shape", esc(list(tensor.shape))), ("size", _bytes(tensor.nbytes))]
+        if tensor.is_external:
+            rows.append(("stored in", esc(tensor.external_location)))
+        try:
+            stats = tensor_stats(tensor.numpy())
+        except Exception as exc:   # noqa: BLE001 - e.g. external file missing
+            stats = {}
+            rows.append(("data", esc(f"cannot be read: {exc}")))
+        rows.extend((k, f"{v:.6g}") for k, v in stats.items())
+        return section("Tensor", table(rows))
+
+    def show_group(self, vnode) -> None:
+        self._links.clear()
+        path = "/".join(vnode.group or ())
+        body = f"<h2>Group {esc(path)}</h2><p class='muted'>Double-click the box to expand it.</p>"
+        body += section("Contents", table((esc(k), esc(v)) for k, v in vnode.label.lines and
+                                          [(line, "") for line in vnode.label.lines] or []))
+        self._render(body)
+
+
+def _short(value) -> str:
+    if isinstance(value, float):
+        return f"{value:.6g}"
+    if isinstance(value, bytes):
+        return repr(value)
+    text = str(value)
+    return text if len(text) <= 200 else text[:200] + "…"
+
+
+def _bytes(n: int) -> str:
+    for unit in ("B", "KB", "MB", "GB"):
+        if n < 1024 or unit == "GB":
+            return f"{n:.0f} {unit}" if unit == "B" else f"{n:.1f} {unit}"
+        n /= 1024
+    return f"{n} B"

@@ -1,0 +1,140 @@
+"""Search across node names, op types, value and initializer names — in the
+main graph, in every If/Loop/Scan body and in model-local functions.
+
+The index is a flat list built once per model (a few ms for 10k nodes), so
+each keystroke is a simple scan; the widget shows ranked hits and Enter
+activates the current one.
+"""
+from __future__ import annotations
+
+from dataclasses import dataclass
+
+from PySide6.QtCore import Qt, Signal
+from PySide6.QtWidgets import QLabel, QLineEdit, QListWidget, QListWidgetItem, QVBoxLayout, QWidget
+
+MAX_HITS = 500
+
+
+@dataclass
+class SearchHit:
+    kind: str          # "node", "value", "initializer"
+    text: str          # what matched (name or op type)
+    label: str         # what the list shows
+    graph: object      # the ir.Graph holding the object
+    obj: object        # ir.Node or ir.Value
+    where: str         # "main graph", "Loop body", "function f"...
+
+
+def graph_location(graph) -> str:
+    owner = getattr(graph, "owner", None)
+    if getattr(owner, "is_function", False):
+        return f"function {owner.name}"
+    parent = getattr(graph, "parent_node", None)
+    if parent is None:
+        return "main graph"
+    return f"{parent.op_type} {parent.name or ''} › {graph.name or 'body'}".replace("  ", " ")
+
+
+def all_graphs(model):
+    """The main graph, its subgraphs, and every function body with its subgraphs."""
+    yield from model.graph.walk()
+    for function in model.functions.values():
+        yield from function.graph.walk()
+
+
+def build_index(model) -> list[tuple[str, SearchHit]]:
+    entries: list[tuple[str, SearchHit]] = []
+    for graph in all_graphs(model):
+        where = graph_location(graph)
+        for node in graph.nodes:
+            if node.name:
+                entries.append((node.name.lower(), SearchHit("node", node.name,
+                                f"{node.name}  ({node.op_type})", graph, node, where)))
+            entries.append((node.op_type.lower(), SearchHit("node", node.op_type,
+                            f"{node.op_type}  {node.name or ''}", graph, node, where)))
+        for value in graph.values().values():
+            kind = "initializer" if value.is_initializer else "value"
+            entries.append((value.name.lower(), SearchHit(kind, value.name, value.name,
+                                                          graph, value, where)))
+    return entries
+
+
+def search(index, query: str, limit: int = MAX_HITS) -> list[SearchHit]:
+    q = query.strip().lower()
+    if not q:
+        return []
+    ranked = []
+    for key, hit in index:
+        pos = key.find(q)
+        if pos < 0:
+            continue
+        rank = 0 if key == q else 1 if pos == 0 else 2
+        ranked.append((rank, len(key), len(ranked), hit))
+    ranked.sort(key=lambda r: r[:3])
+    seen, hits = set(), []
+    for *_, hit in ranked:
+        marker = (id(hit.obj), hit.kind)
+        if marker in seen:
+            continue
+        seen.add(marker)
+        hits.append(hit)
+        if len(hits) >= limit:
+            break
+    return hits
+
+
+class SearchPanel(QWidget):
+    activated = Signal(object)       # SearchHit
+
+    def __init__(self, parent=None):
+        super().__init__(parent)
+        self._index: list = []
+        self.edit = QLineEdit()
+        self.edit.setPlaceholderText("Search nodes, ops, values, initializers…")
+        self.edit.setClearButtonEnabled(True)
+        self.results = QListWidget()
+        self.status = QLabel("")
+        layout = QVBoxLayout(self)
+        layout.setContentsMargins(4, 4, 4, 4)
+        layout.addWidget(self.edit)
+        layout.addWidget(self.status)
+        layout.addWidget(self.results)
+        self.edit.textChanged.connect(self._refresh)
+        self.edit.returnPressed.connect(self.activate_current)
+        self.results.itemActivated.connect(lambda item: self.activated.emit(item.data(Qt.UserRole)))
+        self.edit.installEventFilter(self)
+
+    def set_model(self, model) -> None:
+        self._index = build_index(model) if model is not None else []
+        self._refresh(self.edit.text())
+
+    def focus_search(self) -> None:
+        self.edit.setFocus()
+        self.edit.selectAll()
+
+    def _refresh(self, text: str) -> None:
+        self.results.clear()
+        hits = search(self._index, text)
+        for hit in hits:
+            item = QListWidgetItem(f"{hit.label}\n    {hit.kind} · {hit.where}")
+            item.setData(Qt.UserRole, hit)
+            self.results.addItem(item)
+        if hits:
+            self.results.setCurrentRow(0)
+        shown = f"{len(hits)}+ matches" if len(hits) >= MAX_HITS else f"{len(hits)} matches"
+        self.status.setText(shown if text.strip() else "")
+
+    def activate_current(self) -> None:
+        item = self.results.currentItem()
+        if item is not None:
+            self.activated.emit(item.data(Qt.UserRole))
+
+    def eventFilter(self, obj, event) -> bool:
+        # Up/Down in the search box move through the results without leaving it.
+        from PySide6.QtCore import QEvent
+        if obj is self.edit and event.type() == QEvent.KeyPress and event.key() in (Qt.Key_Up, Qt.Key_Down):
+            row = self.results.currentRow() + (1 if event.key() == Qt.Key_Down else -1)
+            if 0 <= row < self.results.count():
+                self.results.setCurrentRow(row)
+            return True
+        return super().eventFilter(obj, event)

@@ -1,0 +1,101 @@
+"""Background jobs: loading a model, inferring shapes, laying out a graph.
+
+Each job is a QThread whose `run` does the blocking work and reports through
+signals (delivered on the UI thread as queued connections). Cancelling a load
+cannot interrupt the parser, so the result is simply discarded; a layout is
+cancelled through core.layout's CancelToken, which also kills a running dot.
+"""
+from __future__ import annotations
+
+import traceback
+
+from PySide6.QtCore import QThread, Signal
+
+
+def friendly_error(exc: BaseException, what: str) -> str:
+    """One readable sentence for a dialog; never a traceback."""
+    text = str(exc).strip() or exc.__class__.__name__
+    return text if what in text else f"{what}: {text}"
+
+
+class LoadJob(QThread):
+    loaded = Signal(object)          # core.Model
+    failed = Signal(str)             # one-line message naming the file
+
+    def __init__(self, path: str, parent=None):
+        super().__init__(parent)
+        self.path = path
+        self.cancelled = False
+
+    def cancel(self) -> None:
+        self.cancelled = True
+
+    def run(self) -> None:
+        from onnxstudio import core
+        try:
+            model = core.load(self.path)
+        except Exception as exc:   # noqa: BLE001 - any failure becomes a dialog, not a crash
+            if not self.cancelled:
+                self.failed.emit(friendly_error(exc, str(self.path)))
+            return
+        if not self.cancelled:
+            self.loaded.emit(model)
+
+
+class InferJob(QThread):
+    """Shape inference is optional: when the module is missing or raises, the
+    viewer keeps the declared types and carries on."""
+    inferred = Signal(object)        # {value name: type}
+
+    def __init__(self, model, parent=None):
+        super().__init__(parent)
+        self.model = model
+
+    def run(self) -> None:
+        try:
+            from onnxstudio.core.infer import infer
+        except ImportError:
+            return
+        try:
+            types = infer(self.model)
+        except Exception:          # noqa: BLE001 - inference must never break viewing
+            traceback.print_exc()
+            return
+        if isinstance(types, dict):
+            self.inferred.emit(types)
+
+
+class LayoutJob(QThread):
+    done = Signal(object, object)    # core.layout.GraphView, core.layout.Layout
+    failed = Signal(str)
+    cancelled_signal = Signal()
+
+    def __init__(self, graph, expanded, measure, time_limit: float = 120.0, parent=None):
+        super().__init__(parent)
+        from onnxstudio.core.layout import CancelToken
+        self.graph = graph
+        self.expanded = expanded
+        self.measure = measure
+        self.time_limit = time_limit
+        self.token = CancelToken()
+
+    def cancel(self) -> None:
+        self.token.cancel()
+
+    def run(self) -> None:
+        from onnxstudio.core import layout as lay
+        try:
+            view = lay.build_view(self.graph, self.measure, expanded=self.expanded)
+            self.token.raise_if_cancelled()
+            result = lay.layout(view.request, cancel=self.token, time_limit=self.time_limit)
+        except lay.LayoutCancelled:
+            self.cancelled_signal.emit()
+            return
+        except Exception as exc:   # noqa: BLE001
+            traceback.print_exc()
+            self.failed.emit(friendly_error(exc, "Layout failed"))
+            return
+        if self.token.cancelled:
+            self.cancelled_signal.emit()
+            return
+        self.done.emit(view, result)
