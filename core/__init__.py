@@ -1,0 +1,15 @@
+"""onnxstudio.core: everything the app does, usable from scripts without Qt.
+
+    from onnxstudio import core
+    model = core.load("model.onnx")
+    core.save(model, "copy.onnx")
+"""
+from .errors import CoreError, ExternalDataError, LoadError, SaveError
+from .ir import (Attr, AttrType, DataType, Function, Graph, IRError, Model, Node, SparseTensor, Tensor,
+                 TensorType, Value)
+from .serde.codec import from_numpy, to_numpy
+from .serde.io import SaveOptions, load, load_bytes, save, to_bytes
+
+__all__ = ["CoreError", "ExternalDataError", "LoadError", "SaveError", "Attr", "AttrType", "DataType",
+           "Function", "Graph", "IRError", "Model", "Node", "SparseTensor", "Tensor", "TensorType", "Value",
+           "SaveOptions", "from_numpy", "load", "load_bytes", "save", "to_bytes", "to_numpy"]

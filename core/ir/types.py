@@ -153,6 +153,7 @@ def type_from_proto(tp: pb.TypeProto) -> Type:
 
 def type_to_proto(t: Type, out: Optional[pb.TypeProto] = None) -> pb.TypeProto:
     tp = pb.TypeProto() if out is None else out
+    tp.SetInParent()   # an empty TypeProto is still a present field
     if isinstance(t, (TensorType, SparseTensorType)):
         msg = tp.tensor_type if isinstance(t, TensorType) else tp.sparse_tensor_type
         msg.SetInParent()

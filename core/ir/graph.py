@@ -1,0 +1,558 @@
+"""Graph, Node, Value and Attr: the in-memory model everything else works on.
+
+Invariants the mutators keep (and the loader establishes):
+- every Value knows its producer (or None) and its uses (node, input index),
+  including uses by nodes inside subgraphs that capture it from an outer scope;
+- `graph.nodes` is in the order of the file; the mutators refuse changes that
+  would break topological order, naming the offending value;
+- names resolve in O(1) through each graph's value table, and lexically
+  through enclosing graphs (`lookup`).
+
+The IR never stops at invalid input: undefined names become Values without a
+producer, duplicate definitions stay as separate Values, so the checker can
+report them and the model still saves as it was.
+"""
+from __future__ import annotations
+
+import enum
+import itertools
+from typing import TYPE_CHECKING, Iterable, Iterator, Optional, Sequence
+
+if TYPE_CHECKING:  # pragma: no cover
+    from .tensor import SparseTensor, Tensor
+    from .types import Type
+
+
+class AttrType(enum.IntEnum):
+    UNDEFINED = 0
+    FLOAT = 1
+    INT = 2
+    STRING = 3
+    TENSOR = 4
+    GRAPH = 5
+    FLOATS = 6
+    INTS = 7
+    STRINGS = 8
+    TENSORS = 9
+    GRAPHS = 10
+    SPARSE_TENSOR = 11
+    SPARSE_TENSORS = 12
+    TYPE_PROTO = 13
+    TYPE_PROTOS = 14
+
+
+class IRError(ValueError):
+    """A mutation was refused; the message says why and names the values/nodes."""
+
+
+_UNSET = object()
+
+
+class Attr:
+    """A node attribute. Its value is decoded from the file on first access."""
+    __slots__ = ("name", "_type", "_value", "ref_attr_name", "doc_string", "_proto", "_decode")
+
+    def __init__(self, name: str, type: int, value=_UNSET, *, ref_attr_name: str = "",
+                 doc_string: str = "", _proto=None, _decode=None):
+        self.name = name
+        self._type = AttrType(type) if type in AttrType._value2member_map_ else type
+        self._value = value
+        self.ref_attr_name = ref_attr_name
+        self.doc_string = doc_string
+        self._proto = _proto      # source message while unedited (lossless save)
+        self._decode = _decode    # callable(proto) -> value, for lazy decoding
+
+    @property
+    def type(self) -> int:
+        return self._type
+
+    @property
+    def value(self):
+        if self._value is _UNSET:
+            self._value = self._decode(self._proto) if self._decode and self._proto is not None else None
+        return self._value
+
+    @value.setter
+    def value(self, v) -> None:
+        self._value = v
+        self._proto = None
+
+    def is_unedited(self) -> bool:
+        return self._proto is not None
+
+    def copy(self) -> "Attr":
+        return Attr(self.name, self._type, self._value, ref_attr_name=self.ref_attr_name,
+                    doc_string=self.doc_string, _proto=self._proto, _decode=self._decode)
+
+    def __repr__(self) -> str:
+        if self.ref_attr_name:
+            return f"Attr({self.name!r} -> @{self.ref_attr_name})"
+        return f"Attr({self.name!r}, {AttrType(self._type).name if self._type in AttrType._value2member_map_ else self._type}, {self.value!r})"
+
+
+class Value:
+    """A named value: graph input, initializer, or output of one node."""
+    __slots__ = ("name", "type", "producer", "_uses", "graph", "const", "doc_string",
+                 "metadata_props", "_src", "__weakref__")
+
+    def __init__(self, name: str, type: "Optional[Type]" = None, *, graph: "Optional[Graph]" = None):
+        self.name = name
+        self.type = type
+        self.producer: Optional[Node] = None
+        self._uses: list[tuple[Node, int]] = []
+        self.graph = graph
+        self.const: "Optional[Tensor | SparseTensor]" = None
+        self.doc_string = ""
+        self.metadata_props: dict[str, str] = {}
+        self._src = None   # message read from the file (for unknown fields)
+
+    @property
+    def uses(self) -> list[tuple["Node", int]]:
+        return list(self._uses)
+
+    @property
+    def consumers(self) -> list["Node"]:
+        seen, out = set(), []
+        for n, _ in self._uses:
+            if id(n) not in seen:
+                seen.add(id(n))
+                out.append(n)
+        return out
+
+    @property
+    def is_graph_input(self) -> bool:
+        return self.graph is not None and any(v is self for v in self.graph.inputs)
+
+    @property
+    def is_graph_output(self) -> bool:
+        return self.graph is not None and any(v is self for v in self.graph.outputs)
+
+    @property
+    def is_initializer(self) -> bool:
+        return self.const is not None
+
+    @property
+    def shape(self):
+        return getattr(self.type, "shape", None)
+
+    @property
+    def elem_type(self) -> int:
+        return getattr(self.type, "elem_type", 0)
+
+    def replace_all_uses_with(self, other: "Value") -> None:
+        """Make every consumer (and graph output slot) read `other` instead."""
+        if other is self:
+            return
+        for node, i in list(self._uses):
+            node.replace_input(i, other)
+        if self.graph is not None:
+            outs = self.graph.outputs
+            for i, v in enumerate(outs):
+                if v is self:
+                    outs[i] = other
+
+    def __repr__(self) -> str:
+        return f"Value({self.name!r}, {self.type})" if self.type is not None else f"Value({self.name!r})"
+
+
+class Node:
+    """One operator call. Create it detached, then add it with a Graph mutator."""
+    __slots__ = ("op_type", "domain", "name", "overload", "_inputs", "_outputs", "attributes",
+                 "graph", "doc_string", "metadata_props", "device_configurations", "_src",
+                 "_index", "_present", "__weakref__")
+
+    def __init__(self, op_type: str, inputs: Sequence[Optional[Value]] = (),
+                 outputs: Sequence[Optional[Value]] = (), attributes: Iterable[Attr] | dict = (),
+                 *, domain: str = "", name: str = "", overload: str = "", doc_string: str = ""):
+        self.op_type = op_type
+        self.domain = domain
+        self.name = name
+        self.overload = overload
+        self._inputs: list[Optional[Value]] = []
+        self._outputs: list[Optional[Value]] = []
+        if isinstance(attributes, dict):
+            attributes = attributes.values()
+        self.attributes: dict[str, Attr] = {a.name: a for a in attributes}
+        self.graph: Optional[Graph] = None
+        self.doc_string = doc_string
+        self.metadata_props: dict[str, str] = {}
+        self.device_configurations: list = []
+        self._src = None   # message read from the file (for unknown fields)
+        self._index = -1
+        self._present = frozenset()
+        for v in inputs:
+            self._inputs.append(v)
+            if v is not None:
+                v._uses.append((self, len(self._inputs) - 1))
+        for v in outputs:
+            if v is not None:
+                if v.producer is not None and v.producer is not self:
+                    raise IRError(f"value {v.name!r} is already produced by node {v.producer.display_name}")
+                v.producer = self
+            self._outputs.append(v)
+
+    # -- views ---------------------------------------------------------------------
+
+    @property
+    def inputs(self) -> tuple[Optional[Value], ...]:
+        return tuple(self._inputs)
+
+    @property
+    def outputs(self) -> tuple[Optional[Value], ...]:
+        return tuple(self._outputs)
+
+    @property
+    def display_name(self) -> str:
+        return f'{self.op_type} "{self.name}"' if self.name else self.op_type
+
+    @property
+    def index(self) -> int:
+        if self.graph is None:
+            return -1
+        self.graph._refresh_indices()
+        return self._index
+
+    @property
+    def path(self) -> str:
+        base = self.graph.path if self.graph is not None else "(detached)"
+        return f"{base}/node[{self.index}] {self.display_name}"
+
+    def attr(self, name: str, default=None):
+        a = self.attributes.get(name)
+        return default if a is None else a.value
+
+    def subgraphs(self) -> list[tuple[str, "Graph"]]:
+        out = []
+        for a in self.attributes.values():
+            if a.type == AttrType.GRAPH and a.value is not None:
+                out.append((a.name, a.value))
+            elif a.type == AttrType.GRAPHS:
+                out.extend((a.name, g) for g in a.value or ())
+        return out
+
+    # -- mutators --------------------------------------------------------------------
+
+    def replace_input(self, index: int, value: Optional[Value]) -> None:
+        old = self._inputs[index]
+        if old is value:
+            return
+        if value is not None and self.graph is not None:
+            self.graph._check_defined_before(value, self)
+        if old is not None:
+            old._uses.remove((self, index))
+        self._inputs[index] = value
+        if value is not None:
+            value._uses.append((self, index))
+
+    def set_inputs(self, values: Sequence[Optional[Value]]) -> None:
+        for i in range(len(self._inputs) - 1, -1, -1):
+            self.replace_input(i, None)
+        self._inputs = []
+        for v in values:
+            self._inputs.append(None)
+            self.replace_input(len(self._inputs) - 1, v)
+
+    def _detach_inputs(self) -> None:
+        for i, v in enumerate(self._inputs):
+            if v is not None:
+                v._uses.remove((self, i))
+
+    def _attach_inputs(self) -> None:
+        for i, v in enumerate(self._inputs):
+            if v is not None:
+                v._uses.append((self, i))
+
+    def __repr__(self) -> str:
+        ins = ", ".join(v.name if v is not None else "" for v in self._inputs)
+        outs = ", ".join(v.name if v is not None else "" for v in self._outputs)
+        return f"Node({self.display_name}: ({ins}) -> ({outs}))"
+
+
+class Graph:
+    """A list of nodes in topological order with its inputs, outputs and constants."""
+
+    def __init__(self, name: str = "", *, owner=None, parent_node: Optional[Node] = None,
+                 attr_name: str = ""):
+        self.name = name
+        self.doc_string = ""
+        self.inputs: list[Value] = []
+        self.outputs: list[Value] = []
+        self.initializers: dict[str, Value] = {}
+        self.sparse_initializers: dict[str, Value] = {}
+        self.value_info: list[Value] = []
+        self.quantization_annotation: list = []   # protobuf messages, kept as read
+        self.metadata_props: dict[str, str] = {}
+        self.owner = owner                  # Model or Function (top-level graphs)
+        self.parent_node = parent_node      # the node whose attribute holds this body
+        self.attr_name = attr_name
+        self._nodes: list[Node] = []
+        self._values: dict[str, Value] = {}
+        self._indices_dirty = False
+        self._src = None   # message read from the file (for unknown fields)
+        self._present: frozenset = frozenset()
+        # ValueInfo entries that disagree with the value's own declaration
+        # (e.g. an output re-declared with another type): kept verbatim.
+        self._io_override: dict = {}
+        self._dup_initializers: list[Value] = []
+
+    # -- structure -----------------------------------------------------------------------
+
+    @property
+    def nodes(self) -> Sequence[Node]:
+        return _NodeView(self._nodes)
+
+    @property
+    def parent_graph(self) -> Optional["Graph"]:
+        return self.parent_node.graph if self.parent_node is not None else None
+
+    @property
+    def path(self) -> str:
+        if self.parent_node is not None:
+            return f'{self.parent_node.path}/attribute "{self.attr_name}"'
+        owner = self.owner
+        if owner is not None and getattr(owner, "is_function", False):
+            return f'functions/"{owner.name}"'
+        return "graph"
+
+    def values(self) -> dict[str, Value]:
+        """Every value defined or referenced in this graph, by name (a copy)."""
+        return dict(self._values)
+
+    def get_value(self, name: str) -> Optional[Value]:
+        return self._values.get(name)
+
+    def lookup(self, name: str) -> Optional[Value]:
+        g: Optional[Graph] = self
+        while g is not None:
+            v = g._values.get(name)
+            if v is not None and (v.producer is not None or v.const is not None or v.is_graph_input
+                                  or g.parent_graph is None):
+                return v
+            g = g.parent_graph
+        return None
+
+    def walk(self) -> Iterator["Graph"]:
+        """This graph and every subgraph below it, depth first."""
+        yield self
+        for node in self._nodes:
+            for _, sub in node.subgraphs():
+                yield from sub.walk()
+
+    def all_nodes(self) -> Iterator[Node]:
+        for g in self.walk():
+            yield from g._nodes
+
+    def find_node(self, name: str) -> Optional[Node]:
+        for n in self._nodes:
+            if n.name == name:
+                return n
+        return None
+
+    def _refresh_indices(self) -> None:
+        if self._indices_dirty:
+            for i, n in enumerate(self._nodes):
+                n._index = i
+            self._indices_dirty = False
+
+    # -- names --------------------------------------------------------------------------
+
+    def _all_names(self) -> set:
+        root = self
+        while root.parent_graph is not None:
+            root = root.parent_graph
+        names = set()
+        for g in root.walk():
+            names.update(g._values)
+        return names
+
+    def unique_name(self, base: str) -> str:
+        """A value/node name not used anywhere in the enclosing top-level graph."""
+        taken = self._all_names()
+        taken.update(n.name for g in self._root().walk() for n in g._nodes)
+        if base and base not in taken:
+            return base
+        for i in itertools.count(1):
+            cand = f"{base}_{i}"
+            if cand not in taken:
+                return cand
+        raise AssertionError("unreachable")
+
+    def _root(self) -> "Graph":
+        g = self
+        while g.parent_graph is not None:
+            g = g.parent_graph
+        return g
+
+    # -- value table ----------------------------------------------------------------------
+
+    def _register(self, value: Value) -> None:
+        value.graph = self
+        existing = self._values.get(value.name)
+        if existing is None or (existing.producer is None and existing.const is None
+                                and not existing.is_graph_input and not existing._uses):
+            self._values[value.name] = value
+
+    def add_input(self, value: Value) -> Value:
+        if value.name in self._values and self._values[value.name] is not value:
+            raise IRError(f"{self.path}: a value named {value.name!r} already exists")
+        self._register(value)
+        self.inputs.append(value)
+        return value
+
+    def add_initializer(self, value: Value) -> Value:
+        existing = self._values.get(value.name)
+        if existing is not None and existing is not value:
+            raise IRError(f"{self.path}: a value named {value.name!r} already exists")
+        if value.const is None:
+            raise IRError(f"initializer {value.name!r} has no tensor")
+        self._register(value)
+        self.initializers[value.name] = value
+        return value
+
+    def remove_initializer(self, name: str) -> Value:
+        v = self.initializers.get(name)
+        if v is None:
+            raise IRError(f"{self.path}: no initializer named {name!r}")
+        if v._uses and not v.is_graph_input:
+            raise IRError(f"initializer {name!r} is still used by " + _users(v))
+        del self.initializers[name]
+        if not v.is_graph_input:
+            self._values.pop(name, None)
+        v.const = None
+        return v
+
+    def rename_value(self, value: Value, new_name: str) -> None:
+        if new_name == value.name:
+            return
+        if new_name in self._values:
+            raise IRError(f"{self.path}: the name {new_name!r} is already used")
+        old = value.name
+        if self._values.get(old) is value:
+            del self._values[old]
+        value.name = new_name
+        self._values[new_name] = value
+        if old in self.initializers and self.initializers[old] is value:
+            self.initializers = {new_name if k == old else k: v for k, v in self.initializers.items()}
+            if value.const is not None:
+                value.const.name = new_name
+
+    # -- node mutators ---------------------------------------------------------------------
+
+    def _position_of(self, value: Value) -> int:
+        """Index of the producer of `value` in this graph, -1 if defined before all nodes."""
+        p = value.producer
+        if p is None:
+            return -1
+        g = p.graph
+        if g is self:
+            self._refresh_indices()
+            return p._index
+        return -1   # outer scope: defined before this whole graph runs
+
+    def _check_defined_before(self, value: Value, node: Node) -> None:
+        if value.producer is None or value.producer.graph is not self or node.graph is not self:
+            return
+        self._refresh_indices()
+        if value.producer._index >= node._index:
+            raise IRError(f"{value.name!r} is produced by {value.producer.display_name}, which comes "
+                          f"after {node.display_name}: the graph would no longer be in topological order")
+
+    def _insert_at(self, pos: int, node: Node) -> Node:
+        if node.graph is not None:
+            raise IRError(f"node {node.display_name} already belongs to a graph")
+        for v in node._inputs:
+            if v is None:
+                continue
+            if v.producer is not None and v.producer.graph is self:
+                self._refresh_indices()
+                if v.producer._index >= pos:
+                    raise IRError(f"input {v.name!r} of {node.display_name} is produced by "
+                                  f"{v.producer.display_name}, which would come later")
+            elif v.producer is None and self.lookup(v.name) is None and v.name not in self._values:
+                self._register(v)
+        for v in node._outputs:
+            if v is None:
+                continue
+            if v.name in self._values and self._values[v.name] is not v:
+                other = self._values[v.name]
+                if other.producer is not None or other.const is not None or other.is_graph_input:
+                    raise IRError(f"output {v.name!r} of {node.display_name} is already defined in {self.path}")
+            for user, _ in v._uses:
+                if user.graph is self:
+                    self._refresh_indices()
+                    if user._index < pos:
+                        raise IRError(f"output {v.name!r} of {node.display_name} is used by "
+                                      f"{user.display_name}, which would come earlier")
+        self._nodes.insert(pos, node)
+        node.graph = self
+        for v in node._outputs:
+            if v is not None:
+                self._values[v.name] = v
+                v.graph = self
+        for _, sub in node.subgraphs():
+            sub.parent_node = node
+        self._indices_dirty = True
+        if pos == len(self._nodes) - 1:
+            node._index = pos
+        return node
+
+    def append(self, node: Node) -> Node:
+        return self._insert_at(len(self._nodes), node)
+
+    def insert_before(self, anchor: Node, node: Node) -> Node:
+        return self._insert_at(anchor.index, node)
+
+    def insert_after(self, anchor: Node, node: Node) -> Node:
+        return self._insert_at(anchor.index + 1, node)
+
+    def remove(self, node: Node, *, force: bool = False) -> None:
+        """Remove `node`. Refuses while its outputs are used (names the users)
+        unless `force`, which is for compound edits that re-wire afterwards."""
+        if node.graph is not self:
+            raise IRError(f"{node.display_name} is not in {self.path}")
+        if not force:
+            blocked = [v for v in node._outputs if v is not None and (v._uses or v.is_graph_output)]
+            if blocked:
+                parts = []
+                for v in blocked:
+                    who = [u.display_name for u in v.consumers]
+                    if v.is_graph_output:
+                        who.append("the graph outputs")
+                    parts.append(f"{v.name!r} (used by {', '.join(who)})")
+                raise IRError(f"cannot remove {node.display_name}: its outputs are still used: " + "; ".join(parts))
+        node._detach_inputs()
+        self._refresh_indices()
+        del self._nodes[node._index]
+        for v in node._outputs:
+            if v is not None and self._values.get(v.name) is v and not v._uses and not v.is_graph_output:
+                del self._values[v.name]
+        node.graph = None
+        node._index = -1
+        self._indices_dirty = True
+
+    def __len__(self) -> int:
+        return len(self._nodes)
+
+    def __repr__(self) -> str:
+        return f"Graph({self.name!r}, {len(self._nodes)} nodes)"
+
+
+def _users(v: Value) -> str:
+    return ", ".join(n.display_name for n in v.consumers) or "the graph outputs"
+
+
+class _NodeView(Sequence):
+    """Read-only view of a graph's node list (mutate through the Graph)."""
+    __slots__ = ("_nodes",)
+
+    def __init__(self, nodes: list):
+        self._nodes = nodes
+
+    def __len__(self) -> int:
+        return len(self._nodes)
+
+    def __getitem__(self, i):
+        return self._nodes[i]
+
+    def __iter__(self):
+        return iter(list(self._nodes))

@@ -1,0 +1,88 @@
+"""Model and Function: the top of the IR."""
+from __future__ import annotations
+
+import pathlib
+from typing import Iterator, Optional
+
+from .graph import Attr, Graph, Node
+
+
+class Function:
+    """A model-local function. Its body is a Graph whose inputs and outputs
+    carry the formal parameter names (they have no types in the file)."""
+    is_function = True
+
+    def __init__(self, domain: str, name: str, overload: str = ""):
+        self.domain = domain
+        self.name = name
+        self.overload = overload
+        self.attributes: list[str] = []                 # formal attribute names without default
+        self.attribute_defaults: dict[str, Attr] = {}   # attribute_proto: names with a default
+        self.opset_imports: dict[str, int] = {}
+        self.doc_string = ""
+        self.metadata_props: dict[str, str] = {}
+        self.graph = Graph(name, owner=self)
+        self._opset_list: list[tuple[str, int]] = []
+        self._src = None   # message read from the file (for unknown fields)
+
+    @property
+    def key(self) -> tuple[str, str, str]:
+        return (self.domain, self.name, self.overload)
+
+    @property
+    def inputs(self) -> list[str]:
+        return [v.name for v in self.graph.inputs]
+
+    @property
+    def outputs(self) -> list[str]:
+        return [v.name for v in self.graph.outputs]
+
+    def __repr__(self) -> str:
+        return f"Function({self.domain}::{self.name}{':' + self.overload if self.overload else ''})"
+
+
+class Model:
+    def __init__(self, graph: Optional[Graph] = None, *, ir_version: int = 10,
+                 opset_imports: Optional[dict[str, int]] = None):
+        self.ir_version = ir_version
+        self.opset_imports: dict[str, int] = dict(opset_imports or {"": 21})
+        self.producer_name = ""
+        self.producer_version = ""
+        self.domain = ""
+        self.model_version = 0
+        self.doc_string = ""
+        self.metadata_props: dict[str, str] = {}
+        self.graph = graph if graph is not None else Graph("main_graph")
+        self.graph.owner = self
+        self.functions: dict[tuple[str, str, str], Function] = {}
+        self.training_info: list = []      # TrainingInfoProto messages, kept as read
+        self.configuration: list = []      # DeviceConfigurationProto messages
+        self.path: Optional[pathlib.Path] = None
+        # Exactly as in the file (duplicates and order included), for checking
+        # and lossless saving; `opset_imports` is the resolved view.
+        self._opset_list: Optional[list[tuple[str, int]]] = None
+        self._present: frozenset = frozenset()   # scalar fields present in the file
+        self._src = None   # message read from the file (for unknown fields)
+        self._external_files: dict = {}       # location -> mapped file (serde)
+
+    def opset(self, domain: str = "") -> Optional[int]:
+        if domain == "ai.onnx":
+            domain = ""
+        return self.opset_imports.get(domain)
+
+    def graphs(self) -> Iterator[Graph]:
+        """The main graph, every function body and every subgraph below them."""
+        yield from self.graph.walk()
+        for f in self.functions.values():
+            yield from f.graph.walk()
+
+    def all_nodes(self) -> Iterator[Node]:
+        for g in self.graphs():
+            yield from g._nodes
+
+    def function(self, domain: str, name: str, overload: str = "") -> Optional[Function]:
+        return self.functions.get((domain, name, overload))
+
+    def __repr__(self) -> str:
+        return (f"Model(ir_version={self.ir_version}, opsets={self.opset_imports}, "
+                f"{len(self.graph)} nodes, {len(self.functions)} functions)")

@@ -1,0 +1,187 @@
+"""Constant tensors: initializers and tensor-valued attributes.
+
+A Tensor decodes its data on first use and keeps the array. Until it is
+edited it also keeps the message it came from, so saving an untouched tensor
+writes back exactly what was read. Raw bytes may live in a memory-mapped
+model file or in an external data file; nothing is read before it is needed.
+"""
+from __future__ import annotations
+
+from dataclasses import dataclass
+from typing import Callable, Optional
+
+import numpy as np
+
+from ..proto import onnx_pb2 as pb
+from ..serde import codec
+from .dtypes import DataType, from_numpy_dtype, itemsize_bits
+
+
+@dataclass(frozen=True)
+class ExternalRef:
+    """Where a tensor's bytes live outside the model file."""
+    location: str          # as written in the file (relative to the model folder)
+    offset: int
+    length: Optional[int]  # None: to the end of the file
+    checksum: str = ""
+
+
+class Tensor:
+    __slots__ = ("_proto", "_raw", "_array", "external", "_reader", "_dtype", "_shape", "_name")
+
+    def __init__(self, proto: pb.TensorProto, raw=None, external: Optional[ExternalRef] = None,
+                 reader: Optional[Callable[["Tensor"], object]] = None):
+        # `proto` may have its raw_data moved out into `raw` (a memoryview of the
+        # mapped file) to avoid copying weights while loading.
+        self._proto = proto
+        self._raw = raw
+        self._array: Optional[np.ndarray] = None
+        self.external = external
+        self._reader = reader
+        self._dtype = DataType(proto.data_type) if proto.data_type in DataType._value2member_map_ else proto.data_type
+        self._shape = tuple(proto.dims)
+        self._name = proto.name
+
+    @classmethod
+    def from_numpy(cls, array, name: str = "", data_type: Optional[int] = None) -> "Tensor":
+        array = np.asarray(array)
+        t = cls(codec.from_numpy(array, name, data_type))
+        arr = array if data_type is None or array.dtype == t.numpy_dtype else None
+        if arr is not None:
+            arr = arr.view()
+            arr.flags.writeable = False
+            t._array = arr
+        return t
+
+    # -- identity ---------------------------------------------------------------
+
+    @property
+    def name(self) -> str:
+        return self._name
+
+    @name.setter
+    def name(self, value: str) -> None:
+        self._name = value
+
+    @property
+    def dtype(self) -> int:
+        return self._dtype
+
+    @property
+    def shape(self) -> tuple:
+        return self._shape
+
+    @property
+    def numpy_dtype(self):
+        from .dtypes import to_numpy_dtype
+        return to_numpy_dtype(self._dtype)
+
+    @property
+    def size(self) -> int:
+        return codec.element_count(self._shape)
+
+    @property
+    def nbytes(self) -> int:
+        """Bytes of storage (packed for sub-byte types; strings: their UTF-8 length)."""
+        if self._dtype == DataType.STRING:
+            return sum(len(s) for s in self._proto.string_data)
+        try:
+            return (self.size * itemsize_bits(self._dtype) + 7) // 8
+        except ValueError:
+            return 0
+
+    @property
+    def is_external(self) -> bool:
+        return self.external is not None
+
+    @property
+    def external_location(self) -> Optional[str]:
+        return self.external.location if self.external else None
+
+    @property
+    def doc_string(self) -> str:
+        return self._proto.doc_string
+
+    # -- data ----------------------------------------------------------------------
+
+    def numpy(self) -> np.ndarray:
+        """The data as a numpy array (read-only; decoded once)."""
+        if self._array is None:
+            raw = self._raw
+            if self.external is not None:
+                if self._reader is None:
+                    raise codec.TensorDataError(
+                        f"tensor {self._name!r}: its data is in external file "
+                        f"{self.external.location!r}, but the model was loaded from bytes without a folder")
+                raw = self._reader(self)
+            arr = codec.to_numpy(self._proto, raw)
+            if arr.flags.writeable:
+                arr.flags.writeable = False
+            self._array = arr
+        return self._array
+
+    def raw_bytes(self):
+        """Little-endian storage bytes (a memoryview where possible, no decoding)."""
+        if self.external is not None and self._array is None:
+            return self._reader(self)
+        if self._raw is not None and self._array is None:
+            return self._raw
+        if self._array is None and self._proto.HasField("raw_data"):
+            return self._proto.raw_data
+        return codec.tensor_bytes(self.numpy(), self._dtype)
+
+    def to_proto(self, *, with_data: bool = True) -> pb.TensorProto:
+        """The TensorProto for this tensor, with its data inline.
+
+        An unedited tensor comes back as it was read (typed fields stay typed).
+        External tensors come back with their external_data entries unless the
+        caller (serde.save) decides to re-home the data.
+        """
+        p = pb.TensorProto()
+        p.CopyFrom(self._proto)
+        if p.name != self._name:
+            if self._name:
+                p.name = self._name
+            else:
+                p.ClearField("name")
+        if with_data and self._raw is not None and self.external is None:
+            p.raw_data = bytes(self._raw)
+        return p
+
+    def __repr__(self) -> str:
+        from .dtypes import type_name
+        ext = f" external={self.external.location!r}" if self.external else ""
+        return f"Tensor({self._name!r}, {type_name(self._dtype)}{list(self._shape)}{ext})"
+
+
+class SparseTensor:
+    """A COO sparse tensor: `values` (1-D), `indices` and the dense `dims`."""
+    __slots__ = ("values", "indices", "dims", "_proto")
+
+    def __init__(self, values: Tensor, indices: Tensor, dims: tuple, proto: Optional[pb.SparseTensorProto] = None):
+        self.values = values
+        self.indices = indices
+        self.dims = tuple(dims)
+        self._proto = proto
+
+    @property
+    def name(self) -> str:
+        return self.values.name
+
+    def to_dense(self) -> np.ndarray:
+        return codec.sparse_to_dense(self.values.numpy(), self.indices.numpy(), self.dims)
+
+    def to_proto(self) -> pb.SparseTensorProto:
+        p = pb.SparseTensorProto()
+        if self._proto is not None:
+            p.CopyFrom(self._proto)
+            p.ClearField("values")
+            p.ClearField("indices")
+            p.ClearField("dims")
+        p.values.CopyFrom(self.values.to_proto())
+        p.indices.CopyFrom(self.indices.to_proto())
+        p.dims.extend(self.dims)
+        return p
+
+    def __repr__(self) -> str:
+        return f"SparseTensor({self.name!r}, dims={list(self.dims)}, nnz={self.values.size})"

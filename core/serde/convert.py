@@ -1,0 +1,553 @@
+"""protobuf <-> IR conversion, lossless for everything the IR does not edit.
+
+Unedited attributes and tensors keep their source messages; scalar fields
+remember whether the file set them (proto2 presence is part of equality);
+fields this version of the schema does not know are carried as raw bytes
+when the file has any (found at save time, see has_unknown_fields).
+"""
+from __future__ import annotations
+
+import struct
+from typing import Callable, Optional
+
+from google.protobuf import unknown_fields as _uf
+
+from ..ir.graph import Attr, AttrType, Graph, Node, Value
+from ..ir.model import Function, Model
+from ..ir.tensor import SparseTensor, Tensor
+from ..ir.types import type_from_proto, type_to_proto
+from ..proto import onnx_pb2 as pb
+
+# Builds a Tensor from a TensorProto (the loader supplies one that knows about
+# mapped raw data and external files).
+TensorFactory = Callable[[pb.TensorProto], Tensor]
+
+
+# --- unknown fields ---------------------------------------------------------------
+
+def _varint(n: int) -> bytes:
+    n &= (1 << 64) - 1
+    out = bytearray()
+    while True:
+        b = n & 0x7F
+        n >>= 7
+        if n:
+            out.append(b | 0x80)
+        else:
+            out.append(b)
+            return bytes(out)
+
+
+def unknown_bytes(msg) -> bytes:
+    """Re-encode the fields of `msg` that our schema does not know."""
+    out = bytearray()
+    for f in _uf.UnknownFieldSet(msg):
+        tag = _varint((f.field_number << 3) | f.wire_type)
+        if f.wire_type == 0:
+            out += tag + _varint(f.data)
+        elif f.wire_type == 1:
+            out += tag + struct.pack("<Q", f.data & ((1 << 64) - 1))
+        elif f.wire_type == 2:
+            out += tag + _varint(len(f.data)) + f.data
+        elif f.wire_type == 5:
+            out += tag + struct.pack("<I", f.data & 0xFFFFFFFF)
+        # wire type 3 (groups) never appears in ONNX files; dropped.
+    return bytes(out)
+
+
+# --- reading -------------------------------------------------------------------------
+
+def _props(entries) -> dict[str, str]:
+    return {e.key: e.value for e in entries}
+
+
+def _present(msg, names) -> frozenset:
+    return frozenset(n for n in names if msg.HasField(n))
+
+
+_EMPTY = frozenset()
+
+
+def _present_if_empty(np_: pb.NodeProto, node: Node) -> frozenset:
+    # Presence only matters for fields whose value is empty; checking just
+    # those keeps loading fast (most nodes set none of them explicitly).
+    found = None
+    for name in ("name", "domain", "doc_string", "overload"):
+        if not getattr(node, name) and np_.HasField(name):
+            found = (found or set())
+            found.add(name)
+    return frozenset(found) if found else _EMPTY
+
+
+class _Reader:
+    def __init__(self, make_tensor: TensorFactory):
+        self.make_tensor = make_tensor
+
+    # attributes ------------------------------------------------------------------
+
+    def decode_attr(self, a: pb.AttributeProto):
+        t = a.type
+        if t == AttrType.FLOAT:
+            return a.f
+        if t == AttrType.INT:
+            return a.i
+        if t == AttrType.STRING:
+            return _text(a.s)
+        if t == AttrType.TENSOR:
+            return self.make_tensor(a.t)
+        if t == AttrType.FLOATS:
+            return list(a.floats)
+        if t == AttrType.INTS:
+            return list(a.ints)
+        if t == AttrType.STRINGS:
+            return [_text(s) for s in a.strings]
+        if t == AttrType.TENSORS:
+            return [self.make_tensor(x) for x in a.tensors]
+        if t == AttrType.SPARSE_TENSOR:
+            return self.sparse(a.sparse_tensor)
+        if t == AttrType.SPARSE_TENSORS:
+            return [self.sparse(x) for x in a.sparse_tensors]
+        if t == AttrType.TYPE_PROTO:
+            return type_from_proto(a.tp)
+        if t == AttrType.TYPE_PROTOS:
+            return [type_from_proto(x) for x in a.type_protos]
+        return None
+
+    def attr(self, a: pb.AttributeProto, node: Optional[Node], graph_scope: Optional[Graph]) -> Attr:
+        at = Attr(a.name, a.type, ref_attr_name=a.ref_attr_name, doc_string=a.doc_string,
+                  _proto=a, _decode=self.decode_attr)
+        if a.type in (AttrType.GRAPH, AttrType.GRAPHS) and not a.ref_attr_name:
+            # Subgraphs are built now: their nodes take part in outer values' use lists.
+            if a.type == AttrType.GRAPH:
+                at._value = self.graph(a.g, parent_node=node, attr_name=a.name, scope=graph_scope)
+            else:
+                at._value = [self.graph(g, parent_node=node, attr_name=a.name, scope=graph_scope)
+                             for g in a.graphs]
+        return at
+
+    def sparse(self, s: pb.SparseTensorProto) -> SparseTensor:
+        return SparseTensor(self.make_tensor(s.values), self.make_tensor(s.indices), tuple(s.dims), s)
+
+    # values and graphs --------------------------------------------------------------
+
+    def _value_from_info(self, vi: pb.ValueInfoProto, v: Value) -> None:
+        if vi.HasField("type"):
+            v.type = type_from_proto(vi.type)
+        if vi.doc_string:
+            v.doc_string = vi.doc_string
+        if vi.metadata_props:
+            v.metadata_props = _props(vi.metadata_props)
+        v._src = vi
+
+    def graph(self, gp: pb.GraphProto, *, parent_node: Optional[Node] = None, attr_name: str = "",
+              scope: Optional[Graph] = None, owner=None) -> Graph:
+        g = Graph(gp.name, owner=owner, parent_node=parent_node, attr_name=attr_name)
+        g._present = _present(gp, ("name", "doc_string"))
+        g.doc_string = gp.doc_string
+        vals = g._values
+        for vi in gp.input:
+            v = Value(vi.name, graph=g)
+            self._value_from_info(vi, v)
+            g.inputs.append(v)
+            vals.setdefault(vi.name, v)
+        for tp in gp.initializer:
+            v = vals.get(tp.name)
+            if v is None or v.const is not None:
+                v = Value(tp.name, graph=g)
+                vals.setdefault(tp.name, v)
+            v.const = self.make_tensor(tp)
+            if tp.name in g.initializers:
+                g._dup_initializers.append(v)   # invalid, but kept for the checker and the save
+            else:
+                g.initializers[tp.name] = v
+        for sp in gp.sparse_initializer:
+            name = sp.values.name
+            v = vals.get(name)
+            if v is None or v.const is not None:
+                v = Value(name, graph=g)
+                vals.setdefault(name, v)
+            v.const = self.sparse(sp)
+            g.sparse_initializers[name] = v
+        self._nodes(gp.node, g)
+        for vi in gp.output:
+            v = _resolve(g, vi.name)
+            if vi.HasField("type") or vi.doc_string or vi.metadata_props:
+                if v.type is not None and vi.HasField("type") and type_from_proto(vi.type) != v.type:
+                    g._io_override[("output", len(g.outputs))] = vi
+                else:
+                    self._value_from_info(vi, v)
+            g.outputs.append(v)
+        for vi in gp.value_info:
+            v = vals.get(vi.name)
+            if v is None:
+                v = _resolve(g, vi.name)
+            if v.type is not None and vi.HasField("type") and type_from_proto(vi.type) != v.type:
+                g._io_override[("value_info", len(g.value_info))] = vi
+            else:
+                self._value_from_info(vi, v)
+            g.value_info.append(v)
+        if gp.quantization_annotation:
+            g.quantization_annotation = list(gp.quantization_annotation)
+        if gp.metadata_props:
+            g.metadata_props = _props(gp.metadata_props)
+        g._src = gp
+        return g
+
+    def _nodes(self, node_protos, g: Graph) -> None:
+        nodes = g._nodes
+        vals = g._values
+        for i, np_ in enumerate(node_protos):
+            node = Node.__new__(Node)
+            node.op_type = np_.op_type
+            node.domain = np_.domain
+            node.name = np_.name
+            node.overload = np_.overload
+            node.doc_string = np_.doc_string
+            node.graph = g
+            node._index = i
+            node.metadata_props = _props(np_.metadata_props) if np_.metadata_props else {}
+            node.device_configurations = list(np_.device_configurations) if np_.device_configurations else []
+            node._src = np_
+            node._present = _present_if_empty(np_, node)
+            ins = []
+            for j, name in enumerate(np_.input):
+                if not name:
+                    ins.append(None)
+                    continue
+                v = vals.get(name)
+                if v is None:
+                    v = _resolve(g, name)
+                v._uses.append((node, j))
+                ins.append(v)
+            node._inputs = ins
+            outs = []
+            for name in np_.output:
+                if not name:
+                    outs.append(None)
+                    continue
+                v = vals.get(name)
+                if v is None or v.producer is not None or v.const is not None or (v.graph is g and v in g.inputs):
+                    nv = Value(name, graph=g)
+                    if v is None:
+                        vals[name] = nv
+                    v = nv
+                v.producer = node
+                outs.append(v)
+            node._outputs = outs
+            nodes.append(node)
+            node.attributes = {}
+            for a in np_.attribute:
+                node.attributes[a.name] = self.attr(a, node, g)
+        g._indices_dirty = False
+
+    def function(self, fp: pb.FunctionProto) -> Function:
+        f = Function(fp.domain, fp.name, fp.overload)
+        f._present = _present(fp, ("name", "domain", "doc_string", "overload"))
+        f.attributes = list(fp.attribute)
+        for a in fp.attribute_proto:
+            f.attribute_defaults[a.name] = self.attr(a, None, None)
+        f._opset_list = [(o.domain, o.version) for o in fp.opset_import]
+        f.opset_imports = {("" if d == "ai.onnx" else d): v for d, v in f._opset_list}
+        f.doc_string = fp.doc_string
+        if fp.metadata_props:
+            f.metadata_props = _props(fp.metadata_props)
+        g = f.graph
+        g._present = frozenset()
+        for name in fp.input:
+            v = Value(name, graph=g)
+            g.inputs.append(v)
+            g._values.setdefault(name, v)
+        self._nodes(fp.node, g)
+        for name in fp.output:
+            g.outputs.append(_resolve(g, name))
+        for vi in fp.value_info:
+            v = g._values.get(vi.name) or _resolve(g, vi.name)
+            self._value_from_info(vi, v)
+            g.value_info.append(v)
+        f._src = fp
+        return f
+
+
+def _text(b: bytes):
+    try:
+        return b.decode("utf-8")
+    except UnicodeDecodeError:
+        return b
+
+
+def _resolve(g: Graph, name: str) -> Value:
+    """The visible value called `name`, or a new undefined one registered in `g`."""
+    v = g.lookup(name)
+    if v is None:
+        v = g._values.get(name)
+    if v is None:
+        v = Value(name, graph=g)
+        g._values[name] = v
+    return v
+
+
+def model_from_proto(mp: pb.ModelProto, make_tensor: Optional[TensorFactory] = None) -> Model:
+    r = _Reader(make_tensor or Tensor)
+    m = Model.__new__(Model)
+    Model.__init__(m, Graph(""), ir_version=mp.ir_version, opset_imports={})
+    m._present = _present(mp, ("ir_version", "producer_name", "producer_version", "domain",
+                               "model_version", "doc_string", "graph"))
+    m._opset_list = [(o.domain, o.version) for o in mp.opset_import]
+    m._opset_present = [_present(o, ("domain", "version")) for o in mp.opset_import]
+    m.opset_imports = {}
+    for d, ver in m._opset_list:
+        m.opset_imports.setdefault("" if d == "ai.onnx" else d, ver)
+    m.producer_name = mp.producer_name
+    m.producer_version = mp.producer_version
+    m.domain = mp.domain
+    m.model_version = mp.model_version
+    m.doc_string = mp.doc_string
+    m.metadata_props = _props(mp.metadata_props)
+    m.graph = r.graph(mp.graph, owner=m)
+    for fp in mp.functions:
+        f = r.function(fp)
+        m.functions.setdefault(f.key, f)
+    m.training_info = list(mp.training_info)
+    m.configuration = list(mp.configuration)
+    m._src = mp
+    return m
+
+
+# --- writing ----------------------------------------------------------------------------
+
+class _Writer:
+    def __init__(self, tensor_proto: Callable[[Tensor], pb.TensorProto], keep_unknown: bool):
+        self.tensor_proto = tensor_proto
+        self.keep_unknown = keep_unknown
+
+    def unknown(self, obj, out) -> None:
+        """Carry over fields of the source message that our schema does not know."""
+        src = getattr(obj, "_src", None)
+        if self.keep_unknown and src is not None:
+            extra = unknown_bytes(src)
+            if extra:
+                out.MergeFromString(extra)
+
+    def attr(self, a: Attr, out: pb.AttributeProto) -> None:
+        if a.is_unedited() and a.type not in (AttrType.GRAPH, AttrType.GRAPHS, AttrType.TENSOR,
+                                              AttrType.TENSORS, AttrType.SPARSE_TENSOR,
+                                              AttrType.SPARSE_TENSORS):
+            out.CopyFrom(a._proto)
+            out.name = a.name
+            return
+        src = a._proto
+        if src is not None:
+            out.CopyFrom(src)
+            for f in ("t", "g", "tensors", "graphs", "sparse_tensor", "sparse_tensors"):
+                out.ClearField(f)
+        else:
+            out.name = a.name
+            if a.ref_attr_name:
+                out.ref_attr_name = a.ref_attr_name
+            if a.doc_string:
+                out.doc_string = a.doc_string
+            if a.type:
+                out.type = a.type
+        out.name = a.name
+        if a.ref_attr_name:
+            return
+        v = a.value
+        t = a.type
+        if src is not None and t not in (AttrType.TENSOR, AttrType.TENSORS, AttrType.GRAPH, AttrType.GRAPHS,
+                                         AttrType.SPARSE_TENSOR, AttrType.SPARSE_TENSORS):
+            return
+        if t == AttrType.FLOAT:
+            out.f = float(v)
+        elif t == AttrType.INT:
+            out.i = int(v)
+        elif t == AttrType.STRING:
+            out.s = v.encode("utf-8") if isinstance(v, str) else bytes(v)
+        elif t == AttrType.TENSOR:
+            out.t.CopyFrom(self.tensor_proto(v))
+        elif t == AttrType.GRAPH:
+            self.graph(v, out.g)
+        elif t == AttrType.FLOATS:
+            out.floats.extend(float(x) for x in v)
+        elif t == AttrType.INTS:
+            out.ints.extend(int(x) for x in v)
+        elif t == AttrType.STRINGS:
+            out.strings.extend(x.encode("utf-8") if isinstance(x, str) else bytes(x) for x in v)
+        elif t == AttrType.TENSORS:
+            out.tensors.extend(self.tensor_proto(x) for x in v)
+        elif t == AttrType.GRAPHS:
+            for sub in v:
+                self.graph(sub, out.graphs.add())
+        elif t == AttrType.SPARSE_TENSOR:
+            out.sparse_tensor.CopyFrom(self.sparse(v))
+        elif t == AttrType.SPARSE_TENSORS:
+            out.sparse_tensors.extend(self.sparse(x) for x in v)
+        elif t == AttrType.TYPE_PROTO:
+            type_to_proto(v, out.tp)
+        elif t == AttrType.TYPE_PROTOS:
+            for x in v:
+                type_to_proto(x, out.type_protos.add())
+
+    def sparse(self, s: SparseTensor) -> pb.SparseTensorProto:
+        p = pb.SparseTensorProto()
+        if s._proto is not None:
+            p.CopyFrom(s._proto)
+            p.ClearField("values")
+            p.ClearField("indices")
+            p.ClearField("dims")
+        p.values.CopyFrom(self.tensor_proto(s.values))
+        p.indices.CopyFrom(self.tensor_proto(s.indices))
+        p.dims.extend(s.dims)
+        return p
+
+    def value_info(self, v: Value, out: pb.ValueInfoProto) -> None:
+        out.name = v.name
+        if v.type is not None:
+            type_to_proto(v.type, out.type)
+        if v.doc_string:
+            out.doc_string = v.doc_string
+        for k, val in v.metadata_props.items():
+            e = out.metadata_props.add()
+            e.key, e.value = k, val
+        self.unknown(v, out)
+
+    def node(self, n: Node, out: pb.NodeProto) -> None:
+        out.input.extend(v.name if v is not None else "" for v in n._inputs)
+        out.output.extend(v.name if v is not None else "" for v in n._outputs)
+        present = getattr(n, "_present", frozenset())
+        if n.name or "name" in present:
+            out.name = n.name
+        out.op_type = n.op_type
+        if n.domain or "domain" in present:
+            out.domain = n.domain
+        if n.overload or "overload" in present:
+            out.overload = n.overload
+        for a in n.attributes.values():
+            self.attr(a, out.attribute.add())
+        if n.doc_string or "doc_string" in present:
+            out.doc_string = n.doc_string
+        for k, val in n.metadata_props.items():
+            e = out.metadata_props.add()
+            e.key, e.value = k, val
+        out.device_configurations.extend(n.device_configurations)
+        self.unknown(n, out)
+
+    def graph(self, g: Graph, out: pb.GraphProto) -> None:
+        present = getattr(g, "_present", frozenset())
+        for n in g._nodes:
+            self.node(n, out.node.add())
+        if g.name or "name" in present:
+            out.name = g.name
+        for name, v in g.initializers.items():
+            out.initializer.append(self._named_tensor(v))
+        for v in g._dup_initializers:
+            out.initializer.append(self._named_tensor(v))
+        for name, v in g.sparse_initializers.items():
+            sp = self.sparse(v.const)
+            if sp.values.name != v.name:
+                sp.values.name = v.name
+            out.sparse_initializer.append(sp)
+        if g.doc_string or "doc_string" in present:
+            out.doc_string = g.doc_string
+        for kind, values, field in (("input", g.inputs, out.input), ("output", g.outputs, out.output),
+                                    ("value_info", g.value_info, out.value_info)):
+            for i, v in enumerate(values):
+                override = g._io_override.get((kind, i))
+                if override is not None:
+                    field.append(override)
+                else:
+                    self.value_info(v, field.add())
+        out.quantization_annotation.extend(g.quantization_annotation)
+        for k, val in g.metadata_props.items():
+            e = out.metadata_props.add()
+            e.key, e.value = k, val
+        self.unknown(g, out)
+
+    def _named_tensor(self, v: Value) -> pb.TensorProto:
+        tp = self.tensor_proto(v.const)
+        if tp.name != v.name:
+            tp.name = v.name
+        return tp
+
+    def function(self, f: Function, out: pb.FunctionProto) -> None:
+        present = getattr(f, "_present", frozenset())
+        if f.name or "name" in present:
+            out.name = f.name
+        out.input.extend(v.name for v in f.graph.inputs)
+        out.output.extend(v.name for v in f.graph.outputs)
+        out.attribute.extend(f.attributes)
+        for a in f.attribute_defaults.values():
+            self.attr(a, out.attribute_proto.add())
+        for n in f.graph._nodes:
+            self.node(n, out.node.add())
+        if f.doc_string or "doc_string" in present:
+            out.doc_string = f.doc_string
+        for d, ver in _opsets_to_write(f._opset_list, f.opset_imports):
+            o = out.opset_import.add()
+            o.domain, o.version = d, ver
+        if f.domain or "domain" in present:
+            out.domain = f.domain
+        if f.overload or "overload" in present:
+            out.overload = f.overload
+        for v in f.graph.value_info:
+            self.value_info(v, out.value_info.add())
+        for k, val in f.metadata_props.items():
+            e = out.metadata_props.add()
+            e.key, e.value = k, val
+        self.unknown(f, out)
+
+
+def _opsets_to_write(as_read, resolved: dict) -> list:
+    """The file's opset list if it still says the same thing, else the resolved map."""
+    if as_read is not None:
+        seen = {}
+        for d, ver in as_read:
+            seen.setdefault("" if d == "ai.onnx" else d, ver)
+        if seen == resolved:
+            return list(as_read)
+    return sorted(resolved.items(), key=lambda kv: (kv[0] != "", kv[0]))
+
+
+def model_to_proto(m: Model, tensor_proto: Optional[Callable[[Tensor], pb.TensorProto]] = None) -> pb.ModelProto:
+    """ModelProto for `m`. `tensor_proto` decides how each tensor is stored
+    (serde.save passes one that moves data to external files)."""
+    w = _Writer(tensor_proto or (lambda t: t.to_proto()), has_unknown_fields(m._src))
+    mp = pb.ModelProto()
+    present = m._present
+    if m.ir_version or "ir_version" in present:
+        mp.ir_version = m.ir_version
+    opsets = _opsets_to_write(m._opset_list, m.opset_imports)
+    same = m._opset_list is not None and opsets == m._opset_list
+    for i, (d, ver) in enumerate(opsets):
+        o = mp.opset_import.add()
+        flags = m._opset_present[i] if same and i < len(getattr(m, "_opset_present", [])) else None
+        if d or flags is None or "domain" in flags:
+            o.domain = d
+        if flags is None or "version" in flags:
+            o.version = ver
+    for field in ("producer_name", "producer_version", "domain", "doc_string"):
+        val = getattr(m, field)
+        if val or field in present:
+            setattr(mp, field, val)
+    if m.model_version or "model_version" in present:
+        mp.model_version = m.model_version
+    if "graph" in present or m.graph._nodes or m.graph.inputs or m.graph.outputs or m.graph.name:
+        w.graph(m.graph, mp.graph)
+    for k, val in m.metadata_props.items():
+        e = mp.metadata_props.add()
+        e.key, e.value = k, val
+    mp.training_info.extend(m.training_info)
+    for f in m.functions.values():
+        w.function(f, mp.functions.add())
+    mp.configuration.extend(m.configuration)
+    w.unknown(m, mp)
+    return mp
+
+
+def has_unknown_fields(mp: Optional[pb.ModelProto]) -> bool:
+    """Whether the file held fields this schema does not know (newer ONNX)."""
+    if mp is None:
+        return False
+    probe = pb.ModelProto()
+    probe.CopyFrom(mp)
+    probe.DiscardUnknownFields()
+    return probe.ByteSize() != mp.ByteSize()

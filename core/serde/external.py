@@ -1,0 +1,94 @@
+"""External tensor data: safe locations, memory-mapped reads."""
+from __future__ import annotations
+
+import mmap
+import os
+import pathlib
+from typing import Optional
+
+from ..errors import ExternalDataError
+from ..ir.tensor import ExternalRef
+from ..proto import onnx_pb2 as pb
+
+EXTERNAL = 1  # TensorProto.DataLocation.EXTERNAL
+
+
+def external_ref(t: pb.TensorProto) -> Optional[ExternalRef]:
+    if t.data_location != EXTERNAL:
+        return None
+    keys = {e.key: e.value for e in t.external_data}
+    where = f"tensor {t.name!r}"
+    if "location" not in keys:
+        raise ExternalDataError(f"{where}: external data without a 'location' entry")
+    try:
+        offset = int(keys.get("offset", "0") or 0)
+        length = int(keys["length"]) if keys.get("length") else None
+    except ValueError:
+        raise ExternalDataError(f"{where}: external data offset/length are not integers "
+                                f"({keys.get('offset')!r}, {keys.get('length')!r})") from None
+    if offset < 0 or (length is not None and length < 0):
+        raise ExternalDataError(f"{where}: negative external data offset or length")
+    return ExternalRef(keys["location"], offset, length, keys.get("checksum", ""))
+
+
+def safe_path(base_dir: pathlib.Path, location: str, tensor_name: str = "") -> pathlib.Path:
+    """Resolve `location` inside `base_dir`, refusing anything that escapes it."""
+    where = f"tensor {tensor_name!r}: " if tensor_name else ""
+    loc = location.replace("\\", "/")
+    if not loc or loc.startswith("/") or (len(loc) > 1 and loc[1] == ":") or os.path.isabs(location):
+        raise ExternalDataError(
+            f"{where}external data location {location!r} is an absolute path; only files inside "
+            f"the model's folder ({base_dir}) are read. Move the data next to the model and use a relative name.")
+    if any(part == ".." for part in loc.split("/")):
+        raise ExternalDataError(
+            f"{where}external data location {location!r} leaves the model's folder ({base_dir}); "
+            f"refusing to read it. Move the data next to the model.")
+    path = base_dir / loc
+    try:
+        real = path.resolve()
+        base = base_dir.resolve()
+    except OSError as e:
+        raise ExternalDataError(f"{where}cannot resolve external data {location!r}: {e}") from None
+    if real != base and base not in real.parents:
+        raise ExternalDataError(
+            f"{where}external data {location!r} is a link to {real}, outside the model's folder "
+            f"({base}); refusing to read it.")
+    return path
+
+
+class ExternalFiles:
+    """Memory maps of the external data files a model uses, opened on demand."""
+
+    def __init__(self, base_dir: pathlib.Path):
+        self.base_dir = base_dir
+        self._maps: dict[str, object] = {}
+
+    def path(self, ref: ExternalRef, tensor_name: str = "") -> pathlib.Path:
+        return safe_path(self.base_dir, ref.location, tensor_name)
+
+    def _map(self, ref: ExternalRef, tensor_name: str):
+        m = self._maps.get(ref.location)
+        if m is None:
+            path = self.path(ref, tensor_name)
+            try:
+                with open(path, "rb") as f:
+                    size = os.fstat(f.fileno()).st_size
+                    m = mmap.mmap(f.fileno(), 0, access=mmap.ACCESS_READ) if size else b""
+            except FileNotFoundError:
+                raise ExternalDataError(
+                    f"tensor {tensor_name!r}: external data file {ref.location!r} not found next to the "
+                    f"model in {self.base_dir}") from None
+            except OSError as e:
+                raise ExternalDataError(f"tensor {tensor_name!r}: cannot read {path}: {e}") from None
+            self._maps[ref.location] = m
+        return m
+
+    def read(self, tensor) -> memoryview:
+        ref = tensor.external
+        m = self._map(ref, tensor.name)
+        end = len(m) if ref.length is None else ref.offset + ref.length
+        if ref.offset > len(m) or end > len(m):
+            raise ExternalDataError(
+                f"tensor {tensor.name!r}: external data {ref.location!r} has {len(m)} bytes, but the tensor "
+                f"needs bytes {ref.offset}..{end}")
+        return memoryview(m)[ref.offset:end]

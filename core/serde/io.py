@@ -1,0 +1,274 @@
+"""Load and save models.
+
+Loading maps the file, moves large weights out of the protobuf parse (see
+wire.py) and builds the IR; external data is mapped and read on first use.
+Saving is atomic: every file is written beside its target, flushed to disk
+and renamed over it, so a failed save leaves the old files intact and a file
+being read (even by this very model) is never truncated.
+"""
+from __future__ import annotations
+
+import hashlib
+import mmap
+import os
+import pathlib
+import tempfile
+from dataclasses import dataclass
+from typing import Optional, Union
+
+from google.protobuf.message import DecodeError
+
+from ..errors import ExternalDataError, LoadError, SaveError
+from ..ir.model import Model
+from ..ir.tensor import Tensor
+from ..proto import onnx_pb2 as pb
+from . import external, wire
+from .convert import model_from_proto, model_to_proto
+
+PathLike = Union[str, os.PathLike]
+
+# protobuf refuses messages of 2 GiB or more; keep a margin for the graph itself.
+PROTOBUF_LIMIT = 2**31 - 1
+
+
+def _parse(buf, origin: str):
+    stripper = wire.Stripper(buf)
+    try:
+        data = stripper.strip_model()
+    except wire.WireError as e:
+        raise LoadError(f"{origin}: not an ONNX model (malformed protobuf: {e})") from None
+    mp = pb.ModelProto()
+    try:
+        mp.ParseFromString(data)
+    except DecodeError as e:
+        raise LoadError(f"{origin}: not an ONNX model (protobuf could not parse it: {e})") from None
+    except Exception as e:  # noqa: BLE001  (upb raises several kinds)
+        raise LoadError(f"{origin}: not an ONNX model ({type(e).__name__}: {e})") from None
+    if not mp.HasField("graph") and not mp.HasField("ir_version") and not mp.functions:
+        raise LoadError(f"{origin}: not an ONNX model (no graph, no IR version)")
+    return mp, stripper
+
+
+def _build(mp: pb.ModelProto, stripper: wire.Stripper, files: Optional[external.ExternalFiles],
+           origin: str) -> Model:
+    payloads = stripper.payloads
+
+    def make_tensor(tp: pb.TensorProto) -> Tensor:
+        raw = None
+        if payloads and tp.HasField("raw_data") and len(tp.raw_data) == 16:
+            i = stripper.placeholder_index(tp.raw_data)
+            if i >= 0:
+                raw = payloads[i]
+                tp.ClearField("raw_data")
+        ref = external.external_ref(tp)
+        if ref is not None:
+            if files is None:
+                return Tensor(tp, external=ref)
+            files.path(ref, tp.name)   # refuses locations outside the folder now
+            return Tensor(tp, raw, external=ref, reader=files.read)
+        return Tensor(tp, raw)
+
+    try:
+        model = model_from_proto(mp, make_tensor)
+    except ExternalDataError as e:
+        raise LoadError(f"{origin}: {e}") from None
+    model._external_files = files
+    return model
+
+
+def load(path: PathLike) -> Model:
+    """Open an .onnx file. Raises LoadError with a one-line reason."""
+    path = pathlib.Path(path)
+    origin = str(path)
+    try:
+        with open(path, "rb") as f:
+            size = os.fstat(f.fileno()).st_size
+            if size == 0:
+                raise LoadError(f"{origin}: the file is empty")
+            buf = mmap.mmap(f.fileno(), 0, access=mmap.ACCESS_READ)
+    except FileNotFoundError:
+        raise LoadError(f"{origin}: no such file") from None
+    except IsADirectoryError:
+        raise LoadError(f"{origin}: is a folder, not an .onnx file") from None
+    except PermissionError:
+        raise LoadError(f"{origin}: permission denied") from None
+    except OSError as e:
+        raise LoadError(f"{origin}: cannot read ({e.strerror or e})") from None
+    mp, stripper = _parse(buf, origin)
+    model = _build(mp, stripper, external.ExternalFiles(path.parent.absolute()), origin)
+    model.path = path
+    return model
+
+
+def load_bytes(data: bytes, base_dir: Optional[PathLike] = None) -> Model:
+    """Build a model from serialized bytes; `base_dir` resolves external data."""
+    mp, stripper = _parse(data, "<bytes>")
+    files = external.ExternalFiles(pathlib.Path(base_dir).absolute()) if base_dir is not None else None
+    return _build(mp, stripper, files, "<bytes>")
+
+
+# --- saving ---------------------------------------------------------------------
+
+@dataclass
+class SaveOptions:
+    """How tensors are stored.
+
+    external_data: None keeps each tensor where it was (inline, or in an
+        external file of the same name next to the new model); a file name puts
+        every tensor of at least `size_threshold` bytes in that one file;
+        "" writes everything inline.
+    protobuf_limit: when the inline model would reach this many bytes, tensors
+        move to external data automatically (file `<model file>.data`).
+    """
+    external_data: Optional[str] = None
+    size_threshold: int = 1024
+    protobuf_limit: int = PROTOBUF_LIMIT
+    align: int = 64
+
+
+class _ExternalWriter:
+    """Collects tensor bytes per external file, then writes each atomically."""
+
+    def __init__(self, folder: pathlib.Path, align: int):
+        self.folder = folder
+        self.align = align
+        self.files: dict[str, tuple] = {}   # location -> (tmp file object, path)
+
+    def add(self, location: str, data, with_checksum: bool) -> list[tuple[str, str]]:
+        target = external.safe_path(self.folder, location)
+        entry = self.files.get(location)
+        if entry is None:
+            target.parent.mkdir(parents=True, exist_ok=True)
+            fd, tmp = tempfile.mkstemp(prefix=f".{target.name}.", suffix=".tmp", dir=target.parent)
+            entry = (os.fdopen(fd, "wb"), pathlib.Path(tmp), target)
+            self.files[location] = entry
+        f = entry[0]
+        pos = f.tell()
+        pad = (-pos) % self.align
+        if pad:
+            f.write(b"\0" * pad)
+            pos += pad
+        f.write(data)
+        keys = [("location", location), ("offset", str(pos)), ("length", str(len(data)))]
+        if with_checksum:
+            keys.append(("checksum", hashlib.sha1(data).hexdigest()))
+        return keys
+
+    def commit(self) -> None:
+        for f, tmp, target in self.files.values():
+            f.flush()
+            os.fsync(f.fileno())
+            f.close()
+            os.replace(tmp, target)
+
+    def abort(self) -> None:
+        for f, tmp, _ in self.files.values():
+            try:
+                f.close()
+                tmp.unlink()
+            except OSError:
+                pass
+
+
+def _inline_size(model: Model) -> int:
+    total = 0
+    for g in model.graphs():
+        for v in list(g.initializers.values()) + list(g.sparse_initializers.values()):
+            c = v.const
+            total += c.nbytes if isinstance(c, Tensor) else c.values.nbytes + c.indices.nbytes
+        for n in g._nodes:
+            for a in n.attributes.values():
+                if isinstance(a.value, Tensor):
+                    total += a.value.nbytes
+    return total
+
+
+def _tensor_writer(opts: SaveOptions, ext: _ExternalWriter, auto_file: Optional[str]):
+    def write(t: Tensor) -> pb.TensorProto:
+        location = None
+        if opts.external_data:
+            location = opts.external_data if t.nbytes >= opts.size_threshold else None
+        elif opts.external_data is None:
+            if t.is_external:
+                location = t.external.location
+            elif auto_file and t.nbytes >= opts.size_threshold:
+                location = auto_file
+        if location is None or t.dtype == 8:   # strings cannot be stored externally
+            p = t.to_proto()
+            if t.is_external:
+                p.ClearField("external_data")
+                p.ClearField("data_location")
+                p.raw_data = bytes(t.raw_bytes())
+            return p
+        p = t.to_proto(with_data=False)
+        data = t.raw_bytes()
+        for field in ("raw_data", "float_data", "int32_data", "string_data", "int64_data",
+                      "double_data", "uint64_data", "external_data"):
+            p.ClearField(field)
+        p.data_location = external.EXTERNAL
+        had_checksum = bool(t.external and t.external.checksum)
+        for k, v in ext.add(location, data, had_checksum):
+            e = p.external_data.add()
+            e.key, e.value = k, v
+        return p
+    return write
+
+
+def save(model: Model, path: PathLike, options: Optional[SaveOptions] = None, **kw) -> None:
+    """Write `model` to `path` atomically (see SaveOptions for external data)."""
+    opts = options or SaveOptions(**kw)
+    path = pathlib.Path(path)
+    folder = path.parent.absolute()
+    auto_file = None
+    if opts.external_data is None and _inline_size(model) >= opts.protobuf_limit:
+        auto_file = path.name + ".data"
+    if opts.external_data == "" and _inline_size(model) >= opts.protobuf_limit:
+        raise SaveError(f"{path}: the tensors need {_inline_size(model)} bytes, more than protobuf's 2 GB "
+                        f"limit; save with external data instead")
+    ext = _ExternalWriter(folder, opts.align)
+    tmp = None
+    try:
+        mp = model_to_proto(model, _tensor_writer(opts, ext, auto_file))
+        data = mp.SerializeToString()
+        if len(data) >= PROTOBUF_LIMIT:
+            raise SaveError(f"{path}: the model is {len(data)} bytes, over protobuf's 2 GB limit; "
+                            f"save with external data")
+        fd, tmp = tempfile.mkstemp(prefix=f".{path.name}.", suffix=".tmp", dir=folder)
+        with os.fdopen(fd, "wb") as f:
+            f.write(data)
+            f.flush()
+            os.fsync(f.fileno())
+        ext.commit()
+        os.replace(tmp, path)
+        tmp = None
+        _fsync_dir(folder)
+    except ExternalDataError as e:
+        ext.abort()
+        raise SaveError(f"{path}: {e}") from None
+    except OSError as e:
+        ext.abort()
+        raise SaveError(f"{path}: cannot write ({e.strerror or e}); nothing was changed") from None
+    finally:
+        if tmp is not None:
+            try:
+                os.unlink(tmp)
+            except OSError:
+                pass
+
+
+def to_bytes(model: Model) -> bytes:
+    """Serialized model with all data inline (external tensors are read in)."""
+    return model_to_proto(model, _tensor_writer(SaveOptions(external_data=""), None, None)).SerializeToString()
+
+
+def _fsync_dir(folder: pathlib.Path) -> None:
+    try:
+        fd = os.open(folder, os.O_RDONLY)
+    except OSError:
+        return
+    try:
+        os.fsync(fd)
+    except OSError:
+        pass
+    finally:
+        os.close(fd)
