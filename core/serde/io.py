@@ -159,6 +159,7 @@ class _ExternalWriter:
             f.flush()
             os.fsync(f.fileno())
             f.close()
+            os.chmod(tmp, _file_mode(target))
             os.replace(tmp, target)
 
     def abort(self) -> None:
@@ -239,6 +240,7 @@ def save(model: Model, path: PathLike, options: Optional[SaveOptions] = None, **
             f.flush()
             os.fsync(f.fileno())
         ext.commit()
+        os.chmod(tmp, _file_mode(path))
         os.replace(tmp, path)
         tmp = None
         _fsync_dir(folder)
@@ -259,6 +261,16 @@ def save(model: Model, path: PathLike, options: Optional[SaveOptions] = None, **
 def to_bytes(model: Model) -> bytes:
     """Serialized model with all data inline (external tensors are read in)."""
     return model_to_proto(model, _tensor_writer(SaveOptions(external_data=""), None, None)).SerializeToString()
+
+
+def _file_mode(target: pathlib.Path) -> int:
+    """Keep an existing file's permissions; new files get the usual 0666 & ~umask."""
+    try:
+        return target.stat().st_mode & 0o7777
+    except OSError:
+        umask = os.umask(0)
+        os.umask(umask)
+        return 0o666 & ~umask
 
 
 def _fsync_dir(folder: pathlib.Path) -> None:

@@ -1,0 +1,24 @@
+"""`onnxstudio [FILE]` opens the app; `onnxstudio COMMAND ...` works headless."""
+from __future__ import annotations
+
+import sys
+
+
+def main(argv: list[str] | None = None) -> int:
+    argv = list(sys.argv[1:] if argv is None else argv)
+    from . import cli
+
+    if cli.is_command(argv):
+        return cli.main(argv)
+    return main_gui(argv)
+
+
+def main_gui(argv: list[str] | None = None) -> int:
+    argv = list(sys.argv[1:] if argv is None else argv)
+    from . import app   # imports Qt: only when the GUI is wanted
+
+    return app.main(argv)
+
+
+if __name__ == "__main__":
+    sys.exit(main())

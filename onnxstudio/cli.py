@@ -1,0 +1,76 @@
+"""Headless commands. Each module in onnxstudio/commands/ is one sub-command:
+it defines NAME, HELP, configure(parser) and run(args) -> exit code."""
+from __future__ import annotations
+
+import argparse
+import importlib
+import pkgutil
+import sys
+
+from . import commands
+from .errors import UserError
+
+
+def _command_modules() -> dict:
+    mods = {}
+    for info in sorted(pkgutil.iter_modules(commands.__path__), key=lambda i: i.name):
+        if info.name.startswith("_"):
+            continue
+        mod = importlib.import_module(f"{commands.__name__}.{info.name}")
+        if hasattr(mod, "NAME") and hasattr(mod, "run"):
+            mods[mod.NAME] = mod
+    return mods
+
+
+def is_command(argv: list[str]) -> bool:
+    if not argv:
+        return False
+    if argv[0] in ("-h", "--help", "--version"):
+        return True
+    return argv[0] in {info.name for info in pkgutil.iter_modules(commands.__path__)} or \
+        argv[0] in _command_modules()
+
+
+def build_parser(mods: dict) -> argparse.ArgumentParser:
+    p = argparse.ArgumentParser(
+        prog="onnxstudio",
+        description="Explore, edit and step through ONNX models. "
+                    "Without a command, `onnxstudio [FILE]` opens the app.")
+    p.add_argument("--version", action="version", version=_version())
+    sub = p.add_subparsers(dest="command", metavar="COMMAND")
+    for name, mod in mods.items():
+        sp = sub.add_parser(name, help=getattr(mod, "HELP", ""), description=getattr(mod, "HELP", ""))
+        mod.configure(sp)
+        sp.set_defaults(_run=mod.run)
+    return p
+
+
+def _version() -> str:
+    try:
+        from importlib.metadata import version
+        return f"onnxstudio {version('onnxstudio')}"
+    except Exception:  # noqa: BLE001
+        return "onnxstudio (development)"
+
+
+def main(argv: list[str]) -> int:
+    from .core.errors import CoreError
+
+    parser = build_parser(_command_modules())
+    args = parser.parse_args(argv)
+    if not getattr(args, "_run", None):
+        parser.print_help()
+        return 0
+    try:
+        return int(args._run(args) or 0)
+    except UserError as e:
+        print(f"onnxstudio {args.command}: {e}", file=sys.stderr)
+        return e.exit_code
+    except CoreError as e:
+        print(f"onnxstudio {args.command}: {e}", file=sys.stderr)
+        return 2
+    except KeyboardInterrupt:
+        print(f"onnxstudio {args.command}: interrupted", file=sys.stderr)
+        return 130
+    except BrokenPipeError:
+        return 0

@@ -1,0 +1,31 @@
+"""`onnxstudio convert IN OUT [--external-data FILE] [--size-threshold BYTES] [--inline]`"""
+from __future__ import annotations
+
+from ..core import SaveOptions, load, save
+from ..errors import UserError
+
+NAME = "convert"
+HELP = "Load a model and save it again: a round trip, or move weights into or out of external data."
+
+
+def configure(p) -> None:
+    p.add_argument("input", help="the .onnx file to read")
+    p.add_argument("output", help="the .onnx file to write (written atomically)")
+    where = p.add_mutually_exclusive_group()
+    where.add_argument("--external-data", metavar="FILE",
+                       help="put every tensor of at least --size-threshold bytes into FILE, "
+                            "next to OUTPUT")
+    where.add_argument("--inline", action="store_true", help="store all tensors inside OUTPUT")
+    p.add_argument("--size-threshold", type=int, default=1024, metavar="BYTES",
+                   help="smaller tensors stay inline (default 1024)")
+
+
+def run(args) -> int:
+    if args.size_threshold < 0:
+        raise UserError("--size-threshold must be 0 or more")
+    model = load(args.input)
+    opts = SaveOptions(external_data="" if args.inline else args.external_data,
+                       size_threshold=args.size_threshold)
+    save(model, args.output, opts)
+    print(f"wrote {args.output}")
+    return 0
