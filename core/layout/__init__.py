@@ -41,11 +41,16 @@ From an ONNX graph (core.ir) to a request::
     Subgraph bodies (If/Loop/Scan) and function bodies are separate graphs:
     call build_view on them when the user navigates into them.
 """
+from .api import available_engines, engine_tag, layout
+from .cache import LayoutCache, default_cache_dir
+from .dot_engine import EngineFailed, LayoutTimeout
 from .geometry import (CancelToken, EdgePath, GroupBox, GroupPath, Layout, LayoutCancelled,
                        LayoutEdge, LayoutNode, LayoutRequest, NodeBox, Point)
 from .view import GROUP, INPUT, OP, OUTPUT, GraphView, GroupInfo, Measure, NodeLabel, ViewEdge, ViewNode
 
 __all__ = [
+    "available_engines", "engine_tag", "layout", "LayoutCache", "default_cache_dir",
+    "EngineFailed", "LayoutTimeout",
     "CancelToken", "EdgePath", "GroupBox", "GroupPath", "Layout", "LayoutCancelled",
     "LayoutEdge", "LayoutNode", "LayoutRequest", "NodeBox", "Point",
     "GROUP", "INPUT", "OP", "OUTPUT", "GraphView", "GroupInfo", "Measure", "NodeLabel",

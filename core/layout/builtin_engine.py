@@ -64,7 +64,7 @@ def layout_builtin(request: LayoutRequest, first_rank=(), last_rank=(), *,
         paths = {k: EdgePath(p.id, p.source, p.target, tuple((py, px) for px, py in p.points))
                  for k, p in paths.items()}
     groups = _group_boxes(request, boxes)
-    return _normalised(Layout(boxes, paths, groups, 0.0, 0.0, engine="builtin"))
+    return Layout(boxes, paths, groups, 0.0, 0.0, engine="builtin").normalised()
 
 
 def _acyclic(ids, edges):
@@ -261,18 +261,3 @@ def _group_boxes(request, boxes):
         groups[path] = GroupBox(path, x0, y0, x1 - x0, y1 - y0)
     return groups
 
-
-def _normalised(layout: Layout) -> Layout:
-    """Shift so the drawing starts at (0, 0) and set its size."""
-    xs, ys = [], []
-    for b in list(layout.nodes.values()) + list(layout.groups.values()):
-        xs += [b.x, b.x + b.width]
-        ys += [b.y, b.y + b.height]
-    for p in layout.edges.values():
-        xs += [q[0] for q in p.points]
-        ys += [q[1] for q in p.points]
-    if not xs:
-        return layout
-    moved = layout.translated(-min(xs), -min(ys))
-    moved.width, moved.height = max(xs) - min(xs), max(ys) - min(ys)
-    return moved

@@ -34,6 +34,9 @@ def to_dot(request: LayoutRequest, first_rank=(), last_rank=()) -> str:
             [f"rankdir={request.rankdir}",
              f"nodesep={request.node_sep / POINTS_PER_INCH:.4f}",
              f"ranksep={request.rank_sep / POINTS_PER_INCH:.4f}"]
+            # Global ranking: without it a cluster is ranked as a unit and
+            # a stub forced to rank=min pushes whole clusters far down.
+            + ["newrank=true"]
             + [f"{k}={v}" for k, v in SPEED_OPTIONS.items()]) + "];",
         'node [shape=box fixedsize=true label="" margin=0];',
         # Undirected drawing clips the curve at both box borders without

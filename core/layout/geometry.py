@@ -136,6 +136,23 @@ class Layout:
             width=self.width, height=self.height, engine=self.engine,
             warnings=list(self.warnings), from_cache=self.from_cache)
 
+    def normalised(self) -> "Layout":
+        """A copy shifted so everything starts at (0, 0), with width/height
+        set to the extent of all boxes and curve points."""
+        xs: list[float] = []
+        ys: list[float] = []
+        for b in list(self.nodes.values()) + list(self.groups.values()):
+            xs += [b.x, b.x + b.width]
+            ys += [b.y, b.y + b.height]
+        for p in self.edges.values():
+            xs += [q[0] for q in p.points]
+            ys += [q[1] for q in p.points]
+        if not xs:
+            return self.translated(0.0, 0.0)
+        moved = self.translated(-min(xs), -min(ys))
+        moved.width, moved.height = max(xs) - min(xs), max(ys) - min(ys)
+        return moved
+
 
 class LayoutCancelled(Exception):
     """Raised by layout() when its CancelToken was set; any dot process is killed."""

@@ -1,0 +1,162 @@
+"""layout(): choose an engine, cut into pieces, reuse cached and repeated
+pieces, lay out the rest in parallel, stack, and route between pieces."""
+from __future__ import annotations
+
+import functools
+import os
+from concurrent.futures import FIRST_EXCEPTION, ThreadPoolExecutor, wait
+from typing import Callable
+
+from .builtin_engine import layout_builtin
+from .cache import LayoutCache
+from .dot_engine import EngineFailed, LayoutTimeout, dot_version, find_dot, layout_with_dot
+from .geometry import CancelToken, Layout, LayoutCancelled, LayoutRequest
+from .pieces import canonical, plan_pieces, request_key
+from .pygraphviz_engine import layout_with_pygraphviz, pygraphviz_available, pygraphviz_version
+from .stacking import realise, stack
+
+ENGINES = ("dot", "pygraphviz", "builtin")
+BUILTIN_VERSION = "builtin-1"    # bump when the built-in algorithm changes
+MAX_PIECE = 400                  # dot stays well under a second per piece of this size
+DEFAULT_TIME_LIMIT = 30.0        # seconds per Graphviz call
+NO_GRAPHVIZ = ("Graphviz was not found (neither the `dot` program nor the pygraphviz package), "
+               "so a simpler built-in layout is shown. For the proper layout install Graphviz "
+               "(https://graphviz.org/download/) or run `pip install pygraphviz`.")
+
+
+def available_engines() -> list[str]:
+    """Engines usable on this machine, fastest first; "builtin" is always there."""
+    found = []
+    if find_dot():
+        found.append("dot")
+    if pygraphviz_available():
+        found.append("pygraphviz")
+    return found + ["builtin"]
+
+
+@functools.lru_cache(maxsize=8)
+def _dot_tag(path: str) -> str:
+    return f"dot:{dot_version(path)}"
+
+
+def engine_tag(name: str) -> str:
+    """Engine name plus version: a different Graphviz gives a different layout."""
+    if name == "dot":
+        return _dot_tag(find_dot() or "dot")
+    if name == "pygraphviz":
+        return f"pygraphviz:{pygraphviz_version()}"
+    return BUILTIN_VERSION
+
+
+class _Linked(CancelToken):
+    """Set by the caller's token or by a failing sibling piece."""
+
+    def __init__(self, outer: CancelToken | None):
+        super().__init__()
+        self._outer = outer
+
+    @property
+    def cancelled(self) -> bool:
+        return super().cancelled or (self._outer is not None and self._outer.cancelled)
+
+    def raise_if_cancelled(self) -> None:
+        if self.cancelled:
+            raise LayoutCancelled("layout cancelled")
+
+
+def _choose(engine: str) -> tuple[str, list[str]]:
+    if engine == "auto":
+        found = available_engines()
+        return found[0], ([NO_GRAPHVIZ] if found[0] == "builtin" else [])
+    if engine not in ENGINES:
+        raise ValueError(f"unknown layout engine {engine!r}; choose one of {', '.join(ENGINES)} or 'auto'")
+    if engine != "builtin" and engine not in available_engines():
+        return "builtin", [f"The {engine} layout engine is not installed. " + NO_GRAPHVIZ]
+    return engine, []
+
+
+def _run_engine(name, canon, cancel, time_limit) -> tuple[Layout, bool]:
+    """(layout, exact): exact is False when we had to fall back to builtin."""
+    runner = {"dot": layout_with_dot, "pygraphviz": layout_with_pygraphviz,
+              "builtin": layout_builtin}[name]
+    try:
+        return runner(canon.request, canon.first_rank, canon.last_rank,
+                      cancel=cancel, time_limit=time_limit), True
+    except (LayoutTimeout, EngineFailed, OSError) as exc:
+        if name == "builtin":
+            raise
+        cancel.raise_if_cancelled()
+        result = layout_builtin(canon.request, canon.first_rank, canon.last_rank, cancel=cancel)
+        result.warnings.append(f"{name} could not lay out a part of {len(canon.request.nodes)} boxes "
+                               f"({exc}); that part uses the simple built-in layout.")
+        return result, False
+
+
+def layout(request: LayoutRequest, *, engine: str = "auto", cancel: CancelToken | None = None,
+           time_limit: float | None = DEFAULT_TIME_LIMIT, cache: LayoutCache | None | bool = None,
+           max_piece: int = MAX_PIECE, workers: int | None = None,
+           progress: Callable[[int, int], None] | None = None) -> Layout:
+    """Lay out `request`; blocking, so call it from a worker thread.
+
+    time_limit applies to each Graphviz call (one piece); a piece that runs
+    over it is stopped and drawn by the built-in engine, with a warning.
+    progress(done, total) is called as pieces finish (from worker threads).
+    Raises LayoutCancelled as soon as `cancel` is set.
+    """
+    name, warnings = _choose(engine)
+    tag = engine_tag(name)
+    store = LayoutCache() if cache is None else (cache or None)
+    whole_key = request_key(request, tag, max_piece)
+    if store is not None:
+        hit = store.get(whole_key)
+        if hit is not None:
+            return hit
+
+    token = _Linked(cancel)
+    token.raise_if_cancelled()
+    pieces = plan_pieces(request, max_piece)
+    canons = [canonical(p, request, tag) for p in pieces]
+    unique = {c.key: c for c in canons}
+    results: dict[str, Layout] = {}
+    if store is not None:
+        for key in unique:
+            hit = store.get(key)
+            if hit is not None:
+                results[key] = hit
+    todo = [c for k, c in unique.items() if k not in results]
+    total, exact_all = len(unique), True
+    if progress:
+        progress(len(results), total)
+
+    def work(canon):
+        result, exact = _run_engine(name, canon, token, time_limit)
+        if exact and store is not None:
+            store.put(canon.key, result)
+        return canon.key, result, exact
+
+    if todo:
+        n_workers = workers or min(len(todo), os.cpu_count() or 1)
+        with ThreadPoolExecutor(max_workers=max(1, n_workers), thread_name_prefix="layout") as pool:
+            futures = [pool.submit(work, c) for c in todo]
+            try:
+                pending = set(futures)
+                while pending:
+                    done, pending = wait(pending, return_when=FIRST_EXCEPTION)
+                    for f in done:
+                        key, result, exact = f.result()   # re-raises a piece's error
+                        results[key] = result
+                        exact_all &= exact
+                        if progress:
+                            progress(len(results), total)
+            except BaseException:
+                token.cancel()      # stop the sibling pieces' dot processes too
+                raise
+
+    token.raise_if_cancelled()
+    lr = request.rankdir == "LR"
+    placed = [realise(c, results[c.key], lr) for c in canons]
+    out = stack(pieces, placed, request)
+    out.warnings = warnings + out.warnings
+    if store is not None and exact_all:
+        store.put(whole_key, out)
+    return out
