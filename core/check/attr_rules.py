@@ -1,0 +1,67 @@
+"""Rules for one AttributeProto on its own (no operator signature needed):
+name, type field, the one-value-field rule, ref_attr_name placement."""
+from __future__ import annotations
+
+from ..proto import onnx_pb2 as pb
+
+A = pb.AttributeProto
+# (field, attribute type it implies, is repeated)
+_VALUE_FIELDS = (
+    ("f", A.FLOAT, False), ("i", A.INT, False), ("s", A.STRING, False),
+    ("t", A.TENSOR, False), ("g", A.GRAPH, False), ("sparse_tensor", A.SPARSE_TENSOR, False),
+    ("tp", A.TYPE_PROTO, False),
+    ("floats", A.FLOATS, True), ("ints", A.INTS, True), ("strings", A.STRINGS, True),
+    ("tensors", A.TENSORS, True), ("graphs", A.GRAPHS, True),
+    ("sparse_tensors", A.SPARSE_TENSORS, True), ("type_protos", A.TYPE_PROTOS, True),
+)
+LIST_TYPES = frozenset({A.FLOATS, A.INTS, A.STRINGS, A.TENSORS, A.GRAPHS, A.SPARSE_TENSORS, A.TYPE_PROTOS})
+TYPE_NAMES = {v: k for k, v in A.AttributeType.items()}
+
+
+def set_fields(attr: pb.AttributeProto) -> list:
+    """(field, implied type) for every value field that carries a value."""
+    found = []
+    for fname, implied, repeated in _VALUE_FIELDS:
+        if len(getattr(attr, fname)) if repeated else attr.HasField(fname):
+            found.append((fname, implied))
+    return found
+
+
+def effective_type(attr: pb.AttributeProto) -> int:
+    """The declared type, or (IR 1 files) the type the value field implies."""
+    if attr.type:
+        return attr.type
+    fields = set_fields(attr)
+    return fields[0][1] if len(fields) == 1 else 0
+
+
+def check_attribute(attr: pb.AttributeProto, path: str, ctx, out) -> None:
+    if not attr.name:
+        out.add("attr.name-missing", path, "the attribute has no name")
+    fields = set_fields(attr)
+    if attr.ref_attr_name:
+        if not ctx.in_function:
+            out.add("attr.ref-outside-function", path,
+                    f"refers to attribute {attr.ref_attr_name!r} of a caller, but is not inside a function body")
+        else:
+            if attr.ref_attr_name not in ctx.function_attrs:
+                out.add("attr.ref-unknown", path,
+                        f"refers to {attr.ref_attr_name!r}, which the function does not declare as an attribute")
+            if fields:
+                out.add("attr.ref-with-value", path, "an attribute that refers to the caller's must not also carry a value")
+        return
+    if ctx.ir_version >= 2 and not attr.type:
+        out.add("attr.type-missing", path, "the attribute's type field is not set (required since IR version 2)")
+    if len(fields) > 1:
+        names = ", ".join(f for f, _ in fields)
+        out.add("attr.multiple-values", path, f"several value fields are set ({names}); keep only one")
+        return
+    if fields:
+        fname, implied = fields[0]
+        if attr.type and attr.type != implied:
+            out.add("attr.type-field-mismatch", path,
+                    f"type says {TYPE_NAMES.get(attr.type, attr.type)} but the value is in field {fname!r}")
+    elif attr.type and attr.type not in LIST_TYPES and attr.type not in (A.FLOAT, A.INT, A.STRING):
+        # Empty lists are legal, and proto3 writers drop 0 / 0.0 / "" scalars;
+        # a message-valued attribute without its message has no value at all.
+        out.add("attr.no-value", path, f"a {TYPE_NAMES.get(attr.type, attr.type)} attribute with no value")

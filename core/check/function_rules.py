@@ -1,0 +1,161 @@
+"""Rules for model-local functions and training_info."""
+from __future__ import annotations
+
+from .. import schemas
+from . import paths
+from .context import Scope
+from .graph_rules import check_graph
+from .node_rules import check_node
+
+
+def function_key(fn) -> tuple:
+    return (fn.domain, fn.name, fn.overload)
+
+
+def check_functions(model, ctx, out) -> None:
+    seen = set()
+    for fn in model.functions:
+        fpath = paths.function(fn.name, fn.overload)
+        if fn.overload and ctx.ir_version and ctx.ir_version < 10:
+            out.add("model.feature-too-new", fpath, f"function overloads need IR version 10; the model declares {ctx.ir_version}")
+        if len(fn.attribute_proto) and ctx.ir_version and ctx.ir_version < 9:
+            out.add("model.feature-too-new", fpath,
+                    f"function attribute defaults need IR version 9; the model declares {ctx.ir_version}")
+        if function_key(fn) in seen:
+            out.add("function.duplicate", fpath,
+                    f"another function is already named {fn.domain}.{fn.name}" + (f" ({fn.overload})" if fn.overload else ""))
+        seen.add(function_key(fn))
+        _check_function(fn, fpath, ctx, out)
+    _check_recursion(model, out)
+
+
+def _check_function(fn, fpath, ctx, out) -> None:
+    if not fn.name:
+        out.add("function.name-missing", fpath, "the function has no name")
+    if not fn.HasField("domain"):
+        out.add("function.domain-missing", fpath, "the function has no domain; nodes call it by (domain, name)")
+    fopsets = {}
+    for op in fn.opset_import:
+        fopsets[schemas.canonical_domain(op.domain)] = op.version
+    attrs = list(fn.attribute) + [a.name for a in fn.attribute_proto]
+    if len(set(attrs)) != len(attrs):
+        dup = next(a for a in attrs if attrs.count(a) > 1)
+        out.add("function.attribute-duplicate", fpath, f"attribute {dup!r} is declared more than once")
+    if len(set(fn.output)) != len(fn.output):
+        dup = next(o for o in fn.output if list(fn.output).count(o) > 1)
+        out.add("function.output-duplicate", fpath, f"output {dup!r} is declared more than once")
+    defs = {}
+    for name in fn.input:
+        if name in defs:
+            out.add("function.input-duplicate", fpath, f"input {name!r} is declared more than once")
+        defs[name] = -1
+    fctx = ctx.sub(opsets=fopsets, is_main=False, in_function=True, function_attrs=frozenset(attrs))
+    scope = Scope(defs, 0, None, {}, fpath)
+    for i, node in enumerate(fn.node):
+        npath = paths.node(fpath, i, node.op_type, node.name)
+        for k, name in enumerate(node.input):
+            if name and name not in defs:
+                out.add("graph.undefined-input", paths.node_input(npath, k, name),
+                        f"input {name!r} is neither a function input nor an output of an earlier node")
+        here = scope.at(i)
+
+        def check_subgraph(sub, spath, _scope, here=here):
+            check_graph(sub, spath, fctx, out, here)
+
+        check_node(node, npath, here, fctx, out, check_subgraph)
+        _check_opset_agreement(node, npath, fopsets, ctx.model_opsets, out)
+        for k, name in enumerate(node.output):
+            if not name:
+                continue
+            if name in defs:
+                out.add("graph.redefinition", paths.node_output(npath, k, name),
+                        f"{name!r} is already defined in this function; every name is assigned once (SSA)")
+                continue
+            defs[name] = i
+    for name in fn.output:
+        if name not in defs:
+            out.add("function.output-undefined", fpath, f"output {name!r} is not produced in the function body")
+
+
+def _check_opset_agreement(node, npath, fopsets, model_opsets, out) -> None:
+    domain = schemas.canonical_domain(node.domain)
+    fv, mv = fopsets.get(domain), model_opsets.get(domain)
+    if fv is None or mv is None or fv == mv:
+        return
+    a = schemas.bind_version(domain, node.op_type, fv)
+    b = schemas.bind_version(domain, node.op_type, mv)
+    if a is None and b is None:
+        return
+    if a is None or b is None or a.since_version != b.since_version:
+        out.add("function.opset-mismatch", npath,
+                f"the function imports {domain or 'ai.onnx'} {fv} but the model {mv}; "
+                f"{node.op_type} differs between the two")
+
+
+def _callees(nodes, keys) -> set:
+    found = set()
+    for node in nodes:
+        k = (node.domain, node.op_type, node.overload)
+        if k in keys:
+            found.add(k)
+        for a in node.attribute:
+            if a.HasField("g"):
+                found |= _callees(a.g.node, keys)
+            for g in a.graphs:
+                found |= _callees(g.node, keys)
+    return found
+
+
+def _check_recursion(model, out) -> None:
+    by_key = {function_key(f): f for f in model.functions}
+    calls = {k: _callees(f.node, by_key) for k, f in by_key.items()}
+    state = {}
+    reported = set()
+
+    def visit(k, stack):
+        state[k] = 1
+        stack.append(k)
+        for c in calls[k]:
+            if state.get(c) == 1:
+                cycle = stack[stack.index(c):]
+                if frozenset(cycle) not in reported:
+                    reported.add(frozenset(cycle))
+                    names = " -> ".join(x[1] for x in cycle + [c])
+                    out.add("function.recursive", paths.function(c[1], c[2]),
+                            f"functions call each other in a cycle ({names}); functions must not recurse")
+            elif c not in state:
+                visit(c, stack)
+        stack.pop()
+        state[k] = 2
+
+    for k in by_key:
+        if k not in state:
+            visit(k, [])
+
+
+def check_training_info(model, main_scope: Scope, ctx, out) -> None:
+    if len(model.training_info) and ctx.ir_version and ctx.ir_version < 7:
+        out.add("model.feature-too-new", "training_info",
+                f"training_info needs IR version 7; the model declares {ctx.ir_version}")
+    initializers = {t.name for t in model.graph.initializer} | {s.values.name for s in model.graph.sparse_initializer}
+    tctx = ctx.sub(is_main=False)
+    for k, ti in enumerate(model.training_info):
+        tpath = f"training_info[{k}]"
+        produced = {}
+        for part in ("initialization", "algorithm"):
+            if ti.HasField(part):
+                g = getattr(ti, part)
+                # Training graphs see the inference graph's names as outer scope.
+                check_graph(g, f"{tpath}/{part}", tctx, out, main_scope)
+                produced[part] = {o.name for o in g.output} | {o for n in g.node for o in n.output if o}
+        for field, part in (("initialization_binding", "initialization"), ("update_binding", "algorithm")):
+            keys = set()
+            for b in getattr(ti, field):
+                where = f"{tpath}/{field} {paths.quote(b.key)}"
+                if b.key in keys:
+                    out.add("training.binding-duplicate", where, f"initializer {b.key!r} is bound twice")
+                keys.add(b.key)
+                if b.key not in initializers:
+                    out.add("training.binding-key", where, f"{b.key!r} is not an initializer of the main graph")
+                if b.value not in produced.get(part, ()):
+                    out.add("training.binding-value", where, f"{b.value!r} is not an output of the {part} graph")

@@ -1,0 +1,241 @@
+"""Rules for a GraphProto: names, SSA, def-before-use with lexical scoping into
+subgraphs, cycles, initializers, value_info, typed top-level inputs/outputs.
+
+A graph is checked in two parts so one node can be re-checked alone:
+`check_structure` (everything about names; builds the Scope) and
+`check_node_at` (one node and the subgraphs under it, given that Scope).
+"""
+from __future__ import annotations
+
+import re
+
+from ..proto import onnx_pb2 as pb
+from . import paths
+from .context import Scope, declared_types
+from .node_rules import check_node
+from .tensor_rules import check_sparse, check_tensor
+
+_IDENTIFIER = re.compile(r"[A-Za-z_][A-Za-z0-9_]*\Z")
+INPUT_POS, INIT_POS = -2, -1
+_IR_TYPE_KIND_SINCE = {"optional_type": 8, "sparse_tensor_type": 8}
+
+
+def check_graph(g: pb.GraphProto, gpath: str, ctx, out, parent: Scope | None) -> Scope:
+    """Full check of a graph (used for subgraphs and as the reference)."""
+    scope = check_structure(g, gpath, ctx, out, parent)
+    for i, node in enumerate(g.node):
+        check_node_at(g, i, scope, ctx, out)
+    return scope
+
+
+def check_node_at(g, i: int, scope: Scope, ctx, out) -> None:
+    node = g.node[i]
+    npath = paths.node(scope.graph_path, i, node.op_type, node.name)
+    here = scope.at(i)
+    sub_ctx = ctx.sub(is_main=False) if ctx.is_main else ctx
+
+    def check_subgraph(sub, spath, _scope):
+        check_graph(sub, spath, sub_ctx, out, here)
+
+    check_node(node, npath, here, ctx, out, check_subgraph)
+
+
+def _check_io_type(vi, where, ctx, out) -> None:
+    if not vi.HasField("type"):
+        out.add("graph.io-type-missing", where, "a top-level input/output must declare its type")
+        return
+    kind = vi.type.WhichOneof("value")
+    if kind in ("tensor_type", "sparse_tensor_type"):
+        tt = getattr(vi.type, kind)
+        if not tt.elem_type:
+            out.add("graph.io-elem-type-missing", where, "the declared tensor type has no element type")
+        if not tt.HasField("shape"):
+            out.add("graph.io-shape-missing", where,
+                    "the declared tensor type has no shape; give at least the rank (dims may be symbolic)")
+    elif kind in ("sequence_type", "optional_type"):
+        if not getattr(vi.type, kind).HasField("elem_type"):
+            out.add("graph.io-elem-type-missing", where, f"the declared {kind.split('_')[0]} type has no element type")
+    elif kind == "map_type":
+        if not vi.type.map_type.key_type or not vi.type.map_type.HasField("value_type"):
+            out.add("graph.io-elem-type-missing", where, "the declared map type needs a key and a value type")
+    elif kind is None:
+        out.add("graph.io-type-missing", where, "the declared type is empty")
+
+
+def _check_type_version(vi, where, ctx, out) -> None:
+    if not vi.HasField("type") or not ctx.ir_version:
+        return
+    kind = vi.type.WhichOneof("value")
+    since = _IR_TYPE_KIND_SINCE.get(kind)
+    if since and ctx.ir_version < since:
+        out.add("model.feature-too-new", where,
+                f"{kind} needs IR version {since}; the model declares {ctx.ir_version}")
+
+
+def check_structure(g: pb.GraphProto, gpath: str, ctx, out, parent: Scope | None) -> Scope:
+    if not g.name:
+        out.add("graph.name-missing", gpath, "the graph has no name; give it one")
+    defs: dict = {}
+    odd_names = []
+
+    def note_name(name):
+        if name and not _IDENTIFIER.match(name):
+            odd_names.append(name)
+
+    for k, vi in enumerate(g.input):
+        where = paths.graph_input(gpath, k, vi.name)
+        if not vi.name:
+            out.add("graph.input-name-missing", where, "graph input with an empty name")
+            continue
+        if vi.name in defs:
+            out.add("graph.input-duplicate", where, f"input {vi.name!r} is declared twice")
+        elif parent is not None and parent.visible(vi.name):
+            out.add("graph.shadowing", where, f"input {vi.name!r} hides a name of the enclosing graph")
+        defs.setdefault(vi.name, INPUT_POS)
+        note_name(vi.name)
+        if ctx.is_main:
+            _check_io_type(vi, where, ctx, out)
+        _check_type_version(vi, where, ctx, out)
+
+    init_names = set()
+    for init in g.initializer:
+        where = paths.initializer(gpath, init.name)
+        check_tensor(init, where, ctx, out)
+        if not init.name:
+            out.add("graph.initializer-name-missing", where, "initializer with an empty name")
+            continue
+        if init.name in init_names:
+            out.add("graph.initializer-duplicate", where, f"initializer {init.name!r} is given twice")
+        init_names.add(init.name)
+        if ctx.ir_version and ctx.ir_version < 4 and defs.get(init.name) != INPUT_POS:
+            out.add("graph.initializer-not-input", where,
+                    f"with IR version {ctx.ir_version} (< 4) every initializer must also be a graph input")
+        defs.setdefault(init.name, INIT_POS)
+        note_name(init.name)
+    for sp in g.sparse_initializer:
+        name = sp.values.name
+        where = paths.initializer(gpath, name, sparse=True)
+        if ctx.ir_version and ctx.ir_version < 6:
+            out.add("model.feature-too-new", where,
+                    f"sparse initializers need IR version 6; the model declares {ctx.ir_version}")
+        check_sparse(sp, where, ctx, out)
+        if not name:
+            out.add("sparse.name-missing", where, "sparse initializer whose values tensor has no name")
+            continue
+        if name in init_names:
+            out.add("graph.initializer-duplicate", where,
+                    f"{name!r} is used by more than one initializer or sparse initializer")
+        init_names.add(name)
+        defs.setdefault(name, INIT_POS)
+
+    # First pass: where each name is first defined, to tell "defined later"
+    # (order problem or cycle) from "never defined".
+    later = {}
+    for i, node in enumerate(g.node):
+        npath = None
+        for k, name in enumerate(node.output):
+            if not name:
+                continue
+            if name in defs or name in later or (parent is not None and parent.visible(name)):
+                npath = npath or paths.node(gpath, i, node.op_type, node.name)
+                first = defs.get(name, later.get(name))
+                what = ("a graph input" if first == INPUT_POS else "an initializer" if first == INIT_POS
+                        else f"node[{first}]" if first is not None else "the enclosing graph")
+                out.add("graph.redefinition", paths.node_output(npath, k, name),
+                        f"{name!r} is already defined by {what}; every name is assigned once (SSA)")
+                continue
+            later[name] = i
+            note_name(name)
+    defs.update(later)
+
+    types = declared_types(g)
+    scope = Scope(defs, 1 << 62, parent, types, gpath)
+    _check_def_use(g, gpath, scope, out)
+
+    for k, vi in enumerate(g.output):
+        where = paths.graph_output(gpath, k, vi.name)
+        if not vi.name:
+            out.add("graph.input-name-missing", where, "graph output with an empty name")
+            continue
+        if vi.name not in defs:
+            outer = parent is not None and parent.visible(vi.name)
+            out.add("graph.output-undefined", where,
+                    f"output {vi.name!r} is " + ("a name of the enclosing graph; a subgraph output must be "
+                                                 "produced inside it (add an Identity)" if outer
+                                                 else "not produced by any node, input or initializer"))
+        if ctx.is_main:
+            _check_io_type(vi, where, ctx, out)
+        _check_type_version(vi, where, ctx, out)
+
+    vi_names = set()
+    for vi in g.value_info:
+        where = paths.value_info(gpath, vi.name)
+        if vi.name in vi_names:
+            out.add("graph.value-info-duplicate", where, f"value_info for {vi.name!r} is given twice")
+        vi_names.add(vi.name)
+        if vi.name not in defs:
+            out.add("graph.value-info-unused", where, f"value_info describes {vi.name!r}, which nothing defines")
+        _check_type_version(vi, where, ctx, out)
+    if odd_names:
+        shown = ", ".join(paths.quote(n) for n in odd_names[:3])
+        out.add("name.not-identifier", gpath,
+                f"{len(odd_names)} names are not C identifiers (e.g. {shown}); most tools accept them")
+    return scope
+
+
+def _check_def_use(g, gpath, scope: Scope, out) -> None:
+    defs = scope.defs
+    parent = scope.parent
+    backward = []   # (consumer index, producer index) edges that point forward in the list
+    for i, node in enumerate(g.node):
+        npath = None
+        for k, name in enumerate(node.input):
+            if not name:
+                continue
+            pos = defs.get(name)
+            if pos is not None and pos < i:
+                continue
+            if pos is None and parent is not None and parent.visible(name):
+                continue
+            npath = npath or paths.node(gpath, i, node.op_type, node.name)
+            where = paths.node_input(npath, k, name)
+            if pos is None:
+                out.add("graph.undefined-input", where, f"input {name!r} is not defined by any node, graph input "
+                        "or initializer" + (" here or in an enclosing graph" if parent is not None else ""))
+            else:
+                backward.append((i, pos, where, name))
+    if not backward:
+        return
+    in_cycle = _cycle_nodes(g, defs)
+    for i, pos, where, name in backward:
+        if i in in_cycle and pos in in_cycle:
+            out.add("graph.cycle", where, f"input {name!r} comes from node[{pos}], which depends on this node: a cycle")
+        else:
+            out.add("graph.not-topological", where,
+                    f"input {name!r} is produced by node[{pos}], which comes later; reorder the nodes")
+
+
+def _cycle_nodes(g, defs) -> set:
+    """Indices of nodes on a dependency cycle (Kahn's algorithm leftovers that
+    still reach themselves)."""
+    n = len(g.node)
+    succ = [[] for _ in range(n)]
+    indeg = [0] * n
+    for i, node in enumerate(g.node):
+        for name in node.input:
+            p = defs.get(name)
+            if p is not None and p >= 0 and p != i:
+                succ[p].append(i)
+                indeg[i] += 1
+            elif p == i:
+                indeg[i] += 1
+                succ[i].append(i)
+    ready = [i for i in range(n) if indeg[i] == 0]
+    while ready:
+        i = ready.pop()
+        for j in succ[i]:
+            indeg[j] -= 1
+            if indeg[j] == 0:
+                ready.append(j)
+    return {i for i in range(n) if indeg[i] > 0}
+

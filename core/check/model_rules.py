@@ -1,0 +1,52 @@
+"""Model-level rules: ir_version, opset imports, metadata, IR-version features."""
+from __future__ import annotations
+
+from .. import schemas
+from ..proto import onnx_pb2 as pb
+from . import paths
+
+KNOWN_IR_VERSION = pb.IR_VERSION
+
+
+def imported_opsets(model) -> dict:
+    """canonical domain -> version, as the checker resolves them (first entry wins)."""
+    found = {}
+    for op in model.opset_import:
+        found.setdefault(schemas.canonical_domain(op.domain), op.version)
+    if model.ir_version and model.ir_version < 3 and not found:
+        found[""] = 1    # IR 1-2 files predate opset_import: opset 1 is implied
+    return found
+
+
+def check_model_fields(model, out) -> None:
+    ir = model.ir_version
+    if not ir:
+        out.add("model.ir-version-missing", "model", "ir_version is not set; set it to the IR version the file follows")
+    elif ir > KNOWN_IR_VERSION or ir < 0:
+        out.add("model.ir-version-unknown", "model",
+                f"ir_version {ir} is not one this checker knows (1..{KNOWN_IR_VERSION})")
+    if ir >= 3 and not len(model.opset_import):
+        out.add("model.opset-missing", "model", "no opset_import: import at least the ai.onnx domain")
+    if 0 < ir < 3 and len(model.opset_import):
+        out.add("model.opset-not-allowed", "model", f"IR version {ir} files cannot carry opset_import")
+    seen = {}
+    for op in model.opset_import:
+        domain = schemas.canonical_domain(op.domain)
+        where = f"model/opset_import {paths.quote(op.domain or 'ai.onnx')}"
+        if domain in seen and seen[domain] != op.version:
+            out.add("model.opset-duplicate", where,
+                    f"domain {op.domain or 'ai.onnx'!r} is imported twice (versions {seen[domain]} and {op.version})")
+        elif domain in seen:
+            out.add("model.opset-repeated", where,
+                    f"domain {op.domain or 'ai.onnx'!r} version {op.version} is imported twice; remove one entry")
+        seen.setdefault(domain, op.version)
+        if op.version <= 0:
+            out.add("model.opset-version-invalid", where, f"opset version {op.version} must be positive")
+    keys = set()
+    for entry in model.metadata_props:
+        if entry.key in keys:
+            out.add("model.metadata-duplicate", f"model/metadata_props {paths.quote(entry.key)}",
+                    f"metadata key {entry.key!r} appears more than once")
+        keys.add(entry.key)
+    if len(model.functions) and ir and ir < 8:
+        out.add("model.feature-too-new", "functions", f"model-local functions need IR version 8; the model declares {ir}")

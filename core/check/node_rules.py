@@ -1,0 +1,184 @@
+"""Rules for one node: opset binding, arity, attributes against the operator
+signature, and element types against type constraints. Subgraphs held in
+attributes are checked by `graph_rules` through the `check_subgraph` hook."""
+from __future__ import annotations
+
+from .. import schemas
+from ..proto import onnx_pb2 as pb
+from . import paths
+from .attr_rules import TYPE_NAMES, check_attribute, effective_type
+from .tensor_rules import check_sparse, check_tensor
+
+A = pb.AttributeProto
+
+
+def check_node(node: pb.NodeProto, path: str, scope, ctx, out, check_subgraph) -> None:
+    if not node.op_type:
+        out.add("node.op-type-missing", path, "the node has no op_type")
+    if not len(node.input) and not len(node.output):
+        out.add("node.no-io", path, "the node has neither inputs nor outputs")
+    seen = set()
+    for attr in node.attribute:
+        apath = paths.attribute(path, attr.name)
+        if attr.name in seen:
+            out.add("attr.duplicate", apath, f"attribute {attr.name!r} is given more than once")
+        seen.add(attr.name)
+        check_attribute(attr, apath, ctx, out)
+        _check_attribute_payload(attr, apath, scope, ctx, out, check_subgraph)
+    if not node.op_type:
+        return
+    domain = schemas.canonical_domain(node.domain)
+    version = ctx.version_of(domain)
+    if version is None:
+        shown = node.domain or "ai.onnx"
+        out.add("node.domain-not-imported", path,
+                f"domain {shown!r} is not imported; add it to opset_import")
+        return
+    if domain not in schemas.KNOWN_DOMAINS:
+        fn = ctx.functions.get((node.domain, node.op_type, node.overload))
+        if fn is not None:
+            _check_function_call(node, fn, path, out)
+        else:
+            out.add("node.custom-op", path,
+                    f"{node.op_type} of domain {node.domain!r} has no known signature; not checked")
+        return
+    schema = schemas.bind_version(domain, node.op_type, version)
+    if schema is None:
+        fn = ctx.functions.get((node.domain, node.op_type, node.overload))
+        if fn is not None:
+            _check_function_call(node, fn, path, out)
+            return
+        code = "node.op-too-new" if schemas.versions(domain, node.op_type) else "node.unknown-op"
+        out.add(code, path, schemas.why_unbound(domain, node.op_type, ctx.opsets))
+        return
+    if schema.deprecated:
+        out.add("node.deprecated-op", path,
+                f"{node.op_type} is deprecated from opset {schema.since_version}; "
+                f"the model imports {version} (see {schema.doc_url})")
+        return
+    _check_arity(node, schema, path, out)
+    _check_attributes(node, schema, path, out)
+    if not ctx.in_function:
+        _check_types(node, schema, path, scope, ctx, out)
+
+
+def _check_attribute_payload(attr, apath, scope, ctx, out, check_subgraph) -> None:
+    if attr.HasField("t"):
+        check_tensor(attr.t, apath, ctx, out)
+    for k, t in enumerate(attr.tensors):
+        check_tensor(t, f"{apath}[{k}]", ctx, out)
+    if attr.HasField("sparse_tensor"):
+        check_sparse(attr.sparse_tensor, apath, ctx, out)
+    for k, sp in enumerate(attr.sparse_tensors):
+        check_sparse(sp, f"{apath}[{k}]", ctx, out)
+    if attr.HasField("g"):
+        check_subgraph(attr.g, apath, scope)
+    for k, g in enumerate(attr.graphs):
+        check_subgraph(g, f"{apath}[{k}]", scope)
+
+
+def _count_message(what, n, lo, hi, op) -> str:
+    if hi == schemas.UNBOUNDED:
+        want = f"at least {lo}"
+    elif lo == hi:
+        want = f"exactly {lo}"
+    else:
+        want = f"{lo} to {hi}"
+    return f"{op} takes {want} {what}s; the node has {n}"
+
+
+def _check_arity(node, schema, path, out) -> None:
+    for what, actuals, formals, lo, hi, code, at in (
+        ("input", node.input, schema.inputs, schema.min_input, schema.max_input, "node.input-count", paths.node_input),
+        ("output", node.output, schema.outputs, schema.min_output, schema.max_output, "node.output-count", paths.node_output),
+    ):
+        n = len(actuals)
+        if n < lo or (hi != schemas.UNBOUNDED and n > hi):
+            out.add(code, path, _count_message(what, n, lo, hi, schema.key))
+        variadic_count = 0
+        for i, name in enumerate(actuals):
+            formal = formals[i] if i < len(formals) else (formals[-1] if formals and formals[-1].is_variadic else None)
+            if formal is None:
+                break
+            if formal.is_variadic:
+                variadic_count += 1
+            if not name and formal.option == "single":
+                out.add("node.required-input-empty", at(path, i, name),
+                        f"{what} {formal.name!r} of {schema.key} is required but given as empty")
+        last = formals[-1] if formals else None
+        if last is not None and last.is_variadic and len(formals) <= n + 1 and variadic_count < last.min_arity:
+            out.add("node.variadic-arity", path,
+                    f"{what} {last.name!r} of {schema.key} needs at least {last.min_arity} values; "
+                    f"the node gives {variadic_count}")
+
+
+def _check_attributes(node, schema, path, out) -> None:
+    present = set()
+    for attr in node.attribute:
+        present.add(attr.name)
+        spec = schema.attributes.get(attr.name)
+        apath = paths.attribute(path, attr.name)
+        if spec is None:
+            if attr.name:
+                known = ", ".join(sorted(schema.attributes)) or "none"
+                out.add("attr.unknown", apath, f"{schema.key} has no attribute {attr.name!r} (it has: {known})")
+            continue
+        declared = effective_type(attr)
+        if spec.type and declared and declared != spec.type:
+            out.add("attr.wrong-type", apath,
+                    f"{attr.name!r} must be {TYPE_NAMES.get(spec.type, spec.type)}, "
+                    f"not {TYPE_NAMES.get(declared, declared)}")
+    for name, spec in schema.attributes.items():
+        if spec.required and name not in present:
+            out.add("attr.required-missing", path, f"{schema.key} requires attribute {name!r}")
+
+
+def _check_types(node, schema, path, scope, ctx, out) -> None:
+    bound = {}   # type parameter -> (type string, which actual fixed it)
+    for what, actuals, formal_at, at in (
+        ("input", node.input, schema.input_formal, paths.node_input),
+        ("output", node.output, schema.output_formal, paths.node_output),
+    ):
+        for i, name in enumerate(actuals):
+            if not name:
+                continue
+            formal = formal_at(i)
+            if formal is None:
+                continue
+            t = scope.type_of(name, ctx)
+            if t is None:
+                continue
+            actual = schemas.type_string(t)
+            if actual is None:
+                continue
+            allowed = schema.allowed_types(formal.type_str)
+            if actual not in allowed:
+                out.add("node.input-type", at(path, i, name),
+                        f"{what} {formal.name!r} of {schema.key} is {actual}; allowed: "
+                        f"{', '.join(sorted(allowed))}")
+                continue
+            if formal.type_str not in schema.type_constraints:
+                continue
+            if formal.is_variadic and not formal.homogeneous:
+                continue
+            prior = bound.get(formal.type_str)
+            if prior is None:
+                bound[formal.type_str] = (actual, f"{what} {name!r}")
+            elif prior[0] != actual:
+                out.add("node.type-mismatch", at(path, i, name),
+                        f"{what} {name!r} is {actual} but {prior[1]} is {prior[0]}; both are type "
+                        f"{formal.type_str} of {schema.key}")
+
+
+def _check_function_call(node, fn, path, out) -> None:
+    if len(node.input) > len(fn.input):
+        out.add("node.function-arity", path,
+                f"function {fn.name} declares {len(fn.input)} inputs; the node passes {len(node.input)}")
+    if len(node.output) > len(fn.output):
+        out.add("node.function-arity", path,
+                f"function {fn.name} declares {len(fn.output)} outputs; the node takes {len(node.output)}")
+    declared = set(fn.attribute) | {a.name for a in fn.attribute_proto}
+    for attr in node.attribute:
+        if attr.name and attr.name not in declared:
+            out.add("attr.unknown", paths.attribute(path, attr.name),
+                    f"function {fn.name} has no attribute {attr.name!r}")

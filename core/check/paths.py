@@ -1,0 +1,54 @@
+"""Path strings for diagnostics, in the form the IR's `Node.path` uses:
+`graph/node[12] Conv "conv1"/attribute "pads"`. One helper per kind of place
+so every rule spells places the same way (the UI parses them to select)."""
+from __future__ import annotations
+
+import json
+
+
+def quote(name: str) -> str:
+    # JSON quoting escapes quotes and control characters a name may contain.
+    return json.dumps(name, ensure_ascii=False)
+
+
+def node(graph_path: str, index: int, op_type: str, name: str) -> str:
+    label = f"{graph_path}/node[{index}] {op_type}" if op_type else f"{graph_path}/node[{index}]"
+    return f"{label} {quote(name)}" if name else label
+
+
+def attribute(node_path: str, name: str) -> str:
+    return f"{node_path}/attribute {quote(name)}"
+
+
+def subgraph(node_path: str, attr_name: str, index=None) -> str:
+    base = attribute(node_path, attr_name)
+    return base if index is None else f"{base}[{index}]"
+
+
+def node_input(node_path: str, index: int, name: str) -> str:
+    return f"{node_path}/input[{index}] {quote(name)}"
+
+
+def node_output(node_path: str, index: int, name: str) -> str:
+    return f"{node_path}/output[{index}] {quote(name)}"
+
+
+def graph_input(graph_path: str, index: int, name: str) -> str:
+    return f"{graph_path}/input[{index}] {quote(name)}"
+
+
+def graph_output(graph_path: str, index: int, name: str) -> str:
+    return f"{graph_path}/output[{index}] {quote(name)}"
+
+
+def initializer(graph_path: str, name: str, sparse: bool = False) -> str:
+    kind = "sparse_initializer" if sparse else "initializer"
+    return f"{graph_path}/{kind} {quote(name)}"
+
+
+def value_info(graph_path: str, name: str) -> str:
+    return f"{graph_path}/value_info {quote(name)}"
+
+
+def function(name: str, overload: str = "") -> str:
+    return f"functions/{quote(name)}" + (f"[{quote(overload)}]" if overload else "")

@@ -1,0 +1,138 @@
+"""The checker as a session that remembers its results per unit, so an edit
+re-checks only what it can affect.
+
+Units, in the order diagnostics are reported:
+  "model"         ir_version, opset imports, metadata
+  "graph"         names / SSA / def-use / initializers / IO of the main graph
+  ("node", i)     main-graph node i with every subgraph under it
+  "functions"     model-local functions
+  "training"      training_info
+
+A fresh session *is* the full check, so "incremental equals full" is tested
+by comparing a re-checked session with a new one.
+"""
+from __future__ import annotations
+
+from typing import Iterable
+
+from ..proto import onnx_pb2 as pb
+from .context import Context
+from .diagnostics import Collector
+from .function_rules import check_functions, check_training_info, function_key
+from .graph_rules import check_node_at, check_structure
+from .model_rules import check_model_fields, imported_opsets
+
+
+class CheckSession:
+    def __init__(self, model: pb.ModelProto, model_dir=None, type_lookup=None):
+        self.model = model
+        self.model_dir = model_dir
+        self.type_lookup = type_lookup
+        self._units: dict = {}
+        self._scope = None
+        self.full()
+
+    # -- public -----------------------------------------------------------------
+
+    @property
+    def diagnostics(self) -> list:
+        u = self._units
+        result = list(u["model"]) + list(u["graph"])
+        for i in range(len(self.model.graph.node)):
+            result.extend(u.get(("node", i), ()))
+        return result + list(u["functions"]) + list(u["training"])
+
+    def full(self) -> list:
+        """Re-check everything."""
+        self._ctx = self._context()
+        self._units = {"model": self._run(lambda out: check_model_fields(self.model, out))}
+        self._check_graph_structure()
+        for i in range(len(self.model.graph.node)):
+            self._check_node(i)
+        self._check_functions()
+        self._check_training()
+        return self.diagnostics
+
+    def node_changed(self, index: int, *, names_changed: bool = False) -> list:
+        """Main-graph node `index` was edited in place (attributes, op, inputs,
+        outputs). With `names_changed`, its inputs or outputs were renamed or
+        rewired, so name-level rules and the neighbours are re-checked too."""
+        return self.recheck(nodes=[index], names_changed=names_changed)
+
+    def recheck(self, nodes: Iterable[int] = (), *, names_changed: bool = False,
+                value_types_changed: Iterable[str] = ()) -> list:
+        """Re-check the given main-graph nodes plus what depends on them.
+
+        - `names_changed`: names were defined, removed or renamed (node I/O,
+          graph inputs/outputs, initializers, value_info): the graph unit runs
+          again and so do nodes touching the changed nodes' names.
+        - `value_types_changed`: declared types of these names changed (value_info,
+          graph input types, initializer dtype/dims): their producers and
+          consumers are re-checked.
+        Node insertion or removal shifts indices and paths: call `full()`.
+        """
+        g = self.model.graph
+        todo = {i for i in nodes if 0 <= i < len(g.node)}
+        names = set(value_types_changed)
+        if names_changed:
+            for i in list(todo):
+                names.update(n for n in g.node[i].input if n)
+                names.update(n for n in g.node[i].output if n)
+            self._check_graph_structure()
+        elif names:
+            self._check_graph_structure()   # declared types live in the scope
+        if names or self.type_lookup is not None:
+            # Neighbours: with inferred types an attribute edit can change an
+            # output type and so the consumers' checks.
+            for i in list(todo):
+                names.update(n for n in g.node[i].output if n)
+            todo |= self._nodes_touching(names)
+        if names_changed:
+            # Subgraphs capture outer names: re-check nodes holding graphs.
+            todo |= {i for i, n in enumerate(g.node) if any(a.HasField("g") or len(a.graphs) for a in n.attribute)}
+        for i in sorted(todo):
+            self._check_node(i)
+        if names_changed:
+            self._check_training()
+        return self.diagnostics
+
+    # -- units --------------------------------------------------------------------
+
+    def _context(self) -> Context:
+        m = self.model
+        opsets = imported_opsets(m)
+        return Context(ir_version=m.ir_version, model_dir=self.model_dir, opsets=opsets,
+                       model_opsets=opsets, is_main=True,
+                       functions={function_key(f): f for f in m.functions},
+                       type_lookup=self.type_lookup)
+
+    @staticmethod
+    def _run(fn) -> list:
+        out = Collector()
+        fn(out)
+        return out.items
+
+    def _check_graph_structure(self) -> None:
+        def run(out):
+            self._scope = check_structure(self.model.graph, "graph", self._ctx, out, None)
+        self._units["graph"] = self._run(run)
+
+    def _check_node(self, i: int) -> None:
+        self._units[("node", i)] = self._run(
+            lambda out: check_node_at(self.model.graph, i, self._scope, self._ctx, out))
+
+    def _check_functions(self) -> None:
+        self._units["functions"] = self._run(lambda out: check_functions(self.model, self._ctx, out))
+
+    def _check_training(self) -> None:
+        self._units["training"] = self._run(
+            lambda out: check_training_info(self.model, self._scope, self._ctx, out))
+
+    def _nodes_touching(self, names: set) -> set:
+        if not names:
+            return set()
+        found = set()
+        for i, n in enumerate(self.model.graph.node):
+            if any(x in names for x in n.input) or any(x in names for x in n.output):
+                found.add(i)
+        return found
