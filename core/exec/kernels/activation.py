@@ -12,7 +12,7 @@ import math
 import numpy as np
 
 from ..registry import kernel
-from ._math_util import float_math, normalize_axis
+from ._math_util import float_math, last_axis_sum, normalize_axis
 from .elementwise import erf_values
 
 
@@ -25,16 +25,24 @@ def _quiet(fn):
 
 # ---- softmax family -------------------------------------------------------
 
+def _sum_along(x, axis):
+    if axis == x.ndim - 1:
+        return last_axis_sum(x)
+    return np.sum(x, axis=axis, keepdims=True)
+
+
 def _softmax(x, axis):
-    shifted = x - np.max(x, axis=axis, keepdims=True)
-    e = np.exp(shifted, out=shifted if shifted is not x else None)
-    e /= np.sum(e, axis=axis, keepdims=True)
+    e = x - np.max(x, axis=axis, keepdims=True)
+    np.exp(e, out=e)
+    total = _sum_along(e, axis)
+    e *= np.reciprocal(total, out=total)
     return e
 
 
 def _log_softmax(x, axis):
     shifted = x - np.max(x, axis=axis, keepdims=True)
-    return shifted - np.log(np.sum(np.exp(shifted), axis=axis, keepdims=True))
+    shifted -= np.log(_sum_along(np.exp(shifted), axis))
+    return shifted
 
 
 def _hardmax(x, axis):
@@ -141,13 +149,22 @@ def gelu(x, approximate="none"):
         return t(0.5) * x * (1 + np.tanh(inner))
     if approximate != "none":
         raise ValueError(f'approximate must be "none" or "tanh", got {approximate!r}')
-    return t(0.5) * x * (1 + erf_values(x * t(1 / math.sqrt(2))))
+    scaled = x * t(1 / math.sqrt(2))
+    if x.dtype == np.float16:
+        scaled = scaled.astype(np.float32)
+    y = erf_values(scaled)
+    y += 1
+    y *= x
+    y *= 0.5
+    return y.astype(x.dtype, copy=False)
 
 
 @_activation("HardSigmoid", since=1)
 def hard_sigmoid(x, alpha=0.2, beta=0.5):
     t = x.dtype.type
-    return np.clip(x * t(alpha) + t(beta), 0, 1)
+    y = x * t(alpha)
+    y += t(beta)
+    return np.clip(y, 0, 1, out=y)
 
 
 @_activation("HardSwish", since=14)

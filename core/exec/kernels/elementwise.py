@@ -6,8 +6,6 @@ Later versions only widened the accepted types; numpy covers those for free.
 """
 from __future__ import annotations
 
-import math
-
 import numpy as np
 
 from ..registry import kernel
@@ -49,33 +47,37 @@ for _op, (_since, _fn) in _UNARY.items():
     _register_unary(_op, _since, _fn)
 
 
-# Abramowitz & Stegun 7.1.26 (|error| < 1.5e-7) away from zero; near zero the
-# Maclaurin series, where 1 - erfc would lose relative precision.
+# Abramowitz & Stegun 7.1.26: |error| < 1.5e-7 everywhere, far below the
+# precision float32 models need, in ~15 in-place passes over the data.
 _AS_P = 0.3275911
 _AS_A = (0.254829592, -0.284496736, 1.421413741, -1.453152027, 1.061405429)
-_SERIES = tuple((-1) ** n / (math.factorial(n) * (2 * n + 1)) for n in range(8))
 
 
 def erf_values(x: np.ndarray) -> np.ndarray:
-    """erf for float arrays without scipy, in x's own (numpy float) dtype."""
-    ax = np.abs(x)
-    t = 1.0 / (1.0 + _AS_P * ax)
-    poly = t * (_AS_A[0] + t * (_AS_A[1] + t * (_AS_A[2] + t * (_AS_A[3] + t * _AS_A[4]))))
-    far = 1.0 - poly * np.exp(-ax * ax)
-    x2 = x * x
-    series = _SERIES[-1]
-    for c in reversed(_SERIES[:-1]):
-        series = series * x2 + c
-    near = (2.0 / math.sqrt(math.pi)) * ax * series
-    out = np.where(ax < 0.5, near, far)
-    return np.copysign(out, x).astype(x.dtype, copy=False)
+    """erf for float16/32/64 arrays without scipy, in x's own dtype."""
+    t = x.dtype.type
+    gauss = np.square(x)
+    np.negative(gauss, out=gauss)
+    np.exp(gauss, out=gauss)
+    s = np.abs(x)
+    s *= t(_AS_P)
+    s += 1
+    np.reciprocal(s, out=s)
+    poly = s * t(_AS_A[4])
+    for a in _AS_A[3::-1]:
+        poly += t(a)
+        poly *= s
+    poly *= gauss
+    np.subtract(1, poly, out=poly)
+    return np.copysign(poly, x, out=poly)
 
 
 @kernel("Erf", since=9)
 def erf(x):
-    if x.dtype.kind in "iu":
-        return float_math(erf_values)(x.astype(np.float64)).astype(x.dtype)
-    return float_math(erf_values)(x)
+    if x.dtype in (np.float32, np.float64):
+        return erf_values(x)
+    # float16 would lose the polynomial's precision; ints, bfloat16: no loops
+    return erf_values(x.astype(np.float32)).astype(x.dtype)
 
 
 @kernel("IsNaN", since=9)

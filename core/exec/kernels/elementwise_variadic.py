@@ -44,13 +44,13 @@ def min_(*inputs, consumed_inputs=None):
 
 
 def _clip(x, low, high):
-    # np.clip would reject low > high; ONNX defines the result as min(max(x, low), high)
-    out = x
-    if low is not None:
-        out = np.maximum(out, low)
-    if high is not None:
-        out = np.minimum(out, high)
-    return out if out is not x else x.copy()
+    """min(max(x, low), high), as ONNX defines it: when low > high that is
+    `high` everywhere. np.clip is several times faster than maximum/minimum."""
+    if low is not None and high is not None and low > high:
+        return np.full_like(x, high)
+    if low is None and high is None:
+        return x.copy()
+    return np.clip(x, low, high)
 
 
 @kernel("Clip", since=1)

@@ -10,7 +10,7 @@ from __future__ import annotations
 import numpy as np
 
 from ..registry import kernel
-from ._math_util import compute_dtype, normalize_axes, normalize_axis, onnx_dtype
+from ._math_util import compute_dtype, last_axis_mean, normalize_axes, normalize_axis, onnx_dtype
 
 
 def _channel_view(param: np.ndarray, rank: int) -> np.ndarray:
@@ -80,14 +80,18 @@ def batch_norm(x, scale, b, input_mean, input_var, epsilon=1e-5, momentum=0.9,
 @kernel("LayerNormalization", since=17)
 def layer_norm(x, scale, b=None, axis=-1, epsilon=1e-5, stash_type=1):
     axis = normalize_axis(axis, x.ndim)
-    axes = tuple(range(axis, x.ndim))
     work = _stat_dtype(x, stash_type)
-    xs = x.astype(work, copy=False)
-    mean = xs.mean(axis=axes, keepdims=True)
+    # statistics over the trailing axes, seen as one flattened last axis
+    xs = x.astype(work, copy=False).reshape(x.shape[:axis] + (-1,))
+    mean = last_axis_mean(xs)
     centered = xs - mean
-    var = np.mean(np.square(centered), axis=axes, keepdims=True)
-    inv_std = 1 / np.sqrt(var + work.type(epsilon))
+    var = last_axis_mean(np.square(centered))
+    var += work.type(epsilon)
+    inv_std = np.reciprocal(np.sqrt(var, out=var), out=var)
     centered *= inv_std
+    centered = centered.reshape(x.shape)
+    keep_shape = x.shape[:axis] + (1,) * (x.ndim - axis)
+    mean, inv_std = mean.reshape(keep_shape), inv_std.reshape(keep_shape)
     y = centered * scale.astype(work, copy=False)
     if b is not None:
         y += b.astype(work, copy=False)
@@ -98,11 +102,12 @@ def layer_norm(x, scale, b=None, axis=-1, epsilon=1e-5, stash_type=1):
 @kernel("RMSNormalization", since=23)
 def rms_norm(x, scale, axis=-1, epsilon=1e-5, stash_type=1):
     axis = normalize_axis(axis, x.ndim)
-    axes = tuple(range(axis, x.ndim))
     work = _stat_dtype(x, stash_type)
-    xs = x.astype(work, copy=False)
-    mean_square = np.mean(np.square(xs), axis=axes, keepdims=True)
-    y = xs * (1 / np.sqrt(mean_square + work.type(epsilon)))
+    xs = x.astype(work, copy=False).reshape(x.shape[:axis] + (-1,))
+    mean_square = last_axis_mean(np.square(xs))
+    mean_square += work.type(epsilon)
+    y = xs * np.reciprocal(np.sqrt(mean_square, out=mean_square), out=mean_square)
+    y = y.reshape(x.shape)
     y *= scale.astype(work, copy=False)
     return y.astype(x.dtype, copy=False)
 
