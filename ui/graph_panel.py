@@ -97,9 +97,9 @@ class GraphPanel(QWidget):
         self.cancel_layout()
         level = self.level
         job = LayoutJob(level.graph, level.expanded, measure_label, parent=self)
-        job.done.connect(self._layout_done)
-        job.failed.connect(self._layout_failed)
-        job.cancelled_signal.connect(self._layout_cancelled)
+        job.done.connect(lambda view_model, result, j=job: self._layout_done(view_model, result, j))
+        job.failed.connect(lambda message, j=job: self._layout_failed(message, j))
+        job.cancelled_signal.connect(lambda j=job: self._layout_cancelled(j))
         job.finished.connect(job.deleteLater)
         self._job = job
         count = len(level.graph.nodes)
@@ -109,7 +109,6 @@ class GraphPanel(QWidget):
     def cancel_layout(self) -> None:
         if self._job is not None:
             job, self._job = self._job, None
-            job.done.disconnect(self._layout_done)
             job.cancel()
 
     def wait_for_layout(self, timeout_ms: int = 120000) -> bool:
@@ -123,8 +122,8 @@ class GraphPanel(QWidget):
             QCoreApplication.processEvents()
         return self._job is None
 
-    def _layout_done(self, view_model, result) -> None:
-        if self.sender() is not self._job:
+    def _layout_done(self, view_model, result, job) -> None:
+        if job is not self._job:          # cancelled or superseded
             return
         self._job = None
         for note in result.warnings:
@@ -141,13 +140,17 @@ class GraphPanel(QWidget):
             target, self._pending_target = self._pending_target, None
             self.select_object(target)
 
-    def _layout_failed(self, message: str) -> None:
+    def _layout_failed(self, message: str, job) -> None:
+        if job is not self._job:
+            return
         self._job = None
         self._pending_target = None
         self.idle.emit()
         self.failed.emit(message)
 
-    def _layout_cancelled(self) -> None:
+    def _layout_cancelled(self, job) -> None:
+        if job is not self._job:
+            return
         self._job = None
         self._pending_target = None
         self.idle.emit()

@@ -8,7 +8,7 @@ from __future__ import annotations
 
 import pathlib
 
-from PySide6.QtCore import Qt, QTimer, Signal
+from PySide6.QtCore import QThread, Qt, Signal
 from PySide6.QtGui import QAction, QActionGroup, QKeySequence
 from PySide6.QtWidgets import (QApplication, QDockWidget, QFileDialog, QLabel, QMainWindow,
                                QMessageBox, QProgressBar, QPushButton, QStyleFactory)
@@ -164,15 +164,15 @@ class MainWindow(QMainWindow):
         self.cancel_work()
         self._remember = remember
         job = LoadJob(str(path), self)
-        job.loaded.connect(lambda model, p=path: self._loaded(p, model))
+        job.loaded.connect(lambda model, p=path, j=job: self._loaded(p, model, j))
         job.failed.connect(lambda msg: (self._set_busy(None), self._error("Cannot open model", msg)))
         job.finished.connect(job.deleteLater)
         self._load_job = job
         self._set_busy(f"Loading {path.name}…")
         job.start()
 
-    def _loaded(self, path: pathlib.Path, model) -> None:
-        if self.sender() is not self._load_job:
+    def _loaded(self, path: pathlib.Path, model, job) -> None:
+        if job is not self._load_job:       # a newer open replaced this one
             return
         self._load_job = None
         self.model = model
@@ -186,13 +186,13 @@ class MainWindow(QMainWindow):
         self.graph.set_model(model)
         self.model_loaded.emit(model)
         job = InferJob(model, self)
-        job.inferred.connect(self._inferred)
+        job.inferred.connect(lambda types, j=job: self._inferred(types, j))
         job.finished.connect(job.deleteLater)
         self._infer_job = job
         job.start()
 
-    def _inferred(self, types) -> None:
-        if self.sender() is self._infer_job:
+    def _inferred(self, types, job) -> None:
+        if job is self._infer_job:
             self.properties.inferred = types
             self.graph.set_inferred(types)
 
@@ -306,7 +306,15 @@ class MainWindow(QMainWindow):
         QMessageBox.about(self, "About onnxstudio",
                           "onnxstudio — explore, edit and step through ONNX models.")
 
-    def closeEvent(self, event) -> None:
+    def shutdown(self) -> None:
+        """Stop background jobs before the window goes away: a QThread object
+        destroyed while its thread runs aborts the process."""
         self.cancel_work()
+        for job in self.findChildren(QThread):
+            if job.isRunning():
+                job.wait(5000)
+
+    def closeEvent(self, event) -> None:
+        self.shutdown()
         self.settings.set_geometry(self.saveGeometry())
         super().closeEvent(event)

@@ -23,7 +23,7 @@ class Minimap(QWidget):
         self.setFixedSize(200, 150)
         self.setCursor(Qt.PointingHandCursor)
         self.setToolTip("Overview: click or drag to move the view")
-        view.viewport_changed.connect(self.update)
+        view.viewport_changed.connect(self._follow)
 
     def rebuild(self) -> None:
         """Redraw the cached overview; call after the scene was repopulated."""
@@ -49,6 +49,13 @@ class Minimap(QWidget):
             painter.drawRect(rect)
         painter.end()
         self._pixmap = pixmap
+        self._follow()
+
+    def _follow(self) -> None:
+        # Nothing to orient by when the whole graph is on screen.
+        everything_visible = (self._pixmap is None or
+                              self.view.visible_scene_rect().contains(self._scene_rect))
+        self.setVisible(not everything_visible)
         self.update()
 
     def _fit(self) -> tuple[float, float, float]:

@@ -1,0 +1,67 @@
+"""`onnxstudio render FILE -o OUT.svg|.png [--depth N]`: draw a model headless.
+
+Uses the same scene items as the app, so the picture matches what the viewer
+shows. Needs no display: Qt runs on its offscreen platform.
+"""
+from __future__ import annotations
+
+import argparse
+import os
+import pathlib
+
+NAME = "render"
+HELP = "draw a model's graph to an SVG or PNG file without opening a window"
+
+
+def configure(parser: argparse.ArgumentParser) -> None:
+    parser.add_argument("file", help="ONNX model")
+    parser.add_argument("-o", "--output", required=True, help="output .svg or .png")
+    parser.add_argument("--depth", type=int, default=None,
+                        help="open name-scope groups down to this depth "
+                             "(0: all collapsed; default: the viewer's choice)")
+    parser.add_argument("--theme", choices=("light", "dark"), default="light")
+    parser.add_argument("--scale", type=float, default=2.0, help="PNG pixels per point (default 2)")
+
+
+def groups_to_depth(groups, depth: int) -> set:
+    return {path for path in groups if len(path) <= depth}
+
+
+def render(model, output, depth=None, theme_name="light", scale=2.0):
+    """Lay out `model`'s main graph and write it to `output`; returns the scene."""
+    from onnxstudio.core import layout as lay
+    from onnxstudio.ui.canvas.scene import GraphScene, measure_label
+    from onnxstudio.ui.export import export_scene
+    from onnxstudio.ui.theme import THEMES
+
+    view = lay.build_view(model.graph, measure_label)
+    if depth is not None:
+        view = lay.build_view(model.graph, measure_label, expanded=groups_to_depth(view.groups, depth))
+    result = lay.layout(view.request)
+    scene = GraphScene(THEMES[theme_name])
+    scene.populate(view, result)
+    export_scene(scene, output, scale=scale)
+    return scene, result
+
+
+def run(args) -> int:
+    from onnxstudio.errors import UserError
+    output = pathlib.Path(args.output)
+    if output.suffix.lower() not in (".svg", ".png"):
+        raise UserError(f"{output}: the output must end in .svg or .png", exit_code=2)
+    if args.depth is not None and args.depth < 0:
+        raise UserError("--depth must be 0 or more", exit_code=2)
+    os.environ.setdefault("QT_QPA_PLATFORM", "offscreen")
+    from onnxstudio.app import create_application
+    from onnxstudio import core
+    app = create_application()   # noqa: F841 - fonts and painting need a QApplication
+    model = core.load(args.file)
+    try:
+        scene, result = render(model, output, args.depth, args.theme, args.scale)
+    except OSError as exc:
+        raise UserError(f"{output}: cannot write the image ({exc})", exit_code=2) from exc
+    for note in result.warnings:
+        print(f"note: {note}")
+    print(f"wrote {output} ({len(scene.node_items)} boxes, {len(scene.edge_items)} edges, "
+          f"layout by {result.engine})")
+    return 0

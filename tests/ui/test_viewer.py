@@ -1,0 +1,159 @@
+"""The viewer opened on real models: scene geometry, groups, search, panels."""
+from __future__ import annotations
+
+import pytest
+from PySide6.QtCore import Qt
+
+from conftest import open_model, shared_models, wait_idle
+from loop_model import BODY_NODE, write_loop_model
+from scene_checks import check_scene
+
+
+@pytest.mark.parametrize("path", shared_models(), ids=lambda p: p.parent.name)
+def test_every_shared_model_opens_with_a_clean_scene(qtbot, window, path):
+    open_model(qtbot, window, path)
+    counts = check_scene(window.graph.scene)
+    assert counts["boxes"] >= 2
+    # The status bar names the level and the engine that drew it.
+    assert "boxes" in window.status_label.text()
+
+
+def _first_group_box(scene):
+    for key, item in scene.node_items.items():
+        if item.kind == "group":
+            return key, item.ref.group
+    return None, None
+
+
+def test_groups_collapse_and_expand(qtbot, window):
+    path = next(p for p in shared_models() if p.parent.name == "bert_small")
+    open_model(qtbot, window, path)
+    graph = window.graph
+    graph.collapse_all()
+    wait_idle(qtbot, window)
+    key, group = _first_group_box(graph.scene)
+    assert group is not None, "a scoped transformer must show collapsed groups"
+    collapsed_boxes = len(graph.scene.node_items)
+    graph.expand_group(group)
+    wait_idle(qtbot, window)
+    assert group in graph.scene.group_frames, "an expanded group is drawn as a frame"
+    assert all(item.ref.group != group for item in graph.scene.node_items.values()
+               if item.kind == "group")
+    assert len(graph.scene.node_items) > collapsed_boxes
+    check_scene(graph.scene)
+    graph.collapse_group(group)
+    wait_idle(qtbot, window)
+    assert group not in graph.scene.group_frames
+    assert any(item.kind == "group" and item.ref.group == group
+               for item in graph.scene.node_items.values())
+
+
+def test_double_click_on_group_expands_it(qtbot, window):
+    path = next(p for p in shared_models() if p.parent.name == "bert_small")
+    open_model(qtbot, window, path)
+    window.graph.collapse_all()
+    wait_idle(qtbot, window)
+    key, group = _first_group_box(window.graph.scene)
+    window.graph._activate(window.graph.scene.node_items[key])
+    wait_idle(qtbot, window)
+    assert group in window.graph.scene.group_frames
+
+
+def test_search_finds_node_in_loop_body_and_goes_there(qtbot, window, tmp_path):
+    model_path = write_loop_model(tmp_path / "loop.onnx")
+    open_model(qtbot, window, model_path)
+    main_graph = window.graph.level.graph
+    window.show_search()
+    qtbot.keyClicks(window.search.edit, BODY_NODE)
+    assert window.search.results.count() >= 1
+    qtbot.keyClick(window.search.edit, Qt.Key_Return)
+    wait_idle(qtbot, window)
+    graph = window.graph
+    assert len(graph.levels) == 2 and graph.level.graph is not main_graph
+    assert graph.level.graph.parent_node.op_type == "Loop"
+    selected = graph.scene.selectedItems()
+    assert len(selected) == 1 and selected[0].ref.node.name == BODY_NODE
+    assert graph.breadcrumbs.isVisible()
+    check_scene(graph.scene)
+    graph.go_back()
+    wait_idle(qtbot, window)
+    assert graph.level.graph is main_graph and len(graph.levels) == 1
+    # Double-clicking the Loop (one body) goes straight into it.
+    loop_item = next(item for item in graph.scene.node_items.values()
+                     if item.ref.node is not None and item.ref.node.op_type == "Loop")
+    graph._activate(loop_item)
+    wait_idle(qtbot, window)
+    assert graph.level.graph.parent_node is loop_item.ref.node
+
+
+def test_double_click_enters_if_branch_and_escape_returns(qtbot, window):
+    path = next(p for p in shared_models() if p.parent.name == "silero_vad")
+    open_model(qtbot, window, path)
+    graph = window.graph
+    if_item = next(item for item in graph.scene.node_items.values()
+                   if item.ref.node is not None and item.ref.node.op_type == "If")
+    # Two branches: a double-click offers a menu; open the first one directly.
+    bodies = if_item.ref.node.subgraphs()
+    assert len(bodies) == 2
+    graph.enter_graph(bodies[0][1])
+    wait_idle(qtbot, window)
+    assert graph.level.graph is bodies[0][1]
+    check_scene(graph.scene)
+    qtbot.keyClick(graph.view, Qt.Key_Escape)
+    wait_idle(qtbot, window)
+    assert len(graph.levels) == 1
+
+
+def test_selecting_a_node_fills_properties(qtbot, window):
+    path = next(p for p in shared_models() if p.parent.name == "ppocr_v4_det")
+    open_model(qtbot, window, path)
+    scene = window.graph.scene
+    conv = next(item for item in scene.node_items.values()
+                if item.ref.node is not None and item.ref.node.op_type == "Conv")
+    conv.setSelected(True)
+    html = window.properties.browser.toHtml()
+    assert "onnx.ai/onnx/operators/onnx__Conv.html" in html
+    assert "kernel_shape" in html
+    # An initializer of that Conv: stats and the value table.
+    weight = next(v for v in conv.ref.node.inputs if v is not None and v.is_initializer)
+    window.properties.show_value(weight)
+    html = window.properties.browser.toPlainText()
+    assert "mean" in html and "std" in html and str(list(weight.const.shape)) in html
+    window.properties.tensor_view.show_values()
+    table = window.properties.tensor_view.model
+    assert table.rowCount() == weight.const.shape[-2]
+    assert table.columnCount() == weight.const.shape[-1]
+
+
+def test_unreadable_file_names_the_file(qtbot, window, tmp_path):
+    bad = tmp_path / "broken.onnx"
+    bad.write_bytes(b"\x0a\xff\xff\xff this is not protobuf")
+    window.open_path(bad)
+    wait_idle(qtbot, window)
+    assert "broken.onnx" in window.last_error
+    assert "Traceback" not in window.last_error
+    assert window.model is None
+
+
+def test_recent_files_and_theme(qtbot, window, tmp_path):
+    path = write_loop_model(tmp_path / "loop.onnx")
+    open_model(qtbot, window, path)
+    assert window.settings.recent_files()[0] == str(path.resolve())
+    assert window.recent_menu.actions()[0].text().endswith(str(path.resolve()))
+    window.set_theme("dark")
+    assert window.graph.scene.theme.dark and window.settings.theme() == "dark"
+    window.set_theme("light")
+    assert not window.graph.scene.theme.dark
+
+
+def test_export_whole_graph_and_view(qtbot, window, tmp_path):
+    from PySide6.QtGui import QImage
+    from onnxstudio.ui.export import export_scene
+    path = next(p for p in shared_models() if p.parent.name == "silero_vad")
+    open_model(qtbot, window, path)
+    svg = export_scene(window.graph.scene, tmp_path / "g.svg")
+    text = svg.read_text()
+    assert "<svg" in text and "Equal" in text
+    png = export_scene(window.graph.scene, tmp_path / "v.png", window.graph.view.visible_scene_rect())
+    image = QImage(str(png))
+    assert image.width() > 100 and image.height() > 100
