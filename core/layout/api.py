@@ -92,6 +92,23 @@ def _run_engine(name, canon, cancel, time_limit) -> tuple[Layout, bool]:
         return result, False
 
 
+def _validate(request: LayoutRequest) -> None:
+    seen = set()
+    for n in request.nodes:
+        if n.id in seen:
+            raise ValueError(f"layout request names node {n.id!r} twice")
+        if not (n.width >= 0 and n.height >= 0):
+            raise ValueError(f"layout node {n.id!r} has a bad size {n.width} x {n.height}")
+        seen.add(n.id)
+    edge_ids = set()
+    for e in request.edges:
+        if e.source not in seen or e.target not in seen:
+            raise ValueError(f"layout edge {e.id!r} joins unknown boxes {e.source!r} -> {e.target!r}")
+        if e.id in edge_ids:
+            raise ValueError(f"layout request names edge {e.id!r} twice")
+        edge_ids.add(e.id)
+
+
 def layout(request: LayoutRequest, *, engine: str = "auto", cancel: CancelToken | None = None,
            time_limit: float | None = DEFAULT_TIME_LIMIT, cache: LayoutCache | None | bool = None,
            max_piece: int = MAX_PIECE, workers: int | None = None,
@@ -103,6 +120,7 @@ def layout(request: LayoutRequest, *, engine: str = "auto", cancel: CancelToken 
     progress(done, total) is called as pieces finish (from worker threads).
     Raises LayoutCancelled as soon as `cancel` is set.
     """
+    _validate(request)
     name, warnings = _choose(engine)
     tag = engine_tag(name)
     store = LayoutCache() if cache is None else (cache or None)

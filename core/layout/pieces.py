@@ -65,6 +65,8 @@ def plan_pieces(request: LayoutRequest, max_piece: int) -> list[Piece]:
     pieces = [Piece(nodes, []) for _, nodes, _ in groups]
     exits: list[dict[str, None]] = [{} for _ in pieces]
     for e in request.edges:
+        if e.source == e.target:
+            continue    # self loops are not drawn (ONNX graphs have none)
         ps, pt = piece_of[e.source], piece_of[e.target]
         if ps == pt:
             pieces[ps].edges.append(e)
