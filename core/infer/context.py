@@ -1,0 +1,140 @@
+"""What a per-operator inference rule sees, and how rules are registered.
+
+A rule is a plain function `rule(ctx) -> list[Type | None]` returning one type
+per output (a shorter list leaves the rest unknown). It reads:
+
+- `ctx.types[i]`: the type of input i (None when omitted or unknown),
+- `ctx.attrs`: attributes as decoded Python values (absent ones are missing:
+  rules pass the operator's default to `ctx.attr(name, default)`),
+- `ctx.const(i)`: the numpy value of input i when it is a known constant,
+- `ctx.sym(i)`: the entries of a 1-D/0-D integer input as dims when they are
+  known partly symbolically (e.g. `(batch, seq, 128)` from a Shape chain).
+
+A rule may also publish `ctx.out_syms[i]` (a tuple of dims) so shape tensors it
+computes keep their symbolic entries downstream. Rules never raise on purpose
+for bad models; the driver turns any exception into an info diagnostic.
+"""
+from __future__ import annotations
+
+import bisect
+from typing import Callable, Optional
+
+import numpy as np
+
+from ..ir.types import TensorType
+
+RuleFn = Callable[["NodeContext"], list]
+
+# (domain, op_type) -> sorted list of (since_version, rule)
+_RULES: dict[tuple[str, str], list[tuple[int, RuleFn]]] = {}
+
+
+def rule(*op_types: str, since: int = 1, domain: str = ""):
+    """Register `fn` as the rule for op_types from opset `since` on."""
+    def register(fn: RuleFn) -> RuleFn:
+        for op in op_types:
+            versions = _RULES.setdefault((domain, op), [])
+            if any(v == since for v, _ in versions):
+                raise RuntimeError(f"inference rule {domain or 'ai.onnx'}::{op} since {since} registered twice")
+            versions.append((since, fn))
+            versions.sort(key=lambda x: x[0])
+        return fn
+    return register
+
+
+def find_rule(domain: str, op_type: str, opset: int) -> Optional[RuleFn]:
+    versions = _RULES.get((domain, op_type))
+    if not versions:
+        return None
+    if len(versions) == 1:
+        return versions[0][1] if versions[0][0] <= opset else None
+    i = bisect.bisect_right([v for v, _ in versions], opset)
+    return versions[i - 1][1] if i else None
+
+
+def registered_ops() -> set[tuple[str, str]]:
+    return set(_RULES)
+
+
+class NodeContext:
+    """Inputs, attributes and known values of one node, for its rule."""
+
+    __slots__ = ("op_type", "domain", "opset", "attrs", "types", "num_outputs", "present",
+                 "_consts", "_syms", "out_syms", "out_consts", "node", "driver")
+
+    def __init__(self, op_type, domain, opset, attrs, types, num_outputs,
+                 consts=None, syms=None, node=None, driver=None, present=None):
+        self.op_type = op_type
+        self.domain = domain
+        self.opset = opset
+        self.attrs = attrs
+        self.types = types
+        self.num_outputs = num_outputs
+        self.present = present if present is not None else [True] * len(types)
+        self._consts = consts or {}
+        self._syms = syms or {}
+        self.out_syms: dict[int, tuple] = {}
+        self.out_consts: dict[int, np.ndarray] = {}
+        self.node = node
+        self.driver = driver          # for subgraph inference (If/Loop/Scan, functions)
+
+    # --- inputs ---------------------------------------------------------------
+    @property
+    def num_inputs(self) -> int:
+        return len(self.types)
+
+    def has_input(self, i: int) -> bool:
+        """False for an omitted optional input (empty name) or past the end."""
+        return i < len(self.present) and self.present[i]
+
+    def type(self, i: int):
+        return self.types[i] if i < len(self.types) else None
+
+    def elem(self, i: int) -> int:
+        t = self.types[i] if i < len(self.types) else None
+        return getattr(t, "elem_type", 0) if isinstance(t, TensorType) else 0
+
+    def shape(self, i: int):
+        t = self.types[i] if i < len(self.types) else None
+        return t.shape if isinstance(t, TensorType) else None
+
+    def rank(self, i: int):
+        s = self.shape(i)
+        return None if s is None else len(s)
+
+    def const(self, i: int) -> Optional[np.ndarray]:
+        return self._consts.get(i)
+
+    def sym(self, i: int) -> Optional[tuple]:
+        """Entries of a small integer input as dims (ints, symbols or None)."""
+        s = self._syms.get(i)
+        if s is not None:
+            return s
+        c = self._consts.get(i)
+        if c is not None and c.ndim <= 1 and c.dtype.kind in "iu":
+            return tuple(int(x) for x in c.reshape(-1))
+        return None
+
+    def ints(self, i: int) -> Optional[list]:
+        """A constant integer input as a Python list (None if not constant)."""
+        c = self._consts.get(i)
+        if c is None:
+            return None
+        return [int(x) for x in np.asarray(c).reshape(-1)]
+
+    # --- attributes -------------------------------------------------------------
+    def attr(self, name: str, default=None):
+        return self.attrs.get(name, default)
+
+    def attr_or_input(self, name: str, index: int):
+        """A list that moved from an attribute to an input in a later opset."""
+        if name in self.attrs:
+            v = self.attrs[name]
+            return list(v) if isinstance(v, (list, tuple)) else v
+        if index < len(self.types):
+            return self.ints(index)
+        return None
+
+
+def tensor(elem: int, shape) -> TensorType:
+    return TensorType(elem, None if shape is None else tuple(shape))

@@ -1,0 +1,381 @@
+"""The graph driver: walks a model in topological order, runs each node's rule,
+folds small constant shape arithmetic and keeps partly symbolic shape tensors.
+
+Inferred types live in the `Inference` object (keyed by `ir.Value`), never in
+the model unless `write()` is called, so inference can run on a model that is
+being edited and re-run only downstream of a change (`update`).
+"""
+from __future__ import annotations
+
+import heapq
+from dataclasses import dataclass
+from typing import Iterable, Optional
+
+import numpy as np
+
+from ..ir.dtypes import from_numpy_dtype
+from ..ir.types import TensorType
+from . import (ops_control, ops_elementwise, ops_misc, ops_ml, ops_nn,  # noqa: F401  (register rules)
+               ops_reduce, ops_sequence, ops_shape)
+from .context import NodeContext, find_rule
+from .folding import MAX_FOLD_ELEMENTS, fold
+from .merge import merge_types
+
+_MISSING = object()
+_LATEST = 10 ** 6          # a domain the model does not import: use the newest rule
+_MAX_FUNCTION_DEPTH = 16
+
+
+@dataclass(frozen=True)
+class Diagnostic:
+    severity: str       # "info" | "warning"
+    code: str
+    path: str
+    message: str
+
+    def __str__(self) -> str:
+        return f"{self.severity}: {self.path}: {self.message}"
+
+
+class InferenceResult(dict):
+    """Value name -> type for the main graph, plus the run's diagnostics."""
+
+    def __init__(self, types: dict, diagnostics: list):
+        super().__init__(types)
+        self.diagnostics = diagnostics
+
+
+class Inference:
+    """Type and shape inference over one model, re-runnable after edits."""
+
+    def __init__(self, model):
+        self.model = model
+        self.types: dict = {}        # Value -> Type
+        self.consts: dict = {}       # Value -> small numpy array
+        self.syms: dict = {}         # Value -> tuple of dims (partly symbolic shape tensor)
+        self._diags: dict = {}       # Node -> [Diagnostic]
+        self._rule_cache: dict = {}
+        self._attr_scopes: list[dict] = []
+        self._opset_stack: list[dict] = []
+        self._const_checked: set = set()
+
+    # --- public API ----------------------------------------------------------------
+    def run(self) -> InferenceResult:
+        self.types.clear()
+        self.consts.clear()
+        self.syms.clear()
+        self._diags.clear()
+        self._const_checked.clear()
+        self._infer_graph(self.model.graph, self.model.opset_imports)
+        return self.result()
+
+    @property
+    def diagnostics(self) -> list[Diagnostic]:
+        return [d for ds in self._diags.values() for d in ds]
+
+    def type_of(self, value):
+        t = self.types.get(value, _MISSING)
+        return value.type if t is _MISSING else t
+
+    def types_in(self, graph) -> dict:
+        """Value name -> type for every value a graph defines."""
+        out = {}
+        for v in graph.inputs:
+            out[v.name] = self.type_of(v)
+        for v in graph.initializers.values():
+            out.setdefault(v.name, self.type_of(v))
+        for node in graph.nodes:
+            for v in node.outputs:
+                if v is not None:
+                    out[v.name] = self.type_of(v)
+        return out
+
+    def result(self) -> InferenceResult:
+        return InferenceResult(self.types_in(self.model.graph), self.diagnostics)
+
+    def update(self, nodes: Iterable = (), values: Iterable = ()) -> set:
+        """Re-infer after an edit: `nodes` whose attributes/inputs changed and
+        `values` whose declared type or data changed (e.g. an input dim).
+
+        Only nodes downstream of the change run again, and propagation stops
+        where a node's outputs come out as before. Returns the changed Values.
+        """
+        main = self.model.graph
+        heap: list = []
+        queued: set = set()
+
+        def push(node):
+            top = self._top_level(node, main)
+            if top is None:
+                raise _FullRerun
+            if id(top) not in queued:
+                queued.add(id(top))
+                heapq.heappush(heap, (top.index, id(top), top))
+
+        changed: set = set()
+        try:
+            for v in values:
+                self.consts.pop(v, None)
+                self.syms.pop(v, None)
+                self._const_checked.discard(v)
+                if v.producer is None:
+                    self.types[v] = self._source_type(v)
+                else:
+                    push(v.producer)
+                changed.add(v)
+                for user, _ in v.uses:
+                    push(user)
+            for n in nodes:
+                push(n)
+            while heap:
+                _, _, node = heapq.heappop(heap)
+                queued.discard(id(node))
+                before = [(self.types.get(v), _key(self.consts.get(v)), self.syms.get(v))
+                          for v in node.outputs if v is not None]
+                self._infer_node(node, self.model.opset_imports)
+                outs = [v for v in node.outputs if v is not None]
+                for v, old in zip(outs, before):
+                    if (self.types.get(v), _key(self.consts.get(v)), self.syms.get(v)) != old:
+                        changed.add(v)
+                        for user, _ in v.uses:
+                            push(user)
+        except _FullRerun:
+            old = dict(self.types)
+            self.run()
+            return {v for v, t in self.types.items() if old.get(v, _MISSING) != t}
+        return changed
+
+    def write(self) -> int:
+        """Store inferred types in the model (value_info, outputs); returns count."""
+        n = 0
+        for g in self.model.graph.walk():
+            declared = {id(v) for v in g.value_info}
+            for node in g.nodes:
+                for v in node.outputs:
+                    if v is None or id(v) in inputs:
+                        continue
+                    t = self.types.get(v)
+                    if t is None or t == v.type:
+                        continue
+                    v.type = t
+                    n += 1
+                    if id(v) not in declared and not v.is_graph_output:
+                        g.value_info.append(v)
+                        declared.add(id(v))
+        return n
+
+    # --- subgraphs and functions (called by rules) ------------------------------------
+    def infer_subgraph(self, graph, input_types: list) -> list:
+        opsets = self._opset_stack[-1] if self._opset_stack else self.model.opset_imports
+        return self._infer_graph(graph, opsets, input_types)
+
+    # --- the walk -------------------------------------------------------------------
+    def _infer_graph(self, g, opsets, input_types=None) -> list:
+        self._opset_stack.append(opsets)
+        try:
+            for i, v in enumerate(g.inputs):
+                t = v.type
+                if input_types is not None and i < len(input_types):
+                    t, _ = merge_types(input_types[i], v.type)
+                self.types[v] = t
+            for v in g.initializers.values():
+                # An input with a default (initializer) takes the data's shape.
+                self.types[v] = self._source_type(v)
+            for v in getattr(g, "sparse_initializers", {}).values():
+                self.types[v] = self._source_type(v)
+            for node in g.nodes:
+                self._infer_node(node, opsets)
+            return [self.type_of(v) for v in g.outputs]
+        finally:
+            self._opset_stack.pop()
+
+    def _source_type(self, v):
+        c = v.const
+        if c is None:
+            return v.type
+        shape = tuple(getattr(c, "shape", None) or getattr(c, "dims", ()) or ())
+        dtype = getattr(c, "dtype", None)
+        if dtype is None and getattr(c, "values", None) is not None:
+            dtype = c.values.dtype
+        t = TensorType(int(dtype or 0), shape)
+        merged, _ = merge_types(t, v.type)
+        return merged
+
+    def _const(self, v) -> Optional[np.ndarray]:
+        c = self.consts.get(v)
+        if c is not None or v.const is None or v in self._const_checked:
+            return c
+        self._const_checked.add(v)
+        t = v.const
+        # From IR version 4 on, an initializer that is also a graph input is
+        # only a default the caller may override: not a constant.
+        if v.producer is not None or not hasattr(t, "numpy") or (
+                self.model.ir_version >= 4 and v.is_graph_input):
+            return None
+        if t.size > MAX_FOLD_ELEMENTS:
+            return None
+        try:
+            arr = np.asarray(t.numpy())
+        except Exception:  # undecodable data: the checker reports it
+            return None
+        self.consts[v] = arr
+        return arr
+
+    def _attrs(self, node) -> dict:
+        out = {}
+        for name, a in node.attributes.items():
+            if a.ref_attr_name:
+                scope = self._attr_scopes[-1] if self._attr_scopes else {}
+                if a.ref_attr_name in scope:
+                    out[name] = scope[a.ref_attr_name]
+            else:
+                out[name] = a.value
+        return out
+
+    def _rule(self, domain, op_type, opset):
+        key = (domain, op_type, opset)
+        fn = self._rule_cache.get(key, _MISSING)
+        if fn is _MISSING:
+            fn = self._rule_cache[key] = find_rule(domain, op_type, opset)
+        return fn
+
+    def _infer_node(self, node, opsets) -> None:
+        domain = "" if node.domain == "ai.onnx" else node.domain
+        opset = opsets.get(domain) or _LATEST
+        types, present, consts, syms = [], [], {}, {}
+        all_const = True
+        for i, v in enumerate(node.inputs):
+            if v is None:
+                types.append(None)
+                present.append(False)
+                continue
+            present.append(True)
+            t = self.types.get(v, _MISSING)
+            types.append(v.type if t is _MISSING else t)
+            c = self.consts.get(v)
+            if c is None and v.const is not None:
+                c = self._const(v)
+            if c is not None:
+                consts[i] = c
+            else:
+                all_const = False
+                s = self.syms.get(v)
+                if s is not None:
+                    syms[i] = s
+        attrs = self._attrs(node)
+        self._diags.pop(node, None)
+        outs = None
+        function = self.model.functions.get((node.domain, node.op_type, node.overload)) \
+            if self.model.functions else None
+        ctx = NodeContext(node.op_type, domain, opset, attrs, types, len(node.outputs),
+                          consts, syms, node, self, present)
+        try:
+            if function is not None:
+                outs = self._infer_call(function, types, attrs)
+            else:
+                fn = self._rule(domain, node.op_type, opset)
+                if fn is None:
+                    self._note(node, "info", "infer-unknown-op",
+                               f"no inference rule for {domain or 'ai.onnx'}::{node.op_type} "
+                               f"(opset {opset if opset != _LATEST else 'not imported'}); outputs left unknown")
+                else:
+                    outs = fn(ctx)
+        except Exception as exc:  # a bad model must never stop inference
+            self._note(node, "info", "infer-failed",
+                       f"could not infer {node.op_type}: {type(exc).__name__}: {exc}")
+            outs = None
+        folded = None
+        if all_const and consts and function is None and _small_outputs(outs):
+            try:
+                folded = fold(node.op_type, domain, opset, [consts.get(i) for i in range(len(types))],
+                              attrs, len(node.outputs))
+            except Exception:
+                folded = None       # the kernel refuses: keep the rule's answer
+        self._store_outputs(node, outs or [], ctx, folded)
+
+    def _store_outputs(self, node, outs, ctx, folded) -> None:
+        for i, v in enumerate(node.outputs):
+            if v is None:
+                continue
+            t = outs[i] if i < len(outs) else None
+            self.consts.pop(v, None)
+            self.syms.pop(v, None)
+            arr = folded[i] if folded is not None and i < len(folded) else ctx.out_consts.get(i)
+            if arr is not None:
+                try:
+                    elem = getattr(t, "elem_type", 0) or int(from_numpy_dtype(arr.dtype))
+                except ValueError:
+                    elem = getattr(t, "elem_type", 0)
+                t = TensorType(elem, tuple(arr.shape))
+                if arr.size <= MAX_FOLD_ELEMENTS:
+                    self.consts[v] = arr
+            elif i in ctx.out_syms:
+                s = ctx.out_syms[i]
+                if all(isinstance(d, int) for d in s):
+                    scalar = isinstance(t, TensorType) and t.shape == ()
+                    self.consts[v] = np.array(s, dtype=np.int64).reshape(() if scalar and len(s) == 1 else -1)
+                else:
+                    self.syms[v] = s
+            merged, conflict = merge_types(t, v.type)
+            if conflict and v.type is not None:
+                self._note(node, "warning", "infer-conflict",
+                           f"output {v.name!r}: stored type {v.type} conflicts with inferred {t} ({conflict})")
+            self.types[v] = merged
+
+    def _infer_call(self, function, types, attrs) -> list:
+        if len(self._attr_scopes) >= _MAX_FUNCTION_DEPTH:
+            raise RecursionError(f"function {function.name} nests deeper than {_MAX_FUNCTION_DEPTH}")
+        scope = {name: a.value for name, a in function.attribute_defaults.items()}
+        scope.update(attrs)
+        opsets = dict(self.model.opset_imports)
+        opsets.update(function.opset_imports)
+        self._attr_scopes.append(scope)
+        try:
+            return self._infer_graph(function.graph, opsets, types)
+        finally:
+            self._attr_scopes.pop()
+
+    def _note(self, node, severity, code, message) -> None:
+        self._diags.setdefault(node, []).append(Diagnostic(severity, code, node.path, message))
+
+    @staticmethod
+    def _top_level(node, main):
+        while node.graph is not None and node.graph is not main:
+            node = node.graph.parent_node
+            if node is None:
+                return None          # inside a function body
+        return node if node.graph is main else None
+
+
+class _FullRerun(Exception):
+    pass
+
+
+def _small_outputs(outs) -> bool:
+    """Fold only when every output is known to be small: folding is for shape
+    arithmetic, never for materializing weights (ConstantOfShape, Expand...)."""
+    if not outs:
+        return False
+    for t in outs:
+        shape = getattr(t, "shape", None)
+        if shape is None or any(not isinstance(d, int) for d in shape):
+            return False
+        n = 1
+        for d in shape:
+            n *= d
+        if n > MAX_FOLD_ELEMENTS:
+            return False
+    return True
+
+
+def _key(arr):
+    return None if arr is None else (arr.dtype.str, arr.shape, arr.tobytes())
+
+
+def infer(model, *, write: bool = False) -> InferenceResult:
+    """Infer every value's type; store them in the model only if `write`."""
+    inf = Inference(model)
+    result = inf.run()
+    if write:
+        inf.write()
+    return result

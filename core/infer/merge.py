@@ -1,0 +1,78 @@
+"""Combining an inferred type with a declared one, and comparing precision."""
+from __future__ import annotations
+
+from typing import Optional
+
+from ..ir.types import OptionalType, SequenceType, SparseTensorType, TensorType, UndefinedType
+from .dims import merge_dim, more_or_equally_precise
+
+
+def merge_types(inferred, declared) -> tuple[object, Optional[str]]:
+    """Refine `inferred` with what `declared` knows; returns (type, conflict).
+
+    `conflict` is None or a short reason; on conflict the inferred type wins
+    (it follows from the inputs) and the caller reports both.
+    """
+    if isinstance(declared, UndefinedType):
+        declared = None
+    if inferred is None:
+        return declared, None
+    if declared is None:
+        return inferred, None
+    if isinstance(inferred, TensorType) and isinstance(declared, (TensorType, SparseTensorType)):
+        if isinstance(declared, SparseTensorType):
+            return inferred, None
+        elem = inferred.elem_type or declared.elem_type
+        conflict = None
+        if inferred.elem_type and declared.elem_type and inferred.elem_type != declared.elem_type:
+            conflict = "element type"
+        a, b = inferred.shape, declared.shape
+        if a is None:
+            shape = b
+        elif b is None:
+            shape = a
+        elif len(a) != len(b):
+            shape, conflict = a, conflict or "rank"
+        else:
+            dims = []
+            for x, y in zip(a, b):
+                d, bad = merge_dim(x, y)
+                if bad:
+                    conflict = conflict or "dimension"
+                dims.append(d)
+            shape = tuple(dims)
+        if elem == inferred.elem_type and shape == a:
+            return inferred, conflict
+        return TensorType(elem, shape, declared.denotation, declared.dim_denotations
+                          if shape is not None and declared.shape is not None
+                          and len(shape) == len(declared.shape) else None), conflict
+    if isinstance(inferred, SequenceType) and isinstance(declared, SequenceType):
+        elem, conflict = merge_types(inferred.elem, declared.elem)
+        return SequenceType(elem, declared.denotation), conflict
+    if isinstance(inferred, OptionalType) and isinstance(declared, OptionalType):
+        elem, conflict = merge_types(inferred.elem, declared.elem)
+        return OptionalType(elem, declared.denotation), conflict
+    if type(inferred) is not type(declared):
+        return inferred, "kind"
+    return inferred, None
+
+
+def at_least_as_precise(ours, theirs) -> bool:
+    """True when `ours` agrees with `theirs` and knows at least as much."""
+    if theirs is None:
+        return True
+    if ours is None:
+        return False
+    if isinstance(theirs, TensorType):
+        if not isinstance(ours, TensorType):
+            return False
+        if theirs.elem_type and ours.elem_type != theirs.elem_type:
+            return False
+        if theirs.shape is None:
+            return True
+        if ours.shape is None or len(ours.shape) != len(theirs.shape):
+            return False
+        return all(more_or_equally_precise(x, y) for x, y in zip(ours.shape, theirs.shape))
+    if isinstance(theirs, (SequenceType, OptionalType)):
+        return type(ours) is type(theirs) and at_least_as_precise(ours.elem, theirs.elem)
+    return type(ours) is type(theirs)

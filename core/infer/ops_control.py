@@ -1,0 +1,127 @@
+"""If / Loop / Scan: bodies are inferred with the types the node gives them;
+outer-scope names are visible inside (the driver resolves them)."""
+from __future__ import annotations
+
+from ..ir.dtypes import DataType
+from ..ir.types import TensorType
+from .context import rule, tensor
+from .ops_sequence import join_types
+
+
+def _body(ctx, name):
+    return ctx.attrs.get(name)
+
+
+@rule("If")
+def if_op(ctx):
+    then_b, else_b = _body(ctx, "then_branch"), _body(ctx, "else_branch")
+    if ctx.driver is None:
+        return []
+    a = ctx.driver.infer_subgraph(then_b, []) if then_b is not None else []
+    b = ctx.driver.infer_subgraph(else_b, []) if else_b is not None else []
+    cond = ctx.const(0)
+    if cond is not None and cond.size == 1:
+        return a if bool(cond.reshape(-1)[0]) else b
+    n = max(len(a), len(b))
+    return [join_types(a[i] if i < len(a) else None, b[i] if i < len(b) else None) for i in range(n)]
+
+
+@rule("Loop")
+def loop(ctx):
+    body = _body(ctx, "body")
+    carried = list(ctx.types[2:])
+    if ctx.driver is None or body is None:
+        return []
+    ins = [tensor(DataType.INT64, ()), tensor(DataType.BOOL, ())] + carried
+    outs = ctx.driver.infer_subgraph(body, ins)
+    n_carried = len(carried)
+    result = []
+    for i in range(n_carried):
+        body_t = outs[1 + i] if 1 + i < len(outs) else None
+        result.append(_carried_join(carried[i], body_t))
+    for t in outs[1 + n_carried:]:
+        if isinstance(t, TensorType):
+            result.append(TensorType(t.elem_type, None if t.shape is None else (None,) + t.shape))
+        else:
+            result.append(None)
+    return result
+
+
+def _carried_join(initial, body):
+    """Type of a loop-carried value after the loop: the body's output type,
+    except dims that the body changes (initial and body disagree) are unknown.
+    Where one side knows nothing, the other decides."""
+    if body is None:
+        return initial
+    if not isinstance(initial, TensorType) or not isinstance(body, TensorType):
+        return body
+    if initial.shape is None or body.shape is None:
+        return TensorType(body.elem_type or initial.elem_type, body.shape)
+    if len(initial.shape) != len(body.shape):
+        return TensorType(body.elem_type, None)
+    return TensorType(body.elem_type or initial.elem_type,
+                      tuple(b if a is None or a == b else None
+                            for a, b in zip(initial.shape, body.shape)))
+
+
+@rule("Scan", since=9)
+def scan(ctx):
+    body = _body(ctx, "body")
+    if ctx.driver is None or body is None:
+        return []
+    n_scan = ctx.attr("num_scan_inputs", 0)
+    n_state = ctx.num_inputs - n_scan
+    in_axes = ctx.attr("scan_input_axes") or [0] * n_scan
+    ins = list(ctx.types[:n_state])
+    seq_len = None
+    for j in range(n_scan):
+        t = ctx.type(n_state + j)
+        if isinstance(t, TensorType) and t.shape is not None:
+            ax = in_axes[j] + len(t.shape) if in_axes[j] < 0 else in_axes[j]
+            seq_len = seq_len if seq_len is not None else t.shape[ax]
+            ins.append(TensorType(t.elem_type, t.shape[:ax] + t.shape[ax + 1:]))
+        else:
+            ins.append(t if not isinstance(t, TensorType) else TensorType(t.elem_type, None))
+    outs = ctx.driver.infer_subgraph(body, ins)
+    result = [outs[i] if i < len(outs) else None for i in range(n_state)]
+    out_axes = ctx.attr("scan_output_axes") or [0] * (len(outs) - n_state)
+    for j, t in enumerate(outs[n_state:]):
+        if isinstance(t, TensorType) and t.shape is not None:
+            r = len(t.shape) + 1
+            ax = out_axes[j] + r if out_axes[j] < 0 else out_axes[j]
+            result.append(TensorType(t.elem_type, t.shape[:ax] + (seq_len,) + t.shape[ax:]))
+        else:
+            result.append(t)
+    return result
+
+
+@rule("Scan", since=8)
+def scan_v8(ctx):
+    # Opset 8: input 0 is the optional sequence_lens and every tensor has a
+    # leading batch axis that the body does not see.
+    body = _body(ctx, "body")
+    if ctx.driver is None or body is None:
+        return []
+    n_scan = ctx.attr("num_scan_inputs", 0)
+    types = ctx.types[1:]
+    n_state = len(types) - n_scan
+    batch = seq_len = None
+    ins = []
+    for i, t in enumerate(types):
+        if isinstance(t, TensorType) and t.shape is not None and len(t.shape) >= (1 if i < n_state else 2):
+            batch = batch if batch is not None else t.shape[0]
+            cut = 1 if i < n_state else 2
+            if i >= n_state and seq_len is None:
+                seq_len = t.shape[1]
+            ins.append(TensorType(t.elem_type, t.shape[cut:]))
+        else:
+            ins.append(TensorType(t.elem_type, None) if isinstance(t, TensorType) else t)
+    outs = ctx.driver.infer_subgraph(body, ins)
+    result = []
+    for i, t in enumerate(outs):
+        if isinstance(t, TensorType) and t.shape is not None:
+            extra = (batch,) if i < n_state else (batch, seq_len)
+            result.append(TensorType(t.elem_type, extra + t.shape))
+        else:
+            result.append(t)
+    return result

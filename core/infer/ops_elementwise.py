@@ -1,0 +1,148 @@
+"""Element-wise operators: unary maps, broadcasting binaries, variadics."""
+from __future__ import annotations
+
+from ..ir.dtypes import DataType
+from .context import rule, tensor
+from .dims import broadcast_shapes, dim_add, dim_floordiv, dim_mul, dim_sub
+
+BOOL = DataType.BOOL
+
+# Output has the type and shape of input 0.
+SAME_AS_INPUT = (
+    "Abs", "Acos", "Acosh", "Asin", "Asinh", "Atan", "Atanh", "Ceil", "Celu", "Cos",
+    "Cosh", "Elu", "Erf", "Exp", "Floor", "Gelu", "HardSigmoid", "HardSwish", "Hardmax",
+    "Identity", "LeakyRelu", "Log", "LogSoftmax", "Mish", "Neg", "Reciprocal", "Relu",
+    "Round", "Selu", "Shrink", "Sigmoid", "Sign", "Sin", "Sinh", "Softmax", "Softplus",
+    "Softsign", "Sqrt", "Swish", "Tan", "Tanh", "ThresholdedRelu", "BitwiseNot", "Not",
+    "Clip", "CumSum", "CumProd", "LpNormalization", "MeanVarianceNormalization", "LRN",
+    "InstanceNormalization", "Trilu", "ReverseSequence", "RandomNormalLike",
+    "RandomUniformLike", "GroupNormalization", "RMSNormalization",
+)
+
+
+@rule(*SAME_AS_INPUT)
+def same_as_input(ctx):
+    t = ctx.type(0)
+    if ctx.op_type in ("Identity",) and t is not None:
+        syms = ctx.sym(0)
+        if syms is not None and ctx.const(0) is None:
+            ctx.out_syms[0] = syms
+        return [t]
+    if ctx.op_type in ("RandomNormalLike", "RandomUniformLike") and "dtype" in ctx.attrs:
+        return [tensor(ctx.attrs["dtype"], ctx.shape(0))]
+    return [t]
+
+
+@rule("IsInf", "IsNaN")
+def bool_same_shape(ctx):
+    return [tensor(BOOL, ctx.shape(0))]
+
+
+def _broadcast(ctx, n=None):
+    idx = range(ctx.num_inputs if n is None else n)
+    shapes = [ctx.shape(i) for i in idx if ctx.has_input(i)]
+    if ctx.opset < 7 and ctx.op_type in _LEGACY_BROADCAST:
+        return ctx.shape(0)          # before opset 7 B was broadcast onto A
+    return broadcast_shapes(shapes)
+
+
+_LEGACY_BROADCAST = {"Add", "Sub", "Mul", "Div", "Pow", "And", "Or", "Xor",
+                     "Equal", "Greater", "Less", "PRelu"}
+
+_SYM_ARITH = {"Add": dim_add, "Sub": dim_sub, "Mul": dim_mul, "Div": dim_floordiv}
+
+
+@rule("Add", "Sub", "Mul", "Div", "Pow", "Mod", "BitShift", "BitwiseAnd", "BitwiseOr",
+      "BitwiseXor", "PRelu", "Max", "Min", "Mean", "Sum")
+def broadcast_same_type(ctx):
+    elem = ctx.elem(0)
+    if not elem:
+        elem = next((ctx.elem(i) for i in range(ctx.num_inputs) if ctx.elem(i)), 0)
+    if ctx.op_type == "Pow":
+        elem = ctx.elem(0)
+    shape = _broadcast(ctx)
+    fn = _SYM_ARITH.get(ctx.op_type)
+    if fn is not None and elem in (DataType.INT64, DataType.INT32):
+        _symbolic_arith(ctx, fn)
+    return [tensor(elem, shape)]
+
+
+def _symbolic_arith(ctx, fn):
+    """Arithmetic on shape tensors whose entries are partly symbolic."""
+    if ctx.const(0) is not None and ctx.const(1) is not None:
+        return                      # fully constant: the driver folds it with a kernel
+    a, b = ctx.sym(0), ctx.sym(1)
+    if a is None or b is None:
+        return
+    if len(a) == len(b):
+        ctx.out_syms[0] = tuple(fn(x, y) for x, y in zip(a, b))
+    elif len(b) == 1:
+        ctx.out_syms[0] = tuple(fn(x, b[0]) for x in a)
+    elif len(a) == 1:
+        ctx.out_syms[0] = tuple(fn(a[0], y) for y in b)
+
+
+@rule("And", "Or", "Xor", "Equal", "Greater", "Less", "GreaterOrEqual", "LessOrEqual")
+def broadcast_bool(ctx):
+    return [tensor(BOOL, _broadcast(ctx))]
+
+
+@rule("Where")
+def where(ctx):
+    return [tensor(ctx.elem(1) or ctx.elem(2), broadcast_shapes([ctx.shape(0), ctx.shape(1), ctx.shape(2)]))]
+
+
+@rule("CastLike")
+def cast_like(ctx):
+    return [tensor(ctx.elem(1), ctx.shape(0))]
+
+
+@rule("Cast")
+def cast(ctx):
+    to = ctx.attr("to", 0)
+    if isinstance(to, str):         # opset 1 spelled the type as a string
+        to = getattr(DataType, to.upper(), 0)
+    syms = ctx.sym(0)
+    if syms is not None and ctx.const(0) is None and to in (DataType.INT64, DataType.INT32):
+        ctx.out_syms[0] = syms
+    return [tensor(to, ctx.shape(0))]
+
+
+@rule("Dropout")
+def dropout(ctx):
+    t = ctx.type(0)
+    return [t, tensor(BOOL, ctx.shape(0))]
+
+
+@rule("BatchNormalization")
+def batch_norm(ctx):
+    out = [ctx.type(0)]
+    # Training-mode extra outputs are per-channel statistics.
+    shape = ctx.shape(0)
+    chan = None if shape is None or len(shape) < 2 else (shape[1],)
+    stat = tensor(ctx.elem(3) or ctx.elem(0), chan)
+    return out + [stat] * (ctx.num_outputs - 1)
+
+
+@rule("LayerNormalization")
+def layer_norm(ctx):
+    shape = ctx.shape(0)
+    axis = ctx.attr("axis", -1)
+    stats_elem = ctx.attr("stash_type", 1)
+    if shape is None:
+        stat_shape = None
+    else:
+        r = len(shape)
+        a = axis + r if axis < 0 else axis
+        stat_shape = tuple(shape[:a]) + (1,) * (r - a)
+    return [ctx.type(0), tensor(stats_elem, stat_shape), tensor(stats_elem, stat_shape)]
+
+
+@rule("EyeLike")
+def eye_like(ctx):
+    return [tensor(ctx.attr("dtype", ctx.elem(0)), ctx.shape(0))]
+
+
+@rule("Bernoulli")
+def bernoulli(ctx):
+    return [tensor(ctx.attr("dtype", ctx.elem(0)), ctx.shape(0))]

@@ -1,0 +1,330 @@
+"""Constants, resizing, quantization, random generators, signal and string ops,
+and the attention family."""
+from __future__ import annotations
+
+import numpy as np
+
+from ..ir.dtypes import DataType, from_numpy_dtype
+from .context import rule, tensor
+from .dims import dim_add, dim_floordiv, dim_mul
+
+INT64, FLOAT, BOOL, STRING, UINT8, INT32 = (DataType.INT64, DataType.FLOAT, DataType.BOOL,
+                                           DataType.STRING, DataType.UINT8, DataType.INT32)
+
+# Constants larger than this stay type-only: folding them buys nothing.
+MAX_CONST_ELEMENTS = 4096
+
+
+@rule("Constant")
+def constant(ctx):
+    a = ctx.attrs
+    if "value" in a:
+        t = a["value"]
+        if len(t.shape) <= 1 and int(np.prod(t.shape, dtype=np.int64)) <= MAX_CONST_ELEMENTS:
+            ctx.out_consts[0] = np.asarray(t.numpy())
+        return [tensor(int(t.dtype), t.shape)]
+    if "sparse_value" in a:
+        sp = a["sparse_value"]
+        dims = getattr(sp, "dims", None) or getattr(sp, "shape", None)
+        elem = getattr(sp, "dtype", None)
+        if elem is None and getattr(sp, "values", None) is not None:
+            elem = sp.values.dtype
+        return [tensor(int(elem) if elem is not None else 0, tuple(dims) if dims is not None else None)]
+    scalar = {"value_float": (FLOAT, ()), "value_int": (INT64, ()), "value_string": (STRING, ())}
+    lists = {"value_floats": FLOAT, "value_ints": INT64, "value_strings": STRING}
+    for name, (elem, shape) in scalar.items():
+        if name in a:
+            if elem == INT64:
+                ctx.out_consts[0] = np.array(a[name], dtype=np.int64)
+            return [tensor(elem, shape)]
+    for name, elem in lists.items():
+        if name in a:
+            if elem == INT64:
+                ctx.out_consts[0] = np.array(a[name], dtype=np.int64)
+            return [tensor(elem, (len(a[name]),))]
+    return [None]
+
+
+def _resize_scales_shape(shape, scales):
+    return tuple(int(np.floor(d * s)) if isinstance(d, int) else (d if s == 1 else None)
+                 for d, s in zip(shape, scales))
+
+
+@rule("Resize")
+def resize(ctx):
+    elem, shape = ctx.elem(0), ctx.shape(0)
+    if shape is None:
+        return [tensor(elem, None)]
+    r = len(shape)
+    axes = ctx.attr("axes")
+    if ctx.opset < 11:
+        scales, sizes = ctx.const(1), None
+    else:
+        scales = ctx.const(2) if ctx.has_input(2) else None
+        sizes = ctx.sym(3) if ctx.has_input(3) else None
+        if scales is not None and scales.size == 0:
+            scales = None
+    axes = [a + r if a < 0 else a for a in axes] if axes else list(range(r))
+    if sizes is None and scales is None:
+        return [tensor(elem, tuple(None if i in axes else d for i, d in enumerate(shape)))]
+    out = list(shape)
+    if sizes is not None:
+        policy = ctx.attr("keep_aspect_ratio_policy", "stretch")
+        if policy != "stretch":
+            known = [(shape[a], s) for a, s in zip(axes, sizes)]
+            if all(isinstance(d, int) and isinstance(s, int) for d, s in known):
+                ratios = [s / d for d, s in known]
+                k = min(ratios) if policy == "not_larger" else max(ratios)
+                for a in axes:
+                    out[a] = int(np.floor(shape[a] * k + 0.5))
+            else:
+                for a in axes:
+                    out[a] = None
+            return [tensor(elem, out)]
+        for a, s in zip(axes, sizes):
+            out[a] = s
+        return [tensor(elem, out)]
+    sc = [float(x) for x in scales.reshape(-1)]
+    for a, s in zip(axes, sc):
+        out[a] = _resize_scales_shape((shape[a],), (s,))[0]
+    return [tensor(elem, out)]
+
+
+@rule("Upsample")
+def upsample(ctx):
+    elem, shape = ctx.elem(0), ctx.shape(0)
+    scales = ctx.attr("scales")
+    if scales is None and ctx.const(1) is not None:
+        scales = [float(x) for x in ctx.const(1).reshape(-1)]
+    if shape is None:
+        return [tensor(elem, None)]
+    if scales is None:
+        return [tensor(elem, (None,) * len(shape))]
+    return [tensor(elem, _resize_scales_shape(shape, scales))]
+
+
+@rule("QuantizeLinear")
+def quantize(ctx):
+    elem = ctx.attr("output_dtype", 0) or ctx.elem(2) or UINT8
+    return [tensor(elem, ctx.shape(0))]
+
+
+@rule("DequantizeLinear")
+def dequantize(ctx):
+    elem = ctx.attr("output_dtype", 0) or ctx.elem(1) or FLOAT
+    return [tensor(elem, ctx.shape(0))]
+
+
+@rule("DynamicQuantizeLinear")
+def dynamic_quantize(ctx):
+    return [tensor(UINT8, ctx.shape(0)), tensor(FLOAT, ()), tensor(UINT8, ())]
+
+
+@rule("BitCast")
+def bit_cast(ctx):
+    return [tensor(ctx.attr("to", 0), ctx.shape(0))]
+
+
+@rule("RandomNormal", "RandomUniform")
+def random_fill(ctx):
+    return [tensor(ctx.attr("dtype", FLOAT), tuple(ctx.attr("shape", ())))]
+
+
+@rule("Multinomial")
+def multinomial(ctx):
+    x = ctx.shape(0)
+    return [tensor(ctx.attr("dtype", INT32), (x[0] if x else None, ctx.attr("sample_size", 1)))]
+
+
+@rule("HannWindow", "HammingWindow", "BlackmanWindow")
+def window(ctx):
+    size = ctx.sym(0)
+    return [tensor(ctx.attr("output_datatype", FLOAT), (size[0] if size else None,))]
+
+
+@rule("MelWeightMatrix")
+def mel_weight_matrix(ctx):
+    dft, bins = ctx.sym(1), ctx.sym(0)
+    rows = dim_add(dim_floordiv(dft[0], 2), 1) if dft else None
+    return [tensor(ctx.attr("output_datatype", FLOAT), (rows, bins[0] if bins else None))]
+
+
+@rule("DFT")
+def dft(ctx):
+    elem, shape = ctx.elem(0), ctx.shape(0)
+    if shape is None:
+        return [tensor(elem, None)]
+    r = len(shape)
+    inverse, onesided = ctx.attr("inverse", 0), ctx.attr("onesided", 0)
+    # An inverse one-sided transform gives a real signal; everything else complex.
+    last = 1 if inverse and onesided else 2
+    if ctx.opset < 20:
+        axis = ctx.attr("axis", 1)
+    elif ctx.has_input(2):
+        ax = ctx.ints(2)
+        axis = ax[0] if ax else None
+    else:
+        axis = -2
+    length = None
+    if ctx.has_input(1):
+        sym = ctx.sym(1)
+        length = sym[0] if sym else None
+    if axis is None:
+        if not ctx.has_input(1) and not onesided:
+            return [tensor(elem, shape[:-1] + (last,))]
+        return [tensor(elem, (None,) * (r - 1) + (last,))]
+    axis = axis + r if axis < 0 else axis
+    n = length if ctx.has_input(1) else shape[axis]
+    if onesided and inverse:
+        n = length if ctx.has_input(1) else dim_mul(2, dim_add(shape[axis], -1))
+    elif onesided:
+        n = dim_add(dim_floordiv(n, 2), 1)
+    out = list(shape)
+    out[axis] = n
+    out[-1] = last
+    return [tensor(elem, out)]
+
+
+@rule("STFT")
+def stft(ctx):
+    elem, shape = ctx.elem(0), ctx.shape(0)
+    step = ctx.sym(1)
+    win = ctx.shape(2) if ctx.has_input(2) else None
+    length = ctx.sym(3) if ctx.has_input(3) else None
+    flen = length[0] if length else (win[0] if win else None)
+    batch = shape[0] if shape else None
+    sig = shape[1] if shape and len(shape) > 1 else None
+    frames = None
+    if isinstance(sig, int) and isinstance(flen, int) and step and isinstance(step[0], int):
+        frames = (sig - flen) // step[0] + 1
+    bins = flen
+    if ctx.attr("onesided", 1) and isinstance(flen, int):
+        bins = flen // 2 + 1
+    return [tensor(elem, (batch, frames, bins, 2))]
+
+
+@rule("NonMaxSuppression")
+def nms(ctx):
+    return [tensor(INT64, (None, 3))]
+
+
+@rule("StringNormalizer")
+def string_normalizer(ctx):
+    shape = ctx.shape(0)
+    if shape is not None and len(shape) == 2:
+        return [tensor(STRING, (shape[0], None))]
+    return [tensor(STRING, (None,) if shape is not None else None)]
+
+
+@rule("StringConcat")
+def string_concat(ctx):
+    from .dims import broadcast_shapes
+    return [tensor(STRING, broadcast_shapes([ctx.shape(0), ctx.shape(1)]))]
+
+
+@rule("RegexFullMatch")
+def regex_full_match(ctx):
+    return [tensor(BOOL, ctx.shape(0))]
+
+
+@rule("StringSplit")
+def string_split(ctx):
+    shape = ctx.shape(0)
+    return [tensor(STRING, None if shape is None else shape + (None,)), tensor(INT64, shape)]
+
+
+@rule("TfIdfVectorizer")
+def tfidf(ctx):
+    shape = ctx.shape(0)
+    width = max(ctx.attr("ngram_indexes", [-1])) + 1
+    if shape is None:
+        return [tensor(FLOAT, None)]
+    return [tensor(FLOAT, (width,) if len(shape) == 1 else (shape[0], width))]
+
+
+@rule("ImageDecoder")
+def image_decoder(ctx):
+    return [tensor(UINT8, (None, None, None))]
+
+
+@rule("RotaryEmbedding", "SwiGLU")
+def same_as_first(ctx):
+    return [ctx.type(0)]
+
+
+@rule("CausalConvWithState")
+def causal_conv(ctx):
+    x, w = ctx.shape(0), ctx.shape(1)
+    state = None
+    if x is not None and len(x) == 3:
+        k = w[2] if w is not None and len(w) == 3 else None
+        state = (x[0], x[1], k - 1 if isinstance(k, int) else None)
+    return [ctx.type(0), tensor(ctx.elem(0), state)]
+
+
+@rule("Attention")
+def attention(ctx):
+    elem, q, k, v = ctx.elem(0), ctx.shape(0), ctx.shape(1), ctx.shape(2)
+    y = present_k = present_v = qk = None
+    past = ctx.shape(4) if ctx.has_input(4) else None
+    if q is not None and len(q) == 4:
+        v_head = v[3] if v is not None and len(v) == 4 else None
+        y = (q[0], q[1], q[2], v_head)
+        if k is not None and len(k) == 4:
+            total = dim_add(past[2], k[2]) if past is not None else k[2]
+            present_k = (k[0], k[1], total, k[3])
+            present_v = (v[0], v[1], total, v_head) if v is not None else None
+            qk = (q[0], q[1], q[2], total)
+    elif q is not None and len(q) == 3:
+        qh, kvh = ctx.attr("q_num_heads"), ctx.attr("kv_num_heads")
+        v_hidden = v[2] if v is not None and len(v) == 3 else None
+        width = None
+        if isinstance(v_hidden, int) and qh and kvh:
+            width = v_hidden // kvh * qh
+        y = (q[0], q[1], width)
+        if k is not None and len(k) == 3 and kvh:
+            total = dim_add(past[2], k[1]) if past is not None else k[1]
+            present_k = (k[0], kvh, total, dim_floordiv(k[2], kvh))
+            present_v = (v[0], kvh, total, dim_floordiv(v_hidden, kvh)) if v is not None else None
+            qk = (q[0], qh, q[1], total)
+    return [tensor(elem, y), tensor(elem, present_k), tensor(elem, present_v), tensor(elem, qk)]
+
+
+@rule("LinearAttention")
+def linear_attention(ctx):
+    q, v = ctx.shape(0), ctx.shape(2)
+    qh, kvh = ctx.attr("q_num_heads"), ctx.attr("kv_num_heads")
+    y = None
+    if q is not None and len(q) == 3 and v is not None and len(v) == 3:
+        y = (q[0], q[1], dim_mul(dim_floordiv(v[2], kvh), qh) if qh and kvh else None)
+    state = ctx.shape(3) if ctx.has_input(3) else None
+    k = ctx.shape(1)
+    if state is None and kvh and k is not None and len(k) == 3 and v is not None and len(v) == 3:
+        state = (k[0], kvh, dim_floordiv(k[2], kvh), dim_floordiv(v[2], kvh))
+    return [tensor(ctx.elem(0), y), tensor(ctx.elem(3) or ctx.elem(0), state)]
+
+
+def numpy_elem(arr) -> int:
+    return int(from_numpy_dtype(arr.dtype))
+
+
+# ai.onnx.preview.training optimizers: inputs R, T, then groups of tensors
+# (X, G, H) / (X, G, V) / (X, G, V, H); the outputs are the updated groups
+# without the gradients, each shaped like its input.
+_OPTIMIZER_GROUPS = {"Adagrad": 3, "Momentum": 3, "Adam": 4}
+
+
+@rule("Adagrad", "Momentum", "Adam", domain="ai.onnx.preview.training")
+def optimizer(ctx):
+    k = _OPTIMIZER_GROUPS[ctx.op_type]
+    n = (ctx.num_inputs - 2) // k
+    groups = [ctx.types[2 + j * n: 2 + (j + 1) * n] for j in range(k)]
+    return [t for j, g in enumerate(groups) if j != 1 for t in g]
+
+
+@rule("FlexAttention", domain="ai.onnx.preview")
+def flex_attention(ctx):
+    q, v = ctx.shape(0), ctx.shape(2)
+    if q is None or len(q) != 4:
+        return [tensor(ctx.elem(0), None)]
+    return [tensor(ctx.elem(0), q[:3] + (v[3] if v is not None and len(v) == 4 else None,))]

@@ -1,0 +1,303 @@
+"""Neural-network operators: convolutions, pools, matrix products, RNNs."""
+from __future__ import annotations
+
+from ..ir.dtypes import DataType
+from .context import rule, tensor
+from .dims import broadcast_shapes, dim_mul
+
+INT32, INT64, FLOAT = DataType.INT32, DataType.INT64, DataType.FLOAT
+
+
+def _window_out(size, k, stride, dil, pad_b, pad_e, auto_pad, ceil_mode=False):
+    """Output length of a sliding window; None when the input is not concrete."""
+    if auto_pad in ("SAME_UPPER", "SAME_LOWER"):
+        return -(-size // stride) if isinstance(size, int) else None
+    if not isinstance(size, int) or k is None:
+        return None
+    span = (k - 1) * dil + 1
+    if auto_pad == "VALID":
+        pad_b = pad_e = 0
+    num = size + pad_b + pad_e - span
+    if ceil_mode:
+        out = -(-num // stride) + 1
+        # The last window must start inside the (left-padded) input.
+        if (out - 1) * stride >= size + pad_b:
+            out -= 1
+        return out
+    return num // stride + 1
+
+
+def _spatial(ctx, x_shape, kernel, ceil_mode=False):
+    n = len(x_shape) - 2
+    strides = ctx.attr("strides") or [1] * n
+    dils = ctx.attr("dilations") or [1] * n
+    pads = ctx.attr("pads") or [0] * (2 * n)
+    auto_pad = ctx.attr("auto_pad", "NOTSET")
+    if isinstance(auto_pad, bytes):
+        auto_pad = auto_pad.decode()
+    return tuple(_window_out(x_shape[2 + i], kernel[i] if kernel else None, strides[i], dils[i],
+                             pads[i], pads[i + n], auto_pad, ceil_mode) for i in range(n))
+
+
+def _conv_like(ctx, x_idx, w_idx, elem):
+    x, w = ctx.shape(x_idx), ctx.shape(w_idx)
+    if x is None or len(x) < 2:
+        rank = len(w) if w is not None else None
+        return tensor(elem, None if rank is None else (None,) * rank)
+    kernel = ctx.attr("kernel_shape") or (list(w[2:]) if w is not None else None)
+    if kernel is not None and any(not isinstance(k, int) for k in kernel):
+        kernel = None
+    m = w[0] if w is not None else None
+    return tensor(elem, (x[0], m) + _spatial(ctx, x, kernel))
+
+
+@rule("Conv")
+def conv(ctx):
+    return [_conv_like(ctx, 0, 1, ctx.elem(0))]
+
+
+@rule("DeformConv")
+def deform_conv(ctx):
+    return [_conv_like(ctx, 0, 1, ctx.elem(0))]
+
+
+@rule("ConvInteger")
+def conv_integer(ctx):
+    return [_conv_like(ctx, 0, 1, INT32)]
+
+
+@rule("QLinearConv")
+def qlinear_conv(ctx):
+    return [_conv_like(ctx, 0, 3, ctx.elem(7) or ctx.elem(0))]
+
+
+@rule("ConvTranspose")
+def conv_transpose(ctx):
+    elem, x, w = ctx.elem(0), ctx.shape(0), ctx.shape(1)
+    if x is None or len(x) < 2:
+        return [tensor(elem, None)]
+    n = len(x) - 2
+    group = ctx.attr("group", 1)
+    m = dim_mul(w[1], group) if w is not None else None
+    out_shape = ctx.attr("output_shape")
+    if out_shape:
+        return [tensor(elem, (x[0], m) + tuple(out_shape[-n:]))]
+    kernel = ctx.attr("kernel_shape") or (list(w[2:]) if w is not None else [None] * n)
+    strides = ctx.attr("strides") or [1] * n
+    dils = ctx.attr("dilations") or [1] * n
+    pads = ctx.attr("pads") or [0] * (2 * n)
+    opad = ctx.attr("output_padding") or [0] * n
+    auto_pad = ctx.attr("auto_pad", "NOTSET")
+    spatial = []
+    for i in range(n):
+        size, k = x[2 + i], kernel[i]
+        if not isinstance(size, int) or not isinstance(k, int):
+            spatial.append(None)
+        elif auto_pad in ("SAME_UPPER", "SAME_LOWER"):
+            spatial.append(size * strides[i])
+        else:
+            spatial.append(strides[i] * (size - 1) + opad[i] + (k - 1) * dils[i] + 1 - pads[i] - pads[i + n])
+    return [tensor(elem, (x[0], m) + tuple(spatial))]
+
+
+@rule("MaxPool", "AveragePool", "LpPool")
+def pool(ctx):
+    elem, x = ctx.elem(0), ctx.shape(0)
+    if x is None or len(x) < 2:
+        return [tensor(elem, None), tensor(INT64, None)]
+    out = tensor(elem, (x[0], x[1]) + _spatial(ctx, x, ctx.attr("kernel_shape"), bool(ctx.attr("ceil_mode", 0))))
+    return [out, tensor(INT64, out.shape)]
+
+
+@rule("GlobalAveragePool", "GlobalMaxPool", "GlobalLpPool")
+def global_pool(ctx):
+    x = ctx.shape(0)
+    return [tensor(ctx.elem(0), None if x is None or len(x) < 2 else (x[0], x[1]) + (1,) * (len(x) - 2))]
+
+
+@rule("MaxRoiPool")
+def max_roi_pool(ctx):
+    x, rois = ctx.shape(0), ctx.shape(1)
+    ph, pw = ctx.attr("pooled_shape", [None, None])
+    return [tensor(ctx.elem(0), (rois[0] if rois else None, x[1] if x else None, ph, pw))]
+
+
+@rule("RoiAlign")
+def roi_align(ctx):
+    x, rois = ctx.shape(0), ctx.shape(1)
+    return [tensor(ctx.elem(0), (rois[0] if rois else None, x[1] if x and len(x) > 1 else None,
+                                 ctx.attr("output_height", 1), ctx.attr("output_width", 1)))]
+
+
+@rule("MaxUnpool")
+def max_unpool(ctx):
+    elem, x = ctx.elem(0), ctx.shape(0)
+    if ctx.has_input(2):
+        dims = ctx.sym(2)
+        n = ctx.shape(2)
+        if dims is None:
+            return [tensor(elem, None if n is None or not isinstance(n[0], int) else (None,) * n[0])]
+        return [tensor(elem, dims)]
+    if x is None:
+        return [tensor(elem, None)]
+    n = len(x) - 2
+    kernel = ctx.attr("kernel_shape")
+    strides = ctx.attr("strides") or [1] * n
+    pads = ctx.attr("pads") or [0] * (2 * n)
+    sp = tuple((x[2 + i] - 1) * strides[i] + kernel[i] - pads[i] - pads[i + n]
+               if isinstance(x[2 + i], int) else None for i in range(n))
+    return [tensor(elem, (x[0], x[1]) + sp)]
+
+
+@rule("Gemm")
+def gemm(ctx):
+    a, b = ctx.shape(0), ctx.shape(1)
+    m = (a[1] if ctx.attr("transA", 0) else a[0]) if a is not None and len(a) == 2 else None
+    n = (b[0] if ctx.attr("transB", 0) else b[1]) if b is not None and len(b) == 2 else None
+    return [tensor(ctx.elem(0), (m, n))]
+
+
+def _matmul_shape(a, b):
+    if a is None or b is None or not a or not b:
+        return None
+    a1, b1 = len(a) == 1, len(b) == 1
+    a = (1,) + a if a1 else a
+    b = b + (1,) if b1 else b
+    batch = broadcast_shapes([a[:-2], b[:-2]])
+    out = batch + (a[-2], b[-1])
+    if a1:
+        out = out[:-2] + out[-1:]
+    if b1:
+        out = out[:-1]
+    return out
+
+
+@rule("MatMul")
+def matmul(ctx):
+    return [tensor(ctx.elem(0), _matmul_shape(ctx.shape(0), ctx.shape(1)))]
+
+
+@rule("MatMulInteger")
+def matmul_integer(ctx):
+    return [tensor(INT32, _matmul_shape(ctx.shape(0), ctx.shape(1)))]
+
+
+@rule("QLinearMatMul")
+def qlinear_matmul(ctx):
+    return [tensor(ctx.elem(7) or ctx.elem(0), _matmul_shape(ctx.shape(0), ctx.shape(3)))]
+
+
+@rule("LSTM", "GRU", "RNN")
+def recurrent(ctx):
+    elem, x = ctx.elem(0), ctx.shape(0)
+    direction = ctx.attr("direction", "forward")
+    if isinstance(direction, bytes):
+        direction = direction.decode()
+    nd = 2 if direction == "bidirectional" else 1
+    hidden = ctx.attr("hidden_size")
+    if hidden is None:
+        r = ctx.shape(2)
+        hidden = r[2] if r is not None and len(r) == 3 else None
+    layout = ctx.attr("layout", 0)
+    seq = batch = None
+    if x is not None and len(x) == 3:
+        seq, batch = (x[1], x[0]) if layout else (x[0], x[1])
+    if layout:
+        y, yh = (batch, seq, nd, hidden), (batch, nd, hidden)
+    else:
+        y, yh = (seq, nd, batch, hidden), (nd, batch, hidden)
+    return [tensor(elem, y), tensor(elem, yh), tensor(elem, yh)]
+
+
+@rule("Einsum")
+def einsum(ctx):
+    eq = ctx.attr("equation", "")
+    if isinstance(eq, bytes):
+        eq = eq.decode()
+    elem = ctx.elem(0)
+    eq = eq.replace(" ", "")
+    lhs, _, rhs = eq.partition("->")
+    terms = lhs.split(",")
+    sizes: dict[str, object] = {}
+    ell = None
+    for i, term in enumerate(terms):
+        shape = ctx.shape(i)
+        if shape is None:
+            return [tensor(elem, None)]
+        n_ell = len(shape) - len(term.replace("...", ""))
+        pos = 0
+        for part in term.split("...")[:1]:
+            for ch in part:
+                _bind(sizes, ch, shape[pos])
+                pos += 1
+        if "..." in term:
+            ell_dims = shape[pos:pos + n_ell]
+            ell = ell_dims if ell is None else broadcast_shapes([ell, ell_dims])
+            pos += n_ell
+            for ch in term.split("...")[1]:
+                _bind(sizes, ch, shape[pos])
+                pos += 1
+    if "->" not in eq:
+        counts = {}
+        for ch in lhs.replace(",", "").replace(".", ""):
+            counts[ch] = counts.get(ch, 0) + 1
+        rhs = ("..." if "..." in lhs else "") + "".join(sorted(c for c, k in counts.items() if k == 1))
+    out = []
+    for j, part in enumerate(rhs.split("...")):
+        if j == 1:
+            out.extend(ell or ())
+        out.extend(sizes.get(ch) for ch in part)
+    return [tensor(elem, out)]
+
+
+def _bind(sizes, ch, d):
+    old = sizes.get(ch)
+    if old is None or old == 1 or (isinstance(d, int) and not isinstance(old, int)):
+        sizes[ch] = d
+
+
+@rule("SoftmaxCrossEntropyLoss", "NegativeLogLikelihoodLoss")
+def loss(ctx):
+    red = ctx.attr("reduction", "mean")
+    if isinstance(red, bytes):
+        red = red.decode()
+    elem = ctx.elem(0)
+    target = ctx.shape(1)
+    out = tensor(elem, target if red == "none" else ())
+    return [out, tensor(elem, ctx.shape(0))]
+
+
+@rule("GridSample")
+def grid_sample(ctx):
+    x, g = ctx.shape(0), ctx.shape(1)
+    if x is None or g is None:
+        return [tensor(ctx.elem(0), None)]
+    return [tensor(ctx.elem(0), (x[0], x[1]) + g[1:-1])]
+
+
+@rule("AffineGrid")
+def affine_grid(ctx):
+    size = ctx.sym(1)
+    if size is None:
+        n = ctx.shape(1)
+        rank = n[0] if n and isinstance(n[0], int) else None
+        return [tensor(ctx.elem(0), None if rank is None else (None,) * (rank - 1) + (rank - 2,))]
+    n, _c, *sp = size
+    return [tensor(ctx.elem(0), (n, *sp, len(sp)))]
+
+
+@rule("Col2Im")
+def col2im(ctx):
+    x, image, block = ctx.shape(0), ctx.sym(1), ctx.ints(2)
+    if image is None:
+        n = ctx.shape(1)
+        image = (None,) * n[0] if n and isinstance(n[0], int) else None
+    if x is None or image is None:
+        return [tensor(ctx.elem(0), None if image is None else (None, None) + image)]
+    c = None
+    if block is not None and isinstance(x[1], int):
+        prod = 1
+        for b in block:
+            prod *= b
+        c = x[1] // prod if prod else None
+    return [tensor(ctx.elem(0), (x[0], c) + tuple(image))]

@@ -1,0 +1,97 @@
+"""Compare our inference with onnx.shape_inference (the oracle, test-only)."""
+from __future__ import annotations
+
+import pathlib
+import warnings
+
+import onnx
+import onnx.shape_inference
+
+from onnxstudio import core
+from onnxstudio.core.infer import Inference
+from onnxstudio.core.infer.merge import at_least_as_precise
+from onnxstudio.core.ir.types import OptionalType, SequenceType, TensorType, type_from_proto
+from onnxstudio.core.proto import onnx_pb2 as pb
+
+
+def _forget_unk(t):
+    # onnx names dims it cannot infer "unk__N": that is "unknown" to us.
+    if isinstance(t, TensorType) and t.shape is not None:
+        return TensorType(t.elem_type, tuple(None if isinstance(d, str) and d.startswith("unk__") else d
+                                             for d in t.shape))
+    if isinstance(t, SequenceType):
+        return SequenceType(_forget_unk(t.elem))
+    if isinstance(t, OptionalType):
+        return OptionalType(_forget_unk(t.elem))
+    return t
+
+
+def strip_declarations(m: "onnx.ModelProto") -> "onnx.ModelProto":
+    """A copy without value_info and without graph output types, so both
+    inferences must work everything out from the inputs."""
+    m2 = onnx.ModelProto()
+    m2.CopyFrom(m)
+    del m2.graph.value_info[:]
+    for o in m2.graph.output:
+        o.ClearField("type")
+    return m2
+
+
+def _graph_types(g) -> dict:
+    out = {}
+    for vi in list(g.value_info) + list(g.output):
+        tp = pb.TypeProto()
+        tp.ParseFromString(vi.type.SerializeToString())
+        if vi.type.WhichOneof("value") is not None:
+            out[vi.name] = _forget_unk(type_from_proto(tp))
+    return out
+
+
+def _pairs(theirs_graph, our_graph):
+    """(onnx GraphProto, our Graph) for a graph and every subgraph below it."""
+    yield theirs_graph, our_graph
+    ours = list(our_graph.nodes)
+    if len(ours) != len(theirs_graph.node):
+        return
+    for tn, on in zip(theirs_graph.node, ours):
+        for a in tn.attribute:
+            sub = on.attributes.get(a.name)
+            if a.type == onnx.AttributeProto.GRAPH and sub is not None:
+                yield from _pairs(a.g, sub.value)
+
+
+def infer_with_onnx(m):
+    with warnings.catch_warnings():
+        warnings.simplefilter("ignore")
+        try:
+            return onnx.shape_inference.infer_shapes(m, strict_mode=False, data_prop=True)
+        except Exception:
+            return m
+
+
+def compare(path, strip=False):
+    """(agree, total, [(name, ours, theirs)], our diagnostics, graph output names).
+
+    Every graph and subgraph counts: values are matched by name within the
+    graph that defines them.
+    """
+    m = onnx.load(str(path), load_external_data=False)
+    if strip:
+        m = strip_declarations(m)
+    inferred = infer_with_onnx(m)
+    outputs = {o.name for o in m.graph.output}
+    model = core.load_bytes(m.SerializeToString(), base_dir=str(pathlib.Path(path).parent))
+    inf = Inference(model)
+    inf.run()
+    agree, total, bad = 0, 0, []
+    for tg, og in _pairs(inferred.graph, model.graph):
+        theirs = _graph_types(tg)
+        ours = inf.types_in(og)
+        for name, t in theirs.items():
+            total += 1
+            o = ours.get(name)
+            if at_least_as_precise(o, t):
+                agree += 1
+            else:
+                bad.append((name, o, t))
+    return agree, total, bad, inf.diagnostics, outputs
