@@ -2,8 +2,8 @@
 
 Conv is the hottest kernel of a conv net: it is an im2col copy (a strided
 window view made contiguous) followed by one BLAS matmul per batch item and
-group. Depthwise convolutions are instead summed over kernel offsets, which
-is k*k vectorised multiply-adds rather than thousands of tiny matmuls.
+group. Grouped and depthwise convolutions are one batched matmul over groups,
+built in chunks of groups when the column buffer would be large.
 """
 from __future__ import annotations
 
@@ -16,37 +16,38 @@ from ._nn_util import (as_compute, offset_slices, pad_spatial, spatial_pads,
                        windows)
 
 
+# im2col buffers above this many elements are built a few groups at a time,
+# so a depthwise conv on a large image never materialises k*k copies of it.
+_COLS_CHUNK = 1 << 21
+
+
 def conv_core(x, w, group, strides, dilations, begin, end, out_shape):
-    """Cross-correlate x (N, C, *S) with w (M, C/group, *K); returns (N, M, *out)."""
+    """Cross-correlate x (N, C, *S) with w (M, C/group, *K); returns (N, M, *out).
+
+    Every group is one batched BLAS matmul of its weights (M/G x C/G*K) with
+    its im2col columns (C/G*K x P); a depthwise conv is the G-batched case."""
     n, c = x.shape[:2]
     m = w.shape[0]
     ks = w.shape[2:]
     cg, mg = c // group, m // group
     xp = pad_spatial(x, begin, end)
     kprod, oprod = math.prod(ks), math.prod(out_shape)
-    if cg == 1 and mg == 1 and group > 1:
-        return _depthwise(xp, w, strides, dilations, out_shape)
+    wm = w.reshape(group, mg, cg * kprod)
     if kprod == 1 and all(s == 1 for s in strides) and tuple(xp.shape[2:]) == tuple(out_shape):
         cols = xp.reshape(n, group, cg, oprod)        # 1x1 conv: no im2col at all
+        return np.matmul(wm, cols).reshape(n, m, *out_shape)
+    grouped = xp.reshape(n, group, cg, *xp.shape[2:])
+    view = windows(grouped, ks, strides, dilations, out_shape)   # (N, G, C/G, *K, *out)
+    per_group = n * cg * kprod * oprod
+    step = max(1, _COLS_CHUNK // per_group) if per_group * group > _COLS_CHUNK else group
+    if step >= group:
+        y = np.matmul(wm, view.reshape(n, group, cg * kprod, oprod))
     else:
-        grouped = xp.reshape(n, group, cg, *xp.shape[2:])
-        cols = windows(grouped, ks, strides, dilations, out_shape).reshape(n, group, cg * kprod, oprod)
-    y = np.matmul(w.reshape(group, mg, cg * kprod), cols)   # (N, G, M/G, P)
+        y = np.empty((n, group, mg, oprod), dtype=np.result_type(x.dtype, w.dtype))
+        for g0 in range(0, group, step):
+            g1 = min(group, g0 + step)
+            np.matmul(wm[g0:g1], view[:, g0:g1].reshape(n, g1 - g0, cg * kprod, oprod), out=y[:, g0:g1])
     return y.reshape(n, m, *out_shape)
-
-
-def _depthwise(xp, w, strides, dilations, out_shape):
-    n, c = xp.shape[:2]
-    nd = len(out_shape)
-    y = np.zeros((n, c, *out_shape), dtype=np.result_type(xp.dtype, w.dtype))
-    tmp = np.empty_like(y)
-    wk = w.reshape(c, *w.shape[2:])
-    for off in np.ndindex(*w.shape[2:]):
-        sl = offset_slices(off, dilations, strides, out_shape)
-        coef = wk[(slice(None), *off)].reshape((1, c) + (1,) * nd)
-        np.multiply(xp[(slice(None), slice(None), *sl)], coef, out=tmp)
-        y += tmp
-    return y
 
 
 def _add_bias(y, b):

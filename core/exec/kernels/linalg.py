@@ -8,6 +8,9 @@ from ._nn_util import as_compute, compute_dtype
 
 
 def _matmul(a, b):
+    if a.ndim > 2 and b.ndim == 2 and a.flags.c_contiguous:
+        # (..., M, K) @ (K, N): one big GEMM instead of one per leading index
+        return _matmul(a.reshape(-1, a.shape[-1]), b).reshape(*a.shape[:-1], b.shape[-1])
     dt = np.result_type(a.dtype, b.dtype)
     if compute_dtype(dt) == dt:
         return np.matmul(a, b)
