@@ -45,7 +45,8 @@ class Case:
     def data_sets(self) -> list[tuple[list[pathlib.Path], list[pathlib.Path]]]:
         """[(input .pb paths, output .pb paths)] for each test_data_set_N."""
         if self.kind == "light":
-            # light/ models ship only an output for a constant (all-ones) input.
+            # light/ models ship only the expected output; the input is
+            # generated (see light_input below), as onnx's own runner does.
             return [([], [self.dir / f"{self.name}_output_0.pb"])]
         sets = []
         for d in sorted(self.dir.glob("test_data_set_*")):
@@ -136,6 +137,16 @@ def all_cases(kinds=("node", *SHIPPED_KINDS, "light")) -> list[Case]:
     if not cases:
         raise RuntimeError("no ONNX backend test cases found; is the onnx test dependency installed?")
     return cases
+
+
+def light_input(value_info):
+    """The input onnx's backend runner feeds light/ models: arange(n)/n in float32,
+    unknown dims taken as 1."""
+    import numpy as np  # noqa: PLC0415
+
+    dims = tuple(d.dim_value if d.HasField("dim_value") else 1 for d in value_info.type.tensor_type.shape.dim)
+    n = int(np.prod(dims))
+    return (np.arange(n).reshape(dims) / n).astype(np.float32)
 
 
 def read_pb_value(path: pathlib.Path, value_info):

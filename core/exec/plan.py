@@ -1,0 +1,222 @@
+"""Compiling a graph (or a set of its nodes) into a list of steps.
+
+A step knows its kernel (or model-local function), the decoded attributes,
+the names it reads and writes, and which values die after it, so a run keeps
+memory to what is still needed.
+"""
+from __future__ import annotations
+
+from dataclasses import dataclass, field
+from typing import Iterable, Optional
+
+from ..ir import AttrType, Graph, Model, Node
+from .errors import ExecError
+from .registry import Kernel, find_kernel
+from .values import normalize
+
+
+@dataclass
+class Step:
+    node: Node
+    kernel: Optional[Kernel]
+    function: object = None           # ir.Function for model-local function calls
+    attrs: dict = field(default_factory=dict)
+    inputs: list = field(default_factory=list)    # names ("" for omitted)
+    outputs: list = field(default_factory=list)   # names ("" for omitted)
+    frees: list = field(default_factory=list)     # names to drop after the step
+    opset: int = 0
+    body_cache: dict = field(default_factory=dict)
+
+
+def decode_attr_value(value, attr_type: int):
+    """Attribute value as a kernel receives it (see registry docstring)."""
+    if attr_type in (AttrType.TENSOR, AttrType.SPARSE_TENSOR):
+        return normalize(value)
+    if attr_type in (AttrType.TENSORS, AttrType.SPARSE_TENSORS):
+        return [normalize(v) for v in value]
+    return value
+
+
+def node_attrs(node: Node, caller_attrs: Optional[dict] = None, defaults: Optional[dict] = None) -> dict:
+    """Decoded attributes of `node`; `ref_attr_name` ones resolve against the
+    calling node's attributes (inside a function body), else its defaults."""
+    out = {}
+    for name, a in node.attributes.items():
+        if a.ref_attr_name:
+            if caller_attrs is not None and a.ref_attr_name in caller_attrs:
+                out[name] = caller_attrs[a.ref_attr_name]
+            elif defaults is not None and a.ref_attr_name in defaults:
+                out[name] = defaults[a.ref_attr_name]
+            continue
+        out[name] = decode_attr_value(a.value, a.type)
+    return out
+
+
+def _domain(d: str) -> str:
+    return "" if d == "ai.onnx" else d
+
+
+class Plan:
+    """The steps that compute `outputs` of `graph` from its inputs."""
+
+    def __init__(self, graph: Graph, model: Optional[Model], opsets: dict[str, int],
+                 nodes: Optional[Iterable[Node]] = None, outputs: Optional[list[str]] = None,
+                 keep: bool = False, caller_attrs: Optional[dict] = None,
+                 attr_defaults: Optional[dict] = None):
+        self.graph = graph
+        self.model = model
+        self.opsets = opsets
+        selected = list(graph.nodes) if nodes is None else _in_order(graph, nodes)
+        chosen = set(map(id, selected))
+        self.outputs = list(outputs) if outputs else self._default_outputs(selected, chosen, nodes is None)
+        if outputs:
+            selected = _needed(selected, set(outputs))
+            chosen = set(map(id, selected))
+        self.inputs = self._boundary_inputs(selected, chosen, nodes is None and not outputs)
+        self.steps = [self._compile(n, caller_attrs, attr_defaults) for n in selected]
+        if not keep:
+            self._plan_frees()
+
+    # -- boundary ----------------------------------------------------------------
+
+    def _default_outputs(self, selected, chosen, whole: bool) -> list[str]:
+        if whole:
+            return [v.name for v in self.graph.outputs if v is not None and v.name]
+        outs = []
+        graph_outs = {id(v) for v in self.graph.outputs}
+        for n in selected:
+            for v in n.outputs:
+                if v is None or not v.name:
+                    continue
+                used_outside = any(id(_top_node(u, self.graph)) not in chosen for u, _ in v._uses)
+                if used_outside or id(v) in graph_outs or not v._uses:
+                    outs.append(v.name)
+        return outs
+
+    def _boundary_inputs(self, selected, chosen, whole: bool) -> list[str]:
+        if whole:
+            return [v.name for v in self.graph.inputs]
+        produced = {v.name for n in selected for v in n.outputs if v is not None}
+        names: list[str] = []
+        seen = set()
+        for n in selected:
+            for v in _reads(n):
+                if v.name in produced or v.name in seen or (v.const is not None and not v.is_graph_input):
+                    continue
+                seen.add(v.name)
+                names.append(v.name)
+        return names
+
+    # -- compile -----------------------------------------------------------------
+
+    def _compile(self, node: Node, caller_attrs, attr_defaults) -> Step:
+        domain = _domain(node.domain)
+        opset = self.opsets.get(domain, 0)
+        step = Step(node, None, opset=opset,
+                    inputs=[v.name if v is not None else "" for v in node.inputs],
+                    outputs=[v.name if v is not None else "" for v in node.outputs])
+        step.attrs = node_attrs(node, caller_attrs, attr_defaults)
+        fn = self.model.function(node.domain, node.op_type, node.overload) if self.model else None
+        if fn is not None:
+            step.function = fn
+            return step
+        if domain not in self.opsets and domain == "":
+            opset = self.opsets.get("", 1)
+        step.kernel = find_kernel(domain, node.op_type, opset) if opset else None
+        if step.kernel is None:
+            where = f"{domain or 'ai.onnx'}::{node.op_type}"
+            if not opset:
+                raise ExecError(f"{node.path}: the model does not import the domain {domain!r} "
+                                f"that {where} belongs to", node)
+            raise ExecError(f"{node.path}: the built-in executor has no kernel for {where} at opset {opset}"
+                            + ("; try --compare-onnxruntime to run it with onnxruntime" if domain else ""),
+                            node)
+        return step
+
+    def _plan_frees(self) -> None:
+        last: dict[str, int] = {}
+        for i, s in enumerate(self.steps):
+            for v in _reads(s.node):
+                last[v.name] = i
+        keep = set(self.outputs)
+        for name, i in last.items():
+            if name not in keep:
+                self.steps[i].frees.append(name)
+        for i, s in enumerate(self.steps):   # outputs nobody reads die at once
+            for name in s.outputs:
+                if name and name not in last and name not in keep:
+                    s.frees.append(name)
+
+
+def _reads(node: Node):
+    """Values a node reads, including those its subgraphs capture from outside."""
+    for v in node.inputs:
+        if v is not None:
+            yield v
+    for _, sub in node.subgraphs():
+        for g in sub.walk():
+            for n in g._nodes:
+                for v in n.inputs:
+                    if v is not None and v.graph is not None and not _inside(v.graph, sub):
+                        yield v
+
+
+def _inside(g: Graph, root: Graph) -> bool:
+    while g is not None:
+        if g is root:
+            return True
+        g = g.parent_graph
+    return False
+
+
+def _top_node(node: Node, graph: Graph) -> Node:
+    """The node of `graph` that contains `node` (itself, or an ancestor via subgraphs)."""
+    while node.graph is not None and node.graph is not graph and node.graph.parent_node is not None:
+        node = node.graph.parent_node
+    return node
+
+
+def _in_order(graph: Graph, nodes: Iterable) -> list[Node]:
+    wanted = set()
+    by_name = None
+    for n in nodes:
+        if isinstance(n, str):
+            if by_name is None:
+                by_name = {x.name: x for x in graph.nodes if x.name}
+            if n not in by_name:
+                raise ExecError(f"no node named {n!r} in {graph.path}")
+            n = by_name[n]
+        if n.graph is not graph:
+            raise ExecError(f"{n.display_name} is not a node of {graph.path}")
+        wanted.add(id(n))
+    return [n for n in graph.nodes if id(n) in wanted]
+
+
+def _needed(selected: list[Node], outputs: set) -> list[Node]:
+    """The nodes of `selected` that the requested outputs depend on."""
+    need = set(outputs)
+    keep = []
+    for n in reversed(selected):
+        if any(v is not None and v.name in need for v in n.outputs):
+            keep.append(n)
+            need.update(v.name for v in _reads(n))
+    return keep[::-1]
+
+
+def nodes_between(graph: Graph, sources: list[str], targets: list[str]) -> list[Node]:
+    """Nodes on a path from any value in `sources` to any value in `targets`."""
+    forward = set(sources)
+    reach = set()
+    for n in graph.nodes:
+        if any(v.name in forward for v in _reads(n)):
+            reach.add(id(n))
+            forward.update(v.name for v in n.outputs if v is not None)
+    backward = set(targets)
+    out = []
+    for n in reversed(list(graph.nodes)):
+        if any(v is not None and v.name in backward for v in n.outputs):
+            if id(n) in reach:
+                out.append(n)
+            backward.update(v.name for v in _reads(n))
+    return out[::-1]
+

@@ -1,0 +1,321 @@
+"""Running a model with the built-in kernels: whole graphs, selected nodes,
+one node at a time.
+
+    s = Session(model, keep=True)
+    s.start({"x": x})
+    while not s.done:
+        node, outputs = s.step()
+    s.results()
+
+A Session compiles once and can be started many times. `cancel()` may be
+called from another thread; the run stops before the next node (also inside
+loops) and raises Cancelled.
+"""
+from __future__ import annotations
+
+import threading
+from dataclasses import dataclass
+from typing import Callable, Iterable, Optional
+
+import numpy as np
+
+from ..ir import Graph, Model, Node
+from . import kernels  # noqa: F401  (registers every kernel)
+from .errors import Cancelled, ExecError, FeedError
+from .plan import Plan, Step, node_attrs
+from .registry import KernelContext
+from .values import check_feed, describe, normalize
+
+Progress = Callable[[int, int, Node], None]
+
+
+class Frame:
+    """Values visible while running one graph; outer frames hold captured names."""
+    __slots__ = ("values", "parent")
+
+    def __init__(self, values: dict, parent: Optional["Frame"] = None):
+        self.values = values
+        self.parent = parent
+
+    def get(self, name: str):
+        f = self
+        while f is not None:
+            if name in f.values:
+                return f.values[name]
+            f = f.parent
+        raise KeyError(name)
+
+
+@dataclass
+class StepResult:
+    node: Node
+    index: int
+    outputs: dict
+
+
+class Session:
+    def __init__(self, model: Model, *, graph: Optional[Graph] = None, nodes: Optional[Iterable] = None,
+                 outputs: Optional[list[str]] = None, keep: bool = False, seed: int = 0):
+        self.model = model
+        self.graph = graph if graph is not None else model.graph
+        self.keep = keep
+        self.seed = seed
+        self.plan = Plan(self.graph, model, model.opset_imports, nodes=nodes, outputs=outputs, keep=keep)
+        self.breakpoints: set = set()
+        self._cancel = threading.Event()
+        self._plans: dict[int, Plan] = {id(self.graph): self.plan}
+        self._frame: Optional[Frame] = None
+        self._pos = 0
+        self.progress: Optional[Progress] = None
+
+    # -- interface -------------------------------------------------------------------
+
+    @property
+    def input_names(self) -> list[str]:
+        return list(self.plan.inputs)
+
+    @property
+    def output_names(self) -> list[str]:
+        return list(self.plan.outputs)
+
+    @property
+    def nodes(self) -> list[Node]:
+        return [s.node for s in self.plan.steps]
+
+    @property
+    def done(self) -> bool:
+        return self._frame is not None and self._pos >= len(self.plan.steps)
+
+    @property
+    def position(self) -> int:
+        """Index of the next step to run."""
+        return self._pos
+
+    @property
+    def values(self) -> dict:
+        """Every value computed so far and still held (all of them with keep=True)."""
+        return dict(self._frame.values) if self._frame is not None else {}
+
+    def cancel(self) -> None:
+        self._cancel.set()
+
+    def start(self, feeds: dict) -> None:
+        self._cancel.clear()
+        self.rng = np.random.default_rng(self.seed)
+        values = self._constants(self.graph)
+        dims: dict = {}
+        missing = []
+        for name in self.plan.inputs:
+            v = self.graph.lookup(name)
+            if name in feeds:
+                value = normalize(feeds[name])
+                if v is not None:
+                    check_feed(v, value, dims)
+                values[name] = value
+            elif name not in values:
+                missing.append(name)
+        unknown = [k for k in feeds if k not in self.plan.inputs and k not in values]
+        if missing:
+            raise FeedError("missing input" + ("s " if len(missing) > 1 else " ")
+                            + ", ".join(f'"{m}"' for m in missing)
+                            + (f" (not expected: {', '.join(unknown)})" if unknown else ""))
+        if unknown:
+            raise FeedError("unknown input" + ("s " if len(unknown) > 1 else " ") + ", ".join(f'"{u}"' for u in unknown)
+                            + "; the model takes " + ", ".join(f'"{n}"' for n in self.plan.inputs))
+        self._frame = Frame(values)
+        self._pos = 0
+
+    def step(self) -> StepResult:
+        if self._frame is None:
+            raise ExecError("start() the session first")
+        if self.done:
+            raise ExecError("the run is complete")
+        i = self._pos
+        s = self.plan.steps[i]
+        if self._cancel.is_set():
+            raise Cancelled("run cancelled")
+        if self.progress is not None:
+            self.progress(i, len(self.plan.steps), s.node)
+        outs = self._run_step(s, self._frame)
+        self._pos += 1
+        return StepResult(s.node, i, outs)
+
+    def run_to(self, node) -> StepResult:
+        """Run up to and including `node` (a Node or its name)."""
+        target = self._index_of(node)
+        if target < self._pos:
+            raise ExecError(f"{self.plan.steps[target].node.display_name} has already run")
+        r = None
+        while self._pos <= target:
+            r = self.step()
+        return r
+
+    def resume(self) -> Optional[StepResult]:
+        """Run until the next breakpoint (which is not run) or the end."""
+        r = None
+        first = True
+        while not self.done:
+            node = self.plan.steps[self._pos].node
+            if not first and (node in self.breakpoints or node.name in self.breakpoints):
+                break
+            first = False
+            r = self.step()
+        return r
+
+    def results(self) -> dict:
+        out = {}
+        for name in self.plan.outputs:
+            try:
+                out[name] = self._frame.get(name)
+            except KeyError:
+                raise ExecError(f"output {name!r} was not computed") from None
+        return out
+
+    def run(self, feeds: dict) -> dict:
+        self.start(feeds)
+        steps = self.plan.steps
+        frame = self._frame
+        n = len(steps)
+        cancel = self._cancel
+        progress = self.progress
+        for i in range(n):
+            if cancel.is_set():
+                raise Cancelled("run cancelled")
+            if progress is not None:
+                progress(i, n, steps[i].node)
+            self._run_step(steps[i], frame)
+            self._pos = i + 1
+        return self.results()
+
+    # -- internals -----------------------------------------------------------------------
+
+    def _index_of(self, node) -> int:
+        for i, s in enumerate(self.plan.steps):
+            if s.node is node or (isinstance(node, str) and s.node.name == node):
+                return i
+        raise ExecError(f"node {getattr(node, 'display_name', node)!r} is not part of this run")
+
+    @staticmethod
+    def _constants(graph: Graph) -> dict:
+        values = {}
+        for name, v in graph.initializers.items():
+            values[name] = normalize(v.const)
+        for name, v in graph.sparse_initializers.items():
+            values[name] = v.const.to_dense()
+        return values
+
+    def _run_step(self, s: Step, frame: Frame) -> dict:
+        args = []
+        for name in s.inputs:
+            if not name:
+                args.append(None)
+                continue
+            try:
+                args.append(frame.get(name))
+            except KeyError:
+                raise ExecError(f"{s.node.path}: input {name!r} has no value (it is neither computed "
+                                f"before this node nor fed)", s.node) from None
+        while args and args[-1] is None:
+            args.pop()
+        try:
+            if s.function is not None:
+                result = self._call_function(s, args)
+            elif s.kernel.context:
+                ctx = KernelContext(opset=s.opset, num_outputs=len(s.outputs), rng=self.rng, node=s.node,
+                                    run_subgraph=lambda g, ins, _f=frame: self._run_graph(g, ins, _f))
+                result = s.kernel.fn(ctx, *args, **s.attrs)
+            else:
+                result = s.kernel.fn(*args, **s.attrs)
+        except (Cancelled, ExecError):
+            raise
+        except Exception as e:  # noqa: BLE001  (wrap with the node's context)
+            ins = ", ".join(f"{n or '(none)'}: {describe(a)}" for n, a in zip(s.inputs, args))
+            raise ExecError(f"{s.node.path}: {s.node.op_type} failed: {type(e).__name__}: {e} "
+                            f"[inputs: {ins}]", s.node) from e
+        if not isinstance(result, tuple):
+            result = (result,)
+        outs = {}
+        values = frame.values
+        for name, value in zip(s.outputs, result):
+            if name:
+                values[name] = value
+                outs[name] = value
+        for name in s.frees:
+            values.pop(name, None)
+        return outs
+
+    def _plan_for(self, graph: Graph, opsets: Optional[dict] = None) -> Plan:
+        p = self._plans.get(id(graph))
+        if p is None:
+            p = Plan(graph, self.model, opsets or self.model.opset_imports)
+            self._plans[id(graph)] = p
+        return p
+
+    def _run_graph(self, graph: Graph, inputs: list, parent: Frame) -> list:
+        """Run a subgraph (If/Loop/Scan body) with outer-scope names visible."""
+        plan = self._plan_for(graph, self._opsets_of(graph))
+        values = self._constants(graph)
+        for v, x in zip(graph.inputs, inputs):
+            values[v.name] = x
+        frame = Frame(values, parent)
+        for s in plan.steps:
+            if self._cancel.is_set():
+                raise Cancelled("run cancelled")
+            self._run_step(s, frame)
+        out = []
+        for v in graph.outputs:
+            try:
+                out.append(frame.get(v.name))
+            except KeyError:
+                raise ExecError(f"{graph.path}: output {v.name!r} was not computed") from None
+        return out
+
+    def _opsets_of(self, graph: Graph) -> dict:
+        root = graph._root()
+        owner = root.owner
+        if owner is not None and getattr(owner, "is_function", False):
+            merged = dict(self.model.opset_imports)
+            merged.update(owner.opset_imports)
+            return merged
+        return self.model.opset_imports
+
+    def _call_function(self, s: Step, args: list):
+        fn = s.function
+        plan = s.body_cache.get("plan")
+        if plan is None:
+            defaults = {k: _attr_default(a) for k, a in fn.attribute_defaults.items()}
+            plan = Plan(fn.graph, self.model, self._opsets_of(fn.graph), caller_attrs=s.attrs,
+                        attr_defaults=defaults)
+            s.body_cache["plan"] = plan
+        values = {}
+        for v, x in zip(fn.graph.inputs, args):
+            values[v.name] = x
+        frame = Frame(values)
+        for step in plan.steps:
+            self._run_step(step, frame)
+        out = []
+        for v in fn.graph.outputs:
+            try:
+                out.append(frame.get(v.name))
+            except KeyError:
+                raise ExecError(f"function {fn.name}: output {v.name!r} was not computed") from None
+        return tuple(out)
+
+
+def _attr_default(a):
+    from .plan import decode_attr_value
+    return decode_attr_value(a.value, a.type)
+
+
+def run(model: Model, feeds: dict, *, outputs: Optional[list[str]] = None, nodes=None,
+        keep: bool = False, seed: int = 0) -> dict:
+    """Run `model` (or the selected `nodes`) on `feeds`; returns outputs by name.
+    With keep=True every intermediate value is returned as well."""
+    s = Session(model, nodes=nodes, outputs=outputs, keep=keep, seed=seed)
+    res = s.run(feeds)
+    if keep:
+        return {**s.values, **res}
+    return res
+
+
+__all__ = ["Session", "StepResult", "run", "node_attrs"]

@@ -1,0 +1,115 @@
+"""Converting and checking runtime values against declared types."""
+from __future__ import annotations
+
+from typing import Optional
+
+import numpy as np
+
+from ..ir import Tensor, Value
+from ..ir.dtypes import DataType, from_numpy_dtype, to_numpy_dtype, type_name
+from ..ir.tensor import SparseTensor
+from ..ir.types import MapType, OptionalType, SequenceType, TensorType, format_shape
+from .errors import FeedError
+
+
+def _strings_to_str(a: np.ndarray) -> np.ndarray:
+    if a.dtype.kind in "US" or (a.dtype == object and any(isinstance(x, bytes) for x in a.flat)):
+        out = np.empty(a.shape, dtype=object)
+        flat = out.reshape(-1)
+        for i, x in enumerate(a.reshape(-1)):
+            flat[i] = x.decode("utf-8", "replace") if isinstance(x, bytes) else str(x)
+        return out
+    return a
+
+
+def normalize(value):
+    """Bring a user value into the executor's conventions (strings as object arrays of str)."""
+    if isinstance(value, Tensor):
+        return value.numpy()
+    if isinstance(value, SparseTensor):
+        return value.to_dense()
+    if isinstance(value, np.ndarray):
+        return _strings_to_str(value) if value.dtype.kind in "OUS" else value
+    if isinstance(value, list):
+        return [normalize(v) for v in value]
+    if isinstance(value, dict):
+        return {k: normalize(v) for k, v in value.items()}
+    if value is None:
+        return None
+    if isinstance(value, np.generic):
+        return np.asarray(value)
+    return np.asarray(value)
+
+
+def describe(value) -> str:
+    """'float32[1,3,224,224]', 'seq(3)', 'None' — for error messages."""
+    if value is None:
+        return "None"
+    if isinstance(value, list):
+        return f"sequence of {len(value)}"
+    if isinstance(value, dict):
+        return f"map of {len(value)}"
+    a = np.asarray(value)
+    try:
+        name = type_name(from_numpy_dtype(a.dtype))
+    except ValueError:
+        name = str(a.dtype)
+    return name + format_shape(a.shape)
+
+
+def _expected(t) -> str:
+    return str(t) if t is not None else "?"
+
+
+def check_feed(v: Value, value, dims: dict) -> None:
+    """Raise FeedError if `value` does not fit `v`'s declared type.
+
+    `dims` collects the sizes bound to symbolic dims, so `batch` must be the
+    same in every input.
+    """
+    t = v.type
+    where = f'input "{v.name}"'
+    if t is None:
+        return
+    if isinstance(t, TensorType):
+        if not isinstance(value, np.ndarray):
+            raise FeedError(f"{where}: expected a tensor {_expected(t)}, got {describe(value)}")
+        if t.elem_type:
+            want = DataType(t.elem_type) if t.elem_type in DataType._value2member_map_ else None
+            got = DataType.STRING if value.dtype == object else _safe_code(value.dtype)
+            if want is not None and got != want:
+                raise FeedError(f"{where}: expected {_expected(t)}, got {describe(value)}")
+        if t.shape is not None:
+            if value.ndim != len(t.shape):
+                raise FeedError(f"{where}: expected {_expected(t)}, got {describe(value)} "
+                                f"(rank {value.ndim} instead of {len(t.shape)})")
+            for i, (d, n) in enumerate(zip(t.shape, value.shape)):
+                if isinstance(d, int) and d != n:
+                    raise FeedError(f"{where}: expected {_expected(t)}, got {describe(value)} "
+                                    f"(dimension {i} is {n}, not {d})")
+                if isinstance(d, str) and d:
+                    bound = dims.setdefault(d, n)
+                    if bound != n:
+                        raise FeedError(f"{where}: dimension {i} ({d}) is {n}, but another input "
+                                        f"already set {d} = {bound}")
+    elif isinstance(t, SequenceType) and not isinstance(value, list):
+        raise FeedError(f"{where}: expected a sequence ({t}), got {describe(value)}")
+    elif isinstance(t, MapType) and not isinstance(value, dict):
+        raise FeedError(f"{where}: expected a map ({t}), got {describe(value)}")
+    elif isinstance(t, OptionalType) and value is not None:
+        check_feed(Value(v.name, t.elem), value, dims) if t.elem is not None else None
+
+
+def _safe_code(dtype) -> Optional[int]:
+    try:
+        return from_numpy_dtype(dtype)
+    except ValueError:
+        return None
+
+
+def empty_like_type(t) -> np.ndarray:
+    """An empty tensor of the type's element type (for zero-trip loops)."""
+    code = getattr(t, "elem_type", 0) or DataType.FLOAT
+    shape = getattr(t, "shape", None)
+    dims = [0] + [d if isinstance(d, int) else 0 for d in (shape or ())]
+    return np.zeros(dims[: max(1, len(dims))], dtype=to_numpy_dtype(code))
