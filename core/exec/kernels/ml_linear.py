@@ -30,9 +30,14 @@ def linear_classifier(X, coefficients, classlabels_ints=None, classlabels_string
     labels = _class_labels(classlabels_ints, classlabels_strings)
     scores = _linear_scores(x, coefficients, intercepts)
     if scores.shape[1] == 1 and len(labels) == 2:
-        # One weight row for two classes is a margin for the second class;
-        # the first class's score is its negation.
-        scores = np.concatenate([-scores, scores], axis=1)
+        # One weight row for two classes is a margin for the second class.
+        # onnxruntime reports [1 - p, p] with p the logistic of the margin
+        # under LOGISTIC and the raw margin otherwise; the label is the
+        # margin's sign.
+        margin = scores[:, 0]
+        p = apply_transform(margin, "LOGISTIC") if post_transform == "LOGISTIC" else margin
+        both = np.stack([1 - p, p], axis=1).astype(np.float32)
+        return labels_array(labels, (margin > 0).astype(np.int64)), both
     scores = apply_transform(scores, post_transform).astype(np.float32)
     if scores.shape[1] == 1:
         # A single class: rows above the threshold get it, others label 0/"".
@@ -56,7 +61,8 @@ def linear_regressor(X, coefficients=None, intercepts=None, post_transform="NONE
 def normalizer(X, norm="MAX"):
     x = as_2d_float(X)
     if norm == "MAX":
-        div = np.abs(x).max(axis=1, keepdims=True)
+        # onnxruntime divides by the (signed) row maximum, not by max |x|.
+        div = x.max(axis=1, keepdims=True)
     elif norm == "L1":
         div = np.abs(x).sum(axis=1, keepdims=True)
     elif norm == "L2":
@@ -64,7 +70,7 @@ def normalizer(X, norm="MAX"):
     else:
         raise ValueError(f"unknown norm {norm!r}")
     # Guard all-zero rows against a division by zero.
-    return (x / np.maximum(div, 1e-30)).astype(np.float32).reshape(np.shape(X))
+    return (x / (np.maximum(div, 1e-30) if norm != "MAX" else div)).astype(np.float32).reshape(np.shape(X))
 
 
 @kernel("Scaler", since=1, domain=ML)

@@ -146,11 +146,33 @@ def tree_ensemble_regressor(X, aggregate_function="SUM", base_values=None, base_
                                     nodes_falsenodeids, nodes_missing_value_tracks_true)
     table, present = _leaf_table(forest.mode.size, n_targets, lookup(target_treeids, target_nodeids),
                                  ints(target_ids), floats(target_weights, target_weights_as_tensor))
-    scores = _aggregate(forest.leaves(x), table, present, aggregate_function)
+    leaf_idx = forest.leaves(x)
+    scores = _aggregate(leaf_idx, table, present, aggregate_function)
     base = floats(base_values, base_values_as_tensor)
     if base is not None and base.size:
-        scores = scores + base
+        # onnxruntime leaves a target that no leaf reached at 0, base and all.
+        scores = np.where(present[leaf_idx].any(axis=1), scores + base, 0.0)
     return apply_transform(scores, post_transform).astype(np.float32)
+
+
+def _binary_classes(labels, scores, class_id, post, weights_positive):
+    """Two classes scored by one column, the way onnxruntime reports them:
+    the column is the second class's score s; the label is the second class
+    when s passes 0.5 (all weights positive) or 0 (otherwise)."""
+    s = scores[:, class_id]
+    label = labels_array(labels, (s > (0.5 if weights_positive else 0.0)).astype(np.int64))
+    if class_id == 1:
+        # The first column simply stays at its base value.
+        return label, apply_transform(scores, post).astype(np.float32)
+    if post == "LOGISTIC":
+        p = apply_transform(s, "LOGISTIC")
+        both = [1 - p, p]
+    elif post == "PROBIT":
+        p = apply_transform(s, "PROBIT")
+        both = [1 - p, p]
+    else:
+        both = [1 - s, s] if weights_positive else [-s, s]
+    return label, np.stack(both, axis=1).astype(np.float32)
 
 
 @kernel("TreeEnsembleClassifier", since=1, domain=ML)
@@ -177,15 +199,12 @@ def tree_ensemble_classifier(X, base_values=None, base_values_as_tensor=None, cl
     if base is not None and base.size:
         scores = scores + base[:scores.shape[1]]
     if n_classes == 2 and np.unique(ids).size == 1:
-        # Binary ensembles store only the positive class's score: derive
-        # the other column as the runtimes do (1 - s, or -s when the
-        # transform expects a margin).
-        positive = scores[:, int(ids[0])].copy()
-        scores = np.empty((x.shape[0], 2))
-        scores[:, 1] = positive
-        scores[:, 0] = 1 - positive if post_transform in ("NONE", "PROBIT") else -positive
-    scores = apply_transform(scores, post_transform)
-    return labels_array(labels, np.argmax(scores, axis=1)), scores.astype(np.float32)
+        return _binary_classes(labels, scores, int(ids[0]), post_transform,
+                               bool(np.min(table[present], initial=0) >= 0))
+    # The label is taken from float32 scores so that near-ties resolve to
+    # the first class as in onnxruntime, which accumulates in float32.
+    scores = apply_transform(scores, post_transform).astype(np.float32)
+    return labels_array(labels, np.argmax(scores, axis=1)), scores
 
 
 def _v5_forest(nodes_featureids, nodes_splits, nodes_modes, nodes_truenodeids, nodes_trueleafs,
