@@ -150,6 +150,7 @@ class Inference:
         n = 0
         for g in self.model.graph.walk():
             declared = {id(v) for v in g.value_info}
+            inputs = {id(v) for v in g.inputs}
             for node in g.nodes:
                 for v in node.outputs:
                     if v is None or id(v) in inputs:

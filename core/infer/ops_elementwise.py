@@ -111,7 +111,8 @@ def cast(ctx):
 @rule("Dropout")
 def dropout(ctx):
     t = ctx.type(0)
-    return [t, tensor(BOOL, ctx.shape(0))]
+    # Before opset 10 the mask had the data's element type.
+    return [t, tensor(BOOL if ctx.opset >= 10 else ctx.elem(0), ctx.shape(0))]
 
 
 @rule("BatchNormalization")

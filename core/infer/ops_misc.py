@@ -328,3 +328,14 @@ def flex_attention(ctx):
     if q is None or len(q) != 4:
         return [tensor(ctx.elem(0), None)]
     return [tensor(ctx.elem(0), q[:3] + (v[3] if v is not None and len(v) == 4 else None,))]
+
+
+@rule("Gradient", domain="ai.onnx.preview.training")
+def gradient(ctx):
+    # One gradient per name in `xs`, shaped like that value.
+    graph = ctx.node.graph if ctx.node is not None else None
+    out = []
+    for name in ctx.attr("xs", []):
+        v = graph.lookup(name) if graph is not None else None
+        out.append(ctx.driver.type_of(v) if v is not None and ctx.driver is not None else None)
+    return out
