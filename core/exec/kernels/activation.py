@@ -53,7 +53,7 @@ def _hardmax(x, axis):
     return out
 
 
-def _on_2d(fn, x, axis):
+def _on_2d(x, fn, axis):
     """Pre-13 semantics: normalize rows of the input flattened at `axis`."""
     axis = normalize_axis(axis, x.ndim)
     rows = int(np.prod(x.shape[:axis], dtype=np.int64))
