@@ -15,6 +15,8 @@ from .navigation import Breadcrumbs, Level, level_title, levels_for
 from .theme import LIGHT
 from .workers import LayoutJob
 
+READABLE_SCALE = 0.45     # below this the labels are not drawn (items.LOD_TEXT)
+START_SCALE = 0.8
 MAX_REVEAL_STEPS = 32     # nested groups opened while revealing a search hit
 
 
@@ -164,7 +166,21 @@ class GraphPanel(QWidget):
         if state is not None:
             self._restore_view(state)
         else:
-            self.view.fit_all()
+            self.initial_view()
+
+    def initial_view(self) -> None:
+        """Fit the graph when it stays readable; otherwise start at the top
+        (where the inputs are) at reading size, and let the minimap give the
+        overview — a 3,000-node graph fitted to the window is a grey smear."""
+        self.view.fit_all()
+        if self.view.current_scale() >= READABLE_SCALE or not self.scene.node_items:
+            return
+        self.view.zoom_by(START_SCALE / self.view.current_scale())
+        top = min(self.scene.node_items.values(), key=lambda item: item.scene_rect().top())
+        visible = self.view.visible_scene_rect()
+        anchor = top.scene_rect()
+        self.view.centerOn(anchor.center().x(), anchor.top() - 30 + visible.height() / 2)
+        self.minimap._follow()
 
     # -- expand / collapse / enter --------------------------------------------------------
 

@@ -48,6 +48,7 @@ class MainWindow(QMainWindow):
         self._connect()
         self.setAcceptDrops(True)
         self.setWindowTitle("onnxstudio")
+        self.setWindowIcon(_app_icon())
         self.resize(1280, 820)
         geometry = self.settings.geometry()
         if geometry is not None:
@@ -290,6 +291,7 @@ class MainWindow(QMainWindow):
         if "Fusion" in QStyleFactory.keys():
             app.setStyle("Fusion")
         app.setPalette(themes.window_palette(theme))
+        app.setStyleSheet(_style_sheet())
         self.graph.set_theme(theme)
 
     # -- misc ----------------------------------------------------------------------------------
@@ -318,3 +320,20 @@ class MainWindow(QMainWindow):
         self.shutdown()
         self.settings.set_geometry(self.saveGeometry())
         super().closeEvent(event)
+
+
+def _resource(*parts) -> pathlib.Path:
+    from onnxstudio import resources
+    return pathlib.Path(resources.__file__).resolve().parent.joinpath(*parts)
+
+
+def _style_sheet() -> str:
+    try:
+        return _resource("styles", "app.qss").read_text(encoding="utf-8")
+    except OSError:
+        return ""
+
+
+def _app_icon():
+    from PySide6.QtGui import QIcon
+    return QIcon(str(_resource("icons", "onnxstudio.svg")))

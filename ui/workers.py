@@ -45,7 +45,7 @@ class LoadJob(QThread):
 class InferJob(QThread):
     """Shape inference is optional: when the module is missing or raises, the
     viewer keeps the declared types and carries on."""
-    inferred = Signal(object)        # {value name: type}
+    inferred = Signal(object)        # {ir.Value or value name: type}
 
     def __init__(self, model, parent=None):
         super().__init__(parent)
@@ -53,11 +53,17 @@ class InferJob(QThread):
 
     def run(self) -> None:
         try:
-            from onnxstudio.core.infer import infer
+            from onnxstudio.core import infer as inference
         except ImportError:
             return
         try:
-            types = infer(self.model)
+            if hasattr(inference, "Inference"):
+                # Keyed by Value: names repeat across subgraph bodies.
+                engine = inference.Inference(self.model)
+                engine.run()
+                types = dict(engine.types)
+            else:
+                types = dict(inference.infer(self.model))
         except Exception:          # noqa: BLE001 - inference must never break viewing
             traceback.print_exc()
             return

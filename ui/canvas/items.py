@@ -10,7 +10,7 @@ from __future__ import annotations
 from typing import Optional, Sequence
 
 from PySide6.QtCore import QPointF, QRectF, Qt
-from PySide6.QtGui import QBrush, QPainter, QPainterPath, QPainterPathStroker, QPen, QPolygonF
+from PySide6.QtGui import QBrush, QColor, QPainter, QPainterPath, QPainterPathStroker, QPen, QPolygonF
 from PySide6.QtWidgets import QGraphicsItem, QStyle, QStyleOptionGraphicsItem
 
 from ..theme import LIGHT, Theme
@@ -190,12 +190,15 @@ class EdgeItem(QGraphicsItem):
 
     ARROW = 7.0
 
+    LABEL_MAX_WIDTH = 140.0   # long symbolic shapes are elided; the tooltip has them whole
+
     def __init__(self, key: str, points: Sequence[tuple[float, float]], label: str = "",
                  ref=None, src_key: str = "", dst_key: str = ""):
         super().__init__()
         self.key = key
         self.points = [tuple(p) for p in points]
-        self.label = label
+        self.full_label = label
+        self.label = fonts.elide(label, self.LABEL_MAX_WIDTH) if label else ""
         self.ref = ref
         self.src_key = src_key
         self.dst_key = dst_key
@@ -211,7 +214,8 @@ class EdgeItem(QGraphicsItem):
         self.setFlag(QGraphicsItem.ItemIsSelectable)
         self.setZValue(1)
         if label:
-            self.setToolTip(label)
+            name = getattr(getattr(ref, "value", None), "name", "")
+            self.setToolTip(f"{name}\n{label}" if name else label)
 
     @property
     def start(self) -> QPointF:
@@ -277,6 +281,10 @@ class EdgeItem(QGraphicsItem):
         painter.setBrush(QBrush(colour))
         painter.drawPolygon(self._arrow)
         if self._label_rect is not None and lod >= LOD_EDGE_LABEL:
+            # A backing of canvas colour keeps labels legible where edges cross.
+            backing = QColor(theme.background)
+            backing.setAlpha(200)
+            painter.fillRect(self._label_rect, backing)
             painter.setFont(fonts.body_font())
             painter.setPen(theme.edge_label)
             painter.drawText(self._label_rect, Qt.AlignLeft | Qt.AlignVCenter, self.label)

@@ -34,7 +34,9 @@ def value_type_text(value, inferred: Optional[dict] = None) -> str:
         return ""
     vtype = getattr(value, "type", None)
     if vtype is None and inferred:
-        vtype = inferred.get(value.name)
+        vtype = inferred.get(value)
+        if vtype is None:
+            vtype = inferred.get(value.name)
     return "" if vtype is None else str(vtype)
 
 

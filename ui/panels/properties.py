@@ -110,7 +110,7 @@ class PropertiesPanel(QWidget):
                 ("training info", "present" if m.training_info else "none")]
         body = f"<h2>Model</h2>{table(rows)}"
         if m.doc_string:
-            body += section("Documentation", f"<pre>{esc(m.doc_string)}</pre>")
+            body += section("Documentation", f"<pre style='white-space: pre-wrap'>{esc(m.doc_string)}</pre>")
         if m.metadata_props:
             body += section("Metadata", table((esc(k), esc(v)) for k, v in m.metadata_props.items()))
         body += section("Inputs", table(self._value_row(v) for v in graph.inputs))
@@ -137,7 +137,7 @@ class PropertiesPanel(QWidget):
             body += section("Attributes", table(
                 (esc(a.name), self._attr_text(a)) for a in node.attributes.values()))
         if node.doc_string:
-            body += section("Documentation", f"<pre>{esc(node.doc_string)}</pre>")
+            body += section("Documentation", f"<pre style='white-space: pre-wrap'>{esc(node.doc_string)}</pre>")
         self._render(body)
 
     def _attr_text(self, attr) -> str:
@@ -193,7 +193,7 @@ class PropertiesPanel(QWidget):
         if tensor is not None:
             body += self._initializer_section(tensor)
         if value.doc_string:
-            body += section("Documentation", f"<pre>{esc(value.doc_string)}</pre>")
+            body += section("Documentation", f"<pre style='white-space: pre-wrap'>{esc(value.doc_string)}</pre>")
         self._render(body, tensor, value.name)
 
     def _initializer_section(self, tensor) -> str:
