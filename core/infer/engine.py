@@ -58,6 +58,7 @@ class Inference:
         self._attr_scopes: list[dict] = []
         self._opset_stack: list[dict] = []
         self._const_checked: set = set()
+        self.nodes_inferred = 0      # rule evaluations so far (shows what update() saved)
 
     # --- public API ----------------------------------------------------------------
     def run(self) -> InferenceResult:
@@ -241,6 +242,7 @@ class Inference:
         return fn
 
     def _infer_node(self, node, opsets) -> None:
+        self.nodes_inferred += 1
         domain = "" if node.domain == "ai.onnx" else node.domain
         opset = opsets.get(domain) or _LATEST
         types, present, consts, syms = [], [], {}, {}

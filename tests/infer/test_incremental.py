@@ -1,0 +1,82 @@
+"""Inference.update re-infers only downstream of a change and ends where a
+full run would."""
+from __future__ import annotations
+
+import pathlib
+
+import numpy as np
+import pytest
+
+from onnxstudio import core
+from onnxstudio.core.infer import Inference
+from onnxstudio.core.ir.tensor import Tensor
+from onnxstudio.core.ir.types import TensorType
+
+from .helpers import F, make_model, node, out
+
+BERT = pathlib.Path(__file__).resolve().parents[3] / "shared" / "models" / "bert_12layer_narrow" / "model.onnx"
+
+
+def _all_types(inf, model):
+    return {(id(g), name): t for g in model.graph.walk() for name, t in inf.types_in(g).items()}
+
+
+def test_changing_an_input_dim_repropagates_like_a_full_run():
+    nodes = [node("Relu", ["x"], ["a"]), node("Neg", ["y"], ["b"]), node("Concat", ["a", "a"], ["c"], axis=0)]
+    m = make_model(nodes, [("x", F, ["N", 4]), ("y", F, [3])], [out("b"), out("c")])
+    inf = Inference(m)
+    inf.run()
+    assert inf.type_of(m.graph.get_value("c")).shape == ("N+N", 4)
+    x = m.graph.get_value("x")
+    x.type = TensorType(F, (5, 4))
+    before = inf.nodes_inferred
+    changed = inf.update(values=[x])
+    # Relu and Concat ran again; Neg (not downstream) did not.
+    assert inf.nodes_inferred - before == 2
+    assert {v.name for v in changed} == {"x", "a", "c"}
+    assert inf.type_of(m.graph.get_value("c")).shape == (10, 4)
+
+
+def test_propagation_stops_where_outputs_do_not_change():
+    nodes = [node("Transpose", ["x"], ["a"], perm=[1, 0]), node("Relu", ["a"], ["b"]), node("Neg", ["b"], ["c"])]
+    m = make_model(nodes, [("x", F, [2, 2])], [out("c")])
+    inf = Inference(m)
+    inf.run()
+    t = m.graph.nodes[0]
+    t.attributes["perm"].value = [0, 1]       # same shape for a square input
+    before = inf.nodes_inferred
+    assert inf.update(nodes=[t]) == set()
+    assert inf.nodes_inferred - before == 1
+
+
+def test_initializer_data_change_refolds_reshape_target():
+    m = make_model([node("Reshape", ["x", "t"], ["y"]), node("Relu", ["y"], ["z"])],
+                   [("x", F, [2, 6])], [out("z")], initializers=[("t", np.array([3, 4], np.int64))])
+    inf = Inference(m)
+    inf.run()
+    assert inf.type_of(m.graph.get_value("z")).shape == (3, 4)
+    t = m.graph.get_value("t")
+    t.const = Tensor.from_numpy(np.array([4, 3], np.int64), "t")
+    inf.update(values=[t])
+    assert inf.type_of(m.graph.get_value("z")).shape == (4, 3)
+
+
+@pytest.mark.skipif(not BERT.exists(), reason="shared models not present")
+def test_update_on_bert_matches_full_run_and_does_less_work():
+    m = core.load(BERT)
+    inf = Inference(m)
+    inf.run()
+    full_cost = inf.nodes_inferred
+    inp = m.graph.inputs[0]
+    shape = inp.type.shape
+    inp.type = TensorType(inp.type.elem_type, (2,) + tuple(shape[1:]))
+    inf.nodes_inferred = 0
+    inf.update(values=[inp])
+    incremental = _all_types(inf, m)
+    assert inf.nodes_inferred <= full_cost
+    fresh = Inference(m)
+    fresh.run()
+    assert incremental == _all_types(fresh, m)
+    # The batch dim became concrete downstream.
+    assert any(isinstance(t, TensorType) and t.shape and t.shape[0] == 2
+               for t in fresh.types_in(m.graph).values())
