@@ -77,7 +77,10 @@ def _grid_sample(x, grid, mode, padding_mode, align_corners):
         coords = [np.rint(c) for c in coords]
     for i, d in enumerate(dims):
         if padding_mode == "border":
-            coords[i] = np.clip(coords[i], 0, d - 1)
+            # only points beyond the border move; (-0.5, 0) stays put, which
+            # matters to the cubic taps
+            out = (coords[i] < lo[i]) | (coords[i] > hi[i])
+            coords[i] = np.where(out, np.clip(coords[i], 0, d - 1), coords[i])
         elif padding_mode == "reflection":
             coords[i] = _reflect(coords[i], lo[i], hi[i])
     fetch = _Fetcher(work, padding_mode, lo, hi)

@@ -166,7 +166,8 @@ def max_roi_pool(x, rois, *, pooled_shape, spatial_scale=1.0):
     # vectorised max over all channels
     for r, roi in enumerate(rois):
         b = int(roi[0])
-        x1, y1, x2, y2 = (int(np.round(v * spatial_scale)) for v in roi[1:5])
+        # C rounding (halves away from zero), not numpy's half-to-even
+        x1, y1, x2, y2 = (int(np.sign(v) * np.floor(abs(v * spatial_scale) + 0.5)) for v in roi[1:5])
         rh, rw = max(y2 - y1 + 1, 1), max(x2 - x1 + 1, 1)
         for i in range(ph):
             hs = min(max(int(np.floor(i * rh / ph)) + y1, 0), h)
