@@ -1,0 +1,54 @@
+"""Running our executor on the shared models gives outputs of the inferred
+shapes wherever the inferred dim is a number, and a symbol always stands for
+one size within a run."""
+from __future__ import annotations
+
+import pathlib
+
+import numpy as np
+import pytest
+
+from onnxstudio import core
+from onnxstudio.core.exec.session import run
+from onnxstudio.core.infer import Inference
+from onnxstudio.core.ir.types import TensorType
+
+SHARED = pathlib.Path(__file__).resolve().parents[3] / "shared" / "models"
+MODELS = sorted(p.parent.name for p in SHARED.glob("*/model.onnx"))
+
+
+def _is_plain_symbol(d) -> bool:
+    return isinstance(d, str) and not any(op in d for op in "+-*/()")
+
+
+@pytest.mark.skipif(not MODELS, reason="shared models not present")
+@pytest.mark.parametrize("name", MODELS)
+def test_executor_shapes_match_inferred_shapes(name):
+    folder = SHARED / name
+    model = core.load(folder / "model.onnx")
+    inf = Inference(model)
+    types = inf.run()
+    feeds = dict(np.load(folder / "inputs.npz", allow_pickle=True))
+    values = run(model, feeds, keep=True)
+    checked = 0
+    mismatches, bindings = [], {}
+    for vname, arr in values.items():
+        t = types.get(vname)
+        if not isinstance(t, TensorType) or t.shape is None or not isinstance(arr, np.ndarray):
+            continue
+        if len(t.shape) != arr.ndim:
+            mismatches.append(f"{vname}: inferred {t}, ran {arr.shape}")
+            continue
+        for d, n in zip(t.shape, arr.shape):
+            if isinstance(d, int):
+                checked += 1
+                if d != n:
+                    mismatches.append(f"{vname}: inferred {t}, ran {arr.shape}")
+                    break
+            elif _is_plain_symbol(d):
+                if bindings.setdefault(d, n) != n:
+                    mismatches.append(f"{vname}: symbol {d} is {bindings[d]} elsewhere but {n} here")
+                    break
+    print(f"\n{name}: {checked} concrete dims checked against the executor, symbols {bindings}")
+    assert not mismatches, "\n".join(mismatches[:20])
+    assert checked > 0
