@@ -63,7 +63,10 @@ def _attention(q, k, v, attn_mask=None, past_key=None, past_value=None, nonpad_k
                is_causal=0, kv_num_heads=None, q_num_heads=None, qk_matmul_output_mode=0, scale=None,
                softcap=0.0, softmax_precision=None, left_window_size=-1, right_window_size=-1):
     out_dt = q.dtype
-    dt = compute_dtype(out_dt)
+    # bfloat16 keeps its own rounding at every step (the published results
+    # were computed that way; float32 throughout differs by an ulp)
+    stepwise = out_dt.name == "bfloat16"
+    dt = out_dt if stepwise else compute_dtype(out_dt)
     three_d = q.ndim == 3
     if three_d:
         q, k, v = _split_heads(q, q_num_heads), _split_heads(k, kv_num_heads), _split_heads(v, kv_num_heads)
@@ -79,8 +82,14 @@ def _attention(q, k, v, attn_mask=None, past_key=None, past_value=None, nonpad_k
     rep = hq // hkv
     # grouped-query attention: each kv head serves `rep` consecutive q heads;
     # fold them into the query axis instead of copying K and V
-    qg = (q * dt.type(scale)).reshape(b, hkv, rep * q_len, d)
-    raw = np.matmul(qg, k.transpose(0, 1, 3, 2)).reshape(b, hq, q_len, kv_len)
+    if stepwise:
+        # split the scale over Q and K as the spec suggests, rounding as we go
+        half = dt.type(np.sqrt(scale))
+        qg = (q * half).reshape(b, hkv, rep * q_len, d)
+        raw = np.matmul(qg, k.transpose(0, 1, 3, 2) * half).astype(dt).reshape(b, hq, q_len, kv_len)
+    else:
+        qg = (q * dt.type(scale)).reshape(b, hkv, rep * q_len, d)
+        raw = np.matmul(qg, k.transpose(0, 1, 3, 2)).reshape(b, hq, q_len, kv_len)
     capped = softcap * np.tanh(raw / softcap) if softcap > 0 else raw
     bias = _bias(q_len, kv_len, dt, attn_mask, is_causal, past_key.shape[2] if past_key is not None else None,
                  nonpad_kv_seqlen, left_window_size, right_window_size, b)
@@ -93,7 +102,8 @@ def _attention(q, k, v, attn_mask=None, past_key=None, past_value=None, nonpad_k
     if blocked.any():
         probs = np.where(blocked, 0, probs)
     probs = probs.astype(dt, copy=False)
-    y = np.matmul(probs.reshape(b, hkv, rep * q_len, kv_len), v).reshape(b, hq, q_len, v.shape[-1])
+    y = np.matmul(probs.reshape(b, hkv, rep * q_len, kv_len), v).astype(dt, copy=False)
+    y = y.reshape(b, hq, q_len, v.shape[-1])
     if three_d:
         y = y.transpose(0, 2, 1, 3).reshape(b, q_len, -1)
     qk_out = {0: raw, 1: capped, 2: logits, 3: probs}[qk_matmul_output_mode]
