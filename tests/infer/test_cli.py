@@ -1,0 +1,49 @@
+"""`onnxstudio infer FILE [-o OUT]`."""
+from __future__ import annotations
+
+import subprocess
+import sys
+
+import onnx
+from onnx import TensorProto, helper
+
+
+def _model(path):
+    g = helper.make_graph(
+        [helper.make_node("Transpose", ["x"], ["t"], perm=[1, 0]),
+         helper.make_node("Concat", ["t", "t"], ["y"], axis=0)], "g",
+        [helper.make_tensor_value_info("x", TensorProto.FLOAT, ["N", 3])],
+        [helper.make_tensor_value_info("y", TensorProto.FLOAT, None)])
+    onnx.save(helper.make_model(g, opset_imports=[helper.make_opsetid("", 21)]), str(path))
+
+
+def _cli(*args):
+    return subprocess.run([sys.executable, "-m", "onnxstudio", "infer", *map(str, args)],
+                          capture_output=True, text=True, timeout=120)
+
+
+def test_infer_writes_a_copy_with_value_info(tmp_path):
+    src, dst = tmp_path / "m.onnx", tmp_path / "out.onnx"
+    _model(src)
+    before = src.read_bytes()
+    r = _cli(src, "-o", dst)
+    assert r.returncode == 0, r.stderr
+    assert "wrote" in r.stdout
+    assert src.read_bytes() == before            # the input is never modified
+    m = onnx.load(str(dst))
+    vi = {v.name: v for v in m.graph.value_info}
+    dims = [d.dim_value or d.dim_param for d in vi["t"].type.tensor_type.shape.dim]
+    assert dims == [3, "N"]
+    out_dims = [d.dim_value or d.dim_param for d in m.graph.output[0].type.tensor_type.shape.dim]
+    assert out_dims == [6, "N"]
+
+
+def test_infer_default_output_name_and_errors(tmp_path):
+    src = tmp_path / "m.onnx"
+    _model(src)
+    assert _cli(src).returncode == 0
+    assert (tmp_path / "m.inferred.onnx").exists()
+    r = _cli(tmp_path / "missing.onnx")
+    assert r.returncode == 2 and "Traceback" not in r.stderr
+    r = _cli(src, "-o", src)
+    assert r.returncode == 2 and "overwrite" in (r.stderr + r.stdout)
