@@ -413,3 +413,55 @@ def test_map_kernels():
                                   [[0.0, 2.0]])
     zipped = run("ZipMap", np.array([[0.25, 0.75]], np.float32), domain=ML, classlabels_strings=["n", "y"])
     assert zipped == [{"n": 0.25, "y": 0.75}]
+
+
+def test_kernels_return_arrays_for_scalar_results():
+    assert isinstance(run("Gather", np.arange(5), np.array(2)), np.ndarray)
+    assert isinstance(run("GatherND", np.arange(4).reshape(2, 2), np.array([1, 1])), np.ndarray)
+
+
+# ---- ImageDecoder -----------------------------------------------------------
+
+def _png_bytes(img, filters):
+    """A PNG of an RGB uint8 image with the given filter per row (the
+    filters written out from the PNG specification's definitions)."""
+    import struct
+    import zlib
+
+    def chunk(kind, body):
+        return struct.pack(">I", len(body)) + kind + body + struct.pack(">I", zlib.crc32(kind + body))
+    h, w, _ = img.shape
+    raw, prev = b"", [0] * (w * 3)
+    for y in range(h):
+        row, out = img[y].reshape(-1).tolist(), []
+        for i, v in enumerate(row):
+            a = row[i - 3] if i >= 3 else 0
+            b, c = prev[i], prev[i - 3] if i >= 3 else 0
+            p = a + b - c
+            paeth = a if abs(p - a) <= abs(p - b) and abs(p - a) <= abs(p - c) else (
+                b if abs(p - b) <= abs(p - c) else c)
+            pred = [0, a, b, (a + b) // 2, paeth][filters[y]]
+            out.append((v - pred) % 256)
+        raw += bytes([filters[y]] + out)
+        prev = row
+    header = struct.pack(">IIBBBBB", w, h, 8, 2, 0, 0, 0)
+    return b"\x89PNG\r\n\x1a\n" + chunk(b"IHDR", header) + chunk(b"IDAT", zlib.compress(raw)) + chunk(b"IEND", b"")
+
+
+def test_image_decoder_png_every_filter_and_formats():
+    img = np.random.default_rng(5).integers(0, 256, (5, 4, 3)).astype(np.uint8)
+    encoded = np.frombuffer(_png_bytes(img, [0, 1, 2, 3, 4]), np.uint8)
+    np.testing.assert_array_equal(run("ImageDecoder", encoded), img)
+    np.testing.assert_array_equal(run("ImageDecoder", encoded, pixel_format="BGR"), img[..., ::-1])
+    gray = run("ImageDecoder", encoded, pixel_format="Grayscale")
+    assert gray.shape == (5, 4, 1)
+    luma = img.astype(float) @ [0.299, 0.587, 0.114]
+    assert np.abs(gray[..., 0] - luma).max() <= 1
+
+
+def test_image_decoder_pnm_and_unsupported():
+    img = np.arange(12, dtype=np.uint8).reshape(2, 2, 3)
+    encoded = np.frombuffer(b"P6\n# c\n2 2\n255\n" + img.tobytes(), np.uint8)
+    np.testing.assert_array_equal(run("ImageDecoder", encoded), img)
+    with pytest.raises(ValueError, match="JPEG"):
+        run("ImageDecoder", np.frombuffer(b"\xff\xd8\xff\xe0" + bytes(20), np.uint8))

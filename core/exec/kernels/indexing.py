@@ -37,7 +37,8 @@ def slice_(data, starts, ends, axes=None, steps=None):
 @kernel("Gather", since=1)
 def gather(data, indices, axis=0):
     axis = norm_axis(axis, data.ndim)
-    return np.take(data, indices.astype(np.int64, copy=False), axis=axis)
+    # np.take turns a scalar pick from a vector into a numpy scalar: keep arrays.
+    return np.asarray(np.take(data, indices.astype(np.int64, copy=False), axis=axis))
 
 
 def _positive(indices, dim):
