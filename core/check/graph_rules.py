@@ -12,6 +12,7 @@ import re
 from ..proto import onnx_pb2 as pb
 from . import paths
 from .context import Scope, declared_types
+from .elem_types import output_types
 from .node_rules import check_node
 from .tensor_rules import check_sparse, check_tensor
 
@@ -151,6 +152,8 @@ def check_structure(g: pb.GraphProto, gpath: str, ctx, out, parent: Scope | None
     types = declared_types(g)
     scope = Scope(defs, 1 << 62, parent, types, gpath)
     _check_def_use(g, gpath, scope, out)
+    if not ctx.in_function:
+        infer_elem_types(g, scope, ctx)
 
     for k, vi in enumerate(g.output):
         where = paths.graph_output(gpath, k, vi.name)
@@ -181,6 +184,30 @@ def check_structure(g: pb.GraphProto, gpath: str, ctx, out, parent: Scope | None
         out.add("name.not-identifier", gpath,
                 f"{len(odd_names)} names are not C identifiers (e.g. {shown}); most tools accept them")
     return scope
+
+
+def infer_node(g, i: int, scope: Scope, ctx) -> list:
+    """Derived output types of node i; records them for undeclared outputs.
+    Returns the names whose derived type changed."""
+    node = g.node[i]
+    here = scope.at(i)
+    outs = output_types(node, ctx.schema_for(node), lambda n: here.type_str(n, ctx))
+    changed = []
+    for name, t in zip(node.output, outs):
+        if not name or name in scope.types or scope.defs.get(name) != i:
+            continue
+        if scope.inferred.get(name) != t:
+            changed.append(name)
+            if t is None:
+                scope.inferred.pop(name, None)
+            else:
+                scope.inferred[name] = t
+    return changed
+
+
+def infer_elem_types(g, scope: Scope, ctx) -> None:
+    for i in range(len(g.node)):
+        infer_node(g, i, scope, ctx)
 
 
 def _check_def_use(g, gpath, scope: Scope, out) -> None:

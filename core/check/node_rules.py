@@ -7,6 +7,7 @@ from .. import schemas
 from ..proto import onnx_pb2 as pb
 from . import paths
 from .attr_rules import TYPE_NAMES, check_attribute, effective_type
+from .context import bind_cached
 from .tensor_rules import check_sparse, check_tensor
 
 A = pb.AttributeProto
@@ -42,7 +43,7 @@ def check_node(node: pb.NodeProto, path: str, scope, ctx, out, check_subgraph) -
             out.add("node.custom-op", path,
                     f"{node.op_type} of domain {node.domain!r} has no known signature; not checked")
         return
-    schema = schemas.bind_version(domain, node.op_type, version)
+    schema = bind_cached(domain, node.op_type, version)
     if schema is None:
         fn = ctx.functions.get((node.domain, node.op_type, node.overload))
         if fn is not None:
@@ -145,10 +146,7 @@ def _check_types(node, schema, path, scope, ctx, out) -> None:
             formal = formal_at(i)
             if formal is None:
                 continue
-            t = scope.type_of(name, ctx)
-            if t is None:
-                continue
-            actual = schemas.type_string(t)
+            actual = scope.type_str(name, ctx)
             if actual is None:
                 continue
             allowed = schema.allowed_types(formal.type_str)
