@@ -299,6 +299,10 @@ def test_activation_edge_values():
     np.testing.assert_array_equal(run("Relu", np.array([-3, 4], np.int8)), [0, 4])
     assert run("Relu", np.array([-3, 4], np.int8)).dtype == np.int8
     np.testing.assert_array_equal(run("Shrink", np.array([-3, 0, 3], np.int32), lambd=1.0, bias=1.0), [-2, 0, 2])
+    chw = -np.ones((1, 3, 2, 2), np.float32)
+    per_channel = np.array([0.1, 0.2, 0.3], np.float32)
+    np.testing.assert_allclose(run("PRelu", chw, per_channel, opset=6), -per_channel[None, :, None, None]
+                               * np.ones_like(chw))
     slope = np.array([0.1, 0.2, 0.3], np.float32)
     np.testing.assert_allclose(run("PRelu", -np.ones((2, 3), np.float32), slope), -np.tile(slope, (2, 1)))
 
@@ -487,3 +491,46 @@ def test_adam_first_step_and_momentum_nesterov():
                  norm_coefficient=0.0)
     np.testing.assert_allclose(v2, 0.9 + 0.5 * g, rtol=1e-6)
     np.testing.assert_allclose(x2, x - 0.1 * (g + 0.9 * v2), rtol=1e-6)
+
+
+# ---- signatures against the operator schemas -------------------------------
+
+MATH_MODULES = {"elementwise", "elementwise_binary", "elementwise_variadic", "cast", "reduce",
+                "activation", "normalization", "quantize", "random", "training"}
+
+
+def _math_kernels_with_schemas():
+    from onnx import defs
+    from onnxstudio.core.exec.registry import registered
+    ours = {(k.domain, k.op_type) for k in registered() if k.fn.__module__.rsplit(".", 1)[-1] in MATH_MODULES}
+    for schema in defs.get_all_schemas_with_history():
+        if (schema.domain, schema.name) in ours:
+            yield schema, find_kernel(schema.domain, schema.name, schema.since_version)
+
+
+def test_every_schema_version_has_a_kernel_taking_its_attributes_and_defaults():
+    import inspect
+    checked = 0
+    for schema, k in _math_kernels_with_schemas():
+        where = f"{schema.name} since {schema.since_version}"
+        assert k is not None, where
+        fn = getattr(k.fn, "__wrapped__", k.fn)
+        params = inspect.signature(fn).parameters
+        if fn is k.fn and any(p.kind == p.VAR_KEYWORD for p in params.values()):
+            continue
+        for name, attr in schema.attributes.items():
+            if name == "consumed_inputs":
+                continue
+            assert name in params, f"{where}: attribute {name} not accepted"
+            if attr.default_value.name:
+                want = helper.get_attribute_value(attr.default_value)
+                want = want.decode() if isinstance(want, bytes) else want
+                got = params[name].default
+                if isinstance(want, float):
+                    assert got == pytest.approx(want, rel=1e-6), f"{where}: default of {name}"
+                elif isinstance(want, list):
+                    assert list(got) == want, f"{where}: default of {name}"
+                else:
+                    assert got == want, f"{where}: default of {name}"
+        checked += 1
+    assert checked > 200

@@ -119,6 +119,15 @@ def leaky_relu(x, alpha=0.01):
 
 
 @_activation("PRelu", since=1)
+def prelu_legacy(x, slope):
+    # Before opset 7 a 1-D slope of length C meant one slope per channel
+    # (dim 1), which numpy's trailing alignment would put on the last dim.
+    if slope.ndim == 1 and x.ndim > 2 and slope.size == x.shape[1] and slope.size != x.shape[-1]:
+        slope = slope.reshape((-1,) + (1,) * (x.ndim - 2))
+    return prelu(x, slope)
+
+
+@_activation("PRelu", since=7)
 def prelu(x, slope):
     return np.where(x < 0, x * slope, x).astype(x.dtype, copy=False)
 
@@ -129,6 +138,12 @@ def elu(x, alpha=1.0):
 
 
 @_activation("Selu", since=1)
+def selu_v1(x, alpha=1.6732, gamma=1.0507):
+    # opset 1 had 4-digit defaults; opset 6 made them exact
+    return selu(x, alpha, gamma)
+
+
+@_activation("Selu", since=6)
 def selu(x, alpha=1.67326319217681884765625, gamma=1.05070102214813232421875):
     t = x.dtype.type
     negative = np.expm1(np.minimum(x, 0)) * t(alpha)

@@ -16,6 +16,8 @@ from ._math_util import float_math
 def _fold(ufunc, inputs):
     if not inputs:
         raise ValueError("expects at least one input")
+    if len(inputs) == 1:
+        return inputs[0].copy()      # never hand out the caller's array itself
     return functools.reduce(float_math(ufunc), inputs)
 
 
@@ -53,8 +55,17 @@ def _clip(x, low, high):
     return np.clip(x, low, high)
 
 
+_FLT_MAX = float(np.finfo(np.float32).max)
+
+
 @kernel("Clip", since=1)
-def clip_attrs(x, min=None, max=None, consumed_inputs=None):  # noqa: A002  (ONNX names)
+def clip_v1(x, min=None, max=None, consumed_inputs=None):  # noqa: A002  (ONNX names)
+    return clip_attrs(x, min, max)
+
+
+@kernel("Clip", since=6)
+def clip_attrs(x, min=-_FLT_MAX, max=_FLT_MAX):  # noqa: A002
+    # the ±FLT_MAX defaults of opset 6 do clip float64 beyond float32's range
     low = None if min is None else np.asarray(min, dtype=x.dtype)
     high = None if max is None else np.asarray(max, dtype=x.dtype)
     return float_math(_clip)(x, low, high) if x.dtype.kind == "V" else _clip(x, low, high)

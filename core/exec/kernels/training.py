@@ -28,7 +28,7 @@ def _same_type(value, like):
 
 
 @kernel("Adagrad", since=1, domain=DOMAIN)
-def adagrad(r, t, *tensors, decay_factor=0.0, epsilon=0.0, norm_coefficient=0.0):
+def adagrad(r, t, *tensors, decay_factor=0.0, epsilon=1e-6, norm_coefficient=0.0):
     xs, gs, hs = _groups(tensors, 3, "Adagrad")
     # the learning rate decays with the number of steps already taken
     rate = float(r) / (1 + float(t) * decay_factor)
