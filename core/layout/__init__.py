@@ -44,13 +44,14 @@ From an ONNX graph (core.ir) to a request::
 from .api import available_engines, engine_tag, layout
 from .cache import LayoutCache, default_cache_dir
 from .dot_engine import EngineFailed, LayoutTimeout
+from .from_graph import build_view
 from .geometry import (CancelToken, EdgePath, GroupBox, GroupPath, Layout, LayoutCancelled,
                        LayoutEdge, LayoutNode, LayoutRequest, NodeBox, Point)
 from .view import GROUP, INPUT, OP, OUTPUT, GraphView, GroupInfo, Measure, NodeLabel, ViewEdge, ViewNode
 
 __all__ = [
     "available_engines", "engine_tag", "layout", "LayoutCache", "default_cache_dir",
-    "EngineFailed", "LayoutTimeout",
+    "EngineFailed", "LayoutTimeout", "build_view",
     "CancelToken", "EdgePath", "GroupBox", "GroupPath", "Layout", "LayoutCancelled",
     "LayoutEdge", "LayoutNode", "LayoutRequest", "NodeBox", "Point",
     "GROUP", "INPUT", "OP", "OUTPUT", "GraphView", "GroupInfo", "Measure", "NodeLabel",

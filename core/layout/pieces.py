@@ -20,6 +20,7 @@ from dataclasses import dataclass, field
 from .geometry import GroupPath, LayoutEdge, LayoutNode, LayoutRequest
 
 STUB_SIZE = 1.0
+MIN_GROUP_PIECE = 20     # a group this big is a piece of its own
 KEY_VERSION = "pieces-1"   # bump when the canonical form or DOT text changes
 
 
@@ -48,16 +49,17 @@ def plan_pieces(request: LayoutRequest, max_piece: int) -> list[Piece]:
     units = _units(request.nodes, (), max_piece)
     signature = [_unit_signature(nodes, request) for _, nodes in units]
     repeated = {s for s, c in Counter(signature).items() if c > 1}
-    groups: list[tuple[GroupPath, list[LayoutNode]]] = []
+    groups: list[tuple[GroupPath, list[LayoutNode], bool]] = []
     for (parent, nodes), sig in zip(units, signature):
-        # Merge small neighbours of one parent, but keep a repeated block
-        # alone so all its copies share one layout.
-        can_merge = (groups and sig not in repeated and groups[-1][0] == parent
+        # Merge small neighbours of one parent; a big group or a repeated
+        # block stays alone (so all copies of a block share one layout).
+        alone = sig in repeated or (len(nodes) >= MIN_GROUP_PIECE and _is_group(nodes, parent))
+        can_merge = (groups and not alone and groups[-1][0] == parent
                      and not groups[-1][2] and len(groups[-1][1]) + len(nodes) <= max_piece)
         if can_merge:
             groups[-1][1].extend(nodes)
         else:
-            groups.append((parent, list(nodes), sig in repeated))
+            groups.append((parent, list(nodes), alone))
     piece_of: dict[str, int] = {}
     for k, (_, nodes, _) in enumerate(groups):
         for n in nodes:
@@ -80,8 +82,29 @@ def plan_pieces(request: LayoutRequest, max_piece: int) -> list[Piece]:
 
 def _units(nodes: list[LayoutNode], path: GroupPath, max_piece: int):
     """[(parent path, nodes)]: child groups whole, direct nodes in runs;
-    anything bigger than max_piece is split further."""
-    depth = len(path)
+    anything too big or holding side-by-side big groups is split further."""
+    items = _items(nodes, len(path))
+    if len(nodes) <= max_piece and not _holds_big_siblings(items, len(path)):
+        return [(path[:-1], nodes)]
+    out = []
+    for name, members in items:
+        if name is not None:
+            out.extend(_units(members, path + (name,), max_piece))
+        else:
+            for start in range(0, len(members), max_piece):
+                out.append((path, members[start:start + max_piece]))
+    return out
+
+
+def _is_group(nodes: list[LayoutNode], parent: GroupPath) -> bool:
+    """All nodes inside one child group of `parent` (not a run of direct nodes)."""
+    depth = len(parent)
+    first = nodes[0].group[:depth + 1]
+    return len(first) > depth and all(n.group[:depth + 1] == first for n in nodes)
+
+
+def _items(nodes: list[LayoutNode], depth: int):
+    """Child groups (name, members) in first-seen order and runs (None, nodes)."""
     items: list[tuple[str | None, list[LayoutNode]]] = []
     by_group: dict[str, list[LayoutNode]] = {}
     for n in nodes:
@@ -95,16 +118,20 @@ def _units(nodes: list[LayoutNode], path: GroupPath, max_piece: int):
             items[-1][1].append(n)
         else:
             items.append((None, [n]))
-    out = []
-    for name, members in items:
-        if len(members) <= max_piece:
-            out.append((path, members))
-        elif name is not None:
-            out.extend(_units(members, path + (name,), max_piece))
-        else:
-            for start in range(0, len(members), max_piece):
-                out.append((path, members[start:start + max_piece]))
-    return out
+    return items
+
+
+def _holds_big_siblings(items, depth: int) -> bool:
+    """True when two big groups sit side by side at some level inside.
+
+    In one dot call such groups (transformer layers, whose mask branches
+    start at the top of the graph) overlap in rank and get drawn next to
+    each other; as separate pieces they are stacked in order.
+    """
+    big = [members for name, members in items if name is not None and len(members) >= MIN_GROUP_PIECE]
+    if len(big) >= 2:
+        return True
+    return any(_holds_big_siblings(_items(m, depth + 1), depth + 1) for m in big)
 
 
 def _unit_signature(nodes: list[LayoutNode], request: LayoutRequest) -> str:

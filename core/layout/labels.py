@@ -1,0 +1,92 @@
+"""The text of each box: op type, a few key attributes, folded constants."""
+from __future__ import annotations
+
+from collections import Counter
+
+from .view import GROUP, INPUT, OP, OUTPUT, NodeLabel
+
+MAX_ATTR_LINES = 3
+MAX_TEXT = 28
+# Attribute types shown inline (AttributeProto numbers): FLOAT INT STRING FLOATS INTS STRINGS.
+_SHOWN_ATTR_TYPES = {1, 2, 3, 6, 7, 8}
+
+
+def _short(text: str, limit: int = MAX_TEXT) -> str:
+    return text if len(text) <= limit else text[:limit - 1] + "…"
+
+
+def _scalar(v) -> str:
+    if isinstance(v, float):
+        return f"{v:.6g}"
+    if isinstance(v, bytes):
+        return v.decode("utf-8", "replace")
+    return str(v)
+
+
+def attribute_text(attr) -> str | None:
+    if attr.type not in _SHOWN_ATTR_TYPES or attr.ref_attr_name:
+        return None
+    v = attr.value
+    text = ", ".join(_scalar(x) for x in v) if isinstance(v, (list, tuple)) else _scalar(v)
+    return _short(f"{attr.name} = {text}")
+
+
+def type_text(value_type) -> str:
+    """"float32[1, 3, 224, 224]"-style text of an ir.types Type ("" when unknown)."""
+    return "" if value_type is None else _short(str(value_type), 40)
+
+
+def constant_text(formal: str, value) -> str:
+    """One folded constant: "W ⟨64×3×3×3⟩ float32", or the value if a scalar."""
+    tensor = value.const
+    dtype, shape = "", None
+    if tensor is not None:
+        shape = tuple(getattr(tensor, "shape", ()) or ())
+        dtype = _dtype_name(getattr(tensor, "dtype", None))
+    elif value.type is not None:
+        shape = getattr(value.type, "shape", None)
+        dtype = _dtype_name(getattr(value.type, "elem_type", None))
+    if shape is not None and len(shape) == 0 and tensor is not None and hasattr(tensor, "numpy"):
+        try:
+            return _short(f"{formal} = {_scalar(tensor.numpy().item())}")
+        except Exception:  # noqa: BLE001 - an unreadable constant still gets a label below
+            pass
+    dims = "×".join("?" if d is None else str(d) for d in shape) if shape is not None else "?"
+    return _short(f"{formal} ⟨{dims}⟩ {dtype}".rstrip())
+
+
+def _dtype_name(code) -> str:
+    if code is None:
+        return ""
+    try:
+        from ..ir import dtypes
+        return dtypes.type_name(code)
+    except Exception:  # noqa: BLE001 - unknown element type numbers are shown as numbers
+        return str(code)
+
+
+def op_label(node, folded: list[tuple[str, object]]) -> NodeLabel:
+    lines = []
+    if node.domain not in ("", "ai.onnx"):
+        lines.append(_short(node.domain))
+    shown = 0
+    for attr in node.attributes.values():
+        if shown == MAX_ATTR_LINES:
+            break
+        text = attribute_text(attr)
+        if text:
+            lines.append(text)
+            shown += 1
+    lines += [constant_text(formal, v) for formal, v in folded]
+    return NodeLabel(OP, node.op_type or "?", tuple(lines))
+
+
+def io_label(kind: str, value, note: str = "") -> NodeLabel:
+    assert kind in (INPUT, OUTPUT)
+    lines = tuple(t for t in (type_text(value.type), note) if t)
+    return NodeLabel(kind, _short(value.name or "?", 40), lines)
+
+
+def group_label(path, op_counts: Counter, node_count: int, top: int = 3) -> NodeLabel:
+    lines = [f"{node_count} nodes"] + [f"{op} ×{n}" for op, n in op_counts.most_common(top)]
+    return NodeLabel(GROUP, _short(path[-1], 40), tuple(lines))

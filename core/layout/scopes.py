@@ -1,0 +1,92 @@
+"""Name-scope groups: from exporter node names to a tidy group tree.
+
+Exporters name nodes like "/m/encoder/layer.3/attention/self/MatMul": the
+path before the last "/" is the module that emitted the node.  Raw scopes
+are noisy, so we tidy them:
+
+* a scope holding every node of the graph ("/m/...") is dropped;
+* a scope whose only content is one sub-scope is merged with it
+  ("attention" holding only "self" becomes "attention/self");
+* a scope with fewer than two nodes is dissolved into its parent.
+"""
+from __future__ import annotations
+
+from collections import Counter
+
+from .geometry import GroupPath
+
+
+def raw_scope(node_name: str) -> GroupPath:
+    """("m", "encoder", "layer.3") for "/m/encoder/layer.3/MatMul"; () when unscoped."""
+    if "/" not in node_name:
+        return ()
+    parts = node_name.split("/")[:-1]
+    return tuple(p for p in parts if p)
+
+
+def tidy_scopes(raw: list[GroupPath]) -> list[GroupPath]:
+    """Display group paths, one per entry of `raw` (the scopes of visible nodes)."""
+    total = len(raw)
+    count: Counter = Counter()
+    children: dict[GroupPath, set] = {}
+    direct: Counter = Counter()
+    for path in raw:
+        direct[path] += 1
+        for d in range(1, len(path) + 1):
+            count[path[:d]] += 1
+            children.setdefault(path[:d - 1], set()).add(path[:d])
+    memo: dict[GroupPath, GroupPath] = {(): ()}
+
+    def display(path: GroupPath) -> GroupPath:
+        if path in memo:
+            return memo[path]
+        parent_raw = path[:-1]
+        parent = display(parent_raw)
+        if count[path] < 2:
+            out = parent                       # too small to be worth a box
+        elif parent == () and count[path] == total:
+            out = ()                           # holds everything: says nothing
+        elif parent_raw and direct[parent_raw] == 0 and len(children[parent_raw]) == 1 \
+                and len(parent) > len(display(parent_raw[:-1])):
+            out = parent[:-1] + (parent[-1] + "/" + path[-1],)   # merge a single-child chain
+        else:
+            out = parent + (path[-1],)
+        memo[path] = out
+        return out
+
+    return [display(p) for p in raw]
+
+
+def default_expanded(paths: list[GroupPath], budget: int) -> set[GroupPath]:
+    """Open groups level by level while the number of boxes stays within budget.
+
+    `paths` holds the display group of every visible node.  With everything
+    opened the count is len(paths); each closed group shows as one box.
+    """
+    all_groups = {p[:d] for p in paths for d in range(1, len(p) + 1)}
+    expanded: set[GroupPath] = set()
+    depth = 1
+    while True:
+        level = {g for g in all_groups if len(g) == depth and g[:-1] in expanded | {()}}
+        if not level:
+            return expanded
+        trial = expanded | level
+        if _box_count(paths, trial) > budget:
+            return expanded
+        expanded = trial
+        depth += 1
+
+
+def _box_count(paths: list[GroupPath], expanded: set[GroupPath]) -> int:
+    boxes = set()
+    for i, p in enumerate(paths):
+        boxes.add(visible_box(p, expanded) or ("node", i))
+    return len(boxes)
+
+
+def visible_box(path: GroupPath, expanded: set[GroupPath]):
+    """The outermost closed group that hides a node with this path, or None."""
+    for d in range(1, len(path) + 1):
+        if path[:d] not in expanded:
+            return path[:d]
+    return None
