@@ -1,0 +1,75 @@
+"""Headless commands: info and convert; bad input gives exit 2 and one line."""
+import json
+import subprocess
+import sys
+
+import pytest
+
+from onnxstudio.resources import sample_path
+
+
+def _cli(*args, timeout=120):
+    return subprocess.run([sys.executable, "-m", "onnxstudio", *map(str, args)], capture_output=True,
+                          text=True, timeout=timeout)
+
+
+def test_info_text_lists_the_essentials():
+    r = _cli("info", sample_path())
+    assert r.returncode == 0, r.stderr
+    out = r.stdout
+    for needle in ("IR version:   10", "ai.onnx 18", "onnxstudio.demo 1", "pixels: float[batch,3,32,32]",
+                   "probs: float[batch,10]", "initializers: 6", "Conv", "onnxstudio.demo::Swish",
+                   "/head/choose_activation", "then_branch", "purpose = demo"):
+        assert needle in out, f"{needle!r} missing from:\n{out}"
+
+
+def test_info_json():
+    r = _cli("info", sample_path(), "--json")
+    data = json.loads(r.stdout)
+    assert data["ir_version"] == 10
+    assert data["opset_imports"] == {"ai.onnx": 18, "onnxstudio.demo": 1}
+    assert data["op_counts"]["Conv"] == 2
+    assert data["nodes_in_main_graph"] == 10 and data["nodes"] == 14
+    assert data["inputs"][0] == {"name": "pixels", "type": "float[batch,3,32,32]", "elem_type": "float",
+                                 "shape": ["batch", 3, 32, 32]}
+    assert [f["name"] for f in data["functions"]] == ["Swish"]
+    assert data["initializer_bytes"] == sum([8 * 3 * 9 * 4, 8 * 4, 16 * 8 * 9 * 4, 16 * 4, 10 * 16 * 4, 10 * 4])
+
+
+@pytest.mark.parametrize("content,reason", [
+    (None, "no such file"),
+    (b"", "the file is empty"),
+    (b"\xff\xff\xff\xff garbage", "not an ONNX model"),
+    (b"hello world, this is text", "not an ONNX model"),
+])
+@pytest.mark.parametrize("command", ["info", "convert"])
+def test_unreadable_input_exits_2_with_one_line(tmp_path, content, reason, command):
+    f = tmp_path / "bad.onnx"
+    if content is not None:
+        f.write_bytes(content)
+    args = [command, f] + ([tmp_path / "out.onnx"] if command == "convert" else [])
+    r = _cli(*args)
+    assert r.returncode == 2
+    lines = r.stderr.strip().splitlines()
+    assert len(lines) == 1 and str(f) in lines[0] and reason in lines[0], r.stderr
+    assert "Traceback" not in r.stderr
+    assert not (tmp_path / "out.onnx").exists()
+
+
+def test_convert_round_trip_and_external_data(tmp_path):
+    out = tmp_path / "out.onnx"
+    r = _cli("convert", sample_path(), out, "--external-data", "weights.bin", "--size-threshold", "100")
+    assert r.returncode == 0, r.stderr
+    assert (tmp_path / "weights.bin").stat().st_size > 0
+    info = json.loads(_cli("info", out, "--json").stdout)
+    assert info["external_data"]["weights.bin"]["tensors"] == 3   # the three weights; the biases (< 100 B) stay inline
+    back = tmp_path / "back.onnx"
+    assert _cli("convert", out, back, "--inline").returncode == 0
+    assert json.loads(_cli("info", back, "--json").stdout)["external_data"] == {}
+
+
+def test_help_lists_the_commands():
+    r = _cli("--help")
+    assert r.returncode == 0
+    for cmd in ("info", "convert"):
+        assert cmd in r.stdout
