@@ -37,8 +37,13 @@ def slice_(data, starts, ends, axes=None, steps=None):
 @kernel("Gather", since=1)
 def gather(data, indices, axis=0):
     axis = norm_axis(axis, data.ndim)
-    # np.take turns a scalar pick from a vector into a numpy scalar: keep arrays.
-    return np.asarray(np.take(data, indices.astype(np.int64, copy=False), axis=axis))
+    # Basic fancy indexing, not np.take: take is ~100x slower on the unaligned
+    # read-only weight views that zero-copy loading produces (embeddings).
+    # A lone index array keeps its dimensions in place, as Gather wants;
+    # negative indices wrap as ONNX specifies.
+    picked = data[(slice(None),) * axis + (indices,)]
+    # A scalar pick from a vector is a numpy scalar: keep arrays.
+    return np.asarray(picked)
 
 
 def _positive(indices, dim):
