@@ -41,6 +41,8 @@ def _activation_fns(names, alphas, betas, per_dir, num_dirs, defaults):
     """One list of callables per direction; alpha/beta lists are consumed in
     order by the activations that take them."""
     names = list(names) if names else defaults * num_dirs
+    if len(names) == per_dir and num_dirs == 2:
+        names = names * 2           # one direction's list serves both
     alphas, betas = list(alphas or []), list(betas or [])
     fns = []
     for name in names:
