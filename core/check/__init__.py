@@ -35,36 +35,47 @@ def as_proto(model):
         proto = pb.ModelProto()
         proto.ParseFromString(path.read_bytes())
         return proto, path.resolve().parent
-    # An IR Model: serialise through serde, which keeps what was read.
-    from .. import serde  # noqa: PLC0415  (only needed for IR models)
-    to_proto = getattr(model, "to_proto", None) or getattr(serde, "model_to_proto", None) or getattr(serde, "to_proto", None)
-    if to_proto is None:
-        raise TypeError(f"cannot check a {type(model).__name__}: pass a ModelProto, bytes or a path")
-    proto = to_proto() if to_proto is getattr(model, "to_proto", None) else to_proto(model)
+    # An IR Model: the checker judges the file form, which serde writes.
+    from ..serde.convert import model_to_proto  # noqa: PLC0415
     path = getattr(model, "path", None)
-    return proto, (pathlib.Path(path).resolve().parent if path else None)
+    return model_to_proto(model), (pathlib.Path(path).resolve().parent if path else None)
 
 
-def _default_type_lookup(proto):
-    """Types from `core.infer` when that engine is available; None otherwise."""
+def inferred_type_lookup(ir_model):
+    """type_lookup backed by `core.infer` for the main graph of an IR model;
+    None when inference is unavailable or fails (checking goes on without it)."""
     try:
-        from .. import infer  # noqa: PLC0415
-    except ImportError:
+        from ..infer import infer  # noqa: PLC0415
+        types = infer(ir_model)
+    except Exception:  # noqa: BLE001 - inference is a helper here, never a reason to stop checking
         return None
-    provider = getattr(infer, "type_lookup_for_check", None)
-    return provider(proto) if provider is not None else None
+
+    def lookup(graph_path, name):
+        return types.get(name) if graph_path == "graph" else None
+    return lookup
 
 
 def check(model, *, model_dir=None, type_lookup=None, use_inference: bool = True) -> list:
     """Every diagnostic for `model` (see module doc), in a stable order.
 
     `type_lookup(graph_path, name) -> ir type | None` supplies types the file
-    does not declare; by default `core.infer` provides it when present.
+    does not declare. For an IR Model, `core.infer` provides it by default;
+    file forms are checked with declared and signature-derived types (pass
+    an IR model to `check_file` to add inference).
     """
+    is_ir = not isinstance(model, (pb.ModelProto, bytes, bytearray, memoryview, str, os.PathLike)) \
+        and not hasattr(model, "SerializeToString")
     proto, folder = as_proto(model)
-    if type_lookup is None and use_inference:
-        type_lookup = _default_type_lookup(proto)
+    if type_lookup is None and use_inference and is_ir:
+        type_lookup = inferred_type_lookup(model)
     return CheckSession(proto, model_dir=model_dir or folder, type_lookup=type_lookup).diagnostics
+
+
+def check_file(path, ir_model=None) -> list:
+    """Check a file as written (its bytes, not a re-serialisation); with the
+    file's IR model, inferred types fill in what value_info leaves out."""
+    lookup = inferred_type_lookup(ir_model) if ir_model is not None else None
+    return check(path, type_lookup=lookup)
 
 
 def errors(diagnostics) -> list:

@@ -182,7 +182,8 @@ def check_structure(g: pb.GraphProto, gpath: str, ctx, out, parent: Scope | None
     if odd_names:
         shown = ", ".join(paths.quote(n) for n in odd_names[:3])
         out.add("name.not-identifier", gpath,
-                f"{len(odd_names)} names are not C identifiers (e.g. {shown}); most tools accept them")
+                (f"{len(odd_names)} names are" if len(odd_names) > 1 else "1 name is")
+                + f" not a C identifier (e.g. {shown}); most tools accept them")
     return scope
 
 

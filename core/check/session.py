@@ -19,7 +19,7 @@ from ..proto import onnx_pb2 as pb
 from .context import Context
 from .diagnostics import Collector
 from .function_rules import check_functions, check_training_info, function_key
-from .graph_rules import check_node_at, check_structure
+from .graph_rules import check_node_at, check_structure, infer_node
 from .model_rules import check_model_fields, imported_opsets
 
 
@@ -65,35 +65,48 @@ class CheckSession:
 
         - `names_changed`: names were defined, removed or renamed (node I/O,
           graph inputs/outputs, initializers, value_info): the graph unit runs
-          again and so do nodes touching the changed nodes' names.
-        - `value_types_changed`: declared types of these names changed (value_info,
-          graph input types, initializer dtype/dims): their producers and
-          consumers are re-checked.
+          again, and so does every node whose inputs' definitions or types moved.
+        - `value_types_changed`: declared types of these names changed
+          (value_info, graph input types, initializer dtype/dims).
+        Without either, only the nodes and the consumers their derived output
+        types reach are re-checked (an attribute edit: no O(graph) work).
         Node insertion or removal shifts indices and paths: call `full()`.
         """
         g = self.model.graph
         todo = {i for i in nodes if 0 <= i < len(g.node)}
-        names = set(value_types_changed)
-        if names_changed:
-            for i in list(todo):
-                names.update(n for n in g.node[i].input if n)
-                names.update(n for n in g.node[i].output if n)
+        changed = set(value_types_changed)
+        # Graph-level diagnostics name nodes by op_type and name: a relabelled
+        # node needs them rewritten.
+        relabelled = any(self._labels[i] != (g.node[i].op_type, g.node[i].name) for i in todo)
+        if names_changed or changed or relabelled:
+            old = self._scope
             self._check_graph_structure()
-        elif names:
-            self._check_graph_structure()   # declared types live in the scope
-        if names or self.type_lookup is not None:
-            # Neighbours: with inferred types an attribute edit can change an
-            # output type and so the consumers' checks.
+            new = self._scope
+            changed |= _dict_diff(old.defs, new.defs) | _dict_diff(old.inferred, new.inferred)
+            changed |= {n for n in set(old.types) | set(new.types) if old.types.get(n) != new.types.get(n)}
+            if names_changed:
+                self._check_training()
+        else:
+            frontier = sorted(todo)
+            while frontier:
+                i = frontier.pop()
+                for name in infer_node(g, i, self._scope, self._ctx):
+                    changed.add(name)
+                    for j in self._consumers.get(name, ()):
+                        if j not in todo:
+                            todo.add(j)
+                            frontier.append(j)
+        if self.type_lookup is not None:
+            # Types from outside may change with any edit of these nodes.
             for i in list(todo):
-                names.update(n for n in g.node[i].output if n)
-            todo |= self._nodes_touching(names)
-        if names_changed:
-            # Subgraphs capture outer names: re-check nodes holding graphs.
-            todo |= {i for i, n in enumerate(g.node) if any(a.HasField("g") or len(a.graphs) for a in n.attribute)}
+                changed.update(n for n in g.node[i].output if n)
+        for name in changed:
+            todo.update(self._consumers.get(name, ()))
+        if changed:
+            # Subgraphs read outer names without listing them as node inputs.
+            todo |= self._graph_holders
         for i in sorted(todo):
             self._check_node(i)
-        if names_changed:
-            self._check_training()
         return self.diagnostics
 
     # -- units --------------------------------------------------------------------
@@ -116,6 +129,18 @@ class CheckSession:
         def run(out):
             self._scope = check_structure(self.model.graph, "graph", self._ctx, out, None)
         self._units["graph"] = self._run(run)
+        consumers: dict = {}
+        holders = set()
+        for i, n in enumerate(self.model.graph.node):
+            for name in n.input:
+                consumers.setdefault(name, []).append(i)
+            for name in n.output:
+                consumers.setdefault(name, []).append(i)   # its own outputs' types are checked too
+            if any(a.HasField("g") or len(a.graphs) for a in n.attribute):
+                holders.add(i)
+        self._consumers = consumers
+        self._graph_holders = holders
+        self._labels = [(n.op_type, n.name) for n in self.model.graph.node]
 
     def _check_node(self, i: int) -> None:
         self._units[("node", i)] = self._run(
@@ -128,11 +153,10 @@ class CheckSession:
         self._units["training"] = self._run(
             lambda out: check_training_info(self.model, self._scope, self._ctx, out))
 
-    def _nodes_touching(self, names: set) -> set:
-        if not names:
-            return set()
-        found = set()
-        for i, n in enumerate(self.model.graph.node):
-            if any(x in names for x in n.input) or any(x in names for x in n.output):
-                found.add(i)
-        return found
+
+def _dict_diff(a: dict, b: dict) -> set:
+    """Keys whose value differs between a and b (present in only one counts)."""
+    return {k for k in a.keys() | b.keys() if a.get(k, _MISSING) != b.get(k, _MISSING)}
+
+
+_MISSING = object()

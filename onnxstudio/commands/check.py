@@ -1,0 +1,47 @@
+"""`onnxstudio check FILE [--json] [--severity error|warning|info]`"""
+from __future__ import annotations
+
+import json
+import pathlib
+import sys
+
+from ..core import LoadError, load
+from ..core.check import Severity, check_file
+from ..errors import UserError
+
+NAME = "check"
+HELP = "Check a model against the ONNX IR rules and operator signatures; exit 1 if it has errors."
+
+
+def configure(p) -> None:
+    p.add_argument("file", help="the .onnx file")
+    p.add_argument("--json", action="store_true", help="print a JSON list of diagnostics")
+    p.add_argument("--severity", choices=["error", "warning", "info"], default="warning",
+                   help="lowest severity to print (default: warning; errors decide the exit code either way)")
+    p.add_argument("--no-infer", action="store_true",
+                   help="check element types only where the file declares them (skip type inference)")
+
+
+def run(args) -> int:
+    path = pathlib.Path(args.file)
+    if not path.is_file():
+        raise UserError(f"{path}: no such file; give the path of an .onnx model", exit_code=2)
+    try:
+        model = load(path)          # proves the file is a readable model
+    except LoadError as e:
+        raise UserError(str(e), exit_code=2) from None
+    diagnostics = check_file(path, ir_model=None if args.no_infer else model)
+    lowest = Severity[args.severity.upper()]
+    shown = [d for d in diagnostics if d.severity >= lowest]
+    if args.json:
+        print(json.dumps([d.to_json() for d in shown], indent=1, ensure_ascii=False))
+    else:
+        for d in shown:
+            print(d)
+        counts = {s: sum(1 for d in diagnostics if d.severity == s) for s in Severity}
+        hidden = len(diagnostics) - len(shown)
+        # The summary goes to stderr so stdout stays one line per diagnostic.
+        print(f"{path.name}: {counts[Severity.ERROR]} errors, {counts[Severity.WARNING]} warnings, "
+              f"{counts[Severity.INFO]} infos" + (f" ({hidden} below --severity not shown)" if hidden else ""),
+              file=sys.stderr)
+    return 1 if any(d.severity == Severity.ERROR for d in diagnostics) else 0

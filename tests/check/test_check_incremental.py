@@ -1,0 +1,116 @@
+"""Incremental re-check equals a full re-check after each edit."""
+from __future__ import annotations
+
+import pathlib
+import random
+
+import pytest
+
+from check_bases import load_base
+from onnxstudio.core.check import CheckSession
+from onnxstudio.core.proto import onnx_pb2 as pb
+
+A = pb.AttributeProto
+SHARED = pathlib.Path("/work/shared/models")
+
+
+def _our_proto(onnx_model) -> pb.ModelProto:
+    m = pb.ModelProto()
+    m.ParseFromString(onnx_model.SerializeToString())
+    return m
+
+
+def _edit_attribute(m, rng):
+    nodes = [(i, n) for i, n in enumerate(m.graph.node) if len(n.attribute)]
+    if not nodes:
+        return None
+    i, n = rng.choice(nodes)
+    a = rng.choice(list(n.attribute))
+    choice = rng.randrange(4)
+    if choice == 0 and a.type == A.INT:
+        a.i = rng.choice([0, 1, 2, 7, 11, -1])           # Cast "to" among others
+    elif choice == 1:
+        a.type = rng.choice([A.INT, A.FLOAT, A.INTS, A.STRING])
+    elif choice == 2:
+        n.attribute.add(name=f"extra{rng.randrange(3)}", type=A.INT, i=1)
+    else:
+        a.ClearField("ints") if len(a.ints) else a.ints.extend([1, 1])
+    return dict(nodes=[i])
+
+
+def _edit_op(m, rng):
+    i = rng.randrange(len(m.graph.node))
+    m.graph.node[i].op_type = rng.choice(["Relu", "Add", "Cast", "Unknown", "Identity", "Shape"])
+    return dict(nodes=[i])
+
+
+def _rewire_input(m, rng):
+    g = m.graph
+    i = rng.randrange(len(g.node))
+    n = g.node[i]
+    if not len(n.input):
+        return None
+    names = [o for node in g.node for o in node.output if o] + [v.name for v in g.input] + ["undefined_x"]
+    n.input[rng.randrange(len(n.input))] = rng.choice(names)
+    return dict(nodes=[i], names_changed=True)
+
+
+def _rename_output(m, rng):
+    g = m.graph
+    i = rng.randrange(len(g.node))
+    n = g.node[i]
+    if not len(n.output):
+        return None
+    n.output[0] = rng.choice([n.output[0] + "_renamed", g.input[0].name if len(g.input) else "x"])
+    return dict(nodes=[i], names_changed=True)
+
+
+def _retype_value(m, rng):
+    g = m.graph
+    candidates = [v for v in list(g.value_info) + list(g.input) if v.type.HasField("tensor_type")]
+    if not candidates:
+        return None
+    v = rng.choice(candidates)
+    v.type.tensor_type.elem_type = rng.choice([1, 6, 7, 8, 10, 11])
+    return dict(value_types_changed=[v.name])
+
+
+EDITS = [_edit_attribute, _edit_op, _rewire_input, _rename_output, _retype_value]
+
+
+def _bases():
+    names = ["convnet", "branchy", "with_function", "sparse_training", "test_lstm_defaults",
+             "test_softmax_axis_0_expanded", "test_range_float_type_positive_delta_expanded"]
+    return [pytest.param(n, id=n) for n in names]
+
+
+@pytest.mark.parametrize("base", _bases())
+def test_incremental_equals_full(base):
+    rng = random.Random(base)
+    m = _our_proto(load_base(base))
+    session = CheckSession(m)
+    checked = 0
+    for _ in range(60):
+        edit = rng.choice(EDITS)
+        spec = edit(m, rng)
+        if spec is None:
+            continue
+        got = session.recheck(**spec)
+        want = CheckSession(m).diagnostics
+        assert got == want, f"after {edit.__name__} {spec}"
+        checked += 1
+    assert checked >= 30
+
+
+@pytest.mark.skipif(not (SHARED / "bert_small" / "model.onnx").exists(), reason="shared models not present")
+def test_incremental_on_a_real_model():
+    m = pb.ModelProto()
+    m.ParseFromString((SHARED / "bert_small" / "model.onnx").read_bytes())
+    rng = random.Random(3)
+    session = CheckSession(m)
+    for _ in range(8):
+        edit = rng.choice(EDITS)
+        spec = edit(m, rng)
+        if spec is None:
+            continue
+        assert session.recheck(**spec) == CheckSession(m).diagnostics, edit.__name__
