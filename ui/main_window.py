@@ -166,7 +166,7 @@ class MainWindow(QMainWindow):
         self._remember = remember
         job = LoadJob(str(path), self)
         job.loaded.connect(lambda model, p=path, j=job: self._loaded(p, model, j))
-        job.failed.connect(lambda msg: (self._set_busy(None), self._error("Cannot open model", msg)))
+        job.failed.connect(lambda msg, j=job: self._load_failed(msg, j))
         job.finished.connect(job.deleteLater)
         self._load_job = job
         self._set_busy(f"Loading {path.name}…")
@@ -191,6 +191,13 @@ class MainWindow(QMainWindow):
         job.finished.connect(job.deleteLater)
         self._infer_job = job
         job.start()
+
+    def _load_failed(self, message: str, job) -> None:
+        if job is not self._load_job:
+            return
+        self._load_job = None
+        self._set_busy(None)
+        self._error("Cannot open model", message)
 
     def _inferred(self, types, job) -> None:
         if job is self._infer_job:

@@ -114,15 +114,32 @@ def test_selecting_a_node_fills_properties(qtbot, window):
     html = window.properties.browser.toHtml()
     assert "onnx.ai/onnx/operators/onnx__Conv.html" in html
     assert "kernel_shape" in html
-    # An initializer of that Conv: stats and the value table.
-    weight = next(v for v in conv.ref.node.inputs if v is not None and v.is_initializer)
+    # This exporter stores weights as Constant nodes: their tensor is shown too.
+    weight = next(v for v in conv.ref.node.inputs if v is not None and v.producer is not None
+                  and v.producer.op_type == "Constant")
     window.properties.show_value(weight)
-    html = window.properties.browser.toPlainText()
-    assert "mean" in html and "std" in html and str(list(weight.const.shape)) in html
-    window.properties.tensor_view.show_values()
-    table = window.properties.tensor_view.model
-    assert table.rowCount() == weight.const.shape[-2]
-    assert table.columnCount() == weight.const.shape[-1]
+    text = window.properties.browser.toPlainText()
+    assert "mean" in text and "std" in text
+    assert window.properties.tensor_view.isVisibleTo(window.properties)
+
+
+def test_initializer_statistics_and_slices(qtbot, window):
+    import numpy as np
+    path = next(p for p in shared_models() if p.parent.name == "bert_small")
+    open_model(qtbot, window, path)
+    graph = window.model.graph
+    weight = next(v for v in graph.initializers.values() if len(v.const.shape) == 2)
+    window.properties.show_value(weight)
+    text = window.properties.browser.toPlainText()
+    array = np.asarray(weight.const.numpy(), dtype=np.float64)
+    assert f"{array.mean():.6g}" in text and f"{array.std():.6g}" in text
+    assert f"{array.min():.6g}" in text and str(list(weight.const.shape)) in text
+    view = window.properties.tensor_view
+    view.show_values()
+    assert view.model.rowCount() == weight.const.shape[0]
+    assert view.model.columnCount() == weight.const.shape[1]
+    cell = view.model.index(1, 2)
+    assert view.model.data(cell) == f"{float(array[1, 2]):.6g}"
 
 
 def test_unreadable_file_names_the_file(qtbot, window, tmp_path):

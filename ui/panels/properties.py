@@ -189,6 +189,11 @@ class PropertiesPanel(QWidget):
             rows.append(("graph output", "yes"))
         tensor = value.const if value.is_initializer else None
         title = "Initializer" if tensor is not None else "Value"
+        if tensor is None and producer is not None and producer.op_type == "Constant":
+            # Exporters often store weights as Constant nodes: show them like initializers.
+            attr = producer.attributes.get("value")
+            if attr is not None and int(attr.type) == 4:
+                tensor, title = attr.value, "Constant"
         body = f"<h2>{title} {esc(value.name)}</h2>{table(rows)}"
         if tensor is not None:
             body += self._initializer_section(tensor)
