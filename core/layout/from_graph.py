@@ -22,6 +22,21 @@ from .view import INPUT, OUTPUT, GraphView, GroupInfo, Measure, ViewEdge, ViewNo
 DEFAULT_BOX_BUDGET = 600   # boxes shown at first; more groups open on demand
 
 
+def _constant_data(v, depth: int = 0):
+    """The data behind a folded value: the initializer's tensor, or the
+    Constant node's value attribute (followed through Identity copies)."""
+    if v.const is not None:
+        return v.const
+    n = v.producer
+    if n is None or depth > 16:
+        return None
+    if n.op_type == "Identity" and n.inputs and n.inputs[0] is not None:
+        return _constant_data(n.inputs[0], depth + 1)
+    for attr in n.attributes.values():   # a Constant node has exactly one
+        return attr.value
+    return None
+
+
 def _root_model(graph, model):
     if model is not None:
         return model
@@ -127,18 +142,22 @@ def build_view(graph, measure: Measure, expanded=None, *, model=None, rankdir: s
         for k, v in enumerate(n.inputs):
             if foldable(v):
                 formal = (formals[min(k, len(formals) - 1)] if formals else _short_value_name(v.name))
-                folded.append((formal, v))
+                folded.append((formal, v, _constant_data(v)))
         key = (n.domain, n.op_type, getattr(n, "overload", ""))
         add_box(box_id, ViewNode(box_id, op_label(n, folded), node=n,
-                                 folded=tuple(v for _, v in folded),
+                                 folded=tuple(v for _, v, _ in folded),
                                  function_key=key if key in function_keys else None), path)
         box_of_node[id(n)] = box_id
 
     # Constants hidden in their consumers map to the first consumer's box
     # (reverse order: a Constant feeding a hidden Identity follows it).
+    # A consumer inside a subgraph body counts as the node owning that body.
     for n in reversed(nodes):
         if id(n) in hidden:
             consumer = n.outputs[0].uses[0][0]
+            while consumer.graph is not graph and consumer.graph is not None \
+                    and consumer.graph.parent_node is not None:
+                consumer = consumer.graph.parent_node
             if id(consumer) in box_of_node:
                 box_of_node[id(n)] = box_of_node[id(consumer)]
 

@@ -36,23 +36,40 @@ def type_text(value_type) -> str:
     return "" if value_type is None else _short(str(value_type), 40)
 
 
-def constant_text(formal: str, value) -> str:
-    """One folded constant: "W ⟨64×3×3×3⟩ float32", or the value if a scalar."""
-    tensor = value.const
+def constant_text(formal: str, value, data=None) -> str:
+    """One folded constant: "W ⟨64×3×3×3⟩ float32", or "B = 3" for a scalar.
+
+    `data` is what the constant holds when known: an ir Tensor, or the
+    Python value of a Constant node's value_float/value_ints/... attribute.
+    """
+    if data is not None and not hasattr(data, "shape"):
+        if isinstance(data, (list, tuple)):
+            return _short(f"{formal} = [{', '.join(_scalar(x) for x in data)}]")
+        return _short(f"{formal} = {_scalar(data)}")
     dtype, shape = "", None
-    if tensor is not None:
-        shape = tuple(getattr(tensor, "shape", ()) or ())
-        dtype = _dtype_name(getattr(tensor, "dtype", None))
+    if data is not None:
+        shape = tuple(getattr(data, "shape", ()) or ())
+        dtype = _dtype_name(getattr(data, "dtype", None))
     elif value.type is not None:
         shape = getattr(value.type, "shape", None)
         dtype = _dtype_name(getattr(value.type, "elem_type", None))
-    if shape is not None and len(shape) == 0 and tensor is not None and hasattr(tensor, "numpy"):
+    small = data is not None and shape is not None and len(shape) <= 1 and _count(shape) <= 4
+    if small and hasattr(data, "numpy"):
         try:
-            return _short(f"{formal} = {_scalar(tensor.numpy().item())}")
-        except Exception:  # noqa: BLE001 - an unreadable constant still gets a label below
+            items = data.numpy().reshape(-1).tolist()
+            text = _scalar(items[0]) if len(shape) == 0 else "[" + ", ".join(map(_scalar, items)) + "]"
+            return _short(f"{formal} = {text}")
+        except Exception:  # noqa: BLE001 - an unreadable constant still gets a shape label below
             pass
     dims = "×".join("?" if d is None else str(d) for d in shape) if shape is not None else "?"
     return _short(f"{formal} ⟨{dims}⟩ {dtype}".rstrip())
+
+
+def _count(shape) -> int:
+    total = 1
+    for d in shape:
+        total *= d if isinstance(d, int) else 10**9
+    return total
 
 
 def _dtype_name(code) -> str:
@@ -65,7 +82,8 @@ def _dtype_name(code) -> str:
         return str(code)
 
 
-def op_label(node, folded: list[tuple[str, object]]) -> NodeLabel:
+def op_label(node, folded: list[tuple[str, object, object]]) -> NodeLabel:
+    """`folded`: (formal input name, value, constant data) per folded input."""
     lines = []
     if node.domain not in ("", "ai.onnx"):
         lines.append(_short(node.domain))
@@ -77,7 +95,7 @@ def op_label(node, folded: list[tuple[str, object]]) -> NodeLabel:
         if text:
             lines.append(text)
             shown += 1
-    lines += [constant_text(formal, v) for formal, v in folded]
+    lines += [constant_text(formal, v, data) for formal, v, data in folded]
     return NodeLabel(OP, node.op_type or "?", tuple(lines))
 
 

@@ -1,0 +1,187 @@
+"""Cancel, time limits, the disk cache and the no-Graphviz fallback."""
+from __future__ import annotations
+
+import json
+import subprocess
+import threading
+import time
+
+import pytest
+from layout_checks import check_layout, random_request
+
+from onnxstudio.core import layout as lay
+from onnxstudio.core.layout import CancelToken, LayoutCache, LayoutCancelled, api, cache as cache_mod, dot_engine
+from onnxstudio.core.layout.synthetic import BLOCK_SIZE, transformer_request
+
+needs_dot = pytest.mark.skipif("dot" not in lay.available_engines(), reason="needs Graphviz dot")
+
+
+def heavy_request():
+    # ~2-4 s of dot in one call: many long, crossing edges.
+    return random_request(4000, 5, fan_in=3, window=400, depth=0)
+
+
+@pytest.fixture
+def spawned(monkeypatch):
+    """Every layout process started by the dot engine."""
+    procs = []
+    real = subprocess.Popen
+
+    def recording(*args, **kwargs):
+        p = real(*args, **kwargs)
+        if "-Tjson0" in args[0]:     # not `dot -V`
+            procs.append(p)
+        return p
+
+    monkeypatch.setattr(dot_engine.subprocess, "Popen", recording)
+    return procs
+
+
+@needs_dot
+def test_cancel_kills_dot(spawned):
+    token = CancelToken()
+    outcome = {}
+
+    def worker():
+        try:
+            lay.layout(heavy_request(), engine="dot", cancel=token, cache=False, max_piece=10**6)
+            outcome["result"] = "finished"
+        except LayoutCancelled:
+            outcome["result"] = "cancelled"
+
+    thread = threading.Thread(target=worker)
+    thread.start()
+    deadline = time.monotonic() + 10
+    while not spawned and time.monotonic() < deadline:
+        time.sleep(0.01)
+    time.sleep(0.2)
+    assert spawned and spawned[0].poll() is None, "dot should still be running"
+    asked = time.monotonic()
+    token.cancel()
+    thread.join(5)
+    assert not thread.is_alive()
+    assert outcome["result"] == "cancelled"
+    assert time.monotonic() - asked < 1.0
+    assert all(p.poll() is not None for p in spawned), "dot was left running"
+
+
+def test_cancel_before_start_raises():
+    token = CancelToken()
+    token.cancel()
+    with pytest.raises(LayoutCancelled):
+        lay.layout(random_request(30, 1), cancel=token, cache=False)
+
+
+@needs_dot
+def test_time_limit_stops_dot_and_falls_back(spawned):
+    req = heavy_request()
+    start = time.monotonic()
+    out = lay.layout(req, engine="dot", time_limit=0.3, cache=False, max_piece=10**6)
+    assert time.monotonic() - start < 0.3 + 5   # the built-in layout of 4,000 boxes included
+    assert out.engine == "builtin"
+    assert any("0.3 s" in w for w in out.warnings), out.warnings
+    assert all(p.poll() is not None for p in spawned)
+    assert check_layout(req, out, clusters_exact=False) == []
+
+
+def test_fallback_when_graphviz_is_hidden(monkeypatch, tmp_path):
+    monkeypatch.setenv("PATH", str(tmp_path))          # no `dot` on it
+    monkeypatch.delenv("ONNXSTUDIO_DOT", raising=False)
+    monkeypatch.setattr(api, "pygraphviz_available", lambda: False)
+    assert lay.available_engines() == ["builtin"]
+    req = transformer_request(3)
+    out = lay.layout(req, cache=False)
+    assert out.engine == "builtin"
+    assert "Graphviz was not found" in out.warnings[0]
+    assert check_layout(req, out, clusters_exact=False) == []
+    # Asking for dot by name still opens the graph, with the same warning.
+    named = lay.layout(req, engine="dot", cache=False)
+    assert named.engine == "builtin" and "dot layout engine is not installed" in named.warnings[0]
+
+
+def test_onnxstudio_dot_names_the_executable(monkeypatch, tmp_path):
+    monkeypatch.setenv("ONNXSTUDIO_DOT", str(tmp_path / "no-such-dot"))
+    assert dot_engine.find_dot() is None
+    assert "dot" not in lay.available_engines()
+
+
+def count_engine_calls(monkeypatch, engine_name="layout_builtin"):
+    calls = []
+    real = getattr(api, engine_name)
+
+    def counting(request, *args, **kwargs):
+        calls.append(len(request.nodes))
+        return real(request, *args, **kwargs)
+
+    monkeypatch.setattr(api, engine_name, counting)
+    return calls
+
+
+def test_cache_hit_is_identical_and_runs_no_engine(monkeypatch, tmp_path):
+    store = LayoutCache(tmp_path)
+    calls = count_engine_calls(monkeypatch)
+    req = transformer_request(4)
+    first = lay.layout(req, engine="builtin", cache=store, max_piece=BLOCK_SIZE + 5)
+    assert calls and not first.from_cache
+    calls.clear()
+    second = lay.layout(req, engine="builtin", cache=store, max_piece=BLOCK_SIZE + 5)
+    assert calls == [] and second.from_cache
+    assert second.nodes == first.nodes and second.groups == first.groups
+    assert {k: e.points for k, e in second.edges.items()} == {k: e.points for k, e in first.edges.items()}
+    # Other options are another key.
+    req.node_sep += 1
+    lay.layout(req, engine="builtin", cache=store, max_piece=BLOCK_SIZE + 5)
+    assert calls
+
+
+def test_cached_pieces_serve_renamed_graphs(monkeypatch, tmp_path):
+    store = LayoutCache(tmp_path)
+    calls = count_engine_calls(monkeypatch)
+    lay.layout(transformer_request(6), engine="builtin", cache=store, max_piece=BLOCK_SIZE + 5)
+    calls.clear()
+    # Same structure, more layers: the whole-graph key differs, but every
+    # piece (stem, block, head) is already on disk.
+    out = lay.layout(transformer_request(9), engine="builtin", cache=store, max_piece=BLOCK_SIZE + 5)
+    assert calls == []
+    assert check_layout(transformer_request(9), out, clusters_exact=False) == []
+
+
+def test_broken_cache_files_are_misses(tmp_path):
+    store = LayoutCache(tmp_path)
+    req = random_request(40, 3)
+    key = "ab" * 32
+    out = lay.layout(req, engine="builtin", cache=False)
+    store.put(key, out)
+    path = store._file(key)
+    assert store.get(key).nodes == out.nodes
+    path.write_text("{not json", "utf-8")
+    assert store.get(key) is None
+    path.write_text(json.dumps({"format": 999}), "utf-8")
+    assert store.get(key) is None
+
+
+def test_concurrent_writers_leave_whole_files(tmp_path):
+    store = LayoutCache(tmp_path)
+    out = lay.layout(random_request(200, 4), engine="builtin", cache=False)
+    key = "cd" * 32
+    threads = [threading.Thread(target=lambda: [store.put(key, out) for _ in range(20)]) for _ in range(4)]
+    for t in threads:
+        t.start()
+    for t in threads:
+        t.join()
+    assert store.get(key).nodes == out.nodes
+    assert [p.name for p in store._file(key).parent.iterdir()] == [f"{key}.json"]   # no temp files left
+
+
+def test_default_cache_dir_follows_env(monkeypatch, tmp_path):
+    monkeypatch.setenv(cache_mod.ENV_VAR, str(tmp_path / "c"))
+    assert LayoutCache().directory == tmp_path / "c"
+    lay.layout(random_request(20, 2), engine="builtin")
+    assert list((tmp_path / "c").rglob("*.json"))
+
+
+def test_progress_reports_pieces(tmp_path):
+    seen = []
+    lay.layout(transformer_request(5), engine="builtin", cache=False, max_piece=BLOCK_SIZE + 5,
+               progress=lambda done, total: seen.append((done, total)))
+    assert seen[-1][0] == seen[-1][1] and seen[0][0] == 0
