@@ -30,8 +30,10 @@ def _batch_norm_inference(x, scale, bias, mean, var, epsilon, spatial=1):
     """y = x * a + b with a = scale/sqrt(var+eps), b = bias - mean*a folded per
     channel first, so the big tensor is touched by one multiply and one add."""
     work = compute_dtype(x.dtype)
-    a = scale.astype(work) / np.sqrt(var.astype(work) + work.type(epsilon))
-    b = bias.astype(work) - mean.astype(work) * a
+    # fold the per-channel factors in float64 (tiny vectors), apply in x's type
+    a = scale.astype(np.float64) / np.sqrt(var.astype(np.float64) + epsilon)
+    b = (bias.astype(np.float64) - mean.astype(np.float64) * a).astype(work)
+    a = a.astype(work)
     if spatial:
         a, b = _channel_view(a, x.ndim), _channel_view(b, x.ndim)
     else:

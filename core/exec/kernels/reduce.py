@@ -36,7 +36,8 @@ def _sum(x, axes, keepdims):
 def _mean(x, axes, keepdims):
     if x.dtype.kind in "iu":
         return np.mean(x, axis=axes, keepdims=keepdims).astype(x.dtype)
-    return np.mean(x, axis=axes, keepdims=keepdims, dtype=x.dtype)
+    # no dtype=: numpy accumulates float16 means in float32, which is kinder
+    return np.mean(x, axis=axes, keepdims=keepdims)
 
 
 def _max(x, axes, keepdims):
