@@ -23,6 +23,7 @@ import numpy as np
 
 from ..ir.types import TensorType
 
+MAX_SYM_ENTRIES = 64
 RuleFn = Callable[["NodeContext"], list]
 
 # (domain, op_type) -> sorted list of (since_version, rule)
@@ -111,8 +112,9 @@ class NodeContext:
         if s is not None:
             return s
         c = self._consts.get(i)
-        if c is not None and c.ndim <= 1 and c.dtype.kind in "iu":
-            return tuple(int(x) for x in c.reshape(-1))
+        # Shape tensors are short; longer integer constants are data, not dims.
+        if c is not None and c.ndim <= 1 and c.size <= MAX_SYM_ENTRIES and c.dtype.kind in "iu":
+            return tuple(c.reshape(-1).tolist())
         return None
 
     def ints(self, i: int) -> Optional[list]:
@@ -120,7 +122,7 @@ class NodeContext:
         c = self._consts.get(i)
         if c is None:
             return None
-        return [int(x) for x in np.asarray(c).reshape(-1)]
+        return np.asarray(c).reshape(-1).tolist()
 
     # --- attributes -------------------------------------------------------------
     def attr(self, name: str, default=None):

@@ -88,16 +88,23 @@ def dim_prod(dims):
 
 def broadcast_shapes(shapes) -> Optional[tuple]:
     """Broadcast shapes right-aligned; None if any rank is unknown."""
-    if any(s is None for s in shapes):
+    if not shapes:
+        return ()
+    out = shapes[0]
+    if out is None:
         return None
-    rank = max((len(s) for s in shapes), default=0)
-    out = []
-    for i in range(rank):
-        dims = [s[len(s) - rank + i] for s in shapes if len(s) - rank + i >= 0]
-        d = dims[0]
-        for e in dims[1:]:
-            d = _broadcast_pair(d, e)
-        out.append(d)
+    for s in shapes[1:]:
+        if s is None:
+            return None
+        if s == out:
+            continue
+        # Missing leading dims behave as 1, which broadcasts to anything.
+        a, b = tuple(out), tuple(s)
+        if len(a) < len(b):
+            a = (1,) * (len(b) - len(a)) + a
+        elif len(b) < len(a):
+            b = (1,) * (len(a) - len(b)) + b
+        out = tuple([_broadcast_pair(x, y) for x, y in zip(a, b)])
     return tuple(out)
 
 

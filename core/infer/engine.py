@@ -7,6 +7,7 @@ being edited and re-run only downstream of a change (`update`).
 """
 from __future__ import annotations
 
+import gc
 import heapq
 from dataclasses import dataclass
 from typing import Iterable, Optional
@@ -67,7 +68,16 @@ class Inference:
         self.syms.clear()
         self._diags.clear()
         self._const_checked.clear()
-        self._infer_graph(self.model.graph, self.model.opset_imports)
+        # The walk allocates many small short-lived objects but no reference
+        # cycles; pausing the cyclic collector (which would otherwise traverse
+        # the whole IR again and again) halves the time on large models.
+        was_enabled = gc.isenabled()
+        gc.disable()
+        try:
+            self._infer_graph(self.model.graph, self.model.opset_imports)
+        finally:
+            if was_enabled:
+                gc.enable()
         return self.result()
 
     @property
@@ -214,7 +224,10 @@ class Inference:
         if v.producer is not None or not hasattr(t, "numpy") or (
                 self.model.ir_version >= 4 and v.is_graph_input):
             return None
-        if t.size > MAX_FOLD_ELEMENTS:
+        n = 1
+        for d in t.shape:
+            n *= d
+        if n > MAX_FOLD_ELEMENTS:
             return None
         try:
             arr = np.asarray(t.numpy())
@@ -243,33 +256,37 @@ class Inference:
 
     def _infer_node(self, node, opsets) -> None:
         self.nodes_inferred += 1
-        domain = "" if node.domain == "ai.onnx" else node.domain
+        domain = node.domain
+        if domain == "ai.onnx":
+            domain = ""
         opset = opsets.get(domain) or _LATEST
         types, present, consts, syms = [], [], {}, {}
         all_const = True
+        known_types, known_consts = self.types, self.consts
         for i, v in enumerate(node.inputs):
             if v is None:
                 types.append(None)
                 present.append(False)
                 continue
             present.append(True)
-            t = self.types.get(v, _MISSING)
+            t = known_types.get(v, _MISSING)
             types.append(v.type if t is _MISSING else t)
-            c = self.consts.get(v)
+            c = known_consts.get(v)
             if c is None and v.const is not None:
                 c = self._const(v)
             if c is not None:
                 consts[i] = c
             else:
                 all_const = False
-                s = self.syms.get(v)
-                if s is not None:
-                    syms[i] = s
-        attrs = self._attrs(node)
-        self._diags.pop(node, None)
+                sv = self.syms.get(v)
+                if sv is not None:
+                    syms[i] = sv
+        attrs = self._attrs(node) if node.attributes else {}
+        if self._diags:
+            self._diags.pop(node, None)
         outs = None
-        function = self.model.functions.get((node.domain, node.op_type, node.overload)) \
-            if self.model.functions else None
+        functions = self.model.functions
+        function = functions.get((node.domain, node.op_type, node.overload)) if functions else None
         ctx = NodeContext(node.op_type, domain, opset, attrs, types, len(node.outputs),
                           consts, syms, node, self, present)
         try:
@@ -294,15 +311,19 @@ class Inference:
                               attrs, len(node.outputs))
             except Exception:
                 folded = None       # the kernel refuses: keep the rule's answer
-        self._store_outputs(node, outs or [], ctx, folded)
+        self._store_outputs(node, outs or (), ctx, folded)
 
     def _store_outputs(self, node, outs, ctx, folded) -> None:
+        n_outs = len(outs)
+        consts, syms, types = self.consts, self.syms, self.types
         for i, v in enumerate(node.outputs):
             if v is None:
                 continue
-            t = outs[i] if i < len(outs) else None
-            self.consts.pop(v, None)
-            self.syms.pop(v, None)
+            t = outs[i] if i < n_outs else None
+            if consts:
+                consts.pop(v, None)
+            if syms:
+                syms.pop(v, None)
             arr = folded[i] if folded is not None and i < len(folded) else ctx.out_consts.get(i)
             if arr is not None:
                 try:
@@ -311,19 +332,23 @@ class Inference:
                     elem = getattr(t, "elem_type", 0)
                 t = TensorType(elem, tuple(arr.shape))
                 if arr.size <= MAX_FOLD_ELEMENTS:
-                    self.consts[v] = arr
+                    consts[v] = arr
             elif i in ctx.out_syms:
                 s = ctx.out_syms[i]
                 if all(isinstance(d, int) for d in s):
                     scalar = isinstance(t, TensorType) and t.shape == ()
-                    self.consts[v] = np.array(s, dtype=np.int64).reshape(() if scalar and len(s) == 1 else -1)
+                    consts[v] = np.array(s, dtype=np.int64).reshape(() if scalar and len(s) == 1 else -1)
                 else:
-                    self.syms[v] = s
-            merged, conflict = merge_types(t, v.type)
-            if conflict and v.type is not None:
+                    syms[v] = s
+            declared = v.type
+            if declared is None:
+                types[v] = t
+                continue
+            merged, conflict = merge_types(t, declared)
+            if conflict:
                 self._note(node, "warning", "infer-conflict",
-                           f"output {v.name!r}: stored type {v.type} conflicts with inferred {t} ({conflict})")
-            self.types[v] = merged
+                           f"output {v.name!r}: stored type {declared} conflicts with inferred {t} ({conflict})")
+            types[v] = merged
 
     def _infer_call(self, function, types, attrs) -> list:
         if len(self._attr_scopes) >= _MAX_FUNCTION_DEPTH:
