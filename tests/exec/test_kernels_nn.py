@@ -372,3 +372,39 @@ def test_roi_align_v10_output_half_pixel_max_mode():
     bi = np.array([0, 0], np.int64)
     attrs = dict(mode="max", output_height=3, output_width=2, sampling_ratio=2, spatial_scale=0.8)
     close(run("RoiAlign", x, rois, bi, opset=10, **attrs), ort("RoiAlign", x, rois, bi, opset=10, **attrs), atol=1e-4)
+
+
+def test_deform_conv_groups_and_offset_groups_with_mask():
+    x = rand(1, 4, 6, 5)
+    w = rand(6, 2, 2, 3)
+    oh, ow = 6, 4     # pads are (top, left, bottom, right)
+    offset = (rand(1, 2 * 2 * 6, oh, ow) * 1.5).astype(np.float32)
+    b, mask = rand(6), RNG.random((1, 2 * 6, oh, ow)).astype(np.float32)
+    attrs = dict(group=2, offset_group=2, pads=[1, 0, 0, 1], strides=[1, 1], dilations=[1, 1])
+    close(run("DeformConv", x, w, offset, b, mask, **attrs),
+          reference("DeformConv", x, w, offset, b, mask, opset=19, **attrs), atol=1e-4)
+
+
+def test_col2im_3d_strided_dilated_padded():
+    image, block = np.array([5, 6, 4], np.int64), np.array([2, 2, 1], np.int64)
+    attrs = dict(strides=[1, 2, 1], dilations=[2, 1, 1], pads=[1, 0, 0, 1, 1, 0])
+    blocks = (5 + 2 - 3) // 1 + 1, (6 + 1 - 2) // 2 + 1, 4
+    x = rand(2, 3 * 4, int(np.prod(blocks)))
+    close(run("Col2Im", x, image, block, **attrs), reference("Col2Im", x, image, block, opset=18, **attrs))
+
+
+def test_max_unpool_with_larger_output_shape():
+    x = rand(1, 1, 4, 4)
+    y, idx = run("MaxPool", x, n_out=2, kernel_shape=[2, 2], strides=[2, 2])
+    shape = np.array([1, 1, 5, 5], np.int64)
+    close(run("MaxUnpool", y, idx, shape, kernel_shape=[2, 2], strides=[2, 2]),
+          reference("MaxUnpool", y, idx, shape, opset=11, kernel_shape=[2, 2], strides=[2, 2]))
+
+
+def test_attention_nonpad_kv_seqlen_softcap_and_window():
+    q, k, v = rand(2, 3, 4, 8), rand(2, 3, 6, 8), rand(2, 3, 6, 8)
+    nonpad = np.array([6, 4], np.int64)
+    attrs = dict(softcap=2.0, is_causal=1, left_window_size=2, qk_matmul_output_mode=2)
+    got = run("Attention", q, k, v, None, None, None, nonpad, n_out=4, **attrs)
+    want = reference("Attention", q, k, v, None, None, None, nonpad, n_out=4, opset=25, **attrs)
+    close(got[:1] + got[3:], [want[0], want[3]], atol=1e-5)
