@@ -465,3 +465,27 @@ def test_image_decoder_pnm_and_unsupported():
     np.testing.assert_array_equal(run("ImageDecoder", encoded), img)
     with pytest.raises(ValueError, match="JPEG"):
         run("ImageDecoder", np.frombuffer(b"\xff\xd8\xff\xe0" + bytes(20), np.uint8))
+
+
+@pytest.mark.parametrize("agg", [0, 1, 2, 3])
+def test_tree_ensemble_v5_aggregates_and_modes(agg):
+    # Two trees over three features, mixing < and >= and == splits.
+    attrs = dict(n_targets=2, aggregate_function=agg, post_transform=0, tree_roots=[0, 2],
+                 nodes_featureids=[0, 1, 2], nodes_modes=helper.make_tensor("m", TensorProto.UINT8, [3], [1, 2, 4]),
+                 nodes_splits=helper.make_tensor("s", TensorProto.FLOAT, [3], [0.0, 0.5, 1.0]),
+                 nodes_truenodeids=[1, 0, 2], nodes_trueleafs=[0, 1, 1],
+                 nodes_falsenodeids=[1, 1, 3], nodes_falseleafs=[1, 1, 1],
+                 leaf_targetids=[0, 1, 0, 1], leaf_weights=helper.make_tensor("w", TensorProto.FLOAT, [4],
+                                                                              [1.0, 2.0, 3.0, -4.0]))
+    x = np.array([[-1.0, 0.7, 1.0], [1.0, 0.0, 0.0], [-1, 0.1, 5]], np.float32)
+    theirs = ort_run("TreeEnsemble", [x], 1, domain=ML, opset=5, **attrs)[0]
+    from onnx import numpy_helper
+    ours_attrs = {k: numpy_helper.to_array(v) if isinstance(v, onnx.TensorProto) else v for k, v in attrs.items()}
+    np.testing.assert_allclose(run("TreeEnsemble", x, domain=ML, opset=5, **ours_attrs), theirs, rtol=1e-6)
+
+
+def test_tree_cache_is_keyed_by_attribute_identity():
+    kw = dict(n_targets=1, target_treeids=[0, 0, 1, 1], target_nodeids=[1, 2, 1, 2], target_ids=[0] * 4, **TREE)
+    first = run("TreeEnsembleRegressor", X8, domain=ML, target_weights=[1.0, 2.0, 3.0, 4.0], **kw)
+    second = run("TreeEnsembleRegressor", X8, domain=ML, target_weights=[10.0, 20.0, 30.0, 40.0], **kw)
+    np.testing.assert_allclose(second, first * 10, rtol=1e-6)

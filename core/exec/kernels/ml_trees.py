@@ -35,30 +35,44 @@ class Forest:
     roots: np.ndarray         # int64 [trees]
     members: dict = field(default_factory=dict)   # node -> set values (MEMBER)
 
+    def __post_init__(self):
+        n = self.mode.size
+        leaf = self.mode == LEAF
+        # Leaves point at themselves, so walking a fixed number of levels
+        # needs no "still active" masks.
+        self.children = np.stack([np.where(leaf, np.arange(n), self.false_next),
+                                  np.where(leaf, np.arange(n), self.true_next)], axis=1)
+        self.branch_modes = [int(m) for m in np.unique(self.mode) if m != LEAF]
+        self.track_nan = bool(self.missing_true.any())
+        self.depth, frontier = 0, np.unique(self.roots)
+        while frontier.size and not leaf[frontier].all():
+            if self.depth > n:
+                raise ValueError("tree ensemble has a cycle")
+            frontier = np.unique(self.children[frontier[~leaf[frontier]]])
+            self.depth += 1
+
     def leaves(self, x):
         """Global index of the leaf each row reaches in each tree: [rows, trees]."""
         rows = np.arange(x.shape[0])[:, None]
-        cur = np.broadcast_to(self.roots, (x.shape[0], self.roots.size)).copy()
-        branch_modes = [int(m) for m in np.unique(self.mode) if m != LEAF]
-        track_nan = bool(self.missing_true.any())
-        for _ in range(self.mode.size + 1):
-            mode = self.mode[cur]
-            active = mode != LEAF
-            if not active.any():
-                return cur
+        cur = np.broadcast_to(self.roots, (x.shape[0], self.roots.size))
+        for _ in range(self.depth):
             v = x[rows, self.feature[cur]]
-            s = self.split[cur]
-            if len(branch_modes) == 1 and branch_modes[0] != MEMBER:
-                cond = _COMPARE[branch_modes[0]](v, s)
-            else:
-                cond = np.zeros(cur.shape, dtype=bool)
-                for m in branch_modes:
-                    at = mode == m
-                    cond[at] = self._member(cur[at], v[at]) if m == MEMBER else _COMPARE[m](v[at], s[at])
-            if track_nan:
-                cond |= np.isnan(v) & self.missing_true[cur]
-            cur = np.where(active, np.where(cond, self.true_next[cur], self.false_next[cur]), cur)
-        raise ValueError("tree ensemble has a cycle")
+            cur = self.children[cur, self._condition(cur, v).view(np.int8)]
+        return cur
+
+    def _condition(self, cur, v):
+        modes = self.branch_modes
+        if len(modes) == 1 and modes[0] != MEMBER:
+            cond = _COMPARE[modes[0]](v, self.split[cur])
+        else:
+            mode = self.mode[cur]
+            cond = np.zeros(cur.shape, dtype=bool)
+            for m in modes:
+                at = mode == m
+                cond[at] = self._member(cur[at], v[at]) if m == MEMBER else _COMPARE[m](v[at], self.split[cur[at]])
+        if self.track_nan:
+            cond |= np.isnan(v) & self.missing_true[cur]
+        return cond
 
     def _member(self, nodes, values):
         out = np.zeros(nodes.shape, dtype=bool)
@@ -67,6 +81,24 @@ class Forest:
             at = nodes == n
             out[at] = np.isin(values[at], self.members[int(n)])
         return out
+
+
+_BUILT: dict = {}
+
+
+def _cached(kind, attrs, build):
+    """build() once per set of attribute objects: the session passes the same
+    decoded attribute lists on every run, so the forest is parsed once. The
+    entry keeps the objects alive, so their ids cannot be reused meanwhile."""
+    key = (kind,) + tuple(id(a) for a in attrs)
+    hit = _BUILT.get(key)
+    if hit is not None and all(a is b for a, b in zip(hit[0], attrs)):
+        return hit[1]
+    value = build()
+    if len(_BUILT) >= 16:
+        _BUILT.pop(next(iter(_BUILT)))
+    _BUILT[key] = (tuple(attrs), value)
+    return value
 
 
 def _legacy_forest(nodes_treeids, nodes_nodeids, nodes_featureids, nodes_modes, nodes_values,
@@ -141,11 +173,16 @@ def tree_ensemble_regressor(X, aggregate_function="SUM", base_values=None, base_
                             target_weights_as_tensor=None):
     # Opset 3 only added the *_as_tensor (double precision) alternatives.
     x = as_2d_float(X)
-    forest, lookup = _legacy_forest(nodes_treeids, nodes_nodeids, nodes_featureids, nodes_modes,
-                                    nodes_values, nodes_values_as_tensor, nodes_truenodeids,
-                                    nodes_falsenodeids, nodes_missing_value_tracks_true)
-    table, present = _leaf_table(forest.mode.size, n_targets, lookup(target_treeids, target_nodeids),
-                                 ints(target_ids), floats(target_weights, target_weights_as_tensor))
+    node_attrs = (nodes_treeids, nodes_nodeids, nodes_featureids, nodes_modes, nodes_values,
+                  nodes_values_as_tensor, nodes_truenodeids, nodes_falsenodeids,
+                  nodes_missing_value_tracks_true)
+    leaf_attrs = (target_treeids, target_nodeids, target_ids, target_weights, target_weights_as_tensor)
+
+    def build():
+        forest, lookup = _legacy_forest(*node_attrs)
+        return (forest,) + _leaf_table(forest.mode.size, n_targets, lookup(target_treeids, target_nodeids),
+                                       ints(target_ids), floats(target_weights, target_weights_as_tensor))
+    forest, table, present = _cached("regressor", node_attrs + leaf_attrs + (n_targets,), build)
     leaf_idx = forest.leaves(x)
     scores = _aggregate(leaf_idx, table, present, aggregate_function)
     base = floats(base_values, base_values_as_tensor)
@@ -187,13 +224,18 @@ def tree_ensemble_classifier(X, base_values=None, base_values_as_tensor=None, cl
     x = as_2d_float(X)
     labels = list(classlabels_strings) if classlabels_strings else ints(classlabels_int64s)
     n_classes = len(labels)
-    forest, lookup = _legacy_forest(nodes_treeids, nodes_nodeids, nodes_featureids, nodes_modes,
-                                    nodes_values, nodes_values_as_tensor, nodes_truenodeids,
-                                    nodes_falsenodeids, nodes_missing_value_tracks_true)
+    node_attrs = (nodes_treeids, nodes_nodeids, nodes_featureids, nodes_modes, nodes_values,
+                  nodes_values_as_tensor, nodes_truenodeids, nodes_falsenodeids,
+                  nodes_missing_value_tracks_true)
+    leaf_attrs = (class_treeids, class_nodeids, class_ids, class_weights, class_weights_as_tensor)
     ids = np.asarray(ints(class_ids), dtype=np.int64)
-    table, present = _leaf_table(forest.mode.size, max(n_classes, int(ids.max(initial=0)) + 1),
-                                 lookup(class_treeids, class_nodeids), ids,
-                                 floats(class_weights, class_weights_as_tensor))
+
+    def build():
+        forest, lookup = _legacy_forest(*node_attrs)
+        return (forest,) + _leaf_table(forest.mode.size, max(n_classes, int(ids.max(initial=0)) + 1),
+                                       lookup(class_treeids, class_nodeids), ids,
+                                       floats(class_weights, class_weights_as_tensor))
+    forest, table, present = _cached("classifier", node_attrs + leaf_attrs + (n_classes,), build)
     scores = _aggregate(forest.leaves(x), table, present, "SUM")[:, :max(n_classes, 1)]
     base = floats(base_values, base_values_as_tensor)
     if base is not None and base.size:
@@ -242,15 +284,20 @@ def tree_ensemble(X, aggregate_function=1, leaf_targetids=None, leaf_weights=Non
                   nodes_missing_value_tracks_true=None, nodes_modes=None, nodes_splits=None,
                   nodes_trueleafs=None, nodes_truenodeids=None, post_transform=0, tree_roots=None):
     x = X if X.ndim == 2 else X.reshape(X.shape[0], -1)
-    targets = np.asarray(ints(leaf_targetids), np.int64)
-    n_leaves = targets.size
-    forest = _v5_forest(nodes_featureids, nodes_splits, nodes_modes, nodes_truenodeids,
-                        nodes_trueleafs, nodes_falsenodeids, nodes_falseleafs,
-                        nodes_missing_value_tracks_true, tree_roots, membership_values, n_leaves)
-    n_inner = len(nodes_featureids)
-    n_out = n_targets if n_targets is not None else int(targets.max(initial=-1)) + 1
-    table, present = _leaf_table(n_inner + n_leaves, n_out, n_inner + np.arange(n_leaves), targets,
-                                 np.asarray(leaf_weights, np.float64).reshape(-1))
+    attrs = (leaf_targetids, leaf_weights, membership_values, n_targets, nodes_falseleafs,
+             nodes_falsenodeids, nodes_featureids, nodes_missing_value_tracks_true, nodes_modes,
+             nodes_splits, nodes_trueleafs, nodes_truenodeids, tree_roots)
+
+    def build():
+        targets = np.asarray(ints(leaf_targetids), np.int64)
+        n_leaves, n_inner = targets.size, len(nodes_featureids)
+        forest = _v5_forest(nodes_featureids, nodes_splits, nodes_modes, nodes_truenodeids,
+                            nodes_trueleafs, nodes_falsenodeids, nodes_falseleafs,
+                            nodes_missing_value_tracks_true, tree_roots, membership_values, n_leaves)
+        n_out = n_targets if n_targets is not None else int(targets.max(initial=-1)) + 1
+        return (forest,) + _leaf_table(n_inner + n_leaves, n_out, n_inner + np.arange(n_leaves), targets,
+                                       np.asarray(leaf_weights, np.float64).reshape(-1))
+    forest, table, present = _cached("v5", attrs, build)
     how = ["AVERAGE", "SUM", "MIN", "MAX"][aggregate_function]
     scores = _aggregate(forest.leaves(x), table, present, how)
     return apply_transform(scores, POST_TRANSFORM_CODES[post_transform]).astype(X.dtype)

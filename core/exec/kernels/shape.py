@@ -70,9 +70,10 @@ def _split_equal(x, axis, parts):
 
 
 @kernel("Split", since=1, context=True)
-def split_v1(ctx, x, split=None, axis=0, **attrs):
-    # Opset 1 takes the sizes from the second input or from the attribute.
-    sizes = ints(split) if split is not None else ints(attrs.get("split"))
+def split_v1(ctx, x, split=None, axis=0):
+    # Opset 1 takes the sizes from the second input or from the attribute of
+    # the same name: either way they arrive as `split`.
+    sizes = ints(split)
     axis = norm_axis(axis, x.ndim)
     return _split_by_sizes(x, axis, sizes) if sizes else _split_equal(x, axis, ctx.num_outputs)
 
