@@ -63,8 +63,9 @@ class GraphPanel(QWidget):
     def set_inferred(self, inferred: dict) -> None:
         """New types from inference: redraw edge labels without a new layout."""
         self.inferred = inferred or {}
-        if self.scene.view_model is not None:
-            self._populate(self.scene.view_model, self.scene.layout_result, keep_view=True)
+        self.scene.relabel_edges(self.inferred)
+        if self.scene.selectedItems():
+            self._selection()       # refresh the panel with the new types
 
     def set_theme(self, theme) -> None:
         self.scene.set_theme(theme)
@@ -161,6 +162,7 @@ class GraphPanel(QWidget):
         state = self._view_state() if keep_view else self.level.view_state
         self.view.reset_first_paint()
         self.scene.populate(view_model, result, self.inferred)
+        self.selection_changed.emit(None)
         self.minimap.rebuild()
         self._place_minimap()
         if state is not None:

@@ -206,16 +206,30 @@ class EdgeItem(QGraphicsItem):
         self.path = spline_path(self.points)
         self._stroke: Optional[QPainterPath] = None
         self._arrow = self._arrow_head()
+        self._update_geometry()
+        self.setFlag(QGraphicsItem.ItemIsSelectable)
+        self.setZValue(1)
+
+    def set_label(self, label: str) -> None:
+        """New type text (e.g. after shape inference) without rebuilding the scene."""
+        if label == self.full_label:
+            return
+        self.prepareGeometryChange()
+        self.full_label = label
+        self.label = fonts.elide(label, self.LABEL_MAX_WIDTH) if label else ""
+        self._label_fixed = False
+        self._stroke = None
+        self._update_geometry()
+        self.update()
+
+    def _update_geometry(self) -> None:
         self._label_rect = self._place_label()
         bounds = self.path.boundingRect().united(self._arrow.boundingRect())
         if self._label_rect is not None:
             bounds = bounds.united(self._label_rect)
         self._bounds = bounds.adjusted(-2, -2, 2, 2)
-        self.setFlag(QGraphicsItem.ItemIsSelectable)
-        self.setZValue(1)
-        if label:
-            name = getattr(getattr(ref, "value", None), "name", "")
-            self.setToolTip(f"{name}\n{label}" if name else label)
+        name = getattr(getattr(self.ref, "value", None), "name", "")
+        self.setToolTip(f"{name}\n{self.full_label}" if name and self.full_label else name or self.full_label)
 
     @property
     def start(self) -> QPointF:
@@ -240,13 +254,35 @@ class EdgeItem(QGraphicsItem):
         right = QPointF(base.x() + uy * a * 0.45, base.y() - ux * a * 0.45)
         return QPolygonF([tip, left, right])
 
-    def _place_label(self) -> Optional[QRectF]:
+    LABEL_POSITIONS = (0.5, 0.3, 0.7, 0.2, 0.8, 0.4, 0.6)
+
+    def label_candidates(self) -> list[QRectF]:
+        """Where the label may go, best first: beside the curve at a few
+        fractions of its length (the scene picks the first free one)."""
         if not self.label or len(self.points) < 2:
-            return None
-        mid = self.path.pointAtPercent(0.5)
+            return []
         w = fonts.text_width(self.label) + 4
         h = fonts.line_height()
-        return QRectF(mid.x() + 4, mid.y() - h / 2, w, h)
+        points = [self.path.pointAtPercent(t) for t in self.LABEL_POSITIONS]
+        right = [QRectF(p.x() + 4, p.y() - h / 2, w, h) for p in points]
+        left = [QRectF(p.x() - 4 - w, p.y() - h / 2, w, h) for p in points]
+        return right + left
+
+    def place_label(self, rect: Optional[QRectF]) -> None:
+        """Put the label at `rect`; None hides it (it stays in the tooltip)."""
+        self.prepareGeometryChange()
+        self._label_rect = rect
+        self._label_fixed = True
+        self._stroke = None
+        self._update_geometry()
+
+    def _place_label(self) -> Optional[QRectF]:
+        candidates = self.label_candidates()
+        if not candidates:
+            return None
+        if getattr(self, "_label_fixed", False):
+            return self._label_rect
+        return candidates[0]
 
     def boundingRect(self) -> QRectF:
         return self._bounds

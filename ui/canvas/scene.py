@@ -95,7 +95,38 @@ class GraphScene(QGraphicsScene):
             self.edge_items[edge_id] = item
             if vedge.value is not None:
                 self._edges_by_value.setdefault(id(vedge.value), []).append(item)
+        self._place_edge_labels()
         self.setSceneRect(self.itemsBoundingRect().adjusted(-40, -40, 40, 40))
+
+    def _place_edge_labels(self) -> None:
+        """Move each shape label to a spot along its edge that is free of boxes
+        and of labels already placed; fan-ins otherwise stack labels on top of
+        each other just above the shared consumer."""
+        boxes, labels = _RectGrid(), _RectGrid()
+        for item in self.node_items.values():
+            boxes.add(item.scene_rect())
+        for frame in self.group_frames.values():
+            boxes.add(frame.title_rect())
+        for item in self.edge_items.values():
+            candidates = item.label_candidates()
+            if not candidates:
+                continue
+            choice = next((r for r in candidates if not boxes.hits(r) and not labels.hits(r)), None)
+            if choice is None:
+                # Crowded spot: hide it rather than print text over text; the
+                # tooltip and the properties panel still give the type.
+                item.place_label(None)
+                continue
+            labels.add(choice)
+            if choice is not candidates[0]:
+                item.place_label(choice)
+
+    def relabel_edges(self, inferred: Optional[dict]) -> None:
+        for item in self.edge_items.values():
+            item.set_label(value_type_text(item.ref.value, inferred))
+        self._place_edge_labels()
+        for item in self.node_items.values():
+            item.setToolTip(_tooltip(item.ref, inferred))
 
     # -- lookups --------------------------------------------------------------
 
@@ -123,6 +154,28 @@ class GraphScene(QGraphicsScene):
 
     def minimap_boxes(self) -> list[tuple[QRectF, object]]:
         return [(item.scene_rect(), item) for item in self.node_items.values()]
+
+
+class _RectGrid:
+    """A coarse spatial hash of rectangles: overlap queries in O(1) average."""
+    CELL = 120.0
+
+    def __init__(self):
+        self.cells: dict[tuple[int, int], list[QRectF]] = {}
+
+    def _keys(self, rect: QRectF):
+        c = self.CELL
+        for gx in range(int(rect.left() // c), int(rect.right() // c) + 1):
+            for gy in range(int(rect.top() // c), int(rect.bottom() // c) + 1):
+                yield gx, gy
+
+    def add(self, rect: QRectF) -> None:
+        for key in self._keys(rect):
+            self.cells.setdefault(key, []).append(rect)
+
+    def hits(self, rect: QRectF) -> bool:
+        return any(rect.intersects(other) for key in self._keys(rect)
+                   for other in self.cells.get(key, ()))
 
 
 def _group_key(path) -> str:
