@@ -489,3 +489,18 @@ def test_tree_cache_is_keyed_by_attribute_identity():
     first = run("TreeEnsembleRegressor", X8, domain=ML, target_weights=[1.0, 2.0, 3.0, 4.0], **kw)
     second = run("TreeEnsembleRegressor", X8, domain=ML, target_weights=[10.0, 20.0, 30.0, 40.0], **kw)
     np.testing.assert_allclose(second, first * 10, rtol=1e-6)
+
+
+@pytest.mark.parametrize("largest", [0, 1])
+@pytest.mark.parametrize("dtype", [np.float32, np.int8, np.uint16])
+def test_topk_small_k_partition_path_matches_full_sort(largest, dtype):
+    # Few distinct values force many ties at the k-th place.
+    x = np.random.default_rng(2).integers(0, 6, (3, 200, 4)).astype(dtype)
+    vals, idx = run("TopK", x, np.array([7]), axis=1, largest=largest)
+    key = np.where(largest, -x.astype(np.int64), x.astype(np.int64))
+    expected = np.argsort(key, axis=1, kind="stable")[:, :7]
+    np.testing.assert_array_equal(idx, expected)
+    np.testing.assert_array_equal(vals, np.take_along_axis(x, expected, 1))
+    ref_vals, ref_idx = ort_run("TopK", [x, np.array([7], np.int64)], 2, axis=1, largest=largest) \
+        if dtype == np.float32 else (vals, idx)
+    np.testing.assert_array_equal(idx, ref_idx)

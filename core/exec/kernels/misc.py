@@ -53,19 +53,46 @@ def pad(data, pads, constant_value=None, axes=None, mode="constant"):
     return _pad(data, pads, mode, value, axes)
 
 
+def _sorted_order(x, axis, largest):
+    """Argsort along axis, descending if largest, ties by the lower index."""
+    if largest:
+        # Sort the reversed axis ascending (stable), then reverse back: equal
+        # values keep ascending indices, and unsigned types need no negation.
+        order = np.argsort(np.flip(x, axis), axis=axis, kind="stable")
+        return np.flip(x.shape[axis] - 1 - order, axis)
+    return np.argsort(x, axis=axis, kind="stable")
+
+
+def _winners(rows, k, largest):
+    """Per row, the indices (ascending) of the k elements TopK keeps: all
+    strictly better than the k-th value, then the lowest-indexed ties."""
+    n = rows.shape[1]
+    at = n - k if largest else k - 1
+    kth = np.partition(rows, at, axis=1)[:, at:at + 1]
+    better = rows > kth if largest else rows < kth
+    tied = rows == kth
+    room = k - better.sum(axis=1, keepdims=True)
+    chosen = better | (tied & (np.cumsum(tied, axis=1) <= room))
+    return np.nonzero(chosen)[1].reshape(rows.shape[0], k)
+
+
 def _topk(x, k, axis, largest, sorted_):
     axis = norm_axis(axis, x.ndim)
     n = x.shape[axis]
     if not 0 <= k <= n:
         raise ValueError(f"k={k} out of range for dimension {n}")
-    if largest:
-        # Descending order with ties broken by the lower index: sort the
-        # reversed axis ascending (stable), then reverse the order back.
-        order = np.argsort(np.flip(x, axis), axis=axis, kind="stable")
-        order = np.flip(n - 1 - order, axis)
+    moved = np.moveaxis(x, axis, -1)
+    # For a small k, select in O(n) with a partition and sort only the k
+    # winners; NaNs (which partition places arbitrarily) take the full sort.
+    small_k = 0 < k < n // 8 and x.dtype.kind in "biuf" and not (x.dtype.kind == "f" and np.isnan(x).any())
+    if small_k:
+        rows = moved.reshape(-1, n)
+        picked = _winners(rows, k, largest)
+        order = _sorted_order(np.take_along_axis(rows, picked, 1), 1, largest)
+        idx = np.take_along_axis(picked, order, 1).reshape(moved.shape[:-1] + (k,))
     else:
-        order = np.argsort(x, axis=axis, kind="stable")
-    idx = np.take(order, np.arange(k), axis=axis)
+        idx = _sorted_order(moved, moved.ndim - 1, largest)[..., :k]
+    idx = np.moveaxis(idx, -1, axis)
     return np.take_along_axis(x, idx, axis=axis), idx.astype(np.int64, copy=False)
 
 
