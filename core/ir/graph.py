@@ -41,6 +41,9 @@ class AttrType(enum.IntEnum):
     TYPE_PROTOS = 14
 
 
+_ATTR_TYPES = {int(t): t for t in AttrType}
+
+
 class IRError(ValueError):
     """A mutation was refused; the message says why and names the values/nodes."""
 
@@ -55,7 +58,7 @@ class Attr:
     def __init__(self, name: str, type: int, value=_UNSET, *, ref_attr_name: str = "",
                  doc_string: str = "", _proto=None, _decode=None):
         self.name = name
-        self._type = AttrType(type) if type in AttrType._value2member_map_ else type
+        self._type = type
         self._value = value
         self.ref_attr_name = ref_attr_name
         self.doc_string = doc_string
@@ -64,7 +67,8 @@ class Attr:
 
     @property
     def type(self) -> int:
-        return self._type
+        """An AttrType member (a plain int for codes this version does not know)."""
+        return _ATTR_TYPES.get(self._type, self._type)
 
     @property
     def value(self):
@@ -87,7 +91,7 @@ class Attr:
     def __repr__(self) -> str:
         if self.ref_attr_name:
             return f"Attr({self.name!r} -> @{self.ref_attr_name})"
-        return f"Attr({self.name!r}, {AttrType(self._type).name if self._type in AttrType._value2member_map_ else self._type}, {self.value!r})"
+        return f"Attr({self.name!r}, {getattr(self.type, 'name', self._type)}, {self.value!r})"
 
 
 class Value:

@@ -52,9 +52,12 @@ class Model:
         self.model_version = 0
         self.doc_string = ""
         self.metadata_props: dict[str, str] = {}
-        self.graph = graph if graph is not None else Graph("main_graph")
-        self.graph.owner = self
-        self.functions: dict[tuple[str, str, str], Function] = {}
+        # The graph and functions may be built on first use (see serde.convert):
+        # opening a file then costs little more than parsing it.
+        self._pending = None
+        self._graph = graph if graph is not None else Graph("main_graph")
+        self._graph.owner = self
+        self._functions: dict[tuple[str, str, str], Function] = {}
         self.training_info: list = []      # TrainingInfoProto messages, kept as read
         self.configuration: list = []      # DeviceConfigurationProto messages
         self.path: Optional[pathlib.Path] = None
@@ -64,6 +67,29 @@ class Model:
         self._present: frozenset = frozenset()   # scalar fields present in the file
         self._src = None   # message read from the file (for unknown fields)
         self._external_files: dict = {}       # location -> mapped file (serde)
+
+    def _materialize(self) -> None:
+        build, self._pending = self._pending, None
+        build(self)
+
+    @property
+    def graph(self) -> Graph:
+        if self._pending is not None:
+            self._materialize()
+        return self._graph
+
+    @graph.setter
+    def graph(self, g: Graph) -> None:
+        if self._pending is not None:
+            self._materialize()
+        self._graph = g
+        g.owner = self
+
+    @property
+    def functions(self) -> dict[tuple[str, str, str], Function]:
+        if self._pending is not None:
+            self._materialize()
+        return self._functions
 
     def opset(self, domain: str = "") -> Optional[int]:
         if domain == "ai.onnx":

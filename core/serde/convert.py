@@ -12,7 +12,7 @@ from typing import Callable, Optional
 
 from google.protobuf import unknown_fields as _uf
 
-from ..ir.graph import Attr, AttrType, Graph, Node, Value
+from ..ir.graph import _UNSET, Attr, AttrType, Graph, Node, Value
 from ..ir.model import Function, Model
 from ..ir.tensor import SparseTensor, Tensor
 from ..ir.types import type_from_proto, type_to_proto
@@ -56,6 +56,9 @@ def unknown_bytes(msg) -> bytes:
 
 
 # --- reading -------------------------------------------------------------------------
+
+_new_attr = object.__new__
+
 
 def _props(entries) -> dict[str, str]:
     return {e.key: e.value for e in entries}
@@ -114,9 +117,16 @@ class _Reader:
         return None
 
     def attr(self, a: pb.AttributeProto, node: Optional[Node], graph_scope: Optional[Graph]) -> Attr:
-        at = Attr(a.name, a.type, ref_attr_name=a.ref_attr_name, doc_string=a.doc_string,
-                  _proto=a, _decode=self.decode_attr)
-        if a.type in (AttrType.GRAPH, AttrType.GRAPHS) and not a.ref_attr_name:
+        # Built without __init__: this runs once per attribute of every node.
+        at = _new_attr(Attr)
+        at.name = a.name
+        at._type = t = a.type
+        at._value = _UNSET
+        at.ref_attr_name = a.ref_attr_name
+        at.doc_string = a.doc_string
+        at._proto = a
+        at._decode = self.decode_attr
+        if (t == 5 or t == 10) and not at.ref_attr_name:   # GRAPH, GRAPHS
             # Subgraphs are built now: their nodes take part in outer values' use lists.
             if a.type == AttrType.GRAPH:
                 at._value = self.graph(a.g, parent_node=node, attr_name=a.name, scope=graph_scope)
@@ -286,7 +296,9 @@ def _resolve(g: Graph, name: str) -> Value:
     return v
 
 
-def model_from_proto(mp: pb.ModelProto, make_tensor: Optional[TensorFactory] = None) -> Model:
+def model_from_proto(mp: pb.ModelProto, make_tensor: Optional[TensorFactory] = None,
+                     lazy: bool = False) -> Model:
+    """IR for `mp`. With `lazy`, the graph and functions are built when first used."""
     r = _Reader(make_tensor or Tensor)
     m = Model.__new__(Model)
     Model.__init__(m, Graph(""), ir_version=mp.ir_version, opset_imports={})
@@ -303,10 +315,16 @@ def model_from_proto(mp: pb.ModelProto, make_tensor: Optional[TensorFactory] = N
     m.model_version = mp.model_version
     m.doc_string = mp.doc_string
     m.metadata_props = _props(mp.metadata_props)
-    m.graph = r.graph(mp.graph, owner=m)
-    for fp in mp.functions:
-        f = r.function(fp)
-        m.functions.setdefault(f.key, f)
+    def build(model: Model) -> None:
+        model._graph = r.graph(mp.graph, owner=model)
+        for fp in mp.functions:
+            f = r.function(fp)
+            model._functions.setdefault(f.key, f)
+
+    if lazy:
+        m._pending = build
+    else:
+        build(m)
     m.training_info = list(mp.training_info)
     m.configuration = list(mp.configuration)
     m._src = mp

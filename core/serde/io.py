@@ -29,6 +29,7 @@ PathLike = Union[str, os.PathLike]
 
 # protobuf refuses messages of 2 GiB or more; keep a margin for the graph itself.
 PROTOBUF_LIMIT = 2**31 - 1
+MAP_FILES_FROM = 1024 * 1024
 
 
 def _parse(buf, origin: str):
@@ -68,10 +69,16 @@ def _build(mp: pb.ModelProto, stripper: wire.Stripper, files: Optional[external.
             return Tensor(tp, raw, external=ref, reader=files.read)
         return Tensor(tp, raw)
 
-    try:
-        model = model_from_proto(mp, make_tensor)
-    except ExternalDataError as e:
-        raise LoadError(f"{origin}: {e}") from None
+    # Refuse unsafe external locations now, not when the graph is first used.
+    if files is not None:
+        for tp in mp.graph.initializer:
+            if tp.data_location == external.EXTERNAL:
+                try:
+                    ref = external.external_ref(tp)
+                    files.path(ref, tp.name)
+                except ExternalDataError as e:
+                    raise ExternalDataError(f"{origin}: {e}") from None
+    model = model_from_proto(mp, make_tensor, lazy=True)
     model._external_files = files
     return model
 
@@ -85,7 +92,9 @@ def load(path: PathLike) -> Model:
             size = os.fstat(f.fileno()).st_size
             if size == 0:
                 raise LoadError(f"{origin}: the file is empty")
-            buf = mmap.mmap(f.fileno(), 0, access=mmap.ACCESS_READ)
+            # Small files are faster to read than to map; large ones are mapped so
+            # weights are only paged in when a tensor is used.
+            buf = f.read() if size < MAP_FILES_FROM else mmap.mmap(f.fileno(), 0, access=mmap.ACCESS_READ)
     except FileNotFoundError:
         raise LoadError(f"{origin}: no such file") from None
     except IsADirectoryError:
