@@ -534,3 +534,45 @@ def test_every_schema_version_has_a_kernel_taking_its_attributes_and_defaults():
                     assert got == want, f"{where}: default of {name}"
         checked += 1
     assert checked > 200
+
+
+def _all_element_types():
+    from onnxstudio.core.ir.dtypes import DataType
+    return [c for c in DataType if c not in (DataType.UNDEFINED, DataType.COMPLEX64, DataType.COMPLEX128)]
+
+
+@pytest.mark.parametrize("src", _all_element_types(), ids=lambda c: c.name)
+def test_cast_every_type_pair(src):
+    """Small exact values survive Cast between every pair of element types
+    (ml_dtypes refuses some pairs directly, e.g. int4 -> uint2)."""
+    from onnxstudio.core.ir.dtypes import DataType, to_numpy_dtype
+    values = np.array([1.0, 0.0, 1.0, 2.0])
+    if src in (DataType.INT2, DataType.BOOL):      # 2 does not fit
+        values = np.array([1.0, 0.0, 1.0, 1.0])
+    elif src == DataType.FLOAT8E8M0:               # no zero in E8M0: powers of two only
+        values = np.array([1.0, 0.5, 1.0, 2.0])
+    if src == DataType.STRING:
+        x = np.array([str(int(v)) for v in values], dtype=object)
+    elif src == DataType.BOOL:
+        x = values > 0
+    elif src == DataType.FLOAT8E8M0:
+        x = values.astype(to_numpy_dtype(src))
+    else:
+        x = values.astype(np.int8).astype(to_numpy_dtype(src))
+    for dst in _all_element_types():
+        got = run("Cast", x, to=int(dst))
+        assert got.dtype == to_numpy_dtype(dst), (src.name, dst.name)
+        if dst == DataType.STRING:
+            numbers = np.array([float(v == "True") if v in ("True", "False") else float(v) for v in got])
+        else:
+            numbers = run("Cast", got, to=int(DataType.DOUBLE))
+        want = values.copy()
+        if dst == DataType.BOOL:
+            want = (want != 0).astype(np.float64)
+        elif dst in (DataType.UINT2, DataType.INT2) or "INT" in dst.name:
+            want = np.trunc(want)
+            if dst == DataType.INT2:
+                want = np.where(want > 1, want - 4, want)     # wraps like two's complement
+        if dst == DataType.FLOAT8E8M0:
+            want = np.where(want == 0, 2.0 ** -127, want)     # smallest E8M0 value
+        np.testing.assert_array_equal(numbers, want, err_msg=f"{src.name} -> {dst.name}")

@@ -22,6 +22,9 @@ _ALWAYS_CLAMP = {np.dtype(t) for t in (ml_dtypes.float4_e2m1fn, ml_dtypes.float6
 _E8M0 = np.dtype(ml_dtypes.float8_e8m0fnu)
 _SUB_BYTE_INTS = {np.dtype(t) for t in (ml_dtypes.int4, ml_dtypes.uint4,
                                        ml_dtypes.int2, ml_dtypes.uint2)}
+_NUMPY_NATIVE = {np.dtype(t) for t in (np.bool_, np.int8, np.int16, np.int32, np.int64, np.uint8,
+                                      np.uint16, np.uint32, np.uint64, np.float16, np.float32,
+                                      np.float64, np.complex64, np.complex128)}
 
 
 def _from_strings(x: np.ndarray, dtype: np.dtype) -> np.ndarray:
@@ -43,20 +46,33 @@ def _from_strings(x: np.ndarray, dtype: np.dtype) -> np.ndarray:
     return cast_array(values, dtype)
 
 
+def _widened(x: np.ndarray) -> np.ndarray:
+    """The values of an ml_dtypes array in a numpy type that every cast
+    accepts: int64 for int4/int2 & co, float32 for bfloat16/float8/float4/
+    float6 (all exact there). numpy arrays come back unchanged. (dtype.kind
+    cannot tell these apart: int4 reports "V", float8_e5m2 reports "f".)"""
+    if x.dtype in _SUB_BYTE_INTS:
+        return x.astype(np.int64)
+    if x.dtype not in _NUMPY_NATIVE:
+        return x.astype(np.float32)
+    return x
+
+
 def _to_strings(x: np.ndarray) -> np.ndarray:
-    if x.dtype.kind == "V" or x.dtype in _SUB_BYTE_INTS:
-        x = x.astype(np.float32 if x.dtype.kind == "V" else np.int64)
-    # numpy's str() of a float32 is its shortest round-tripping form ("0.1")
+    x = _widened(x)
     out = np.empty(x.shape, dtype=object)
-    out.reshape(-1)[:] = [str(v) for v in x.reshape(-1).tolist()] if x.dtype.kind != "f" \
-        else list(x.reshape(-1).astype(str))
+    if x.dtype.kind == "f":
+        # numpy's str() of a float32 is its shortest round-tripping form ("0.1")
+        out.reshape(-1)[:] = list(x.reshape(-1).astype(str))
+    else:
+        out.reshape(-1)[:] = [str(v) for v in x.reshape(-1).tolist()]
     return out
 
 
 def _to_e8m0(x: np.ndarray, saturate: int, round_mode: str) -> np.ndarray:
     """E8M0 holds only powers of two: its byte is float32's exponent field, so
     rounding means deciding whether the mantissa bumps the exponent."""
-    bits = np.ascontiguousarray(x, dtype=np.float32).view(np.uint32)
+    bits = np.ascontiguousarray(_widened(x), dtype=np.float32).view(np.uint32)
     exponent = ((bits >> 23) & 0xFF).astype(np.uint16)
     mantissa = bits & 0x7FFFFF
     special = exponent == 0xFF                       # inf / NaN
@@ -90,18 +106,20 @@ def cast_array(x: np.ndarray, dtype: np.dtype, saturate: int = 1, round_mode: st
         return _from_strings(x, dtype)
     if dtype == _E8M0:
         return _to_e8m0(x, saturate, round_mode)
-    if dtype in _SATURATING and saturate and x.dtype.kind != "b":
+    if (dtype in _ALWAYS_CLAMP or (dtype in _SATURATING and saturate)) and x.dtype != np.bool_:
         limit = float(ml_dtypes.finfo(dtype).max)
-        src = x if x.dtype.kind == "f" else x.astype(np.float32)
+        src = _widened(x)
+        if src.dtype.kind != "f":
+            src = src.astype(np.float64)
         return np.clip(src, -limit, limit).astype(dtype)
-    if dtype in _ALWAYS_CLAMP and x.dtype.kind != "b":
-        limit = float(ml_dtypes.finfo(dtype).max)
-        src = x if x.dtype.kind == "f" else x.astype(np.float32)
-        return np.clip(src, -limit, limit).astype(dtype)
-    if x.dtype.kind == "V" and dtype.kind in "iub":
-        return x.astype(np.float32).astype(dtype)
+    if x.dtype in _NUMPY_NATIVE or dtype not in _NUMPY_NATIVE:
+        try:
+            with np.errstate(invalid="ignore", over="ignore"):
+                return x.astype(dtype)
+        except TypeError:        # ml_dtypes lacks some pairs (int4 -> uint2 ...)
+            pass
     with np.errstate(invalid="ignore", over="ignore"):
-        return x.astype(dtype)
+        return _widened(x).astype(dtype)
 
 
 @kernel("Cast", since=1)
