@@ -408,3 +408,15 @@ def test_attention_nonpad_kv_seqlen_softcap_and_window():
     got = run("Attention", q, k, v, None, None, None, nonpad, n_out=4, **attrs)
     want = reference("Attention", q, k, v, None, None, None, nonpad, n_out=4, opset=25, **attrs)
     close(got[:1] + got[3:], [want[0], want[3]], atol=1e-5)
+
+
+@pytest.mark.parametrize("xs,ws,attrs", [
+    ((2, 3, 12, 14), (4, 3, 3, 5), dict(dilations=[2, 1], pads=[1, 2, 0, 1])),
+    ((1, 2, 6, 7, 5), (3, 2, 2, 3, 2), dict(dilations=[1, 2, 1])),
+    ((1, 3, 30), (2, 3, 5), dict(dilations=[3], pads=[2, 2])),
+])
+def test_conv_shifted_gemm_path_matches_reference(monkeypatch, xs, ws, attrs):
+    from onnxstudio.core.exec.kernels import conv as conv_module
+    monkeypatch.setattr(conv_module, "_SHIFT_MIN_COLS", 0)      # force the large-image path
+    x, w, b = rand(*xs), rand(*ws), rand(ws[0])
+    close(run("Conv", x, w, b, **attrs), reference("Conv", x, w, b, opset=11, **attrs), atol=1e-4)

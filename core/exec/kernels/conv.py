@@ -19,6 +19,9 @@ from ._nn_util import (as_compute, offset_slices, pad_spatial, spatial_pads,
 # im2col buffers above this many elements are built a few groups at a time,
 # so a depthwise conv on a large image never materialises k*k copies of it.
 _COLS_CHUNK = 1 << 21
+# above this im2col size (elements) a stride-1 dense conv is memory bound and
+# the shifted-GEMM form, which copies nothing, is faster
+_SHIFT_MIN_COLS = 1 << 21
 
 
 def conv_core(x, w, group, strides, dilations, begin, end, out_shape):
@@ -36,9 +39,11 @@ def conv_core(x, w, group, strides, dilations, begin, end, out_shape):
     if kprod == 1 and all(s == 1 for s in strides) and tuple(xp.shape[2:]) == tuple(out_shape):
         cols = xp.reshape(n, group, cg, oprod)        # 1x1 conv: no im2col at all
         return np.matmul(wm, cols).reshape(n, m, *out_shape)
+    per_group = n * cg * kprod * oprod
+    if group == 1 and all(s == 1 for s in strides) and per_group > _SHIFT_MIN_COLS:
+        return _shift_gemm(xp, w, dilations, out_shape)
     grouped = xp.reshape(n, group, cg, *xp.shape[2:])
     view = windows(grouped, ks, strides, dilations, out_shape)   # (N, G, C/G, *K, *out)
-    per_group = n * cg * kprod * oprod
     step = max(1, _COLS_CHUNK // per_group) if per_group * group > _COLS_CHUNK else group
     if step >= group:
         y = np.matmul(wm, view.reshape(n, group, cg * kprod, oprod))
@@ -48,6 +53,30 @@ def conv_core(x, w, group, strides, dilations, begin, end, out_shape):
             g1 = min(group, g0 + step)
             np.matmul(wm[g0:g1], view[:, g0:g1].reshape(n, g1 - g0, cg * kprod, oprod), out=y[:, g0:g1])
     return y.reshape(n, m, *out_shape)
+
+
+def _shift_gemm(xp, w, dilations, out_shape):
+    """Stride-1 convolution without im2col: on the flattened padded image, a
+    kernel tap is a constant shift, so each tap is one GEMM of its weights
+    with a contiguous column slice of the input. The result is computed on
+    the padded grid and the valid cells read out with a strided view."""
+    n, c = xp.shape[:2]
+    m = w.shape[0]
+    ks = w.shape[2:]
+    padded = xp.shape[2:]
+    flat = xp.reshape(n, c, -1)
+    row = [math.prod(padded[i + 1:]) for i in range(len(padded))]    # element strides
+    span = sum((o - 1) * r for o, r in zip(out_shape, row)) + 1
+    taps = w.reshape(m, c, -1).transpose(2, 0, 1).copy()              # (K, M, C)
+    acc = np.zeros((n, m, flat.shape[2]), dtype=np.result_type(xp.dtype, w.dtype))
+    for b in range(n):
+        for t, off in enumerate(np.ndindex(*ks)):
+            shift = sum(k * d * r for k, d, r in zip(off, dilations, row))
+            acc[b, :, :span] += taps[t] @ flat[b, :, shift:shift + span]
+    item = acc.itemsize
+    view = np.lib.stride_tricks.as_strided(
+        acc, (n, m, *out_shape), acc.strides[:2] + tuple(r * item for r in row), writeable=False)
+    return np.ascontiguousarray(view)
 
 
 def _add_bias(y, b):
