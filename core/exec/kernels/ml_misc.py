@@ -146,9 +146,12 @@ def label_encoder(X, default_float=-0.0, default_int64=-1, default_string="_Unus
     values, vtype = _encoder_side(values_strings, values_int64s, values_floats, values_tensor)
     if default_tensor is not None:
         default = np.asarray(default_tensor).reshape(-1)[0]
+    elif vtype == object:
+        default = default_string
+    elif vtype is not None and np.dtype(vtype).kind in "iu":
+        default = default_int64
     else:
-        default = {object: default_string}.get(vtype) if vtype == object else (
-            default_int64 if np.dtype(vtype).kind in "iu" else default_float)
+        default = default_float
     if X.dtype.kind == "f":
         keys = [np.asarray(k, dtype=X.dtype).item() for k in keys]
     return _lookup(X, keys, values, default, vtype)
