@@ -19,6 +19,7 @@ from ..ir.types import TensorType
 from . import (ops_control, ops_elementwise, ops_misc, ops_ml, ops_nn,  # noqa: F401  (register rules)
                ops_reduce, ops_sequence, ops_shape)
 from .context import NodeContext, find_rule
+from .fallback import schema_output_types
 from .folding import MAX_FOLD_ELEMENTS, fold
 from .merge import merge_types
 
@@ -304,6 +305,8 @@ class Inference:
             self._note(node, "info", "infer-failed",
                        f"could not infer {node.op_type}: {type(exc).__name__}: {exc}")
             outs = None
+        if function is None and (not outs or None in outs) and len(node.outputs):
+            outs = self._with_schema_types(domain, node.op_type, opset, types, outs, len(node.outputs))
         folded = None
         if all_const and consts and function is None and _small_outputs(outs):
             try:
@@ -349,6 +352,15 @@ class Inference:
                 self._note(node, "warning", "infer-conflict",
                            f"output {v.name!r}: stored type {declared} conflicts with inferred {t} ({conflict})")
             types[v] = merged
+
+    @staticmethod
+    def _with_schema_types(domain, op_type, opset, types, outs, n):
+        fallback = schema_output_types(domain, op_type, opset, types, n)
+        if not fallback:
+            return outs
+        outs = list(outs or ())
+        outs += [None] * (n - len(outs))
+        return [o if o is not None else f for o, f in zip(outs, fallback)]
 
     def _infer_call(self, function, types, attrs) -> list:
         if len(self._attr_scopes) >= _MAX_FUNCTION_DEPTH:
