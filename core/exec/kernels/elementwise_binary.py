@@ -27,23 +27,17 @@ def _int_div_truncating(a: np.ndarray, b: np.ndarray) -> np.ndarray:
     return q
 
 
+_float_divide = float_math(np.divide)
+_add = float_math(np.add)
+_sub = float_math(np.subtract)
+_mul = float_math(np.multiply)
+
+
 def _divide(a, b):
     if a.dtype.kind in "iu":
         return _int_div_truncating(a, b)
     with np.errstate(divide="ignore", invalid="ignore"):
-        return float_math(np.divide)(a, b)
-
-
-def _add(a, b):
-    return float_math(np.add)(a, b)
-
-
-def _sub(a, b):
-    return float_math(np.subtract)(a, b)
-
-
-def _mul(a, b):
-    return float_math(np.multiply)(a, b)
+        return _float_divide(a, b)
 
 
 _ARITH = {"Add": _add, "Sub": _sub, "Mul": _mul, "Div": _divide}
