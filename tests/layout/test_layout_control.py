@@ -185,3 +185,34 @@ def test_progress_reports_pieces(tmp_path):
     lay.layout(transformer_request(5), engine="builtin", cache=False, max_piece=BLOCK_SIZE + 5,
                progress=lambda done, total: seen.append((done, total)))
     assert seen[-1][0] == seen[-1][1] and seen[0][0] == 0
+
+
+@pytest.mark.skipif("pygraphviz" not in lay.available_engines(), reason="needs pygraphviz")
+def test_cancel_kills_the_pygraphviz_worker():
+    from onnxstudio.core.layout import pygraphviz_engine as pge
+    token = CancelToken()
+    outcome = {}
+
+    def worker():
+        try:
+            lay.layout(heavy_request(), engine="pygraphviz", cancel=token, cache=False, max_piece=10**6)
+            outcome["result"] = "finished"
+        except LayoutCancelled:
+            outcome["result"] = "cancelled"
+
+    pge.shutdown_workers()
+    before = set(pge.multiprocessing.active_children())
+    thread = threading.Thread(target=worker)
+    thread.start()
+    time.sleep(1.0)   # worker start-up plus some layout time
+    busy = set(pge.multiprocessing.active_children()) - before
+    assert busy, "no worker process running"
+    token.cancel()
+    thread.join(5)
+    assert outcome["result"] == "cancelled"
+    for proc in busy:
+        proc.join(2)
+        assert not proc.is_alive()
+    # The next layout gets a fresh worker and works.
+    req = random_request(60, 9)
+    assert check_layout(req, lay.layout(req, engine="pygraphviz", cache=False)) == []
