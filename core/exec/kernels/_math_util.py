@@ -5,26 +5,10 @@ import numpy as np
 
 from ...ir.dtypes import to_numpy_dtype
 
-# numpy's own float types; anything else with kind "f"/"V" comes from ml_dtypes
-# (bfloat16, float8 ...) and lacks most ufunc loops, so we compute in float32.
+# numpy's own float types. The ml_dtypes ones (bfloat16, float8 ...; their
+# dtype.kind is "V" or even "f") would round after every step of a formula,
+# so float math on them runs in float32 and rounds once at the end.
 _NATIVE_FLOATS = (np.dtype(np.float16), np.dtype(np.float32), np.dtype(np.float64))
-
-
-def is_native_float(dtype) -> bool:
-    return np.dtype(dtype) in _NATIVE_FLOATS
-
-
-def is_float(dtype) -> bool:
-    """True for every floating element type, numpy's and ml_dtypes' alike."""
-    dtype = np.dtype(dtype)
-    if dtype in _NATIVE_FLOATS:
-        return True
-    try:
-        import ml_dtypes
-        ml_dtypes.finfo(dtype)
-        return True
-    except (ValueError, TypeError):
-        return False
 
 
 def compute_dtype(dtype) -> np.dtype:
@@ -68,11 +52,6 @@ def legacy_broadcast(b: np.ndarray, a_rank: int, broadcast: int, axis) -> np.nda
 
 def onnx_dtype(code: int) -> np.dtype:
     return to_numpy_dtype(int(code))
-
-
-def like_scalar(value, dtype) -> np.ndarray:
-    """A 0-d array of `dtype`, so arithmetic with it never promotes."""
-    return np.asarray(value, dtype=dtype)
 
 
 def last_axis_sum(x: np.ndarray) -> np.ndarray:
