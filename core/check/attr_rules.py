@@ -18,12 +18,17 @@ LIST_TYPES = frozenset({A.FLOATS, A.INTS, A.STRINGS, A.TENSORS, A.GRAPHS, A.SPAR
 TYPE_NAMES = {v: k for k, v in A.AttributeType.items()}
 
 
+_IMPLIED = {fname: implied for fname, implied, _ in _VALUE_FIELDS}
+
+
 def set_fields(attr: pb.AttributeProto) -> list:
     """(field, implied type) for every value field that carries a value."""
+    # ListFields reports set optionals and non-empty repeated fields in one call.
     found = []
-    for fname, implied, repeated in _VALUE_FIELDS:
-        if len(getattr(attr, fname)) if repeated else attr.HasField(fname):
-            found.append((fname, implied))
+    for fd, _ in attr.ListFields():
+        implied = _IMPLIED.get(fd.name)
+        if implied is not None:
+            found.append((fd.name, implied))
     return found
 
 

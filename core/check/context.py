@@ -6,7 +6,7 @@ from dataclasses import dataclass, field, replace
 from functools import lru_cache
 from typing import Callable, Optional
 
-from ..ir import types as T
+from ..ir.dtypes import type_name
 from .. import schemas
 from ..schemas import canonical_domain
 
@@ -61,7 +61,7 @@ class Scope:
         self.defs = defs
         self.limit = limit
         self.parent = parent
-        self.types = types          # name -> declared ir type
+        self.types = types          # name -> declared type string (declared_types)
         self.graph_path = graph_path
         self.inferred = {} if inferred is None else inferred   # name -> type string (elem_types)
 
@@ -88,9 +88,7 @@ class Scope:
         while s is not None:
             t = s.types.get(name)
             if t is not None:
-                found = schemas.type_string(t)
-                if found is not None:
-                    return found
+                return t
             t = s.inferred.get(name)
             if t is not None:
                 return t
@@ -103,15 +101,50 @@ class Scope:
         return None
 
 
+_ELEM_NAMES: dict = {}
+
+
+def _elem(code: int) -> str:
+    name = _ELEM_NAMES.get(code)
+    if name is None:
+        name = _ELEM_NAMES[code] = type_name(code)
+    return name
+
+
+def proto_type_str(tp) -> Optional[str]:
+    """Canonical type string of a TypeProto (as schemas.type_string spells an
+    ir type), without building the ir type; None when any part is unknown."""
+    kind = tp.WhichOneof("value")
+    if kind == "tensor_type" or kind == "sparse_tensor_type":
+        elem = getattr(tp, kind).elem_type
+        if not elem:
+            return None
+        return f"tensor({_elem(elem)})" if kind == "tensor_type" else f"sparse_tensor({_elem(elem)})"
+    if kind == "sequence_type" or kind == "optional_type":
+        inner_msg = getattr(tp, kind)
+        inner = proto_type_str(inner_msg.elem_type) if inner_msg.HasField("elem_type") else None
+        return None if inner is None else f"{'seq' if kind == 'sequence_type' else 'optional'}({inner})"
+    if kind == "map_type":
+        m = tp.map_type
+        inner = proto_type_str(m.value_type) if m.HasField("value_type") else None
+        return None if inner is None or not m.key_type else f"map({_elem(m.key_type)},{inner})"
+    return None
+
+
 def declared_types(g) -> dict:
-    """name -> ir type for everything a GraphProto declares a type for."""
+    """name -> canonical type string for everything a GraphProto declares
+    with a fully known type."""
     types = {}
     for group in (g.value_info, g.output, g.input):   # later groups win
         for vi in group:
             if vi.HasField("type"):
-                types[vi.name] = T.type_from_proto(vi.type)
+                t = proto_type_str(vi.type)
+                if t is not None:
+                    types[vi.name] = t
     for init in g.initializer:
-        types[init.name] = T.TensorType(init.data_type, tuple(init.dims))
+        if init.data_type:
+            types[init.name] = f"tensor({_elem(init.data_type)})"
     for sp in g.sparse_initializer:
-        types[sp.values.name] = T.SparseTensorType(sp.values.data_type, tuple(sp.dims))
+        if sp.values.data_type:
+            types[sp.values.name] = f"sparse_tensor({_elem(sp.values.data_type)})"
     return types

@@ -33,10 +33,9 @@ def check_node_at(g, i: int, scope: Scope, ctx, out) -> None:
     node = g.node[i]
     npath = paths.node(scope.graph_path, i, node.op_type, node.name)
     here = scope.at(i)
-    sub_ctx = ctx.sub(is_main=False) if ctx.is_main else ctx
 
     def check_subgraph(sub, spath, _scope):
-        check_graph(sub, spath, sub_ctx, out, here)
+        check_graph(sub, spath, ctx.sub(is_main=False) if ctx.is_main else ctx, out, here)
 
     check_node(node, npath, here, ctx, out, check_subgraph)
 

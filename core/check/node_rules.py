@@ -96,6 +96,8 @@ def _check_arity(node, schema, path, out) -> None:
         n = len(actuals)
         if n < lo or (hi != schemas.UNBOUNDED and n > hi):
             out.add(code, path, _count_message(what, n, lo, hi, schema.key))
+        elif "" not in actuals and not (formals and formals[-1].is_variadic):
+            continue    # the common case: counts fit and nothing is left out
         variadic_count = 0
         for i, name in enumerate(actuals):
             formal = formals[i] if i < len(formals) else (formals[-1] if formals and formals[-1].is_variadic else None)
@@ -129,8 +131,8 @@ def _check_attributes(node, schema, path, out) -> None:
             out.add("attr.wrong-type", apath,
                     f"{attr.name!r} must be {TYPE_NAMES.get(spec.type, spec.type)}, "
                     f"not {TYPE_NAMES.get(declared, declared)}")
-    for name, spec in schema.attributes.items():
-        if spec.required and name not in present:
+    for name in schema.required_attributes:
+        if name not in present:
             out.add("attr.required-missing", path, f"{schema.key} requires attribute {name!r}")
 
 

@@ -4,10 +4,17 @@ so every rule spells places the same way (the UI parses them to select)."""
 from __future__ import annotations
 
 import json
+import re
+
+
+_PLAIN = re.compile(r'[^"\\\x00-\x1f\x7f]*\Z')
 
 
 def quote(name: str) -> str:
-    # JSON quoting escapes quotes and control characters a name may contain.
+    # JSON quoting escapes quotes and control characters a name may contain;
+    # most names have none, and paths are built for every node.
+    if _PLAIN.match(name):
+        return f'"{name}"'
     return json.dumps(name, ensure_ascii=False)
 
 

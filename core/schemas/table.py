@@ -77,6 +77,7 @@ class OpSchema:
     max_output: int
     has_function: bool
     deprecated: bool
+    required_attributes: tuple = ()   # names of the attributes a node must give
     _allowed: dict = field(default_factory=dict, repr=False, compare=False)
 
     @property
@@ -131,6 +132,7 @@ def _make(raw: dict) -> OpSchema:
         min_output=raw["out"][0], max_output=raw["out"][1],
         has_function=raw["function"],
         deprecated=raw["deprecated"],
+        required_attributes=tuple(a[0] for a in raw["attrs"] if a[2]),
     )
 
 
