@@ -40,6 +40,8 @@ def _max_pool(x, kernel_shape, strides, dilations, pads, auto_pad, ceil_mode, wa
         x, kernel_shape, strides, dilations, pads, auto_pad, ceil_mode)
     work = x if x.dtype.kind in "iu" or x.dtype.itemsize >= 4 else x.astype(np.float32)
     xp = _padded(work, begin, end, extra, _lowest(work.dtype))
+    if not want_indices:
+        return _separable(xp, kernel_shape, strides, dilations, out, np.maximum, work.dtype).astype(x.dtype, copy=False)
     lead = (slice(None), slice(None))
     y = None
     arg = None
@@ -93,12 +95,28 @@ def max_pool_v8(ctx, x, *, auto_pad="NOTSET", ceil_mode=0, dilations=None, kerne
                      ctx.num_outputs > 1, storage_order)
 
 
-def _window_sum(xp, kernel_shape, strides, dilations, out, dtype):
-    lead = (slice(None),) * (xp.ndim - len(kernel_shape))
-    acc = np.zeros(xp.shape[: xp.ndim - len(kernel_shape)] + tuple(out), dtype=dtype)
-    for off in np.ndindex(*kernel_shape):
-        acc += xp[lead + offset_slices(off, dilations, strides, out)]
+def _separable(xp, kernel_shape, strides, dilations, out, ufunc, dtype):
+    """Reduce every window with `ufunc` (maximum or add) one spatial axis at a
+    time: sum(k) strided passes instead of prod(k), each on a shrinking array."""
+    acc = xp
+    first_spatial = xp.ndim - len(kernel_shape)
+    for i, (k, s, d, o) in enumerate(zip(kernel_shape, strides, dilations, out)):
+        axis = first_spatial + i
+        index = [slice(None)] * acc.ndim
+
+        def tap(j):
+            index[axis] = slice(j * d, j * d + (o - 1) * s + 1, s)
+            return acc[tuple(index)]
+
+        step = tap(0).astype(dtype, copy=True)
+        for j in range(1, k):
+            ufunc(step, tap(j), out=step)
+        acc = step
     return acc
+
+
+def _window_sum(xp, kernel_shape, strides, dilations, out, dtype):
+    return _separable(xp, kernel_shape, strides, dilations, out, np.add, dtype)
 
 
 def _average(x, kernel_shape, strides, dilations, pads, auto_pad, ceil_mode, count_include_pad):
