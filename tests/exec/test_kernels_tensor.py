@@ -504,3 +504,38 @@ def test_topk_small_k_partition_path_matches_full_sort(largest, dtype):
     ref_vals, ref_idx = ort_run("TopK", [x, np.array([7], np.int64)], 2, axis=1, largest=largest) \
         if dtype == np.float32 else (vals, idx)
     np.testing.assert_array_equal(idx, ref_idx)
+
+
+# ---- coverage -------------------------------------------------------------
+
+MY_OPS = """Identity Reshape Transpose Concat Split Slice Gather GatherElements GatherND Scatter
+ScatterElements ScatterND Pad Tile Expand Squeeze Unsqueeze Flatten Shape Size Range ConstantOfShape
+Constant OneHot TopK NonZero Unique CumSum CumProd Compress ReverseSequence DepthToSpace SpaceToDepth
+Trilu EyeLike BitCast SequenceConstruct SequenceEmpty SequenceInsert SequenceAt SequenceErase
+SequenceLength SplitToSequence ConcatFromSequence SequenceMap Optional OptionalHasElement
+OptionalGetElement StringNormalizer StringConcat StringSplit RegexFullMatch TfIdfVectorizer
+ImageDecoder""".split()
+
+
+def test_every_version_of_these_operators_has_a_kernel():
+    from onnx import defs
+    missing = []
+    for schema in defs.get_all_schemas_with_history():
+        ours = schema.domain == "ai.onnx.ml" or (schema.domain in ("", "ai.onnx") and schema.name in MY_OPS)
+        if ours and not schema.deprecated and find_kernel(schema.domain, schema.name, schema.since_version) is None:
+            missing.append(f"{schema.domain or 'ai.onnx'}::{schema.name}-{schema.since_version}")
+    assert not missing, missing
+
+
+def test_old_opset_forms():
+    x = np.arange(4, dtype=np.float32).reshape(1, 4)
+    np.testing.assert_array_equal(run("Pad", x, opset=1, paddings=[0, 1, 0, 0], mode="edge"), [[0, 0, 1, 2, 3]])
+    np.testing.assert_array_equal(run("Pad", x, opset=1, paddings=[0, 0, 0, 1], value=7.0), [[0, 1, 2, 3, 7]])
+    d = np.arange(8, dtype=np.float32).reshape(1, 8, 1, 1)
+    np.testing.assert_array_equal(run("DepthToSpace", d, opset=1, blocksize=2),
+                                  run("DepthToSpace", d, opset=13, blocksize=2, mode="DCR"))
+    assert run("TopK", x, np.array([2]), opset=10)[1].tolist() == [[3, 2]]
+    assert run("Tile", x, np.array([0, 2])).shape == (0, 8)
+    y, first, inverse, counts = run("Unique", np.array(["b", "a", "b"], dtype=object))
+    assert y.tolist() == ["a", "b"] and inverse.tolist() == [1, 0, 1] and counts.tolist() == [1, 2]
+    assert run("Concat", np.array(["a"], dtype=object), np.array(["b"], dtype=object), axis=0).tolist() == ["a", "b"]
