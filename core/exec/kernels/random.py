@@ -71,8 +71,11 @@ def multinomial(ctx, input, dtype=6, sample_size=1, seed=None):  # noqa: A002
     cumulative = np.cumsum(probabilities, axis=1)
     cumulative /= cumulative[:, -1:]
     draws = _generator(ctx, seed).uniform(0.0, 1.0, size=(input.shape[0], sample_size))
-    # per row: first class whose cumulative probability exceeds the draw
-    indices = (draws[:, :, None] >= cumulative[:, None, :]).sum(axis=2)
+    # per row (not per element): the first class whose cumulative probability
+    # exceeds the draw, found by binary search
+    indices = np.empty(draws.shape, dtype=np.int64)
+    for row in range(input.shape[0]):
+        indices[row] = np.searchsorted(cumulative[row], draws[row], side="right")
     return np.minimum(indices, input.shape[1] - 1).astype(onnx_dtype(dtype))
 
 
