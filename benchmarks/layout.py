@@ -47,6 +47,33 @@ def row(name, request, engine, extra=""):
           f"{out.engine:10s} {out.width:7.0f} x {out.height:<8.0f} {extra}", flush=True)
 
 
+def synthetic_onnx(layers: int):
+    """The synthetic transformer as a real ONNX model (weights as small
+    initializers), loaded through our IR: times build_view on 10k nodes."""
+    import numpy as np
+    from onnx import TensorProto, helper, numpy_helper
+    request = transformer_request(layers)
+    inputs: dict[str, list[str]] = {}
+    for e in request.edges:
+        inputs.setdefault(e.target, []).append(e.source)
+    nodes, inits = [], []
+    for n in request.nodes:
+        srcs = [f"{s}:out" for s in inputs.get(n.id, [])]
+        if not srcs:
+            continue   # graph inputs
+        op = "MatMul" if n.id.endswith("_mm") else "Add" if len(srcs) > 1 else "Relu"
+        if op == "MatMul":
+            inits.append(numpy_helper.from_array(np.zeros((4, 4), np.float32), f"{n.id}.weight"))
+            srcs = srcs[:1] + [f"{n.id}.weight"]
+        nodes.append(helper.make_node(op, srcs, [f"{n.id}:out"], name=n.id))
+    info = [helper.make_tensor_value_info(f"{name}:out", TensorProto.FLOAT, ["batch", 4])
+            for name in ("input_ids", "attention_mask")]
+    out = [helper.make_tensor_value_info("logits:out", TensorProto.FLOAT, ["batch", 4])]
+    graph = helper.make_graph(nodes, "synthetic", info, out, inits)
+    model = helper.make_model(graph, opset_imports=[helper.make_opsetid("", 18)])
+    return core.load_bytes(model.SerializeToString())
+
+
 def model_paths(args):
     if args:
         return [pathlib.Path(a) / "model.onnx" if pathlib.Path(a).is_dir() else pathlib.Path(a)
@@ -74,6 +101,14 @@ def main(argv=None) -> int:
         if view.groups and not all(g.expanded for g in view.groups.values()):
             full = build_view(model.graph, measure, expanded=set(view.groups))
             row(f"{name} (all)", full.request, args.engine)
+    model = synthetic_onnx(200)
+    for label, expanded in (("open", None), ("all", "all")):
+        start = time.perf_counter()
+        view = build_view(model.graph, measure)
+        if expanded == "all":
+            view = build_view(model.graph, measure, expanded=set(view.groups))
+        build_s = time.perf_counter() - start
+        row(f"synthetic ONNX 200 layers ({label})", view.request, args.engine, f"view {build_s:.3f}s")
     for layers, scoped in ((200, True), (200, False)):
         request = transformer_request(layers, scoped=scoped)
         row(f"synthetic {layers} layers {'scoped' if scoped else 'no scopes'}", request, args.engine)

@@ -136,6 +136,7 @@ class MainWindow(QMainWindow):
         self.graph.failed.connect(lambda msg: self._error("Layout failed", msg))
         self.graph.warning.connect(lambda msg: self.statusBar().showMessage(msg, 15000))
         self.graph.laid_out.connect(self._show_counts)
+        self.graph.laid_out.connect(self._start_inference)
         self.properties.navigate.connect(self._navigate)
         self.search.activated.connect(lambda hit: self.graph.reveal(hit.obj, hit.graph))
         hints = QApplication.styleHints()
@@ -186,7 +187,16 @@ class MainWindow(QMainWindow):
         self.search.set_model(model)
         self.graph.set_model(model)
         self.model_loaded.emit(model)
-        job = InferJob(model, self)
+        self._infer_pending = True
+
+    def _start_inference(self) -> None:
+        """Shape inference starts once the first layout is on screen: run
+        alongside it, it would compete for the interpreter and delay the
+        first picture, and the declared types are already drawn."""
+        if not getattr(self, "_infer_pending", False) or self.model is None:
+            return
+        self._infer_pending = False
+        job = InferJob(self.model, self)
         job.inferred.connect(lambda types, j=job: self._inferred(types, j))
         job.finished.connect(job.deleteLater)
         self._infer_job = job
