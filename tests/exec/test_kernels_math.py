@@ -576,3 +576,35 @@ def test_cast_every_type_pair(src):
         if dst == DataType.FLOAT8E8M0:
             want = np.where(want == 0, 2.0 ** -127, want)     # smallest E8M0 value
         np.testing.assert_array_equal(numbers, want, err_msg=f"{src.name} -> {dst.name}")
+
+
+def _frozen(*arrays):
+    out = []
+    for a in arrays:
+        a = np.array(a)
+        a.flags.writeable = False          # weights arrive as read-only views
+        out.append(a)
+    return out
+
+
+@pytest.mark.parametrize("op,args,attrs,opset", [
+    ("Softmax", [(2, 3)], {}, 13), ("Softmax", [(2, 3)], {}, 11), ("LogSoftmax", [(2, 3)], {}, 13),
+    ("LayerNormalization", [(2, 3), (3,), (3,)], {}, 17), ("RMSNormalization", [(2, 3), (3,)], {}, 23),
+    ("BatchNormalization", [(2, 3, 2), (3,), (3,), (3,), (3,)], {}, 15),
+    ("BatchNormalization", [(2, 3, 2), (3,), (3,), (3,), (3,)], {"training_mode": 1}, 15),
+    ("GroupNormalization", [(2, 4, 2), (4,), (4,)], {"num_groups": 2}, 21),
+    ("InstanceNormalization", [(2, 3, 2), (3,), (3,)], {}, 22), ("Erf", [(5,)], {}, 13),
+    ("Gelu", [(5,)], {}, 20), ("Sigmoid", [(5,)], {}, 13), ("HardSigmoid", [(5,)], {}, 22),
+    ("Clip", [(5,)], {}, 13), ("Sum", [(5,)], {}, 13), ("ReduceSum", [(2, 3)], {}, 13),
+    ("ReduceLogSumExp", [(2, 3)], {}, 18), ("Dropout", [(5,)], {}, 13), ("Cast", [(5,)], {"to": 1}, 21),
+    ("LRN", [(1, 3, 2, 2)], {"size": 3}, 13), ("LpNormalization", [(2, 3)], {}, 22),
+])
+def test_kernels_leave_read_only_inputs_alone(op, args, attrs, opset):
+    inputs = _frozen(*(np.abs(RNG.standard_normal(shape)).astype(np.float32) + 0.5 for shape in args))
+    before = [a.copy() for a in inputs]
+    result = run(op, *inputs, opset=opset, **attrs)
+    for a, b in zip(inputs, before):
+        np.testing.assert_array_equal(a, b)
+    for r in result if isinstance(result, tuple) else (result,):
+        assert r.dtype == np.float32, op
+        assert not any(r is a for a in inputs), f"{op} returned its input object"
