@@ -8,7 +8,7 @@ import numpy as np
 
 from ...ir.dtypes import to_numpy_dtype
 from ..registry import kernel
-from ._tensor_util import ints, scalar, str_array
+from ._tensor_util import ints, str_array
 
 
 @kernel("Constant", since=1)
