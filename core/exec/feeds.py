@@ -1,0 +1,92 @@
+"""Making inputs for a run: from .npy/.npz/.pb files, or random ones that fit
+the declared types."""
+from __future__ import annotations
+
+import pathlib
+from typing import Optional
+
+import numpy as np
+
+from ..ir import Value
+from ..ir.dtypes import DataType, to_numpy_dtype
+from ..ir.types import MapType, OptionalType, SequenceType, TensorType
+from ..proto import onnx_pb2 as pb
+from ..serde import codec
+from .errors import FeedError
+
+
+def read_array_file(path, name: Optional[str] = None) -> dict:
+    """{name: array} from .npy (needs `name`), .npz (all arrays, or just `name`)
+    or .pb (a serialized TensorProto; its own name unless `name` is given)."""
+    path = pathlib.Path(path)
+    where = str(path)
+    try:
+        suffix = path.suffix.lower()
+        if suffix == ".npy":
+            if not name:
+                raise FeedError(f"{where}: say which input it is for: NAME={path.name}")
+            return {name: np.load(path, allow_pickle=False)}
+        if suffix == ".npz":
+            with np.load(path, allow_pickle=False) as z:
+                arrays = {k: z[k] for k in z.files}
+            if name:
+                if name in arrays:
+                    return {name: arrays[name]}
+                if len(arrays) == 1:
+                    return {name: next(iter(arrays.values()))}
+                raise FeedError(f"{where}: has no array named {name!r} (it has {', '.join(arrays)})")
+            return arrays
+        if suffix == ".pb":
+            t = pb.TensorProto()
+            t.ParseFromString(path.read_bytes())
+            key = name or t.name
+            if not key:
+                raise FeedError(f"{where}: the tensor has no name; say which input it is for: NAME={path.name}")
+            return {key: codec.to_numpy(t)}
+    except FeedError:
+        raise
+    except FileNotFoundError:
+        raise FeedError(f"{where}: no such file") from None
+    except Exception as e:  # noqa: BLE001  (numpy/protobuf raise many kinds)
+        raise FeedError(f"{where}: cannot read it as {path.suffix or 'an array file'} ({e})") from None
+    raise FeedError(f"{where}: unsupported input file type {path.suffix!r}; use .npy, .npz or .pb")
+
+
+def random_value(v: Value, rng: np.random.Generator, dims: Optional[dict] = None):
+    """A random value fitting `v`'s declared type. Symbolic dims take their size
+    from `dims` (default 1); unknown dims are 1."""
+    dims = dims or {}
+    t = v.type
+    if isinstance(t, OptionalType):
+        t = t.elem
+    if isinstance(t, SequenceType):
+        inner = Value(v.name, t.elem)
+        return [random_value(inner, rng, dims) for _ in range(2)]
+    if isinstance(t, MapType):
+        raise FeedError(f'input "{v.name}": cannot make a random map; give it with --input')
+    if not isinstance(t, TensorType):
+        raise FeedError(f'input "{v.name}": its type is not declared; give it with --input')
+    if t.shape is None:
+        raise FeedError(f'input "{v.name}": its rank is not declared; give it with --input')
+    shape = []
+    for i, d in enumerate(t.shape):
+        if isinstance(d, int):
+            shape.append(d)
+        elif isinstance(d, str) and d in dims:
+            shape.append(int(dims[d]))
+        else:
+            shape.append(1)
+    code = DataType(t.elem_type) if t.elem_type in DataType._value2member_map_ else DataType.UNDEFINED
+    if code == DataType.UNDEFINED:
+        raise FeedError(f'input "{v.name}": its element type is not declared; give it with --input')
+    if code == DataType.STRING:
+        return np.array([f"s{i}" for i in range(int(np.prod(shape)))], dtype=object).reshape(shape)
+    if code == DataType.BOOL:
+        return np.asarray(rng.random(shape) < 0.5)
+    dt = to_numpy_dtype(code)
+    if code in (DataType.COMPLEX64, DataType.COMPLEX128):
+        return (rng.standard_normal(shape) + 1j * rng.standard_normal(shape)).astype(dt)
+    if dt.kind in "iu" or code in (DataType.INT4, DataType.UINT4, DataType.INT2, DataType.UINT2):
+        # small non-negative ints: valid as indices and token ids in most models
+        return rng.integers(0, 4 if code in (DataType.INT2, DataType.UINT2) else 8, size=shape).astype(dt)
+    return rng.standard_normal(shape).astype(np.float32).astype(dt)

@@ -1,0 +1,58 @@
+"""`onnxstudio run`: inputs from files or random, selections, outputs, exit codes."""
+import subprocess
+import sys
+
+import numpy as np
+import pytest
+
+from conftest import SHARED_MODELS
+from onnxstudio.resources import sample_path
+
+
+def _cli(*args):
+    return subprocess.run([sys.executable, "-m", "onnxstudio", "run", *map(str, args)], capture_output=True,
+                          text=True, timeout=300)
+
+
+def test_random_inputs_and_output_files(tmp_path):
+    r = _cli(sample_path(), "--random", "--seed", "3", "--dim", "batch=2", "-o", tmp_path)
+    assert r.returncode == 0, r.stderr
+    assert "logits: float[2,10]" in r.stdout and "probs: float[2,10]" in r.stdout and "mean" in r.stdout
+    assert np.load(tmp_path / "probs.npy").shape == (2, 10)
+
+
+def test_inputs_from_npz_match_expected_outputs(tmp_path):
+    d = SHARED_MODELS / "bert_small"
+    r = _cli(d / "model.onnx", "--input", d / "inputs.npz", "-o", tmp_path, "--compare-onnxruntime")
+    assert r.returncode == 0, r.stderr
+    expected = np.load(d / "expected_outputs.npz")
+    got = np.load(tmp_path / "last_hidden_state.npy")
+    assert np.allclose(got, expected["last_hidden_state"], rtol=1e-3, atol=1e-4)
+    assert "compared with onnxruntime" in r.stdout and "max abs error" in r.stdout
+
+
+def test_selection_by_values_computes_its_inputs_from_the_model_inputs(tmp_path):
+    x = np.random.default_rng(1).standard_normal((1, 3, 32, 32)).astype(np.float32)
+    np.save(tmp_path / "x.npy", x)
+    np.save(tmp_path / "flag.npy", np.array(True))
+    full = tmp_path / "full"
+    part = tmp_path / "part"
+    assert _cli(sample_path(), "-i", f"pixels={tmp_path / 'x.npy'}", "-i", f"use_softmax={tmp_path / 'flag.npy'}",
+                "--keep-intermediates", "-o", full).returncode == 0
+    r = _cli(sample_path(), "-i", f"pixels={tmp_path / 'x.npy'}", "-i", f"use_softmax={tmp_path / 'flag.npy'}",
+             "--from", "/backbone/stage2/conv_out", "--to", "/backbone/stage2/pool_out", "-o", part)
+    assert r.returncode == 0, r.stderr
+    assert "ran 2 nodes" in r.stdout
+    a = np.load(part / "backbone_stage2_pool_out.npy")
+    assert np.array_equal(a, np.load(full / "backbone_stage2_pool_out.npy"))
+
+
+@pytest.mark.parametrize("args,code,needle", [
+    (["--input", "pixels=/nonexistent.npy"], 2, "no such file"),
+    ([], 2, 'missing inputs "pixels", "use_softmax"'),
+    (["--nodes", "not_a_node", "--random"], 1, "no node named 'not_a_node'"),
+])
+def test_errors_have_exit_codes_and_one_line(args, code, needle):
+    r = _cli(sample_path(), *args)
+    assert r.returncode == code, r.stderr
+    assert needle in r.stderr and "Traceback" not in r.stderr
