@@ -113,7 +113,7 @@ class NodeContext:
             return s
         c = self._consts.get(i)
         # Shape tensors are short; longer integer constants are data, not dims.
-        if c is not None and c.ndim <= 1 and c.size <= MAX_SYM_ENTRIES and c.dtype.kind in "iu":
+        if c is not None and c.ndim <= 1 and c.size <= MAX_SYM_ENTRIES and c.dtype.kind in "iub":
             return tuple(c.reshape(-1).tolist())
         return None
 

@@ -14,7 +14,7 @@ from typing import Iterable, Optional
 
 import numpy as np
 
-from ..ir.dtypes import from_numpy_dtype
+from ..ir.dtypes import DataType, from_numpy_dtype
 from ..ir.types import TensorType
 from . import (ops_control, ops_elementwise, ops_misc, ops_ml, ops_nn,  # noqa: F401  (register rules)
                ops_reduce, ops_sequence, ops_shape)
@@ -339,8 +339,10 @@ class Inference:
             elif i in ctx.out_syms:
                 s = ctx.out_syms[i]
                 if all(isinstance(d, int) for d in s):
+                    # Fully known now: a constant of the output's element type.
                     scalar = isinstance(t, TensorType) and t.shape == ()
-                    consts[v] = np.array(s, dtype=np.int64).reshape(() if scalar and len(s) == 1 else -1)
+                    dtype = np.bool_ if getattr(t, "elem_type", 0) == DataType.BOOL else np.int64
+                    consts[v] = np.array(s, dtype=dtype).reshape(() if scalar and len(s) == 1 else -1)
                 else:
                     syms[v] = s
             declared = v.type

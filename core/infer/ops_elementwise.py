@@ -84,11 +84,55 @@ def _symbolic_arith(ctx, fn):
 
 @rule("And", "Or", "Xor", "Equal", "Greater", "Less", "GreaterOrEqual", "LessOrEqual")
 def broadcast_bool(ctx):
+    if ctx.op_type == "Equal" and ctx.num_inputs == 2 and (ctx.const(0) is None or ctx.const(1) is None):
+        pairs = _paired(ctx.sym(0), ctx.sym(1))
+        if pairs is not None:
+            eq = tuple(_dims_equal(a, b) for a, b in pairs)
+            if None not in eq:
+                ctx.out_syms[0] = eq
     return [tensor(BOOL, _broadcast(ctx))]
+
+
+def _paired(a, b):
+    """Entries of two 1-D symbolic values side by side (length-1 broadcasts)."""
+    if a is None or b is None:
+        return None
+    if len(a) == len(b):
+        return list(zip(a, b))
+    if len(b) == 1:
+        return [(x, b[0]) for x in a]
+    if len(a) == 1:
+        return [(a[0], y) for y in b]
+    return None
+
+
+def _dims_equal(a, b):
+    """Whether two dims are equal: True/False when decidable, else None."""
+    if a is None or b is None:
+        return None
+    if a == b:
+        return True
+    if isinstance(a, int) and isinstance(b, int):
+        return False
+    # A dim is never negative, so a symbol never equals the -1 of "infer this".
+    other = b if isinstance(a, str) else a
+    if isinstance(other, int) and other < 0:
+        return False
+    return None
 
 
 @rule("Where")
 def where(ctx):
+    cond = ctx.sym(0)
+    if cond is not None and all(isinstance(c, bool) for c in cond) and not (
+            ctx.const(1) is not None and ctx.const(2) is not None):
+        x, y = ctx.sym(1), ctx.sym(2)
+        if x is not None and y is not None:
+            n = max(len(cond), len(x), len(y))
+            pick = [x[i if len(x) > 1 else 0] if cond[i if len(cond) > 1 else 0] else y[i if len(y) > 1 else 0]
+                    for i in range(n)]
+            if all(len(v) in (1, n) for v in (cond, x, y)):
+                ctx.out_syms[0] = tuple(pick)
     return [tensor(ctx.elem(1) or ctx.elem(2), broadcast_shapes([ctx.shape(0), ctx.shape(1), ctx.shape(2)]))]
 
 

@@ -197,6 +197,8 @@ def slice_op(ctx):
         starts, ends, axes, steps = ctx.attr("starts"), ctx.attr("ends"), ctx.attr("axes"), None
     else:
         starts, ends = ctx.ints(1), ctx.ints(2)
+        if ends is None and starts is not None:
+            ends = _symbolic_ends(ctx.sym(2))
         axes = ctx.ints(3) if ctx.has_input(3) else None
         steps = ctx.ints(4) if ctx.has_input(4) else None
         if ctx.has_input(3) and axes is None or ctx.has_input(4) and steps is None:
@@ -220,9 +222,15 @@ def slice_op(ctx):
         a = _axis(ax, len(shape))
         if a is None or sp == 0:
             return [tensor(elem, (None,) * len(shape))]
-        out[a] = _slice_dim(shape[a], st, en, sp)
+        if isinstance(en, int):
+            out[a] = _slice_dim(shape[a], st, en, sp)
+        else:
+            # x[0:seq] with a symbolic end: assume the slice lies inside x (a
+            # model where it does not fails downstream anyway) so it has `seq`.
+            out[a] = en if (st == 0 and sp == 1 and en is not None) else None
     src = ctx.sym(0)
-    if src is not None and len(shape) == 1 and ctx.const(0) is None:
+    if src is not None and len(shape) == 1 and ctx.const(0) is None and all(
+            isinstance(x, int) for x in (starts[0], ends[0], steps[0])):
         n = len(src)
         st, en, sp = starts[0], ends[0], steps[0]
         if sp > 0:
@@ -230,6 +238,13 @@ def slice_op(ctx):
         else:
             ctx.out_syms[0] = src[slice(st, None if en < -n else en, sp)]
     return [tensor(elem, out)]
+
+
+def _symbolic_ends(ends):
+    """Ends known partly symbolically: symbols stay, unknowns make it unknown."""
+    if ends is None or any(e is None for e in ends):
+        return None
+    return list(ends)
 
 
 @rule("Gather")

@@ -195,3 +195,28 @@ def test_model_local_function_is_inferred_with_call_types():
     r = infer(m)
     assert r["y"] == TensorType(F, ("B", 10))
     assert not r.diagnostics
+
+
+def test_equal_where_expand_pattern_of_exporters():
+    # target = Where(Equal(shape, -1), ones, shape) with shape = [batch, -1, seq]:
+    # the -1 entry becomes 1 and Expand keeps the symbols.
+    nodes = [
+        node("Shape", ["x"], ["s"]),
+        node("Gather", ["s", "i0"], ["b"], axis=0),
+        node("Gather", ["s", "i1"], ["q"], axis=0),
+        node("Unsqueeze", ["b", "ax"], ["b1"]),
+        node("Unsqueeze", ["q", "ax"], ["q1"]),
+        node("Concat", ["b1", "minus1", "q1"], ["shape"], axis=0),
+        node("Equal", ["shape", "minus1"], ["eq"]),
+        node("Where", ["eq", "ones", "shape"], ["target"]),
+        node("Expand", ["m", "target"], ["y"]),
+        node("Slice", ["pos", "zero", "q1", "ax1"], ["p"]),
+    ]
+    m = make_model(nodes, [("x", F, ["batch", "seq"]), ("m", B, [1, 1, 1])], [out("y", B), out("p", I64)],
+                   initializers=[("i0", np.array(0, np.int64)), ("i1", np.array(1, np.int64)),
+                                 ("ax", np.array([0], np.int64)), ("minus1", np.array([-1], np.int64)),
+                                 ("ones", np.array([1, 1, 1], np.int64)), ("zero", np.array([0], np.int64)),
+                                 ("ax1", np.array([1], np.int64)), ("pos", np.zeros((1, 512), np.int64))])
+    r = infer(m)
+    assert r["y"].shape == ("batch", 1, "seq")
+    assert r["p"].shape == (1, "seq")
