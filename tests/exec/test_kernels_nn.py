@@ -420,3 +420,16 @@ def test_conv_shifted_gemm_path_matches_reference(monkeypatch, xs, ws, attrs):
     monkeypatch.setattr(conv_module, "_SHIFT_MIN_COLS", 0)      # force the large-image path
     x, w, b = rand(*xs), rand(*ws), rand(ws[0])
     close(run("Conv", x, w, b, **attrs), reference("Conv", x, w, b, opset=11, **attrs), atol=1e-4)
+
+
+@pytest.mark.parametrize("axes,mode", [([3, 2], "nearest"), ([2, 3], "linear"), ([-1, -2], "cubic")])
+def test_resize_crop_and_resize_roi_follows_axes(axes, mode):
+    # roi lists starts then ends in `axes` order; 0.1 * 5 must round like
+    # float32 (a tie for nearest), as onnxruntime computes it
+    x = rand(1, 2, 6, 7)
+    roi = np.array([0.2, 0.1, 0.9, 0.8], np.float32)
+    sizes = np.array([4, 10], np.int64)
+    attrs = dict(mode=mode, coordinate_transformation_mode="tf_crop_and_resize", axes=axes,
+                 extrapolation_value=-3.0)
+    close(run("Resize", x, roi, None, sizes, **attrs),
+          ort("Resize", x, roi, None, sizes, opset=19, **attrs), atol=1e-5)

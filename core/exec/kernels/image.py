@@ -145,7 +145,9 @@ def resize_nd(x, scales, sizes, roi, opts, axes=None, policy="stretch"):
     r = x.ndim
     roi_full = [(0.0, 1.0)] * r
     if roi is not None and np.asarray(roi).size:
-        roi = np.asarray(roi, dtype=np.float64).reshape(-1)
+        # keep the roi's own precision: start * (len - 1) rounds in float32
+        # like onnxruntime does, which decides ties of nearest rounding
+        roi = np.asarray(roi).reshape(-1)
         k = len(roi) // 2
         for i, a in enumerate(axes if k == len(axes) else range(r)):
             roi_full[a] = (roi[i], roi[k + i])
