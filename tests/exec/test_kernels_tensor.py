@@ -539,3 +539,22 @@ def test_old_opset_forms():
     y, first, inverse, counts = run("Unique", np.array(["b", "a", "b"], dtype=object))
     assert y.tolist() == ["a", "b"] and inverse.tolist() == [1, 0, 1] and counts.tolist() == [1, 2]
     assert run("Concat", np.array(["a"], dtype=object), np.array(["b"], dtype=object), axis=0).tolist() == ["a", "b"]
+
+
+@pytest.mark.parametrize("labels,coefs", [
+    ({"classlabels_strings": ["a", "b"]}, [1.0, -2.0, 0.5, 0.3, 0.1, -0.2]),   # mixed signs: top > 0
+    ({"classlabels_ints": [4, 9]}, [0.1, 0.2, 0.05, 0.3, 0.1, 0.2]),           # all positive: top >= 0.5
+    ({"classlabels_ints": [0, 1, 2]}, list(np.arange(9, dtype=float) - 4)),
+])
+def test_svm_classifier_linear_mode_labels(labels, coefs):
+    check_ml("SVMClassifier", [X8], 2, coefficients=coefs, rho=[0.1], kernel_type="LINEAR",
+             kernel_params=[0.0, 0.0, 1.0], **labels)
+
+
+def test_svm_classifier_binary_probabilities_and_logistic_strings():
+    base = dict(support_vectors=SV[:4].ravel().tolist(), vectors_per_class=[2, 2],
+                coefficients=[1.0, -0.5, 0.7, -1.2], rho=[0.05])
+    check_ml("SVMClassifier", [X8], 2, classlabels_ints=[0, 1], prob_a=[-1.5], prob_b=[0.2],
+             kernel_type="RBF", kernel_params=[0.4, 0.0, 3.0], **base)
+    check_ml("SVMClassifier", [X8], 2, classlabels_strings=["n", "y"], post_transform="LOGISTIC",
+             kernel_type="POLY", kernel_params=[0.4, 1.0, 2.0], **base)

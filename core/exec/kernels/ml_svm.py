@@ -118,6 +118,11 @@ def svm_classifier(X, classlabels_ints=None, classlabels_strings=None, coefficie
             np.where(scores[:, 0] > 0, 1, 0).astype(np.int64)
         out = _binary_scores(scores, post_transform, len(labels) == 2)
         return picked, out.astype(np.float32)
+    if votes is None and rho.size == 1 and len(labels) == 2:
+        # Linear two-class models: onnxruntime picks the second class when
+        # the top score is positive (>= 0.5 if all weights are positive).
+        top = scores[np.arange(x.shape[0]), best]
+        best = np.where(top >= 0.5 if coef.min(initial=0) >= 0 else top > 0, 1, best)
     return labels_array(labels, best), apply_transform(scores, post_transform).astype(np.float32)
 
 
