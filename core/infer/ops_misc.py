@@ -46,7 +46,9 @@ def constant(ctx):
 
 
 def _resize_scales_shape(shape, scales):
-    return tuple(int(np.floor(d * s)) if isinstance(d, int) else (d if s == 1 else None)
+    # A symbolic dim scaled by a whole number stays exact: "2*H".
+    return tuple(int(np.floor(d * s)) if isinstance(d, int) else
+                 (dim_mul(int(s), d) if s >= 1 and float(s).is_integer() else None)
                  for d, s in zip(shape, scales))
 
 

@@ -3,7 +3,7 @@ from __future__ import annotations
 
 from ..ir.dtypes import DataType
 from .context import rule, tensor
-from .dims import broadcast_shapes, dim_mul
+from .dims import broadcast_shapes, dim_add, dim_mul
 
 INT32, INT64, FLOAT = DataType.INT32, DataType.INT64, DataType.FLOAT
 
@@ -11,12 +11,17 @@ INT32, INT64, FLOAT = DataType.INT32, DataType.INT64, DataType.FLOAT
 def _window_out(size, k, stride, dil, pad_b, pad_e, auto_pad, ceil_mode=False):
     """Output length of a sliding window; None when the input is not concrete."""
     if auto_pad in ("SAME_UPPER", "SAME_LOWER"):
-        return -(-size // stride) if isinstance(size, int) else None
-    if not isinstance(size, int) or k is None:
+        if isinstance(size, int):
+            return -(-size // stride)
+        return size if stride == 1 else None
+    if size is None or k is None:
         return None
     span = (k - 1) * dil + 1
     if auto_pad == "VALID":
         pad_b = pad_e = 0
+    if isinstance(size, str):
+        # With stride 1 the window count is size + constant: "H", "H-2"...
+        return dim_add(size, pad_b + pad_e - span + 1) if stride == 1 else None
     num = size + pad_b + pad_e - span
     if ceil_mode:
         out = -(-num // stride) + 1

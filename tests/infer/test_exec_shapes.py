@@ -4,6 +4,7 @@ one size within a run."""
 from __future__ import annotations
 
 import pathlib
+import re
 
 import numpy as np
 import pytest
@@ -21,6 +22,21 @@ def _is_plain_symbol(d) -> bool:
     return isinstance(d, str) and not any(op in d for op in "+-*/()")
 
 
+def _evaluate(expr: str, bindings: dict):
+    """Value of an expression dim ("16*seq", "T-1", "(a+b)*2") once its
+    symbols are bound; None if a symbol is not bound yet."""
+    tokens = re.split(r"([-+*()])", expr)
+    text = []
+    for tok in tokens:
+        if tok in ("", "+", "-", "*", "(", ")") or tok.isdigit():
+            text.append(tok)
+        elif tok in bindings:
+            text.append(str(bindings[tok]))
+        else:
+            return None
+    return eval("".join(text), {"__builtins__": {}})  # only digits and + - * ( )
+
+
 @pytest.mark.skipif(not MODELS, reason="shared models not present")
 @pytest.mark.parametrize("name", MODELS)
 def test_executor_shapes_match_inferred_shapes(name):
@@ -31,7 +47,7 @@ def test_executor_shapes_match_inferred_shapes(name):
     feeds = dict(np.load(folder / "inputs.npz", allow_pickle=True))
     values = run(model, feeds, keep=True)
     checked = 0
-    mismatches, bindings = [], {}
+    mismatches, bindings, expressions = [], {}, []
     for vname, arr in values.items():
         t = types.get(vname)
         if not isinstance(t, TensorType) or t.shape is None or not isinstance(arr, np.ndarray):
@@ -49,6 +65,14 @@ def test_executor_shapes_match_inferred_shapes(name):
                 if bindings.setdefault(d, n) != n:
                     mismatches.append(f"{vname}: symbol {d} is {bindings[d]} elsewhere but {n} here")
                     break
+            elif isinstance(d, str):
+                expressions.append((vname, d, n))
+    for vname, expr, n in expressions:
+        value = _evaluate(expr, bindings)
+        if value is not None:
+            checked += 1
+            if value != n:
+                mismatches.append(f"{vname}: dim {expr} = {value} with {bindings}, but ran {n}")
     print(f"\n{name}: {checked} concrete dims checked against the executor, symbols {bindings}")
     assert not mismatches, "\n".join(mismatches[:20])
     assert checked > 0
