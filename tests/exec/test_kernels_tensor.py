@@ -558,3 +558,21 @@ def test_svm_classifier_binary_probabilities_and_logistic_strings():
              kernel_type="RBF", kernel_params=[0.4, 0.0, 3.0], **base)
     check_ml("SVMClassifier", [X8], 2, classlabels_strings=["n", "y"], post_transform="LOGISTIC",
              kernel_type="POLY", kernel_params=[0.4, 1.0, 2.0], **base)
+
+
+def test_more_ml_kernels_against_onnxruntime():
+    ints2x3 = np.arange(6).reshape(2, 3)
+    check_ml("LinearClassifier", [X8], 2, coefficients=[0.5, -1, 2, 1, 1, -1], intercepts=[0.1, 0.2],
+             classlabels_ints=[3, 7], post_transform="LOGISTIC")
+    check_ml("LinearRegressor", [X8], 1, coefficients=[0.5, -1, 2, 1, 1, -1], intercepts=[0.1, 0.2], targets=2)
+    check_ml("Binarizer", [X8], 1, threshold=0.2)
+    check_ml("Normalizer", [ints2x3.astype(np.int32)], 1, norm="L1")
+    check_ml("Scaler", [ints2x3.astype(np.int64)], 1, offset=[1.0], scale=[2.0])
+    check_ml("ArrayFeatureExtractor", [np.arange(5, dtype=np.float32), np.array([1, 3], np.int64)], 1)
+    check_ml("ArrayFeatureExtractor", [np.arange(24, dtype=np.float32).reshape(2, 3, 4),
+                                       np.array([[1, 3]], np.int64)], 1)
+    check_ml("Imputer", [np.array([[1, 0], [0, 3]], np.int64)], 1, imputed_value_int64s=[9], replaced_value_int64=0)
+    check_ml("OneHotEncoder", [np.array([["a", "c"], ["b", "a"]], dtype=object)], 1, cats_strings=["a", "b"])
+    check_ml("LabelEncoder", [np.array([1.5, 2.0, np.nan], np.float32)], 1, opset=2, keys_floats=[1.5, 2.0],
+             values_strings=["x", "y"])
+    check_ml("LabelEncoder", [np.array([[1, 4]], np.int64)], 1, opset=2, keys_int64s=[1], values_floats=[0.5])
