@@ -4,6 +4,7 @@
     for d in check(model):             # list[Diagnostic], never raises on bad models
         print(d)                       # graph/node[3] Conv "c1"/attribute "pads": error attr.wrong-type: ...
     session = CheckSession(proto)      # incremental: session.node_changed(3) after editing node 3
+    live = LiveChecker(ir_model)       # the same for an IR model: live.node_changed(node)
 
 `model` may be our ModelProto (`onnxstudio.core.proto.onnx_pb2.ModelProto`),
 file bytes, a path, or an IR `Model` (converted through serde). Codes and
@@ -16,6 +17,7 @@ import pathlib
 
 from ..proto import onnx_pb2 as pb
 from .diagnostics import CODES, ERROR, INFO, WARNING, Diagnostic, Severity  # noqa: F401
+from .live import LiveChecker  # noqa: F401
 from .session import CheckSession  # noqa: F401
 
 

@@ -1,0 +1,57 @@
+"""LiveChecker keeps an IR model's diagnostics current through node edits."""
+from __future__ import annotations
+
+from check_bases import load_base
+from onnxstudio import core
+from onnxstudio.core.check import CheckSession
+from onnxstudio.core.check.live import LiveChecker
+from onnxstudio.core.ir import Attr, AttrType
+from onnxstudio.core.serde.convert import model_to_proto
+
+
+def _ir(base):
+    return core.load_bytes(load_base(base).SerializeToString())
+
+
+def _full(model):
+    return CheckSession(model_to_proto(model)).diagnostics
+
+
+def test_attribute_edit_is_reported_at_the_node_and_matches_full_check():
+    m = _ir("convnet")
+    live = LiveChecker(m)
+    assert not [d for d in live.diagnostics if d.severity >= 1]
+    conv = m.graph.nodes[0]
+    conv.attributes["group"] = Attr("group", AttrType.FLOAT, 2.0)
+    diags = live.node_changed(conv)
+    assert any(d.code == "attr.wrong-type" and d.path == 'graph/node[0] Conv "conv1"/attribute "group"'
+               for d in diags)
+    assert diags == _full(m)
+    del conv.attributes["group"]
+    assert live.node_changed(conv) == _full(m)
+    assert not [d for d in live.diagnostics if d.severity >= 1]
+
+
+def test_rewiring_and_subgraph_edits():
+    m = _ir("branchy")
+    live = LiveChecker(m)
+    mul = m.graph.nodes[5]
+    mul.replace_input(1, m.graph.get_value("k"))
+    assert live.node_changed(mul) == _full(m)
+    if_node = m.graph.nodes[3]
+    then_g = if_node.attributes["then_branch"].value
+    inner = then_g.nodes[0]
+    inner.op_type = "NoSuchOp"
+    diags = live.node_changed(inner)
+    assert any(d.code == "node.unknown-op" and d.path.startswith('graph/node[3] If "choose"/attribute "then_branch"')
+               for d in diags)
+    assert diags == _full(m)
+
+
+def test_structural_edit_falls_back_to_a_full_check():
+    m = _ir("convnet")
+    live = LiveChecker(m)
+    relu = m.graph.nodes[1]
+    extra = core.Node("Relu", [relu.outputs[0]], [], name="dangling")
+    m.graph.append(extra)
+    assert live.node_changed(extra) == _full(m)
