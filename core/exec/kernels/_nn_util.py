@@ -72,10 +72,6 @@ def windows(xp: np.ndarray, kernel, strides, dilations, out_shape) -> np.ndarray
     return np.lib.stride_tricks.as_strided(xp, shape, strides, writeable=False)
 
 
-def kernel_offsets(kernel):
-    return np.ndindex(*kernel)
-
-
 def offset_slices(offset, dilations, strides, out_shape):
     """Slices selecting, for one kernel offset, the input element under each output."""
     return tuple(slice(k * d, k * d + (o - 1) * s + 1, s)
