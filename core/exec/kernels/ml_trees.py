@@ -7,6 +7,7 @@ pair one level down per step with array indexing, so the Python loop runs
 once per tree level, never per row or per node."""
 from __future__ import annotations
 
+import threading
 from dataclasses import dataclass, field
 
 import numpy as np
@@ -84,6 +85,7 @@ class Forest:
 
 
 _BUILT: dict = {}
+_BUILT_LOCK = threading.Lock()
 
 
 def _cached(kind, attrs, build):
@@ -95,9 +97,10 @@ def _cached(kind, attrs, build):
     if hit is not None and all(a is b for a, b in zip(hit[0], attrs)):
         return hit[1]
     value = build()
-    if len(_BUILT) >= 16:
-        _BUILT.pop(next(iter(_BUILT)))
-    _BUILT[key] = (tuple(attrs), value)
+    with _BUILT_LOCK:           # sessions may run in several threads
+        while len(_BUILT) >= 16:
+            _BUILT.pop(next(iter(_BUILT)))
+        _BUILT[key] = (tuple(attrs), value)
     return value
 
 
