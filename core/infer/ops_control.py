@@ -39,9 +39,15 @@ def loop(ctx):
     for i in range(n_carried):
         body_t = outs[1 + i] if 1 + i < len(outs) else None
         result.append(_carried_join(carried[i], body_t))
+    # Scan outputs stack one slice per iteration: with a constant trip count
+    # and no condition input the number of iterations is known.
+    trips = None
+    m = ctx.const(0)
+    if m is not None and m.size == 1 and not ctx.has_input(1):
+        trips = int(m.reshape(-1)[0])
     for t in outs[1 + n_carried:]:
         if isinstance(t, TensorType):
-            result.append(TensorType(t.elem_type, None if t.shape is None else (None,) + t.shape))
+            result.append(TensorType(t.elem_type, None if t.shape is None else (trips,) + t.shape))
         else:
             result.append(None)
     return result

@@ -96,6 +96,8 @@ def resize(ctx):
 def upsample(ctx):
     elem, shape = ctx.elem(0), ctx.shape(0)
     scales = ctx.attr("scales")
+    if scales is None and "height_scale" in ctx.attrs:      # opset 1: NCHW only
+        scales = [1.0, 1.0, ctx.attrs["height_scale"], ctx.attr("width_scale", 1.0)]
     if scales is None and ctx.const(1) is not None:
         scales = [float(x) for x in ctx.const(1).reshape(-1)]
     if shape is None:

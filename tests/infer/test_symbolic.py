@@ -220,3 +220,31 @@ def test_equal_where_expand_pattern_of_exporters():
     r = infer(m)
     assert r["y"].shape == ("batch", 1, "seq")
     assert r["p"].shape == (1, "seq")
+
+
+def test_function_attribute_references_and_nested_calls():
+    concat = helper.make_node("Concat", ["u", "u"], ["v"])
+    ref = helper.AttributeProto()
+    ref.name, ref.ref_attr_name, ref.type = "axis", "which", helper.AttributeProto.INT
+    concat.attribute.append(ref)
+    inner = helper.make_function("local", "Join", ["u"], ["v"], [concat], [helper.make_opsetid("", 21)],
+                                 attributes=["which"])
+    outer = helper.make_function("local", "JoinTwice", ["a"], ["b"],
+                                 [node("Join", ["a"], ["t"], domain="local", which=1),
+                                  node("Join", ["t"], ["b"], domain="local", which=0)],
+                                 [helper.make_opsetid("", 21), helper.make_opsetid("local", 1)])
+    m = make_model([node("JoinTwice", ["x"], ["y"], domain="local")], [("x", F, ["B", 3])], [out("y")],
+                   functions=[inner, outer], extra_opsets={"local": 1})
+    r = infer(m)
+    assert r["y"].shape == ("B+B", 6)
+    assert not r.diagnostics
+
+
+def test_loop_with_constant_trip_count_knows_scan_length():
+    body = helper.make_graph(
+        [node("Identity", ["cin"], ["cout"]), node("Relu", ["x"], ["s"])], "body",
+        [helper.make_tensor_value_info("i", I64, []), helper.make_tensor_value_info("cin", B, [])],
+        [helper.make_tensor_value_info("cout", B, []), helper.make_tensor_value_info("s", F, None)])
+    m = make_model([node("Loop", ["M", ""], ["stack"], body=body)], [("x", F, [2, "K"])], [out("stack")],
+                   initializers=[("M", np.array(5, np.int64))])
+    assert infer(m)["stack"].shape == (5, 2, "K")
