@@ -16,8 +16,9 @@ def check_functions(model, ctx, out) -> None:
     seen = set()
     for fn in model.functions:
         fpath = paths.function(fn.name, fn.overload)
-        if fn.overload and ctx.ir_version and ctx.ir_version < 10:
-            out.add("model.feature-too-new", fpath, f"function overloads need IR version 10; the model declares {ctx.ir_version}")
+        if (fn.overload or len(fn.metadata_props)) and ctx.ir_version and ctx.ir_version < 10:
+            out.add("model.feature-too-new", fpath,
+                    f"function overload / metadata_props need IR version 10; the model declares {ctx.ir_version}")
         if len(fn.attribute_proto) and ctx.ir_version and ctx.ir_version < 9:
             out.add("model.feature-too-new", fpath,
                     f"function attribute defaults need IR version 9; the model declares {ctx.ir_version}")

@@ -14,7 +14,8 @@ from . import paths
 from .context import Scope, declared_types
 from .elem_types import output_types
 from .node_rules import check_node
-from .tensor_rules import check_sparse, check_tensor
+from ..ir.dtypes import type_name
+from .tensor_rules import DTYPE_SINCE_IR, check_sparse, check_tensor
 
 _IDENTIFIER = re.compile(r"[A-Za-z_][A-Za-z0-9_]*\Z")
 INPUT_POS, INIT_POS = -2, -1
@@ -65,16 +66,45 @@ def _check_io_type(vi, where, ctx, out) -> None:
 def _check_type_version(vi, where, ctx, out) -> None:
     if not vi.HasField("type") or not ctx.ir_version:
         return
-    kind = vi.type.WhichOneof("value")
-    since = _IR_TYPE_KIND_SINCE.get(kind)
-    if since and ctx.ir_version < since:
+    tp = vi.type
+    while True:
+        kind = tp.WhichOneof("value")
+        since = _IR_TYPE_KIND_SINCE.get(kind)
+        if since and ctx.ir_version < since:
+            out.add("model.feature-too-new", where,
+                    f"{kind} needs IR version {since}; the model declares {ctx.ir_version}")
+            return
+        if kind in ("tensor_type", "sparse_tensor_type"):
+            elem = getattr(tp, kind).elem_type
+            since = DTYPE_SINCE_IR.get(elem)
+            if since and ctx.ir_version < since:
+                out.add("model.feature-too-new", where, f"element type {type_name(elem)} needs IR version "
+                        f"{since}; the model declares {ctx.ir_version}")
+            return
+        if kind in ("sequence_type", "optional_type") and getattr(tp, kind).HasField("elem_type"):
+            tp = getattr(tp, kind).elem_type
+        elif kind == "map_type" and tp.map_type.HasField("value_type"):
+            tp = tp.map_type.value_type
+        else:
+            return
+
+
+def check_ir10_fields(msg, where, ctx, out) -> None:
+    """Node/graph/function fields added in IR version 10."""
+    if not ctx.ir_version or ctx.ir_version >= 10:
+        return
+    if len(msg.metadata_props):
         out.add("model.feature-too-new", where,
-                f"{kind} needs IR version {since}; the model declares {ctx.ir_version}")
+                f"metadata_props here needs IR version 10; the model declares {ctx.ir_version}")
+    if getattr(msg, "overload", ""):
+        out.add("model.feature-too-new", where,
+                f"overload needs IR version 10; the model declares {ctx.ir_version}")
 
 
 def check_structure(g: pb.GraphProto, gpath: str, ctx, out, parent: Scope | None) -> Scope:
     if not g.name:
         out.add("graph.name-missing", gpath, "the graph has no name; give it one")
+    check_ir10_fields(g, gpath, ctx, out)
     defs: dict = {}
     odd_names = []
 

@@ -18,6 +18,9 @@ def check_node(node: pb.NodeProto, path: str, scope, ctx, out, check_subgraph) -
         out.add("node.op-type-missing", path, "the node has no op_type")
     if not len(node.input) and not len(node.output):
         out.add("node.no-io", path, "the node has neither inputs nor outputs")
+    if ctx.ir_version and ctx.ir_version < 10 and (node.overload or len(node.metadata_props)):
+        out.add("model.feature-too-new", path,
+                f"overload / metadata_props on nodes need IR version 10; the model declares {ctx.ir_version}")
     seen = set()
     for attr in node.attribute:
         apath = paths.attribute(path, attr.name)

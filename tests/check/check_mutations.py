@@ -540,6 +540,24 @@ def sparse_needs_ir6(m):
     return "model.feature-too-new", f"graph/sparse_initializer {q(m.graph.sparse_initializer[0].values.name)}", True
 
 
+def node_overload_needs_ir10(m):
+    for i, n in _std_nodes(m):
+        n.overload = "v2"
+        m.ir_version = 9
+        return "model.feature-too-new", npath(i, n), True
+    return None
+
+
+def input_dtype_needs_newer_ir(m):
+    plain = [(k, vi) for k, vi in _plain_inputs(m) if vi.type.HasField("tensor_type")]
+    if not plain:
+        return None
+    k, vi = plain[0]
+    vi.type.tensor_type.elem_type = TensorProto.FLOAT8E4M3FN
+    m.ir_version = 8
+    return "model.feature-too-new", f"graph/input[{k}] {q(vi.name)}", True
+
+
 # --- subgraphs, functions, training -----------------------------------------------
 
 def _first_subgraph(m):
@@ -671,6 +689,7 @@ MUTATIONS = [
     tensor_short, tensor_two_fields, tensor_dtype_undefined, tensor_negative_dim,
     external_missing_file, external_escapes_folder, external_bad_key,
     sparse_index_out_of_range, sparse_index_unsorted, sparse_needs_ir6,
+    node_overload_needs_ir10, input_dtype_needs_newer_ir,
     subgraph_undefined_input, subgraph_output_from_outer_scope, subgraph_redefines_outer,
     function_ref_unknown, function_output_undefined, function_recursive, function_duplicate,
     function_duplicate_input, function_domain_not_imported,
