@@ -165,6 +165,21 @@ def _aggregate(leaf_idx, table, present, how):
     return np.where(mask.any(axis=1), reduced, 0.0)
 
 
+def _evaluate(forest, x, table, present, how):
+    """(scores [rows, targets], reached [rows, targets]) in row chunks, so the
+    [rows, trees, targets] intermediates stay around 32 MB for big batches."""
+    per_row = forest.roots.size * max(table.shape[1], 1)
+    step = max(1, (1 << 22) // max(per_row, 1))
+    scores, reached = [], []
+    for start in range(0, x.shape[0], step):
+        leaf_idx = forest.leaves(x[start:start + step])
+        scores.append(_aggregate(leaf_idx, table, present, how))
+        reached.append(present[leaf_idx].any(axis=1))
+    if not scores:
+        return np.zeros((0, table.shape[1])), np.zeros((0, table.shape[1]), bool)
+    return np.concatenate(scores), np.concatenate(reached)
+
+
 @kernel("TreeEnsembleRegressor", since=1, domain=ML)
 def tree_ensemble_regressor(X, aggregate_function="SUM", base_values=None, base_values_as_tensor=None,
                             n_targets=1, nodes_falsenodeids=None, nodes_featureids=None,
@@ -186,12 +201,11 @@ def tree_ensemble_regressor(X, aggregate_function="SUM", base_values=None, base_
         return (forest,) + _leaf_table(forest.mode.size, n_targets, lookup(target_treeids, target_nodeids),
                                        ints(target_ids), floats(target_weights, target_weights_as_tensor))
     forest, table, present = _cached("regressor", node_attrs + leaf_attrs + (n_targets,), build)
-    leaf_idx = forest.leaves(x)
-    scores = _aggregate(leaf_idx, table, present, aggregate_function)
+    scores, reached = _evaluate(forest, x, table, present, aggregate_function)
     base = floats(base_values, base_values_as_tensor)
     if base is not None and base.size:
         # onnxruntime leaves a target that no leaf reached at 0, base and all.
-        scores = np.where(present[leaf_idx].any(axis=1), scores + base, 0.0)
+        scores = np.where(reached, scores + base, 0.0)
     return apply_transform(scores, post_transform).astype(np.float32)
 
 
@@ -239,7 +253,7 @@ def tree_ensemble_classifier(X, base_values=None, base_values_as_tensor=None, cl
                                        lookup(class_treeids, class_nodeids), ids,
                                        floats(class_weights, class_weights_as_tensor))
     forest, table, present = _cached("classifier", node_attrs + leaf_attrs + (n_classes,), build)
-    scores = _aggregate(forest.leaves(x), table, present, "SUM")[:, :max(n_classes, 1)]
+    scores = _evaluate(forest, x, table, present, "SUM")[0][:, :max(n_classes, 1)]
     base = floats(base_values, base_values_as_tensor)
     if base is not None and base.size:
         scores = scores + base[:scores.shape[1]]
@@ -302,5 +316,5 @@ def tree_ensemble(X, aggregate_function=1, leaf_targetids=None, leaf_weights=Non
                                        np.asarray(leaf_weights, np.float64).reshape(-1))
     forest, table, present = _cached("v5", attrs, build)
     how = ["AVERAGE", "SUM", "MIN", "MAX"][aggregate_function]
-    scores = _aggregate(forest.leaves(x), table, present, how)
+    scores = _evaluate(forest, x, table, present, how)[0]
     return apply_transform(scores, POST_TRANSFORM_CODES[post_transform]).astype(X.dtype)
