@@ -125,7 +125,11 @@ def run_case(case):
             return "fail", f"{type(e).__name__}: {e}\n{traceback.format_exc(limit=-2)}"
         if not isinstance(result, tuple):
             result = (result,)
-        for p, vi, got in zip(outs, g.output, result):
+        # Results follow the node's outputs (some may be omitted); expected
+        # values follow the graph's outputs: pair them by name.
+        by_name = {name: value for name, value in zip(node.output, result) if name}
+        for p, vi in zip(outs, g.output):
+            got = by_name.get(vi.name)
             exp = to_ours(backend_data.read_pb_value(p, vi))
             why = close(exp, got, case.rtol, max(case.atol, 1e-5))
             if why:
