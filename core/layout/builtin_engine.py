@@ -25,8 +25,8 @@ def layout_builtin(request: LayoutRequest, first_rank=(), last_rank=(), *,
     sizes = {n.id: ((n.height, n.width) if lr else (n.width, n.height)) for n in request.nodes}
     ids = [n.id for n in request.nodes]
     edges = [(e.source, e.target) for e in request.edges if e.source != e.target]
-    forward = _acyclic(ids, edges)
-    rank = _ranks(ids, forward, set(first_rank), set(last_rank))
+    forward = acyclic_edges(ids, edges)
+    rank = longest_path_ranks(ids, forward, set(first_rank), set(last_rank))
     if cancel:
         cancel.raise_if_cancelled()
 
@@ -67,7 +67,7 @@ def layout_builtin(request: LayoutRequest, first_rank=(), last_rank=(), *,
     return Layout(boxes, paths, groups, 0.0, 0.0, engine="builtin").normalised()
 
 
-def _acyclic(ids, edges):
+def acyclic_edges(ids, edges):
     """Edges with back edges (found by depth-first search) reversed."""
     out = defaultdict(list)
     for s, t in edges:
@@ -93,7 +93,7 @@ def _acyclic(ids, edges):
     return [(t, s) if (s, t) in back else (s, t) for s, t in edges]
 
 
-def _ranks(ids, forward, first, last):
+def longest_path_ranks(ids, forward, first, last):
     preds = defaultdict(list)
     for s, t in forward:
         preds[t].append(s)

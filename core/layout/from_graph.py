@@ -78,9 +78,11 @@ def build_view(graph, measure: Measure, expanded=None, *, model=None, rankdir: s
     # into consumers and the nodes themselves get no box.
     constant_like: set[int] = set()
 
+    graph_outputs = {id(v) for v in graph.outputs}
+
     def foldable(v) -> bool:
         """Shown as text inside consumers instead of as an arrow."""
-        if v is None or v.is_graph_output:
+        if v is None or id(v) in graph_outputs:
             return False
         if v.const is not None:
             return True
@@ -120,7 +122,9 @@ def build_view(graph, measure: Measure, expanded=None, *, model=None, rankdir: s
     # Group statistics, for every group at every depth.
     for n, path in zip(shown, paths):
         for d in range(1, len(path) + 1):
-            info = groups.setdefault(path[:d], GroupInfo(path[:d], path[:d] in expanded, 0, Counter()))
+            info = groups.get(path[:d])
+            if info is None:
+                info = groups[path[:d]] = GroupInfo(path[:d], path[:d] in expanded, 0, Counter())
             info.node_count += 1
             info.op_counts[n.op_type] += 1
 

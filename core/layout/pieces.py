@@ -17,10 +17,14 @@ import json
 from collections import Counter
 from dataclasses import dataclass, field
 
+from .builtin_engine import acyclic_edges, longest_path_ranks
 from .geometry import GroupPath, LayoutEdge, LayoutNode, LayoutRequest
 
 STUB_SIZE = 1.0
 MIN_GROUP_PIECE = 20     # a group this big is a piece of its own
+# dot's time grows with the boxes plus the virtual boxes it threads long
+# edges through (one per rank crossed): a piece's cost counts both.
+COST_PER_NODE = 3
 KEY_VERSION = "pieces-1"   # bump when the canonical form or DOT text changes
 
 
@@ -45,8 +49,10 @@ class CanonicalPiece:
 
 
 def plan_pieces(request: LayoutRequest, max_piece: int) -> list[Piece]:
-    """Split `request` into ordered pieces of at most `max_piece` nodes."""
-    units = _units(request.nodes, (), max_piece)
+    """Split `request` into ordered pieces of at most `max_piece` nodes, and
+    at most about COST_PER_NODE * max_piece boxes plus edge rank spans."""
+    cost = _Cost(request, max_piece * COST_PER_NODE)
+    units = _units(request.nodes, (), max_piece, cost)
     signature = [_unit_signature(nodes, request) for _, nodes in units]
     repeated = {s for s, c in Counter(signature).items() if c > 1}
     groups: list[tuple[GroupPath, list[LayoutNode], bool]] = []
@@ -54,8 +60,9 @@ def plan_pieces(request: LayoutRequest, max_piece: int) -> list[Piece]:
         # Merge small neighbours of one parent; a big group or a repeated
         # block stays alone (so all copies of a block share one layout).
         alone = sig in repeated or (len(nodes) >= MIN_GROUP_PIECE and _is_group(nodes, parent))
-        can_merge = (groups and not alone and groups[-1][0] == parent
-                     and not groups[-1][2] and len(groups[-1][1]) + len(nodes) <= max_piece)
+        can_merge = (groups and not alone and groups[-1][0] == parent and not groups[-1][2]
+                     and len(groups[-1][1]) + len(nodes) <= max_piece
+                     and cost.fits(groups[-1][1] + nodes))
         if can_merge:
             groups[-1][1].extend(nodes)
         else:
@@ -80,19 +87,75 @@ def plan_pieces(request: LayoutRequest, max_piece: int) -> list[Piece]:
     return pieces
 
 
-def _units(nodes: list[LayoutNode], path: GroupPath, max_piece: int):
+class _Cost:
+    """Estimated dot work of a set of nodes: boxes plus the ranks their inner
+    edges cross (ranks from a longest-path ranking of the whole graph)."""
+
+    def __init__(self, request: LayoutRequest, budget: int):
+        ids = [n.id for n in request.nodes]
+        pairs = [(e.source, e.target) for e in request.edges if e.source != e.target]
+        forward = acyclic_edges(ids, pairs)
+        self.rank = longest_path_ranks(ids, forward, set(), set())
+        self.incoming: dict[str, list[str]] = {}
+        for s, t in forward:
+            self.incoming.setdefault(t, []).append(s)
+        self.budget = budget
+
+    def span(self, source: str, target: str) -> int:
+        return max(1, abs(self.rank[target] - self.rank[source]))
+
+    def _node_cost(self, node_id: str, inside: set, top_rank: int) -> int:
+        # An edge from outside enters through a stub on the piece's top rank,
+        # so it crosses every rank down to its target.
+        total = 1
+        for s in self.incoming.get(node_id, ()):
+            if s in inside:
+                total += self.span(s, node_id) - 1
+            else:
+                total += max(0, self.rank[node_id] - top_rank)
+        return total
+
+    def of(self, nodes) -> int:
+        inside = {n.id for n in nodes}
+        top = min((self.rank[n.id] for n in nodes), default=0)
+        return sum(self._node_cost(n.id, inside, top) for n in nodes)
+
+    def fits(self, nodes) -> bool:
+        return self.of(nodes) <= self.budget
+
+    def chunks(self, nodes, max_piece: int):
+        """Consecutive runs of `nodes` within both limits."""
+        out, current, inside, total, top = [], [], set(), 0, 0
+        for n in nodes:
+            if not current:
+                top = self.rank[n.id]
+            add = self._node_cost(n.id, inside, min(top, self.rank[n.id]))
+            if current and (len(current) >= max_piece or total + add > self.budget):
+                out.append(current)
+                current, inside, top = [], set(), self.rank[n.id]
+                add = self._node_cost(n.id, inside, top)
+                total = 0
+            top = min(top, self.rank[n.id])
+            current.append(n)
+            inside.add(n.id)
+            total += add
+        if current:
+            out.append(current)
+        return out
+
+
+def _units(nodes: list[LayoutNode], path: GroupPath, max_piece: int, cost: _Cost):
     """[(parent path, nodes)]: child groups whole, direct nodes in runs;
     anything too big or holding side-by-side big groups is split further."""
     items = _items(nodes, len(path))
-    if len(nodes) <= max_piece and not _holds_big_siblings(items, len(path)):
+    if len(nodes) <= max_piece and cost.fits(nodes) and not _holds_big_siblings(items, len(path)):
         return [(path[:-1], nodes)]
     out = []
     for name, members in items:
         if name is not None:
-            out.extend(_units(members, path + (name,), max_piece))
+            out.extend(_units(members, path + (name,), max_piece, cost))
         else:
-            for start in range(0, len(members), max_piece):
-                out.append((path, members[start:start + max_piece]))
+            out.extend((path, chunk) for chunk in cost.chunks(members, max_piece))
     return out
 
 
