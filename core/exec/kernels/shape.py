@@ -49,10 +49,7 @@ def concat_v1(*inputs, axis=1):
 @kernel("Concat", since=4)
 def concat(*inputs, axis):
     arrays = [np.asarray(a) for a in inputs]
-    axis = norm_axis(axis, arrays[0].ndim)
-    if arrays[0].dtype == object:
-        return np.concatenate(arrays, axis=axis)
-    return np.concatenate(arrays, axis=axis, dtype=np.result_type(*arrays))
+    return np.concatenate(arrays, axis=norm_axis(axis, arrays[0].ndim))
 
 
 def _split_by_sizes(x, axis, sizes):
