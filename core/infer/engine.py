@@ -9,11 +9,13 @@ from __future__ import annotations
 
 import gc
 import heapq
-from dataclasses import dataclass
 from typing import Iterable, Optional
 
 import numpy as np
 
+# One Diagnostic type for the whole core, so the problems panel lists the
+# checker's and inference's findings alike.
+from ..check.diagnostics import INFO, WARNING, Diagnostic
 from ..ir.dtypes import DataType, from_numpy_dtype
 from ..ir.types import TensorType
 from . import (ops_control, ops_elementwise, ops_misc, ops_ml, ops_nn,  # noqa: F401  (register rules)
@@ -26,17 +28,6 @@ from .merge import merge_types
 _MISSING = object()
 _LATEST = 10 ** 6          # a domain the model does not import: use the newest rule
 _MAX_FUNCTION_DEPTH = 16
-
-
-@dataclass(frozen=True)
-class Diagnostic:
-    severity: str       # "info" | "warning"
-    code: str
-    path: str
-    message: str
-
-    def __str__(self) -> str:
-        return f"{self.severity}: {self.path}: {self.message}"
 
 
 class InferenceResult(dict):
@@ -296,13 +287,13 @@ class Inference:
             else:
                 fn = self._rule(domain, node.op_type, opset)
                 if fn is None:
-                    self._note(node, "info", "infer-unknown-op",
+                    self._note(node, INFO, "infer.unknown-op",
                                f"no inference rule for {domain or 'ai.onnx'}::{node.op_type} "
                                f"(opset {opset if opset != _LATEST else 'not imported'}); outputs left unknown")
                 else:
                     outs = fn(ctx)
         except Exception as exc:  # a bad model must never stop inference
-            self._note(node, "info", "infer-failed",
+            self._note(node, INFO, "infer.failed",
                        f"could not infer {node.op_type}: {type(exc).__name__}: {exc}")
             outs = None
         if function is None and (not outs or None in outs) and len(node.outputs):
@@ -351,7 +342,7 @@ class Inference:
                 continue
             merged, conflict = merge_types(t, declared)
             if conflict:
-                self._note(node, "warning", "infer-conflict",
+                self._note(node, WARNING, "infer.conflict",
                            f"output {v.name!r}: stored type {declared} conflicts with inferred {t} ({conflict})")
             types[v] = merged
 

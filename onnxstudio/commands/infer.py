@@ -4,6 +4,7 @@ from __future__ import annotations
 import pathlib
 
 from ..core import load, save
+from ..core.check.diagnostics import WARNING
 from ..core.infer import Inference
 from ..errors import UserError
 
@@ -38,7 +39,7 @@ def run(args) -> int:
     known = sum(1 for t in types.values() if getattr(t, "shape", None) is not None
                 and all(isinstance(x, (int, str)) for x in t.shape))
     save(model, out)
-    warnings = sum(1 for d in diags if d.severity == "warning")
+    warnings = sum(1 for d in diags if d.severity == WARNING)
     print(f"wrote {out}: {stored} value types stored; {known}/{len(types)} values of the main graph "
           f"have a full shape; {warnings} conflicts with stored types, {len(diags) - warnings} notes")
     return 0

@@ -38,7 +38,7 @@ def test_a_failing_rule_still_gives_schema_element_types():
                    [out("y", 0)])
     r = infer(m)
     assert r["y"].elem_type == onnx.TensorProto.DOUBLE
-    assert [d.code for d in r.diagnostics] == ["infer-failed"]
+    assert [d.code for d in r.diagnostics] == ["infer.failed"]
     assert "MaxUnpool" in r.diagnostics[0].message
 
 

@@ -3,6 +3,7 @@ from __future__ import annotations
 
 import numpy as np
 
+from onnxstudio.core.check.diagnostics import INFO, WARNING
 from onnxstudio.core.infer import infer
 from onnxstudio.core.infer.dims import broadcast_shapes, dim_add, dim_mul, dim_sub
 from onnxstudio.core.ir.types import TensorType
@@ -122,7 +123,7 @@ def test_unknown_op_gives_info_with_path_and_inference_continues():
     assert r["z"] == TensorType(F, (2,))
     assert r["y"] is None or r["y"].shape is None
     (d,) = r.diagnostics
-    assert d.severity == "info" and "Frobnicate" in d.message and 'node[0] Frobnicate "mystery"' in d.path
+    assert d.severity == INFO and "Frobnicate" in d.message and 'node[0] Frobnicate "mystery"' in d.path
 
 
 def test_conflicting_value_info_is_a_warning_naming_both_types():
@@ -130,7 +131,7 @@ def test_conflicting_value_info_is_a_warning_naming_both_types():
                    [("x", F, [2, 3])], [out("z")], value_info=[("y", F, [2, 4])])
     r = infer(m)
     (d,) = r.diagnostics
-    assert d.severity == "warning" and "float[2,4]" in d.message and "float[2,3]" in d.message
+    assert d.severity == WARNING and "float[2,4]" in d.message and "float[2,3]" in d.message
     assert r["y"].shape == (2, 3)
 
 
