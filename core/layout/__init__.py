@@ -40,6 +40,22 @@ From an ONNX graph (core.ir) to a request::
     number of boxes small); collapsed groups are single GROUP boxes.
     Subgraph bodies (If/Loop/Scan) and function bodies are separate graphs:
     call build_view on them when the user navigates into them.
+
+Engines (why this order; README text): the `dot` program run as a
+subprocess is the fastest and can be killed at once, so it is used whenever
+it is on PATH (or named by $ONNXSTUDIO_DOT).  Without it, `pip install
+pygraphviz` brings wheels with Graphviz built in (Linux x86_64/aarch64, macOS,
+Windows); those library calls cannot be interrupted, so they run in worker
+processes we kill on cancel.  With neither, a built-in layered layout is used
+and Layout.warnings says how to get the real one: a model always opens.
+
+Big graphs: no Graphviz call sees more than ~400 boxes (MAX_PIECE) or more
+than ~3x that in boxes plus ranks crossed by edges.  Name-scope groups are
+the pieces; pieces are laid out in parallel, stacked in flow order, and the
+edges between them are routed by us (straight across the gap to the next
+piece, or along a lane to the right).  Pieces are keyed by structure (sizes,
+nesting, wiring; no names), so the 12 layers of a BERT are laid out once,
+and the disk cache reuses pieces across models and sessions.
 """
 from .api import available_engines, engine_tag, layout
 from .cache import LayoutCache, default_cache_dir

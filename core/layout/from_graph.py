@@ -177,7 +177,7 @@ def build_view(graph, measure: Measure, expanded=None, *, model=None, rankdir: s
         # Captured from an enclosing graph, or not defined anywhere (a broken
         # model still opens): an input box that says so.
         note = "from enclosing graph" if v.graph is not graph and v.graph is not None else "not defined"
-        box_id = f"outer:{v.name}"
+        box_id = _fresh(f"outer:{v.name}", view_nodes)
         add_box(box_id, ViewNode(box_id, io_label(INPUT, v, note), value=v), ())
         box_of_value[id(v)] = box_id
         return box_id
@@ -187,7 +187,7 @@ def build_view(graph, measure: Measure, expanded=None, *, model=None, rankdir: s
         if src == target or (src, target, id(v)) in seen_pairs:
             return   # inside one closed group, or the same value twice
         seen_pairs.add((src, target, id(v)))
-        edge_id = f"{v.name}|{src}|{target}"
+        edge_id = _fresh(f"{v.name}|{src}|{target}", view_edges)
         view_edges[edge_id] = ViewEdge(edge_id, src, target, v)
         request_edges.append(LayoutEdge(edge_id, src, target))
 
@@ -212,6 +212,17 @@ def build_view(graph, measure: Measure, expanded=None, *, model=None, rankdir: s
 
     request = LayoutRequest(request_nodes, request_edges, rankdir=rankdir)
     return GraphView(graph, request, view_nodes, view_edges, groups, box_of_node)
+
+
+def _fresh(name: str, taken: dict) -> str:
+    """`name`, or `name#2`, `name#3`... if taken (values may share a name,
+    e.g. "" in a model being edited)."""
+    if name not in taken:
+        return name
+    k = 2
+    while f"{name}#{k}" in taken:
+        k += 1
+    return f"{name}#{k}"
 
 
 def _captured(body, outer):

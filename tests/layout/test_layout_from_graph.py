@@ -158,3 +158,19 @@ def test_shared_models_every_graph(name):
         assert check_layout(view.request, out) == [], (name, graph.name)
         for n in graph.nodes:
             assert view.box_for(n) in out.nodes, (name, n)
+
+
+def test_broken_graph_still_opens():
+    # Two undefined values with the same empty name, read by one node: the
+    # view still has distinct boxes and arrows, and lays out.
+    from onnxstudio.core.ir import Graph, Node, Value
+    g = Graph("broken")
+    a, b = Value(""), Value("")
+    out = Value("y")
+    g.append(Node("Add", [a, b], [out]))
+    g.outputs.append(out)
+    view = build_view(g, measure)
+    assert len([v for v in view.nodes.values() if v.id.startswith("outer:")]) == 2
+    assert all("not defined" in v.label.lines for v in view.nodes.values() if v.id.startswith("outer:"))
+    result = layout(view.request, cache=False)
+    assert check_layout(view.request, result) == []
