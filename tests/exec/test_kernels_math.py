@@ -608,3 +608,28 @@ def test_kernels_leave_read_only_inputs_alone(op, args, attrs, opset):
     for r in result if isinstance(result, tuple) else (result,):
         assert r.dtype == np.float32, op
         assert not any(r is a for a in inputs), f"{op} returned its input object"
+
+
+def test_blockwise_paths_agree_with_whole_array_math():
+    from onnxstudio.core.exec.kernels.elementwise import erf_values
+    x = RNG.standard_normal((3, 100_003)).astype(np.float32)    # not a multiple of the block
+    np.testing.assert_array_equal(run("Erf", x), erf_values(x))
+    strided = x[:, ::2]                                            # non-contiguous input
+    np.testing.assert_array_equal(run("Erf", strided), erf_values(np.ascontiguousarray(strided)))
+    g = run("Gelu", x)
+    assert g.shape == x.shape and g.dtype == np.float32
+    np.testing.assert_allclose(g, 0.5 * x * (1 + erf_values(x / np.float32(math.sqrt(2)))), rtol=1e-5, atol=1e-6)
+
+
+def test_piecewise_activations_at_infinities_and_nan():
+    x = np.array([-np.inf, -2.0, 0.0, 2.0, np.inf, np.nan], np.float32)
+    np.testing.assert_array_equal(run("LeakyRelu", x, alpha=0.5), [-np.inf, -1, 0, 2, np.inf, np.nan])
+    np.testing.assert_array_equal(run("LeakyRelu", x, alpha=3.0), [-np.inf, -6, 0, 2, np.inf, np.nan])
+    np.testing.assert_allclose(run("Elu", x), [-1, np.expm1(-2), 0, 2, np.inf, np.nan], rtol=1e-6)
+    np.testing.assert_array_equal(run("ThresholdedRelu", x, alpha=1.0), [0, 0, 0, 2, np.inf, np.nan])
+    np.testing.assert_array_equal(run("ThresholdedRelu", x, alpha=2.0), [0, 0, 0, 0, np.inf, np.nan])
+    np.testing.assert_array_equal(run("PRelu", x, np.array([0.5], np.float32)), [-np.inf, -1, 0, 2, np.inf, np.nan])
+    np.testing.assert_allclose(run("Softplus", x), [0, np.log1p(np.exp(-2)), np.log(2), 2 + np.log1p(np.exp(-2)),
+                                                   np.inf, np.nan], rtol=1e-6)
+    np.testing.assert_allclose(run("Selu", x), [-1.67326319 * 1.05070102, 1.05070102 * 1.67326319 * np.expm1(-2),
+                                               0, 2 * 1.05070102, np.inf, np.nan], rtol=1e-6)

@@ -66,3 +66,30 @@ def last_axis_mean(x: np.ndarray) -> np.ndarray:
     total = last_axis_sum(x)
     total /= x.shape[-1]
     return total
+
+
+BLOCK_ELEMENTS = 1 << 16
+
+
+def blockwise(fn):
+    """Run a multi-pass elementwise formula over cache-sized slices of x.
+
+    A formula of n numpy steps over a big tensor streams it through memory n
+    times and page-faults fresh temporaries on every step; on 64K-element
+    slices the temporaries stay in cache: Erf on 1.6M floats measured 2.8x
+    faster. Below ~1 MB the whole array is cache-resident anyway and the
+    slicing only costs (measured), so small inputs run in one go. `fn` must be
+    elementwise in x (extra arguments pass through, so must be scalars)."""
+    def run(x, *args, **kwargs):
+        if x.size <= 4 * BLOCK_ELEMENTS:
+            return fn(x, *args, **kwargs)
+        flat = np.ascontiguousarray(x).reshape(-1)
+        first = np.asarray(fn(flat[:BLOCK_ELEMENTS], *args, **kwargs))
+        out = np.empty(flat.size, dtype=first.dtype)
+        out[:BLOCK_ELEMENTS] = first
+        for start in range(BLOCK_ELEMENTS, flat.size, BLOCK_ELEMENTS):
+            stop = start + BLOCK_ELEMENTS
+            out[start:stop] = fn(flat[start:stop], *args, **kwargs)
+        return out.reshape(x.shape)
+    run.__name__ = getattr(fn, "__name__", "blockwise")
+    return run

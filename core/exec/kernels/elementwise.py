@@ -9,7 +9,7 @@ from __future__ import annotations
 import numpy as np
 
 from ..registry import kernel
-from ._math_util import float_math
+from ._math_util import blockwise, float_math
 
 
 def _quiet(fn):
@@ -69,15 +69,34 @@ def erf_values(x: np.ndarray) -> np.ndarray:
         poly *= s
     poly *= gauss
     np.subtract(1, poly, out=poly)
-    return np.copysign(poly, x, out=poly)
+    return _with_sign_of(poly, x)
+
+
+_SIGN_BITS = {np.dtype(np.float16): (np.uint16, 0x8000), np.dtype(np.float32): (np.uint32, 0x80000000),
+              np.dtype(np.float64): (np.uint64, 0x8000000000000000)}
+
+
+def _with_sign_of(magnitude: np.ndarray, x: np.ndarray) -> np.ndarray:
+    """copysign for a non-negative `magnitude`: OR-ing x's sign bit in is ~10x
+    faster than np.copysign, which is among numpy's slowest float loops."""
+    if x.dtype in _SIGN_BITS and magnitude.dtype == x.dtype and x.flags.c_contiguous \
+            and magnitude.flags.c_contiguous:
+        uint, mask = _SIGN_BITS[x.dtype]
+        bits = magnitude.view(uint)
+        bits |= x.view(uint) & uint(mask)
+        return magnitude
+    return np.copysign(magnitude, x, out=magnitude)
+
+
+_erf_blockwise = blockwise(erf_values)
 
 
 @kernel("Erf", since=9)
 def erf(x):
     if x.dtype in (np.float32, np.float64):
-        return erf_values(x)
+        return _erf_blockwise(x)
     # float16 would lose the polynomial's precision; ints, bfloat16: no loops
-    return erf_values(x.astype(np.float32)).astype(x.dtype)
+    return _erf_blockwise(x.astype(np.float32)).astype(x.dtype)
 
 
 @kernel("IsNaN", since=9)

@@ -163,10 +163,10 @@ def lp_norm(x, axis=-1, p=2):
         norm = np.sqrt(np.sum(np.square(x), axis=axis, keepdims=True))
     else:
         raise ValueError(f"p must be 1 or 2, got {p}")
-    # a zero vector stays zero instead of becoming NaN
-    out = np.zeros(np.broadcast_shapes(x.shape, norm.shape), dtype=np.result_type(x, norm))
-    np.divide(x, norm, out=out, where=norm != 0)
-    return out.astype(x.dtype, copy=False)
+    # a zero vector stays zero instead of becoming NaN (0 / 1); the select
+    # runs on the small reduced array, not on x
+    norm = np.where(norm == 0, 1, norm).astype(x.dtype, copy=False)
+    return (x / norm).astype(x.dtype, copy=False)
 
 
 @kernel("MeanVarianceNormalization", since=9)
