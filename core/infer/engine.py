@@ -296,7 +296,7 @@ class Inference:
             self._note(node, INFO, "infer.failed",
                        f"could not infer {node.op_type}: {type(exc).__name__}: {exc}")
             outs = None
-        if function is None and (not outs or None in outs) and len(node.outputs):
+        if function is None and (not outs or any(o is None for o in outs)) and node.outputs:
             outs = self._with_schema_types(domain, node.op_type, opset, types, outs, len(node.outputs))
         folded = None
         if all_const and consts and function is None and _small_outputs(outs):

@@ -20,9 +20,10 @@ def constant(ctx):
     a = ctx.attrs
     if "value" in a:
         t = a["value"]
-        if len(t.shape) <= 1 and int(np.prod(t.shape, dtype=np.int64)) <= MAX_CONST_ELEMENTS:
-            ctx.out_consts[0] = np.asarray(t.numpy())
-        return [tensor(int(t.dtype), t.shape)]
+        shape = t.shape
+        if len(shape) <= 1 and (not shape or shape[0] <= MAX_CONST_ELEMENTS):
+            ctx.out_consts[0] = t.numpy()
+        return [tensor(int(t.dtype), shape)]
     if "sparse_value" in a:
         sp = a["sparse_value"]
         dims = getattr(sp, "dims", None) or getattr(sp, "shape", None)
