@@ -633,3 +633,18 @@ def test_piecewise_activations_at_infinities_and_nan():
                                                    np.inf, np.nan], rtol=1e-6)
     np.testing.assert_allclose(run("Selu", x), [-1.67326319 * 1.05070102, 1.05070102 * 1.67326319 * np.expm1(-2),
                                                0, 2 * 1.05070102, np.inf, np.nan], rtol=1e-6)
+
+
+@pytest.mark.parametrize("dtype", [np.float32, np.float64, np.int8, np.bool_, np.float16, ml_dtypes.bfloat16])
+def test_where_bit_select_matches_np_where(dtype):
+    cond = RNG.random((4, 1, 2000)) < 0.5
+    x = (RNG.standard_normal((4, 3, 2000)) * 10).astype(dtype)
+    y = (RNG.standard_normal((3, 1)) * 10).astype(dtype)
+    if np.dtype(dtype).kind == "f":
+        x[0, 0, :3] = [np.inf, -np.inf, np.nan]
+    got = run("Where", cond, x, y)
+    want = np.where(cond, x, y)
+    assert got.dtype == want.dtype and got.shape == want.shape
+    np.testing.assert_array_equal(got.view(np.uint8), want.view(np.uint8))
+    small = run("Where", cond[:1, :, :3], y, x[:1, :, :3])      # below the threshold: np.where
+    np.testing.assert_array_equal(small, np.where(cond[:1, :, :3], y, x[:1, :, :3]))
