@@ -109,7 +109,7 @@ def check_structure(g: pb.GraphProto, gpath: str, ctx, out, parent: Scope | None
     odd_names = []
 
     def note_name(name):
-        if name and not _IDENTIFIER.match(name):
+        if name and not _IDENTIFIER.match(paths.text(name)):
             odd_names.append(name)
 
     for k, vi in enumerate(g.input):

@@ -10,15 +10,25 @@ import re
 _PLAIN = re.compile(r'[^"\\\x00-\x1f\x7f]*\Z')
 
 
+def text(value) -> str:
+    """A string field as text: protobuf hands back bytes when a damaged file
+    holds invalid UTF-8."""
+    if isinstance(value, bytes):
+        return value.decode("utf-8", errors="replace")
+    return value
+
+
 def quote(name: str) -> str:
     # JSON quoting escapes quotes and control characters a name may contain;
     # most names have none, and paths are built for every node.
+    name = text(name)
     if _PLAIN.match(name):
         return f'"{name}"'
     return json.dumps(name, ensure_ascii=False)
 
 
 def node(graph_path: str, index: int, op_type: str, name: str) -> str:
+    op_type = text(op_type)
     label = f"{graph_path}/node[{index}] {op_type}" if op_type else f"{graph_path}/node[{index}]"
     return f"{label} {quote(name)}" if name else label
 

@@ -120,15 +120,23 @@ class CheckSession:
                        type_lookup=self.type_lookup)
 
     @staticmethod
-    def _run(fn) -> list:
+    def _run(fn, where: str = "model") -> list:
         out = Collector()
-        fn(out)
+        try:
+            fn(out)
+        except Exception as e:  # noqa: BLE001 - a checker bug must not hide the other units' findings
+            out.add("check.internal", where, f"the checker failed here ({type(e).__name__}: {e}); please report it")
         return out.items
 
     def _check_graph_structure(self) -> None:
+        self._scope = None
+
         def run(out):
             self._scope = check_structure(self.model.graph, "graph", self._ctx, out, None)
-        self._units["graph"] = self._run(run)
+        self._units["graph"] = self._run(run, "graph")
+        if self._scope is None:
+            from .context import Scope  # noqa: PLC0415
+            self._scope = Scope({}, 1 << 62, None, {}, "graph")
         consumers: dict = {}
         holders = set()
         for i, n in enumerate(self.model.graph.node):
@@ -144,14 +152,14 @@ class CheckSession:
 
     def _check_node(self, i: int) -> None:
         self._units[("node", i)] = self._run(
-            lambda out: check_node_at(self.model.graph, i, self._scope, self._ctx, out))
+            lambda out: check_node_at(self.model.graph, i, self._scope, self._ctx, out), f"graph/node[{i}]")
 
     def _check_functions(self) -> None:
-        self._units["functions"] = self._run(lambda out: check_functions(self.model, self._ctx, out))
+        self._units["functions"] = self._run(lambda out: check_functions(self.model, self._ctx, out), "functions")
 
     def _check_training(self) -> None:
         self._units["training"] = self._run(
-            lambda out: check_training_info(self.model, self._scope, self._ctx, out))
+            lambda out: check_training_info(self.model, self._scope, self._ctx, out), "training_info")
 
 
 def _dict_diff(a: dict, b: dict) -> set:
