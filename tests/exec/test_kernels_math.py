@@ -648,3 +648,17 @@ def test_where_bit_select_matches_np_where(dtype):
     np.testing.assert_array_equal(got.view(np.uint8), want.view(np.uint8))
     small = run("Where", cond[:1, :, :3], y, x[:1, :, :3])      # below the threshold: np.where
     np.testing.assert_array_equal(small, np.where(cond[:1, :, :3], y, x[:1, :, :3]))
+
+
+def test_fast_paths_keep_shapes_and_values():
+    x = RNG.standard_normal((2, 3, 5)).astype(np.float32)
+    np.testing.assert_array_equal(run("Pow", x, np.array(2.0, np.float32)), x * x)
+    wide = run("Pow", x[0, 0], np.array([[2.0]], np.float32))           # exponent of higher rank
+    assert wide.shape == (1, 5)
+    np.testing.assert_allclose(wide[0], x[0, 0] ** 2, rtol=1e-6)
+    for keepdims in (0, 1):
+        np.testing.assert_allclose(run("ReduceSum", x, np.array([-1]), keepdims=keepdims),
+                                   x.sum(axis=-1, keepdims=bool(keepdims)), rtol=1e-5, atol=1e-6)
+        np.testing.assert_allclose(run("ReduceMean", x, np.array([2]), keepdims=keepdims),
+                                   x.mean(axis=-1, keepdims=bool(keepdims)), rtol=1e-5, atol=1e-6)
+    assert run("ReduceMean", x, np.array([2]), keepdims=0).dtype == np.float32

@@ -67,6 +67,10 @@ def _power(x, y):
             return np.power(x, y.astype(x.dtype, copy=False))
         # negative or fractional exponents: compute in float, truncate back
         return np.power(x.astype(np.float64), y.astype(np.float64)).astype(x.dtype)
+    if y.size == 1 and y.ndim <= x.ndim and x.dtype.kind == "f" and float(y.reshape(-1)[0]) == 2:
+        # x**2 (LayerNorm decompositions, variances): np.square is exact and
+        # ~4x faster than numpy's generic power loop
+        return np.square(x)
     if y.dtype != x.dtype:
         y = y.astype(x.dtype if x.dtype.kind == "f" else np.float32)
     with np.errstate(invalid="ignore", divide="ignore", over="ignore"):
