@@ -155,9 +155,11 @@ def more_or_equally_precise(ours, theirs) -> bool:
     return isinstance(ours, int) and isinstance(theirs, str)
 
 
-def normalize_axis(axis: int, rank: Optional[int]) -> Optional[int]:
-    if rank is None:
-        return axis if axis >= 0 else None
-    if axis < 0:
-        axis += rank
-    return axis if 0 <= axis < max(rank, 1) or (rank == 0 and axis == 0) else None
+def axis_index(a, rank):
+    """A possibly negative axis as an index into `rank` dims; None if invalid."""
+    if a is None or rank is None:
+        return None
+    a = int(a)
+    if a < 0:
+        a += rank
+    return a if 0 <= a < rank else None

@@ -8,18 +8,9 @@ from __future__ import annotations
 
 from ..ir.dtypes import DataType
 from .context import rule, tensor
-from .dims import broadcast_shapes, dim_add, dim_mul, dim_prod, dim_sub
+from .dims import axis_index, broadcast_shapes, dim_add, dim_mul, dim_prod
 
 INT64 = DataType.INT64
-
-
-def _axis(a, rank):
-    if a is None or rank is None:
-        return None
-    a = int(a)
-    if a < 0:
-        a += rank
-    return a if 0 <= a < rank else None
 
 
 @rule("Shape")
@@ -124,7 +115,7 @@ def concat(ctx):
     if not known:
         return [tensor(elem, None)]
     rank = len(known[0])
-    axis = _axis(ctx.attr("axis", 1 if ctx.opset < 4 else None), rank)
+    axis = axis_index(ctx.attr("axis", 1 if ctx.opset < 4 else None), rank)
     if axis is None:
         return [tensor(elem, (None,) * rank)]
     out = []
@@ -146,7 +137,7 @@ def split(ctx):
     n = ctx.num_outputs
     if shape is None:
         return [tensor(elem, None)] * n
-    axis = _axis(ctx.attr("axis", 0), len(shape))
+    axis = axis_index(ctx.attr("axis", 0), len(shape))
     if axis is None:
         return [tensor(elem, None)] * n
     sizes = ctx.attr("split")
@@ -165,122 +156,6 @@ def split(ctx):
         else:
             sizes = [None] * n
     return [tensor(elem, shape[:axis] + (s,) + shape[axis + 1:]) for s in sizes[:n]]
-
-
-def _slice_dim(d, start, end, step):
-    if isinstance(d, int):
-        if step > 0:
-            s = min(max(start + d if start < 0 else start, 0), d)
-            e = min(max(end + d if end < 0 else end, 0), d)
-            return max(0, -(-(e - s) // step))
-        s = min(max(start + d if start < 0 else start, -1), d - 1)
-        e = min(max(end + d if end < 0 else end, -1), d - 1)
-        return max(0, -(-(s - e) // -step))
-    # Symbolic length: decide the common "x[k:]" / "x[:-k]" / "x[:]" forms.
-    big = end >= 2 ** 31 - 1
-    if step == 1 and d is not None:
-        if start == 0 and big:
-            return d
-        if start >= 0 and big:
-            return dim_sub(d, start)
-        if start == 0 and end < 0:
-            return dim_add(d, end)
-    if step == -1 and d is not None and start == -1 and end <= -(2 ** 31):
-        return d
-    return None
-
-
-@rule("Slice")
-def slice_op(ctx):
-    elem, shape = ctx.elem(0), ctx.shape(0)
-    if ctx.opset < 10:
-        starts, ends, axes, steps = ctx.attr("starts"), ctx.attr("ends"), ctx.attr("axes"), None
-    else:
-        starts, ends = ctx.ints(1), ctx.ints(2)
-        if ends is None and starts is not None:
-            ends = _symbolic_ends(ctx.sym(2))
-        axes = ctx.ints(3) if ctx.has_input(3) else None
-        steps = ctx.ints(4) if ctx.has_input(4) else None
-        if ctx.has_input(3) and axes is None or ctx.has_input(4) and steps is None:
-            starts = None
-    if shape is None:
-        return [tensor(elem, None)]
-    if starts is None or ends is None:
-        # Only the sliced axes become unknown, and we do not know which.
-        if ctx.has_input(3) and axes is not None:
-            out = list(shape)
-            for a in axes:
-                a = _axis(a, len(shape))
-                if a is not None:
-                    out[a] = None
-            return [tensor(elem, out)]
-        return [tensor(elem, (None,) * len(shape))]
-    axes = axes if axes is not None else list(range(len(starts)))
-    steps = steps if steps is not None else [1] * len(starts)
-    out = list(shape)
-    for st, en, ax, sp in zip(starts, ends, axes, steps):
-        a = _axis(ax, len(shape))
-        if a is None or sp == 0:
-            return [tensor(elem, (None,) * len(shape))]
-        if isinstance(en, int):
-            out[a] = _slice_dim(shape[a], st, en, sp)
-        else:
-            # x[0:seq] with a symbolic end: assume the slice lies inside x (a
-            # model where it does not fails downstream anyway) so it has `seq`.
-            out[a] = en if (st == 0 and sp == 1 and en is not None) else None
-    src = ctx.sym(0)
-    if src is not None and len(shape) == 1 and ctx.const(0) is None and all(
-            isinstance(x, int) for x in (starts[0], ends[0], steps[0])):
-        n = len(src)
-        st, en, sp = starts[0], ends[0], steps[0]
-        if sp > 0:
-            ctx.out_syms[0] = src[slice(max(-n - 1, min(st, n)), max(-n - 1, min(en, n)), sp)]
-        else:
-            ctx.out_syms[0] = src[slice(st, None if en < -n else en, sp)]
-    return [tensor(elem, out)]
-
-
-def _symbolic_ends(ends):
-    """Ends known partly symbolically: symbols stay, unknowns make it unknown."""
-    if ends is None or any(e is None for e in ends):
-        return None
-    return list(ends)
-
-
-@rule("Gather")
-def gather(ctx):
-    elem, shape, ishape = ctx.elem(0), ctx.shape(0), ctx.shape(1)
-    if shape is None or ishape is None:
-        return [tensor(elem, None)]
-    axis = _axis(ctx.attr("axis", 0), len(shape))
-    if axis is None:
-        return [tensor(elem, None)]
-    src, idx = ctx.sym(0), ctx.ints(1)
-    if src is not None and idx is not None and len(shape) == 1 and ctx.const(0) is None:
-        try:
-            ctx.out_syms[0] = tuple(src[i] for i in idx)
-        except IndexError:
-            pass
-    return [tensor(elem, shape[:axis] + ishape + shape[axis + 1:])]
-
-
-@rule("GatherElements")
-def gather_elements(ctx):
-    return [tensor(ctx.elem(0), ctx.shape(1))]
-
-
-@rule("GatherND")
-def gather_nd(ctx):
-    elem, data, idx = ctx.elem(0), ctx.shape(0), ctx.shape(1)
-    b = ctx.attr("batch_dims", 0)
-    if data is None or idx is None or not idx or not isinstance(idx[-1], int):
-        return [tensor(elem, None)]
-    return [tensor(elem, idx[:-1] + data[b + idx[-1]:])]
-
-
-@rule("ScatterElements", "ScatterND", "Scatter", "TensorScatter")
-def scatter(ctx):
-    return [ctx.type(0)]
 
 
 def _axes_list(ctx):
@@ -302,7 +177,7 @@ def squeeze(ctx):
         if any(d is None or isinstance(d, str) for d in shape):
             return [tensor(elem, None)]
         return [tensor(elem, tuple(d for d in shape if d != 1))]
-    drop = {_axis(a, len(shape)) for a in axes}
+    drop = {axis_index(a, len(shape)) for a in axes}
     return [tensor(elem, tuple(d for i, d in enumerate(shape) if i not in drop))]
 
 
@@ -315,7 +190,7 @@ def unsqueeze(ctx):
     if shape is None or axes is None:
         return [tensor(elem, None)]
     r = len(shape) + len(axes)
-    ins = {_axis(a, r) for a in axes}
+    ins = {axis_index(a, r) for a in axes}
     it = iter(shape)
     return [tensor(elem, tuple(1 if i in ins else next(it, None) for i in range(r)))]
 
@@ -367,7 +242,7 @@ def pad(ctx):
     axes = ctx.ints(3) if ctx.has_input(3) else None
     if ctx.has_input(3) and axes is None:
         return [tensor(elem, (None,) * r)]
-    axes = [_axis(a, r) for a in axes] if axes is not None else list(range(r))
+    axes = [axis_index(a, r) for a in axes] if axes is not None else list(range(r))
     out = list(shape)
     k = len(axes)
     for j, a in enumerate(axes):
@@ -402,53 +277,6 @@ def range_op(ctx):
     return [tensor(elem, (None,))]
 
 
-@rule("OneHot")
-def one_hot(ctx):
-    elem, ishape = ctx.elem(2), ctx.shape(0)
-    if ishape is None:
-        return [tensor(elem, None)]
-    depth = ctx.const(1)
-    d = int(depth.reshape(-1)[0]) if depth is not None else None
-    r = len(ishape) + 1
-    axis = ctx.attr("axis", -1)
-    axis = axis + r if axis < 0 else axis
-    out = list(ishape)
-    out.insert(axis, d)
-    return [tensor(elem, out)]
-
-
-@rule("TopK")
-def top_k(ctx):
-    elem, shape = ctx.elem(0), ctx.shape(0)
-    if shape is None:
-        return [tensor(elem, None), tensor(INT64, None)]
-    axis = _axis(ctx.attr("axis", -1), len(shape))
-    k = ctx.attr("k") if ctx.opset < 10 else (ctx.sym(1) or (None,))[0]
-    out = list(shape)
-    if axis is not None:
-        out[axis] = k
-    return [tensor(elem, out), tensor(INT64, out)]
-
-
-@rule("NonZero")
-def non_zero(ctx):
-    r = ctx.rank(0)
-    return [tensor(INT64, (r, None))]
-
-
-@rule("Compress")
-def compress(ctx):
-    elem, shape = ctx.elem(0), ctx.shape(0)
-    axis = ctx.attr("axis")
-    if axis is None or shape is None:
-        return [tensor(elem, (None,))]
-    a = _axis(axis, len(shape))
-    out = list(shape)
-    if a is not None:
-        out[a] = None
-    return [tensor(elem, out)]
-
-
 @rule("DepthToSpace", "SpaceToDepth")
 def depth_space(ctx):
     elem, shape = ctx.elem(0), ctx.shape(0)
@@ -462,21 +290,6 @@ def depth_space(ctx):
     h = h // b if isinstance(h, int) else None
     w = w // b if isinstance(w, int) else None
     return [tensor(elem, (n, dim_mul(c, b * b), h, w))]
-
-
-@rule("Unique")
-def unique(ctx):
-    elem, shape = ctx.elem(0), ctx.shape(0)
-    axis = ctx.attr("axis")
-    if axis is None or shape is None:
-        n = dim_prod(shape) if shape is not None else None
-        y = (None,)
-        inv = (n,)
-    else:
-        a = _axis(axis, len(shape))
-        y = tuple(None if i == a else d for i, d in enumerate(shape))
-        inv = (shape[a] if a is not None else None,)
-    return [tensor(elem, y), tensor(INT64, (None,)), tensor(INT64, inv), tensor(INT64, (None,))]
 
 
 @rule("Det")
@@ -494,7 +307,7 @@ def center_crop_pad(ctx):
     axes = ctx.attr("axes") or list(range(len(shape)))
     out = list(shape)
     for a, d in zip(axes, target):
-        a = _axis(a, len(shape))
+        a = axis_index(a, len(shape))
         if a is not None:
             out[a] = d
     return [tensor(elem, out)]
