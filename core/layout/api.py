@@ -13,7 +13,7 @@ from .dot_engine import EngineFailed, LayoutTimeout, dot_version, find_dot, layo
 from .geometry import CancelToken, Layout, LayoutCancelled, LayoutRequest
 from .pieces import canonical, plan_pieces, request_key
 from .pygraphviz_engine import layout_with_pygraphviz, pygraphviz_available, pygraphviz_version
-from .stacking import realise, stack
+from .stacking import stack
 
 ENGINES = ("dot", "pygraphviz", "builtin")
 BUILTIN_VERSION = "builtin-1"    # bump when the built-in algorithm changes
@@ -171,9 +171,7 @@ def layout(request: LayoutRequest, *, engine: str = "auto", cancel: CancelToken 
                 raise
 
     token.raise_if_cancelled()
-    lr = request.rankdir == "LR"
-    placed = [realise(c, results[c.key], lr) for c in canons]
-    out = stack(pieces, placed, request)
+    out = stack(pieces, canons, [results[c.key] for c in canons], request)
     out.warnings = warnings + out.warnings
     if store is not None and exact_all:
         store.put(whole_key, out)

@@ -9,7 +9,6 @@ Qt's scene coordinates).  Boxes are given by their top-left corner and size.
 """
 from __future__ import annotations
 
-import dataclasses
 from dataclasses import dataclass, field
 
 Point = tuple[float, float]
@@ -128,17 +127,19 @@ class Layout:
 
     def translated(self, dx: float, dy: float) -> "Layout":
         """A copy moved by (dx, dy); size fields are unchanged."""
+        # Direct construction: dataclasses.replace is slow on 10k boxes.
         return Layout(
-            nodes={k: dataclasses.replace(b, x=b.x + dx, y=b.y + dy) for k, b in self.nodes.items()},
-            edges={k: dataclasses.replace(e, points=tuple((x + dx, y + dy) for x, y in e.points))
+            nodes={k: NodeBox(b.id, b.x + dx, b.y + dy, b.width, b.height) for k, b in self.nodes.items()},
+            edges={k: EdgePath(e.id, e.source, e.target, tuple([(x + dx, y + dy) for x, y in e.points]))
                    for k, e in self.edges.items()},
-            groups={k: dataclasses.replace(g, x=g.x + dx, y=g.y + dy) for k, g in self.groups.items()},
+            groups={k: GroupBox(g.path, g.x + dx, g.y + dy, g.width, g.height)
+                    for k, g in self.groups.items()},
             width=self.width, height=self.height, engine=self.engine,
             warnings=list(self.warnings), from_cache=self.from_cache)
 
     def normalised(self) -> "Layout":
-        """A copy shifted so everything starts at (0, 0), with width/height
-        set to the extent of all boxes and curve points."""
+        """A copy with nothing left of x=0 or above y=0, and width/height
+        reaching the right/bottom-most box or curve point."""
         xs: list[float] = []
         ys: list[float] = []
         for b in list(self.nodes.values()) + list(self.groups.values()):
@@ -148,10 +149,18 @@ class Layout:
             xs += [q[0] for q in p.points]
             ys += [q[1] for q in p.points]
         if not xs:
-            return self.translated(0.0, 0.0)
-        moved = self.translated(-min(xs), -min(ys))
-        moved.width, moved.height = max(xs) - min(xs), max(ys) - min(ys)
+            return self.copy()
+        # Only shift when something pokes out above or left of the origin;
+        # a small margin is harmless and moving 10k boxes is not free.
+        left, top = min(0.0, min(xs)), min(0.0, min(ys))
+        moved = self.translated(-left, -top) if (left, top) != (0.0, 0.0) else self.copy()
+        moved.width, moved.height = max(xs) - left, max(ys) - top
         return moved
+
+    def copy(self) -> "Layout":
+        """A shallow copy (boxes and curves are immutable, so they are shared)."""
+        return Layout(dict(self.nodes), dict(self.edges), dict(self.groups), self.width, self.height,
+                      self.engine, list(self.warnings), self.from_cache)
 
 
 class LayoutCancelled(Exception):
