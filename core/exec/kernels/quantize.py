@@ -71,9 +71,14 @@ def quantize_linear(x, y_scale, y_zero_point=None, axis=1, saturate=1, block_siz
     else:
         out_dtype = onnx_dtype(output_dtype) if output_dtype else np.dtype(np.uint8)
     # the division happens in the scale's type unless `precision` says otherwise
-    work = compute_dtype(onnx_dtype(precision) if precision else y_scale.dtype)
+    precision_dtype = onnx_dtype(precision) if precision else y_scale.dtype
+    work = compute_dtype(precision_dtype)
     scale = _as_float(_broadcastable(y_scale, x.shape, axis, block_size), work)
     scaled = _as_float(x, work) / scale
+    if precision_dtype == np.dtype(ml_dtypes.bfloat16):
+        # divide in float32, then round to the requested bfloat16 precision
+        # (float8e8m0 scales are exact in float32 and set no precision)
+        scaled = scaled.astype(precision_dtype).astype(work)
     if _is_integer(out_dtype):
         scaled = np.rint(scaled)
     if y_zero_point is not None:
