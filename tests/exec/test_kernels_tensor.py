@@ -409,6 +409,7 @@ def test_map_kernels():
     np.testing.assert_array_equal(run("CastMap", m, domain=ML), [[2.5, 1.5]])
     np.testing.assert_array_equal(run("CastMap", m, domain=ML, map_form="SPARSE", max_map=4,
                                       cast_to="TO_INT64"), [[0, 2, 0, 1]])
+    assert run("CastMap", m, domain=ML, cast_to="TO_STRING").tolist() == [["2.500000", "1.500000"]]
     np.testing.assert_array_equal(run("DictVectorizer", {"b": 2.0}, domain=ML, string_vocabulary=["a", "b"]),
                                   [[0.0, 2.0]])
     zipped = run("ZipMap", np.array([[0.25, 0.75]], np.float32), domain=ML, classlabels_strings=["n", "y"])

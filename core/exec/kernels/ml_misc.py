@@ -22,7 +22,8 @@ def array_feature_extractor(X, Y):
 
 def _cast_values(values, cast_to):
     if cast_to == "TO_STRING":
-        return str_array([v if isinstance(v, str) else str(v) for v in values])
+        # Numbers print with six decimals, like C++ std::to_string (onnxruntime).
+        return str_array([v if isinstance(v, str) else f"{float(v):f}" for v in values])
     if cast_to == "TO_FLOAT":
         return np.array([float(v) for v in values], dtype=np.float32)
     if cast_to == "TO_INT64":
