@@ -3,80 +3,55 @@
 A dim is an `int` (known), a `str` (symbolic) or `None` (unknown).
 
 Decision on arithmetic with symbolic dims: we build small expression strings
-("2*seq", "seq+1", "a*b") instead of giving up, because a shape such as
-`[batch, 2*seq]` tells a user more than `[batch, ?]` and two values computed
-the same way get the same string, so later broadcasts can still match them.
-We never try to simplify beyond constants (no algebra): `seq+seq` stays
-`seq+seq` and does not equal `2*seq`. Division of a symbol gives unknown unless
-the divisor is 1, since ONNX integer division rounds and the string would
-mislead. Anything involving an unknown dim is unknown.
+("2*seq", "seq-1", "batch*seq") instead of giving up, because a shape such as
+`[batch, 2*seq]` tells a user more than `[batch, ?]`. Expressions are kept as
+polynomials (symexpr) and printed canonically, so `seq+seq` is `2*seq` and
+broadcasts match dims computed along different paths. Division is kept only
+when exact for every value of the symbols (`(2*seq)/2` is `seq`); otherwise
+the dim is unknown, as ONNX integer division rounds. Anything involving an
+unknown dim is unknown.
 """
 from __future__ import annotations
 
 from typing import Optional
 
+from .symexpr import add, exact_div, mul, poly_of, to_dim
+
 Dim = "int | str | None"
-
-
-def _wrap(d) -> str:
-    s = str(d)
-    return f"({s})" if ("+" in s or "-" in s[1:]) else s
 
 
 def dim_add(a, b):
     if a is None or b is None:
         return None
-    if isinstance(a, int) and isinstance(b, int):
+    if type(a) is int and type(b) is int:
         return a + b
-    if a == 0:
-        return b
-    if b == 0:
-        return a
-    if isinstance(b, int) and b < 0:
-        return f"{a}-{-b}"
-    return f"{a}+{b}"
+    return to_dim(add(poly_of(a), poly_of(b)))
 
 
 def dim_sub(a, b):
     if a is None or b is None:
         return None
-    if isinstance(a, int) and isinstance(b, int):
+    if type(a) is int and type(b) is int:
         return a - b
-    if b == 0:
-        return a
-    if a == b:
-        return 0
-    if isinstance(b, int) and b < 0:
-        return f"{a}+{-b}"
-    return f"{a}-{_wrap(b)}"
+    return to_dim(add(poly_of(a), poly_of(b), -1))
 
 
 def dim_mul(a, b):
     if a is None or b is None:
         return None
-    if isinstance(a, int) and isinstance(b, int):
+    if type(a) is int and type(b) is int:
         return a * b
-    if a == 0 or b == 0:
-        return 0
-    if a == 1:
-        return b
-    if b == 1:
-        return a
-    if isinstance(b, int):          # constants first: "2*seq"
-        a, b = b, a
-    return f"{_wrap(a)}*{_wrap(b)}"
+    return to_dim(mul(poly_of(a), poly_of(b)))
 
 
 def dim_floordiv(a, b):
+    """a // b when it is exact for every value of the symbols, else unknown."""
     if a is None or b is None:
         return None
-    if isinstance(a, int) and isinstance(b, int):
+    if type(a) is int and type(b) is int:
         return a // b if b else None
-    if b == 1:
-        return a
-    if a == b:
-        return 1
-    return None
+    q = exact_div(poly_of(a), poly_of(b))
+    return None if q is None else to_dim(q)
 
 
 def dim_prod(dims):

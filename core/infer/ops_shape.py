@@ -8,7 +8,7 @@ from __future__ import annotations
 
 from ..ir.dtypes import DataType
 from .context import rule, tensor
-from .dims import axis_index, broadcast_shapes, dim_add, dim_mul, dim_prod
+from .dims import axis_index, broadcast_shapes, dim_add, dim_floordiv, dim_mul, dim_prod
 
 INT64 = DataType.INT64
 
@@ -49,30 +49,10 @@ def _reshape_dims(in_shape, target, allowzero):
 
 
 def _remaining(num, den):
-    """prod(num) / prod(den) when it can be decided; symbols cancel by name."""
+    """prod(num) / prod(den) when the division is exact (symbols cancel)."""
     if any(d is None for d in num) or any(d is None for d in den):
         return None
-    num, rest = list(num), []
-    for d in den:
-        if isinstance(d, str) and d in num:
-            num.remove(d)
-        else:
-            rest.append(d)
-    if any(isinstance(d, str) for d in rest):
-        return None
-    n_int = 1
-    syms = []
-    for d in num:
-        if isinstance(d, int):
-            n_int *= d
-        else:
-            syms.append(d)
-    d_int = 1
-    for d in rest:
-        d_int *= d
-    if d_int == 0 or n_int % d_int:
-        return None
-    return dim_mul(n_int // d_int, dim_prod(syms)) if syms else n_int // d_int
+    return dim_floordiv(dim_prod(num), dim_prod(den))
 
 
 @rule("Reshape")
@@ -154,7 +134,8 @@ def split(ctx):
             if len(sizes) != n:
                 sizes = [chunk] * (n - 1) + [total - chunk * (n - 1)]
         else:
-            sizes = [None] * n
+            # n equal parts of a symbolic dim: exact only when it divides.
+            sizes = [dim_floordiv(total, n)] * n
     return [tensor(elem, shape[:axis] + (s,) + shape[axis + 1:]) for s in sizes[:n]]
 
 

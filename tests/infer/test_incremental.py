@@ -26,7 +26,7 @@ def test_changing_an_input_dim_repropagates_like_a_full_run():
     m = make_model(nodes, [("x", F, ["N", 4]), ("y", F, [3])], [out("b"), out("c")])
     inf = Inference(m)
     inf.run()
-    assert inf.type_of(m.graph.get_value("c")).shape == ("N+N", 4)
+    assert inf.type_of(m.graph.get_value("c")).shape == ("2*N", 4)
     x = m.graph.get_value("x")
     x.type = TensorType(F, (5, 4))
     before = inf.nodes_inferred
