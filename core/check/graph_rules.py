@@ -11,7 +11,7 @@ import re
 
 from ..proto import onnx_pb2 as pb
 from . import paths
-from .context import Scope, declared_types
+from .context import Scope, declared_types, proto_type_str
 from .elem_types import output_types
 from .node_rules import check_node
 from ..ir.dtypes import type_name
@@ -200,11 +200,20 @@ def check_structure(g: pb.GraphProto, gpath: str, ctx, out, parent: Scope | None
         _check_type_version(vi, where, ctx, out)
 
     vi_names = set()
+    io_types = None
     for vi in g.value_info:
         where = paths.value_info(gpath, vi.name)
         if vi.name in vi_names:
             out.add("graph.value-info-duplicate", where, f"value_info for {vi.name!r} is given twice")
         vi_names.add(vi.name)
+        if io_types is None:
+            io_types = {v.name: proto_type_str(v.type) for v in (*g.input, *g.output) if v.HasField("type")}
+        declared = io_types.get(vi.name)
+        if declared is not None and vi.HasField("type"):
+            mine = proto_type_str(vi.type)
+            if mine is not None and mine != declared:
+                out.add("graph.value-info-conflict", where,
+                        f"value_info says {vi.name!r} is {mine}, but the graph input/output declares {declared}")
         if vi.name not in defs:
             out.add("graph.value-info-unused", where, f"value_info describes {vi.name!r}, which nothing defines")
         _check_type_version(vi, where, ctx, out)

@@ -695,3 +695,251 @@ MUTATIONS = [
     function_duplicate_input, function_domain_not_imported,
     training_binding_key, training_binding_value,
 ]
+
+
+# --- more of the spec, one mutation per rule -----------------------------------------
+
+def opset_with_ir2(m):
+    m.ir_version = 2
+    return "model.opset-not-allowed", "model", True
+
+
+def opset_version_zero(m):
+    o = m.opset_import[0]
+    o.version = 0
+    return "model.opset-version-invalid", f"model/opset_import {q(o.domain or 'ai.onnx')}", True
+
+
+def input_nameless(m):
+    if not len(m.graph.input):
+        return None
+    m.graph.input[0].name = ""
+    return "graph.input-name-missing", 'graph/input[0] ""', True
+
+
+def output_elem_type_missing(m):
+    for k, vi in enumerate(m.graph.output):
+        if vi.type.HasField("tensor_type"):
+            vi.type.tensor_type.elem_type = 0
+            return "graph.io-elem-type-missing", f"graph/output[{k}] {q(vi.name)}", True
+    return None
+
+
+def value_info_conflicts_with_output(m):
+    for k, vi in enumerate(m.graph.output):
+        if vi.type.HasField("tensor_type") and vi.type.tensor_type.elem_type:
+            other = helper.make_tensor_value_info(
+                vi.name, TensorProto.INT8 if vi.type.tensor_type.elem_type != TensorProto.INT8 else TensorProto.INT16,
+                None)
+            m.graph.value_info.append(other)
+            return "graph.value-info-conflict", f"graph/value_info {q(vi.name)}", True
+    return None
+
+
+def op_type_missing(m):
+    for i, n in _std_nodes(m):
+        n.op_type = ""
+        return "node.op-type-missing", npath(i, n), True
+    return None
+
+
+def attribute_type_missing(m):
+    found = _first_attr(m)
+    if found is None:
+        return None
+    i, n, a = found
+    a.type = 0
+    return "attr.type-missing", f"{npath(i, n)}/attribute {q(a.name)}", True
+
+
+def tensor_attribute_without_value(m):
+    found = _first_attr(m, lambda n, a: a.type == A.TENSOR)
+    if found is None:
+        return None
+    i, n, a = found
+    a.ClearField("t")
+    return "attr.no-value", f"{npath(i, n)}/attribute {q(a.name)}", True
+
+
+def tensor_without_data(m):
+    t = _initializer(m, lambda t: _elements(t) > 0 and not t.data_location)
+    if t is None:
+        return None
+    for f in ("raw_data", "float_data", "int32_data", "int64_data", "double_data", "uint64_data"):
+        t.ClearField(f)
+    return "tensor.no-data", f"graph/initializer {q(t.name)}", True
+
+
+def data_for_empty_tensor(m):
+    t = _initializer(m, lambda t: _elements(t) > 0 and len(t.dims) > 0)
+    if t is None:
+        return None
+    t.dims[0] = 0
+    return "tensor.data-for-empty", f"graph/initializer {q(t.name)}", True
+
+
+def tensor_in_wrong_field(m):
+    t = _initializer(m, lambda t: _elements(t) > 0)
+    if t is None:
+        return None
+    n = _elements(t)
+    for f in ("raw_data", "float_data", "int32_data", "int64_data", "double_data", "uint64_data"):
+        t.ClearField(f)
+    if t.data_type == TensorProto.DOUBLE:
+        t.float_data.extend([0.0] * n)
+    else:
+        t.double_data.extend([0.0] * n)
+    return "tensor.wrong-data-field", f"graph/initializer {q(t.name)}", True
+
+
+def string_tensor_in_raw_data(m):
+    t = _initializer(m, lambda t: t.HasField("raw_data") and _elements(t) > 0)
+    if t is None:
+        return None
+    t.data_type = TensorProto.STRING
+    return "tensor.string-raw", f"graph/initializer {q(t.name)}", True
+
+
+def external_tensor_keeps_data(m):
+    t = _initializer(m, lambda t: _elements(t) > 0)
+    if t is None:
+        return None
+    t.data_location = TensorProto.EXTERNAL
+    t.external_data.add(key="location", value="w.bin")
+    return "tensor.external-with-data", f"graph/initializer {q(t.name)}", True
+
+
+def _sparse(m):
+    return m.graph.sparse_initializer[0] if len(m.graph.sparse_initializer) else None
+
+
+def sparse_values_not_1d(m):
+    sp = _sparse(m)
+    if sp is None:
+        return None
+    sp.values.dims.append(1)
+    return "sparse.values-rank", f"graph/sparse_initializer {q(sp.values.name)}", True
+
+
+def sparse_zero_dim(m):
+    sp = _sparse(m)
+    if sp is None:
+        return None
+    sp.dims[0] = 0
+    return "sparse.dims", f"graph/sparse_initializer {q(sp.values.name)}", True
+
+
+def sparse_int32_indices(m):
+    sp = _sparse(m)
+    if sp is None:
+        return None
+    values = list(sp.indices.int64_data) or [1] * sp.values.dims[0]
+    sp.indices.ClearField("raw_data")
+    sp.indices.ClearField("int64_data")
+    sp.indices.data_type = TensorProto.INT32
+    sp.indices.int32_data.extend(values)
+    return "sparse.indices-type", f"graph/sparse_initializer {q(sp.values.name)}", True
+
+
+def sparse_indices_wrong_shape(m):
+    sp = _sparse(m)
+    if sp is None:
+        return None
+    n = sp.values.dims[0]
+    del sp.indices.dims[:]
+    sp.indices.dims.extend([1, n])
+    return "sparse.indices-shape", f"graph/sparse_initializer {q(sp.values.name)}", True
+
+
+def sparse_nameless(m):
+    sp = _sparse(m)
+    if sp is None:
+        return None
+    sp.values.name = ""
+    return "sparse.name-missing", 'graph/sparse_initializer ""', True
+
+
+def function_call_too_many_inputs(m):
+    fn = _function(m)
+    if fn is None:
+        return None
+    for i, n in enumerate(m.graph.node):
+        if n.op_type == fn.name and n.domain == fn.domain:
+            while len(n.input) <= len(fn.input):
+                n.input.append(n.input[0])
+            return "node.function-arity", npath(i, n), True
+    return None
+
+
+def function_ref_with_value(m):
+    fn = _function(m)
+    if fn is None:
+        return None
+    for i, n in enumerate(fn.node):
+        for a in n.attribute:
+            if a.ref_attr_name:
+                a.f = 0.5
+                return "attr.ref-with-value", f"{npath(i, n, fpath(fn))}/attribute {q(a.name)}", True
+    return None
+
+
+def function_nameless(m):
+    fn = _function(m)
+    if fn is None:
+        return None
+    fn.name = ""
+    return "function.name-missing", 'functions/""', True
+
+
+def function_without_domain(m):
+    fn = _function(m)
+    if fn is None:
+        return None
+    fn.ClearField("domain")
+    return "function.domain-missing", fpath(fn), True
+
+
+def function_output_twice(m):
+    fn = _function(m)
+    if fn is None:
+        return None
+    fn.output.append(fn.output[0])
+    return "function.output-duplicate", fpath(fn), True
+
+
+def function_attribute_twice(m):
+    fn = _function(m)
+    if fn is None or not len(fn.attribute):
+        return None
+    fn.attribute.append(fn.attribute[0])
+    return "function.attribute-duplicate", fpath(fn), True
+
+
+def function_opset_disagrees(m):
+    fn = _function(m)
+    if fn is None:
+        return None
+    for o in fn.opset_import:
+        if o.domain in ("", "ai.onnx"):
+            o.version = 6          # Mul-6 in the body vs Mul-14 for the model
+    i = next(k for k, n in enumerate(fn.node) if n.op_type == "Mul")
+    return "function.opset-mismatch", npath(i, fn.node[i], fpath(fn)), True
+
+
+def training_key_bound_twice(m):
+    if not len(m.training_info):
+        return None
+    b = m.training_info[0].update_binding[0]
+    m.training_info[0].update_binding.add(key=b.key, value=b.value)
+    return "training.binding-duplicate", f"training_info[0]/update_binding {q(b.key)}", True
+
+
+MUTATIONS += [
+    opset_with_ir2, opset_version_zero, input_nameless, output_elem_type_missing,
+    value_info_conflicts_with_output, op_type_missing, attribute_type_missing,
+    tensor_attribute_without_value, tensor_without_data, data_for_empty_tensor, tensor_in_wrong_field,
+    string_tensor_in_raw_data, external_tensor_keeps_data, sparse_values_not_1d, sparse_zero_dim,
+    sparse_int32_indices, sparse_indices_wrong_shape, sparse_nameless, function_call_too_many_inputs,
+    function_ref_with_value, function_nameless, function_without_domain, function_output_twice,
+    function_attribute_twice, function_opset_disagrees, training_key_bound_twice,
+]
