@@ -111,3 +111,22 @@ def test_allowed_types_resolve_constraints_and_literals():
 def test_malformed_type_string_is_rejected():
     with pytest.raises(ValueError):
         schemas.normalize("vector(float)")
+
+
+def test_committed_table_is_what_the_generator_writes(tmp_path):
+    """The data file and tools/gen_schemas.py stay in step (same onnx version)."""
+    import importlib.util
+    import pathlib
+
+    repo = pathlib.Path(__file__).resolve().parent.parent
+    spec = importlib.util.spec_from_file_location("gen_schemas", repo / "tools" / "gen_schemas.py")
+    gen = importlib.util.module_from_spec(spec)
+    spec.loader.exec_module(gen)
+    committed = repo / "core" / "schemas" / "opschemas.json"
+    import json
+    data = json.loads(committed.read_bytes())
+    if data["onnx_version"] != onnx.__version__:
+        pytest.skip(f"table generated from onnx {data['onnx_version']}, installed {onnx.__version__}")
+    out = tmp_path / "opschemas.json"
+    assert gen.main(["--out", str(out)]) == 0
+    assert out.read_bytes() == committed.read_bytes()

@@ -14,6 +14,8 @@ from __future__ import annotations
 
 import os
 import pathlib
+import sys
+import types
 
 from ..proto import onnx_pb2 as pb
 from .diagnostics import CODES, ERROR, INFO, WARNING, Diagnostic, Severity  # noqa: F401
@@ -82,3 +84,15 @@ def check_file(path, ir_model=None) -> list:
 
 def errors(diagnostics) -> list:
     return [d for d in diagnostics if d.severity == ERROR]
+
+
+class _CallableModule(types.ModuleType):
+    """Lets `onnxstudio.core.check(model)` call `check` while
+    `onnxstudio.core.check.CheckSession` etc. stay reachable: the issue's
+    contract names the package itself as the entry point."""
+
+    def __call__(self, model, **kw):
+        return check(model, **kw)
+
+
+sys.modules[__name__].__class__ = _CallableModule

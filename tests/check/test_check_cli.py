@@ -51,3 +51,10 @@ def test_unreadable_file_exits_2(tmp_path, capsys):
     assert main(["check", str(bad)]) == 2
     assert "bad.onnx" in capsys.readouterr().err
     assert main(["check", str(tmp_path / "absent.onnx")]) == 2
+
+
+def test_package_is_callable_as_the_issue_names_it(tmp_path):
+    from onnxstudio.core import check as check_pkg
+    path = _write(tmp_path, load_base("convnet"))
+    assert check_pkg(path) == check_pkg.check(path) == []
+    assert check_pkg.CheckSession is not None
