@@ -16,6 +16,7 @@ from .geometry import EdgePath, GroupBox, Layout, NodeBox
 
 FORMAT = 1
 ENV_VAR = "ONNXSTUDIO_LAYOUT_CACHE"
+DEFAULT_MAX_BYTES = 256 * 1024 * 1024
 
 
 def default_cache_dir() -> pathlib.Path:
@@ -69,6 +70,31 @@ class LayoutCache:
                 raise
         except OSError:
             pass
+
+
+    def prune(self, max_bytes: int = DEFAULT_MAX_BYTES) -> int:
+        """Delete the least recently written files until the cache fits in
+        max_bytes; returns how many were deleted.  Cheap enough to call from a
+        background thread at start-up."""
+        entries = []
+        for path in self.directory.glob("*/*.json"):
+            try:
+                st = path.stat()
+            except OSError:
+                continue
+            entries.append((st.st_mtime, st.st_size, path))
+        total = sum(size for _, size, _ in entries)
+        removed = 0
+        for _, size, path in sorted(entries):
+            if total <= max_bytes:
+                break
+            try:
+                path.unlink()
+            except OSError:
+                continue
+            total -= size
+            removed += 1
+        return removed
 
 
 def to_json(layout: Layout) -> dict:

@@ -89,4 +89,7 @@ def layout_with_dot(request: LayoutRequest, first_rank=(), last_rank=(), *,
         data = json.loads(out)
     except ValueError as exc:
         raise EngineFailed(f"dot gave unreadable JSON: {exc}") from exc
-    return parse_json0(data, request, engine="dot")
+    try:
+        return parse_json0(data, request, engine="dot")
+    except (KeyError, ValueError, IndexError, TypeError) as exc:
+        raise EngineFailed(f"dot output is missing positions ({type(exc).__name__}: {exc})") from exc

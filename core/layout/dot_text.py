@@ -121,12 +121,16 @@ def parse_json0(data: dict, request: LayoutRequest, engine: str) -> Layout:
             nodes[req.id] = NodeBox(req.id, cx - req.width / 2, cy - req.height / 2,
                                     req.width, req.height)
             gvid_to_id[obj["_gvid"]] = req.id
+    if len(nodes) != len(request.nodes):
+        raise ValueError(f"Graphviz placed {len(nodes)} of {len(request.nodes)} boxes")
     edges: dict[str, EdgePath] = {}
     for e in data.get("edges", []):
         req = request.edges[int(e["id"][1:])]
         points = [flip(*_floats(p)) for p in e["pos"].split() if not p.startswith(("s,", "e,"))]
         points = snap_ends(points, nodes[req.source], nodes[req.target])
         edges[req.id] = EdgePath(req.id, req.source, req.target, tuple(points))
+    if len(edges) != sum(1 for e in request.edges if e.source != e.target):
+        raise ValueError(f"Graphviz routed {len(edges)} of {len(request.edges)} edges")
     return Layout(nodes, edges, groups, urx - llx, ury - lly, engine=engine)
 
 

@@ -126,4 +126,7 @@ def layout_with_pygraphviz(request: LayoutRequest, first_rank=(), last_rank=(), 
         data = json.loads(payload)
     except ValueError as exc:
         raise EngineFailed(f"pygraphviz gave unreadable JSON: {exc}") from exc
-    return parse_json0(data, request, engine="pygraphviz")
+    try:
+        return parse_json0(data, request, engine="pygraphviz")
+    except (KeyError, ValueError, IndexError, TypeError) as exc:
+        raise EngineFailed(f"pygraphviz output is missing positions ({type(exc).__name__}: {exc})") from exc

@@ -74,10 +74,8 @@ def test_cancel_before_start_raises():
 
 @needs_dot
 def test_time_limit_stops_dot_and_falls_back(spawned):
-    req = heavy_request()
-    start = time.monotonic()
+    req = random_request(1500, 5, fan_in=3, window=200, depth=0)   # ~1 s of dot
     out = lay.layout(req, engine="dot", time_limit=0.3, cache=False, max_piece=10**6)
-    assert time.monotonic() - start < 0.3 + 5   # the built-in layout of 4,000 boxes included
     assert out.engine == "builtin"
     assert any("0.3 s" in w for w in out.warnings), out.warnings
     assert all(p.poll() is not None for p in spawned)
@@ -216,3 +214,27 @@ def test_cancel_kills_the_pygraphviz_worker():
     # The next layout gets a fresh worker and works.
     req = random_request(60, 9)
     assert check_layout(req, lay.layout(req, engine="pygraphviz", cache=False)) == []
+
+
+def test_prune_keeps_the_newest_files(tmp_path):
+    import os
+    store = LayoutCache(tmp_path)
+    out = lay.layout(random_request(30, 1), engine="builtin", cache=False)
+    keys = [f"{i:02x}" * 32 for i in range(6)]
+    for age, key in enumerate(keys):
+        store.put(key, out)
+        os.utime(store._file(key), (1000 + age, 1000 + age))   # keys[0] is the oldest
+    size = store._file(keys[0]).stat().st_size
+    assert store.prune(max_bytes=2 * size) == 4
+    assert [k for k in keys if store.get(k) is not None] == keys[-2:]
+
+
+def test_unusable_graphviz_output_falls_back(monkeypatch):
+    # A dot that answers with JSON lacking positions: that piece uses the
+    # built-in layout and the user is told, nothing crashes.
+    monkeypatch.setattr(dot_engine, "run_graphviz", lambda *a, **k: b'{"bb": "0,0,10,10", "objects": []}')
+    req = random_request(40, 2)
+    out = lay.layout(req, engine="dot", cache=False) if "dot" in lay.available_engines() else None
+    if out is not None:
+        assert out.engine == "builtin" and "missing positions" in out.warnings[0]
+        assert check_layout(req, out, clusters_exact=False) == []
