@@ -646,6 +646,9 @@ def test_where_bit_select_matches_np_where(dtype):
     want = np.where(cond, x, y)
     assert got.dtype == want.dtype and got.shape == want.shape
     np.testing.assert_array_equal(got.view(np.uint8), want.view(np.uint8))
+    for uniform in (np.zeros_like(cond), np.ones_like(cond)):
+        np.testing.assert_array_equal(run("Where", uniform, x, y).view(np.uint8),
+                                      np.where(uniform, x, y).view(np.uint8))
     small = run("Where", cond[:1, :, :3], y, x[:1, :, :3])      # below the threshold: np.where
     np.testing.assert_array_equal(small, np.where(cond[:1, :, :3], y, x[:1, :, :3]))
 

@@ -108,5 +108,11 @@ def _bit_select(condition, x, y):
 def where(condition, x, y):
     if (x.dtype == y.dtype and x.dtype != object and x.dtype.itemsize in _UINT_OF_SIZE
             and max(condition.size, x.size, y.size) >= 4096):
+        # masks in models are often uniform (IsNaN -> Where guards): then the
+        # answer is one operand, broadcast, and a bool scan is all it costs
+        if not condition.any() or condition.all():
+            chosen = y if not condition.any() else x
+            shape = np.broadcast_shapes(condition.shape, x.shape, y.shape)
+            return np.array(np.broadcast_to(chosen, shape))
         return _bit_select(condition, x, y)
     return np.where(condition, x, y)
