@@ -13,6 +13,7 @@ unknown dim is unknown.
 """
 from __future__ import annotations
 
+import functools
 from typing import Optional
 
 from .symexpr import add, exact_div, mul, poly_of, to_dim
@@ -25,7 +26,11 @@ def dim_add(a, b):
         return None
     if type(a) is int and type(b) is int:
         return a + b
-    return to_dim(add(poly_of(a), poly_of(b)))
+    if a == 0:
+        return b
+    if b == 0:
+        return a
+    return _symbolic("+", a, b)
 
 
 def dim_sub(a, b):
@@ -33,7 +38,9 @@ def dim_sub(a, b):
         return None
     if type(a) is int and type(b) is int:
         return a - b
-    return to_dim(add(poly_of(a), poly_of(b), -1))
+    if b == 0:
+        return a
+    return _symbolic("-", a, b)
 
 
 def dim_mul(a, b):
@@ -41,7 +48,11 @@ def dim_mul(a, b):
         return None
     if type(a) is int and type(b) is int:
         return a * b
-    return to_dim(mul(poly_of(a), poly_of(b)))
+    if a == 1:
+        return b
+    if b == 1:
+        return a
+    return _symbolic("*", a, b)
 
 
 def dim_floordiv(a, b):
@@ -50,7 +61,22 @@ def dim_floordiv(a, b):
         return None
     if type(a) is int and type(b) is int:
         return a // b if b else None
-    q = exact_div(poly_of(a), poly_of(b))
+    if b == 1:
+        return a
+    return _symbolic("/", a, b)
+
+
+@functools.lru_cache(maxsize=1 << 16)
+def _symbolic(op, a, b):
+    # Pure in (op, a, b): the same shapes recur in every layer of a model.
+    pa, pb = poly_of(a), poly_of(b)
+    if op == "+":
+        return to_dim(add(pa, pb))
+    if op == "-":
+        return to_dim(add(pa, pb, -1))
+    if op == "*":
+        return to_dim(mul(pa, pb))
+    q = exact_div(pa, pb)
     return None if q is None else to_dim(q)
 
 

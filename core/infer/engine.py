@@ -264,7 +264,7 @@ class Inference:
             t = known_types.get(v, _MISSING)
             types.append(v.type if t is _MISSING else t)
             c = known_consts.get(v)
-            if c is None and v.const is not None:
+            if c is None and v.const is not None and v not in self._const_checked:
                 c = self._const(v)
             if c is not None:
                 consts[i] = c
@@ -279,7 +279,8 @@ class Inference:
         outs = None
         functions = self.model.functions
         function = functions.get((node.domain, node.op_type, node.overload)) if functions else None
-        ctx = NodeContext(node.op_type, domain, opset, attrs, types, len(node.outputs),
+        outputs = node.outputs
+        ctx = NodeContext(node.op_type, domain, opset, attrs, types, len(outputs),
                           consts, syms, node, self, present)
         try:
             if function is not None:
@@ -296,21 +297,21 @@ class Inference:
             self._note(node, INFO, "infer.failed",
                        f"could not infer {node.op_type}: {type(exc).__name__}: {exc}")
             outs = None
-        if function is None and (not outs or any(o is None for o in outs)) and node.outputs:
-            outs = self._with_schema_types(domain, node.op_type, opset, types, outs, len(node.outputs))
+        if function is None and (not outs or not all(outs)) and outputs:
+            outs = self._with_schema_types(domain, node.op_type, opset, types, outs, len(outputs))
         folded = None
         if all_const and consts and function is None and _small_outputs(outs):
             try:
                 folded = fold(node.op_type, domain, opset, [consts.get(i) for i in range(len(types))],
-                              attrs, len(node.outputs))
+                              attrs, len(outputs))
             except Exception:
                 folded = None       # the kernel refuses: keep the rule's answer
-        self._store_outputs(node, outs or (), ctx, folded)
+        self._store_outputs(node, outputs, outs or (), ctx, folded)
 
-    def _store_outputs(self, node, outs, ctx, folded) -> None:
+    def _store_outputs(self, node, outputs, outs, ctx, folded) -> None:
         n_outs = len(outs)
         consts, syms, types = self.consts, self.syms, self.types
-        for i, v in enumerate(node.outputs):
+        for i, v in enumerate(outputs):
             if v is None:
                 continue
             t = outs[i] if i < n_outs else None
