@@ -87,12 +87,14 @@ class CheckSession:
             if names_changed:
                 self._check_training()
         else:
+            # Follow derived element types forward only while they change; the
+            # consumer index is needed (and built) only when one does.
             frontier = sorted(todo)
             while frontier:
                 i = frontier.pop()
                 for name in infer_node(g, i, self._scope, self._ctx):
                     changed.add(name)
-                    for j in self._consumers.get(name, ()):
+                    for j in self._consumers_and_holders()[0].get(name, ()):
                         if j not in todo:
                             todo.add(j)
                             frontier.append(j)
@@ -100,11 +102,12 @@ class CheckSession:
             # Types from outside may change with any edit of these nodes.
             for i in list(todo):
                 changed.update(n for n in g.node[i].output if n)
-        for name in changed:
-            todo.update(self._consumers.get(name, ()))
         if changed:
+            consumers, holders = self._consumers_and_holders()
+            for name in changed:
+                todo.update(consumers.get(name, ()))
             # Subgraphs read outer names without listing them as node inputs.
-            todo |= self._graph_holders
+            todo |= holders
         for i in sorted(todo):
             self._check_node(i)
         return self.diagnostics
@@ -137,18 +140,22 @@ class CheckSession:
         if self._scope is None:
             from .context import Scope  # noqa: PLC0415
             self._scope = Scope({}, 1 << 62, None, {}, "graph")
-        consumers: dict = {}
-        holders = set()
-        for i, n in enumerate(self.model.graph.node):
-            for name in n.input:
-                consumers.setdefault(name, []).append(i)
-            for name in n.output:
-                consumers.setdefault(name, []).append(i)   # its own outputs' types are checked too
-            if any(a.HasField("g") or len(a.graphs) for a in n.attribute):
-                holders.add(i)
-        self._consumers = consumers
-        self._graph_holders = holders
+        self._index = None      # consumers / subgraph holders, built on first re-check
         self._labels = [(n.op_type, n.name) for n in self.model.graph.node]
+
+    def _consumers_and_holders(self):
+        if self._index is None:
+            consumers: dict = {}
+            holders = set()
+            for i, n in enumerate(self.model.graph.node):
+                for name in n.input:
+                    consumers.setdefault(name, []).append(i)
+                for name in n.output:
+                    consumers.setdefault(name, []).append(i)   # its own outputs' types are checked too
+                if any(a.HasField("g") or len(a.graphs) for a in n.attribute):
+                    holders.add(i)
+            self._index = (consumers, holders)
+        return self._index
 
     def _check_node(self, i: int) -> None:
         self._units[("node", i)] = self._run(
