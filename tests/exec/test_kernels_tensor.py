@@ -464,8 +464,54 @@ def test_image_decoder_pnm_and_unsupported():
     img = np.arange(12, dtype=np.uint8).reshape(2, 2, 3)
     encoded = np.frombuffer(b"P6\n# c\n2 2\n255\n" + img.tobytes(), np.uint8)
     np.testing.assert_array_equal(run("ImageDecoder", encoded), img)
-    with pytest.raises(ValueError, match="JPEG"):
-        run("ImageDecoder", np.frombuffer(b"\xff\xd8\xff\xe0" + bytes(20), np.uint8))
+    with pytest.raises(ValueError, match="WebP"):
+        run("ImageDecoder", np.frombuffer(b"RIFF\x20\x02\x00\x00WEBPVP8 " + bytes(20), np.uint8))
+
+
+def _flat_block_jpeg(values, restart_every=0, sof=0xC0):
+    """A one-component baseline JPEG whose 8x8 blocks are flat (DC only),
+    written from the JPEG specification: quantisation 1, a DC Huffman table
+    giving every size a 4-bit code, an AC table holding only end-of-block."""
+    import struct
+    rows, cols = values.shape
+
+    def seg(marker, body):
+        return b"\xff" + bytes([marker]) + struct.pack(">H", len(body) + 2) + body
+    dqt = seg(0xDB, b"\x00" + bytes([1] * 64))
+    sof_body = struct.pack(">BHHB", 8, rows * 8, cols * 8, 1) + bytes([1, 0x11, 0])
+    dht = seg(0xC4, b"\x00" + bytes([0, 0, 0, 12] + [0] * 12) + bytes(range(12))
+              + b"\x10" + bytes([1] + [0] * 15) + b"\x00")
+    dri = seg(0xDD, struct.pack(">H", restart_every)) if restart_every else b""
+    sos = seg(0xDA, bytes([1, 1, 0x00, 0, 63, 0]))
+    segments, bitstr, pred = [], "", 0
+    for i, v in enumerate(values.reshape(-1)):
+        if restart_every and i and i % restart_every == 0:
+            segments.append(bitstr)
+            bitstr, pred = "", 0
+        diff = (int(v) - 128) * 8 - pred
+        pred += diff
+        size = abs(diff).bit_length()
+        mag = diff if diff >= 0 else diff + (1 << size) - 1
+        bitstr += format(size, "04b") + (format(mag, f"0{size}b") if size else "") + "0"
+    segments.append(bitstr)
+    data = b""
+    for k, bits in enumerate(segments):
+        bits += "1" * (-len(bits) % 8)
+        raw = int(bits, 2).to_bytes(len(bits) // 8, "big") if bits else b""
+        data += raw.replace(b"\xff", b"\xff\x00")
+        if k < len(segments) - 1:
+            data += bytes([0xFF, 0xD0 + k % 8])
+    return b"\xff\xd8" + dqt + seg(sof, sof_body) + dht + dri + sos + data + b"\xff\xd9"
+
+
+@pytest.mark.parametrize("restart", [0, 2])
+def test_image_decoder_baseline_jpeg_flat_blocks(restart):
+    values = np.array([[128, 255, 0], [17, 200, 128]])
+    encoded = np.frombuffer(_flat_block_jpeg(values, restart), np.uint8)
+    gray = run("ImageDecoder", encoded, pixel_format="Grayscale")[..., 0]
+    np.testing.assert_array_equal(gray, np.kron(values, np.ones((8, 8), int)))
+    with pytest.raises(ValueError, match="baseline"):
+        run("ImageDecoder", np.frombuffer(_flat_block_jpeg(values, sof=0xC2), np.uint8))
 
 
 @pytest.mark.parametrize("agg", [0, 1, 2, 3])
