@@ -1,12 +1,46 @@
 """Type and shape inference with symbolic dimensions.
 
     from onnxstudio.core.infer import infer, Inference
-    types = infer(model)                 # {value name: ir.types Type}, main graph
-    types.diagnostics                    # [Diagnostic(severity, code, path, message)]
-    inf = Inference(model); inf.run()    # keep it to re-infer after edits:
-    inf.update(nodes=[edited_node], values=[input_value])
-    inf.type_of(value); inf.types_in(subgraph); inf.write()
+    types = infer(model)                 # {value name: ir.types Type} of the main graph
+    types.diagnostics                    # [check.Diagnostic]: infer.unknown-op / infer.failed (info),
+                                         #   infer.conflict (warning: stored vs inferred, both named)
+    infer(model, write=True)             # also store the types (value_info, output types)
+
+    inf = Inference(model); inf.run()    # keep it to re-infer after an edit:
+    inf.update(nodes=[edited_node], values=[input_whose_type_changed])
+    inf.type_of(value); inf.types_in(any_graph_or_subgraph); inf.write()
+
+How it works and what we decided:
+
+- One small rule per operator (ops_*.py, registered by `context.rule`), found
+  through a dict per (domain, op, opset): no schema parsing per node. Rules
+  read input types, decoded attributes, constant inputs and *symbolic values*.
+- Symbolic values: a small int tensor whose entries are partly symbolic
+  (the `[batch, seq, 128]` that Shape produces) is tracked through Gather,
+  Slice, Concat, Unsqueeze/Squeeze, Cast, Reshape, Add/Sub/Mul/Div, Equal and
+  Where, so Reshape/Expand/Tile/ConstantOfShape/Slice outputs get dims like
+  `batch`. Fully constant small inputs (<= 1024 elements, shape-like ops) are
+  folded with the executor's kernels (core.exec), not re-implemented here.
+- Arithmetic on symbolic dims gives canonical polynomial expressions
+  ("2*seq", "batch*seq", "seq-1"; `seq+seq` is `2*seq`); division only when
+  exact. Names from the file are never parsed. Unknown stays unknown.
+- Slicing `x[0:seq]` with a symbolic end assumes the slice is in bounds and
+  gives `seq` (onnx gives unknown); windows with stride 1 keep symbols.
+- Declared types (graph inputs/outputs, value_info) refine inferred ones:
+  unknown dims are filled in, a number beats a symbol, and between two symbols
+  the file's name wins (as in onnx). A real disagreement is a warning; the
+  inferred type is kept.
+- A node that cannot be inferred yields unknown outputs (element types still
+  come from the signature table when it can tell) and an info diagnostic with
+  the node path; nothing raises on a bad model.
+- Subgraphs (If/Loop/Scan/SequenceMap) are inferred with the types the node
+  gives them and see outer-scope values; model-local functions are inferred
+  per call with the call's types and attributes.
+- `update()` re-runs only nodes downstream of the change (a change inside a
+  subgraph re-runs the owning top-level node) and stops where outputs come
+  out unchanged; edits inside function bodies fall back to a full run.
 """
-from .engine import Diagnostic, Inference, InferenceResult, infer
+from .engine import Inference, InferenceResult, infer
+from ..check.diagnostics import Diagnostic
 
 __all__ = ["Diagnostic", "Inference", "InferenceResult", "infer"]
