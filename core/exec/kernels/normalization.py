@@ -34,7 +34,9 @@ def _batch_norm_inference(x, scale, bias, mean, var, epsilon, spatial=1):
     a = scale.astype(np.float64) / np.sqrt(var.astype(np.float64) + epsilon)
     b = (bias.astype(np.float64) - mean.astype(np.float64) * a).astype(work)
     a = a.astype(work)
-    if spatial:
+    # spatial=0 with per-channel (C,) parameters is how some old exporters
+    # wrote plain batch norm: treat it as spatial, as runtimes do
+    if spatial or a.size == x.shape[1]:
         a, b = _channel_view(a, x.ndim), _channel_view(b, x.ndim)
     else:
         # spatial=0 (opset < 9): parameters cover every (C, D1, ...) position
