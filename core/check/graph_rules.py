@@ -229,6 +229,9 @@ def infer_node(g, i: int, scope: Scope, ctx) -> list:
     """Derived output types of node i; records them for undeclared outputs.
     Returns the names whose derived type changed."""
     node = g.node[i]
+    types = scope.types
+    if all(not o or o in types for o in node.output):
+        return []       # every output declared: nothing to derive
     here = scope.at(i)
     outs = output_types(node, ctx.schema_for(node), lambda n: here.type_str(n, ctx))
     changed = []
