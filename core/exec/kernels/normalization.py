@@ -81,6 +81,19 @@ def batch_norm(x, scale, b, input_mean, input_var, epsilon=1e-5, momentum=0.9,
 
 # ---- layer / group / instance / RMS ---------------------------------------
 
+def _scale_shift_in_place(y, scale, bias):
+    """y * scale + bias reusing y's buffer (y is a temporary of ours) when the
+    parameters broadcast into it; otherwise let numpy grow the result."""
+    fits = all(np.broadcast_shapes(y.shape, p.shape) == y.shape for p in (scale, bias) if p is not None)
+    if not fits:
+        y = y * scale
+        return y if bias is None else y + bias
+    y *= scale
+    if bias is not None:
+        y += bias
+    return y
+
+
 @kernel("LayerNormalization", since=17)
 def layer_norm(x, scale, b=None, axis=-1, epsilon=1e-5, stash_type=1):
     axis = normalize_axis(axis, x.ndim)
@@ -96,9 +109,8 @@ def layer_norm(x, scale, b=None, axis=-1, epsilon=1e-5, stash_type=1):
     centered = centered.reshape(x.shape)
     keep_shape = x.shape[:axis] + (1,) * (x.ndim - axis)
     mean, inv_std = mean.reshape(keep_shape), inv_std.reshape(keep_shape)
-    y = centered * scale.astype(work, copy=False)
-    if b is not None:
-        y += b.astype(work, copy=False)
+    y = _scale_shift_in_place(centered, scale.astype(work, copy=False),
+                              None if b is None else b.astype(work, copy=False))
     stat = onnx_dtype(stash_type)
     return y.astype(x.dtype, copy=False), mean.astype(stat), inv_std.astype(stat)
 
