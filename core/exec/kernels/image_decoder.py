@@ -2,9 +2,10 @@
 
 Decoded: PNG (every colour type and bit depth, Adam7 interlacing), BMP
 (1/4/8-bit palettes, 16/24/32-bit, bit fields), PNM (P1-P6) and TIFF
-(uncompressed, PackBits, LZW or Deflate strips; grey, palette, RGB).
-JPEG, JPEG 2000, WebP, GIF and JPEG-compressed TIFF need real codecs: they
-are refused with an error naming the format.
+(uncompressed, PackBits, LZW or Deflate strips; grey, palette, RGB), and
+baseline JPEG through `_jpeg`. Progressive JPEG, JPEG 2000, WebP, GIF and
+JPEG-compressed TIFF need real codecs: they are refused with an error naming
+the format.
 
 The output is always 8-bit: 16-bit samples keep their high byte (Pillow,
 the ONNX reference, clips them to 255 instead, which loses the image);
@@ -18,6 +19,7 @@ import zlib
 import numpy as np
 
 from ..registry import kernel
+from ._jpeg import decode_jpeg
 
 # -- PNG ---------------------------------------------------------------------
 
@@ -303,7 +305,7 @@ def _tiff(buf):
 
 # -- dispatch ----------------------------------------------------------------
 
-_NEEDS_CODEC = [(b"\xff\xd8\xff", "JPEG"), (b"\xffO\xffQ", "JPEG 2000"), (b"\x00\x00\x00\x0cjP  ", "JPEG 2000"),
+_NEEDS_CODEC = [(b"\xffO\xffQ", "JPEG 2000"), (b"\x00\x00\x00\x0cjP  ", "JPEG 2000"),
                 (b"GIF8", "GIF")]
 
 
@@ -316,13 +318,15 @@ def _decode_rgb(buf):
         return _pnm(buf)
     if buf[:4] in (b"II*\x00", b"MM\x00*"):
         return _tiff(buf)
+    if buf[:2] == b"\xff\xd8":
+        return decode_jpeg(buf)
     name = next((n for magic, n in _NEEDS_CODEC if buf.startswith(magic)), None)
     if buf[:4] == b"RIFF" and buf[8:12] == b"WEBP":
         name = "WebP"
     if name:
         raise ValueError(f"ImageDecoder: this is a {name} image, which needs an image codec; the built-in "
-                         "decoder reads PNG, BMP, PNM and TIFF only (run the model with onnxruntime)")
-    raise ValueError("ImageDecoder: unrecognised image data (expected PNG, BMP, PNM or TIFF)")
+                         "decoder reads PNG, BMP, PNM, TIFF and baseline JPEG only (run the model with onnxruntime)")
+    raise ValueError("ImageDecoder: unrecognised image data (expected PNG, BMP, PNM, TIFF or JPEG)")
 
 
 def _to_format(rgb, pixel_format):
