@@ -3,8 +3,8 @@
 Never as pretty as dot, but always available so a model always opens:
 longest-path ranking, virtual nodes on long edges, barycentre ordering,
 a simple coordinate pass that pulls boxes under their neighbours, and edges as
-vertical-tangent Bezier curves threaded through the virtual nodes (so they do
-not cross boxes).  Group boxes are the bounds of their members; unlike dot's
+vertical-tangent Bezier curves threaded through the virtual nodes (so they
+seldom cross boxes).  There is no time limit: pieces keep each call small.  Group boxes are the bounds of their members; unlike dot's
 clusters they can overlap other boxes.
 """
 from __future__ import annotations
@@ -127,7 +127,8 @@ def _order(ids, rank, succ, pred, request, cancel):
     layers: list[list[str]] = [[] for _ in range(n_layers)]
     # Initial order: depth-first from the sources keeps chains together.
     seen = set()
-    for root in ids + sorted(v for v in rank if v not in set(ids)):
+    real = set(ids)
+    for root in ids + sorted(v for v in rank if v not in real):
         stack = [root]
         while stack:
             v = stack.pop()
