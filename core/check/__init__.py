@@ -22,6 +22,9 @@ from .diagnostics import CODES, ERROR, INFO, WARNING, Diagnostic, Severity  # no
 from .live import LiveChecker  # noqa: F401
 from .session import CheckSession  # noqa: F401
 
+__all__ = ["CODES", "ERROR", "INFO", "WARNING", "CheckSession", "Diagnostic", "LiveChecker", "Severity",
+           "as_proto", "check", "check_file", "errors", "inferred_type_lookup"]
+
 
 def as_proto(model):
     """(ModelProto, model folder or None) for anything `check` accepts."""
