@@ -13,6 +13,7 @@ import pytest
 
 from backend_data import all_cases
 
+from . import oracle
 from .oracle import compare
 
 SHARED = pathlib.Path(__file__).resolve().parents[3] / "shared" / "models"
@@ -52,11 +53,13 @@ def _run(cases, strip):
 @pytest.mark.parametrize("strip", [False, True], ids=["as-stored", "stripped"])
 def test_agreement_with_onnx_on_backend_data(strip):
     cases = all_cases()
+    before = oracle.more_precise
     agree, total, out_ok, out_total, unexpected, seen = _run(cases, strip)
     known_outputs = sum(1 for cid, _ in seen if cid.startswith("node/"))
     print(f"\ninference agreement ({'stripped' if strip else 'as stored'}): "
           f"{agree}/{total} values = {agree / total:.4%}; node-test graph outputs "
-          f"{out_ok}/{out_total} (+{known_outputs} known differences)")
+          f"{out_ok}/{out_total} (+{known_outputs} known differences); "
+          f"strictly more precise than onnx: {oracle.more_precise - before}")
     assert total > 10000
     assert agree / total >= MIN_OVERALL, "\n".join(unexpected[:50])
     assert not unexpected, "\n".join(unexpected[:50])
@@ -72,11 +75,13 @@ def test_agreement_with_onnx_on_shared_models(strip):
         pytest.skip(f"no shared models under {SHARED}")
     agree = total = 0
     problems = []
+    before = oracle.more_precise
     for p in paths:
         a, t, bad, _diags, _ = compare(p, strip=strip)
         agree += a
         total += t
         problems += [f"{p.parent.name}: {n}: ours {o}, onnx {th}" for n, o, th in bad]
-    print(f"\nshared models agreement: {agree}/{total}")
+    print(f"\nshared models agreement ({'stripped' if strip else 'as stored'}): {agree}/{total}; "
+          f"strictly more precise than onnx: {oracle.more_precise - before}")
     assert total > 2000
     assert not problems, "\n".join(problems[:30])
