@@ -59,7 +59,9 @@ def plan_pieces(request: LayoutRequest, max_piece: int) -> list[Piece]:
     for (parent, nodes), sig in zip(units, signature):
         # Merge small neighbours of one parent; a big group or a repeated
         # block stays alone (so all copies of a block share one layout).
-        alone = sig in repeated or (len(nodes) >= MIN_GROUP_PIECE and _is_group(nodes, parent))
+        # (Tiny repeated units gain nothing from reuse and would only add
+        # inter-piece edges.)
+        alone = len(nodes) >= MIN_GROUP_PIECE and (sig in repeated or _is_group(nodes, parent))
         can_merge = (groups and not alone and groups[-1][0] == parent and not groups[-1][2]
                      and len(groups[-1][1]) + len(nodes) <= max_piece
                      and cost.fits(groups[-1][1] + nodes))
@@ -232,12 +234,17 @@ def canonical(piece: Piece, request: LayoutRequest, engine_tag: str) -> Canonica
         edges.append(LayoutEdge(f"x{k}", index[src], f"x{k}"))
         edge_ids[f"x{k}"] = "\0exit:" + src
         last.append(f"x{k}")
-    first = []
+    # One entry stub per outside source: a value feeding many boxes of this
+    # piece comes in at one point and fans out, instead of a row of stubs.
+    first, stub_of_source = [], {}
     for k, e in enumerate(piece.entry_edges):
-        nodes.append(LayoutNode(f"i{k}", STUB_SIZE, STUB_SIZE))
-        edges.append(LayoutEdge(f"i{k}", f"i{k}", index[e.target]))
+        stub = stub_of_source.get(e.source)
+        if stub is None:
+            stub = stub_of_source[e.source] = f"s{len(stub_of_source)}"
+            nodes.append(LayoutNode(stub, STUB_SIZE, STUB_SIZE))
+            first.append(stub)
+        edges.append(LayoutEdge(f"i{k}", stub, index[e.target]))
         edge_ids[f"i{k}"] = e.id
-        first.append(f"i{k}")
     req = LayoutRequest(nodes, edges, request.rankdir, request.node_sep, request.rank_sep,
                         request.group_padding, request.group_title)
     text = json.dumps([KEY_VERSION, engine_tag, req.options_key(),
