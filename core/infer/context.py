@@ -60,18 +60,18 @@ def registered_ops() -> set[tuple[str, str]]:
 class NodeContext:
     """Inputs, attributes and known values of one node, for its rule."""
 
-    __slots__ = ("op_type", "domain", "opset", "attrs", "types", "num_outputs", "present",
+    __slots__ = ("op_type", "domain", "opset", "attrs", "types", "num_outputs", "inputs",
                  "_consts", "_syms", "out_syms", "out_consts", "node", "driver")
 
     def __init__(self, op_type, domain, opset, attrs, types, num_outputs,
-                 consts=None, syms=None, node=None, driver=None, present=None):
+                 consts=None, syms=None, node=None, driver=None, inputs=None):
         self.op_type = op_type
         self.domain = domain
         self.opset = opset
         self.attrs = attrs
         self.types = types
         self.num_outputs = num_outputs
-        self.present = present if present is not None else [True] * len(types)
+        self.inputs = inputs          # the node's input Values (None = omitted)
         self._consts = consts or {}
         self._syms = syms or {}
         self.out_syms: dict[int, tuple] = {}
@@ -86,7 +86,10 @@ class NodeContext:
 
     def has_input(self, i: int) -> bool:
         """False for an omitted optional input (empty name) or past the end."""
-        return i < len(self.present) and self.present[i]
+        inputs = self.inputs
+        if inputs is None:
+            return i < len(self.types) and self.types[i] is not None
+        return i < len(inputs) and inputs[i] is not None
 
     def type(self, i: int):
         return self.types[i] if i < len(self.types) else None

@@ -252,15 +252,14 @@ class Inference:
         if domain == "ai.onnx":
             domain = ""
         opset = opsets.get(domain) or _LATEST
-        types, present, consts, syms = [], [], {}, {}
+        types, consts, syms = [], {}, {}
         all_const = True
-        known_types, known_consts = self.types, self.consts
-        for i, v in enumerate(node.inputs):
+        known_types, known_consts, known_syms = self.types, self.consts, self.syms
+        inputs = node.inputs
+        for i, v in enumerate(inputs):
             if v is None:
                 types.append(None)
-                present.append(False)
                 continue
-            present.append(True)
             t = known_types.get(v, _MISSING)
             types.append(v.type if t is _MISSING else t)
             c = known_consts.get(v)
@@ -270,7 +269,7 @@ class Inference:
                 consts[i] = c
             else:
                 all_const = False
-                sv = self.syms.get(v)
+                sv = known_syms.get(v)
                 if sv is not None:
                     syms[i] = sv
         attrs = self._attrs(node) if node.attributes else {}
@@ -281,7 +280,7 @@ class Inference:
         function = functions.get((node.domain, node.op_type, node.overload)) if functions else None
         outputs = node.outputs
         ctx = NodeContext(node.op_type, domain, opset, attrs, types, len(outputs),
-                          consts, syms, node, self, present)
+                          consts, syms, node, self, inputs)
         try:
             if function is not None:
                 outs = self._infer_call(function, types, attrs)
