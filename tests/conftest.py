@@ -1,26 +1,14 @@
-"""Test-wide setup: Qt without a display, and where the shared models live."""
+"""Test-wide setup: Qt without a display, and a fixture over the shared models."""
 import os
-import pathlib
 
 # Qt aborts without a display unless told to draw offscreen.
 os.environ.setdefault("QT_QPA_PLATFORM", "offscreen")
 
 import pytest  # noqa: E402
 
-REPO = pathlib.Path(__file__).resolve().parent.parent
-SHARED_MODELS = pathlib.Path(os.environ.get("ONNXSTUDIO_SHARED_MODELS", REPO.parent / "shared" / "models"))
-
-
-def shared_model_dirs() -> list[pathlib.Path]:
-    """Folders of ../shared/models; raises (never skips) when they are missing."""
-    if not SHARED_MODELS.is_dir():
-        raise RuntimeError(f"shared models not found at {SHARED_MODELS}; set ONNXSTUDIO_SHARED_MODELS")
-    dirs = sorted(p for p in SHARED_MODELS.iterdir() if (p / "model.onnx").is_file())
-    if not dirs:
-        raise RuntimeError(f"no models in {SHARED_MODELS}")
-    return dirs
+from shared_models import SHARED_MODELS, shared_model_dirs  # noqa: E402
 
 
 @pytest.fixture(params=[p.name for p in shared_model_dirs()])
-def shared_model_dir(request) -> pathlib.Path:
+def shared_model_dir(request):
     return SHARED_MODELS / request.param

@@ -5,7 +5,7 @@ import sys
 import numpy as np
 import pytest
 
-from conftest import SHARED_MODELS
+from shared_models import SHARED_MODELS
 from onnxstudio.resources import sample_path
 
 

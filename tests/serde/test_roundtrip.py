@@ -5,7 +5,7 @@ import pytest
 from onnx import numpy_helper
 
 import backend_data
-from conftest import shared_model_dirs
+from shared_models import shared_model_dirs
 from onnxstudio import core
 from onnxstudio.core.serde.convert import model_to_proto
 
