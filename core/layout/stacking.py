@@ -85,7 +85,8 @@ def stack(pieces: list[Piece], canons: list[CanonicalPiece], results: list[Layou
         for n in p.layout.nodes:
             piece_of[n] = k
 
-    lanes: dict[str, float] = {}
+    lanes: dict[str, float] = {}          # source id -> x of its lane
+    lane_number: dict[str, int] = {}
     for k, piece in enumerate(pieces):
         for e in piece.entry_edges:
             i = piece_of[e.source]
@@ -98,10 +99,14 @@ def stack(pieces: list[Piece], canons: list[CanonicalPiece], results: list[Layou
                 middle = _vertical_s(route)
             else:
                 if e.source not in lanes:
+                    lane_number[e.source] = len(lanes)
                     lanes[e.source] = width + request.node_sep + LANE_SEP * len(lanes)
                 lane_x = lanes[e.source]
-                y_out = below_i + gap / 2
-                y_in = above_k - gap / 2
+                # Different lanes cross the gaps at slightly different heights
+                # so their horizontal runs do not lie on top of each other.
+                shift = (lane_number[e.source] % 5 - 2) * gap / 12
+                y_out = below_i + gap / 2 + shift
+                y_in = above_k - gap / 2 + shift
                 middle = _rounded([a[-1], (a[-1][0], y_out), (lane_x, y_out),
                                    (lane_x, y_in), (c[0][0], y_in), c[0]])
             points = a + middle[1:] + c[1:]
