@@ -426,3 +426,34 @@ def test_sixteen_bit_samples_keep_the_high_byte():
     for data in (png, pgm):
         got = run("ImageDecoder", np.frombuffer(data, np.uint8), pixel_format="Grayscale")
         np.testing.assert_array_equal(got[..., 0], [[0, 0, 1, 255]])
+
+
+# -- signatures -----------------------------------------------------------------
+
+OWN_MODULES = {"loss", "glu", "tensor_scatter", "recurrent_state", "flex_attention", "image_decoder", "gradient"}
+
+
+def test_every_schema_version_resolves_and_attribute_defaults_match():
+    import inspect
+
+    from onnx import defs
+    from onnxstudio.core.exec.registry import registered
+    ours = {(k.domain, k.op_type) for k in registered() if k.fn.__module__.rsplit(".", 1)[-1] in OWN_MODULES}
+    assert len(ours) == 9
+    checked = 0
+    for schema in defs.get_all_schemas_with_history():
+        if (schema.domain, schema.name) not in ours:
+            continue
+        k = find_kernel(schema.domain, schema.name, schema.since_version)
+        assert k is not None, f"{schema.name} since {schema.since_version}"
+        params = inspect.signature(k.fn).parameters
+        for name, attr in schema.attributes.items():
+            assert name in params, f"{schema.name}: attribute {name} not accepted"
+            if attr.default_value.name:
+                want = helper.get_attribute_value(attr.default_value)
+                want = want.decode() if isinstance(want, bytes) else want
+                assert params[name].default == pytest.approx(want), f"{schema.name}: default of {name}"
+            elif not attr.required:
+                assert params[name].default is None, f"{schema.name}: {name} has no schema default"
+        checked += 1
+    assert checked >= 12
