@@ -145,7 +145,7 @@ class Collector:
 
     def add(self, code: str, path: str, message: str, severity=None) -> None:
         sev = CODES[code][0] if severity is None else severity
-        self.items.append(Diagnostic(sev, code, path, message))
+        self.items.append(Diagnostic(sev, code, path if path.__class__ is str else str(path), message))
 
     def extend(self, diags) -> None:
         self.items.extend(diags)

@@ -32,7 +32,7 @@ def check_graph(g: pb.GraphProto, gpath: str, ctx, out, parent: Scope | None) ->
 
 def check_node_at(g, i: int, scope: Scope, ctx, out) -> None:
     node = g.node[i]
-    npath = paths.node(scope.graph_path, i, node.op_type, node.name)
+    npath = paths.Lazy(paths.node, scope.graph_path, i, node.op_type, node.name)
     here = scope.at(i)
 
     def check_subgraph(sub, spath, _scope):
@@ -102,6 +102,7 @@ def check_ir10_fields(msg, where, ctx, out) -> None:
 
 
 def check_structure(g: pb.GraphProto, gpath: str, ctx, out, parent: Scope | None) -> Scope:
+    gpath = str(gpath)   # may arrive as a lazy path; scopes key on the text
     if not g.name:
         out.add("graph.name-missing", gpath, "the graph has no name; give it one")
     check_ir10_fields(g, gpath, ctx, out)

@@ -23,7 +23,7 @@ def check_node(node: pb.NodeProto, path: str, scope, ctx, out, check_subgraph) -
                 f"overload / metadata_props on nodes need IR version 10; the model declares {ctx.ir_version}")
     seen = set()
     for attr in node.attribute:
-        apath = paths.attribute(path, attr.name)
+        apath = paths.Lazy(paths.attribute, path, attr.name)
         if attr.name in seen:
             out.add("attr.duplicate", apath, f"attribute {attr.name!r} is given more than once")
         seen.add(attr.name)
@@ -123,7 +123,7 @@ def _check_attributes(node, schema, path, out) -> None:
     for attr in node.attribute:
         present.add(attr.name)
         spec = schema.attributes.get(attr.name)
-        apath = paths.attribute(path, attr.name)
+        apath = paths.Lazy(paths.attribute, path, attr.name)
         if spec is None:
             if attr.name:
                 known = ", ".join(sorted(schema.attributes)) or "none"
@@ -140,37 +140,40 @@ def _check_attributes(node, schema, path, out) -> None:
 
 
 def _check_types(node, schema, path, scope, ctx, out) -> None:
-    bound = {}   # type parameter -> (type string, which actual fixed it)
-    for what, actuals, formal_at, at in (
-        ("input", node.input, schema.input_formal, paths.node_input),
-        ("output", node.output, schema.output_formal, paths.node_output),
+    bound = {}   # type parameter -> (type string, "input"/"output", actual name)
+    constraints = schema.type_constraints
+    type_str = scope.type_str
+    for what, actuals, formals, at in (
+        ("input", node.input, schema.inputs, paths.node_input),
+        ("output", node.output, schema.outputs, paths.node_output),
     ):
+        n_formals = len(formals)
+        variadic_tail = formals[-1] if n_formals and formals[-1].is_variadic else None
         for i, name in enumerate(actuals):
             if not name:
                 continue
-            formal = formal_at(i)
+            formal = formals[i] if i < n_formals else variadic_tail
             if formal is None:
-                continue
-            actual = scope.type_str(name, ctx)
+                break
+            actual = type_str(name, ctx)
             if actual is None:
                 continue
-            allowed = schema.allowed_types(formal.type_str)
+            param = formal.type_str
+            allowed = schema.allowed_types(param)
             if actual not in allowed:
                 out.add("node.input-type", at(path, i, name),
                         f"{what} {formal.name!r} of {schema.key} is {actual}; allowed: "
                         f"{', '.join(sorted(allowed))}")
                 continue
-            if formal.type_str not in schema.type_constraints:
+            if param not in constraints or (formal.is_variadic and not formal.homogeneous):
                 continue
-            if formal.is_variadic and not formal.homogeneous:
-                continue
-            prior = bound.get(formal.type_str)
+            prior = bound.get(param)
             if prior is None:
-                bound[formal.type_str] = (actual, f"{what} {name!r}")
+                bound[param] = (actual, what, name)
             elif prior[0] != actual:
                 out.add("node.type-mismatch", at(path, i, name),
-                        f"{what} {name!r} is {actual} but {prior[1]} is {prior[0]}; both are type "
-                        f"{formal.type_str} of {schema.key}")
+                        f"{what} {name!r} is {actual} but {prior[1]} {prior[2]!r} is {prior[0]}; both are "
+                        f"type {param} of {schema.key}")
 
 
 def _check_function_call(node, fn, path, out) -> None:

@@ -69,3 +69,22 @@ def value_info(graph_path: str, name: str) -> str:
 
 def function(name: str, overload: str = "") -> str:
     return f"functions/{quote(name)}" + (f"[{quote(overload)}]" if overload else "")
+
+
+class Lazy:
+    """A path built only when something reads it: most nodes have no
+    diagnostic, and spelling every node's path costs more than checking it."""
+    __slots__ = ("_fn", "_args", "_text")
+
+    def __init__(self, fn, *args):
+        self._fn = fn
+        self._args = args
+        self._text = None
+
+    def __str__(self) -> str:
+        if self._text is None:
+            self._text = self._fn(*(str(a) if isinstance(a, Lazy) else a for a in self._args))
+        return self._text
+
+    def __format__(self, spec) -> str:
+        return format(str(self), spec)

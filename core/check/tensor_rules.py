@@ -183,7 +183,7 @@ def _int64_values(t: pb.TensorProto) -> np.ndarray:
 def check_sparse(sp: pb.SparseTensorProto, path: str, ctx, out) -> None:
     before = len(out.items)
     values = sp.values
-    check_tensor(values, path + "/values", ctx, out)
+    check_tensor(values, f"{path}/values", ctx, out)
     if len(values.dims) != 1:
         out.add("sparse.values-rank", path, f"values must be 1-D; dims are {list(values.dims)}")
         return
@@ -197,7 +197,7 @@ def check_sparse(sp: pb.SparseTensorProto, path: str, ctx, out) -> None:
             out.add("sparse.indices-shape", path, f"{nnz} values but no indices")
         return
     idx = sp.indices
-    check_tensor(idx, path + "/indices", ctx, out)
+    check_tensor(idx, f"{path}/indices", ctx, out)
     if idx.data_type != DataType.INT64:
         out.add("sparse.indices-type", path, f"indices must be int64, not {type_name(idx.data_type)}")
         return

@@ -42,14 +42,13 @@ class Formal:
     homogeneous: bool      # variadic only: all actuals share one type
     type_str: str          # a constraint name ("T") or a literal type string
     min_arity: int         # variadic only: how many actuals at least
+    # Plain attributes rather than properties: checkers read them per actual.
+    is_optional: bool = field(init=False, compare=False)
+    is_variadic: bool = field(init=False, compare=False)
 
-    @property
-    def is_optional(self) -> bool:
-        return self.option == "optional"
-
-    @property
-    def is_variadic(self) -> bool:
-        return self.option == "variadic"
+    def __post_init__(self):
+        object.__setattr__(self, "is_optional", self.option == "optional")
+        object.__setattr__(self, "is_variadic", self.option == "variadic")
 
 
 @dataclass(frozen=True)
