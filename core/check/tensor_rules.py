@@ -77,9 +77,10 @@ def check_tensor(t: pb.TensorProto, path: str, ctx, out) -> None:
             out.add("tensor.negative-dim", path, f"dims {list(t.dims)} contain a negative size")
             return
         n *= d
-    has_raw = t.HasField("raw_data")
+    # Each read of raw_data copies the bytes (upb): read its length once.
+    raw_len = len(t.raw_data) if t.HasField("raw_data") else 0
     fields = [f for f in _DATA_FIELDS if len(getattr(t, f))]
-    if has_raw and len(t.raw_data):
+    if raw_len:
         fields.append("raw_data")
     if t.data_location == pb.TensorProto.EXTERNAL:
         if fields:
@@ -103,7 +104,7 @@ def check_tensor(t: pb.TensorProto, path: str, ctx, out) -> None:
         if dtype == DataType.STRING:
             out.add("tensor.string-raw", path, "string tensors cannot use raw_data; use string_data")
             return
-        want, have = _raw_bytes(dtype, n), len(t.raw_data)
+        want, have = _raw_bytes(dtype, n), raw_len
         if have != want:
             out.add("tensor.data-length", path,
                     f"raw_data has {have} bytes; {type_name(dtype)} dims {list(t.dims)} need {want}")
