@@ -457,3 +457,24 @@ def test_every_schema_version_resolves_and_attribute_defaults_match():
                 assert params[name].default is None, f"{schema.name}: {name} has no schema default"
         checked += 1
     assert checked >= 12
+
+
+def test_truncated_images_name_their_format():
+    img = RNG.integers(0, 256, (6, 5, 3), dtype=np.uint8)
+    data = _png(img)
+    with pytest.raises(ValueError, match="cannot decode this PNG image"):
+        run("ImageDecoder", data[:60])
+    with pytest.raises(ValueError, match="cannot decode this PNM image"):
+        run("ImageDecoder", np.frombuffer(b"P6 4 4 255\n" + bytes(10), np.uint8))
+
+
+def test_gradient_of_y_with_respect_to_itself_is_one():
+    # The Gradient node reads y and a themselves as the evaluation point.
+    gnode = helper.make_node("Gradient", ["y", "a"], ["d_y", "d_a"], domain="ai.onnx.preview.training",
+                             xs=["y", "a"], y="y")
+    graph = helper.make_graph([helper.make_node("Mul", ["a", "a"], ["y"]), gnode], "g",
+                              [helper.make_tensor_value_info("a", TensorProto.DOUBLE, [2])],
+                              [helper.make_tensor_value_info(n, TensorProto.DOUBLE, None) for n in ("d_y", "d_a")])
+    got = session_run(graph, {"a": np.array([1.0, -2.0])}, (("", 18), ("ai.onnx.preview.training", 1)))
+    np.testing.assert_array_equal(got["d_y"], [1.0, 1.0])
+    np.testing.assert_array_equal(got["d_a"], [0.0, 0.0])     # with y held, a no longer matters

@@ -127,7 +127,7 @@ def _model_opsets(graph):
 
 def _path_nodes(graph, y, leaves):
     """Nodes of `graph` computing `y` when the names in `leaves` are given."""
-    needed, chosen = {y}, []
+    needed, chosen = {y} - set(leaves), []     # y given as an input: nothing to recompute
     for node in reversed(list(graph.nodes)):
         outs = {v.name for v in node.outputs if v is not None}
         if not outs & needed:

@@ -309,17 +309,28 @@ _NEEDS_CODEC = [(b"\xffO\xffQ", "JPEG 2000"), (b"\x00\x00\x00\x0cjP  ", "JPEG 20
                 (b"GIF8", "GIF")]
 
 
+_DECODERS = [
+    ("PNG", lambda b: b[:8] == b"\x89PNG\r\n\x1a\n", _png),
+    ("BMP", lambda b: b[:2] == b"BM", _bmp),
+    ("PNM", lambda b: len(b) > 2 and b[:1] == b"P" and b[1:2] in b"123456", _pnm),
+    ("TIFF", lambda b: b[:4] in (b"II*\x00", b"MM\x00*"), _tiff),
+    ("JPEG", lambda b: b[:2] == b"\xff\xd8", decode_jpeg),
+]
+
+
 def _decode_rgb(buf):
-    if buf[:8] == b"\x89PNG\r\n\x1a\n":
-        return _png(buf)
-    if buf[:2] == b"BM":
-        return _bmp(buf)
-    if buf[:1] == b"P" and buf[1:2] in b"123456" and buf[1:2]:
-        return _pnm(buf)
-    if buf[:4] in (b"II*\x00", b"MM\x00*"):
-        return _tiff(buf)
-    if buf[:2] == b"\xff\xd8":
-        return decode_jpeg(buf)
+    for name, matches, decode in _DECODERS:
+        if not matches(buf):
+            continue
+        try:
+            return decode(buf)
+        except (ValueError, IndexError, KeyError, struct.error, zlib.error) as e:
+            if str(e).startswith("ImageDecoder:"):
+                raise
+            # Truncated or corrupted files fail deep inside a decoder; say
+            # which format was being read instead of a bare numpy message.
+            raise ValueError(f"ImageDecoder: cannot decode this {name} image, it is truncated, corrupted "
+                             f"or uses an unsupported variant ({type(e).__name__}: {e})") from e
     name = next((n for magic, n in _NEEDS_CODEC if buf.startswith(magic)), None)
     if buf[:4] == b"RIFF" and buf[8:12] == b"WEBP":
         name = "WebP"
