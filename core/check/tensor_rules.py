@@ -218,15 +218,24 @@ def check_sparse(sp: pb.SparseTensorProto, path: str, ctx, out) -> None:
             i = int(np.argwhere(bad)[0][0])
             out.add("sparse.index-range", path, f"index {coords[i].tolist()} of value {i} is outside dims {dims}")
             return
-        linear = np.ravel_multi_index(tuple(coords.T), dims) if nnz else data
-    else:
-        linear = data
-        total = int(np.prod(dims))
-        bad = (linear < 0) | (linear >= total)
-        if bad.any():
-            i = int(np.argmax(bad))
-            out.add("sparse.index-range", path, f"linear index {int(linear[i])} of value {i} is outside 0..{total - 1}")
-            return
-    if nnz > 1 and not (np.diff(linear) > 0).all():
-        i = int(np.argmax(np.diff(linear) <= 0)) + 1
+        if nnz > 1:
+            # Lexicographic order without linearising (dims may overflow int64).
+            step = coords[1:] - coords[:-1]
+            moved = step != 0
+            first = moved.argmax(axis=1)
+            ok = moved.any(axis=1) & (step[np.arange(nnz - 1), first] > 0)
+            if not ok.all():
+                i = int(np.argmin(ok)) + 1
+                out.add("sparse.index-order", path, f"index of value {i} does not come after the previous one")
+        return
+    total = 1
+    for d in dims:
+        total *= d
+    bad = (data < 0) | (data >= total) if total < 2**63 else (data < 0)
+    if bad.any():
+        i = int(np.argmax(bad))
+        out.add("sparse.index-range", path, f"linear index {int(data[i])} of value {i} is outside 0..{total - 1}")
+        return
+    if nnz > 1 and not (np.diff(data) > 0).all():
+        i = int(np.argmax(np.diff(data) <= 0)) + 1
         out.add("sparse.index-order", path, f"index of value {i} does not come after the previous one")

@@ -49,3 +49,18 @@ def test_odd_values_are_reported_not_raised(tmp_path):
     assert not [d for d in diags if d.code == "check.internal"], diags
     codes = {d.code for d in diags}
     assert {"tensor.dtype-unknown", "tensor.data-length"} <= codes
+
+
+def test_sparse_checks_survive_huge_dense_shapes():
+    from onnx import helper, numpy_helper
+    import numpy as np
+    values = numpy_helper.from_array(np.array([1.0, 2.0], np.float32), "sp")
+    coords = numpy_helper.from_array(np.array([[0, 5], [0, 3]], np.int64), "idx")
+    m = load_base("convnet")
+    m.graph.sparse_initializer.append(helper.make_sparse_tensor(values, coords, [2**40, 2**40]))
+    diags = check(m)
+    assert not [d for d in diags if d.code == "check.internal"]
+    assert [d.path for d in diags if d.code == "sparse.index-order"] == ['graph/sparse_initializer "sp"']
+    linear = numpy_helper.from_array(np.array([3, 2**62], np.int64), "idx")
+    m.graph.sparse_initializer[0].indices.CopyFrom(linear)
+    assert not [d for d in check(m) if d.code.startswith(("sparse.", "check."))]
