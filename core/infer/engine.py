@@ -78,7 +78,14 @@ class Inference:
 
     def type_of(self, value):
         t = self.types.get(value, _MISSING)
-        return value.type if t is _MISSING else t
+        if t is _MISSING:
+            # Initializers are typed on first use: most are weights that only
+            # one node reads, and typing them up front costs a pass of its own.
+            if value.const is not None:
+                t = self.types[value] = self._source_type(value)
+            else:
+                t = value.type
+        return t
 
     def types_in(self, graph) -> dict:
         """Value name -> type for every value a graph defines."""
@@ -178,15 +185,12 @@ class Inference:
         self._opset_stack.append(opsets)
         try:
             for i, v in enumerate(g.inputs):
-                t = v.type
-                if input_types is not None and i < len(input_types):
-                    t, _ = merge_types(input_types[i], v.type)
-                self.types[v] = t
-            for v in g.initializers.values():
                 # An input with a default (initializer) takes the data's shape.
-                self.types[v] = self._source_type(v)
-            for v in getattr(g, "sparse_initializers", {}).values():
-                self.types[v] = self._source_type(v)
+                t = v.type if v.const is None else self._source_type(v)
+                if input_types is not None and i < len(input_types):
+                    t, _ = merge_types(input_types[i], t)
+                self.types[v] = t
+            # Other initializers are typed lazily (type_of).
             for node in g.nodes:
                 self._infer_node(node, opsets)
             return [self.type_of(v) for v in g.outputs]
@@ -261,7 +265,7 @@ class Inference:
                 types.append(None)
                 continue
             t = known_types.get(v, _MISSING)
-            types.append(v.type if t is _MISSING else t)
+            types.append(self.type_of(v) if t is _MISSING else t)
             c = known_consts.get(v)
             if c is None and v.const is not None and v not in self._const_checked:
                 c = self._const(v)
