@@ -288,10 +288,65 @@ def test_gradient_matches_finite_differences_through_a_small_network():
         sg = 1 / (1 + np.exp(-g))
         return (sg / g + sg ** f["e"]).mean(axis=0)
 
-    np.testing.assert_allclose(got["y"], forward(feeds), rtol=1e-10)
+    np.testing.assert_allclose(got["y"], forward(feeds), rtol=1e-8)
     for x, d in zip(["x", "w", "u", "c", "e"], grads):
         np.testing.assert_allclose(got[d], _numeric_gradient(forward, feeds, x), rtol=1e-5, atol=1e-7,
                                    err_msg=x)
+
+
+def _softmax(x, axis):
+    e = np.exp(x - x.max(axis=axis, keepdims=True))
+    return e / e.sum(axis=axis, keepdims=True)
+
+
+def test_gradient_through_selection_and_normalisation_operators():
+    nodes = [
+        helper.make_node("Concat", ["x", "z"], ["c"], axis=1),
+        helper.make_node("Expand", ["w", "shape"], ["e"]),
+        helper.make_node("Max", ["c", "e"], ["m"]),
+        helper.make_node("Min", ["c", "e"], ["n"]),
+        helper.make_node("LeakyRelu", ["m"], ["l"], alpha=0.2),
+        helper.make_node("Clip", ["n", "lo", "hi"], ["cl"]),
+        helper.make_node("Where", ["cond", "l", "cl"], ["wh"]),
+        helper.make_node("Cast", ["wh"], ["wc"], to=TensorProto.DOUBLE),
+        helper.make_node("Softmax", ["wc"], ["s"], axis=0),
+        helper.make_node("LogSoftmax", ["wc"], ["ls"]),
+        helper.make_node("Add", ["s", "ls"], ["y"]),
+    ]
+    feeds = {"x": RNG.standard_normal((2, 3)), "z": RNG.standard_normal((2, 3)), "w": RNG.standard_normal((1, 6)),
+             "shape": np.array([2, 6]), "lo": np.array(-0.5), "hi": np.array(0.5),
+             "cond": RNG.random((2, 6)) > 0.5}
+    xs = ["x", "z", "w"]
+    graph, grads, opsets = _gradient_model(nodes, xs, ["shape", "lo", "hi", "cond"], "y", feeds)
+    got = session_run(graph, feeds, opsets)
+
+    def forward(f):
+        c = np.concatenate([f["x"], f["z"]], axis=1)
+        e = np.broadcast_to(f["w"], (2, 6))
+        m, n = np.maximum(c, e), np.minimum(c, e)
+        wh = np.where(f["cond"], np.where(m > 0, m, 0.2 * m), np.clip(n, -0.5, 0.5))
+        return _softmax(wh, 0) + np.log(_softmax(wh, -1))
+
+    np.testing.assert_allclose(got["y"], forward(feeds), rtol=1e-8)
+    for x, d in zip(xs, grads):
+        np.testing.assert_allclose(got[d], _numeric_gradient(forward, feeds, x), rtol=1e-5, atol=1e-7,
+                                   err_msg=x)
+
+
+@pytest.mark.parametrize("opset", [11, 13])
+def test_gradient_of_softmax_follows_the_opset_axis_rule(opset):
+    feeds = {"x": RNG.standard_normal((2, 3, 4)), "k": RNG.standard_normal((2, 3, 4))}
+    nodes = [helper.make_node("Softmax", ["x"], ["s"], axis=1), helper.make_node("Mul", ["s", "k"], ["y"])]
+    graph, grads, opsets = _gradient_model(nodes, ["x"], ["k"], "y", feeds, opset=opset)
+    got = session_run(graph, feeds, opsets)
+
+    def forward(f):
+        x = f["x"]
+        # Before opset 13 the axes from `axis` on are flattened into one.
+        s = _softmax(x.reshape(2, 12), 1).reshape(x.shape) if opset < 13 else _softmax(x, 1)
+        return s * f["k"]
+
+    np.testing.assert_allclose(got["d_x"], _numeric_gradient(forward, feeds, "x"), rtol=1e-5, atol=1e-8)
 
 
 def test_gradient_with_respect_to_an_intermediate_value_and_a_reused_input():
@@ -478,3 +533,11 @@ def test_gradient_of_y_with_respect_to_itself_is_one():
     got = session_run(graph, {"a": np.array([1.0, -2.0])}, (("", 18), ("ai.onnx.preview.training", 1)))
     np.testing.assert_array_equal(got["d_y"], [1.0, 1.0])
     np.testing.assert_array_equal(got["d_a"], [0.0, 0.0])     # with y held, a no longer matters
+
+
+def test_gradient_of_max_goes_to_the_first_of_tied_inputs():
+    feeds = {"a": np.array([1.0, 2.0, 5.0]), "b": np.array([1.0, 3.0, 5.0])}
+    graph, _, opsets = _gradient_model([helper.make_node("Max", ["a", "b"], ["y"])], ["a", "b"], [], "y", feeds)
+    got = session_run(graph, feeds, opsets)
+    np.testing.assert_array_equal(got["d_a"], [1.0, 0.0, 1.0])
+    np.testing.assert_array_equal(got["d_b"], [0.0, 1.0, 0.0])

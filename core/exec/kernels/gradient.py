@@ -87,6 +87,57 @@ def _transpose_vjp(g, ins, at):
     return [np.transpose(g, np.argsort(perm))]
 
 
+def _softmax_vjp(g, out, at, log):
+    # Opset 13 normalises along one axis (default -1); older versions along
+    # all axes from `axis` (default 1) on, flattened into one.
+    shape = out.shape
+    if at["_opset"] < 13:
+        axis = at.get("axis", 1) % max(out.ndim, 1)
+        rows = int(np.prod(shape[:axis]))
+        g, out, axis = g.reshape(rows, -1), out.reshape(rows, -1), -1
+    else:
+        axis = at.get("axis", -1)
+    if log:
+        grad = g - np.exp(out) * g.sum(axis=axis, keepdims=True)
+    else:
+        grad = out * (g - (g * out).sum(axis=axis, keepdims=True))
+    return [grad.reshape(shape)]
+
+
+def _concat_vjp(g, ins, at):
+    ends = np.cumsum([x.shape[at["axis"]] for x in ins])[:-1]
+    return np.split(g, ends, axis=at["axis"])
+
+
+def _clip_vjp(g, ins, at):
+    x = ins[0]
+    low = ins[1] if len(ins) > 1 and ins[1] is not None else at.get("min")
+    high = ins[2] if len(ins) > 2 and ins[2] is not None else at.get("max")
+    inside = np.ones(x.shape, bool)
+    if low is not None:
+        inside &= x >= low
+    if high is not None:
+        inside &= x <= high
+    return [g * inside, None, None]
+
+
+def _extreme_vjp(g, ins, out):
+    # The gradient goes to the first input holding the extreme (ties: once).
+    taken = np.zeros(out.shape, bool)
+    grads = []
+    for x in ins:
+        mine = (np.broadcast_to(x, out.shape) == out) & ~taken
+        taken |= mine
+        grads.append(_unbroadcast(g * mine, x.shape))
+    return grads
+
+
+def _where_vjp(g, ins):
+    cond = np.broadcast_to(ins[0], g.shape)
+    return [None, _unbroadcast(np.where(cond, g, 0), ins[1].shape),
+            _unbroadcast(np.where(cond, 0, g), ins[2].shape)]
+
+
 # op_type -> rule(g, inputs, output, attributes) -> gradient per input (None =
 # not differentiable, such as a shape input). Single-output operators only.
 _RULES = {
@@ -116,6 +167,16 @@ _RULES = {
     "Unsqueeze": lambda g, i, o, at: [g.reshape(i[0].shape), None],
     "ReduceSum": lambda g, i, o, at: _reduce_vjp(g, i, at, mean=False) + [None],
     "ReduceMean": lambda g, i, o, at: _reduce_vjp(g, i, at, mean=True) + [None],
+    "Softmax": lambda g, i, o, at: _softmax_vjp(g, o, at, log=False),
+    "LogSoftmax": lambda g, i, o, at: _softmax_vjp(g, o, at, log=True),
+    "LeakyRelu": lambda g, i, o, at: [g * np.where(i[0] > 0, 1, at.get("alpha", 0.01))],
+    "Clip": lambda g, i, o, at: _clip_vjp(g, i, at),
+    "Max": lambda g, i, o, at: _extreme_vjp(g, i, o),
+    "Min": lambda g, i, o, at: _extreme_vjp(g, i, o),
+    "Where": lambda g, i, o, at: _where_vjp(g, i),
+    "Concat": lambda g, i, o, at: _concat_vjp(g, i, at),
+    "Expand": lambda g, i, o, at: [_unbroadcast(g, i[0].shape), None],
+    "Cast": lambda g, i, o, at: [g.astype(i[0].dtype) if np.issubdtype(i[0].dtype, np.inexact) else None],
 }
 
 
@@ -162,7 +223,7 @@ def _forward(ctx, nodes, values, opsets):
                 values[v.name] = x
 
 
-def _backward(nodes, values, y, wanted):
+def _backward(nodes, values, y, wanted, opsets):
     grads = {y: np.ones_like(values[y])}
     for node in reversed(nodes):
         outs = [v.name for v in node.outputs if v is not None and v.name]
@@ -174,7 +235,8 @@ def _backward(nodes, values, y, wanted):
             raise ValueError(f"Gradient cannot differentiate {node.op_type} (node {node.name!r}); "
                              f"supported: {', '.join(sorted(_RULES))}")
         ins = [values[v.name] if v is not None and v.name else None for v in node.inputs]
-        for v, d in zip(node.inputs, rule(g, ins, values[outs[0]], node_attrs(node))):
+        attrs = dict(node_attrs(node), _opset=opsets.get("", 1))
+        for v, d in zip(node.inputs, rule(g, ins, values[outs[0]], attrs)):
             if v is None or not v.name or d is None or not np.issubdtype(np.asarray(values[v.name]).dtype,
                                                                           np.inexact):
                 continue
@@ -195,10 +257,11 @@ def gradient(ctx, *inputs, xs=None, zs=None, y=None):
         raise ValueError(f"y {y!r} depends on this Gradient node itself")
     values = dict(constants)
     values.update({name: np.asarray(x) for name, x in zip(leaves, inputs)})
-    _forward(ctx, nodes, values, _model_opsets(graph))
+    opsets = _model_opsets(graph)
+    _forward(ctx, nodes, values, opsets)
     if y not in values:
         raise ValueError(f"y {y!r} is not computed from xs/zs")
-    grads = _backward(nodes, values, y, xs)
+    grads = _backward(nodes, values, y, xs, opsets)
     out = []
     for name, g in zip(xs, grads):
         x = values[name]
