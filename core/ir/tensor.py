@@ -115,6 +115,11 @@ class Tensor:
                         f"{self.external.location!r}, but the model was loaded from bytes without a folder")
                 raw = self._reader(self)
             arr = codec.to_numpy(self._proto, raw)
+            if not arr.flags.aligned:
+                # raw_data inside a protobuf message lands at any byte offset;
+                # numpy and BLAS are many times slower on misaligned arrays,
+                # so pay for one copy on first use. (Our external files align.)
+                arr = arr.copy()
             if arr.flags.writeable:
                 arr.flags.writeable = False
             self._array = arr
