@@ -40,11 +40,22 @@ def timed(request, engine, cache_dir):
     return cold, t_cold, t_warm
 
 
+def piece_counts(request, engine):
+    """(pieces, distinct piece layouts) the request is cut into."""
+    from onnxstudio.core.layout.api import MAX_PIECE, engine_tag
+    from onnxstudio.core.layout.pieces import canonical, plan_pieces
+    pieces = plan_pieces(request, MAX_PIECE)
+    tag = engine_tag("builtin" if engine == "builtin" else "dot")
+    return len(pieces), len({canonical(p, request, tag).key for p in pieces})
+
+
 def row(name, request, engine, extra=""):
     with tempfile.TemporaryDirectory() as tmp:
         out, cold, warm = timed(request, engine, tmp)
+    pieces, unique = piece_counts(request, engine)
     print(f"{name:34s} {len(request.nodes):6d} {len(request.edges):6d} {cold:8.3f} {warm:8.3f}  "
-          f"{out.engine:10s} {out.width:7.0f} x {out.height:<8.0f} {extra}", flush=True)
+          f"{out.engine:10s} {out.width:7.0f} x {out.height:<8.0f} {pieces:4d}/{unique:<4d} {extra}",
+          flush=True)
 
 
 def synthetic_onnx(layers: int):
@@ -88,7 +99,7 @@ def main(argv=None) -> int:
     args = parser.parse_args(argv)
     print(f"engines on this machine: {', '.join(available_engines())}; using {args.engine}")
     print(f"{'graph':34s} {'boxes':>6s} {'edges':>6s} {'cold s':>8s} {'warm s':>8s}  "
-          f"{'engine':10s} {'size (pt)':>18s}")
+          f"{'engine':10s} {'size (pt)':>18s} pieces/distinct")
     for path in model_paths(args.models):
         start = time.perf_counter()
         model = core.load(path)

@@ -26,12 +26,25 @@ class EngineFailed(Exception):
     """Graphviz ran but gave no usable answer (the message says why)."""
 
 
+def _usual_places() -> list[str]:
+    """Where installers put dot when it is not on PATH: a desktop app started
+    from Finder or the Start menu does not see the shell's PATH."""
+    if os.name == "nt":
+        roots = [os.environ.get(k) for k in ("ProgramFiles", "ProgramFiles(x86)", "LOCALAPPDATA")]
+        return [os.path.join(r, "Graphviz", "bin", "dot.exe") for r in roots if r]
+    return ["/opt/homebrew/bin/dot", "/usr/local/bin/dot", "/opt/local/bin/dot", "/usr/bin/dot"]
+
+
 def find_dot() -> str | None:
-    """Path of the `dot` executable: $ONNXSTUDIO_DOT if set, else the PATH."""
+    """Path of the `dot` executable: $ONNXSTUDIO_DOT if set, else the PATH,
+    else the places Graphviz installers use."""
     explicit = os.environ.get("ONNXSTUDIO_DOT")
     if explicit:
         return explicit if os.path.isfile(explicit) else None
-    return shutil.which("dot")
+    found = shutil.which("dot")
+    if found:
+        return found
+    return next((p for p in _usual_places() if os.path.isfile(p) and os.access(p, os.X_OK)), None)
 
 
 def dot_version(dot: str) -> str:

@@ -85,6 +85,7 @@ def test_time_limit_stops_dot_and_falls_back(spawned):
 def test_fallback_when_graphviz_is_hidden(monkeypatch, tmp_path):
     monkeypatch.setenv("PATH", str(tmp_path))          # no `dot` on it
     monkeypatch.delenv("ONNXSTUDIO_DOT", raising=False)
+    monkeypatch.setattr(dot_engine, "_usual_places", lambda: [])
     monkeypatch.setattr(api, "pygraphviz_available", lambda: False)
     assert lay.available_engines() == ["builtin"]
     req = transformer_request(3)
@@ -95,6 +96,18 @@ def test_fallback_when_graphviz_is_hidden(monkeypatch, tmp_path):
     # Asking for dot by name still opens the graph, with the same warning.
     named = lay.layout(req, engine="dot", cache=False)
     assert named.engine == "builtin" and "dot layout engine is not installed" in named.warnings[0]
+
+
+def test_dot_found_where_installers_put_it(monkeypatch, tmp_path):
+    # A desktop app started from Finder / the Start menu has a bare PATH.
+    fake = tmp_path / "graphviz" / "dot"
+    fake.parent.mkdir()
+    fake.write_text("#!/bin/sh\n")
+    fake.chmod(0o755)
+    monkeypatch.setenv("PATH", str(tmp_path / "empty"))
+    monkeypatch.delenv("ONNXSTUDIO_DOT", raising=False)
+    monkeypatch.setattr(dot_engine, "_usual_places", lambda: [str(tmp_path / "nope"), str(fake)])
+    assert dot_engine.find_dot() == str(fake)
 
 
 def test_onnxstudio_dot_names_the_executable(monkeypatch, tmp_path):
