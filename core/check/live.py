@@ -28,9 +28,24 @@ def _node_writer():
 
 
 class LiveChecker:
-    def __init__(self, model, type_lookup=None):
+    """`inference`: an optional `core.infer.Inference` over the same model. Its
+    types fill in what the file does not declare, and `node_changed` updates
+    it first so the re-check sees the new types (and re-checks the nodes
+    whose input types moved)."""
+
+    def __init__(self, model, inference=None):
         self.model = model
-        self.type_lookup = type_lookup
+        self.inference = inference
+        self.type_lookup = None
+        if inference is not None:
+            main = model.graph
+
+            def lookup(graph_path, name):
+                if graph_path != "graph":
+                    return None
+                value = main.get_value(name)
+                return inference.type_of(value) if value is not None else None
+            self.type_lookup = lookup
         self._write_node = _node_writer()
         self.refresh()
 
@@ -41,6 +56,8 @@ class LiveChecker:
     def refresh(self) -> list:
         """Re-read the whole model and check everything."""
         from ..serde.convert import model_to_proto  # noqa: PLC0415
+        if self.inference is not None:
+            self.inference.run()
         path = getattr(self.model, "path", None)
         folder = pathlib.Path(path).resolve().parent if path else None
         self._session = CheckSession(model_to_proto(self.model), model_dir=folder, type_lookup=self.type_lookup)
@@ -56,10 +73,17 @@ class LiveChecker:
         mirror = self._session.model.graph
         if top.graph is not graph or len(graph.nodes) != len(mirror.node):
             return self.refresh()      # a function body, or nodes were added/removed
+        lookup_changed = None
+        if self.inference is not None:
+            try:
+                moved = self.inference.update(nodes=[node])
+            except Exception:  # noqa: BLE001 - inference trouble must not stop checking
+                return self.refresh()
+            lookup_changed = {v.name for v in moved if v.graph is graph}
         i = top.index
         fresh = pb.NodeProto()
         self._write_node(top, fresh)
         old = mirror.node[i]
         names_changed = list(old.input) != list(fresh.input) or list(old.output) != list(fresh.output)
         old.CopyFrom(fresh)
-        return self._session.recheck(nodes=[i], names_changed=names_changed)
+        return self._session.recheck(nodes=[i], names_changed=names_changed, lookup_changed=lookup_changed)

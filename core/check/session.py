@@ -60,7 +60,7 @@ class CheckSession:
         return self.recheck(nodes=[index], names_changed=names_changed)
 
     def recheck(self, nodes: Iterable[int] = (), *, names_changed: bool = False,
-                value_types_changed: Iterable[str] = ()) -> list:
+                value_types_changed: Iterable[str] = (), lookup_changed=None) -> list:
         """Re-check the given main-graph nodes plus what depends on them.
 
         - `names_changed`: names were defined, removed or renamed (node I/O,
@@ -68,6 +68,9 @@ class CheckSession:
           again, and so does every node whose inputs' definitions or types moved.
         - `value_types_changed`: declared types of these names changed
           (value_info, graph input types, initializer dtype/dims).
+        - `lookup_changed`: names whose type from `type_lookup` changed (an
+          inference engine reports them); None means unknown, and then the
+          outputs of the edited nodes are assumed changed.
         Without either, only the nodes and the consumers their derived output
         types reach are re-checked (an attribute edit: no O(graph) work).
         Node insertion or removal shifts indices and paths: call `full()`.
@@ -99,9 +102,12 @@ class CheckSession:
                             todo.add(j)
                             frontier.append(j)
         if self.type_lookup is not None:
-            # Types from outside may change with any edit of these nodes.
-            for i in list(todo):
-                changed.update(n for n in g.node[i].output if n)
+            if lookup_changed is not None:
+                changed.update(lookup_changed)
+            else:
+                # Types from outside may change with any edit of these nodes.
+                for i in list(todo):
+                    changed.update(n for n in g.node[i].output if n)
         if changed:
             consumers, holders = self._consumers_and_holders()
             for name in changed:

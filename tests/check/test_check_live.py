@@ -55,3 +55,29 @@ def test_structural_edit_falls_back_to_a_full_check():
     extra = core.Node("Relu", [relu.outputs[0]], [], name="dangling")
     m.graph.append(extra)
     assert live.node_changed(extra) == _full(m)
+
+
+def _fresh_with_inference(model):
+    from onnxstudio.core.infer import Inference
+    inf = Inference(model)
+    inf.run()
+    main = model.graph
+
+    def lookup(graph_path, name):
+        v = main.get_value(name) if graph_path == "graph" else None
+        return inf.type_of(v) if v is not None else None
+    return CheckSession(model_to_proto(model), type_lookup=lookup).diagnostics
+
+
+def test_with_inference_edits_match_a_fresh_inferred_check():
+    from onnxstudio.core.infer import Inference
+    m = _ir("branchy")
+    live = LiveChecker(m, inference=Inference(m))
+    assert live.diagnostics == _fresh_with_inference(m)
+    cast = m.graph.nodes[2]
+    for to in (1, 7, 9, 8, 9):            # float, int64, bool, string, bool again
+        cast.attributes["to"] = Attr("to", AttrType.INT, to)
+        assert live.node_changed(cast) == _fresh_with_inference(m), to
+    cast.attributes["to"] = Attr("to", AttrType.INT, 8)
+    diags = live.node_changed(cast)
+    assert any(d.code == "node.input-type" and d.path.startswith('graph/node[3] If "choose"') for d in diags)
