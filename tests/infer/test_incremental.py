@@ -80,3 +80,20 @@ def test_update_on_bert_matches_full_run_and_does_less_work():
     # The batch dim became concrete downstream.
     assert any(isinstance(t, TensorType) and t.shape and t.shape[0] == 2
                for t in fresh.types_in(m.graph).values())
+
+
+def test_change_seen_through_a_subgraph_capture():
+    from .helpers import B, helper
+    then_g = helper.make_graph([node("Relu", ["x"], ["t"])], "then", [], [helper.make_tensor_value_info("t", F, None)])
+    else_g = helper.make_graph([node("Neg", ["x"], ["e"])], "else", [], [helper.make_tensor_value_info("e", F, None)])
+    m = make_model([node("If", ["c"], ["y"], then_branch=then_g, else_branch=else_g), node("Relu", ["y"], ["z"])],
+                   [("c", B, []), ("x", F, [2, 3])], [out("z")])
+    inf = Inference(m)
+    inf.run()
+    x = m.graph.get_value("x")
+    x.type = TensorType(F, (7, 3))
+    changed = inf.update(values=[x])
+    assert inf.type_of(m.graph.get_value("z")).shape == (7, 3)
+    assert {v.name for v in changed} >= {"x", "y", "z"}
+    body = m.graph.nodes[0].attributes["then_branch"].value
+    assert inf.types_in(body)["t"].shape == (7, 3)
