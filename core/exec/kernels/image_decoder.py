@@ -336,7 +336,8 @@ def _decode_rgb(buf):
         name = "WebP"
     if name:
         raise ValueError(f"ImageDecoder: this is a {name} image, which needs an image codec; the built-in "
-                         "decoder reads PNG, BMP, PNM, TIFF and baseline JPEG only (run the model with onnxruntime)")
+                         "decoder reads PNG, BMP, PNM, TIFF and baseline JPEG only "
+                         "(run the model with onnxruntime)")
     raise ValueError("ImageDecoder: unrecognised image data (expected PNG, BMP, PNM, TIFF or JPEG)")
 
 

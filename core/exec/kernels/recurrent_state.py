@@ -43,7 +43,9 @@ def causal_conv_with_state(input, weight, bias=None, past_state=None, activation
         out += taps[None, :, j, None] * padded_wide[:, :, j:j + length]
     if bias is not None:
         out += np.asarray(bias).astype(acc)[None, :, None]
-    out = out.astype(x.dtype).astype(acc)     # the convolution result is rounded first
+    # Round the convolution to the input type before the activation, as the
+    # reference does: for float16 the two roundings give different bits.
+    out = out.astype(x.dtype).astype(acc)
     if activation in ("silu", "swish"):
         out = out / (1.0 + np.exp(-out))
     present = padded[:, :, padded.shape[2] - (k - 1):]
