@@ -48,5 +48,8 @@ def check_model_fields(model, out) -> None:
             out.add("model.metadata-duplicate", f"model/metadata_props {paths.quote(entry.key)}",
                     f"metadata key {entry.key!r} appears more than once")
         keys.add(entry.key)
+    if len(model.configuration) and ir and ir < 11:
+        out.add("model.feature-too-new", "model",
+                f"multi-device configuration needs IR version 11; the model declares {ir}")
     if len(model.functions) and ir and ir < 8:
         out.add("model.feature-too-new", "functions", f"model-local functions need IR version 8; the model declares {ir}")

@@ -21,6 +21,9 @@ def check_node(node: pb.NodeProto, path: str, scope, ctx, out, check_subgraph) -
     if ctx.ir_version and ctx.ir_version < 10 and (node.overload or len(node.metadata_props)):
         out.add("model.feature-too-new", path,
                 f"overload / metadata_props on nodes need IR version 10; the model declares {ctx.ir_version}")
+    if ctx.ir_version and ctx.ir_version < 11 and len(node.device_configurations):
+        out.add("model.feature-too-new", path,
+                f"device_configurations need IR version 11; the model declares {ctx.ir_version}")
     seen = set()
     for attr in node.attribute:
         apath = paths.Lazy(paths.attribute, path, attr.name)
