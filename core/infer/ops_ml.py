@@ -93,13 +93,13 @@ def _label_elem(ctx):
 @rule("LinearClassifier", domain=ML)
 def linear_classifier(ctx):
     labels = ctx.attr("classlabels_strings") or ctx.attr("classlabels_ints") or []
-    coef = ctx.attr("coefficients") or []
     n_cls = len(labels)
-    width = n_cls if n_cls > 2 or len(ctx.attr("intercepts") or []) != 1 else (1 if not coef else n_cls)
-    if ctx.attr("intercepts") is not None:
-        width = len(ctx.attr("intercepts"))
-        if n_cls == 2 and width == 1:
-            width = 2
+    # One score column per intercept, except that a binary classifier with a
+    # single intercept still reports both classes.
+    intercepts = ctx.attr("intercepts")
+    width = len(intercepts) if intercepts is not None else n_cls
+    if n_cls == 2 and width == 1:
+        width = 2
     return [tensor(_label_elem(ctx), (_rows(ctx),)), tensor(FLOAT, (_rows(ctx), width or None))]
 
 
