@@ -69,57 +69,163 @@ def build_view(graph, measure: Measure, expanded=None, *, model=None, rankdir: s
                budget: int = DEFAULT_BOX_BUDGET) -> GraphView:
     """Boxes and arrows for `graph`; `expanded` = set of group paths to open
     (None: open groups level by level while at most `budget` boxes show)."""
-    model = _root_model(graph, model)
-    opsets = getattr(model, "opset_imports", None)
-    nodes = list(graph.nodes)
+    return _Builder(graph, measure, _root_model(graph, model)).build(expanded, rankdir, budget)
 
-    # Constant nodes, and Identity nodes copying a constant (exporters emit
-    # them for shared weights), count as constants: their outputs are folded
-    # into consumers and the nodes themselves get no box.
-    constant_like: set[int] = set()
 
-    graph_outputs = {id(v) for v in graph.outputs}
+class _Builder:
+    def __init__(self, graph, measure: Measure, model):
+        self.graph = graph
+        self.measure = measure
+        self.opsets = getattr(model, "opset_imports", None)
+        self.function_keys = set(getattr(model, "functions", {}) or {})
+        self.nodes = list(graph.nodes)
+        self.graph_outputs = {id(v) for v in graph.outputs}
+        self.constant_like: set[int] = set()
+        self.view_nodes: dict[str, ViewNode] = {}
+        self.request_nodes: list[LayoutNode] = []
+        self.view_edges: dict[str, ViewEdge] = {}
+        self.request_edges: list[LayoutEdge] = []
+        self.seen_pairs: set = set()
+        self.box_of_value: dict[int, str] = {}
+        self.box_of_node: dict[int, str] = {}
+        self.group_box: dict = {}
 
-    def foldable(v) -> bool:
+    def build(self, expanded, rankdir: str, budget: int) -> GraphView:
+        hidden = self._find_constants()
+        shown = [n for n in self.nodes if id(n) not in hidden]
+        paths = tidy_scopes([raw_scope(n.name or "") for n in shown])
+        expanded = set(default_expanded(paths, budget) if expanded is None else expanded)
+        groups = _group_infos(shown, paths, expanded)
+        for i, v in enumerate(self.graph.inputs):
+            if v.const is None:   # an initializer listed as input is a constant
+                box_id = f"input:{i}:{v.name}"
+                self._add_box(box_id, ViewNode(box_id, io_label(INPUT, v), value=v), ())
+                self.box_of_value[id(v)] = box_id
+        for n, path in zip(shown, paths):
+            closed = visible_box(path, expanded)
+            if closed is None:
+                self._add_op_box(n, path)
+            else:
+                self.box_of_node[id(n)] = self._closed_group_box(closed, groups[closed])
+        self._map_hidden_constants(hidden)
+        for n in shown:
+            self._connect_inputs(n)
+        for i, v in enumerate(self.graph.outputs):
+            box_id = f"output:{i}:{v.name}"
+            note = "constant" if v.const is not None else ""
+            self._add_box(box_id, ViewNode(box_id, io_label(OUTPUT, v, note), value=v), ())
+            if v.const is None:
+                self._connect(v, box_id)
+        request = LayoutRequest(self.request_nodes, self.request_edges, rankdir=rankdir)
+        return GraphView(self.graph, request, self.view_nodes, self.view_edges, groups, self.box_of_node)
+
+    # -- constants ---------------------------------------------------------------------
+
+    def foldable(self, v) -> bool:
         """Shown as text inside consumers instead of as an arrow."""
-        if v is None or id(v) in graph_outputs:
+        if v is None or id(v) in self.graph_outputs:
             return False
         if v.const is not None:
             return True
-        return v.producer is not None and id(v.producer) in constant_like
+        return v.producer is not None and id(v.producer) in self.constant_like
 
-    for n in nodes:   # topological order: producers are classified first
-        if n.domain in ("", "ai.onnx") and (
-                (n.op_type == "Constant" and not any(n.inputs))
-                or (n.op_type == "Identity" and len(n.inputs) == 1 and foldable(n.inputs[0]))):
-            constant_like.add(id(n))
-    hidden = {id(n) for n in nodes
-              if id(n) in constant_like and n.outputs and all(
-                  o is not None and foldable(o) and o.uses for o in n.outputs)}
-    shown = [n for n in nodes if id(n) not in hidden]
-    paths = tidy_scopes([raw_scope(n.name or "") for n in shown])
-    if expanded is None:
-        expanded = default_expanded(paths, budget)
-    expanded = set(expanded)
+    def _find_constants(self) -> set[int]:
+        """Constant nodes, and Identity nodes copying a constant (exporters
+        emit them for shared weights), count as constants: their outputs are
+        folded into consumers.  Returns the ids of those that get no box."""
+        for n in self.nodes:   # topological order: producers are classified first
+            if n.domain in ("", "ai.onnx") and (
+                    (n.op_type == "Constant" and not any(n.inputs))
+                    or (n.op_type == "Identity" and len(n.inputs) == 1 and self.foldable(n.inputs[0]))):
+                self.constant_like.add(id(n))
+        return {id(n) for n in self.nodes
+                if id(n) in self.constant_like and n.outputs and all(
+                    o is not None and self.foldable(o) and o.uses for o in n.outputs)}
 
-    view_nodes: dict[str, ViewNode] = {}
-    request_nodes: list[LayoutNode] = []
+    def _map_hidden_constants(self, hidden: set[int]) -> None:
+        """A hidden constant maps to its first consumer's box (in reverse
+        order, so a Constant feeding a hidden Identity follows it); a consumer
+        inside a subgraph body counts as the node owning that body."""
+        for n in reversed(self.nodes):
+            if id(n) in hidden:
+                consumer = n.outputs[0].uses[0][0]
+                while consumer.graph is not self.graph and consumer.graph is not None \
+                        and consumer.graph.parent_node is not None:
+                    consumer = consumer.graph.parent_node
+                if id(consumer) in self.box_of_node:
+                    self.box_of_node[id(n)] = self.box_of_node[id(consumer)]
+
+    # -- boxes --------------------------------------------------------------------------
+
+    def _add_box(self, box_id: str, vn: ViewNode, group) -> None:
+        self.view_nodes[box_id] = vn
+        w, h = self.measure(vn.label)
+        self.request_nodes.append(LayoutNode(box_id, float(w), float(h), tuple(group)))
+
+    def _add_op_box(self, n, path) -> None:
+        box_id = f"node:{n.index}"
+        formals = _formal_names(n, self.opsets)
+        folded = []
+        for k, v in enumerate(n.inputs):
+            if self.foldable(v):
+                formal = formals[min(k, len(formals) - 1)] if formals else _short_value_name(v.name)
+                folded.append((formal, v, _constant_data(v)))
+        key = (n.domain, n.op_type, getattr(n, "overload", ""))
+        self._add_box(box_id, ViewNode(box_id, op_label(n, folded), node=n,
+                                       folded=tuple(v for _, v, _ in folded),
+                                       function_key=key if key in self.function_keys else None), path)
+        self.box_of_node[id(n)] = box_id
+
+    def _closed_group_box(self, closed, info: GroupInfo) -> str:
+        box_id = self.group_box.get(closed)
+        if box_id is None:
+            # Merged scope names may contain "/": keep ids unique regardless.
+            box_id = self.group_box[closed] = _fresh("group:" + "/".join(closed), self.view_nodes)
+            label = group_label(closed, info.op_counts, info.node_count)
+            self._add_box(box_id, ViewNode(box_id, label, group=closed), closed[:-1])
+        return box_id
+
+    # -- arrows -------------------------------------------------------------------------
+
+    def _source_box(self, v) -> str:
+        if id(v) in self.box_of_value:
+            return self.box_of_value[id(v)]
+        if v.producer is not None and id(v.producer) in self.box_of_node:
+            return self.box_of_node[id(v.producer)]
+        # Captured from an enclosing graph, or not defined anywhere (a broken
+        # model still opens): an input box that says so.
+        outer = v.graph is not None and v.graph is not self.graph
+        box_id = _fresh(f"outer:{v.name}", self.view_nodes)
+        label = io_label(INPUT, v, "from enclosing graph" if outer else "not defined")
+        self._add_box(box_id, ViewNode(box_id, label, value=v), ())
+        self.box_of_value[id(v)] = box_id
+        return box_id
+
+    def _connect(self, v, target: str) -> None:
+        src = self._source_box(v)
+        if src == target or (src, target, id(v)) in self.seen_pairs:
+            return   # inside one closed group, or the same value twice
+        self.seen_pairs.add((src, target, id(v)))
+        edge_id = _fresh(f"{v.name}|{src}|{target}", self.view_edges)
+        self.view_edges[edge_id] = ViewEdge(edge_id, src, target, v)
+        self.request_edges.append(LayoutEdge(edge_id, src, target))
+
+    def _connect_inputs(self, n) -> None:
+        target = self.box_of_node[id(n)]
+        for v in n.inputs:
+            if v is not None and not self.foldable(v):
+                self._connect(v, target)
+        # Values a subgraph body reads from this graph arrive at the node
+        # owning the body: draw that dependency too.
+        for _, body in n.subgraphs():
+            for v in _captured(body):
+                if not self.foldable(v):
+                    self._connect(v, target)
+
+
+def _group_infos(shown, paths, expanded) -> dict:
+    """Node count and op counts of every group, at every depth."""
     groups: dict = {}
-
-    def add_box(box_id: str, vn: ViewNode, group) -> None:
-        view_nodes[box_id] = vn
-        w, h = measure(vn.label)
-        request_nodes.append(LayoutNode(box_id, float(w), float(h), tuple(group)))
-
-    # Graph inputs (constants among them are folded, not boxes).
-    box_of_value: dict[int, str] = {}
-    for i, v in enumerate(graph.inputs):
-        if v.const is None:
-            box_id = f"input:{i}:{v.name}"
-            add_box(box_id, ViewNode(box_id, io_label(INPUT, v), value=v), ())
-            box_of_value[id(v)] = box_id
-
-    # Group statistics, for every group at every depth.
     for n, path in zip(shown, paths):
         for d in range(1, len(path) + 1):
             info = groups.get(path[:d])
@@ -127,91 +233,7 @@ def build_view(graph, measure: Measure, expanded=None, *, model=None, rankdir: s
                 info = groups[path[:d]] = GroupInfo(path[:d], path[:d] in expanded, 0, Counter())
             info.node_count += 1
             info.op_counts[n.op_type] += 1
-
-    box_of_node: dict[int, str] = {}
-    function_keys = set(getattr(model, "functions", {}) or {})
-    for index, (n, path) in enumerate(zip(shown, paths)):
-        closed = visible_box(path, expanded)
-        if closed is not None:
-            box_id = "group:" + "/".join(closed)
-            if box_id not in view_nodes:
-                info = groups[closed]
-                label = group_label(closed, info.op_counts, info.node_count)
-                add_box(box_id, ViewNode(box_id, label, group=closed), closed[:-1])
-            box_of_node[id(n)] = box_id
-            continue
-        box_id = f"node:{n.index}"
-        formals = _formal_names(n, opsets)
-        folded = []
-        for k, v in enumerate(n.inputs):
-            if foldable(v):
-                formal = (formals[min(k, len(formals) - 1)] if formals else _short_value_name(v.name))
-                folded.append((formal, v, _constant_data(v)))
-        key = (n.domain, n.op_type, getattr(n, "overload", ""))
-        add_box(box_id, ViewNode(box_id, op_label(n, folded), node=n,
-                                 folded=tuple(v for _, v, _ in folded),
-                                 function_key=key if key in function_keys else None), path)
-        box_of_node[id(n)] = box_id
-
-    # Constants hidden in their consumers map to the first consumer's box
-    # (reverse order: a Constant feeding a hidden Identity follows it).
-    # A consumer inside a subgraph body counts as the node owning that body.
-    for n in reversed(nodes):
-        if id(n) in hidden:
-            consumer = n.outputs[0].uses[0][0]
-            while consumer.graph is not graph and consumer.graph is not None \
-                    and consumer.graph.parent_node is not None:
-                consumer = consumer.graph.parent_node
-            if id(consumer) in box_of_node:
-                box_of_node[id(n)] = box_of_node[id(consumer)]
-
-    view_edges: dict[str, ViewEdge] = {}
-    request_edges: list[LayoutEdge] = []
-    seen_pairs: set = set()
-
-    def source_box(v) -> str:
-        if id(v) in box_of_value:
-            return box_of_value[id(v)]
-        if v.producer is not None and id(v.producer) in box_of_node:
-            return box_of_node[id(v.producer)]
-        # Captured from an enclosing graph, or not defined anywhere (a broken
-        # model still opens): an input box that says so.
-        note = "from enclosing graph" if v.graph is not graph and v.graph is not None else "not defined"
-        box_id = _fresh(f"outer:{v.name}", view_nodes)
-        add_box(box_id, ViewNode(box_id, io_label(INPUT, v, note), value=v), ())
-        box_of_value[id(v)] = box_id
-        return box_id
-
-    def connect(v, target: str) -> None:
-        src = source_box(v)
-        if src == target or (src, target, id(v)) in seen_pairs:
-            return   # inside one closed group, or the same value twice
-        seen_pairs.add((src, target, id(v)))
-        edge_id = _fresh(f"{v.name}|{src}|{target}", view_edges)
-        view_edges[edge_id] = ViewEdge(edge_id, src, target, v)
-        request_edges.append(LayoutEdge(edge_id, src, target))
-
-    for n in shown:
-        target = box_of_node[id(n)]
-        for v in n.inputs:
-            if v is not None and not foldable(v):
-                connect(v, target)
-        # Values a subgraph body reads from this graph arrive at the node
-        # owning the body: draw that dependency too.
-        for _, body in n.subgraphs():
-            for v in _captured(body, graph):
-                if not foldable(v):
-                    connect(v, target)
-
-    for i, v in enumerate(graph.outputs):
-        box_id = f"output:{i}:{v.name}"
-        note = "constant" if v.const is not None else ""
-        add_box(box_id, ViewNode(box_id, io_label(OUTPUT, v, note), value=v), ())
-        if v.const is None:
-            connect(v, box_id)
-
-    request = LayoutRequest(request_nodes, request_edges, rankdir=rankdir)
-    return GraphView(graph, request, view_nodes, view_edges, groups, box_of_node)
+    return groups
 
 
 def _fresh(name: str, taken: dict) -> str:
@@ -225,7 +247,7 @@ def _fresh(name: str, taken: dict) -> str:
     return f"{name}#{k}"
 
 
-def _captured(body, outer):
+def _captured(body):
     """Values defined outside `body` (in `outer` or above) read anywhere in it."""
     found: dict[int, object] = {}
     inner_graphs = {id(g) for g in body.walk()}
