@@ -276,7 +276,10 @@ class Inference:
                 sv = known_syms.get(v)
                 if sv is not None:
                     syms[i] = sv
-        attrs = self._attrs(node) if node.attributes else {}
+        try:
+            attrs = self._attrs(node) if node.attributes else {}
+        except Exception:  # an attribute that cannot be decoded: the checker reports it
+            attrs = {}
         if self._diags:
             self._diags.pop(node, None)
         outs = None

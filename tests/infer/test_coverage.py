@@ -54,6 +54,10 @@ def _mutate(m: onnx.ModelProto, rng: random.Random) -> None:
                 a.i = rng.choice([-7, 0, 99])
             elif a.type == onnx.AttributeProto.INTS and rng.random() < 0.5:
                 a.ints[:] = [rng.choice([-9, 0, 5]) for _ in range(rng.randint(0, 3))]
+            elif rng.random() < 0.1:
+                # The wrong kind of value altogether (a string where a number belongs).
+                a.Clear()
+                a.name, a.type, a.s = n.attribute[0].name if n.attribute else "x", onnx.AttributeProto.STRING, b"?"
         if n.input and rng.random() < 0.2:
             n.input[rng.randrange(len(n.input))] = ""
     for init in list(m.graph.initializer):
