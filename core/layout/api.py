@@ -13,7 +13,7 @@ from .dot_engine import EngineFailed, LayoutTimeout, dot_version, find_dot, layo
 from .geometry import CancelToken, Layout, LayoutCancelled, LayoutRequest
 from .pieces import canonical, plan_pieces, request_key
 from .pygraphviz_engine import layout_with_pygraphviz, pygraphviz_available, pygraphviz_version
-from .stacking import stack
+from .stacking import STACK_VERSION, stack
 
 ENGINES = ("dot", "pygraphviz", "builtin")
 BUILTIN_VERSION = "builtin-1"    # bump when the built-in algorithm changes
@@ -117,14 +117,14 @@ def layout(request: LayoutRequest, *, engine: str = "auto", cancel: CancelToken 
 
     time_limit applies to each Graphviz call (one piece); a piece that runs
     over it is stopped and drawn by the built-in engine, with a warning.
-    progress(done, total) is called as pieces finish (from worker threads).
+    progress(done, total) is called (in the calling thread) as pieces finish.
     Raises LayoutCancelled as soon as `cancel` is set.
     """
     _validate(request)
     name, warnings = _choose(engine)
     tag = engine_tag(name)
     store = LayoutCache() if cache is None else (cache or None)
-    whole_key = request_key(request, tag, max_piece)
+    whole_key = request_key(request, tag, max_piece, STACK_VERSION)
     if store is not None:
         hit = store.get(whole_key)
         if hit is not None:

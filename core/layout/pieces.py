@@ -25,7 +25,10 @@ MIN_GROUP_PIECE = 20     # a group this big is a piece of its own
 # dot's time grows with the boxes plus the virtual boxes it threads long
 # edges through (one per rank crossed): a piece's cost counts both.
 COST_PER_NODE = 3
-KEY_VERSION = "pieces-1"   # bump when the canonical form or DOT text changes
+# Part of every cache key: bump when a change gives different layouts for
+# the same input (DOT text, canonical form, piece planning).
+KEY_VERSION = "piece-2"
+PLAN_VERSION = "plan-2"
 
 
 @dataclass
@@ -256,10 +259,12 @@ def canonical(piece: Piece, request: LayoutRequest, engine_tag: str) -> Canonica
                           {v: k for k, v in canon_path.items()})
 
 
-def request_key(request: LayoutRequest, engine_tag: str, max_piece: int) -> str:
-    """Content key of a whole request, names included (for the whole-result cache)."""
+def request_key(request: LayoutRequest, engine_tag: str, max_piece: int, algorithm: str = "") -> str:
+    """Content key of a whole request, names included (for the whole-result
+    cache); `algorithm` names the versions of the steps after the pieces."""
     h = hashlib.sha256()
-    h.update(json.dumps([KEY_VERSION, engine_tag, max_piece, request.options_key()]).encode())
+    h.update(json.dumps([KEY_VERSION, PLAN_VERSION, algorithm, MIN_GROUP_PIECE, COST_PER_NODE,
+                         engine_tag, max_piece, request.options_key()]).encode())
     # One dumps call per list: the C encoder is fast on big lists, slow per call.
     h.update(json.dumps([[n.id, round(n.width, 2), round(n.height, 2), list(n.group)]
                          for n in request.nodes]).encode())

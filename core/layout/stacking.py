@@ -15,6 +15,7 @@ from .pieces import CanonicalPiece, Piece
 
 LANE_SEP = 8.0
 CORNER = 10.0
+STACK_VERSION = "stack-2"   # bump when stacking or routing gives other results
 
 
 @dataclass
