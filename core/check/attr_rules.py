@@ -32,15 +32,9 @@ def set_fields(attr: pb.AttributeProto) -> list:
     return found
 
 
-def effective_type(attr: pb.AttributeProto) -> int:
-    """The declared type, or (IR 1 files) the type the value field implies."""
-    if attr.type:
-        return attr.type
-    fields = set_fields(attr)
-    return fields[0][1] if len(fields) == 1 else 0
-
-
-def check_attribute(attr: pb.AttributeProto, path: str, ctx, out) -> None:
+def check_attribute(attr: pb.AttributeProto, path: str, ctx, out) -> list:
+    """Check one attribute on its own; returns its set value fields
+    (as `set_fields`) so callers need not list them again."""
     if not attr.name:
         out.add("attr.name-missing", path, "the attribute has no name")
     fields = set_fields(attr)
@@ -54,13 +48,13 @@ def check_attribute(attr: pb.AttributeProto, path: str, ctx, out) -> None:
                         f"refers to {attr.ref_attr_name!r}, which the function does not declare as an attribute")
             if fields:
                 out.add("attr.ref-with-value", path, "an attribute that refers to the caller's must not also carry a value")
-        return
+        return fields
     if ctx.ir_version >= 2 and not attr.type:
         out.add("attr.type-missing", path, "the attribute's type field is not set (required since IR version 2)")
     if len(fields) > 1:
         names = ", ".join(f for f, _ in fields)
         out.add("attr.multiple-values", path, f"several value fields are set ({names}); keep only one")
-        return
+        return fields
     if fields:
         fname, implied = fields[0]
         if attr.type and attr.type != implied:
@@ -70,3 +64,4 @@ def check_attribute(attr: pb.AttributeProto, path: str, ctx, out) -> None:
         # Empty lists are legal, and proto3 writers drop 0 / 0.0 / "" scalars;
         # a message-valued attribute without its message has no value at all.
         out.add("attr.no-value", path, f"a {TYPE_NAMES.get(attr.type, attr.type)} attribute with no value")
+    return fields

@@ -6,11 +6,15 @@ from __future__ import annotations
 from .. import schemas
 from ..proto import onnx_pb2 as pb
 from . import paths
-from .attr_rules import TYPE_NAMES, check_attribute, effective_type
+from .attr_rules import TYPE_NAMES, check_attribute
 from .context import bind_cached
 from .tensor_rules import check_sparse, check_tensor
 
 A = pb.AttributeProto
+
+
+# Value fields holding something that has checks of its own.
+_PAYLOAD_FIELDS = frozenset({"t", "tensors", "sparse_tensor", "sparse_tensors", "g", "graphs"})
 
 
 def check_node(node: pb.NodeProto, path: str, scope, ctx, out, check_subgraph) -> None:
@@ -24,23 +28,57 @@ def check_node(node: pb.NodeProto, path: str, scope, ctx, out, check_subgraph) -
     if ctx.ir_version and ctx.ir_version < 11 and len(node.device_configurations):
         out.add("model.feature-too-new", path,
                 f"device_configurations need IR version 11; the model declares {ctx.ir_version}")
+    schema = _bind(node, path, ctx, out)
+    # One pass over the attributes: the attribute on its own, what it holds,
+    # and (when the node binds to a signature) what the operator expects.
+    spec_of = schema.attributes if schema is not None else None
     seen = set()
     for attr in node.attribute:
-        apath = paths.Lazy(paths.attribute, path, attr.name)
-        if attr.name in seen:
-            out.add("attr.duplicate", apath, f"attribute {attr.name!r} is given more than once")
-        seen.add(attr.name)
-        check_attribute(attr, apath, ctx, out)
-        _check_attribute_payload(attr, apath, scope, ctx, out, check_subgraph)
-    if not node.op_type:
+        name = attr.name
+        apath = paths.Lazy(paths.attribute, path, name)
+        if name in seen:
+            out.add("attr.duplicate", apath, f"attribute {name!r} is given more than once")
+        seen.add(name)
+        fields = check_attribute(attr, apath, ctx, out)
+        for fname, _ in fields:
+            if fname in _PAYLOAD_FIELDS:
+                _check_attribute_payload(attr, apath, scope, ctx, out, check_subgraph)
+                break
+        if spec_of is None:
+            continue
+        spec = spec_of.get(name)
+        if spec is None:
+            if name:
+                known = ", ".join(sorted(spec_of)) or "none"
+                out.add("attr.unknown", apath, f"{schema.key} has no attribute {name!r} (it has: {known})")
+            continue
+        declared = attr.type or (fields[0][1] if len(fields) == 1 else 0)
+        if spec.type and declared and declared != spec.type:
+            out.add("attr.wrong-type", apath,
+                    f"{name!r} must be {TYPE_NAMES.get(spec.type, spec.type)}, "
+                    f"not {TYPE_NAMES.get(declared, declared)}")
+    if schema is None:
         return
+    for name in schema.required_attributes:
+        if name not in seen:
+            out.add("attr.required-missing", path, f"{schema.key} requires attribute {name!r}")
+    _check_arity(node, schema, path, out)
+    if not ctx.in_function:
+        _check_types(node, schema, path, scope, ctx, out)
+
+
+def _bind(node, path, ctx, out):
+    """The node's OpSchema, or None after saying why (or after checking a
+    call to a model-local function)."""
+    if not node.op_type:
+        return None
     domain = schemas.canonical_domain(node.domain)
     version = ctx.version_of(domain)
     if version is None:
         shown = node.domain or "ai.onnx"
         out.add("node.domain-not-imported", path,
                 f"domain {shown!r} is not imported; add it to opset_import")
-        return
+        return None
     if domain not in schemas.KNOWN_DOMAINS:
         fn = ctx.functions.get((node.domain, node.op_type, node.overload))
         if fn is not None:
@@ -48,25 +86,22 @@ def check_node(node: pb.NodeProto, path: str, scope, ctx, out, check_subgraph) -
         else:
             out.add("node.custom-op", path,
                     f"{node.op_type} of domain {node.domain!r} has no known signature; not checked")
-        return
+        return None
     schema = bind_cached(domain, node.op_type, version)
     if schema is None:
         fn = ctx.functions.get((node.domain, node.op_type, node.overload))
         if fn is not None:
             _check_function_call(node, fn, path, out)
-            return
+            return None
         code = "node.op-too-new" if schemas.versions(domain, node.op_type) else "node.unknown-op"
         out.add(code, path, schemas.why_unbound(domain, node.op_type, ctx.opsets))
-        return
+        return None
     if schema.deprecated:
         out.add("node.deprecated-op", path,
                 f"{node.op_type} is deprecated from opset {schema.since_version}; "
                 f"the model imports {version} (see {schema.doc_url})")
-        return
-    _check_arity(node, schema, path, out)
-    _check_attributes(node, schema, path, out)
-    if not ctx.in_function:
-        _check_types(node, schema, path, scope, ctx, out)
+        return None
+    return schema
 
 
 def _check_attribute_payload(attr, apath, scope, ctx, out, check_subgraph) -> None:
@@ -119,27 +154,6 @@ def _check_arity(node, schema, path, out) -> None:
             out.add("node.variadic-arity", path,
                     f"{what} {last.name!r} of {schema.key} needs at least {last.min_arity} values; "
                     f"the node gives {variadic_count}")
-
-
-def _check_attributes(node, schema, path, out) -> None:
-    present = set()
-    for attr in node.attribute:
-        present.add(attr.name)
-        spec = schema.attributes.get(attr.name)
-        apath = paths.Lazy(paths.attribute, path, attr.name)
-        if spec is None:
-            if attr.name:
-                known = ", ".join(sorted(schema.attributes)) or "none"
-                out.add("attr.unknown", apath, f"{schema.key} has no attribute {attr.name!r} (it has: {known})")
-            continue
-        declared = effective_type(attr)
-        if spec.type and declared and declared != spec.type:
-            out.add("attr.wrong-type", apath,
-                    f"{attr.name!r} must be {TYPE_NAMES.get(spec.type, spec.type)}, "
-                    f"not {TYPE_NAMES.get(declared, declared)}")
-    for name in schema.required_attributes:
-        if name not in present:
-            out.add("attr.required-missing", path, f"{schema.key} requires attribute {name!r}")
 
 
 def _check_types(node, schema, path, scope, ctx, out) -> None:
