@@ -50,10 +50,19 @@ class GraphScene(QGraphicsScene):
         self.edge_items: dict[str, EdgeItem] = {}
         self.group_frames: dict[tuple, GroupFrame] = {}
         self._edges_by_value: dict[int, list[EdgeItem]] = {}
+        self._overview = None
         self.setBackgroundBrush(theme.background)
+
+    def overview(self):
+        """Batched far-zoom drawing data, built on first use per scene/theme."""
+        if self._overview is None:
+            from .overview import OverviewBatches
+            self._overview = OverviewBatches(self)
+        return self._overview
 
     def set_theme(self, theme: Theme) -> None:
         self.theme = theme
+        self._overview = None
         self.setBackgroundBrush(theme.background)
         self.update()
 
@@ -61,6 +70,7 @@ class GraphScene(QGraphicsScene):
 
     def populate(self, view_model, layout_result, inferred: Optional[dict] = None) -> None:
         self.clear()
+        self._overview = None
         self.node_items.clear()
         self.edge_items.clear()
         self.group_frames.clear()

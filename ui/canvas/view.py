@@ -12,6 +12,8 @@ from PySide6.QtCore import QEvent, QPointF, QRectF, Qt, Signal
 from PySide6.QtGui import QPainter
 from PySide6.QtWidgets import QFrame, QGraphicsView
 
+from .overview import OVERVIEW_SCALE
+
 MIN_SCALE = 0.01
 MAX_SCALE = 6.0
 STEP = 1.25
@@ -167,11 +169,26 @@ class GraphView(QGraphicsView):
 
     def paintEvent(self, event) -> None:
         start = time.perf_counter()
-        super().paintEvent(event)
+        batches = self._overview_batches()
+        if batches is not None:
+            painter = QPainter(self.viewport())
+            theme = self.scene().theme
+            painter.fillRect(event.rect(), theme.background)
+            painter.setTransform(self.viewportTransform())
+            batches.paint(painter, self.visible_scene_rect(), self.scene().selectedItems())
+            painter.end()
+        else:
+            super().paintEvent(event)
         self.last_paint_seconds = time.perf_counter() - start
         if not self._painted_once and self.scene() is not None and self.scene().items():
             self._painted_once = True
             self.first_paint.emit(self.last_paint_seconds)
+
+    def _overview_batches(self):
+        scene = self.scene()
+        if scene is None or self.current_scale() >= OVERVIEW_SCALE or not hasattr(scene, "overview"):
+            return None
+        return scene.overview()
 
     def reset_first_paint(self) -> None:
         self._painted_once = False

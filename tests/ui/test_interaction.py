@@ -1,0 +1,108 @@
+"""Keyboard, drag-and-drop, cancel, search index and the headless render command."""
+from __future__ import annotations
+
+import argparse
+
+from PySide6.QtCore import QMimeData, QPointF, Qt, QUrl
+from PySide6.QtGui import QDropEvent
+
+from conftest import open_model, shared_models, wait_idle
+from loop_model import BODY_NODE, write_loop_model
+
+
+def _model(name):
+    return next(p for p in shared_models() if p.parent.name == name)
+
+
+def test_zoom_keys_and_fit(qtbot, window):
+    open_model(qtbot, window, _model("bert_small"))
+    view = window.graph.view
+    view.setFocus()
+    before = view.current_scale()
+    qtbot.keyClick(view, Qt.Key_Plus)
+    assert view.current_scale() > before
+    qtbot.keyClick(view, Qt.Key_Minus)
+    qtbot.keyClick(view, Qt.Key_Minus)
+    assert view.current_scale() < before
+    qtbot.keyClick(view, Qt.Key_F)
+    assert view.visible_scene_rect().contains(window.graph.scene.itemsBoundingRect().adjusted(5, 5, -5, -5))
+    item = next(iter(window.graph.scene.node_items.values()))
+    item.setSelected(True)
+    view.zoom_to_selection()
+    assert view.visible_scene_rect().contains(item.sceneBoundingRect().center())
+
+
+def test_drop_a_file_opens_it(qtbot, window, tmp_path):
+    path = write_loop_model(tmp_path / "dropped.onnx")
+    mime = QMimeData()
+    mime.setUrls([QUrl.fromLocalFile(str(path))])
+    event = QDropEvent(QPointF(10, 10), Qt.CopyAction, mime, Qt.LeftButton, Qt.NoModifier)
+    window.dropEvent(event)
+    wait_idle(qtbot, window)
+    assert window.path == path and window.model is not None
+    assert "dropped.onnx" in window.windowTitle()
+
+
+def test_cancel_layout_keeps_window_usable(qtbot, window):
+    open_model(qtbot, window, _model("bert_12layer_narrow"))
+    boxes = len(window.graph.scene.node_items)
+    window.graph.expand_all()
+    assert window.cancel_button.isVisibleTo(window)
+    window.cancel_work()
+    wait_idle(qtbot, window)
+    assert not window.cancel_button.isVisibleTo(window)
+    assert len(window.graph.scene.node_items) == boxes     # the old picture stays
+
+
+def test_search_index_covers_values_initializers_and_bodies(tmp_path):
+    from onnxstudio import core
+    from onnxstudio.ui.search import build_index, search
+    model = core.load(write_loop_model(tmp_path / "loop.onnx"))
+    index = build_index(model)
+    hit = search(index, BODY_NODE)[0]
+    assert hit.kind == "node" and hit.obj.name == BODY_NODE and "Loop" in hit.where
+    assert search(index, "step")[0].kind == "initializer"
+    assert any(h.kind == "value" and h.text == "acc_sum" for h in search(index, "acc_sum"))
+    assert [h.obj.op_type for h in search(index, "relu")] == ["Relu"]
+    assert search(index, "no-such-thing") == []
+
+
+def test_render_command_writes_svg_and_png(tmp_path):
+    from onnxstudio.commands import render
+    parser = argparse.ArgumentParser()
+    render.configure(parser)
+    for name in ("g.svg", "g.png"):
+        out = tmp_path / name
+        args = parser.parse_args([str(_model("silero_vad")), "-o", str(out), "--depth", "1"])
+        assert render.run(args) == 0
+        assert out.stat().st_size > 1000
+    assert "If" in (tmp_path / "g.svg").read_text()
+
+
+def test_render_command_rejects_bad_output(tmp_path):
+    import pytest
+    from onnxstudio.commands import render
+    from onnxstudio.errors import UserError
+    parser = argparse.ArgumentParser()
+    render.configure(parser)
+    args = parser.parse_args([str(_model("silero_vad")), "-o", str(tmp_path / "x.jpg")])
+    with pytest.raises(UserError, match="x.jpg"):
+        render.run(args)
+
+
+def test_far_zoom_draws_batched_overview(qtbot, window):
+    open_model(qtbot, window, _model("bert_12layer_narrow"))
+    graph = window.graph
+    graph.expand_all()
+    wait_idle(qtbot, window)
+    scene, view = graph.scene, graph.view
+    batches = scene.overview()
+    assert sum(len(rects) for _, rects in batches.rects_by_colour.values()) == len(scene.node_items)
+    assert len(batches.lines) == len(scene.edge_items)
+    view.fit_all()
+    view.zoom_by(0.05 / view.current_scale())
+    image = view.viewport().grab().toImage()
+    background = scene.theme.background.rgb()
+    centre = view.mapFromScene(next(iter(scene.node_items.values())).scene_rect().center())
+    assert view.current_scale() < 0.12
+    assert image.pixel(centre.x(), centre.y()) != background
