@@ -4,8 +4,10 @@ Never as pretty as dot, but always available so a model always opens:
 longest-path ranking, virtual nodes on long edges, barycentre ordering,
 a simple coordinate pass that pulls boxes under their neighbours, and edges as
 vertical-tangent Bezier curves threaded through the virtual nodes (so they
-seldom cross boxes).  There is no time limit: pieces keep each call small.  Group boxes are the bounds of their members; unlike dot's
-clusters they can overlap other boxes.
+seldom cross boxes).  There is no time limit: pieces keep each call small.  Group frames are the bounds of their members; ordering keeps each group's
+members together within a rank and spacing leaves room for the frames, but
+unlike dot's clusters two frames can still overlap when their groups
+interleave across ranks.  There is no time limit: pieces keep calls small.
 """
 from __future__ import annotations
 
@@ -48,13 +50,23 @@ def layout_builtin(request: LayoutRequest, first_rank=(), last_rank=(), *,
             pred[b].append(a)
         chains.append(chain)
 
-    layers = _order(ids, rank, succ, pred, request, cancel)
-    x = _x_coords(layers, width, succ, pred, request.node_sep)
+    group_of = _groups_with_virtual(request, chains)
+    layers = _order(ids, rank, succ, pred, cancel, group_of)
+
+    def gap(a: str, b: str) -> float:
+        # Room for the frames closing after a and opening before b.
+        pa, pb = group_of[a], group_of[b]
+        k = _common(pa, pb)
+        return request.node_sep + request.group_padding * (len(pa) + len(pb) - 2 * k)
+
+    x = _x_coords(layers, width, succ, pred, gap)
     heights = [max((sizes[v][1] for v in layer if v in sizes), default=0.0) for layer in layers]
+    above, below = _frame_room(request, rank, len(layers))
     y_mid, top = [], 0.0
-    for h in heights:
+    for r, h in enumerate(heights):
+        top += above[r]
         y_mid.append(top + h / 2)
-        top += h + request.rank_sep
+        top += h + below[r] + request.rank_sep
     y = {v: y_mid[rank[v]] for v in rank}
 
     boxes = {i: NodeBox(i, x[i] - sizes[i][0] / 2, y[i] - sizes[i][1] / 2, *sizes[i]) for i in ids}
@@ -65,6 +77,27 @@ def layout_builtin(request: LayoutRequest, first_rank=(), last_rank=(), *,
                  for k, p in paths.items()}
     groups = _group_boxes(request, boxes)
     return Layout(boxes, paths, groups, 0.0, 0.0, engine="builtin").normalised()
+
+
+def _frame_room(request, rank, n_layers):
+    """Extra space above/below each rank for the frames of the groups that
+    start/end there (nested frames stack their title strips and padding)."""
+    first: dict = {}
+    last: dict = {}
+    for n in request.nodes:
+        for d in range(1, len(n.group) + 1):
+            g = tuple(n.group[:d])
+            first[g] = min(first.get(g, rank[n.id]), rank[n.id])
+            last[g] = max(last.get(g, rank[n.id]), rank[n.id])
+    above, below = [0.0] * n_layers, [0.0] * n_layers
+    for n in request.nodes:
+        r = rank[n.id]
+        paths = [tuple(n.group[:d]) for d in range(1, len(n.group) + 1)]
+        opening = sum(1 for g in paths if first[g] == r)
+        closing = sum(1 for g in paths if last[g] == r)
+        above[r] = max(above[r], opening * (request.group_padding + request.group_title))
+        below[r] = max(below[r], closing * request.group_padding)
+    return above, below
 
 
 def acyclic_edges(ids, edges):
@@ -122,7 +155,26 @@ def longest_path_ranks(ids, forward, first, last):
     return rank
 
 
-def _order(ids, rank, succ, pred, request, cancel):
+def _groups_with_virtual(request, chains) -> dict:
+    """Group path of every node; a virtual node lies inside the innermost
+    group holding both ends of its edge, so it does not split that group."""
+    group_of = {n.id: tuple(n.group) for n in request.nodes}
+    for chain in chains:
+        a, b = group_of[chain[0]], group_of[chain[-1]]
+        inner = a[:_common(a, b)]
+        for v in chain[1:-1]:
+            group_of[v] = inner
+    return group_of
+
+
+def _common(a: tuple, b: tuple) -> int:
+    k = 0
+    while k < min(len(a), len(b)) and a[k] == b[k]:
+        k += 1
+    return k
+
+
+def _order(ids, rank, succ, pred, cancel, group_of):
     n_layers = max(rank.values(), default=-1) + 1
     layers: list[list[str]] = [[] for _ in range(n_layers)]
     # Initial order: depth-first from the sources keeps chains together.
@@ -137,7 +189,6 @@ def _order(ids, rank, succ, pred, request, cancel):
             seen.add(v)
             layers[rank[v]].append(v)
             stack.extend(reversed(succ[v]))
-    group_of = {n.id: n.group for n in request.nodes}
     for sweep in range(ORDER_SWEEPS):
         if cancel:
             cancel.raise_if_cancelled()
@@ -151,22 +202,36 @@ def _order(ids, rank, succ, pred, request, cancel):
             for i, v in enumerate(layers[r]):
                 ps = [pos[u] for u in nbrs[v] if u in pos]
                 bary[v] = sum(ps) / len(ps) if ps else i
-            # Keep members of one top-level group next to each other.
-            gb: dict = defaultdict(list)
-            for v in layers[r]:
-                gb[group_of.get(v, ())[:1]].append(bary[v])
-            gmean = {g: sum(b) / len(b) for g, b in gb.items()}
-            layers[r].sort(key=lambda v: (gmean[group_of.get(v, ())[:1]], bary[v]))
+            layers[r].sort(key=_group_contiguous_key(layers[r], bary, group_of))
     return layers
 
 
-def _x_coords(layers, width, succ, pred, sep):
+def _group_contiguous_key(layer, bary, group_of):
+    """Sort key keeping the members of every group (at every depth) next to
+    each other in a rank, groups ordered by their mean barycentre."""
+    sums: dict = defaultdict(lambda: [0.0, 0])
+    for v in layer:
+        path = group_of.get(v, ())
+        for d in range(1, len(path) + 1):
+            acc = sums[path[:d]]
+            acc[0] += bary[v]
+            acc[1] += 1
+    depth = max((len(group_of.get(v, ())) for v in layer), default=0)
+
+    def key(v):
+        path = group_of.get(v, ())
+        return tuple(sums[path[:d]][0] / sums[path[:d]][1] if d <= len(path) else bary[v]
+                     for d in range(1, depth + 1)) + (bary[v],)
+    return key
+
+
+def _x_coords(layers, width, succ, pred, gap):
     x = {}
     for layer in layers:
         pos = 0.0
         for v in layer:
             x[v] = pos + width[v] / 2
-            pos += width[v] + sep
+            pos += width[v] + gap(v, v)
     for sweep in range(COORD_SWEEPS):
         nbrs = pred if sweep % 2 == 0 else succ
         order = layers if sweep % 2 == 0 else list(reversed(layers))
@@ -175,12 +240,12 @@ def _x_coords(layers, width, succ, pred, sep):
             for v in layer:
                 xs = sorted(x[u] for u in nbrs[v])
                 want[v] = xs[len(xs) // 2] if xs else x[v]
-            for v, pos in zip(layer, _closest_spaced(layer, want, width, sep)):
+            for v, pos in zip(layer, _closest_spaced(layer, want, width, gap)):
                 x[v] = pos
     return x
 
 
-def _closest_spaced(layer, want, width, sep):
+def _closest_spaced(layer, want, width, gap):
     """Positions as close as possible (least squares) to `want`, keeping the
     order and the spacing.  With offsets c_i (the minimum distance from the
     first box) this is isotonic regression of want_i - c_i: pool adjacent
@@ -188,7 +253,7 @@ def _closest_spaced(layer, want, width, sep):
     offsets, c = [], 0.0
     for i, v in enumerate(layer):
         if i:
-            c += width[layer[i - 1]] / 2 + sep + width[v] / 2
+            c += width[layer[i - 1]] / 2 + gap(layer[i - 1], v) + width[v] / 2
         offsets.append(c)
     blocks: list[list[float]] = []   # [mean, count]
     for v, c in zip(layer, offsets):
