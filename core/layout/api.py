@@ -16,7 +16,7 @@ from .pygraphviz_engine import layout_with_pygraphviz, pygraphviz_available, pyg
 from .stacking import STACK_VERSION, stack
 
 ENGINES = ("dot", "pygraphviz", "builtin")
-BUILTIN_VERSION = "builtin-1"    # bump when the built-in algorithm changes
+BUILTIN_VERSION = "builtin-2"    # bump when the built-in algorithm changes
 MAX_PIECE = 400                  # dot stays well under a second per piece of this size
 DEFAULT_TIME_LIMIT = 30.0        # seconds per Graphviz call
 NO_GRAPHVIZ = ("Graphviz was not found (neither the `dot` program nor the pygraphviz package), "

@@ -6,9 +6,8 @@ a simple coordinate pass that pulls boxes under their neighbours, and edges as
 vertical-tangent Bezier curves threaded through the virtual nodes (so they
 seldom cross boxes).  Group frames are the bounds of their members; ordering
 keeps each group's members together within a rank and spacing leaves room
-for the frames, but
-unlike dot's clusters two frames can still overlap when their groups
-interleave across ranks.  There is no time limit: pieces keep calls small.
+for the frames, but unlike dot's clusters two frames can still overlap when
+their groups interleave across ranks.  There is no time limit: pieces keep calls small.
 """
 from __future__ import annotations
 
