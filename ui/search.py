@@ -88,7 +88,8 @@ class SearchPanel(QWidget):
 
     def __init__(self, parent=None):
         super().__init__(parent)
-        self._index: list = []
+        self._index: list | None = []
+        self._model = None
         self.edit = QLineEdit()
         self.edit.setPlaceholderText("Search nodes, ops, values, initializers…")
         self.edit.setClearButtonEnabled(True)
@@ -105,8 +106,12 @@ class SearchPanel(QWidget):
         self.edit.installEventFilter(self)
 
     def set_model(self, model) -> None:
-        self._index = build_index(model) if model is not None else []
-        self._refresh(self.edit.text())
+        # The index is built on the first query, not while the model opens:
+        # opening a 10k-node graph should not wait for a search nobody asked for.
+        self._model = model
+        self._index = None
+        if self.edit.text():
+            self._refresh(self.edit.text())
 
     def focus_search(self) -> None:
         self.edit.setFocus()
@@ -114,6 +119,8 @@ class SearchPanel(QWidget):
 
     def _refresh(self, text: str) -> None:
         self.results.clear()
+        if self._index is None:
+            self._index = build_index(self._model) if self._model is not None else []
         hits = search(self._index, text)
         for hit in hits:
             item = QListWidgetItem(f"{hit.label}\n    {hit.kind} · {hit.where}")

@@ -34,6 +34,9 @@ class LoadJob(QThread):
         from onnxstudio import core
         try:
             model = core.load(self.path)
+            # The IR may build the graph on first access: do that here, off
+            # the UI thread, so opening never stalls the window.
+            _ = model.graph.nodes
         except Exception as exc:   # noqa: BLE001 - any failure becomes a dialog, not a crash
             if not self.cancelled:
                 self.failed.emit(friendly_error(exc, str(self.path)))
