@@ -28,8 +28,13 @@ class Context:
     functions: dict = field(default_factory=dict)  # (domain, name, overload) -> FunctionProto
     # Optional extra type source (e.g. inference): (graph_path, name) -> Type | None.
     type_lookup: Optional[Callable] = None
+    # (node domain, op_type) -> OpSchema | None under `opsets`; shared by
+    # sub-contexts with the same opsets.
+    schema_cache: dict = field(default_factory=dict, repr=False, compare=False)
 
     def sub(self, **changes) -> "Context":
+        if "opsets" in changes:
+            changes.setdefault("schema_cache", {})
         return replace(self, **changes)
 
     def version_of(self, domain: str) -> Optional[int]:
@@ -37,11 +42,18 @@ class Context:
 
     def schema_for(self, node):
         """The bound OpSchema of a node, or None (unknown, custom, not imported)."""
+        key = (node.domain, node.op_type)
+        try:
+            return self.schema_cache[key]
+        except KeyError:
+            pass
         domain = canonical_domain(node.domain)
         version = self.opsets.get(domain)
-        if version is None or domain not in schemas.KNOWN_DOMAINS:
-            return None
-        return bind_cached(domain, node.op_type, version)
+        found = None
+        if version is not None and domain in schemas.KNOWN_DOMAINS:
+            found = bind_cached(domain, node.op_type, version)
+        self.schema_cache[key] = found
+        return found
 
 
 class Scope:
@@ -90,7 +102,9 @@ class Scope:
             if t is not None:
                 return t
             t = s.inferred.get(name)
-            if t is not None:
+            if t is not None and s.defs.get(name, -3) < s.limit:
+                # Derived types count only where the name is already defined,
+                # so a re-check of one node sees what the full pass saw.
                 return t
             if name in s.defs:
                 break

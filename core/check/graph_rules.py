@@ -231,7 +231,10 @@ def infer_node(g, i: int, scope: Scope, ctx) -> list:
     Returns the names whose derived type changed."""
     node = g.node[i]
     types = scope.types
-    if all(not o or o in types for o in node.output):
+    for o in node.output:
+        if o and o not in types:
+            break
+    else:
         return []       # every output declared: nothing to derive
     here = scope.at(i)
     outs = output_types(node, ctx.schema_for(node), lambda n: here.type_str(n, ctx))

@@ -72,6 +72,9 @@ def _bind(node, path, ctx, out):
     call to a model-local function)."""
     if not node.op_type:
         return None
+    schema = ctx.schema_for(node)
+    if schema is not None and not schema.deprecated:
+        return schema        # the common case; the rest says why there is none
     domain = schemas.canonical_domain(node.domain)
     version = ctx.version_of(domain)
     if version is None:

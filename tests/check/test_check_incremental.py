@@ -114,3 +114,16 @@ def test_incremental_on_a_real_model():
         if spec is None:
             continue
         assert session.recheck(**spec) == CheckSession(m).diagnostics, edit.__name__
+
+
+def test_recheck_of_a_node_reading_a_later_value_sees_what_the_full_check_saw():
+    from onnx import TensorProto, helper
+    nodes = [helper.make_node("Neg", ["late"], ["n"], name="neg"),          # reads a later value
+             helper.make_node("Cast", ["x"], ["late"], name="cast", to=TensorProto.STRING),
+             helper.make_node("Abs", ["n"], ["y"], name="abs")]
+    g = helper.make_graph(nodes, "g", [helper.make_tensor_value_info("x", TensorProto.FLOAT, [2])],
+                          [helper.make_tensor_value_info("y", TensorProto.FLOAT, [2])])
+    m = _our_proto(helper.make_model(g, opset_imports=[helper.make_opsetid("", 17)]))
+    session = CheckSession(m)
+    m.graph.node[0].attribute.add(name="extra", type=A.INT, i=1)
+    assert session.node_changed(0) == CheckSession(m).diagnostics
