@@ -89,6 +89,7 @@ class _Builder:
         self.box_of_value: dict[int, str] = {}
         self.box_of_node: dict[int, str] = {}
         self.group_box: dict = {}
+        self.formals: dict = {}
 
     def build(self, expanded, rankdir: str, budget: int) -> GraphView:
         hidden = self._find_constants()
@@ -164,7 +165,10 @@ class _Builder:
 
     def _add_op_box(self, n, path) -> None:
         box_id = f"node:{n.index}"
-        formals = _formal_names(n, self.opsets)
+        op_key = (n.domain, n.op_type)
+        if op_key not in self.formals:   # one schema lookup per op type
+            self.formals[op_key] = _formal_names(n, self.opsets)
+        formals = self.formals[op_key]
         folded = []
         for k, v in enumerate(n.inputs):
             if self.foldable(v):
