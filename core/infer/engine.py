@@ -137,7 +137,13 @@ class Inference:
                     push(user)
             for n in nodes:
                 push(n)
+            # In a valid (acyclic) graph every node runs at most once; a cyclic
+            # one could feed changes around forever, so past that, start over.
+            budget = len(main.nodes) + 1
             while heap:
+                budget -= 1
+                if budget < 0:
+                    raise _FullRerun
                 _, _, node = heapq.heappop(heap)
                 queued.discard(id(node))
                 before = [(self.types.get(v), _key(self.consts.get(v)), self.syms.get(v))

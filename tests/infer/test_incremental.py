@@ -97,3 +97,18 @@ def test_change_seen_through_a_subgraph_capture():
     assert {v.name for v in changed} >= {"x", "y", "z"}
     body = m.graph.nodes[0].attributes["then_branch"].value
     assert inf.types_in(body)["t"].shape == (7, 3)
+
+
+def test_update_on_a_cyclic_graph_terminates():
+    # a = Concat(x, b); b = Relu(a): invalid, but an edit must not hang.
+    from onnx import helper as h
+    g = h.make_graph([h.make_node("Concat", ["x", "b"], ["a"], axis=0), h.make_node("Relu", ["a"], ["b"])], "g",
+                     [h.make_tensor_value_info("x", F, ["N"])], [h.make_tensor_value_info("b", F, None)])
+    model = h.make_model(g, opset_imports=[h.make_opsetid("", 21)])
+    m = core.load_bytes(model.SerializeToString())
+    inf = Inference(m)
+    inf.run()
+    x = m.graph.get_value("x")
+    x.type = TensorType(F, (3,))
+    inf.update(values=[x])
+    assert inf.type_of(m.graph.get_value("a")).elem_type == F
