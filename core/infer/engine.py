@@ -27,7 +27,7 @@ from .merge import merge_types
 
 _MISSING = object()
 _LATEST = 10 ** 6          # a domain the model does not import: use the newest rule
-_MAX_FUNCTION_DEPTH = 16
+_MAX_FUNCTION_DEPTH = 8      # recursive functions are invalid; this bounds the work
 
 
 class InferenceResult(dict):

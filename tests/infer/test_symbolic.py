@@ -263,3 +263,14 @@ def test_split_of_a_doubled_symbolic_dim_gives_the_symbol_back():
     r = infer(m)
     assert r["c"].shape == (1, "2*H")
     assert r["a"].shape == r["b"].shape == (1, "H")
+
+
+def test_a_recursive_function_is_reported_not_followed_forever():
+    fn = helper.make_function("local", "Self", ["u"], ["v"],
+                              [node("Self", ["u"], ["w"], domain="local"), node("Self", ["w"], ["v"], domain="local")],
+                              [helper.make_opsetid("", 21), helper.make_opsetid("local", 1)])
+    m = make_model([node("Self", ["x"], ["y"], domain="local")], [("x", F, [2])], [out("y")],
+                   functions=[fn], extra_opsets={"local": 1})
+    r = infer(m)
+    assert "y" in r
+    assert any(d.code == "infer.failed" for d in r.diagnostics)
