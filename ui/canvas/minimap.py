@@ -13,6 +13,8 @@ from PySide6.QtWidgets import QWidget
 
 from ..theme import LIGHT
 
+MAX_STRETCH = 40.0
+
 
 class Minimap(QWidget):
     def __init__(self, view, parent=None):
@@ -36,6 +38,7 @@ class Minimap(QWidget):
         if self._scene_rect.isEmpty():
             self.update()
             return
+        self._shape_to_scene()
         theme = getattr(scene, "theme", LIGHT)
         ratio = self.devicePixelRatioF()
         pixmap = QPixmap(int(self.width() * ratio), int(self.height() * ratio))
@@ -43,9 +46,10 @@ class Minimap(QWidget):
         pixmap.fill(theme.background)
         painter = QPainter(pixmap)
         painter.setTransform(self._transform_scale())
-        painter.setPen(Qt.NoPen)
         for rect, item in scene.minimap_boxes():
-            painter.setBrush(item._swatch(theme))
+            colour = item._swatch(theme)
+            painter.setPen(QPen(colour, 0))      # hairline: boxes never vanish below a pixel
+            painter.setBrush(colour)
             painter.drawRect(rect)
         painter.end()
         self._pixmap = pixmap
@@ -58,17 +62,36 @@ class Minimap(QWidget):
         self.setVisible(not everything_visible)
         self.update()
 
-    def _fit(self) -> tuple[float, float, float]:
+    def _shape_to_scene(self) -> None:
+        """Portrait for tall graphs, landscape for wide ones: a 10k-node stack
+        is 500 times taller than wide and would be a hairline in a 4:3 box."""
         rect = self._scene_rect
-        scale = min(self.width() / max(rect.width(), 1), self.height() / max(rect.height(), 1))
-        ox = (self.width() - rect.width() * scale) / 2 - rect.left() * scale
-        oy = (self.height() - rect.height() * scale) / 2 - rect.top() * scale
-        return scale, ox, oy
+        aspect = rect.height() / max(rect.width(), 1.0)
+        if aspect > 2.5:
+            self.setFixedSize(120, 360)
+        elif aspect < 0.4:
+            self.setFixedSize(360, 120)
+        else:
+            self.setFixedSize(200, 150)
+
+    def _fit(self) -> tuple[float, float, float, float]:
+        """(sx, sy, ox, oy). Uniform scale when the shapes agree; otherwise the
+        short side may be stretched (up to MAX_STRETCH) so boxes stay visible."""
+        rect = self._scene_rect
+        sx = self.width() / max(rect.width(), 1)
+        sy = self.height() / max(rect.height(), 1)
+        if sx > sy:
+            sx = min(sx, sy * MAX_STRETCH)
+        else:
+            sy = min(sy, sx * MAX_STRETCH)
+        ox = (self.width() - rect.width() * sx) / 2 - rect.left() * sx
+        oy = (self.height() - rect.height() * sy) / 2 - rect.top() * sy
+        return sx, sy, ox, oy
 
     def _transform_scale(self):
         from PySide6.QtGui import QTransform
-        scale, ox, oy = self._fit()
-        return QTransform(scale, 0, 0, scale, ox, oy)
+        sx, sy, ox, oy = self._fit()
+        return QTransform(sx, 0, 0, sy, ox, oy)
 
     def paintEvent(self, event) -> None:
         painter = QPainter(self)
@@ -88,8 +111,8 @@ class Minimap(QWidget):
     def _move_view(self, pos: QPointF) -> None:
         if self._pixmap is None:
             return
-        scale, ox, oy = self._fit()
-        self.view.centerOn(QPointF((pos.x() - ox) / scale, (pos.y() - oy) / scale))
+        sx, sy, ox, oy = self._fit()
+        self.view.centerOn(QPointF((pos.x() - ox) / sx, (pos.y() - oy) / sy))
 
     def mousePressEvent(self, event) -> None:
         self._move_view(event.position())
