@@ -95,7 +95,8 @@ def random_request(n, seed, *, fan_in=2, window=12, depth=3, rankdir="TB", cycle
         path = tuple(f"g{(i // (40 * 3 ** (depth - d - 1))) % 7}" for d in range(rnd.randint(0, depth)))
         nodes.append(LayoutNode(f"n{i}", rnd.choice([30, 55, 80, 120]), rnd.choice([20, 28, 44]), path))
         if i:
-            for j in sorted(set(rnd.randint(max(0, i - window), i - 1) for _ in range(rnd.randint(1, fan_in)))):
+            sources = {rnd.randint(max(0, i - window), i - 1) for _ in range(rnd.randint(1, fan_in))}
+            for j in sorted(sources):
                 edges.append(LayoutEdge(f"e{len(edges)}", f"n{j}", f"n{i}"))
     for _ in range(cycles):
         a, b = sorted(rnd.sample(range(n), 2))

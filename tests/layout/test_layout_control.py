@@ -10,7 +10,8 @@ import pytest
 from layout_checks import check_layout, random_request
 
 from onnxstudio.core import layout as lay
-from onnxstudio.core.layout import CancelToken, LayoutCache, LayoutCancelled, api, cache as cache_mod, dot_engine
+from onnxstudio.core.layout import CancelToken, LayoutCache, LayoutCancelled, api, dot_engine
+from onnxstudio.core.layout import cache as cache_mod
 from onnxstudio.core.layout.synthetic import BLOCK_SIZE, transformer_request
 
 needs_dot = pytest.mark.skipif("dot" not in lay.available_engines(), reason="needs Graphviz dot")
