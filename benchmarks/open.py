@@ -77,11 +77,11 @@ def pan_frames(window, app, frames: int = 40) -> dict:
     view.viewport().repaint()           # builds the far-zoom batches once
     view.viewport().repaint()
     fit = view.last_paint_seconds * 1000
-    view.zoom_by(0.3 / view.current_scale())    # zoomed out, still item-by-item painting
+    view.zoom_by(0.5 / view.current_scale())    # zoomed out, labels still drawn
     view.viewport().repaint()
     return {"boxes": len(graph.scene.node_items), "median": statistics.median(times),
             "p95": sorted(times)[int(len(times) * 0.95)], "max": max(times), "first": first,
-            "fit_all": fit, "at_0.3": view.last_paint_seconds * 1000}
+            "fit_all": fit, "at_0.5": view.last_paint_seconds * 1000}
 
 
 def measure(path: str, cache_dir: str, pan: bool) -> dict:
@@ -135,7 +135,7 @@ def main(argv=None) -> int:
             print(f"{'':34} pan over {pan['boxes']} expanded boxes at 100%: median {pan['median']:.1f} ms, "
                   f"p95 {pan['p95']:.1f} ms, max {pan['max']:.1f} ms per frame (first frame, "
                   f"building the index: {pan['first']:.0f} ms); fit-all frame {pan['fit_all']:.0f} ms; "
-                  f"frame at 30% zoom {pan['at_0.3']:.0f} ms")
+                  f"frame at 50% zoom {pan['at_0.5']:.0f} ms")
     return 0
 
 

@@ -40,8 +40,8 @@ def pick_node(scene):
 def shoot(window, app, path: pathlib.Path, out: pathlib.Path, size) -> pathlib.Path:
     window.resize(*size)
     window.open_path(path, remember=False)
-    ok = wait(app, lambda: window._load_job is None and window.graph._job is None
-              and window.graph.scene.view_model is not None)
+    # Wait for shape inference too: edges get their labels from it.
+    ok = wait(app, lambda: not window.busy and window.graph.scene.view_model is not None)
     if not ok:
         raise RuntimeError(f"{path}: not laid out in time")
     item = pick_node(window.graph.scene)

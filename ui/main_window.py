@@ -133,7 +133,7 @@ class MainWindow(QMainWindow):
         self.graph.selection_changed.connect(self.properties.show_object)
         self.graph.busy.connect(self._set_busy)
         self.graph.idle.connect(lambda: self._set_busy(None))
-        self.graph.failed.connect(lambda msg: self._error("Layout failed", msg))
+        self.graph.failed.connect(self._layout_failed)
         self.graph.warning.connect(lambda msg: self.statusBar().showMessage(msg, 15000))
         self.graph.laid_out.connect(self._show_counts)
         self.graph.laid_out.connect(self._start_inference)
@@ -198,9 +198,25 @@ class MainWindow(QMainWindow):
         self._infer_pending = False
         job = InferJob(self.model, self)
         job.inferred.connect(lambda types, j=job: self._inferred(types, j))
+        job.finished.connect(lambda j=job: self._inference_finished(j))
         job.finished.connect(job.deleteLater)
         self._infer_job = job
         job.start()
+
+    def _layout_failed(self, message: str) -> None:
+        self._infer_pending = False
+        self._error("Layout failed", message)
+
+    def _inference_finished(self, job) -> None:
+        if job is self._infer_job:
+            self._infer_job = None
+
+    @property
+    def busy(self) -> bool:
+        """Loading, laying out or inferring (tests and tools wait on this)."""
+        return (self._load_job is not None or self.graph._job is not None
+                or self.graph._pending_target is not None or self._infer_job is not None
+                or getattr(self, "_infer_pending", False))
 
     def _load_failed(self, message: str, job) -> None:
         if job is not self._load_job:
@@ -219,6 +235,7 @@ class MainWindow(QMainWindow):
             self._load_job.cancel()
             self._load_job = None
         self.graph.cancel_layout()
+        self._infer_pending = False
         self._set_busy(None)
 
     def _set_busy(self, message) -> None:

@@ -17,7 +17,7 @@ from ..theme import LIGHT, Theme
 from . import fonts
 
 LOD_TEXT = 0.45        # below this zoom, text is unreadable: skip it
-LOD_EDGE_LABEL = 0.7   # edge shape labels need a little more zoom
+LOD_EDGE_LABEL = 0.5   # edge labels share the body font; same threshold as node text, roughly
 LOD_COARSE = 0.18      # below this, edges become straight lines, boxes lose borders
 
 PAD_X = 8.0

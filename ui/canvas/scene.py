@@ -80,8 +80,10 @@ class GraphScene(QGraphicsScene):
         for path, box in layout_result.groups.items():
             info = view_model.groups.get(path)
             count = f"  ({info.node_count} nodes)" if info is not None else ""
+            # Nested frames sit inside their parent's: the last name is enough.
             frame = GroupFrame(_group_key(path), QRectF(box.x, box.y, box.width, box.height),
-                               "/".join(path) + count, depth=len(path))
+                               path[-1] + count, depth=len(path))
+            frame.setToolTip("/".join(path) + "\nDouble-click the title to collapse")
             frame.path = path
             self.addItem(frame)
             self.group_frames[path] = frame

@@ -92,8 +92,17 @@ class PropertiesPanel(QWidget):
     def _value_row(self, value) -> tuple[str, str]:
         if value is None:
             return ("", "<span class='muted'>(omitted)</span>")
-        kind = " <span class='muted'>initializer</span>" if value.is_initializer else ""
+        kind = " · initializer" if value.is_initializer else ""
         return (self._link(value, value.name), esc(value_type_text(value, self.inferred)) + kind)
+
+    def _value_list(self, values) -> str:
+        """Name on one line, type below it: long names and long symbolic shapes
+        both fit a narrow dock this way."""
+        lines = []
+        for value in values:
+            name, detail = self._value_row(value)
+            lines.append(f"{name}<br><span class='muted'>&nbsp;&nbsp;{detail}</span>" if name else detail)
+        return "<br>".join(lines) or "—"
 
     def show_model(self) -> None:
         self._links.clear()
@@ -113,8 +122,8 @@ class PropertiesPanel(QWidget):
             body += section("Documentation", f"<pre style='white-space: pre-wrap'>{esc(m.doc_string)}</pre>")
         if m.metadata_props:
             body += section("Metadata", table((esc(k), esc(v)) for k, v in m.metadata_props.items()))
-        body += section("Inputs", table(self._value_row(v) for v in graph.inputs))
-        body += section("Outputs", table(self._value_row(v) for v in graph.outputs))
+        body += section("Inputs", self._value_list(graph.inputs))
+        body += section("Outputs", self._value_list(graph.outputs))
         if m.functions:
             body += section("Functions", table(
                 (esc(f"{d}::{n}" + (f":{o}" if o else "")), self._link(f.graph, f"{len(f.graph.nodes)} nodes"))
@@ -131,8 +140,8 @@ class PropertiesPanel(QWidget):
             function = self.model.functions[(node.domain, node.op_type, node.overload)]
             rows.append(("function", self._link(function.graph, "open body")))
         body = f"<h2>{title}</h2>{table(rows)}"
-        body += section("Inputs", table(self._value_row(v) for v in node.inputs) or "—")
-        body += section("Outputs", table(self._value_row(v) for v in node.outputs) or "—")
+        body += section("Inputs", self._value_list(node.inputs))
+        body += section("Outputs", self._value_list(node.outputs))
         if node.attributes:
             body += section("Attributes", table(
                 (esc(a.name), self._attr_text(a)) for a in node.attributes.values()))
