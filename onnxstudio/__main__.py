@@ -21,4 +21,7 @@ def main_gui(argv: list[str] | None = None) -> int:
 
 
 if __name__ == "__main__":
+    # Layout may use worker processes (pygraphviz engine); frozen builds need this.
+    import multiprocessing
+    multiprocessing.freeze_support()
     sys.exit(main())
