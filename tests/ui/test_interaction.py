@@ -106,3 +106,26 @@ def test_far_zoom_draws_batched_overview(qtbot, window):
     centre = view.mapFromScene(next(iter(scene.node_items.values())).scene_rect().center())
     assert view.current_scale() < 0.12
     assert image.pixel(centre.x(), centre.y()) != background
+
+
+def test_app_main_opens_the_demo(qtbot):
+    from PySide6.QtCore import QTimer
+    from PySide6.QtWidgets import QApplication
+    from onnxstudio import app as gui
+    seen = {}
+
+    def check():
+        windows = [w for w in QApplication.topLevelWidgets() if w.__class__.__name__ == "MainWindow"
+                   and w.isVisible()]
+        if windows and not windows[-1].busy and windows[-1].graph.scene.view_model is not None:
+            win = windows[-1]
+            seen["title"] = win.windowTitle()
+            seen["boxes"] = len(win.graph.scene.node_items)
+            win.close()
+            QApplication.instance().exit(0)
+        else:
+            QTimer.singleShot(50, check)
+
+    QTimer.singleShot(50, check)
+    assert gui.main(["--demo", "--theme", "dark"]) == 0
+    assert seen["title"].startswith("demo.onnx") and seen["boxes"] > 5

@@ -68,9 +68,9 @@ class Minimap(QWidget):
         rect = self._scene_rect
         aspect = rect.height() / max(rect.width(), 1.0)
         if aspect > 2.5:
-            self.setFixedSize(120, 360)
+            self.setFixedSize(110, 300)
         elif aspect < 0.4:
-            self.setFixedSize(360, 120)
+            self.setFixedSize(300, 110)
         else:
             self.setFixedSize(200, 150)
 
