@@ -5,6 +5,9 @@ import sys
 
 
 def main(argv: list[str] | None = None) -> int:
+    # Layout may use worker processes (pygraphviz engine); frozen builds need this.
+    import multiprocessing
+    multiprocessing.freeze_support()
     argv = list(sys.argv[1:] if argv is None else argv)
     from . import cli
 
@@ -21,7 +24,4 @@ def main_gui(argv: list[str] | None = None) -> int:
 
 
 if __name__ == "__main__":
-    # Layout may use worker processes (pygraphviz engine); frozen builds need this.
-    import multiprocessing
-    multiprocessing.freeze_support()
     sys.exit(main())
