@@ -10,6 +10,8 @@ from .ir import (Attr, AttrType, DataType, Function, Graph, IRError, Model, Node
 from .serde.codec import from_numpy, to_numpy
 from .serde.io import SaveOptions, load, load_bytes, save, to_bytes
 
+from . import check  # noqa: E402,F401  (callable: core.check(model) -> list of diagnostics)
+
 __all__ = ["CoreError", "ExternalDataError", "LoadError", "SaveError", "Attr", "AttrType", "DataType",
            "Function", "Graph", "IRError", "Model", "Node", "SparseTensor", "Tensor", "TensorType", "Value",
            "SaveOptions", "from_numpy", "load", "load_bytes", "save", "to_bytes", "to_numpy"]

@@ -20,11 +20,12 @@ from .session import CheckSession
 
 
 def _node_writer():
-    # serde writes one node exactly as model_to_proto would; its writer class
-    # is internal, so it is looked up here in one place.
-    from ..serde import convert  # noqa: PLC0415
-    writer = convert._Writer(lambda t: t.to_proto(), False)
-    return writer.node
+    # serde writes one node exactly as model_to_proto would.
+    from ..serde.convert import node_to_proto  # noqa: PLC0415
+
+    def write(node, out: pb.NodeProto) -> None:
+        out.CopyFrom(node_to_proto(node))
+    return write
 
 
 class LiveChecker:

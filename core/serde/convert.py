@@ -569,3 +569,17 @@ def has_unknown_fields(mp: Optional[pb.ModelProto]) -> bool:
     probe.CopyFrom(mp)
     probe.DiscardUnknownFields()
     return probe.ByteSize() != mp.ByteSize()
+
+
+def node_to_proto(node: Node) -> pb.NodeProto:
+    """One node exactly as model_to_proto writes it (subgraphs included)."""
+    out = pb.NodeProto()
+    _Writer(lambda t: t.to_proto(), False).node(node, out)
+    return out
+
+
+def value_info_to_proto(value: Value) -> pb.ValueInfoProto:
+    """A value's declaration (name, type, doc, metadata) as a ValueInfoProto."""
+    out = pb.ValueInfoProto()
+    _Writer(lambda t: t.to_proto(), False).value_info(value, out)
+    return out
