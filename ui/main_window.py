@@ -102,8 +102,10 @@ class MainWindow(QMainWindow):
         view_menu = bar.addMenu("&View")
         view = self.graph.view
         self._action(view_menu, "&Fit Graph", view.fit_all, "F")
-        self._action(view_menu, "Zoom &In", view.zoom_in, "+")
-        self._action(view_menu, "Zoom &Out", view.zoom_out, "-")
+        zoom_in = self._action(view_menu, "Zoom &In", view.zoom_in, "+")
+        zoom_in.setShortcuts([QKeySequence("+"), QKeySequence("="), QKeySequence.ZoomIn])
+        zoom_out = self._action(view_menu, "Zoom &Out", view.zoom_out, "-")
+        zoom_out.setShortcuts([QKeySequence("-"), QKeySequence.ZoomOut])
         self._action(view_menu, "Zoom to &Selection", view.zoom_to_selection, "Z")
         view_menu.addSeparator()
         self._action(view_menu, "&Expand All Groups", self.graph.expand_all)

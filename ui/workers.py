@@ -55,23 +55,27 @@ class InferJob(QThread):
         self.model = model
 
     def run(self) -> None:
-        try:
-            from onnxstudio.core import infer as inference
-        except ImportError:
-            return
-        try:
-            if hasattr(inference, "Inference"):
-                # Keyed by Value: names repeat across subgraph bodies.
-                engine = inference.Inference(self.model)
-                engine.run()
-                types = dict(engine.types)
-            else:
-                types = dict(inference.infer(self.model))
-        except Exception:          # noqa: BLE001 - inference must never break viewing
-            traceback.print_exc()
-            return
-        if isinstance(types, dict):
+        types = run_inference(self.model)
+        if types:
             self.inferred.emit(types)
+
+
+def run_inference(model) -> dict:
+    """{ir.Value: type} from core.infer, or {} when it is missing or fails."""
+    try:
+        from onnxstudio.core import infer as inference
+    except ImportError:
+        return {}
+    try:
+        if hasattr(inference, "Inference"):
+            # Keyed by Value: names repeat across subgraph bodies.
+            engine = inference.Inference(model)
+            engine.run()
+            return dict(engine.types)
+        return dict(inference.infer(model))
+    except Exception:          # noqa: BLE001 - inference must never break viewing
+        traceback.print_exc()
+        return {}
 
 
 class LayoutJob(QThread):

@@ -21,25 +21,28 @@ def configure(parser: argparse.ArgumentParser) -> None:
                              "(0: all collapsed; default: the viewer's choice)")
     parser.add_argument("--theme", choices=("light", "dark"), default="light")
     parser.add_argument("--scale", type=float, default=2.0, help="PNG pixels per point (default 2)")
+    parser.add_argument("--no-infer", action="store_true",
+                        help="label edges with declared types only (skip shape inference)")
 
 
 def groups_to_depth(groups, depth: int) -> set:
     return {path for path in groups if len(path) <= depth}
 
 
-def render(model, output, depth=None, theme_name="light", scale=2.0):
+def render(model, output, depth=None, theme_name="light", scale=2.0, infer=True):
     """Lay out `model`'s main graph and write it to `output`; returns the scene."""
     from onnxstudio.core import layout as lay
     from onnxstudio.ui.canvas.scene import GraphScene, measure_label
     from onnxstudio.ui.export import export_scene
     from onnxstudio.ui.theme import THEMES
+    from onnxstudio.ui.workers import run_inference
 
     view = lay.build_view(model.graph, measure_label)
     if depth is not None:
         view = lay.build_view(model.graph, measure_label, expanded=groups_to_depth(view.groups, depth))
     result = lay.layout(view.request)
     scene = GraphScene(THEMES[theme_name])
-    scene.populate(view, result)
+    scene.populate(view, result, run_inference(model) if infer else None)
     export_scene(scene, output, scale=scale)
     return scene, result
 
@@ -57,7 +60,8 @@ def run(args) -> int:
     app = create_application()   # noqa: F841 - fonts and painting need a QApplication
     model = core.load(args.file)
     try:
-        scene, result = render(model, output, args.depth, args.theme, args.scale)
+        scene, result = render(model, output, args.depth, args.theme, args.scale,
+                               infer=not args.no_infer)
     except OSError as exc:
         raise UserError(f"{output}: cannot write the image ({exc})", exit_code=2) from exc
     for note in result.warnings:

@@ -39,6 +39,13 @@ def check_scene(scene) -> dict:
         assert rect.width() > 0 and rect.height() > 0, f"{key} has an empty box"
     overlaps = overlapping_pairs(rects)
     assert not overlaps, f"{len(overlaps)} overlapping boxes, e.g. {overlaps[:3]}"
+    # Boxes sit inside the frame of the group they belong to.
+    for request_node in view_model.request.nodes:
+        frame = scene.group_frames.get(tuple(request_node.group)) if request_node.group else None
+        if frame is not None and request_node.id in rects:
+            outer = frame.scene_rect().adjusted(-TOLERANCE, -TOLERANCE, TOLERANCE, TOLERANCE)
+            assert outer.contains(rects[request_node.id]), \
+                f"{request_node.id} lies outside its group frame {request_node.group}"
     drawn = 0
     for edge_id, vedge in view_model.edges.items():
         item = scene.edge_items.get(edge_id)

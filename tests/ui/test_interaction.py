@@ -129,3 +129,31 @@ def test_app_main_opens_the_demo(qtbot):
     QTimer.singleShot(50, check)
     assert gui.main(["--demo", "--theme", "dark"]) == 0
     assert seen["title"].startswith("demo.onnx") and seen["boxes"] > 5
+
+
+def test_double_click_on_function_call_opens_its_body(qtbot, window):
+    from onnxstudio.resources import sample_path
+    open_model(qtbot, window, sample_path("demo.onnx"))
+    graph = window.graph
+    call = next(item for item in graph.scene.node_items.values()
+                if item.ref.function_key is not None)
+    function = window.model.functions[call.ref.function_key]
+    graph._activate(call)
+    wait_idle(qtbot, window)
+    assert graph.level.graph is function.graph
+    assert graph.level.title.endswith(function.name)
+    assert len(graph.scene.node_items) >= len(function.graph.nodes)
+    graph.go_to_level(0)
+    wait_idle(qtbot, window)
+    assert graph.level.graph is window.model.graph
+
+
+def test_value_link_in_properties_selects_its_edges(qtbot, window):
+    open_model(qtbot, window, _model("silero_vad"))
+    graph = window.graph
+    value = window.model.graph.inputs[0]
+    window._navigate(value)
+    wait_idle(qtbot, window)
+    selected = graph.scene.selectedItems()
+    assert selected and all(getattr(item.ref, "value", None) is value for item in selected)
+    assert value.name in window.properties.browser.toPlainText()

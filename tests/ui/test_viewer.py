@@ -18,6 +18,23 @@ def test_every_shared_model_opens_with_a_clean_scene(qtbot, window, path):
     assert "boxes" in window.status_label.text()
 
 
+@pytest.mark.parametrize("path", shared_models(), ids=lambda p: p.parent.name)
+def test_every_shared_model_fully_expanded(qtbot, window, path):
+    open_model(qtbot, window, path)
+    window.graph.expand_all()
+    wait_idle(qtbot, window, timeout=300_000)
+    scene = window.graph.scene
+    assert not any(item.kind == "group" for item in scene.node_items.values())
+    view_model = scene.view_model
+    for node in window.model.graph.nodes:
+        box_id = view_model.box_for(node)
+        assert box_id in scene.node_items, f"{node.path} is not on the canvas"
+        if node.op_type not in ("Constant", "Identity"):
+            # Only constants (and Identity copies of them) fold into a consumer.
+            assert scene.node_items[box_id].ref.node is node, f"{node.path} has no box of its own"
+    check_scene(scene)
+
+
 def _first_group_box(scene):
     for key, item in scene.node_items.items():
         if item.kind == "group":
