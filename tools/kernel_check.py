@@ -21,8 +21,10 @@ import numpy as np
 
 ROOT = pathlib.Path(__file__).resolve().parent.parent
 sys.path.insert(0, str(ROOT / "tests"))
+sys.path.insert(0, str(ROOT / "tests" / "exec"))
 
 import backend_data  # noqa: E402
+from conformance import compare as close  # noqa: E402
 import onnx  # noqa: E402
 from onnx import helper, numpy_helper  # noqa: E402
 
@@ -63,35 +65,6 @@ def decode_attr(a):
     if a.type == onnx.AttributeProto.GRAPH:
         raise NotImplementedError("subgraph attributes need the session")
     return v
-
-
-def close(expected, got, rtol, atol) -> str | None:
-    if expected is None or got is None:
-        return None if expected is None and got is None else f"expected {expected!r}, got {got!r}"
-    if isinstance(expected, list):
-        if not isinstance(got, list) or len(got) != len(expected):
-            return f"expected a sequence of {len(expected)}, got {type(got).__name__}"
-        for e, g in zip(expected, got):
-            r = close(e, g, rtol, atol)
-            if r:
-                return r
-        return None
-    if isinstance(expected, dict):
-        return None if expected == got else "map differs"
-    got = np.asarray(got)
-    if expected.shape != got.shape:
-        return f"shape {got.shape} != expected {expected.shape}"
-    if expected.dtype != got.dtype:
-        return f"dtype {got.dtype} != expected {expected.dtype}"
-    if expected.dtype.kind in "fc" or expected.dtype.kind == "V" or str(expected.dtype).startswith(("bfloat", "float")):
-        e = expected.astype(np.float64) if expected.dtype.kind != "c" else expected
-        g = got.astype(np.float64) if got.dtype.kind != "c" else got
-        if not np.allclose(g, e, rtol=rtol, atol=atol, equal_nan=True):
-            return f"values differ (max abs err {np.nanmax(np.abs(g - e)) if e.size else 0:.3g})"
-        return None
-    if not np.array_equal(got, expected):
-        return "values differ"
-    return None
 
 
 def run_case(case):

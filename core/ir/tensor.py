@@ -176,15 +176,17 @@ class SparseTensor:
     def to_dense(self) -> np.ndarray:
         return codec.sparse_to_dense(self.values.numpy(), self.indices.numpy(), self.dims)
 
-    def to_proto(self) -> pb.SparseTensorProto:
+    def to_proto(self, tensor_proto: Optional[Callable[[Tensor], pb.TensorProto]] = None) -> pb.SparseTensorProto:
+        """The message; `tensor_proto` decides how values/indices are stored (serde.save)."""
+        write = tensor_proto or (lambda t: t.to_proto())
         p = pb.SparseTensorProto()
         if self._proto is not None:
-            p.CopyFrom(self._proto)
+            p.CopyFrom(self._proto)   # keeps fields we do not model
             p.ClearField("values")
             p.ClearField("indices")
             p.ClearField("dims")
-        p.values.CopyFrom(self.values.to_proto())
-        p.indices.CopyFrom(self.indices.to_proto())
+        p.values.CopyFrom(write(self.values))
+        p.indices.CopyFrom(write(self.indices))
         p.dims.extend(self.dims)
         return p
 

@@ -17,6 +17,7 @@ from ..ir.model import Function, Model
 from ..ir.tensor import SparseTensor, Tensor
 from ..ir.types import type_from_proto, type_to_proto
 from ..proto import onnx_pb2 as pb
+from .wire import encode_varint
 
 # Builds a Tensor from a TensorProto (the loader supplies one that knows about
 # mapped raw data and external files).
@@ -26,16 +27,7 @@ TensorFactory = Callable[[pb.TensorProto], Tensor]
 # --- unknown fields ---------------------------------------------------------------
 
 def _varint(n: int) -> bytes:
-    n &= (1 << 64) - 1
-    out = bytearray()
-    while True:
-        b = n & 0x7F
-        n >>= 7
-        if n:
-            out.append(b | 0x80)
-        else:
-            out.append(b)
-            return bytes(out)
+    return encode_varint(n & ((1 << 64) - 1))   # negative ints travel as 64-bit two's complement
 
 
 def unknown_bytes(msg) -> bytes:
@@ -406,16 +398,7 @@ class _Writer:
                 type_to_proto(x, out.type_protos.add())
 
     def sparse(self, s: SparseTensor) -> pb.SparseTensorProto:
-        p = pb.SparseTensorProto()
-        if s._proto is not None:
-            p.CopyFrom(s._proto)
-            p.ClearField("values")
-            p.ClearField("indices")
-            p.ClearField("dims")
-        p.values.CopyFrom(self.tensor_proto(s.values))
-        p.indices.CopyFrom(self.tensor_proto(s.indices))
-        p.dims.extend(s.dims)
-        return p
+        return s.to_proto(self.tensor_proto)
 
     def value_info(self, v: Value, out: pb.ValueInfoProto) -> None:
         out.name = v.name

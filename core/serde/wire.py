@@ -39,7 +39,7 @@ def _varint(buf, pos: int, end: int) -> tuple[int, int]:
             raise WireError("varint too long")
 
 
-def _encode_varint(n: int) -> bytes:
+def encode_varint(n: int) -> bytes:
     out = bytearray()
     while True:
         b = n & 0x7F
@@ -117,7 +117,7 @@ class Stripper:
                 new = handlers[number](data_start, data_end)
                 if new is not None:
                     chunks.append(self.view[run_start:field_start])
-                    chunks.append(_encode_varint(key) + _encode_varint(len(new)) + new)
+                    chunks.append(encode_varint(key) + encode_varint(len(new)) + new)
                     run_start = data_end
                     changed = True
                 pos = data_end
