@@ -108,27 +108,28 @@ def test_far_zoom_draws_batched_overview(qtbot, window):
     assert image.pixel(centre.x(), centre.y()) != background
 
 
-def test_app_main_opens_the_demo(qtbot):
-    from PySide6.QtCore import QTimer
+def test_app_main_opens_the_demo(qtbot, monkeypatch):
     from PySide6.QtWidgets import QApplication
     from onnxstudio import app as gui
-    seen = {}
+    from onnxstudio.ui.main_window import MainWindow
+    seen, shown = {}, []
+    original_show = MainWindow.show
+    monkeypatch.setattr(MainWindow, "show", lambda self: (shown.append(self), original_show(self)))
 
-    def check():
-        windows = [w for w in QApplication.topLevelWidgets() if w.__class__.__name__ == "MainWindow"
-                   and w.isVisible()]
-        if windows and not windows[-1].busy and windows[-1].graph.scene.view_model is not None:
-            win = windows[-1]
-            seen["title"] = win.windowTitle()
-            seen["boxes"] = len(win.graph.scene.node_items)
-            win.close()
-            QApplication.instance().exit(0)
-        else:
-            QTimer.singleShot(50, check)
+    def run_until_drawn():
+        # Stands in for the real event loop (a nested exec()/exit() would leave
+        # pytest-qt's waits unable to deliver queued signals afterwards).
+        win = shown[-1]
+        qtbot.waitUntil(lambda: not win.busy and win.graph.scene.view_model is not None, timeout=60_000)
+        seen["title"] = win.windowTitle()
+        seen["boxes"] = len(win.graph.scene.node_items)
+        seen["dark"] = win.graph.scene.theme.dark
+        win.close()
+        return 0
 
-    QTimer.singleShot(50, check)
+    monkeypatch.setattr(QApplication.instance(), "exec", run_until_drawn)
     assert gui.main(["--demo", "--theme", "dark"]) == 0
-    assert seen["title"].startswith("demo.onnx") and seen["boxes"] > 5
+    assert seen["title"].startswith("demo.onnx") and seen["boxes"] > 5 and seen["dark"]
 
 
 def test_double_click_on_function_call_opens_its_body(qtbot, window):
