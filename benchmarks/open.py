@@ -102,6 +102,8 @@ def main(argv=None) -> int:
     parser.add_argument("models", nargs="*")
     parser.add_argument("--synthetic", type=int, action="append", default=[],
                         help="also build a transformer-like model with about N nodes")
+    parser.add_argument("--hidden", type=int, default=16,
+                        help="hidden size of the synthetic models (weight bytes grow with its square)")
     parser.add_argument("--runs", type=int, default=3, help="warm runs (median reported)")
     parser.add_argument("--pan", action="store_true", help="also time panning the expanded view")
     parser.add_argument("--child", help=argparse.SUPPRESS)
@@ -116,10 +118,10 @@ def main(argv=None) -> int:
         sys.path.insert(0, str(HERE))
         import onnx
         from synthetic_model import build
-        target = os.path.join(workdir, f"synthetic_{nodes}.onnx")
-        onnx.save(build(nodes), target)
+        target = os.path.join(workdir, f"synthetic_{nodes}_h{args.hidden}.onnx")
+        onnx.save(build(nodes, hidden=args.hidden), target)
         models.append(target)
-    print(f"{'model':34} {'cold s':>7} {'warm s':>7} {'peak MB':>8} {'boxes':>6}  engine")
+    print(f"{'model':34} {'file MB':>7} {'cold s':>7} {'warm s':>7} {'peak MB':>8} {'boxes':>6}  engine")
     for model in models:
         cache = tempfile.mkdtemp(prefix="cache-", dir=workdir)
         cold = measure(model, cache, pan=False)
@@ -128,7 +130,8 @@ def main(argv=None) -> int:
         peak = max([cold["peak_mb"]] + [r["peak_mb"] for r in warm])
         name = pathlib.Path(model).parent.name if pathlib.Path(model).name == "model.onnx" \
             else pathlib.Path(model).stem
-        print(f"{name:34} {cold['first_paint']:7.2f} {warm_s:7.2f} {peak:8.0f} {cold['boxes']:6d}  "
+        size_mb = os.path.getsize(model) / 2**20
+        print(f"{name:34} {size_mb:7.0f} {cold['first_paint']:7.2f} {warm_s:7.2f} {peak:8.0f} {cold['boxes']:6d}  "
               f"{cold['engine']}{' (warm from cache)' if warm[0].get('from_cache') else ''}")
         if args.pan:
             pan = measure(model, cache, pan=True)["pan_ms"]

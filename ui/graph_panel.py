@@ -4,7 +4,7 @@ double-clicks into expand / collapse / enter-subgraph.
 """
 from __future__ import annotations
 
-from PySide6.QtCore import QPointF, Signal
+from PySide6.QtCore import QPointF, Qt, Signal
 from PySide6.QtWidgets import QMenu, QVBoxLayout, QWidget
 
 from .canvas.items import EdgeItem, GroupFrame, NodeItem
@@ -48,6 +48,8 @@ class GraphPanel(QWidget):
         self.breadcrumbs.set_levels([])
         self.breadcrumbs.level_clicked.connect(self.go_to_level)
         self.view.item_activated.connect(self._activate)
+        self.view.setContextMenuPolicy(Qt.CustomContextMenu)
+        self.view.customContextMenuRequested.connect(self._context_menu)
         self.view.back_requested.connect(self.go_back)
         self.scene.selectionChanged.connect(self._selection)
         self.view.viewport_changed.connect(self._place_minimap)
@@ -197,6 +199,32 @@ class GraphPanel(QWidget):
                 self._enter_node(vnode)
         elif isinstance(item, EdgeItem):
             self.view.zoom_to_selection()
+
+    def _context_menu(self, pos) -> None:
+        """The same actions as double-click, findable by right-click."""
+        item = self.view.itemAt(pos)
+        menu = QMenu(self)
+        if isinstance(item, GroupFrame):
+            menu.addAction(f"Collapse {item.path[-1]}", lambda: self.collapse_group(item.path))
+        elif isinstance(item, NodeItem) and item.ref is not None:
+            vnode = item.ref
+            if vnode.kind == "group":
+                menu.addAction(f"Expand {vnode.group[-1]}", lambda: self.expand_group(vnode.group))
+            elif vnode.node is not None:
+                for name, graph in vnode.node.subgraphs():
+                    menu.addAction(f"Open {name}", lambda g=graph: self.enter_graph(g))
+                if vnode.function_key is not None and self.model is not None \
+                        and vnode.function_key in self.model.functions:
+                    body = self.model.functions[vnode.function_key].graph
+                    menu.addAction("Open function body", lambda: self.enter_graph(body))
+        if not menu.isEmpty():
+            menu.addSeparator()
+        menu.addAction("Fit graph (F)", self.view.fit_all)
+        menu.addAction("Expand all groups", self.expand_all)
+        menu.addAction("Collapse all groups", self.collapse_all)
+        if len(self.levels) > 1:
+            menu.addAction("Back to enclosing graph (Esc)", self.go_back)
+        menu.exec(self.view.viewport().mapToGlobal(pos))
 
     def _enter_node(self, vnode) -> None:
         node = vnode.node

@@ -32,8 +32,9 @@ class GraphView(QGraphicsView):
         self.setDragMode(QGraphicsView.ScrollHandDrag)
         self.setTransformationAnchor(QGraphicsView.AnchorUnderMouse)
         self.setResizeAnchor(QGraphicsView.AnchorViewCenter)
-        # Full-viewport updates are cheaper than many small region repaints
-        # when thousands of splines cross the screen while panning.
+        # Smart updates repaint only the bounding region of what changed
+        # (a selection highlight, a relabelled edge); scrolling repaints the
+        # exposed strip either way.
         self.setViewportUpdateMode(QGraphicsView.SmartViewportUpdate)
         self.setOptimizationFlag(QGraphicsView.DontAdjustForAntialiasing, True)
         self.setOptimizationFlag(QGraphicsView.DontSavePainterState, True)
