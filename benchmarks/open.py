@@ -26,7 +26,6 @@ HERE = pathlib.Path(__file__).resolve().parent
 def child(path: str, started: float, pan: bool) -> None:
     """Runs inside the measured process: open, wait for the first paint, report."""
     os.environ.setdefault("QT_QPA_PLATFORM", "offscreen")
-    import resource
     from onnxstudio.app import create_application
     app = create_application()
     from onnxstudio.ui.main_window import MainWindow
@@ -42,7 +41,7 @@ def child(path: str, started: float, pan: bool) -> None:
         report["from_cache"] = result.from_cache
         if pan:
             report["pan_ms"] = pan_frames(window, app)
-        report["peak_mb"] = resource.getrusage(resource.RUSAGE_SELF).ru_maxrss / 1024
+        report["peak_mb"] = peak_rss_mb()
         print("RESULT " + json.dumps(report), flush=True)
         window.shutdown()
         os._exit(0)
@@ -54,6 +53,22 @@ def child(path: str, started: float, pan: bool) -> None:
     window.graph.view.first_paint.connect(lambda seconds: QTimer.singleShot(0, lambda: painted(seconds)))
     window.open_path(path, remember=False)
     app.exec()
+
+
+def peak_rss_mb() -> float:
+    """This process's peak resident memory. VmHWM, not ru_maxrss: Linux hands
+    a forked child its parent's ru_maxrss, so a runner that just built a big
+    model would inflate every child's figure."""
+    try:
+        with open("/proc/self/status") as status:
+            for line in status:
+                if line.startswith("VmHWM:"):
+                    return int(line.split()[1]) / 1024
+    except OSError:
+        pass
+    import resource
+    peak = resource.getrusage(resource.RUSAGE_SELF).ru_maxrss
+    return peak / (2**20 if sys.platform == "darwin" else 1024)
 
 
 def pan_frames(window, app, frames: int = 40) -> dict:
