@@ -16,7 +16,8 @@ from ..canvas.scene import value_type_text
 from .html import STYLE, esc, operator_url, section, table
 from .tensor_view import TensorView, tensor_stats
 
-MAX_LIST = 200          # consumers/attribute items listed before "… and N more"
+MAX_LIST = 200          # consumers listed before "… and N more"
+MAX_ATTR_ITEMS = 64     # list attribute items shown before "… (N items)"
 ATTR_TYPE_NAMES = {1: "float", 2: "int", 3: "string", 4: "tensor", 5: "graph", 6: "floats",
                    7: "ints", 8: "strings", 9: "tensors", 10: "graphs", 11: "sparse tensor",
                    12: "sparse tensors", 13: "type", 14: "types"}
@@ -143,8 +144,11 @@ class PropertiesPanel(QWidget):
         body += section("Inputs", self._value_list(node.inputs))
         body += section("Outputs", self._value_list(node.outputs))
         if node.attributes:
-            body += section("Attributes", table(
-                (esc(a.name), self._attr_text(a)) for a in node.attributes.values()))
+            # Name over value, like inputs: long lists (tree ensembles carry
+            # thousands of numbers) would squeeze a two-column table to slivers.
+            body += section("Attributes", "<br>".join(
+                f"<b>{esc(a.name)}</b><br>&nbsp;&nbsp;{self._attr_text(a)}"
+                for a in node.attributes.values()))
         if node.doc_string:
             body += section("Documentation", f"<pre style='white-space: pre-wrap'>{esc(node.doc_string)}</pre>")
         self._render(body)
@@ -162,9 +166,9 @@ class PropertiesPanel(QWidget):
             text = esc(f"{value.dtype.name if hasattr(value.dtype, 'name') else value.dtype}"
                        f"{list(value.shape)}") + self._small_tensor(value)
         elif isinstance(value, (list, tuple)):
-            shown = ", ".join(_short(v) for v in value[:MAX_LIST])
-            more = f" … ({len(value)} items)" if len(value) > MAX_LIST else ""
-            text = esc(f"[{shown}]{more}")
+            shown = ", ".join(_short(v) for v in value[:MAX_ATTR_ITEMS])
+            more = f", … ({len(value)} items)" if len(value) > MAX_ATTR_ITEMS else ""
+            text = esc(f"[{shown}{more}]")
         else:
             text = esc(_short(value))
         return f"{text} <span class='muted'>{kind}</span>"
