@@ -37,17 +37,24 @@ def pick_node(scene):
     return best
 
 
-def shoot(window, app, path: pathlib.Path, out: pathlib.Path, size) -> pathlib.Path:
+def shoot(window, app, path: pathlib.Path, out: pathlib.Path, size, search: str = "") -> pathlib.Path:
     window.resize(*size)
     window.open_path(path, remember=False)
     # Wait for shape inference too: edges get their labels from it.
     ok = wait(app, lambda: not window.busy and window.graph.scene.view_model is not None)
     if not ok:
         raise RuntimeError(f"{path}: not laid out in time")
-    item = pick_node(window.graph.scene)
-    if item is not None:
-        item.setSelected(True)
-        window.graph.view.ensureVisible(item, 200, 200)
+    if search:
+        # Show search at work: type the text, jump to the first hit.
+        window.show_search()
+        window.search.edit.setText(search)
+        window.search.activate_current()
+        wait(app, lambda: not window.busy)
+    else:
+        item = pick_node(window.graph.scene)
+        if item is not None:
+            item.setSelected(True)
+            window.graph.view.ensureVisible(item, 200, 200)
     for _ in range(5):
         app.processEvents()
     out.parent.mkdir(parents=True, exist_ok=True)
@@ -62,6 +69,7 @@ def main(argv=None) -> int:
     parser.add_argument("--theme", choices=("light", "dark"), default="light")
     parser.add_argument("--size", default="1400x900", help="window size WxH")
     parser.add_argument("--only", nargs="*", help="model folder names to shoot")
+    parser.add_argument("--search", default="", help="search for this and go to the first hit")
     args = parser.parse_args(argv)
     os.environ.setdefault("QT_QPA_PLATFORM", "offscreen")
     os.environ.setdefault("ONNXSTUDIO_SETTINGS", os.path.join(tempfile.mkdtemp(), "settings.ini"))
@@ -84,10 +92,10 @@ def main(argv=None) -> int:
         pass
     if args.only:
         targets = [t for t in targets if t[0] in args.only]
-    suffix = "" if args.theme == "light" else f"_{args.theme}"
+    suffix = ("" if args.theme == "light" else f"_{args.theme}") + ("_search" if args.search else "")
     for name, path in targets:
         out = pathlib.Path(args.out) / f"{name}{suffix}.png"
-        shoot(window, app, path, out, size)
+        shoot(window, app, path, out, size, args.search)
         print(f"{out}  ({window.status_label.text()})")
     window.shutdown()
     return 0

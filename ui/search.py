@@ -124,6 +124,7 @@ class SearchPanel(QWidget):
         hits = search(self._index, text)
         for hit in hits:
             item = QListWidgetItem(f"{hit.label}\n    {hit.kind} · {hit.where}")
+            item.setToolTip(f"{hit.text}\n{hit.kind} in {hit.where}")
             item.setData(Qt.UserRole, hit)
             self.results.addItem(item)
         if hits:
