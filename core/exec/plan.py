@@ -26,6 +26,16 @@ class Step:
     frees: list = field(default_factory=list)     # names to drop after the step
     opset: int = 0
     body_cache: dict = field(default_factory=dict)
+    args: tuple = ()      # input names without trailing omitted ones (the hot loop reads this)
+
+    def __post_init__(self) -> None:
+        self.finish()
+
+    def finish(self) -> None:
+        names = list(self.inputs)
+        while names and not names[-1]:
+            names.pop()
+        self.args = tuple(names)
 
 
 def decode_attr_value(value, attr_type: int):
@@ -115,6 +125,7 @@ class Plan:
         step = Step(node, None, opset=opset,
                     inputs=[v.name if v is not None else "" for v in node.inputs],
                     outputs=[v.name if v is not None else "" for v in node.outputs])
+        step.finish()
         step.attrs = node_attrs(node, caller_attrs, attr_defaults)
         fn = self.model.function(node.domain, node.op_type, node.overload) if self.model else None
         if fn is not None:

@@ -21,6 +21,7 @@ import numpy as np
 
 from ..ir import Graph, Model, Node
 from . import kernels  # noqa: F401  (registers every kernel)
+from .allocator import tune_allocator
 from .errors import Cancelled, ExecError, FeedError
 from .plan import Plan, Step, node_attrs
 from .registry import KernelContext
@@ -56,6 +57,7 @@ class StepResult:
 class Session:
     def __init__(self, model: Model, *, graph: Optional[Graph] = None, nodes: Optional[Iterable] = None,
                  outputs: Optional[list[str]] = None, keep: bool = False, seed: int = 0):
+        tune_allocator()
         self.model = model
         self.graph = graph if graph is not None else model.graph
         self.keep = keep
@@ -64,6 +66,7 @@ class Session:
         self.breakpoints: set = set()
         self._cancel = threading.Event()
         self._plans: dict[int, Plan] = {id(self.graph): self.plan}
+        self._subgraph_constants: dict[int, dict] = {}
         self._frame: Optional[Frame] = None
         self._pos = 0
         self.progress: Optional[Progress] = None
@@ -183,7 +186,7 @@ class Session:
                 raise Cancelled("run cancelled")
             if progress is not None:
                 progress(i, n, steps[i].node)
-            self._run_step(steps[i], frame)
+            self._run_step(steps[i], frame, False)
             self._pos = i + 1
         return self.results()
 
@@ -204,19 +207,14 @@ class Session:
             values[name] = v.const.to_dense()
         return values
 
-    def _run_step(self, s: Step, frame: Frame) -> dict:
-        args = []
-        for name in s.inputs:
-            if not name:
-                args.append(None)
-                continue
-            try:
-                args.append(frame.get(name))
-            except KeyError:
-                raise ExecError(f"{s.node.path}: input {name!r} has no value (it is neither computed "
-                                f"before this node nor fed)", s.node) from None
-        while args and args[-1] is None:
-            args.pop()
+    def _run_step(self, s: Step, frame: Frame, collect: bool = True) -> Optional[dict]:
+        """Run one step in `frame`; with `collect`, return its outputs by name.
+        This is the executor's hot loop: keep it lean."""
+        values = frame.values
+        try:
+            args = [values[n] if n else None for n in s.args]
+        except KeyError:
+            args = [self._lookup(frame, n, s) if n else None for n in s.args]
         try:
             if s.function is not None:
                 result = self._call_function(s, args)
@@ -232,17 +230,26 @@ class Session:
             ins = ", ".join(f"{n or '(none)'}: {describe(a)}" for n, a in zip(s.inputs, args))
             raise ExecError(f"{s.node.path}: {s.node.op_type} failed: {type(e).__name__}: {e} "
                             f"[inputs: {ins}]", s.node) from e
-        if not isinstance(result, tuple):
-            result = (result,)
-        outs = {}
-        values = frame.values
-        for name, value in zip(s.outputs, result):
-            if name:
-                values[name] = value
-                outs[name] = value
+        outputs = s.outputs
+        if type(result) is not tuple:
+            if outputs[0]:
+                values[outputs[0]] = result
+        else:
+            for name, value in zip(outputs, result):
+                if name:
+                    values[name] = value
+        outs = {n: values[n] for n in outputs if n in values} if collect else None
         for name in s.frees:
             values.pop(name, None)
         return outs
+
+    @staticmethod
+    def _lookup(frame: Frame, name: str, s: Step):
+        try:
+            return frame.get(name)
+        except KeyError:
+            raise ExecError(f"{s.node.path}: input {name!r} has no value (it is neither computed "
+                            f"before this node nor fed)", s.node) from None
 
     def _plan_for(self, graph: Graph, opsets: Optional[dict] = None) -> Plan:
         p = self._plans.get(id(graph))
@@ -254,14 +261,19 @@ class Session:
     def _run_graph(self, graph: Graph, inputs: list, parent: Frame) -> list:
         """Run a subgraph (If/Loop/Scan body) with outer-scope names visible."""
         plan = self._plan_for(graph, self._opsets_of(graph))
-        values = self._constants(graph)
+        consts = self._subgraph_constants.get(id(graph))
+        if consts is None:
+            consts = self._subgraph_constants[id(graph)] = self._constants(graph)
+        values = dict(consts)
         for v, x in zip(graph.inputs, inputs):
             values[v.name] = x
         frame = Frame(values, parent)
+        cancel = self._cancel
+        run_step = self._run_step
         for s in plan.steps:
-            if self._cancel.is_set():
+            if cancel.is_set():
                 raise Cancelled("run cancelled")
-            self._run_step(s, frame)
+            run_step(s, frame, False)
         out = []
         for v in graph.outputs:
             try:
@@ -292,7 +304,7 @@ class Session:
             values[v.name] = x
         frame = Frame(values)
         for step in plan.steps:
-            self._run_step(step, frame)
+            self._run_step(step, frame, False)
         out = []
         for v in fn.graph.outputs:
             try:
