@@ -191,3 +191,14 @@ def test_export_whole_graph_and_view(qtbot, window, tmp_path):
     png = export_scene(window.graph.scene, tmp_path / "v.png", window.graph.view.visible_scene_rect())
     image = QImage(str(png))
     assert image.width() > 100 and image.height() > 100
+
+
+def test_long_attribute_lists_are_capped(qtbot, window):
+    path = next(p for p in shared_models() if p.parent.name == "skl_gbr")
+    open_model(qtbot, window, path)
+    node = next(n for n in window.model.graph.nodes if n.op_type == "TreeEnsembleRegressor")
+    window.properties.show_node(node)
+    text = window.properties.browser.toPlainText()
+    ids = node.attributes["nodes_featureids"].value
+    assert len(ids) > 64 and f"… ({len(ids)} items)]" in text
+    assert "nodes_featureids" in text and "n_targets" in text
