@@ -6,7 +6,7 @@ import argparse
 from PySide6.QtCore import QMimeData, QPointF, Qt, QUrl
 from PySide6.QtGui import QDropEvent
 
-from conftest import open_model, shared_models, wait_idle
+from viewer_helpers import open_model, shared_models, wait_idle
 from loop_model import BODY_NODE, write_loop_model
 
 

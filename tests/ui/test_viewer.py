@@ -4,7 +4,7 @@ from __future__ import annotations
 import pytest
 from PySide6.QtCore import Qt
 
-from conftest import open_model, shared_models, wait_idle
+from viewer_helpers import open_model, shared_models, wait_idle
 from loop_model import BODY_NODE, write_loop_model
 from scene_checks import check_scene
 

@@ -1,0 +1,27 @@
+"""Helpers for the viewer tests (a uniquely named module: `conftest` exists
+twice in this tree, so tests must not import from it by name)."""
+from __future__ import annotations
+
+import pathlib
+
+SHARED_MODELS = pathlib.Path(__file__).resolve().parents[3] / "shared" / "models"
+if not SHARED_MODELS.is_dir():
+    SHARED_MODELS = pathlib.Path("/work/shared/models")
+
+
+def shared_models() -> list[pathlib.Path]:
+    return sorted(p / "model.onnx" for p in SHARED_MODELS.iterdir() if (p / "model.onnx").is_file())
+
+
+def wait_idle(qtbot, win, timeout=120_000):
+    """Until the model is loaded, laid out and any pending reveal is done."""
+    graph = win.graph
+    qtbot.waitUntil(lambda: win._load_job is None and graph._job is None
+                    and graph._pending_target is None, timeout=timeout)
+
+
+def open_model(qtbot, win, path, timeout=120_000):
+    win.open_path(path)
+    wait_idle(qtbot, win, timeout)
+    assert getattr(win, "last_error", None) is None, win.last_error
+    assert win.graph.scene.view_model is not None
