@@ -66,8 +66,18 @@ def _domain(d: str) -> str:
     return "" if d == "ai.onnx" else d
 
 
+# Operators whose result is not a function of their inputs alone.
+NONDETERMINISTIC = frozenset({"RandomNormal", "RandomUniform", "RandomNormalLike", "RandomUniformLike",
+                              "Bernoulli", "Multinomial", "Dropout"})
+
+
 class Plan:
-    """The steps that compute `outputs` of `graph` from its inputs."""
+    """The steps that compute `outputs` of `graph` from its inputs.
+
+    Steps that depend only on constants (Constant nodes, arithmetic on
+    initializers) are `foldable`: a session computes them on its first run and
+    reuses the values afterwards (`folded`); stepping still runs every node.
+    """
 
     def __init__(self, graph: Graph, model: Optional[Model], opsets: dict[str, int],
                  nodes: Optional[Iterable[Node]] = None, outputs: Optional[list[str]] = None,
@@ -84,6 +94,9 @@ class Plan:
             chosen = set(map(id, selected))
         self.inputs = self._boundary_inputs(selected, chosen, nodes is None and not outputs)
         self.steps = [self._compile(n, caller_attrs, attr_defaults) for n in selected]
+        self.foldable = self._find_foldable()
+        self.live_steps = [st for st, f in zip(self.steps, self.foldable) if not f]
+        self.folded: Optional[dict] = None
         if not keep:
             self._plan_frees()
 
@@ -143,6 +156,19 @@ class Plan:
                             + ("; try --compare-onnxruntime to run it with onnxruntime" if domain else ""),
                             node)
         return step
+
+    def _find_foldable(self) -> list[bool]:
+        const = {name for name, v in self.graph.initializers.items() if not v.is_graph_input}
+        const.update(self.graph.sparse_initializers)
+        out = []
+        for st in self.steps:
+            n = st.node
+            ok = (st.function is None and n.op_type not in NONDETERMINISTIC and not n.subgraphs()
+                  and all(not name or name in const for name in st.inputs))
+            if ok:
+                const.update(name for name in st.outputs if name)
+            out.append(ok)
+        return out
 
     def _plan_frees(self) -> None:
         last: dict[str, int] = {}

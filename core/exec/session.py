@@ -176,19 +176,31 @@ class Session:
 
     def run(self, feeds: dict) -> dict:
         self.start(feeds)
-        steps = self.plan.steps
-        frame = self._frame
-        n = len(steps)
+        self._execute(self.plan, self._frame, self.progress)
+        self._pos = len(self.plan.steps)
+        return self.results()
+
+    def _execute(self, plan: Plan, frame: Frame, progress: Optional[Progress] = None) -> None:
+        """Run every step of `plan`, reusing constant-only results after the first run."""
         cancel = self._cancel
-        progress = self.progress
-        for i in range(n):
+        run_step = self._run_step
+        values = frame.values
+        if plan.folded is None:
+            steps, folded = plan.steps, {}
+        else:
+            steps, folded = plan.live_steps, None
+            values.update(plan.folded)
+        n = len(steps)
+        for i, s in enumerate(steps):
             if cancel.is_set():
                 raise Cancelled("run cancelled")
             if progress is not None:
-                progress(i, n, steps[i].node)
-            self._run_step(steps[i], frame, False)
-            self._pos = i + 1
-        return self.results()
+                progress(i, n, s.node)
+            run_step(s, frame, False)
+            if folded is not None and plan.foldable[i]:
+                folded.update((name, values[name]) for name in s.outputs if name in values)
+        if folded is not None:
+            plan.folded = folded
 
     # -- internals -----------------------------------------------------------------------
 
@@ -268,12 +280,7 @@ class Session:
         for v, x in zip(graph.inputs, inputs):
             values[v.name] = x
         frame = Frame(values, parent)
-        cancel = self._cancel
-        run_step = self._run_step
-        for s in plan.steps:
-            if cancel.is_set():
-                raise Cancelled("run cancelled")
-            run_step(s, frame, False)
+        self._execute(plan, frame)
         out = []
         for v in graph.outputs:
             try:
@@ -303,8 +310,7 @@ class Session:
         for v, x in zip(fn.graph.inputs, args):
             values[v.name] = x
         frame = Frame(values)
-        for step in plan.steps:
-            self._run_step(step, frame, False)
+        self._execute(plan, frame)
         out = []
         for v in fn.graph.outputs:
             try:
