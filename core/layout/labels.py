@@ -23,10 +23,16 @@ def _scalar(v) -> str:
     return str(v)
 
 
+# INT attributes that hold an element type (Cast "to", RandomNormal "dtype", ...)
+_ELEMENT_TYPE_ATTRS = {"to", "dtype", "output_dtype", "output_datatype"}
+
+
 def attribute_text(attr) -> str | None:
     if attr.type not in _SHOWN_ATTR_TYPES or attr.ref_attr_name:
         return None
     v = attr.value
+    if attr.name in _ELEMENT_TYPE_ATTRS and attr.type == 2 and isinstance(v, int):
+        return _short(f"{attr.name} = {_dtype_name(v)}")   # "to = bool", not "to = 9"
     text = ", ".join(_scalar(x) for x in v) if isinstance(v, (list, tuple)) else _scalar(v)
     return _short(f"{attr.name} = {text}")
 
