@@ -22,6 +22,8 @@ REPO = pathlib.Path(__file__).resolve().parent.parent
 
 
 def _median_time(fn, repeat: int) -> float:
+    import gc
+    gc.collect()
     times = []
     for _ in range(repeat):
         t = time.perf_counter()

@@ -13,6 +13,9 @@ import os
 import struct
 
 STRIP_AT_LEAST = 1024   # smaller payloads are cheaper to let protobuf copy
+# Files below this size are parsed as they are: copying their weights costs
+# less than walking their fields in Python.
+STRIP_FILES_FROM = 16 * 1024 * 1024
 
 _MODEL_GRAPH = 7
 _GRAPH_INITIALIZER = 5
@@ -81,6 +84,8 @@ class Stripper:
 
     def strip_model(self):
         """The rewritten message, or the original buffer when nothing was large."""
+        if len(self.buf) < STRIP_FILES_FROM:
+            return self.view
         out = self._rewrite(0, len(self.buf), {_MODEL_GRAPH: self._graph})
         return self.view if out is None else out
 
