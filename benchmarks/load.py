@@ -21,15 +21,18 @@ import numpy as np
 REPO = pathlib.Path(__file__).resolve().parent.parent
 
 
-def _median_time(fn, repeat: int) -> float:
+def _median_times(fns, repeat: int) -> list[float]:
+    """Median time of each function, measured interleaved (one call of each per
+    round) so that drift in machine load hits all of them alike."""
     import gc
     gc.collect()
-    times = []
+    times = [[] for _ in fns]
     for _ in range(repeat):
-        t = time.perf_counter()
-        fn()
-        times.append(time.perf_counter() - t)
-    return statistics.median(times)
+        for fn, bucket in zip(fns, times):
+            t = time.perf_counter()
+            fn()
+            bucket.append(time.perf_counter() - t)
+    return [statistics.median(b) for b in times]
 
 
 def _external_model(folder: pathlib.Path, megabytes: int) -> pathlib.Path:
@@ -70,10 +73,9 @@ def main(argv: list[str]) -> int:
     for p in paths:
         core.load(p)
         onnx.load(p)
-        repeat = 20 if p.stat().st_size < 50e6 else 5
-        ours = _median_time(lambda: core.load(p), repeat)
-        full = _median_time(lambda: core.load(p).graph, repeat)
-        theirs = _median_time(lambda: onnx.load(p), repeat)
+        repeat = 50 if p.stat().st_size < 50e6 else 9
+        ours, full, theirs = _median_times([lambda: core.load(p), lambda: core.load(p).graph,
+                                            lambda: onnx.load(p)], repeat)
         name = p.parent.name if p.name == "model.onnx" else p.name
         print(f"{name:32} {ours * 1e3:9.2f} {full * 1e3:11.2f} {theirs * 1e3:13.2f} {ours / theirs:7.2f} "
               f"{full / theirs:9.2f}")
@@ -82,9 +84,8 @@ def main(argv: list[str]) -> int:
         print("\nexternal weights (open = load + first access to nothing):")
         for mb in (64, 512):
             p = _external_model(folder, mb)
-            ours = _median_time(lambda: core.load(p), 5)
-            theirs = _median_time(lambda: onnx.load(p), 3)
-            full = _median_time(lambda: core.load(p).graph, 5)
+            ours, theirs = _median_times([lambda: core.load(p), lambda: onnx.load(p)], 3)
+            full = _median_times([lambda: core.load(p).graph], 5)[0]
             print(f"{f'{mb} MB external':32} {ours * 1e3:9.2f} {full * 1e3:11.2f} {theirs * 1e3:13.2f} "
                   f"{ours / theirs:7.3f} {full / theirs:9.3f}")
     return 0
