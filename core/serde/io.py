@@ -41,8 +41,8 @@ def _parse(buf, origin: str):
     mp = pb.ModelProto()
     try:
         mp.ParseFromString(data)
-    except DecodeError as e:
-        raise LoadError(f"{origin}: not an ONNX model (protobuf could not parse it: {e})") from None
+    except DecodeError:
+        raise LoadError(f"{origin}: not an ONNX model (its protobuf data is corrupt or truncated)") from None
     except Exception as e:  # noqa: BLE001  (upb raises several kinds)
         raise LoadError(f"{origin}: not an ONNX model ({type(e).__name__}: {e})") from None
     if not mp.HasField("graph") and not mp.HasField("ir_version") and not mp.functions:

@@ -10,7 +10,7 @@ import os
 import pathlib
 
 NAME = "render"
-HELP = "draw a model's graph to an SVG or PNG file without opening a window"
+HELP = "Draw a model's graph to an SVG or PNG file without opening a window"
 
 
 def configure(parser: argparse.ArgumentParser) -> None:
