@@ -10,7 +10,14 @@ from .ir import (Attr, AttrType, DataType, Function, Graph, IRError, Model, Node
 from .serde.codec import from_numpy, to_numpy
 from .serde.io import SaveOptions, load, load_bytes, save, to_bytes
 
-from . import check  # noqa: E402,F401  (callable: core.check(model) -> list of diagnostics)
+
+def __getattr__(name):
+    # `core.check(model)` works without paying for the checker's import when
+    # the app starts: the submodule is loaded on first use (PEP 562).
+    if name == "check":
+        import importlib
+        return importlib.import_module(".check", __name__)
+    raise AttributeError(f"module {__name__!r} has no attribute {name!r}")
 
 __all__ = ["CoreError", "ExternalDataError", "LoadError", "SaveError", "Attr", "AttrType", "DataType",
            "Function", "Graph", "IRError", "Model", "Node", "SparseTensor", "Tensor", "TensorType", "Value",
