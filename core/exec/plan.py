@@ -27,6 +27,7 @@ class Step:
     opset: int = 0
     body_cache: dict = field(default_factory=dict)
     args: tuple = ()      # input names without trailing omitted ones (the hot loop reads this)
+    reads_outer: bool = False   # some input comes from an enclosing graph's frame
 
     def __post_init__(self) -> None:
         self.finish()
@@ -94,6 +95,10 @@ class Plan:
             chosen = set(map(id, selected))
         self.inputs = self._boundary_inputs(selected, chosen, nodes is None and not outputs)
         self.steps = [self._compile(n, caller_attrs, attr_defaults) for n in selected]
+        local = {v.name for v in graph.inputs} | set(graph.initializers) | set(graph.sparse_initializers)
+        local.update(name for st in self.steps for name in st.outputs if name)
+        for st in self.steps:
+            st.reads_outer = any(name and name not in local for name in st.args)
         self.foldable = self._find_foldable()
         self.live_steps = [st for st, f in zip(self.steps, self.foldable) if not f]
         self.folded: Optional[dict] = None

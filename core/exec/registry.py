@@ -31,7 +31,7 @@ modules can never silently disagree about an operator.
 from __future__ import annotations
 
 import bisect
-from dataclasses import dataclass, field
+from dataclasses import dataclass
 from typing import Any, Callable, Optional
 
 KernelFn = Callable[..., Any]
@@ -46,18 +46,33 @@ class Kernel:
     context: bool = False
 
 
-@dataclass
 class KernelContext:
-    """What a context kernel may ask of the session running it."""
-    opset: int                       # imported version of the node's domain
-    num_outputs: int                 # outputs the node declares (incl. empty names)
-    rng: Any                         # numpy Generator, seeded per session
-    node: Any = None                 # the ir.Node being run (for error messages)
-    # run_subgraph(graph, inputs: list) -> list of outputs; outer-scope names
-    # of the calling graph are visible inside the subgraph.
-    run_subgraph: Optional[Callable[[Any, list], list]] = None
-    # output_types[i]: the inferred/declared ir type of output i or None.
-    output_types: list = field(default_factory=list)
+    """What a context kernel may ask of the session running it.
+
+    opset: imported version of the node's domain; num_outputs: outputs the
+    node declares (incl. empty names); rng: numpy Generator seeded per run
+    (pass a Generator, or a callable making one: it is created on first use);
+    node: the ir.Node being run; run_subgraph(graph, inputs) -> outputs, with
+    the calling graph's values visible inside; output_types[i]: the
+    inferred/declared ir type of output i, or None.
+    """
+    __slots__ = ("opset", "num_outputs", "_rng", "node", "run_subgraph", "output_types")
+
+    def __init__(self, opset: int, num_outputs: int, rng: Any = None, node: Any = None,
+                 run_subgraph: Optional[Callable[[Any, list], list]] = None,
+                 output_types: Optional[list] = None):
+        self.opset = opset
+        self.num_outputs = num_outputs
+        self._rng = rng
+        self.node = node
+        self.run_subgraph = run_subgraph
+        self.output_types = output_types if output_types is not None else []
+
+    @property
+    def rng(self):
+        if callable(self._rng):
+            self._rng = self._rng()
+        return self._rng
 
 
 class DuplicateKernelError(RuntimeError):

@@ -69,6 +69,7 @@ class Session:
         self._subgraph_constants: dict[int, dict] = {}
         self._frame: Optional[Frame] = None
         self._pos = 0
+        self._rng = None
         self.progress: Optional[Progress] = None
 
     # -- interface -------------------------------------------------------------------
@@ -104,7 +105,7 @@ class Session:
 
     def start(self, feeds: dict) -> None:
         self._cancel.clear()
-        self.rng = np.random.default_rng(self.seed)
+        self._rng = None   # made on first use: most runs have no random op
         values = self._constants(self.graph)
         dims: dict = {}
         missing = []
@@ -223,15 +224,18 @@ class Session:
         """Run one step in `frame`; with `collect`, return its outputs by name.
         This is the executor's hot loop: keep it lean."""
         values = frame.values
-        try:
-            args = [values[n] if n else None for n in s.args]
-        except KeyError:
+        if s.reads_outer:
             args = [self._lookup(frame, n, s) if n else None for n in s.args]
+        else:
+            try:
+                args = [values[n] if n else None for n in s.args]
+            except KeyError:   # a value the run never produced: say which
+                args = [self._lookup(frame, n, s) if n else None for n in s.args]
         try:
             if s.function is not None:
                 result = self._call_function(s, args)
             elif s.kernel.context:
-                ctx = KernelContext(opset=s.opset, num_outputs=len(s.outputs), rng=self.rng, node=s.node,
+                ctx = KernelContext(opset=s.opset, num_outputs=len(s.outputs), rng=self._get_rng, node=s.node,
                                     run_subgraph=lambda g, ins, _f=frame: self._run_graph(g, ins, _f))
                 result = s.kernel.fn(ctx, *args, **s.attrs)
             else:
@@ -254,6 +258,11 @@ class Session:
         for name in s.frees:
             values.pop(name, None)
         return outs
+
+    def _get_rng(self):
+        if self._rng is None:
+            self._rng = np.random.default_rng(self.seed)
+        return self._rng
 
     @staticmethod
     def _lookup(frame: Frame, name: str, s: Step):
