@@ -66,7 +66,7 @@ class Session:
         self.breakpoints: set = set()
         self._cancel = threading.Event()
         self._plans: dict[int, Plan] = {id(self.graph): self.plan}
-        self._subgraph_constants: dict[int, dict] = {}
+        self._subgraphs: dict[int, tuple] = {}   # id(body graph) -> (plan, constants, in/out names)
         self._frame: Optional[Frame] = None
         self._pos = 0
         self._rng = None
@@ -281,22 +281,21 @@ class Session:
 
     def _run_graph(self, graph: Graph, inputs: list, parent: Frame) -> list:
         """Run a subgraph (If/Loop/Scan body) with outer-scope names visible."""
-        plan = self._plan_for(graph, self._opsets_of(graph))
-        consts = self._subgraph_constants.get(id(graph))
-        if consts is None:
-            consts = self._subgraph_constants[id(graph)] = self._constants(graph)
+        entry = self._subgraphs.get(id(graph))
+        if entry is None:   # compiled once per body; loops call this per iteration
+            plan = self._plan_for(graph, self._opsets_of(graph))
+            entry = self._subgraphs[id(graph)] = (plan, self._constants(graph),
+                                                  [v.name for v in graph.inputs],
+                                                  [v.name for v in graph.outputs])
+        plan, consts, in_names, out_names = entry
         values = dict(consts)
-        for v, x in zip(graph.inputs, inputs):
-            values[v.name] = x
+        values.update(zip(in_names, inputs))
         frame = Frame(values, parent)
         self._execute(plan, frame)
-        out = []
-        for v in graph.outputs:
-            try:
-                out.append(frame.get(v.name))
-            except KeyError:
-                raise ExecError(f"{graph.path}: output {v.name!r} was not computed") from None
-        return out
+        try:
+            return [values[n] if n in values else frame.get(n) for n in out_names]
+        except KeyError as e:
+            raise ExecError(f"{graph.path}: output {e.args[0]!r} was not computed") from None
 
     def _opsets_of(self, graph: Graph) -> dict:
         root = graph._root()
