@@ -12,15 +12,19 @@ from ._tensor_util import ints, norm_axes, norm_axis, scalar
 
 def _slice(data, starts, ends, axes, steps):
     starts, ends = ints(starts), ints(ends)
-    axes = norm_axes(axes, data.ndim) if axes is not None else list(range(len(starts)))
-    steps = ints(steps) if steps is not None else [1] * len(starts)
+    axes = norm_axes(axes, data.ndim) if axes is not None else range(len(starts))
+    steps = ints(steps) if steps is not None else None
     index = [slice(None)] * data.ndim
     # ONNX's rules (negative values count from the end, then clamp to the
     # dimension, differently for negative steps) are exactly Python's.
-    for a, s, e, st in zip(axes, starts, ends, steps):
-        if st == 0:
-            raise ValueError("Slice step cannot be 0")
-        index[a] = slice(s, e, st)
+    if steps is None:
+        for a, s, e in zip(axes, starts, ends):
+            index[a] = slice(s, e)
+    else:
+        for a, s, e, st in zip(axes, starts, ends, steps):
+            if st == 0:
+                raise ValueError("Slice step cannot be 0")
+            index[a] = slice(s, e, st)
     return data[tuple(index)]
 
 
