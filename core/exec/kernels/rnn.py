@@ -13,13 +13,10 @@ from ..registry import kernel
 
 
 def _sigmoid(x):
-    # split by sign so exp never overflows
-    out = np.empty_like(x)
-    pos = x >= 0
-    out[pos] = 1.0 / (1.0 + np.exp(-x[pos]))
-    e = np.exp(x[~pos])
-    out[~pos] = e / (1.0 + e)
-    return out
+    # exp(-|x|) never overflows; 1/(1+e) for x >= 0 and e/(1+e) below keep
+    # full relative precision on both sides (no boolean-mask copies)
+    e = np.exp(-np.abs(x))
+    return np.where(x >= 0, 1, e) / (1 + e)
 
 
 _ACTIVATIONS = {
