@@ -18,6 +18,7 @@ from .table import (  # noqa: F401
     bind,
     bind_version,
     canonical_domain,
+    doc_url,
     get,
     imported_version,
     operators,
@@ -27,5 +28,5 @@ from .table import (  # noqa: F401
 from .typestr import allowed_set, matches_any, normalize, type_matches, type_string  # noqa: F401
 
 __all__ = ["DEFAULT_DOMAIN", "KNOWN_DOMAINS", "UNBOUNDED", "AttrSpec", "Formal", "OpSchema", "all_schemas",
-           "allowed_set", "bind", "bind_version", "canonical_domain", "get", "imported_version",
+           "allowed_set", "bind", "bind_version", "canonical_domain", "doc_url", "get", "imported_version",
            "matches_any", "normalize", "operators", "type_matches", "type_string", "versions", "why_unbound"]

@@ -23,10 +23,17 @@ UNBOUNDED = -1   # max_input / max_output of variadic operators
 
 _DOC_PAGE_PREFIX = {
     "": "onnx__",
+    "ai.onnx": "onnx__",
     "ai.onnx.ml": "onnx_aionnxml_",
     "ai.onnx.preview": "onnx_aionnxpreview_",
     "ai.onnx.preview.training": "onnx_aionnxpreviewtraining_",
 }
+
+
+def doc_url(domain: str, op_type: str) -> str | None:
+    """The operator's page on onnx.ai; None for domains onnx.ai does not document."""
+    prefix = _DOC_PAGE_PREFIX.get(domain)
+    return None if prefix is None else f"https://onnx.ai/onnx/operators/{prefix}{op_type}.html"
 
 
 def canonical_domain(domain: str) -> str:
@@ -81,8 +88,7 @@ class OpSchema:
 
     @property
     def doc_url(self) -> str:
-        prefix = _DOC_PAGE_PREFIX.get(self.domain, "onnx__")
-        return f"https://onnx.ai/onnx/operators/{prefix}{self.name}.html"
+        return doc_url(self.domain, self.name) or ""
 
     @property
     def key(self) -> str:

@@ -3,6 +3,8 @@ from __future__ import annotations
 
 import html
 
+from ...core import schemas
+
 
 def esc(text) -> str:
     return html.escape(str(text))
@@ -30,10 +32,6 @@ a { text-decoration: none; }
 
 def operator_url(op_type: str, domain: str) -> str | None:
     """The operator's page on onnx.ai for the standard domains."""
-    if domain in ("", "ai.onnx"):
-        return f"https://onnx.ai/onnx/operators/onnx__{op_type}.html"
-    if domain == "ai.onnx.ml":
-        return f"https://onnx.ai/onnx/operators/onnx_aionnxml_{op_type}.html"
-    if domain == "ai.onnx.preview.training":
-        return f"https://onnx.ai/onnx/operators/onnx_aionnxpreviewtraining_{op_type}.html"
-    return None
+    return schemas.doc_url(domain, op_type)
+
+
