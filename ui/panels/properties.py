@@ -12,6 +12,7 @@ from PySide6.QtGui import QDesktopServices
 from PySide6.QtWidgets import QSplitter, QTextBrowser, QVBoxLayout, QWidget
 from PySide6.QtCore import Qt
 
+from ...core.summary import human_bytes
 from ..canvas.scene import value_type_text
 from .html import STYLE, esc, operator_url, section, table
 from .tensor_view import TensorView, tensor_stats
@@ -216,7 +217,7 @@ class PropertiesPanel(QWidget):
 
     def _initializer_section(self, tensor) -> str:
         rows = [("dtype", esc(getattr(tensor.dtype, "name", tensor.dtype))),
-                ("shape", esc(list(tensor.shape))), ("size", _bytes(tensor.nbytes))]
+                ("shape", esc(list(tensor.shape))), ("size", human_bytes(tensor.nbytes))]
         if tensor.is_external:
             rows.append(("stored in", esc(tensor.external_location)))
         try:
@@ -244,10 +245,3 @@ def _short(value) -> str:
     text = str(value)
     return text if len(text) <= 200 else text[:200] + "…"
 
-
-def _bytes(n: int) -> str:
-    for unit in ("B", "KB", "MB", "GB"):
-        if n < 1024 or unit == "GB":
-            return f"{n:.0f} {unit}" if unit == "B" else f"{n:.1f} {unit}"
-        n /= 1024
-    return f"{n} B"
