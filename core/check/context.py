@@ -31,10 +31,18 @@ class Context:
     # (node domain, op_type) -> OpSchema | None under `opsets`; shared by
     # sub-contexts with the same opsets.
     schema_cache: dict = field(default_factory=dict, repr=False, compare=False)
+    # Node signature keys (memo.node_key) known to pass the node rules under
+    # this context, and derived output types per (op, input types) signature.
+    # Shared only by sub-contexts that differ in nothing the node rules read.
+    clean_nodes: set = field(default_factory=set, repr=False, compare=False)
+    derived_types: dict = field(default_factory=dict, repr=False, compare=False)
 
     def sub(self, **changes) -> "Context":
         if "opsets" in changes:
             changes.setdefault("schema_cache", {})
+        if changes.keys() - {"is_main"}:
+            changes.setdefault("clean_nodes", set())
+            changes.setdefault("derived_types", {})
         return replace(self, **changes)
 
     def version_of(self, domain: str) -> Optional[int]:
@@ -66,7 +74,7 @@ class Scope:
     Sharing the dict between limits is what lets one node be re-checked
     without re-walking the nodes before it.
     """
-    __slots__ = ("defs", "limit", "parent", "types", "graph_path", "inferred")
+    __slots__ = ("defs", "limit", "parent", "types", "graph_path", "inferred", "keys")
 
     def __init__(self, defs: dict, limit: int, parent: Optional["Scope"], types: dict, graph_path: str,
                  inferred: Optional[dict] = None):
@@ -76,6 +84,9 @@ class Scope:
         self.types = types          # name -> declared type string (declared_types)
         self.graph_path = graph_path
         self.inferred = {} if inferred is None else inferred   # name -> type string (elem_types)
+        # Node memo keys computed while deriving types (graph_rules.node_keys);
+        # valid only until the nodes are checked right after, then cleared.
+        self.keys = None
 
     def at(self, limit: int) -> "Scope":
         return Scope(self.defs, limit, self.parent, self.types, self.graph_path, self.inferred)

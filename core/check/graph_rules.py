@@ -13,32 +13,61 @@ from ..proto import onnx_pb2 as pb
 from . import paths
 from .context import Scope, declared_types, proto_type_str
 from .elem_types import output_types
+from .memo import node_key
 from .node_rules import check_node
 from ..ir.dtypes import type_name
 from .tensor_rules import DTYPE_SINCE_IR, check_sparse, check_tensor
 
 _IDENTIFIER = re.compile(r"[A-Za-z_][A-Za-z0-9_]*\Z")
 INPUT_POS, INIT_POS = -2, -1
+# Ops whose derived output type comes from an attribute (elem_types).
+_ATTRIBUTE_TYPED_OPS = frozenset({"Cast", "Constant", "ConstantOfShape"})
+_NO_KEY = object()
 _IR_TYPE_KIND_SINCE = {"optional_type": 8, "sparse_tensor_type": 8}
 
 
 def check_graph(g: pb.GraphProto, gpath: str, ctx, out, parent: Scope | None) -> Scope:
     """Full check of a graph (used for subgraphs and as the reference)."""
     scope = check_structure(g, gpath, ctx, out, parent)
-    for i, node in enumerate(g.node):
-        check_node_at(g, i, scope, ctx, out)
+    keys, scope.keys = scope.keys, None
+    for i in range(len(g.node)):
+        check_node_at(g, i, scope, ctx, out, _NO_KEY if keys is None else keys[i])
     return scope
 
 
-def check_node_at(g, i: int, scope: Scope, ctx, out) -> None:
+def check_node_at(g, i: int, scope: Scope, ctx, out, key=_NO_KEY) -> None:
+    """Check node i (and the subgraphs under it). `key` is the node's memo
+    key when the caller has just computed it (`node_keys`)."""
     node = g.node[i]
-    npath = paths.Lazy(paths.node, scope.graph_path, i, node.op_type, node.name)
     here = scope.at(i)
+    # Nodes bound to a standard signature whose key was already found clean
+    # need no rules at all (see memo.py for what the key covers).
+    if key is _NO_KEY:
+        key = _node_key_at(node, here, ctx.schema_for(node), None, ctx)
+    if key is not None:
+        if key in ctx.clean_nodes:
+            return
+        found_before = len(out.items)
+    npath = paths.Lazy(paths.node, scope.graph_path, i, node.op_type, node.name)
 
     def check_subgraph(sub, spath, _scope):
         check_graph(sub, spath, ctx.sub(is_main=False) if ctx.is_main else ctx, out, here)
 
     check_node(node, npath, here, ctx, out, check_subgraph)
+    if key is not None and len(out.items) == found_before:
+        ctx.clean_nodes.add(key)
+
+
+def _node_key_at(node, here: Scope, schema, ins, ctx):
+    """memo.node_key with the types node rules see at `here` (None: not
+    memoised; only nodes bound to a standard signature are)."""
+    if schema is None:
+        return None
+    type_str = here.type_str
+    if ins is None:
+        ins = tuple(type_str(n, ctx) if n else "" for n in node.input)
+    outs = tuple(type_str(n, ctx) if n else "" for n in node.output)
+    return node_key(node, ins, outs)
 
 
 def _check_io_type(vi, where, ctx, out) -> None:
@@ -183,7 +212,9 @@ def check_structure(g: pb.GraphProto, gpath: str, ctx, out, parent: Scope | None
     scope = Scope(defs, 1 << 62, parent, types, gpath)
     _check_def_use(g, gpath, scope, out)
     if not ctx.in_function:
-        infer_elem_types(g, scope, ctx)
+        # Derived types and node memo keys in one pass; whoever checks the
+        # nodes next takes the keys (Scope.keys) and clears them.
+        scope.keys = node_keys(g, scope, ctx)
 
     for k, vi in enumerate(g.output):
         where = paths.graph_output(gpath, k, vi.name)
@@ -229,31 +260,66 @@ def check_structure(g: pb.GraphProto, gpath: str, ctx, out, parent: Scope | None
 def infer_node(g, i: int, scope: Scope, ctx) -> list:
     """Derived output types of node i; records them for undeclared outputs.
     Returns the names whose derived type changed."""
-    node = g.node[i]
+    return _infer(g.node[i], i, scope, ctx, want_key=False)[0]
+
+
+def _infer(node, i, scope: Scope, ctx, want_key: bool):
+    """(names whose derived type changed, memo key or None if not wanted).
+    One pass serves both so the input types are looked up once."""
     types = scope.types
+    schema = ctx.schema_for(node)
+    here = None
+    ins = None
     for o in node.output:
         if o and o not in types:
             break
     else:
-        return []       # every output declared: nothing to derive
+        # Every output declared: nothing to derive.
+        if not want_key:
+            return [], None
+        here = scope.at(i)
+        return [], _node_key_at(node, here, schema, None, ctx)
     here = scope.at(i)
-    outs = output_types(node, ctx.schema_for(node), lambda n: here.type_str(n, ctx))
+    if schema is None:
+        outs = [None] * len(node.output)
+    elif node.op_type in _ATTRIBUTE_TYPED_OPS:
+        outs = output_types(node, schema, lambda n: here.type_str(n, ctx))
+    else:
+        # Without attributes in play, the derived types follow from the
+        # signature and the input types alone: derive once per signature.
+        type_str = here.type_str
+        ins = tuple(type_str(n, ctx) if n else "" for n in node.input)
+        sig = (node.op_type, node.domain, len(node.output), ins)
+        outs = ctx.derived_types.get(sig)
+        if outs is None:
+            known = dict(zip(node.input, ins))
+            outs = ctx.derived_types[sig] = output_types(node, schema, known.get)
     changed = []
+    inferred = scope.inferred
+    defs = scope.defs
     for name, t in zip(node.output, outs):
-        if not name or name in scope.types or scope.defs.get(name) != i:
+        if not name or name in types or defs.get(name) != i:
             continue
-        if scope.inferred.get(name) != t:
+        if inferred.get(name) != t:
             changed.append(name)
             if t is None:
-                scope.inferred.pop(name, None)
+                inferred.pop(name, None)
             else:
-                scope.inferred[name] = t
-    return changed
+                inferred[name] = t
+    # The node's own derived output types are not visible at its position
+    # (type_str), so the key computed now equals the one a check would.
+    return changed, (_node_key_at(node, here, schema, ins, ctx) if want_key else None)
+
+
+def node_keys(g, scope: Scope, ctx) -> list:
+    """Derive element types through the graph in order, returning each
+    node's memo key (as check_node_at would compute it)."""
+    return [_infer(node, i, scope, ctx, True)[1] for i, node in enumerate(g.node)]
 
 
 def infer_elem_types(g, scope: Scope, ctx) -> None:
-    for i in range(len(g.node)):
-        infer_node(g, i, scope, ctx)
+    for i, node in enumerate(g.node):
+        _infer(node, i, scope, ctx, False)
 
 
 def _check_def_use(g, gpath, scope: Scope, out) -> None:

@@ -19,7 +19,7 @@ from ..proto import onnx_pb2 as pb
 from .context import Context
 from .diagnostics import Collector
 from .function_rules import check_functions, check_training_info, function_key
-from .graph_rules import check_node_at, check_structure, infer_node
+from .graph_rules import _NO_KEY, check_node_at, check_structure, infer_node
 from .model_rules import check_model_fields, imported_opsets
 
 
@@ -46,9 +46,13 @@ class CheckSession:
         """Re-check everything."""
         self._ctx = self._context()
         self._units = {"model": self._run(lambda out: check_model_fields(self.model, out))}
-        self._check_graph_structure()
+        keys = self._check_graph_structure()
+        clean = self._ctx.clean_nodes
         for i in range(len(self.model.graph.node)):
-            self._check_node(i)
+            key = _NO_KEY if keys is None else keys[i]
+            if key is not None and key in clean:
+                continue     # a clean signature: no unit entry means no diagnostics
+            self._check_node(i, key)
         self._check_functions()
         self._check_training()
         return self.diagnostics
@@ -148,6 +152,10 @@ class CheckSession:
             self._scope = Scope({}, 1 << 62, None, {}, "graph")
         self._index = None      # consumers / subgraph holders, built on first re-check
         self._labels = [(n.op_type, n.name) for n in self.model.graph.node]
+        # Memo keys are only valid before anything else changes: hand them to
+        # full() and never keep them.
+        keys, self._scope.keys = self._scope.keys, None
+        return keys
 
     def _consumers_and_holders(self):
         if self._index is None:
@@ -163,9 +171,9 @@ class CheckSession:
             self._index = (consumers, holders)
         return self._index
 
-    def _check_node(self, i: int) -> None:
+    def _check_node(self, i: int, key=_NO_KEY) -> None:
         self._units[("node", i)] = self._run(
-            lambda out: check_node_at(self.model.graph, i, self._scope, self._ctx, out), f"graph/node[{i}]")
+            lambda out: check_node_at(self.model.graph, i, self._scope, self._ctx, out, key), f"graph/node[{i}]")
 
     def _check_functions(self) -> None:
         self._units["functions"] = self._run(lambda out: check_functions(self.model, self._ctx, out), "functions")
