@@ -1,0 +1,134 @@
+"""The node-signature memo (core/check/memo.py) never hides a finding: a node
+that repeats a clean signature except for one thing a rule reads is still
+reported, and memoised checks equal unmemoised ones."""
+from __future__ import annotations
+
+import pathlib
+import random
+
+import numpy as np
+import pytest
+from onnx import TensorProto, helper, numpy_helper
+
+from onnxstudio.core.check import CheckSession, check
+from onnxstudio.core.check import graph_rules
+from onnxstudio.core.proto import onnx_pb2 as pb
+
+SHARED = pathlib.Path("/work/shared/models")
+
+
+def _ours(onnx_model) -> pb.ModelProto:
+    m = pb.ModelProto()
+    m.ParseFromString(onnx_model.SerializeToString())
+    return m
+
+
+def _model(nodes, inputs, outputs, opset=17, **kw):
+    g = helper.make_graph(nodes, "g", inputs, outputs, **kw)
+    return _ours(helper.make_model(g, opset_imports=[helper.make_opsetid("", opset)]))
+
+
+def _vi(name, elem=TensorProto.FLOAT):
+    return helper.make_tensor_value_info(name, elem, [2])
+
+
+def _unmemoised(model, monkeypatch):
+    with monkeypatch.context() as m:
+        m.setattr(graph_rules, "node_key", lambda node, ins, outs: None)
+        return check(model)
+
+
+def _found(diags):
+    return {(d.code, d.path) for d in diags}
+
+
+def test_repeated_signature_keeps_later_errors():
+    # Five LeakyRelu nodes share one clean signature; two of them carry an
+    # attribute the operator does not have.
+    nodes, prev = [], "x"
+    for k in range(5):
+        extra = {"beta": 1.0} if k in (2, 4) else {}
+        nodes.append(helper.make_node("LeakyRelu", [prev], [f"r{k}"], name=f"n{k}", alpha=0.1, **extra))
+        prev = f"r{k}"
+    found = _found(check(_model(nodes, [_vi("x")], [_vi(prev)])))
+    assert found == {("attr.unknown", 'graph/node[2] LeakyRelu "n2"/attribute "beta"'),
+                     ("attr.unknown", 'graph/node[4] LeakyRelu "n4"/attribute "beta"')}
+
+
+def test_same_op_and_attributes_with_other_input_types():
+    nodes = [helper.make_node("Add", ["a", "b"], ["s0"], name="ok"),
+             helper.make_node("Add", ["a", "i"], ["s1"], name="mixed"),
+             helper.make_node("Add", ["a", "b"], ["s2"], name="ok_again")]
+    model = _model(nodes, [_vi("a"), _vi("b"), _vi("i", TensorProto.INT64)],
+                   [_vi("s0"), _vi("s1"), _vi("s2")])
+    found = _found(check(model))
+    assert found == {("node.type-mismatch", 'graph/node[1] Add "mixed"/input[1] "i"')}
+
+
+def test_constants_with_equal_dims_are_checked_each():
+    good = numpy_helper.from_array(np.ones(4, np.float32), "c0")
+    renamed = numpy_helper.from_array(np.zeros(4, np.float32), "c2")
+    short = numpy_helper.from_array(np.ones(4, np.float32), "c1")
+    short.raw_data = short.raw_data[:12]          # 3 floats for dims [4]
+    nodes = [helper.make_node("Constant", [], [f"k{j}"], name=f"c{j}", value=t)
+             for j, t in enumerate((good, short, renamed))]
+    outs = [helper.make_tensor_value_info(f"k{j}", TensorProto.FLOAT, [4]) for j in range(3)]
+    found = _found(check(_model(nodes, [], outs)))
+    assert found == {("tensor.data-length", 'graph/node[1] Constant "c1"/attribute "value"')}
+
+
+def test_subgraph_holders_are_never_memoised():
+    # Two If nodes with byte-identical branches; only the second sits where
+    # the outer name the branches read is not yet defined.
+    def branch():
+        return helper.make_graph([helper.make_node("Identity", ["late"], ["o"])], "b", [], [_vi("o")])
+    cond = helper.make_tensor_value_info("c", TensorProto.BOOL, [])
+    nodes = [helper.make_node("Identity", ["x"], ["late"], name="def"),
+             helper.make_node("If", ["c"], ["y0"], name="if0", then_branch=branch(), else_branch=branch()),
+             helper.make_node("If", ["c"], ["y1"], name="if1", then_branch=branch(), else_branch=branch())]
+    nodes = [nodes[1], nodes[0], nodes[2]]    # if0 now comes before "late" is defined
+    found = _found(check(_model(nodes, [cond, _vi("x")], [_vi("y0"), _vi("y1")])))
+    assert {c for c, _ in found} == {"graph.undefined-input"}
+    assert all(p.startswith('graph/node[0] If "if0"') for _, p in found)
+    assert len(found) == 2                      # one per branch
+
+
+@pytest.mark.parametrize("path", sorted(SHARED.glob("*/model.onnx")), ids=lambda p: p.parent.name)
+def test_shared_models_equal_unmemoised(path, monkeypatch):
+    model = pb.ModelProto()
+    model.ParseFromString(path.read_bytes())
+    assert check(model) == _unmemoised(model, monkeypatch)
+
+
+def test_random_edits_of_repeated_nodes_equal_unmemoised(monkeypatch):
+    # A chain of near-identical blocks; each round breaks or repairs one
+    # thing in one block and compares memoised with unmemoised results.
+    nodes, prev = [], "x"
+    for k in range(8):
+        nodes += [helper.make_node("Conv", [prev, "w"], [f"c{k}"], name=f"conv{k}", pads=[1, 1], kernel_shape=[3]),
+                  helper.make_node("LeakyRelu", [f"c{k}"], [f"r{k}"], name=f"act{k}", alpha=0.1),
+                  helper.make_node("Cast", [f"r{k}"], [f"t{k}"], name=f"cast{k}", to=TensorProto.FLOAT),
+                  helper.make_node("Add", [f"t{k}", prev], [f"a{k}"], name=f"add{k}")]
+        prev = f"a{k}"
+    w = numpy_helper.from_array(np.ones((2, 2, 3), np.float32), "w")
+    x = helper.make_tensor_value_info("x", TensorProto.FLOAT, [1, 2, 5])
+    model = _model(nodes, [x], [helper.make_tensor_value_info(prev, TensorProto.FLOAT, [1, 2, 5])],
+                   initializer=[w])
+    rng = random.Random(3)
+    A = pb.AttributeProto
+    for _ in range(40):
+        node = model.graph.node[rng.randrange(len(model.graph.node))]
+        what = rng.randrange(4)
+        if what == 0 and len(node.attribute):
+            a = node.attribute[0]
+            a.type = rng.choice([A.INT, A.FLOAT, A.INTS, A.FLOATS])
+        elif what == 1:
+            node.attribute.add(name=rng.choice(["alpha", "to", "group", "extra"]), type=A.INT, i=rng.randrange(3))
+        elif what == 2 and node.op_type == "Cast":
+            for a in node.attribute:
+                if a.name == "to":
+                    a.i = rng.choice([TensorProto.FLOAT, TensorProto.INT64, TensorProto.DOUBLE])
+        else:
+            node.op_type = rng.choice(["Relu", "Add", "Identity", "Cast"])
+        session = CheckSession(model)
+        assert session.diagnostics == _unmemoised(model, monkeypatch)
