@@ -13,15 +13,13 @@ from ..proto import onnx_pb2 as pb
 from . import paths
 from .context import Scope, declared_types, proto_type_str
 from .elem_types import output_types
-from .memo import node_key
+from .memo import ATTRIBUTE_TYPED_OPS as _ATTRIBUTE_TYPED_OPS, derive_and_key, node_key
 from .node_rules import check_node
 from ..ir.dtypes import type_name
 from .tensor_rules import DTYPE_SINCE_IR, check_sparse, check_tensor
 
 _IDENTIFIER = re.compile(r"[A-Za-z_][A-Za-z0-9_]*\Z")
 INPUT_POS, INIT_POS = -2, -1
-# Ops whose derived output type comes from an attribute (elem_types).
-_ATTRIBUTE_TYPED_OPS = frozenset({"Cast", "Constant", "ConstantOfShape"})
 _NO_KEY = object()
 _IR_TYPE_KIND_SINCE = {"optional_type": 8, "sparse_tensor_type": 8}
 
@@ -214,7 +212,7 @@ def check_structure(g: pb.GraphProto, gpath: str, ctx, out, parent: Scope | None
     if not ctx.in_function:
         # Derived types and node memo keys in one pass; whoever checks the
         # nodes next takes the keys (Scope.keys) and clears them.
-        scope.keys = node_keys(g, scope, ctx)
+        scope.keys = derive_and_key(g, scope, ctx)
 
     for k, vi in enumerate(g.output):
         where = paths.graph_output(gpath, k, vi.name)
@@ -309,12 +307,6 @@ def _infer(node, i, scope: Scope, ctx, want_key: bool):
     # The node's own derived output types are not visible at its position
     # (type_str), so the key computed now equals the one a check would.
     return changed, (_node_key_at(node, here, schema, ins, ctx) if want_key else None)
-
-
-def node_keys(g, scope: Scope, ctx) -> list:
-    """Derive element types through the graph in order, returning each
-    node's memo key (as check_node_at would compute it)."""
-    return [_infer(node, i, scope, ctx, True)[1] for i, node in enumerate(g.node)]
 
 
 def infer_elem_types(g, scope: Scope, ctx) -> None:

@@ -18,7 +18,11 @@ than their own fields get no key (None):
 """
 from __future__ import annotations
 
+import re
+
+from .. import schemas
 from ..proto import onnx_pb2 as pb
+from .elem_types import output_types
 
 _A = pb.AttributeProto.DESCRIPTOR.fields_by_name
 _T = pb.TensorProto.DESCRIPTOR.fields_by_name
@@ -32,6 +36,23 @@ _T_DATA = frozenset(_T[f].number for f in ("float_data", "int32_data", "string_d
                                            "double_data", "uint64_data", "raw_data"))
 _T_EXTERNAL_DATA = _T["external_data"].number
 _EXTERNAL = pb.TensorProto.EXTERNAL
+
+
+def _tag(number: int) -> bytes:
+    """Wire tag of a length-delimited field, as a serialised message has it."""
+    value, out = (number << 3) | 2, bytearray()
+    while True:
+        byte, value = value & 0x7F, value >> 7
+        out.append(byte | (0x80 if value else 0))
+        if not value:
+            return bytes(out)
+
+
+# Any tag byte of a tensor or graph field in an attribute's bytes sends it
+# down the exact (slower) path; a false alarm inside a value only costs time.
+_PAYLOAD_TAG = re.compile(b"|".join(re.escape(_tag(n)) for n in sorted(_ATTR_UNKEYED | {_ATTR_TENSOR})))
+# Ops whose derived output type comes from an attribute (elem_types).
+ATTRIBUTE_TYPED_OPS = frozenset({"Cast", "Constant", "ConstantOfShape"})
 
 
 def tensor_key(t):
@@ -52,6 +73,9 @@ def tensor_key(t):
 def attribute_key(a):
     """A hashable stand-in for everything the rules read of one attribute,
     or None when the attribute's checks must not be memoised."""
+    data = a.SerializeToString()
+    if _PAYLOAD_TAG.search(data) is None:
+        return data         # small scalars and lists: the bytes are an exact key
     fields = a.ListFields()
     tensor = None
     for fd, value in fields:
@@ -61,8 +85,7 @@ def attribute_key(a):
         elif number in _ATTR_UNKEYED:
             return None
     if tensor is None:
-        # Small scalars and lists: the bytes are the cheapest exact key.
-        return a.SerializeToString()
+        return data
     tkey = tensor_key(tensor)
     if tkey is None:
         return None
@@ -96,3 +119,75 @@ def node_key(node, ins: tuple, outs: tuple):
         attrs = ()
     return (node.op_type, node.domain, node.overload, len(node.metadata_props),
             len(node.device_configurations), attrs, ins, outs)
+
+
+def derive_and_key(g, scope, ctx) -> list:
+    """Derive element types through graph `g` in node order (as
+    graph_rules.infer_elem_types does, recording them in scope.inferred) and
+    return each node's memo key as graph_rules.check_node_at would compute
+    it. The full check's hot loop: one pass, each actual's type looked up
+    once, no per-node scope objects."""
+    types = scope.types
+    types_get = types.get
+    inferred = scope.inferred
+    defs = scope.defs
+    defs_get = defs.get
+    parent = scope.parent
+    lookup = ctx.type_lookup
+    gpath = scope.graph_path
+    schema_for = ctx.schema_for
+    derived = ctx.derived_types
+
+    def type_at(name, i):
+        # Scope.type_str at position i, spelled out for the common cases.
+        t = types_get(name)
+        if t is not None:
+            return t
+        t = inferred.get(name)
+        if t is not None and defs_get(name, -3) < i:
+            return t
+        if parent is not None and name not in defs:
+            return scope.at(i).type_str(name, ctx)
+        if lookup is None:
+            return None
+        t = lookup(gpath, name)
+        return schemas.type_string(t) if t is not None else None
+
+    keys = []
+    for i, node in enumerate(g.node):
+        schema = schema_for(node)
+        outputs = node.output
+        derive = False
+        for o in outputs:
+            if o and o not in types:
+                derive = True
+                break
+        if schema is None:
+            outs = None
+            keys.append(None)
+        else:
+            ins = tuple([type_at(n, i) if n else "" for n in node.input])
+            if not derive:
+                outs = None
+            elif node.op_type in ATTRIBUTE_TYPED_OPS:
+                outs = output_types(node, schema, lambda n, i=i: type_at(n, i))
+            else:
+                sig = (node.op_type, node.domain, len(outputs), ins)
+                outs = derived.get(sig)
+                if outs is None:
+                    known = dict(zip(node.input, ins))
+                    outs = derived[sig] = output_types(node, schema, known.get)
+        if derive:
+            for k, name in enumerate(outputs):
+                if not name or name in types or defs_get(name) != i:
+                    continue
+                t = None if outs is None else outs[k]
+                if t is None:
+                    inferred.pop(name, None)
+                else:
+                    inferred[name] = t
+        if schema is not None:
+            # A node's own derived outputs are not visible at its position,
+            # so these are the types its check sees.
+            keys.append(node_key(node, ins, tuple([type_at(o, i) if o else "" for o in outputs])))
+    return keys

@@ -132,3 +132,36 @@ def test_random_edits_of_repeated_nodes_equal_unmemoised(monkeypatch):
             node.op_type = rng.choice(["Relu", "Add", "Identity", "Cast"])
         session = CheckSession(model)
         assert session.diagnostics == _unmemoised(model, monkeypatch)
+
+
+def _backend_and_shared_models():
+    from backend_data import all_cases
+    paths = [c.model_path for c in all_cases()][::7] + sorted(SHARED.glob("*/model.onnx"))
+    return paths
+
+
+def test_one_pass_derivation_equals_node_by_node():
+    # derive_and_key (the full check's loop) must leave exactly the derived
+    # types infer_elem_types does, and its keys must be those check_node_at
+    # computes at each position.
+    from onnxstudio.core.check.context import Context, Scope
+    from onnxstudio.core.check.diagnostics import Collector
+    from onnxstudio.core.check.memo import derive_and_key
+    from onnxstudio.core.check.model_rules import imported_opsets
+    compared = 0
+    for path in _backend_and_shared_models():
+        model = pb.ModelProto()
+        model.ParseFromString(pathlib.Path(path).read_bytes())
+        opsets = imported_opsets(model)
+        ctx = Context(ir_version=model.ir_version, opsets=opsets, model_opsets=opsets)
+        scope = graph_rules.check_structure(model.graph, "graph", ctx, Collector(), None)
+        fast = dict(scope.inferred)
+        keys = derive_and_key(model.graph, Scope(scope.defs, scope.limit, None, scope.types, "graph"), ctx)
+        scope.inferred.clear()
+        graph_rules.infer_elem_types(model.graph, scope, ctx)
+        assert fast == scope.inferred, path
+        for i, node in enumerate(model.graph.node):
+            here = scope.at(i)
+            assert keys[i] == graph_rules._node_key_at(node, here, ctx.schema_for(node), None, ctx), (path, i)
+        compared += 1
+    assert compared > 20
