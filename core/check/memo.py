@@ -73,9 +73,11 @@ def tensor_key(t):
 def attribute_key(a):
     """A hashable stand-in for everything the rules read of one attribute,
     or None when the attribute's checks must not be memoised."""
-    data = a.SerializeToString()
-    if _PAYLOAD_TAG.search(data) is None:
-        return data         # small scalars and lists: the bytes are an exact key
+    data = None
+    if not a.HasField("t"):
+        data = a.SerializeToString()
+        if _PAYLOAD_TAG.search(data) is None:
+            return data         # small scalars and lists: the bytes are an exact key
     fields = a.ListFields()
     tensor = None
     for fd, value in fields:
@@ -85,7 +87,7 @@ def attribute_key(a):
         elif number in _ATTR_UNKEYED:
             return None
     if tensor is None:
-        return data
+        return data if data is not None else a.SerializeToString()
     tkey = tensor_key(tensor)
     if tkey is None:
         return None
