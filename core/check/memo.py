@@ -104,21 +104,29 @@ def _hashable(value):
     return tuple(_hashable(v) for v in value)     # a repeated field
 
 
-def node_key(node, ins: tuple, outs: tuple):
+def attributes_key(node):
+    """attribute_key of every attribute of the node in order, or None."""
+    if not len(node.attribute):
+        return ()
+    attrs = []
+    for a in node.attribute:
+        k = attribute_key(a)
+        if k is None:
+            return None
+        attrs.append(k)
+    return tuple(attrs)
+
+
+def node_key(node, ins: tuple, outs: tuple, attrs=False):
     """Key for the node rules of `node`, or None when they must run.
 
     `ins` / `outs` are the element types the rules see for the actuals
-    (None: unknown, "": an empty actual)."""
-    if len(node.attribute):
-        attrs = []
-        for a in node.attribute:
-            k = attribute_key(a)
-            if k is None:
-                return None
-            attrs.append(k)
-        attrs = tuple(attrs)
-    else:
-        attrs = ()
+    (None: unknown, "": an empty actual); `attrs` is attributes_key(node)
+    when the caller has it."""
+    if attrs is False:
+        attrs = attributes_key(node)
+    if attrs is None:
+        return None
     return (node.op_type, node.domain, node.overload, len(node.metadata_props),
             len(node.device_configurations), attrs, ins, outs)
 
@@ -128,7 +136,7 @@ def derive_and_key(g, scope, ctx) -> list:
     graph_rules.infer_elem_types does, recording them in scope.inferred) and
     return each node's memo key as graph_rules.check_node_at would compute
     it. The full check's hot loop: one pass, each actual's type looked up
-    once, no per-node scope objects."""
+    once, derived types once per signature, no per-node scope objects."""
     types = scope.types
     types_get = types.get
     inferred = scope.inferred
@@ -155,7 +163,18 @@ def derive_and_key(g, scope, ctx) -> list:
         t = lookup(gpath, name)
         return schemas.type_string(t) if t is not None else None
 
+    def record(outputs, outs, i):
+        for k, name in enumerate(outputs):
+            if not name or name in types or defs_get(name) != i:
+                continue
+            t = None if outs is None else outs[k]
+            if t is None:
+                inferred.pop(name, None)
+            else:
+                inferred[name] = t
+
     keys = []
+    append = keys.append
     for i, node in enumerate(g.node):
         schema = schema_for(node)
         outputs = node.output
@@ -165,31 +184,35 @@ def derive_and_key(g, scope, ctx) -> list:
                 derive = True
                 break
         if schema is None:
-            outs = None
-            keys.append(None)
-        else:
-            ins = tuple([type_at(n, i) if n else "" for n in node.input])
-            if not derive:
-                outs = None
-            elif node.op_type in ATTRIBUTE_TYPED_OPS:
-                outs = output_types(node, schema, lambda n, i=i: type_at(n, i))
-            else:
-                sig = (node.op_type, node.domain, len(outputs), ins)
-                outs = derived.get(sig)
-                if outs is None:
-                    known = dict(zip(node.input, ins))
-                    outs = derived[sig] = output_types(node, schema, known.get)
+            if derive:
+                record(outputs, None, i)
+            append(None)
+            continue
+        op = node.op_type
+        inputs = node.input
+        ins = tuple([type_at(n, i) if n else "" for n in inputs])
+        attrs = attributes_key(node)
         if derive:
-            for k, name in enumerate(outputs):
-                if not name or name in types or defs_get(name) != i:
-                    continue
-                t = None if outs is None else outs[k]
-                if t is None:
-                    inferred.pop(name, None)
-                else:
-                    inferred[name] = t
-        if schema is not None:
+            if op not in ATTRIBUTE_TYPED_OPS:
+                sig = (op, node.domain, len(outputs), ins)
+            elif attrs is not None:
+                # The attribute key holds all _from_attributes reads
+                # (Cast's "to", the tensor's data_type).
+                sig = (op, node.domain, len(outputs), ins, attrs)
+            else:
+                sig = None
+            outs = None if sig is None else derived.get(sig)
+            if outs is None:
+                known = dict(zip(inputs, ins))
+                outs = output_types(node, schema, known.get)
+                if sig is not None:
+                    derived[sig] = outs
+            record(outputs, outs, i)
+        if attrs is None:
+            append(None)
+        else:
             # A node's own derived outputs are not visible at its position,
             # so these are the types its check sees.
-            keys.append(node_key(node, ins, tuple([type_at(o, i) if o else "" for o in outputs])))
+            append((op, node.domain, node.overload, len(node.metadata_props), len(node.device_configurations),
+                    attrs, ins, tuple([type_at(o, i) if o else "" for o in outputs])))
     return keys
