@@ -27,6 +27,7 @@ from .elem_types import output_types
 _A = pb.AttributeProto.DESCRIPTOR.fields_by_name
 _T = pb.TensorProto.DESCRIPTOR.fields_by_name
 _ATTR_TENSOR = _A["t"].number
+_NAME_FIELD, _TYPE_FIELD = _A["name"], _A["type"]
 # Attribute fields whose content makes a node's result depend on more than
 # the node itself (or would make the key as costly as the check).
 _ATTR_UNKEYED = frozenset(_A[f].number for f in ("g", "graphs", "tensors", "sparse_tensor", "sparse_tensors"))
@@ -91,6 +92,9 @@ def attribute_key(a):
     tkey = tensor_key(tensor)
     if tkey is None:
         return None
+    if len(fields) == 3 and fields[0][0] is _NAME_FIELD and fields[2][0] is _TYPE_FIELD:
+        # The usual form (name, t, type): nothing else is set.
+        return (tkey, fields[0][1], fields[2][1])
     # Everything but the tensor exactly, the tensor by what is checked of it
     # (Constant tensors carry unique names and data, which no rule reads).
     return (tkey, *((fd.number, _hashable(value)) for fd, value in fields if fd.number != _ATTR_TENSOR))
@@ -147,6 +151,9 @@ def derive_and_key(g, scope, ctx) -> list:
     gpath = scope.graph_path
     schema_for = ctx.schema_for
     derived = ctx.derived_types
+    has_field = pb.AttributeProto.HasField
+    serialize = pb.AttributeProto.SerializeToString
+    search_payload = _PAYLOAD_TAG.search
 
     def type_at(name, i):
         # Scope.type_str at position i, spelled out for the common cases.
@@ -191,7 +198,18 @@ def derive_and_key(g, scope, ctx) -> list:
         op = node.op_type
         inputs = node.input
         ins = tuple([type_at(n, i) if n else "" for n in inputs])
-        attrs = attributes_key(node)
+        # attributes_key, with its common case (no tensor, no graph) inline.
+        attrs = []
+        for a in node.attribute:
+            k = None if has_field(a, "t") else serialize(a)
+            if k is None or search_payload(k) is not None:
+                k = attribute_key(a)
+                if k is None:
+                    attrs = None
+                    break
+            attrs.append(k)
+        if attrs is not None:
+            attrs = tuple(attrs)
         if derive:
             if op not in ATTRIBUTE_TYPED_OPS:
                 sig = (op, node.domain, len(outputs), ins)
