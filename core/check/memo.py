@@ -12,6 +12,7 @@ only ever means "no diagnostics" (a node with findings is always checked in
 full, so its paths and messages are its own). Nodes whose rules read more
 than their own fields get no key (None):
   - graph attributes: subgraph checks depend on the enclosing scope;
+  - attributes over MAX_KEY_BYTES serialised;
   - sparse tensors, tensor lists and external data: not worth the key, and
     external data depends on the file system, which can change between
     re-checks of one session.
@@ -52,6 +53,10 @@ def _tag(number: int) -> bytes:
 # Any tag byte of a tensor or graph field in an attribute's bytes sends it
 # down the exact (slower) path; a false alarm inside a value only costs time.
 _PAYLOAD_TAG = re.compile(b"|".join(re.escape(_tag(n)) for n in sorted(_ATTR_UNKEYED | {_ATTR_TENSOR})))
+# Attributes longer than this (tree ensembles, big lookup tables) are not
+# memoised: such nodes rarely repeat, and keying them costs more than
+# checking them.
+MAX_KEY_BYTES = 512
 # Ops whose derived output type comes from an attribute (elem_types).
 ATTRIBUTE_TYPED_OPS = frozenset({"Cast", "Constant", "ConstantOfShape"})
 
@@ -77,6 +82,8 @@ def attribute_key(a):
     data = None
     if not a.HasField("t"):
         data = a.SerializeToString()
+        if len(data) > MAX_KEY_BYTES:
+            return None
         if _PAYLOAD_TAG.search(data) is None:
             return data         # small scalars and lists: the bytes are an exact key
     fields = a.ListFields()
@@ -201,12 +208,17 @@ def derive_and_key(g, scope, ctx) -> list:
         # attributes_key, with its common case (no tensor, no graph) inline.
         attrs = []
         for a in node.attribute:
-            k = None if has_field(a, "t") else serialize(a)
-            if k is None or search_payload(k) is not None:
+            if has_field(a, "t"):
                 k = attribute_key(a)
-                if k is None:
-                    attrs = None
-                    break
+            else:
+                k = serialize(a)
+                if len(k) > MAX_KEY_BYTES:
+                    k = None
+                elif search_payload(k) is not None:
+                    k = attribute_key(a)
+            if k is None:
+                attrs = None
+                break
             attrs.append(k)
         if attrs is not None:
             attrs = tuple(attrs)

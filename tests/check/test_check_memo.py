@@ -165,3 +165,22 @@ def test_one_pass_derivation_equals_node_by_node():
             assert keys[i] == graph_rules._node_key_at(node, here, ctx.schema_for(node), None, ctx), (path, i)
         compared += 1
     assert compared > 20
+
+
+def test_large_attributes_are_checked_without_a_key():
+    from onnxstudio.core.check.memo import MAX_KEY_BYTES, attribute_key
+    big = helper.make_attribute("weights", [0.5] * MAX_KEY_BYTES)
+    assert attribute_key(_ours_attr(big)) is None
+    nodes = [helper.make_node("LeakyRelu", ["x"], ["r0"], name="a"),
+             helper.make_node("LeakyRelu", ["r0"], ["r1"], name="b")]
+    for n in nodes:
+        n.attribute.append(big)
+    found = _found(check(_model(nodes, [_vi("x")], [_vi("r1")])))
+    assert found == {("attr.unknown", 'graph/node[0] LeakyRelu "a"/attribute "weights"'),
+                     ("attr.unknown", 'graph/node[1] LeakyRelu "b"/attribute "weights"')}
+
+
+def _ours_attr(onnx_attr):
+    a = pb.AttributeProto()
+    a.ParseFromString(onnx_attr.SerializeToString())
+    return a
