@@ -28,8 +28,14 @@ def check_graph(g: pb.GraphProto, gpath: str, ctx, out, parent: Scope | None) ->
     """Full check of a graph (used for subgraphs and as the reference)."""
     scope = check_structure(g, gpath, ctx, out, parent)
     keys, scope.keys = scope.keys, None
-    for i in range(len(g.node)):
-        check_node_at(g, i, scope, ctx, out, _NO_KEY if keys is None else keys[i])
+    if keys is None:
+        for i in range(len(g.node)):
+            check_node_at(g, i, scope, ctx, out)
+        return scope
+    clean = ctx.clean_nodes
+    for i, key in enumerate(keys):
+        if key is None or key not in clean:
+            check_node_at(g, i, scope, ctx, out, key)
     return scope
 
 
