@@ -142,6 +142,9 @@ def node_key(node, ins: tuple, outs: tuple, attrs=False):
             len(node.device_configurations), attrs, ins, outs)
 
 
+_UNSEEN = object()
+
+
 def derive_and_key(g, scope, ctx) -> list:
     """Derive element types through graph `g` in node order (as
     graph_rules.infer_elem_types does, recording them in scope.inferred) and
@@ -161,6 +164,7 @@ def derive_and_key(g, scope, ctx) -> list:
     has_field = pb.AttributeProto.HasField
     serialize = pb.AttributeProto.SerializeToString
     search_payload = _PAYLOAD_TAG.search
+    own_unknown = lookup is None
 
     def type_at(name, i):
         # Scope.type_str at position i, spelled out for the common cases.
@@ -189,9 +193,14 @@ def derive_and_key(g, scope, ctx) -> list:
 
     keys = []
     append = keys.append
+    schema_cache = ctx.schema_cache
     for i, node in enumerate(g.node):
-        schema = schema_for(node)
-        outputs = node.output
+        op = node.op_type
+        domain = node.domain
+        schema = schema_cache.get((domain, op), _UNSEEN)
+        if schema is _UNSEEN:
+            schema = schema_for(node)
+        outputs = list(node.output)
         derive = False
         for o in outputs:
             if o and o not in types:
@@ -202,7 +211,6 @@ def derive_and_key(g, scope, ctx) -> list:
                 record(outputs, None, i)
             append(None)
             continue
-        op = node.op_type
         inputs = node.input
         ins = tuple([type_at(n, i) if n else "" for n in inputs])
         # attributes_key, with its common case (no tensor, no graph) inline.
@@ -224,11 +232,11 @@ def derive_and_key(g, scope, ctx) -> list:
             attrs = tuple(attrs)
         if derive:
             if op not in ATTRIBUTE_TYPED_OPS:
-                sig = (op, node.domain, len(outputs), ins)
+                sig = (op, domain, len(outputs), ins)
             elif attrs is not None:
                 # The attribute key holds all _from_attributes reads
                 # (Cast's "to", the tensor's data_type).
-                sig = (op, node.domain, len(outputs), ins, attrs)
+                sig = (op, domain, len(outputs), ins, attrs)
             else:
                 sig = None
             outs = None if sig is None else derived.get(sig)
@@ -242,7 +250,10 @@ def derive_and_key(g, scope, ctx) -> list:
             append(None)
         else:
             # A node's own derived outputs are not visible at its position,
-            # so these are the types its check sees.
-            append((op, node.domain, node.overload, len(node.metadata_props), len(node.device_configurations),
-                    attrs, ins, tuple([type_at(o, i) if o else "" for o in outputs])))
+            # so these are the types its check sees (an undeclared output
+            # defined here is unknown unless type_lookup knows it).
+            out_types = tuple([(types_get(o) or (None if own_unknown and defs_get(o) == i else type_at(o, i)))
+                               if o else "" for o in outputs])
+            append((op, domain, node.overload, len(node.metadata_props), len(node.device_configurations),
+                    attrs, ins, out_types))
     return keys
