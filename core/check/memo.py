@@ -26,17 +26,11 @@ from ..proto import onnx_pb2 as pb
 from .elem_types import output_types
 
 _A = pb.AttributeProto.DESCRIPTOR.fields_by_name
-_T = pb.TensorProto.DESCRIPTOR.fields_by_name
 _ATTR_TENSOR = _A["t"].number
 _NAME_FIELD, _TYPE_FIELD = _A["name"], _A["type"]
 # Attribute fields whose content makes a node's result depend on more than
 # the node itself (or would make the key as costly as the check).
 _ATTR_UNKEYED = frozenset(_A[f].number for f in ("g", "graphs", "tensors", "sparse_tensor", "sparse_tensors"))
-# The tensor rules read only these, for tensors stored in the file (data
-# fields by their lengths; names and contents never).
-_T_DATA = frozenset(_T[f].number for f in ("float_data", "int32_data", "string_data", "int64_data",
-                                           "double_data", "uint64_data", "raw_data"))
-_T_EXTERNAL_DATA = _T["external_data"].number
 _EXTERNAL = pb.TensorProto.EXTERNAL
 
 
@@ -62,18 +56,13 @@ ATTRIBUTE_TYPED_OPS = frozenset({"Cast", "Constant", "ConstantOfShape"})
 
 
 def tensor_key(t):
-    """What `tensor_rules.check_tensor` reads of an in-file tensor, or None
-    for external data."""
+    """What `tensor_rules.check_tensor` reads of an in-file tensor (element
+    type, dims, the length of each data field), or None for external data."""
     if t.data_location == _EXTERNAL:
         return None
-    parts = [t.data_type, t.data_location, tuple(t.dims)]
-    for fd, value in t.ListFields():
-        number = fd.number
-        if number in _T_DATA:
-            parts.append((number, len(value)))
-        elif number == _T_EXTERNAL_DATA:
-            return None
-    return tuple(parts)
+    # Explicit reads beat ListFields here: it would copy raw_data whole.
+    return (t.data_type, tuple(t.dims), len(t.raw_data), len(t.float_data), len(t.int32_data),
+            len(t.string_data), len(t.int64_data), len(t.double_data), len(t.uint64_data))
 
 
 def attribute_key(a):
