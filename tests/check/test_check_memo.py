@@ -184,3 +184,12 @@ def _ours_attr(onnx_attr):
     a = pb.AttributeProto()
     a.ParseFromString(onnx_attr.SerializeToString())
     return a
+
+
+@pytest.mark.parametrize("path", sorted(SHARED.glob("*/model.onnx"))[:4], ids=lambda p: p.parent.name)
+def test_ir_models_with_inferred_types_equal_unmemoised(path, monkeypatch):
+    # check(ir_model) adds core.infer's types through type_lookup: they are
+    # part of every key, so memoised and unmemoised checks still agree.
+    from onnxstudio import core
+    ir_model = core.load_bytes(path.read_bytes())
+    assert check(ir_model) == _unmemoised(ir_model, monkeypatch)
