@@ -13,7 +13,7 @@ from ..proto import onnx_pb2 as pb
 from . import paths
 from .context import Scope, declared_types, proto_type_str
 from .elem_types import output_types
-from .memo import ATTRIBUTE_TYPED_OPS as _ATTRIBUTE_TYPED_OPS, derive_and_key, node_key
+from .memo import derive_and_key, node_key
 from .node_rules import check_node
 from ..ir.dtypes import type_name
 from .tensor_rules import DTYPE_SINCE_IR, check_sparse, check_tensor
@@ -263,41 +263,21 @@ def check_structure(g: pb.GraphProto, gpath: str, ctx, out, parent: Scope | None
 
 def infer_node(g, i: int, scope: Scope, ctx) -> list:
     """Derived output types of node i; records them for undeclared outputs.
-    Returns the names whose derived type changed."""
-    return _infer(g.node[i], i, scope, ctx, want_key=False)[0]
-
-
-def _infer(node, i, scope: Scope, ctx, want_key: bool):
-    """(names whose derived type changed, memo key or None if not wanted).
-    One pass serves both so the input types are looked up once."""
+    Returns the names whose derived type changed. (The full check derives
+    all nodes at once in memo.derive_and_key; this is the re-check's step.)"""
+    node = g.node[i]
     types = scope.types
-    schema = ctx.schema_for(node)
-    here = None
-    ins = None
     for o in node.output:
         if o and o not in types:
             break
     else:
-        # Every output declared: nothing to derive.
-        if not want_key:
-            return [], None
-        here = scope.at(i)
-        return [], _node_key_at(node, here, schema, None, ctx)
+        return []       # every output declared: nothing to derive
     here = scope.at(i)
+    schema = ctx.schema_for(node)
     if schema is None:
         outs = [None] * len(node.output)
-    elif node.op_type in _ATTRIBUTE_TYPED_OPS:
-        outs = output_types(node, schema, lambda n: here.type_str(n, ctx))
     else:
-        # Without attributes in play, the derived types follow from the
-        # signature and the input types alone: derive once per signature.
-        type_str = here.type_str
-        ins = tuple(type_str(n, ctx) if n else "" for n in node.input)
-        sig = (node.op_type, node.domain, len(node.output), ins)
-        outs = ctx.derived_types.get(sig)
-        if outs is None:
-            known = dict(zip(node.input, ins))
-            outs = ctx.derived_types[sig] = output_types(node, schema, known.get)
+        outs = output_types(node, schema, lambda n: here.type_str(n, ctx))
     changed = []
     inferred = scope.inferred
     defs = scope.defs
@@ -310,14 +290,12 @@ def _infer(node, i, scope: Scope, ctx, want_key: bool):
                 inferred.pop(name, None)
             else:
                 inferred[name] = t
-    # The node's own derived output types are not visible at its position
-    # (type_str), so the key computed now equals the one a check would.
-    return changed, (_node_key_at(node, here, schema, ins, ctx) if want_key else None)
+    return changed
 
 
 def infer_elem_types(g, scope: Scope, ctx) -> None:
-    for i, node in enumerate(g.node):
-        _infer(node, i, scope, ctx, False)
+    for i in range(len(g.node)):
+        infer_node(g, i, scope, ctx)
 
 
 def _check_def_use(g, gpath, scope: Scope, out) -> None:
