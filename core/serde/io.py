@@ -65,7 +65,10 @@ def _build(mp: pb.ModelProto, stripper: wire.Stripper, files: Optional[external.
         if ref is not None:
             if files is None:
                 return Tensor(tp, external=ref)
-            files.path(ref, tp.name)   # refuses locations outside the folder now
+            try:
+                files.path(ref, tp.name)   # refuses locations outside the folder now
+            except ExternalDataError as e:
+                raise ExternalDataError(f"{origin}: {e}") from None
             return Tensor(tp, raw, external=ref, reader=files.read)
         return Tensor(tp, raw)
 
