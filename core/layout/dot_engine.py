@@ -98,11 +98,16 @@ def layout_with_dot(request: LayoutRequest, first_rank=(), last_rank=(), *,
     if not request.nodes:
         return Layout({}, {}, {}, 0.0, 0.0, engine="dot")
     out = run_graphviz([dot, "-Tjson0"], to_dot(request, first_rank, last_rank), cancel, time_limit)
+    return layout_from_json0(out, request, "dot")
+
+
+def layout_from_json0(text, request: LayoutRequest, engine: str) -> Layout:
+    """Geometry from Graphviz `-Tjson0` output; EngineFailed when it is unusable."""
     try:
-        data = json.loads(out)
+        data = json.loads(text)
     except ValueError as exc:
-        raise EngineFailed(f"dot gave unreadable JSON: {exc}") from exc
+        raise EngineFailed(f"{engine} gave unreadable JSON: {exc}") from exc
     try:
-        return parse_json0(data, request, engine="dot")
+        return parse_json0(data, request, engine=engine)
     except (KeyError, ValueError, IndexError, TypeError) as exc:
-        raise EngineFailed(f"dot output is missing positions ({type(exc).__name__}: {exc})") from exc
+        raise EngineFailed(f"{engine} output is missing positions ({type(exc).__name__}: {exc})") from exc

@@ -8,13 +8,12 @@ a process that has Qt threads running is not safe.
 from __future__ import annotations
 
 import importlib.util
-import json
 import multiprocessing
 import threading
 import time
 
-from .dot_engine import EngineFailed, LayoutTimeout
-from .dot_text import parse_json0, to_dot
+from .dot_engine import EngineFailed, LayoutTimeout, layout_from_json0
+from .dot_text import to_dot
 from .geometry import CancelToken, Layout, LayoutCancelled, LayoutRequest
 
 POLL_SECONDS = 0.02
@@ -122,11 +121,4 @@ def layout_with_pygraphviz(request: LayoutRequest, first_rank=(), last_rank=(), 
             worker.kill()
     if status != "ok":
         raise EngineFailed(f"pygraphviz failed: {payload}")
-    try:
-        data = json.loads(payload)
-    except ValueError as exc:
-        raise EngineFailed(f"pygraphviz gave unreadable JSON: {exc}") from exc
-    try:
-        return parse_json0(data, request, engine="pygraphviz")
-    except (KeyError, ValueError, IndexError, TypeError) as exc:
-        raise EngineFailed(f"pygraphviz output is missing positions ({type(exc).__name__}: {exc})") from exc
+    return layout_from_json0(payload, request, "pygraphviz")
