@@ -57,8 +57,21 @@ class LayoutRequest:
         return (self.rankdir, self.node_sep, self.rank_sep, self.group_padding, self.group_title)
 
 
+class _Rect:
+    """Right and bottom edges of a box given by x, y (top-left), width, height."""
+    __slots__ = ()
+
+    @property
+    def right(self) -> float:
+        return self.x + self.width
+
+    @property
+    def bottom(self) -> float:
+        return self.y + self.height
+
+
 @dataclass(frozen=True)
-class NodeBox:
+class NodeBox(_Rect):
     id: str
     x: float        # left
     y: float        # top
@@ -68,14 +81,6 @@ class NodeBox:
     @property
     def center(self) -> Point:
         return (self.x + self.width / 2, self.y + self.height / 2)
-
-    @property
-    def right(self) -> float:
-        return self.x + self.width
-
-    @property
-    def bottom(self) -> float:
-        return self.y + self.height
 
 
 @dataclass(frozen=True)
@@ -93,20 +98,12 @@ class EdgePath:
 
 
 @dataclass(frozen=True)
-class GroupBox:
+class GroupBox(_Rect):
     path: GroupPath
     x: float
     y: float
     width: float
     height: float
-
-    @property
-    def right(self) -> float:
-        return self.x + self.width
-
-    @property
-    def bottom(self) -> float:
-        return self.y + self.height
 
 
 @dataclass
