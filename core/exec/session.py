@@ -23,7 +23,7 @@ from ..ir import Graph, Model, Node
 from . import kernels  # noqa: F401  (registers every kernel)
 from .allocator import tune_allocator
 from .errors import Cancelled, ExecError, FeedError
-from .plan import Plan, Step, node_attrs
+from .plan import Plan, Step, decode_attr_value
 from .registry import KernelContext
 from .values import check_feed, describe, normalize
 
@@ -329,7 +329,6 @@ class Session:
 
 
 def _attr_default(a):
-    from .plan import decode_attr_value
     return decode_attr_value(a.value, a.type)
 
 
@@ -344,4 +343,4 @@ def run(model: Model, feeds: dict, *, outputs: Optional[list[str]] = None, nodes
     return res
 
 
-__all__ = ["Session", "StepResult", "run", "node_attrs"]
+__all__ = ["Session", "StepResult", "run"]

@@ -261,11 +261,6 @@ class Node:
             if v is not None:
                 v._uses.remove((self, i))
 
-    def _attach_inputs(self) -> None:
-        for i, v in enumerate(self._inputs):
-            if v is not None:
-                v._uses.append((self, i))
-
     def __repr__(self) -> str:
         ins = ", ".join(v.name if v is not None else "" for v in self._inputs)
         outs = ", ".join(v.name if v is not None else "" for v in self._outputs)
@@ -441,17 +436,6 @@ class Graph:
                 value.const.name = new_name
 
     # -- node mutators ---------------------------------------------------------------------
-
-    def _position_of(self, value: Value) -> int:
-        """Index of the producer of `value` in this graph, -1 if defined before all nodes."""
-        p = value.producer
-        if p is None:
-            return -1
-        g = p.graph
-        if g is self:
-            self._refresh_indices()
-            return p._index
-        return -1   # outer scope: defined before this whole graph runs
 
     def _check_defined_before(self, value: Value, node: Node) -> None:
         if value.producer is None or value.producer.graph is not self or node.graph is not self:
