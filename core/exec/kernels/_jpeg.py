@@ -9,6 +9,8 @@ import struct
 
 import numpy as np
 
+from ._codec import NeedsCodec
+
 # Position in the 8x8 block (row-major) of the k-th coefficient in file order.
 ZIGZAG = np.array([
     0, 1, 8, 16, 9, 2, 3, 10, 17, 24, 32, 25, 18, 11, 4, 5, 12, 19, 26, 33, 40, 48, 41, 34, 27,
@@ -183,7 +185,7 @@ def decode_jpeg(buf: bytes) -> np.ndarray:
         elif marker in (0xC0, 0xC1):
             precision, height, width, n = struct.unpack(">BHHB", seg[:6])
             if precision != 8:
-                raise ValueError("JPEG: only 8-bit samples are supported")
+                raise NeedsCodec(f"a {precision}-bit JPEG image")
             comps = [dict(id=seg[6 + 3 * k], h=seg[7 + 3 * k] >> 4, v=seg[7 + 3 * k] & 15, q=seg[8 + 3 * k])
                      for k in range(n)]
             hmax, vmax = max(c["h"] for c in comps), max(c["v"] for c in comps)
@@ -192,7 +194,7 @@ def decode_jpeg(buf: bytes) -> np.ndarray:
                 c["bw"], c["bh"] = mcux * c["h"], mcuy * c["v"]
                 c["coef"] = np.zeros((c["bh"], c["bw"], 64), np.int64)
         elif 0xC2 <= marker <= 0xCF and marker not in (0xC4, 0xC8, 0xCC):
-            raise ValueError("JPEG: only baseline/sequential Huffman files can be decoded")
+            raise NeedsCodec("a progressive or arithmetic-coded JPEG image")
         elif marker == 0xDA:
             pos = _scan(buf, pos + 2 + length, seg, comps, dc_tables, ac_tables, restart,
                         (width, height, hmax, vmax))

@@ -3,13 +3,14 @@
 Decoded: PNG (every colour type and bit depth, Adam7 interlacing), BMP
 (1/4/8-bit palettes, 16/24/32-bit, bit fields), PNM (P1-P6) and TIFF
 (uncompressed, PackBits, LZW or Deflate strips; grey, palette, RGB), and
-baseline JPEG through `_jpeg`. Progressive JPEG, JPEG 2000, WebP, GIF and
-JPEG-compressed TIFF need real codecs: they are refused with an error naming
-the format.
+baseline JPEG through `_jpeg`. Progressive JPEG, JPEG 2000, WebP, GIF,
+JPEG-compressed TIFF and other variants those decoders do not implement go
+to Pillow when it is installed (`_codec`), else fail with an error naming
+the format and what to install.
 
 The output is always 8-bit: 16-bit samples keep their high byte (Pillow,
 the ONNX reference, clips them to 255 instead, which loses the image);
-alpha is dropped. Grayscale uses ITU-R 601 luma in Pillow's fixed point.
+alpha is dropped. Images Pillow decodes follow Pillow's conversion to RGB. Grayscale uses ITU-R 601 luma in Pillow's fixed point.
 """
 from __future__ import annotations
 
@@ -19,6 +20,7 @@ import zlib
 import numpy as np
 
 from ..registry import kernel
+from ._codec import NeedsCodec, decode_with_pillow
 from ._jpeg import decode_jpeg
 
 # -- PNG ---------------------------------------------------------------------
@@ -133,7 +135,7 @@ def _bmp(buf):
         colors, entry = struct.unpack("<I", buf[46:50])[0], 4
     if compression not in (0, 3, 6):
         kind = {1: "RLE8", 2: "RLE4", 4: "JPEG", 5: "PNG"}.get(compression, f"type {compression}")
-        raise ValueError(f"ImageDecoder: {kind}-compressed BMP is not supported")
+        raise NeedsCodec(f"a {kind}-compressed BMP image")
     rows = abs(height)
     stride = ((width * bits + 31) // 32) * 4
     data = np.frombuffer(buf, np.uint8, count=stride * rows, offset=offset).reshape(rows, stride)
@@ -146,7 +148,7 @@ def _bmp(buf):
     elif bits in (16, 32):
         img = _bit_fields(buf, data, width, bits, header, compression)
     else:
-        raise ValueError(f"ImageDecoder: {bits}-bit BMP is not supported")
+        raise NeedsCodec(f"a {bits}-bit BMP image")
     # A positive height means the rows are stored bottom-up.
     return img[::-1] if height > 0 else img
 
@@ -278,15 +280,14 @@ def _tiff(buf):
     compression = tags.get(259, [1])[0]
     if compression not in _TIFF_CODECS:
         name = _TIFF_NAMES.get(compression, f"type {compression}")
-        raise ValueError(f"ImageDecoder: {name}-compressed TIFF needs an image codec and is not supported")
+        raise NeedsCodec(f"a {name}-compressed TIFF image")
     if 322 in tags or tags.get(284, [1])[0] != 1:
-        raise ValueError("ImageDecoder: tiled or planar TIFF is not supported")
+        raise NeedsCodec("a tiled or planar TIFF image")
     width, height = tags[256][0], tags[257][0]
     channels, depth = tags.get(277, [1])[0], tags.get(258, [1])[0]
     photometric = tags.get(262, [1])[0]
     if photometric not in (0, 1, 2, 3):
-        raise ValueError(f"ImageDecoder: TIFF photometric interpretation {photometric} (CMYK/YCbCr/...) "
-                         "is not supported")
+        raise NeedsCodec(f"a TIFF image with photometric interpretation {photometric} (CMYK, YCbCr, ...)")
     decode = _TIFF_CODECS[compression]
     data = b"".join(decode(buf[o:o + c]) for o, c in zip(tags[273], tags[279]))
     stride = (width * channels * depth + 7) // 8
@@ -324,6 +325,8 @@ def _decode_rgb(buf):
             continue
         try:
             return decode(buf)
+        except NeedsCodec as e:
+            return decode_with_pillow(buf, e.what)
         except (ValueError, IndexError, KeyError, struct.error, zlib.error) as e:
             if str(e).startswith("ImageDecoder:"):
                 raise
@@ -334,11 +337,7 @@ def _decode_rgb(buf):
     name = next((n for magic, n in _NEEDS_CODEC if buf.startswith(magic)), None)
     if buf[:4] == b"RIFF" and buf[8:12] == b"WEBP":
         name = "WebP"
-    if name:
-        raise ValueError(f"ImageDecoder: this is a {name} image, which needs an image codec; the built-in "
-                         "decoder reads PNG, BMP, PNM, TIFF and baseline JPEG only "
-                         "(run the model with onnxruntime)")
-    raise ValueError("ImageDecoder: unrecognised image data (expected PNG, BMP, PNM, TIFF or JPEG)")
+    return decode_with_pillow(buf, f"a {name} image" if name else "image data in an unrecognised format")
 
 
 def _to_format(rgb, pixel_format):
