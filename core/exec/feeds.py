@@ -52,6 +52,9 @@ def read_array_file(path, name: Optional[str] = None) -> dict:
     raise FeedError(f"{where}: unsupported input file type {path.suffix!r}; use .npy, .npz or .pb")
 
 
+RANDOM_INT_RANGE = (0, 1)      # inclusive
+
+
 def random_value(v: Value, rng: np.random.Generator, dims: Optional[dict] = None):
     """A random value fitting `v`'s declared type. Symbolic dims take their size
     from `dims` (default 1); unknown dims are 1."""
@@ -87,6 +90,7 @@ def random_value(v: Value, rng: np.random.Generator, dims: Optional[dict] = None
     if code in (DataType.COMPLEX64, DataType.COMPLEX128):
         return (rng.standard_normal(shape) + 1j * rng.standard_normal(shape)).astype(dt)
     if dt.kind in "iu" or code in (DataType.INT4, DataType.UINT4, DataType.INT2, DataType.UINT2):
-        # small non-negative ints: valid as indices and token ids in most models
-        return rng.integers(0, 4 if code in (DataType.INT2, DataType.UINT2) else 8, size=shape).astype(dt)
+        # 0 or 1 (RANDOM_INT_RANGE): valid as token ids, token types, masks and
+        # indices into any non-empty axis, which larger ranges are not.
+        return rng.integers(RANDOM_INT_RANGE[0], RANDOM_INT_RANGE[1] + 1, size=shape).astype(dt)
     return rng.standard_normal(shape).astype(np.float32).astype(dt)

@@ -10,7 +10,7 @@ import numpy as np
 
 from ..core import load
 from ..core.exec import ExecError, FeedError, Session
-from ..core.exec.feeds import random_value, read_array_file
+from ..core.exec.feeds import RANDOM_INT_RANGE, random_value, read_array_file
 from ..core.exec.plan import nodes_between
 from ..core.exec.values import describe
 from ..errors import UserError
@@ -48,7 +48,8 @@ def _parse_pairs(items, what):
     return out
 
 
-def _feeds(args, model, session) -> dict:
+def _feeds(args, model, session) -> tuple[dict, list]:
+    """(feeds, names of the inputs given random values)."""
     feeds = {}
     for item in args.input:
         name, path = item.split("=", 1) if "=" in item and not pathlib.Path(item).exists() else (None, item)
@@ -60,11 +61,22 @@ def _feeds(args, model, session) -> dict:
         except ValueError:
             raise UserError(f"--dim {k}={v}: the size must be a whole number") from None
     missing = [n for n in session.input_names if n not in feeds and n not in model.graph.initializers]
-    if missing and args.random:
-        rng = np.random.default_rng(args.seed)
-        for n in missing:
-            feeds[n] = random_value(model.graph.lookup(n), rng, dims)
-    return feeds
+    if not args.random:
+        return feeds, []
+    rng = np.random.default_rng(args.seed)
+    for n in missing:
+        feeds[n] = random_value(model.graph.lookup(n), rng, dims)
+    return feeds, missing
+
+
+def _random_hint(randomised: list) -> str:
+    """A failing run on random inputs is often the inputs' fault (an index
+    out of range, a length of 0): say which ones were made up."""
+    if not randomised:
+        return ""
+    lo, hi = RANDOM_INT_RANGE
+    return (f"\n(random values were used for {', '.join(randomised)}; integers are {lo} or {hi}, floats standard "
+            "normal: give real inputs with --input)")
 
 
 def _select(args, model):
@@ -144,7 +156,7 @@ def run(args) -> int:
         session = Session(model, nodes=nodes, keep=args.keep_intermediates, seed=args.seed)
     except ExecError as e:
         raise UserError(str(e), exit_code=1) from None
-    feeds = _feeds(args, model, session)
+    feeds, randomised = _feeds(args, model, session)
     try:
         missing = [n for n in session.input_names if n not in feeds and n not in model.graph.initializers]
         if nodes is not None and missing:
@@ -158,7 +170,7 @@ def run(args) -> int:
     except FeedError as e:
         raise UserError(str(e), exit_code=2) from None
     except ExecError as e:
-        raise UserError(str(e), exit_code=1) from None
+        raise UserError(str(e) + _random_hint(randomised), exit_code=1) from None
     print(f"ran {len(session.nodes)} nodes in {elapsed * 1e3:.1f} ms")
     for name, value in results.items():
         print(f"{name}: {describe(value)}{_stats(value)}")

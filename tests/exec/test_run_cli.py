@@ -56,3 +56,24 @@ def test_errors_have_exit_codes_and_one_line(args, code, needle):
     r = _cli(sample_path(), *args)
     assert r.returncode == code, r.stderr
     assert needle in r.stderr and "Traceback" not in r.stderr
+
+
+def test_a_failure_on_random_inputs_names_them(tmp_path):
+    """Random integers are 0 or 1, so a one-row table indexed by them fails
+    on some seed, and the error says the inputs were made up."""
+    from onnx import TensorProto, helper
+    graph = helper.make_graph(
+        [helper.make_node("Gather", ["table", "ids"], ["rows"], name="lookup")], "g",
+        [helper.make_tensor_value_info("ids", TensorProto.INT64, [16])],
+        [helper.make_tensor_value_info("rows", TensorProto.FLOAT, [16, 2])],
+        initializer=[helper.make_tensor("table", TensorProto.FLOAT, [1, 2], [1.0, 2.0])])
+    path = tmp_path / "gather.onnx"
+    path.write_bytes(helper.make_model(graph, opset_imports=[helper.make_opsetid("", 17)]).SerializeToString())
+    r = _cli(path, "--random")
+    assert r.returncode == 1, r.stderr
+    assert 'node[0] Gather "lookup"' in r.stderr and "random values were used for ids" in r.stderr
+    assert "Traceback" not in r.stderr
+    ones = tmp_path / "ids.npy"
+    np.save(ones, np.zeros(16, np.int64))
+    r = _cli(path, "-i", f"ids={ones}")
+    assert r.returncode == 0 and "rows: float[16,2]" in r.stdout, r.stderr
