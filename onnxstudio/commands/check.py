@@ -41,7 +41,8 @@ def run(args) -> int:
         counts = {s: sum(1 for d in diagnostics if d.severity == s) for s in Severity}
         hidden = len(diagnostics) - len(shown)
         # The summary goes to stderr so stdout stays one line per diagnostic.
-        print(f"{path.name}: {counts[Severity.ERROR]} errors, {counts[Severity.WARNING]} warnings, "
-              f"{counts[Severity.INFO]} infos" + (f" ({hidden} below --severity not shown)" if hidden else ""),
+        summary = ", ".join(f"{counts[s]} {s.name.lower()}{'' if counts[s] == 1 else 's'}"
+                            for s in (Severity.ERROR, Severity.WARNING, Severity.INFO))
+        print(f"{path.name}: {summary}" + (f" ({hidden} below --severity not shown)" if hidden else ""),
               file=sys.stderr)
     return 1 if any(d.severity == Severity.ERROR for d in diagnostics) else 0

@@ -25,7 +25,9 @@ def test_errors_exit_1_with_one_line_each(tmp_path, capsys):
     m.graph.node[0].attribute[1].type = 3    # pads: type STRING, value in ints
     path = _write(tmp_path, m)
     assert main(["check", str(path)]) == 1
-    lines = capsys.readouterr().out.splitlines()
+    captured = capsys.readouterr()
+    lines = captured.out.splitlines()
+    assert captured.err.strip() == "m.onnx: 3 errors, 0 warnings, 0 infos"
     assert 'graph/node[1] Relu "relu1"/input[0] "missing": error graph.undefined-input: ' in "\n".join(lines)
     assert any(line.startswith('graph/node[0] Conv "conv1"/attribute "pads": error attr.type-field-mismatch: ')
                for line in lines)
@@ -43,6 +45,8 @@ def test_json_and_severity_filter(tmp_path, capsys):
     items = json.loads(capsys.readouterr().out)
     assert [d["code"] for d in items] == ["name.not-identifier"]
     assert set(items[0]) == {"severity", "code", "path", "message"} and items[0]["severity"] == "info"
+    assert main(["check", str(path)]) == 0
+    assert capsys.readouterr().err.strip() == "m.onnx: 0 errors, 0 warnings, 1 info (1 below --severity not shown)"
 
 
 def test_unreadable_file_exits_2(tmp_path, capsys):
