@@ -7,6 +7,7 @@ memory to what is still needed.
 from __future__ import annotations
 
 from dataclasses import dataclass, field
+from operator import itemgetter
 from typing import Iterable, Optional
 
 from ..ir import AttrType, Graph, Model, Node
@@ -26,8 +27,13 @@ class Step:
     frees: list = field(default_factory=list)     # names to drop after the step
     opset: int = 0
     body_cache: dict = field(default_factory=dict)
-    args: tuple = ()      # input names without trailing omitted ones (the hot loop reads this)
-    reads_outer: bool = False   # some input comes from an enclosing graph's frame
+    args: tuple = ()      # input names without trailing omitted ones
+    # How the hot loop reads the arguments: `single` names the only one, or
+    # `fetch(values)` gives several as a tuple in one C call; with neither
+    # (no inputs, or an omitted one between others) it reads them one by one.
+    single: str = ""
+    fetch: object = None
+    context: object = None      # the session's KernelContext for this step, made on first run
 
     def __post_init__(self) -> None:
         self.finish()
@@ -37,6 +43,8 @@ class Step:
         while names and not names[-1]:
             names.pop()
         self.args = tuple(names)
+        self.single = names[0] if len(names) == 1 else ""
+        self.fetch = itemgetter(*names) if len(names) > 1 and all(names) else None
 
 
 def decode_attr_value(value, attr_type: int):
@@ -76,14 +84,17 @@ class Plan:
     """The steps that compute `outputs` of `graph` from its inputs.
 
     Steps that depend only on constants (Constant nodes, arithmetic on
-    initializers) are `foldable`: a session computes them on its first run and
-    reuses the values afterwards (`folded`); stepping still runs every node.
+    initializers, and in a subgraph body also the enclosing graphs' constants
+    named in `outer_consts`) are `foldable`: a session computes them on its
+    first run and reuses the values afterwards (`folded`); stepping still runs
+    every node. `consts` is every name whose value is the same on every run,
+    for the plans of bodies nested in this graph.
     """
 
     def __init__(self, graph: Graph, model: Optional[Model], opsets: dict[str, int],
                  nodes: Optional[Iterable[Node]] = None, outputs: Optional[list[str]] = None,
                  keep: bool = False, caller_attrs: Optional[dict] = None,
-                 attr_defaults: Optional[dict] = None):
+                 attr_defaults: Optional[dict] = None, outer_consts: frozenset = frozenset()):
         self.graph = graph
         self.model = model
         self.opsets = opsets
@@ -97,10 +108,17 @@ class Plan:
         self.steps = [self._compile(n, caller_attrs, attr_defaults) for n in selected]
         local = {v.name for v in graph.inputs} | set(graph.initializers) | set(graph.sparse_initializers)
         local.update(name for st in self.steps for name in st.outputs if name)
-        for st in self.steps:
-            st.reads_outer = any(name and name not in local for name in st.args)
-        self.foldable = self._find_foldable()
+        self.foldable = self._find_foldable(outer_consts - local)
         self.live_steps = [st for st, f in zip(self.steps, self.foldable) if not f]
+        # Names of enclosing graphs that this body reads (its nested bodies
+        # included): a body run copies them into its own frame once, so every
+        # step reads its arguments from one dict. After the first run only
+        # the live steps' ones are needed.
+        self.outer_names = _outer_reads(self.steps, local)
+        self.live_outer_names = _outer_reads(self.live_steps, local)
+        # Folded values worth putting into a run's frame: those live steps
+        # (or their bodies) read, and requested outputs.
+        self.live_reads = {v.name for st in self.live_steps for v in _reads(st.node)} | set(self.outputs)
         self.folded: Optional[dict] = None
         if not keep:
             self._plan_frees()
@@ -162,9 +180,10 @@ class Plan:
                             node)
         return step
 
-    def _find_foldable(self) -> list[bool]:
+    def _find_foldable(self, outer_consts) -> list[bool]:
         const = {name for name, v in self.graph.initializers.items() if not v.is_graph_input}
         const.update(self.graph.sparse_initializers)
+        const.update(outer_consts)
         out = []
         for st in self.steps:
             n = st.node
@@ -173,6 +192,7 @@ class Plan:
             if ok:
                 const.update(name for name in st.outputs if name)
             out.append(ok)
+        self.consts = frozenset(const)
         return out
 
     def _plan_frees(self) -> None:
@@ -201,6 +221,15 @@ def _reads(node: Node):
                 for v in n.inputs:
                     if v is not None and v.graph is not None and not _inside(v.graph, sub):
                         yield v
+
+
+def _outer_reads(steps: list, local: set) -> list[str]:
+    names: dict = {}
+    for st in steps:
+        for v in _reads(st.node):
+            if v.name and v.name not in local:
+                names[v.name] = None
+    return list(names)
 
 
 def _inside(g: Graph, root: Graph) -> bool:

@@ -51,7 +51,7 @@ class KernelContext:
 
     opset: imported version of the node's domain; num_outputs: outputs the
     node declares (incl. empty names); rng: numpy Generator seeded per run
-    (pass a Generator, or a callable making one: it is created on first use);
+    (pass a Generator, or a callable returning the current one);
     node: the ir.Node being run; run_subgraph(graph, inputs) -> outputs, with
     the calling graph's values visible inside; output_types[i]: the
     inferred/declared ir type of output i, or None.
@@ -70,9 +70,10 @@ class KernelContext:
 
     @property
     def rng(self):
-        if callable(self._rng):
-            self._rng = self._rng()
-        return self._rng
+        # A callable is asked every time (not replaced by its result): a
+        # session reuses one context per step across runs, and each run
+        # starts a freshly seeded generator.
+        return self._rng() if callable(self._rng) else self._rng
 
 
 class DuplicateKernelError(RuntimeError):

@@ -13,7 +13,6 @@ loops) and raises Cancelled.
 """
 from __future__ import annotations
 
-import threading
 from dataclasses import dataclass
 from typing import Callable, Iterable, Optional
 
@@ -64,7 +63,9 @@ class Session:
         self.seed = seed
         self.plan = Plan(self.graph, model, model.opset_imports, nodes=nodes, outputs=outputs, keep=keep)
         self.breakpoints: set = set()
-        self._cancel = threading.Event()
+        # A plain flag: the hot loop reads it before every node, and an
+        # attribute read is cheaper than Event.is_set(); bool writes are atomic.
+        self._cancelled = False
         self._plans: dict[int, Plan] = {id(self.graph): self.plan}
         self._subgraphs: dict[int, tuple] = {}   # id(body graph) -> (plan, constants, in/out names)
         self._frame: Optional[Frame] = None
@@ -101,10 +102,10 @@ class Session:
         return dict(self._frame.values) if self._frame is not None else {}
 
     def cancel(self) -> None:
-        self._cancel.set()
+        self._cancelled = True
 
     def start(self, feeds: dict) -> None:
-        self._cancel.clear()
+        self._cancelled = False
         self._rng = None   # made on first use: most runs have no random op
         values = self._constants(self.graph)
         dims: dict = {}
@@ -136,7 +137,7 @@ class Session:
             raise ExecError("the run is complete")
         i = self._pos
         s = self.plan.steps[i]
-        if self._cancel.is_set():
+        if self._cancelled:
             raise Cancelled("run cancelled")
         if self.progress is not None:
             self.progress(i, len(self.plan.steps), s.node)
@@ -183,25 +184,35 @@ class Session:
 
     def _execute(self, plan: Plan, frame: Frame, progress: Optional[Progress] = None) -> None:
         """Run every step of `plan`, reusing constant-only results after the first run."""
-        cancel = self._cancel
         run_step = self._run_step
-        values = frame.values
         if plan.folded is None:
-            steps, folded = plan.steps, {}
-        else:
-            steps, folded = plan.live_steps, None
-            values.update(plan.folded)
+            self._first_execute(plan, frame, progress)
+            return
+        frame.values.update(plan.folded)
+        steps = plan.live_steps
         n = len(steps)
         for i, s in enumerate(steps):
-            if cancel.is_set():
+            if self._cancelled:
                 raise Cancelled("run cancelled")
             if progress is not None:
                 progress(i, n, s.node)
             run_step(s, frame, False)
-            if folded is not None and plan.foldable[i]:
-                folded.update((name, values[name]) for name in s.outputs if name in values)
-        if folded is not None:
-            plan.folded = folded
+
+    def _first_execute(self, plan: Plan, frame: Frame, progress: Optional[Progress]) -> None:
+        """Every step, keeping the constant-only steps' outputs for later runs."""
+        values = frame.values
+        folded = {}
+        n = len(plan.steps)
+        for i, s in enumerate(plan.steps):
+            if self._cancelled:
+                raise Cancelled("run cancelled")
+            if progress is not None:
+                progress(i, n, s.node)
+            self._run_step(s, frame, False)
+            if plan.foldable[i]:
+                folded.update((name, values[name]) for name in s.outputs
+                              if name in plan.live_reads and name in values)
+        plan.folded = folded
 
     # -- internals -----------------------------------------------------------------------
 
@@ -224,22 +235,26 @@ class Session:
         """Run one step in `frame`; with `collect`, return its outputs by name.
         This is the executor's hot loop: keep it lean."""
         values = frame.values
-        if s.reads_outer:
-            args = [self._lookup(frame, n, s) if n else None for n in s.args]
-        else:
-            try:
+        try:
+            if s.single:
+                args = (values[s.single],)
+            elif s.fetch is not None:
+                args = s.fetch(values)
+            else:
                 args = [values[n] if n else None for n in s.args]
-            except KeyError:   # a value the run never produced: say which
-                args = [self._lookup(frame, n, s) if n else None for n in s.args]
+        except KeyError:   # captured from an enclosing graph, or never produced: say which
+            args = [self._lookup(frame, n, s) if n else None for n in s.args]
         try:
             if s.function is not None:
                 result = self._call_function(s, args)
             elif s.kernel.context:
-                ctx = KernelContext(opset=s.opset, num_outputs=len(s.outputs), rng=self._get_rng, node=s.node,
-                                    run_subgraph=lambda g, ins, _f=frame: self._run_graph(g, ins, _f))
+                ctx = s.context or self._context_for(s)
+                ctx.frame = frame
                 result = s.kernel.fn(ctx, *args, **s.attrs)
-            else:
+            elif s.attrs:
                 result = s.kernel.fn(*args, **s.attrs)
+            else:
+                result = s.kernel.fn(*args)
         except (Cancelled, ExecError):
             raise
         except Exception as e:  # noqa: BLE001  (wrap with the node's context)
@@ -259,6 +274,14 @@ class Session:
             values.pop(name, None)
         return outs
 
+    def _context_for(self, s: Step) -> "_StepContext":
+        """The step's KernelContext, made once: a body runs through it in
+        whichever frame the step is running in at the time."""
+        ctx = _StepContext(opset=s.opset, num_outputs=len(s.outputs), rng=self._get_rng, node=s.node)
+        ctx.run_subgraph = lambda g, ins: self._run_graph(g, ins, ctx.frame)
+        s.context = ctx
+        return ctx
+
     def _get_rng(self):
         if self._rng is None:
             self._rng = np.random.default_rng(self.seed)
@@ -275,7 +298,11 @@ class Session:
     def _plan_for(self, graph: Graph, opsets: Optional[dict] = None) -> Plan:
         p = self._plans.get(id(graph))
         if p is None:
-            p = Plan(graph, self.model, opsets or self.model.opset_imports)
+            # The enclosing graph's constants are constants of the body too
+            # (its plan exists: the body runs from one of its steps).
+            parent = self._plans.get(id(graph.parent_graph)) if graph.parent_graph is not None else None
+            p = Plan(graph, self.model, opsets or self.model.opset_imports,
+                     outer_consts=parent.consts if parent is not None else frozenset())
             self._plans[id(graph)] = p
         return p
 
@@ -289,6 +316,11 @@ class Session:
                                                   [v.name for v in graph.outputs])
         plan, consts, in_names, out_names = entry
         values = dict(consts)
+        for name in plan.outer_names if plan.folded is None else plan.live_outer_names:
+            try:
+                values[name] = parent.get(name)
+            except KeyError:   # not computed: the step that reads it reports the error
+                pass
         values.update(zip(in_names, inputs))
         frame = Frame(values, parent)
         self._execute(plan, frame)
@@ -326,6 +358,11 @@ class Session:
             except KeyError:
                 raise ExecError(f"function {fn.name}: output {v.name!r} was not computed") from None
         return tuple(out)
+
+
+class _StepContext(KernelContext):
+    """A step's reusable KernelContext; `frame` is where the step runs now."""
+    __slots__ = ("frame",)
 
 
 def _attr_default(a):

@@ -1,0 +1,126 @@
+"""The executor's shortcuts give what the general paths give: constants of
+enclosing graphs folded inside bodies, reused kernel contexts, and the
+kernels' small-tensor fast paths."""
+import numpy as np
+import pytest
+from onnx import TensorProto, helper
+
+from onnxstudio import core
+from onnxstudio.core.exec import Session, run
+from onnxstudio.core.exec.kernels.misc import _pad, _pad_by_concatenation
+from onnxstudio.core.exec.kernels.rnn import lstm
+
+
+def _load(graph, opset=18):
+    return core.load_bytes(helper.make_model(graph, opset_imports=[helper.make_opsetid("", opset)])
+                           .SerializeToString())
+
+
+def _vi(name, elem=TensorProto.FLOAT, shape=None):
+    return helper.make_tensor_value_info(name, elem, shape)
+
+
+def _if_slicing_an_outer_weight():
+    """y = x + W[1:3] when c, else x - W[0:2]; W and the slice bounds live
+    outside the branches, so the Slices depend on constants only."""
+    then = helper.make_graph(
+        [helper.make_node("Slice", ["W", "s1", "e3"], ["w13"]), helper.make_node("Add", ["x", "w13"], ["t"])],
+        "then", [], [_vi("t", shape=[2, 3])])
+    other = helper.make_graph(
+        [helper.make_node("Slice", ["W", "s0", "e2"], ["w02"]), helper.make_node("Sub", ["x", "w02"], ["e"])],
+        "else", [], [_vi("e", shape=[2, 3])])
+    w = np.arange(12, dtype=np.float32).reshape(4, 3)
+    inits = [helper.make_tensor("W", TensorProto.FLOAT, [4, 3], w.ravel())]
+    inits += [helper.make_tensor(n, TensorProto.INT64, [1], [v]) for n, v in
+              (("s0", 0), ("s1", 1), ("e2", 2), ("e3", 3))]
+    g = helper.make_graph([helper.make_node("If", ["c"], ["y"], then_branch=then, else_branch=other)], "g",
+                          [_vi("c", TensorProto.BOOL, []), _vi("x", shape=[2, 3])], [_vi("y", shape=[2, 3])], inits)
+    return _load(g), w
+
+
+def test_a_body_folds_steps_on_outer_constants_and_stays_right_across_runs():
+    m, w = _if_slicing_an_outer_weight()
+    s = Session(m)
+    rng = np.random.default_rng(0)
+    for cond in (True, False, True, False):
+        x = rng.standard_normal((2, 3)).astype(np.float32)
+        want = x + w[1:3] if cond else x - w[0:2]
+        assert np.array_equal(s.run({"c": np.array(cond), "x": x})["y"], want)
+    bodies = [p for p in s._plans.values() if p is not s.plan]
+    assert len(bodies) == 2
+    for p in bodies:   # the Slice of the outer weight is folded, the arithmetic on x is not
+        assert [st.node.op_type for st in p.live_steps] in (["Add"], ["Sub"])
+        assert "W" not in p.live_outer_names and "x" in p.live_outer_names
+
+
+def test_loop_body_reading_outer_values_and_carried_state():
+    body = helper.make_graph(
+        [helper.make_node("Gather", ["table", "i"], ["row"], axis=0),
+         helper.make_node("Mul", ["row", "scale"], ["scaled"]),
+         helper.make_node("Add", ["acc_in", "scaled"], ["acc_out"]),
+         helper.make_node("Identity", ["c_in"], ["c_out"])],
+        "body", [_vi("i", TensorProto.INT64, []), _vi("c_in", TensorProto.BOOL, []), _vi("acc_in", shape=[2])],
+        [_vi("c_out", TensorProto.BOOL, []), _vi("acc_out", shape=[2])])
+    table = np.arange(8, dtype=np.float32).reshape(4, 2)
+    g = helper.make_graph(
+        [helper.make_node("Loop", ["n", "", "acc0"], ["acc"], body=body)], "g",
+        [_vi("scale", shape=[2]), _vi("acc0", shape=[2])], [_vi("acc", shape=[2])],
+        [helper.make_tensor("n", TensorProto.INT64, [], [4]),
+         helper.make_tensor("table", TensorProto.FLOAT, [4, 2], table.ravel())])
+    s = Session(_load(g))
+    for scale in ([1, 1], [2, -1], [0.5, 3]):
+        scale = np.array(scale, np.float32)
+        acc0 = np.array([1, 2], np.float32)
+        assert np.allclose(s.run({"scale": scale, "acc0": acc0})["acc"], acc0 + table.sum(0) * scale)
+
+
+def test_random_draws_in_a_body_are_reseeded_every_run():
+    then = helper.make_graph([helper.make_node("RandomUniformLike", ["x"], ["r"], seed=None)], "then", [],
+                             [_vi("r", shape=[3])])
+    other = helper.make_graph([helper.make_node("Identity", ["x"], ["o"])], "else", [], [_vi("o", shape=[3])])
+    g = helper.make_graph([helper.make_node("If", ["c"], ["y"], then_branch=then, else_branch=other)], "g",
+                          [_vi("c", TensorProto.BOOL, []), _vi("x", shape=[3])], [_vi("y", shape=[3])])
+    m = _load(g)
+    feeds = {"c": np.array(True), "x": np.zeros(3, np.float32)}
+    s = Session(m, seed=7)
+    first, second = s.run(feeds)["y"], s.run(feeds)["y"]
+    assert np.array_equal(first, second)
+    assert np.array_equal(first, run(m, feeds, seed=7)["y"])
+    assert not np.array_equal(first, run(m, feeds, seed=8)["y"])
+
+
+@pytest.mark.parametrize("layout", [0, 1])
+@pytest.mark.parametrize("seq,batch,with_bias,with_state", [(1, 1, True, True), (5, 3, True, True),
+                                                            (4, 2, False, False), (0, 2, True, True)])
+def test_plain_lstm_matches_the_general_path(layout, seq, batch, with_bias, with_state):
+    rng = np.random.default_rng(seq * 10 + batch)
+    inp, hidden = 7, 4
+    x = (rng.standard_normal((seq, batch, inp) if layout == 0 else (batch, seq, inp)) * 3).astype(np.float32)
+    w = rng.standard_normal((1, 4 * hidden, inp)).astype(np.float32)
+    r = rng.standard_normal((1, 4 * hidden, hidden)).astype(np.float32)
+    b = rng.standard_normal((1, 8 * hidden)).astype(np.float32) if with_bias else None
+    state = (1, batch, hidden) if layout == 0 else (batch, 1, hidden)
+    h0 = rng.standard_normal(state).astype(np.float32) if with_state else None
+    c0 = rng.standard_normal(state).astype(np.float32) if with_state else None
+    fast = lstm(x, w, r, b, None, h0, c0, layout=layout)
+    general = lstm(x, w, r, b, None, h0, c0, layout=layout, clip=1e30)   # a clip forces the general path
+    for got, want in zip(fast, general):
+        assert got.shape == want.shape and got.dtype == want.dtype
+        np.testing.assert_allclose(got, want, rtol=1e-5, atol=1e-6)
+
+
+@pytest.mark.parametrize("mode", ["reflect", "edge"])
+def test_pad_by_concatenation_equals_numpy_pad(mode):
+    rng = np.random.default_rng(1)
+    for shape in [(5,), (3, 4), (2, 3, 4), (1, 2)]:
+        x = rng.standard_normal(shape)
+        for _ in range(40):
+            widths = [(int(rng.integers(0, min(4, n))), int(rng.integers(0, min(4, n)))) for n in shape]
+            got = _pad_by_concatenation(x, widths, mode)
+            assert got is not None and np.array_equal(got, np.pad(x, widths, mode=mode)), widths
+
+
+def test_reflection_wider_than_the_axis_falls_back_to_numpy():
+    x = np.arange(3.0)
+    assert _pad_by_concatenation(x, [(4, 0)], "reflect") is None
+    assert np.array_equal(_pad(x, [4, 5], "reflect", 0), np.pad(x, (4, 5), mode="reflect"))
