@@ -29,7 +29,33 @@ def _pad(data, pads, mode, value, axes=None):
     if mode == "constant":
         fill = value if data.dtype == object else np.asarray(value).astype(data.dtype)
         return np.pad(data, widths, mode="constant", constant_values=fill)
+    if mode in ("reflect", "edge"):
+        quick = _pad_by_concatenation(data, widths, mode)
+        if quick is not None:
+            return quick
     return np.pad(data, widths, mode=_NUMPY_PAD_MODE[mode])
+
+
+def _pad_by_concatenation(data, widths, mode):
+    """Reflect/edge padding as one concatenate per padded axis: np.pad costs
+    ~50 us a call whatever the size, which shows in small audio models.
+    None when a reflection is wider than the axis (np.pad repeats it)."""
+    for axis, (b, e) in enumerate(widths):
+        if not b and not e:
+            continue
+        n = data.shape[axis]
+        if n == 0 or (mode == "reflect" and max(b, e) > n - 1):
+            return None
+        lead = (slice(None),) * axis
+        if mode == "reflect":
+            before = data[lead + (slice(b, 0, -1),)]
+            stop = n - 2 - e
+            after = data[lead + (slice(n - 2, stop if stop >= 0 else None, -1),)]   # -1 would wrap
+        else:
+            before = np.repeat(data[lead + (slice(0, 1),)], b, axis=axis)
+            after = np.repeat(data[lead + (slice(n - 1, n),)], e, axis=axis)
+        data = np.concatenate((before, data, after), axis=axis)
+    return data
 
 
 @kernel("Pad", since=1)

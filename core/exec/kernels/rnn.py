@@ -162,10 +162,55 @@ def gru(x, w, r, b=None, sequence_lens=None, initial_h=None, *, activation_alpha
     return lay.y_out(y).astype(x.dtype, copy=False), lay.state_out(np.stack(finals)).astype(x.dtype, copy=False)
 
 
+_LSTM_DEFAULT_ACTS = ("sigmoid", "tanh", "tanh")
+
+
+def _plain_lstm(x, w, r, b, h0, c0):
+    """Forward LSTM with the default activations, no clip, peepholes or
+    sequence_lens, on float32/64 (what exporters emit): a few ufunc calls per
+    time step. The general path costs ~100 us of set-up even for one step,
+    which dominates small streaming models. x, h0, c0 are seq-major."""
+    hidden = r.shape[2]
+    seq, batch = x.shape[:2]
+    xw = x @ w[0].T                                   # gates i, o, f, c
+    if b is not None:
+        xw += b[0, :4 * hidden] + b[0, 4 * hidden:]
+    rt = r[0].T
+    h = h0[0] if h0 is not None else np.zeros((batch, hidden), x.dtype)
+    c = c0[0] if c0 is not None else np.zeros((batch, hidden), x.dtype)
+    y = np.empty((seq, 1, batch, hidden), dtype=x.dtype)
+    three = 3 * hidden
+    for t in range(seq):
+        gates = xw[t] + h @ rt
+        s = gates[:, :three]
+        s *= 0.5                    # sigmoid(v) = (tanh(v/2) + 1) / 2: no overflow, two ufuncs fewer
+        np.tanh(s, out=s)
+        s += 1
+        s *= 0.5
+        cand = np.tanh(gates[:, three:])
+        c = s[:, 2 * hidden:] * c + s[:, :hidden] * cand
+        h = s[:, hidden:2 * hidden] * np.tanh(c)
+        y[t, 0] = h
+    return y, h[None], c[None]
+
+
+def _is_plain_lstm(x, sequence_lens, p, activations, activation_alpha, activation_beta, clip,
+                   direction, input_forget) -> bool:
+    return (direction == "forward" and clip is None and not input_forget and p is None
+            and sequence_lens is None and not activation_alpha and not activation_beta
+            and x.dtype in (np.float32, np.float64)
+            and (not activations or tuple(a.lower() for a in activations) == _LSTM_DEFAULT_ACTS))
+
+
 @kernel("LSTM", since=1)
 def lstm(x, w, r, b=None, sequence_lens=None, initial_h=None, initial_c=None, p=None, *,
          activation_alpha=None, activation_beta=None, activations=None, clip=None,
          direction="forward", hidden_size=None, input_forget=0, layout=0, output_sequence=0):
+    if _is_plain_lstm(x, sequence_lens, p, activations, activation_alpha, activation_beta, clip,
+                      direction, input_forget) and w.dtype == x.dtype and r.dtype == x.dtype:
+        lay = _Layout(layout)
+        y, h, c = _plain_lstm(lay.x_in(x), w, r, b, lay.state_in(initial_h), lay.state_in(initial_c))
+        return lay.y_out(y), lay.state_out(h), lay.state_out(c)
     lay, x, num_dirs, hidden, b, h0 = _prep(x, w, r, b, initial_h, layout, 4)
     c0 = lay.state_in(initial_c)
     if c0 is None:
