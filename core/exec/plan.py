@@ -34,6 +34,7 @@ class Step:
     single: str = ""
     fetch: object = None
     context: object = None      # the session's KernelContext for this step, made on first run
+    call: object = None         # the kernel specialised to this node's constant inputs, if any
 
     def __post_init__(self) -> None:
         self.finish()

@@ -24,6 +24,12 @@ Conventions every kernel follows (the session relies on them):
 - Kernels registered with `context=True` get a `KernelContext` as their first
   argument (opset version, number of outputs, seeded RNG, subgraph runner).
 - A kernel never mutates its inputs: they may be read-only views of weights.
+- A kernel may come with `prepare(consts, attrs)`, which the session calls
+  once per node whose inputs are partly constant (initializers, outputs of
+  constant-only nodes): `consts` has the constant value of each positional
+  input, or VARIES. It returns a function of the same positional inputs (the
+  attributes are its to keep) doing the kernel's work with the constant part
+  decoded once, or None to keep the general kernel.
 
 Registering the same (domain, op_type, since_version) twice is an error, so two
 modules can never silently disagree about an operator.
@@ -44,6 +50,18 @@ class Kernel:
     since: int
     fn: KernelFn
     context: bool = False
+    prepare: Optional[Callable[[tuple, dict], Optional[KernelFn]]] = None
+
+
+class _Varies:
+    """Marks an input whose value is not known before the run (see prepare)."""
+    __slots__ = ()
+
+    def __repr__(self) -> str:
+        return "VARIES"
+
+
+VARIES = _Varies()
 
 
 class KernelContext:
@@ -87,7 +105,7 @@ def _norm_domain(domain: str) -> str:
     return "" if domain == "ai.onnx" else domain
 
 
-def kernel(op_type: str, since: int, domain: str = "", *, context: bool = False):
+def kernel(op_type: str, since: int, domain: str = "", *, context: bool = False, prepare=None):
     """Decorator registering `fn` for `op_type` from opset `since` on."""
     domain = _norm_domain(domain)
 
@@ -97,7 +115,7 @@ def kernel(op_type: str, since: int, domain: str = "", *, context: bool = False)
             raise DuplicateKernelError(
                 f"kernel {domain or 'ai.onnx'}::{op_type} since {since} registered twice "
                 f"(second: {fn.__module__}.{fn.__qualname__})")
-        versions.append(Kernel(domain, op_type, since, fn, context))
+        versions.append(Kernel(domain, op_type, since, fn, context, prepare))
         versions.sort(key=lambda k: k.since)
         return fn
 

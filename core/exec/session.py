@@ -23,7 +23,7 @@ from . import kernels  # noqa: F401  (registers every kernel)
 from .allocator import tune_allocator
 from .errors import Cancelled, ExecError, FeedError
 from .plan import Plan, Step, decode_attr_value
-from .registry import KernelContext
+from .registry import VARIES, KernelContext
 from .values import check_feed, describe, normalize
 
 Progress = Callable[[int, int, Node], None]
@@ -208,6 +208,9 @@ class Session:
                 raise Cancelled("run cancelled")
             if progress is not None:
                 progress(i, n, s.node)
+            if (not plan.foldable[i] and s.kernel is not None and s.kernel.prepare is not None
+                    and not s.kernel.context):
+                self._prepare(s, plan, frame)
             self._run_step(s, frame, False)
             if plan.foldable[i]:
                 folded.update((name, values[name]) for name in s.outputs
@@ -245,7 +248,9 @@ class Session:
         except KeyError:   # captured from an enclosing graph, or never produced: say which
             args = [self._lookup(frame, n, s) if n else None for n in s.args]
         try:
-            if s.function is not None:
+            if s.call is not None:
+                result = s.call(*args)
+            elif s.function is not None:
                 result = self._call_function(s, args)
             elif s.kernel.context:
                 ctx = s.context or self._context_for(s)
@@ -273,6 +278,26 @@ class Session:
         for name in s.frees:
             values.pop(name, None)
         return outs
+
+    @staticmethod
+    def _prepare(s: Step, plan: Plan, frame: Frame) -> None:
+        """Let the kernel specialise itself to the step's constant inputs."""
+        consts = []
+        for name in s.args:
+            if not name:
+                consts.append(None)
+            elif name in plan.consts:
+                try:
+                    consts.append(frame.get(name))
+                except KeyError:   # not computed: leave the error to the run
+                    return
+            else:
+                consts.append(VARIES)
+        if any(c is not VARIES for c in consts):
+            try:
+                s.call = s.kernel.prepare(tuple(consts), s.attrs)
+            except Exception:  # noqa: BLE001  (bad constants: the general kernel reports it with context)
+                s.call = None
 
     def _context_for(self, s: Step) -> "_StepContext":
         """The step's KernelContext, made once: a body runs through it in

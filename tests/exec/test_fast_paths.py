@@ -124,3 +124,36 @@ def test_reflection_wider_than_the_axis_falls_back_to_numpy():
     x = np.arange(3.0)
     assert _pad_by_concatenation(x, [(4, 0)], "reflect") is None
     assert np.array_equal(_pad(x, [4, 5], "reflect", 0), np.pad(x, (4, 5), mode="reflect"))
+
+
+_CONV_CASES = [   # x shape, w shape, attributes, with bias
+    ((1, 1, 640), (8, 1, 256), dict(strides=[128], pads=[0, 0], kernel_shape=[256]), False),
+    ((1, 129, 4), (16, 129, 3), dict(pads=[1, 1], kernel_shape=[3]), True),
+    ((3, 12, 7), (5, 12, 3), dict(pads=[2, 1], strides=[2], dilations=[2]), True),
+    ((2, 3, 9, 7), (4, 3, 3, 2), dict(pads=[1, 0, 2, 1], strides=[2, 1], dilations=[1, 2]), True),
+    ((2, 3, 9, 7), (4, 3, 3, 3), dict(auto_pad="SAME_UPPER"), False),
+    ((1, 3, 8, 7), (4, 3, 2, 3), dict(auto_pad="SAME_LOWER", strides=[2, 2]), True),
+    ((1, 3, 8, 7), (4, 3, 3, 3), dict(auto_pad="VALID"), True),
+    ((2, 4, 9, 7), (4, 2, 3, 3), dict(group=2, pads=[1, 1, 1, 1]), True),
+    ((1, 2, 4, 5, 6), (3, 2, 2, 3, 2), dict(pads=[1, 0, 1, 0, 1, 1]), True),
+    ((1, 8, 64, 64), (16, 8, 3, 3), dict(pads=[1, 1, 1, 1]), True),     # large: the general routine
+    ((1, 5, 3), (2, 5, 1), {}, True),
+]
+
+
+@pytest.mark.parametrize("dtype", [np.float32, np.float64, np.float16])
+@pytest.mark.parametrize("xs,ws,attrs,with_bias", _CONV_CASES)
+def test_prepared_conv_matches_the_general_kernel(xs, ws, attrs, with_bias, dtype):
+    from onnxstudio.core.exec.kernels.conv import _prepare_conv, conv
+    from onnxstudio.core.exec.registry import VARIES
+    rng = np.random.default_rng(len(xs) * 100 + ws[0])
+    x = rng.standard_normal(xs).astype(dtype)
+    w = rng.standard_normal(ws).astype(dtype)
+    args = (x, w) + ((rng.standard_normal(ws[0]).astype(dtype),) if with_bias else ())
+    prepared = _prepare_conv((VARIES,) + args[1:], attrs)
+    want = conv(*args, **attrs)
+    for _ in range(2):   # the second call reuses the geometry worked out by the first
+        got = prepared(*args)
+        assert got.shape == want.shape and got.dtype == want.dtype
+        tol = 1e-2 if dtype == np.float16 else 1e-5
+        np.testing.assert_allclose(got.astype(np.float64), want.astype(np.float64), rtol=tol, atol=tol)

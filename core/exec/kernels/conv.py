@@ -12,6 +12,7 @@ import math
 import numpy as np
 
 from ..registry import kernel
+from ._conv_prepared import prepare_conv
 from ._nn_util import (as_compute, offset_slices, pad_spatial, spatial_pads,
                        windows)
 
@@ -90,7 +91,11 @@ def _resolve(x, w, kernel_shape, strides, dilations, pads, auto_pad):
     return spatial_pads(x.shape[2:], ks, strides, dilations, pads, auto_pad)
 
 
-@kernel("Conv", since=1)
+def _prepare_conv(consts, attrs):
+    return prepare_conv(consts, attrs, conv_core, conv)
+
+
+@kernel("Conv", since=1, prepare=_prepare_conv)
 def conv(x, w, b=None, *, auto_pad="NOTSET", dilations=None, group=1, kernel_shape=None,
          pads=None, strides=None):
     begin, end, out, strides, dilations = _resolve(x, w, kernel_shape, strides, dilations, pads, auto_pad)

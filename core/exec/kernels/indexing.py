@@ -6,15 +6,16 @@ import math
 
 import numpy as np
 
-from ..registry import kernel
+from ..registry import VARIES, kernel
 from ._tensor_util import ints, norm_axes, norm_axis, scalar
 
 
-def _slice(data, starts, ends, axes, steps):
+def _slice_index(rank, starts, ends, axes, steps) -> tuple:
+    """The Python index tuple of a Slice on a tensor of `rank`."""
     starts, ends = ints(starts), ints(ends)
-    axes = norm_axes(axes, data.ndim) if axes is not None else range(len(starts))
+    axes = norm_axes(axes, rank) if axes is not None else range(len(starts))
     steps = ints(steps) if steps is not None else None
-    index = [slice(None)] * data.ndim
+    index = [slice(None)] * rank
     # ONNX's rules (negative values count from the end, then clamp to the
     # dimension, differently for negative steps) are exactly Python's.
     if steps is None:
@@ -25,7 +26,28 @@ def _slice(data, starts, ends, axes, steps):
             if st == 0:
                 raise ValueError("Slice step cannot be 0")
             index[a] = slice(s, e, st)
-    return data[tuple(index)]
+    return tuple(index)
+
+
+def _slice(data, starts, ends, axes, steps):
+    return data[_slice_index(data.ndim, starts, ends, axes, steps)]
+
+
+def _prepare_slice(consts, attrs):
+    """Constant starts/ends/axes/steps: the index tuple is built once per rank."""
+    data, *bounds = consts
+    if data is not VARIES or any(b is VARIES for b in bounds):
+        return None
+    bounds += [None] * (4 - len(bounds))
+    starts, ends, axes, steps = (None if b is None else ints(b) for b in bounds)
+    by_rank: dict = {}
+
+    def sliced(data, *_):
+        index = by_rank.get(data.ndim)
+        if index is None:
+            index = by_rank[data.ndim] = _slice_index(data.ndim, starts, ends, axes, steps)
+        return data[index]
+    return sliced
 
 
 @kernel("Slice", since=1)
@@ -33,7 +55,7 @@ def slice_v1(data, starts, ends, axes=None):
     return _slice(data, starts, ends, axes, None)
 
 
-@kernel("Slice", since=10)
+@kernel("Slice", since=10, prepare=_prepare_slice)
 def slice_(data, starts, ends, axes=None, steps=None):
     return _slice(data, starts, ends, axes, steps)
 

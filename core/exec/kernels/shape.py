@@ -7,7 +7,7 @@ import math
 
 import numpy as np
 
-from ..registry import kernel
+from ..registry import VARIES, kernel
 from ._tensor_util import ints, norm_axes, norm_axis, scalar
 
 
@@ -109,26 +109,66 @@ def _squeeze(data, axes):
     return np.squeeze(data, axis=tuple(norm_axes(axes, data.ndim)))
 
 
+def _prepare_squeeze(consts, attrs):
+    """Constant, non-empty axes: normalised once per input rank."""
+    if len(consts) != 2 or consts[0] is not VARIES or consts[1] is VARIES or consts[1] is None:
+        return None
+    axes = ints(consts[1])
+    if not axes:
+        return None
+    by_rank: dict = {}
+
+    def squeezed(data, _axes):
+        chosen = by_rank.get(data.ndim)
+        if chosen is None:
+            chosen = by_rank[data.ndim] = tuple(norm_axes(axes, data.ndim))
+        return data.squeeze(axis=chosen)
+    return squeezed
+
+
 @kernel("Squeeze", since=1)
 def squeeze_v1(data, axes=None):
     return _squeeze(data, axes)
 
 
-@kernel("Squeeze", since=13)
+@kernel("Squeeze", since=13, prepare=_prepare_squeeze)
 def squeeze(data, axes=None):
     return _squeeze(data, axes)
 
 
-def _unsqueeze(data, axes):
-    axes = ints(axes)
-    rank = data.ndim + len(axes)
+def _unsqueeze_positions(axes, rank: int) -> list[int]:
+    """Where the new axes go in the result (of rank `rank`), ascending."""
     axes = sorted(norm_axes(axes, rank))
     if len(set(axes)) != len(axes):
         raise ValueError(f"repeated axes in {axes}")
+    return axes
+
+
+def _insert_ones(data, positions):
     shape = list(data.shape)
-    for a in axes:
+    for a in positions:
         shape.insert(a, 1)
     return data.reshape(shape)
+
+
+def _unsqueeze(data, axes):
+    axes = ints(axes)
+    return _insert_ones(data, _unsqueeze_positions(axes, data.ndim + len(axes)))
+
+
+def _prepare_unsqueeze(consts, attrs):
+    """Constant axes: their positions are worked out once per input rank."""
+    if len(consts) != 2 or consts[0] is not VARIES or consts[1] is VARIES:
+        return None
+    axes = ints(consts[1])
+    by_rank: dict = {}
+
+    def unsqueezed(data, _axes):
+        positions = by_rank.get(data.ndim)
+        if positions is None:
+            positions = by_rank[data.ndim] = _unsqueeze_positions(axes, data.ndim + len(axes))
+        return _insert_ones(data, positions)
+    return unsqueezed
 
 
 @kernel("Unsqueeze", since=1)
@@ -136,7 +176,7 @@ def unsqueeze_v1(data, axes):
     return _unsqueeze(data, axes)
 
 
-@kernel("Unsqueeze", since=13)
+@kernel("Unsqueeze", since=13, prepare=_prepare_unsqueeze)
 def unsqueeze(data, axes):
     return _unsqueeze(data, axes)
 

@@ -1,0 +1,92 @@
+"""Kernels specialised to constant inputs (the registry's `prepare` hook) give
+the backend test data's expected outputs.
+
+The backend cases feed every input at run time, so on their own they never
+reach a prepared kernel. Here each single-node case of an operator with a
+prepare hook is rebuilt with all inputs but the first as initializers, and
+run twice: the first run prepares the step, the second reuses it.
+"""
+import warnings
+
+import numpy as np
+import onnx
+import pytest
+from onnx import numpy_helper
+
+import backend_data
+from conformance import compare
+
+from onnxstudio import core
+from onnxstudio.core.exec import Session
+from onnxstudio.core.exec.registry import registered
+
+PREPARED_OPS = sorted({k.op_type for k in registered() if k.prepare is not None and not k.domain})
+
+
+def _cases():
+    out = []
+    for case in backend_data.all_cases(kinds=("node",)):
+        model = onnx.load(case.model_path, load_external_data=False)
+        g = model.graph
+        if (len(g.node) == 1 and g.node[0].op_type in PREPARED_OPS and len(g.input) >= 2
+                and not g.initializer and all(i.type.HasField("tensor_type") for i in g.input)):
+            out.append(case)
+    return out
+
+
+def _with_constant_inputs(model, values: list) -> onnx.ModelProto:
+    """The model with every input after the first turned into an initializer."""
+    m = onnx.ModelProto()
+    m.CopyFrom(model)
+    for vi, value in zip(list(m.graph.input[1:]), values[1:]):
+        m.graph.initializer.append(numpy_helper.from_array(value, vi.name))
+    del m.graph.input[1:]
+    return m
+
+
+def test_prepared_ops_are_known():
+    assert {"Conv", "Slice", "Squeeze", "Unsqueeze"} <= set(PREPARED_OPS)
+
+
+def test_prepared_kernels_match_the_backend_data():
+    warnings.simplefilter("ignore")
+    cases = _cases()
+    assert len(cases) >= 20
+    failures = {}
+    prepared = 0
+    for case in cases:
+        model = onnx.load(case.model_path, load_external_data=False)
+        for inputs, outputs in case.data_sets():
+            values = [backend_data.read_pb_value(p, vi) for p, vi in zip(inputs, model.graph.input)]
+            if any(not isinstance(v, np.ndarray) for v in values):
+                continue
+            ours = core.load_bytes(_with_constant_inputs(model, values).SerializeToString())
+            session = Session(ours)
+            feeds = {model.graph.input[0].name: values[0]}
+            try:
+                runs = [session.run(feeds), session.run(feeds)]
+            except Exception as e:  # noqa: BLE001
+                failures[case.id] = f"{type(e).__name__}: {e}"
+                continue
+            prepared += any(st.call is not None for st in session.plan.steps)
+            for got in runs:
+                for p, vi in zip(outputs, model.graph.output):
+                    why = compare(backend_data.read_pb_value(p, vi), got.get(vi.name), max(case.rtol, 1e-3), 1e-5)
+                    if why:
+                        failures[case.id] = why
+    assert not failures, "\n".join(f"{k}: {v[:200]}" for k, v in failures.items())
+    assert prepared >= 20   # the hooks really ran
+
+
+@pytest.mark.parametrize("op", ["Slice", "Squeeze", "Unsqueeze"])
+def test_invalid_constant_inputs_still_fail_with_the_node_named(op):
+    from onnx import TensorProto, helper
+    axes = helper.make_tensor("k", TensorProto.INT64, [1], [7])
+    ins = ["x", "k", "k", "k"] if op == "Slice" else ["x", "k"]     # axis 7 of a rank-2 tensor
+    g = helper.make_graph([helper.make_node(op, ins, ["y"], name="the_node")], "g",
+                          [helper.make_tensor_value_info("x", TensorProto.FLOAT, [2, 1])],
+                          [helper.make_tensor_value_info("y", TensorProto.FLOAT, None)], [axes])
+    m = core.load_bytes(helper.make_model(g, opset_imports=[helper.make_opsetid("", 13)]).SerializeToString())
+    from onnxstudio.core.exec import ExecError
+    with pytest.raises(ExecError, match="the_node"):
+        Session(m).run({"x": np.zeros((2, 1), np.float32)})
