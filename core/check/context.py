@@ -2,7 +2,6 @@
 (`Context`) and the lexical scope of names (`Scope`)."""
 from __future__ import annotations
 
-from dataclasses import dataclass, field, replace
 from functools import lru_cache
 from typing import Callable, Optional
 
@@ -16,50 +15,69 @@ def bind_cached(domain: str, op_type: str, version: int):
     return schemas.bind_version(domain, op_type, version)
 
 
-@dataclass
 class Context:
-    ir_version: int = 0
-    model_dir: object = None                 # pathlib.Path or None
-    opsets: dict = field(default_factory=dict)  # canonical domain -> version
-    model_opsets: dict = field(default_factory=dict)
-    is_main: bool = True                     # top-level graph: strict IO typing
-    in_function: bool = False
-    function_attrs: frozenset = frozenset()  # attribute names of the enclosing function
-    functions: dict = field(default_factory=dict)  # (domain, name, overload) -> FunctionProto
-    # Optional extra type source (e.g. inference): (graph_path, name) -> Type | None.
-    type_lookup: Optional[Callable] = None
-    # (node domain, op_type) -> OpSchema | None under `opsets`; shared by
-    # sub-contexts with the same opsets.
-    schema_cache: dict = field(default_factory=dict, repr=False, compare=False)
-    # Node signature keys (memo.node_key) known to pass the node rules under
-    # this context, and derived output types per (op, input types) signature.
-    # Shared only by sub-contexts that differ in nothing the node rules read.
-    clean_nodes: set = field(default_factory=set, repr=False, compare=False)
-    derived_types: dict = field(default_factory=dict, repr=False, compare=False)
+    """The run's model-wide facts. A plain class: one is built per check and
+    one per kind of subgraph, so construction must cost next to nothing."""
+    __slots__ = ("ir_version", "model_dir", "opsets", "model_opsets", "is_main", "in_function",
+                 "function_attrs", "functions", "type_lookup", "schema_cache", "memo", "_nested")
+
+    def __init__(self, ir_version: int = 0, model_dir=None, opsets=None, model_opsets=None, is_main: bool = True,
+                 in_function: bool = False, function_attrs: frozenset = frozenset(), functions=None,
+                 type_lookup: Optional[Callable] = None, schema_cache=None, memo=None):
+        self.ir_version = ir_version
+        self.model_dir = model_dir               # pathlib.Path or None
+        self.opsets = {} if opsets is None else opsets   # canonical domain -> version
+        self.model_opsets = {} if model_opsets is None else model_opsets
+        self.is_main = is_main                   # top-level graph: strict IO typing
+        self.in_function = in_function
+        self.function_attrs = function_attrs     # attribute names of the enclosing function
+        self.functions = {} if functions is None else functions   # (domain, name, overload) -> FunctionProto
+        # Optional extra type source (e.g. inference): (graph_path, name) -> Type | None.
+        self.type_lookup = type_lookup
+        # (node domain, op_type) -> OpSchema | None under `opsets`; shared by
+        # sub-contexts with the same opsets.
+        self.schema_cache = {} if schema_cache is None else schema_cache
+        # What the lean pass (scan.py) learnt in this run: findings-free
+        # attribute bytes, type and arity verdicts per signature, derived
+        # output types. Shared by sub-contexts with the same opsets and
+        # ir_version (everything those verdicts read).
+        self.memo = {} if memo is None else memo
+        self._nested = None
 
     def sub(self, **changes) -> "Context":
+        fields = {name: getattr(self, name) for name in self.__slots__ if name != "_nested"}
         if "opsets" in changes:
             changes.setdefault("schema_cache", {})
-        if changes.keys() - {"is_main"}:
-            changes.setdefault("clean_nodes", set())
-            changes.setdefault("derived_types", {})
-        return replace(self, **changes)
+            changes.setdefault("memo", {})
+        fields.update(changes)
+        return Context(**fields)
+
+    def nested(self) -> "Context":
+        """The context of a subgraph of this graph (not the main graph), made once."""
+        if not self.is_main:
+            return self
+        if self._nested is None:
+            self._nested = self.sub(is_main=False)
+        return self._nested
 
     def version_of(self, domain: str) -> Optional[int]:
         return self.opsets.get(canonical_domain(domain))
 
     def schema_for(self, node):
         """The bound OpSchema of a node, or None (unknown, custom, not imported)."""
-        key = (node.domain, node.op_type)
+        return self.schema_of(node.domain, node.op_type)
+
+    def schema_of(self, domain: str, op_type: str):
+        key = (domain, op_type)
         try:
             return self.schema_cache[key]
         except KeyError:
             pass
-        domain = canonical_domain(node.domain)
-        version = self.opsets.get(domain)
+        canonical = canonical_domain(domain)
+        version = self.opsets.get(canonical)
         found = None
-        if version is not None and domain in schemas.KNOWN_DOMAINS:
-            found = bind_cached(domain, node.op_type, version)
+        if version is not None and canonical in schemas.KNOWN_DOMAINS:
+            found = bind_cached(canonical, op_type, version)
         self.schema_cache[key] = found
         return found
 
@@ -74,7 +92,7 @@ class Scope:
     Sharing the dict between limits is what lets one node be re-checked
     without re-walking the nodes before it.
     """
-    __slots__ = ("defs", "limit", "parent", "types", "graph_path", "inferred", "keys")
+    __slots__ = ("defs", "limit", "parent", "types", "graph_path", "inferred", "suspects")
 
     def __init__(self, defs: dict, limit: int, parent: Optional["Scope"], types: dict, graph_path: str,
                  inferred: Optional[dict] = None):
@@ -84,9 +102,10 @@ class Scope:
         self.types = types          # name -> declared type string (declared_types)
         self.graph_path = graph_path
         self.inferred = {} if inferred is None else inferred   # name -> type string (elem_types)
-        # Node memo keys computed while deriving types (graph_rules.node_keys);
-        # valid only until the nodes are checked right after, then cleared.
-        self.keys = None
+        # Indices of the nodes the lean pass (scan.judge_nodes) could not
+        # clear, or None when it did not run; whoever checks the nodes right
+        # after takes them (they go stale with the next edit).
+        self.suspects = None
 
     def at(self, limit: int) -> "Scope":
         return Scope(self.defs, limit, self.parent, self.types, self.graph_path, self.inferred)

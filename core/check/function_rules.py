@@ -139,7 +139,7 @@ def check_training_info(model, main_scope: Scope, ctx, out) -> None:
         out.add("model.feature-too-new", "training_info",
                 f"training_info needs IR version 7; the model declares {ctx.ir_version}")
     initializers = {t.name for t in model.graph.initializer} | {s.values.name for s in model.graph.sparse_initializer}
-    tctx = ctx.sub(is_main=False)
+    tctx = ctx.nested()
     for k, ti in enumerate(model.training_info):
         tpath = f"training_info[{k}]"
         produced = {}

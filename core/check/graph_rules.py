@@ -7,71 +7,40 @@ A graph is checked in two parts so one node can be re-checked alone:
 """
 from __future__ import annotations
 
-import re
 
 from ..proto import onnx_pb2 as pb
 from . import paths
 from .context import Scope, declared_types, proto_type_str
 from .elem_types import output_types
-from .memo import derive_and_key, node_key
+from .scan import judge_nodes, odd_names, read_nodes
 from .node_rules import check_node
 from ..ir.dtypes import type_name
-from .tensor_rules import DTYPE_SINCE_IR, check_sparse, check_tensor
+from .tensor_rules import DTYPE_SINCE_IR, check_sparse, check_tensor, tensor_clean
 
-_IDENTIFIER = re.compile(r"[A-Za-z_][A-Za-z0-9_]*\Z")
 INPUT_POS, INIT_POS = -2, -1
-_NO_KEY = object()
 _IR_TYPE_KIND_SINCE = {"optional_type": 8, "sparse_tensor_type": 8}
 
 
 def check_graph(g: pb.GraphProto, gpath: str, ctx, out, parent: Scope | None) -> Scope:
     """Full check of a graph (used for subgraphs and as the reference)."""
     scope = check_structure(g, gpath, ctx, out, parent)
-    keys, scope.keys = scope.keys, None
-    if keys is None:
-        for i in range(len(g.node)):
-            check_node_at(g, i, scope, ctx, out)
-        return scope
-    clean = ctx.clean_nodes
-    for i, key in enumerate(keys):
-        if key is None or key not in clean:
-            check_node_at(g, i, scope, ctx, out, key)
+    suspects, scope.suspects = scope.suspects, None
+    for i in range(len(g.node)) if suspects is None else suspects:
+        check_node_at(g, i, scope, ctx, out)
     return scope
 
 
-def check_node_at(g, i: int, scope: Scope, ctx, out, key=_NO_KEY) -> None:
-    """Check node i (and the subgraphs under it). `key` is the node's memo
-    key when the caller has just computed it (`node_keys`)."""
+def check_node_at(g, i: int, scope: Scope, ctx, out) -> None:
+    """Check node i (and the subgraphs under it) with the rules."""
     node = g.node[i]
     here = scope.at(i)
-    # Nodes bound to a standard signature whose key was already found clean
-    # need no rules at all (see memo.py for what the key covers).
-    if key is _NO_KEY:
-        key = _node_key_at(node, here, ctx.schema_for(node), None, ctx)
-    if key is not None:
-        if key in ctx.clean_nodes:
-            return
-        found_before = len(out.items)
     npath = paths.Lazy(paths.node, scope.graph_path, i, node.op_type, node.name)
+    nested = ctx.nested()
 
     def check_subgraph(sub, spath, _scope):
-        check_graph(sub, spath, ctx.sub(is_main=False) if ctx.is_main else ctx, out, here)
+        check_graph(sub, spath, nested, out, here)
 
     check_node(node, npath, here, ctx, out, check_subgraph)
-    if key is not None and len(out.items) == found_before:
-        ctx.clean_nodes.add(key)
-
-
-def _node_key_at(node, here: Scope, schema, ins, ctx):
-    """memo.node_key with the types node rules see at `here` (None: not
-    memoised; only nodes bound to a standard signature are)."""
-    if schema is None:
-        return None
-    type_str = here.type_str
-    if ins is None:
-        ins = tuple(type_str(n, ctx) if n else "" for n in node.input)
-    outs = tuple(type_str(n, ctx) if n else "" for n in node.output)
-    return node_key(node, ins, outs)
 
 
 def _check_io_type(vi, where, ctx, out) -> None:
@@ -136,52 +105,53 @@ def check_ir10_fields(msg, where, ctx, out) -> None:
 
 def check_structure(g: pb.GraphProto, gpath: str, ctx, out, parent: Scope | None) -> Scope:
     gpath = str(gpath)   # may arrive as a lazy path; scopes key on the text
+    ir = ctx.ir_version
     if not g.name:
         out.add("graph.name-missing", gpath, "the graph has no name; give it one")
-    check_ir10_fields(g, gpath, ctx, out)
+    if ir and ir < 10:
+        check_ir10_fields(g, gpath, ctx, out)
     defs: dict = {}
-    odd_names = []
-
-    def note_name(name):
-        if name and not _IDENTIFIER.match(paths.text(name)):
-            odd_names.append(name)
+    names = []      # in definition order, for the identifier rule
 
     for k, vi in enumerate(g.input):
-        where = paths.graph_input(gpath, k, vi.name)
-        if not vi.name:
+        name = vi.name
+        where = paths.Lazy(paths.graph_input, gpath, k, name)
+        if not name:
             out.add("graph.input-name-missing", where, "graph input with an empty name")
             continue
-        if vi.name in defs:
-            out.add("graph.input-duplicate", where, f"input {vi.name!r} is declared twice")
-        elif parent is not None and parent.visible(vi.name):
-            out.add("graph.shadowing", where, f"input {vi.name!r} hides a name of the enclosing graph")
-        defs.setdefault(vi.name, INPUT_POS)
-        note_name(vi.name)
+        if name in defs:
+            out.add("graph.input-duplicate", where, f"input {name!r} is declared twice")
+        elif parent is not None and parent.visible(name):
+            out.add("graph.shadowing", where, f"input {name!r} hides a name of the enclosing graph")
+        defs.setdefault(name, INPUT_POS)
+        names.append(name)
         if ctx.is_main:
             _check_io_type(vi, where, ctx, out)
         _check_type_version(vi, where, ctx, out)
 
     init_names = set()
     for init in g.initializer:
-        where = paths.initializer(gpath, init.name)
-        check_tensor(init, where, ctx, out)
-        if not init.name:
+        name = init.name
+        where = paths.Lazy(paths.initializer, gpath, name)
+        if not tensor_clean(init, ir):
+            check_tensor(init, where, ctx, out)
+        if not name:
             out.add("graph.initializer-name-missing", where, "initializer with an empty name")
             continue
-        if init.name in init_names:
-            out.add("graph.initializer-duplicate", where, f"initializer {init.name!r} is given twice")
-        init_names.add(init.name)
-        if ctx.ir_version and ctx.ir_version < 4 and defs.get(init.name) != INPUT_POS:
+        if name in init_names:
+            out.add("graph.initializer-duplicate", where, f"initializer {name!r} is given twice")
+        init_names.add(name)
+        if ir and ir < 4 and defs.get(name) != INPUT_POS:
             out.add("graph.initializer-not-input", where,
-                    f"with IR version {ctx.ir_version} (< 4) every initializer must also be a graph input")
-        defs.setdefault(init.name, INIT_POS)
-        note_name(init.name)
+                    f"with IR version {ir} (< 4) every initializer must also be a graph input")
+        defs.setdefault(name, INIT_POS)
+        names.append(name)
     for sp in g.sparse_initializer:
         name = sp.values.name
         where = paths.initializer(gpath, name, sparse=True)
-        if ctx.ir_version and ctx.ir_version < 6:
+        if ir and ir < 6:
             out.add("model.feature-too-new", where,
-                    f"sparse initializers need IR version 6; the model declares {ctx.ir_version}")
+                    f"sparse initializers need IR version 6; the model declares {ir}")
         check_sparse(sp, where, ctx, out)
         if not name:
             out.add("sparse.name-missing", where, "sparse initializer whose values tensor has no name")
@@ -192,33 +162,31 @@ def check_structure(g: pb.GraphProto, gpath: str, ctx, out, parent: Scope | None
         init_names.add(name)
         defs.setdefault(name, INIT_POS)
 
-    # First pass: where each name is first defined, to tell "defined later"
-    # (order problem or cycle) from "never defined".
-    later = {}
-    for i, node in enumerate(g.node):
-        npath = None
-        for k, name in enumerate(node.output):
-            if not name:
-                continue
-            if name in defs or name in later or (parent is not None and parent.visible(name)):
-                npath = npath or paths.node(gpath, i, node.op_type, node.name)
-                first = defs.get(name, later.get(name))
-                what = ("a graph input" if first == INPUT_POS else "an initializer" if first == INIT_POS
-                        else f"node[{first}]" if first is not None else "the enclosing graph")
-                out.add("graph.redefinition", paths.node_output(npath, k, name),
-                        f"{name!r} is already defined by {what}; every name is assigned once (SSA)")
-                continue
-            later[name] = i
-            note_name(name)
-    defs.update(later)
-
+    # The lean pass reads every node once; only when a name is defined twice
+    # or used before its definition do the detailed passes run to say where.
+    node_defs = dict(defs)
+    try:
+        rows = read_nodes(g, node_defs, parent)
+    except Exception:  # noqa: BLE001 - an optimisation only: the detailed passes decide
+        rows = None
+    if rows is not None:
+        defs = node_defs
+        names.extend(name for _, _, outs in rows for name in outs if name)
+    else:
+        _check_definitions(g, gpath, defs, names, parent, out)
     types = declared_types(g)
     scope = Scope(defs, 1 << 62, parent, types, gpath)
-    _check_def_use(g, gpath, scope, out)
+    if rows is None:
+        _check_def_use(g, gpath, scope, out)
     if not ctx.in_function:
-        # Derived types and node memo keys in one pass; whoever checks the
-        # nodes next takes the keys (Scope.keys) and clears them.
-        scope.keys = derive_and_key(g, scope, ctx)
+        if rows is not None:
+            try:
+                scope.suspects = judge_nodes(rows, scope, ctx)
+            except Exception:  # noqa: BLE001 - the rules then see every node
+                scope.inferred.clear()
+                rows = None
+        if rows is None:
+            infer_elem_types(g, scope, ctx)
 
     for k, vi in enumerate(g.output):
         where = paths.graph_output(gpath, k, vi.name)
@@ -253,12 +221,36 @@ def check_structure(g: pb.GraphProto, gpath: str, ctx, out, parent: Scope | None
         if vi.name not in defs:
             out.add("graph.value-info-unused", where, f"value_info describes {vi.name!r}, which nothing defines")
         _check_type_version(vi, where, ctx, out)
-    if odd_names:
-        shown = ", ".join(paths.quote(n) for n in odd_names[:3])
+    odd = odd_names(names)
+    if odd:
+        shown = ", ".join(paths.quote(n) for n in odd[:3])
         out.add("name.not-identifier", gpath,
-                (f"{len(odd_names)} names are" if len(odd_names) > 1 else "1 name is")
+                (f"{len(odd)} names are" if len(odd) > 1 else "1 name is")
                 + f" not a C identifier (e.g. {shown}); most tools accept them")
     return scope
+
+
+def _check_definitions(g, gpath, defs, names, parent, out) -> None:
+    """Where each node output is first defined (into `defs`), reporting
+    redefinitions; "defined later" (order problem or cycle) is then told
+    from "never defined" by _check_def_use."""
+    later = {}
+    for i, node in enumerate(g.node):
+        npath = None
+        for k, name in enumerate(node.output):
+            if not name:
+                continue
+            if name in defs or name in later or (parent is not None and parent.visible(name)):
+                npath = npath or paths.node(gpath, i, node.op_type, node.name)
+                first = defs.get(name, later.get(name))
+                what = ("a graph input" if first == INPUT_POS else "an initializer" if first == INIT_POS
+                        else f"node[{first}]" if first is not None else "the enclosing graph")
+                out.add("graph.redefinition", paths.node_output(npath, k, name),
+                        f"{name!r} is already defined by {what}; every name is assigned once (SSA)")
+                continue
+            later[name] = i
+            names.append(name)
+    defs.update(later)
 
 
 def infer_node(g, i: int, scope: Scope, ctx) -> list:

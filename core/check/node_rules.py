@@ -62,7 +62,7 @@ def check_node(node: pb.NodeProto, path: str, scope, ctx, out, check_subgraph) -
     for name in schema.required_attributes:
         if name not in seen:
             out.add("attr.required-missing", path, f"{schema.key} requires attribute {name!r}")
-    _check_arity(node, schema, path, out)
+    check_arity(node.input, node.output, schema, path, out)
     if not ctx.in_function:
         _check_types(node, schema, path, scope, ctx, out)
 
@@ -132,10 +132,11 @@ def _count_message(what, n, lo, hi, op) -> str:
     return f"{op} takes {want} {what}s; the node has {n}"
 
 
-def _check_arity(node, schema, path, out) -> None:
+def check_arity(inputs, outputs, schema, path, out) -> None:
+    """Counts and empty actuals of a node's `inputs` / `outputs` (names)."""
     for what, actuals, formals, lo, hi, code, at in (
-        ("input", node.input, schema.inputs, schema.min_input, schema.max_input, "node.input-count", paths.node_input),
-        ("output", node.output, schema.outputs, schema.min_output, schema.max_output, "node.output-count", paths.node_output),
+        ("input", inputs, schema.inputs, schema.min_input, schema.max_input, "node.input-count", paths.node_input),
+        ("output", outputs, schema.outputs, schema.min_output, schema.max_output, "node.output-count", paths.node_output),
     ):
         n = len(actuals)
         if n < lo or (hi != schemas.UNBOUNDED and n > hi):

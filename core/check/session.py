@@ -19,7 +19,7 @@ from ..proto import onnx_pb2 as pb
 from .context import Context
 from .diagnostics import Collector
 from .function_rules import check_functions, check_training_info, function_key
-from .graph_rules import _NO_KEY, check_node_at, check_structure, infer_node
+from .graph_rules import check_node_at, check_structure, infer_node
 from .model_rules import check_model_fields, imported_opsets
 
 
@@ -29,6 +29,7 @@ class CheckSession:
         self.model_dir = model_dir
         self.type_lookup = type_lookup
         self._units: dict = {}
+        self._nodes: dict = {}      # main-graph node index -> its diagnostics (only non-empty ones)
         self._scope = None
         self.full()
 
@@ -37,22 +38,23 @@ class CheckSession:
     @property
     def diagnostics(self) -> list:
         u = self._units
-        result = list(u["model"]) + list(u["graph"])
-        for i in range(len(self.model.graph.node)):
-            result.extend(u.get(("node", i), ()))
-        return result + list(u["functions"]) + list(u["training"])
+        result = u["model"] + u["graph"]
+        if self._nodes:
+            n = len(self.model.graph.node)
+            for i in sorted(self._nodes):
+                if i < n:
+                    result.extend(self._nodes[i])
+        return result + u["functions"] + u["training"]
 
     def full(self) -> list:
         """Re-check everything."""
         self._ctx = self._context()
         self._units = {"model": self._run(lambda out: check_model_fields(self.model, out))}
-        keys = self._check_graph_structure()
-        clean = self._ctx.clean_nodes
-        for i in range(len(self.model.graph.node)):
-            key = _NO_KEY if keys is None else keys[i]
-            if key is not None and key in clean:
-                continue     # a clean signature: no unit entry means no diagnostics
-            self._check_node(i, key)
+        self._nodes = {}
+        suspects = self._check_graph_structure()
+        # Nodes the lean pass cleared have no diagnostics: no entry at all.
+        for i in range(len(self.model.graph.node)) if suspects is None else suspects:
+            self._check_node(i)
         self._check_functions()
         self._check_training()
         return self.diagnostics
@@ -82,9 +84,10 @@ class CheckSession:
         g = self.model.graph
         todo = {i for i in nodes if 0 <= i < len(g.node)}
         changed = set(value_types_changed)
-        # Graph-level diagnostics name nodes by op_type and name: a relabelled
-        # node needs them rewritten.
-        relabelled = any(self._labels[i] != (g.node[i].op_type, g.node[i].name) for i in todo)
+        # Graph-level diagnostics name nodes by op_type and name: those about
+        # an edited node are rewritten (it may have been relabelled).
+        prefixes = tuple(p for i in todo for p in (f"graph/node[{i}] ", f"graph/node[{i}]/"))
+        relabelled = bool(prefixes) and any(d.path.startswith(prefixes) for d in self._units["graph"])
         if names_changed or changed or relabelled:
             old = self._scope
             self._check_graph_structure()
@@ -151,11 +154,10 @@ class CheckSession:
             from .context import Scope  # noqa: PLC0415
             self._scope = Scope({}, 1 << 62, None, {}, "graph")
         self._index = None      # consumers / subgraph holders, built on first re-check
-        self._labels = [(n.op_type, n.name) for n in self.model.graph.node]
-        # Memo keys are only valid before anything else changes: hand them to
-        # full() and never keep them.
-        keys, self._scope.keys = self._scope.keys, None
-        return keys
+        # The lean pass's suspects are only valid before anything else
+        # changes: hand them to full() and never keep them.
+        suspects, self._scope.suspects = self._scope.suspects, None
+        return suspects
 
     def _consumers_and_holders(self):
         if self._index is None:
@@ -171,9 +173,13 @@ class CheckSession:
             self._index = (consumers, holders)
         return self._index
 
-    def _check_node(self, i: int, key=_NO_KEY) -> None:
-        self._units[("node", i)] = self._run(
-            lambda out: check_node_at(self.model.graph, i, self._scope, self._ctx, out, key), f"graph/node[{i}]")
+    def _check_node(self, i: int) -> None:
+        found = self._run(lambda out: check_node_at(self.model.graph, i, self._scope, self._ctx, out),
+                          f"graph/node[{i}]")
+        if found:
+            self._nodes[i] = found
+        else:
+            self._nodes.pop(i, None)
 
     def _check_functions(self) -> None:
         self._units["functions"] = self._run(lambda out: check_functions(self.model, self._ctx, out), "functions")

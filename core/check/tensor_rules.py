@@ -58,6 +58,67 @@ def _raw_bytes(dtype: int, n: int) -> int:
     return (n * itemsize_bits(dtype) + 7) // 8
 
 
+_TF = pb.TensorProto.DESCRIPTOR.fields_by_name
+_RAW_FIELD = _TF["raw_data"]
+# Plain-int tables for tensor_clean (enum lookups cost more than its checks):
+# element type -> (its typed data field, entries per element or 0 when
+# packed, storage bits, first IR version).
+_FAST = {}
+for _t in _KNOWN_TYPES:
+    _bits = SUB_BYTE_BITS.get(_t)
+    _FAST[_t] = (_TF[_FIELD_OF[_t]], 0 if _bits in (2, 4) else 2 if _t in (DataType.COMPLEX64, DataType.COMPLEX128)
+                 else 1, itemsize_bits(_t), int(DTYPE_SINCE_IR.get(_t, 0)))
+_STRING = int(DataType.STRING)
+# What tensor_clean makes of each field: 0 ignored, 1 dims, 2 data_type,
+# 3 a data field; any other field set (external data, data_location, segment,
+# metadata) leaves the tensor to check_tensor.
+_ROLE = {_TF["name"]: 0, _TF["doc_string"]: 0, _TF["dims"]: 1, _TF["data_type"]: 2, _RAW_FIELD: 3,
+         **{_TF[name]: 3 for name in _DATA_FIELDS}}
+
+
+def tensor_clean(t: pb.TensorProto, ir_version: int) -> int:
+    """The element type of `t` when check_tensor would find nothing in it,
+    else 0: the cheap test (one ListFields call) the lean pass runs before
+    any path is built."""
+    dtype = 0
+    dims = ()
+    data = None
+    for fd, value in t.ListFields():
+        role = _ROLE.get(fd)
+        if role == 3:
+            if data is not None:
+                return 0
+            data = fd
+            length = len(value)
+        elif role == 1:
+            dims = value
+        elif role == 2:
+            dtype = value
+        elif role != 0:
+            return 0
+    fast = _FAST.get(dtype)
+    if fast is None:
+        return 0
+    field, per, bits, since = fast
+    if since and ir_version and ir_version < since:
+        return 0
+    n = 1
+    for d in dims:
+        if d < 0:
+            return 0
+        n *= d
+    if data is None:
+        return dtype if n == 0 else 0
+    if n == 0:
+        return 0
+    if data is _RAW_FIELD:
+        return dtype if dtype != _STRING and length == (n * bits + 7) // 8 else 0
+    if data is not field:
+        return 0
+    want = n * per if per else (n * bits + 7) // 8
+    return dtype if length == want else 0
+
+
 def check_tensor(t: pb.TensorProto, path: str, ctx, out) -> None:
     """`ctx` gives `model_dir` (Path or None) and `ir_version`."""
     dtype = t.data_type

@@ -1,6 +1,6 @@
-"""The node-signature memo (core/check/memo.py) never hides a finding: a node
-that repeats a clean signature except for one thing a rule reads is still
-reported, and memoised checks equal unmemoised ones."""
+"""The lean pass (core/check/scan.py) never hides a finding: a node that
+repeats a clean node except for one thing a rule reads is still reported,
+and checks with the pass equal checks where the rules see every node."""
 from __future__ import annotations
 
 import pathlib
@@ -11,7 +11,7 @@ import pytest
 from onnx import TensorProto, helper, numpy_helper
 
 from onnxstudio.core.check import CheckSession, check
-from onnxstudio.core.check import graph_rules
+from onnxstudio.core.check import graph_rules, scan
 from onnxstudio.core.proto import onnx_pb2 as pb
 
 SHARED = pathlib.Path("/work/shared/models")
@@ -33,8 +33,9 @@ def _vi(name, elem=TensorProto.FLOAT):
 
 
 def _unmemoised(model, monkeypatch):
+    # Every node a suspect: the rules judge them all (types still derived).
     with monkeypatch.context() as m:
-        m.setattr(graph_rules, "node_key", lambda node, ins, outs: None)
+        m.setattr(scan, "_judge", lambda *args: False)
         return check(model)
 
 
@@ -77,7 +78,7 @@ def test_constants_with_equal_dims_are_checked_each():
     assert found == {("tensor.data-length", 'graph/node[1] Constant "c1"/attribute "value"')}
 
 
-def test_subgraph_holders_are_never_memoised():
+def test_subgraph_holders_see_their_position():
     # Two If nodes with byte-identical branches; only the second sits where
     # the outer name the branches read is not yet defined.
     def branch():
@@ -141,12 +142,9 @@ def _backend_and_shared_models():
 
 
 def test_one_pass_derivation_equals_node_by_node():
-    # derive_and_key (the full check's loop) must leave exactly the derived
-    # types infer_elem_types does, and its keys must be those check_node_at
-    # computes at each position.
+    # judge_nodes (the full check's loop) must leave exactly the derived
+    # types infer_elem_types does, node by node, as a re-check sees them.
     from onnxstudio.core.check.context import Context, Scope
-    from onnxstudio.core.check.diagnostics import Collector
-    from onnxstudio.core.check.memo import derive_and_key
     from onnxstudio.core.check.model_rules import imported_opsets
     compared = 0
     for path in _backend_and_shared_models():
@@ -154,23 +152,23 @@ def test_one_pass_derivation_equals_node_by_node():
         model.ParseFromString(pathlib.Path(path).read_bytes())
         opsets = imported_opsets(model)
         ctx = Context(ir_version=model.ir_version, opsets=opsets, model_opsets=opsets)
-        scope = graph_rules.check_structure(model.graph, "graph", ctx, Collector(), None)
-        fast = dict(scope.inferred)
-        keys = derive_and_key(model.graph, Scope(scope.defs, scope.limit, None, scope.types, "graph"), ctx)
-        scope.inferred.clear()
-        graph_rules.infer_elem_types(model.graph, scope, ctx)
-        assert fast == scope.inferred, path
-        for i, node in enumerate(model.graph.node):
-            here = scope.at(i)
-            assert keys[i] == graph_rules._node_key_at(node, here, ctx.schema_for(node), None, ctx), (path, i)
+        defs = {vi.name: graph_rules.INPUT_POS for vi in model.graph.input}
+        defs.update({t.name: graph_rules.INIT_POS for t in model.graph.initializer})
+        rows = scan.read_nodes(model.graph, defs, None)
+        if rows is None:
+            continue
+        types = graph_rules.declared_types(model.graph)
+        fast = Scope(defs, 1 << 62, None, types, "graph")
+        scan.judge_nodes(rows, fast, ctx)
+        slow = Scope(defs, 1 << 62, None, types, "graph")
+        graph_rules.infer_elem_types(model.graph, slow, ctx)
+        assert fast.inferred == slow.inferred, path
         compared += 1
     assert compared > 20
 
 
-def test_large_attributes_are_checked_without_a_key():
-    from onnxstudio.core.check.memo import MAX_KEY_BYTES, attribute_key
-    big = helper.make_attribute("weights", [0.5] * MAX_KEY_BYTES)
-    assert attribute_key(_ours_attr(big)) is None
+def test_large_attributes_are_judged_each_time():
+    big = helper.make_attribute("weights", [0.5] * scan.MAX_REMEMBERED_BYTES)
     nodes = [helper.make_node("LeakyRelu", ["x"], ["r0"], name="a"),
              helper.make_node("LeakyRelu", ["r0"], ["r1"], name="b")]
     for n in nodes:

@@ -1,0 +1,320 @@
+"""The lean pass of a full check: every node is read out of protobuf once,
+and a node the cheap tests clear never meets the rule code.
+
+Reading a protobuf field from Python costs about as much as a dict lookup
+on the result, so the pass reads each node's inputs, outputs and attributes
+once and judges them with set and dict lookups. Anything a cheap test cannot
+clear makes the node a *suspect*; suspects go through `node_rules` (which
+builds paths and messages), so every finding is still reported exactly as
+the rules word it. A false alarm here only costs time; a node cleared here
+must be one the rules would not report. `tests/check/test_check_scan.py`
+compares the pass with the rules on every model it can find.
+
+Verdicts that depend on nothing but the operator signature and what a node
+gives it (arity by count, type constraints by element types, derived output
+types, attribute bytes without findings) are remembered in `Context.memo`
+for the rest of the run.
+"""
+from __future__ import annotations
+
+import re
+
+from .. import schemas
+from ..ir.dtypes import type_name
+from ..proto import onnx_pb2 as pb
+from .diagnostics import Collector
+from .elem_types import output_types
+from .node_rules import check_arity
+from .tensor_rules import tensor_clean
+
+A = pb.AttributeProto
+_AF = A.DESCRIPTOR.fields_by_name
+# Value field -> the attribute type it implies.
+_VALUE_FIELDS = {_AF[name]: implied for name, implied in (
+    ("f", A.FLOAT), ("i", A.INT), ("s", A.STRING), ("t", A.TENSOR), ("g", A.GRAPH),
+    ("sparse_tensor", A.SPARSE_TENSOR), ("tp", A.TYPE_PROTO), ("floats", A.FLOATS), ("ints", A.INTS),
+    ("strings", A.STRINGS), ("tensors", A.TENSORS), ("graphs", A.GRAPHS),
+    ("sparse_tensors", A.SPARSE_TENSORS), ("type_protos", A.TYPE_PROTOS))}
+_REF_FIELD = _AF["ref_attr_name"]
+# Types whose value may be absent without a finding (attr_rules: empty lists,
+# and proto3 writers drop zero scalars).
+_MAY_BE_EMPTY = frozenset({A.FLOAT, A.INT, A.STRING, A.FLOATS, A.INTS, A.STRINGS, A.TENSORS, A.GRAPHS,
+                           A.SPARSE_TENSORS, A.TYPE_PROTOS})
+# Attribute types the pass judges: plain values by their bytes, tensors by
+# tensor_clean. Graphs, sparse tensors, lists of tensors and type protos go
+# to the rules.
+_PLAIN, _TENSOR = 1, 2
+_KIND = {A.FLOAT: _PLAIN, A.INT: _PLAIN, A.STRING: _PLAIN, A.FLOATS: _PLAIN, A.INTS: _PLAIN,
+         A.STRINGS: _PLAIN, A.TENSOR: _TENSOR}
+# Longer attribute values (tree ensembles, tables) are judged each time:
+# they rarely repeat, and remembering them costs memory for nothing.
+MAX_REMEMBERED_BYTES = 512
+
+_IDENTIFIERS = re.compile(r"(?:[A-Za-z_][A-Za-z0-9_]*\n)*[A-Za-z_][A-Za-z0-9_]*")
+_ODD_LINE = re.compile(r"^(?![A-Za-z_][A-Za-z0-9_]*$).+$", re.M)
+_IDENTIFIER = re.compile(r"[A-Za-z_][A-Za-z0-9_]*\Z")
+_UNSEEN = object()
+
+
+def read_nodes(g, defs: dict, parent):
+    """[(node, inputs, outputs)] with every output's position added to
+    `defs`, or None as soon as a name is defined twice or used before its
+    definition (the detailed passes of graph_rules then say where)."""
+    rows = []
+    append = rows.append
+    visible = parent.visible if parent is not None else None
+    for i, node in enumerate(g.node):
+        ins = node.input[:]
+        outs = node.output[:]
+        for name in ins:
+            if name and name not in defs and (visible is None or not visible(name)):
+                return None
+        for name in outs:
+            if name:
+                if name in defs or (visible is not None and visible(name)):
+                    return None
+                defs[name] = i
+        append((node, ins, outs))
+    return rows
+
+
+def odd_names(names: list) -> list:
+    """The names that are not C identifiers, in order; one regex pass over
+    all of them in the common case."""
+    if not names:
+        return []
+    try:
+        joined = "\n".join(names)
+    except TypeError:       # bytes: invalid UTF-8 in a damaged file
+        joined = None
+    if joined is None or joined.count("\n") != len(names) - 1:
+        from .paths import text  # noqa: PLC0415
+        return [n for n in names if not _IDENTIFIER.match(text(n))]
+    if _IDENTIFIERS.fullmatch(joined):
+        return []
+    return _ODD_LINE.findall(joined)
+
+
+def _field_value(a, atype):
+    """The attribute's one value (True when it legally has none), or None
+    when its fields call for the rules (several values, a value that does
+    not fit the type, ref_attr_name, a missing message)."""
+    value = None
+    for fd, v in a.ListFields():
+        implied = _VALUE_FIELDS.get(fd)
+        if implied is not None:
+            if value is not None or implied != atype:
+                return None
+            value = v
+        elif fd is _REF_FIELD:
+            return None
+    if value is None:
+        return True if atype in _MAY_BE_EMPTY else None
+    return value
+
+
+def _types_clean(schema, in_types, out_types) -> bool:
+    """node_rules' type checks over element types ("" for an empty actual,
+    None for unknown): True when they find nothing."""
+    bound = {}
+    constraints = schema.type_constraints
+    allowed_types = schema.allowed_types
+    for types, formals in ((in_types, schema.inputs), (out_types, schema.outputs)):
+        n_formals = len(formals)
+        tail = formals[-1] if n_formals and formals[-1].is_variadic else None
+        for i, t in enumerate(types):
+            if t == "":
+                continue
+            formal = formals[i] if i < n_formals else tail
+            if formal is None:
+                break
+            if t is None:
+                continue
+            param = formal.type_str
+            if t not in allowed_types(param):
+                return False
+            if param not in constraints or (formal.is_variadic and not formal.homogeneous):
+                continue
+            prior = bound.get(param)
+            if prior is None:
+                bound[param] = t
+            elif prior != t:
+                return False
+    return True
+
+
+def _arity_clean(schema, ins, outs) -> bool:
+    found = Collector()
+    check_arity(ins, outs, schema, "", found)
+    return not found.items
+
+
+def _judge(node, schema, ins, outs, memo, ir):
+    """False when the node rules may find something (the node is a suspect);
+    otherwise True, or for a Constant / ConstantOfShape whose only attribute
+    is a "value" tensor, that tensor's type string (its output type).
+    None for a deprecated signature."""
+    if schema.deprecated:
+        return None
+    if not ins and not outs:
+        return False
+    if 0 < ir < 11 and (len(node.device_configurations) or (ir < 10 and (node.overload or len(node.metadata_props)))):
+        return False
+    # Arity: its verdict depends on the counts and which actuals are empty.
+    if "" in ins or "" in outs:
+        akey = (schema, tuple(n == "" for n in ins), tuple(n == "" for n in outs))
+    else:
+        akey = (schema, len(ins), len(outs))
+    arity_ok = memo["arity"]
+    ok = arity_ok.get(akey)
+    if ok is None:
+        ok = arity_ok[akey] = _arity_clean(schema, ins, outs)
+    if not ok:
+        return False
+    # Attributes: known name, once, the operator's type, one value that fits
+    # it (plain values remembered by their bytes), sound tensors.
+    spec_of = schema.attributes
+    clean_attrs = memo["attrs"]
+    seen = None
+    value_type = None
+    for a in node.attribute:
+        name = a.name
+        spec = spec_of.get(name)
+        atype = a.type
+        if spec is None or not atype or (spec.type and atype != spec.type):
+            return False
+        if seen is None:
+            seen = {name}
+        elif name in seen:
+            return False
+        else:
+            seen.add(name)
+        kind = _KIND.get(atype)
+        if kind is _PLAIN:
+            data = a.SerializeToString()
+            if data in clean_attrs:
+                continue
+            if _field_value(a, atype) is None:
+                return False
+            if len(data) <= MAX_REMEMBERED_BYTES:
+                clean_attrs.add(data)
+        elif kind is _TENSOR:
+            value = _field_value(a, atype)
+            if value is None or value is True:
+                return False
+            dtype = tensor_clean(value, ir)
+            if not dtype:
+                return False
+            if name == "value" and len(seen) == 1:
+                value_type = _tensor_type(dtype)
+        else:
+            return False
+    for name in schema.required_attributes:
+        if seen is None or name not in seen:
+            return False
+    if value_type is None or len(seen) != 1 or node.op_type not in ("Constant", "ConstantOfShape") \
+            or node.domain not in ("", "ai.onnx"):
+        return True
+    return value_type
+
+
+_TENSOR_TYPES: dict = {}
+
+
+def _tensor_type(dtype: int) -> str:
+    t = _TENSOR_TYPES.get(dtype)
+    if t is None:
+        t = _TENSOR_TYPES[dtype] = f"tensor({type_name(dtype)})"
+    return t
+
+
+def judge_nodes(rows, scope, ctx) -> list:
+    """Derive element types through the graph in node order (recording them
+    in scope.inferred, as graph_rules.infer_node does one node at a time)
+    and return the indices of the nodes the rules must see."""
+    types = scope.types
+    types_get = types.get
+    inferred = scope.inferred
+    inferred_get = inferred.get
+    defs = scope.defs
+    parent = scope.parent
+    lookup = ctx.type_lookup
+    gpath = scope.graph_path
+    schema_cache = ctx.schema_cache
+    schema_of = ctx.schema_of
+    memo = ctx.memo
+    if not memo:
+        memo.update(derived={}, types={}, arity={}, attrs=set())
+    derived, types_ok = memo["derived"], memo["types"]
+    ir = ctx.ir_version
+
+    def looked_up(name):
+        t = lookup(gpath, name)
+        return schemas.type_string(t) if t is not None else None
+
+    suspects = []
+    for i, (node, ins, outs) in enumerate(rows):
+        op = node.op_type
+        domain = node.domain
+        schema = schema_cache.get((domain, op), _UNSEEN)
+        if schema is _UNSEEN:
+            schema = schema_of(domain, op)
+        if schema is None:
+            suspects.append(i)      # custom op, function call, unknown op: the rules say which
+            continue
+        # Element types of the inputs as the rules see them at position i.
+        in_types = []
+        for name in ins:
+            if not name:
+                t = ""
+            else:
+                t = types_get(name)
+                if t is None:
+                    t = inferred_get(name)
+                    if t is None:
+                        if parent is not None and name not in defs:
+                            t = scope.type_str(name, ctx)
+                        elif lookup is not None:
+                            t = looked_up(name)
+            in_types.append(t)
+        in_types = tuple(in_types)
+        ok = _judge(node, schema, ins, outs, memo, ir)
+        # Derive the types of undeclared outputs (suspects too: later nodes read them).
+        for name in outs:
+            if name and name not in types:
+                if ok.__class__ is str:
+                    # A findings-free Constant / ConstantOfShape: its one
+                    # "value" tensor's element type, as elem_types says.
+                    derived_outs = (ok,) + (None,) * (len(outs) - 1)
+                else:
+                    sig = (schema, len(outs), in_types)
+                    derived_outs = derived.get(sig)
+                    if derived_outs is None:
+                        derived_outs = output_types(node, schema, dict(zip(ins, in_types)).get)
+                        if op not in _ATTRIBUTE_TYPED:
+                            derived[sig] = derived_outs
+                for o, t in zip(outs, derived_outs):
+                    if t is not None and o and o not in types:
+                        inferred[o] = t
+                break
+        if not ok:
+            suspects.append(i)
+            continue
+        # Types: outputs as the rules see them at the node's own position
+        # (declared, else from type_lookup; derived ones only count later).
+        if lookup is None:
+            out_types = tuple([types_get(o) if o else "" for o in outs])
+        else:
+            out_types = tuple([(types_get(o) or looked_up(o)) if o else "" for o in outs])
+        tkey = (schema, in_types, out_types)
+        ok = types_ok.get(tkey)
+        if ok is None:
+            ok = types_ok[tkey] = _types_clean(schema, in_types, out_types)
+        if not ok:
+            suspects.append(i)
+    return suspects
+
+
+# Ops whose derived output type comes from an attribute (elem_types): their
+# derived types are not remembered by input types alone.
+_ATTRIBUTE_TYPED = frozenset({"Cast", "Constant", "ConstantOfShape"})
