@@ -4,8 +4,9 @@
 
 A model folder holds model.onnx and inputs.npz (as in ../shared/models). For
 each: median wall time of our `Session.run` (compiled once), onnxruntime's
-InferenceSession.run (CPU, default threads) and ReferenceEvaluator.run, and
-the ratios ours/onnxruntime and reference/ours (how many times faster we are).
+InferenceSession.run (CPU, default threads) and ReferenceEvaluator.run, timed
+in turn round after round so machine noise hits all three alike, and the
+ratios ours/onnxruntime and reference/ours (how many times faster we are).
 """
 from __future__ import annotations
 
@@ -20,18 +21,33 @@ import numpy as np
 REPO = pathlib.Path(__file__).resolve().parent.parent
 
 
-def _median(fn, repeat: int, budget: float = 2.0, most: int = 300) -> float:
-    """Median of at least `repeat` calls, more (up to `most`) while they fit
-    in `budget` seconds: sub-millisecond models need many samples."""
-    times = []
+def _interleaved_medians(fns: list, rounds: int, budget: float, block: float = 0.25) -> list[float]:
+    """Median time per call of each callable, measured in blocks taken in
+    turn (so a busy spell on the shared machine hits all of them alike): at
+    least `rounds` rounds, more while they fit in `budget` seconds. A block
+    runs one callable for about `block` seconds and drops its first call:
+    onnxruntime's worker threads keep spinning for a while after a run and
+    would otherwise slow whatever is timed next."""
+    times: list[list[float]] = [[] for _ in fns]
     start = time.perf_counter()
-    while len(times) < most:
-        t = time.perf_counter()
-        fn()
-        times.append(time.perf_counter() - t)
-        if len(times) >= repeat and time.perf_counter() - start > budget:
-            break
-    return statistics.median(times)
+    r = 0
+    while r < rounds or time.perf_counter() - start < budget:
+        for fn, ts in zip(fns, times):
+            block_start = time.perf_counter()
+            calls = 0
+            while calls < 2 or time.perf_counter() - block_start < block:
+                t = time.perf_counter()
+                fn()
+                if calls:
+                    ts.append(time.perf_counter() - t)
+                calls += 1
+        r += 1
+    return [statistics.median(ts) for ts in times]
+
+
+def _ms(seconds: float) -> str:
+    ms = seconds * 1e3
+    return f"{ms:.3f}" if ms < 1 else f"{ms:.1f}"
 
 
 def main(argv: list[str]) -> int:
@@ -48,21 +64,23 @@ def main(argv: list[str]) -> int:
     for d in dirs:
         path = d / "model.onnx"
         feeds = dict(np.load(d / "inputs.npz"))
-        model = core.load(path)
-        sess = Session(model)
-        sess.run(feeds)
-        ours = _median(lambda: sess.run(feeds), 5)
+        sess = Session(core.load(path))
         o = ort.InferenceSession(str(path), providers=["CPUExecutionProvider"])
-        o.run(None, feeds)
-        theirs = _median(lambda: o.run(None, feeds), 20)
+        fns = [lambda: sess.run(feeds), lambda: o.run(None, feeds)]
         try:
             ref = ReferenceEvaluator(onnx.load(path))
-            ref_t = _median(lambda: ref.run(None, feeds), 2, budget=5)
-            ref_s = f"{ref_t * 1e3:10.1f}"
-            ratio_ref = f"{ref_t / ours:9.1f}"
+            ref.run(None, feeds)
+            fns.append(lambda: ref.run(None, feeds))
+            failure = None
         except Exception as e:  # noqa: BLE001  (the reference lacks some ops)
-            ref_s, ratio_ref = f"{'n/a':>10}", f"{type(e).__name__[:9]:>9}"
-        print(f"{d.name:24} {ours * 1e3:9.1f} {theirs * 1e3:9.1f} {ref_s} {ours / theirs:9.2f} {ratio_ref}")
+            failure = type(e).__name__[:9]
+        for fn in fns:      # warm up: first runs fold constants and fault pages in
+            fn()
+        medians = _interleaved_medians(fns, rounds=3, budget=6.0)
+        ours, theirs = medians[:2]
+        ref_s = _ms(medians[2]) if failure is None else "n/a"
+        ratio_ref = f"{medians[2] / ours:.1f}" if failure is None else failure
+        print(f"{d.name:24} {_ms(ours):>9} {_ms(theirs):>9} {ref_s:>10} {ours / theirs:9.2f} {ratio_ref:>9}")
     return 0
 
 
