@@ -140,7 +140,7 @@ class Scope:
                 break
             s = s.parent
         if ctx.type_lookup is not None:
-            t = ctx.type_lookup(self.graph_path, name)
+            t = ctx.type_lookup(str(self.graph_path), name)
             return schemas.type_string(t) if t is not None else None
         return None
 

@@ -25,17 +25,32 @@ def check_graph(g: pb.GraphProto, gpath: str, ctx, out, parent: Scope | None) ->
     """Full check of a graph (used for subgraphs and as the reference)."""
     scope = check_structure(g, gpath, ctx, out, parent)
     suspects, scope.suspects = scope.suspects, None
-    for i in range(len(g.node)) if suspects is None else suspects:
-        check_node_at(g, i, scope, ctx, out)
+    if suspects is None:
+        for i in range(len(g.node)):
+            check_node_at(g, i, scope, ctx, out)
+    else:
+        for i, graphs in suspects:
+            check_node_at(g, i, scope, ctx, out, graphs)
     return scope
 
 
-def check_node_at(g, i: int, scope: Scope, ctx, out) -> None:
-    """Check node i (and the subgraphs under it) with the rules."""
+def check_node_at(g, i: int, scope: Scope, ctx, out, graphs=None) -> None:
+    """Check node i (and the subgraphs under it) with the rules; with
+    `graphs` (scan.judge_nodes found nothing in the node itself) only those
+    subgraphs, in attribute order, as the rules would."""
     node = g.node[i]
     here = scope.at(i)
     npath = paths.Lazy(paths.node, scope.graph_path, i, node.op_type, node.name)
     nested = ctx.nested()
+    if graphs is not None:
+        for name, atype, value in graphs:
+            apath = paths.Lazy(paths.attribute, npath, name)
+            if atype == pb.AttributeProto.GRAPH:
+                check_graph(value, apath, nested, out, here)
+            else:
+                for k, sub in enumerate(value):
+                    check_graph(sub, f"{apath}[{k}]", nested, out, here)
+        return
 
     def check_subgraph(sub, spath, _scope):
         check_graph(sub, spath, nested, out, here)
@@ -104,7 +119,8 @@ def check_ir10_fields(msg, where, ctx, out) -> None:
 
 
 def check_structure(g: pb.GraphProto, gpath: str, ctx, out, parent: Scope | None) -> Scope:
-    gpath = str(gpath)   # may arrive as a lazy path; scopes key on the text
+    # gpath may be a paths.Lazy (a subgraph's): spelt only if a finding or
+    # a type_lookup needs it.
     ir = ctx.ir_version
     if not g.name:
         out.add("graph.name-missing", gpath, "the graph has no name; give it one")
@@ -189,7 +205,7 @@ def check_structure(g: pb.GraphProto, gpath: str, ctx, out, parent: Scope | None
             infer_elem_types(g, scope, ctx)
 
     for k, vi in enumerate(g.output):
-        where = paths.graph_output(gpath, k, vi.name)
+        where = paths.Lazy(paths.graph_output, gpath, k, vi.name)
         if not vi.name:
             out.add("graph.input-name-missing", where, "graph output with an empty name")
             continue
@@ -206,7 +222,7 @@ def check_structure(g: pb.GraphProto, gpath: str, ctx, out, parent: Scope | None
     vi_names = set()
     io_types = None
     for vi in g.value_info:
-        where = paths.value_info(gpath, vi.name)
+        where = paths.Lazy(paths.value_info, gpath, vi.name)
         if vi.name in vi_names:
             out.add("graph.value-info-duplicate", where, f"value_info for {vi.name!r} is given twice")
         vi_names.add(vi.name)

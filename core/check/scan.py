@@ -41,11 +41,11 @@ _REF_FIELD = _AF["ref_attr_name"]
 _MAY_BE_EMPTY = frozenset({A.FLOAT, A.INT, A.STRING, A.FLOATS, A.INTS, A.STRINGS, A.TENSORS, A.GRAPHS,
                            A.SPARSE_TENSORS, A.TYPE_PROTOS})
 # Attribute types the pass judges: plain values by their bytes, tensors by
-# tensor_clean. Graphs, sparse tensors, lists of tensors and type protos go
-# to the rules.
-_PLAIN, _TENSOR = 1, 2
+# tensor_clean, graphs by checking them (in the caller). Sparse tensors,
+# lists of tensors and type protos go to the rules.
+_PLAIN, _TENSOR, _GRAPH = 1, 2, 3
 _KIND = {A.FLOAT: _PLAIN, A.INT: _PLAIN, A.STRING: _PLAIN, A.FLOATS: _PLAIN, A.INTS: _PLAIN,
-         A.STRINGS: _PLAIN, A.TENSOR: _TENSOR}
+         A.STRINGS: _PLAIN, A.TENSOR: _TENSOR, A.GRAPH: _GRAPH, A.GRAPHS: _GRAPH}
 # Longer attribute values (tree ensembles, tables) are judged each time:
 # they rarely repeat, and remembering them costs memory for nothing.
 MAX_REMEMBERED_BYTES = 512
@@ -151,9 +151,11 @@ def _arity_clean(schema, ins, outs) -> bool:
 
 def _judge(node, schema, ins, outs, memo, ir):
     """False when the node rules may find something (the node is a suspect);
-    otherwise True, or for a Constant / ConstantOfShape whose only attribute
-    is a "value" tensor, that tensor's type string (its output type).
-    None for a deprecated signature."""
+    None for a deprecated signature. Otherwise True, except for
+      - a node holding graphs: [(attribute name, type, graph or graphs)],
+        whose checks are all that is left to do;
+      - a Constant / ConstantOfShape whose only attribute is a "value"
+        tensor: that tensor's type string (its output type)."""
     if schema.deprecated:
         return None
     if not ins and not outs:
@@ -177,6 +179,7 @@ def _judge(node, schema, ins, outs, memo, ir):
     clean_attrs = memo["attrs"]
     seen = None
     value_type = None
+    graphs = None
     for a in node.attribute:
         name = a.name
         spec = spec_of.get(name)
@@ -207,11 +210,21 @@ def _judge(node, schema, ins, outs, memo, ir):
                 return False
             if name == "value" and len(seen) == 1:
                 value_type = _tensor_type(dtype)
+        elif kind is _GRAPH:
+            value = _field_value(a, atype)
+            if value is None:
+                return False
+            if value is not True:
+                if graphs is None:
+                    graphs = []
+                graphs.append((name, atype, value))
         else:
             return False
     for name in schema.required_attributes:
         if seen is None or name not in seen:
             return False
+    if graphs is not None:
+        return graphs
     if value_type is None or len(seen) != 1 or node.op_type not in ("Constant", "ConstantOfShape") \
             or node.domain not in ("", "ai.onnx"):
         return True
@@ -231,7 +244,9 @@ def _tensor_type(dtype: int) -> str:
 def judge_nodes(rows, scope, ctx) -> list:
     """Derive element types through the graph in node order (recording them
     in scope.inferred, as graph_rules.infer_node does one node at a time)
-    and return the indices of the nodes the rules must see."""
+    and return what is left to check, in node order: (index, None) for a
+    node the rules must see, (index, [(attribute, type, graph(s))]) for a
+    cleared node whose subgraphs are still to be checked."""
     types = scope.types
     types_get = types.get
     inferred = scope.inferred
@@ -249,7 +264,7 @@ def judge_nodes(rows, scope, ctx) -> list:
     ir = ctx.ir_version
 
     def looked_up(name):
-        t = lookup(gpath, name)
+        t = lookup(str(gpath), name)
         return schemas.type_string(t) if t is not None else None
 
     suspects = []
@@ -260,7 +275,7 @@ def judge_nodes(rows, scope, ctx) -> list:
         if schema is _UNSEEN:
             schema = schema_of(domain, op)
         if schema is None:
-            suspects.append(i)      # custom op, function call, unknown op: the rules say which
+            suspects.append((i, None))      # custom op, function call, unknown op: the rules say which
             continue
         # Element types of the inputs as the rules see them at position i.
         in_types = []
@@ -298,7 +313,7 @@ def judge_nodes(rows, scope, ctx) -> list:
                         inferred[o] = t
                 break
         if not ok:
-            suspects.append(i)
+            suspects.append((i, None))
             continue
         # Types: outputs as the rules see them at the node's own position
         # (declared, else from type_lookup; derived ones only count later).
@@ -307,11 +322,12 @@ def judge_nodes(rows, scope, ctx) -> list:
         else:
             out_types = tuple([(types_get(o) or looked_up(o)) if o else "" for o in outs])
         tkey = (schema, in_types, out_types)
-        ok = types_ok.get(tkey)
-        if ok is None:
-            ok = types_ok[tkey] = _types_clean(schema, in_types, out_types)
-        if not ok:
-            suspects.append(i)
+        if tkey not in types_ok:
+            types_ok[tkey] = _types_clean(schema, in_types, out_types)
+        if not types_ok.get(tkey):
+            suspects.append((i, None))
+        elif ok.__class__ is list:
+            suspects.append((i, ok))
     return suspects
 
 

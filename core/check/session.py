@@ -53,8 +53,12 @@ class CheckSession:
         self._nodes = {}
         suspects = self._check_graph_structure()
         # Nodes the lean pass cleared have no diagnostics: no entry at all.
-        for i in range(len(self.model.graph.node)) if suspects is None else suspects:
-            self._check_node(i)
+        if suspects is None:
+            for i in range(len(self.model.graph.node)):
+                self._check_node(i)
+        else:
+            for i, graphs in suspects:
+                self._check_node(i, graphs)
         self._check_functions()
         self._check_training()
         return self.diagnostics
@@ -173,8 +177,8 @@ class CheckSession:
             self._index = (consumers, holders)
         return self._index
 
-    def _check_node(self, i: int) -> None:
-        found = self._run(lambda out: check_node_at(self.model.graph, i, self._scope, self._ctx, out),
+    def _check_node(self, i: int, graphs=None) -> None:
+        found = self._run(lambda out: check_node_at(self.model.graph, i, self._scope, self._ctx, out, graphs),
                           f"graph/node[{i}]")
         if found:
             self._nodes[i] = found
