@@ -196,6 +196,12 @@ class Plan:
         self.consts = frozenset(const)
         return out
 
+    def forget_frees(self, names: set) -> None:
+        """Stop the live steps dropping `names` from a run's frame."""
+        for st in self.live_steps:
+            if st.frees:
+                st.frees = [n for n in st.frees if n not in names]
+
     def _plan_frees(self) -> None:
         last: dict[str, int] = {}
         for i, s in enumerate(self.steps):

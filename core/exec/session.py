@@ -24,7 +24,7 @@ from .allocator import tune_allocator
 from .errors import Cancelled, ExecError, FeedError
 from .plan import Plan, Step, decode_attr_value
 from .registry import VARIES, KernelContext
-from .values import check_feed, describe, normalize
+from .values import FeedCheck, describe, normalize
 
 Progress = Callable[[int, int, Node], None]
 
@@ -69,6 +69,7 @@ class Session:
         self._plans: dict[int, Plan] = {id(self.graph): self.plan}
         self._subgraphs: dict[int, tuple] = {}   # id(body graph) -> (plan, constants, in/out names)
         self._frame: Optional[Frame] = None
+        self._feed_checks: Optional[list] = None   # (input name, FeedCheck or None), made on first start
         self._pos = 0
         self._rng = None
         self.progress: Optional[Progress] = None
@@ -110,12 +111,14 @@ class Session:
         values = self._constants(self.graph)
         dims: dict = {}
         missing = []
-        for name in self.plan.inputs:
-            v = self.graph.lookup(name)
+        if self._feed_checks is None:
+            self._feed_checks = [(name, FeedCheck(v) if v is not None else None)
+                                 for name in self.plan.inputs for v in (self.graph.lookup(name),)]
+        for name, check in self._feed_checks:
             if name in feeds:
                 value = normalize(feeds[name])
-                if v is not None:
-                    check_feed(v, value, dims)
+                if check is not None:
+                    check(value, dims)
                 values[name] = value
             elif name not in values:
                 missing.append(name)
@@ -216,6 +219,9 @@ class Session:
                 folded.update((name, values[name]) for name in s.outputs
                               if name in plan.live_reads and name in values)
         plan.folded = folded
+        # Dropping a folded or outer-scope name from a frame frees no memory
+        # (the plan or the enclosing frame holds it): later runs skip that.
+        plan.forget_frees(set(folded).union(plan.outer_names))
 
     # -- internals -----------------------------------------------------------------------
 

@@ -100,6 +100,39 @@ def check_feed(v: Value, value, dims: dict) -> None:
         check_feed(Value(v.name, t.elem), value, dims) if t.elem is not None else None
 
 
+class FeedCheck:
+    """check_feed for one graph input with its declared type decoded once: a
+    feed of the declared numeric dtype and shape passes in a few attribute
+    reads (start() runs this for every input of every run); anything else
+    goes through check_feed, which says what is wrong."""
+    __slots__ = ("value", "dtype", "shape")
+
+    def __init__(self, v: Value):
+        self.value = v
+        self.dtype = self.shape = None
+        t = v.type
+        if isinstance(t, TensorType) and t.elem_type and t.shape is not None:
+            try:
+                dtype = to_numpy_dtype(t.elem_type)
+            except ValueError:
+                return
+            if dtype.kind not in "OUSV":     # strings and ml_dtypes: the general check
+                self.dtype, self.shape = dtype, tuple(t.shape)
+
+    def __call__(self, value, dims: dict) -> None:
+        shape = self.shape
+        if shape is not None and type(value) is np.ndarray and value.dtype == self.dtype \
+                and len(value.shape) == len(shape):
+            for d, n in zip(shape, value.shape):
+                if d is None or d == "" or d == n:
+                    continue
+                if type(d) is not str or dims.setdefault(d, n) != n:
+                    break
+            else:
+                return
+        check_feed(self.value, value, dims)
+
+
 def _safe_code(dtype) -> Optional[int]:
     try:
         return from_numpy_dtype(dtype)

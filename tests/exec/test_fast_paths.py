@@ -157,3 +157,19 @@ def test_prepared_conv_matches_the_general_kernel(xs, ws, attrs, with_bias, dtyp
         assert got.shape == want.shape and got.dtype == want.dtype
         tol = 1e-2 if dtype == np.float16 else 1e-5
         np.testing.assert_allclose(got.astype(np.float64), want.astype(np.float64), rtol=tol, atol=tol)
+
+
+def test_feed_checks_bind_symbolic_dims_across_inputs_and_runs():
+    from onnxstudio.core.exec import FeedError
+    g = helper.make_graph([helper.make_node("Add", ["a", "b"], ["c"])], "g",
+                          [_vi("a", shape=["n", 3]), _vi("b", shape=["n", 3])], [_vi("c", shape=["n", 3])])
+    s = Session(_load(g))
+    for n in (2, 5):    # a new run binds `n` afresh
+        x = np.ones((n, 3), np.float32)
+        assert s.run({"a": x, "b": x})["c"].shape == (n, 3)
+    with pytest.raises(FeedError, match=r"dimension 0 \(n\) is 4, but another input already set n = 2"):
+        s.run({"a": np.ones((2, 3), np.float32), "b": np.ones((4, 3), np.float32)})
+    with pytest.raises(FeedError, match=r"expected float\[n,3\], got double\[2,3\]"):
+        s.run({"a": np.ones((2, 3)), "b": np.ones((2, 3), np.float32)})
+    with pytest.raises(FeedError, match=r"dimension 1 is 4, not 3"):
+        s.run({"a": np.ones((2, 4), np.float32), "b": np.ones((2, 3), np.float32)})
