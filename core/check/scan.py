@@ -50,8 +50,6 @@ _KIND = {A.FLOAT: _PLAIN, A.INT: _PLAIN, A.STRING: _PLAIN, A.FLOATS: _PLAIN, A.I
 # they rarely repeat, and remembering them costs memory for nothing.
 MAX_REMEMBERED_BYTES = 512
 
-_IDENTIFIERS = re.compile(r"(?:[A-Za-z_][A-Za-z0-9_]*\n)*[A-Za-z_][A-Za-z0-9_]*")
-_ODD_LINE = re.compile(r"^(?![A-Za-z_][A-Za-z0-9_]*$).+$", re.M)
 _IDENTIFIER = re.compile(r"[A-Za-z_][A-Za-z0-9_]*\Z")
 _UNSEEN = object()
 
@@ -79,20 +77,13 @@ def read_nodes(g, defs: dict, parent):
 
 
 def odd_names(names: list) -> list:
-    """The names that are not C identifiers, in order; one regex pass over
-    all of them in the common case."""
-    if not names:
-        return []
+    """The names that are not C identifiers, in order. For ASCII text,
+    str.isidentifier is exactly [A-Za-z_][A-Za-z0-9_]*, at C speed."""
     try:
-        joined = "\n".join(names)
-    except TypeError:       # bytes: invalid UTF-8 in a damaged file
-        joined = None
-    if joined is None or joined.count("\n") != len(names) - 1:
+        return [n for n in names if not (n.isascii() and n.isidentifier())]
+    except AttributeError:      # bytes: invalid UTF-8 in a damaged file
         from .paths import text  # noqa: PLC0415
         return [n for n in names if not _IDENTIFIER.match(text(n))]
-    if _IDENTIFIERS.fullmatch(joined):
-        return []
-    return _ODD_LINE.findall(joined)
 
 
 def _field_value(a, atype):
@@ -143,40 +134,23 @@ def _types_clean(schema, in_types, out_types) -> bool:
     return True
 
 
-def _arity_clean(schema, ins, outs) -> bool:
+def _signature_clean(schema, ins, outs, in_types, out_types) -> bool:
+    """Arity and type constraints: True when node_rules finds nothing. Both
+    depend only on what (in_types, out_types) hold: counts, which actuals
+    are empty (""), element types."""
     found = Collector()
     check_arity(ins, outs, schema, "", found)
-    return not found.items
+    return not found.items and _types_clean(schema, in_types, out_types)
 
 
-def _judge(node, schema, ins, outs, memo, ir):
-    """False when the node rules may find something (the node is a suspect);
-    None for a deprecated signature. Otherwise True, except for
+def _judge_attributes(node, schema, clean_attrs, ir):
+    """False when the rules may find something in the attributes; otherwise
+    True, except for
       - a node holding graphs: [(attribute name, type, graph or graphs)],
         whose checks are all that is left to do;
       - a Constant / ConstantOfShape whose only attribute is a "value"
         tensor: that tensor's type string (its output type)."""
-    if schema.deprecated:
-        return None
-    if not ins and not outs:
-        return False
-    if 0 < ir < 11 and (len(node.device_configurations) or (ir < 10 and (node.overload or len(node.metadata_props)))):
-        return False
-    # Arity: its verdict depends on the counts and which actuals are empty.
-    if "" in ins or "" in outs:
-        akey = (schema, tuple(n == "" for n in ins), tuple(n == "" for n in outs))
-    else:
-        akey = (schema, len(ins), len(outs))
-    arity_ok = memo["arity"]
-    ok = arity_ok.get(akey)
-    if ok is None:
-        ok = arity_ok[akey] = _arity_clean(schema, ins, outs)
-    if not ok:
-        return False
-    # Attributes: known name, once, the operator's type, one value that fits
-    # it (plain values remembered by their bytes), sound tensors.
     spec_of = schema.attributes
-    clean_attrs = memo["attrs"]
     seen = None
     value_type = None
     graphs = None
@@ -259,13 +233,20 @@ def judge_nodes(rows, scope, ctx) -> list:
     schema_of = ctx.schema_of
     memo = ctx.memo
     if not memo:
-        memo.update(derived={}, types={}, arity={}, attrs=set())
-    derived, types_ok = memo["derived"], memo["types"]
+        memo.update(derived={}, signatures={}, attrs=set())
+    derived, signatures, clean_attrs = memo["derived"], memo["signatures"], memo["attrs"]
     ir = ctx.ir_version
+    old_ir = 0 < ir < 11
 
     def looked_up(name):
         t = lookup(str(gpath), name)
         return schemas.type_string(t) if t is not None else None
+
+    def unknown_here(name):
+        # Scope.type_str for a name with no declared or derived type here.
+        if parent is not None and name not in defs:
+            return scope.type_str(name, ctx)
+        return None if lookup is None else looked_up(name)
 
     suspects = []
     for i, (node, ins, outs) in enumerate(rows):
@@ -278,29 +259,17 @@ def judge_nodes(rows, scope, ctx) -> list:
             suspects.append((i, None))      # custom op, function call, unknown op: the rules say which
             continue
         # Element types of the inputs as the rules see them at position i.
-        in_types = []
-        for name in ins:
-            if not name:
-                t = ""
-            else:
-                t = types_get(name)
-                if t is None:
-                    t = inferred_get(name)
-                    if t is None:
-                        if parent is not None and name not in defs:
-                            t = scope.type_str(name, ctx)
-                        elif lookup is not None:
-                            t = looked_up(name)
-            in_types.append(t)
-        in_types = tuple(in_types)
-        ok = _judge(node, schema, ins, outs, memo, ir)
+        in_types = tuple([(types_get(n) or inferred_get(n) or unknown_here(n)) if n else "" for n in ins])
+        if schema.deprecated or (not ins and not outs) or (old_ir and (
+                len(node.device_configurations) or (ir < 10 and (node.overload or len(node.metadata_props))))):
+            verdict = False
+        else:
+            verdict = _judge_attributes(node, schema, clean_attrs, ir)
         # Derive the types of undeclared outputs (suspects too: later nodes read them).
         for name in outs:
             if name and name not in types:
-                if ok.__class__ is str:
-                    # A findings-free Constant / ConstantOfShape: its one
-                    # "value" tensor's element type, as elem_types says.
-                    derived_outs = (ok,) + (None,) * (len(outs) - 1)
+                if verdict.__class__ is str:
+                    derived_outs = (verdict,) + (None,) * (len(outs) - 1)
                 else:
                     sig = (schema, len(outs), in_types)
                     derived_outs = derived.get(sig)
@@ -312,22 +281,24 @@ def judge_nodes(rows, scope, ctx) -> list:
                     if t is not None and o and o not in types:
                         inferred[o] = t
                 break
-        if not ok:
+        if not verdict:
             suspects.append((i, None))
             continue
-        # Types: outputs as the rules see them at the node's own position
-        # (declared, else from type_lookup; derived ones only count later).
+        # Arity and types, with outputs as the rules see them at the node's
+        # own position (declared, else from type_lookup; derived ones only
+        # count for later nodes).
         if lookup is None:
             out_types = tuple([types_get(o) if o else "" for o in outs])
         else:
             out_types = tuple([(types_get(o) or looked_up(o)) if o else "" for o in outs])
-        tkey = (schema, in_types, out_types)
-        if tkey not in types_ok:
-            types_ok[tkey] = _types_clean(schema, in_types, out_types)
-        if not types_ok.get(tkey):
+        key = (schema, in_types, out_types)
+        ok = signatures.get(key)
+        if ok is None:
+            ok = signatures[key] = _signature_clean(schema, ins, outs, in_types, out_types)
+        if not ok:
             suspects.append((i, None))
-        elif ok.__class__ is list:
-            suspects.append((i, ok))
+        elif verdict.__class__ is list:
+            suspects.append((i, verdict))
     return suspects
 
 

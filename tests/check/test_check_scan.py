@@ -35,7 +35,7 @@ def _vi(name, elem=TensorProto.FLOAT):
 def _unmemoised(model, monkeypatch):
     # Every node a suspect: the rules judge them all (types still derived).
     with monkeypatch.context() as m:
-        m.setattr(scan, "_judge", lambda *args: False)
+        m.setattr(scan, "_judge_attributes", lambda *args: False)
         return check(model)
 
 
