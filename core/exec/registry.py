@@ -25,11 +25,12 @@ Conventions every kernel follows (the session relies on them):
   argument (opset version, number of outputs, seeded RNG, subgraph runner).
 - A kernel never mutates its inputs: they may be read-only views of weights.
 - A kernel may come with `prepare(consts, attrs)`, which the session calls
-  once per node whose inputs are partly constant (initializers, outputs of
-  constant-only nodes): `consts` has the constant value of each positional
-  input, or VARIES. It returns a function of the same positional inputs (the
-  attributes are its to keep) doing the kernel's work with the constant part
-  decoded once, or None to keep the general kernel.
+  once per node (on the first run, for nodes not folded as constant):
+  `consts` has the value of each positional input known to be constant
+  (initializers, outputs of constant-only nodes), or VARIES. It returns a
+  function of the same positional inputs (the attributes are its to keep)
+  doing the kernel's work with attributes and constants decoded once, or None
+  to keep the general kernel. Context kernels are not prepared.
 
 Registering the same (domain, op_type, since_version) twice is an error, so two
 modules can never silently disagree about an operator.

@@ -287,7 +287,8 @@ class Session:
 
     @staticmethod
     def _prepare(s: Step, plan: Plan, frame: Frame) -> None:
-        """Let the kernel specialise itself to the step's constant inputs."""
+        """Let the kernel specialise itself to the step's attributes and
+        constant inputs."""
         consts = []
         for name in s.args:
             if not name:
@@ -299,11 +300,10 @@ class Session:
                     return
             else:
                 consts.append(VARIES)
-        if any(c is not VARIES for c in consts):
-            try:
-                s.call = s.kernel.prepare(tuple(consts), s.attrs)
-            except Exception:  # noqa: BLE001  (bad constants: the general kernel reports it with context)
-                s.call = None
+        try:
+            s.call = s.kernel.prepare(tuple(consts), s.attrs)
+        except Exception:  # noqa: BLE001  (bad constants: the general kernel reports it with context)
+            s.call = None
 
     def _context_for(self, s: Step) -> "_StepContext":
         """The step's KernelContext, made once: a body runs through it in

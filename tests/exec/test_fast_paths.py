@@ -173,3 +173,44 @@ def test_feed_checks_bind_symbolic_dims_across_inputs_and_runs():
         s.run({"a": np.ones((2, 3)), "b": np.ones((2, 3), np.float32)})
     with pytest.raises(FeedError, match=r"dimension 1 is 4, not 3"):
         s.run({"a": np.ones((2, 4), np.float32), "b": np.ones((2, 3), np.float32)})
+
+
+def test_prepared_cast_matches_the_kernel_and_stays_silent():
+    import warnings
+
+    from onnxstudio.core.exec.kernels.cast import _prepare_cast, cast
+    from onnxstudio.core.exec.registry import VARIES
+    from onnxstudio.core.ir.dtypes import DataType
+    values = [np.array([1.5, -2.7, np.nan, np.inf, 1e40, 300, -1]), np.array([True, False]),
+              np.array([1, -5, 300, 70000, 2 ** 62], np.int64), np.array([0.5, -1.5, 1e6], np.float32),
+              np.array([1, 2], np.uint8), np.array([1.0, 2.0], np.float16), np.array([2 ** 63 + 5], np.uint64)]
+    targets = [DataType.FLOAT, DataType.DOUBLE, DataType.INT64, DataType.INT32, DataType.INT8, DataType.UINT8,
+               DataType.UINT64, DataType.BOOL, DataType.FLOAT16, DataType.BFLOAT16, DataType.FLOAT8E4M3FN,
+               DataType.STRING]
+    for to in targets:
+        prepared = _prepare_cast((VARIES,), {"to": int(to)})
+        for x in values:
+            with warnings.catch_warnings():
+                warnings.simplefilter("error")       # the quick path must not trip numpy's warnings
+                got = prepared(x)
+            with warnings.catch_warnings():
+                warnings.simplefilter("ignore")
+                want = cast(x, int(to))
+            assert got.dtype == want.dtype and got is not x
+            if got.dtype == object:
+                assert list(got) == list(want)
+            else:
+                wide = [a.astype(np.float64) if a.dtype.kind == "V" else a for a in (got, want)]
+                assert np.array_equal(*wide, equal_nan=got.dtype.kind in "fV"), (to, x.dtype)
+
+
+@pytest.mark.parametrize("mode", ["constant", "reflect", "edge", "wrap"])
+def test_pad_with_negative_and_axis_pads_matches_numpy(mode):
+    x = np.arange(24, dtype=np.float32).reshape(2, 3, 4)
+    got = _pad(x, [1, -1, 2, 0, 1, -2], mode, 7.0)          # axes 0..2: begin 1,-1,2  end 0,1,-2
+    cropped = x[:, 1:, :2]
+    want = np.pad(cropped, [(1, 0), (0, 1), (2, 0)], mode=mode,
+                  **({"constant_values": 7.0} if mode == "constant" else {}))
+    assert np.array_equal(got, want)
+    got_axes = _pad(x, [2, 1], mode, 0.0, axes=[-1])
+    assert np.array_equal(got_axes, np.pad(x, [(0, 0), (0, 0), (2, 1)], mode=mode))

@@ -129,7 +129,33 @@ def cast_v1(x, to):
     return cast_array(x, onnx_dtype(code))
 
 
-@kernel("Cast", since=6)
+def _quiet_cast(src: np.dtype, dst: np.dtype) -> bool:
+    """True when numpy's astype from `src` to `dst` can neither overflow nor
+    meet a NaN, so it needs no errstate (whose set-up costs more than a
+    small cast)."""
+    if src not in _NUMPY_NATIVE or dst not in _NUMPY_NATIVE:
+        return False
+    if src.kind in "biu":   # integers wrap silently; float32 and wider hold any of them
+        return dst.kind in "biu" or (dst.kind == "f" and dst.itemsize >= 4)
+    return bool(np.can_cast(src, dst, "safe"))
+
+
+def _prepare_cast(consts, attrs):
+    """The target type resolved once; casts between numpy's own types that
+    cannot overflow skip cast_array's checks."""
+    dtype = onnx_dtype(attrs["to"])
+    saturate, round_mode = attrs.get("saturate", 1), attrs.get("round_mode", "up")
+    quiet: dict = {}     # input dtype -> plain astype is exact and silent
+
+    def cast_to(x):
+        plain = quiet.get(x.dtype)
+        if plain is None:
+            plain = quiet[x.dtype] = x.dtype != dtype and _quiet_cast(x.dtype, dtype)
+        return x.astype(dtype) if plain else cast_array(x, dtype, saturate, round_mode)
+    return cast_to
+
+
+@kernel("Cast", since=6, prepare=_prepare_cast)
 def cast(x, to, saturate=1, round_mode="up"):
     return cast_array(x, onnx_dtype(to), saturate, round_mode)
 

@@ -5,14 +5,16 @@ from __future__ import annotations
 import numpy as np
 
 from ...ir.dtypes import to_numpy_dtype
-from ..registry import kernel
+from ..registry import VARIES, kernel
 from ._tensor_util import ints, norm_axes, norm_axis, scalar
 
 _NUMPY_PAD_MODE = {"constant": "constant", "reflect": "reflect", "edge": "edge", "wrap": "wrap"}
 
 
-def _pad(data, pads, mode, value, axes=None):
-    rank = data.ndim
+def _pad_layout(rank: int, pads, axes):
+    """(crop index or None, per-axis (before, after) widths) of a Pad on a
+    tensor of `rank`. Negative pads remove elements: crop first, then pad
+    what is left."""
     pads = ints(pads)
     axes = norm_axes(axes, rank) if axes is not None else list(range(rank))
     if len(pads) != 2 * len(axes):
@@ -20,20 +22,35 @@ def _pad(data, pads, mode, value, axes=None):
     begin, end = [0] * rank, [0] * rank
     for i, a in enumerate(axes):
         begin[a], end[a] = pads[i], pads[i + len(axes)]
-    # Negative pads remove elements: crop first, then pad what is left.
-    crop = tuple(slice(max(-b, 0), data.shape[a] - max(-e, 0)) for a, (b, e) in enumerate(zip(begin, end)))
-    data = data[crop]
-    widths = [(max(b, 0), max(e, 0)) for b, e in zip(begin, end)]
+    crop = None
+    if any(b < 0 for b in begin) or any(e < 0 for e in end):
+        crop = tuple(slice(max(-b, 0), -max(-e, 0) or None) for b, e in zip(begin, end))
+    return crop, [(max(b, 0), max(e, 0)) for b, e in zip(begin, end)]
+
+
+def _padded(data, crop, widths, mode, value):
     if mode not in _NUMPY_PAD_MODE:
         raise ValueError(f"unknown Pad mode {mode!r}")
+    if crop is not None:
+        data = data[crop]
     if mode == "constant":
-        fill = value if data.dtype == object else np.asarray(value).astype(data.dtype)
-        return np.pad(data, widths, mode="constant", constant_values=fill)
+        if data.dtype == object:
+            return np.pad(data, widths, mode="constant", constant_values=value)
+        # a filled buffer and one slice assignment: np.pad's generic
+        # machinery costs ~15 us a call
+        out = np.full([n + b + e for n, (b, e) in zip(data.shape, widths)], value, dtype=data.dtype)
+        out[tuple(slice(b, b + n) for n, (b, _) in zip(data.shape, widths))] = data
+        return out
     if mode in ("reflect", "edge"):
         quick = _pad_by_concatenation(data, widths, mode)
         if quick is not None:
             return quick
     return np.pad(data, widths, mode=_NUMPY_PAD_MODE[mode])
+
+
+def _pad(data, pads, mode, value, axes=None):
+    crop, widths = _pad_layout(data.ndim, pads, axes)
+    return _padded(data, crop, widths, mode, value)
 
 
 def _pad_by_concatenation(data, widths, mode):
@@ -68,15 +85,36 @@ def pad_v2(data, pads, mode="constant", value=0.0):
     return _pad(data, pads, mode, value)
 
 
-@kernel("Pad", since=11)
+def _fill_value(data, constant_value):
+    if constant_value is None or np.asarray(constant_value).size == 0:
+        return "" if data.dtype == object else 0
+    return np.asarray(constant_value).reshape(-1)[0]
+
+
+def _prepare_pad(consts, attrs):
+    """Constant pads (and value, axes): the layout is worked out once per rank."""
+    data, *rest = consts
+    if data is not VARIES or not rest or any(c is VARIES for c in rest):
+        return None
+    rest += [None] * (3 - len(rest))
+    pads, constant_value, axes = ints(rest[0]), rest[1], rest[2]
+    axes = None if axes is None else ints(axes)
+    mode = attrs.get("mode", "constant")
+    by_rank: dict = {}
+
+    def padded(data, *_):
+        layout = by_rank.get(data.ndim)
+        if layout is None:
+            layout = by_rank[data.ndim] = _pad_layout(data.ndim, pads, axes)
+        return _padded(data, *layout, mode, _fill_value(data, constant_value))
+    return padded
+
+
+@kernel("Pad", since=11, prepare=_prepare_pad)
 def pad(data, pads, constant_value=None, axes=None, mode="constant"):
     # axes arrived in opset 18 and "wrap" in 19; both are absent from older
     # models, so this kernel serves 11..current.
-    if constant_value is None or np.asarray(constant_value).size == 0:
-        value = "" if data.dtype == object else 0
-    else:
-        value = np.asarray(constant_value).reshape(-1)[0]
-    return _pad(data, pads, mode, value, axes)
+    return _pad(data, pads, mode, _fill_value(data, constant_value), axes)
 
 
 def _sorted_order(x, axis, largest):
