@@ -12,7 +12,7 @@ from ..proto import onnx_pb2 as pb
 from . import paths
 from .context import Scope, declared_types, proto_type_str
 from .elem_types import output_types
-from .scan import judge_nodes, odd_names, read_nodes
+from .scan import odd_names, scan_graph
 from .node_rules import check_node
 from ..ir.dtypes import type_name
 from .tensor_rules import DTYPE_SINCE_IR, check_sparse, check_tensor, tensor_clean
@@ -178,31 +178,30 @@ def check_structure(g: pb.GraphProto, gpath: str, ctx, out, parent: Scope | None
         init_names.add(name)
         defs.setdefault(name, INIT_POS)
 
-    # The lean pass reads every node once; only when a name is defined twice
-    # or used before its definition do the detailed passes run to say where.
-    node_defs = dict(defs)
-    try:
-        rows = read_nodes(g, node_defs, parent)
-    except Exception:  # noqa: BLE001 - an optimisation only: the detailed passes decide
-        rows = None
-    if rows is not None:
-        defs = node_defs
-        names.extend(name for _, _, outs in rows for name in outs if name)
-    else:
-        _check_definitions(g, gpath, defs, names, parent, out)
+    # The lean pass reads every node once (outside function bodies, whose
+    # nodes all meet the rules). Only when a name is defined twice or used
+    # before its definition do the detailed passes run to say where.
     types = declared_types(g)
-    scope = Scope(defs, 1 << 62, parent, types, gpath)
-    if rows is None:
-        _check_def_use(g, gpath, scope, out)
+    scope = None
     if not ctx.in_function:
-        if rows is not None:
-            try:
-                scope.suspects = judge_nodes(rows, scope, ctx)
-            except Exception:  # noqa: BLE001 - the rules then see every node
-                scope.inferred.clear()
-                rows = None
-        if rows is None:
+        scope = Scope(dict(defs), 1 << 62, parent, types, gpath)
+        known = len(names)
+        try:
+            scope.suspects = scan_graph(g, scope, ctx, names)
+        except Exception:  # noqa: BLE001 - an optimisation only: the detailed passes decide
+            scope.suspects = None
+        if scope.suspects is None:
+            del names[known:]
+            scope = None
+        elif "" in names:
+            names[known:] = [n for n in names[known:] if n]
+    if scope is None:
+        _check_definitions(g, gpath, defs, names, parent, out)
+        scope = Scope(defs, 1 << 62, parent, types, gpath)
+        _check_def_use(g, gpath, scope, out)
+        if not ctx.in_function:
             infer_elem_types(g, scope, ctx)
+    defs = scope.defs
 
     for k, vi in enumerate(g.output):
         where = paths.Lazy(paths.graph_output, gpath, k, vi.name)

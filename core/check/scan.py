@@ -36,6 +36,8 @@ _VALUE_FIELDS = {_AF[name]: implied for name, implied in (
     ("strings", A.STRINGS), ("tensors", A.TENSORS), ("graphs", A.GRAPHS),
     ("sparse_tensors", A.SPARSE_TENSORS), ("type_protos", A.TYPE_PROTOS))}
 _REF_FIELD = _AF["ref_attr_name"]
+# The value field of each type, where it sits between name (1) and type (20).
+_FIELD_OF_TYPE = {implied: fd for fd, implied in _VALUE_FIELDS.items() if fd.number < _AF["type"].number}
 # Types whose value may be absent without a finding (attr_rules: empty lists,
 # and proto3 writers drop zero scalars).
 _MAY_BE_EMPTY = frozenset({A.FLOAT, A.INT, A.STRING, A.FLOATS, A.INTS, A.STRINGS, A.TENSORS, A.GRAPHS,
@@ -54,28 +56,6 @@ _IDENTIFIER = re.compile(r"[A-Za-z_][A-Za-z0-9_]*\Z")
 _UNSEEN = object()
 
 
-def read_nodes(g, defs: dict, parent):
-    """[(node, inputs, outputs)] with every output's position added to
-    `defs`, or None as soon as a name is defined twice or used before its
-    definition (the detailed passes of graph_rules then say where)."""
-    rows = []
-    append = rows.append
-    visible = parent.visible if parent is not None else None
-    for i, node in enumerate(g.node):
-        ins = node.input[:]
-        outs = node.output[:]
-        for name in ins:
-            if name and name not in defs and (visible is None or not visible(name)):
-                return None
-        for name in outs:
-            if name:
-                if name in defs or (visible is not None and visible(name)):
-                    return None
-                defs[name] = i
-        append((node, ins, outs))
-    return rows
-
-
 def odd_names(names: list) -> list:
     """The names that are not C identifiers, in order. For ASCII text,
     str.isidentifier is exactly [A-Za-z_][A-Za-z0-9_]*, at C speed."""
@@ -90,8 +70,12 @@ def _field_value(a, atype):
     """The attribute's one value (True when it legally has none), or None
     when its fields call for the rules (several values, a value that does
     not fit the type, ref_attr_name, a missing message)."""
+    fields = a.ListFields()
+    if len(fields) == 3 and fields[1][0] is _FIELD_OF_TYPE.get(atype):
+        # name, the value, type (fields come in number order): the usual form.
+        return fields[1][1]
     value = None
-    for fd, v in a.ListFields():
+    for fd, v in fields:
         implied = _VALUE_FIELDS.get(fd)
         if implied is not None:
             if value is not None or implied != atype:
@@ -215,18 +199,23 @@ def _tensor_type(dtype: int) -> str:
     return t
 
 
-def judge_nodes(rows, scope, ctx) -> list:
-    """Derive element types through the graph in node order (recording them
-    in scope.inferred, as graph_rules.infer_node does one node at a time)
-    and return what is left to check, in node order: (index, None) for a
-    node the rules must see, (index, [(attribute, type, graph(s))]) for a
-    cleared node whose subgraphs are still to be checked."""
+def scan_graph(g, scope, ctx, names: list):
+    """The lean pass over the nodes of graph `g` (outside function bodies).
+
+    Adds every node output to scope.defs (and to `names`, in order) and
+    derives element types into scope.inferred, as graph_rules.infer_node
+    does one node at a time. Returns None as soon as a name is defined twice
+    or used before its definition (graph_rules' detailed passes then say
+    where); otherwise what is left to check, in node order: (index, None)
+    for a node the rules must see, (index, [(attribute, type, graph(s))])
+    for a cleared node whose subgraphs are still to be checked."""
     types = scope.types
     types_get = types.get
     inferred = scope.inferred
     inferred_get = inferred.get
     defs = scope.defs
     parent = scope.parent
+    visible = parent.visible if parent is not None else None
     lookup = ctx.type_lookup
     gpath = scope.graph_path
     schema_cache = ctx.schema_cache
@@ -243,13 +232,28 @@ def judge_nodes(rows, scope, ctx) -> list:
         return schemas.type_string(t) if t is not None else None
 
     def unknown_here(name):
-        # Scope.type_str for a name with no declared or derived type here.
+        # Scope.type_str for a defined name with no declared or derived type
+        # here (only earlier nodes' outputs are in defs yet: a later one
+        # would have ended the pass).
         if parent is not None and name not in defs:
             return scope.type_str(name, ctx)
         return None if lookup is None else looked_up(name)
 
     suspects = []
-    for i, (node, ins, outs) in enumerate(rows):
+    for i, node in enumerate(g.node):
+        ins = node.input[:]
+        outs = node.output[:]
+        for name in ins:
+            if name and name not in defs and (visible is None or not visible(name)):
+                return None
+        # Element types of the inputs as the rules see them at position i.
+        in_types = tuple([(types_get(n) or inferred_get(n) or unknown_here(n)) if n else "" for n in ins])
+        for name in outs:
+            if name:
+                if name in defs or (visible is not None and visible(name)):
+                    return None
+                defs[name] = i
+        names += outs
         op = node.op_type
         domain = node.domain
         schema = schema_cache.get((domain, op), _UNSEEN)
@@ -258,8 +262,6 @@ def judge_nodes(rows, scope, ctx) -> list:
         if schema is None:
             suspects.append((i, None))      # custom op, function call, unknown op: the rules say which
             continue
-        # Element types of the inputs as the rules see them at position i.
-        in_types = tuple([(types_get(n) or inferred_get(n) or unknown_here(n)) if n else "" for n in ins])
         if schema.deprecated or (not ins and not outs) or (old_ir and (
                 len(node.device_configurations) or (ir < 10 and (node.overload or len(node.metadata_props))))):
             verdict = False

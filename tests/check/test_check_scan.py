@@ -142,7 +142,7 @@ def _backend_and_shared_models():
 
 
 def test_one_pass_derivation_equals_node_by_node():
-    # judge_nodes (the full check's loop) must leave exactly the derived
+    # scan_graph (the full check's loop) must leave exactly the derived
     # types infer_elem_types does, node by node, as a re-check sees them.
     from onnxstudio.core.check.context import Context, Scope
     from onnxstudio.core.check.model_rules import imported_opsets
@@ -154,13 +154,11 @@ def test_one_pass_derivation_equals_node_by_node():
         ctx = Context(ir_version=model.ir_version, opsets=opsets, model_opsets=opsets)
         defs = {vi.name: graph_rules.INPUT_POS for vi in model.graph.input}
         defs.update({t.name: graph_rules.INIT_POS for t in model.graph.initializer})
-        rows = scan.read_nodes(model.graph, defs, None)
-        if rows is None:
-            continue
         types = graph_rules.declared_types(model.graph)
-        fast = Scope(defs, 1 << 62, None, types, "graph")
-        scan.judge_nodes(rows, fast, ctx)
-        slow = Scope(defs, 1 << 62, None, types, "graph")
+        fast = Scope(dict(defs), 1 << 62, None, types, "graph")
+        if scan.scan_graph(model.graph, fast, ctx, []) is None:
+            continue
+        slow = Scope(fast.defs, 1 << 62, None, types, "graph")
         graph_rules.infer_elem_types(model.graph, slow, ctx)
         assert fast.inferred == slow.inferred, path
         compared += 1
