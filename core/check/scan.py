@@ -127,7 +127,7 @@ def _signature_clean(schema, ins, outs, in_types, out_types) -> bool:
     return not found.items and _types_clean(schema, in_types, out_types)
 
 
-def _judge_attributes(node, schema, clean_attrs, ir):
+def _judge_attributes(node, op, domain, schema, clean_attrs, ir):
     """False when the rules may find something in the attributes; otherwise
     True, except for
       - a node holding graphs: [(attribute name, type, graph or graphs)],
@@ -183,8 +183,8 @@ def _judge_attributes(node, schema, clean_attrs, ir):
             return False
     if graphs is not None:
         return graphs
-    if value_type is None or len(seen) != 1 or node.op_type not in ("Constant", "ConstantOfShape") \
-            or node.domain not in ("", "ai.onnx"):
+    if value_type is None or len(seen) != 1 or op not in ("Constant", "ConstantOfShape") \
+            or domain not in ("", "ai.onnx"):
         return True
     return value_type
 
@@ -266,12 +266,16 @@ def scan_graph(g, scope, ctx, names: list):
                 len(node.device_configurations) or (ir < 10 and (node.overload or len(node.metadata_props))))):
             verdict = False
         else:
-            verdict = _judge_attributes(node, schema, clean_attrs, ir)
+            verdict = _judge_attributes(node, op, domain, schema, clean_attrs, ir)
         # Derive the types of undeclared outputs (suspects too: later nodes read them).
         for name in outs:
             if name and name not in types:
                 if verdict.__class__ is str:
-                    derived_outs = (verdict,) + (None,) * (len(outs) - 1)
+                    # The type of a Constant's first output.
+                    first = outs[0]
+                    if first and first not in types:
+                        inferred[first] = verdict
+                    break
                 else:
                     sig = (schema, len(outs), in_types)
                     derived_outs = derived.get(sig)
