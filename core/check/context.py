@@ -6,6 +6,7 @@ from functools import lru_cache
 from typing import Callable, Optional
 
 from ..ir.dtypes import type_name
+from ..proto import onnx_pb2 as pb
 from .. import schemas
 from ..schemas import canonical_domain
 
@@ -175,20 +176,31 @@ def proto_type_str(tp) -> Optional[str]:
     return None
 
 
-def declared_types(g) -> dict:
+_GF = pb.GraphProto.DESCRIPTOR.fields_by_name
+
+
+def graph_parts(g) -> dict:
+    """field name -> value for the fields a GraphProto has set (one
+    ListFields call: a subgraph usually sets three or four of its ten)."""
+    return {fd.name: value for fd, value in g.ListFields()}
+
+
+def declared_types(g, parts=None) -> dict:
     """name -> canonical type string for everything a GraphProto declares
-    with a fully known type."""
+    with a fully known type. `parts`: graph_parts(g) when the caller has it."""
+    if parts is None:
+        parts = graph_parts(g)
     types = {}
-    for group in (g.value_info, g.output, g.input):   # later groups win
-        for vi in group:
+    for group in ("value_info", "output", "input"):   # later groups win
+        for vi in parts.get(group, ()):
             if vi.HasField("type"):
                 t = proto_type_str(vi.type)
                 if t is not None:
                     types[vi.name] = t
-    for init in g.initializer:
+    for init in parts.get("initializer", ()):
         if init.data_type:
             types[init.name] = f"tensor({_elem(init.data_type)})"
-    for sp in g.sparse_initializer:
+    for sp in parts.get("sparse_initializer", ()):
         if sp.values.data_type:
             types[sp.values.name] = f"sparse_tensor({_elem(sp.values.data_type)})"
     return types

@@ -10,7 +10,7 @@ from __future__ import annotations
 
 from ..proto import onnx_pb2 as pb
 from . import paths
-from .context import Scope, declared_types, proto_type_str
+from .context import Scope, declared_types, graph_parts, proto_type_str
 from .elem_types import output_types
 from .scan import odd_names, scan_graph
 from .node_rules import check_node
@@ -122,14 +122,15 @@ def check_structure(g: pb.GraphProto, gpath: str, ctx, out, parent: Scope | None
     # gpath may be a paths.Lazy (a subgraph's): spelt only if a finding or
     # a type_lookup needs it.
     ir = ctx.ir_version
-    if not g.name:
+    parts = graph_parts(g)
+    if not parts.get("name"):
         out.add("graph.name-missing", gpath, "the graph has no name; give it one")
-    if ir and ir < 10:
+    if ir and ir < 10 and "metadata_props" in parts:
         check_ir10_fields(g, gpath, ctx, out)
     defs: dict = {}
     names = []      # in definition order, for the identifier rule
 
-    for k, vi in enumerate(g.input):
+    for k, vi in enumerate(parts.get("input", ())):
         name = vi.name
         where = paths.Lazy(paths.graph_input, gpath, k, name)
         if not name:
@@ -146,7 +147,7 @@ def check_structure(g: pb.GraphProto, gpath: str, ctx, out, parent: Scope | None
         _check_type_version(vi, where, ctx, out)
 
     init_names = set()
-    for init in g.initializer:
+    for init in parts.get("initializer", ()):
         name = init.name
         where = paths.Lazy(paths.initializer, gpath, name)
         if not tensor_clean(init, ir):
@@ -162,7 +163,7 @@ def check_structure(g: pb.GraphProto, gpath: str, ctx, out, parent: Scope | None
                     f"with IR version {ir} (< 4) every initializer must also be a graph input")
         defs.setdefault(name, INIT_POS)
         names.append(name)
-    for sp in g.sparse_initializer:
+    for sp in parts.get("sparse_initializer", ()):
         name = sp.values.name
         where = paths.initializer(gpath, name, sparse=True)
         if ir and ir < 6:
@@ -181,13 +182,13 @@ def check_structure(g: pb.GraphProto, gpath: str, ctx, out, parent: Scope | None
     # The lean pass reads every node once (outside function bodies, whose
     # nodes all meet the rules). Only when a name is defined twice or used
     # before its definition do the detailed passes run to say where.
-    types = declared_types(g)
+    types = declared_types(g, parts)
     scope = None
     if not ctx.in_function:
         scope = Scope(dict(defs), 1 << 62, parent, types, gpath)
         known = len(names)
         try:
-            scope.suspects = scan_graph(g, scope, ctx, names)
+            scope.suspects = scan_graph(parts.get("node", ()), scope, ctx, names)
         except Exception:  # noqa: BLE001 - an optimisation only: the detailed passes decide
             scope.suspects = None
         if scope.suspects is None:
@@ -203,7 +204,7 @@ def check_structure(g: pb.GraphProto, gpath: str, ctx, out, parent: Scope | None
             infer_elem_types(g, scope, ctx)
     defs = scope.defs
 
-    for k, vi in enumerate(g.output):
+    for k, vi in enumerate(parts.get("output", ())):
         where = paths.Lazy(paths.graph_output, gpath, k, vi.name)
         if not vi.name:
             out.add("graph.input-name-missing", where, "graph output with an empty name")
@@ -220,7 +221,7 @@ def check_structure(g: pb.GraphProto, gpath: str, ctx, out, parent: Scope | None
 
     vi_names = set()
     io_types = None
-    for vi in g.value_info:
+    for vi in parts.get("value_info", ()):
         where = paths.Lazy(paths.value_info, gpath, vi.name)
         if vi.name in vi_names:
             out.add("graph.value-info-duplicate", where, f"value_info for {vi.name!r} is given twice")

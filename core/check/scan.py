@@ -199,8 +199,8 @@ def _tensor_type(dtype: int) -> str:
     return t
 
 
-def scan_graph(g, scope, ctx, names: list):
-    """The lean pass over the nodes of graph `g` (outside function bodies).
+def scan_graph(nodes, scope, ctx, names: list):
+    """The lean pass over a graph's `nodes` (outside function bodies).
 
     Adds every node output to scope.defs (and to `names`, in order) and
     derives element types into scope.inferred, as graph_rules.infer_node
@@ -227,27 +227,16 @@ def scan_graph(g, scope, ctx, names: list):
     ir = ctx.ir_version
     old_ir = 0 < ir < 11
 
-    def looked_up(name):
-        t = lookup(str(gpath), name)
-        return schemas.type_string(t) if t is not None else None
-
-    def unknown_here(name):
-        # Scope.type_str for a defined name with no declared or derived type
-        # here (only earlier nodes' outputs are in defs yet: a later one
-        # would have ended the pass).
-        if parent is not None and name not in defs:
-            return scope.type_str(name, ctx)
-        return None if lookup is None else looked_up(name)
-
     suspects = []
-    for i, node in enumerate(g.node):
+    for i, node in enumerate(nodes):
         ins = node.input[:]
         outs = node.output[:]
         for name in ins:
             if name and name not in defs and (visible is None or not visible(name)):
                 return None
         # Element types of the inputs as the rules see them at position i.
-        in_types = tuple([(types_get(n) or inferred_get(n) or unknown_here(n)) if n else "" for n in ins])
+        in_types = tuple([(types_get(n) or inferred_get(n) or _type_elsewhere(n, scope, ctx)) if n else ""
+                          for n in ins])
         for name in outs:
             if name:
                 if name in defs or (visible is not None and visible(name)):
@@ -296,7 +285,7 @@ def scan_graph(g, scope, ctx, names: list):
         if lookup is None:
             out_types = tuple([types_get(o) if o else "" for o in outs])
         else:
-            out_types = tuple([(types_get(o) or looked_up(o)) if o else "" for o in outs])
+            out_types = tuple([(types_get(o) or _looked_up(o, gpath, lookup)) if o else "" for o in outs])
         key = (schema, in_types, out_types)
         ok = signatures.get(key)
         if ok is None:
@@ -306,6 +295,21 @@ def scan_graph(g, scope, ctx, names: list):
         elif verdict.__class__ is list:
             suspects.append((i, verdict))
     return suspects
+
+
+def _looked_up(name, gpath, lookup):
+    t = lookup(str(gpath), name)
+    return schemas.type_string(t) if t is not None else None
+
+
+def _type_elsewhere(name, scope, ctx):
+    """Scope.type_str for a defined name with neither a declared nor a
+    derived type in this graph (in scan_graph only earlier nodes' outputs
+    are in defs yet: a later one would have ended the pass)."""
+    if scope.parent is not None and name not in scope.defs:
+        return scope.type_str(name, ctx)
+    lookup = ctx.type_lookup
+    return None if lookup is None else _looked_up(name, scope.graph_path, lookup)
 
 
 # Ops whose derived output type comes from an attribute (elem_types): their

@@ -156,7 +156,7 @@ def test_one_pass_derivation_equals_node_by_node():
         defs.update({t.name: graph_rules.INIT_POS for t in model.graph.initializer})
         types = graph_rules.declared_types(model.graph)
         fast = Scope(dict(defs), 1 << 62, None, types, "graph")
-        if scan.scan_graph(model.graph, fast, ctx, []) is None:
+        if scan.scan_graph(model.graph.node, fast, ctx, []) is None:
             continue
         slow = Scope(fast.defs, 1 << 62, None, types, "graph")
         graph_rules.infer_elem_types(model.graph, slow, ctx)
