@@ -8,7 +8,6 @@ from onnx import TensorProto, helper
 from onnxstudio import core
 from onnxstudio.core.exec import Session, run
 from onnxstudio.core.exec.kernels.misc import _pad, _pad_by_concatenation
-from onnxstudio.core.exec.kernels.rnn import lstm
 
 
 def _load(graph, opset=18):
@@ -89,21 +88,30 @@ def test_random_draws_in_a_body_are_reseeded_every_run():
     assert not np.array_equal(first, run(m, feeds, seed=8)["y"])
 
 
+_GATES = {"RNN": 1, "GRU": 3, "LSTM": 4}
+
+
+@pytest.mark.parametrize("op,extra", [("RNN", {}), ("GRU", {}), ("GRU", {"linear_before_reset": 1}),
+                                      ("LSTM", {})])
 @pytest.mark.parametrize("layout", [0, 1])
 @pytest.mark.parametrize("seq,batch,with_bias,with_state", [(1, 1, True, True), (5, 3, True, True),
                                                             (4, 2, False, False), (0, 2, True, True)])
-def test_plain_lstm_matches_the_general_path(layout, seq, batch, with_bias, with_state):
+def test_plain_recurrences_match_the_general_path(op, extra, layout, seq, batch, with_bias, with_state):
+    from onnxstudio.core.exec.kernels import rnn
+    fn = {"RNN": rnn.rnn, "GRU": rnn.gru, "LSTM": rnn.lstm}[op]
+    gates = _GATES[op]
     rng = np.random.default_rng(seq * 10 + batch)
     inp, hidden = 7, 4
     x = (rng.standard_normal((seq, batch, inp) if layout == 0 else (batch, seq, inp)) * 3).astype(np.float32)
-    w = rng.standard_normal((1, 4 * hidden, inp)).astype(np.float32)
-    r = rng.standard_normal((1, 4 * hidden, hidden)).astype(np.float32)
-    b = rng.standard_normal((1, 8 * hidden)).astype(np.float32) if with_bias else None
+    w = rng.standard_normal((1, gates * hidden, inp)).astype(np.float32)
+    r = rng.standard_normal((1, gates * hidden, hidden)).astype(np.float32)
+    b = rng.standard_normal((1, 2 * gates * hidden)).astype(np.float32) if with_bias else None
     state = (1, batch, hidden) if layout == 0 else (batch, 1, hidden)
-    h0 = rng.standard_normal(state).astype(np.float32) if with_state else None
-    c0 = rng.standard_normal(state).astype(np.float32) if with_state else None
-    fast = lstm(x, w, r, b, None, h0, c0, layout=layout)
-    general = lstm(x, w, r, b, None, h0, c0, layout=layout, clip=1e30)   # a clip forces the general path
+    states = [rng.standard_normal(state).astype(np.float32) if with_state else None
+              for _ in range(2 if op == "LSTM" else 1)]
+    fast = fn(x, w, r, b, None, *states, layout=layout, **extra)
+    general = fn(x, w, r, b, None, *states, layout=layout, clip=1e30, **extra)   # a clip forces the general path
+    assert len(fast) == len(general)
     for got, want in zip(fast, general):
         assert got.shape == want.shape and got.dtype == want.dtype
         np.testing.assert_allclose(got, want, rtol=1e-5, atol=1e-6)

@@ -110,10 +110,64 @@ def _clip(v, clip):
     return v if clip is None else np.clip(v, -clip, clip)
 
 
+def _plain_rnn(x, w, r, b, h0):
+    """Forward tanh RNN in the _is_plain case; x, h0 seq-major."""
+    hidden = r.shape[2]
+    seq, batch = x.shape[:2]
+    xw = x @ w[0].T
+    if b is not None:
+        xw += b[0, :hidden] + b[0, hidden:]
+    rt = r[0].T
+    h = _initial(h0, batch, hidden, x.dtype)
+    y = np.empty((seq, 1, batch, hidden), dtype=x.dtype)
+    for t in range(seq):
+        h = xw[t] + h @ rt
+        np.tanh(h, out=h)
+        y[t, 0] = h
+    return y, h[None]
+
+
+def _plain_gru(x, w, r, b, h0, linear_before_reset):
+    """Forward GRU in the _is_plain case; x, h0 seq-major."""
+    H = r.shape[2]
+    seq, batch = x.shape[:2]
+    xw = x @ w[0].T                                   # gates z, r, h
+    rb = None
+    if b is not None:
+        xw += b[0, :3 * H]
+        xw[..., :2 * H] += b[0, 3 * H:5 * H]          # the z, r recurrence biases add straight on
+        rb = b[0, 5 * H:]
+    rzr, rh = r[0][:2 * H].T, r[0][2 * H:].T
+    h = _initial(h0, batch, H, x.dtype)
+    y = np.empty((seq, 1, batch, H), dtype=x.dtype)
+    for t in range(seq):
+        zr = _sigmoid_in_place(xw[t, :, :2 * H] + h @ rzr)
+        z, reset = zr[:, :H], zr[:, H:]
+        if linear_before_reset:
+            inner = h @ rh
+            if rb is not None:
+                inner += rb
+            inner *= reset
+        else:
+            inner = (reset * h) @ rh
+            if rb is not None:
+                inner += rb
+        inner += xw[t, :, 2 * H:]
+        cand = np.tanh(inner, out=inner)
+        h = cand + z * (h - cand)                     # (1 - z) * cand + z * h
+        y[t, 0] = h
+    return y, h[None]
+
+
 @kernel("RNN", since=1)
 def rnn(x, w, r, b=None, sequence_lens=None, initial_h=None, *, activation_alpha=None,
         activation_beta=None, activations=None, clip=None, direction="forward", hidden_size=None,
         layout=0, output_sequence=0):
+    if _is_plain(("tanh",), x, w, r, sequence_lens, activations, activation_alpha, activation_beta,
+                 clip, direction):
+        lay = _Layout(layout)
+        y, h = _plain_rnn(lay.x_in(x), w, r, b, lay.state_in(initial_h))
+        return lay.y_out(y), lay.state_out(h)
     lay, x, num_dirs, hidden, b, h0 = _prep(x, w, r, b, initial_h, layout, 1)
     acts = _activation_fns(activations, activation_alpha, activation_beta, 1, num_dirs, ["Tanh"])
 
@@ -135,6 +189,11 @@ def rnn(x, w, r, b=None, sequence_lens=None, initial_h=None, *, activation_alpha
 def gru(x, w, r, b=None, sequence_lens=None, initial_h=None, *, activation_alpha=None,
         activation_beta=None, activations=None, clip=None, direction="forward", hidden_size=None,
         layout=0, linear_before_reset=0, output_sequence=0):
+    if _is_plain(("sigmoid", "tanh"), x, w, r, sequence_lens, activations, activation_alpha, activation_beta,
+                 clip, direction):
+        lay = _Layout(layout)
+        y, h = _plain_gru(lay.x_in(x), w, r, b, lay.state_in(initial_h), linear_before_reset)
+        return lay.y_out(y), lay.state_out(h)
     lay, x, num_dirs, hidden, b, h0 = _prep(x, w, r, b, initial_h, layout, 3)
     acts = _activation_fns(activations, activation_alpha, activation_beta, 2, num_dirs, ["Sigmoid", "Tanh"])
     H = hidden
@@ -162,31 +221,27 @@ def gru(x, w, r, b=None, sequence_lens=None, initial_h=None, *, activation_alpha
     return lay.y_out(y).astype(x.dtype, copy=False), lay.state_out(np.stack(finals)).astype(x.dtype, copy=False)
 
 
-_LSTM_DEFAULT_ACTS = ("sigmoid", "tanh", "tanh")
+_LSTM_DEFAULTS = ("sigmoid", "tanh", "tanh")
 
 
 def _plain_lstm(x, w, r, b, h0, c0):
-    """Forward LSTM with the default activations, no clip, peepholes or
-    sequence_lens, on float32/64 (what exporters emit): a few ufunc calls per
-    time step. The general path costs ~100 us of set-up even for one step,
-    which dominates small streaming models. x, h0, c0 are seq-major."""
+    """Forward LSTM without peepholes in the _is_plain case (what exporters
+    emit): a few ufunc calls per time step. The general path costs ~100 us of
+    set-up even for one step, which dominates small streaming models.
+    x, h0, c0 are seq-major."""
     hidden = r.shape[2]
     seq, batch = x.shape[:2]
     xw = x @ w[0].T                                   # gates i, o, f, c
     if b is not None:
         xw += b[0, :4 * hidden] + b[0, 4 * hidden:]
     rt = r[0].T
-    h = h0[0] if h0 is not None else np.zeros((batch, hidden), x.dtype)
-    c = c0[0] if c0 is not None else np.zeros((batch, hidden), x.dtype)
+    h = _initial(h0, batch, hidden, x.dtype)
+    c = _initial(c0, batch, hidden, x.dtype)
     y = np.empty((seq, 1, batch, hidden), dtype=x.dtype)
     three = 3 * hidden
     for t in range(seq):
         gates = xw[t] + h @ rt
-        s = gates[:, :three]
-        s *= 0.5                    # sigmoid(v) = (tanh(v/2) + 1) / 2: no overflow, two ufuncs fewer
-        np.tanh(s, out=s)
-        s += 1
-        s *= 0.5
+        s = _sigmoid_in_place(gates[:, :three])
         cand = np.tanh(gates[:, three:])
         c = s[:, 2 * hidden:] * c + s[:, :hidden] * cand
         h = s[:, hidden:2 * hidden] * np.tanh(c)
@@ -194,20 +249,35 @@ def _plain_lstm(x, w, r, b, h0, c0):
     return y, h[None], c[None]
 
 
-def _is_plain_lstm(x, sequence_lens, p, activations, activation_alpha, activation_beta, clip,
-                   direction, input_forget) -> bool:
-    return (direction == "forward" and clip is None and not input_forget and p is None
-            and sequence_lens is None and not activation_alpha and not activation_beta
-            and x.dtype in (np.float32, np.float64)
-            and (not activations or tuple(a.lower() for a in activations) == _LSTM_DEFAULT_ACTS))
+def _is_plain(defaults, x, w, r, sequence_lens, activations, activation_alpha, activation_beta, clip,
+              direction) -> bool:
+    """Forward, default activations, no clip or sequence_lens, one float type:
+    the case the few-ufunc recurrences below serve."""
+    return (direction == "forward" and clip is None and sequence_lens is None
+            and not activation_alpha and not activation_beta
+            and x.dtype in (np.float32, np.float64) and w.dtype == x.dtype and r.dtype == x.dtype
+            and (not activations or tuple(a.lower() for a in activations) == defaults))
+
+
+def _sigmoid_in_place(v):
+    # sigmoid(v) = (tanh(v/2) + 1) / 2: cannot overflow, and fewer passes than 1/(1+exp(-v))
+    v *= 0.5
+    np.tanh(v, out=v)
+    v += 1
+    v *= 0.5
+    return v
+
+
+def _initial(state, batch, hidden, dtype):
+    return state[0] if state is not None else np.zeros((batch, hidden), dtype)
 
 
 @kernel("LSTM", since=1)
 def lstm(x, w, r, b=None, sequence_lens=None, initial_h=None, initial_c=None, p=None, *,
          activation_alpha=None, activation_beta=None, activations=None, clip=None,
          direction="forward", hidden_size=None, input_forget=0, layout=0, output_sequence=0):
-    if _is_plain_lstm(x, sequence_lens, p, activations, activation_alpha, activation_beta, clip,
-                      direction, input_forget) and w.dtype == x.dtype and r.dtype == x.dtype:
+    if p is None and not input_forget and _is_plain(_LSTM_DEFAULTS, x, w, r, sequence_lens, activations,
+                                                    activation_alpha, activation_beta, clip, direction):
         lay = _Layout(layout)
         y, h, c = _plain_lstm(lay.x_in(x), w, r, b, lay.state_in(initial_h), lay.state_in(initial_c))
         return lay.y_out(y), lay.state_out(h), lay.state_out(c)
