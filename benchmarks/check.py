@@ -2,12 +2,14 @@
 
     python benchmarks/check.py [--models DIR] [--nodes 10000] [--repeat 5]
 
-Prints, per shared model, the best-of-N time of onnx.checker.check_model
+Prints, per shared model, the median time of onnx.checker.check_model
 (full_check=False and True; both start from an in-memory onnx ModelProto,
 which onnx serialises for its C++ checker) and of our full check starting
 from an in-memory ModelProto of ours (declared + signature-derived types, no
-core.infer), with ratios ours/onnx. Then builds a model of --nodes nodes and
-times the incremental re-check after changing one attribute.
+core.infer), with ratios ours/onnx. The three are timed interleaved, one
+round after the other, so a noisy machine slows them alike. Then builds a
+model of --nodes nodes and times the incremental re-check after changing one
+attribute, and the full re-check a structural edit (node insert/remove) needs.
 """
 from __future__ import annotations
 
@@ -24,13 +26,15 @@ from onnxstudio.core.check import CheckSession
 from onnxstudio.core.proto import onnx_pb2 as pb
 
 
-def best_of(fn, repeat: int) -> float:
-    best = float("inf")
+def interleaved_medians(fns, repeat: int) -> list:
+    """Median time of each function, timed round by round."""
+    times = [[] for _ in fns]
     for _ in range(repeat):
-        t = time.perf_counter()
-        fn()
-        best = min(best, time.perf_counter() - t)
-    return best
+        for fn, out in zip(fns, times):
+            t = time.perf_counter()
+            fn()
+            out.append(time.perf_counter() - t)
+    return [statistics.median(t) for t in times]
 
 
 def full_check_table(models_dir: pathlib.Path, repeat: int) -> None:
@@ -40,11 +44,12 @@ def full_check_table(models_dir: pathlib.Path, repeat: int) -> None:
         theirs = onnx.load_from_string(data)
         ours = pb.ModelProto()
         ours.ParseFromString(data)
-        t_onnx = best_of(lambda: onnx.checker.check_model(theirs, full_check=False), repeat)
-        t_full = best_of(lambda: onnx.checker.check_model(theirs, full_check=True), repeat)
-        t_ours = best_of(lambda: CheckSession(ours, model_dir=path.parent), repeat)
-        print(f"{path.parent.name:24} {len(ours.graph.node):6d} {t_onnx * 1e3:8.1f}ms {t_full * 1e3:9.1f}ms "
-              f"{t_ours * 1e3:8.1f}ms {t_ours / t_onnx:9.2f}x {t_ours / t_full:9.2f}x")
+        t_onnx, t_full, t_ours = interleaved_medians(
+            [lambda: onnx.checker.check_model(theirs, full_check=False),
+             lambda: onnx.checker.check_model(theirs, full_check=True),
+             lambda: CheckSession(ours, model_dir=path.parent)], repeat)
+        print(f"{path.parent.name:24} {len(ours.graph.node):6d} {t_onnx * 1e3:8.3f}ms {t_full * 1e3:9.3f}ms "
+              f"{t_ours * 1e3:8.3f}ms {t_ours / t_onnx:9.2f}x {t_ours / t_full:9.2f}x")
 
 
 def big_model(n_nodes: int) -> pb.ModelProto:
@@ -100,6 +105,31 @@ def incremental(n_nodes: int, edits: int) -> None:
           f"{edits} single-attribute edits:")
     print(f"  median {statistics.median(times) * 1e3:.2f} ms, p95 {times[int(0.95 * len(times))] * 1e3:.2f} ms, "
           f"max {times[-1] * 1e3:.2f} ms (target <= 20 ms)")
+    structural(model, session)
+
+
+def structural(model: pb.ModelProto, session: CheckSession, rounds: int = 5) -> None:
+    """Insert / remove of a node shifts indices and paths: the session is
+    re-checked in full (CheckSession.full)."""
+    g = model.graph
+    times = []
+    for k in range(rounds):
+        middle = len(g.node) // 2
+        if k % 2 == 0:      # an Identity on the edge into the middle node
+            node = g.node[middle]
+            new = pb.NodeProto(op_type="Identity", name=f"/inserted{k}", input=[node.input[0]],
+                               output=[f"inserted{k}"])
+            node.input[0] = f"inserted{k}"
+            g.node.insert(middle, new)
+        else:               # and out again
+            removed = g.node[middle]
+            g.node[middle + 1].input[0] = removed.input[0]
+            del g.node[middle]
+        t = time.perf_counter()
+        session.full()
+        times.append(time.perf_counter() - t)
+    assert session.diagnostics == CheckSession(model).diagnostics
+    print(f"structural edit (node insert/remove) then full re-check: median {statistics.median(times) * 1e3:.0f} ms")
 
 
 def main() -> None:

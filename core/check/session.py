@@ -185,12 +185,15 @@ class CheckSession:
         else:
             self._nodes.pop(i, None)
 
+    # Most models have neither functions nor training_info: no unit to run.
     def _check_functions(self) -> None:
-        self._units["functions"] = self._run(lambda out: check_functions(self.model, self._ctx, out), "functions")
+        self._units["functions"] = self._run(lambda out: check_functions(self.model, self._ctx, out), "functions") \
+            if len(self.model.functions) else []
 
     def _check_training(self) -> None:
         self._units["training"] = self._run(
-            lambda out: check_training_info(self.model, self._scope, self._ctx, out), "training_info")
+            lambda out: check_training_info(self.model, self._scope, self._ctx, out), "training_info") \
+            if len(self.model.training_info) else []
 
 
 def _dict_diff(a: dict, b: dict) -> set:
