@@ -11,7 +11,7 @@ import math
 import numpy as np
 
 from ..registry import kernel
-from ._nn_util import offset_slices, spatial_pads
+from ._nn_util import offset_slices, pad_spatial, spatial_pads
 
 
 def _geometry(x, kernel_shape, strides, dilations, pads, auto_pad, ceil_mode):
@@ -25,10 +25,7 @@ def _geometry(x, kernel_shape, strides, dilations, pads, auto_pad, ceil_mode):
 
 
 def _padded(x, begin, end, extra, value):
-    width = [(0, 0), (0, 0)] + [(b, e + x_) for b, e, x_ in zip(begin, end, extra)]
-    if not any(w != (0, 0) for w in width):
-        return x
-    return np.pad(x, width, constant_values=value)
+    return pad_spatial(x, begin, [e + x_ for e, x_ in zip(end, extra)], value)
 
 
 def _lowest(dtype):
@@ -128,10 +125,10 @@ def _average(x, kernel_shape, strides, dilations, pads, auto_pad, ceil_mode, cou
     # padding when count_include_pad, never the ceil_mode overhang
     inside = np.ones(x.shape[2:], dtype=work_dt)
     if count_include_pad and auto_pad == "NOTSET":
-        inside = np.pad(inside, list(zip(begin, end)), constant_values=1)
-        counts_p = np.pad(inside, [(0, e) for e in extra])
+        inside = pad_spatial(inside, begin, end, 1)
+        counts_p = pad_spatial(inside, [0] * len(extra), extra)
     else:
-        counts_p = np.pad(inside, [(b, e + x_) for b, e, x_ in zip(begin, end, extra)])
+        counts_p = _padded(inside, begin, end, extra, 0)
     counts = _window_sum(counts_p, kernel_shape, strides, dilations, out, work_dt)
     return (sums / counts).astype(x.dtype, copy=False)
 
