@@ -45,8 +45,11 @@ def _from_attributes(node):
         return None
     if op == "ConstantOfShape":
         for a in node.attribute:
-            if a.name == "value" and a.HasField("t"):
-                return _tensor(a.t.data_type)
+            if a.name == "value":
+                if a.HasField("t"):
+                    return _tensor(a.t.data_type)
+                if a.ref_attr_name:
+                    return None     # the caller's value (inside a function): its type is not known here
         return "tensor(float)"
     return None
 

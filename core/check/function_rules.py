@@ -4,6 +4,7 @@ from __future__ import annotations
 from .. import schemas
 from . import paths
 from .context import Scope
+from .elem_types import output_types
 from .graph_rules import check_graph
 from .node_rules import check_node
 
@@ -50,7 +51,11 @@ def _check_function(fn, fpath, ctx, out) -> None:
         if name in defs:
             out.add("function.input-duplicate", fpath, f"input {name!r} is declared more than once")
         defs[name] = -1
-    fctx = ctx.sub(opsets=fopsets, is_main=False, in_function=True, function_attrs=frozenset(attrs))
+    # Types from outside (inference of the main graph) mean nothing here.
+    fctx = ctx.sub(opsets=fopsets, is_main=False, in_function=True, function_attrs=frozenset(attrs),
+                   type_lookup=None)
+    # Function inputs are untyped; element types derived inside the body
+    # (Constant, Cast, single-type constraints) are checked like anywhere.
     scope = Scope(defs, 0, None, {}, fpath)
     for i, node in enumerate(fn.node):
         npath = paths.node(fpath, i, node.op_type, node.name)
@@ -65,6 +70,7 @@ def _check_function(fn, fpath, ctx, out) -> None:
 
         check_node(node, npath, here, fctx, out, check_subgraph)
         _check_opset_agreement(node, npath, fopsets, ctx.model_opsets, out)
+        derived = output_types(node, fctx.schema_for(node), lambda n, here=here: here.type_str(n, fctx))
         for k, name in enumerate(node.output):
             if not name:
                 continue
@@ -73,6 +79,8 @@ def _check_function(fn, fpath, ctx, out) -> None:
                         f"{name!r} is already defined in this function; every name is assigned once (SSA)")
                 continue
             defs[name] = i
+            if derived[k] is not None:
+                scope.inferred[name] = derived[k]
     for name in fn.output:
         if name not in defs:
             out.add("function.output-undefined", fpath, f"output {name!r} is not produced in the function body")

@@ -200,8 +200,7 @@ def check_structure(g: pb.GraphProto, gpath: str, ctx, out, parent: Scope | None
         _check_definitions(g, gpath, defs, names, parent, out)
         scope = Scope(defs, 1 << 62, parent, types, gpath)
         _check_def_use(g, gpath, scope, out)
-        if not ctx.in_function:
-            infer_elem_types(g, scope, ctx)
+        infer_elem_types(g, scope, ctx)
     defs = scope.defs
 
     for k, vi in enumerate(parts.get("output", ())):

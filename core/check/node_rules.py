@@ -63,8 +63,7 @@ def check_node(node: pb.NodeProto, path: str, scope, ctx, out, check_subgraph) -
         if name not in seen:
             out.add("attr.required-missing", path, f"{schema.key} requires attribute {name!r}")
     check_arity(node.input, node.output, schema, path, out)
-    if not ctx.in_function:
-        _check_types(node, schema, path, scope, ctx, out)
+    _check_types(node, schema, path, scope, ctx, out)
 
 
 def _bind(node, path, ctx, out):
