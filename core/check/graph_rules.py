@@ -80,30 +80,41 @@ def _check_io_type(vi, where, ctx, out) -> None:
         out.add("graph.io-type-missing", where, "the declared type is empty")
 
 
-def _check_type_version(vi, where, ctx, out) -> None:
-    if not vi.HasField("type") or not ctx.ir_version:
-        return
+def _type_too_new(vi, ir: int):
+    """Why the declared type of `vi` needs a newer IR version than `ir`
+    (a message), or None."""
+    if not ir or not vi.HasField("type"):
+        return None
     tp = vi.type
     while True:
         kind = tp.WhichOneof("value")
-        since = _IR_TYPE_KIND_SINCE.get(kind)
-        if since and ctx.ir_version < since:
-            out.add("model.feature-too-new", where,
-                    f"{kind} needs IR version {since}; the model declares {ctx.ir_version}")
-            return
-        if kind in ("tensor_type", "sparse_tensor_type"):
-            elem = getattr(tp, kind).elem_type
+        if kind == "tensor_type":       # the usual case first
+            elem = tp.tensor_type.elem_type
             since = DTYPE_SINCE_IR.get(elem)
-            if since and ctx.ir_version < since:
-                out.add("model.feature-too-new", where, f"element type {type_name(elem)} needs IR version "
-                        f"{since}; the model declares {ctx.ir_version}")
-            return
+            if since and ir < since:
+                return f"element type {type_name(elem)} needs IR version {since}; the model declares {ir}"
+            return None
+        since = _IR_TYPE_KIND_SINCE.get(kind)
+        if since and ir < since:
+            return f"{kind} needs IR version {since}; the model declares {ir}"
+        if kind == "sparse_tensor_type":
+            elem = tp.sparse_tensor_type.elem_type
+            since = DTYPE_SINCE_IR.get(elem)
+            if since and ir < since:
+                return f"element type {type_name(elem)} needs IR version {since}; the model declares {ir}"
+            return None
         if kind in ("sequence_type", "optional_type") and getattr(tp, kind).HasField("elem_type"):
             tp = getattr(tp, kind).elem_type
         elif kind == "map_type" and tp.map_type.HasField("value_type"):
             tp = tp.map_type.value_type
         else:
-            return
+            return None
+
+
+def _check_type_version(vi, where, ctx, out) -> None:
+    message = _type_too_new(vi, ctx.ir_version)
+    if message is not None:
+        out.add("model.feature-too-new", where, message)
 
 
 def check_ir10_fields(msg, where, ctx, out) -> None:
@@ -221,21 +232,28 @@ def check_structure(g: pb.GraphProto, gpath: str, ctx, out, parent: Scope | None
     vi_names = set()
     io_types = None
     for vi in parts.get("value_info", ()):
-        where = paths.Lazy(paths.value_info, gpath, vi.name)
-        if vi.name in vi_names:
-            out.add("graph.value-info-duplicate", where, f"value_info for {vi.name!r} is given twice")
-        vi_names.add(vi.name)
+        name = vi.name
+        where = None
+        if name in vi_names:
+            where = paths.Lazy(paths.value_info, gpath, name)
+            out.add("graph.value-info-duplicate", where, f"value_info for {name!r} is given twice")
+        vi_names.add(name)
         if io_types is None:
-            io_types = {v.name: proto_type_str(v.type) for v in (*g.input, *g.output) if v.HasField("type")}
-        declared = io_types.get(vi.name)
+            io_types = {v.name: proto_type_str(v.type) for v in (*parts.get("input", ()), *parts.get("output", ()))
+                        if v.HasField("type")}
+        declared = io_types.get(name)
         if declared is not None and vi.HasField("type"):
             mine = proto_type_str(vi.type)
             if mine is not None and mine != declared:
+                where = where or paths.Lazy(paths.value_info, gpath, name)
                 out.add("graph.value-info-conflict", where,
-                        f"value_info says {vi.name!r} is {mine}, but the graph input/output declares {declared}")
-        if vi.name not in defs:
-            out.add("graph.value-info-unused", where, f"value_info describes {vi.name!r}, which nothing defines")
-        _check_type_version(vi, where, ctx, out)
+                        f"value_info says {name!r} is {mine}, but the graph input/output declares {declared}")
+        if name not in defs:
+            where = where or paths.Lazy(paths.value_info, gpath, name)
+            out.add("graph.value-info-unused", where, f"value_info describes {name!r}, which nothing defines")
+        message = _type_too_new(vi, ir)
+        if message is not None:
+            out.add("model.feature-too-new", where or paths.Lazy(paths.value_info, gpath, name), message)
     odd = odd_names(names)
     if odd:
         shown = ", ".join(paths.quote(n) for n in odd[:3])
