@@ -121,6 +121,7 @@ class Plan:
         # (or their bodies) read, and requested outputs.
         self.live_reads = {v.name for st in self.live_steps for v in _reads(st.node)} | set(self.outputs)
         self.folded: Optional[dict] = None
+        self.runners: list = []     # the live steps as closures, made by the session after the first run
         if not keep:
             self._plan_frees()
 

@@ -72,10 +72,11 @@ class KernelContext:
     node declares (incl. empty names); rng: numpy Generator seeded per run
     (pass a Generator, or a callable returning the current one);
     node: the ir.Node being run; run_subgraph(graph, inputs) -> outputs, with
-    the calling graph's values visible inside; output_types[i]: the
+    the calling graph's values visible inside; runner(graph) -> a function of
+    inputs doing the same, for bodies run many times; output_types[i]: the
     inferred/declared ir type of output i, or None.
     """
-    __slots__ = ("opset", "num_outputs", "_rng", "node", "run_subgraph", "output_types")
+    __slots__ = ("opset", "num_outputs", "_rng", "node", "run_subgraph", "output_types", "body_runner")
 
     def __init__(self, opset: int, num_outputs: int, rng: Any = None, node: Any = None,
                  run_subgraph: Optional[Callable[[Any, list], list]] = None,
@@ -86,6 +87,14 @@ class KernelContext:
         self.node = node
         self.run_subgraph = run_subgraph
         self.output_types = output_types if output_types is not None else []
+        self.body_runner: Optional[Callable[[Any], Callable[[list], list]]] = None
+
+    def runner(self, graph) -> Callable[[list], list]:
+        """A function running `graph` once per call (a loop's iterations):
+        like run_subgraph, with the per-body set-up done once."""
+        if self.body_runner is not None:
+            return self.body_runner(graph)
+        return lambda inputs: self.run_subgraph(graph, inputs)
 
     @property
     def rng(self):

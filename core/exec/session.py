@@ -22,28 +22,14 @@ from ..ir import Graph, Model, Node
 from . import kernels  # noqa: F401  (registers every kernel)
 from .allocator import tune_allocator
 from .errors import Cancelled, ExecError, FeedError
-from .plan import Plan, Step, decode_attr_value
+from .bodies import Body, BodyRunning
+from .fast_steps import compile_step
+from .frame import Frame
+from .plan import Plan, Step
 from .registry import VARIES, KernelContext
 from .values import FeedCheck, describe, normalize
 
 Progress = Callable[[int, int, Node], None]
-
-
-class Frame:
-    """Values visible while running one graph; outer frames hold captured names."""
-    __slots__ = ("values", "parent")
-
-    def __init__(self, values: dict, parent: Optional["Frame"] = None):
-        self.values = values
-        self.parent = parent
-
-    def get(self, name: str):
-        f = self
-        while f is not None:
-            if name in f.values:
-                return f.values[name]
-            f = f.parent
-        raise KeyError(name)
 
 
 @dataclass
@@ -53,7 +39,7 @@ class StepResult:
     outputs: dict
 
 
-class Session:
+class Session(BodyRunning):
     def __init__(self, model: Model, *, graph: Optional[Graph] = None, nodes: Optional[Iterable] = None,
                  outputs: Optional[list[str]] = None, keep: bool = False, seed: int = 0):
         tune_allocator()
@@ -67,7 +53,7 @@ class Session:
         # attribute read is cheaper than Event.is_set(); bool writes are atomic.
         self._cancelled = False
         self._plans: dict[int, Plan] = {id(self.graph): self.plan}
-        self._subgraphs: dict[int, tuple] = {}   # id(body graph) -> (plan, constants, in/out names)
+        self._bodies: dict[int, Body] = {}    # id(body graph) -> its compiled Body
         self._frame: Optional[Frame] = None
         self._feed_checks: Optional[list] = None   # (input name, FeedCheck or None), made on first start
         self._pos = 0
@@ -192,14 +178,24 @@ class Session:
             self._first_execute(plan, frame, progress)
             return
         frame.values.update(plan.folded)
+        if progress is None:
+            self._run_live(plan, frame)
+            return
         steps = plan.live_steps
         n = len(steps)
         for i, s in enumerate(steps):
             if self._cancelled:
                 raise Cancelled("run cancelled")
-            if progress is not None:
-                progress(i, n, s.node)
+            progress(i, n, s.node)
             run_step(s, frame, False)
+
+    def _run_live(self, plan: Plan, frame: Frame) -> None:
+        """The steps that are not folded, in a frame that already holds the folded values."""
+        values = frame.values
+        for run in plan.runners:
+            if self._cancelled:
+                raise Cancelled("run cancelled")
+            run(values, frame)
 
     def _first_execute(self, plan: Plan, frame: Frame, progress: Optional[Progress]) -> None:
         """Every step, keeping the constant-only steps' outputs for later runs."""
@@ -222,6 +218,11 @@ class Session:
         # Dropping a folded or outer-scope name from a frame frees no memory
         # (the plan or the enclosing frame holds it): later runs skip that.
         plan.forget_frees(set(folded).union(plan.outer_names))
+        general = self._run_step_quietly
+        plan.runners = [compile_step(s, general) for s in plan.live_steps]
+
+    def _run_step_quietly(self, s: Step, frame: Frame) -> None:
+        self._run_step(s, frame, False)
 
     # -- internals -----------------------------------------------------------------------
 
@@ -310,6 +311,7 @@ class Session:
         whichever frame the step is running in at the time."""
         ctx = _StepContext(opset=s.opset, num_outputs=len(s.outputs), rng=self._get_rng, node=s.node)
         ctx.run_subgraph = lambda g, ins: self._run_graph(g, ins, ctx.frame)
+        ctx.body_runner = lambda g: self._body_runner(g, ctx.frame)
         s.context = ctx
         return ctx
 
@@ -326,78 +328,9 @@ class Session:
             raise ExecError(f"{s.node.path}: input {name!r} has no value (it is neither computed "
                             f"before this node nor fed)", s.node) from None
 
-    def _plan_for(self, graph: Graph, opsets: Optional[dict] = None) -> Plan:
-        p = self._plans.get(id(graph))
-        if p is None:
-            # The enclosing graph's constants are constants of the body too
-            # (its plan exists: the body runs from one of its steps).
-            parent = self._plans.get(id(graph.parent_graph)) if graph.parent_graph is not None else None
-            p = Plan(graph, self.model, opsets or self.model.opset_imports,
-                     outer_consts=parent.consts if parent is not None else frozenset())
-            self._plans[id(graph)] = p
-        return p
-
-    def _run_graph(self, graph: Graph, inputs: list, parent: Frame) -> list:
-        """Run a subgraph (If/Loop/Scan body) with outer-scope names visible."""
-        entry = self._subgraphs.get(id(graph))
-        if entry is None:   # compiled once per body; loops call this per iteration
-            plan = self._plan_for(graph, self._opsets_of(graph))
-            entry = self._subgraphs[id(graph)] = (plan, self._constants(graph),
-                                                  [v.name for v in graph.inputs],
-                                                  [v.name for v in graph.outputs])
-        plan, consts, in_names, out_names = entry
-        values = dict(consts)
-        for name in plan.outer_names if plan.folded is None else plan.live_outer_names:
-            try:
-                values[name] = parent.get(name)
-            except KeyError:   # not computed: the step that reads it reports the error
-                pass
-        values.update(zip(in_names, inputs))
-        frame = Frame(values, parent)
-        self._execute(plan, frame)
-        try:
-            return [values[n] if n in values else frame.get(n) for n in out_names]
-        except KeyError as e:
-            raise ExecError(f"{graph.path}: output {e.args[0]!r} was not computed") from None
-
-    def _opsets_of(self, graph: Graph) -> dict:
-        root = graph._root()
-        owner = root.owner
-        if owner is not None and getattr(owner, "is_function", False):
-            merged = dict(self.model.opset_imports)
-            merged.update(owner.opset_imports)
-            return merged
-        return self.model.opset_imports
-
-    def _call_function(self, s: Step, args: list):
-        fn = s.function
-        plan = s.body_cache.get("plan")
-        if plan is None:
-            defaults = {k: _attr_default(a) for k, a in fn.attribute_defaults.items()}
-            plan = Plan(fn.graph, self.model, self._opsets_of(fn.graph), caller_attrs=s.attrs,
-                        attr_defaults=defaults)
-            s.body_cache["plan"] = plan
-        values = {}
-        for v, x in zip(fn.graph.inputs, args):
-            values[v.name] = x
-        frame = Frame(values)
-        self._execute(plan, frame)
-        out = []
-        for v in fn.graph.outputs:
-            try:
-                out.append(frame.get(v.name))
-            except KeyError:
-                raise ExecError(f"function {fn.name}: output {v.name!r} was not computed") from None
-        return tuple(out)
-
-
 class _StepContext(KernelContext):
     """A step's reusable KernelContext; `frame` is where the step runs now."""
     __slots__ = ("frame",)
-
-
-def _attr_default(a):
-    return decode_attr_value(a.value, a.type)
 
 
 def run(model: Model, feeds: dict, *, outputs: Optional[list[str]] = None, nodes=None,

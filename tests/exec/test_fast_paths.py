@@ -222,3 +222,44 @@ def test_pad_with_negative_and_axis_pads_matches_numpy(mode):
     assert np.array_equal(got, want)
     got_axes = _pad(x, [2, 1], mode, 0.0, axes=[-1])
     assert np.array_equal(got_axes, np.pad(x, [(0, 0), (0, 0), (2, 1)], mode=mode))
+
+
+def test_repeated_runs_report_kernel_failures_with_the_node():
+    from onnxstudio.core.exec import ExecError
+    g = helper.make_graph(
+        [helper.make_node("Reshape", ["x", "shape"], ["r"], name="to_pairs"),
+         helper.make_node("Split", ["r"], ["a", "b"], axis=1, num_outputs=2, name="halves"),
+         helper.make_node("Sub", ["a", "b"], ["y"])], "g",
+        [_vi("x", shape=None)], [_vi("y", shape=None)],
+        [helper.make_tensor("shape", TensorProto.INT64, [2], [-1, 2])])
+    s = Session(_load(g))
+    for _ in range(3):     # the first run compiles the fast steps, later ones use them
+        assert np.array_equal(s.run({"x": np.arange(6, dtype=np.float32)})["y"], -np.ones((3, 1), np.float32))
+    with pytest.raises(ExecError, match=r'to_pairs.*Reshape failed.*float\[5\]'):
+        s.run({"x": np.arange(5, dtype=np.float32)})
+    assert np.array_equal(s.run({"x": np.arange(4, dtype=np.float32)})["y"], -np.ones((2, 1), np.float32))
+
+
+def test_nested_loops_see_the_enclosing_iteration_values():
+    """The inner body reads the outer body's per-iteration value `row`: a
+    loop's runner must look enclosing values up per Loop call, not once."""
+    inner = helper.make_graph(
+        [helper.make_node("Add", ["acc_in", "row"], ["acc_out"]), helper.make_node("Identity", ["c_in"], ["c_out"])],
+        "inner", [_vi("j", TensorProto.INT64, []), _vi("c_in", TensorProto.BOOL, []), _vi("acc_in", shape=[2])],
+        [_vi("c_out", TensorProto.BOOL, []), _vi("acc_out", shape=[2])])
+    outer = helper.make_graph(
+        [helper.make_node("Gather", ["table", "i"], ["row"], axis=0),
+         helper.make_node("Loop", ["three", "", "tot_in"], ["tot_out"], body=inner),
+         helper.make_node("Identity", ["c_in"], ["c_out"])],
+        "outer", [_vi("i", TensorProto.INT64, []), _vi("c_in", TensorProto.BOOL, []), _vi("tot_in", shape=[2])],
+        [_vi("c_out", TensorProto.BOOL, []), _vi("tot_out", shape=[2])])
+    table = np.arange(8, dtype=np.float32).reshape(4, 2)
+    g = helper.make_graph(
+        [helper.make_node("Loop", ["n", "", "zero"], ["total"], body=outer)], "g",
+        [_vi("zero", shape=[2])], [_vi("total", shape=[2])],
+        [helper.make_tensor("n", TensorProto.INT64, [], [4]), helper.make_tensor("three", TensorProto.INT64, [], [3]),
+         helper.make_tensor("table", TensorProto.FLOAT, [4, 2], table.ravel())])
+    s = Session(_load(g))
+    for start in (0.0, 1.0):
+        got = s.run({"zero": np.full(2, start, np.float32)})["total"]
+        assert np.allclose(got, start + 3 * table.sum(0))

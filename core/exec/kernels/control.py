@@ -27,8 +27,10 @@ def loop(ctx, max_trip_count=None, cond=None, *carried, body=None):
     n_carried = len(state)
     scans: list[list] = []
     i = 0
+    run_body = ctx.runner(body)
+    going = np.array(True)    # the body only runs while the condition holds; it never mutates inputs
     while keep_going and (trips is None or i < trips):
-        outs = ctx.run_subgraph(body, [np.array(i, dtype=np.int64), np.array(keep_going), *state])
+        outs = run_body([np.array(i, dtype=np.int64), going, *state])
         keep_going = bool(np.asarray(outs[0]).reshape(-1)[0])
         state = list(outs[1:1 + n_carried])
         scan_vals = outs[1 + n_carried:]
@@ -69,9 +71,10 @@ def scan_8(ctx, sequence_lens, *inputs, body=None, num_scan_inputs=0, directions
             length = int(np.asarray(sequence_lens)[b])
         dirs = list(directions or [0] * num_scan_inputs)
         outs_per_iter = []
+        run_body = ctx.runner(body)
         for t in range(length):
             elems = [s[length - 1 - t] if d else s[t] for s, d in zip(scans, dirs)]
-            outs = ctx.run_subgraph(body, [*states, *elems])
+            outs = run_body([*states, *elems])
             states = list(outs[:n_state])
             outs_per_iter.append(outs[n_state:])
         scan_outs = [np.stack([o[k] for o in outs_per_iter]) for k in range(ctx.num_outputs - n_state)]
@@ -92,9 +95,10 @@ def scan(ctx, *inputs, body=None, num_scan_inputs=0, scan_input_axes=None, scan_
         scans.append(np.moveaxis(x, ax % x.ndim, 0))
     length = scans[0].shape[0] if scans else 0
     collected: list[list] = []
+    run_body = ctx.runner(body)
     for t in range(length):
         elems = [s[length - 1 - t] if d else s[t] for s, d in zip(scans, dirs)]
-        outs = ctx.run_subgraph(body, [*states, *elems])
+        outs = run_body([*states, *elems])
         states = list(outs[:n_state])
         if not collected:
             collected = [[] for _ in outs[n_state:]]

@@ -1,0 +1,143 @@
+"""Running graphs inside a run: If/Loop/Scan bodies and model-local functions.
+
+A body is compiled once per session (`Body`). Its first run computes every
+step and folds the constant-only ones; later runs start from `base` (its
+initializers plus the folded values, one dict copy) and run the live steps.
+A body sees its enclosing graphs' values: the names it reads from them are
+copied into its own frame on entry, so its steps read every argument from
+one dict. A Loop or Scan asks for a `runner` instead, which looks those
+enclosing values up once for all its iterations: they cannot change while
+the loop's node runs.
+"""
+from __future__ import annotations
+
+from typing import Callable, Optional
+
+from ..ir import Graph
+from .errors import ExecError
+from .frame import Frame
+from .plan import Plan, Step, decode_attr_value
+
+
+class Body:
+    __slots__ = ("graph", "plan", "consts", "in_names", "out_names", "base")
+
+    def __init__(self, graph: Graph, plan: Plan, consts: dict):
+        self.graph = graph
+        self.plan = plan
+        self.consts = consts
+        self.in_names = [v.name for v in graph.inputs]
+        self.out_names = [v.name for v in graph.outputs]
+        self.base: Optional[dict] = None     # consts + folded values, once the plan has folded
+
+    def outputs(self, values: dict, frame: Frame) -> list:
+        try:
+            return [values[n] if n in values else frame.get(n) for n in self.out_names]
+        except KeyError as e:
+            raise ExecError(f"{self.graph.path}: output {e.args[0]!r} was not computed") from None
+
+
+class BodyRunning:
+    """Session methods for bodies and functions. The session provides
+    `model`, `_plans` (id(graph) -> Plan), `_bodies` (id(graph) -> Body),
+    `_constants(graph)`, `_execute(plan, frame)` and `_run_live(plan, frame)`."""
+
+    def _plan_for(self, graph: Graph, opsets: Optional[dict] = None) -> Plan:
+        p = self._plans.get(id(graph))
+        if p is None:
+            # The enclosing graph's constants are constants of the body too
+            # (its plan exists: the body runs from one of its steps).
+            parent = self._plans.get(id(graph.parent_graph)) if graph.parent_graph is not None else None
+            p = Plan(graph, self.model, opsets or self.model.opset_imports,
+                     outer_consts=parent.consts if parent is not None else frozenset())
+            self._plans[id(graph)] = p
+        return p
+
+    def _body(self, graph: Graph) -> Body:
+        body = self._bodies.get(id(graph))
+        if body is None:
+            body = Body(graph, self._plan_for(graph, self._opsets_of(graph)), self._constants(graph))
+            self._bodies[id(graph)] = body
+        return body
+
+    def _run_graph(self, graph: Graph, inputs: list, parent: Frame) -> list:
+        """Run a body once with the enclosing values visible."""
+        body = self._body(graph)
+        plan = body.plan
+        if body.base is None:
+            values = dict(body.consts)
+            _copy_outer(values, plan.outer_names, parent)
+            values.update(zip(body.in_names, inputs))
+            frame = Frame(values, parent)
+            self._execute(plan, frame)
+            body.base = {**body.consts, **plan.folded}
+            return body.outputs(values, frame)
+        values = dict(body.base)
+        _copy_outer(values, plan.live_outer_names, parent)
+        values.update(zip(body.in_names, inputs))
+        frame = Frame(values, parent)
+        self._run_live(plan, frame)
+        return body.outputs(values, frame)
+
+    def _body_runner(self, graph: Graph, parent: Frame) -> Callable[[list], list]:
+        """A function running `graph` once per call, for a loop's iterations."""
+        body = self._body(graph)
+        plan = body.plan
+        start: Optional[dict] = None      # base + enclosing values, made once the plan has folded
+        in_names, run_live, outputs = body.in_names, self._run_live, body.outputs
+
+        def run(inputs: list) -> list:
+            nonlocal start
+            if start is None:
+                if body.base is None:
+                    return self._run_graph(graph, inputs, parent)
+                start = dict(body.base)
+                _copy_outer(start, plan.live_outer_names, parent)
+            values = dict(start)
+            values.update(zip(in_names, inputs))
+            frame = Frame(values, parent)
+            run_live(plan, frame)
+            return outputs(values, frame)
+        return run
+
+    def _opsets_of(self, graph: Graph) -> dict:
+        root = graph._root()
+        owner = root.owner
+        if owner is not None and getattr(owner, "is_function", False):
+            merged = dict(self.model.opset_imports)
+            merged.update(owner.opset_imports)
+            return merged
+        return self.model.opset_imports
+
+    def _call_function(self, s: Step, args: list):
+        fn = s.function
+        plan = s.body_cache.get("plan")
+        if plan is None:
+            defaults = {k: decode_attr_value(a.value, a.type) for k, a in fn.attribute_defaults.items()}
+            plan = Plan(fn.graph, self.model, self._opsets_of(fn.graph), caller_attrs=s.attrs,
+                        attr_defaults=defaults)
+            s.body_cache["plan"] = plan
+        values = {}
+        for v, x in zip(fn.graph.inputs, args):
+            values[v.name] = x
+        frame = Frame(values)
+        self._execute(plan, frame)
+        out = []
+        for v in fn.graph.outputs:
+            try:
+                out.append(frame.get(v.name))
+            except KeyError:
+                raise ExecError(f"function {fn.name}: output {v.name!r} was not computed") from None
+        return tuple(out)
+
+
+def _copy_outer(values: dict, names, parent: Frame) -> None:
+    near = parent.values
+    for name in names:
+        if name in near:
+            values[name] = near[name]
+        else:
+            try:
+                values[name] = parent.get(name)
+            except KeyError:   # not computed: the step that reads it reports the error
+                pass

@@ -1,0 +1,100 @@
+"""Steps compiled into closures for repeated runs.
+
+After a plan's first run (which folds constants and lets kernels prepare),
+each live step becomes one small function of (values, frame) with
+everything it needs bound as closure variables: where its arguments come
+from, the callable to use (prepared kernel, or kernel with its attributes
+bound by functools.partial), where its result goes and what dies after it.
+Per node this costs a fraction of the general `Session._run_step`, which
+matters for graphs of many tiny tensors (control flow bodies, shape
+arithmetic, streaming audio models).
+
+Anything unusual takes the general path: context kernels (control flow,
+random ops), model-local functions, omitted inputs between others, results
+that are not exactly what the node declares, and every failure, which the
+general path runs again to report with the node's context.
+"""
+from __future__ import annotations
+
+from functools import partial
+from typing import Callable
+
+from .errors import Cancelled, ExecError
+from .plan import Step
+
+Runner = Callable[[dict, object], None]
+
+
+def compile_step(s: Step, general: Callable) -> Runner:
+    """A runner for `s`; `general(s, frame)` is the session's full step."""
+    if s.function is not None or s.kernel is None or s.kernel.context or (not s.single and s.fetch is None):
+        return lambda values, frame: general(s, frame)
+    if s.call is not None:
+        call = s.call
+    elif s.attrs:
+        call = partial(s.kernel.fn, **s.attrs)
+    else:
+        call = s.kernel.fn
+    frees = tuple(s.frees)
+    outputs = tuple(s.outputs)
+    single = s.single
+    if len(outputs) != 1 or not outputs[0]:
+        return _general_result(s, call, general, frees)
+    out = outputs[0]
+    if single:
+        def run(values, frame):
+            try:
+                result = call(values[single])
+            except (Cancelled, ExecError):
+                raise
+            except Exception:  # noqa: BLE001  (reported by the general path, with context)
+                general(s, frame)
+                return
+            if type(result) is not tuple:
+                values[out] = result
+            elif result:
+                values[out] = result[0]
+            for name in frees:
+                values.pop(name, None)
+        return run
+    fetch = s.fetch
+
+    def run_many(values, frame):
+        try:
+            result = call(*fetch(values))
+        except (Cancelled, ExecError):
+            raise
+        except Exception:  # noqa: BLE001
+            general(s, frame)
+            return
+        if type(result) is not tuple:
+            values[out] = result
+        elif result:
+            values[out] = result[0]
+        for name in frees:
+            values.pop(name, None)
+    return run_many
+
+
+def _general_result(s: Step, call, general, frees) -> Runner:
+    """Several (or unnamed) outputs: the result is stored as _run_step does."""
+    single, fetch, outputs = s.single, s.fetch, s.outputs
+
+    def run(values, frame):
+        try:
+            result = call(values[single]) if single else call(*fetch(values))
+        except (Cancelled, ExecError):
+            raise
+        except Exception:  # noqa: BLE001
+            general(s, frame)
+            return
+        if type(result) is not tuple:
+            if outputs[0]:
+                values[outputs[0]] = result
+        else:
+            for name, value in zip(outputs, result):
+                if name:
+                    values[name] = value
+        for name in frees:
+            values.pop(name, None)
+    return run
