@@ -11,9 +11,9 @@ must be one the rules would not report. `tests/check/test_check_scan.py`
 compares the pass with the rules on every model it can find.
 
 Verdicts that depend on nothing but the operator signature and what a node
-gives it (arity by count, type constraints by element types, derived output
-types, attribute bytes without findings) are remembered in `Context.memo`
-for the rest of the run.
+gives it (arity and type constraints by the actuals' element types, derived
+output types, attribute sets of plain values by their bytes) are remembered
+in `Context.memo` for the rest of the run.
 """
 from __future__ import annotations
 
@@ -48,8 +48,9 @@ _MAY_BE_EMPTY = frozenset({A.FLOAT, A.INT, A.STRING, A.FLOATS, A.INTS, A.STRINGS
 _PLAIN, _TENSOR, _GRAPH = 1, 2, 3
 _KIND = {A.FLOAT: _PLAIN, A.INT: _PLAIN, A.STRING: _PLAIN, A.FLOATS: _PLAIN, A.INTS: _PLAIN,
          A.STRINGS: _PLAIN, A.TENSOR: _TENSOR, A.GRAPH: _GRAPH, A.GRAPHS: _GRAPH}
-# Longer attribute values (tree ensembles, tables) are judged each time:
-# they rarely repeat, and remembering them costs memory for nothing.
+_PLAIN_TYPES = frozenset(t for t, kind in _KIND.items() if kind is _PLAIN)
+# Nodes whose attributes are longer (tree ensembles, tables) are judged
+# each time: they rarely repeat, and remembering them costs memory for nothing.
 MAX_REMEMBERED_BYTES = 512
 
 _IDENTIFIER = re.compile(r"[A-Za-z_][A-Za-z0-9_]*\Z")
@@ -127,7 +128,7 @@ def _signature_clean(schema, ins, outs, in_types, out_types) -> bool:
     return not found.items and _types_clean(schema, in_types, out_types)
 
 
-def _judge_attributes(node, op, domain, schema, clean_attrs, ir):
+def _judge_attributes(attrs, op, domain, schema, ir):
     """False when the rules may find something in the attributes; otherwise
     True, except for
       - a node holding graphs: [(attribute name, type, graph or graphs)],
@@ -138,7 +139,7 @@ def _judge_attributes(node, op, domain, schema, clean_attrs, ir):
     seen = None
     value_type = None
     graphs = None
-    for a in node.attribute:
+    for a in attrs:
         name = a.name
         spec = spec_of.get(name)
         atype = a.type
@@ -152,13 +153,8 @@ def _judge_attributes(node, op, domain, schema, clean_attrs, ir):
             seen.add(name)
         kind = _KIND.get(atype)
         if kind is _PLAIN:
-            data = a.SerializeToString()
-            if data in clean_attrs:
-                continue
             if _field_value(a, atype) is None:
                 return False
-            if len(data) <= MAX_REMEMBERED_BYTES:
-                clean_attrs.add(data)
         elif kind is _TENSOR:
             value = _field_value(a, atype)
             if value is None or value is True:
@@ -222,8 +218,8 @@ def scan_graph(nodes, scope, ctx, names: list):
     schema_of = ctx.schema_of
     memo = ctx.memo
     if not memo:
-        memo.update(derived={}, signatures={}, attrs=set())
-    derived, signatures, clean_attrs = memo["derived"], memo["signatures"], memo["attrs"]
+        memo.update(derived={}, signatures={}, attributes={})
+    derived, signatures, attributes = memo["derived"], memo["signatures"], memo["attributes"]
     ir = ctx.ir_version
     old_ir = 0 < ir < 11
 
@@ -255,7 +251,27 @@ def scan_graph(nodes, scope, ctx, names: list):
                 len(node.device_configurations) or (ir < 10 and (node.overload or len(node.metadata_props))))):
             verdict = False
         else:
-            verdict = _judge_attributes(node, op, domain, schema, clean_attrs, ir)
+            # Attributes of plain types are judged once per (signature,
+            # their bytes): real models repeat a few attribute sets.
+            attrs = node.attribute[:]
+            key = [schema]
+            size = 0
+            for a in attrs:
+                if a.type not in _PLAIN_TYPES:
+                    key = None
+                    break
+                data = a.SerializeToString()
+                size += len(data)
+                key.append(data)
+            if key is None:
+                verdict = _judge_attributes(attrs, op, domain, schema, ir)
+            else:
+                key = tuple(key)
+                verdict = attributes.get(key)
+                if verdict is None:
+                    verdict = _judge_attributes(attrs, op, domain, schema, ir)
+                    if size <= MAX_REMEMBERED_BYTES:
+                        attributes[key] = verdict
         # Derive the types of undeclared outputs (suspects too: later nodes read them).
         for name in outs:
             if name and name not in types:
