@@ -59,22 +59,24 @@ def check_node_at(g, i: int, scope: Scope, ctx, out, graphs=None) -> None:
 
 
 def _check_io_type(vi, where, ctx, out) -> None:
+    """A top-level input/output: a type with its element type and shape."""
     if not vi.HasField("type"):
         out.add("graph.io-type-missing", where, "a top-level input/output must declare its type")
         return
-    kind = vi.type.WhichOneof("value")
-    if kind in ("tensor_type", "sparse_tensor_type"):
-        tt = getattr(vi.type, kind)
+    tp = vi.type
+    kind = tp.WhichOneof("value")
+    if kind == "tensor_type" or kind == "sparse_tensor_type":
+        tt = tp.tensor_type if kind == "tensor_type" else tp.sparse_tensor_type
         if not tt.elem_type:
             out.add("graph.io-elem-type-missing", where, "the declared tensor type has no element type")
         if not tt.HasField("shape"):
             out.add("graph.io-shape-missing", where,
                     "the declared tensor type has no shape; give at least the rank (dims may be symbolic)")
     elif kind in ("sequence_type", "optional_type"):
-        if not getattr(vi.type, kind).HasField("elem_type"):
+        if not getattr(tp, kind).HasField("elem_type"):
             out.add("graph.io-elem-type-missing", where, f"the declared {kind.split('_')[0]} type has no element type")
     elif kind == "map_type":
-        if not vi.type.map_type.key_type or not vi.type.map_type.HasField("value_type"):
+        if not tp.map_type.key_type or not tp.map_type.HasField("value_type"):
             out.add("graph.io-elem-type-missing", where, "the declared map type needs a key and a value type")
     elif kind is None:
         out.add("graph.io-type-missing", where, "the declared type is empty")

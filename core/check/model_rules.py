@@ -18,6 +18,10 @@ def imported_opsets(model) -> dict:
     return found
 
 
+def _opset_path(domain: str) -> str:
+    return f"model/opset_import {paths.quote(domain or 'ai.onnx')}"
+
+
 def check_model_fields(model, out) -> None:
     ir = model.ir_version
     if not ir:
@@ -32,7 +36,7 @@ def check_model_fields(model, out) -> None:
     seen = {}
     for op in model.opset_import:
         domain = schemas.canonical_domain(op.domain)
-        where = f"model/opset_import {paths.quote(op.domain or 'ai.onnx')}"
+        where = paths.Lazy(_opset_path, op.domain)
         if domain in seen and seen[domain] != op.version:
             out.add("model.opset-duplicate", where,
                     f"domain {op.domain or 'ai.onnx'!r} is imported twice (versions {seen[domain]} and {op.version})")
