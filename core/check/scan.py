@@ -232,7 +232,7 @@ def scan_graph(nodes, scope, ctx, names: list):
                 return None
         # Element types of the inputs as the rules see them at position i.
         in_types = tuple([(types_get(n) or inferred_get(n) or _type_elsewhere(n, scope, ctx)) if n else ""
-                          for n in ins])
+                          for n in ins]) if ins else ()
         for name in outs:
             if name:
                 if name in defs or (visible is not None and visible(name)):
@@ -288,9 +288,14 @@ def scan_graph(nodes, scope, ctx, names: list):
                         derived_outs = output_types(node, schema, dict(zip(ins, in_types)).get)
                         if op not in _ATTRIBUTE_TYPED:
                             derived[sig] = derived_outs
-                for o, t in zip(outs, derived_outs):
-                    if t is not None and o and o not in types:
-                        inferred[o] = t
+                if len(outs) == 1:
+                    t = derived_outs[0]
+                    if t is not None:
+                        inferred[name] = t      # the one output, undeclared (tested above)
+                else:
+                    for o, t in zip(outs, derived_outs):
+                        if t is not None and o and o not in types:
+                            inferred[o] = t
                 break
         if not verdict:
             suspects.append((i, None))
