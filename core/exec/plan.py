@@ -118,8 +118,10 @@ class Plan:
         self.outer_names = _outer_reads(self.steps, local)
         self.live_outer_names = _outer_reads(self.live_steps, local)
         # Folded values worth putting into a run's frame: those live steps
-        # (or their bodies) read, and requested outputs.
+        # (or their bodies) read, and requested outputs; with keep, all.
         self.live_reads = {v.name for st in self.live_steps for v in _reads(st.node)} | set(self.outputs)
+        if keep:
+            self.live_reads.update(name for st in self.steps for name in st.outputs if name)
         self.folded: Optional[dict] = None
         self.runners: list = []     # the live steps as closures, made by the session after the first run
         if not keep:

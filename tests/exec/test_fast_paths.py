@@ -263,3 +263,18 @@ def test_nested_loops_see_the_enclosing_iteration_values():
     for start in (0.0, 1.0):
         got = s.run({"zero": np.full(2, start, np.float32)})["total"]
         assert np.allclose(got, start + 3 * table.sum(0))
+
+
+def test_keep_returns_every_value_on_every_run():
+    g = helper.make_graph(
+        [helper.make_node("Constant", [], ["k"], value=helper.make_tensor("v", TensorProto.FLOAT, [1], [2.0])),
+         helper.make_node("Mul", ["k", "k"], ["k2"]),          # constant-only: folded after the first run
+         helper.make_node("Add", ["x", "k2"], ["y"])], "g", [_vi("x", shape=[1])], [_vi("y", shape=[1])])
+    s = Session(_load(g), keep=True)
+    feeds = {"x": np.ones(1, np.float32)}
+    seen = []
+    for _ in range(3):
+        s.run(feeds)
+        seen.append(s.values)
+    assert all(set(v) == {"x", "k", "k2", "y"} for v in seen)
+    assert all(np.array_equal(v["k"], [2.0]) and np.array_equal(v["y"], [5.0]) for v in seen)
