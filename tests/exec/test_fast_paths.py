@@ -278,3 +278,16 @@ def test_keep_returns_every_value_on_every_run():
         seen.append(s.values)
     assert all(set(v) == {"x", "k", "k2", "y"} for v in seen)
     assert all(np.array_equal(v["k"], [2.0]) and np.array_equal(v["y"], [5.0]) for v in seen)
+
+
+def test_prepared_conv_keeps_few_geometries_when_shapes_keep_changing():
+    from onnxstudio.core.exec.kernels import _conv_prepared
+    from onnxstudio.core.exec.kernels.conv import _prepare_conv, conv
+    from onnxstudio.core.exec.registry import VARIES
+    w = np.random.default_rng(0).standard_normal((3, 2, 3)).astype(np.float32)
+    prepared = _prepare_conv((VARIES, w), {"pads": [1, 1]})
+    for length in range(4, 40):
+        x = np.ones((1, 2, length), np.float32)
+        assert np.allclose(prepared(x, w), conv(x, w, pads=[1, 1]), atol=1e-5)
+    kept = [c.cell_contents for c in prepared.__closure__ if isinstance(c.cell_contents, dict)]
+    assert kept and all(len(d) <= _conv_prepared._SHAPES_KEPT for d in kept)

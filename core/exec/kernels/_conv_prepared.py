@@ -22,6 +22,9 @@ from ._nn_util import compute_dtype, spatial_pads
 # Above this many im2col cells per batch item the index would cost more memory
 # traffic than the window view it replaces.
 _INDEX_MAX_CELLS = 1 << 16
+# Geometries (each with its index) kept per node: a few input shapes recur in
+# practice (fixed frames, a handful of image sizes).
+_SHAPES_KEPT = 8
 
 
 def prepare_conv(consts, attrs, conv_core, general):
@@ -58,6 +61,8 @@ def prepare_conv(consts, attrs, conv_core, general):
             return general(x, *args, **attrs)
         g = geometry.get(x.shape)
         if g is None:
+            if len(geometry) >= _SHAPES_KEPT:    # input shapes that keep changing: bound the memory
+                geometry.clear()
             g = geometry[x.shape] = plan_for(x.shape)
         begin, end, out, strides, dilations, index = g
         xc = x if x.dtype == dtype else x.astype(dtype)
