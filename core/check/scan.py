@@ -52,6 +52,59 @@ _PLAIN_TYPES = frozenset(t for t, kind in _KIND.items() if kind is _PLAIN)
 # Nodes whose attributes are longer (tree ensembles, tables) are judged
 # each time: they rarely repeat, and remembering them costs memory for nothing.
 MAX_REMEMBERED_BYTES = 512
+_OP_TAGS: dict = {}
+
+
+def _op_tag(op: str) -> bytes:
+    """The bytes that open a NodeProto's op_type field holding `op`."""
+    raw = op.encode()
+    tag = _OP_TAGS[op] = _key_tag(_NF["op_type"].number) + _varint(len(raw)) + raw
+    return tag
+
+
+def _key_tag(number: int) -> bytes:
+    return _varint((number << 3) | 2)
+
+
+def _varint(value: int) -> bytes:
+    out = bytearray()
+    while True:
+        byte, value = value & 0x7F, value >> 7
+        out.append(byte | (0x80 if value else 0))
+        if not value:
+            return bytes(out)
+
+
+def _plain_only(schema, known: dict) -> bool:
+    """Whether every attribute `schema` declares is of a plain type (so its
+    nodes' bytes are short and worth a key), remembered in `known`."""
+    plain = _FIELDS_IN_ORDER and all(spec.type in _PLAIN_TYPES for spec in schema.attributes.values())
+    known[schema] = plain
+    return plain
+
+
+_NF = pb.NodeProto.DESCRIPTOR.fields_by_name
+
+
+def _fields_in_order() -> bool:
+    """Whether protobuf writes a NodeProto's fields in field-number order,
+    so that the node's name and actuals come before its op_type and all it
+    is judged by after (upb does; checked once, not assumed)."""
+    probe = pb.NodeProto(input=["i"], output=["o"], name="n", op_type="Op", doc_string="d", domain="x",
+                         overload="v")
+    probe.device_configurations.add()
+    probe.metadata_props.add(key="k")
+    probe.attribute.add(name="a", type=A.INT, i=1)
+    data = probe.SerializeToString()
+    numbers, i = [], 0
+    while i < len(data):
+        numbers.append(data[i] >> 3)
+        i += 2 + data[i + 1]
+    return numbers == sorted(numbers) and data.find(_key_tag(_NF["op_type"].number)) < data.find(
+        _key_tag(_NF["attribute"].number))
+
+
+_FIELDS_IN_ORDER = _fields_in_order()
 
 _IDENTIFIER = re.compile(r"[A-Za-z_][A-Za-z0-9_]*\Z")
 _UNSEEN = object()
@@ -126,6 +179,14 @@ def _signature_clean(schema, ins, outs, in_types, out_types) -> bool:
     found = Collector()
     check_arity(ins, outs, schema, "", found)
     return not found.items and _types_clean(schema, in_types, out_types)
+
+
+def _judge_node(node, op, domain, schema, ir):
+    """The node's own fields: no field newer than the IR version, then
+    _judge_attributes."""
+    if 0 < ir < 11 and (len(node.device_configurations) or (ir < 10 and (node.overload or len(node.metadata_props)))):
+        return False
+    return _judge_attributes(node.attribute, op, domain, schema, ir)
 
 
 def _judge_attributes(attrs, op, domain, schema, ir):
@@ -218,10 +279,9 @@ def scan_graph(nodes, scope, ctx, names: list):
     schema_of = ctx.schema_of
     memo = ctx.memo
     if not memo:
-        memo.update(derived={}, signatures={}, attributes={})
-    derived, signatures, attributes = memo["derived"], memo["signatures"], memo["attributes"]
+        memo.update(derived={}, signatures={}, nodes={}, plain_only={})
+    derived, signatures, nodes_judged, plain_only = memo["derived"], memo["signatures"], memo["nodes"], memo["plain_only"]
     ir = ctx.ir_version
-    old_ir = 0 < ir < 11
 
     suspects = []
     for i, node in enumerate(nodes):
@@ -247,31 +307,28 @@ def scan_graph(nodes, scope, ctx, names: list):
         if schema is None:
             suspects.append((i, None))      # custom op, function call, unknown op: the rules say which
             continue
-        if schema.deprecated or (not ins and not outs) or (old_ir and (
-                len(node.device_configurations) or (ir < 10 and (node.overload or len(node.metadata_props))))):
+        if schema.deprecated or (not ins and not outs):
             verdict = False
         else:
-            # Attributes of plain types are judged once per (signature,
-            # their bytes): real models repeat a few attribute sets.
-            attrs = node.attribute[:]
-            key = [schema]
-            size = 0
-            for a in attrs:
-                if a.type not in _PLAIN_TYPES:
-                    key = None
-                    break
-                data = a.SerializeToString()
-                size += len(data)
-                key.append(data)
-            if key is None:
-                verdict = _judge_attributes(attrs, op, domain, schema, ir)
-            else:
-                key = tuple(key)
-                verdict = attributes.get(key)
-                if verdict is None:
-                    verdict = _judge_attributes(attrs, op, domain, schema, ir)
-                    if size <= MAX_REMEMBERED_BYTES:
-                        attributes[key] = verdict
+            plain = plain_only.get(schema)
+            if plain is None:
+                plain = _plain_only(schema, plain_only)
+            verdict = None
+            if plain:
+                # Everything the node judgement reads (op_type, attributes,
+                # domain, the IR-versioned fields) comes after the op_type
+                # field in the node's bytes: one serialisation keys it.
+                data = node.SerializeToString()
+                start = data.find(_OP_TAGS.get(op) or _op_tag(op))
+                if start >= 0:
+                    key = data[start:]
+                    verdict = nodes_judged.get(key)
+                    if verdict is None:
+                        verdict = _judge_node(node, op, domain, schema, ir)
+                        if len(key) <= MAX_REMEMBERED_BYTES:
+                            nodes_judged[key] = verdict
+            if verdict is None:
+                verdict = _judge_node(node, op, domain, schema, ir)
         # Derive the types of undeclared outputs (suspects too: later nodes read them).
         for name in outs:
             if name and name not in types:
