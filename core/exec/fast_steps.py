@@ -19,8 +19,19 @@ from __future__ import annotations
 from functools import partial
 from typing import Callable
 
+import numpy as np
+
 from .errors import Cancelled, ExecError
-from .plan import Step
+from .plan import NONDETERMINISTIC, Step
+
+# Shape arithmetic (Gather/Unsqueeze/Concat on the output of Shape ...) works
+# on tiny integer tensors whose values repeat from run to run: such steps
+# remember their results by input value. Above this size an input is data.
+_MEMO_MAX_ELEMENTS = 64
+_MEMO_ENTRIES = 32
+# Results (ConstantOfShape, Range ... can be large) are kept only up to this
+# size, so a step's memory stays small whatever shapes come by.
+_MEMO_MAX_RESULT = 4096
 
 Runner = Callable[[dict, object], None]
 
@@ -38,6 +49,8 @@ def compile_step(s: Step, general: Callable) -> Runner:
     frees = tuple(s.frees)
     outputs = tuple(s.outputs)
     single = s.single
+    if s.memo:
+        return _memoised(s, call, general, frees)
     if len(outputs) != 1 or not outputs[0]:
         return _general_result(s, call, general, frees)
     out = outputs[0]
@@ -98,3 +111,72 @@ def _general_result(s: Step, call, general, frees) -> Runner:
         for name in frees:
             values.pop(name, None)
     return run
+
+
+def memo_candidate(s: Step, args, plan_outputs) -> bool:
+    """Whether `s` (about to run with `args` on a plan's first run) looks like
+    shape arithmetic worth remembering: a plain deterministic kernel on tiny
+    integer inputs whose results are not handed to the caller."""
+    if (s.function is not None or s.kernel is None or s.kernel.context or not args
+            or s.node.op_type in NONDETERMINISTIC or any(n in plan_outputs for n in s.outputs)):
+        return False
+    return _key(args) is not None
+
+
+def _key(args):
+    """The inputs as a hashable value, or None when one is not a tiny integer tensor."""
+    parts = []
+    for a in args:
+        if a is None:
+            parts.append(None)
+        elif type(a) is np.ndarray and a.size <= _MEMO_MAX_ELEMENTS and a.dtype.kind in "biu":
+            parts.append((a.dtype.str, a.shape, a.tobytes()))
+        else:
+            return None
+    return tuple(parts)
+
+
+def _memoised(s: Step, call, general, frees) -> Runner:
+    single, fetch, outputs = s.single, s.fetch, s.outputs
+    cache: dict = {}
+
+    def run(values, frame):
+        try:
+            args = (values[single],) if single else fetch(values)
+        except KeyError:
+            general(s, frame)
+            return
+        key = _key(args)
+        result = cache.get(key) if key is not None else None
+        if result is None:
+            try:
+                result = call(*args)
+            except (Cancelled, ExecError):
+                raise
+            except Exception:  # noqa: BLE001
+                general(s, frame)
+                return
+            if key is not None and _freeze(result):
+                if len(cache) >= _MEMO_ENTRIES:
+                    cache.clear()
+                cache[key] = result
+        if type(result) is not tuple:
+            if outputs[0]:
+                values[outputs[0]] = result
+        else:
+            for name, value in zip(outputs, result):
+                if name:
+                    values[name] = value
+        for name in frees:
+            values.pop(name, None)
+    return run
+
+
+def _freeze(result) -> bool:
+    """Make a result safe to hand out again (read-only), if it is small arrays only."""
+    parts = result if type(result) is tuple else (result,)
+    if not all(type(p) is np.ndarray and p.size <= _MEMO_MAX_RESULT for p in parts):
+        return False
+    for p in parts:
+        p.flags.writeable = False
+    return True

@@ -35,6 +35,7 @@ class Step:
     fetch: object = None
     context: object = None      # the session's KernelContext for this step, made on first run
     call: object = None         # the kernel specialised to this node's constant inputs, if any
+    memo: bool = False          # shape arithmetic: results remembered by input value (fast_steps)
 
     def __post_init__(self) -> None:
         self.finish()
@@ -124,6 +125,7 @@ class Plan:
             self.live_reads.update(name for st in self.steps for name in st.outputs if name)
         self.folded: Optional[dict] = None
         self.runners: list = []     # the live steps as closures, made by the session after the first run
+        self.keep = keep
         if not keep:
             self._plan_frees()
 

@@ -23,7 +23,7 @@ from . import kernels  # noqa: F401  (registers every kernel)
 from .allocator import tune_allocator
 from .errors import Cancelled, ExecError, FeedError
 from .bodies import Body, BodyRunning
-from .fast_steps import compile_step
+from .fast_steps import compile_step, memo_candidate
 from .frame import Frame
 from .plan import Plan, Step
 from .registry import VARIES, KernelContext
@@ -207,9 +207,11 @@ class Session(BodyRunning):
                 raise Cancelled("run cancelled")
             if progress is not None:
                 progress(i, n, s.node)
-            if (not plan.foldable[i] and s.kernel is not None and s.kernel.prepare is not None
-                    and not s.kernel.context):
-                self._prepare(s, plan, frame)
+            if not plan.foldable[i]:
+                if s.kernel is not None and s.kernel.prepare is not None and not s.kernel.context:
+                    self._prepare(s, plan, frame)
+                if not plan.keep:
+                    s.memo = memo_candidate(s, self._current_args(s, frame), plan.outputs)
             self._run_step(s, frame, False)
             if plan.foldable[i]:
                 folded.update((name, values[name]) for name in s.outputs
@@ -220,6 +222,16 @@ class Session(BodyRunning):
         plan.forget_frees(set(folded).union(plan.outer_names))
         general = self._run_step_quietly
         plan.runners = [compile_step(s, general) for s in plan.live_steps]
+
+    @staticmethod
+    def _current_args(s: Step, frame: Frame) -> list:
+        args = []
+        for name in s.args:
+            try:
+                args.append(frame.get(name) if name else None)
+            except KeyError:   # the step itself will report it
+                return []
+        return args
 
     def _run_step_quietly(self, s: Step, frame: Frame) -> None:
         self._run_step(s, frame, False)

@@ -291,3 +291,54 @@ def test_prepared_conv_keeps_few_geometries_when_shapes_keep_changing():
         assert np.allclose(prepared(x, w), conv(x, w, pads=[1, 1]), atol=1e-5)
     kept = [c.cell_contents for c in prepared.__closure__ if isinstance(c.cell_contents, dict)]
     assert kept and all(len(d) <= _conv_prepared._SHAPES_KEPT for d in kept)
+
+
+def test_shape_arithmetic_is_remembered_by_value_and_follows_new_shapes():
+    """Shape -> Gather -> Unsqueeze -> Concat -> Reshape: the integer steps
+    remember results per input value, so alternating input shapes must still
+    give each its own answer."""
+    g = helper.make_graph(
+        [helper.make_node("Shape", ["x"], ["s"]),
+         helper.make_node("Gather", ["s", "zero"], ["n"], axis=0),
+         helper.make_node("Unsqueeze", ["n", "axes"], ["n1"]),
+         helper.make_node("Mul", ["n1", "two"], ["n2"]),
+         helper.make_node("Concat", ["n2", "minus_one"], ["shape"], axis=0),
+         helper.make_node("Reshape", ["x", "shape"], ["y"])], "g",
+        [_vi("x", shape=None)], [_vi("y", shape=None)],
+        [helper.make_tensor("zero", TensorProto.INT64, [], [0]), helper.make_tensor("axes", TensorProto.INT64, [1], [0]),
+         helper.make_tensor("two", TensorProto.INT64, [1], [2]), helper.make_tensor("minus_one", TensorProto.INT64, [1], [-1])])
+    s = Session(_load(g))
+    for n in (2, 3, 2, 4, 3, 2):
+        x = np.arange(n * 6, dtype=np.float32).reshape(n, 6)
+        assert np.array_equal(s.run({"x": x})["y"], x.reshape(2 * n, 3))
+    memo_ops = {st.node.op_type for st in s.plan.live_steps if st.memo}
+    assert {"Gather", "Unsqueeze", "Mul", "Concat"} <= memo_ops
+    assert "Reshape" not in memo_ops and "Shape" not in memo_ops     # float data: never remembered
+
+
+def test_remembered_results_are_read_only_and_not_graph_outputs():
+    g = helper.make_graph(
+        [helper.make_node("Shape", ["x"], ["s"]), helper.make_node("Add", ["s", "one"], ["t"]),
+         helper.make_node("Mul", ["t", "one"], ["u"])], "g",
+        [_vi("x", shape=None)], [helper.make_tensor_value_info("u", TensorProto.INT64, None)],
+        [helper.make_tensor("one", TensorProto.INT64, [1], [1])])
+    s = Session(_load(g), keep=False)
+    outs = [s.run({"x": np.zeros((2, 5), np.float32)})["u"] for _ in range(3)]
+    assert [st.memo for st in s.plan.live_steps] == [False, True, False]   # Shape reads floats; Mul makes the output
+    outs[-1][0] = 99                      # the caller may change what it got ...
+    assert np.array_equal(s.run({"x": np.zeros((2, 5), np.float32)})["u"], [3, 6])   # ... without harm
+
+
+def test_large_results_of_shape_steps_are_not_kept():
+    g = helper.make_graph([helper.make_node("ConstantOfShape", ["shape"], ["z"]),
+                           helper.make_node("Add", ["z", "x"], ["y"])], "g",
+                          [helper.make_tensor_value_info("shape", TensorProto.INT64, [2]), _vi("x", shape=None)],
+                          [_vi("y", shape=None)])
+    s = Session(_load(g))
+    for n in (100, 100, 3):
+        got = s.run({"shape": np.array([n, n]), "x": np.ones(1, np.float32)})["y"]
+        assert got.shape == (n, n) and (got == 1).all()
+    step = s.plan.live_steps[0]
+    assert step.memo
+    cache = [c.cell_contents for c in s.plan.runners[0].__closure__ if type(c.cell_contents) is dict][0]
+    assert all(v.size <= 4096 for v in cache.values()) and len(cache) == 1    # only the 3x3 one
