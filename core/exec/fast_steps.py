@@ -156,10 +156,11 @@ def _memoised(s: Step, call, general, frees) -> Runner:
             except Exception:  # noqa: BLE001
                 general(s, frame)
                 return
-            if key is not None and _freeze(result):
+            kept = _frozen(result) if key is not None else None
+            if kept is not None:
                 if len(cache) >= _MEMO_ENTRIES:
                     cache.clear()
-                cache[key] = result
+                cache[key] = result = kept
         if type(result) is not tuple:
             if outputs[0]:
                 values[outputs[0]] = result
@@ -172,11 +173,14 @@ def _memoised(s: Step, call, general, frees) -> Runner:
     return run
 
 
-def _freeze(result) -> bool:
-    """Make a result safe to hand out again (read-only), if it is small arrays only."""
+def _frozen(result):
+    """The result made safe to hand out again, or None if it is not small
+    arrays only: read-only, and owning its memory (a view could show a fed
+    array the caller changes later)."""
     parts = result if type(result) is tuple else (result,)
     if not all(type(p) is np.ndarray and p.size <= _MEMO_MAX_RESULT for p in parts):
-        return False
-    for p in parts:
+        return None
+    owned = tuple(p if p.base is None else p.copy() for p in parts)
+    for p in owned:
         p.flags.writeable = False
-    return True
+    return owned if type(result) is tuple else owned[0]

@@ -342,3 +342,18 @@ def test_large_results_of_shape_steps_are_not_kept():
     assert step.memo
     cache = [c.cell_contents for c in s.plan.runners[0].__closure__ if type(c.cell_contents) is dict][0]
     assert all(v.size <= 4096 for v in cache.values()) and len(cache) == 1    # only the 3x3 one
+
+
+def test_remembered_results_do_not_alias_fed_arrays():
+    g = helper.make_graph([helper.make_node("Unsqueeze", ["v", "axes"], ["u"]),
+                           helper.make_node("Add", ["u", "u"], ["y"])], "g",
+                          [helper.make_tensor_value_info("v", TensorProto.INT64, [2])],
+                          [helper.make_tensor_value_info("y", TensorProto.INT64, None)],
+                          [helper.make_tensor("axes", TensorProto.INT64, [1], [0])])
+    s = Session(_load(g))
+    buf = np.array([1, 2])
+    for _ in range(2):
+        assert np.array_equal(s.run({"v": buf})["y"], [[2, 4]])
+    buf[:] = [5, 6]                   # the caller reuses its buffer
+    assert np.array_equal(s.run({"v": buf})["y"], [[10, 12]])
+    assert np.array_equal(s.run({"v": np.array([1, 2])})["y"], [[2, 4]])
