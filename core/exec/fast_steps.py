@@ -32,6 +32,7 @@ _MEMO_ENTRIES = 32
 # Results (ConstantOfShape, Range ... can be large) are kept only up to this
 # size, so a step's memory stays small whatever shapes come by.
 _MEMO_MAX_RESULT = 4096
+_MEMO_GIVE_UP = 64      # misses after which a step that rarely hits stops looking
 
 Runner = Callable[[dict, object], None]
 
@@ -139,16 +140,22 @@ def _key(args):
 def _memoised(s: Step, call, general, frees) -> Runner:
     single, fetch, outputs = s.single, s.fetch, s.outputs
     cache: dict = {}
+    misses = hits = 0
 
     def run(values, frame):
+        nonlocal misses, hits
         try:
             args = (values[single],) if single else fetch(values)
         except KeyError:
             general(s, frame)
             return
-        key = _key(args)
+        # values that never repeat (a loop counter) make remembering a loss: stop
+        key = _key(args) if misses < _MEMO_GIVE_UP or hits * 4 >= misses else None
         result = cache.get(key) if key is not None else None
-        if result is None:
+        if result is not None:
+            hits += 1
+        else:
+            misses += key is not None
             try:
                 result = call(*args)
             except (Cancelled, ExecError):

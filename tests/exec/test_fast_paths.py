@@ -357,3 +357,25 @@ def test_remembered_results_do_not_alias_fed_arrays():
     buf[:] = [5, 6]                   # the caller reuses its buffer
     assert np.array_equal(s.run({"v": buf})["y"], [[10, 12]])
     assert np.array_equal(s.run({"v": np.array([1, 2])})["y"], [[2, 4]])
+
+
+def test_integer_steps_on_a_loop_counter_stay_right_and_stop_remembering():
+    body = helper.make_graph(
+        [helper.make_node("Mul", ["i", "i"], ["sq"]), helper.make_node("Add", ["acc_in", "sq"], ["acc_out"]),
+         helper.make_node("Identity", ["c_in"], ["c_out"])],
+        "body", [helper.make_tensor_value_info("i", TensorProto.INT64, []), _vi("c_in", TensorProto.BOOL, []),
+                 helper.make_tensor_value_info("acc_in", TensorProto.INT64, [])],
+        [_vi("c_out", TensorProto.BOOL, []), helper.make_tensor_value_info("acc_out", TensorProto.INT64, [])])
+    g = helper.make_graph([helper.make_node("Loop", ["n", "", "acc0"], ["acc"], body=body)], "g",
+                          [helper.make_tensor_value_info("n", TensorProto.INT64, []),
+                           helper.make_tensor_value_info("acc0", TensorProto.INT64, [])],
+                          [helper.make_tensor_value_info("acc", TensorProto.INT64, [])])
+    s = Session(_load(g))
+    for n in (3, 300, 300, 5):
+        got = s.run({"n": np.array(n), "acc0": np.array(0)})["acc"]
+        assert int(got) == sum(i * i for i in range(n))
+    mul = [st for p in s._plans.values() if p is not s.plan for st in p.live_steps if st.node.op_type == "Mul"][0]
+    assert mul.memo
+    runner = [p for p in s._plans.values() if p is not s.plan][0].runners[0]
+    counts = {c.cell_contents for c in runner.__closure__ if type(c.cell_contents) is int}
+    assert max(counts) == 64          # gave up after 64 misses instead of missing all 600 iterations
