@@ -13,16 +13,22 @@ def _stack(items: list, like=None) -> np.ndarray:
     return np.zeros((0,), dtype=np.float32) if like is None else like
 
 
+def _truth(v) -> bool:
+    """A one-element condition tensor as a bool (any rank)."""
+    if type(v) is np.ndarray and v.size == 1:
+        return bool(v)
+    return bool(np.asarray(v).reshape(-1)[0])
+
+
 @kernel("If", since=1, context=True)
 def if_(ctx, cond, then_branch=None, else_branch=None):
-    taken = then_branch if bool(np.asarray(cond).reshape(-1)[0]) else else_branch
-    return tuple(ctx.run_subgraph(taken, []))
+    return tuple(ctx.run_subgraph(then_branch if _truth(cond) else else_branch, []))
 
 
 @kernel("Loop", since=1, context=True)
 def loop(ctx, max_trip_count=None, cond=None, *carried, body=None):
     trips = None if max_trip_count is None else int(np.asarray(max_trip_count).reshape(-1)[0])
-    keep_going = True if cond is None else bool(np.asarray(cond).reshape(-1)[0])
+    keep_going = True if cond is None else _truth(cond)
     state = list(carried)
     n_carried = len(state)
     scans: list[list] = []
@@ -31,14 +37,15 @@ def loop(ctx, max_trip_count=None, cond=None, *carried, body=None):
     going = np.array(True)    # the body only runs while the condition holds; it never mutates inputs
     while keep_going and (trips is None or i < trips):
         outs = run_body([np.array(i, dtype=np.int64), going, *state])
-        keep_going = bool(np.asarray(outs[0]).reshape(-1)[0])
-        state = list(outs[1:1 + n_carried])
-        scan_vals = outs[1 + n_carried:]
-        if not scans:
-            scans = [[] for _ in scan_vals]
-        for lst, v in zip(scans, scan_vals):
-            lst.append(v)
+        keep_going = _truth(outs[0])
+        state = outs[1:1 + n_carried]
+        if len(outs) > 1 + n_carried:
+            if not scans:
+                scans = [[] for _ in outs[1 + n_carried:]]
+            for lst, v in zip(scans, outs[1 + n_carried:]):
+                lst.append(v)
         i += 1
+    state = list(state)
     n_scan = ctx.num_outputs - n_carried
     if len(scans) < n_scan:
         scans += [[] for _ in range(n_scan - len(scans))]
