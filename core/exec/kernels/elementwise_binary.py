@@ -41,6 +41,23 @@ def _divide(a, b):
 
 
 _ARITH = {"Add": _add, "Sub": _sub, "Mul": _mul, "Div": _divide}
+# Where Add/Sub/Mul are numpy's ufunc as it is (no ml_dtypes detour).
+_UFUNC_DIRECT = {"Add": np.add, "Sub": np.subtract, "Mul": np.multiply}
+_NUMPY_TYPES = frozenset(np.dtype(t) for t in (
+    np.float16, np.float32, np.float64, np.complex64, np.complex128, np.bool_,
+    np.int8, np.int16, np.int32, np.int64, np.uint8, np.uint16, np.uint32, np.uint64))
+
+
+def _direct(ufunc, fn):
+    """prepare hook: the ufunc itself for numpy's own types (one call layer
+    instead of three, which is most of the cost on tiny tensors)."""
+    def prepare(consts, attrs):
+        def run(a, b):
+            if a.dtype in _NUMPY_TYPES:
+                return ufunc(a, b)
+            return fn(a, b)
+        return run
+    return prepare
 
 
 def _register_arith(op: str, fn) -> None:
@@ -53,7 +70,8 @@ def _register_arith(op: str, fn) -> None:
     legacy.__name__ = legacy.__qualname__ = f"{op.lower()}_legacy"
     modern.__name__ = modern.__qualname__ = op.lower()
     kernel(op, since=1)(legacy)
-    kernel(op, since=7)(modern)
+    direct = _UFUNC_DIRECT.get(op)
+    kernel(op, since=7, prepare=_direct(direct, fn) if direct is not None else None)(modern)
 
 
 for _op, _fn in _ARITH.items():
