@@ -176,10 +176,25 @@ def test_large_attributes_are_judged_each_time():
                      ("attr.unknown", 'graph/node[1] LeakyRelu "b"/attribute "weights"')}
 
 
-def _ours_attr(onnx_attr):
-    a = pb.AttributeProto()
-    a.ParseFromString(onnx_attr.SerializeToString())
-    return a
+def test_fields_after_op_type_are_judged_per_node():
+    # Identical nodes but for fields the node's key holds after its op_type
+    # (here metadata_props, which IR 9 does not have, and the domain
+    # spelling); the name holds the bytes that open the op_type field.
+    nodes = [helper.make_node("LeakyRelu", ["x"], ["r0"], name='"\tLeakyRelu', alpha=0.1),
+             helper.make_node("LeakyRelu", ["r0"], ["r1"], name="b", alpha=0.1),
+             helper.make_node("LeakyRelu", ["r1"], ["r2"], name="c", alpha=0.1),
+             helper.make_node("LeakyRelu", ["r2"], ["r3"], name="d", alpha=0.1, domain="ai.onnx")]
+    model = _model(nodes, [_vi("x")], [_vi("r3")])
+    model.ir_version = 9
+    model.graph.node[2].metadata_props.add(key="k", value="v")
+    found = _found(check(model))
+    assert found == {("model.feature-too-new", 'graph/node[2] LeakyRelu "c"')}
+    assert check(model) == _unmemoised(model, pytest.MonkeyPatch())
+
+
+def test_node_bytes_keep_their_field_order():
+    # The node key relies on protobuf writing fields in number order.
+    assert scan._fields_in_order()
 
 
 @pytest.mark.parametrize("path", sorted(SHARED.glob("*/model.onnx"))[:4], ids=lambda p: p.parent.name)
