@@ -38,10 +38,10 @@ class Context:
         # (node domain, op_type) -> OpSchema | None under `opsets`; shared by
         # sub-contexts with the same opsets.
         self.schema_cache = {} if schema_cache is None else schema_cache
-        # What the lean pass (scan.py) learnt in this run: findings-free
-        # attribute bytes, type and arity verdicts per signature, derived
-        # output types. Shared by sub-contexts with the same opsets and
-        # ir_version (everything those verdicts read).
+        # What the lean pass (scan.py) learnt in this run: verdicts per
+        # (signature, actuals' types), per node bytes after op_type, derived
+        # output types. Shared by sub-contexts with the same opsets (and
+        # ir_version, which never changes): everything those verdicts read.
         self.memo = {} if memo is None else memo
         self._nested = None
 
@@ -103,9 +103,9 @@ class Scope:
         self.types = types          # name -> declared type string (declared_types)
         self.graph_path = graph_path
         self.inferred = {} if inferred is None else inferred   # name -> type string (elem_types)
-        # Indices of the nodes the lean pass (scan.judge_nodes) could not
-        # clear, or None when it did not run; whoever checks the nodes right
-        # after takes them (they go stale with the next edit).
+        # What scan.scan_graph left to check ((index, None | graphs) per
+        # node), or None when it did not run; whoever checks the nodes right
+        # after takes it (it goes stale with the next edit).
         self.suspects = None
 
     def at(self, limit: int) -> "Scope":
