@@ -32,7 +32,7 @@ def _vi(name, elem=TensorProto.FLOAT):
     return helper.make_tensor_value_info(name, elem, [2])
 
 
-def _unmemoised(model, monkeypatch):
+def _rules_only(model, monkeypatch):
     # Every node a suspect: the rules judge them all (types still derived).
     with monkeypatch.context() as m:
         m.setattr(scan, "_judge_attributes", lambda *args: False)
@@ -95,15 +95,15 @@ def test_subgraph_holders_see_their_position():
 
 
 @pytest.mark.parametrize("path", sorted(SHARED.glob("*/model.onnx")), ids=lambda p: p.parent.name)
-def test_shared_models_equal_unmemoised(path, monkeypatch):
+def test_shared_models_equal_rules_only(path, monkeypatch):
     model = pb.ModelProto()
     model.ParseFromString(path.read_bytes())
-    assert check(model) == _unmemoised(model, monkeypatch)
+    assert check(model) == _rules_only(model, monkeypatch)
 
 
-def test_random_edits_of_repeated_nodes_equal_unmemoised(monkeypatch):
+def test_random_edits_of_repeated_nodes_equal_rules_only(monkeypatch):
     # A chain of near-identical blocks; each round breaks or repairs one
-    # thing in one block and compares memoised with unmemoised results.
+    # thing in one block and compares checks with the pass and rules-only checks.
     nodes, prev = [], "x"
     for k in range(8):
         nodes += [helper.make_node("Conv", [prev, "w"], [f"c{k}"], name=f"conv{k}", pads=[1, 1], kernel_shape=[3]),
@@ -132,7 +132,7 @@ def test_random_edits_of_repeated_nodes_equal_unmemoised(monkeypatch):
         else:
             node.op_type = rng.choice(["Relu", "Add", "Identity", "Cast"])
         session = CheckSession(model)
-        assert session.diagnostics == _unmemoised(model, monkeypatch)
+        assert session.diagnostics == _rules_only(model, monkeypatch)
 
 
 def _backend_and_shared_models():
@@ -189,7 +189,7 @@ def test_fields_after_op_type_are_judged_per_node():
     model.graph.node[2].metadata_props.add(key="k", value="v")
     found = _found(check(model))
     assert found == {("model.feature-too-new", 'graph/node[2] LeakyRelu "c"')}
-    assert check(model) == _unmemoised(model, pytest.MonkeyPatch())
+    assert check(model) == _rules_only(model, pytest.MonkeyPatch())
 
 
 def test_node_bytes_keep_their_field_order():
@@ -198,9 +198,9 @@ def test_node_bytes_keep_their_field_order():
 
 
 @pytest.mark.parametrize("path", sorted(SHARED.glob("*/model.onnx"))[:4], ids=lambda p: p.parent.name)
-def test_ir_models_with_inferred_types_equal_unmemoised(path, monkeypatch):
+def test_ir_models_with_inferred_types_equal_rules_only(path, monkeypatch):
     # check(ir_model) adds core.infer's types through type_lookup: they are
-    # part of every key, so memoised and unmemoised checks still agree.
+    # part of every key, so checks with the pass and rules-only checks checks still agree.
     from onnxstudio import core
     ir_model = core.load_bytes(path.read_bytes())
-    assert check(ir_model) == _unmemoised(ir_model, monkeypatch)
+    assert check(ir_model) == _rules_only(ir_model, monkeypatch)
