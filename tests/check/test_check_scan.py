@@ -200,7 +200,7 @@ def test_node_bytes_keep_their_field_order():
 @pytest.mark.parametrize("path", sorted(SHARED.glob("*/model.onnx"))[:4], ids=lambda p: p.parent.name)
 def test_ir_models_with_inferred_types_equal_rules_only(path, monkeypatch):
     # check(ir_model) adds core.infer's types through type_lookup: they are
-    # part of every key, so checks with the pass and rules-only checks checks still agree.
+    # part of every verdict's key, so the pass still agrees with the rules.
     from onnxstudio import core
     ir_model = core.load_bytes(path.read_bytes())
     assert check(ir_model) == _rules_only(ir_model, monkeypatch)
