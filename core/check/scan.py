@@ -22,6 +22,7 @@ import re
 from .. import schemas
 from ..ir.dtypes import type_name
 from ..proto import onnx_pb2 as pb
+from ..serde.wire import encode_varint
 from .diagnostics import Collector
 from .elem_types import output_types
 from .node_rules import check_arity
@@ -58,21 +59,12 @@ _OP_TAGS: dict = {}
 def _op_tag(op: str) -> bytes:
     """The bytes that open a NodeProto's op_type field holding `op`."""
     raw = op.encode()
-    tag = _OP_TAGS[op] = _key_tag(_NF["op_type"].number) + _varint(len(raw)) + raw
+    tag = _OP_TAGS[op] = _key_tag(_NF["op_type"].number) + encode_varint(len(raw)) + raw
     return tag
 
 
 def _key_tag(number: int) -> bytes:
-    return _varint((number << 3) | 2)
-
-
-def _varint(value: int) -> bytes:
-    out = bytearray()
-    while True:
-        byte, value = value & 0x7F, value >> 7
-        out.append(byte | (0x80 if value else 0))
-        if not value:
-            return bytes(out)
+    return encode_varint((number << 3) | 2)
 
 
 def _plain_only(schema, known: dict) -> bool:
