@@ -1,16 +1,11 @@
-"""Control flow: If, Loop, Scan. Bodies run through ctx.run_subgraph, which
-sees the calling graph's values (outer scope)."""
+"""Control flow: If, Loop, Scan. Bodies run through ctx.run_subgraph (once)
+or a ctx.runner (per iteration), which see the calling graph's values
+(outer scope)."""
 from __future__ import annotations
 
 import numpy as np
 
 from ..registry import kernel
-
-
-def _stack(items: list, like=None) -> np.ndarray:
-    if items:
-        return np.stack([np.asarray(x) for x in items])
-    return np.zeros((0,), dtype=np.float32) if like is None else like
 
 
 def _truth(v) -> bool:
