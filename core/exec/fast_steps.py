@@ -10,9 +10,9 @@ matters for graphs of many tiny tensors (control flow bodies, shape
 arithmetic, streaming audio models).
 
 Anything unusual takes the general path: context kernels (control flow,
-random ops), model-local functions, omitted inputs between others, results
-that are not exactly what the node declares, and every failure, which the
-general path runs again to report with the node's context.
+random ops), model-local functions, omitted inputs between others, and
+every failure, which the general path runs again to report with the node's
+context. Nodes with several outputs store them as the general path does.
 """
 from __future__ import annotations
 
