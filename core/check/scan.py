@@ -49,10 +49,23 @@ _MAY_BE_EMPTY = frozenset({A.FLOAT, A.INT, A.STRING, A.FLOATS, A.INTS, A.STRINGS
 _PLAIN, _TENSOR, _GRAPH = 1, 2, 3
 _KIND = {A.FLOAT: _PLAIN, A.INT: _PLAIN, A.STRING: _PLAIN, A.FLOATS: _PLAIN, A.INTS: _PLAIN,
          A.STRINGS: _PLAIN, A.TENSOR: _TENSOR, A.GRAPH: _GRAPH, A.GRAPHS: _GRAPH}
-_PLAIN_TYPES = frozenset(t for t, kind in _KIND.items() if kind is _PLAIN)
-# Nodes whose attributes are longer (tree ensembles, tables) are judged
-# each time: they rarely repeat, and remembering them costs memory for nothing.
+# Attribute types other than subgraphs (whose checks depend on the
+# enclosing scope): a node of a signature declaring only these is judged by
+# its bytes alone, so it is judged once per its bytes.
+_KEYABLE_TYPES = frozenset(implied for implied in _VALUE_FIELDS.values() if implied not in (A.GRAPH, A.GRAPHS))
+# Nodes whose attributes are longer (tree ensembles, tables, weights held
+# by Constants) are judged each time: they rarely repeat, and remembering
+# them costs memory for nothing.
 MAX_REMEMBERED_BYTES = 512
+# Keying costs a serialisation, which pays only when nodes repeat (small
+# Constants, Unsqueeze axes do; Constants holding named weights never do).
+# Judging a node costs about four times what keying it does, so keying
+# pays while at least one node in five repeats: a signature starts a run
+# with _KEY_CREDIT credits, a repeat earns _KEY_REFUND, a node met for the
+# first time (or too long to key) spends one, and with none left its nodes
+# are judged without a key.
+_KEY_CREDIT = 32
+_KEY_REFUND = 4
 _OP_TAGS: dict = {}
 
 
@@ -67,12 +80,10 @@ def _key_tag(number: int) -> bytes:
     return encode_varint((number << 3) | 2)
 
 
-def _plain_only(schema, known: dict) -> bool:
-    """Whether every attribute `schema` declares is of a plain type (so its
-    nodes' bytes are short and worth a key), remembered in `known`."""
-    plain = _FIELDS_IN_ORDER and all(spec.type in _PLAIN_TYPES for spec in schema.attributes.values())
-    known[schema] = plain
-    return plain
+def _keyable(schema) -> bool:
+    """Whether every attribute `schema` declares is of a type its nodes'
+    bytes hold in full, so the bytes can key the node's verdict."""
+    return _FIELDS_IN_ORDER and all(spec.type in _KEYABLE_TYPES for spec in schema.attributes.values())
 
 
 _NF = pb.NodeProto.DESCRIPTOR.fields_by_name
@@ -271,8 +282,8 @@ def scan_graph(nodes, scope, ctx, names: list):
     schema_of = ctx.schema_of
     memo = ctx.memo
     if not memo:
-        memo.update(derived={}, signatures={}, nodes={}, plain_only={})
-    derived, signatures, nodes_judged, plain_only = memo["derived"], memo["signatures"], memo["nodes"], memo["plain_only"]
+        memo.update(derived={}, signatures={}, nodes={}, keyable={})
+    derived, signatures, nodes_judged, keyable_of = memo["derived"], memo["signatures"], memo["nodes"], memo["keyable"]
     ir = ctx.ir_version
 
     suspects = []
@@ -302,23 +313,26 @@ def scan_graph(nodes, scope, ctx, names: list):
         if schema.deprecated or (not ins and not outs):
             verdict = False
         else:
-            plain = plain_only.get(schema)
-            if plain is None:
-                plain = _plain_only(schema, plain_only)
+            credit = keyable_of.get(schema)
+            if credit is None:
+                credit = keyable_of[schema] = _KEY_CREDIT if _keyable(schema) else 0
             verdict = None
-            if plain:
+            if credit:
                 # Everything the node judgement reads (op_type, attributes,
                 # domain, the IR-versioned fields) comes after the op_type
                 # field in the node's bytes: one serialisation keys it.
                 data = node.SerializeToString()
                 start = data.find(_OP_TAGS.get(op) or _op_tag(op))
-                if start >= 0:
+                if start >= 0 and len(data) - start <= MAX_REMEMBERED_BYTES:
                     key = data[start:]
                     verdict = nodes_judged.get(key)
                     if verdict is None:
-                        verdict = _judge_node(node, op, domain, schema, ir)
-                        if len(key) <= MAX_REMEMBERED_BYTES:
-                            nodes_judged[key] = verdict
+                        verdict = nodes_judged[key] = _judge_node(node, op, domain, schema, ir)
+                        keyable_of[schema] = credit - 1
+                    else:
+                        keyable_of[schema] = credit + _KEY_REFUND
+                else:
+                    keyable_of[schema] = credit - 1
             if verdict is None:
                 verdict = _judge_node(node, op, domain, schema, ir)
         # Derive the types of undeclared outputs (suspects too: later nodes read them).
