@@ -62,10 +62,12 @@ MAX_REMEMBERED_BYTES = 512
 # Judging a node costs about four times what keying it does, so keying
 # pays while at least one node in five repeats: a signature starts a run
 # with _KEY_CREDIT credits, a repeat earns _KEY_REFUND, a node met for the
-# first time (or too long to key) spends one, and with none left its nodes
-# are judged without a key.
-_KEY_CREDIT = 32
+# first time (or too long to key) spends one. With none left, only one
+# node in _SAMPLE_EVERY is keyed, until one of them repeats (a model's
+# first Constants are often its weights; repeats come later).
+_KEY_CREDIT = 16
 _KEY_REFUND = 4
+_SAMPLE_EVERY = 16
 _OP_TAGS: dict = {}
 
 
@@ -274,32 +276,48 @@ def scan_graph(nodes, scope, ctx, names: list):
     inferred = scope.inferred
     inferred_get = inferred.get
     defs = scope.defs
-    parent = scope.parent
-    visible = parent.visible if parent is not None else None
+    # The enclosing scopes as (defs, limit): visibility checked inline.
+    chain = []
+    s = scope.parent
+    while s is not None:
+        chain.append((s.defs, s.limit))
+        s = s.parent
     lookup = ctx.type_lookup
     gpath = scope.graph_path
     schema_cache = ctx.schema_cache
     schema_of = ctx.schema_of
     memo = ctx.memo
     if not memo:
-        memo.update(derived={}, signatures={}, nodes={}, keyable={})
-    derived, signatures, nodes_judged, keyable_of = memo["derived"], memo["signatures"], memo["nodes"], memo["keyable"]
+        memo.update(nodes={}, outcomes={}, credit={})
+    nodes_judged, outcomes, credit_of = memo["nodes"], memo["outcomes"], memo["credit"]
     ir = ctx.ir_version
 
     suspects = []
     for i, node in enumerate(nodes):
         ins = node.input[:]
         outs = node.output[:]
-        for name in ins:
-            if name and name not in defs and (visible is None or not visible(name)):
-                return None
-        # Element types of the inputs as the rules see them at position i.
-        in_types = tuple([(types_get(n) or inferred_get(n) or _type_elsewhere(n, scope, ctx)) if n else ""
-                          for n in ins]) if ins else ()
+        if ins:
+            for name in ins:
+                if name and name not in defs:
+                    for outer, limit in chain:
+                        pos = outer.get(name)
+                        if pos is not None and pos < limit:
+                            break
+                    else:
+                        return None
+            # Element types of the inputs as the rules see them at position i.
+            in_types = tuple([(types_get(n) or inferred_get(n) or _type_elsewhere(n, scope, ctx)) if n else ""
+                              for n in ins])
+        else:
+            in_types = ()
         for name in outs:
             if name:
-                if name in defs or (visible is not None and visible(name)):
+                if name in defs:
                     return None
+                for outer, limit in chain:
+                    pos = outer.get(name)
+                    if pos is not None and pos < limit:
+                        return None
                 defs[name] = i
         names += outs
         op = node.op_type
@@ -310,75 +328,102 @@ def scan_graph(nodes, scope, ctx, names: list):
         if schema is None:
             suspects.append((i, None))      # custom op, function call, unknown op: the rules say which
             continue
-        if schema.deprecated or (not ins and not outs):
-            verdict = False
-        else:
-            credit = keyable_of.get(schema)
-            if credit is None:
-                credit = keyable_of[schema] = _KEY_CREDIT if _keyable(schema) else 0
-            verdict = None
-            if credit:
-                # Everything the node judgement reads (op_type, attributes,
-                # domain, the IR-versioned fields) comes after the op_type
-                # field in the node's bytes: one serialisation keys it.
-                data = node.SerializeToString()
-                start = data.find(_OP_TAGS.get(op) or _op_tag(op))
-                if start >= 0 and len(data) - start <= MAX_REMEMBERED_BYTES:
-                    key = data[start:]
-                    verdict = nodes_judged.get(key)
-                    if verdict is None:
-                        verdict = nodes_judged[key] = _judge_node(node, op, domain, schema, ir)
-                        keyable_of[schema] = credit - 1
-                    else:
-                        keyable_of[schema] = credit + _KEY_REFUND
-                else:
-                    keyable_of[schema] = credit - 1
-            if verdict is None:
-                verdict = _judge_node(node, op, domain, schema, ir)
-        # Derive the types of undeclared outputs (suspects too: later nodes read them).
-        for name in outs:
-            if name and name not in types:
-                if verdict.__class__ is str:
-                    # The type of a Constant's first output.
-                    first = outs[0]
-                    if first and first not in types:
-                        inferred[first] = verdict
-                    break
-                else:
-                    sig = (schema, len(outs), in_types)
-                    derived_outs = derived.get(sig)
-                    if derived_outs is None:
-                        derived_outs = output_types(node, schema, dict(zip(ins, in_types)).get)
-                        if op not in _ATTRIBUTE_TYPED:
-                            derived[sig] = derived_outs
-                if len(outs) == 1:
-                    t = derived_outs[0]
-                    if t is not None:
-                        inferred[name] = t      # the one output, undeclared (tested above)
-                else:
-                    for o, t in zip(outs, derived_outs):
-                        if t is not None and o and o not in types:
-                            inferred[o] = t
-                break
-        if not verdict:
-            suspects.append((i, None))
-            continue
-        # Arity and types, with outputs as the rules see them at the node's
-        # own position (declared, else from type_lookup; derived ones only
-        # count for later nodes).
+        # Outputs as the rules see them at the node's own position (declared,
+        # else from type_lookup; derived ones only count for later nodes).
         if lookup is None:
             out_types = tuple([types_get(o) if o else "" for o in outs])
         else:
             out_types = tuple([(types_get(o) or _looked_up(o, gpath, lookup)) if o else "" for o in outs])
-        key = (schema, in_types, out_types)
-        ok = signatures.get(key)
-        if ok is None:
-            ok = signatures[key] = _signature_clean(schema, ins, outs, in_types, out_types)
-        if not ok:
-            suspects.append((i, None))
-        elif verdict.__class__ is list:
-            suspects.append((i, verdict))
+        outcome = key = None
+        if schema.deprecated or (not ins and not outs):
+            verdict = False
+        else:
+            verdict = None
+            credit = credit_of.get(schema, _UNSEEN)
+            if credit is _UNSEEN:
+                credit = credit_of[schema] = _KEY_CREDIT if _keyable(schema) else None
+            if credit is not None and credit < 0:
+                credit_of[schema] = credit + 1      # not keyed: counting down to the next sample
+            elif credit is not None:
+                # Everything the node judgement reads (op_type, attributes,
+                # domain, the IR-versioned fields) comes after the op_type
+                # field in the node's bytes: one serialisation keys it, and
+                # with the actuals' types, the node's whole outcome.
+                data = node.SerializeToString()
+                start = data.find(_OP_TAGS.get(op) or _op_tag(op))
+                repeat = False
+                if start >= 0 and len(data) - start <= MAX_REMEMBERED_BYTES:
+                    tail = data[start:]
+                    key = (tail, in_types, out_types)
+                    outcome = outcomes.get(key)
+                    if outcome is None:
+                        verdict = nodes_judged.get(tail)
+                        if verdict is None:
+                            verdict = nodes_judged[tail] = _judge_node(node, op, domain, schema, ir)
+                        else:
+                            repeat = True
+                    else:
+                        repeat = True
+                credit_of[schema] = credit + _KEY_REFUND if repeat else credit - 1 if credit > 1 else -_SAMPLE_EVERY
+            if outcome is None and verdict is None:
+                verdict = _judge_node(node, op, domain, schema, ir)
+        if outcome is None:
+            # (derived output types, True | False | graphs still to check);
+            # False: the rules must see the node.
+            if verdict.__class__ is str:
+                # A Constant's output type, from the tensor the judgement read.
+                derived_outs = (verdict,) if len(outs) == 1 else (verdict,) + (None,) * (len(outs) - 1)
+            else:
+                derived_outs = _derived(node, op, schema, ins, outs, in_types)
+            if verdict:
+                sig = (schema, in_types, out_types)
+                clean = _SIGNATURE_CLEAN.get(sig)
+                if clean is None:
+                    clean = _keep(_SIGNATURE_CLEAN, sig, _signature_clean(schema, ins, outs, in_types, out_types))
+                if clean:
+                    clean = verdict if verdict.__class__ is list else True
+            else:
+                clean = False
+            outcome = (derived_outs, clean)
+            if key is not None:
+                outcomes[key] = outcome
+        derived_outs, clean = outcome
+        # Derived types of undeclared outputs (suspects too: later nodes read them).
+        for o, t in zip(outs, derived_outs):
+            if t is not None and o and o not in types:
+                inferred[o] = t
+        if clean is not True:
+            suspects.append((i, clean or None))
     return suspects
+
+
+def _derived(node, op, schema, ins, outs, in_types) -> tuple:
+    """elem_types.output_types, remembered for signatures whose output
+    types depend on the input types alone."""
+    if op in _ATTRIBUTE_TYPED:
+        return tuple(output_types(node, schema, dict(zip(ins, in_types)).get))
+    key = (schema, len(outs), in_types)
+    found = _DERIVED.get(key)
+    if found is None:
+        found = _keep(_DERIVED, key, tuple(output_types(node, schema, dict(zip(ins, in_types)).get)))
+    return found
+
+
+# Facts that depend on nothing but an operator signature and the element
+# types its actuals have, kept for the process: output types derived from
+# (signature, output count, input types) and whether arity and type
+# constraints hold for (signature, input types, output types). Verdicts on
+# a model's content are never kept past its check.
+_DERIVED: dict = {}
+_SIGNATURE_CLEAN: dict = {}
+_MAX_FACTS = 1 << 16
+
+
+def _keep(facts: dict, key, value):
+    if len(facts) >= _MAX_FACTS:
+        facts.clear()
+    facts[key] = value
+    return value
 
 
 def _looked_up(name, gpath, lookup):

@@ -204,3 +204,55 @@ def test_ir_models_with_inferred_types_equal_rules_only(path, monkeypatch):
     from onnxstudio import core
     ir_model = core.load_bytes(path.read_bytes())
     assert check(ir_model) == _rules_only(ir_model, monkeypatch)
+
+
+def _constant(name, values, dtype=np.float32):
+    return helper.make_node("Constant", [], [name], name=name,
+                            value=numpy_helper.from_array(np.asarray(values, dtype), ""))
+
+
+def test_repeated_constants_after_many_distinct_ones(monkeypatch):
+    # Enough distinct Constants to use up the signature's keying credit,
+    # then byte-identical repeats of a broken one and of a clean one: each
+    # repeat is reported (or cleared) like the first.
+    nodes = [_constant(f"k{j}", [float(j)] * 3) for j in range(3 * scan._KEY_CREDIT)]
+    broken = _constant("bad", [1.0, 2.0, 3.0])
+    broken.attribute[0].t.raw_data = broken.attribute[0].t.raw_data[:8]
+    for j in range(3 * scan._SAMPLE_EVERY):
+        repeat = pb_copy(broken if j % 3 == 0 else nodes[0])
+        repeat.output[0] = repeat.name = f"r{j}"
+        nodes.append(repeat)
+    outs = [helper.make_tensor_value_info(n.output[0], TensorProto.FLOAT, [3]) for n in nodes]
+    model = _model(nodes, [], outs)
+    found = _found(check(model))
+    assert {c for c, _ in found} == {"tensor.data-length"}
+    assert len(found) == len(range(0, 3 * scan._SAMPLE_EVERY, 3))      # every broken repeat
+    assert check(model) == _rules_only(model, monkeypatch)
+
+
+def pb_copy(node):
+    copy = type(node)()      # an onnx NodeProto, copied
+    copy.CopyFrom(node)
+    return copy
+
+
+def test_same_node_bytes_with_other_declared_output_types():
+    # Byte-identical Relu nodes (after op_type) whose outputs are declared
+    # with different element types: only the int64 one breaks the constraint.
+    nodes = [helper.make_node("Relu", ["x"], ["y0"], name="a"),
+             helper.make_node("Relu", ["x"], ["y1"], name="b"),
+             helper.make_node("Relu", ["x"], ["y2"], name="c")]
+    model = _model(nodes, [_vi("x")], [_vi("y0"), _vi("y1", TensorProto.INT64), _vi("y2")])
+    found = _found(check(model))
+    assert {c for c, _ in found} == {"node.type-mismatch"}
+    assert all('graph/node[1] Relu "b"' in p for _, p in found)
+
+
+def test_no_verdict_outlives_its_check():
+    # The same signature and types in two models: what the first check
+    # learnt about its (clean) node must not clear the second's bad one.
+    good = [helper.make_node("LeakyRelu", ["x"], ["y"], name="n", alpha=0.1)]
+    bad = [helper.make_node("LeakyRelu", ["x"], ["y"], name="n", alpha=0.1, beta=1.0)]
+    assert check(_model(good, [_vi("x")], [_vi("y")])) == []
+    found = _found(check(_model(bad, [_vi("x")], [_vi("y")])))
+    assert found == {("attr.unknown", 'graph/node[0] LeakyRelu "n"/attribute "beta"')}
