@@ -90,6 +90,21 @@ def compile_step(s: Step, general: Callable) -> Runner:
     return run_many
 
 
+def store_result(values: dict, outputs, result, frees) -> None:
+    """Put a kernel's result (one value, or a tuple for several outputs) under
+    the step's output names ("" = omitted), then drop the values no later
+    step reads."""
+    if type(result) is not tuple:
+        if outputs[0]:
+            values[outputs[0]] = result
+    else:
+        for name, value in zip(outputs, result):
+            if name:
+                values[name] = value
+    for name in frees:
+        values.pop(name, None)
+
+
 def _general_result(s: Step, call, general, frees) -> Runner:
     """Several (or unnamed) outputs: the result is stored as _run_step does."""
     single, fetch, outputs = s.single, s.fetch, s.outputs
@@ -102,15 +117,7 @@ def _general_result(s: Step, call, general, frees) -> Runner:
         except Exception:  # noqa: BLE001
             general(s, frame)
             return
-        if type(result) is not tuple:
-            if outputs[0]:
-                values[outputs[0]] = result
-        else:
-            for name, value in zip(outputs, result):
-                if name:
-                    values[name] = value
-        for name in frees:
-            values.pop(name, None)
+        store_result(values, outputs, result, frees)
     return run
 
 
@@ -168,15 +175,7 @@ def _memoised(s: Step, call, general, frees) -> Runner:
                 if len(cache) >= _MEMO_ENTRIES:
                     cache.clear()
                 cache[key] = result = kept
-        if type(result) is not tuple:
-            if outputs[0]:
-                values[outputs[0]] = result
-        else:
-            for name, value in zip(outputs, result):
-                if name:
-                    values[name] = value
-        for name in frees:
-            values.pop(name, None)
+        store_result(values, outputs, result, frees)
     return run
 
 

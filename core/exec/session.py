@@ -23,7 +23,7 @@ from . import kernels  # noqa: F401  (registers every kernel)
 from .allocator import tune_allocator
 from .errors import Cancelled, ExecError, FeedError
 from .bodies import Body, BodyRunning
-from .fast_steps import compile_step, memo_candidate
+from .fast_steps import compile_step, memo_candidate, store_result
 from .frame import Frame
 from .plan import Plan, Step
 from .registry import VARIES, KernelContext
@@ -286,17 +286,15 @@ class Session(BodyRunning):
             raise ExecError(f"{s.node.path}: {s.node.op_type} failed: {type(e).__name__}: {e} "
                             f"[inputs: {ins}]", s.node) from e
         outputs = s.outputs
-        if type(result) is not tuple:
-            if outputs[0]:
-                values[outputs[0]] = result
-        else:
-            for name, value in zip(outputs, result):
-                if name:
-                    values[name] = value
-        outs = {n: values[n] for n in outputs if n in values} if collect else None
-        for name in s.frees:
-            values.pop(name, None)
-        return outs
+        if collect:
+            # Stepping shows every output, also one this step is the last to read.
+            store_result(values, outputs, result, ())
+            outs = {n: values[n] for n in outputs if n in values}
+            for name in s.frees:
+                values.pop(name, None)
+            return outs
+        store_result(values, outputs, result, s.frees)
+        return None
 
     @staticmethod
     def _prepare(s: Step, plan: Plan, frame: Frame) -> None:
