@@ -215,6 +215,9 @@ def check_structure(g: pb.GraphProto, gpath: str, ctx, out, parent: Scope | None
         _check_def_use(g, gpath, scope, out)
         infer_elem_types(g, scope, ctx)
     defs = scope.defs
+    if not ctx.in_function:
+        # What the lean pass of this graph's subgraphs reads (scan_graph).
+        ctx.memo.setdefault("defined", set()).update(defs)
 
     for k, vi in enumerate(parts.get("output", ())):
         where = paths.Lazy(paths.graph_output, gpath, k, vi.name)

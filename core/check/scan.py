@@ -287,9 +287,13 @@ def scan_graph(nodes, scope, ctx, names: list):
     schema_cache = ctx.schema_cache
     schema_of = ctx.schema_of
     memo = ctx.memo
-    if not memo:
+    if "outcomes" not in memo:
         memo.update(nodes={}, outcomes={}, credit={})
+        memo.setdefault("defined", set())
     nodes_judged, outcomes, credit_of = memo["nodes"], memo["outcomes"], memo["credit"]
+    # Every name the graphs checked so far define (graph_rules adds each
+    # graph's): a superset of what the enclosing graphs define.
+    defined = memo["defined"] if chain else ()
     ir = ctx.ir_version
 
     suspects = []
@@ -306,18 +310,23 @@ def scan_graph(nodes, scope, ctx, names: list):
                     else:
                         return None
             # Element types of the inputs as the rules see them at position i.
-            in_types = tuple([(types_get(n) or inferred_get(n) or _type_elsewhere(n, scope, ctx)) if n else ""
-                              for n in ins])
+            if len(ins) == 1:
+                n = ins[0]
+                in_types = ((types_get(n) or inferred_get(n) or _type_elsewhere(n, scope, ctx)) if n else "",)
+            else:
+                in_types = tuple([(types_get(n) or inferred_get(n) or _type_elsewhere(n, scope, ctx)) if n else ""
+                                  for n in ins])
         else:
             in_types = ()
         for name in outs:
             if name:
                 if name in defs:
                     return None
-                for outer, limit in chain:
-                    pos = outer.get(name)
-                    if pos is not None and pos < limit:
-                        return None
+                if name in defined:     # else no enclosing graph defines it
+                    for outer, limit in chain:
+                        pos = outer.get(name)
+                        if pos is not None and pos < limit:
+                            return None
                 defs[name] = i
         names += outs
         op = node.op_type
@@ -331,7 +340,8 @@ def scan_graph(nodes, scope, ctx, names: list):
         # Outputs as the rules see them at the node's own position (declared,
         # else from type_lookup; derived ones only count for later nodes).
         if lookup is None:
-            out_types = tuple([types_get(o) if o else "" for o in outs])
+            out_types = ((types_get(outs[0]) if outs[0] else ""),) if len(outs) == 1 else \
+                tuple([types_get(o) if o else "" for o in outs])
         else:
             out_types = tuple([(types_get(o) or _looked_up(o, gpath, lookup)) if o else "" for o in outs])
         outcome = key = None

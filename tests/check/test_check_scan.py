@@ -256,3 +256,23 @@ def test_no_verdict_outlives_its_check():
     assert check(_model(good, [_vi("x")], [_vi("y")])) == []
     found = _found(check(_model(bad, [_vi("x")], [_vi("y")])))
     assert found == {("attr.unknown", 'graph/node[0] LeakyRelu "n"/attribute "beta"')}
+
+
+def test_nested_subgraph_redefining_names_of_each_enclosing_graph(monkeypatch):
+    # The innermost branch redefines a main-graph node output and a name of
+    # the branch around it; a sibling branch defines a name nobody else has.
+    cond = helper.make_tensor_value_info("c", TensorProto.BOOL, [])
+
+    def leaf(out, src):
+        return helper.make_graph([helper.make_node("Identity", [src], [out])], "leaf", [], [_vi(out)])
+    inner_if = helper.make_node("If", ["c"], ["m_out"], then_branch=leaf("main_y", "x"), else_branch=leaf("mid", "x"))
+    middle = helper.make_graph([helper.make_node("Identity", ["x"], ["mid"]), inner_if,
+                                helper.make_node("Identity", ["m_out"], ["b_out"])], "middle", [], [_vi("b_out")])
+    nodes = [helper.make_node("Identity", ["x"], ["main_y"], name="def"),
+             helper.make_node("If", ["c"], ["z"], name="outer", then_branch=middle, else_branch=leaf("fresh", "x"))]
+    model = _model(nodes, [cond, _vi("x")], [_vi("z")])
+    found = _found(check(model))
+    redefined = {p.rsplit("/", 1)[-1] for c, p in found if c == "graph.redefinition"}
+    assert redefined == {'output[0] "main_y"', 'output[0] "mid"'}
+    assert {c for c, _ in found} == {"graph.redefinition", "graph.output-undefined"}
+    assert check(model) == _rules_only(model, monkeypatch)
