@@ -67,6 +67,7 @@ MAX_REMEMBERED_BYTES = 512
 # first Constants are often its weights; repeats come later).
 _KEY_CREDIT = 16
 _KEY_REFUND = 4
+_KEY_CREDIT_MAX = 1024
 _SAMPLE_EVERY = 16
 _OP_TAGS: dict = {}
 
@@ -374,7 +375,10 @@ def scan_graph(nodes, scope, ctx, names: list):
                             repeat = True
                     else:
                         repeat = True
-                credit_of[schema] = credit + _KEY_REFUND if repeat else credit - 1 if credit > 1 else -_SAMPLE_EVERY
+                if not repeat:
+                    credit_of[schema] = credit - 1 if credit > 1 else -_SAMPLE_EVERY
+                elif credit < _KEY_CREDIT_MAX:
+                    credit_of[schema] = credit + _KEY_REFUND
             if outcome is None and verdict is None:
                 verdict = _judge_node(node, op, domain, schema, ir)
         if outcome is None:
@@ -399,9 +403,16 @@ def scan_graph(nodes, scope, ctx, names: list):
                 outcomes[key] = outcome
         derived_outs, clean = outcome
         # Derived types of undeclared outputs (suspects too: later nodes read them).
-        for o, t in zip(outs, derived_outs):
-            if t is not None and o and o not in types:
-                inferred[o] = t
+        if len(outs) == 1:
+            t = derived_outs[0]
+            if t is not None:
+                o = outs[0]
+                if o and o not in types:
+                    inferred[o] = t
+        else:
+            for o, t in zip(outs, derived_outs):
+                if t is not None and o and o not in types:
+                    inferred[o] = t
         if clean is not True:
             suspects.append((i, clean or None))
     return suspects
