@@ -220,16 +220,17 @@ def check_structure(g: pb.GraphProto, gpath: str, ctx, out, parent: Scope | None
         ctx.memo.setdefault("defined", set()).update(defs)
 
     for k, vi in enumerate(parts.get("output", ())):
-        where = paths.Lazy(paths.graph_output, gpath, k, vi.name)
-        if not vi.name:
+        name = vi.name
+        where = paths.Lazy(paths.graph_output, gpath, k, name)
+        if not name:
             out.add("graph.input-name-missing", where, "graph output with an empty name")
             continue
-        if vi.name not in defs:
-            outer = parent is not None and parent.visible(vi.name)
+        if name not in defs:
+            outer = parent is not None and parent.visible(name)
             out.add("graph.output-undefined", where,
-                    f"output {vi.name!r} is " + ("a name of the enclosing graph; a subgraph output must be "
-                                                 "produced inside it (add an Identity)" if outer
-                                                 else "not produced by any node, input or initializer"))
+                    f"output {name!r} is " + ("a name of the enclosing graph; a subgraph output must be "
+                                              "produced inside it (add an Identity)" if outer
+                                              else "not produced by any node, input or initializer"))
         if ctx.is_main:
             _check_io_type(vi, where, ctx, out)
         _check_type_version(vi, where, ctx, out)
