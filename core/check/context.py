@@ -38,10 +38,11 @@ class Context:
         # (node domain, op_type) -> OpSchema | None under `opsets`; shared by
         # sub-contexts with the same opsets.
         self.schema_cache = {} if schema_cache is None else schema_cache
-        # What the lean pass (scan.py) learnt in this run: verdicts per
-        # (signature, actuals' types), per node bytes after op_type, derived
-        # output types. Shared by sub-contexts with the same opsets (and
-        # ir_version, which never changes): everything those verdicts read.
+        # What the lean pass (scan.py) learnt in this run: verdicts per node
+        # bytes after op_type, outcomes per (those bytes, actuals' types),
+        # keying credit per signature, the names checked graphs define.
+        # Shared by sub-contexts with the same opsets (and ir_version, which
+        # never changes): everything those verdicts read.
         self.memo = {} if memo is None else memo
         self._nested = None
 

@@ -10,10 +10,12 @@ the rules word it. A false alarm here only costs time; a node cleared here
 must be one the rules would not report. `tests/check/test_check_scan.py`
 compares the pass with the rules on every model it can find.
 
-Verdicts that depend on nothing but the operator signature and what a node
-gives it (arity and type constraints by the actuals' element types, derived
-output types, attribute sets of plain values by their bytes) are remembered
-in `Context.memo` for the rest of the run.
+A node of a signature without subgraph attributes is judged once per run
+per its bytes after the op_type field, and its whole outcome (verdict,
+derived output types, arity and type constraints) once per those bytes
+and its actuals' element types (`Context.memo`). Facts that depend on
+nothing but a signature and element types (arity and type constraints,
+derived output types) are kept for the process.
 """
 from __future__ import annotations
 
