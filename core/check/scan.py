@@ -443,6 +443,8 @@ _MAX_FACTS = 1 << 16
 
 
 def _keep(facts: dict, key, value):
+    # Checks may run on several threads: a fact lost to a concurrent clear()
+    # is only computed again (every value is a pure function of its key).
     if len(facts) >= _MAX_FACTS:
         facts.clear()
     facts[key] = value
