@@ -55,6 +55,9 @@ def compile_step(s: Step, general: Callable) -> Runner:
     if len(outputs) != 1 or not outputs[0]:
         return _general_result(s, call, general, frees)
     out = outputs[0]
+    # The two runners below differ only in how they fetch arguments: one
+    # input is read directly, several through the plan's itemgetter. Kept
+    # apart on purpose, as these are the hottest lines of a repeated run.
     if single:
         def run(values, frame):
             try:
