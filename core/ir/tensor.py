@@ -14,7 +14,7 @@ import numpy as np
 
 from ..proto import onnx_pb2 as pb
 from ..serde import codec
-from .dtypes import DataType, from_numpy_dtype, itemsize_bits
+from .dtypes import DataType, itemsize_bits
 
 
 @dataclass(frozen=True)

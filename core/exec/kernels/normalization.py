@@ -129,7 +129,7 @@ def rms_norm(x, scale, axis=-1, epsilon=1e-5, stash_type=1):
 
 
 def _group_stats_normalize(x, num_groups, epsilon, work):
-    n, c = x.shape[0], x.shape[1]
+    n = x.shape[0]
     grouped = x.astype(work, copy=False).reshape(n, num_groups, -1)
     mean = grouped.mean(axis=2, keepdims=True)
     centered = grouped - mean
