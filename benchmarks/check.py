@@ -24,17 +24,7 @@ from onnx import TensorProto, helper
 
 from onnxstudio.core.check import CheckSession
 from onnxstudio.core.proto import onnx_pb2 as pb
-
-
-def interleaved_medians(fns, repeat: int) -> list:
-    """Median time of each function, timed round by round."""
-    times = [[] for _ in fns]
-    for _ in range(repeat):
-        for fn, out in zip(fns, times):
-            t = time.perf_counter()
-            fn()
-            out.append(time.perf_counter() - t)
-    return [statistics.median(t) for t in times]
+from timing import interleaved_medians
 
 
 def full_check_table(models_dir: pathlib.Path, repeat: int) -> None:

@@ -11,28 +11,14 @@ weight bytes.
 from __future__ import annotations
 
 import pathlib
-import statistics
 import sys
 import tempfile
-import time
 
 import numpy as np
 
+from timing import interleaved_medians
+
 REPO = pathlib.Path(__file__).resolve().parent.parent
-
-
-def _median_times(fns, repeat: int) -> list[float]:
-    """Median time of each function, measured interleaved (one call of each per
-    round) so that drift in machine load hits all of them alike."""
-    import gc
-    gc.collect()
-    times = [[] for _ in fns]
-    for _ in range(repeat):
-        for fn, bucket in zip(fns, times):
-            t = time.perf_counter()
-            fn()
-            bucket.append(time.perf_counter() - t)
-    return [statistics.median(b) for b in times]
 
 
 def _external_model(folder: pathlib.Path, megabytes: int) -> pathlib.Path:
@@ -74,7 +60,7 @@ def main(argv: list[str]) -> int:
         core.load(p)
         onnx.load(p)
         repeat = 50 if p.stat().st_size < 50e6 else 9
-        ours, full, theirs = _median_times([lambda: core.load(p), lambda: core.load(p).graph,
+        ours, full, theirs = interleaved_medians([lambda: core.load(p), lambda: core.load(p).graph,
                                             lambda: onnx.load(p)], repeat)
         name = p.parent.name if p.name == "model.onnx" else p.name
         print(f"{name:32} {ours * 1e3:9.2f} {full * 1e3:11.2f} {theirs * 1e3:13.2f} {ours / theirs:7.2f} "
@@ -84,8 +70,8 @@ def main(argv: list[str]) -> int:
         print("\nexternal weights (open = load + first access to nothing):")
         for mb in (64, 512):
             p = _external_model(folder, mb)
-            ours, theirs = _median_times([lambda: core.load(p), lambda: onnx.load(p)], 3)
-            full = _median_times([lambda: core.load(p).graph], 5)[0]
+            ours, theirs = interleaved_medians([lambda: core.load(p), lambda: onnx.load(p)], 3)
+            full = interleaved_medians([lambda: core.load(p).graph], 5)[0]
             print(f"{f'{mb} MB external':32} {ours * 1e3:9.2f} {full * 1e3:11.2f} {theirs * 1e3:13.2f} "
                   f"{ours / theirs:7.3f} {full / theirs:9.3f}")
     return 0
