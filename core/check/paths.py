@@ -20,7 +20,10 @@ def text(value) -> str:
 
 def quote(name: str) -> str:
     # JSON quoting escapes quotes and control characters a name may contain;
-    # most names have none, and paths are built for every node.
+    # most names have none (printable ASCII without " or \\ is tested by str
+    # methods, which cost less than the regular expression).
+    if name.__class__ is str and name.isascii() and name.isprintable() and '"' not in name and "\\" not in name:
+        return f'"{name}"'
     name = text(name)
     if _PLAIN.match(name):
         return f'"{name}"'
@@ -82,9 +85,10 @@ class Lazy:
         self._text = None
 
     def __str__(self) -> str:
-        if self._text is None:
-            self._text = self._fn(*(str(a) if isinstance(a, Lazy) else a for a in self._args))
-        return self._text
+        text = self._text
+        if text is None:
+            text = self._text = self._fn(*[str(a) if a.__class__ is Lazy else a for a in self._args])
+        return text
 
     def __format__(self, spec) -> str:
         return format(str(self), spec)
