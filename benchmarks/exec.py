@@ -11,38 +11,14 @@ ratios ours/onnxruntime and reference/ours (how many times faster we are).
 from __future__ import annotations
 
 import pathlib
-import statistics
 import sys
-import time
 import warnings
 
 import numpy as np
 
+from timing import block_medians
+
 REPO = pathlib.Path(__file__).resolve().parent.parent
-
-
-def _interleaved_medians(fns: list, rounds: int, budget: float, block: float = 0.25) -> list[float]:
-    """Median time per call of each callable, measured in blocks taken in
-    turn (so a busy spell on the shared machine hits all of them alike): at
-    least `rounds` rounds, more while they fit in `budget` seconds. A block
-    runs one callable for about `block` seconds and drops its first call:
-    onnxruntime's worker threads keep spinning for a while after a run and
-    would otherwise slow whatever is timed next."""
-    times: list[list[float]] = [[] for _ in fns]
-    start = time.perf_counter()
-    r = 0
-    while r < rounds or time.perf_counter() - start < budget:
-        for fn, ts in zip(fns, times):
-            block_start = time.perf_counter()
-            calls = 0
-            while calls < 2 or time.perf_counter() - block_start < block:
-                t = time.perf_counter()
-                fn()
-                if calls:
-                    ts.append(time.perf_counter() - t)
-                calls += 1
-        r += 1
-    return [statistics.median(ts) for ts in times]
 
 
 def _ms(seconds: float) -> str:
@@ -76,7 +52,7 @@ def main(argv: list[str]) -> int:
             failure = f"{type(e).__name__}: {str(e).splitlines()[0][:80] if str(e) else ''}"
         for fn in fns:      # warm up: first runs fold constants and fault pages in
             fn()
-        medians = _interleaved_medians(fns, rounds=3, budget=6.0)
+        medians = block_medians(fns, rounds=3, budget=6.0)
         ours, theirs = medians[:2]
         ref_s = _ms(medians[2]) if failure is None else "n/a"
         ratio_ref = f"{medians[2] / ours:.1f}" if failure is None else "n/a"
