@@ -10,7 +10,7 @@ core.infer), with ratios ours/onnx, measured two ways (timing.py): one call
 of each in turn, and in blocks. The ratio moves with the way: onnx's
 serialisations leave caches cold for whatever runs next, and repeated on its
 own onnx gains more from warm caches than we do. The last column is the time
-Python takes merely to read the fields a checker must look at (read_floor),
+Python takes merely to read what a checker must look at (read_floor),
 against onnx: the ratio no Python checker over protobuf messages can beat. Then builds a
 model of --nodes nodes and times the incremental re-check after changing one
 attribute, and the full re-check a structural edit (node insert/remove) needs.
@@ -33,8 +33,8 @@ from timing import block_medians, interleaved_medians
 
 def full_check_table(models_dir: pathlib.Path, repeat: int) -> None:
     print("Full check, ms. 'per call': one call of each in turn (each meets the caches the others left);")
-    print("'blocks': each repeated on its own for a while (steady state, warm caches). 'floor': Python only")
-    print("reading the fields any checker must look at (read_floor), in blocks, as a multiple of onnx.checker.")
+    print("'blocks': each repeated on its own for a while (steady state, warm caches). 'floor': the least any")
+    print("checker must read out of protobuf from Python (read_floor), in blocks, as a multiple of onnx.checker.")
     print(f"{'':31}{'---------- per call ----------':>40} {'------------ blocks ------------':>42}")
     print(f"{'model':24} {'nodes':>6} {'onnx':>9} {'onnx full':>10} {'ours':>9} {'ours/onnx':>10} "
           f"{'onnx':>9} {'onnx full':>10} {'ours':>9} {'ours/onnx':>10} {'floor/onnx':>11}")
@@ -55,10 +55,12 @@ def full_check_table(models_dir: pathlib.Path, repeat: int) -> None:
 
 
 def read_floor(model: pb.ModelProto) -> None:
-    """Read, without judging anything, what a checker of the file form must
-    look at: the model's own fields, every graph's inputs, outputs,
-    value_info and initializers (name, element type, dims, data length),
-    every node's actuals, op_type, domain and attributes (name, type, value),
+    """Read, without judging anything, the least a checker of the file form
+    must take out of protobuf: the model's own fields, every graph's inputs,
+    outputs, value_info (name, type) and initializers (name, element type,
+    dims, which data field and its length), every node's actuals, op_type
+    and domain, and the rest of each node in one serialisation (the cheapest
+    way to see all its attributes; what scan.py keys repeated nodes by),
     into subgraphs and function bodies. No check can cost less from Python;
     its time against onnx.checker bounds the ratio any Python checker can
     reach on protobuf messages."""
@@ -74,29 +76,24 @@ def _read_graph(g) -> None:
     for vi in (*g.input, *g.output, *g.value_info):
         vi.name, vi.type.WhichOneof("value"), vi.type.tensor_type.elem_type
     for t in g.initializer:
-        _read_tensor(t)
+        t.name, t.data_type, t.dims[:], [len(value) for fd, value in t.ListFields() if fd.name in _DATA_FIELDS]
     _read_nodes(g.node)
 
 
-def _read_tensor(t) -> None:
-    t.name, t.data_type, t.dims[:], [len(value) for fd, value in t.ListFields() if fd.name in _DATA_FIELDS]
-
-
 _DATA_FIELDS = {"raw_data", "float_data", "int32_data", "string_data", "int64_data", "double_data", "uint64_data"}
+_GRAPH_HOLDERS = {"If", "Loop", "Scan", "SequenceMap"}
 
 
 def _read_nodes(nodes) -> None:
     for node in nodes:
-        node.input[:], node.output[:], node.op_type, node.domain
-        for a in node.attribute:
-            a.name, a.type, a.ListFields()
-            if a.type == pb.AttributeProto.TENSOR:
-                _read_tensor(a.t)
-            elif a.type == pb.AttributeProto.GRAPH:
-                _read_graph(a.g)
-            elif a.type == pb.AttributeProto.GRAPHS:
-                for sub in a.graphs:
-                    _read_graph(sub)
+        node.input[:], node.output[:], node.domain
+        if node.op_type in _GRAPH_HOLDERS:
+            for a in node.attribute:
+                a.name, a.type, a.ListFields()
+                if a.type == pb.AttributeProto.GRAPH:
+                    _read_graph(a.g)
+        else:
+            node.SerializeToString()
 
 
 def big_model(n_nodes: int) -> pb.ModelProto:
