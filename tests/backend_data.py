@@ -66,7 +66,9 @@ def _write_node_cases(target: pathlib.Path) -> None:
     from onnx.backend.test.cmd_tools import generate_data  # noqa: F401,PLC0415
     from onnx import TensorProto, numpy_helper  # noqa: PLC0415
 
-    tmp = target.with_name(target.name + ".tmp")
+    # A folder of this process's own: pytest-xdist workers may all find the
+    # cache missing and write it at once.
+    tmp = target.with_name(f"{target.name}.tmp{os.getpid()}")
     shutil.rmtree(tmp, ignore_errors=True)
     with warnings.catch_warnings():
         warnings.simplefilter("ignore")
@@ -100,8 +102,14 @@ def _write_node_cases(target: pathlib.Path) -> None:
             for j, value in enumerate(outputs):
                 (ds / f"output_{j}.pb").write_bytes(encode(value, case.model.graph.output[j]).SerializeToString())
     (tmp / "COMPLETE").write_text(str(len(cases)))
-    shutil.rmtree(target, ignore_errors=True)
-    tmp.rename(target)
+    if target.exists() and not (target / "COMPLETE").exists():
+        shutil.rmtree(target, ignore_errors=True)      # no marker: not a folder this code wrote
+    try:
+        tmp.rename(target)      # atomic: the folder appears complete or not at all
+    except OSError:
+        if not (target / "COMPLETE").exists():
+            raise
+        shutil.rmtree(tmp, ignore_errors=True)          # another worker finished first
 
 
 def node_dir() -> pathlib.Path:
