@@ -4,6 +4,7 @@ from __future__ import annotations
 
 import argparse
 import importlib
+import os
 import pkgutil
 import sys
 
@@ -74,3 +75,10 @@ def main(argv: list[str]) -> int:
         return 130
     except BrokenPipeError:
         return 0
+    except Exception as e:  # noqa: BLE001 - a bug of ours: one clear line, the traceback on request
+        if os.environ.get("ONNXSTUDIO_DEBUG"):
+            raise
+        print(f"onnxstudio {args.command}: internal error ({type(e).__name__}: {e}). This is a bug in "
+              "onnxstudio; please report it with the model (ONNXSTUDIO_DEBUG=1 shows the traceback).",
+              file=sys.stderr)
+        return 3

@@ -73,3 +73,22 @@ def test_help_lists_the_commands():
     assert r.returncode == 0
     for cmd in ("info", "convert"):
         assert cmd in r.stdout
+
+
+def test_a_bug_of_ours_gives_exit_3_and_one_line(monkeypatch, capsys):
+    """An exception nobody expected (here: planted in `info`) must not reach
+    the user as a traceback; ONNXSTUDIO_DEBUG=1 asks for it."""
+    from onnxstudio import cli
+    from onnxstudio.commands import info
+
+    def broken(args):
+        raise KeyError("planted")
+
+    monkeypatch.setattr(info, "run", broken)
+    monkeypatch.delenv("ONNXSTUDIO_DEBUG", raising=False)
+    assert cli.main(["info", str(sample_path())]) == 3
+    err = capsys.readouterr().err
+    assert err.startswith("onnxstudio info: internal error (KeyError: 'planted')") and err.count("\n") == 1
+    monkeypatch.setenv("ONNXSTUDIO_DEBUG", "1")
+    with pytest.raises(KeyError):
+        cli.main(["info", str(sample_path())])

@@ -13,6 +13,7 @@ from ..ir.types import MapType, OptionalType, SequenceType, TensorType
 from ..proto import onnx_pb2 as pb
 from ..serde import codec
 from .errors import FeedError
+from .values import ANONYMOUS_DIMS
 
 
 def read_array_file(path, name: Optional[str] = None) -> dict:
@@ -55,9 +56,37 @@ def read_array_file(path, name: Optional[str] = None) -> dict:
 RANDOM_INT_RANGE = (0, 1)      # inclusive
 
 
+def _tensor_type(t):
+    """The tensor type a random value of type `t` is made of (through
+    optional and sequence), or `t` itself when there is none."""
+    while isinstance(t, (OptionalType, SequenceType)):
+        t = t.elem
+    return t
+
+
+def defaulted_dims(v: Value, dims: Optional[dict] = None) -> list:
+    """The dims of `v` random_value sizes 1 for want of a size: symbolic
+    names not in `dims`, and `input[axis]` for unnamed or unknown ones
+    (exporters such as Paddle write -1 for "any size")."""
+    dims = dims or {}
+    t = _tensor_type(v.type)
+    found = []
+    for axis, d in enumerate(getattr(t, "shape", None) or ()):
+        if f"{v.name}[{axis}]" in dims:
+            continue
+        if isinstance(d, str) and d not in ANONYMOUS_DIMS:
+            if d not in dims:
+                found.append(d)
+        elif not isinstance(d, int) or d < 0:
+            found.append(f"{v.name}[{axis}]")
+    return found
+
+
 def random_value(v: Value, rng: np.random.Generator, dims: Optional[dict] = None):
-    """A random value fitting `v`'s declared type. Symbolic dims take their size
-    from `dims` (default 1); unknown dims are 1."""
+    """A random value fitting `v`'s declared type. A dim takes its size from
+    `dims`, by "NAME[AXIS]" (NAME the input's) or by its symbolic name;
+    otherwise fixed dims keep theirs and the others (unnamed, unknown,
+    negative) are 1."""
     dims = dims or {}
     t = v.type
     if isinstance(t, OptionalType):
@@ -73,9 +102,12 @@ def random_value(v: Value, rng: np.random.Generator, dims: Optional[dict] = None
         raise FeedError(f'input "{v.name}": its rank is not declared; give it with --input')
     shape = []
     for i, d in enumerate(t.shape):
-        if isinstance(d, int):
+        axis_key = f"{v.name}[{i}]"
+        if axis_key in dims:
+            shape.append(int(dims[axis_key]))
+        elif isinstance(d, int) and d >= 0:
             shape.append(d)
-        elif isinstance(d, str) and d in dims:
+        elif isinstance(d, str) and d in dims and d not in ANONYMOUS_DIMS:
             shape.append(int(dims[d]))
         else:
             shape.append(1)

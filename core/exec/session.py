@@ -130,7 +130,8 @@ class Session(BodyRunning):
             raise Cancelled("run cancelled")
         if self.progress is not None:
             self.progress(i, len(self.plan.steps), s.node)
-        outs = self._run_step(s, self._frame)
+        with np.errstate(all="ignore"):     # see run()
+            outs = self._run_step(s, self._frame)
         self._pos += 1
         return StepResult(s.node, i, outs)
 
@@ -167,7 +168,11 @@ class Session(BodyRunning):
 
     def run(self, feeds: dict) -> dict:
         self.start(feeds)
-        self._execute(self.plan, self._frame, self.progress)
+        # NaN and inf are values like any other here (onnxruntime computes
+        # them silently too); numpy's warnings about them would only name
+        # our kernels' source lines.
+        with np.errstate(all="ignore"):
+            self._execute(self.plan, self._frame, self.progress)
         self._pos = len(self.plan.steps)
         return self.results()
 

@@ -61,6 +61,11 @@ def _expected(t) -> str:
     return str(t) if t is not None else "?"
 
 
+# Symbolic names exporters write for "any size" (Paddle writes "?" on every
+# dynamic axis): they name no size, so two such axes need not agree.
+ANONYMOUS_DIMS = frozenset({"", "?"})
+
+
 def check_feed(v: Value, value, dims: dict) -> None:
     """Raise FeedError if `value` does not fit `v`'s declared type.
 
@@ -84,10 +89,10 @@ def check_feed(v: Value, value, dims: dict) -> None:
                 raise FeedError(f"{where}: expected {_expected(t)}, got {describe(value)} "
                                 f"(rank {value.ndim} instead of {len(t.shape)})")
             for i, (d, n) in enumerate(zip(t.shape, value.shape)):
-                if isinstance(d, int) and d != n:
+                if isinstance(d, int) and d >= 0 and d != n:     # a negative dim means any size
                     raise FeedError(f"{where}: expected {_expected(t)}, got {describe(value)} "
                                     f"(dimension {i} is {n}, not {d})")
-                if isinstance(d, str) and d:
+                if isinstance(d, str) and d not in ANONYMOUS_DIMS:
                     bound = dims.setdefault(d, n)
                     if bound != n:
                         raise FeedError(f"{where}: dimension {i} ({d}) is {n}, but another input "

@@ -5,12 +5,13 @@ import pathlib
 import re
 import sys
 import time
+import warnings
 
 import numpy as np
 
 from ..core import load
 from ..core.exec import ExecError, FeedError, Session
-from ..core.exec.feeds import RANDOM_INT_RANGE, random_value, read_array_file
+from ..core.exec.feeds import RANDOM_INT_RANGE, defaulted_dims, random_value, read_array_file
 from ..core.exec.plan import nodes_between
 from ..core.exec.values import describe
 from ..errors import UserError
@@ -26,7 +27,8 @@ def configure(p) -> None:
     p.add_argument("--random", action="store_true", help="make random values for inputs not given")
     p.add_argument("--seed", type=int, default=0, help="seed for --random and random operators")
     p.add_argument("--dim", action="append", default=[], metavar="NAME=VALUE",
-                   help="size of a symbolic dimension for --random (default 1)")
+                   help="for --random: the size of a symbolic dimension (NAME=VALUE) or of one axis "
+                        "of an input (INPUT[AXIS]=VALUE); unknown sizes default to 1")
     sel = p.add_mutually_exclusive_group()
     sel.add_argument("--nodes", metavar="NAME,NAME", help="run only these nodes (by node name)")
     sel.add_argument("--from", dest="from_", metavar="VALUE", help="run the nodes from these values (comma-separated) ...")
@@ -48,8 +50,9 @@ def _parse_pairs(items, what):
     return out
 
 
-def _feeds(args, model, session) -> tuple[dict, list]:
-    """(feeds, names of the inputs given random values)."""
+def _feeds(args, model, session) -> tuple[dict, list, list]:
+    """(feeds, names of the inputs given random values, the dims of those
+    inputs sized 1 for want of a --dim)."""
     feeds = {}
     for item in args.input:
         name, path = item.split("=", 1) if "=" in item and not pathlib.Path(item).exists() else (None, item)
@@ -59,24 +62,34 @@ def _feeds(args, model, session) -> tuple[dict, list]:
         try:
             dims[k] = int(v)
         except ValueError:
-            raise UserError(f"--dim {k}={v}: the size must be a whole number") from None
+            dims[k] = -1
+        if dims[k] < 0:
+            raise UserError(f"--dim {k}={v}: the size must be a whole number, 0 or more")
     missing = [n for n in session.input_names if n not in feeds and n not in model.graph.initializers]
     if not args.random:
-        return feeds, []
+        return feeds, [], []
     rng = np.random.default_rng(args.seed)
+    sized_one = []
     for n in missing:
-        feeds[n] = random_value(model.graph.lookup(n), rng, dims)
-    return feeds, missing
+        value = model.graph.lookup(n)
+        feeds[n] = random_value(value, rng, dims)
+        sized_one += [d for d in defaulted_dims(value, dims) if d not in sized_one]
+    return feeds, missing, sized_one
 
 
-def _random_hint(randomised: list) -> str:
+def _random_hint(randomised: list, sized_one: list) -> str:
     """A failing run on random inputs is often the inputs' fault (an index
-    out of range, a length of 0): say which ones were made up."""
+    out of range, a length of 0, an image of 1x1 pixels): say which ones
+    were made up, and which sizes were guessed."""
     if not randomised:
         return ""
     lo, hi = RANDOM_INT_RANGE
-    return (f"\n(random values were used for {', '.join(randomised)}; integers are {lo} or {hi}, floats standard "
-            "normal: give real inputs with --input)")
+    hint = (f"\n(random values were used for {', '.join(randomised)}; integers are {lo} or {hi}, floats standard "
+            "normal: give real inputs with --input")
+    if sized_one:
+        shown = ", ".join(sized_one[:6]) + (f" and {len(sized_one) - 6} more" if len(sized_one) > 6 else "")
+        hint += f"; dimensions of unknown size were made 1 ({shown}): give sizes with --dim"
+    return hint + ")"
 
 
 def _select(args, model):
@@ -103,7 +116,11 @@ def _stats(value) -> str:
         return ""
     with np.errstate(all="ignore"):
         a = value.astype(np.float64) if value.dtype.kind != "c" else np.abs(value)
-        return f"  min {np.nanmin(a):.6g}  max {np.nanmax(a):.6g}  mean {np.nanmean(a):.6g}"
+        nan = int(np.isnan(a).sum())
+        if nan == a.size:
+            return "  all NaN"
+        text = f"  min {np.nanmin(a):.6g}  max {np.nanmax(a):.6g}  mean {np.nanmean(a):.6g}"
+        return text + (f"  ({nan} NaN)" if nan else "")
 
 
 def _safe_name(name: str) -> str:
@@ -143,10 +160,16 @@ def _compare_ort(args, feeds, results) -> None:
         if a.shape != b.shape:
             print(f"  {name}: shape {list(a.shape)} vs onnxruntime {list(b.shape)}")
             continue
-        err = np.abs(a - b)
-        rel = err / np.maximum(np.abs(b), 1e-12)
-        print(f"  {name}: max abs error {err.max() if err.size else 0:.3g}, "
-              f"max rel error {rel.max() if rel.size else 0:.3g}")
+        with np.errstate(all="ignore"):
+            both_nan = np.isnan(a) & np.isnan(b)        # NaN on both sides agrees
+            err = np.where(both_nan, 0.0, np.abs(a - b))
+            rel = np.where(both_nan, 0.0, err / np.maximum(np.abs(b), 1e-12))
+        comparable = ~np.isnan(err)
+        one_sided = err.size - int(comparable.sum())
+        note = f" ({one_sided} values are NaN on one side only)" if one_sided else ""
+        max_err = err[comparable].max() if one_sided < err.size else 0
+        max_rel = rel[comparable].max() if one_sided < err.size else 0
+        print(f"  {name}: max abs error {max_err:.3g}, max rel error {max_rel:.3g}{note}")
 
 
 def run(args) -> int:
@@ -156,7 +179,7 @@ def run(args) -> int:
         session = Session(model, nodes=nodes, keep=args.keep_intermediates, seed=args.seed)
     except ExecError as e:
         raise UserError(str(e), exit_code=1) from None
-    feeds, randomised = _feeds(args, model, session)
+    feeds, randomised, sized_one = _feeds(args, model, session)
     try:
         missing = [n for n in session.input_names if n not in feeds and n not in model.graph.initializers]
         if nodes is not None and missing:
@@ -165,12 +188,15 @@ def run(args) -> int:
             feeds.update(prefix.run({k: v for k, v in feeds.items() if k in prefix.input_names}))
             feeds = {k: v for k, v in feeds.items() if k in session.input_names}
         t0 = time.perf_counter()
-        results = session.run(feeds)
+        with warnings.catch_warnings():
+            # numpy warns of reductions over empty axes; NaN says it in the result.
+            warnings.simplefilter("ignore", RuntimeWarning)
+            results = session.run(feeds)
         elapsed = time.perf_counter() - t0
     except FeedError as e:
         raise UserError(str(e), exit_code=2) from None
     except ExecError as e:
-        raise UserError(str(e) + _random_hint(randomised), exit_code=1) from None
+        raise UserError(str(e) + _random_hint(randomised, sized_one), exit_code=1) from None
     print(f"ran {len(session.nodes)} nodes in {elapsed * 1e3:.1f} ms")
     for name, value in results.items():
         print(f"{name}: {describe(value)}{_stats(value)}")

@@ -77,3 +77,63 @@ def test_a_failure_on_random_inputs_names_them(tmp_path):
     np.save(ones, np.zeros(16, np.int64))
     r = _cli(path, "-i", f"ids={ones}")
     assert r.returncode == 0 and "rows: float[16,2]" in r.stdout, r.stderr
+
+
+def _paddle_style_classifier(path):
+    """An input the way Paddle exports write one: -1 for the batch and the
+    symbolic name "?" on both image axes; a 2x2 pooling needs at least 2x2."""
+    from onnx import TensorProto, helper
+    x = helper.make_tensor_value_info("x", TensorProto.FLOAT, [-1, 3, "?", "?"])
+    graph = helper.make_graph(
+        [helper.make_node("MaxPool", ["x"], ["p"], name="pool", kernel_shape=[2, 2], strides=[2, 2]),
+         helper.make_node("GlobalAveragePool", ["p"], ["g"], name="gap"),
+         helper.make_node("Flatten", ["g"], ["y"], name="flat")], "paddle_like",
+        [x], [helper.make_tensor_value_info("y", TensorProto.FLOAT, [-1, 3])])
+    path.write_bytes(helper.make_model(graph, opset_imports=[helper.make_opsetid("", 11)]).SerializeToString())
+    return path
+
+
+def test_negative_and_question_mark_dims_mean_any_size(tmp_path):
+    path = _paddle_style_classifier(tmp_path / "paddle.onnx")
+    # Each "?" axis is sized on its own (by INPUT[AXIS]), and -1 accepts any batch.
+    r = _cli(path, "--random", "--dim", "x[0]=2", "--dim", "x[2]=4", "--dim", "x[3]=6", "-o", tmp_path)
+    assert r.returncode == 0, r.stderr
+    assert "y: float[2,3]" in r.stdout
+    np.save(tmp_path / "x.npy", np.ones((5, 3, 8, 12), np.float32))
+    r = _cli(path, "-i", f"x={tmp_path / 'x.npy'}")
+    assert r.returncode == 0, r.stderr
+    assert "y: float[5,3]" in r.stdout
+
+
+def test_random_inputs_of_unknown_size_say_which_dims_were_guessed(tmp_path):
+    path = _paddle_style_classifier(tmp_path / "paddle.onnx")
+    r = _cli(path, "--random")
+    # A 1x1 image pooled 2x2 leaves nothing: the run gives NaN, said plainly, without numpy's warnings.
+    assert r.returncode == 0, r.stderr
+    assert "y: float[1,3]  all NaN" in r.stdout
+    assert "Warning" not in r.stderr, r.stderr
+    from onnx import TensorProto, helper
+    graph = helper.make_graph(
+        [helper.make_node("Reshape", ["x", "shape"], ["y"], name="to_rows")], "g",
+        [helper.make_tensor_value_info("x", TensorProto.FLOAT, ["n", -1])],
+        [helper.make_tensor_value_info("y", TensorProto.FLOAT, [4, None])],
+        initializer=[helper.make_tensor("shape", TensorProto.INT64, [2], [4, -1])])
+    path = tmp_path / "rows.onnx"
+    path.write_bytes(helper.make_model(graph, opset_imports=[helper.make_opsetid("", 17)]).SerializeToString())
+    r = _cli(path, "--random")
+    assert r.returncode == 1
+    assert "dimensions of unknown size were made 1 (n, x[1]): give sizes with --dim" in r.stderr, r.stderr
+    assert _cli(path, "--random", "--dim", "n=2", "--dim", "x[1]=6").returncode == 0
+
+
+def test_a_bad_dim_size_is_refused():
+    r = _cli(sample_path(), "--random", "--dim", "batch=-3")
+    assert r.returncode == 2 and "--dim batch=-3: the size must be a whole number, 0 or more" in r.stderr
+
+
+def test_nan_on_both_sides_agrees_with_onnxruntime(tmp_path):
+    path = _paddle_style_classifier(tmp_path / "paddle.onnx")
+    np.save(tmp_path / "x.npy", np.full((1, 3, 4, 4), np.nan, np.float32))
+    r = _cli(path, "-i", f"x={tmp_path / 'x.npy'}", "--compare-onnxruntime")
+    assert r.returncode == 0, r.stderr
+    assert "y: max abs error 0, max rel error 0" in r.stdout and "one side" not in r.stdout
