@@ -423,6 +423,20 @@ def test_dynamic_quantize_linear_includes_zero():
     np.testing.assert_array_equal(y, [85, 170, 255])
     y, scale, zp = run("DynamicQuantizeLinear", np.zeros(3, np.float32))
     np.testing.assert_array_equal(y, [0, 0, 0])
+    assert scale == np.float32(1) / np.float32(255) and zp == 0     # as the reference: no range, 1/255
+
+
+def test_dynamic_quantize_linear_rounds_like_the_reference_bit_for_bit():
+    """Scale and quotient in float32: a scale rounded once more in float64
+    moved values sitting near .5 by one step (found on a dynamically
+    quantized conv net)."""
+    rng = np.random.default_rng(5)
+    for _ in range(20):
+        x = (rng.standard_normal(20000) * rng.uniform(0.1, 3)).astype(np.float32)
+        got = run("DynamicQuantizeLinear", x, n_out=3)
+        want = reference("DynamicQuantizeLinear", [x], 11, n_out=3)
+        for g, w in zip(got, want):
+            np.testing.assert_array_equal(g, w)
 
 
 def test_matmul_integer_per_row_zero_points():

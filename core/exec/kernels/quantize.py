@@ -101,12 +101,13 @@ def dequantize_linear(x, x_scale, x_zero_point=None, axis=1, block_size=0, outpu
 @kernel("DynamicQuantizeLinear", since=11)
 def dynamic_quantize_linear(x):
     """uint8 quantization whose range always includes 0."""
-    low = min(0.0, float(x.min())) if x.size else 0.0
-    high = max(0.0, float(x.max())) if x.size else 0.0
-    scale = np.float32((high - low) / 255)
-    if scale == 0:
-        return (np.zeros(x.shape, np.uint8), np.array(scale, np.float32), np.array(0, np.uint8))
-    zero_point = np.clip(np.rint(np.float32(-low) / scale), 0, 255)
+    low = np.float32(min(0.0, float(x.min())) if x.size else 0.0)
+    high = np.float32(max(0.0, float(x.max())) if x.size else 0.0)
+    # In float32 throughout, as onnxruntime and the reference do: the scale
+    # rounded once more in float64 moves values sitting on a .5 by one step.
+    # An all-zero x has no range; the reference then divides 1 by 255.
+    scale = (high - low if high != low else np.float32(1)) / np.float32(255)
+    zero_point = np.clip(np.rint(-low / scale), 0, 255)
     y = np.clip(np.rint(x.astype(np.float32) / scale) + zero_point, 0, 255).astype(np.uint8)
     return y, np.array(scale, dtype=np.float32), np.array(zero_point, dtype=np.uint8)
 
