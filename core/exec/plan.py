@@ -77,6 +77,11 @@ def _domain(d: str) -> str:
     return "" if d == "ai.onnx" else d
 
 
+# The domains of the ONNX standard (schemas.KNOWN_DOMAINS; not imported from
+# there, which would load the signature table with the executor).
+_STANDARD_DOMAINS = frozenset({"", "ai.onnx.ml", "ai.onnx.preview", "ai.onnx.preview.training"})
+
+
 # Operators whose result is not a function of their inputs alone.
 NONDETERMINISTIC = frozenset({"RandomNormal", "RandomUniform", "RandomNormalLike", "RandomUniformLike",
                               "Bernoulli", "Multinomial", "Dropout"})
@@ -181,9 +186,11 @@ class Plan:
             if not opset:
                 raise ExecError(f"{node.path}: the model does not import the domain {domain!r} "
                                 f"that {where} belongs to", node)
+            outside = "" if domain in _STANDARD_DOMAINS else (
+                f" ({domain} is not an ONNX standard domain: its operators belong to the tool that made "
+                "the model" + (", here onnxruntime" if domain == "com.microsoft" else "") + ")")
             raise ExecError(f"{node.path}: the built-in executor has no kernel for {where} at opset {opset}"
-                            + ("; try --compare-onnxruntime to run it with onnxruntime" if domain else ""),
-                            node)
+                            + outside, node)
         return step
 
     def _find_foldable(self, outer_consts) -> list[bool]:

@@ -161,8 +161,16 @@ def test_missing_kernel_is_reported_before_running():
                           [helper.make_tensor_value_info("y", TensorProto.FLOAT, None)])
     m = core.load_bytes(helper.make_model(g, opset_imports=[helper.make_opsetid("", 18),
                                                             helper.make_opsetid("com.example", 1)]).SerializeToString())
-    with pytest.raises(ExecError, match=r'node\[0\] Frobnicate "f".*no kernel for com.example::Frobnicate'):
+    with pytest.raises(ExecError, match=r'node\[0\] Frobnicate "f".*no kernel for com.example::Frobnicate') as e:
         Session(m)
+    assert "com.example is not an ONNX standard domain" in str(e.value)
+
+
+def test_the_executor_knows_the_standard_domains():
+    """core/exec keeps its own copy so that it does not load the signature table."""
+    from onnxstudio.core.exec.plan import _STANDARD_DOMAINS
+    from onnxstudio.core.schemas import KNOWN_DOMAINS
+    assert _STANDARD_DOMAINS == set(KNOWN_DOMAINS)
 
 
 def test_random_ops_are_seeded():
