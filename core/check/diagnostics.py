@@ -82,6 +82,7 @@ CODES = {
     "node.variadic-arity": (ERROR, "a variadic formal has fewer actuals than its minimum"),
     "node.input-type": (ERROR, "an input/output type outside the operator's constraint"),
     "node.type-mismatch": (ERROR, "actuals bound to one type parameter have different types"),
+    "node.output-type-conflict": (ERROR, "an output declared with another type than the operator's attribute gives it"),
     "node.function-arity": (ERROR, "a call to a model function with more inputs/outputs than it declares"),
     # attributes
     "attr.name-missing": (ERROR, "attribute without a name"),

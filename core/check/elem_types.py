@@ -26,8 +26,12 @@ def _tensor(dtype: int):
     return f"tensor({type_name(dtype)})" if dtype else None
 
 
-def _from_attributes(node):
-    """Output type fixed by an attribute, for the few ops that work that way."""
+# Operators (default domain) whose output element type an attribute gives.
+ATTRIBUTE_TYPED = frozenset({"Cast", "Constant", "ConstantOfShape"})
+
+
+def type_from_attributes(node):
+    """Output type fixed by an attribute (ATTRIBUTE_TYPED ops), or None."""
     op = node.op_type
     if op == "Cast":
         for a in node.attribute:
@@ -62,8 +66,8 @@ def output_types(node, schema, input_type) -> list:
     outs = [None] * len(node.output)
     if schema is None:
         return outs
-    if node.domain in ("", "ai.onnx") and node.op_type in ("Cast", "Constant", "ConstantOfShape"):
-        t = _from_attributes(node)
+    if node.domain in ("", "ai.onnx") and node.op_type in ATTRIBUTE_TYPED:
+        t = type_from_attributes(node)
         return [t] + [None] * (len(outs) - 1) if outs else outs
     bound = {}
     for i, name in enumerate(node.input):

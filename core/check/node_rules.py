@@ -8,6 +8,7 @@ from ..proto import onnx_pb2 as pb
 from . import paths
 from .attr_rules import TYPE_NAMES, check_attribute
 from .context import bind_cached
+from .elem_types import ATTRIBUTE_TYPED, type_from_attributes
 from .tensor_rules import check_sparse, check_tensor
 
 A = pb.AttributeProto
@@ -194,6 +195,16 @@ def _check_types(node, schema, path, scope, ctx, out) -> None:
                 out.add("node.type-mismatch", at(path, i, name),
                         f"{what} {name!r} is {actual} but {prior[1]} {prior[2]!r} is {prior[0]}; both are "
                         f"type {param} of {schema.key}")
+    if node.op_type in ATTRIBUTE_TYPED and node.domain in ("", "ai.onnx") and len(node.output) and node.output[0]:
+        # Cast's `to`, a Constant's value: the output type is the attribute's,
+        # whatever a value_info or graph output says (onnx finds this only
+        # with full_check, by shape inference).
+        given = type_from_attributes(node)
+        name = node.output[0]
+        declared = type_str(name, ctx)
+        if given is not None and declared is not None and declared != given:
+            out.add("node.output-type-conflict", paths.node_output(path, 0, name),
+                    f"{name!r} is declared {declared}, but {schema.key} makes it {given}")
 
 
 def _check_function_call(node, fn, path, out) -> None:

@@ -26,7 +26,7 @@ from ..ir.dtypes import type_name
 from ..proto import onnx_pb2 as pb
 from ..serde.wire import encode_varint
 from .diagnostics import Collector
-from .elem_types import output_types
+from .elem_types import ATTRIBUTE_TYPED, output_types
 from .node_rules import check_arity
 from .tensor_rules import tensor_clean
 
@@ -391,6 +391,9 @@ def scan_graph(nodes, scope, ctx, names: list):
                 derived_outs = (verdict,) if len(outs) == 1 else (verdict,) + (None,) * (len(outs) - 1)
             else:
                 derived_outs = _derived(node, op, schema, ins, outs, in_types)
+            if verdict and op in ATTRIBUTE_TYPED and out_types and out_types[0] and derived_outs[0] \
+                    and out_types[0] != derived_outs[0]:
+                verdict = False     # declared otherwise than the attribute says: the rules word it
             if verdict:
                 sig = (schema, in_types, out_types)
                 clean = _SIGNATURE_CLEAN.get(sig)
@@ -423,7 +426,7 @@ def scan_graph(nodes, scope, ctx, names: list):
 def _derived(node, op, schema, ins, outs, in_types) -> tuple:
     """elem_types.output_types, remembered for signatures whose output
     types depend on the input types alone."""
-    if op in _ATTRIBUTE_TYPED:
+    if op in ATTRIBUTE_TYPED:
         return tuple(output_types(node, schema, dict(zip(ins, in_types)).get))
     key = (schema, len(outs), in_types)
     found = _DERIVED.get(key)
@@ -465,7 +468,3 @@ def _type_elsewhere(name, scope, ctx):
     lookup = ctx.type_lookup
     return None if lookup is None else _looked_up(name, scope.graph_path, lookup)
 
-
-# Ops whose derived output type comes from an attribute (elem_types): their
-# derived types are not remembered by input types alone.
-_ATTRIBUTE_TYPED = frozenset({"Cast", "Constant", "ConstantOfShape"})

@@ -125,6 +125,30 @@ def type_parameter_conflict(m):
     return None
 
 
+def output_type_contradicts_attribute(m):
+    """A Cast's or Constant's output declared (value_info or graph output)
+    with another element type than its attribute gives it."""
+    for i, n in std_nodes(m):
+        if n.op_type == "Cast":
+            given = next((a.i for a in n.attribute if a.name == "to"), None)
+        elif n.op_type == "Constant":
+            given = next((a.t.data_type for a in n.attribute if a.name == "value" and a.HasField("t")), None)
+        else:
+            continue
+        if not given or not n.output or not n.output[0]:
+            continue
+        other = TensorProto.FLOAT16 if given != TensorProto.FLOAT16 else TensorProto.FLOAT
+        name = n.output[0]
+        declared = [vi for vi in (*m.graph.value_info, *m.graph.output) if vi.name == name]
+        if declared:
+            for vi in declared:
+                vi.type.tensor_type.elem_type = other
+        else:
+            m.graph.value_info.append(helper.make_tensor_value_info(name, other, None))
+        return "node.output-type-conflict", f"{npath(i, n)}/output[0] {q(name)}", True
+    return None
+
+
 def unknown_attribute(m):
     for i, n in std_nodes(m):
         n.attribute.append(helper.make_attribute("bogus_attr", 3))
@@ -244,6 +268,7 @@ MUTATIONS = [
     no_io_node,
     input_type_violation,
     type_parameter_conflict,
+    output_type_contradicts_attribute,
     unknown_attribute,
     attribute_wrong_type,
     attribute_type_field_mismatch,
