@@ -114,7 +114,11 @@ class Tensor:
                         f"tensor {self._name!r}: its data is in external file "
                         f"{self.external.location!r}, but the model was loaded from bytes without a folder")
                 raw = self._reader(self)
-            arr = codec.to_numpy(self._proto, raw)
+            try:
+                arr = codec.to_numpy(self._proto, raw)
+            except codec.TensorDataError as e:
+                raise codec.TensorDataError(f"tensor {self._name!r}: {e} (the file holds damaged data; "
+                                            "`onnxstudio check` lists every such tensor)") from None
             if not arr.flags.aligned:
                 # raw_data inside a protobuf message lands at any byte offset;
                 # numpy and BLAS are many times slower on misaligned arrays,

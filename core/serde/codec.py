@@ -15,6 +15,7 @@ from typing import Optional
 
 import numpy as np
 
+from ..errors import CoreError
 from ..ir.dtypes import DataType, to_numpy_dtype
 from ..proto import onnx_pb2 as pb
 
@@ -29,8 +30,9 @@ _CRUMB = {DataType.INT2, DataType.UINT2}
 _SIX_BIT = {DataType.FLOAT6E2M3, DataType.FLOAT6E3M2}
 
 
-class TensorDataError(ValueError):
-    """The tensor's stored data does not fit its declared type and dims."""
+class TensorDataError(CoreError, ValueError):
+    """The tensor's stored data does not fit its declared type and dims (bad
+    input, so a CoreError; still a ValueError for callers decoding arrays)."""
 
 
 def element_count(dims) -> int:

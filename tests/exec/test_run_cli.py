@@ -137,3 +137,20 @@ def test_nan_on_both_sides_agrees_with_onnxruntime(tmp_path):
     r = _cli(path, "-i", f"x={tmp_path / 'x.npy'}", "--compare-onnxruntime")
     assert r.returncode == 0, r.stderr
     assert "y: max abs error 0, max rel error 0" in r.stdout and "one side" not in r.stdout
+
+
+def test_a_damaged_initializer_is_named_not_a_crash(tmp_path):
+    """Data shorter than its dims (a damaged file): the run stops with one
+    line naming the tensor, exit 2, as for any unreadable input."""
+    from onnx import TensorProto, helper
+    short = helper.make_tensor("weights", TensorProto.FLOAT, [4], [1.0, 2.0, 3.0, 4.0])
+    del short.float_data[3]
+    graph = helper.make_graph([helper.make_node("Add", ["x", "weights"], ["y"], name="add")], "g",
+                              [helper.make_tensor_value_info("x", TensorProto.FLOAT, [4])],
+                              [helper.make_tensor_value_info("y", TensorProto.FLOAT, [4])], initializer=[short])
+    path = tmp_path / "damaged.onnx"
+    path.write_bytes(helper.make_model(graph, opset_imports=[helper.make_opsetid("", 17)]).SerializeToString())
+    r = _cli(path, "--random")
+    assert r.returncode == 2, r.stderr
+    assert "tensor 'weights': 3 stored elements but dims [4] need 4" in r.stderr
+    assert "Traceback" not in r.stderr and r.stderr.count("\n") == 1
