@@ -68,6 +68,7 @@ CODES = {
     "graph.value-info-unused": (WARNING, "value_info for a name nothing defines"),
     "graph.value-info-conflict": (ERROR, "value_info disagrees with the declared type of a graph input/output"),
     "name.not-identifier": (INFO, "a name that is not a C identifier"),
+    "text.invalid-utf8": (ERROR, "a value name, producer, domain, doc string or metadata entry that is not valid UTF-8"),
     # node
     "node.op-type-missing": (ERROR, "node has no op_type"),
     "node.no-io": (ERROR, "node has neither inputs nor outputs"),

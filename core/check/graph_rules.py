@@ -261,6 +261,12 @@ def check_structure(g: pb.GraphProto, gpath: str, ctx, out, parent: Scope | None
         if message is not None:
             out.add("model.feature-too-new", where or paths.Lazy(paths.value_info, gpath, name), message)
     odd = odd_names(names)
+    damaged = [n for n in odd if n.__class__ is bytes]      # invalid UTF-8 is never an identifier
+    if damaged:
+        shown = ", ".join(paths.quote(n) for n in damaged[:3])
+        out.add("text.invalid-utf8", gpath, f"{len(damaged)} name{'s are' if len(damaged) > 1 else ' is'} not "
+                f"valid UTF-8 (shown with U+FFFD: {shown}); the file is damaged (onnxstudio shows and saves "
+                "them with U+FFFD)")
     if odd:
         shown = ", ".join(paths.quote(n) for n in odd[:3])
         out.add("name.not-identifier", gpath,

@@ -3,6 +3,7 @@ from __future__ import annotations
 
 from .. import schemas
 from ..proto import onnx_pb2 as pb
+from ..ir.text import as_text
 from . import paths
 
 KNOWN_IR_VERSION = pb.IR_VERSION
@@ -46,6 +47,13 @@ def check_model_fields(model, out) -> None:
         seen.setdefault(domain, op.version)
         if op.version <= 0:
             out.add("model.opset-version-invalid", where, f"opset version {op.version} must be positive")
+    damaged = [f for f in ("producer_name", "producer_version", "domain", "doc_string")
+               if getattr(model, f).__class__ is bytes]
+    damaged += [f"metadata key {as_text(e.key)!r}" for e in model.metadata_props
+                if e.key.__class__ is bytes or e.value.__class__ is bytes]
+    if damaged:
+        out.add("text.invalid-utf8", "model", f"not valid UTF-8: {', '.join(damaged)}; "
+                "the file is damaged (onnxstudio shows and saves these with U+FFFD)")
     keys = set()
     for entry in model.metadata_props:
         if entry.key in keys:

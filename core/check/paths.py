@@ -6,16 +6,10 @@ from __future__ import annotations
 import json
 import re
 
+from ..ir.text import as_text
+
 
 _PLAIN = re.compile(r'[^"\\\x00-\x1f\x7f]*\Z')
-
-
-def text(value) -> str:
-    """A string field as text: protobuf hands back bytes when a damaged file
-    holds invalid UTF-8."""
-    if isinstance(value, bytes):
-        return value.decode("utf-8", errors="replace")
-    return value
 
 
 def quote(name: str) -> str:
@@ -24,14 +18,14 @@ def quote(name: str) -> str:
     # methods, which cost less than the regular expression).
     if name.__class__ is str and name.isascii() and name.isprintable() and '"' not in name and "\\" not in name:
         return f'"{name}"'
-    name = text(name)
+    name = as_text(name)
     if _PLAIN.match(name):
         return f'"{name}"'
     return json.dumps(name, ensure_ascii=False)
 
 
 def node(graph_path: str, index: int, op_type: str, name: str) -> str:
-    op_type = text(op_type)
+    op_type = as_text(op_type)
     label = f"{graph_path}/node[{index}] {op_type}" if op_type else f"{graph_path}/node[{index}]"
     return f"{label} {quote(name)}" if name else label
 

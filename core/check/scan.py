@@ -23,6 +23,7 @@ import re
 
 from .. import schemas
 from ..ir.dtypes import type_name
+from ..ir.text import as_text
 from ..proto import onnx_pb2 as pb
 from ..serde.wire import encode_varint
 from .diagnostics import Collector
@@ -124,8 +125,7 @@ def odd_names(names: list) -> list:
     try:
         return [n for n in names if not (n.isascii() and n.isidentifier())]
     except AttributeError:      # bytes: invalid UTF-8 in a damaged file
-        from .paths import text  # noqa: PLC0415
-        return [n for n in names if not _IDENTIFIER.match(text(n))]
+        return [n for n in names if not _IDENTIFIER.match(as_text(n))]
 
 
 def _field_value(a, atype):

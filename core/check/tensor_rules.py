@@ -9,7 +9,7 @@ import numpy as np
 
 from ..ir.dtypes import SUB_BYTE_BITS, DataType, itemsize_bits, type_name
 from ..proto import onnx_pb2 as pb
-from .paths import text
+from ..ir.text import as_text
 
 _DATA_FIELDS = ("float_data", "int32_data", "string_data", "int64_data", "double_data", "uint64_data")
 _EXTERNAL_KEYS = frozenset({"location", "offset", "length", "checksum", "basepath"})
@@ -189,7 +189,7 @@ def _check_external(t, path, ctx, out, nbytes) -> None:
         elif e.key in seen:
             out.add("tensor.external-key", path, f"external_data key {e.key!r} is given twice")
         seen[e.key] = e.value
-    location = text(seen.get("location", ""))
+    location = as_text(seen.get("location", ""))
     if not location:
         out.add("tensor.external-location", path, "external data has no location; give the file name")
         return

@@ -12,6 +12,7 @@ from typing import Optional, Union
 
 from ..proto import onnx_pb2 as pb
 from .dtypes import type_name
+from .text import as_text
 
 Dim = Union[int, str, None]
 Shape = Optional[tuple]
@@ -113,8 +114,8 @@ def _shape_from_proto(msg) -> tuple[Shape, Optional[tuple]]:
     notes = []
     for d in msg.dim:
         which = d.WhichOneof("value")
-        dims.append(d.dim_value if which == "dim_value" else d.dim_param if which == "dim_param" else None)
-        notes.append(d.denotation)
+        dims.append(d.dim_value if which == "dim_value" else as_text(d.dim_param) if which == "dim_param" else None)
+        notes.append(as_text(d.denotation))
     return tuple(dims), (tuple(notes) if any(notes) else None)
 
 

@@ -15,6 +15,7 @@ from google.protobuf import unknown_fields as _uf
 from ..ir.graph import _UNSET, Attr, AttrType, Graph, Node, Value
 from ..ir.model import Function, Model
 from ..ir.tensor import SparseTensor, Tensor
+from ..ir.text import as_text
 from ..ir.types import type_from_proto, type_to_proto
 from ..proto import onnx_pb2 as pb
 from .wire import encode_varint
@@ -53,7 +54,14 @@ _new_attr = object.__new__
 
 
 def _props(entries) -> dict[str, str]:
-    return {e.key: e.value for e in entries}
+    return {as_text(e.key): as_text(e.value) for e in entries}
+
+
+# Text fields: protobuf hands back bytes for one holding invalid UTF-8 (a
+# damaged file). The IR holds str only, with U+FFFD for what was not UTF-8,
+# so everything downstream can rely on it; `onnxstudio check` reports the
+# file's bytes (text.invalid-utf8). The hot loops test `.__class__ is bytes`
+# inline instead of calling as_text on every name.
 
 
 def _present(msg, names) -> frozenset:
@@ -111,11 +119,12 @@ class _Reader:
     def attr(self, a: pb.AttributeProto, node: Optional[Node], graph_scope: Optional[Graph]) -> Attr:
         # Built without __init__: this runs once per attribute of every node.
         at = _new_attr(Attr)
-        at.name = a.name
+        name = a.name
+        at.name = name if name.__class__ is str else as_text(name)
         at._type = t = a.type
         at._value = _UNSET
-        at.ref_attr_name = a.ref_attr_name
-        at.doc_string = a.doc_string
+        at.ref_attr_name = as_text(a.ref_attr_name)
+        at.doc_string = as_text(a.doc_string)
         at._proto = a
         at._decode = self.decode_attr
         if (t == 5 or t == 10) and not at.ref_attr_name:   # GRAPH, GRAPHS
@@ -136,34 +145,36 @@ class _Reader:
         if vi.HasField("type"):
             v.type = type_from_proto(vi.type)
         if vi.doc_string:
-            v.doc_string = vi.doc_string
+            v.doc_string = as_text(vi.doc_string)
         if vi.metadata_props:
             v.metadata_props = _props(vi.metadata_props)
         v._src = vi
 
     def graph(self, gp: pb.GraphProto, *, parent_node: Optional[Node] = None, attr_name: str = "",
               scope: Optional[Graph] = None, owner=None) -> Graph:
-        g = Graph(gp.name, owner=owner, parent_node=parent_node, attr_name=attr_name)
+        g = Graph(as_text(gp.name), owner=owner, parent_node=parent_node, attr_name=attr_name)
         g._present = _present(gp, ("name", "doc_string"))
-        g.doc_string = gp.doc_string
+        g.doc_string = as_text(gp.doc_string)
         vals = g._values
         for vi in gp.input:
-            v = Value(vi.name, graph=g)
+            name = as_text(vi.name)
+            v = Value(name, graph=g)
             self._value_from_info(vi, v)
             g.inputs.append(v)
-            vals.setdefault(vi.name, v)
+            vals.setdefault(name, v)
         for tp in gp.initializer:
-            v = vals.get(tp.name)
+            name = as_text(tp.name)
+            v = vals.get(name)
             if v is None or v.const is not None:
-                v = Value(tp.name, graph=g)
-                vals.setdefault(tp.name, v)
+                v = Value(name, graph=g)
+                vals.setdefault(name, v)
             v.const = self.make_tensor(tp)
-            if tp.name in g.initializers:
+            if name in g.initializers:
                 g._dup_initializers.append(v)   # invalid, but kept for the checker and the save
             else:
-                g.initializers[tp.name] = v
+                g.initializers[name] = v
         for sp in gp.sparse_initializer:
-            name = sp.values.name
+            name = as_text(sp.values.name)
             v = vals.get(name)
             if v is None or v.const is not None:
                 v = Value(name, graph=g)
@@ -172,7 +183,7 @@ class _Reader:
             g.sparse_initializers[name] = v
         self._nodes(gp.node, g)
         for vi in gp.output:
-            v = _resolve(g, vi.name)
+            v = _resolve(g, as_text(vi.name))
             if vi.HasField("type") or vi.doc_string or vi.metadata_props:
                 if v.type is not None and vi.HasField("type") and type_from_proto(vi.type) != v.type:
                     g._io_override[("output", len(g.outputs))] = vi
@@ -180,9 +191,10 @@ class _Reader:
                     self._value_from_info(vi, v)
             g.outputs.append(v)
         for vi in gp.value_info:
-            v = vals.get(vi.name)
+            name = as_text(vi.name)
+            v = vals.get(name)
             if v is None:
-                v = _resolve(g, vi.name)
+                v = _resolve(g, name)
             if v.type is not None and vi.HasField("type") and type_from_proto(vi.type) != v.type:
                 g._io_override[("value_info", len(g.value_info))] = vi
             else:
@@ -200,11 +212,15 @@ class _Reader:
         vals = g._values
         for i, np_ in enumerate(node_protos):
             node = Node.__new__(Node)
-            node.op_type = np_.op_type
-            node.domain = np_.domain
-            node.name = np_.name
+            node.op_type = op = np_.op_type
+            node.domain = domain = np_.domain
+            node.name = name = np_.name
             node.overload = np_.overload
             node.doc_string = np_.doc_string
+            if op.__class__ is bytes or domain.__class__ is bytes or name.__class__ is bytes:
+                node.op_type, node.domain, node.name = as_text(op), as_text(domain), as_text(name)
+            if node.doc_string.__class__ is bytes or node.overload.__class__ is bytes:
+                node.doc_string, node.overload = as_text(node.doc_string), as_text(node.overload)
             node.graph = g
             node._index = i
             node.metadata_props = _props(np_.metadata_props) if np_.metadata_props else {}
@@ -216,6 +232,8 @@ class _Reader:
                 if not name:
                     ins.append(None)
                     continue
+                if name.__class__ is bytes:
+                    name = as_text(name)
                 v = vals.get(name)
                 if v is None:
                     v = _resolve(g, name)
@@ -227,6 +245,8 @@ class _Reader:
                 if not name:
                     outs.append(None)
                     continue
+                if name.__class__ is bytes:
+                    name = as_text(name)
                 v = vals.get(name)
                 if v is None or v.producer is not None or v.const is not None or (v.graph is g and v in g.inputs):
                     nv = Value(name, graph=g)
@@ -239,31 +259,35 @@ class _Reader:
             nodes.append(node)
             node.attributes = {}
             for a in np_.attribute:
-                node.attributes[a.name] = self.attr(a, node, g)
+                at = self.attr(a, node, g)
+                node.attributes[at.name] = at
         g._indices_dirty = False
 
     def function(self, fp: pb.FunctionProto) -> Function:
-        f = Function(fp.domain, fp.name, fp.overload)
+        f = Function(as_text(fp.domain), as_text(fp.name), as_text(fp.overload))
         f._present = _present(fp, ("name", "domain", "doc_string", "overload"))
-        f.attributes = list(fp.attribute)
+        f.attributes = [as_text(a) for a in fp.attribute]
         for a in fp.attribute_proto:
-            f.attribute_defaults[a.name] = self.attr(a, None, None)
-        f._opset_list = [(o.domain, o.version) for o in fp.opset_import]
+            at = self.attr(a, None, None)
+            f.attribute_defaults[at.name] = at
+        f._opset_list = [(as_text(o.domain), o.version) for o in fp.opset_import]
         f.opset_imports = {("" if d == "ai.onnx" else d): v for d, v in f._opset_list}
-        f.doc_string = fp.doc_string
+        f.doc_string = as_text(fp.doc_string)
         if fp.metadata_props:
             f.metadata_props = _props(fp.metadata_props)
         g = f.graph
         g._present = frozenset()
         for name in fp.input:
+            name = as_text(name)
             v = Value(name, graph=g)
             g.inputs.append(v)
             g._values.setdefault(name, v)
         self._nodes(fp.node, g)
         for name in fp.output:
-            g.outputs.append(_resolve(g, name))
+            g.outputs.append(_resolve(g, as_text(name)))
         for vi in fp.value_info:
-            v = g._values.get(vi.name) or _resolve(g, vi.name)
+            name = as_text(vi.name)
+            v = g._values.get(name) or _resolve(g, name)
             self._value_from_info(vi, v)
             g.value_info.append(v)
         f._src = fp
@@ -296,16 +320,16 @@ def model_from_proto(mp: pb.ModelProto, make_tensor: Optional[TensorFactory] = N
     Model.__init__(m, Graph(""), ir_version=mp.ir_version, opset_imports={})
     m._present = _present(mp, ("ir_version", "producer_name", "producer_version", "domain",
                                "model_version", "doc_string", "graph"))
-    m._opset_list = [(o.domain, o.version) for o in mp.opset_import]
+    m._opset_list = [(as_text(o.domain), o.version) for o in mp.opset_import]
     m._opset_present = [_present(o, ("domain", "version")) for o in mp.opset_import]
     m.opset_imports = {}
     for d, ver in m._opset_list:
         m.opset_imports.setdefault("" if d == "ai.onnx" else d, ver)
-    m.producer_name = mp.producer_name
-    m.producer_version = mp.producer_version
-    m.domain = mp.domain
+    m.producer_name = as_text(mp.producer_name)
+    m.producer_version = as_text(mp.producer_version)
+    m.domain = as_text(mp.domain)
     m.model_version = mp.model_version
-    m.doc_string = mp.doc_string
+    m.doc_string = as_text(mp.doc_string)
     m.metadata_props = _props(mp.metadata_props)
     def build(model: Model) -> None:
         model._graph = r.graph(mp.graph, owner=model)
