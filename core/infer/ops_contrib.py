@@ -1,0 +1,94 @@
+"""onnxruntime's quantized operators (domain com.microsoft), which its
+quantizer writes into int8 models (QOperator format) and the ONNX model zoo's
+int8 models use. Each output is quantized to the type of its zero point
+input, else of the data input, as onnxruntime does."""
+from __future__ import annotations
+
+from ..ir.dtypes import DataType
+from .context import rule, tensor
+from .dims import axis_index, broadcast_shapes, dim_add
+from .ops_nn import _spatial
+
+MS = "com.microsoft"
+
+
+def _quantized(ctx, zero_point: int, data: int = 0) -> int:
+    return ctx.elem(zero_point) or ctx.elem(data)
+
+
+@rule("QLinearAdd", "QLinearMul", domain=MS)
+def qlinear_binary(ctx):
+    # A, A_scale, A_zero_point, B, B_scale, B_zero_point, C_scale, C_zero_point
+    return [tensor(_quantized(ctx, 7), broadcast_shapes([ctx.shape(0), ctx.shape(3)]))]
+
+
+@rule("QLinearSigmoid", "QLinearLeakyRelu", "QLinearSoftmax", domain=MS)
+def qlinear_unary(ctx):
+    # X, X_scale, X_zero_point, Y_scale, Y_zero_point
+    return [tensor(_quantized(ctx, 4), ctx.shape(0))]
+
+
+def _channels_first(shape):
+    return (shape[0], shape[-1]) + tuple(shape[1:-1])
+
+
+def _channels_last(shape):
+    return (shape[0],) + tuple(shape[2:]) + (shape[1],)
+
+
+@rule("QLinearGlobalAveragePool", domain=MS)
+def qlinear_global_average_pool(ctx):
+    x = ctx.shape(0)
+    elem = _quantized(ctx, 4)
+    if x is None or len(x) < 2:
+        return [tensor(elem, None)]
+    if ctx.attr("channels_last", 0):
+        return [tensor(elem, (x[0],) + (1,) * (len(x) - 2) + (x[-1],))]
+    return [tensor(elem, (x[0], x[1]) + (1,) * (len(x) - 2))]
+
+
+@rule("QLinearAveragePool", domain=MS)
+def qlinear_average_pool(ctx):
+    x = ctx.shape(0)
+    elem = _quantized(ctx, 4)
+    if x is None or len(x) < 2:
+        return [tensor(elem, None)]
+    last = bool(ctx.attr("channels_last", 0))
+    nchw = _channels_first(x) if last else x
+    out = (nchw[0], nchw[1]) + _spatial(ctx, nchw, ctx.attr("kernel_shape"), bool(ctx.attr("ceil_mode", 0)))
+    return [tensor(elem, _channels_last(out) if last else out)]
+
+
+@rule("QLinearConcat", domain=MS)
+def qlinear_concat(ctx):
+    # Y_scale, Y_zero_point, then (X, X_scale, X_zero_point) for each input
+    elem = _quantized(ctx, 1, 2)
+    shapes = [ctx.shape(i) for i in range(2, ctx.num_inputs, 3)]
+    known = [s for s in shapes if s is not None]
+    if not known:
+        return [tensor(elem, None)]
+    rank = len(known[0])
+    axis = axis_index(ctx.attr("axis"), rank)
+    if axis is None or any(len(s) != rank for s in known):
+        return [tensor(elem, (None,) * rank)]
+    out = []
+    for i in range(rank):
+        if i == axis:
+            d = 0
+            for s in shapes:
+                d = dim_add(d, s[i]) if s is not None else None
+            out.append(d)
+        else:
+            out.append(next((s[i] for s in known if isinstance(s[i], int)), known[0][i]))
+    return [tensor(elem, out)]
+
+
+@rule("QGemm", domain=MS)
+def qgemm(ctx):
+    # A, a_scale, a_zero_point, B, b_scale, b_zero_point, C, y_scale, y_zero_point
+    a, b = ctx.shape(0), ctx.shape(3)
+    m = (a[1] if ctx.attr("transA", 0) else a[0]) if a is not None and len(a) == 2 else None
+    n = (b[0] if ctx.attr("transB", 0) else b[1]) if b is not None and len(b) == 2 else None
+    # Without y_scale the result stays float.
+    elem = _quantized(ctx, 8, 0) if ctx.has_input(7) else DataType.FLOAT
+    return [tensor(elem, (m, n))]
