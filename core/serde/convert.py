@@ -53,15 +53,15 @@ def unknown_bytes(msg) -> bytes:
 _new_attr = object.__new__
 
 
-def _props(entries) -> dict[str, str]:
-    return {as_text(e.key): as_text(e.value) for e in entries}
-
-
 # Text fields: protobuf hands back bytes for one holding invalid UTF-8 (a
 # damaged file). The IR holds str only, with U+FFFD for what was not UTF-8,
 # so everything downstream can rely on it; `onnxstudio check` reports the
 # file's bytes (text.invalid-utf8). The hot loops test `.__class__ is bytes`
 # inline instead of calling as_text on every name.
+
+def _props(entries) -> dict[str, str]:
+    return {as_text(e.key): as_text(e.value) for e in entries}
+
 
 
 def _present(msg, names) -> frozenset:
