@@ -58,10 +58,8 @@ _new_attr = object.__new__
 # so everything downstream can rely on it; `onnxstudio check` reports the
 # file's bytes (text.invalid-utf8). The hot loops test `.__class__ is bytes`
 # inline instead of calling as_text on every name.
-
 def _props(entries) -> dict[str, str]:
     return {as_text(e.key): as_text(e.value) for e in entries}
-
 
 
 def _present(msg, names) -> frozenset:
