@@ -1,0 +1,487 @@
+"""onnxruntime's quantized contrib operators (com.microsoft QLinear*, QGemm)
+against onnxruntime itself, one node at a time and through a model its own
+quantizer wrote."""
+import numpy as np
+import pytest
+from onnx import TensorProto, helper, numpy_helper
+
+ort = pytest.importorskip("onnxruntime")
+
+from onnxstudio import core  # noqa: E402
+from onnxstudio.core.exec import Session, run  # noqa: E402
+from onnxstudio.core.exec.kernels import contrib_quantized as kernels  # noqa: E402
+from onnxstudio.core.exec.kernels.contrib_quantized import _fma32, _mlas_logistic  # noqa: E402
+
+MS = "com.microsoft"
+_ONNX_TYPE = {np.dtype(np.uint8): TensorProto.UINT8, np.dtype(np.int8): TensorProto.INT8,
+              np.dtype(np.float32): TensorProto.FLOAT, np.dtype(np.int32): TensorProto.INT32}
+
+
+def _model(op, inputs, attrs=None, out_type=None, keep_trailing_empty=False):
+    """One com.microsoft node. `inputs` is a list of (name, array or None);
+    arrays whose name starts with "x" are graph inputs, the rest initializers;
+    None leaves an optional input out, as an empty name. Trailing empty names
+    are dropped unless kept: onnxruntime's type checks of QLinearAdd reject
+    them, while its lookup-table kernels read a slot that must exist."""
+    graph_inputs, inits, names = [], [], []
+    for name, value in inputs:
+        if value is None:
+            names.append("")
+            continue
+        names.append(name)
+        value = np.asarray(value)
+        if name.startswith("x"):
+            graph_inputs.append(helper.make_tensor_value_info(name, _ONNX_TYPE[value.dtype], value.shape))
+        else:
+            inits.append(numpy_helper.from_array(value, name))
+    while names and names[-1] == "" and not keep_trailing_empty:
+        names.pop()
+    node = helper.make_node(op, names, ["y"], domain=MS, **(attrs or {}))
+    out = helper.make_tensor_value_info("y", out_type, None)
+    graph = helper.make_graph([node], "g", graph_inputs, [out], initializer=inits)
+    return helper.make_model(graph, opset_imports=[helper.make_opsetid("", 17), helper.make_opsetid(MS, 1)])
+
+
+def _ort_session(model):
+    options = ort.SessionOptions()
+    options.graph_optimization_level = ort.GraphOptimizationLevel.ORT_DISABLE_ALL
+    return ort.InferenceSession(model.SerializeToString(), options, providers=["CPUExecutionProvider"])
+
+
+def _ort_run(model, feeds):
+    return _ort_session(model).run(None, feeds)[0]
+
+
+def _both(op, inputs, attrs=None, out_type=None, keep_trailing_empty=False):
+    feeds = {n: np.asarray(v) for n, v in inputs if v is not None and n.startswith("x")}
+    if out_type is None:
+        out_type = _ONNX_TYPE[np.asarray(inputs[0][1]).dtype]
+    model = _model(op, inputs, attrs, out_type, keep_trailing_empty)
+    theirs = _ort_run(model, feeds)
+    ours = run(core.load_bytes(model.SerializeToString()), feeds)["y"]
+    return ours, theirs
+
+
+def _rand_q(rng, shape, dtype):
+    info = np.iinfo(dtype)
+    return rng.integers(info.min, info.max + 1, size=shape).astype(dtype)
+
+
+def _scale(rng):
+    return np.float32(rng.uniform(0.002, 0.1))
+
+
+def _zp(rng, dtype):
+    """A zero point in the middle half of the range, where calibration puts them."""
+    info = np.iinfo(dtype)
+    return np.asarray(rng.integers(info.min + 64, info.max - 63), dtype=dtype)
+
+
+def _assert_same(ours, theirs):
+    assert ours.dtype == theirs.dtype and ours.shape == theirs.shape
+    differ = ours.astype(np.int64) != theirs.astype(np.int64)
+    assert not differ.any(), (f"{differ.sum()} of {differ.size} differ; first at "
+                              f"{np.argwhere(differ)[:5].tolist()}: ours {ours[differ][:5]}, theirs {theirs[differ][:5]}")
+
+
+DTYPES = [np.uint8, np.int8]
+
+
+def _tie_prone_scales(rng):
+    """Scales whose ratios (0.3, 0.7 ...) are inexact in float32: many results
+    then land within float32 error of a .5, so any other order of rounding
+    than onnxruntime's shows up as differing elements."""
+    c = np.float32(rng.choice([0.1, 0.05, 0.02, 0.3]))
+    a = np.float32(c * rng.choice([0.5, 1.5, 0.3, 0.7]))
+    b = np.float32(c * rng.choice([0.5, 2.5, 0.1, 0.9]))
+    return a, b, c
+
+
+def _naive_add(a, sa, za, b, sb, zb, sc, zc):
+    """QLinearAdd in float64 with a single rounding: mathematically right,
+    and not what onnxruntime computes."""
+    v = (np.float64(sa) * (a.astype(np.int64) - int(za)) + np.float64(sb) * (b.astype(np.int64) - int(zb)))
+    info = np.iinfo(a.dtype)
+    return np.clip(np.rint(v / np.float64(sc)) + int(zc), info.min, info.max)
+
+
+SHAPE_PAIRS = [((2, 3, 16, 16), (2, 3, 16, 16)), ((2, 3, 16, 16), (1, 3, 1, 1)), ((1, 3, 1, 1), (2, 3, 16, 16)),
+               ((4, 40), (40,)), ((4, 40), ()), ((), (4, 40)), ((3, 1), (1,)), ((5, 1, 7), (1, 6, 1))]
+
+
+@pytest.mark.parametrize("dtype", DTYPES)
+@pytest.mark.parametrize("shapes", SHAPE_PAIRS, ids=str)
+def test_qlinear_add_is_bit_exact(dtype, shapes):
+    rng = np.random.default_rng(len(str(shapes)) + np.dtype(dtype).num)
+    naive_differs = 0
+    for trial in range(6):
+        a, b = _rand_q(rng, shapes[0], dtype), _rand_q(rng, shapes[1], dtype)
+        sa, sb, sc = _tie_prone_scales(rng)
+        za, zb, zc = (_zp(rng, dtype) for _ in range(3))
+        ours, theirs = _both("QLinearAdd", [("xa", a), ("sa", sa), ("za", za), ("xb", b), ("sb", sb), ("zb", zb),
+                                            ("sc", sc), ("zc", zc)])
+        _assert_same(ours, theirs)
+        naive_differs += np.count_nonzero(_naive_add(a, sa, za, b, sb, zb, sc, zc) != theirs)
+    if np.prod(np.broadcast_shapes(*shapes)) >= 160:
+        # the inputs do reach cases where the float32 order of operations matters
+        assert naive_differs > 0
+
+
+@pytest.mark.parametrize("dtype", DTYPES)
+def test_qlinear_add_and_mul_without_output_zero_point(dtype):
+    """C_zero_point is optional and means 0 (onnxruntime's type checks want
+    the input zero points present, so only the trailing one is left out)."""
+    rng = np.random.default_rng(7)
+    for op in ("QLinearAdd", "QLinearMul"):
+        a, b = _rand_q(rng, (3, 50), dtype), _rand_q(rng, (50,), dtype)
+        sa, sb, sc = _tie_prone_scales(rng)
+        ours, theirs = _both(op, [("xa", a), ("sa", sa), ("za", _zp(rng, dtype)), ("xb", b), ("sb", sb),
+                                  ("zb", _zp(rng, dtype)), ("sc", sc), ("zc", None)])
+        _assert_same(ours, theirs)
+
+
+@pytest.mark.parametrize("dtype", DTYPES)
+@pytest.mark.parametrize("shapes", SHAPE_PAIRS, ids=str)
+def test_qlinear_mul_is_bit_exact(dtype, shapes):
+    rng = np.random.default_rng(100 + len(str(shapes)) + np.dtype(dtype).num)
+    for trial in range(4):
+        a, b = _rand_q(rng, shapes[0], dtype), _rand_q(rng, shapes[1], dtype)
+        sa, sb, sc = _tie_prone_scales(rng)
+        sc = np.float32(sc / 40)        # products need a finer output scale
+        ours, theirs = _both("QLinearMul", [("xa", a), ("sa", sa), ("za", _zp(rng, dtype)), ("xb", b),
+                                            ("sb", sb), ("zb", _zp(rng, dtype)), ("sc", sc), ("zc", _zp(rng, dtype))])
+        _assert_same(ours, theirs)
+
+
+def _every_value(dtype):
+    info = np.iinfo(dtype)
+    return np.arange(info.min, info.max + 1).astype(dtype).reshape(4, 64)
+
+
+@pytest.mark.parametrize("dtype", DTYPES)
+@pytest.mark.parametrize("with_zero_points", [True, False])
+@pytest.mark.parametrize("op,attrs", [("QLinearSigmoid", {}), ("QLinearLeakyRelu", {}),
+                                      ("QLinearLeakyRelu", {"alpha": 0.2})])
+def test_lookup_table_activations_match_on_every_input(dtype, with_zero_points, op, attrs):
+    rng = np.random.default_rng(11)
+    x = _every_value(dtype)
+    for trial in range(12):
+        y_scale = np.float32(rng.uniform(0.002, 0.01) if op == "QLinearSigmoid" else rng.uniform(0.01, 0.2))
+        zps = (_zp(rng, dtype), _zp(rng, dtype)) if with_zero_points else (None, None)
+        ours, theirs = _both(op, [("x", x), ("xs", np.float32(rng.uniform(0.01, 0.2))), ("xz", zps[0]),
+                                  ("ys", y_scale), ("yz", zps[1])], attrs, keep_trailing_empty=True)
+        _assert_same(ours, theirs)
+
+
+@pytest.mark.parametrize("dtype", DTYPES)
+@pytest.mark.parametrize("axis", [0, 1, -1])
+def test_qlinear_concat_requantizes_or_copies(dtype, axis):
+    """Input scales 0.5, 1.5 ... times the output's put requantized values on
+    ties (0.1 and 0.3 being inexact in float32, on either side of them)."""
+    rng = np.random.default_rng(13)
+    for ys in (np.float32(0.1), np.float32(0.3), _scale(rng)):
+        yz = _zp(rng, dtype)
+        inputs = [("ys", ys), ("yz", yz)]
+        for k, ratio in enumerate((1.5, 1.0, 0.5, 2.5)):
+            shape = [2, 3, 4]
+            shape[axis] = k + 2
+            same = ratio == 1.0     # already in the output's quantization: copied as is
+            inputs += [(f"x{k}", _rand_q(rng, shape, dtype)), (f"s{k}", np.float32(ys * ratio)),
+                       (f"z{k}", yz if same else _zp(rng, dtype))]
+        ours, theirs = _both("QLinearConcat", inputs, {"axis": axis}, out_type=_ONNX_TYPE[np.dtype(dtype)])
+        _assert_same(ours, theirs)
+
+
+@pytest.mark.parametrize("dtype", DTYPES)
+@pytest.mark.parametrize("channels_last", [0, 1])
+@pytest.mark.parametrize("shape", [(2, 3, 7, 5), (1, 16, 13, 13), (2, 9, 1, 1), (2, 4, 5)], ids=str)
+def test_qlinear_global_average_pool(dtype, channels_last, shape):
+    rng = np.random.default_rng(17)
+    for trial in range(3):
+        x = _rand_q(rng, shape, dtype)
+        ours, theirs = _both("QLinearGlobalAveragePool", [("x", x), ("xs", _scale(rng)), ("xz", _zp(rng, dtype)),
+                                                          ("ys", _scale(rng)), ("yz", _zp(rng, dtype))],
+                             {"channels_last": channels_last})
+        _assert_same(ours, theirs)
+
+
+POOLS = [dict(kernel_shape=[3, 3]),
+         dict(kernel_shape=[3, 3], strides=[2, 2], pads=[1, 1, 1, 1]),
+         dict(kernel_shape=[3, 3], strides=[2, 2], pads=[1, 0, 1, 2], count_include_pad=1),
+         dict(kernel_shape=[2, 3], strides=[2, 2], ceil_mode=1),
+         dict(kernel_shape=[2, 3], strides=[2, 2], ceil_mode=1, count_include_pad=1),
+         dict(kernel_shape=[3, 3], auto_pad="SAME_UPPER", count_include_pad=1),
+         dict(kernel_shape=[2, 2], auto_pad="SAME_LOWER", strides=[2, 2]),
+         dict(kernel_shape=[9, 8]),            # the whole image: onnxruntime's global pool
+         dict(kernel_shape=[3], strides=[2]),
+         dict(kernel_shape=[2, 2, 2])]
+
+
+@pytest.mark.parametrize("dtype", DTYPES)
+@pytest.mark.parametrize("channels_last", [0, 1])
+@pytest.mark.parametrize("attrs", POOLS, ids=str)
+def test_qlinear_average_pool(dtype, channels_last, attrs):
+    rng = np.random.default_rng(19)
+    nd = len(attrs["kernel_shape"])
+    shape = (2, 5, 9, 8, 6)[:2 + nd] if nd == 3 else (2, 5, 9, 8)[:2 + nd]
+    if channels_last:
+        shape = (shape[0],) + shape[2:] + (shape[1],)
+    for with_output_zero_point in (True, False):
+        # (only the trailing zero point can be left out: onnxruntime's type
+        # checks reject an empty X_zero_point)
+        x = _rand_q(rng, shape, dtype)
+        zps = (_zp(rng, dtype), _zp(rng, dtype) if with_output_zero_point else None)
+        ours, theirs = _both("QLinearAveragePool", [("x", x), ("xs", _scale(rng)), ("xz", zps[0]),
+                                                    ("ys", _scale(rng)), ("yz", zps[1])],
+                             dict(attrs, channels_last=channels_last))
+        _assert_same(ours, theirs)
+
+
+@pytest.mark.parametrize("dtype", DTYPES)
+@pytest.mark.parametrize("opset", [12, 13])
+@pytest.mark.parametrize("axis", [None, 0, 1, 2, -1])
+def test_qlinear_softmax_axis_and_opset(dtype, opset, axis):
+    """Before opset 13 the rows are everything from `axis` on, flattened;
+    from 13 on one axis. onnxruntime's default axis is -1 for both."""
+    rng = np.random.default_rng(23)
+    attrs = {"opset": opset} if axis is None else {"opset": opset, "axis": axis}
+    for trial in range(4):
+        x = _rand_q(rng, (3, 4, 10), dtype)
+        y_scale = np.float32(rng.choice([1 / 256, 1 / 255, 0.0037]))
+        y_zp = np.asarray(0 if dtype == np.uint8 else -128, dtype=dtype)
+        ours, theirs = _both("QLinearSoftmax", [("x", x), ("xs", np.float32(rng.uniform(0.02, 0.5))),
+                                                ("xz", _zp(rng, dtype)), ("ys", y_scale), ("yz", y_zp)], attrs)
+        _assert_same(ours, theirs)
+
+
+@pytest.mark.parametrize("dtype", DTYPES)
+def test_qlinear_softmax_long_rows(dtype):
+    """1000 classes: the float32 row sum must run in onnxruntime's order."""
+    rng = np.random.default_rng(29)
+    x = _rand_q(rng, (4, 1000), dtype)
+    ours, theirs = _both("QLinearSoftmax", [("x", x), ("xs", np.float32(0.05)), ("xz", _zp(rng, dtype)),
+                                            ("ys", np.float32(1 / 256)), ("yz", _zp(rng, dtype))], {"opset": 13})
+    _assert_same(ours, theirs)
+
+
+@pytest.mark.parametrize("a_type", DTYPES)
+@pytest.mark.parametrize("trans", [(0, 0), (0, 1), (1, 0), (1, 1)], ids=str)
+@pytest.mark.parametrize("bias", [False, True])
+@pytest.mark.parametrize("quantized_output", [True, False])
+@pytest.mark.parametrize("per_column", [False, True])
+def test_qgemm(a_type, trans, bias, quantized_output, per_column):
+    rng = np.random.default_rng(31)
+    m, k, n = 5, 37, 6
+    a = _rand_q(rng, (k, m) if trans[0] else (m, k), a_type)
+    b = _rand_q(rng, (n, k) if trans[1] else (k, n), np.int8)
+    b_scale = rng.uniform(0.001, 0.01, size=n).astype(np.float32) if per_column else np.float32(0.005)
+    b_zp = (rng.integers(-3, 4, size=n) if per_column else np.asarray(0)).astype(np.int8)
+    inputs = [("xa", a), ("as", _scale(rng)), ("az", _zp(rng, a_type)), ("b", b), ("bs", b_scale), ("bz", b_zp),
+              ("c", rng.integers(-5000, 5000, size=n).astype(np.int32) if bias else None)]
+    if quantized_output:
+        inputs += [("ys", np.float32(rng.uniform(0.05, 0.2))), ("yz", _zp(rng, a_type))]
+    out_type = _ONNX_TYPE[np.dtype(a_type)] if quantized_output else TensorProto.FLOAT
+    ours, theirs = _both("QGemm", inputs, {"transA": trans[0], "transB": trans[1], "alpha": 0.75}, out_type)
+    if quantized_output:
+        _assert_same(ours, theirs)
+    else:
+        assert ours.dtype == theirs.dtype == np.float32
+        assert np.array_equal(ours, theirs)
+
+
+def test_fma32_rounds_once_like_the_instruction():
+    """Against exact rational arithmetic, including sums built to sit on a
+    float32 tie after rounding to float64 (where double rounding would err)."""
+    from fractions import Fraction
+    rng = np.random.default_rng(37)
+    a = rng.standard_normal(3000).astype(np.float32)
+    b = rng.standard_normal(3000).astype(np.float32)
+    c = (rng.standard_normal(3000) * 10.0 ** rng.integers(-8, 3, 3000)).astype(np.float32)
+    # (1 + 2**-12)**2 sits exactly halfway between two float32 values; a tiny
+    # c decides the side, but the float64 sum rounds c away and would tie
+    near_tie = np.float32(1 + 2 ** -12)
+    a = np.append(a, [near_tie] * 4)
+    b = np.append(b, [near_tie, near_tie, -near_tie, -near_tie])
+    c = np.append(c, np.array([2 ** -80, -2 ** -80, 2 ** -80, -2 ** -80], np.float32))
+    double_rounded = (a.astype(np.float64) * b + c).astype(np.float32)
+    assert not np.array_equal(double_rounded[-4:], _fma32(a[-4:], b[-4:], c[-4:]))
+    got = _fma32(a, b, c)
+    for x, y, z, g in zip(a, b, c, got):
+        exact = Fraction(float(x)) * Fraction(float(y)) + Fraction(float(z))
+        candidates = sorted({np.float32(float(exact)), np.nextafter(np.float32(float(exact)), np.float32(np.inf)),
+                             np.nextafter(np.float32(float(exact)), np.float32(-np.inf))},
+                            key=lambda v: (abs(Fraction(float(v)) - exact), int(np.float32(v).view(np.int32)) & 1))
+        assert g == candidates[0], (x, y, z)
+
+
+def test_sigmoid_table_uses_onnxruntimes_logistic():
+    """The values the QLinearSigmoid table is built from are bit for bit what
+    onnxruntime's float Sigmoid (the same MLAS routine) gives, which exp does not."""
+    x = np.concatenate([np.random.default_rng(41).uniform(-20, 20, 20000), np.linspace(-3, 3, 20001)])
+    x = x.astype(np.float32)
+    graph = helper.make_graph([helper.make_node("Sigmoid", ["x"], ["y"])], "g",
+                              [helper.make_tensor_value_info("x", TensorProto.FLOAT, [None])],
+                              [helper.make_tensor_value_info("y", TensorProto.FLOAT, [None])])
+    theirs = _ort_run(helper.make_model(graph, opset_imports=[helper.make_opsetid("", 17)]), {"x": x})
+    assert np.array_equal(_mlas_logistic(x), theirs)
+    assert not np.array_equal((1 / (1 + np.exp(-x.astype(np.float64)))).astype(np.float32), theirs)
+
+
+# ---------------------------------------------------------------- a quantized model
+
+def _small_float_model(rng):
+    def weight(name, shape, scale=0.3):
+        return numpy_helper.from_array((rng.standard_normal(shape) * scale).astype(np.float32), name)
+    inits = [weight("w1", (8, 3, 3, 3)), weight("b1", (8,), 0.1), weight("w2", (8, 8, 3, 3), 0.15),
+             weight("w3", (8, 8, 1, 1)), weight("w4", (8, 8, 3, 3), 0.15), weight("wg", (10, 16)),
+             weight("bg", (10,), 0.1), numpy_helper.from_array(np.array([1, 16], np.int64), "flat")]
+    n = helper.make_node
+    nodes = [n("Conv", ["x", "w1", "b1"], ["c1"], pads=[1, 1, 1, 1]), n("Relu", ["c1"], ["r1"]),
+             n("Conv", ["r1", "w2"], ["c2"], pads=[1, 1, 1, 1]), n("Sigmoid", ["c2"], ["s"]),
+             n("Mul", ["r1", "s"], ["m"]), n("Conv", ["m", "w3"], ["c3"]),
+             n("LeakyRelu", ["c3"], ["l"], alpha=0.1), n("Add", ["l", "r1"], ["a"]),
+             n("AveragePool", ["a"], ["p"], kernel_shape=[2, 2], strides=[2, 2]),
+             n("Conv", ["p", "w4"], ["c4"], pads=[1, 1, 1, 1]), n("Concat", ["p", "c4"], ["cat"], axis=1),
+             n("GlobalAveragePool", ["cat"], ["g"]), n("Reshape", ["g", "flat"], ["f"]),
+             n("Gemm", ["f", "wg", "bg"], ["gm"], transB=1), n("Softmax", ["gm"], ["probs"], axis=-1)]
+    graph = helper.make_graph(nodes, "small", [helper.make_tensor_value_info("x", TensorProto.FLOAT, [1, 3, 16, 16])],
+                              [helper.make_tensor_value_info("probs", TensorProto.FLOAT, [1, 10])], initializer=inits)
+    model = helper.make_model(graph, opset_imports=[helper.make_opsetid("", 17)])
+    model.ir_version = 8
+    return model
+
+
+def test_model_quantized_by_onnxruntime_runs_like_onnxruntime(tmp_path):
+    quantization = pytest.importorskip("onnxruntime.quantization")
+    import onnx
+    rng = np.random.default_rng(43)
+    onnx.save(_small_float_model(rng), tmp_path / "float.onnx")
+
+    class Reader(quantization.CalibrationDataReader):
+        def __init__(self):
+            self.batches = iter([{"x": rng.standard_normal((1, 3, 16, 16)).astype(np.float32)} for _ in range(4)])
+
+        def get_next(self):
+            return next(self.batches, None)
+
+    quantization.quantize_static(tmp_path / "float.onnx", tmp_path / "q.onnx", Reader(),
+                                 quant_format=quantization.QuantFormat.QOperator,
+                                 activation_type=quantization.QuantType.QUInt8,
+                                 weight_type=quantization.QuantType.QInt8)
+    quantized = onnx.load(tmp_path / "q.onnx")
+    contrib_ops = {node.op_type for node in quantized.graph.node if node.domain == MS}
+    assert contrib_ops == {"QLinearAdd", "QLinearMul", "QLinearSigmoid", "QLinearLeakyRelu", "QLinearAveragePool",
+                           "QLinearConcat", "QLinearGlobalAveragePool", "QGemm", "QLinearSoftmax"}
+
+    # every intermediate value exposed as an output, so each node is compared
+    inner = [o for node in quantized.graph.node for o in node.output if o and o != "probs"]
+    exposed = onnx.load(tmp_path / "q.onnx")
+    for name in inner:
+        exposed.graph.output.add(name=name)
+    for trial in range(3):
+        feeds = {"x": rng.standard_normal((1, 3, 16, 16)).astype(np.float32)}
+        theirs = dict(zip(["probs"] + inner, _ort_session(exposed).run(None, feeds)))
+        session = Session(core.load_bytes(quantized.SerializeToString()), keep=True)
+        outputs = session.run(feeds)
+        ours = {**session.values, **outputs}
+        for name in inner:
+            assert np.array_equal(ours[name], theirs[name]), name
+        # the float output: equal within one step of its quantization
+        final = next(node for node in quantized.graph.node if "probs" in node.output)
+        step = numpy_helper.to_array(next(t for t in quantized.graph.initializer if t.name == final.input[1]))
+        difference = np.abs(ours["probs"] - theirs["probs"])
+        assert difference.max() <= step * (1 + 1e-6)
+        assert np.count_nonzero(difference) <= difference.size // 10
+
+
+@pytest.mark.parametrize("dtype", DTYPES)
+def test_an_omitted_zero_point_means_zero(dtype):
+    """onnxruntime's type checks refuse most empty zero points, so this is
+    checked against explicit zeros of the input's type."""
+    rng = np.random.default_rng(47)
+    zero = np.zeros((), dtype)
+    x, b = _rand_q(rng, (2, 3, 6, 6), dtype), _rand_q(rng, (1, 3, 1, 1), dtype)
+    s1, s2, s3 = np.float32(0.03), np.float32(0.02), np.float32(0.05)
+    for fn in (kernels.qlinear_add, kernels.qlinear_mul):
+        assert np.array_equal(fn(x, s1, None, b, s2, None, s3, None), fn(x, s1, zero, b, s2, zero, s3, zero))
+    for fn, attrs in ((kernels.qlinear_sigmoid, {}), (kernels.qlinear_leaky_relu, {}),
+                      (kernels.qlinear_global_average_pool, {}),
+                      (kernels.qlinear_average_pool, {"kernel_shape": [3, 3], "pads": [1, 1, 1, 1]})):
+        assert np.array_equal(fn(x, s1, None, s3, None, **attrs), fn(x, s1, zero, s3, zero, **attrs))
+    other = _rand_q(rng, (2, 3, 2, 6), dtype)
+    assert np.array_equal(kernels.qlinear_concat(s3, None, x, s1, None, other, s2, None, axis=2),
+                          kernels.qlinear_concat(s3, zero, x, s1, zero, other, s2, zero, axis=2))
+    a2 = x.reshape(6, 36)
+    w = _rand_q(rng, (36, 4), np.int8)
+    assert np.array_equal(kernels.qgemm(a2, s1, None, w, s2, None, None, s3, None),
+                          kernels.qgemm(a2, s1, zero, w, s2, np.zeros((), np.int8), None, s3, zero))
+
+
+@pytest.mark.parametrize("dtype", DTYPES)
+@pytest.mark.parametrize("attrs", [dict(kernel_shape=[2, 2], strides=[2, 2]),
+                                   dict(kernel_shape=[3, 3], pads=[1, 1, 1, 1]),
+                                   dict(kernel_shape=[3, 3], pads=[1, 1, 1, 1], count_include_pad=1)], ids=str)
+def test_qlinear_average_pool_on_ties(dtype, attrs):
+    """Output scales that put exact averages on .5 (sums over 2x2 windows with
+    y_scale = 2 x_scale ...): only float32 sums in onnxruntime's order, the
+    zero point added before rounding, land on the same side of each tie."""
+    rng = np.random.default_rng(53)
+    for x_scale, ratio in [(0.1, 2.0), (0.3, 0.5), (0.07, 4.5), (0.02, 1.5)]:
+        x = _rand_q(rng, (2, 4, 10, 10), dtype)
+        ours, theirs = _both("QLinearAveragePool", [("x", x), ("xs", np.float32(x_scale)), ("xz", _zp(rng, dtype)),
+                                                    ("ys", np.float32(x_scale * ratio)), ("yz", _zp(rng, dtype))],
+                             attrs)
+        _assert_same(ours, theirs)
+
+
+@pytest.mark.parametrize("dtype", DTYPES)
+@pytest.mark.parametrize("row", [30, 170, 510])
+def test_qlinear_softmax_on_ties(dtype, row):
+    """Constant rows with 255 / row = k + 1/2: every output sits on a tie that
+    the float32 row sum decides (for 170 numpy's pairwise sum lands on the
+    other side of it than onnxruntime's running sum). onnxruntime multiplies
+    by floor(1 / y_scale), so y_scale = 1 / 255.5 stands for 255."""
+    rng = np.random.default_rng(59)
+    x = np.repeat(_rand_q(rng, (4, 1), dtype), row, axis=1)
+    for x_scale in (0.003, 0.01, 0.05, 0.2):
+        ours, theirs = _both("QLinearSoftmax", [("x", x), ("xs", np.float32(x_scale)), ("xz", _zp(rng, dtype)),
+                                                ("ys", np.float32(1 / 255.5)),
+                                                ("yz", np.zeros((), dtype))], {"opset": 13})
+        _assert_same(ours, theirs)
+
+
+@pytest.mark.parametrize("dtype", DTYPES)
+@pytest.mark.parametrize("channels_last", [0, 1])
+def test_qlinear_global_average_pool_on_ties(dtype, channels_last):
+    """x_scale / (y_scale x 6) near 1/2 or 3/2, inexact in float32: outputs
+    on ties, decided by how onnxruntime rounds that one factor."""
+    rng = np.random.default_rng(61)
+    for x_scale, y_scale in [(0.3, 0.1), (0.7, 0.7 / 3), (0.1, 0.1 / 9), (0.3, 0.3 / 9)]:
+        x = _rand_q(rng, (2, 64, 2, 3) if not channels_last else (2, 2, 3, 64), dtype)
+        ours, theirs = _both("QLinearGlobalAveragePool",
+                             [("x", x), ("xs", np.float32(x_scale)), ("xz", _zp(rng, dtype)),
+                              ("ys", np.float32(y_scale)), ("yz", _zp(rng, dtype))], {"channels_last": channels_last})
+        _assert_same(ours, theirs)
+
+
+@pytest.mark.parametrize("per_column", [False, True])
+@pytest.mark.parametrize("quantized_output", [True, False])
+def test_qgemm_on_ties(per_column, quantized_output):
+    """Output scales of 0.3 x 0.5 / 0.9 (about 1/6) and 0.3 x 0.1 / 0.9: the
+    int32 accumulator times the float32 scale, rounded to float32, lands on
+    ties that a wider product would keep off, for about one in twelve."""
+    rng = np.random.default_rng(67)
+    m, k, n = 32, 9, 8
+    a = _rand_q(rng, (m, k), np.uint8)
+    b = rng.integers(-3, 4, size=(k, n)).astype(np.int8)
+    b_scale = np.tile(np.float32([0.5, 0.1]), n // 2) if per_column else np.float32(0.5)
+    b_zp = np.zeros(n if per_column else (), np.int8)
+    inputs = [("xa", a), ("as", np.float32(0.3)), ("az", np.asarray(128, np.uint8)), ("b", b), ("bs", b_scale),
+              ("bz", b_zp), ("c", rng.integers(-50, 50, size=n).astype(np.int32))]
+    if quantized_output:
+        inputs += [("ys", np.float32(0.9)), ("yz", np.asarray(128, np.uint8))]
+    ours, theirs = _both("QGemm", inputs, {"alpha": 1.0}, TensorProto.UINT8 if quantized_output else TensorProto.FLOAT)
+    if quantized_output:
+        _assert_same(ours, theirs)
+    else:
+        assert np.array_equal(ours, theirs)
