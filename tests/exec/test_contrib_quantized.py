@@ -485,3 +485,20 @@ def test_qgemm_on_ties(per_column, quantized_output):
         _assert_same(ours, theirs)
     else:
         assert np.array_equal(ours, theirs)
+
+
+@pytest.mark.parametrize("dtype", DTYPES)
+@pytest.mark.parametrize("b_shape", [(1, 32, 48, 48), (1, 32, 1, 1), (48,)], ids=str)
+def test_qlinear_add_on_big_tensors_goes_through_a_pair_table(dtype, b_shape, monkeypatch):
+    """Past 65536 elements the kernel looks each (a, b) pair up in a table of
+    all of them: the same integers as onnxruntime, and as element by element."""
+    rng = np.random.default_rng(71)
+    a, b = _rand_q(rng, (1, 32, 48, 48), dtype), _rand_q(rng, b_shape, dtype)
+    sa, sb, sc = _tie_prone_scales(rng)
+    zps = [_zp(rng, dtype) for _ in range(3)]
+    ours, theirs = _both("QLinearAdd", [("xa", a), ("sa", sa), ("za", zps[0]), ("xb", b), ("sb", sb),
+                                        ("zb", zps[1]), ("sc", sc), ("zc", zps[2])])
+    _assert_same(ours, theirs)
+    monkeypatch.setattr(kernels, "_PAIR_TABLE_SIZE", a.size)
+    one_by_one = kernels.qlinear_add(a, sa, zps[0], b, sb, zps[1], sc, zps[2])
+    assert np.array_equal(one_by_one, ours)

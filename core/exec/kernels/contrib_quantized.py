@@ -23,6 +23,9 @@ from .pool import _geometry, _padded
 from .quantize import _centered, quantize_linear
 
 _F32 = np.float32
+# An 8-bit binary op has 65536 possible input pairs: past that many elements,
+# a table of all of them is cheaper than emulating the float steps per element.
+_PAIR_TABLE_SIZE = 256 * 256
 
 
 def _scalar_scale(scale) -> np.float32:
@@ -198,16 +201,26 @@ def qlinear_add(a, a_scale, a_zero_point=None, b=None, b_scale=None, b_zero_poin
     sc = _scalar_scale(c_scale)
     r_a, r_b = _scalar_scale(a_scale) / sc, _scalar_scale(b_scale) / sc
     za, zb, zc = (_zero_point(z, dtype) for z in (a_zero_point, b_zero_point, c_zero_point))
-    a_b, b_b = np.broadcast_arrays(a, b)
     side = _scalar_side(a.shape, b.shape)
-    if side == "a":
-        # onnxruntime swaps the operands so that the repeated one comes second
-        y = _mlas_add(b_b, r_b, zb, a_b, r_a, za, zc, True)
-    elif side == "b":
-        y = _mlas_add(a_b, r_a, za, b_b, r_b, zb, zc, True)
-    else:
-        y = _mlas_add(a_b, r_a, za, b_b, r_b, zb, zc, False)
-    return _saturate(np.rint(y), dtype)
+
+    def add(x, y):
+        if side == "a":
+            # onnxruntime swaps the operands so that the repeated one comes second
+            out = _mlas_add(y, r_b, zb, x, r_a, za, zc, True)
+        else:
+            out = _mlas_add(x, r_a, za, y, r_b, zb, zc, side == "b")
+        return _saturate(np.rint(out), dtype)
+
+    a_b, b_b = np.broadcast_arrays(a, b)
+    if a_b.size <= _PAIR_TABLE_SIZE:
+        return add(a_b, b_b)
+    # the result depends only on the pair of input values: emulate the float
+    # steps once per possible pair and look the big tensor up
+    values = _all_values(dtype).astype(dtype)
+    table = add(*np.meshgrid(values, values, indexing="ij"))
+    low = _int_range(dtype)[0]
+    pair = (a_b.astype(np.intp) - low) * len(values) + (b_b.astype(np.intp) - low)
+    return np.take(table.reshape(-1), pair)
 
 
 @kernel("QLinearMul", since=1, domain="com.microsoft")
