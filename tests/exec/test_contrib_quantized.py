@@ -13,7 +13,8 @@ from onnxstudio.core.exec.kernels import contrib_quantized as kernels  # noqa: E
 from onnxstudio.core.exec.kernels.contrib_quantized import _fma32, _mlas_logistic  # noqa: E402
 
 MS = "com.microsoft"
-_ONNX_TYPE = {np.dtype(np.uint8): TensorProto.UINT8, np.dtype(np.int8): TensorProto.INT8,
+_ONNX_TYPE = {np.dtype(np.bool_): TensorProto.BOOL,
+              np.dtype(np.uint8): TensorProto.UINT8, np.dtype(np.int8): TensorProto.INT8,
               np.dtype(np.float32): TensorProto.FLOAT, np.dtype(np.int32): TensorProto.INT32}
 
 
@@ -189,6 +190,22 @@ def test_qlinear_concat_requantizes_or_copies(dtype, axis):
             inputs += [(f"x{k}", _rand_q(rng, shape, dtype)), (f"s{k}", np.float32(ys * ratio)),
                        (f"z{k}", yz if same else _zp(rng, dtype))]
         ours, theirs = _both("QLinearConcat", inputs, {"axis": axis}, out_type=_ONNX_TYPE[np.dtype(dtype)])
+        _assert_same(ours, theirs)
+
+
+@pytest.mark.parametrize("dtype", DTYPES)
+@pytest.mark.parametrize("shapes", [((2, 3, 4), (2, 3, 4), (2, 3, 4)), ((3, 1), (1, 4), (4,)), ((4,), (), (3, 4))],
+                         ids=str)
+def test_qlinear_where_requantizes_both_sides(dtype, shapes):
+    rng = np.random.default_rng(73)
+    for same_as_output in ("x", "y", None):
+        zs, zz = np.float32(0.1), _zp(rng, dtype)
+        x_q = (zs, zz) if same_as_output == "x" else (np.float32(0.15), _zp(rng, dtype))
+        y_q = (zs, zz) if same_as_output == "y" else (np.float32(0.25), _zp(rng, dtype))
+        inputs = [("xc", rng.random(shapes[0]) < 0.5), ("xx", _rand_q(rng, shapes[1], dtype)), ("sx", x_q[0]),
+                  ("zx", x_q[1]), ("xy", _rand_q(rng, shapes[2], dtype)), ("sy", y_q[0]), ("zy", y_q[1]),
+                  ("sz", zs), ("zz", zz)]
+        ours, theirs = _both("QLinearWhere", inputs, out_type=_ONNX_TYPE[np.dtype(dtype)])
         _assert_same(ours, theirs)
 
 

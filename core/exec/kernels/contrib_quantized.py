@@ -1,7 +1,7 @@
 """onnxruntime's quantized contrib operators (domain com.microsoft), as its
 quantizer writes them in QOperator format: QLinearAdd, QLinearMul,
 QLinearSigmoid, QLinearLeakyRelu, QLinearGlobalAveragePool,
-QLinearAveragePool, QLinearConcat, QLinearSoftmax and QGemm.
+QLinearAveragePool, QLinearConcat, QLinearWhere, QLinearSoftmax and QGemm.
 
 These operators have no ONNX reference; onnxruntime's CPU kernels define
 them. Each kernel here follows the arithmetic those kernels do (float32
@@ -138,20 +138,30 @@ def qlinear_leaky_relu(x, x_scale, x_zero_point=None, y_scale=None, y_zero_point
                      lambda v: np.where(v >= 0, v, slope * v))
 
 
+def _requantized(x, scale, zp, out_scale, out_zp, dtype):
+    """x brought to another quantization through the identity table, or
+    as is when the quantization is the same (onnxruntime copies it then)."""
+    if _scalar_scale(scale) == _scalar_scale(out_scale) and _zero_point(zp, dtype) == _zero_point(out_zp, dtype):
+        return x
+    return _table_op(x, scale, zp, out_scale, out_zp, lambda v: v)
+
+
 @kernel("QLinearConcat", since=1, domain="com.microsoft")
 def qlinear_concat(y_scale, y_zero_point, *tensors_scales_zero_points, axis):
     triples = tensors_scales_zero_points
     if not triples or len(triples) % 3:
         raise ValueError("QLinearConcat takes (tensor, scale, zero point) triples after Y_scale, Y_zero_point")
     dtype = np.asarray(y_zero_point).dtype if y_zero_point is not None else triples[0].dtype
-    out_scale, out_zp = _scalar_scale(y_scale), _zero_point(y_zero_point, dtype)
-    parts = []
-    for x, scale, zp in zip(triples[0::3], triples[1::3], triples[2::3]):
-        if _scalar_scale(scale) == out_scale and _zero_point(zp, dtype) == out_zp:
-            parts.append(x)         # same quantization: onnxruntime copies the bytes
-        else:
-            parts.append(_table_op(x, scale, zp, y_scale, y_zero_point, lambda v: v))
+    parts = [_requantized(x, scale, zp, y_scale, y_zero_point, dtype)
+             for x, scale, zp in zip(triples[0::3], triples[1::3], triples[2::3])]
     return np.concatenate(parts, axis=normalize_axis(axis, parts[0].ndim))
+
+
+@kernel("QLinearWhere", since=1, domain="com.microsoft")
+def qlinear_where(condition, x, x_scale, x_zero_point, y, y_scale, y_zero_point, z_scale, z_zero_point):
+    dtype = np.asarray(z_zero_point).dtype
+    return np.where(condition, _requantized(x, x_scale, x_zero_point, z_scale, z_zero_point, dtype),
+                    _requantized(y, y_scale, y_zero_point, z_scale, z_zero_point, dtype))
 
 
 # ---------------------------------------------------------------- Add, Mul
