@@ -22,6 +22,12 @@ def qlinear_binary(ctx):
     return [tensor(_quantized(ctx, 7), broadcast_shapes([ctx.shape(0), ctx.shape(3)]))]
 
 
+@rule("QLinearWhere", domain=MS)
+def qlinear_where(ctx):
+    # condition, X, x_scale, x_zero_point, Y, y_scale, y_zero_point, z_scale, z_zero_point
+    return [tensor(_quantized(ctx, 8, 1), broadcast_shapes([ctx.shape(0), ctx.shape(1), ctx.shape(4)]))]
+
+
 @rule("QLinearSigmoid", "QLinearLeakyRelu", "QLinearSoftmax", domain=MS)
 def qlinear_unary(ctx):
     # X, X_scale, X_zero_point, Y_scale, Y_zero_point

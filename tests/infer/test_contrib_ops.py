@@ -10,7 +10,7 @@ from onnxstudio.core.infer import infer
 from .helpers import F, helper, make_model, node, out
 
 ort = pytest.importorskip("onnxruntime")
-U8, I8 = 2, 3      # TensorProto.UINT8, INT8
+U8, I8, BOOL = 2, 3, 9      # TensorProto.UINT8, INT8, BOOL
 MS = {"com.microsoft": 1}
 
 
@@ -33,8 +33,10 @@ def _check_against_onnxruntime(nodes, inputs, inits, out_elem=U8):
     so.graph_optimization_level = ort.GraphOptimizationLevel.ORT_DISABLE_ALL
     sess = ort.InferenceSession(om.SerializeToString(), so, providers=["CPUExecutionProvider"])
     rng = np.random.default_rng(0)
-    feeds = {n: rng.integers(0, 255, s).astype(np.uint8) if e == U8 else rng.integers(-128, 127, s).astype(np.int8)
-             if e == I8 else rng.standard_normal(s).astype(np.float32) for n, e, s in inputs}
+    make = {U8: lambda s: rng.integers(0, 255, s).astype(np.uint8),
+            I8: lambda s: rng.integers(-128, 127, s).astype(np.int8),
+            BOOL: lambda s: rng.random(s) < 0.5, F: lambda s: rng.standard_normal(s).astype(np.float32)}
+    feeds = {n: make[e](s) for n, e, s in inputs}
     y = sess.run(["y"], feeds)[0]
     assert got.shape == y.shape, (got, y.shape)
     assert {U8: np.uint8, I8: np.int8, F: np.float32}[got.elem_type] == y.dtype.type
@@ -64,6 +66,12 @@ def test_pools(channels_last):
         [node("QLinearAveragePool", ["x", "x_s", "x_z", "y_s", "y_z"], ["y"], domain="com.microsoft",
               channels_last=channels_last, kernel_shape=[3, 2], strides=[2, 2], pads=[1, 0, 1, 0])],
         [("x", U8, shape)], _scalars("x", U8) + _scalars("y", U8))
+
+
+def test_where():
+    _check_against_onnxruntime(
+        [node("QLinearWhere", ["c", "a", "x_s", "x_z", "b", "x_s", "x_z", "y_s", "y_z"], ["y"], domain="com.microsoft")],
+        [("c", BOOL, [2, 1, 4]), ("a", U8, [3, 1]), ("b", U8, [4])], _scalars("x", U8) + _scalars("y", U8))
 
 
 def test_concat():
