@@ -6,8 +6,9 @@ from __future__ import annotations
 
 from ..ir.dtypes import DataType
 from .context import rule, tensor
-from .dims import axis_index, broadcast_shapes, dim_add
+from .dims import broadcast_shapes
 from .ops_nn import _spatial
+from .ops_shape import concat_shape
 
 MS = "com.microsoft"
 
@@ -70,23 +71,9 @@ def qlinear_concat(ctx):
     # Y_scale, Y_zero_point, then (X, X_scale, X_zero_point) for each input
     elem = _quantized(ctx, 1, 2)
     shapes = [ctx.shape(i) for i in range(2, ctx.num_inputs, 3)]
-    known = [s for s in shapes if s is not None]
-    if not known:
+    if all(s is None for s in shapes):
         return [tensor(elem, None)]
-    rank = len(known[0])
-    axis = axis_index(ctx.attr("axis"), rank)
-    if axis is None or any(len(s) != rank for s in known):
-        return [tensor(elem, (None,) * rank)]
-    out = []
-    for i in range(rank):
-        if i == axis:
-            d = 0
-            for s in shapes:
-                d = dim_add(d, s[i]) if s is not None else None
-            out.append(d)
-        else:
-            out.append(next((s[i] for s in known if isinstance(s[i], int)), known[0][i]))
-    return [tensor(elem, out)]
+    return [tensor(elem, concat_shape(shapes, ctx.attr("axis")))]
 
 
 @rule("QGemm", domain=MS)

@@ -94,10 +94,18 @@ def concat(ctx):
         ctx.out_syms[0] = tuple(d for s in syms for d in s)
     if not known:
         return [tensor(elem, None)]
+    return [tensor(elem, concat_shape(shapes, ctx.attr("axis", 1 if ctx.opset < 4 else None)))]
+
+
+def concat_shape(shapes, axis) -> tuple:
+    """The shape of the concatenation of `shapes` (None: unknown; at least one
+    known) along `axis`: the axis dims summed, the others taken from the
+    inputs that know them (numbers before symbols)."""
+    known = [s for s in shapes if s is not None]
     rank = len(known[0])
-    axis = axis_index(ctx.attr("axis", 1 if ctx.opset < 4 else None), rank)
-    if axis is None:
-        return [tensor(elem, (None,) * rank)]
+    axis = axis_index(axis, rank)
+    if axis is None or any(len(s) != rank for s in known):
+        return (None,) * rank
     out = []
     for i in range(rank):
         if i == axis:
@@ -108,7 +116,7 @@ def concat(ctx):
         else:
             out.append(next((s[i] for s in known if s[i] is not None and isinstance(s[i], int)),
                             next((s[i] for s in known if s[i] is not None), None)))
-    return [tensor(elem, out)]
+    return tuple(out)
 
 
 @rule("Split")
