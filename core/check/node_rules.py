@@ -14,6 +14,10 @@ from .tensor_rules import check_sparse, check_tensor
 A = pb.AttributeProto
 
 
+# Operators onnxruntime adds to the default domain outside the standard (at
+# any opset); models saved after its graph optimizations contain them.
+_ONNXRUNTIME_OWN_DEFAULT_DOMAIN_OPS = frozenset({"LayerNormalization", "SimplifiedLayerNormalization"})
+
 # Value fields holding something that has checks of its own.
 _PAYLOAD_FIELDS = frozenset({"t", "tensors", "sparse_tensor", "sparse_tensors", "g", "graphs"})
 
@@ -97,7 +101,11 @@ def _bind(node, path, ctx, out):
             _check_function_call(node, fn, path, out)
             return None
         code = "node.op-too-new" if schemas.versions(domain, node.op_type) else "node.unknown-op"
-        out.add(code, path, schemas.why_unbound(domain, node.op_type, ctx.opsets))
+        message = schemas.why_unbound(domain, node.op_type, ctx.opsets)
+        if domain == "" and node.op_type in _ONNXRUNTIME_OWN_DEFAULT_DOMAIN_OPS:
+            message += (f"; onnxruntime registers a {node.op_type} of its own here and its optimizer writes it, "
+                        "so onnxruntime (and onnxstudio's executor) run the model, other runtimes may not")
+        out.add(code, path, message)
         return None
     if schema.deprecated:
         out.add("node.deprecated-op", path,

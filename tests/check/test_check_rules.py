@@ -94,3 +94,16 @@ def test_external_data_next_to_a_saved_model(tmp_path):
     assert not [d for d in check(tmp_path / "m.onnx") if d.severity >= WARNING]
     (tmp_path / "weights.bin").unlink()
     assert _find(check(tmp_path / "m.onnx"), "tensor.external-missing-file")
+
+
+def test_onnxruntime_default_domain_ops_stay_errors_but_say_who_runs_them():
+    """A model saved after onnxruntime's optimizations may hold its own
+    LayerNormalization below opset 17 and SimplifiedLayerNormalization:
+    not ONNX, so errors, with the reason a user sees them in such a file."""
+    m = _model([helper.make_node("SimplifiedLayerNormalization", ["x", "g"], ["y"], name="sln"),
+                helper.make_node("LayerNormalization", ["y", "g"], ["z"], name="ln")],
+               [_vi("x", TensorProto.FLOAT, [2, 8]), _vi("g", TensorProto.FLOAT, [8])],
+               [_vi("z", TensorProto.FLOAT, [2, 8])], opset=13)
+    found = {d.code: d for d in check(m) if d.severity == ERROR}
+    assert set(found) == {"node.unknown-op", "node.op-too-new"}
+    assert all("onnxruntime registers" in d.message for d in found.values())
