@@ -1,0 +1,145 @@
+"""onnxruntime's operators for LLM exports (domain com.microsoft), the ones
+the onnxruntime-genai model builder and Olive write into Phi-3, Llama,
+Qwen ... models: MatMulNBits (block-quantized weights) and RotaryEmbedding.
+The attention operators live in contrib_attention.py.
+
+No ONNX reference exists for them: each kernel follows the operator's
+definition in onnxruntime and is checked against onnxruntime's CPU kernels.
+"""
+from __future__ import annotations
+
+import numpy as np
+
+from ..registry import VARIES, kernel
+from .attention import rotary_embedding as onnx_rotary_embedding
+
+MS = "com.microsoft"
+
+_PACKED_BITS = (2, 4, 8)
+
+
+def unpack_bits(packed: np.ndarray, bits: int) -> np.ndarray:
+    """uint8 bytes -> one uint8 per value along the last axis; each byte
+    holds 8 // bits values, the first in its lowest bits."""
+    if bits == 8:
+        return packed
+    per_byte = 8 // bits
+    shifts = np.arange(per_byte, dtype=np.uint8) * np.uint8(bits)
+    values = (packed[..., None] >> shifts) & np.uint8((1 << bits) - 1)
+    return values.reshape(packed.shape[:-1] + (packed.shape[-1] * per_byte,))
+
+
+def _block_zero_points(zero_points, bits, n, k_blocks, dtype):
+    """Zero points as a (N, k_blocks) array of `dtype`: packed uint8 (same
+    bit packing as the weights, each row padded to whole bytes), or floats
+    of A's type; absent means the middle of the range, 2^(bits-1)."""
+    if zero_points is None:
+        return np.full((n, k_blocks), 1 << (bits - 1), dtype)
+    if zero_points.dtype == np.uint8:
+        rows = unpack_bits(zero_points.reshape(n, -1), bits)
+        return rows[:, :k_blocks].astype(dtype)
+    return zero_points.reshape(n, k_blocks).astype(dtype)
+
+
+def dequantize_nbits(b, scales, zero_points=None, g_idx=None, *, K, N, bits, block_size):
+    """The float32 weight matrix (N, K) that MatMulNBits' B stands for:
+    (q - zero_point) * scale, one scale and zero point per block of
+    `block_size` values along K (or per group g_idx[k], the deprecated
+    act-order layout)."""
+    if bits not in _PACKED_BITS:
+        raise ValueError(f"MatMulNBits: bits={bits} is not supported (onnxruntime supports 2, 4 and 8)")
+    k_blocks = -(-K // block_size)
+    blob = block_size * bits // 8
+    if b.size != N * k_blocks * blob:
+        raise ValueError(f"MatMulNBits: B holds {b.size} bytes; N={N}, K={K}, block_size={block_size}, "
+                         f"bits={bits} need (N, k_blocks, blob_size) = ({N}, {k_blocks}, {blob})")
+    q = unpack_bits(b.reshape(N, k_blocks * blob), bits)[:, :K].astype(np.float32)
+    scale = scales.reshape(N, k_blocks).astype(np.float32)
+    zero = _block_zero_points(zero_points, bits, N, k_blocks, np.float32)
+    if g_idx is not None:
+        group = np.asarray(g_idx, dtype=np.int64).reshape(-1)[:K]
+    else:
+        group = np.arange(K) // block_size
+    return (q - zero[:, group]) * scale[:, group]
+
+
+def _projection_omitted(b):
+    # an empty B stands for a projection the model leaves out (Y = bias)
+    return b.size == 0
+
+
+def _nbits_product(a, weight_t, bias, n):
+    """A @ W^T (+ bias) in float32, returned in A's type."""
+    y = np.matmul(a.astype(np.float32, copy=False), weight_t)
+    if bias is not None:
+        y += bias.astype(np.float32, copy=False)
+    return y.astype(a.dtype, copy=False)
+
+
+def _omitted_result(a, bias, n):
+    y = np.zeros(a.shape[:-1] + (n,), a.dtype)
+    if bias is not None:
+        y += bias.astype(a.dtype, copy=False)
+    return y
+
+
+def _prepare_matmul_nbits(consts, attrs):
+    """With constant weights, dequantize them once per session."""
+    b, scales, zero_points, g_idx = (list(consts[1:5]) + [None] * 4)[:4]
+    if any(v is VARIES for v in (b, scales, zero_points, g_idx)) or _projection_omitted(b):
+        return None
+    shape_attrs = {k: attrs[k] for k in ("K", "N", "block_size")}
+    weight_t = np.ascontiguousarray(
+        dequantize_nbits(b, scales, zero_points, g_idx, bits=attrs.get("bits", 4), **shape_attrs).T)
+    n = attrs["N"]
+
+    def run(a, b, scales, zero_points=None, g_idx=None, bias=None):
+        return _nbits_product(a, weight_t, bias, n)
+    return run
+
+
+@kernel("MatMulNBits", since=1, domain=MS, prepare=_prepare_matmul_nbits)
+def matmul_nbits(a, b, scales, zero_points=None, g_idx=None, bias=None, *, K, N, block_size, bits=4,
+                 accuracy_level=0, weight_prepacked=0):
+    # accuracy_level only lets onnxruntime compute in lower precision; we
+    # always compute in float32
+    if weight_prepacked:
+        raise ValueError("MatMulNBits: weight_prepacked B is in a CUDA-specific layout the CPU cannot read")
+    if _projection_omitted(b):
+        return _omitted_result(a, bias, N)
+    weight = dequantize_nbits(b, scales, zero_points, g_idx, K=K, N=N, bits=bits, block_size=block_size)
+    return _nbits_product(a, weight.T, bias, N)
+
+
+# ---- RotaryEmbedding -----------------------------------------------------------
+
+def _token_positions(position_ids, batch, seq):
+    """(batch, seq) positions: one element is the first token's position
+    (the tokens follow it), otherwise one per token."""
+    position_ids = np.asarray(position_ids, dtype=np.int64)
+    if position_ids.size == 1:
+        return np.broadcast_to(position_ids.reshape(1, 1) + np.arange(seq), (batch, seq))
+    return position_ids.reshape(batch, seq)
+
+
+@kernel("RotaryEmbedding", since=1, domain=MS)
+def rotary_embedding(x, position_ids, cos_cache, sin_cache, *, interleaved=0, num_heads=0,
+                     rotary_embedding_dim=0, is_packed_batching=0, scale=1.0):
+    # onnxruntime's CPU kernel reads but never applies `scale`
+    if is_packed_batching:
+        raise ValueError("RotaryEmbedding: is_packed_batching=1 (ragged batches) is not supported")
+    if x.ndim == 4:
+        batch, seq = x.shape[0], x.shape[2]
+        heads = x.shape[1]
+    else:
+        batch, seq = x.shape[:2]
+        # without num_heads the head size is what the caches rotate
+        head_size = cos_cache.shape[-1] * 2 if not num_heads else x.shape[2] // num_heads
+        heads = x.shape[2] // head_size
+    positions = _token_positions(position_ids, batch, seq)
+    if positions.size and (positions.min() < 0 or positions.max() >= cos_cache.shape[0]):
+        raise ValueError(f"RotaryEmbedding: positions reach {positions.max()}, past the caches' "
+                         f"{cos_cache.shape[0]} rows")
+    # the rotation itself is ONNX's RotaryEmbedding-23 with explicit positions
+    return onnx_rotary_embedding(x, cos_cache, sin_cache, positions, interleaved=interleaved,
+                                 num_heads=heads, rotary_embedding_dim=cos_cache.shape[-1] * 2)
