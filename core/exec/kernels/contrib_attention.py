@@ -1,0 +1,124 @@
+"""onnxruntime's GroupQueryAttention (domain com.microsoft), the attention of
+LLM exports for onnxruntime-genai: grouped kv heads, a KV cache that is
+either exactly past + new or a fixed-size buffer shared with the present
+outputs, per-batch lengths (seqlens_k), optional rotary embedding, local
+(sliding-window) attention, softcap and smooth softmax.
+
+Follows onnxruntime's CPU kernel (checked against it): the first prompt is
+the call whose sequence length equals total_sequence_length; there every
+batch entry starts at position 0 and may be right-padded (seqlens_k[b] + 1
+valid tokens). In later calls entry b has seqlens_k[b] + 1 - S cached
+tokens and its new tokens follow them.
+"""
+from __future__ import annotations
+
+import numpy as np
+
+from ..registry import kernel
+from ._attention_util import as_float32, attend, heads_first, heads_merged
+from .attention import rotary_embedding as onnx_rotary_embedding
+
+MS = "com.microsoft"
+
+
+def _split_packed_qkv(query, num_heads, kv_num_heads):
+    """Q, K, V from one (B, S, (Nq + 2 Nkv) * H) tensor."""
+    head = query.shape[-1] // (num_heads + 2 * kv_num_heads)
+    q_end = num_heads * head
+    k_end = q_end + kv_num_heads * head
+    return query[..., :q_end], query[..., q_end:k_end], query[..., k_end:]
+
+
+def _rotate(x, positions, cos_cache, sin_cache, heads, interleaved):
+    return onnx_rotary_embedding(x, cos_cache, sin_cache, positions, interleaved=interleaved, num_heads=heads,
+                                 rotary_embedding_dim=cos_cache.shape[-1] * 2)
+
+
+def _unsupported(name, value, why):
+    if value is not None:
+        raise ValueError(f"GroupQueryAttention: {name} is not supported ({why})")
+
+
+def _lengths(seqlens_k, total_sequence_length, batch, seq):
+    """Per batch entry: tokens in the cache after this call, and before it."""
+    totals = np.asarray(seqlens_k, dtype=np.int64).reshape(batch) + 1
+    first_prompt = seq == int(np.asarray(total_sequence_length).reshape(-1)[0])
+    pasts = np.zeros(batch, np.int64) if first_prompt else totals - seq
+    if (pasts < 0).any():
+        raise ValueError(f"GroupQueryAttention: seqlens_k + 1 = {totals.tolist()} is shorter than the "
+                         f"{seq} new tokens")
+    return totals, pasts
+
+
+def _present(past, new, pasts, totals, length):
+    """The cache after this call: each entry's new tokens written after its
+    cached ones. A buffer longer than needed (shared with past) keeps the
+    rest of its content, as an in-place update would."""
+    b, heads, _, h = new.shape
+    present = np.zeros((b, heads, length, h), np.float32)
+    if past is not None:
+        present[:, :, :past.shape[2]] = past[:, :, :length]
+    for i in range(b):
+        count = min(new.shape[2], int(totals[i] - pasts[i]))
+        if pasts[i] + count > length:
+            raise ValueError(f"GroupQueryAttention: batch entry {i} needs {pasts[i] + count} cache rows, "
+                             f"the present buffer has {length}")
+        present[i, :, pasts[i]:pasts[i] + count] = new[i, :, :count]
+    return present
+
+
+def _key_bias(pasts, totals, seq, keys, causal, local_window_size):
+    """(B, 1, S, keys) additive bias: 0 where query row s (at position
+    pasts[b] + s) may see key j, -inf elsewhere."""
+    position = pasts.reshape(-1, 1, 1, 1) + np.arange(seq).reshape(1, 1, -1, 1)
+    j = np.arange(keys).reshape(1, 1, 1, -1)
+    allowed = j < totals.reshape(-1, 1, 1, 1)
+    if causal:
+        allowed = allowed & (j <= position)
+    if local_window_size >= 0:
+        # a window of local_window_size keys ending at the query's own
+        allowed = allowed & (j > position - local_window_size)
+    return np.where(allowed, np.float32(0), np.float32(-np.inf))
+
+
+@kernel("GroupQueryAttention", since=1, domain=MS)
+def group_query_attention(query, key=None, value=None, past_key=None, past_value=None, seqlens_k=None,
+                          total_sequence_length=None, cos_cache=None, sin_cache=None, position_ids=None,
+                          attention_bias=None, head_sink=None, k_scale=None, v_scale=None, q_norm_weight=None,
+                          k_norm_weight=None, query_seqlens=None, *, num_heads, kv_num_heads, scale=0.0,
+                          softcap=0.0, local_window_size=-1, do_rotary=0, rotary_interleaved=0,
+                          smooth_softmax=-1, causal=1, qk_output=0, k_quant_type="NONE", v_quant_type="NONE",
+                          kv_cache_bit_width=0, sliding_window_cache=0, qk_norm_epsilon=1e-6,
+                          q_norm_epsilon=None, k_norm_epsilon=None):
+    if k_quant_type != "NONE" or v_quant_type != "NONE":
+        raise ValueError("GroupQueryAttention: quantized KV caches (k_quant_type/v_quant_type) are not supported")
+    if sliding_window_cache:
+        raise ValueError("GroupQueryAttention: sliding_window_cache=1 is not supported")
+    if qk_output:
+        raise ValueError("GroupQueryAttention: qk_output is not supported")
+    _unsupported("q_norm_weight", q_norm_weight, "onnxruntime's CPU kernel rejects it too")
+    _unsupported("query_seqlens", query_seqlens, "right-padded query chunks")
+    out_dtype = query.dtype
+    if key is None:
+        query, key, value = _split_packed_qkv(query, num_heads, kv_num_heads)
+    batch, seq = query.shape[:2]
+    totals, pasts = _lengths(seqlens_k, total_sequence_length, batch, seq)
+    query, key, value = as_float32(query), as_float32(key), as_float32(value)
+    if do_rotary:
+        positions = (np.asarray(position_ids, np.int64).reshape(batch, seq) if position_ids is not None
+                     else pasts.reshape(-1, 1) + np.arange(seq))
+        cos, sin = as_float32(cos_cache), as_float32(sin_cache)
+        query = _rotate(query, positions, cos, sin, num_heads, rotary_interleaved)
+        key = _rotate(key, positions, cos, sin, kv_num_heads, rotary_interleaved)
+    total = int(np.asarray(total_sequence_length).reshape(-1)[0])
+    length = max(total, past_key.shape[2] if past_key is not None else 0)
+    present_k = _present(as_float32(past_key), heads_first(key, kv_num_heads), pasts, totals, length)
+    present_v = _present(as_float32(past_value), heads_first(value, kv_num_heads), pasts, totals, length)
+    head_size = present_k.shape[-1]
+    bias = _key_bias(pasts, totals, seq, total, causal, local_window_size)
+    if attention_bias is not None:
+        bias = bias + as_float32(attention_bias)[..., :total]
+    sink = as_float32(head_sink) if head_sink is not None else (0.0 if smooth_softmax > 0 else None)
+    out, _ = attend(heads_first(query, num_heads), present_k[:, :, :total], present_v[:, :, :total], bias,
+                    scale=scale or 1.0 / np.sqrt(head_size), softcap=softcap, sink=sink)
+    return (heads_merged(out).astype(out_dtype), present_k.astype(out_dtype), present_v.astype(out_dtype))

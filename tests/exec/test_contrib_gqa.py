@@ -1,0 +1,130 @@
+"""onnxruntime's GroupQueryAttention against onnxruntime itself: prompts and
+decode steps, KV caches exactly past + new or in a longer shared buffer,
+ragged batches, packed QKV, rotary embedding, local windows, softcap,
+smooth softmax and attention bias."""
+import numpy as np
+import pytest
+
+pytest.importorskip("onnxruntime")
+
+from test_contrib_llm import _rand, assert_close, one_node, ort_run, rope_caches  # noqa: E402
+
+from onnxstudio import core  # noqa: E402
+from onnxstudio.core.exec import run  # noqa: E402
+
+OUTPUTS = ("y", "present_key", "present_value")
+
+
+def gqa_inputs(rng, *, batch=2, seq=4, past=0, buffer=None, seqlens=None, nq=4, nkv=2, head=16, packed=False,
+               rotary=False, rot_dim=None, position_ids=None, attention_bias=False, head_sink=False,
+               dtype=np.float32):
+    """Inputs of one GroupQueryAttention call. past: cached tokens per entry
+    (0 = first prompt); buffer: length of a shared cache buffer (default
+    exactly `past`); seqlens: tokens in the cache after the call per entry."""
+    totals = np.array(seqlens if seqlens is not None else [past + seq] * batch)
+    total = int(totals.max()) if past else seq
+    if packed:
+        q, k, v = _rand(rng, batch, seq, (nq + 2 * nkv) * head, dtype=dtype), None, None
+    else:
+        q = _rand(rng, batch, seq, nq * head, dtype=dtype)
+        k, v = _rand(rng, batch, seq, nkv * head, dtype=dtype), _rand(rng, batch, seq, nkv * head, dtype=dtype)
+    length = buffer if buffer is not None else past
+    past_k = _rand(rng, batch, nkv, length, head, dtype=dtype) if length else None
+    past_v = _rand(rng, batch, nkv, length, head, dtype=dtype) if length else None
+    cos = sin = None
+    if rotary:
+        cos, sin = rope_caches(32, rot_dim or head, dtype)
+    bias = _rand(rng, 1, nq, seq, total, dtype=dtype) if attention_bias else None
+    sink = _rand(rng, nq, dtype=dtype) if head_sink else None
+    return [("xq", q), ("xk", k), ("xv", v), ("xpk", past_k), ("xpv", past_v),
+            ("xseqlens", (totals - 1).astype(np.int32)), ("xtotal", np.array(total, np.int32)),
+            ("cos", cos), ("sin", sin), ("xpos", position_ids), ("xbias", bias), ("sink", sink)]
+
+
+def check_gqa(inputs, attrs, rtol=1e-5, atol=1e-5, valid_rows=None, valid_cache=None):
+    """Compare every output with onnxruntime. valid_rows[b]: output rows of
+    entry b that are defined (padding rows are not); valid_cache[b]: cache
+    rows that are (a shared buffer's tail is whatever the caller had)."""
+    model = one_node("GroupQueryAttention", inputs, attrs, OUTPUTS)
+    feeds = {n: v for n, v in inputs if v is not None and n.startswith("x")}
+    theirs = ort_run(model, feeds, list(OUTPUTS))
+    ours = run(core.load_bytes(model.SerializeToString()), feeds)
+    for name in OUTPUTS:
+        a, b = np.asarray(ours[name]), theirs[name]
+        limits = valid_rows if name == "y" else valid_cache
+        if limits is not None:
+            assert a.shape == b.shape, name
+            for i, count in enumerate(limits):
+                rows = (slice(None), slice(0, count)) if name != "y" else (slice(0, count),)
+                assert_close(a[i][rows], b[i][rows], f"{name}[{i}]", rtol, atol)
+        else:
+            assert_close(a, b, name, rtol, atol)
+    return ours
+
+
+BASE = {"num_heads": 4, "kv_num_heads": 2}
+
+
+@pytest.mark.parametrize("case,attrs", [
+    ({}, {}),
+    ({"packed": True}, {}),
+    ({"nkv": 4}, {"kv_num_heads": 4}),                         # plain multi-head
+    ({"nkv": 1}, {"kv_num_heads": 1}),                         # multi-query
+    ({}, {"scale": 0.3}),
+    ({}, {"softcap": 2.0}),
+    ({"seq": 6}, {"local_window_size": 2}),
+    ({}, {"smooth_softmax": 1}),
+    ({"head_sink": True}, {"smooth_softmax": 1}),
+    ({"attention_bias": True}, {}),
+    ({"rotary": True}, {"do_rotary": 1}),
+    ({"rotary": True}, {"do_rotary": 1, "rotary_interleaved": 1}),
+    ({}, {"causal": 0}),
+    ({"rotary": True, "rot_dim": 16, "head": 32}, {"do_rotary": 1}),
+])
+def test_prompt(case, attrs):
+    rng = np.random.default_rng(len(str(case)) + len(str(attrs)))
+    check_gqa(gqa_inputs(rng, **case), {**BASE, **attrs}, rtol=1e-4, atol=1e-5)
+
+
+@pytest.mark.parametrize("case,attrs", [
+    ({"seq": 1, "past": 5}, {}),                                              # decode, cache = past + new
+    ({"seq": 1, "past": 5, "rotary": True}, {"do_rotary": 1}),
+    ({"seq": 1, "past": 5, "rotary": True}, {"do_rotary": 1, "rotary_interleaved": 1}),
+    ({"seq": 1, "past": 6, "packed": True}, {"softcap": 3.0}),
+    ({"seq": 1, "past": 7}, {"local_window_size": 3}),
+    ({"seq": 1, "past": 4, "attention_bias": True}, {}),
+    ({"batch": 1, "seq": 3, "past": 4}, {}),                                  # a later prompt chunk
+    ({"batch": 1, "seq": 3, "past": 4, "rotary": True}, {"do_rotary": 1, "local_window_size": 4}),
+])
+def test_with_past(case, attrs):
+    rng = np.random.default_rng(7 + len(str(case)) + len(str(attrs)))
+    check_gqa(gqa_inputs(rng, **case), {**BASE, **attrs}, rtol=1e-4, atol=1e-5)
+
+
+def test_decode_in_shared_buffer_with_ragged_batch():
+    """A fixed buffer of 10 rows holding 5 and 3 cached tokens: the new token
+    goes right after each entry's own tokens."""
+    rng = np.random.default_rng(11)
+    inputs = gqa_inputs(rng, seq=1, past=5, buffer=10, seqlens=[6, 4], rotary=True)
+    check_gqa(inputs, {**BASE, "do_rotary": 1}, rtol=1e-4, atol=1e-5, valid_cache=[6, 4])
+
+
+def test_first_prompt_in_shared_buffer_right_padded():
+    """The first prompt of a batch whose second entry has 2 real tokens and
+    2 padding tokens on the right, written into a 8-row buffer."""
+    rng = np.random.default_rng(12)
+    inputs = gqa_inputs(rng, seq=4, past=0, buffer=8, seqlens=[4, 2])
+    check_gqa(inputs, BASE, rtol=1e-4, atol=1e-5, valid_rows=[4, 2], valid_cache=[4, 2])
+
+
+def test_float16():
+    rng = np.random.default_rng(13)
+    inputs = gqa_inputs(rng, seq=1, past=5, rotary=True, dtype=np.float16)
+    check_gqa(inputs, {**BASE, "do_rotary": 1}, rtol=5e-3, atol=5e-3)
+
+
+def test_position_ids_given():
+    rng = np.random.default_rng(14)
+    pos = np.array([[9], [4]], np.int64)
+    inputs = gqa_inputs(rng, seq=1, past=5, rotary=True, position_ids=pos)
+    check_gqa(inputs, {**BASE, "do_rotary": 1}, rtol=1e-4, atol=1e-5)
