@@ -217,3 +217,90 @@ def test_rotary_embedding_float16():
     cos, sin = rope_caches(8, 16, np.float16)
     check("RotaryEmbedding", [("x", _rand(rng, 1, 4, 32, dtype=np.float16)), ("xpos", np.array([2], np.int64)),
                               ("cos", cos), ("sin", sin)], {"num_heads": 2}, rtol=2e-3, atol=2e-3)
+
+
+# ---- a decoder block: MatMulNBits -> RotaryEmbedding -> GroupQueryAttention ---------
+
+def _quantized_projection(rng, name, k, n, block_size=32):
+    """A MatMulNBits node from `name`_in to `name`, with its initializers."""
+    b, scale, zero, _ = quantize_nbits(_rand(rng, k, n) * 0.2, 4, block_size)
+    inits = [numpy_helper.from_array(b, f"{name}_B"), numpy_helper.from_array(scale, f"{name}_scales"),
+             numpy_helper.from_array(pack_bits(zero, 4), f"{name}_zp")]
+    node = helper.make_node("MatMulNBits", [f"{name}_in", f"{name}_B", f"{name}_scales", f"{name}_zp"], [name],
+                            domain=MS, K=k, N=n, bits=4, block_size=block_size)
+    return node, inits
+
+
+def decoder_block(rng, hidden=64, nq=4, nkv=2, head=16, max_len=32):
+    """x -> q/k/v 4-bit projections -> RoPE on q and k -> GQA with a KV
+    cache -> 4-bit output projection -> residual Add."""
+    nodes, inits = [], []
+    for name, n in (("q", nq * head), ("k", nkv * head), ("v", nkv * head)):
+        node, weights = _quantized_projection(rng, name, hidden, n)
+        nodes += [helper.make_node("Identity", ["x"], [f"{name}_in"]), node]
+        inits += weights
+    cos, sin = rope_caches(max_len, head)
+    inits += [numpy_helper.from_array(cos, "cos"), numpy_helper.from_array(sin, "sin")]
+    nodes += [
+        helper.make_node("RotaryEmbedding", ["q", "position_ids", "cos", "sin"], ["q_rot"], domain=MS,
+                         num_heads=nq),
+        helper.make_node("RotaryEmbedding", ["k", "position_ids", "cos", "sin"], ["k_rot"], domain=MS,
+                         num_heads=nkv),
+        helper.make_node("GroupQueryAttention", ["q_rot", "k_rot", "v", "past_key", "past_value", "seqlens_k",
+                                                 "total_sequence_length"],
+                         ["o_in", "present_key", "present_value"], domain=MS, num_heads=nq, kv_num_heads=nkv),
+    ]
+    node, weights = _quantized_projection(rng, "o", nq * head, hidden)
+    nodes += [node, helper.make_node("Add", ["x", "o"], ["y"])]
+    inits += weights
+    f, i32, i64 = TensorProto.FLOAT, TensorProto.INT32, TensorProto.INT64
+    inputs = [helper.make_tensor_value_info("x", f, ["batch", "seq", hidden]),
+              helper.make_tensor_value_info("position_ids", i64, ["batch", "seq"]),
+              helper.make_tensor_value_info("past_key", f, ["batch", nkv, "past", head]),
+              helper.make_tensor_value_info("past_value", f, ["batch", nkv, "past", head]),
+              helper.make_tensor_value_info("seqlens_k", i32, ["batch"]),
+              helper.make_tensor_value_info("total_sequence_length", i32, [])]
+    outputs = [helper.make_empty_tensor_value_info(n) for n in ("y", "present_key", "present_value")]
+    return _model(helper.make_graph(nodes, "decoder_block", inputs, outputs, initializer=inits))
+
+
+def _decode_feeds(rng, batch, past, hidden=64, nkv=2, head=16):
+    return {"x": _rand(rng, batch, 1, hidden), "position_ids": np.full((batch, 1), past, np.int64),
+            "past_key": _rand(rng, batch, nkv, past, head), "past_value": _rand(rng, batch, nkv, past, head),
+            "seqlens_k": np.full(batch, past, np.int32), "total_sequence_length": np.array(past + 1, np.int32)}
+
+
+def test_decoder_block_matches_onnxruntime_on_repeated_runs():
+    rng = np.random.default_rng(21)
+    model = decoder_block(rng)
+    names = ["y", "present_key", "present_value"]
+    session = Session(core.load_bytes(model.SerializeToString()))
+    # the first run compiles the steps, later runs take the compiled path;
+    # the feeds change (cache length too) so nothing can be replayed
+    for past in (5, 6, 6):
+        feeds = _decode_feeds(rng, 2, past)
+        theirs = ort_run(model, feeds, names)
+        ours = session.run(feeds)
+        for name in names:
+            assert_close(ours[name], theirs[name], f"decoder {name} past={past}", 1e-4, 1e-5)
+
+
+def test_decoder_block_prompt_then_decode_step():
+    """The prompt fills the cache; the next token reads it back."""
+    rng = np.random.default_rng(22)
+    model = decoder_block(rng)
+    session = Session(core.load_bytes(model.SerializeToString()))
+    prompt = {"x": _rand(rng, 1, 4, 64), "position_ids": np.arange(4, dtype=np.int64)[None],
+              "past_key": np.zeros((1, 2, 0, 16), np.float32), "past_value": np.zeros((1, 2, 0, 16), np.float32),
+              "seqlens_k": np.array([3], np.int32), "total_sequence_length": np.array(4, np.int32)}
+    names = ["y", "present_key", "present_value"]
+    first = session.run(prompt)
+    theirs = ort_run(model, prompt, names)
+    for name in names:
+        assert_close(first[name], theirs[name], f"prompt {name}", 1e-4, 1e-5)
+    step = {"x": _rand(rng, 1, 1, 64), "position_ids": np.array([[4]], np.int64),
+            "past_key": first["present_key"], "past_value": first["present_value"],
+            "seqlens_k": np.array([4], np.int32), "total_sequence_length": np.array(5, np.int32)}
+    second, theirs = session.run(step), ort_run(model, step, names)
+    for name in names:
+        assert_close(second[name], theirs[name], f"step {name}", 1e-4, 1e-5)
