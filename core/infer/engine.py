@@ -18,8 +18,8 @@ import numpy as np
 from ..check.diagnostics import INFO, WARNING, Diagnostic
 from ..ir.dtypes import DataType, from_numpy_dtype
 from ..ir.types import TensorType
-from . import (ops_contrib, ops_contrib_fused, ops_control, ops_elementwise, ops_index,  # noqa: F401  (register rules)
-               ops_misc, ops_ml, ops_nn, ops_reduce, ops_sequence, ops_shape)
+from . import (ops_contrib, ops_contrib_fused, ops_contrib_llm, ops_control, ops_elementwise,  # noqa: F401  (register rules)
+               ops_index, ops_misc, ops_ml, ops_nn, ops_reduce, ops_sequence, ops_shape)
 from .context import NodeContext, find_rule
 from .fallback import schema_output_types
 from .folding import MAX_FOLD_ELEMENTS, fold
