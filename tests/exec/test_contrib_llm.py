@@ -304,3 +304,88 @@ def test_decoder_block_prompt_then_decode_step():
     second, theirs = session.run(step), ort_run(model, step, names)
     for name in names:
         assert_close(second[name], theirs[name], f"step {name}", 1e-4, 1e-5)
+
+
+# ---- GatherBlockQuantized ------------------------------------------------------------
+
+def _int4_initializer(name, values, signed):
+    kind = TensorProto.INT4 if signed else TensorProto.UINT4
+    return helper.make_tensor(name, kind, values.shape, values.reshape(-1).tolist())
+
+
+def _gather_block_model(data_init, scales, zero_init, indices, attrs):
+    inits = [data_init, numpy_helper.from_array(scales, "scales")]
+    names = ["data", "xidx", "scales"]
+    if zero_init is not None:
+        inits.append(zero_init)
+        names.append("zp")
+    node = helper.make_node("GatherBlockQuantized", names, ["y"], domain=MS, **attrs)
+    graph = helper.make_graph([node], "g", [helper.make_tensor_value_info("xidx", _ONNX_TYPE[indices.dtype],
+                                                                          indices.shape)],
+                              [helper.make_empty_tensor_value_info("y")], initializer=inits)
+    return _model(graph)
+
+
+def _check_gather_block(model, indices, expected=None):
+    theirs = ort_run(model, {"xidx": indices}, ["y"])["y"]
+    ours = run(core.load_bytes(model.SerializeToString()), {"xidx": indices})["y"]
+    assert_close(ours, theirs, "GatherBlockQuantized", 0, 0)       # dequantization is exact
+    if expected is not None:
+        np.testing.assert_array_equal(ours, expected)
+
+
+@pytest.mark.parametrize("signed,with_zero,quantize_axis,gather_axis,dtype", [
+    (True, False, 1, 0, np.float32),
+    (False, True, 1, 0, np.float32),
+    (True, True, -1, 0, np.float16),
+    (False, False, 0, 1, np.float32),
+])
+def test_gather_block_quantized_int4(signed, with_zero, quantize_axis, gather_axis, dtype):
+    rng = np.random.default_rng(50 + signed + 2 * with_zero)
+    rows, cols, bs = 6, 40, 16
+    low, high = (-8, 8) if signed else (0, 16)
+    q = rng.integers(low, high, size=(rows, cols))
+    axis = quantize_axis % 2
+    blocks = list(q.shape)
+    blocks[axis] = -(-q.shape[axis] // bs)
+    scales = (rng.random(blocks) + 0.5).astype(dtype)
+    zero = rng.integers(low, high, size=blocks) if with_zero else None
+    indices = np.array([[0, 5], [-1, 2]], np.int64) if gather_axis == 0 else np.array([3, 39, 0], np.int32)
+    model = _gather_block_model(_int4_initializer("data", q, signed), scales,
+                                _int4_initializer("zp", zero, signed) if with_zero else None, indices,
+                                {"block_size": bs, "quantize_axis": quantize_axis, "gather_axis": gather_axis})
+    _check_gather_block(model, indices)
+
+
+@pytest.mark.parametrize("bits,with_zero", [(4, True), (4, False), (8, True), (8, False), (2, True)])
+def test_gather_block_quantized_uint8_packed(bits, with_zero):
+    """An embedding table as the genai builder writes it: uint8 bytes with
+    8 // bits values each, quantized along the hidden axis; out-of-range
+    token ids give zero rows."""
+    rng = np.random.default_rng(60 + bits + with_zero)
+    vocab, hidden, bs = 7, 64, 16
+    q = rng.integers(0, 1 << bits, size=(vocab, hidden))
+    scales = (rng.random((vocab, hidden // bs)) + 0.5).astype(np.float32)
+    zero = rng.integers(0, 1 << bits, size=(vocab, hidden // bs)) if with_zero else None
+    zero_init = numpy_helper.from_array(pack_bits(zero, bits), "zp") if with_zero else None
+    indices = np.array([[3, 0, 9], [6, -2, 1]], np.int64)
+    model = _gather_block_model(numpy_helper.from_array(pack_bits(q, bits), "data"), scales, zero_init,
+                                indices, {"bits": bits, "block_size": bs, "quantize_axis": 1})
+    zp = zero if with_zero else np.full(scales.shape, 1 << (bits - 1))
+    table = (q - np.repeat(zp, bs, axis=1)) * np.repeat(scales, bs, axis=1)
+    expected = table[np.where(indices == 9, 0, indices)].astype(np.float32)
+    expected[0, 2] = 0
+    _check_gather_block(model, indices, expected)
+
+
+@pytest.mark.parametrize("block_size,scale_shape", [(16, (5, 2)), (0, (5, 1)), (16, (1, 2))])
+def test_gather_block_quantized_float8(block_size, scale_shape):
+    """float8 data: no zero point; block_size 0 is one scale per row, and a
+    scales dimension of 1 is shared along its axis."""
+    rng = np.random.default_rng(70 + block_size + scale_shape[0])
+    values = rng.standard_normal((5, 32)) * 4
+    data = helper.make_tensor("data", TensorProto.FLOAT8E4M3FN, values.shape, values.reshape(-1).tolist())
+    scales = (rng.random(scale_shape) + 0.5).astype(np.float32)
+    indices = np.array([4, 0, 2], np.int32)
+    model = _gather_block_model(data, scales, None, indices, {"block_size": block_size, "quantize_axis": 1})
+    _check_gather_block(model, indices)

@@ -143,3 +143,82 @@ def rotary_embedding(x, position_ids, cos_cache, sin_cache, *, interleaved=0, nu
     # the rotation itself is ONNX's RotaryEmbedding-23 with explicit positions
     return onnx_rotary_embedding(x, cos_cache, sin_cache, positions, interleaved=interleaved,
                                  num_heads=heads, rotary_embedding_dim=cos_cache.shape[-1] * 2)
+
+
+# ---- GatherBlockQuantized --------------------------------------------------------
+
+def _logical_values(data, bits, packed_axis_last):
+    """The quantized values as float32 in their logical shape: uint8 data
+    with bits < 8 holds 8 // bits values per byte along its last axis."""
+    if data.dtype == np.uint8 and packed_axis_last and bits < 8:
+        return unpack_bits(data, bits).astype(np.float32)
+    return data.astype(np.float32)
+
+
+def _per_element(params, axis, block_size, length):
+    """Block parameters (scales or zero points) repeated along `axis` to
+    one per element of a dimension of `length`."""
+    if block_size == 0:                      # one block spans the whole axis
+        return params
+    return np.repeat(params, block_size, axis=axis).take(np.arange(length), axis=axis)
+
+
+def _default_zero_point(data, bits):
+    # uint8 stores offset values (2^(bits-1) is zero); int4/uint4 are plain
+    return float(1 << (bits - 1)) if data.dtype == np.uint8 else 0.0
+
+
+def dequantize_blocks(data, scales, zero_points=None, *, bits=4, block_size=128, quantize_axis=1):
+    """The float table GatherBlockQuantized's data stands for, in the
+    scales' type: (q - zero_point) * scale per block along quantize_axis."""
+    rank = data.ndim
+    axis = quantize_axis % rank
+    q = _logical_values(data, bits, True)
+    zero = (_logical_values(zero_points, bits, True) if zero_points is not None
+            else np.float32(_default_zero_point(data, bits)))
+    scale = scales.astype(np.float32)
+    length = q.shape[axis]
+    scale = _per_element(scale, axis, block_size, length)
+    if zero_points is not None:
+        # packed zero points may end in padding values: one per scale
+        zero = zero[tuple(slice(0, d) for d in scales.shape)]
+        zero = _per_element(zero, axis, block_size, length)
+    return ((q - zero) * scale).astype(scales.dtype, copy=False)
+
+
+def _gather_zero_outside(table, indices, axis):
+    """Gather along `axis`; an index outside [-size, size) gives zeros
+    (onnxruntime's rule, unlike ONNX Gather)."""
+    size = table.shape[axis]
+    indices = np.asarray(indices, dtype=np.int64)
+    inside = (indices >= -size) & (indices < size)
+    picked = np.take(table, np.where(inside, indices, 0), axis=axis)
+    if not inside.all():
+        mask_shape = (1,) * axis + indices.shape + (1,) * (table.ndim - axis - 1)
+        picked = np.where(inside.reshape(mask_shape), picked, table.dtype.type(0))
+    return picked
+
+
+def _prepare_gather_block_quantized(consts, attrs):
+    data, _, scales = consts[:3]
+    zero_points = consts[3] if len(consts) > 3 else None
+    if any(v is VARIES for v in (data, scales, zero_points)):
+        return None
+    table = dequantize_blocks(data, scales, zero_points, **_quant_attrs(attrs))
+    axis = attrs.get("gather_axis", 0) % data.ndim
+
+    def run(data, indices, scales, zero_points=None):
+        return _gather_zero_outside(table, indices, axis)
+    return run
+
+
+def _quant_attrs(attrs):
+    return {k: attrs[k] for k in ("bits", "block_size", "quantize_axis") if k in attrs}
+
+
+@kernel("GatherBlockQuantized", since=1, domain=MS, prepare=_prepare_gather_block_quantized)
+def gather_block_quantized(data, indices, scales, zero_points=None, *, bits=4, block_size=128, quantize_axis=1,
+                           gather_axis=0):
+    table = dequantize_blocks(data, scales, zero_points, bits=bits, block_size=block_size,
+                              quantize_axis=quantize_axis)
+    return _gather_zero_outside(table, indices, gather_axis % data.ndim)
