@@ -73,7 +73,8 @@ def group_query_attention(ctx):
         present = (batch, ctx.attr("kv_num_heads", 0) or None, total if total is not None else seq, head)
     else:
         present = None
-    qk_len = present[2] if present is not None else None
+    # scores span the total length, which a window cache's capacity does not tell
+    qk_len = present[2] if present is not None and not ctx.attr("sliding_window_cache", 0) else None
     qk = (batch, ctx.attr("num_heads", 0) or None, seq, qk_len)
     return [tensor(ctx.elem(0), layout and (batch, seq, width)), tensor(cache_elem, present),
             tensor(cache_elem, present), tensor(ctx.elem(0), qk)]
@@ -100,7 +101,8 @@ def sparse_attention(ctx):
 
 def _mha_layout(ctx, packed_qkv_3d=False):
     """(batch, seq, kv_seq, q head_size, v head_size, v hidden size) of
-    MultiHeadAttention's query/key/value, in any of the packings it accepts."""
+    MultiHeadAttention's query/key/value, in any of the packings it accepts;
+    None when query's rank is unknown."""
     q, k, v = ctx.shape(0), ctx.shape(1), ctx.shape(2)
     k = k if ctx.has_input(1) else None
     v = v if ctx.has_input(2) else None
@@ -113,7 +115,7 @@ def _mha_layout(ctx, packed_qkv_3d=False):
         b, s, n, _, h = q
         return b, s, s, h, h, dim_mul(n, h)
     if not _rank_is(q, 3):
-        return (None,) * 6
+        return None
     b, s, width = q
     if _rank_is(v, 3):                      # (batch, kv_seq, v_hidden)
         return b, s, v[1], per_head(width), per_head(v[2]), v[2]
@@ -127,40 +129,40 @@ def _mha_layout(ctx, packed_qkv_3d=False):
     return b, s, None, per_head(width), per_head(width), width
 
 
-def _mha_present(ctx, past_index, shared, batch, kv_seq, head, cache_input):
+def _mha_present(ctx, past_index, shared, layout, head, cache_input):
     """present_key or present_value: the past grown by kv_seq positions, the
     past itself when one buffer serves both, else built from the heads."""
     past = ctx.shape(past_index) if ctx.has_input(past_index) else None
+    kv_seq = layout and layout[2]
     if _rank_is(past, 4):
         return past if shared else _grown_cache(past, 2, kv_seq)
     given = ctx.shape(cache_input) if ctx.has_input(cache_input) else None
     if _rank_is(given, 4):                  # key/value given per head are used as they are
         return given
-    if batch is None and kv_seq is None:
+    if layout is None:
         return None
-    return (batch, ctx.attr("num_heads", 0) or None, kv_seq, head)
+    return (layout[0], ctx.attr("num_heads", 0) or None, kv_seq, head)
 
 
 @rule("MultiHeadAttention", domain=MS)
 def multi_head_attention(ctx):
-    b, s, kv_seq, qk_head, v_head, v_hidden = _mha_layout(ctx)
     # a past_sequence_length input says past and present are one buffer of the maximum length
-    shared = ctx.has_input(8)
-    return _mha_outputs(ctx, 6, shared, b, s, kv_seq, qk_head, v_head, v_hidden)
+    return _mha_outputs(ctx, _mha_layout(ctx), 6, shared=ctx.has_input(8))
 
 
 @rule("DecoderMaskedMultiHeadAttention", domain=MS)
 def decoder_masked_mha(ctx):
-    b, s, kv_seq, qk_head, v_head, v_hidden = _mha_layout(ctx, packed_qkv_3d=True)
-    shared = bool(ctx.attr("past_present_share_buffer", 0))
-    return _mha_outputs(ctx, 5, shared, b, s, kv_seq, qk_head, v_head, v_hidden)
+    return _mha_outputs(ctx, _mha_layout(ctx, packed_qkv_3d=True), 5,
+                        shared=bool(ctx.attr("past_present_share_buffer", 0)))
 
 
-def _mha_outputs(ctx, past_index, shared, b, s, kv_seq, qk_head, v_head, v_hidden):
+def _mha_outputs(ctx, layout, past_index, shared):
     elem = ctx.elem(0)
-    out = None if b is None and s is None and v_hidden is None else (b, s, v_hidden)
-    present_k = _mha_present(ctx, past_index, shared, b, kv_seq, qk_head, 1)
-    present_v = _mha_present(ctx, past_index + 1, shared, b, kv_seq, v_head, 2)
+    b, s, _, qk_head, v_head, v_hidden = layout or (None,) * 6
+    out = layout and (b, s, v_hidden)
+    present_k = _mha_present(ctx, past_index, shared, layout, qk_head, 1)
+    present_v = _mha_present(ctx, past_index + 1, shared, layout, v_head, 2)
+    # scores span the total length, which a shared buffer's capacity does not tell
     total = present_k[2] if present_k is not None and not shared else None
     qk = (b, ctx.attr("num_heads", 0) or None, s, total)
     return [tensor(elem, out), tensor(elem, present_k), tensor(elem, present_v), tensor(elem, qk)]
@@ -188,13 +190,8 @@ def _attention(ctx, past_index, elem):
     return [tensor(elem, (b, s, v_hidden)), tensor(elem, present)]
 
 
-@rule("Attention", domain=MS)
+@rule("Attention", "DecoderMaskedSelfAttention", domain=MS)
 def attention(ctx):
-    return _attention(ctx, 4, ctx.elem(0))
-
-
-@rule("DecoderMaskedSelfAttention", domain=MS)
-def decoder_masked_self_attention(ctx):
     return _attention(ctx, 4, ctx.elem(0))
 
 

@@ -180,15 +180,23 @@ def test_group_query_attention_symbolic_dims():
     assert got["pk"].shape == got["pv"].shape == ("batch", 2, dim_add("past", "seq"), 16)
 
 
-def test_group_query_attention_quantized_cache_and_window_keep_the_cache():
-    inputs = {"q": (F, ["batch", "seq", 32]), "k": (F, ["batch", "seq", 16]), "v": (F, ["batch", "seq", 16]),
-              "pk": (I8, ["batch", 2, "max_len", 8]), "pv": (I8, ["batch", 2, "max_len", 8]),
-              "sl": (I32, ["batch"]), "tl": (I32, [])}
-    # hand-computed: the CPU kernel runs neither an int8 cache nor a window cache
-    got = infer_only("GroupQueryAttention", list(inputs), inputs, ["y", "ok", "ov"],
-                     {"num_heads": 4, "kv_num_heads": 2, "sliding_window_cache": 1})
-    assert got["ok"].shape == got["ov"].shape == ("batch", 2, "max_len", 8)
-    assert got["ok"].elem_type == I8 and got["y"].elem_type == F
+def test_group_query_attention_quantized_cache_keeps_its_type():
+    names, values, attrs = _gqa_values(1, 3, 5)
+    cache = values["past_key"].shape
+    values.update(past_key=np.zeros(cache, np.int8), past_value=np.zeros(cache, np.int8),
+                  ks=np.array([0.1], np.float32), vs=np.array([0.1], np.float32))
+    got = run_and_compare("GroupQueryAttention", names + ["", "", "", "", "", "ks", "vs"], values, ["y", "pk", "pv"],
+                          {**attrs, "k_quant_type": "PER_TENSOR", "v_quant_type": "PER_TENSOR",
+                           "kv_cache_bit_width": 8})
+    assert got["pk"].elem_type == I8 and got["pk"].shape == (1, 2, 8, 16) and got["y"].elem_type == F
+
+
+def test_group_query_attention_window_cache_keeps_its_capacity():
+    names, values, attrs = _gqa_values(1, 1, 4)
+    got = run_and_compare("GroupQueryAttention", names, values, ["y", "pk", "pv"],
+                          {**attrs, "sliding_window_cache": 1, "local_window_size": 4},
+                          shared={"pk": "past_key", "pv": "past_value"})
+    assert got["pk"].shape == (1, 2, 4, 16)
 
 
 # --- MultiHeadAttention, DecoderMaskedMultiHeadAttention ---------------------------
@@ -213,7 +221,8 @@ def test_multi_head_attention_with_a_shared_buffer(beam_search):
 
 def test_multi_head_attention_scores():
     # onnxruntime cannot tell qk's element type by itself: the graph declares it (its shape is ours)
-    v = {"q": randn(2, 1, 8), "k": randn(2, 1, 8), "v": randn(2, 1, 8), "pk": randn(2, 2, 5, 4), "pv": randn(2, 2, 5, 4)}
+    v = {"q": randn(2, 1, 8), "k": randn(2, 1, 8), "v": randn(2, 1, 8),
+         "pk": randn(2, 2, 5, 4), "pv": randn(2, 2, 5, 4)}
     got = run_and_compare("MultiHeadAttention", ["q", "k", "v", "", "", "", "pk", "pv"], v,
                           ["y", "pko", "pvo", "qk"], {"num_heads": 2}, output_elems={"qk": F})
     assert got["qk"].shape == (2, 2, 1, 6)
@@ -275,6 +284,15 @@ def test_attention(past):
         names += ["", "past"]
     got = run_and_compare("Attention", names, v, ["y", "present"], {"num_heads": 2, "unidirectional": 1})
     assert got["present"].shape == (2, 2, 2, 3 + (past or 0), 4)
+
+
+def test_decoder_masked_self_attention_shares_the_buffer():
+    # hand-computed: onnxruntime runs it on GPU only; present is the past's buffer
+    got = infer_only("DecoderMaskedSelfAttention", ["x", "w", "b", "", "past", "", "psl"],
+                     {"x": (F16, ["batch", 1, 64]), "w": (F16, [64, 192]), "b": (F16, [192]),
+                      "past": (F16, [2, "batch", 4, "max_len", 16]), "psl": (I32, [1])}, ["y", "present"],
+                     {"num_heads": 4, "past_present_share_buffer": 1})
+    assert got["y"].shape == ("batch", 1, 64) and got["present"].shape == (2, "batch", 4, "max_len", 16)
 
 
 def test_attention_with_v_of_another_width():
@@ -512,7 +530,8 @@ def test_decoder_layer_gets_full_symbolic_shapes_that_match_a_run():
     sizes = {"batch": 1, "sequence_length": 3, "past_sequence_length": 5, "total_sequence_length": 8}
     feeds = {"input_ids": rng.integers(0, VOCAB, (1, 3)), "attention_mask": np.ones((1, 8), np.int64),
              "position_ids": np.arange(5, 8, dtype=np.int64)[None],
-             "past_key_values.0.key": randn(1, KV_HEADS, 5, HEAD), "past_key_values.0.value": randn(1, KV_HEADS, 5, HEAD)}
+             "past_key_values.0.key": randn(1, KV_HEADS, 5, HEAD),
+             "past_key_values.0.value": randn(1, KV_HEADS, 5, HEAD)}
     so = ort.SessionOptions()
     so.graph_optimization_level = ort.GraphOptimizationLevel.ORT_DISABLE_ALL
     sess = ort.InferenceSession(data, so, providers=["CPUExecutionProvider"])
