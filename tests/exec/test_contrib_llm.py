@@ -161,6 +161,20 @@ def test_matmul_nbits_weights_as_graph_inputs():
           {"K": 64, "N": 8, "block_size": 32}, rtol=1e-4, atol=1e-4)
 
 
+@pytest.mark.parametrize("zp_form", ["packed", "float"])
+def test_matmul_nbits_large_weights_dequantized_by_slabs(monkeypatch, zp_form):
+    """Weights too large to keep dequantized are expanded a few output
+    columns at a time (here: 2 columns of K=64), and still give the product."""
+    from onnxstudio.core.exec.kernels import contrib_llm
+    monkeypatch.setattr(contrib_llm, "_KEEP_DEQUANTIZED", 150)
+    rng = np.random.default_rng(8)
+    k, n = 64, 9
+    b, scale, zero, _ = quantize_nbits(_rand(rng, k, n), 4, 16)
+    zp = pack_bits(zero, 4) if zp_form == "packed" else zero.astype(np.float32)
+    check("MatMulNBits", [("xa", _rand(rng, 2, 3, k)), ("b", b), ("s", scale), ("z", zp), ("g", None),
+                          ("bias", _rand(rng, n))], {"K": k, "N": n, "block_size": 16}, rtol=1e-4, atol=1e-4)
+
+
 @pytest.mark.parametrize("zp_form", [None, "float"])
 def test_matmul_nbits_g_idx(zp_form):
     """The deprecated act-order layout: g_idx[k] names the block of row k.
@@ -339,6 +353,8 @@ def _check_gather_block(model, indices, expected=None):
     (False, True, 1, 0, np.float32),
     (True, True, -1, 0, np.float16),
     (False, False, 0, 1, np.float32),
+    (True, True, 0, 0, np.float32),              # gathered along the quantized axis
+    (False, True, 1, 1, np.float32),
 ])
 def test_gather_block_quantized_int4(signed, with_zero, quantize_axis, gather_axis, dtype):
     rng = np.random.default_rng(50 + signed + 2 * with_zero)
@@ -350,7 +366,7 @@ def test_gather_block_quantized_int4(signed, with_zero, quantize_axis, gather_ax
     blocks[axis] = -(-q.shape[axis] // bs)
     scales = (rng.random(blocks) + 0.5).astype(dtype)
     zero = rng.integers(low, high, size=blocks) if with_zero else None
-    indices = np.array([[0, 5], [-1, 2]], np.int64) if gather_axis == 0 else np.array([3, 39, 0], np.int32)
+    indices = np.array([[0, 5], [-1, 2]], np.int64) if gather_axis == 0 else np.array([3, 39, 0, 17], np.int32)
     model = _gather_block_model(_int4_initializer("data", q, signed), scales,
                                 _int4_initializer("zp", zero, signed) if with_zero else None, indices,
                                 {"block_size": bs, "quantize_axis": quantize_axis, "gather_axis": gather_axis})
@@ -376,6 +392,17 @@ def test_gather_block_quantized_uint8_packed(bits, with_zero):
     expected = table[np.where(indices == 9, 0, indices)].astype(np.float32)
     expected[0, 2] = 0
     _check_gather_block(model, indices, expected)
+
+
+def test_gather_block_quantized_one_token_id():
+    """A scalar index drops the gathered axis."""
+    rng = np.random.default_rng(65)
+    q = rng.integers(0, 16, size=(5, 32))
+    scales = (rng.random((5, 2)) + 0.5).astype(np.float32)
+    index = np.array(3, np.int64)
+    model = _gather_block_model(numpy_helper.from_array(pack_bits(q, 4), "data"), scales, None, index,
+                                {"bits": 4, "block_size": 16, "quantize_axis": 1})
+    _check_gather_block(model, index, ((q[3] - 8) * np.repeat(scales[3], 16)).astype(np.float32))
 
 
 @pytest.mark.parametrize("block_size,scale_shape", [(16, (5, 2)), (0, (5, 1)), (16, (1, 2))])

@@ -41,11 +41,8 @@ def _block_zero_points(zero_points, bits, n, k_blocks, dtype):
     return zero_points.reshape(n, k_blocks).astype(dtype)
 
 
-def dequantize_nbits(b, scales, zero_points=None, g_idx=None, *, K, N, bits, block_size):
-    """The float32 weight matrix (N, K) that MatMulNBits' B stands for:
-    (q - zero_point) * scale, one scale and zero point per block of
-    `block_size` values along K (or per group g_idx[k], the deprecated
-    act-order layout)."""
+def _check_layout(b, *, K, N, bits, block_size):
+    """(k_blocks, blob_size) of B, after checking B has that many bytes."""
     if bits not in _PACKED_BITS:
         raise ValueError(f"MatMulNBits: bits={bits} is not supported (onnxruntime supports 2, 4 and 8)")
     k_blocks = -(-K // block_size)
@@ -53,6 +50,15 @@ def dequantize_nbits(b, scales, zero_points=None, g_idx=None, *, K, N, bits, blo
     if b.size != N * k_blocks * blob:
         raise ValueError(f"MatMulNBits: B holds {b.size} bytes; N={N}, K={K}, block_size={block_size}, "
                          f"bits={bits} need (N, k_blocks, blob_size) = ({N}, {k_blocks}, {blob})")
+    return k_blocks, blob
+
+
+def dequantize_nbits(b, scales, zero_points=None, g_idx=None, *, K, N, bits, block_size):
+    """The float32 weight matrix (N, K) that MatMulNBits' B stands for:
+    (q - zero_point) * scale, one scale and zero point per block of
+    `block_size` values along K (or per group g_idx[k], the deprecated
+    act-order layout)."""
+    k_blocks, blob = _check_layout(b, K=K, N=N, bits=bits, block_size=block_size)
     q = unpack_bits(b.reshape(N, k_blocks * blob), bits)[:, :K].astype(np.float32)
     scale = scales.reshape(N, k_blocks).astype(np.float32)
     zero = _block_zero_points(zero_points, bits, N, k_blocks, np.float32)
@@ -68,9 +74,37 @@ def _projection_omitted(b):
     return b.size == 0
 
 
-def _nbits_product(a, weight_t, bias, n):
+# A dequantized weight up to this many values (16 MB of float32) is kept for
+# the session; larger ones (an LLM's projections: all of them in float32
+# would take 8x the model's size) are dequantized at each call, a slab of
+# output columns at a time so the temporary stays this small.
+_KEEP_DEQUANTIZED = 1 << 22
+
+
+def _nbits_product(a, weight_t, bias):
     """A @ W^T (+ bias) in float32, returned in A's type."""
     y = np.matmul(a.astype(np.float32, copy=False), weight_t)
+    if bias is not None:
+        y += bias.astype(np.float32, copy=False)
+    return y.astype(a.dtype, copy=False)
+
+
+def _rows(x, n, start, stop):
+    return None if x is None else x.reshape(n, -1)[start:stop]
+
+
+def _product_by_slabs(a, b, scales, zero_points, g_idx, bias, *, K, N, bits, block_size):
+    """A @ dequantized(B)^T, dequantizing at most _KEEP_DEQUANTIZED weight
+    values at a time."""
+    a32 = a.astype(np.float32, copy=False)
+    y = np.empty(a.shape[:-1] + (N,), np.float32)
+    step = max(1, _KEEP_DEQUANTIZED // max(K, 1))
+    for start in range(0, N, step):
+        stop = min(N, start + step)
+        weight = dequantize_nbits(_rows(b, N, start, stop), _rows(scales, N, start, stop),
+                                  _rows(zero_points, N, start, stop), g_idx, K=K, N=stop - start, bits=bits,
+                                  block_size=block_size)
+        np.matmul(a32, weight.T, out=y[..., start:stop])
     if bias is not None:
         y += bias.astype(np.float32, copy=False)
     return y.astype(a.dtype, copy=False)
@@ -84,17 +118,19 @@ def _omitted_result(a, bias, n):
 
 
 def _prepare_matmul_nbits(consts, attrs):
-    """With constant weights, dequantize them once per session."""
+    """With constant weights small enough to keep, dequantize them once per
+    session."""
     b, scales, zero_points, g_idx = (list(consts[1:5]) + [None] * 4)[:4]
     if any(v is VARIES for v in (b, scales, zero_points, g_idx)) or _projection_omitted(b):
+        return None
+    if attrs["K"] * attrs["N"] > _KEEP_DEQUANTIZED:
         return None
     shape_attrs = {k: attrs[k] for k in ("K", "N", "block_size")}
     weight_t = np.ascontiguousarray(
         dequantize_nbits(b, scales, zero_points, g_idx, bits=attrs.get("bits", 4), **shape_attrs).T)
-    n = attrs["N"]
 
     def run(a, b, scales, zero_points=None, g_idx=None, bias=None):
-        return _nbits_product(a, weight_t, bias, n)
+        return _nbits_product(a, weight_t, bias)
     return run
 
 
@@ -107,8 +143,8 @@ def matmul_nbits(a, b, scales, zero_points=None, g_idx=None, bias=None, *, K, N,
         raise ValueError("MatMulNBits: weight_prepacked B is in a CUDA-specific layout the CPU cannot read")
     if _projection_omitted(b):
         return _omitted_result(a, bias, N)
-    weight = dequantize_nbits(b, scales, zero_points, g_idx, K=K, N=N, bits=bits, block_size=block_size)
-    return _nbits_product(a, weight.T, bias, N)
+    _check_layout(b, K=K, N=N, bits=bits, block_size=block_size)
+    return _product_by_slabs(a, b, scales, zero_points, g_idx, bias, K=K, N=N, bits=bits, block_size=block_size)
 
 
 # ---- RotaryEmbedding -----------------------------------------------------------
@@ -186,39 +222,43 @@ def dequantize_blocks(data, scales, zero_points=None, *, bits=4, block_size=128,
     return ((q - zero) * scale).astype(scales.dtype, copy=False)
 
 
-def _gather_zero_outside(table, indices, axis):
-    """Gather along `axis`; an index outside [-size, size) gives zeros
-    (onnxruntime's rule, unlike ONNX Gather)."""
-    size = table.shape[axis]
+def _inside(indices, size):
+    """Indices with those outside [-size, size) replaced by 0, and where
+    they were inside."""
     indices = np.asarray(indices, dtype=np.int64)
     inside = (indices >= -size) & (indices < size)
-    picked = np.take(table, np.where(inside, indices, 0), axis=axis)
-    if not inside.all():
-        mask_shape = (1,) * axis + indices.shape + (1,) * (table.ndim - axis - 1)
-        picked = np.where(inside.reshape(mask_shape), picked, table.dtype.type(0))
-    return picked
+    return np.where(inside, indices, 0), inside
 
 
-def _prepare_gather_block_quantized(consts, attrs):
-    data, _, scales = consts[:3]
-    zero_points = consts[3] if len(consts) > 3 else None
-    if any(v is VARIES for v in (data, scales, zero_points)):
-        return None
-    table = dequantize_blocks(data, scales, zero_points, **_quant_attrs(attrs))
-    axis = attrs.get("gather_axis", 0) % data.ndim
-
-    def run(data, indices, scales, zero_points=None):
-        return _gather_zero_outside(table, indices, axis)
-    return run
+def _zero_outside(values, inside, axis):
+    """Zeros for the slices an out-of-range index picked (onnxruntime's
+    rule, unlike ONNX Gather, which fails)."""
+    if inside.all():
+        return values
+    shape = (1,) * axis + inside.shape + (1,) * (values.ndim - axis - inside.ndim)
+    return np.where(inside.reshape(shape), values, values.dtype.type(0))
 
 
-def _quant_attrs(attrs):
-    return {k: attrs[k] for k in ("bits", "block_size", "quantize_axis") if k in attrs}
-
-
-@kernel("GatherBlockQuantized", since=1, domain=MS, prepare=_prepare_gather_block_quantized)
+@kernel("GatherBlockQuantized", since=1, domain=MS)
 def gather_block_quantized(data, indices, scales, zero_points=None, *, bits=4, block_size=128, quantize_axis=1,
                            gather_axis=0):
-    table = dequantize_blocks(data, scales, zero_points, bits=bits, block_size=block_size,
-                              quantize_axis=quantize_axis)
-    return _gather_zero_outside(table, indices, gather_axis % data.ndim)
+    rank = data.ndim
+    g_axis, q_axis = gather_axis % rank, quantize_axis % rank
+    picks, inside = _inside(indices, data.shape[g_axis])
+    packed_along_gather = data.dtype == np.uint8 and bits < 8 and g_axis == rank - 1
+    if g_axis == q_axis or packed_along_gather:
+        table = dequantize_blocks(data, scales, zero_points, bits=bits, block_size=block_size,
+                                  quantize_axis=q_axis)
+        return _zero_outside(np.take(table, picks, axis=g_axis), inside, g_axis)
+
+    # Gather the quantized rows and their blocks' parameters first, so only
+    # the rows asked for are dequantized (an LLM's embedding table is large)
+    def take(t):
+        if t is None:
+            return None
+        # a parameter dimension of 1 is shared by every row
+        return np.take(t, picks if t.shape[g_axis] > 1 else np.zeros_like(picks), axis=g_axis)
+    gathered_q_axis = q_axis if q_axis < g_axis else q_axis + picks.ndim - 1
+    values = dequantize_blocks(take(data), take(scales), take(zero_points), bits=bits, block_size=block_size,
+                               quantize_axis=gathered_q_axis)
+    return _zero_outside(values, inside, g_axis)
