@@ -195,6 +195,28 @@ def attention(ctx):
     return _attention(ctx, 4, ctx.elem(0))
 
 
+@rule("PackedAttention", domain=MS)
+def packed_attention(ctx):
+    # padding removed: rows are tokens, (token_count, input_hidden) -> (token_count, v_hidden)
+    x, bias = ctx.shape(0), ctx.shape(2)
+    sizes = ctx.attr("qkv_hidden_sizes")
+    if sizes and len(sizes) == 3:
+        v_hidden = sizes[2]
+    else:
+        v_hidden = dim_floordiv(bias[0], 3) if _rank_is(bias, 1) else None
+    return [tensor(ctx.elem(0), (x[0], v_hidden) if _rank_is(x, 2) else None)]
+
+
+@rule("PackedMultiHeadAttention", domain=MS)
+def packed_multi_head_attention(ctx):
+    q, v = ctx.shape(0), ctx.shape(2) if ctx.has_input(2) else None
+    if _rank_is(q, 4):                      # (token_count, heads, 3, head_size)
+        return [tensor(ctx.elem(0), (q[0], dim_mul(q[1], q[3])))]
+    if not _rank_is(q, 2):
+        return [tensor(ctx.elem(0), None)]
+    return [tensor(ctx.elem(0), (q[0], v[1] if _rank_is(v, 2) else q[1]))]
+
+
 @rule("QAttention", domain=MS)
 def q_attention(ctx):
     # dequantized: the output is the scales' float type
@@ -203,9 +225,15 @@ def q_attention(ctx):
 
 # --- rotary embeddings, embeddings and norms
 
-@rule("RotaryEmbedding", "GemmaRotaryEmbedding", domain=MS)
+@rule("RotaryEmbedding", domain=MS)
 def rotary_embedding(ctx):
     return [ctx.type(0)]
+
+
+@rule("GemmaRotaryEmbedding", domain=MS)
+def gemma_rotary_embedding(ctx):
+    # the angles (batch, seq, dim) broadcast over the heads of q and of k
+    return [ctx.type(1), ctx.type(3)]
 
 
 @rule("EmbedLayerNormalization", domain=MS)

@@ -301,6 +301,22 @@ def test_attention_with_v_of_another_width():
     assert got["y"].shape == (2, 3, 4)
 
 
+def test_packed_attentions():
+    # hand-computed: onnxruntime runs the padding-free attentions on GPU only
+    common = {"off": (I32, ["batch", "seq"]), "cum": (I32, ["batch_plus_1"])}
+    got = infer_only("PackedAttention", ["x", "w", "b", "off", "cum"],
+                     {"x": (F16, ["tokens", 64]), "w": (F16, [64, 192]), "b": (F16, [192]), **common}, ["y"],
+                     {"num_heads": 4})
+    assert got["y"].shape == ("tokens", 64) and got["y"].elem_type == F16
+    got = infer_only("PackedMultiHeadAttention", ["q", "k", "v", "", "off", "cum"],
+                     {"q": (F16, ["tokens", 64]), "k": (F16, ["tokens", 64]), "v": (F16, ["tokens", 32]), **common},
+                     ["y"], {"num_heads": 4})
+    assert got["y"].shape == ("tokens", 32)
+    got = infer_only("PackedMultiHeadAttention", ["qkv", "", "", "", "off", "cum"],
+                     {"qkv": (F16, ["tokens", 4, 3, 16]), **common}, ["y"], {"num_heads": 4})
+    assert got["y"].shape == ("tokens", 64)
+
+
 def test_q_attention():
     v = {"x": rng.integers(0, 255, (2, 3, 8)).astype(np.uint8),
          "w": rng.integers(0, 255, (8, 24)).astype(np.uint8), "b": randn(24),
@@ -319,6 +335,16 @@ def test_rotary_embedding_keeps_the_shape(shape):
          "cos": randn(8, 4), "sin": randn(8, 4)}
     run_and_compare("RotaryEmbedding", ["x", "pos", "cos", "sin"], v, ["y"],
                     {"num_heads": 2} if len(shape) == 3 else {})
+
+
+def test_gemma_rotary_embedding():
+    # hand-computed: onnxruntime runs it on GPU only; q and k keep their shapes
+    q = (F16, ["batch", 8, "seq", 16])
+    k = (F16, ["batch", 2, "seq", 16])
+    got = infer_only("GemmaRotaryEmbedding", ["emb", "q", "q_rot", "k", "k_rot"],
+                     {"emb": (F, ["batch", "seq", 16]), "q": q, "q_rot": q, "k": k, "k_rot": k}, ["qo", "ko"])
+    assert got["qo"].shape == ("batch", 8, "seq", 16) and got["ko"].shape == ("batch", 2, "seq", 16)
+    assert got["qo"].elem_type == got["ko"].elem_type == F16
 
 
 def test_embed_layer_normalization():
@@ -424,13 +450,16 @@ def test_diffusion_ops_on_gpu_only():
     assert got["y"].shape == ("batch", 8, 8, 32)
 
 
-def test_qmoe_keeps_the_input_shape():
-    # hand-computed: the output is each token's mix of expert outputs
-    got = infer_only("QMoE", ["x", "r", "w1", "s1", "", "w2", "s2"],
-                     {"x": (F16, ["tokens", 64]), "r": (F16, ["tokens", 4]), "w1": (U8, [4, 128, 32]),
-                      "s1": (F16, [4, 128]), "w2": (U8, [4, 64, 64]), "s2": (F16, [4, 64])}, ["y"],
-                     {"k": 2, "expert_weight_bits": 4})
-    assert got["y"].shape == ("tokens", 64) and got["y"].elem_type == F16
+@pytest.mark.parametrize("bits", [4, 8])
+def test_qmoe_keeps_the_input_shape(bits):
+    rows, hidden, inter, experts = 4, 64, 32, 4
+    v = {"x": randn(rows, hidden), "r": randn(rows, experts),
+         "w1": rng.integers(0, 255, (experts, inter, hidden * bits // 8)).astype(np.uint8),
+         "s1": randn(experts, inter),
+         "w2": rng.integers(0, 255, (experts, hidden, inter * bits // 8)).astype(np.uint8),
+         "s2": randn(experts, hidden)}
+    run_and_compare("QMoE", ["x", "r", "w1", "s1", "", "w2", "s2"], v, ["y"],
+                    {"k": 2, "expert_weight_bits": bits, "activation_type": "relu"}, consts=["w1", "s1", "w2", "s2"])
 
 
 def test_packed_gqa_symbolic_dims():
