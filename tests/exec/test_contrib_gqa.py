@@ -93,6 +93,7 @@ def test_prompt(case, attrs):
     ({"seq": 1, "past": 6, "packed": True}, {"softcap": 3.0}),
     ({"seq": 1, "past": 7}, {"local_window_size": 3}),
     ({"seq": 1, "past": 4, "attention_bias": True}, {}),
+    ({"seq": 1, "past": 4, "attention_bias": True}, {"softcap": 1.5}),
     ({"batch": 1, "seq": 3, "past": 4}, {}),                                  # a later prompt chunk
     ({"batch": 1, "seq": 3, "past": 4, "rotary": True}, {"do_rotary": 1, "local_window_size": 4}),
 ])
@@ -128,3 +129,25 @@ def test_position_ids_given():
     pos = np.array([[9], [4]], np.int64)
     inputs = gqa_inputs(rng, seq=1, past=5, rotary=True, position_ids=pos)
     check_gqa(inputs, {**BASE, "do_rotary": 1}, rtol=1e-4, atol=1e-5)
+
+
+@pytest.mark.parametrize("case,attrs", [
+    ({}, {"qk_output": 1}),
+    ({}, {"qk_output": 2}),
+    ({"seq": 1, "past": 5}, {"qk_output": 1, "softcap": 2.0}),
+    ({"seq": 1, "past": 5, "attention_bias": True}, {"qk_output": 1}),
+    ({"seq": 1, "past": 5, "attention_bias": True}, {"qk_output": 1, "softcap": 1.5}),
+    ({"seq": 1, "past": 5, "attention_bias": True}, {"qk_output": 2, "smooth_softmax": 1}),
+    ({"seq": 1, "past": 5, "buffer": 9, "seqlens": [6, 4]}, {"qk_output": 2, "local_window_size": 3}),
+])
+def test_output_qk(case, attrs):
+    """The scores before softmax (1) or the probabilities (2), blocked keys
+    as zeros."""
+    rng = np.random.default_rng(15 + len(str(case)) + len(str(attrs)))
+    inputs = gqa_inputs(rng, **case)
+    model = one_node("GroupQueryAttention", inputs, {**BASE, **attrs}, OUTPUTS + ("qk",))
+    feeds = {n: v for n, v in inputs if v is not None and n.startswith("x")}
+    theirs = ort_run(model, feeds, ["y", "qk"])
+    ours = run(core.load_bytes(model.SerializeToString()), feeds)
+    for name in ("y", "qk"):
+        assert_close(ours[name], theirs[name], name, 1e-4, 1e-5)

@@ -29,7 +29,8 @@ def attend(q, k, v, logit_bias=None, *, scale, softcap=0.0, sink=None):
     logit_bias broadcasts to (B, Nq, S, T) and may hold -inf for blocked
     keys; a row with every key blocked gives zeros. sink (Nq,) or a scalar
     adds exp(sink) to each row's denominator (onnxruntime's smooth softmax).
-    Returns the output (B, Nq, S, Hv) and the probabilities."""
+    Returns the output (B, Nq, S, Hv), the scores before the bias (scaled,
+    capped) and the probabilities."""
     b, nq, s, h = q.shape
     nkv, t = k.shape[1], k.shape[2]
     group = nq // nkv
@@ -39,6 +40,7 @@ def attend(q, k, v, logit_bias=None, *, scale, softcap=0.0, sink=None):
     logits *= np.float32(scale)
     if softcap > 0:
         logits = np.float32(softcap) * np.tanh(logits / np.float32(softcap))
+    scores = logits
     if logit_bias is not None:
         logits = logits + logit_bias
     top = np.max(logits, axis=-1, keepdims=True)
@@ -52,4 +54,4 @@ def attend(q, k, v, logit_bias=None, *, scale, softcap=0.0, sink=None):
         total += np.exp(sink - top)
     probs = np.divide(e, total, out=np.zeros_like(e), where=total > 0)
     out = np.matmul(probs.reshape(b, nkv, group * s, t), v).reshape(b, nq, s, v.shape[-1])
-    return out, probs
+    return out, scores, probs

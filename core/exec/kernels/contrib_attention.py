@@ -94,8 +94,6 @@ def group_query_attention(query, key=None, value=None, past_key=None, past_value
         raise ValueError("GroupQueryAttention: quantized KV caches (k_quant_type/v_quant_type) are not supported")
     if sliding_window_cache:
         raise ValueError("GroupQueryAttention: sliding_window_cache=1 is not supported")
-    if qk_output:
-        raise ValueError("GroupQueryAttention: qk_output is not supported")
     _unsupported("q_norm_weight", q_norm_weight, "onnxruntime's CPU kernel rejects it too")
     _unsupported("query_seqlens", query_seqlens, "right-padded query chunks")
     out_dtype = query.dtype
@@ -117,8 +115,21 @@ def group_query_attention(query, key=None, value=None, past_key=None, past_value
     head_size = present_k.shape[-1]
     bias = _key_bias(pasts, totals, seq, total, causal, local_window_size)
     if attention_bias is not None:
-        bias = bias + as_float32(attention_bias)[..., :total]
+        attention_bias = as_float32(attention_bias)[..., :total]
+        bias = bias + attention_bias
     sink = as_float32(head_sink) if head_sink is not None else (0.0 if smooth_softmax > 0 else None)
-    out, _ = attend(heads_first(query, num_heads), present_k[:, :, :total], present_v[:, :, :total], bias,
-                    scale=scale or 1.0 / np.sqrt(head_size), softcap=softcap, sink=sink)
-    return (heads_merged(out).astype(out_dtype), present_k.astype(out_dtype), present_v.astype(out_dtype))
+    out, scores, probs = attend(heads_first(query, num_heads), present_k[:, :, :total], present_v[:, :, :total],
+                                bias, scale=scale or 1.0 / np.sqrt(head_size), softcap=softcap, sink=sink)
+    results = (heads_merged(out).astype(out_dtype), present_k.astype(out_dtype), present_v.astype(out_dtype))
+    if qk_output:
+        if attention_bias is not None:
+            scores = scores + attention_bias
+        results += (_qk_output(scores, probs, bias, qk_output).astype(out_dtype),)
+    return results
+
+
+def _qk_output(scores, probs, bias, mode):
+    """output_qk: the scores with the attention bias (mode 1) or the
+    probabilities (mode 2), with zeros where a key is blocked."""
+    values = scores if mode == 1 else probs
+    return np.where(np.isneginf(np.broadcast_to(bias, values.shape)), np.float32(0), values)

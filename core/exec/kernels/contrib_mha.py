@@ -95,7 +95,7 @@ def multi_head_attention(query, key=None, value=None, bias=None, key_padding_mas
     batch, _, seq, head = q.shape
     logit_bias = _logit_bias(key_padding_mask, attention_bias, batch, seq, k.shape[2], past, unidirectional,
                              mask_filter_value)
-    out, _ = attend(q, k, v, logit_bias, scale=scale or 1.0 / np.sqrt(head))
+    out, _, _ = attend(q, k, v, logit_bias, scale=scale or 1.0 / np.sqrt(head))
     dtype = query.dtype
     return heads_merged(out).astype(dtype), k.astype(dtype), v.astype(dtype)
 
@@ -118,7 +118,7 @@ def attention(x, weights, bias=None, mask_index=None, past=None, attention_bias=
     batch, _, seq, head = q.shape
     logit_bias = _logit_bias(mask_index, attention_bias, batch, seq, k.shape[2], past_len, unidirectional,
                              mask_filter_value)
-    out, _ = attend(q, k, v, logit_bias, scale=scale or 1.0 / np.sqrt(head))
+    out, _, _ = attend(q, k, v, logit_bias, scale=scale or 1.0 / np.sqrt(head))
     dtype = x.dtype
     if k.shape != v.shape:          # no present: a cache needs K and V of one size
         return heads_merged(out).astype(dtype)
