@@ -151,3 +151,21 @@ def test_output_qk(case, attrs):
     ours = run(core.load_bytes(model.SerializeToString()), feeds)
     for name in ("y", "qk"):
         assert_close(ours[name], theirs[name], name, 1e-4, 1e-5)
+
+
+@pytest.mark.parametrize("valid,seqlens,total", [
+    ([2, 3], [6, 6], 6),          # entry 0: 4 cached + 2 real rows of 3; entry 1: 3 cached + 3
+    ([1, 3], [5, 3], 8),          # total_sequence_length only an upper bound
+    ([0, 2], [4, 2], 8),          # entry 0 idle: its cache stays as it was
+])
+def test_right_padded_query_chunks(valid, seqlens, total):
+    """query_seqlens: only the first query_seqlens[b] rows of the chunk are
+    real; they follow the entry's seqlens_k + 1 - query_seqlens cached tokens."""
+    rng = np.random.default_rng(16 + sum(valid))
+    inputs = dict(gqa_inputs(rng, seq=3, past=1, buffer=10, seqlens=seqlens, rotary=True))
+    inputs["xtotal"] = np.array(total, np.int32)
+    inputs["xqlens"] = np.array(valid, np.int32)
+    names = ["xq", "xk", "xv", "xpk", "xpv", "xseqlens", "xtotal", "cos", "sin", "xpos", "xbias", "sink",
+             "kscale", "vscale", "qnorm", "knorm", "xqlens"]
+    check_gqa([(n, inputs.get(n)) for n in names], {**BASE, "do_rotary": 1}, rtol=1e-4, atol=1e-5,
+              valid_rows=valid, valid_cache=seqlens)

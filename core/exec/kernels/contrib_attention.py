@@ -39,9 +39,17 @@ def _unsupported(name, value, why):
         raise ValueError(f"GroupQueryAttention: {name} is not supported ({why})")
 
 
-def _lengths(seqlens_k, total_sequence_length, batch, seq):
-    """Per batch entry: tokens in the cache after this call, and before it."""
+def _lengths(seqlens_k, total_sequence_length, query_seqlens, batch, seq):
+    """Per batch entry: tokens in the cache after this call, and before it.
+    query_seqlens (right-padded chunks) says how many of the S rows are
+    real; without it the first prompt starts every entry at 0."""
     totals = np.asarray(seqlens_k, dtype=np.int64).reshape(batch) + 1
+    if query_seqlens is not None:
+        valid = np.asarray(query_seqlens, dtype=np.int64).reshape(batch)
+        if (valid < 0).any() or (valid > np.minimum(seq, totals)).any():
+            raise ValueError(f"GroupQueryAttention: query_seqlens {valid.tolist()} must lie in "
+                             f"[0, min({seq}, seqlens_k + 1)]")
+        return totals, totals - valid
     first_prompt = seq == int(np.asarray(total_sequence_length).reshape(-1)[0])
     pasts = np.zeros(batch, np.int64) if first_prompt else totals - seq
     if (pasts < 0).any():
@@ -51,8 +59,8 @@ def _lengths(seqlens_k, total_sequence_length, batch, seq):
 
 
 def _present(past, new, pasts, totals, length):
-    """The cache after this call: each entry's new tokens written after its
-    cached ones. A buffer longer than needed (shared with past) keeps the
+    """The cache after this call: each entry's new tokens (the real ones of
+    a right-padded chunk) written after its cached ones. A buffer longer than needed (shared with past) keeps the
     rest of its content, as an in-place update would."""
     b, heads, _, h = new.shape
     present = np.zeros((b, heads, length, h), np.float32)
@@ -95,12 +103,11 @@ def group_query_attention(query, key=None, value=None, past_key=None, past_value
     if sliding_window_cache:
         raise ValueError("GroupQueryAttention: sliding_window_cache=1 is not supported")
     _unsupported("q_norm_weight", q_norm_weight, "onnxruntime's CPU kernel rejects it too")
-    _unsupported("query_seqlens", query_seqlens, "right-padded query chunks")
     out_dtype = query.dtype
     if key is None:
         query, key, value = _split_packed_qkv(query, num_heads, kv_num_heads)
     batch, seq = query.shape[:2]
-    totals, pasts = _lengths(seqlens_k, total_sequence_length, batch, seq)
+    totals, pasts = _lengths(seqlens_k, total_sequence_length, query_seqlens, batch, seq)
     query, key, value = as_float32(query), as_float32(key), as_float32(value)
     if do_rotary:
         positions = (np.asarray(position_ids, np.int64).reshape(batch, seq) if position_ids is not None
