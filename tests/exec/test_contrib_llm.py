@@ -416,3 +416,77 @@ def test_gather_block_quantized_float8(block_size, scale_shape):
     indices = np.array([4, 0, 2], np.int32)
     model = _gather_block_model(data, scales, None, indices, {"block_size": block_size, "quantize_axis": 1})
     _check_gather_block(model, indices)
+
+
+# ---- a model as onnxruntime-genai's builder writes one ----------------------------------
+
+def genai_style_model(rng, vocab=50, hidden=64, nq=4, nkv=2, head=16, max_len=32):
+    """Quantized embedding (GatherBlockQuantized), RMS norm, one fused QKV
+    4-bit projection, GroupQueryAttention doing the rotary itself on packed
+    QKV with seqlens_k and total_sequence_length computed from the
+    attention mask, output projection, SkipSimplifiedLayerNormalization and
+    a 4-bit LM head."""
+    q_table = rng.integers(0, 16, size=(vocab, hidden))
+    table_scales = (rng.random((vocab, hidden // 32)) * 0.05 + 0.01).astype(np.float32)
+    inits = [numpy_helper.from_array(pack_bits(q_table, 4), "embed_q"),
+             numpy_helper.from_array(table_scales, "embed_scales"),
+             numpy_helper.from_array((1 + 0.1 * _rand(rng, hidden)).astype(np.float32), "norm1"),
+             numpy_helper.from_array((1 + 0.1 * _rand(rng, hidden)).astype(np.float32), "norm2"),
+             numpy_helper.from_array(np.array([1], np.int64), "one_axis"),
+             numpy_helper.from_array(np.array(1, np.int64), "one")]
+    cos, sin = rope_caches(max_len, head)
+    inits += [numpy_helper.from_array(cos, "cos"), numpy_helper.from_array(sin, "sin")]
+    projections = {}
+    for name, k, n in (("qkv", hidden, (nq + 2 * nkv) * head), ("o", nq * head, hidden), ("head", hidden, vocab)):
+        projections[name], weights = _quantized_projection(rng, name, k, n)
+        inits += weights
+    nodes = [
+        helper.make_node("GatherBlockQuantized", ["embed_q", "input_ids", "embed_scales"], ["emb"], domain=MS,
+                         bits=4, block_size=32, quantize_axis=1),
+        helper.make_node("SimplifiedLayerNormalization", ["emb", "norm1"], ["qkv_in"], epsilon=1e-5),
+        projections["qkv"],
+        helper.make_node("ReduceSum", ["attention_mask", "one_axis"], ["mask_sum"], keepdims=0),
+        helper.make_node("Sub", ["mask_sum", "one"], ["seqlens_k64"]),
+        helper.make_node("Cast", ["seqlens_k64"], ["seqlens_k"], to=TensorProto.INT32),
+        helper.make_node("Shape", ["attention_mask"], ["mask_shape"]),
+        helper.make_node("Gather", ["mask_shape", "one"], ["total64"], axis=0),
+        helper.make_node("Cast", ["total64"], ["total_sequence_length"], to=TensorProto.INT32),
+        helper.make_node("GroupQueryAttention", ["qkv", "", "", "past_key", "past_value", "seqlens_k",
+                                                 "total_sequence_length", "cos", "sin"],
+                         ["o_in", "present_key", "present_value"], domain=MS, num_heads=nq, kv_num_heads=nkv,
+                         do_rotary=1),
+        projections["o"],
+        helper.make_node("SkipSimplifiedLayerNormalization", ["o", "emb", "norm2"], ["head_in"], domain=MS,
+                         epsilon=1e-5),
+        projections["head"],
+        helper.make_node("Identity", ["head"], ["logits"]),
+    ]
+    f = TensorProto.FLOAT
+    inputs = [helper.make_tensor_value_info("input_ids", TensorProto.INT64, ["batch", "seq"]),
+              helper.make_tensor_value_info("attention_mask", TensorProto.INT64, ["batch", "total"]),
+              helper.make_tensor_value_info("past_key", f, ["batch", nkv, "past", head]),
+              helper.make_tensor_value_info("past_value", f, ["batch", nkv, "past", head])]
+    outputs = [helper.make_empty_tensor_value_info(n) for n in ("logits", "present_key", "present_value")]
+    return _model(helper.make_graph(nodes, "genai_block", inputs, outputs, initializer=inits))
+
+
+def test_genai_style_model_generates_like_onnxruntime():
+    """A prompt, then tokens one at a time, each step feeding the caches
+    back, in one Session (the later steps run compiled)."""
+    rng = np.random.default_rng(23)
+    model = genai_style_model(rng)
+    session = Session(core.load_bytes(model.SerializeToString()))
+    names = ["logits", "present_key", "present_value"]
+    ids = rng.integers(0, 50, size=(1, 5)).astype(np.int64)
+    past = np.zeros((1, 2, 0, 16), np.float32)
+    feeds = {"input_ids": ids, "attention_mask": np.ones((1, 5), np.int64), "past_key": past, "past_value": past}
+    for step in range(4):
+        theirs = ort_run(model, feeds, names)
+        ours = session.run(feeds)
+        for name in names:
+            assert_close(ours[name], theirs[name], f"step {step} {name}", 1e-4, 1e-5)
+        # greedy decoding on onnxruntime's logits keeps both on one path
+        token = theirs["logits"][:, -1].argmax(-1).reshape(1, 1).astype(np.int64)
+        total = feeds["attention_mask"].shape[1] + 1
+        feeds = {"input_ids": token, "attention_mask": np.ones((1, total), np.int64),
+                 "past_key": ours["present_key"], "past_value": ours["present_value"]}
