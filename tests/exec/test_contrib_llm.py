@@ -213,6 +213,7 @@ def rope_caches(max_len, rot_dim, dtype=np.float32, base=10000.0):
     ((2, 3, 4, 16), {}, "per_token", 16),                                # (B, N, S, H)
     ((2, 3, 4, 16), {"interleaved": 1}, "start", 16),
     ((2, 5, 32), {"num_heads": 4, "scale": 0.5}, "start", 8),
+    ((2, 5, 32), {"num_heads": 4, "is_packed_batching": 1}, "per_token", 8),
 ])
 def test_rotary_embedding(shape, attrs, positions, rot_dim):
     rng = np.random.default_rng(len(shape) * 7 + rot_dim)

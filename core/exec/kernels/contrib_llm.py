@@ -161,9 +161,8 @@ def _token_positions(position_ids, batch, seq):
 @kernel("RotaryEmbedding", since=1, domain=MS)
 def rotary_embedding(x, position_ids, cos_cache, sin_cache, *, interleaved=0, num_heads=0,
                      rotary_embedding_dim=0, is_packed_batching=0, scale=1.0):
-    # onnxruntime's CPU kernel reads but never applies `scale`
-    if is_packed_batching:
-        raise ValueError("RotaryEmbedding: is_packed_batching=1 (ragged batches) is not supported")
+    # onnxruntime's CPU kernel reads but never applies `scale`, and gives
+    # the same result with is_packed_batching (only its GPU kernels use it)
     if x.ndim == 4:
         batch, seq = x.shape[0], x.shape[2]
         heads = x.shape[1]
