@@ -14,7 +14,7 @@ from onnxstudio.core.exec import Session, run  # noqa: E402
 MS = "com.microsoft"
 _ONNX_TYPE = {np.dtype(np.float32): TensorProto.FLOAT, np.dtype(np.float16): TensorProto.FLOAT16,
               np.dtype(np.int32): TensorProto.INT32, np.dtype(np.int64): TensorProto.INT64,
-              np.dtype(np.uint8): TensorProto.UINT8}
+              np.dtype(np.uint8): TensorProto.UINT8, np.dtype(np.int8): TensorProto.INT8}
 
 
 def _rand(rng, *shape, dtype=np.float32):

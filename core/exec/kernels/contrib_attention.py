@@ -75,6 +75,28 @@ def _present(past, new, pasts, totals, length):
     return present
 
 
+def _cache_codec(quant_type, scale, bit_width, which):
+    """(decode, encode) between the KV cache as stored and float32: as is
+    in the model's float type, or int8 times a scale per tensor or per
+    channel (k_quant_type / v_quant_type)."""
+    if quant_type == "NONE":
+        return as_float32, lambda x, dtype: x.astype(dtype)
+    if quant_type not in ("PER_TENSOR", "PER_CHANNEL"):
+        raise ValueError(f"GroupQueryAttention: unknown {which}_quant_type {quant_type!r}")
+    if bit_width not in (0, 8):
+        raise ValueError(f"GroupQueryAttention: a {bit_width}-bit KV cache is not supported (8-bit is)")
+    if scale is None:
+        raise ValueError(f"GroupQueryAttention: {which}_quant_type {quant_type} needs the input {which}_scale")
+    scale = as_float32(scale)
+
+    def decode(cache):
+        return None if cache is None else cache.astype(np.float32) * scale
+
+    def encode(x, _dtype):
+        return np.clip(np.rint(x / scale), -128, 127).astype(np.int8)
+    return decode, encode
+
+
 def _key_bias(pasts, totals, seq, keys, causal, local_window_size):
     """(B, 1, S, keys) additive bias: 0 where query row s (at position
     pasts[b] + s) may see key j, -inf elsewhere."""
@@ -98,8 +120,8 @@ def group_query_attention(query, key=None, value=None, past_key=None, past_value
                           smooth_softmax=-1, causal=1, qk_output=0, k_quant_type="NONE", v_quant_type="NONE",
                           kv_cache_bit_width=0, sliding_window_cache=0, qk_norm_epsilon=1e-6,
                           q_norm_epsilon=None, k_norm_epsilon=None):
-    if k_quant_type != "NONE" or v_quant_type != "NONE":
-        raise ValueError("GroupQueryAttention: quantized KV caches (k_quant_type/v_quant_type) are not supported")
+    decode_k, encode_k = _cache_codec(k_quant_type, k_scale, kv_cache_bit_width, "k")
+    decode_v, encode_v = _cache_codec(v_quant_type, v_scale, kv_cache_bit_width, "v")
     if sliding_window_cache:
         raise ValueError("GroupQueryAttention: sliding_window_cache=1 is not supported")
     _unsupported("q_norm_weight", q_norm_weight, "onnxruntime's CPU kernel rejects it too")
@@ -117,17 +139,21 @@ def group_query_attention(query, key=None, value=None, past_key=None, past_value
         key = _rotate(key, positions, cos, sin, kv_num_heads, rotary_interleaved)
     total = int(np.asarray(total_sequence_length).reshape(-1)[0])
     length = max(total, past_key.shape[2] if past_key is not None else 0)
-    present_k = _present(as_float32(past_key), heads_first(key, kv_num_heads), pasts, totals, length)
-    present_v = _present(as_float32(past_value), heads_first(value, kv_num_heads), pasts, totals, length)
+    present_k = encode_k(_present(decode_k(past_key), heads_first(key, kv_num_heads), pasts, totals, length),
+                         out_dtype)
+    present_v = encode_v(_present(decode_v(past_value), heads_first(value, kv_num_heads), pasts, totals, length),
+                         out_dtype)
     head_size = present_k.shape[-1]
+    # attention reads the cache as stored: new tokens quantized like the old
+    keys, values = decode_k(present_k[:, :, :total]), decode_v(present_v[:, :, :total])
     bias = _key_bias(pasts, totals, seq, total, causal, local_window_size)
     if attention_bias is not None:
         attention_bias = as_float32(attention_bias)[..., :total]
         bias = bias + attention_bias
     sink = as_float32(head_sink) if head_sink is not None else (0.0 if smooth_softmax > 0 else None)
-    out, scores, probs = attend(heads_first(query, num_heads), present_k[:, :, :total], present_v[:, :, :total],
-                                bias, scale=scale or 1.0 / np.sqrt(head_size), softcap=softcap, sink=sink)
-    results = (heads_merged(out).astype(out_dtype), present_k.astype(out_dtype), present_v.astype(out_dtype))
+    out, scores, probs = attend(heads_first(query, num_heads), keys, values, bias,
+                                scale=scale or 1.0 / np.sqrt(head_size), softcap=softcap, sink=sink)
+    results = (heads_merged(out).astype(out_dtype), present_k, present_v)
     if qk_output:
         if attention_bias is not None:
             scores = scores + attention_bias
