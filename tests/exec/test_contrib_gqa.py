@@ -197,3 +197,56 @@ def test_int8_kv_cache(quant, past, seq):
     ours = check_gqa([(n, inputs.get(n)) for n in names], attrs, rtol=1e-4, atol=1e-5, valid_rows=valid,
                      valid_cache=valid)
     assert ours["present_key"].dtype == np.int8
+
+
+def _window_step(rng, session_inputs, attrs, past_k, past_v, seq, before, batch=1):
+    """Inputs of one step on a window cache: `before` tokens seen per entry."""
+    befores = np.broadcast_to(np.asarray(before), (batch,))
+    totals = befores + seq
+    inputs = dict(gqa_inputs(rng, batch=batch, seq=seq, past=1, buffer=past_k.shape[2], seqlens=totals.tolist(),
+                             rotary=True))
+    inputs["xpk"], inputs["xpv"] = past_k, past_v
+    inputs["xtotal"] = np.array(totals.max(), np.int32)
+    return [(n, inputs.get(n)) for n in session_inputs], totals
+
+
+WINDOW_NAMES = ["xq", "xk", "xv", "xpk", "xpv", "xseqlens", "xtotal", "cos", "sin"]
+
+
+def test_window_cache_generation_across_evictions():
+    """A prompt, single tokens past the capacity (6 rows, window 4: three
+    positions evicted at once), then a 4-token step; each side keeps
+    feeding its own caches back. Rows past L(T) are unspecified."""
+    from onnxstudio.core.exec.kernels._windowed_kv_cache import resident_count
+    rng = np.random.default_rng(18)
+    capacity, window = 6, 4
+    attrs = {**BASE, "do_rotary": 1, "local_window_size": window, "sliding_window_cache": 1}
+    empty = np.zeros((1, 2, capacity, 16), np.float32)
+    ours_k = ours_v = theirs_k = theirs_v = empty
+    before = 0
+    for seq in (3, 1, 1, 1, 1, 1, 1, 4):
+        inputs, totals = _window_step(rng, WINDOW_NAMES, attrs, ours_k, ours_v, seq, before)
+        model = one_node("GroupQueryAttention", inputs, attrs, OUTPUTS)
+        feeds = {n: v for n, v in inputs if v is not None and n.startswith("x")}
+        ours = run(core.load_bytes(model.SerializeToString()), feeds)
+        theirs = ort_run(model, {**feeds, "xpk": theirs_k, "xpv": theirs_v}, list(OUTPUTS))
+        kept = resident_count(int(totals[0]), capacity, window)
+        assert_close(ours["y"], theirs["y"], f"y after {totals[0]}", 1e-4, 1e-5)
+        for name in ("present_key", "present_value"):
+            assert_close(ours[name][:, :, :kept], theirs[name][:, :, :kept], f"{name} after {totals[0]}",
+                         1e-4, 1e-5)
+        ours_k, ours_v = ours["present_key"], ours["present_value"]
+        theirs_k, theirs_v = theirs["present_key"], theirs["present_value"]
+        before = int(totals[0])
+
+
+def test_window_cache_ragged_decode():
+    rng = np.random.default_rng(19)
+    capacity, window = 6, 3
+    attrs = {**BASE, "do_rotary": 1, "local_window_size": window, "sliding_window_cache": 1}
+    past = _rand(rng, 2, 2, capacity, 16)
+    inputs, totals = _window_step(rng, WINDOW_NAMES, attrs, past, _rand(rng, 2, 2, capacity, 16), 1, [9, 2],
+                                  batch=2)
+    from onnxstudio.core.exec.kernels._windowed_kv_cache import resident_count
+    kept = [resident_count(int(t), capacity, window) for t in totals]
+    check_gqa(inputs, attrs, rtol=1e-4, atol=1e-5, valid_cache=kept)

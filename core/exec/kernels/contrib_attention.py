@@ -1,14 +1,16 @@
 """onnxruntime's GroupQueryAttention (domain com.microsoft), the attention of
 LLM exports for onnxruntime-genai: grouped kv heads, a KV cache that is
-either exactly past + new or a fixed-size buffer shared with the present
-outputs, per-batch lengths (seqlens_k), optional rotary embedding, local
-(sliding-window) attention, softcap and smooth softmax.
+either exactly past + new, a fixed-size buffer shared with the present
+outputs, or a window-sized cache that evicts (_windowed_kv_cache.py);
+per-batch lengths (seqlens_k, query_seqlens), optional rotary embedding,
+local (sliding-window) attention, softcap, smooth softmax, int8 caches and
+the output_qk scores.
 
-Follows onnxruntime's CPU kernel (checked against it): the first prompt is
-the call whose sequence length equals total_sequence_length; there every
-batch entry starts at position 0 and may be right-padded (seqlens_k[b] + 1
-valid tokens). In later calls entry b has seqlens_k[b] + 1 - S cached
-tokens and its new tokens follow them.
+Follows onnxruntime's CPU kernel (checked against it): without
+query_seqlens, the first prompt is the call whose sequence length equals
+total_sequence_length; there every batch entry starts at position 0 and may
+be right-padded (seqlens_k[b] + 1 valid tokens). In later calls entry b has
+seqlens_k[b] + 1 - S cached tokens and its new tokens follow them.
 """
 from __future__ import annotations
 
@@ -16,6 +18,7 @@ import numpy as np
 
 from ..registry import kernel
 from ._attention_util import as_float32, attend, heads_first, heads_merged
+from ._windowed_kv_cache import windowed_cache_attention
 from .attention import rotary_embedding as onnx_rotary_embedding
 
 MS = "com.microsoft"
@@ -122,8 +125,6 @@ def group_query_attention(query, key=None, value=None, past_key=None, past_value
                           q_norm_epsilon=None, k_norm_epsilon=None):
     decode_k, encode_k = _cache_codec(k_quant_type, k_scale, kv_cache_bit_width, "k")
     decode_v, encode_v = _cache_codec(v_quant_type, v_scale, kv_cache_bit_width, "v")
-    if sliding_window_cache:
-        raise ValueError("GroupQueryAttention: sliding_window_cache=1 is not supported")
     _unsupported("q_norm_weight", q_norm_weight, "onnxruntime's CPU kernel rejects it too")
     out_dtype = query.dtype
     if key is None:
@@ -138,21 +139,33 @@ def group_query_attention(query, key=None, value=None, past_key=None, past_value
         query = _rotate(query, positions, cos, sin, num_heads, rotary_interleaved)
         key = _rotate(key, positions, cos, sin, kv_num_heads, rotary_interleaved)
     total = int(np.asarray(total_sequence_length).reshape(-1)[0])
+    head_scale = scale or 1.0 / np.sqrt(query.shape[-1] // num_heads)
+    sink = as_float32(head_sink) if head_sink is not None else (0.0 if smooth_softmax > 0 else None)
+    if sliding_window_cache:
+        if qk_output:
+            raise ValueError("GroupQueryAttention: qk_output with sliding_window_cache is not supported")
+        # new keys and values are read back as the cache stores them
+        stored_k = decode_k(encode_k(heads_first(key, kv_num_heads), out_dtype))
+        stored_v = decode_v(encode_v(heads_first(value, kv_num_heads), out_dtype))
+        out, present_k, present_v = windowed_cache_attention(
+            heads_first(query, num_heads), stored_k, stored_v,
+            decode_k(past_key), decode_v(past_value), pasts, totals, as_float32(attention_bias),
+            window=local_window_size, scale=head_scale, softcap=softcap, sink=sink)
+        return (heads_merged(out).astype(out_dtype), encode_k(present_k, out_dtype),
+                encode_v(present_v, out_dtype))
     length = max(total, past_key.shape[2] if past_key is not None else 0)
     present_k = encode_k(_present(decode_k(past_key), heads_first(key, kv_num_heads), pasts, totals, length),
                          out_dtype)
     present_v = encode_v(_present(decode_v(past_value), heads_first(value, kv_num_heads), pasts, totals, length),
                          out_dtype)
-    head_size = present_k.shape[-1]
     # attention reads the cache as stored: new tokens quantized like the old
     keys, values = decode_k(present_k[:, :, :total]), decode_v(present_v[:, :, :total])
     bias = _key_bias(pasts, totals, seq, total, causal, local_window_size)
     if attention_bias is not None:
         attention_bias = as_float32(attention_bias)[..., :total]
         bias = bias + attention_bias
-    sink = as_float32(head_sink) if head_sink is not None else (0.0 if smooth_softmax > 0 else None)
-    out, scores, probs = attend(heads_first(query, num_heads), keys, values, bias,
-                                scale=scale or 1.0 / np.sqrt(head_size), softcap=softcap, sink=sink)
+    out, scores, probs = attend(heads_first(query, num_heads), keys, values, bias, scale=head_scale,
+                                softcap=softcap, sink=sink)
     results = (heads_merged(out).astype(out_dtype), present_k, present_v)
     if qk_output:
         if attention_bias is not None:
