@@ -171,32 +171,38 @@ def test_right_padded_query_chunks(valid, seqlens, total):
               valid_rows=valid, valid_cache=seqlens)
 
 
-@pytest.mark.parametrize("quant,past,seq", [
-    ("PER_TENSOR", 5, 1),
-    ("PER_CHANNEL", 5, 1),
-    ("PER_TENSOR", 0, 4),                  # a prompt into an 8-row buffer
-    ("PER_CHANNEL", 4, 3),
+@pytest.mark.parametrize("quant,past,seq,bits", [
+    ("PER_TENSOR", 5, 1, 8),
+    ("PER_CHANNEL", 5, 1, 8),
+    ("PER_TENSOR", 0, 4, 8),                  # a prompt into an 8-row buffer
+    ("PER_CHANNEL", 4, 3, 8),
+    ("PER_TENSOR", 5, 1, 4),
+    ("PER_CHANNEL", 4, 3, 4),
+    ("PER_CHANNEL", 0, 4, 4),
 ])
-def test_int8_kv_cache(quant, past, seq):
-    """An int8 cache times k_scale / v_scale (one, or one per kv head and
-    channel): new keys and values are stored quantized, and attention reads
-    them back as stored."""
-    rng = np.random.default_rng(17 + past + len(quant))
+def test_quantized_kv_cache(quant, past, seq, bits):
+    """An int8 cache, or a 4-bit one (two values per uint8), times k_scale /
+    v_scale (one, or one per kv head and channel): new keys and values are
+    stored quantized, and attention reads them back as stored."""
+    rng = np.random.default_rng(17 + past + len(quant) + bits)
     inputs = dict(gqa_inputs(rng, batch=1 if seq > 1 and past else 2, seq=seq, past=past,
                              buffer=None if past else 8, rotary=True))
     for name in ("xpk", "xpv"):
-        inputs[name] = rng.integers(-120, 120, size=inputs[name].shape).astype(np.int8)
+        shape = inputs[name].shape
+        inputs[name] = (rng.integers(-120, 120, size=shape).astype(np.int8) if bits == 8
+                        else rng.integers(0, 256, size=shape[:-1] + (shape[-1] // 2,)).astype(np.uint8))
     scale_shape = (1,) if quant == "PER_TENSOR" else (1, 2, 1, 16)
-    inputs["kscale"] = (rng.random(scale_shape) * 0.02 + 0.01).astype(np.float32)
-    inputs["vscale"] = (rng.random(scale_shape) * 0.02 + 0.01).astype(np.float32)
+    step = 0.015 if bits == 8 else 0.25
+    inputs["kscale"] = (rng.random(scale_shape) * step + step).astype(np.float32)
+    inputs["vscale"] = (rng.random(scale_shape) * step + step).astype(np.float32)
     names = ["xq", "xk", "xv", "xpk", "xpv", "xseqlens", "xtotal", "cos", "sin", "xpos", "xbias", "sink",
              "kscale", "vscale"]
-    attrs = {**BASE, "do_rotary": 1, "k_quant_type": quant, "v_quant_type": quant, "kv_cache_bit_width": 8}
+    attrs = {**BASE, "do_rotary": 1, "k_quant_type": quant, "v_quant_type": quant, "kv_cache_bit_width": bits}
     # (a prompt's buffer rows past its tokens are whatever the caller had)
     valid = None if past else [seq] * 2
     ours = check_gqa([(n, inputs.get(n)) for n in names], attrs, rtol=1e-4, atol=1e-5, valid_rows=valid,
                      valid_cache=valid)
-    assert ours["present_key"].dtype == np.int8
+    assert ours["present_key"].dtype == (np.int8 if bits == 8 else np.uint8)
 
 
 def _window_step(rng, session_inputs, attrs, past_k, past_v, seq, before, batch=1):

@@ -3,7 +3,8 @@ LLM exports for onnxruntime-genai: grouped kv heads, a KV cache that is
 either exactly past + new, a fixed-size buffer shared with the present
 outputs, or a window-sized cache that evicts (_windowed_kv_cache.py);
 per-batch lengths (seqlens_k, query_seqlens), optional rotary embedding,
-local (sliding-window) attention, softcap, smooth softmax, int8 caches and
+local (sliding-window) attention, softcap, smooth softmax, 8- and 4-bit
+caches and
 the output_qk scores.
 
 Follows onnxruntime's CPU kernel (checked against it): without
@@ -20,6 +21,7 @@ from ..registry import kernel
 from ._attention_util import as_float32, attend, heads_first, heads_merged
 from ._windowed_kv_cache import windowed_cache_attention
 from .attention import rotary_embedding as onnx_rotary_embedding
+from .contrib_llm import unpack_bits
 
 MS = "com.microsoft"
 
@@ -80,17 +82,28 @@ def _present(past, new, pasts, totals, length):
 
 def _cache_codec(quant_type, scale, bit_width, which):
     """(decode, encode) between the KV cache as stored and float32: as is
-    in the model's float type, or int8 times a scale per tensor or per
-    channel (k_quant_type / v_quant_type)."""
+    in the model's float type, or quantized with a scale per tensor or per
+    channel (k_quant_type / v_quant_type): int8, or 4 bits (value + 8, two
+    per uint8 byte, the first in the low nibble)."""
     if quant_type == "NONE":
         return as_float32, lambda x, dtype: x.astype(dtype)
     if quant_type not in ("PER_TENSOR", "PER_CHANNEL"):
         raise ValueError(f"GroupQueryAttention: unknown {which}_quant_type {quant_type!r}")
-    if bit_width not in (0, 8):
-        raise ValueError(f"GroupQueryAttention: a {bit_width}-bit KV cache is not supported (8-bit is)")
+    if bit_width not in (0, 4, 8):
+        raise ValueError(f"GroupQueryAttention: a {bit_width}-bit KV cache is not supported (4 and 8 are)")
     if scale is None:
         raise ValueError(f"GroupQueryAttention: {which}_quant_type {quant_type} needs the input {which}_scale")
     scale = as_float32(scale)
+    if bit_width == 4:
+        def decode(cache):
+            if cache is None:
+                return None
+            return (unpack_bits(cache, 4).astype(np.float32) - np.float32(8)) * scale
+
+        def encode(x, _dtype):
+            nibbles = (np.clip(np.rint(x / scale), -8, 7) + 8).astype(np.uint8)
+            return nibbles[..., 0::2] | (nibbles[..., 1::2] << np.uint8(4))
+        return decode, encode
 
     def decode(cache):
         return None if cache is None else cache.astype(np.float32) * scale
