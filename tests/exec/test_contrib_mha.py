@@ -159,3 +159,19 @@ def test_attention_float16():
     check("Attention", [("xin", _rand(rng, B, S, 12, dtype=dt)), ("w", (_rand(rng, 12, 3 * D) * 0.3).astype(dt)),
                         ("bias", _rand(rng, 3 * D, dtype=dt)), ("xmask", np.array([4, 3], np.int32))],
           {"num_heads": N}, rtol=5e-3, atol=5e-3)
+
+
+@pytest.mark.parametrize("op", ["MultiHeadAttention", "Attention"])
+def test_row_with_every_key_masked_attends_evenly(op):
+    """A masked key gets mask_filter_value added, not -inf: a row whose
+    keys are all masked averages the values, as onnxruntime does."""
+    rng = np.random.default_rng(50)
+    mask = np.ones((B, S), np.int32)
+    mask[1] = 0
+    if op == "Attention":
+        inputs = [("xin", _rand(rng, B, S, 12)), ("w", _rand(rng, 12, 3 * D) * 0.3), ("bias", _rand(rng, 3 * D)),
+                  ("xmask", mask)]
+    else:
+        inputs = [("xq", _rand(rng, B, S, D)), ("xk", _rand(rng, B, S, D)), ("xv", _rand(rng, B, S, D)),
+                  ("bias", None), ("xmask", mask)]
+    check(op, inputs, {"num_heads": N}, rtol=1e-4, atol=1e-5)
