@@ -124,10 +124,15 @@ def test_float16():
     check_gqa(inputs, {**BASE, "do_rotary": 1}, rtol=5e-3, atol=5e-3)
 
 
-def test_position_ids_given():
-    rng = np.random.default_rng(14)
-    pos = np.array([[9], [4]], np.int64)
-    inputs = gqa_inputs(rng, seq=1, past=5, rotary=True, position_ids=pos)
+@pytest.mark.parametrize("case,pos", [
+    ({"seq": 1, "past": 5}, [[9], [4]]),
+    ({"batch": 1, "seq": 3, "past": 4}, [[9, 1, 3]]),
+    # the first prompt: onnxruntime counts on from the first element only
+    ({"seq": 4}, [[5, 0, 9, 1], [2, 2, 2, 2]]),
+])
+def test_position_ids_given(case, pos):
+    rng = np.random.default_rng(14 + len(pos[0]))
+    inputs = gqa_inputs(rng, rotary=True, position_ids=np.array(pos, np.int64), **case)
     check_gqa(inputs, {**BASE, "do_rotary": 1}, rtol=1e-4, atol=1e-5)
 
 

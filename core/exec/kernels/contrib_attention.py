@@ -45,22 +45,35 @@ def _unsupported(name, value, why):
 
 
 def _lengths(seqlens_k, total_sequence_length, query_seqlens, batch, seq):
-    """Per batch entry: tokens in the cache after this call, and before it.
-    query_seqlens (right-padded chunks) says how many of the S rows are
-    real; without it the first prompt starts every entry at 0."""
+    """Per batch entry: tokens in the cache after this call, and before it;
+    and whether this is the first prompt. query_seqlens (right-padded
+    chunks) says how many of the S rows are real; without it the first
+    prompt starts every entry at 0."""
     totals = np.asarray(seqlens_k, dtype=np.int64).reshape(batch) + 1
     if query_seqlens is not None:
         valid = np.asarray(query_seqlens, dtype=np.int64).reshape(batch)
         if (valid < 0).any() or (valid > np.minimum(seq, totals)).any():
             raise ValueError(f"GroupQueryAttention: query_seqlens {valid.tolist()} must lie in "
                              f"[0, min({seq}, seqlens_k + 1)]")
-        return totals, totals - valid
+        return totals, totals - valid, False
     first_prompt = seq == int(np.asarray(total_sequence_length).reshape(-1)[0])
     pasts = np.zeros(batch, np.int64) if first_prompt else totals - seq
     if (pasts < 0).any():
         raise ValueError(f"GroupQueryAttention: seqlens_k + 1 = {totals.tolist()} is shorter than the "
                          f"{seq} new tokens")
-    return totals, pasts
+    return totals, pasts, first_prompt
+
+
+def _rotary_positions(position_ids, pasts, batch, seq, first_prompt):
+    """(B, S) positions for the rotary embedding: after the cached tokens,
+    or position_ids; on the first prompt onnxruntime reads only their first
+    element and counts on from it, for every entry."""
+    if position_ids is None:
+        return pasts.reshape(-1, 1) + np.arange(seq)
+    position_ids = np.asarray(position_ids, np.int64)
+    if first_prompt:
+        return np.broadcast_to(position_ids.reshape(-1)[0] + np.arange(seq), (batch, seq))
+    return position_ids.reshape(batch, seq)
 
 
 def _present(past, new, pasts, totals, length):
@@ -143,11 +156,10 @@ def group_query_attention(query, key=None, value=None, past_key=None, past_value
     if key is None:
         query, key, value = _split_packed_qkv(query, num_heads, kv_num_heads)
     batch, seq = query.shape[:2]
-    totals, pasts = _lengths(seqlens_k, total_sequence_length, query_seqlens, batch, seq)
+    totals, pasts, first_prompt = _lengths(seqlens_k, total_sequence_length, query_seqlens, batch, seq)
     query, key, value = as_float32(query), as_float32(key), as_float32(value)
     if do_rotary:
-        positions = (np.asarray(position_ids, np.int64).reshape(batch, seq) if position_ids is not None
-                     else pasts.reshape(-1, 1) + np.arange(seq))
+        positions = _rotary_positions(position_ids, pasts, batch, seq, first_prompt)
         cos, sin = as_float32(cos_cache), as_float32(sin_cache)
         query = _rotate(query, positions, cos, sin, num_heads, rotary_interleaved)
         key = _rotate(key, positions, cos, sin, kv_num_heads, rotary_interleaved)
