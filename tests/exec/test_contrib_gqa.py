@@ -75,6 +75,7 @@ BASE = {"num_heads": 4, "kv_num_heads": 2}
     ({"seq": 6}, {"local_window_size": 2}),
     ({}, {"smooth_softmax": 1}),
     ({"head_sink": True}, {"smooth_softmax": 1}),
+    ({"head_sink": True}, {}),                                # a head sink counts without smooth_softmax
     ({"attention_bias": True}, {}),
     ({"rotary": True}, {"do_rotary": 1}),
     ({"rotary": True}, {"do_rotary": 1, "rotary_interleaved": 1}),
