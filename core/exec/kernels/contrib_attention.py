@@ -178,19 +178,27 @@ def group_query_attention(query, key=None, value=None, past_key=None, past_value
             window=local_window_size, scale=head_scale, softcap=softcap, sink=sink)
         return (heads_merged(out).astype(out_dtype), encode_k(present_k, out_dtype),
                 encode_v(present_v, out_dtype))
+    return _full_cache_attention(
+        heads_first(query, num_heads), heads_first(key, kv_num_heads), heads_first(value, kv_num_heads), past_key,
+        past_value, (decode_k, encode_k), (decode_v, encode_v), pasts, totals, total, attention_bias, out_dtype,
+        causal=causal, window=local_window_size, scale=head_scale, softcap=softcap, sink=sink, qk_output=qk_output)
+
+
+def _full_cache_attention(q, k, v, past_key, past_value, k_codec, v_codec, pasts, totals, total, attention_bias,
+                          out_dtype, *, causal, window, scale, softcap, sink, qk_output):
+    """Attention over a cache holding every position (past + new, or a
+    longer shared buffer). q, k, v (B, N, S, H) float32 after rotary."""
+    (decode_k, encode_k), (decode_v, encode_v) = k_codec, v_codec
     length = max(total, past_key.shape[2] if past_key is not None else 0)
-    present_k = encode_k(_present(decode_k(past_key), heads_first(key, kv_num_heads), pasts, totals, length),
-                         out_dtype)
-    present_v = encode_v(_present(decode_v(past_value), heads_first(value, kv_num_heads), pasts, totals, length),
-                         out_dtype)
+    present_k = encode_k(_present(decode_k(past_key), k, pasts, totals, length), out_dtype)
+    present_v = encode_v(_present(decode_v(past_value), v, pasts, totals, length), out_dtype)
     # attention reads the cache as stored: new tokens quantized like the old
     keys, values = decode_k(present_k[:, :, :total]), decode_v(present_v[:, :, :total])
-    bias = _key_bias(pasts, totals, seq, total, causal, local_window_size)
+    bias = _key_bias(pasts, totals, q.shape[2], total, causal, window)
     if attention_bias is not None:
         attention_bias = as_float32(attention_bias)[..., :total]
         bias = bias + attention_bias
-    out, scores, probs = attend(heads_first(query, num_heads), keys, values, bias, scale=head_scale,
-                                softcap=softcap, sink=sink)
+    out, scores, probs = attend(q, keys, values, bias, scale=scale, softcap=softcap, sink=sink)
     results = (heads_merged(out).astype(out_dtype), present_k, present_v)
     if qk_output:
         if attention_bias is not None:
