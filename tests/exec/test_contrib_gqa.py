@@ -262,3 +262,57 @@ def test_window_cache_ragged_decode():
     from onnxstudio.core.exec.kernels._windowed_kv_cache import resident_count
     kept = [resident_count(int(t), capacity, window) for t in totals]
     check_gqa(inputs, attrs, rtol=1e-4, atol=1e-5, valid_cache=kept)
+
+
+@pytest.mark.parametrize("case,attrs", [
+    ({"seq": 4, "rotary": True}, {"do_rotary": 1}),
+    ({"seq": 1, "past": 5, "rotary": True}, {"do_rotary": 1, "qk_norm_epsilon": 1e-3}),
+    ({"seq": 1, "past": 5, "packed": True}, {"q_norm_epsilon": 1e-2, "k_norm_epsilon": 1e-4}),
+])
+def test_qk_norm_like_the_graph_it_fuses(case, attrs):
+    """q_norm_weight/k_norm_weight (Qwen3): onnxruntime's CPU kernel refuses
+    them, so we compare with onnxruntime running the pattern they fold:
+    Reshape -> SimplifiedLayerNormalization -> Reshape on Q and K."""
+    from onnx import TensorProto, helper, numpy_helper
+    from test_contrib_llm import _model
+    rng = np.random.default_rng(60 + len(str(case)) + len(str(attrs)))
+    inputs = dict(gqa_inputs(rng, **case))
+    q_weight, k_weight = (1 + 0.2 * _rand(rng, 16)), (1 + 0.2 * _rand(rng, 16))
+    names = ["xq", "xk", "xv", "xpk", "xpv", "xseqlens", "xtotal", "cos", "sin"]
+    fused_inputs = [(n, inputs.get(n)) for n in names] + [
+        ("xpos", None), ("xbias", None), ("sink", None), ("ks", None), ("vs", None),
+        ("qnorm", q_weight), ("knorm", k_weight)]
+    fused = one_node("GroupQueryAttention", fused_inputs, {**BASE, **attrs}, OUTPUTS)
+    feeds = {n: v for n, v in fused_inputs if v is not None and n.startswith("x")}
+    ours = run(core.load_bytes(fused.SerializeToString()), feeds)
+
+    # the same attention with the norms as separate nodes
+    eps = attrs.get("qk_norm_epsilon", 1e-6)
+    q_eps, k_eps = attrs.get("q_norm_epsilon", eps), attrs.get("k_norm_epsilon", eps)
+    nodes, inits = [], [numpy_helper.from_array(q_weight, "qnorm"), numpy_helper.from_array(k_weight, "knorm")]
+    q_src, k_src, v_src = "xq", "xk", "xv"
+    if inputs["xk"] is None:                    # packed QKV: split it first
+        nodes.append(helper.make_node("Split", ["xq", "split"], ["q_part", "k_part", "v_part"], axis=-1))
+        inits.append(numpy_helper.from_array(np.array([64, 32, 32], np.int64), "split"))
+        q_src, k_src, v_src = "q_part", "k_part", "v_part"
+    for src, heads, weight, epsilon in ((q_src, 4, "qnorm", q_eps), (k_src, 2, "knorm", k_eps)):
+        inits += [numpy_helper.from_array(np.array([0, 0, heads, 16], np.int64), f"{src}_heads"),
+                  numpy_helper.from_array(np.array([0, 0, heads * 16], np.int64), f"{src}_flat")]
+        nodes += [helper.make_node("Reshape", [src, f"{src}_heads"], [f"{src}_4d"]),
+                  helper.make_node("SimplifiedLayerNormalization", [f"{src}_4d", weight], [f"{src}_normed"],
+                                   epsilon=epsilon),
+                  helper.make_node("Reshape", [f"{src}_normed", f"{src}_flat"], [f"{src}_n"])]
+    gqa_inputs_names = [f"{q_src}_n", f"{k_src}_n", v_src] + [n if inputs.get(n) is not None else ""
+                                                               for n in names[3:]]
+    for name in ("cos", "sin"):
+        if inputs.get(name) is not None:
+            inits.append(numpy_helper.from_array(inputs[name], name))
+    nodes.append(helper.make_node("GroupQueryAttention", gqa_inputs_names, list(OUTPUTS), domain="com.microsoft",
+                                  **BASE, **{k: v for k, v in attrs.items() if "norm" not in k}))
+    graph_inputs = [helper.make_tensor_value_info(n, TensorProto.FLOAT if v.dtype == np.float32
+                                                  else TensorProto.INT32, v.shape) for n, v in feeds.items()]
+    graph = helper.make_graph(nodes, "unfused", graph_inputs,
+                              [helper.make_empty_tensor_value_info(o) for o in OUTPUTS], initializer=inits)
+    theirs = ort_run(_model(graph), feeds, list(OUTPUTS))
+    for name in OUTPUTS:
+        assert_close(ours[name], theirs[name], name, 1e-4, 1e-5)

@@ -3,11 +3,11 @@ LLM exports for onnxruntime-genai: grouped kv heads, a KV cache that is
 either exactly past + new, a fixed-size buffer shared with the present
 outputs, or a window-sized cache that evicts (_windowed_kv_cache.py);
 per-batch lengths (seqlens_k, query_seqlens), optional rotary embedding,
-local (sliding-window) attention, softcap, smooth softmax, 8- and 4-bit
-caches and
-the output_qk scores.
+local (sliding-window) attention, softcap, smooth softmax, Qwen3's Q/K
+norms, 8- and 4-bit caches and the output_qk scores.
 
-Follows onnxruntime's CPU kernel (checked against it): without
+Follows onnxruntime's CPU kernel (checked against it; the Q/K norms, which
+that kernel refuses, against the graph pattern they fold): without
 query_seqlens, the first prompt is the call whose sequence length equals
 total_sequence_length; there every batch entry starts at position 0 and may
 be right-padded (seqlens_k[b] + 1 valid tokens). In later calls entry b has
@@ -39,9 +39,13 @@ def _rotate(x, positions, cos_cache, sin_cache, heads, interleaved):
                                  rotary_embedding_dim=cos_cache.shape[-1] * 2)
 
 
-def _unsupported(name, value, why):
-    if value is not None:
-        raise ValueError(f"GroupQueryAttention: {name} is not supported ({why})")
+def _head_rms_norm(x, weight, heads, epsilon):
+    """RMS normalization of each head's vector in (B, S, heads * H)."""
+    b, s, hidden = x.shape
+    per_head = x.reshape(b, s, heads, hidden // heads)
+    mean_square = np.mean(np.square(per_head), axis=-1, keepdims=True)
+    normed = per_head / np.sqrt(mean_square + np.float32(epsilon)) * as_float32(weight)
+    return normed.reshape(x.shape)
 
 
 def _lengths(seqlens_k, total_sequence_length, query_seqlens, batch, seq):
@@ -151,13 +155,18 @@ def group_query_attention(query, key=None, value=None, past_key=None, past_value
                           q_norm_epsilon=None, k_norm_epsilon=None):
     decode_k, encode_k = _cache_codec(k_quant_type, k_scale, kv_cache_bit_width, "k")
     decode_v, encode_v = _cache_codec(v_quant_type, v_scale, kv_cache_bit_width, "v")
-    _unsupported("q_norm_weight", q_norm_weight, "onnxruntime's CPU kernel rejects it too")
+    if (q_norm_weight is None) != (k_norm_weight is None):
+        raise ValueError("GroupQueryAttention: q_norm_weight and k_norm_weight go together")
     out_dtype = query.dtype
     if key is None:
         query, key, value = _split_packed_qkv(query, num_heads, kv_num_heads)
     batch, seq = query.shape[:2]
     totals, pasts, first_prompt = _lengths(seqlens_k, total_sequence_length, query_seqlens, batch, seq)
     query, key, value = as_float32(query), as_float32(key), as_float32(value)
+    if q_norm_weight is not None:
+        # Qwen3's per-head RMS norm of Q and K, before the rotary embedding
+        query = _head_rms_norm(query, q_norm_weight, num_heads, q_norm_epsilon or qk_norm_epsilon)
+        key = _head_rms_norm(key, k_norm_weight, kv_num_heads, k_norm_epsilon or qk_norm_epsilon)
     if do_rotary:
         positions = _rotary_positions(position_ids, pasts, batch, seq, first_prompt)
         cos, sin = as_float32(cos_cache), as_float32(sin_cache)
