@@ -161,8 +161,44 @@ def test_matmul_nbits_weights_as_graph_inputs():
           {"K": 64, "N": 8, "block_size": 32}, rtol=1e-4, atol=1e-4)
 
 
+@pytest.mark.parametrize("bits,block_size,k,zp_form,dtype,weights_fed", [
+    (4, 32, 128, "packed", np.float32, False),
+    (4, 16, 100, "packed", np.float32, False),     # K padded to whole blocks
+    (4, 16, 100, "packed", np.float32, True),
+    (8, 32, 64, "packed", np.float32, False),
+    (2, 32, 64, None, np.float32, False),
+    (4, 32, 64, None, np.float32, True),
+    (4, 128, 256, "float", np.float32, False),     # float zero points: onnxruntime stays in float
+    (4, 32, 64, "packed", np.float16, False),
+])
+def test_matmul_nbits_accuracy_level_4_rounds_a_to_int8(bits, block_size, k, zp_form, dtype, weights_fed):
+    """At accuracy_level 4 onnxruntime's CPU kernel rounds A to int8 per
+    block (scale max|a| / 127) for weights stored in the model: off by ~1e-1
+    from the float product, which we match instead. Weights fed at run time
+    (onnxruntime then multiplies in float) must give what the stored ones
+    give, so that case is compared with onnxruntime's run of stored ones."""
+    rng = np.random.default_rng(90 + bits + k)
+    n = 24
+    b, scale, zero, _ = quantize_nbits(_rand(rng, k, n), bits, block_size, symmetric=zp_form is None)
+    zp = {"packed": pack_bits(zero, bits), "float": zero.astype(dtype), None: None}[zp_form]
+    a, bias = _rand(rng, 2, 3, k, dtype=dtype), _rand(rng, n, dtype=dtype)
+    attrs = {"K": k, "N": n, "bits": bits, "block_size": block_size, "accuracy_level": 4}
+    tol = 2e-2 if dtype == np.float16 else 1e-4
+
+    def inputs(prefix):
+        return [("xa", a), (prefix + "b", b), (prefix + "s", scale.astype(dtype)), (prefix + "z", zp), ("g", None),
+                ("bias", bias)]
+    ours, theirs = check("MatMulNBits", inputs(""), attrs, rtol=tol, atol=tol)
+    if weights_fed:
+        model = one_node("MatMulNBits", inputs("x"), attrs)
+        feeds = {name: v for name, v in inputs("x") if v is not None and name.startswith("x")}
+        fed = run(core.load_bytes(model.SerializeToString()), feeds)
+        assert_close(fed["y"], theirs["y"], "weights fed at run time", tol, tol)
+
+
+@pytest.mark.parametrize("level", [0, 4])
 @pytest.mark.parametrize("zp_form", ["packed", "float"])
-def test_matmul_nbits_large_weights_dequantized_by_slabs(monkeypatch, zp_form):
+def test_matmul_nbits_large_weights_dequantized_by_slabs(monkeypatch, zp_form, level):
     """Weights too large to keep dequantized are expanded a few output
     columns at a time (here: 2 columns of K=64), and still give the product."""
     from onnxstudio.core.exec.kernels import contrib_llm
@@ -172,7 +208,8 @@ def test_matmul_nbits_large_weights_dequantized_by_slabs(monkeypatch, zp_form):
     b, scale, zero, _ = quantize_nbits(_rand(rng, k, n), 4, 16)
     zp = pack_bits(zero, 4) if zp_form == "packed" else zero.astype(np.float32)
     check("MatMulNBits", [("xa", _rand(rng, 2, 3, k)), ("b", b), ("s", scale), ("z", zp), ("g", None),
-                          ("bias", _rand(rng, n))], {"K": k, "N": n, "block_size": 16}, rtol=1e-4, atol=1e-4)
+                          ("bias", _rand(rng, n))], {"K": k, "N": n, "block_size": 16, "accuracy_level": level},
+          rtol=1e-4, atol=1e-4)
 
 
 @pytest.mark.parametrize("zp_form", [None, "float"])
@@ -236,13 +273,13 @@ def test_rotary_embedding_float16():
 
 # ---- a decoder block: MatMulNBits -> RotaryEmbedding -> GroupQueryAttention ---------
 
-def _quantized_projection(rng, name, k, n, block_size=32):
+def _quantized_projection(rng, name, k, n, block_size=32, accuracy_level=0):
     """A MatMulNBits node from `name`_in to `name`, with its initializers."""
     b, scale, zero, _ = quantize_nbits(_rand(rng, k, n) * 0.2, 4, block_size)
     inits = [numpy_helper.from_array(b, f"{name}_B"), numpy_helper.from_array(scale, f"{name}_scales"),
              numpy_helper.from_array(pack_bits(zero, 4), f"{name}_zp")]
     node = helper.make_node("MatMulNBits", [f"{name}_in", f"{name}_B", f"{name}_scales", f"{name}_zp"], [name],
-                            domain=MS, K=k, N=n, bits=4, block_size=block_size)
+                            domain=MS, K=k, N=n, bits=4, block_size=block_size, accuracy_level=accuracy_level)
     return node, inits
 
 
@@ -439,7 +476,8 @@ def genai_style_model(rng, vocab=50, hidden=64, nq=4, nkv=2, head=16, max_len=32
     inits += [numpy_helper.from_array(cos, "cos"), numpy_helper.from_array(sin, "sin")]
     projections = {}
     for name, k, n in (("qkv", hidden, (nq + 2 * nkv) * head), ("o", nq * head, hidden), ("head", hidden, vocab)):
-        projections[name], weights = _quantized_projection(rng, name, k, n)
+        # the builder asks for int8 activations on CPU
+        projections[name], weights = _quantized_projection(rng, name, k, n, accuracy_level=4)
         inits += weights
     nodes = [
         helper.make_node("GatherBlockQuantized", ["embed_q", "input_ids", "embed_scales"], ["emb"], domain=MS,

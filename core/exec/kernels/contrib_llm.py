@@ -88,9 +88,35 @@ def _projection_omitted(b):
 _KEEP_DEQUANTIZED = 1 << 22
 
 
-def _nbits_product(a, weight_t, bias):
+def int8_blocks(a, block_size):
+    """A as onnxruntime's CPU kernel reads it at accuracy_level 4: each
+    block of block_size values along K rounded to int8 with the scale
+    max|a| / 127, then (here) back to float32, so the product equals its
+    int8 dot products times the two scales."""
+    k = a.shape[-1]
+    blocks = -(-k // block_size)
+    padded = np.zeros(a.shape[:-1] + (blocks * block_size,), np.float32)
+    padded[..., :k] = a
+    grouped = padded.reshape(a.shape[:-1] + (blocks, block_size))
+    scale = np.max(np.abs(grouped), axis=-1, keepdims=True) / np.float32(127)
+    # multiplying by the reciprocal, as onnxruntime does, decides the ties
+    inverse = np.divide(np.float32(1), scale, out=np.zeros_like(scale), where=scale > 0)
+    quantized = np.rint(grouped * inverse) * scale
+    return quantized.reshape(padded.shape)[..., :k]
+
+
+def _a_as_read(a, accuracy_level, block_size, zero_points):
+    """A in float32, int8-rounded per block when accuracy_level is 4 and
+    the zero points are integers (float zero points keep onnxruntime on its
+    float path)."""
+    a32 = a.astype(np.float32, copy=False)
+    integer_zero = zero_points is None or zero_points.dtype == np.uint8
+    return int8_blocks(a32, block_size) if accuracy_level == 4 and integer_zero else a32
+
+
+def _nbits_product(a, a_read, weight_t, bias):
     """A @ W^T (+ bias) in float32, returned in A's type."""
-    y = np.matmul(a.astype(np.float32, copy=False), weight_t)
+    y = np.matmul(a_read, weight_t)
     if bias is not None:
         y += bias.astype(np.float32, copy=False)
     return y.astype(a.dtype, copy=False)
@@ -100,10 +126,9 @@ def _rows(x, n, start, stop):
     return None if x is None else x.reshape(n, -1)[start:stop]
 
 
-def _product_by_slabs(a, b, scales, zero_points, g_idx, bias, *, K, N, bits, block_size):
+def _product_by_slabs(a, a32, b, scales, zero_points, g_idx, bias, *, K, N, bits, block_size):
     """A @ dequantized(B)^T, dequantizing at most _KEEP_DEQUANTIZED weight
-    values at a time."""
-    a32 = a.astype(np.float32, copy=False)
+    values at a time (a32: A as read, in float32)."""
     y = np.empty(a.shape[:-1] + (N,), np.float32)
     step = max(1, _KEEP_DEQUANTIZED // max(K, 1))
     for start in range(0, N, step):
@@ -135,23 +160,29 @@ def _prepare_matmul_nbits(consts, attrs):
     shape_attrs = {k: attrs[k] for k in ("K", "N", "block_size")}
     weight_t = np.ascontiguousarray(
         dequantize_nbits(b, scales, zero_points, g_idx, bits=attrs.get("bits", 4), **shape_attrs).T)
+    level, block_size = attrs.get("accuracy_level", 0), attrs["block_size"]
 
     def run(a, b, scales, zero_points=None, g_idx=None, bias=None):
-        return _nbits_product(a, weight_t, bias)
+        return _nbits_product(a, _a_as_read(a, level, block_size, zero_points), weight_t, bias)
     return run
 
 
 @kernel("MatMulNBits", since=1, domain=MS, prepare=_prepare_matmul_nbits)
 def matmul_nbits(a, b, scales, zero_points=None, g_idx=None, bias=None, *, K, N, block_size, bits=4,
                  accuracy_level=0, weight_prepacked=0):
-    # accuracy_level only lets onnxruntime compute in lower precision; we
-    # always compute in float32
+    # accuracy_level 4 lets onnxruntime round A to int8 per block, and its
+    # CPU kernel does (on x86-64 with AVX2 and on ARM64) for weights stored
+    # in the model with integer zero points: we do the same so results
+    # compare (also for weights fed at run time, which onnxruntime then
+    # multiplies in float: real exports store them). Levels 1-3 compute in
+    # float32 there as here.
     if weight_prepacked:
         raise ValueError("MatMulNBits: weight_prepacked B is in a CUDA-specific layout the CPU cannot read")
     if _projection_omitted(b):
         return _omitted_result(a, bias, N)
     _check_layout(b, K=K, N=N, bits=bits, block_size=block_size)
-    return _product_by_slabs(a, b, scales, zero_points, g_idx, bias, K=K, N=N, bits=bits, block_size=block_size)
+    return _product_by_slabs(a, _a_as_read(a, accuracy_level, block_size, zero_points), b, scales, zero_points, g_idx, bias,
+                             K=K, N=N, bits=bits, block_size=block_size)
 
 
 # ---- RotaryEmbedding -----------------------------------------------------------
