@@ -212,8 +212,9 @@ def test_matmul_nbits_large_weights_dequantized_by_slabs(monkeypatch, zp_form, l
           rtol=1e-4, atol=1e-4)
 
 
+@pytest.mark.parametrize("level", [0, 4])
 @pytest.mark.parametrize("zp_form", [None, "float"])
-def test_matmul_nbits_g_idx(zp_form):
+def test_matmul_nbits_g_idx(zp_form, level):
     """The deprecated act-order layout: g_idx[k] names the block of row k.
     (onnxruntime 1.32's CPU kernel drops packed uint8 zero points when g_idx
     is given, so that combination is left out: we follow the definition.)"""
@@ -223,7 +224,7 @@ def test_matmul_nbits_g_idx(zp_form):
     g_idx = rng.permutation(np.arange(k) // bs).astype(np.int32)
     zp = None if zp_form is None else zero.astype(np.float32)
     check("MatMulNBits", [("xa", _rand(rng, 2, k)), ("b", b), ("s", scale), ("z", zp), ("g", g_idx)],
-          {"K": k, "N": n, "block_size": bs}, rtol=1e-4, atol=1e-4)
+          {"K": k, "N": n, "block_size": bs, "accuracy_level": level}, rtol=1e-4, atol=1e-4)
 
 
 def test_matmul_nbits_omitted_projection_gives_the_bias():

@@ -105,13 +105,15 @@ def int8_blocks(a, block_size):
     return quantized.reshape(padded.shape)[..., :k]
 
 
-def _a_as_read(a, accuracy_level, block_size, zero_points):
+def _a_as_read(a, accuracy_level, block_size, zero_points, g_idx):
     """A in float32, int8-rounded per block when accuracy_level is 4 and
-    the zero points are integers (float zero points keep onnxruntime on its
-    float path)."""
+    the weights are plain blocks with integer zero points (float zero
+    points and g_idx keep onnxruntime on its float path)."""
     a32 = a.astype(np.float32, copy=False)
     integer_zero = zero_points is None or zero_points.dtype == np.uint8
-    return int8_blocks(a32, block_size) if accuracy_level == 4 and integer_zero else a32
+    if accuracy_level == 4 and integer_zero and g_idx is None:
+        return int8_blocks(a32, block_size)
+    return a32
 
 
 def _nbits_product(a, a_read, weight_t, bias):
@@ -163,7 +165,7 @@ def _prepare_matmul_nbits(consts, attrs):
     level, block_size = attrs.get("accuracy_level", 0), attrs["block_size"]
 
     def run(a, b, scales, zero_points=None, g_idx=None, bias=None):
-        return _nbits_product(a, _a_as_read(a, level, block_size, zero_points), weight_t, bias)
+        return _nbits_product(a, _a_as_read(a, level, block_size, zero_points, g_idx), weight_t, bias)
     return run
 
 
@@ -172,16 +174,16 @@ def matmul_nbits(a, b, scales, zero_points=None, g_idx=None, bias=None, *, K, N,
                  accuracy_level=0, weight_prepacked=0):
     # accuracy_level 4 lets onnxruntime round A to int8 per block, and its
     # CPU kernel does (on x86-64 with AVX2 and on ARM64) for weights stored
-    # in the model with integer zero points: we do the same so results
-    # compare (also for weights fed at run time, which onnxruntime then
-    # multiplies in float: real exports store them). Levels 1-3 compute in
-    # float32 there as here.
+    # in the model with integer zero points and no g_idx: we do the same so
+    # results compare (also for weights fed at run time, which onnxruntime
+    # then multiplies in float: real exports store them). Levels 1-3
+    # compute in float32 there as here.
     if weight_prepacked:
         raise ValueError("MatMulNBits: weight_prepacked B is in a CUDA-specific layout the CPU cannot read")
     if _projection_omitted(b):
         return _omitted_result(a, bias, N)
     _check_layout(b, K=K, N=N, bits=bits, block_size=block_size)
-    return _product_by_slabs(a, _a_as_read(a, accuracy_level, block_size, zero_points), b, scales, zero_points, g_idx, bias,
+    return _product_by_slabs(a, _a_as_read(a, accuracy_level, block_size, zero_points, g_idx), b, scales, zero_points, g_idx, bias,
                              K=K, N=N, bits=bits, block_size=block_size)
 
 
