@@ -1,7 +1,8 @@
 """onnxruntime's operators for LLM exports (domain com.microsoft), the ones
 the onnxruntime-genai model builder and Olive write into Phi-3, Llama,
-Qwen ... models: MatMulNBits (block-quantized weights) and RotaryEmbedding.
-The attention operators live in contrib_attention.py.
+Qwen ... models: MatMulNBits (block-quantized weights), RotaryEmbedding and
+GatherBlockQuantized (quantized embedding tables). The attention operators
+live in contrib_attention.py (GroupQueryAttention) and contrib_mha.py.
 
 No ONNX reference exists for them: each kernel follows the operator's
 definition in onnxruntime and is checked against onnxruntime's CPU kernels.
@@ -183,8 +184,9 @@ def matmul_nbits(a, b, scales, zero_points=None, g_idx=None, bias=None, *, K, N,
     if _projection_omitted(b):
         return _omitted_result(a, bias, N)
     _check_layout(b, K=K, N=N, bits=bits, block_size=block_size)
-    return _product_by_slabs(a, _a_as_read(a, accuracy_level, block_size, zero_points, g_idx), b, scales, zero_points, g_idx, bias,
-                             K=K, N=N, bits=bits, block_size=block_size)
+    a_read = _a_as_read(a, accuracy_level, block_size, zero_points, g_idx)
+    return _product_by_slabs(a, a_read, b, scales, zero_points, g_idx, bias, K=K, N=N, bits=bits,
+                             block_size=block_size)
 
 
 # ---- RotaryEmbedding -----------------------------------------------------------
@@ -222,10 +224,10 @@ def rotary_embedding(x, position_ids, cos_cache, sin_cache, *, interleaved=0, nu
 
 # ---- GatherBlockQuantized --------------------------------------------------------
 
-def _logical_values(data, bits, packed_axis_last):
+def _logical_values(data, bits):
     """The quantized values as float32 in their logical shape: uint8 data
     with bits < 8 holds 8 // bits values per byte along its last axis."""
-    if data.dtype == np.uint8 and packed_axis_last and bits < 8:
+    if data.dtype == np.uint8 and bits < 8:
         return unpack_bits(data, bits).astype(np.float32)
     return data.astype(np.float32)
 
@@ -248,8 +250,8 @@ def dequantize_blocks(data, scales, zero_points=None, *, bits=4, block_size=128,
     scales' type: (q - zero_point) * scale per block along quantize_axis."""
     rank = data.ndim
     axis = quantize_axis % rank
-    q = _logical_values(data, bits, True)
-    zero = (_logical_values(zero_points, bits, True) if zero_points is not None
+    q = _logical_values(data, bits)
+    zero = (_logical_values(zero_points, bits) if zero_points is not None
             else np.float32(_default_zero_point(data, bits)))
     scale = scales.astype(np.float32)
     length = q.shape[axis]
