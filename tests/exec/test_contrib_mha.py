@@ -43,6 +43,7 @@ def _mask(rng, form, total, seq=S):
     ("separate", True, None, {"unidirectional": 1}),
     ("bnsh_kv", False, None, {}),
     ("bnsh_kv", False, "raw", {}),
+    ("bnsh_kv", True, None, {}),           # projected K/V take no bias: only Q's part applies
 ])
 def test_multi_head_attention(form, with_bias, mask, attrs):
     rng = np.random.default_rng(len(form) * 10 + len(str(attrs)) + with_bias)
