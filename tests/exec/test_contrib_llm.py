@@ -493,8 +493,8 @@ def genai_style_model(rng, vocab=50, hidden=64, nq=4, nkv=2, head=16, max_len=32
         helper.make_node("Cast", ["total64"], ["total_sequence_length"], to=TensorProto.INT32),
         helper.make_node("GroupQueryAttention", ["qkv", "", "", "past_key", "past_value", "seqlens_k",
                                                  "total_sequence_length", "cos", "sin"],
-                         ["o_in", "present_key", "present_value"], domain=MS, num_heads=nq, kv_num_heads=nkv,
-                         do_rotary=1),
+                         ["o_in", "present_key", "present_value"], name="attn", domain=MS, num_heads=nq,
+                         kv_num_heads=nkv, do_rotary=1),
         projections["o"],
         helper.make_node("SkipSimplifiedLayerNormalization", ["o", "emb", "norm2"], ["head_in"], domain=MS,
                          epsilon=1e-5),
@@ -530,3 +530,25 @@ def test_genai_style_model_generates_like_onnxruntime():
         total = feeds["attention_mask"].shape[1] + 1
         feeds = {"input_ids": token, "attention_mask": np.ones((1, total), np.int64),
                  "past_key": ours["present_key"], "past_value": ours["present_value"]}
+
+
+def test_genai_style_model_stepped_to_the_attention():
+    """Stepping (the general path, every value kept) stops before the
+    attention with its inputs in view, and finishes like onnxruntime."""
+    rng = np.random.default_rng(24)
+    model = genai_style_model(rng)
+    past = _rand(rng, 2, 2, 3, 16)
+    feeds = {"input_ids": np.array([[7], [3]], np.int64), "attention_mask": np.array([[1, 1, 1, 1], [0, 1, 1, 1]]),
+             "past_key": past, "past_value": _rand(rng, 2, 2, 3, 16)}
+    session = Session(core.load_bytes(model.SerializeToString()), keep=True)
+    session.breakpoints.add("attn")
+    session.start(feeds)
+    session.resume()
+    assert session.values["seqlens_k"].tolist() == [3, 2]
+    assert session.values["total_sequence_length"] == 4
+    assert session.values["qkv"].shape == (2, 1, (4 + 2 * 2) * 16)
+    session.resume()
+    theirs = ort_run(model, feeds, ["logits", "present_key", "present_value"])
+    ours = session.results()
+    for name, value in theirs.items():
+        assert_close(ours[name], value, name, 1e-4, 1e-5)
