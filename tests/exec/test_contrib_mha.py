@@ -176,3 +176,15 @@ def test_row_with_every_key_masked_attends_evenly(op):
         inputs = [("xq", _rand(rng, B, S, D)), ("xk", _rand(rng, B, S, D)), ("xv", _rand(rng, B, S, D)),
                   ("bias", None), ("xmask", mask)]
     check(op, inputs, {"num_heads": N}, rtol=1e-4, atol=1e-5)
+
+
+@pytest.mark.parametrize("past,seq,attrs", [(4, 1, {}), (0, 3, {"unidirectional": 1}), (5, 2, {"unidirectional": 1})])
+def test_multi_head_attention_shared_buffer(past, seq, attrs):
+    """past_sequence_length: past_key/past_value are fixed 8-row buffers
+    holding `past` rows; the new rows go in after them, the rest stays."""
+    rng = np.random.default_rng(70 + past + seq)
+    inputs = [("xq", _rand(rng, B, seq, D)), ("xk", _rand(rng, B, seq, D)), ("xv", _rand(rng, B, seq, D)),
+              ("bias", _rand(rng, 3 * D)), ("xmask", None), ("xab", None),
+              ("xpk", _rand(rng, B, N, 8, H)), ("xpv", _rand(rng, B, N, 8, H)), ("xpast", np.array([past], np.int32))]
+    check("MultiHeadAttention", inputs, {"num_heads": N, **attrs}, outputs=("y", "present_key", "present_value"),
+          rtol=1e-4, atol=1e-5)

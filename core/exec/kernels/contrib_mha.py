@@ -1,7 +1,8 @@
 """onnxruntime's MultiHeadAttention and Attention (domain com.microsoft), what
 its transformer optimizers fuse BERT and GPT-2 style attention into:
 Attention projects Q, K and V itself from one packed weight matrix;
-MultiHeadAttention takes them projected (separate, packed QKV or packed KV).
+MultiHeadAttention takes them projected (separate, packed QKV or packed KV),
+with a past + new cache or a fixed buffer (past_sequence_length).
 
 Unlike GroupQueryAttention these block a key by adding mask_filter_value
 (-10000 by default) to its logit, not -inf, so a row with every key masked
@@ -86,18 +87,38 @@ def _project_inputs(query, key, value, bias, num_heads):
 def multi_head_attention(query, key=None, value=None, bias=None, key_padding_mask=None, attention_bias=None,
                          past_key=None, past_value=None, past_sequence_length=None, cache_indirection=None, *,
                          num_heads, scale=0.0, mask_filter_value=-10000.0, unidirectional=0):
-    if past_sequence_length is not None or cache_indirection is not None:
-        raise ValueError("MultiHeadAttention: shared KV buffers (past_sequence_length) and beam search "
-                         "(cache_indirection) are not supported")
+    if cache_indirection is not None:
+        raise ValueError("MultiHeadAttention: beam search (cache_indirection) is not supported")
     q, k, v = _project_inputs(query, key, value, bias, num_heads)
-    past = past_key.shape[2] if past_key is not None else 0
-    k, v = _with_past(past_key, k), _with_past(past_value, v)
+    if past_sequence_length is not None:
+        past = int(np.asarray(past_sequence_length).reshape(-1)[0])
+        present_k, k = _into_shared_buffer(past_key, k, past)
+        present_v, v = _into_shared_buffer(past_value, v, past)
+    else:
+        past = past_key.shape[2] if past_key is not None else 0
+        k, v = _with_past(past_key, k), _with_past(past_value, v)
+        present_k, present_v = k, v
     batch, _, seq, head = q.shape
     logit_bias = _logit_bias(key_padding_mask, attention_bias, batch, seq, k.shape[2], past, unidirectional,
                              mask_filter_value)
     out, _, _ = attend(q, k, v, logit_bias, scale=scale or 1.0 / np.sqrt(head))
     dtype = query.dtype
-    return heads_merged(out).astype(dtype), k.astype(dtype), v.astype(dtype)
+    return heads_merged(out).astype(dtype), present_k.astype(dtype), present_v.astype(dtype)
+
+
+def _into_shared_buffer(buffer, new, past):
+    """A fixed-size cache (past_sequence_length given): the new rows go in
+    after the first `past`, the rest of the buffer stays as it was.
+    Returns the buffer after the write and the rows attention reads."""
+    if buffer is None:
+        raise ValueError("MultiHeadAttention: past_sequence_length needs past_key and past_value")
+    end = past + new.shape[2]
+    if end > buffer.shape[2]:
+        raise ValueError(f"MultiHeadAttention: {past} cached + {new.shape[2]} new rows do not fit the "
+                         f"{buffer.shape[2]}-row buffer")
+    present = as_float32(buffer).copy()
+    present[:, :, past:end] = new
+    return present, present[:, :, :end]
 
 
 @kernel("Attention", since=1, domain=MS)
