@@ -4,7 +4,7 @@ import pytest
 
 pytest.importorskip("onnxruntime")
 
-from test_contrib_llm import _rand, check  # noqa: E402
+from contrib_models import check, rand  # noqa: E402
 
 B, S, D, VOCAB = 2, 5, 16, 30
 
@@ -31,9 +31,9 @@ def test_embed_layer_norm(segments, mask, positions, dtype):
         pos = rng.integers(0, 8, size=(B, S)).astype(np.int32)
     elif positions == "shared":
         pos = rng.integers(0, 8, size=(1, S)).astype(np.int32)
-    inputs = [("xids", ids), ("xseg", seg), ("word", _rand(rng, VOCAB, D, dtype=dtype)),
-              ("pos", _rand(rng, 8, D, dtype=dtype)), ("segemb", _rand(rng, 2, D, dtype=dtype) if segments else None),
-              ("gamma", _rand(rng, D, dtype=dtype)), ("beta", _rand(rng, D, dtype=dtype)), ("xmask", m),
+    inputs = [("xids", ids), ("xseg", seg), ("word", rand(rng, VOCAB, D, dtype=dtype)),
+              ("pos", rand(rng, 8, D, dtype=dtype)), ("segemb", rand(rng, 2, D, dtype=dtype) if segments else None),
+              ("gamma", rand(rng, D, dtype=dtype)), ("beta", rand(rng, D, dtype=dtype)), ("xmask", m),
               ("xpos", pos)]
     tol = 5e-3 if dtype == np.float16 else 1e-5
     outputs = ("y", "mask_index", "embedding_sum")

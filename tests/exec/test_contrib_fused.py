@@ -8,74 +8,13 @@ from onnx import TensorProto, helper, numpy_helper
 
 ort = pytest.importorskip("onnxruntime")
 
+from contrib_models import MS, assert_close, check, one_node, ort_session, rand  # noqa: E402
 from onnxstudio import core  # noqa: E402
 from onnxstudio.core.exec import Session, run  # noqa: E402
 from onnxstudio.core.infer import infer  # noqa: E402
 
-MS = "com.microsoft"
-_ONNX_TYPE = {np.dtype(np.float32): TensorProto.FLOAT, np.dtype(np.float64): TensorProto.DOUBLE,
-              np.dtype(np.float16): TensorProto.FLOAT16}
-
-
-def _rand(rng, *shape, dtype=np.float32):
-    return rng.standard_normal(shape).astype(dtype)
-
-
-def _one_node(op, inputs, attrs=None, outputs=("y",), domain=MS, opset=17):
-    """A model of one node. `inputs`: (name, array or None) pairs; names
-    starting with "x" become graph inputs, the others initializers (so
-    prepared kernels get constant weights); None is an omitted input.
-    `outputs`: names, "" for an omitted optional output."""
-    graph_inputs, inits, names = [], [], []
-    for name, value in inputs:
-        if value is None:
-            names.append("")
-        elif name.startswith("x"):
-            names.append(name)
-            graph_inputs.append(helper.make_tensor_value_info(name, _ONNX_TYPE[value.dtype], value.shape))
-        else:
-            names.append(name)
-            inits.append(numpy_helper.from_array(value, name))
-    while names and not names[-1]:
-        names.pop()
-    node = helper.make_node(op, names, list(outputs), domain=domain, **(attrs or {}))
-    graph = helper.make_graph([node], "g", graph_inputs,
-                              [helper.make_empty_tensor_value_info(o) for o in outputs if o],
-                              initializer=inits)
-    model = helper.make_model(graph, opset_imports=[helper.make_opsetid("", opset), helper.make_opsetid(MS, 1)])
-    model.ir_version = 9
-    return model
-
-
-def _ort_session(model_bytes, level=None):
-    options = ort.SessionOptions()
-    options.graph_optimization_level = level or ort.GraphOptimizationLevel.ORT_DISABLE_ALL
-    return ort.InferenceSession(model_bytes, options, providers=["CPUExecutionProvider"])
-
-
-def _assert_close(ours, theirs, name, rtol, atol):
-    ours = np.asarray(ours)
-    assert ours.dtype == theirs.dtype, (name, ours.dtype, theirs.dtype)
-    assert ours.shape == theirs.shape, (name, ours.shape, theirs.shape)
-    np.testing.assert_allclose(ours.astype(np.float64), theirs.astype(np.float64), rtol=rtol, atol=atol,
-                               err_msg=name)
-
-
-def _check(op, inputs, attrs=None, outputs=("y",), domain=MS, opset=17, rtol=1e-5, atol=1e-5):
-    """Our run of one node equals onnxruntime's on every requested output."""
-    model = _one_node(op, inputs, attrs, outputs, domain, opset)
-    feeds = {n: v for n, v in inputs if v is not None and n.startswith("x")}
-    data = model.SerializeToString()
-    names = [o for o in outputs if o]
-    theirs = dict(zip(names, _ort_session(data).run(names, feeds)))
-    ours = run(core.load_bytes(data), feeds)
-    for name in names:
-        _assert_close(ours[name], theirs[name], f"{op} {name}", rtol, atol)
-    return ours
-
-
 def _ours_fails(op, inputs, attrs, match):
-    model = _one_node(op, inputs, attrs)
+    model = one_node(op, inputs, attrs)
     feeds = {n: v for n, v in inputs if v is not None and n.startswith("x")}
     with pytest.raises(Exception, match=match):
         run(core.load_bytes(model.SerializeToString()), feeds)
@@ -85,25 +24,25 @@ def _ours_fails(op, inputs, attrs, match):
 
 def test_gelu():
     rng = np.random.default_rng(0)
-    _check("Gelu", [("x", _rand(rng, 2, 3, 16) * 3)])
+    check("Gelu", [("x", rand(rng, 2, 3, 16) * 3)])
 
 
 @pytest.mark.parametrize("with_bias", [False, True])
 def test_fast_gelu(with_bias):
     rng = np.random.default_rng(1)
-    _check("FastGelu", [("x", _rand(rng, 2, 5, 8) * 3), ("xb", _rand(rng, 8) if with_bias else None)])
+    check("FastGelu", [("x", rand(rng, 2, 5, 8) * 3), ("xb", rand(rng, 8) if with_bias else None)])
 
 
 def test_bias_gelu():
     rng = np.random.default_rng(2)
-    _check("BiasGelu", [("x", _rand(rng, 4, 12) * 3), ("b", _rand(rng, 12))])
+    check("BiasGelu", [("x", rand(rng, 4, 12) * 3), ("b", rand(rng, 12))])
 
 
 @pytest.mark.parametrize("alpha", [None, 1.0, -0.5, 2.5])
 def test_quick_gelu(alpha):
     rng = np.random.default_rng(3)
     attrs = {} if alpha is None else {"alpha": alpha}
-    _check("QuickGelu", [("x", _rand(rng, 3, 7, 5) * 4)], attrs)
+    check("QuickGelu", [("x", rand(rng, 3, 7, 5) * 4)], attrs)
 
 
 # ---- FusedMatMul --------------------------------------------------------------
@@ -127,18 +66,18 @@ def test_quick_gelu(alpha):
 ])
 def test_fused_matmul(a_shape, b_shape, attrs):
     rng = np.random.default_rng(4)
-    _check("FusedMatMul", [("xa", _rand(rng, *a_shape)), ("xb", _rand(rng, *b_shape))], attrs)
+    check("FusedMatMul", [("xa", rand(rng, *a_shape)), ("xb", rand(rng, *b_shape))], attrs)
 
 
 def test_fused_matmul_double():
     rng = np.random.default_rng(5)
-    _check("FusedMatMul", [("xa", _rand(rng, 2, 4, 3, dtype=np.float64)), ("xb", _rand(rng, 2, 4, 6, dtype=np.float64))],
+    check("FusedMatMul", [("xa", rand(rng, 2, 4, 3, dtype=np.float64)), ("xb", rand(rng, 2, 4, 6, dtype=np.float64))],
            {"transA": 1, "alpha": 0.3}, rtol=1e-12, atol=1e-12)
 
 
 def test_fused_matmul_trans_batch_needs_equal_ranks():
     rng = np.random.default_rng(6)
-    _ours_fails("FusedMatMul", [("xa", _rand(rng, 3, 5, 6)), ("xb", _rand(rng, 5, 3, 6, 7))], {"transBatchB": 1},
+    _ours_fails("FusedMatMul", [("xa", rand(rng, 3, 5, 6)), ("xb", rand(rng, 5, 3, 6, 7))], {"transBatchB": 1},
                 "transBatch")
 
 
@@ -156,7 +95,7 @@ _GEMM_ACTIVATIONS = [
 @pytest.mark.parametrize("activation,params", _GEMM_ACTIVATIONS)
 def test_fused_gemm_activations(activation, params):
     rng = np.random.default_rng(7)
-    _check("FusedGemm", [("xa", _rand(rng, 3, 4)), ("w", _rand(rng, 4, 5)), ("c", _rand(rng, 5))],
+    check("FusedGemm", [("xa", rand(rng, 3, 4)), ("w", rand(rng, 4, 5)), ("c", rand(rng, 5))],
            {"activation": activation, **params})
 
 
@@ -168,10 +107,10 @@ def test_fused_gemm_activations(activation, params):
 ])
 def test_fused_gemm_attributes(attrs, c_shape):
     rng = np.random.default_rng(8)
-    a = _rand(rng, 4, 3) if attrs.get("transA") else _rand(rng, 3, 4)
-    b = _rand(rng, 5, 4) if attrs.get("transB") else _rand(rng, 4, 5)
-    c = None if c_shape is None else _rand(rng, *c_shape)
-    _check("FusedGemm", [("xa", a), ("xb", b), ("xc", c)], {"activation": "LeakyRelu", "activation_alpha": 0.1, **attrs})
+    a = rand(rng, 4, 3) if attrs.get("transA") else rand(rng, 3, 4)
+    b = rand(rng, 5, 4) if attrs.get("transB") else rand(rng, 4, 5)
+    c = None if c_shape is None else rand(rng, *c_shape)
+    check("FusedGemm", [("xa", a), ("xb", b), ("xc", c)], {"activation": "LeakyRelu", "activation_alpha": 0.1, **attrs})
 
 
 @pytest.mark.parametrize("attrs,match", [
@@ -182,7 +121,7 @@ def test_fused_gemm_attributes(attrs, c_shape):
 ])
 def test_fused_gemm_rejects_what_onnxruntime_rejects(attrs, match):
     rng = np.random.default_rng(9)
-    _ours_fails("FusedGemm", [("xa", _rand(rng, 3, 4)), ("xb", _rand(rng, 4, 5))], attrs, match)
+    _ours_fails("FusedGemm", [("xa", rand(rng, 3, 4)), ("xb", rand(rng, 4, 5))], attrs, match)
 
 
 # ---- FusedConv ----------------------------------------------------------------------
@@ -199,7 +138,7 @@ def test_fused_conv_activations(activation, params, const_weights):
     if params is not None:
         attrs["activation_params"] = params
     w_name = "w" if const_weights else "xw"
-    _check("FusedConv", [("x", _rand(rng, 2, 3, 7, 6)), (w_name, _rand(rng, 4, 3, 3, 3)), ("b", _rand(rng, 4))],
+    check("FusedConv", [("x", rand(rng, 2, 3, 7, 6)), (w_name, rand(rng, 4, 3, 3, 3)), ("b", rand(rng, 4))],
            attrs, rtol=1e-4, atol=1e-5)
 
 
@@ -208,8 +147,8 @@ def test_fused_conv_activations(activation, params, const_weights):
 def test_fused_conv_adds_z_before_the_activation(with_bias, const_weights):
     rng = np.random.default_rng(11)
     w_name = "w" if const_weights else "xw"
-    _check("FusedConv", [("x", _rand(rng, 1, 3, 6, 6)), (w_name, _rand(rng, 4, 3, 3, 3)),
-                         ("b", _rand(rng, 4) if with_bias else None), ("xz", _rand(rng, 1, 4, 4, 4) * 3)],
+    check("FusedConv", [("x", rand(rng, 1, 3, 6, 6)), (w_name, rand(rng, 4, 3, 3, 3)),
+                         ("b", rand(rng, 4) if with_bias else None), ("xz", rand(rng, 1, 4, 4, 4) * 3)],
            {"activation": "Relu"}, rtol=1e-4, atol=1e-5)
 
 
@@ -223,7 +162,7 @@ def test_fused_conv_adds_z_before_the_activation(with_bias, const_weights):
 ])
 def test_fused_conv_geometry(x_shape, w_shape, attrs):
     rng = np.random.default_rng(12)
-    _check("FusedConv", [("x", _rand(rng, *x_shape)), ("w", _rand(rng, *w_shape)), ("b", _rand(rng, w_shape[0]))],
+    check("FusedConv", [("x", rand(rng, *x_shape)), ("w", rand(rng, *w_shape)), ("b", rand(rng, w_shape[0]))],
            {"activation": "LeakyRelu", "activation_params": [0.05], **attrs}, rtol=1e-4, atol=1e-5)
 
 
@@ -232,7 +171,7 @@ def test_fused_conv_geometry(x_shape, w_shape, attrs):
 def test_fused_conv_rejects_what_onnxruntime_rejects(activation, params):
     rng = np.random.default_rng(13)
     attrs = {"activation": activation} | ({} if params is None else {"activation_params": params})
-    _ours_fails("FusedConv", [("x", _rand(rng, 1, 3, 5, 5)), ("xw", _rand(rng, 2, 3, 3, 3))], attrs, "FusedConv")
+    _ours_fails("FusedConv", [("x", rand(rng, 1, 3, 5, 5)), ("xw", rand(rng, 2, 3, 3, 3))], attrs, "FusedConv")
 
 
 # ---- skip + layer normalization -----------------------------------------------------
@@ -244,9 +183,9 @@ _ALL_OUTPUTS = ("y", "mean", "inv_std", "sum")
 def test_skip_layer_norm(with_beta, with_bias):
     rng = np.random.default_rng(14)
     h = 16
-    _check("SkipLayerNormalization",
-           [("x", _rand(rng, 2, 5, h) * 2 + 1), ("xs", _rand(rng, 2, 5, h)), ("g", _rand(rng, h)),
-            ("be", _rand(rng, h) if with_beta else None), ("bi", _rand(rng, h) if with_bias else None)],
+    check("SkipLayerNormalization",
+           [("x", rand(rng, 2, 5, h) * 2 + 1), ("xs", rand(rng, 2, 5, h)), ("g", rand(rng, h)),
+            ("be", rand(rng, h) if with_beta else None), ("bi", rand(rng, h) if with_bias else None)],
            {"epsilon": 1e-5}, outputs=_ALL_OUTPUTS)
 
 
@@ -254,17 +193,17 @@ def test_skip_layer_norm(with_beta, with_bias):
 @pytest.mark.parametrize("outputs", [("y",), ("y", "", "", "sum"), ("y", "mean", "inv_std")])
 def test_skip_layer_norm_shapes_and_outputs(x_shape, skip_shape, outputs):
     rng = np.random.default_rng(15)
-    _check("SkipLayerNormalization", [("x", _rand(rng, *x_shape)), ("xs", _rand(rng, *skip_shape)),
-                                      ("g", _rand(rng, 8)), ("be", _rand(rng, 8))], outputs=outputs)
+    check("SkipLayerNormalization", [("x", rand(rng, *x_shape)), ("xs", rand(rng, *skip_shape)),
+                                      ("g", rand(rng, 8)), ("be", rand(rng, 8))], outputs=outputs)
 
 
 def test_skip_layer_norm_float16():
     # onnxruntime computes in float32 and rounds once; so do we
     rng = np.random.default_rng(16)
     dtype, tol = np.float16, 3e-3
-    _check("SkipLayerNormalization",
-           [("x", _rand(rng, 2, 3, 8, dtype=dtype)), ("xs", _rand(rng, 2, 3, 8, dtype=dtype)),
-            ("g", _rand(rng, 8, dtype=dtype)), ("be", _rand(rng, 8, dtype=dtype)), ("bi", _rand(rng, 8, dtype=dtype))],
+    check("SkipLayerNormalization",
+           [("x", rand(rng, 2, 3, 8, dtype=dtype)), ("xs", rand(rng, 2, 3, 8, dtype=dtype)),
+            ("g", rand(rng, 8, dtype=dtype)), ("be", rand(rng, 8, dtype=dtype)), ("bi", rand(rng, 8, dtype=dtype))],
            outputs=_ALL_OUTPUTS, rtol=tol, atol=tol)
 
 
@@ -273,9 +212,9 @@ def test_skip_layer_norm_float16():
 def test_skip_simplified_layer_norm(with_bias, epsilon):
     rng = np.random.default_rng(17)
     attrs = {} if epsilon is None else {"epsilon": epsilon}
-    ours = _check("SkipSimplifiedLayerNormalization",
-                  [("x", _rand(rng, 3, 4, 12)), ("xs", _rand(rng, 4, 12)), ("g", _rand(rng, 12)),
-                   ("bi", _rand(rng, 12) if with_bias else None)], attrs, outputs=_ALL_OUTPUTS)
+    ours, _ = check("SkipSimplifiedLayerNormalization",
+                  [("x", rand(rng, 3, 4, 12)), ("xs", rand(rng, 4, 12)), ("g", rand(rng, 12)),
+                   ("bi", rand(rng, 12) if with_bias else None)], attrs, outputs=_ALL_OUTPUTS)
     assert not ours["mean"].any()     # an RMS norm has no mean: zeros, as onnxruntime's
 
 
@@ -283,23 +222,23 @@ def test_skip_simplified_layer_norm(with_bias, epsilon):
 @pytest.mark.parametrize("outputs", [("y",), ("y", "inv_std")])
 def test_simplified_layer_norm(axis, outputs):
     rng = np.random.default_rng(18)
-    x = _rand(rng, 2, 3, 4, 5) + 0.5
-    _check("SimplifiedLayerNormalization", [("x", x), ("s", _rand(rng, *x.shape[axis:]))],
+    x = rand(rng, 2, 3, 4, 5) + 0.5
+    check("SimplifiedLayerNormalization", [("x", x), ("s", rand(rng, *x.shape[axis:]))],
            {"axis": axis, "epsilon": 1e-3}, outputs=outputs, domain="", opset=13)
 
 
 @pytest.mark.parametrize("dtype,tol", [(np.float64, 1e-6), (np.float16, 3e-3)])
 def test_simplified_layer_norm_other_types(dtype, tol):
     rng = np.random.default_rng(19)
-    _check("SimplifiedLayerNormalization", [("x", _rand(rng, 3, 6, dtype=dtype)), ("s", _rand(rng, 6, dtype=dtype))],
+    check("SimplifiedLayerNormalization", [("x", rand(rng, 3, 6, dtype=dtype)), ("s", rand(rng, 6, dtype=dtype))],
            {}, outputs=("y", "inv_std"), domain="", opset=13, rtol=tol, atol=tol)
 
 
 def test_skip_simplified_layer_norm_float16():
     rng = np.random.default_rng(24)
     h = np.float16
-    _check("SkipSimplifiedLayerNormalization", [("x", _rand(rng, 2, 3, 8, dtype=h)), ("xs", _rand(rng, 2, 3, 8, dtype=h)),
-                                                ("g", _rand(rng, 8, dtype=h)), ("bi", _rand(rng, 8, dtype=h))],
+    check("SkipSimplifiedLayerNormalization", [("x", rand(rng, 2, 3, 8, dtype=h)), ("xs", rand(rng, 2, 3, 8, dtype=h)),
+                                                ("g", rand(rng, 8, dtype=h)), ("bi", rand(rng, 8, dtype=h))],
            outputs=_ALL_OUTPUTS, rtol=3e-3, atol=3e-3)
 
 
@@ -307,8 +246,8 @@ def test_skip_simplified_layer_norm_float16():
 @pytest.mark.parametrize("axis", [-1, 1])
 def test_layer_norm_before_opset_17(opset, axis):
     rng = np.random.default_rng(20)
-    x = _rand(rng, 2, 3, 4)
-    _check("LayerNormalization", [("x", x), ("s", _rand(rng, *x.shape[axis:])), ("b", _rand(rng, *x.shape[axis:]))],
+    x = rand(rng, 2, 3, 4)
+    check("LayerNormalization", [("x", x), ("s", rand(rng, *x.shape[axis:])), ("b", rand(rng, *x.shape[axis:]))],
            {"axis": axis}, outputs=("y", "mean", "inv_std"), domain="", opset=opset)
 
 
@@ -417,11 +356,11 @@ def test_models_onnxruntime_optimized(tmp_path, build, fused):
 
     rng = np.random.default_rng(23)
     feeds = {name: rng.standard_normal(shape).astype(np.float32) for name, shape in sizes.items()}
-    theirs = _ort_session(original.SerializeToString()).run(None, feeds)
+    theirs = ort_session(original.SerializeToString()).run(None, feeds)
     ours = Session(optimized).run(feeds)
     assert len(ours) == len(theirs)
     for (name, value), want in zip(ours.items(), theirs):
-        _assert_close(value, want, name, rtol=1e-4, atol=1e-5)
+        assert_close(value, want, name, rtol=1e-4, atol=1e-5)
 
     types = infer(optimized)
     partial = [n for n, t in types.items() if t is None or t.shape is None or None in t.shape]

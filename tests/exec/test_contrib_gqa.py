@@ -7,7 +7,8 @@ import pytest
 
 pytest.importorskip("onnxruntime")
 
-from test_contrib_llm import _rand, assert_close, one_node, ort_run, rope_caches  # noqa: E402
+from contrib_models import assert_close, model_of, one_node, ort_run, rand  # noqa: E402
+from test_contrib_llm import rope_caches  # noqa: E402
 
 from onnxstudio import core  # noqa: E402
 from onnxstudio.core.exec import run  # noqa: E402
@@ -24,18 +25,18 @@ def gqa_inputs(rng, *, batch=2, seq=4, past=0, buffer=None, seqlens=None, nq=4, 
     totals = np.array(seqlens if seqlens is not None else [past + seq] * batch)
     total = int(totals.max()) if past else seq
     if packed:
-        q, k, v = _rand(rng, batch, seq, (nq + 2 * nkv) * head, dtype=dtype), None, None
+        q, k, v = rand(rng, batch, seq, (nq + 2 * nkv) * head, dtype=dtype), None, None
     else:
-        q = _rand(rng, batch, seq, nq * head, dtype=dtype)
-        k, v = _rand(rng, batch, seq, nkv * head, dtype=dtype), _rand(rng, batch, seq, nkv * head, dtype=dtype)
+        q = rand(rng, batch, seq, nq * head, dtype=dtype)
+        k, v = rand(rng, batch, seq, nkv * head, dtype=dtype), rand(rng, batch, seq, nkv * head, dtype=dtype)
     length = buffer if buffer is not None else past
-    past_k = _rand(rng, batch, nkv, length, head, dtype=dtype) if length else None
-    past_v = _rand(rng, batch, nkv, length, head, dtype=dtype) if length else None
+    past_k = rand(rng, batch, nkv, length, head, dtype=dtype) if length else None
+    past_v = rand(rng, batch, nkv, length, head, dtype=dtype) if length else None
     cos = sin = None
     if rotary:
         cos, sin = rope_caches(32, rot_dim or head, dtype)
-    bias = _rand(rng, 1, nq, seq, total, dtype=dtype) if attention_bias else None
-    sink = _rand(rng, nq, dtype=dtype) if head_sink else None
+    bias = rand(rng, 1, nq, seq, total, dtype=dtype) if attention_bias else None
+    sink = rand(rng, nq, dtype=dtype) if head_sink else None
     return [("xq", q), ("xk", k), ("xv", v), ("xpk", past_k), ("xpv", past_v),
             ("xseqlens", (totals - 1).astype(np.int32)), ("xtotal", np.array(total, np.int32)),
             ("cos", cos), ("sin", sin), ("xpos", position_ids), ("xbias", bias), ("sink", sink)]
@@ -256,8 +257,8 @@ def test_window_cache_ragged_decode():
     rng = np.random.default_rng(19)
     capacity, window = 6, 3
     attrs = {**BASE, "do_rotary": 1, "local_window_size": window, "sliding_window_cache": 1}
-    past = _rand(rng, 2, 2, capacity, 16)
-    inputs, totals = _window_step(rng, WINDOW_NAMES, attrs, past, _rand(rng, 2, 2, capacity, 16), 1, [9, 2],
+    past = rand(rng, 2, 2, capacity, 16)
+    inputs, totals = _window_step(rng, WINDOW_NAMES, attrs, past, rand(rng, 2, 2, capacity, 16), 1, [9, 2],
                                   batch=2)
     from onnxstudio.core.exec.kernels._windowed_kv_cache import resident_count
     kept = [resident_count(int(t), capacity, window) for t in totals]
@@ -274,10 +275,9 @@ def test_qk_norm_like_the_graph_it_fuses(case, attrs):
     them, so we compare with onnxruntime running the pattern they fold:
     Reshape -> SimplifiedLayerNormalization -> Reshape on Q and K."""
     from onnx import TensorProto, helper, numpy_helper
-    from test_contrib_llm import _model
     rng = np.random.default_rng(60 + len(str(case)) + len(str(attrs)))
     inputs = dict(gqa_inputs(rng, **case))
-    q_weight, k_weight = (1 + 0.2 * _rand(rng, 16)), (1 + 0.2 * _rand(rng, 16))
+    q_weight, k_weight = (1 + 0.2 * rand(rng, 16)), (1 + 0.2 * rand(rng, 16))
     names = ["xq", "xk", "xv", "xpk", "xpv", "xseqlens", "xtotal", "cos", "sin"]
     fused_inputs = [(n, inputs.get(n)) for n in names] + [
         ("xpos", None), ("xbias", None), ("sink", None), ("ks", None), ("vs", None),
@@ -313,6 +313,6 @@ def test_qk_norm_like_the_graph_it_fuses(case, attrs):
                                                   else TensorProto.INT32, v.shape) for n, v in feeds.items()]
     graph = helper.make_graph(nodes, "unfused", graph_inputs,
                               [helper.make_empty_tensor_value_info(o) for o in OUTPUTS], initializer=inits)
-    theirs = ort_run(_model(graph), feeds, list(OUTPUTS))
+    theirs = ort_run(model_of(graph), feeds, list(OUTPUTS))
     for name in OUTPUTS:
         assert_close(ours[name], theirs[name], name, 1e-4, 1e-5)

@@ -8,74 +8,9 @@ from onnx import TensorProto, helper, numpy_helper
 
 ort = pytest.importorskip("onnxruntime")
 
+from contrib_models import MS, ONNX_TYPE, assert_close, check, model_of, one_node, ort_run, rand  # noqa: E402
 from onnxstudio import core  # noqa: E402
 from onnxstudio.core.exec import Session, run  # noqa: E402
-
-MS = "com.microsoft"
-_ONNX_TYPE = {np.dtype(np.float32): TensorProto.FLOAT, np.dtype(np.float16): TensorProto.FLOAT16,
-              np.dtype(np.int32): TensorProto.INT32, np.dtype(np.int64): TensorProto.INT64,
-              np.dtype(np.uint8): TensorProto.UINT8, np.dtype(np.int8): TensorProto.INT8}
-
-
-def _rand(rng, *shape, dtype=np.float32):
-    return rng.standard_normal(shape).astype(dtype)
-
-
-def one_node(op, inputs, attrs=None, outputs=("y",)):
-    """A model of one com.microsoft node. `inputs`: (name, array or None)
-    pairs; names starting with "x" become graph inputs, the others
-    initializers; None is an omitted input. `outputs`: "" omits one."""
-    graph_inputs, inits, names = [], [], []
-    for name, value in inputs:
-        if value is None:
-            names.append("")
-            continue
-        names.append(name)
-        if name.startswith("x"):
-            graph_inputs.append(helper.make_tensor_value_info(name, _ONNX_TYPE[value.dtype], value.shape))
-        else:
-            inits.append(numpy_helper.from_array(value, name))
-    while names and not names[-1]:
-        names.pop()
-    node = helper.make_node(op, names, list(outputs), domain=MS, **(attrs or {}))
-    graph = helper.make_graph([node], "g", graph_inputs,
-                              [helper.make_empty_tensor_value_info(o) for o in outputs if o],
-                              initializer=inits)
-    return _model(graph)
-
-
-def _model(graph):
-    model = helper.make_model(graph, opset_imports=[helper.make_opsetid("", 17), helper.make_opsetid(MS, 1)])
-    model.ir_version = 9
-    return model
-
-
-def ort_run(model, feeds, names):
-    options = ort.SessionOptions()
-    options.graph_optimization_level = ort.GraphOptimizationLevel.ORT_DISABLE_ALL
-    session = ort.InferenceSession(model.SerializeToString(), options, providers=["CPUExecutionProvider"])
-    return dict(zip(names, session.run(names, feeds)))
-
-
-def assert_close(ours, theirs, name, rtol, atol):
-    ours = np.asarray(ours)
-    assert ours.dtype == theirs.dtype, (name, ours.dtype, theirs.dtype)
-    assert ours.shape == theirs.shape, (name, ours.shape, theirs.shape)
-    np.testing.assert_allclose(ours.astype(np.float64), theirs.astype(np.float64), rtol=rtol, atol=atol,
-                               err_msg=name)
-
-
-def check(op, inputs, attrs=None, outputs=("y",), rtol=1e-5, atol=1e-5):
-    """Our run of one node equals onnxruntime's on every requested output."""
-    model = one_node(op, inputs, attrs, outputs)
-    feeds = {n: v for n, v in inputs if v is not None and n.startswith("x")}
-    names = [o for o in outputs if o]
-    theirs = ort_run(model, feeds, names)
-    ours = run(core.load_bytes(model.SerializeToString()), feeds)
-    for name in names:
-        assert_close(ours[name], theirs[name], f"{op} {name}", rtol, atol)
-    return ours, theirs
-
 
 # ---- MatMulNBits ------------------------------------------------------------------
 
@@ -133,7 +68,7 @@ def quantize_nbits(w, bits, block_size, symmetric=False):
 ])
 def test_matmul_nbits(bits, block_size, k, n, a_shape, zp_form, with_bias, dtype):
     rng = np.random.default_rng(bits * 100 + k + n)
-    w = _rand(rng, k, n)
+    w = rand(rng, k, n)
     b, scale, zero, deq = quantize_nbits(w, bits, block_size, symmetric=zp_form is None)
     if zp_form == "packed":
         zp = pack_bits(zero, bits)
@@ -141,8 +76,8 @@ def test_matmul_nbits(bits, block_size, k, n, a_shape, zp_form, with_bias, dtype
         zp = zero.astype(dtype)
     else:
         zp = None
-    a = _rand(rng, *a_shape, dtype=dtype)
-    bias = _rand(rng, n, dtype=dtype) if with_bias else None
+    a = rand(rng, *a_shape, dtype=dtype)
+    bias = rand(rng, n, dtype=dtype) if with_bias else None
     attrs = {"K": k, "N": n, "bits": bits, "block_size": block_size}
     tol = 2e-2 if dtype == np.float16 else 1e-4
     ours, _ = check("MatMulNBits", [("xa", a), ("b", b), ("scales", scale.astype(dtype)), ("zp", zp),
@@ -156,8 +91,8 @@ def test_matmul_nbits_weights_as_graph_inputs():
     """Weights fed at run time go through the general kernel, not the
     prepared one that dequantizes constants once."""
     rng = np.random.default_rng(5)
-    b, scale, zero, _ = quantize_nbits(_rand(rng, 64, 8), 4, 32)
-    check("MatMulNBits", [("xa", _rand(rng, 3, 64)), ("xb", b), ("xs", scale), ("xz", pack_bits(zero, 4))],
+    b, scale, zero, _ = quantize_nbits(rand(rng, 64, 8), 4, 32)
+    check("MatMulNBits", [("xa", rand(rng, 3, 64)), ("xb", b), ("xs", scale), ("xz", pack_bits(zero, 4))],
           {"K": 64, "N": 8, "block_size": 32}, rtol=1e-4, atol=1e-4)
 
 
@@ -179,9 +114,9 @@ def test_matmul_nbits_accuracy_level_4_rounds_a_to_int8(bits, block_size, k, zp_
     give, so that case is compared with onnxruntime's run of stored ones."""
     rng = np.random.default_rng(90 + bits + k)
     n = 24
-    b, scale, zero, _ = quantize_nbits(_rand(rng, k, n), bits, block_size, symmetric=zp_form is None)
+    b, scale, zero, _ = quantize_nbits(rand(rng, k, n), bits, block_size, symmetric=zp_form is None)
     zp = {"packed": pack_bits(zero, bits), "float": zero.astype(dtype), None: None}[zp_form]
-    a, bias = _rand(rng, 2, 3, k, dtype=dtype), _rand(rng, n, dtype=dtype)
+    a, bias = rand(rng, 2, 3, k, dtype=dtype), rand(rng, n, dtype=dtype)
     attrs = {"K": k, "N": n, "bits": bits, "block_size": block_size, "accuracy_level": 4}
     tol = 2e-2 if dtype == np.float16 else 1e-4
 
@@ -205,10 +140,10 @@ def test_matmul_nbits_large_weights_dequantized_by_slabs(monkeypatch, zp_form, l
     monkeypatch.setattr(contrib_llm, "_KEEP_DEQUANTIZED", 150)
     rng = np.random.default_rng(8)
     k, n = 64, 9
-    b, scale, zero, _ = quantize_nbits(_rand(rng, k, n), 4, 16)
+    b, scale, zero, _ = quantize_nbits(rand(rng, k, n), 4, 16)
     zp = pack_bits(zero, 4) if zp_form == "packed" else zero.astype(np.float32)
-    check("MatMulNBits", [("xa", _rand(rng, 2, 3, k)), ("b", b), ("s", scale), ("z", zp), ("g", None),
-                          ("bias", _rand(rng, n))], {"K": k, "N": n, "block_size": 16, "accuracy_level": level},
+    check("MatMulNBits", [("xa", rand(rng, 2, 3, k)), ("b", b), ("s", scale), ("z", zp), ("g", None),
+                          ("bias", rand(rng, n))], {"K": k, "N": n, "block_size": 16, "accuracy_level": level},
           rtol=1e-4, atol=1e-4)
 
 
@@ -220,18 +155,18 @@ def test_matmul_nbits_g_idx(zp_form, level):
     is given, so that combination is left out: we follow the definition.)"""
     rng = np.random.default_rng(6)
     k, n, bs = 64, 8, 16
-    b, scale, zero, _ = quantize_nbits(_rand(rng, k, n), 4, bs, symmetric=zp_form is None)
+    b, scale, zero, _ = quantize_nbits(rand(rng, k, n), 4, bs, symmetric=zp_form is None)
     g_idx = rng.permutation(np.arange(k) // bs).astype(np.int32)
     zp = None if zp_form is None else zero.astype(np.float32)
-    check("MatMulNBits", [("xa", _rand(rng, 2, k)), ("b", b), ("s", scale), ("z", zp), ("g", g_idx)],
+    check("MatMulNBits", [("xa", rand(rng, 2, k)), ("b", b), ("s", scale), ("z", zp), ("g", g_idx)],
           {"K": k, "N": n, "block_size": bs, "accuracy_level": level}, rtol=1e-4, atol=1e-4)
 
 
 def test_matmul_nbits_omitted_projection_gives_the_bias():
     rng = np.random.default_rng(7)
-    check("MatMulNBits", [("xa", _rand(rng, 2, 3, 32)), ("b", np.zeros((0, 1, 16), np.uint8)),
+    check("MatMulNBits", [("xa", rand(rng, 2, 3, 32)), ("b", np.zeros((0, 1, 16), np.uint8)),
                           ("s", np.zeros((0, 1), np.float32)), ("z", None), ("g", None),
-                          ("bias", _rand(rng, 8))], {"K": 32, "N": 8, "block_size": 32})
+                          ("bias", rand(rng, 8))], {"K": 32, "N": 8, "block_size": 32})
 
 
 # ---- RotaryEmbedding ----------------------------------------------------------------
@@ -262,13 +197,13 @@ def test_rotary_embedding(shape, attrs, positions, rot_dim):
         pos = np.array([3], np.int64)
     else:
         pos = rng.integers(0, 16, size=(batch, seq)).astype(np.int64)
-    check("RotaryEmbedding", [("x", _rand(rng, *shape)), ("xpos", pos), ("cos", cos), ("sin", sin)], attrs)
+    check("RotaryEmbedding", [("x", rand(rng, *shape)), ("xpos", pos), ("cos", cos), ("sin", sin)], attrs)
 
 
 def test_rotary_embedding_float16():
     rng = np.random.default_rng(9)
     cos, sin = rope_caches(8, 16, np.float16)
-    check("RotaryEmbedding", [("x", _rand(rng, 1, 4, 32, dtype=np.float16)), ("xpos", np.array([2], np.int64)),
+    check("RotaryEmbedding", [("x", rand(rng, 1, 4, 32, dtype=np.float16)), ("xpos", np.array([2], np.int64)),
                               ("cos", cos), ("sin", sin)], {"num_heads": 2}, rtol=2e-3, atol=2e-3)
 
 
@@ -276,7 +211,7 @@ def test_rotary_embedding_float16():
 
 def _quantized_projection(rng, name, k, n, block_size=32, accuracy_level=0):
     """A MatMulNBits node from `name`_in to `name`, with its initializers."""
-    b, scale, zero, _ = quantize_nbits(_rand(rng, k, n) * 0.2, 4, block_size)
+    b, scale, zero, _ = quantize_nbits(rand(rng, k, n) * 0.2, 4, block_size)
     inits = [numpy_helper.from_array(b, f"{name}_B"), numpy_helper.from_array(scale, f"{name}_scales"),
              numpy_helper.from_array(pack_bits(zero, 4), f"{name}_zp")]
     node = helper.make_node("MatMulNBits", [f"{name}_in", f"{name}_B", f"{name}_scales", f"{name}_zp"], [name],
@@ -314,12 +249,12 @@ def decoder_block(rng, hidden=64, nq=4, nkv=2, head=16, max_len=32):
               helper.make_tensor_value_info("seqlens_k", i32, ["batch"]),
               helper.make_tensor_value_info("total_sequence_length", i32, [])]
     outputs = [helper.make_empty_tensor_value_info(n) for n in ("y", "present_key", "present_value")]
-    return _model(helper.make_graph(nodes, "decoder_block", inputs, outputs, initializer=inits))
+    return model_of(helper.make_graph(nodes, "decoder_block", inputs, outputs, initializer=inits))
 
 
 def _decode_feeds(rng, batch, past, hidden=64, nkv=2, head=16):
-    return {"x": _rand(rng, batch, 1, hidden), "position_ids": np.full((batch, 1), past, np.int64),
-            "past_key": _rand(rng, batch, nkv, past, head), "past_value": _rand(rng, batch, nkv, past, head),
+    return {"x": rand(rng, batch, 1, hidden), "position_ids": np.full((batch, 1), past, np.int64),
+            "past_key": rand(rng, batch, nkv, past, head), "past_value": rand(rng, batch, nkv, past, head),
             "seqlens_k": np.full(batch, past, np.int32), "total_sequence_length": np.array(past + 1, np.int32)}
 
 
@@ -343,7 +278,7 @@ def test_decoder_block_prompt_then_decode_step():
     rng = np.random.default_rng(22)
     model = decoder_block(rng)
     session = Session(core.load_bytes(model.SerializeToString()))
-    prompt = {"x": _rand(rng, 1, 4, 64), "position_ids": np.arange(4, dtype=np.int64)[None],
+    prompt = {"x": rand(rng, 1, 4, 64), "position_ids": np.arange(4, dtype=np.int64)[None],
               "past_key": np.zeros((1, 2, 0, 16), np.float32), "past_value": np.zeros((1, 2, 0, 16), np.float32),
               "seqlens_k": np.array([3], np.int32), "total_sequence_length": np.array(4, np.int32)}
     names = ["y", "present_key", "present_value"]
@@ -351,7 +286,7 @@ def test_decoder_block_prompt_then_decode_step():
     theirs = ort_run(model, prompt, names)
     for name in names:
         assert_close(first[name], theirs[name], f"prompt {name}", 1e-4, 1e-5)
-    step = {"x": _rand(rng, 1, 1, 64), "position_ids": np.array([[4]], np.int64),
+    step = {"x": rand(rng, 1, 1, 64), "position_ids": np.array([[4]], np.int64),
             "past_key": first["present_key"], "past_value": first["present_value"],
             "seqlens_k": np.array([4], np.int32), "total_sequence_length": np.array(5, np.int32)}
     second, theirs = session.run(step), ort_run(model, step, names)
@@ -373,10 +308,10 @@ def _gather_block_model(data_init, scales, zero_init, indices, attrs):
         inits.append(zero_init)
         names.append("zp")
     node = helper.make_node("GatherBlockQuantized", names, ["y"], domain=MS, **attrs)
-    graph = helper.make_graph([node], "g", [helper.make_tensor_value_info("xidx", _ONNX_TYPE[indices.dtype],
+    graph = helper.make_graph([node], "g", [helper.make_tensor_value_info("xidx", ONNX_TYPE[indices.dtype],
                                                                           indices.shape)],
                               [helper.make_empty_tensor_value_info("y")], initializer=inits)
-    return _model(graph)
+    return model_of(graph)
 
 
 def _check_gather_block(model, indices, expected=None):
@@ -469,8 +404,8 @@ def genai_style_model(rng, vocab=50, hidden=64, nq=4, nkv=2, head=16, max_len=32
     table_scales = (rng.random((vocab, hidden // 32)) * 0.05 + 0.01).astype(np.float32)
     inits = [numpy_helper.from_array(pack_bits(q_table, 4), "embed_q"),
              numpy_helper.from_array(table_scales, "embed_scales"),
-             numpy_helper.from_array((1 + 0.1 * _rand(rng, hidden)).astype(np.float32), "norm1"),
-             numpy_helper.from_array((1 + 0.1 * _rand(rng, hidden)).astype(np.float32), "norm2"),
+             numpy_helper.from_array((1 + 0.1 * rand(rng, hidden)).astype(np.float32), "norm1"),
+             numpy_helper.from_array((1 + 0.1 * rand(rng, hidden)).astype(np.float32), "norm2"),
              numpy_helper.from_array(np.array([1], np.int64), "one_axis"),
              numpy_helper.from_array(np.array(1, np.int64), "one")]
     cos, sin = rope_caches(max_len, head)
@@ -507,7 +442,7 @@ def genai_style_model(rng, vocab=50, hidden=64, nq=4, nkv=2, head=16, max_len=32
               helper.make_tensor_value_info("past_key", f, ["batch", nkv, "past", head]),
               helper.make_tensor_value_info("past_value", f, ["batch", nkv, "past", head])]
     outputs = [helper.make_empty_tensor_value_info(n) for n in ("logits", "present_key", "present_value")]
-    return _model(helper.make_graph(nodes, "genai_block", inputs, outputs, initializer=inits))
+    return model_of(helper.make_graph(nodes, "genai_block", inputs, outputs, initializer=inits))
 
 
 def test_genai_style_model_generates_like_onnxruntime():
@@ -537,9 +472,9 @@ def test_genai_style_model_stepped_to_the_attention():
     attention with its inputs in view, and finishes like onnxruntime."""
     rng = np.random.default_rng(24)
     model = genai_style_model(rng)
-    past = _rand(rng, 2, 2, 3, 16)
+    past = rand(rng, 2, 2, 3, 16)
     feeds = {"input_ids": np.array([[7], [3]], np.int64), "attention_mask": np.array([[1, 1, 1, 1], [0, 1, 1, 1]]),
-             "past_key": past, "past_value": _rand(rng, 2, 2, 3, 16)}
+             "past_key": past, "past_value": rand(rng, 2, 2, 3, 16)}
     session = Session(core.load_bytes(model.SerializeToString()), keep=True)
     session.breakpoints.add("attn")
     session.start(feeds)

@@ -6,7 +6,7 @@ import pytest
 
 pytest.importorskip("onnxruntime")
 
-from test_contrib_llm import _rand, assert_close, check, one_node, ort_run  # noqa: E402
+from contrib_models import assert_close, check, one_node, ort_run, rand  # noqa: E402
 
 from onnxstudio import core  # noqa: E402
 from onnxstudio.core.exec import run  # noqa: E402
@@ -48,12 +48,12 @@ def _mask(rng, form, total, seq=S):
 def test_multi_head_attention(form, with_bias, mask, attrs):
     rng = np.random.default_rng(len(form) * 10 + len(str(attrs)) + with_bias)
     kv_len = S if attrs.get("unidirectional") else 6
-    q = _rand(rng, B, S, D)
+    q = rand(rng, B, S, D)
     if form == "separate":
-        k, v = _rand(rng, B, kv_len, D), _rand(rng, B, kv_len, D)
+        k, v = rand(rng, B, kv_len, D), rand(rng, B, kv_len, D)
     else:
-        k, v = _rand(rng, B, N, kv_len, H), _rand(rng, B, N, kv_len, H)
-    bias = _rand(rng, 3 * D) if with_bias else None
+        k, v = rand(rng, B, N, kv_len, H), rand(rng, B, N, kv_len, H)
+    bias = rand(rng, 3 * D) if with_bias else None
     check("MultiHeadAttention", [("xq", q), ("xk", k), ("xv", v), ("bias", bias),
                                  ("xmask", _mask(rng, mask, kv_len))], {"num_heads": N, **attrs},
           rtol=1e-4, atol=1e-5)
@@ -76,14 +76,14 @@ def test_multi_head_attention_packed(packing, with_bias, mask, attrs):
     KV (B, L, N, 2, H): we compare with its run of the same data unpacked."""
     rng = np.random.default_rng(40 + len(packing) + with_bias + len(str(attrs)))
     kv_len = S if packing == "qkv" else 6
-    bias = _rand(rng, 3 * D) if with_bias else None
+    bias = rand(rng, 3 * D) if with_bias else None
     key_mask = _mask(rng, mask, kv_len)
     if packing == "qkv":
-        packed = _rand(rng, B, S, N, 3, H)
+        packed = rand(rng, B, S, N, 3, H)
         q, k, v = (packed[:, :, :, i].reshape(B, S, D) for i in range(3))
         ours_inputs = [("xq", packed), ("xk", None), ("xv", None)]
     else:
-        q, packed = _rand(rng, B, S, D), _rand(rng, B, kv_len, N, 2, H)
+        q, packed = rand(rng, B, S, D), rand(rng, B, kv_len, N, 2, H)
         k, v = (packed[:, :, :, i].reshape(B, kv_len, D) for i in range(2))
         ours_inputs = [("xq", q), ("xk", packed), ("xv", None)]
     tail = [("bias", bias), ("xmask", key_mask)]
@@ -98,9 +98,9 @@ def test_multi_head_attention_packed(packing, with_bias, mask, attrs):
 def test_multi_head_attention_with_past(attrs):
     rng = np.random.default_rng(3)
     past = 5
-    inputs = [("xq", _rand(rng, B, S, D)), ("xk", _rand(rng, B, S, D)), ("xv", _rand(rng, B, S, D)),
-              ("bias", _rand(rng, 3 * D)), ("xmask", None), ("xab", _rand(rng, 1, N, S, past + S)),
-              ("xpk", _rand(rng, B, N, past, H)), ("xpv", _rand(rng, B, N, past, H))]
+    inputs = [("xq", rand(rng, B, S, D)), ("xk", rand(rng, B, S, D)), ("xv", rand(rng, B, S, D)),
+              ("bias", rand(rng, 3 * D)), ("xmask", None), ("xab", rand(rng, 1, N, S, past + S)),
+              ("xpk", rand(rng, B, N, past, H)), ("xpv", rand(rng, B, N, past, H))]
     check("MultiHeadAttention", inputs, {"num_heads": N, **attrs}, outputs=("y", "present_key", "present_value"),
           rtol=1e-4, atol=1e-5)
 
@@ -108,8 +108,8 @@ def test_multi_head_attention_with_past(attrs):
 def test_multi_head_attention_float16():
     rng = np.random.default_rng(4)
     dt = np.float16
-    check("MultiHeadAttention", [("xq", _rand(rng, B, S, D, dtype=dt)), ("xk", _rand(rng, B, 6, D, dtype=dt)),
-                                 ("xv", _rand(rng, B, 6, D, dtype=dt)), ("bias", _rand(rng, 3 * D, dtype=dt))],
+    check("MultiHeadAttention", [("xq", rand(rng, B, S, D, dtype=dt)), ("xk", rand(rng, B, 6, D, dtype=dt)),
+                                 ("xv", rand(rng, B, 6, D, dtype=dt)), ("bias", rand(rng, 3 * D, dtype=dt))],
           {"num_heads": N}, rtol=5e-3, atol=5e-3)
 
 
@@ -127,16 +127,16 @@ def test_multi_head_attention_float16():
 def test_attention(mask, attrs):
     rng = np.random.default_rng(20 + len(str(mask)) + len(str(attrs)))
     d_in = 12
-    check("Attention", [("xin", _rand(rng, B, S, d_in)), ("w", _rand(rng, d_in, 3 * D) * 0.3),
-                        ("bias", _rand(rng, 3 * D)), ("xmask", _mask(rng, mask, S))], {"num_heads": N, **attrs},
+    check("Attention", [("xin", rand(rng, B, S, d_in)), ("w", rand(rng, d_in, 3 * D) * 0.3),
+                        ("bias", rand(rng, 3 * D)), ("xmask", _mask(rng, mask, S))], {"num_heads": N, **attrs},
           rtol=1e-4, atol=1e-5)
 
 
 def test_attention_with_value_size_of_its_own():
     rng = np.random.default_rng(30)
     sizes = [D, D, 2 * D]
-    check("Attention", [("xin", _rand(rng, B, S, 12)), ("w", _rand(rng, 12, sum(sizes)) * 0.3),
-                        ("bias", _rand(rng, sum(sizes)))], {"num_heads": N, "qkv_hidden_sizes": sizes},
+    check("Attention", [("xin", rand(rng, B, S, 12)), ("w", rand(rng, 12, sum(sizes)) * 0.3),
+                        ("bias", rand(rng, sum(sizes)))], {"num_heads": N, "qkv_hidden_sizes": sizes},
           rtol=1e-4, atol=1e-5)
 
 
@@ -148,8 +148,8 @@ def test_attention_with_past_gpt2_style(seq, with_mask):
     total = past + seq
     mask = np.ones((B, total), np.int32)
     mask[1, :2] = 0                                   # left padding in the second entry
-    inputs = [("xin", _rand(rng, B, seq, 12)), ("w", _rand(rng, 12, 3 * D) * 0.3), ("bias", _rand(rng, 3 * D)),
-              ("xmask", mask if with_mask else None), ("xpast", _rand(rng, 2, B, N, past, H))]
+    inputs = [("xin", rand(rng, B, seq, 12)), ("w", rand(rng, 12, 3 * D) * 0.3), ("bias", rand(rng, 3 * D)),
+              ("xmask", mask if with_mask else None), ("xpast", rand(rng, 2, B, N, past, H))]
     check("Attention", inputs, {"num_heads": N, "unidirectional": 1}, outputs=("y", "present"),
           rtol=1e-4, atol=1e-5)
 
@@ -157,8 +157,8 @@ def test_attention_with_past_gpt2_style(seq, with_mask):
 def test_attention_float16():
     rng = np.random.default_rng(32)
     dt = np.float16
-    check("Attention", [("xin", _rand(rng, B, S, 12, dtype=dt)), ("w", (_rand(rng, 12, 3 * D) * 0.3).astype(dt)),
-                        ("bias", _rand(rng, 3 * D, dtype=dt)), ("xmask", np.array([4, 3], np.int32))],
+    check("Attention", [("xin", rand(rng, B, S, 12, dtype=dt)), ("w", (rand(rng, 12, 3 * D) * 0.3).astype(dt)),
+                        ("bias", rand(rng, 3 * D, dtype=dt)), ("xmask", np.array([4, 3], np.int32))],
           {"num_heads": N}, rtol=5e-3, atol=5e-3)
 
 
@@ -170,10 +170,10 @@ def test_row_with_every_key_masked_attends_evenly(op):
     mask = np.ones((B, S), np.int32)
     mask[1] = 0
     if op == "Attention":
-        inputs = [("xin", _rand(rng, B, S, 12)), ("w", _rand(rng, 12, 3 * D) * 0.3), ("bias", _rand(rng, 3 * D)),
+        inputs = [("xin", rand(rng, B, S, 12)), ("w", rand(rng, 12, 3 * D) * 0.3), ("bias", rand(rng, 3 * D)),
                   ("xmask", mask)]
     else:
-        inputs = [("xq", _rand(rng, B, S, D)), ("xk", _rand(rng, B, S, D)), ("xv", _rand(rng, B, S, D)),
+        inputs = [("xq", rand(rng, B, S, D)), ("xk", rand(rng, B, S, D)), ("xv", rand(rng, B, S, D)),
                   ("bias", None), ("xmask", mask)]
     check(op, inputs, {"num_heads": N}, rtol=1e-4, atol=1e-5)
 
@@ -183,8 +183,8 @@ def test_multi_head_attention_shared_buffer(past, seq, attrs):
     """past_sequence_length: past_key/past_value are fixed 8-row buffers
     holding `past` rows; the new rows go in after them, the rest stays."""
     rng = np.random.default_rng(70 + past + seq)
-    inputs = [("xq", _rand(rng, B, seq, D)), ("xk", _rand(rng, B, seq, D)), ("xv", _rand(rng, B, seq, D)),
-              ("bias", _rand(rng, 3 * D)), ("xmask", None), ("xab", None),
-              ("xpk", _rand(rng, B, N, 8, H)), ("xpv", _rand(rng, B, N, 8, H)), ("xpast", np.array([past], np.int32))]
+    inputs = [("xq", rand(rng, B, seq, D)), ("xk", rand(rng, B, seq, D)), ("xv", rand(rng, B, seq, D)),
+              ("bias", rand(rng, 3 * D)), ("xmask", None), ("xab", None),
+              ("xpk", rand(rng, B, N, 8, H)), ("xpv", rand(rng, B, N, 8, H)), ("xpast", np.array([past], np.int32))]
     check("MultiHeadAttention", inputs, {"num_heads": N, **attrs}, outputs=("y", "present_key", "present_value"),
           rtol=1e-4, atol=1e-5)

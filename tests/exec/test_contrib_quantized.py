@@ -7,57 +7,21 @@ from onnx import TensorProto, helper, numpy_helper
 
 ort = pytest.importorskip("onnxruntime")
 
+from contrib_models import MS, ONNX_TYPE, one_node, ort_session  # noqa: E402
 from onnxstudio import core  # noqa: E402
 from onnxstudio.core.exec import Session, run  # noqa: E402
 from onnxstudio.core.exec.kernels import contrib_quantized as kernels  # noqa: E402
 from onnxstudio.core.exec.kernels.contrib_quantized import _fma32, _mlas_logistic  # noqa: E402
 
-MS = "com.microsoft"
-_ONNX_TYPE = {np.dtype(np.bool_): TensorProto.BOOL,
-              np.dtype(np.uint8): TensorProto.UINT8, np.dtype(np.int8): TensorProto.INT8,
-              np.dtype(np.float32): TensorProto.FLOAT, np.dtype(np.int32): TensorProto.INT32}
-
-
-def _model(op, inputs, attrs=None, out_type=None, keep_trailing_empty=False):
-    """One com.microsoft node. `inputs` is a list of (name, array or None);
-    arrays whose name starts with "x" are graph inputs, the rest initializers;
-    None leaves an optional input out, as an empty name. Trailing empty names
-    are dropped unless kept: onnxruntime's type checks of QLinearAdd reject
-    them, while its lookup-table kernels read a slot that must exist."""
-    graph_inputs, inits, names = [], [], []
-    for name, value in inputs:
-        if value is None:
-            names.append("")
-            continue
-        names.append(name)
-        value = np.asarray(value)
-        if name.startswith("x"):
-            graph_inputs.append(helper.make_tensor_value_info(name, _ONNX_TYPE[value.dtype], value.shape))
-        else:
-            inits.append(numpy_helper.from_array(value, name))
-    while names and names[-1] == "" and not keep_trailing_empty:
-        names.pop()
-    node = helper.make_node(op, names, ["y"], domain=MS, **(attrs or {}))
-    out = helper.make_tensor_value_info("y", out_type, None)
-    graph = helper.make_graph([node], "g", graph_inputs, [out], initializer=inits)
-    return helper.make_model(graph, opset_imports=[helper.make_opsetid("", 17), helper.make_opsetid(MS, 1)])
-
-
-def _ort_session(model):
-    options = ort.SessionOptions()
-    options.graph_optimization_level = ort.GraphOptimizationLevel.ORT_DISABLE_ALL
-    return ort.InferenceSession(model.SerializeToString(), options, providers=["CPUExecutionProvider"])
-
-
 def _ort_run(model, feeds):
-    return _ort_session(model).run(None, feeds)[0]
+    return ort_session(model).run(None, feeds)[0]
 
 
 def _both(op, inputs, attrs=None, out_type=None, keep_trailing_empty=False):
     feeds = {n: np.asarray(v) for n, v in inputs if v is not None and n.startswith("x")}
     if out_type is None:
-        out_type = _ONNX_TYPE[np.asarray(inputs[0][1]).dtype]
-    model = _model(op, inputs, attrs, out_type, keep_trailing_empty)
+        out_type = ONNX_TYPE[np.asarray(inputs[0][1]).dtype]
+    model = one_node(op, inputs, attrs, output_type=out_type, keep_trailing_empty=keep_trailing_empty)
     theirs = _ort_run(model, feeds)
     ours = run(core.load_bytes(model.SerializeToString()), feeds)["y"]
     return ours, theirs
@@ -189,7 +153,7 @@ def test_qlinear_concat_requantizes_or_copies(dtype, axis):
             same = ratio == 1.0     # already in the output's quantization: copied as is
             inputs += [(f"x{k}", _rand_q(rng, shape, dtype)), (f"s{k}", np.float32(ys * ratio)),
                        (f"z{k}", yz if same else _zp(rng, dtype))]
-        ours, theirs = _both("QLinearConcat", inputs, {"axis": axis}, out_type=_ONNX_TYPE[np.dtype(dtype)])
+        ours, theirs = _both("QLinearConcat", inputs, {"axis": axis}, out_type=ONNX_TYPE[np.dtype(dtype)])
         _assert_same(ours, theirs)
 
 
@@ -205,7 +169,7 @@ def test_qlinear_where_requantizes_both_sides(dtype, shapes):
         inputs = [("xc", rng.random(shapes[0]) < 0.5), ("xx", _rand_q(rng, shapes[1], dtype)), ("sx", x_q[0]),
                   ("zx", x_q[1]), ("xy", _rand_q(rng, shapes[2], dtype)), ("sy", y_q[0]), ("zy", y_q[1]),
                   ("sz", zs), ("zz", zz)]
-        ours, theirs = _both("QLinearWhere", inputs, out_type=_ONNX_TYPE[np.dtype(dtype)])
+        ours, theirs = _both("QLinearWhere", inputs, out_type=ONNX_TYPE[np.dtype(dtype)])
         _assert_same(ours, theirs)
 
 
@@ -297,7 +261,7 @@ def test_qgemm(a_type, trans, bias, quantized_output, per_column):
               ("c", rng.integers(-5000, 5000, size=n).astype(np.int32) if bias else None)]
     if quantized_output:
         inputs += [("ys", np.float32(rng.uniform(0.05, 0.2))), ("yz", _zp(rng, a_type))]
-    out_type = _ONNX_TYPE[np.dtype(a_type)] if quantized_output else TensorProto.FLOAT
+    out_type = ONNX_TYPE[np.dtype(a_type)] if quantized_output else TensorProto.FLOAT
     ours, theirs = _both("QGemm", inputs, {"transA": trans[0], "transB": trans[1], "alpha": 0.75}, out_type)
     if quantized_output:
         _assert_same(ours, theirs)
@@ -397,7 +361,7 @@ def test_model_quantized_by_onnxruntime_runs_like_onnxruntime(tmp_path):
         exposed.graph.output.add(name=name)
     for trial in range(3):
         feeds = {"x": rng.standard_normal((1, 3, 16, 16)).astype(np.float32)}
-        theirs = dict(zip(["probs"] + inner, _ort_session(exposed).run(None, feeds)))
+        theirs = dict(zip(["probs"] + inner, ort_session(exposed).run(None, feeds)))
         session = Session(core.load_bytes(quantized.SerializeToString()), keep=True)
         outputs = session.run(feeds)
         ours = {**session.values, **outputs}
