@@ -43,26 +43,19 @@ def _channels_last(shape):
     return (shape[0],) + tuple(shape[2:]) + (shape[1],)
 
 
-@rule("QLinearGlobalAveragePool", domain=MS)
-def qlinear_global_average_pool(ctx):
-    x = ctx.shape(0)
-    elem = _quantized(ctx, 4)
-    if x is None or len(x) < 2:
-        return [tensor(elem, None)]
-    if ctx.attr("channels_last", 0):
-        return [tensor(elem, (x[0],) + (1,) * (len(x) - 2) + (x[-1],))]
-    return [tensor(elem, (x[0], x[1]) + (1,) * (len(x) - 2))]
-
-
-@rule("QLinearAveragePool", domain=MS)
-def qlinear_average_pool(ctx):
+@rule("QLinearGlobalAveragePool", "QLinearAveragePool", domain=MS)
+def qlinear_pool(ctx):
     x = ctx.shape(0)
     elem = _quantized(ctx, 4)
     if x is None or len(x) < 2:
         return [tensor(elem, None)]
     last = bool(ctx.attr("channels_last", 0))
     nchw = _channels_first(x) if last else x
-    out = (nchw[0], nchw[1]) + _spatial(ctx, nchw, ctx.attr("kernel_shape"), bool(ctx.attr("ceil_mode", 0)))
+    if ctx.op_type == "QLinearGlobalAveragePool":
+        spatial = (1,) * (len(x) - 2)
+    else:
+        spatial = _spatial(ctx, nchw, ctx.attr("kernel_shape"), bool(ctx.attr("ceil_mode", 0)))
+    out = (nchw[0], nchw[1]) + spatial
     return [tensor(elem, _channels_last(out) if last else out)]
 
 
