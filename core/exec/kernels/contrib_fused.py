@@ -22,7 +22,7 @@ from ..registry import find_kernel, kernel
 from ._conv_prepared import prepare_conv
 from ._math_util import last_axis_mean, normalize_axis, onnx_dtype
 from .conv import conv, conv_core
-from .linalg import _gemm, _matmul
+from .linalg import gemm_core, matmul_core
 from .normalization import layer_norm
 
 MS = "com.microsoft"
@@ -105,7 +105,7 @@ def fused_matmul(a, b, *, alpha=1.0, transA=0, transB=0, transBatchA=0, transBat
     # transA with a 1-D B: onnxruntime 1.32 reads A's buffer as if it were
     # already transposed (a reshape, not a transpose); we follow the
     # operator's definition and transpose.
-    y = _matmul(_fused_matmul_operand(a, transBatchA, transA), _fused_matmul_operand(b, transBatchB, transB))
+    y = matmul_core(_fused_matmul_operand(a, transBatchA, transA), _fused_matmul_operand(b, transBatchB, transB))
     if alpha != 1.0:
         if y.flags.writeable:       # a fresh product of ours: scale it in place
             y *= y.dtype.type(alpha)
@@ -171,7 +171,7 @@ def _gemm_activation(name, alpha, beta, gamma):
 def fused_gemm(a, b, c=None, *, alpha=1.0, beta=1.0, transA=0, transB=0, activation=None,
                activation_alpha=None, activation_beta=None, activation_gamma=None):
     act = _gemm_activation(activation, activation_alpha, activation_beta, activation_gamma)
-    return act(_gemm(a, b, c, alpha, beta, transA, transB))
+    return act(gemm_core(a, b, c, alpha, beta, transA, transB))
 
 
 def _clip(x, low, high):

@@ -19,8 +19,8 @@ import numpy as np
 from ..registry import kernel
 from ._math_util import normalize_axis
 from ._nn_util import offset_slices
-from .pool import _geometry, _padded
-from .quantize import _centered, quantize_linear
+from .pool import pool_geometry, pad_for_windows
+from .quantize import centered, quantize_linear
 
 _F32 = np.float32
 # An 8-bit binary op has 65536 possible input pairs: past that many elements,
@@ -271,13 +271,13 @@ def qlinear_global_average_pool(x, x_scale, x_zero_point=None, y_scale=None, y_z
 def _average_pool_nchw(x, x_scale, x_zp, y_scale, y_zp, kernel_shape, strides, pads, auto_pad, ceil_mode,
                        count_include_pad):
     dtype = x.dtype
-    begin, end, extra, out, strides, dilations = _geometry(
+    begin, end, extra, out, strides, dilations = pool_geometry(
         x, kernel_shape, strides, None, pads, auto_pad, ceil_mode)
     if list(x.shape[2:]) == list(kernel_shape) and not any(begin) and not any(end):
         # onnxruntime hands a window covering the whole image to the global pool
         return _global_average(x, x_scale, x_zp, y_scale, y_zp, tuple(range(2, x.ndim)))
     values = _scalar_scale(x_scale) * (x.astype(np.int32) - _zero_point(x_zp, dtype)).astype(_F32)
-    padded = _padded(values, begin, end, extra, 0)
+    padded = pad_for_windows(values, begin, end, extra, 0)
     # one float32 running sum per window, taps in row-major order as
     # onnxruntime adds them; padding adds zeros, which change no sum
     lead = (slice(None), slice(None))
@@ -287,7 +287,7 @@ def _average_pool_nchw(x, x_scale, x_zp, y_scale, y_zp, kernel_shape, strides, p
     if count_include_pad:
         counts = _F32(math.prod(kernel_shape))
     else:
-        inside = _padded(np.ones(x.shape[2:], dtype=_F32), begin, end, extra, 0)
+        inside = pad_for_windows(np.ones(x.shape[2:], dtype=_F32), begin, end, extra, 0)
         counts = np.zeros(tuple(out), dtype=_F32)
         for offset in np.ndindex(*kernel_shape):
             counts += inside[offset_slices(offset, dilations, strides, out)]
@@ -362,7 +362,7 @@ def qgemm(a, a_scale, a_zero_point, b, b_scale, b_zero_point, c=None, y_scale=No
     b = b.T if transB else b
     # exact integer products (float64 holds every partial sum exactly), the
     # int32 bias C added before scaling, as MLAS accumulates it
-    acc = np.matmul(_centered(a, a_zero_point, False), _centered(b, b_zero_point, False))
+    acc = np.matmul(centered(a, a_zero_point, False), centered(b, b_zero_point, False))
     if c is not None:
         acc = acc + c.astype(np.float64)
     acc32 = acc.astype(np.int64).astype(_F32)

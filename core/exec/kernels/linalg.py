@@ -7,10 +7,10 @@ from ..registry import kernel
 from ._nn_util import as_compute, compute_dtype
 
 
-def _matmul(a, b):
+def matmul_core(a, b):
     if a.ndim > 2 and b.ndim == 2 and a.flags.c_contiguous:
         # (..., M, K) @ (K, N): one big GEMM instead of one per leading index
-        return _matmul(a.reshape(-1, a.shape[-1]), b).reshape(*a.shape[:-1], b.shape[-1])
+        return matmul_core(a.reshape(-1, a.shape[-1]), b).reshape(*a.shape[:-1], b.shape[-1])
     dt = np.result_type(a.dtype, b.dtype)
     if compute_dtype(dt) == dt:
         return np.matmul(a, b)
@@ -23,14 +23,14 @@ def _matmul(a, b):
 
 @kernel("MatMul", since=1)
 def matmul(a, b):
-    return _matmul(a, b)
+    return matmul_core(a, b)
 
 
-def _gemm(a, b, c, alpha, beta, transA, transB):
+def gemm_core(a, b, c, alpha, beta, transA, transB):
     dt = a.dtype
     a = a.T if transA else a
     b = b.T if transB else b
-    y = _matmul(a, b)
+    y = matmul_core(a, b)
     if alpha != 1.0:
         y = y * alpha if dt.kind == "f" else (y * alpha).astype(dt)
     if c is not None and beta != 0.0:
@@ -46,12 +46,12 @@ def _gemm(a, b, c, alpha, beta, transA, transB):
 @kernel("Gemm", since=1)
 def gemm_v1(a, b, c=None, *, alpha=1.0, beta=1.0, transA=0, transB=0, broadcast=0):
     # `broadcast` only allowed C to broadcast; numpy broadcasting covers both cases.
-    return _gemm(a, b, c, alpha, beta, transA, transB)
+    return gemm_core(a, b, c, alpha, beta, transA, transB)
 
 
 @kernel("Gemm", since=7)
 def gemm(a, b, c=None, *, alpha=1.0, beta=1.0, transA=0, transB=0):
-    return _gemm(a, b, c, alpha, beta, transA, transB)
+    return gemm_core(a, b, c, alpha, beta, transA, transB)
 
 
 @kernel("Einsum", since=12)

@@ -14,7 +14,7 @@ from ..registry import kernel
 from ._nn_util import offset_slices, pad_spatial, spatial_pads
 
 
-def _geometry(x, kernel_shape, strides, dilations, pads, auto_pad, ceil_mode):
+def pool_geometry(x, kernel_shape, strides, dilations, pads, auto_pad, ceil_mode):
     begin, end, out, strides, dilations = spatial_pads(
         x.shape[2:], kernel_shape, strides, dilations, pads, auto_pad, bool(ceil_mode))
     # ceil_mode can make the last window run past the end padding: pad further
@@ -24,7 +24,7 @@ def _geometry(x, kernel_shape, strides, dilations, pads, auto_pad, ceil_mode):
     return begin, end, extra, out, strides, dilations
 
 
-def _padded(x, begin, end, extra, value):
+def pad_for_windows(x, begin, end, extra, value):
     return pad_spatial(x, begin, [e + x_ for e, x_ in zip(end, extra)], value)
 
 
@@ -33,10 +33,10 @@ def _lowest(dtype):
 
 
 def _max_pool(x, kernel_shape, strides, dilations, pads, auto_pad, ceil_mode, want_indices, storage_order):
-    begin, end, extra, out, strides, dilations = _geometry(
+    begin, end, extra, out, strides, dilations = pool_geometry(
         x, kernel_shape, strides, dilations, pads, auto_pad, ceil_mode)
     work = x if x.dtype.kind in "iu" or x.dtype.itemsize >= 4 else x.astype(np.float32)
-    xp = _padded(work, begin, end, extra, _lowest(work.dtype))
+    xp = pad_for_windows(work, begin, end, extra, _lowest(work.dtype))
     if not want_indices:
         return _separable(xp, kernel_shape, strides, dilations, out, np.maximum, work.dtype).astype(x.dtype, copy=False)
     lead = (slice(None), slice(None))
@@ -117,10 +117,10 @@ def _window_sum(xp, kernel_shape, strides, dilations, out, dtype):
 
 
 def _average(x, kernel_shape, strides, dilations, pads, auto_pad, ceil_mode, count_include_pad):
-    begin, end, extra, out, strides, dilations = _geometry(
+    begin, end, extra, out, strides, dilations = pool_geometry(
         x, kernel_shape, strides, dilations, pads, auto_pad, ceil_mode)
     work_dt = x.dtype if x.dtype.itemsize >= 4 else np.dtype(np.float32)
-    sums = _window_sum(_padded(x, begin, end, extra, 0), kernel_shape, strides, dilations, out, work_dt)
+    sums = _window_sum(pad_for_windows(x, begin, end, extra, 0), kernel_shape, strides, dilations, out, work_dt)
     # how many cells each window averages: the real input, plus explicit
     # padding when count_include_pad, never the ceil_mode overhang
     inside = np.ones(x.shape[2:], dtype=work_dt)
@@ -128,7 +128,7 @@ def _average(x, kernel_shape, strides, dilations, pads, auto_pad, ceil_mode, cou
         inside = pad_spatial(inside, begin, end, 1)
         counts_p = pad_spatial(inside, [0] * len(extra), extra)
     else:
-        counts_p = _padded(inside, begin, end, extra, 0)
+        counts_p = pad_for_windows(inside, begin, end, extra, 0)
     counts = _window_sum(counts_p, kernel_shape, strides, dilations, out, work_dt)
     return (sums / counts).astype(x.dtype, copy=False)
 
@@ -142,11 +142,11 @@ def average_pool(x, *, auto_pad="NOTSET", ceil_mode=0, count_include_pad=0, dila
 @kernel("LpPool", since=1)
 def lp_pool(x, *, auto_pad="NOTSET", ceil_mode=0, dilations=None, kernel_shape, p=2, pads=None,
             strides=None):
-    begin, end, extra, out, strides, dilations = _geometry(
+    begin, end, extra, out, strides, dilations = pool_geometry(
         x, kernel_shape, strides, dilations, pads, auto_pad, ceil_mode)
     work = np.abs(x if x.dtype.itemsize >= 4 else x.astype(np.float32))
     powered = work * work if p == 2 else work ** p
-    sums = _window_sum(_padded(powered, begin, end, extra, 0), kernel_shape, strides, dilations, out, powered.dtype)
+    sums = _window_sum(pad_for_windows(powered, begin, end, extra, 0), kernel_shape, strides, dilations, out, powered.dtype)
     return (np.sqrt(sums) if p == 2 else sums ** (1.0 / p)).astype(x.dtype, copy=False)
 
 

@@ -112,7 +112,7 @@ def dynamic_quantize_linear(x):
     return y, np.array(scale, dtype=np.float32), np.array(zero_point, dtype=np.uint8)
 
 
-def _centered(a: np.ndarray, zero_point, per_row: bool) -> np.ndarray:
+def centered(a: np.ndarray, zero_point, per_row: bool) -> np.ndarray:
     """a - zero_point in float64: exact for 8/16-bit data and sums below 2**53,
     and it lets the products below run on BLAS instead of numpy's int loops."""
     out = _as_float(a, np.float64)
@@ -126,7 +126,7 @@ def _centered(a: np.ndarray, zero_point, per_row: bool) -> np.ndarray:
 
 @kernel("MatMulInteger", since=10)
 def matmul_integer(a, b, a_zero_point=None, b_zero_point=None):
-    product = np.matmul(_centered(a, a_zero_point, True), _centered(b, b_zero_point, False))
+    product = np.matmul(centered(a, a_zero_point, True), centered(b, b_zero_point, False))
     return product.astype(np.int32)
 
 
@@ -136,7 +136,7 @@ def _rows(scale: np.ndarray) -> np.ndarray:
 
 @kernel("QLinearMatMul", since=10)
 def qlinear_matmul(a, a_scale, a_zero_point, b, b_scale, b_zero_point, y_scale, y_zero_point):
-    accumulated = np.matmul(_centered(a, a_zero_point, True), _centered(b, b_zero_point, False))
+    accumulated = np.matmul(centered(a, a_zero_point, True), centered(b, b_zero_point, False))
     multiplier = (_rows(a_scale).astype(np.float64) * b_scale.astype(np.float64)
                   / y_scale.astype(np.float64))
     values = accumulated * multiplier
