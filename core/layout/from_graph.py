@@ -59,6 +59,10 @@ def _formal_names(node, opsets):
     return [f.name for f in schema.inputs] if schema is not None else None
 
 
+# The group of constants nothing reads (a name no exporter's scope has).
+UNUSED_GROUP = ("⟨unused constants⟩",)
+
+
 def _short_value_name(name: str) -> str:
     for sep in ("/", ".", "::"):
         name = name.rsplit(sep, 1)[-1]
@@ -94,8 +98,10 @@ class _Builder:
     def build(self, expanded, rankdir: str, budget: int) -> GraphView:
         hidden = self._find_constants()
         shown = [n for n in self.nodes if id(n) not in hidden]
-        paths = tidy_scopes([raw_scope(n.name or "") for n in shown])
-        expanded = set(default_expanded(paths, budget) if expanded is None else expanded)
+        paths = self._with_unused_group(shown, tidy_scopes([raw_scope(n.name or "") for n in shown]))
+        if expanded is None:
+            expanded = default_expanded(paths, budget) - {UNUSED_GROUP}
+        expanded = set(expanded)
         groups = _group_infos(shown, paths, expanded)
         for i, v in enumerate(self.graph.inputs):
             if v.const is None:   # an initializer listed as input is a constant
@@ -142,6 +148,16 @@ class _Builder:
         return {id(n) for n in self.nodes
                 if id(n) in self.constant_like and n.outputs and all(
                     o is not None and self.foldable(o) and o.uses for o in n.outputs)}
+
+    def _with_unused_group(self, shown, paths) -> list:
+        """Constants nothing reads (quantizers and optimizers leave dozens)
+        would all sit on the first rank, one wide row above the graph: they
+        go into one group of their own instead, closed unless asked for."""
+        unused = [id(n) in self.constant_like and all(o is None or (not o.uses and id(o) not in self.graph_outputs)
+                                                    for o in n.outputs) for n in shown]
+        if sum(unused) < 2:
+            return paths
+        return [UNUSED_GROUP if u else p for u, p in zip(unused, paths)]
 
     def _map_hidden_constants(self, hidden: set[int]) -> None:
         """A hidden constant maps to its first consumer's box (in reverse

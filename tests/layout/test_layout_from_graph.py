@@ -71,6 +71,27 @@ def test_constant_that_is_an_output_keeps_its_box():
     assert len(view.edges) == 1
 
 
+def test_constants_nothing_reads_share_one_closed_group():
+    """Quantizers leave dozens of unused Constants; each would sit on the
+    first rank. They go into one group, closed unless asked for."""
+    nodes = [helper.make_node("Constant", [], [f"dead{i}"], name=f"dead{i}", value_float=float(i)) for i in range(5)]
+    nodes += [helper.make_node("Constant", [], ["c"], value_float=2.0),
+              helper.make_node("Mul", ["X", "c"], ["Y"], name="scale")]
+    m = load(nodes, [tensor_info("X")], [tensor_info("Y")])
+    from onnxstudio.core.layout.from_graph import UNUSED_GROUP
+    view = build_view(m.graph, measure)
+    groups = [v for v in view.nodes.values() if v.kind == GROUP]
+    assert [g.group for g in groups] == [UNUSED_GROUP] and groups[0].label.lines[0] == "5 nodes"
+    assert boxes_of(view, OP) == ["Mul"]           # the used Constant is still folded into Mul
+    assert not view.groups[UNUSED_GROUP].expanded
+    assert check_layout(view.request, layout(view.request, cache=False)) == []
+    opened = build_view(m.graph, measure, expanded={UNUSED_GROUP})
+    assert boxes_of(opened, OP) == ["Constant"] * 5 + ["Mul"]
+    # A single unused Constant keeps its own box.
+    lone = load(nodes[4:], [tensor_info("X")], [tensor_info("Y")])
+    assert boxes_of(build_view(lone.graph, measure), OP) == ["Constant", "Mul"]
+
+
 def scoped_model(layers=3):
     nodes, prev = [], "X"
     for i in range(layers):
