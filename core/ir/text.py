@@ -1,9 +1,10 @@
 """Text fields as str.
 
 protobuf hands back bytes for a string field holding invalid UTF-8 (a
-damaged file, or a writer that ignored the spec). The IR reader passes every
-text field through `as_text`, so the IR holds str only; the checker, which
-reads the file form, uses it to show such bytes.
+damaged file, or a writer that ignored the spec). The IR reader passes the
+names, domains, doc strings, metadata and dim names it keeps through
+`as_text`, so those are always str; the checker, which reads the file
+form, uses it to show such bytes.
 """
 from __future__ import annotations
 
