@@ -225,11 +225,6 @@ def q_attention(ctx):
 
 # --- rotary embeddings, embeddings and norms
 
-@rule("RotaryEmbedding", domain=MS)
-def rotary_embedding(ctx):
-    return [ctx.type(0)]
-
-
 @rule("GemmaRotaryEmbedding", domain=MS)
 def gemma_rotary_embedding(ctx):
     # the angles (batch, seq, dim) broadcast over the heads of q and of k
@@ -248,7 +243,7 @@ def embed_layer_norm(ctx):
     return [out, tensor(DataType.INT32, (batch,)), out]
 
 
-@rule("GroupNorm", "BiasAdd", domain=MS)
+@rule("RotaryEmbedding", "GroupNorm", "BiasAdd", domain=MS)
 def keeps_first_input(ctx):
     return [ctx.type(0)]
 
