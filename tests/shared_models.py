@@ -1,16 +1,90 @@
-"""Where ../shared/models lives (the real exported models tests run on)."""
+"""The one place that finds the shared models (real exported models the
+tests run on). Every test, tool and benchmark asks here.
+
+Where they are, first match wins:
+1. `$ONNXSTUDIO_SHARED_MODELS`, when set (it must then exist: a wrong
+   setting is an error, never a fallback);
+2. `shared/models` beside the repository (CI clones the repository next to
+   `shared/`), looked for beside every folder above the checkout, with and
+   without following symbolic links.
+
+When they are not found, tests that need them fail with a message saying
+where we looked and how to point at them; they are never skipped.
+"""
+from __future__ import annotations
+
 import os
 import pathlib
 
+ENV = "ONNXSTUDIO_SHARED_MODELS"
 REPO = pathlib.Path(__file__).resolve().parent.parent
-SHARED_MODELS = pathlib.Path(os.environ.get("ONNXSTUDIO_SHARED_MODELS", REPO.parent / "shared" / "models"))
+
+
+def _candidates() -> list[pathlib.Path]:
+    setting = os.environ.get(ENV)
+    if setting:
+        return [pathlib.Path(setting).expanduser()]
+    out = []
+    here = pathlib.Path(os.path.abspath(__file__)).parent.parent
+    for repo in (here, REPO):
+        for folder in (repo, *repo.parents):
+            p = folder.parent / "shared" / "models"
+            if p not in out:
+                out.append(p)
+    return out
+
+
+def _locate() -> pathlib.Path:
+    cands = _candidates()
+    for p in cands:
+        if p.is_dir():
+            return p
+    return cands[0]
+
+
+SHARED_MODELS = _locate()
+
+
+class SharedModelsMissing(RuntimeError):
+    pass
+
+
+def shared_models_root() -> pathlib.Path:
+    """The shared models folder; raises SharedModelsMissing (never skips)."""
+    if not SHARED_MODELS.is_dir():
+        if os.environ.get(ENV):
+            where = f"{ENV}={os.environ[ENV]} is not a folder"
+        else:
+            where = f"looked for shared/models beside {REPO} and the folders above it"
+        raise SharedModelsMissing(f"shared models not found ({where}); "
+                                  f"set {ENV} to the folder that holds bert_small/, silero_vad/ ...")
+    return SHARED_MODELS
 
 
 def shared_model_dirs() -> list[pathlib.Path]:
-    """Folders of ../shared/models; raises (never skips) when they are missing."""
-    if not SHARED_MODELS.is_dir():
-        raise RuntimeError(f"shared models not found at {SHARED_MODELS}; set ONNXSTUDIO_SHARED_MODELS")
-    dirs = sorted(p for p in SHARED_MODELS.iterdir() if (p / "model.onnx").is_file())
+    """Folders of the shared models that hold a model.onnx; raises when none."""
+    root = shared_models_root()
+    dirs = sorted(p for p in root.iterdir() if (p / "model.onnx").is_file())
     if not dirs:
-        raise RuntimeError(f"no models in {SHARED_MODELS}")
+        raise SharedModelsMissing(f"no models (*/model.onnx) in {root}")
     return dirs
+
+
+def shared_model_names() -> list[str]:
+    """Names for parametrizing at collection time. When the models are
+    missing this is one placeholder, so the test runs and fails with the
+    reason instead of disappearing from the run."""
+    try:
+        return [p.name for p in shared_model_dirs()]
+    except SharedModelsMissing:
+        return ["<shared models missing>"]
+
+
+def shared_model(name: str) -> pathlib.Path:
+    """The folder of one shared model (raises with the reason when missing)."""
+    folder = shared_models_root() / name
+    if not (folder / "model.onnx").is_file():
+        if name == "<shared models missing>":
+            shared_model_dirs()
+        raise SharedModelsMissing(f"{folder / 'model.onnx'} not found")
+    return folder
