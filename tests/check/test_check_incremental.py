@@ -1,7 +1,6 @@
 """Incremental re-check equals a full re-check after each edit."""
 from __future__ import annotations
 
-import pathlib
 import random
 
 import pytest
@@ -11,7 +10,7 @@ from onnxstudio.core.check import CheckSession
 from onnxstudio.core.proto import onnx_pb2 as pb
 
 A = pb.AttributeProto
-SHARED = pathlib.Path("/work/shared/models")
+from shared_models import shared_model
 
 
 def _our_proto(onnx_model) -> pb.ModelProto:
@@ -102,10 +101,9 @@ def test_incremental_equals_full(base):
     assert checked >= 30
 
 
-@pytest.mark.skipif(not (SHARED / "bert_small" / "model.onnx").exists(), reason="shared models not present")
 def test_incremental_on_a_real_model():
     m = pb.ModelProto()
-    m.ParseFromString((SHARED / "bert_small" / "model.onnx").read_bytes())
+    m.ParseFromString((shared_model("bert_small") / "model.onnx").read_bytes())
     rng = random.Random(3)
     session = CheckSession(m)
     for _ in range(8):

@@ -3,7 +3,6 @@ the ONNX backend test data and the shared real models; and no warnings on
 the backend data either (warnings on real models must be justified)."""
 from __future__ import annotations
 
-import pathlib
 
 import onnx
 import pytest
@@ -12,7 +11,7 @@ from backend_data import all_cases
 from onnxstudio import core
 from onnxstudio.core.check import ERROR, WARNING, check, check_file
 
-SHARED = pathlib.Path("/work/shared/models")
+from shared_models import shared_model, shared_model_names
 # Warnings we expect on the shared models, each for a reason a user should see.
 EXPECTED_WARNINGS = {
     # skl2onnx writes the ai.onnx import twice with the same version.
@@ -59,13 +58,9 @@ def test_backend_data_with_inference_has_no_errors(case_kind):
     assert not report, "\n".join(report[:20])
 
 
-SHARED_MODELS = sorted(p.parent.name for p in SHARED.glob("*/model.onnx"))
-
-
-@pytest.mark.skipif(not SHARED_MODELS, reason="shared models not present")
-@pytest.mark.parametrize("name", SHARED_MODELS)
+@pytest.mark.parametrize("name", shared_model_names())
 def test_shared_models_are_clean(name):
-    path = SHARED / name / "model.onnx"
+    path = shared_model(name) / "model.onnx"
     diags = check_file(path, ir_model=core.load(path))
     errors = [d for d in diags if d.severity == ERROR]
     assert not errors, "\n".join(map(str, errors))

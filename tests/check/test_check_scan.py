@@ -14,7 +14,7 @@ from onnxstudio.core.check import CheckSession, check
 from onnxstudio.core.check import graph_rules, scan
 from onnxstudio.core.proto import onnx_pb2 as pb
 
-SHARED = pathlib.Path("/work/shared/models")
+from shared_models import shared_model, shared_model_dirs, shared_model_names
 
 
 def _ours(onnx_model) -> pb.ModelProto:
@@ -94,8 +94,9 @@ def test_subgraph_holders_see_their_position():
     assert len(found) == 2                      # one per branch
 
 
-@pytest.mark.parametrize("path", sorted(SHARED.glob("*/model.onnx")), ids=lambda p: p.parent.name)
-def test_shared_models_equal_rules_only(path, monkeypatch):
+@pytest.mark.parametrize("name", shared_model_names())
+def test_shared_models_equal_rules_only(name, monkeypatch):
+    path = shared_model(name) / "model.onnx"
     model = pb.ModelProto()
     model.ParseFromString(path.read_bytes())
     assert check(model) == _rules_only(model, monkeypatch)
@@ -137,7 +138,7 @@ def test_random_edits_of_repeated_nodes_equal_rules_only(monkeypatch):
 
 def _backend_and_shared_models():
     from backend_data import all_cases
-    paths = [c.model_path for c in all_cases()][::7] + sorted(SHARED.glob("*/model.onnx"))
+    paths = [c.model_path for c in all_cases()][::7] + [d / "model.onnx" for d in shared_model_dirs()]
     return paths
 
 
@@ -197,8 +198,9 @@ def test_node_bytes_keep_their_field_order():
     assert scan._fields_in_order()
 
 
-@pytest.mark.parametrize("path", sorted(SHARED.glob("*/model.onnx"))[:4], ids=lambda p: p.parent.name)
-def test_ir_models_with_inferred_types_equal_rules_only(path, monkeypatch):
+@pytest.mark.parametrize("name", shared_model_names()[:4])
+def test_ir_models_with_inferred_types_equal_rules_only(name, monkeypatch):
+    path = shared_model(name) / "model.onnx"
     # check(ir_model) adds core.infer's types through type_lookup: they are
     # part of every verdict's key, so the pass still agrees with the rules.
     from onnxstudio import core

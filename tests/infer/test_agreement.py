@@ -7,16 +7,14 @@ everything must be inferred from the inputs.
 """
 from __future__ import annotations
 
-import pathlib
-
 import pytest
 
 from backend_data import all_cases
 
 from . import oracle
 from .oracle import compare
+from shared_models import shared_model_dirs
 
-SHARED = pathlib.Path(__file__).resolve().parents[3] / "shared" / "models"
 
 MIN_OVERALL = 0.98
 
@@ -70,9 +68,7 @@ def test_agreement_with_onnx_on_backend_data(strip):
 
 @pytest.mark.parametrize("strip", [False, True], ids=["as-stored", "stripped"])
 def test_agreement_with_onnx_on_shared_models(strip):
-    paths = sorted(SHARED.glob("*/model.onnx"))
-    if not paths:
-        pytest.skip(f"no shared models under {SHARED}")
+    paths = [d / "model.onnx" for d in shared_model_dirs()]
     agree = total = 0
     problems = []
     before = oracle.more_precise

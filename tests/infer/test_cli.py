@@ -50,15 +50,12 @@ def test_infer_default_output_name_and_errors(tmp_path):
 
 
 def test_written_copies_of_the_shared_models_pass_onnx_checks(tmp_path):
-    import pathlib
-
     import numpy as np
     import onnx.shape_inference
-    import pytest
 
-    models = sorted((pathlib.Path(__file__).resolve().parents[3] / "shared" / "models").glob("*/model.onnx"))
-    if not models:
-        pytest.skip("shared models not present")
+    from shared_models import shared_model_dirs
+
+    models = [d / "model.onnx" for d in shared_model_dirs()]
     for src in models:
         dst = tmp_path / f"{src.parent.name}.onnx"
         r = _cli(src, "-o", dst, "-q")

@@ -3,7 +3,6 @@ shapes wherever the inferred dim is a number, and a symbol always stands for
 one size within a run."""
 from __future__ import annotations
 
-import pathlib
 import re
 
 import numpy as np
@@ -14,8 +13,7 @@ from onnxstudio.core.exec.session import run
 from onnxstudio.core.infer import Inference
 from onnxstudio.core.ir.types import TensorType
 
-SHARED = pathlib.Path(__file__).resolve().parents[3] / "shared" / "models"
-MODELS = sorted(p.parent.name for p in SHARED.glob("*/model.onnx"))
+from shared_models import shared_model, shared_model_names
 
 
 def _is_plain_symbol(d) -> bool:
@@ -37,10 +35,9 @@ def _evaluate(expr: str, bindings: dict):
     return eval("".join(text), {"__builtins__": {}})  # only digits and + - * ( )
 
 
-@pytest.mark.skipif(not MODELS, reason="shared models not present")
-@pytest.mark.parametrize("name", MODELS)
+@pytest.mark.parametrize("name", shared_model_names())
 def test_executor_shapes_match_inferred_shapes(name):
-    folder = SHARED / name
+    folder = shared_model(name)
     model = core.load(folder / "model.onnx")
     inf = Inference(model)
     types = inf.run()

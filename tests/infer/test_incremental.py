@@ -2,19 +2,16 @@
 full run would."""
 from __future__ import annotations
 
-import pathlib
-
 import numpy as np
-import pytest
 
 from onnxstudio import core
 from onnxstudio.core.infer import Inference
 from onnxstudio.core.ir.tensor import Tensor
 from onnxstudio.core.ir.types import TensorType
 
-from .helpers import F, make_model, node, out
+from shared_models import shared_model
 
-BERT = pathlib.Path(__file__).resolve().parents[3] / "shared" / "models" / "bert_12layer_narrow" / "model.onnx"
+from .helpers import F, make_model, node, out
 
 
 def _all_types(inf, model):
@@ -61,9 +58,8 @@ def test_initializer_data_change_refolds_reshape_target():
     assert inf.type_of(m.graph.get_value("z")).shape == (4, 3)
 
 
-@pytest.mark.skipif(not BERT.exists(), reason="shared models not present")
 def test_update_on_bert_matches_full_run_and_does_less_work():
-    m = core.load(BERT)
+    m = core.load(shared_model("bert_12layer_narrow") / "model.onnx")
     inf = Inference(m)
     inf.run()
     full_cost = inf.nodes_inferred
