@@ -1,0 +1,56 @@
+"""Inference and checking kept in step with a Document's edits.
+
+Edits report what they touched (`edits.Changes`); `note` collects those, and
+the next read of `diagnostics()` or `type_of()` brings inference up to date
+first (its types feed the checker), then the checker. Work is done on
+demand, so replaying a long edit script costs one update, not one per edit.
+"""
+from __future__ import annotations
+
+from .edits.base import Changes
+
+
+class Analysis:
+    def __init__(self, model):
+        from .check.live import LiveChecker
+        from .infer import Inference
+        self.model = model
+        self.inference = Inference(model)
+        self.checker = LiveChecker(model, self.inference)   # runs inference and a full check
+        self._pending = Changes()
+
+    def note(self, changes: Changes) -> None:
+        self._pending.merge(changes)
+
+    def _flush(self) -> None:
+        pending, self._pending = self._pending, Changes()
+        if not pending:
+            return
+        main = self.model.graph
+        in_place_main = (not pending.structural and not pending.values_retyped and not pending.value_info
+                         and all(_top_graph(n) is main for n in pending.nodes_changed))
+        if in_place_main:
+            for node in pending.nodes_changed:
+                if node.graph is not None:
+                    self.checker.node_changed(node)
+        else:
+            self.checker.refresh()
+
+    def diagnostics(self) -> list:
+        self._flush()
+        return list(self.checker.diagnostics)
+
+    def type_of(self, value):
+        self._flush()
+        return self.inference.type_of(value)
+
+    def types_in(self, graph) -> dict:
+        self._flush()
+        return self.inference.types_in(graph)
+
+
+def _top_graph(node):
+    g = node.graph
+    while g is not None and g.parent_graph is not None:
+        g = g.parent_graph
+    return g

@@ -1,0 +1,16 @@
+"""Every change a user can make to a model, as an undoable `Edit`.
+
+    from onnxstudio.core.edits import SetAttribute
+    inverse = SetAttribute("conv1", "group", AttrType.INT, 2).apply(model)
+    inverse.apply(model)            # back as it was
+
+Edits name nodes and graphs by name and path (refs.py), so inverses survive
+delete-and-recreate. Use them through `core.Document` to get undo/redo, live
+checking and change events.
+"""
+from .base import EDIT_KINDS, Changes, Edit, EditError, Macro, register
+from .node_edits import SetAttribute, SetNodeField
+from .refs import find_graph, find_node, graph_path, node_ref
+
+__all__ = ["EDIT_KINDS", "Changes", "Edit", "EditError", "Macro", "register", "SetAttribute",
+           "SetNodeField", "find_graph", "find_node", "graph_path", "node_ref"]

@@ -1,0 +1,119 @@
+"""Primitive edits of one node in place: its fields and its attributes."""
+from __future__ import annotations
+
+from dataclasses import dataclass, field
+from typing import Any, ClassVar, Optional
+
+from ..ir import Attr
+from .attr_values import check_attr_value
+from .base import Changes, Edit, EditError, register
+from .refs import GraphPath, NodeRef, find_graph, find_node, node_ref
+
+NODE_FIELDS = ("name", "op_type", "domain", "overload", "doc_string")
+
+
+@register
+@dataclass
+class SetNodeField(Edit):
+    """Set one of a node's string fields: name, op_type, domain, overload, doc_string."""
+    kind: ClassVar[str] = "set_node_field"
+    node: NodeRef
+    field: str
+    value: str
+    graph: GraphPath = ()
+
+    def apply(self, model, changes: Optional[Changes] = None) -> Edit:
+        changes = changes if changes is not None else Changes()
+        if self.field not in NODE_FIELDS:
+            raise EditError(f"a node has no field {self.field!r} (one of {', '.join(NODE_FIELDS)})")
+        if not isinstance(self.value, str):
+            raise EditError(f"node {self.field} must be text, not {type(self.value).__name__}")
+        node = find_node(find_graph(model, self.graph), self.node)
+        old = getattr(node, self.field)
+        if self.field == "op_type" and not self.value:
+            raise EditError(f"{node.path}: op_type cannot be empty")
+        setattr(node, self.field, self.value)
+        changes.node(node)
+        # The node may now be found under its new name.
+        return SetNodeField(node_ref(node), self.field, old, self.graph)
+
+    def describe(self) -> str:
+        return f"Set {self.field} of node {self.node if isinstance(self.node, str) else self.node}"
+
+    def merge_key(self):
+        return ("node-field", self.graph, str(self.node), self.field)
+
+
+@register
+@dataclass
+class SetAttribute(Edit):
+    """Add, replace or (with `type=None`) remove the attribute `name` of a node.
+
+    `value` is the attribute's Python value (int, float, str, list of those,
+    numpy array for TENSOR, ...); `ref_attr_name` makes it a reference to an
+    attribute of the enclosing function instead. `restore` is only set on
+    inverses: the exact Attr object to put back, so undo is lossless."""
+    kind: ClassVar[str] = "set_attribute"
+    node: NodeRef
+    name: str
+    type: Optional[int] = None
+    value: Any = None
+    ref_attr_name: str = ""
+    graph: GraphPath = ()
+    restore: Any = field(default=None, repr=False, compare=False, metadata={"json": False})
+
+    def apply(self, model, changes: Optional[Changes] = None) -> Edit:
+        changes = changes if changes is not None else Changes()
+        g = find_graph(model, self.graph)
+        node = find_node(g, self.node)
+        if not self.name:
+            raise EditError(f"{node.path}: an attribute needs a name")
+        if self.restore is not None:
+            new = self.restore
+        elif self.type is None:
+            new = None
+            if self.name not in node.attributes:
+                raise EditError(f'{node.path}: no attribute "{self.name}" to remove')
+        else:
+            new = make_attr(node, self.name, self.type, self.value, self.ref_attr_name)
+        old = node.attributes.get(self.name)
+        _replace_attr(node, self.name, old, new)
+        changes.node(node)
+        ref = node_ref(node)
+        if old is None:
+            return SetAttribute(ref, self.name, None, graph=self.graph)
+        return SetAttribute(ref, self.name, old.type, None, old.ref_attr_name, self.graph, restore=old)
+
+    def describe(self) -> str:
+        verb = "Remove" if self.type is None and self.restore is None else "Set"
+        return f"{verb} attribute {self.name}"
+
+    def merge_key(self):
+        return ("attr", self.graph, str(self.node), self.name)
+
+
+def make_attr(node, name: str, type: int, value, ref_attr_name: str = "") -> Attr:
+    """A new Attr for `node`, the value checked against `type` (EditError naming the place)."""
+    if ref_attr_name:
+        return Attr(name, int(type), None, ref_attr_name=ref_attr_name)
+    try:
+        value = check_attr_value(int(type), value)
+    except (TypeError, ValueError) as e:
+        raise EditError(f'{node.path}/attribute "{name}": {e}') from None
+    return Attr(name, int(type), value)
+
+
+def _replace_attr(node, name: str, old: Optional[Attr], new: Optional[Attr]) -> None:
+    """Swap attributes keeping the order of the others; subgraph bodies are
+    attached (their outer-scope uses registered) or detached."""
+    from .subgraphs import attach_bodies, detach_bodies
+    if old is not None:
+        detach_bodies(node, old)
+    if new is None:
+        node.attributes.pop(name, None)
+        return
+    if old is not None:
+        node.attributes[name] = new       # same key: keeps its place
+    else:
+        node.attributes[name] = new
+    attach_bodies(node, new)
