@@ -1,0 +1,387 @@
+"""Comparing two runs value by value, and finding where they part.
+
+    from onnxstudio.core.exec.compare import compare_values, node_report, compare_with_onnxruntime
+
+    diffs = compare_values(ours, theirs)              # {name: ValueDiff}, no onnxruntime needed
+    report = node_report(model.graph, diffs)          # per node, in graph order
+    report.first_divergence                           # NodeDiff or None
+
+    report = compare_with_onnxruntime(model, feeds)   # ours vs onnxruntime, every intermediate
+
+A value *agrees* when every element satisfies
+
+    |a - b| <= atol * max(1, scale) + rtol * |b|
+
+where `scale` is the reference value's largest magnitude: numpy's allclose
+test, with the absolute part growing for values larger than 1 (a conv
+output reaching 300 carries float32 rounding of ~1e-4 in its elements near
+zero, which plain allclose would call a divergence). NaN on both sides
+agrees. Sequences and maps agree when they have the same length / keys and
+every element agrees.
+Each ValueDiff also carries the largest absolute error, where it is, and
+that error relative to the reference's scale (its largest magnitude):
+dividing by the element itself means nothing near zero (1e-7 off an
+element of 1e-12 reads as 1e+05), dividing by the scale says how large the
+error is for that output.
+
+The first divergence is the first node, in graph order, whose outputs
+disagree while every input another node produced agrees: the place to look.
+Graph inputs and initializers that differ between the runs are listed
+apart (`Report.differing_sources`); their first reader is a divergence.
+"""
+from __future__ import annotations
+
+import math
+from dataclasses import dataclass, field
+from typing import Optional
+
+import numpy as np
+
+from ..ir import Graph, Model, Node
+
+RTOL = 1e-3
+ATOL = 1e-4
+
+
+@dataclass
+class ValueDiff:
+    """How one value of run A differs from the same value of run B (the reference)."""
+    name: str
+    agrees: bool
+    max_abs: float = 0.0                 # largest |a - b| over the comparable elements
+    scale: float = 0.0                   # largest |b|: what `rel` is relative to
+    where: str = ""                      # the element with the largest error: "[0,3,12]", "[5]{1}"
+    ours: object = None                  # that element in A and B
+    theirs: object = None
+    note: str = ""                       # shape / type / key mismatch, NaN on one side, ...
+
+    @property
+    def rel(self) -> float:
+        """max_abs relative to the reference's scale (0 when both are exactly equal)."""
+        if self.max_abs == 0:
+            return 0.0
+        return self.max_abs / self.scale if self.scale > 0 else math.inf
+
+    def to_json(self) -> dict:
+        return {"name": self.name, "agrees": self.agrees, "max_abs_error": _finite(self.max_abs),
+                "rel_error": _finite(self.rel), "scale": _finite(self.scale), "where": self.where,
+                "ours": _plain(self.ours), "theirs": _plain(self.theirs), "note": self.note}
+
+
+@dataclass
+class NodeDiff:
+    """The outputs of one node compared."""
+    node: Node
+    outputs: list[ValueDiff]
+    inputs_agree: bool                   # every node-produced input agrees (or was not compared)
+
+    @property
+    def agrees(self) -> bool:
+        return all(d.agrees for d in self.outputs)
+
+    @property
+    def max_abs(self) -> float:
+        return max((d.max_abs for d in self.outputs), default=0.0)
+
+    @property
+    def rel(self) -> float:
+        return max((d.rel for d in self.outputs), default=0.0)
+
+    @property
+    def worst(self) -> Optional[ValueDiff]:
+        return max(self.outputs, key=lambda d: (not d.agrees, d.rel), default=None)
+
+    def to_json(self) -> dict:
+        return {"node": self.node.path, "name": self.node.name, "op_type": self.node.op_type,
+                "agrees": self.agrees, "inputs_agree": self.inputs_agree,
+                "max_abs_error": _finite(self.max_abs), "rel_error": _finite(self.rel),
+                "outputs": [d.to_json() for d in self.outputs]}
+
+
+@dataclass
+class Report:
+    """Per-node comparison of a graph, in graph order."""
+    nodes: list[NodeDiff]
+    values: dict[str, ValueDiff]
+    differing_sources: list[str] = field(default_factory=list)   # graph inputs / initializers
+    skipped: list[str] = field(default_factory=list)             # values one side could not give
+    rtol: float = RTOL
+    atol: float = ATOL
+
+    @property
+    def first_divergence(self) -> Optional[NodeDiff]:
+        return next((n for n in self.nodes if not n.agrees and n.inputs_agree), None)
+
+    @property
+    def agrees(self) -> bool:
+        return all(d.agrees for d in self.values.values())
+
+    def to_json(self) -> dict:
+        first = self.first_divergence
+        return {"rtol": self.rtol, "atol": self.atol, "agrees": self.agrees,
+                "first_divergence": first.to_json() if first else None,
+                "differing_sources": self.differing_sources, "skipped": self.skipped,
+                "nodes": [n.to_json() for n in self.nodes]}
+
+
+# -- values ----------------------------------------------------------------------------
+
+def compare_value(name: str, a, b, *, rtol: float = RTOL, atol: float = ATOL) -> ValueDiff:
+    """Compare value `a` with reference `b` (tensors, sequences, maps, None)."""
+    acc = _Acc(name, rtol, atol)
+    acc.visit(a, b, "")
+    return acc.result()
+
+
+def compare_values(a: dict, b: dict, *, rtol: float = RTOL, atol: float = ATOL) -> dict[str, ValueDiff]:
+    """Compare two runs given as {name: value}; `b` is the reference.
+    Only names both runs hold are compared, in `a`'s order."""
+    return {name: compare_value(name, a[name], b[name], rtol=rtol, atol=atol) for name in a if name in b}
+
+
+class _Acc:
+    """Walks two values together, keeping the worst element and any mismatch."""
+
+    def __init__(self, name, rtol, atol):
+        self.diff = ValueDiff(name, True)
+        self.rtol, self.atol = rtol, atol
+        self.worst_rel = -1.0
+
+    def result(self) -> ValueDiff:
+        return self.diff
+
+    def fail(self, where: str, note: str) -> None:
+        if self.diff.agrees or not self.diff.note:
+            self.diff.note = f"{where or 'value'}: {note}" if where else note
+        self.diff.agrees = False
+
+    def visit(self, a, b, where: str) -> None:
+        if isinstance(b, dict) or isinstance(a, dict):
+            if not (isinstance(a, dict) and isinstance(b, dict)):
+                return self.fail(where, f"{_kind(a)} vs {_kind(b)}")
+            ka, kb = _keys(a), _keys(b)
+            if set(ka) != set(kb):
+                extra = sorted(set(ka) ^ set(kb), key=str)[:3]
+                return self.fail(where, f"keys differ ({', '.join(map(repr, extra))})")
+            for k in kb:
+                self.visit(a[ka[k]], b[kb[k]], f"{where}{{{k!r}}}")
+            return
+        if isinstance(b, (list, tuple)) or isinstance(a, (list, tuple)):
+            if not (isinstance(a, (list, tuple)) and isinstance(b, (list, tuple))):
+                return self.fail(where, f"{_kind(a)} vs {_kind(b)}")
+            if len(a) != len(b):
+                return self.fail(where, f"sequence of {len(a)} vs {len(b)}")
+            for i, (x, y) in enumerate(zip(a, b)):
+                self.visit(x, y, f"{where}[{i}]")
+            return
+        if a is None or b is None:
+            if a is not b:
+                self.fail(where, f"{_kind(a)} vs {_kind(b)}")
+            return
+        self.tensor(np.asarray(a), np.asarray(b), where)
+
+    def tensor(self, a: np.ndarray, b: np.ndarray, where: str) -> None:
+        if a.shape != b.shape:
+            return self.fail(where, f"shape {list(a.shape)} vs {list(b.shape)}")
+        if a.dtype.kind in "OUSb" or b.dtype.kind in "OUSb":
+            if not np.array_equal(a.astype(object), b.astype(object)):
+                bad = np.argwhere(a.astype(object) != b.astype(object))
+                at = where + _index(bad[0]) if len(bad) else where
+                self.fail(at, f"{len(bad)} of {a.size} elements differ")
+            return
+        if a.size == 0:
+            return
+        cplx = a.dtype.kind == "c" or b.dtype.kind == "c"
+        kind = np.complex128 if cplx else np.float64
+        x, y = a.astype(kind), b.astype(kind)
+        with np.errstate(all="ignore"):
+            err = np.abs(x - y)
+            # NaN on both sides, and the same infinity on both sides, agree.
+            same = (np.isnan(x) & np.isnan(y)) | (np.isinf(x) & (x == y))
+            err = np.where(same, 0.0, err)
+            mag = np.abs(y)
+        one_sided = int(np.isnan(err).sum())
+        finite_mag = mag[np.isfinite(mag)]
+        if finite_mag.size:
+            self.diff.scale = max(self.diff.scale, float(finite_mag.max()))
+        if one_sided:
+            first = np.argwhere(np.isnan(err))[0]
+            self.fail(where + _index(first), f"{one_sided} of {a.size} elements are NaN on one side only")
+            err = np.where(np.isnan(err), 0.0, err)
+        scale = float(finite_mag.max()) if finite_mag.size else 0.0
+        with np.errstate(all="ignore"):
+            bad = err > self.atol * max(1.0, scale) + self.rtol * np.where(np.isfinite(mag), mag, 0.0)
+        flat = int(np.argmax(err))
+        e = float(err.reshape(-1)[flat])
+        if bad.any():
+            self.diff.agrees = False
+        if e > self.diff.max_abs or (self.diff.where == "" and e == self.diff.max_abs and e > 0):
+            idx = np.unravel_index(flat, err.shape)
+            self.diff.max_abs = e
+            self.diff.where = where + (_index(idx) if err.ndim else "")
+            self.diff.ours = a[idx] if a.ndim else a[()]
+            self.diff.theirs = b[idx] if b.ndim else b[()]
+
+
+def _keys(d: dict) -> dict:
+    """Map keys normalised (numpy ints and Python ints meet) -> the original key."""
+    return {(k.item() if isinstance(k, np.generic) else k): k for k in d}
+
+
+def _kind(v) -> str:
+    if v is None:
+        return "None"
+    if isinstance(v, dict):
+        return "map"
+    if isinstance(v, (list, tuple)):
+        return "sequence"
+    return "tensor"
+
+
+def _index(idx) -> str:
+    return "[" + ",".join(str(int(i)) for i in idx) + "]"
+
+
+def _finite(x: float):
+    return x if math.isfinite(x) else str(x)
+
+
+def _plain(v):
+    if isinstance(v, np.generic):
+        v = v.item()
+    if isinstance(v, float) and not math.isfinite(v):
+        return str(v)
+    if isinstance(v, complex):
+        return str(v)
+    return v
+
+
+# -- nodes -----------------------------------------------------------------------------
+
+def node_report(graph: Graph, diffs: dict[str, ValueDiff], *, skipped: Optional[list] = None,
+                rtol: float = RTOL, atol: float = ATOL) -> Report:
+    """Group value diffs by the node of `graph` that produced them, in graph
+    order, and mark which nodes had every compared node-made input agree."""
+    produced: set = set()
+    nodes = []
+    for node in graph.nodes:
+        outs = [diffs[v.name] for v in node.outputs if v is not None and v.name in diffs]
+        for v in node.outputs:
+            if v is not None:
+                produced.add(v.name)
+        reads = [v.name for v in _reads(node)]
+        inputs_agree = all(diffs[n].agrees for n in reads if n in diffs and n in produced)
+        if outs:
+            nodes.append(NodeDiff(node, outs, inputs_agree))
+    sources = [n for n, d in diffs.items() if n not in produced and not d.agrees]
+    return Report(nodes, diffs, sources, list(skipped or []), rtol, atol)
+
+
+def _reads(node: Node):
+    """The values a node reads: its inputs and what its subgraphs take from outside."""
+    seen = []
+    for v in node.inputs:
+        if v is not None:
+            seen.append(v)
+    for _, sub in node.subgraphs():
+        local = {v.name for g in sub.walk() for v in list(g.inputs) + list(g.initializers.values())}
+        local |= {v.name for g in sub.walk() for n in g.nodes for v in n.outputs if v is not None}
+        for g in sub.walk():
+            for n in g.nodes:
+                for v in n.inputs:
+                    if v is not None and v.name not in local:
+                        seen.append(v)
+    return seen
+
+
+# -- onnxruntime -----------------------------------------------------------------------
+
+class CompareError(Exception):
+    """The comparison could not be made (onnxruntime missing or refusing the model)."""
+
+
+def compare_with_onnxruntime(model: Model, feeds: dict, *, rtol: float = RTOL, atol: float = ATOL,
+                             seed: int = 0, intermediates: bool = True) -> Report:
+    """Run `feeds` through our executor and through onnxruntime, exposing every
+    intermediate of the main graph on both sides, and compare them per node.
+
+    onnxruntime sees a copy of the model with the intermediates added as
+    graph outputs (values it cannot expose are left out and listed in
+    `Report.skipped`); its graph optimisations are off, so each value it
+    returns is the one its node computed. Raises CompareError when
+    onnxruntime is not installed or cannot run the model.
+    """
+    from .session import Session
+
+    ours_session = Session(model, keep=intermediates, seed=seed)
+    outputs = ours_session.run({k: v for k, v in feeds.items() if k in ours_session.input_names})
+    ours = {**ours_session.values, **outputs} if intermediates else dict(outputs)
+    wanted = _intermediate_names(model.graph) if intermediates else []
+    theirs, skipped = _run_onnxruntime(model, feeds, [n for n in wanted if n in ours])
+    skipped += [n for n in wanted if n not in ours and n not in skipped]
+    ordered = {n: ours[n] for n in [*wanted, *(v.name for v in model.graph.outputs)] if n in ours}
+    diffs = compare_values(ordered, theirs, rtol=rtol, atol=atol)
+    return node_report(model.graph, diffs, skipped=skipped, rtol=rtol, atol=atol)
+
+
+def _intermediate_names(graph: Graph) -> list[str]:
+    outs = {v.name for v in graph.outputs}
+    names = []
+    for node in graph.nodes:
+        for v in node.outputs:
+            if v is not None and v.name and v.name not in outs:
+                names.append(v.name)
+    return names
+
+
+def _load_onnxruntime():
+    try:
+        import onnxruntime  # optional: the reference to compare with
+    except ImportError:
+        raise CompareError("onnxruntime is not installed (pip install onnxruntime); "
+                           "nothing to compare with") from None
+    return onnxruntime
+
+
+def _run_onnxruntime(model: Model, feeds: dict, extra: list[str]) -> tuple[dict, list[str]]:
+    """onnxruntime's outputs plus as many of `extra` as it can expose."""
+    ort = _load_onnxruntime()
+    from ..proto import onnx_pb2 as pb
+    from ..serde.io import to_bytes
+
+    try:
+        base = to_bytes(model)
+    except Exception as e:  # noqa: BLE001 - a model we cannot serialise is not comparable
+        raise CompareError(f"cannot hand the model to onnxruntime: {e}") from None
+    attempts = [extra, _typed_only(model, extra), []] if extra else [[]]
+    last_error = ""
+    for names in attempts:
+        mp = pb.ModelProto()
+        mp.ParseFromString(base)
+        for n in names:
+            mp.graph.output.add().name = n
+        options = ort.SessionOptions()
+        options.log_severity_level = 3          # errors only: its notes on unused initializers are not ours
+        options.graph_optimization_level = ort.GraphOptimizationLevel.ORT_DISABLE_ALL
+        try:
+            sess = ort.InferenceSession(mp.SerializeToString(), options, providers=["CPUExecutionProvider"])
+            takes = {i.name for i in sess.get_inputs()}
+            out_names = [o.name for o in sess.get_outputs()]
+            got = sess.run(out_names, {k: v for k, v in feeds.items() if k in takes})
+        except Exception as e:  # noqa: BLE001 - onnxruntime's own errors: report its first line
+            last_error = str(e).strip().splitlines()[0] if str(e).strip() else type(e).__name__
+            continue
+        return dict(zip(out_names, got)), [n for n in extra if n not in names]
+    raise CompareError(f"onnxruntime could not run the model: {last_error}")
+
+
+def _typed_only(model: Model, names: list[str]) -> list[str]:
+    """Intermediates whose type is known as a tensor (second try when
+    onnxruntime refuses some untyped or non-tensor extra output)."""
+    from ..ir.types import TensorType
+    keep = []
+    for n in names:
+        v = model.graph.lookup(n)
+        if v is not None and isinstance(v.type, TensorType):
+            keep.append(n)
+    return keep
