@@ -1,8 +1,6 @@
 """From ONNX graphs (our IR) to boxes: folding, groups, subgraphs, real models."""
 from __future__ import annotations
 
-import pathlib
-
 import numpy as np
 import pytest
 from layout_checks import check_layout
@@ -13,7 +11,7 @@ from onnxstudio.core.layout import GROUP, INPUT, OP, OUTPUT, build_view, layout
 onnx = pytest.importorskip("onnx")
 from onnx import TensorProto, helper, numpy_helper  # noqa: E402
 
-MODELS = pathlib.Path(__file__).resolve().parents[3] / "shared" / "models"
+from shared_models import shared_model, shared_model_names  # noqa: E402
 
 
 def measure(label):
@@ -169,10 +167,9 @@ def test_function_calls_are_marked():
     assert "local" in call.label.lines
 
 
-@pytest.mark.parametrize("name", sorted(p.name for p in MODELS.iterdir() if (p / "model.onnx").exists())
-                         if MODELS.exists() else [])
+@pytest.mark.parametrize("name", shared_model_names())
 def test_shared_models_every_graph(name):
-    m = core.load(MODELS / name / "model.onnx")
+    m = core.load(shared_model(name) / "model.onnx")
     for graph in m.graph.walk():
         view = build_view(graph, measure)
         out = layout(view.request, cache=False)

@@ -4,13 +4,11 @@ from __future__ import annotations
 
 import pathlib
 
-SHARED_MODELS = pathlib.Path(__file__).resolve().parents[3] / "shared" / "models"
-if not SHARED_MODELS.is_dir():
-    SHARED_MODELS = pathlib.Path("/work/shared/models")
+from shared_models import shared_model_dirs
 
 
 def shared_models() -> list[pathlib.Path]:
-    return sorted(p / "model.onnx" for p in SHARED_MODELS.iterdir() if (p / "model.onnx").is_file())
+    return [d / "model.onnx" for d in shared_model_dirs()]
 
 
 def wait_idle(qtbot, win, timeout=120_000):
