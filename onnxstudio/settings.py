@@ -14,6 +14,7 @@ from __future__ import annotations
 
 import json
 import logging
+import math
 import os
 import pathlib
 import re
@@ -252,3 +253,31 @@ class Settings:
 
     def sync(self) -> None:
         self.q.sync()
+
+
+# -- the viewer's part of a model's state ---------------------------------------------------
+
+def viewer_values(expanded, view_state) -> dict:
+    """JSON form of the main graph's open groups and viewport for
+    update_model_state (None leaves a key out)."""
+    return {"expanded": None if expanded is None else sorted(list(p) for p in expanded),
+            "viewport": None if view_state is None else [float(v) for v in view_state]}
+
+
+def viewer_state(state: dict):
+    """(expanded set of group paths or None, (scale, x, y) or None) from a
+    model's stored state; anything malformed counts as not stored."""
+    expanded = state.get("expanded")
+    if not (isinstance(expanded, list) and all(
+            isinstance(p, list) and all(isinstance(part, str) for part in p) for p in expanded)):
+        expanded = None
+    else:
+        expanded = {tuple(p) for p in expanded}
+    view = state.get("viewport")
+    if not (isinstance(view, list) and len(view) == 3
+            and all(isinstance(v, (int, float)) and not isinstance(v, bool)
+                    and math.isfinite(v) for v in view) and view[0] > 0):
+        view = None
+    else:
+        view = tuple(float(v) for v in view)
+    return expanded, view

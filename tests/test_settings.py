@@ -2,7 +2,7 @@
 import os
 
 import pytest
-from PySide6.QtCore import QByteArray, QSettings
+from PySide6.QtCore import QByteArray, QSettings, Qt
 
 from onnxstudio.settings import FORMAT, MAX_MODELS, Settings
 
@@ -158,3 +158,83 @@ def test_an_old_file_without_the_marker_is_kept(tmp_path):
     s.q.setValue("inputs/extra", "x")
     s = reopen(s)
     assert s.problems == [] and s.theme() == "dark"
+
+
+# -- a restart of the app restores what the user left --------------------------------------
+
+def _wait_idle(qtbot, win):
+    qtbot.waitUntil(lambda: win._load_job is None and win.graph._job is None
+                    and win.graph._pending_target is None, timeout=120_000)
+
+
+def _window(qtbot, settings_path):
+    from onnxstudio.ui.main_window import MainWindow
+    win = MainWindow(open_settings(settings_path))
+    qtbot.addWidget(win)
+    win.show()
+    qtbot.waitExposed(win)
+    return win
+
+
+def test_restart_restores_layout_and_state(qtbot, tmp_path, monkeypatch):
+    import shutil
+
+    from onnxstudio.resources import sample_path
+    monkeypatch.setenv("ONNXSTUDIO_LAYOUT_CACHE", str(tmp_path / "layout-cache"))
+    settings_path = tmp_path / "settings.ini"
+    model = tmp_path / "models" / "demo.onnx"
+    model.parent.mkdir()
+    shutil.copyfile(sample_path("demo.onnx"), model)
+
+    win = _window(qtbot, settings_path)
+    win.resize(720, 530)   # inside the offscreen screen (800x600)
+    win.set_theme("dark")
+    win.settings.set_language("zh_CN")
+    win.open_path(model)
+    _wait_idle(qtbot, win)
+    groups = sorted(win.graph.scene.view_model.groups)
+    assert groups, "the demo model has name-scope groups"
+    win.graph.collapse_all()
+    _wait_idle(qtbot, win)
+    win.graph.expand_group(groups[0])
+    _wait_idle(qtbot, win)
+    expanded = set(win.graph.level.expanded)
+    view = win.graph.view
+    view.zoom_by(1.7 / view.current_scale())
+    view.centerOn(40.0, 60.0)
+    win.search_dock.show()
+    win.resizeDocks([win.properties_dock], [333], Qt.Horizontal)
+    win.addDockWidget(Qt.BottomDockWidgetArea, win.search_dock)
+    qtbot.wait(50)
+    search_area = win.dockWidgetArea(win.search_dock)
+    properties_width = win.properties_dock.width()
+    view.centerOn(150.0, 200.0)
+    scale, cx, cy = win.graph._view_state()
+    win.close()
+
+    win = _window(qtbot, settings_path)
+    assert win.settings.problems == []
+    assert win.settings.theme() == "dark" and win.graph.scene.theme.dark
+    assert win.settings.language() == "zh_CN"
+    assert win.settings.recent_files()[0] == str(model.resolve())
+    assert win.settings.last_directory() == str(model.parent.resolve())
+    assert (win.size().width(), win.size().height()) == (720, 530)
+    assert win.search_dock.isVisible() and win.dockWidgetArea(win.search_dock) == search_area
+    assert abs(win.properties_dock.width() - properties_width) <= 2
+    win.open_path(model)
+    _wait_idle(qtbot, win)
+    assert win.graph.level.expanded == expanded
+    view = win.graph.view
+    assert abs(view.current_scale() - scale) < 1e-6
+    centre = view.visible_scene_rect().center()
+    assert abs(centre.x() - cx) < 2 and abs(centre.y() - cy) < 2
+    win.close()
+
+
+def test_corrupt_settings_file_still_opens_the_window(qtbot, tmp_path):
+    path = tmp_path / "settings.ini"
+    path.write_bytes(os.urandom(2048))
+    win = _window(qtbot, path)
+    assert win.settings.problems and "Settings:" in win.statusBar().currentMessage()
+    win.close()
+    assert open_settings(path).problems == []

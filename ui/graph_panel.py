@@ -56,11 +56,24 @@ class GraphPanel(QWidget):
 
     # -- model and levels --------------------------------------------------------------
 
-    def set_model(self, model) -> None:
+    def set_model(self, model, expanded=None, view_state=None) -> None:
+        """`expanded` (group paths) and `view_state` restore the main graph as
+        it was left in an earlier session (see main_graph_state)."""
         self.model = model
         self.inferred = {}
-        self.levels = [Level(model.graph, level_title(model.graph))]
+        self.levels = [Level(model.graph, level_title(model.graph), expanded, view_state)]
         self._show_level()
+
+    def main_graph_state(self):
+        """(expanded group paths or None, (scale, centre x, centre y) or None)
+        of the main graph, for saving between sessions."""
+        if not self.levels:
+            return None, None
+        main = self.levels[0]
+        view_state = main.view_state
+        if len(self.levels) == 1 and self._job is None and self.scene.view_model is not None:
+            view_state = self._view_state()      # the main graph is what is shown
+        return main.expanded, view_state
 
     def set_inferred(self, inferred: dict) -> None:
         """New types from inference: redraw edge labels without a new layout."""

@@ -54,6 +54,7 @@ class MainWindow(QMainWindow):
         if geometry is not None:
             self.restoreGeometry(geometry)
         self.apply_theme(self._theme_choice)
+        self._restore_window_state()
 
     # -- construction ---------------------------------------------------------------------
 
@@ -62,7 +63,27 @@ class MainWindow(QMainWindow):
         dock.setObjectName(title)
         dock.setWidget(widget)
         self.addDockWidget(area, dock)
+        # Docks made after the saved layout was restored still get their place.
+        self.restoreDockWidget(dock)
         return dock
+
+    def _restore_window_state(self) -> None:
+        """Dock layout and sizes from the last session (every dock is found
+        by its objectName); settings problems are reported, never fatal."""
+        state = self.settings.window_state()
+        if state is not None and not self.restoreState(state):
+            self.settings.problems.append("the saved window layout does not fit this version; "
+                                          "using the default")
+        if self.settings.problems:
+            self.statusBar().showMessage("Settings: " + "; ".join(self.settings.problems), 15000)
+
+    def _save_model_state(self) -> None:
+        """The main graph's open groups and viewport, restored when this model
+        is opened again (keyed by its resolved path)."""
+        if self.model is None or self.path is None or not self.graph.levels:
+            return
+        from onnxstudio.settings import viewer_values
+        self.settings.update_model_state(self.path, **viewer_values(*self.graph.main_graph_state()))
 
     def _build_status_bar(self) -> None:
         self.status_label = QLabel("Open a model with Ctrl+O or drop a file here")
@@ -152,7 +173,7 @@ class MainWindow(QMainWindow):
     # -- opening ------------------------------------------------------------------------------
 
     def open_dialog(self) -> None:
-        start = str(self.path.parent) if self.path else ""
+        start = self.settings.last_directory() or (str(self.path.parent) if self.path else "")
         path, _ = QFileDialog.getOpenFileName(self, "Open ONNX model", start, FILE_FILTER)
         if path:
             self.open_path(path)
@@ -183,15 +204,18 @@ class MainWindow(QMainWindow):
         if job is not self._load_job:       # a newer open replaced this one
             return
         self._load_job = None
+        self._save_model_state()
         self.model = model
         self.path = path
         self.setWindowTitle(f"{path.name} — onnxstudio")
         if self._remember:
             self.settings.add_recent(path)
+            self.settings.set_last_directory(path.parent)
             self._refresh_recent()
         self.properties.set_model(model)
         self.search.set_model(model)
-        self.graph.set_model(model)
+        from onnxstudio.settings import viewer_state
+        self.graph.set_model(model, *viewer_state(self.settings.model_state(path)))
         self.model_loaded.emit(model)
         self._infer_pending = True
 
@@ -358,6 +382,9 @@ class MainWindow(QMainWindow):
     def closeEvent(self, event) -> None:
         self.shutdown()
         self.settings.set_geometry(self.saveGeometry())
+        self.settings.set_window_state(self.saveState())
+        self._save_model_state()
+        self.settings.sync()
         super().closeEvent(event)
 
 
