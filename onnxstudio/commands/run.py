@@ -1,6 +1,8 @@
 """`onnxstudio run FILE ...`: run a model, or part of it, with the built-in executor."""
 from __future__ import annotations
 
+import json
+import os
 import pathlib
 import re
 import sys
@@ -14,6 +16,8 @@ from ..core.exec import ExecError, FeedError, Session
 from ..core.exec.feeds import RANDOM_INT_RANGE, defaulted_dims, random_value, read_array_file
 from ..core.exec.plan import nodes_between
 from ..core.exec.values import describe
+from ..core.ir import Value
+from ..core.ir.types import TensorType
 from ..errors import UserError
 
 NAME = "run"
@@ -37,7 +41,10 @@ def configure(p) -> None:
     p.add_argument("--keep-intermediates", action="store_true",
                    help="keep (and with --output-dir write) every intermediate value")
     p.add_argument("--compare-onnxruntime", action="store_true",
-                   help="also run onnxruntime (if installed) and print the error per output")
+                   help="also run onnxruntime (if installed) with every intermediate exposed: print the error "
+                        "per output, the first node whose result diverges and a per-node error table")
+    p.add_argument("--json", action="store_true",
+                   help="print one JSON object (outputs, and the comparison node by node)")
 
 
 def _parse_pairs(items, what):
@@ -70,11 +77,27 @@ def _feeds(args, model, session) -> tuple[dict, list, list]:
         return feeds, [], []
     rng = np.random.default_rng(args.seed)
     sized_one = []
+    inferred: dict = {}
     for n in missing:
-        value = model.graph.lookup(n)
+        value = _typed(model, n, inferred)
         feeds[n] = random_value(value, rng, dims)
         sized_one += [d for d in defaulted_dims(value, dims) if d not in sized_one]
     return feeds, missing, sized_one
+
+
+def _typed(model, name: str, inferred: dict) -> Value:
+    """The value `name`, with its inferred type when the file declares none
+    (or no shape): a selection's boundary inputs are intermediates, which
+    exports seldom describe."""
+    value = model.graph.lookup(name)
+    t = value.type if value is not None else None
+    if isinstance(t, TensorType) and t.shape is not None and t.elem_type:
+        return value
+    if not inferred:
+        from ..core.infer import infer   # only when a declared type is missing
+        inferred.update(infer(model))
+    t = inferred.get(name)
+    return Value(name, t) if t is not None else value
 
 
 def _random_hint(randomised: list, sized_one: list) -> str:
@@ -134,49 +157,106 @@ def _write(out_dir: pathlib.Path, values: dict) -> None:
             np.save(out_dir / f"{_safe_name(name)}.npy", value, allow_pickle=value.dtype == object)
 
 
-def _compare_ort(args, feeds, results) -> None:
+TABLE_ROWS = 40     # nodes listed in the text table; --json has them all
+
+
+def _compare_ort(args, model, feeds) -> dict | None:
+    """Ours against onnxruntime, every intermediate of the main graph
+    compared; prints the outputs, the first divergent node and a per-node
+    table (or returns the JSON report with --json)."""
+    from ..core.exec.compare import CompareError, compare_with_onnxruntime
     try:
-        import onnxruntime as ort  # optional "compare with" backend
-    except ImportError:
-        print("onnxruntime is not installed; nothing to compare with", file=sys.stderr)
-        return
+        with warnings.catch_warnings():
+            warnings.simplefilter("ignore", RuntimeWarning)
+            report = compare_with_onnxruntime(model, feeds, seed=args.seed)
+    except CompareError as e:
+        print(str(e), file=sys.stderr)
+        return None
+    if args.json:
+        return report.to_json()
+    print(f"compared with onnxruntime, every intermediate (an element agrees when |ours - theirs| <= "
+          f"{report.atol:g} x max(1, the value's largest |value|) + {report.rtol:g} x |theirs|):")
+    for v in model.graph.outputs:
+        d = report.values.get(v.name)
+        if d is not None:
+            print("  " + _value_line(d))
+    first = report.first_divergence
+    if first is None:
+        bad = sum(not n.agrees for n in report.nodes)
+        print(f"first divergent node: none ({len(report.nodes) - bad} of {len(report.nodes)} nodes agree)")
+    else:
+        print(f"first divergent node: {first.node.path}")
+        for d in first.outputs:
+            if not d.agrees:
+                print("  " + _value_line(d))
+    if report.differing_sources:
+        print("inputs or initializers that differ: " + ", ".join(report.differing_sources))
+    if report.skipped:
+        print(f"not compared ({len(report.skipped)}: onnxruntime cannot expose them): "
+              + ", ".join(report.skipped[:5]) + (" ..." if len(report.skipped) > 5 else ""))
+    _node_table(report)
+    return None
+
+
+def _value_line(d) -> str:
+    line = f"{d.name}: max abs error {d.max_abs:.3g}, max rel error {d.rel:.3g}"
+    if d.max_abs:
+        line += (f" (of the largest |value| {d.scale:.3g}) at {d.where or '[]'}: ours {_num(d.ours)}, "
+                 f"onnxruntime {_num(d.theirs)}")
+    if d.note:
+        line += f"; {d.note}"
+    return line + (" - agrees" if d.agrees else " - DIFFERENT")
+
+
+def _num(x) -> str:
     try:
-        options = ort.SessionOptions()
-        options.log_severity_level = 3      # errors only: its notes on unused initializers are not ours to show
-        sess = ort.InferenceSession(str(args.file), options, providers=["CPUExecutionProvider"])
-        names = [o.name for o in sess.get_outputs() if o.name in results]
-        theirs = dict(zip(names, sess.run(names, {k: v for k, v in feeds.items()
-                                                  if k in {i.name for i in sess.get_inputs()}})))
-    except Exception as e:  # noqa: BLE001
-        print(f"onnxruntime could not run the model: {str(e).splitlines()[0]}", file=sys.stderr)
-        return
-    print("compared with onnxruntime:")
-    for name, ref in theirs.items():
-        ours = results[name]
-        if not isinstance(ref, np.ndarray) or ref.dtype == object:
-            same = np.array_equal(np.asarray(ours, dtype=object), np.asarray(ref, dtype=object))
-            print(f"  {name}: {'equal' if same else 'DIFFERENT'}")
-            continue
-        a = np.asarray(ours, dtype=np.float64)
-        b = np.asarray(ref, dtype=np.float64)
-        if a.shape != b.shape:
-            print(f"  {name}: shape {list(a.shape)} vs onnxruntime {list(b.shape)}")
-            continue
-        with np.errstate(all="ignore"):
-            both_nan = np.isnan(a) & np.isnan(b)        # NaN on both sides agrees
-            err = np.where(both_nan, 0.0, np.abs(a - b))
-            rel = np.where(both_nan, 0.0, err / np.maximum(np.abs(b), 1e-12))
-        comparable = ~np.isnan(err)
-        one_sided = err.size - int(comparable.sum())
-        note = f" ({one_sided} values are NaN on one side only)" if one_sided else ""
-        max_err = err[comparable].max() if one_sided < err.size else 0
-        max_rel = rel[comparable].max() if one_sided < err.size else 0
-        print(f"  {name}: max abs error {max_err:.3g}, max rel error {max_rel:.3g}{note}")
+        return f"{complex(x) if np.iscomplexobj(x) else float(x):.7g}"
+    except (TypeError, ValueError):
+        return repr(x)
+
+
+def _node_table(report) -> None:
+    rows = report.nodes
+    if len(rows) > TABLE_ROWS:
+        worst = sorted(range(len(rows)), key=lambda i: (rows[i].agrees, -rows[i].rel))[:TABLE_ROWS]
+        shown = [rows[i] for i in sorted(worst)]
+        print(f"per node, the {TABLE_ROWS} with the largest errors of {len(rows)} (graph order; --json lists all):")
+    else:
+        shown = rows
+        print("per node (graph order):")
+    width = min(60, max((len(n.node.display_name) for n in shown), default=4))
+    print(f"  {'node':<{width}}  {'op':<18} {'max abs':>9} {'rel':>9}")
+    for n in shown:
+        name = n.node.display_name
+        if len(name) > width:
+            name = "..." + name[-(width - 3):]
+        flag = "" if n.agrees else ("  DIFFERENT" if n.inputs_agree else "  different (fed by a differing input)")
+        print(f"  {name:<{width}}  {n.node.op_type:<18} {n.max_abs:9.3g} {n.rel:9.3g}{flag}")
+
+
+def _output_dir(arg: str | None) -> pathlib.Path | None:
+    """The --output-dir, made (and proved writable) before the run: a typo
+    should not cost a long run, and it is the user's input, not our bug."""
+    if not arg:
+        return None
+    out = pathlib.Path(arg)
+    try:
+        out.mkdir(parents=True, exist_ok=True)
+    except FileExistsError:
+        raise UserError(f"--output-dir {out}: is a file, not a folder") from None
+    except NotADirectoryError:
+        raise UserError(f"--output-dir {out}: a part of that path is a file, not a folder") from None
+    except OSError as e:
+        raise UserError(f"--output-dir {out}: cannot make the folder ({e.strerror or e})") from None
+    if not os.access(out, os.W_OK | os.X_OK):
+        raise UserError(f"--output-dir {out}: the folder is not writable")
+    return out
 
 
 def run(args) -> int:
     model = load(args.file)
     nodes = _select(args, model)
+    out_dir = _output_dir(args.output_dir)
     try:
         session = Session(model, nodes=nodes, keep=args.keep_intermediates, seed=args.seed)
     except ExecError as e:
@@ -199,16 +279,25 @@ def run(args) -> int:
         raise UserError(str(e), exit_code=2) from None
     except ExecError as e:
         raise UserError(str(e) + _random_hint(randomised, sized_one), exit_code=1) from None
-    print(f"ran {len(session.nodes)} nodes in {elapsed * 1e3:.1f} ms")
+    say = (lambda *a, **k: None) if args.json else print    # --json: stdout is one JSON object
+    say(f"ran {len(session.nodes)} nodes in {elapsed * 1e3:.1f} ms")
     for name, value in results.items():
-        print(f"{name}: {describe(value)}{_stats(value)}")
-    if args.output_dir:
+        say(f"{name}: {describe(value)}{_stats(value)}")
+    if out_dir is not None:
         values = {**session.values, **results} if args.keep_intermediates else results
-        _write(pathlib.Path(args.output_dir), values)
-        print(f"wrote {len(values)} arrays to {args.output_dir}")
+        try:
+            _write(out_dir, values)
+        except OSError as e:
+            raise UserError(f"--output-dir {out_dir}: cannot write ({e.strerror or e})") from None
+        say(f"wrote {len(values)} arrays to {out_dir}")
+    comparison = None
     if args.compare_onnxruntime:
         if nodes is not None:
-            print("--compare-onnxruntime compares whole-model outputs only", file=sys.stderr)
+            print("--compare-onnxruntime compares whole-model runs only", file=sys.stderr)
         else:
-            _compare_ort(args, feeds, results)
+            comparison = _compare_ort(args, model, feeds)
+    if args.json:
+        print(json.dumps({"nodes_run": len(session.nodes), "milliseconds": round(elapsed * 1e3, 3),
+                          "outputs": {name: describe(value) for name, value in results.items()},
+                          "comparison": comparison}, indent=1))
     return 0

@@ -154,3 +154,71 @@ def test_a_damaged_initializer_is_named_not_a_crash(tmp_path):
     assert r.returncode == 2, r.stderr
     assert "tensor 'weights': 3 stored elements but dims [4] need 4" in r.stderr
     assert "Traceback" not in r.stderr and r.stderr.count("\n") == 1
+
+
+def test_compare_sequence_of_maps_element_wise():
+    """skl_logreg_pipeline's ZipMap output (a sequence of maps) differs from
+    onnxruntime's by float rounding only: it agrees, as a tensor would."""
+    d = SHARED_MODELS / "skl_logreg_pipeline"
+    r = _cli(d / "model.onnx", "--input", d / "inputs.npz", "--compare-onnxruntime")
+    assert r.returncode == 0, r.stderr
+    line = next(l for l in r.stdout.splitlines() if l.startswith("  output_probability: max abs"))
+    assert line.endswith("- agrees") and "DIFFERENT" not in r.stdout, r.stdout
+    assert "first divergent node: none (5 of 5 nodes agree)" in r.stdout
+
+
+def test_compare_relative_error_is_relative_to_the_outputs_scale():
+    """ppocr's sigmoid output has elements of 1e-20 next to 8e-6; an error
+    of 1e-7 must not read as a relative error of 1e+05, and the line says
+    which element it is."""
+    d = SHARED_MODELS / "ppocr_v4_det"
+    r = _cli(d / "model.onnx", "--input", d / "inputs.npz", "--compare-onnxruntime")
+    assert r.returncode == 0, r.stderr
+    line = next(l for l in r.stdout.splitlines() if l.startswith("  sigmoid_0.tmp_0: max abs"))
+    rel = float(line.split("max rel error ")[1].split()[0])
+    assert rel < 0.1, line
+    assert " at [0,0," in line and "onnxruntime " in line and line.endswith("- agrees")
+
+
+def test_compare_prints_the_first_divergence_and_a_node_table_and_json():
+    r = _cli(sample_path(), "--random", "--compare-onnxruntime")
+    assert r.returncode == 0, r.stderr
+    assert "first divergent node: none (10 of 10 nodes agree)" in r.stdout
+    assert "per node (graph order):" in r.stdout and 'Gemm "/head/fc/Gemm"' in r.stdout
+    r = _cli(sample_path(), "--random", "--compare-onnxruntime", "--json")
+    assert r.returncode == 0, r.stderr
+    import json
+    data = json.loads(r.stdout)
+    assert data["comparison"]["first_divergence"] is None
+    assert [n["name"] for n in data["comparison"]["nodes"]][:2] == ["/backbone/stage1/conv/Conv",
+                                                                  "/backbone/stage1/act/Swish"]
+    assert data["outputs"] == {"logits": "float[1,10]", "probs": "float[1,10]"}
+
+
+def test_output_dir_under_a_file_is_the_users_input(tmp_path):
+    f = tmp_path / "a_file"
+    f.write_text("x")
+    r = _cli(sample_path(), "--random", "-o", f / "out")
+    assert r.returncode == 2, r.stderr
+    assert r.stderr.count("\n") == 1 and "a part of that path is a file" in r.stderr and str(f) in r.stderr
+    assert "internal error" not in r.stderr
+    r = _cli(sample_path(), "--random", "-o", f)
+    assert r.returncode == 2 and "is a file, not a folder" in r.stderr
+
+
+def test_an_unwritable_output_dir_is_the_users_input(tmp_path, monkeypatch, capsys):
+    from onnxstudio import cli
+    from onnxstudio.commands import run as run_command
+    # Tests may run as root, where chmod does not stop writing: say "not writable" through os.access.
+    monkeypatch.setattr(run_command.os, "access", lambda path, mode: False)
+    code = cli.main(["run", str(sample_path()), "--random", "-o", str(tmp_path / "out")])
+    err = capsys.readouterr().err
+    assert code == 2 and "the folder is not writable" in err and err.count("\n") == 1
+
+
+def test_selected_nodes_take_random_boundary_inputs_of_inferred_type():
+    """The Softmax's input is an intermediate the file gives no type for."""
+    d = SHARED_MODELS / "bert_small"
+    r = _cli(d / "model.onnx", "--nodes", "/m/encoder/layer.0/attention/self/Softmax", "--random")
+    assert r.returncode == 0, r.stderr
+    assert "ran 1 nodes" in r.stdout and "Softmax_output_0: float[1,4,128,128]" in r.stdout
