@@ -1,4 +1,5 @@
-"""Diagnostics: what the checker reports, and the catalogue of stable codes.
+"""Diagnostics: what the checker and inference report, and the catalogue of
+stable codes. Here, below both packages, so neither imports the other for it.
 
 A code is a contract: the UI filters and documents by code, tests assert on
 it. Add codes; never rename one.

@@ -18,7 +18,7 @@ import sys
 import types
 
 from ..proto import onnx_pb2 as pb
-from .diagnostics import CODES, ERROR, INFO, WARNING, Diagnostic, Severity  # noqa: F401
+from ..diagnostics import CODES, ERROR, INFO, WARNING, Diagnostic, Severity  # noqa: F401
 from .live import LiveChecker  # noqa: F401
 from .session import CheckSession  # noqa: F401
 

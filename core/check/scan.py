@@ -26,7 +26,7 @@ from ..ir.dtypes import type_name
 from ..ir.text import as_text
 from ..proto import onnx_pb2 as pb
 from ..serde.wire import encode_varint
-from .diagnostics import Collector
+from ..diagnostics import Collector
 from .elem_types import ATTRIBUTE_TYPED, output_types
 from .node_rules import check_arity
 from .tensor_rules import tensor_clean

@@ -17,7 +17,7 @@ from typing import Iterable
 
 from ..proto import onnx_pb2 as pb
 from .context import Context
-from .diagnostics import Collector
+from ..diagnostics import Collector
 from .function_rules import check_functions, check_training_info, function_key
 from .graph_rules import check_node_at, check_structure, infer_node
 from .model_rules import check_model_fields, imported_opsets

@@ -41,6 +41,6 @@ How it works and what we decided:
   out unchanged; edits inside function bodies fall back to a full run.
 """
 from .engine import Inference, InferenceResult, infer
-from ..check.diagnostics import Diagnostic
+from ..diagnostics import Diagnostic
 
 __all__ = ["Diagnostic", "Inference", "InferenceResult", "infer"]

@@ -15,7 +15,7 @@ import numpy as np
 
 # One Diagnostic type for the whole core, so the problems panel lists the
 # checker's and inference's findings alike.
-from ..check.diagnostics import INFO, WARNING, Diagnostic
+from ..diagnostics import INFO, WARNING, Diagnostic
 from ..ir.dtypes import DataType, from_numpy_dtype
 from ..ir.types import TensorType
 from . import (ops_contrib, ops_contrib_fused, ops_contrib_llm, ops_control, ops_elementwise,  # noqa: F401  (register rules)

@@ -4,7 +4,7 @@ from __future__ import annotations
 import pathlib
 
 from ..core import load, save
-from ..core.check.diagnostics import WARNING
+from ..core.diagnostics import WARNING
 from ..core.infer import Inference
 from ..errors import UserError
 

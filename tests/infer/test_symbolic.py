@@ -3,7 +3,7 @@ from __future__ import annotations
 
 import numpy as np
 
-from onnxstudio.core.check.diagnostics import INFO, WARNING
+from onnxstudio.core.diagnostics import INFO, WARNING
 from onnxstudio.core.infer import infer
 from onnxstudio.core.infer.dims import broadcast_shapes, dim_add, dim_floordiv, dim_mul, dim_sub
 from onnxstudio.core.ir.types import TensorType
