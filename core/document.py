@@ -206,6 +206,20 @@ class Document:
         return self._analysis
 
     @property
+    def analysis_ready(self) -> bool:
+        """True once inference and the checker have run (reading `diagnostics`
+        or `type_of` before that runs them here and now)."""
+        return self._analysis is not None
+
+    def seed_analysis(self, analysis, revision: int) -> bool:
+        """Adopt an Analysis built elsewhere (the app builds it in a background
+        thread at open) if the model has not changed since `revision`."""
+        if self._analysis is not None or revision != self.revision or analysis.model is not self.model:
+            return False
+        self._analysis = analysis
+        return True
+
+    @property
     def diagnostics(self) -> list:
         """Every problem of the model as it is now (checked incrementally)."""
         return self.analysis.diagnostics()

@@ -16,6 +16,7 @@ class QtDocument(QObject):
     changed = Signal(object)            # DocumentEvent, after every edit / undo / redo / save
     history_changed = Signal()          # steps, index or clean state moved
     refused = Signal(str)               # an edit was refused: the message names place and reason
+    analysed = Signal()                 # inferred types and diagnostics became available
 
     def __init__(self, document: Document, parent=None):
         super().__init__(parent)
@@ -35,6 +36,32 @@ class QtDocument(QObject):
             return False
         return True
 
+    # -- types and analysis ----------------------------------------------------------------
+
+    @property
+    def ready(self) -> bool:
+        """Inference and the checker have run (in the background at open)."""
+        return self.document.analysis_ready
+
+    def seed(self, analysis, revision: int) -> bool:
+        if self.document.seed_analysis(analysis, revision):
+            self.analysed.emit()
+            return True
+        return False
+
+    def type_of(self, value):
+        """The value's type: inferred once the analysis is ready, declared before
+        (panels never make the UI thread wait for a first inference)."""
+        if value is None:
+            return None
+        if self.ready:
+            return self.document.type_of(value)
+        return getattr(value, "type", None)
+
+    @property
+    def types(self) -> "TypeLookup":
+        return TypeLookup(self)
+
     def undo(self) -> None:
         self.document.undo()
 
@@ -43,3 +70,20 @@ class QtDocument(QObject):
 
     def close(self) -> None:
         self._unsubscribe()
+
+
+class TypeLookup:
+    """The document's types as the mapping the canvas helpers expect
+    (`lookup.get(value)`); empty until the analysis is ready."""
+
+    def __init__(self, qdoc: QtDocument):
+        self.qdoc = qdoc
+
+    def __bool__(self) -> bool:
+        return self.qdoc.ready
+
+    def get(self, key, default=None):
+        if isinstance(key, str) or not self.qdoc.ready:
+            return default
+        found = self.qdoc.document.type_of(key)
+        return default if found is None else found

@@ -31,7 +31,8 @@ class GraphPanel(QWidget):
     def __init__(self, parent=None, theme=LIGHT):
         super().__init__(parent)
         self.model = None
-        self.inferred: dict = {}
+        self.qdoc = None                    # QtDocument of the open model
+        self.inferred = {}                  # value -> type lookup (the document's, once analysed)
         self.levels: list[Level] = []
         self.scene = GraphScene(theme, self)
         self.view = GraphView(self.scene, self)
@@ -56,9 +57,33 @@ class GraphPanel(QWidget):
 
     # -- model and levels --------------------------------------------------------------
 
+    def set_document(self, qdoc, expanded=None, view_state=None) -> None:
+        """Show the document's model and follow its changes. `expanded` (group
+        paths) and `view_state` restore the main graph as it was left in an
+        earlier session (see main_graph_state)."""
+        if self.qdoc is not None:
+            for signal, slot in ((self.qdoc.analysed, self._types_ready),
+                                 (self.qdoc.changed, self._document_changed)):
+                try:
+                    signal.disconnect(slot)
+                except (RuntimeError, TypeError):
+                    pass
+        self.qdoc = qdoc
+        qdoc.analysed.connect(self._types_ready)
+        qdoc.changed.connect(self._document_changed)
+        self.set_model(qdoc.document.model, expanded, view_state)
+        self.inferred = qdoc.types
+
+    def _types_ready(self) -> None:
+        self.set_inferred(self.qdoc.types)
+
+    def _document_changed(self, event) -> None:
+        """Placeholder until partial re-layout: edge labels follow the new types."""
+        if event.kind == "saved":
+            return
+        self.scene.relabel_edges(self.inferred)
+
     def set_model(self, model, expanded=None, view_state=None) -> None:
-        """`expanded` (group paths) and `view_state` restore the main graph as
-        it was left in an earlier session (see main_graph_state)."""
         self.model = model
         self.inferred = {}
         self.levels = [Level(model.graph, level_title(model.graph), expanded, view_state)]
@@ -77,7 +102,7 @@ class GraphPanel(QWidget):
 
     def set_inferred(self, inferred: dict) -> None:
         """New types from inference: redraw edge labels without a new layout."""
-        self.inferred = inferred or {}
+        self.inferred = inferred if inferred is not None else {}
         self.scene.relabel_edges(self.inferred)
         if self.scene.selectedItems():
             self._selection()       # refresh the panel with the new types

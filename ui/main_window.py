@@ -18,7 +18,8 @@ from .export import export_scene
 from .graph_panel import GraphPanel
 from .panels.properties import PropertiesPanel
 from .search import SearchPanel
-from .workers import InferJob, LoadJob
+from .document_qt import QtDocument
+from .workers import AnalysisJob, LoadJob
 
 FILE_FILTER = "ONNX models (*.onnx *.onnxtxt *.pb);;All files (*)"
 
@@ -32,8 +33,10 @@ class MainWindow(QMainWindow):
         self.settings = settings or Settings()
         self.model = None
         self.path: pathlib.Path | None = None
+        self.document = None                # core.Document of the open model (one owner)
+        self.qdoc: QtDocument | None = None  # its Qt adapter, observed by every panel
         self._load_job: LoadJob | None = None
-        self._infer_job: InferJob | None = None
+        self._infer_job: AnalysisJob | None = None
         self._theme_choice = self.settings.theme()
         theme = themes.resolve(self._theme_choice)
         self.graph = GraphPanel(self, theme)
@@ -212,21 +215,33 @@ class MainWindow(QMainWindow):
             self.settings.add_recent(path)
             self.settings.set_last_directory(path.parent)
             self._refresh_recent()
-        self.properties.set_model(model)
-        self.search.set_model(model)
+        self._set_document(model, path)
         from onnxstudio.settings import viewer_state
-        self.graph.set_model(model, *viewer_state(self.settings.model_state(path)))
+        self.graph.set_document(self.qdoc, *viewer_state(self.settings.model_state(path)))
         self.model_loaded.emit(model)
         self._infer_pending = True
 
+    def _set_document(self, model, path) -> None:
+        """One Document (+ its QtDocument) owns the model; panels observe it."""
+        from onnxstudio.core.document import Document
+        if self.qdoc is not None:
+            self.qdoc.close()
+            self.qdoc.deleteLater()
+        self.document = Document(model, path)
+        self.qdoc = QtDocument(self.document, self)
+        self.properties.set_document(self.qdoc)
+        self.search.set_document(self.qdoc)
+
     def _start_inference(self) -> None:
-        """Shape inference starts once the first layout is painted: the
-        declared types are already drawn, inferred ones fill in after."""
+        """Inference and the checker start once the first layout is painted:
+        the declared types are already drawn, inferred ones fill in after."""
         if not getattr(self, "_infer_pending", False) or self.model is None:
             return
         self._infer_pending = False
-        job = InferJob(self.model, self)
-        job.inferred.connect(lambda types, j=job: self._inferred(types, j))
+        if self.document.analysis_ready:
+            return
+        job = AnalysisJob(self.document, self)
+        job.analysed.connect(lambda analysis, revision, j=job: self._analysed(analysis, revision, j))
         job.finished.connect(lambda j=job: self._inference_finished(j))
         job.finished.connect(job.deleteLater)
         self._infer_job = job
@@ -254,10 +269,13 @@ class MainWindow(QMainWindow):
         self._set_busy(None)
         self._error("Cannot open model", message)
 
-    def _inferred(self, types, job) -> None:
-        if job is self._infer_job:
-            self.properties.inferred = types
-            self.graph.set_inferred(types)
+    def _analysed(self, analysis, revision, job) -> None:
+        if job is not self._infer_job or self.qdoc is None:
+            return
+        if not self.qdoc.seed(analysis, revision):
+            # Edited meanwhile: analyse the edited model again.
+            self._infer_pending = True
+            QTimer.singleShot(0, self._start_inference)
 
     def cancel_work(self) -> None:
         if self._load_job is not None:

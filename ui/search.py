@@ -105,6 +105,19 @@ class SearchPanel(QWidget):
         self.results.itemActivated.connect(lambda item: self.activated.emit(item.data(Qt.UserRole)))
         self.edit.installEventFilter(self)
 
+    def set_document(self, qdoc) -> None:
+        """Search the document's model; the index is rebuilt after edits that
+        add, remove or rename things (lazily, on the next query)."""
+        qdoc.changed.connect(self._document_changed)
+        self.set_model(qdoc.document.model)
+
+    def _document_changed(self, event) -> None:
+        changes = event.changes
+        if changes.structural or changes.nodes_changed:
+            self._index = None
+            if self.edit.text():
+                self._refresh(self.edit.text())
+
     def set_model(self, model) -> None:
         # The index is built on the first query, not while the model opens:
         # opening a 10k-node graph should not wait for a search nobody asked for.

@@ -60,6 +60,26 @@ class InferJob(QThread):
             self.inferred.emit(types)
 
 
+class AnalysisJob(QThread):
+    """Inference and the checker for a just-opened Document, off the UI thread;
+    the window hands the result to the Document if nothing was edited meanwhile."""
+    analysed = Signal(object, int)   # core.analysis.Analysis, the revision it started from
+
+    def __init__(self, document, parent=None):
+        super().__init__(parent)
+        self.document = document
+        self.revision = document.revision
+
+    def run(self) -> None:
+        try:
+            from onnxstudio.core.analysis import Analysis
+            analysis = Analysis(self.document.model)
+        except Exception:          # noqa: BLE001 - analysis must never break viewing
+            traceback.print_exc()
+            return
+        self.analysed.emit(analysis, self.revision)
+
+
 def run_inference(model) -> dict:
     """{ir.Value: type} from core.infer, or {} when it is missing or fails."""
     try:

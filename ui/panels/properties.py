@@ -30,7 +30,9 @@ class PropertiesPanel(QWidget):
     def __init__(self, parent=None):
         super().__init__(parent)
         self.model = None
-        self.inferred: dict = {}
+        self.qdoc = None
+        self.current = None              # the object shown (refreshed after edits)
+        self.inferred = {}               # value -> type lookup (the document's)
         self._links: dict[str, object] = {}
         self.browser = QTextBrowser()
         self.browser.setOpenLinks(False)
@@ -46,13 +48,34 @@ class PropertiesPanel(QWidget):
 
     # -- entry points --------------------------------------------------------------
 
+    def set_document(self, qdoc) -> None:
+        """Show the document's model; redraw what is shown when it changes."""
+        self.qdoc = qdoc
+        qdoc.changed.connect(self._document_changed)
+        qdoc.analysed.connect(self.refresh)
+        self.set_model(qdoc.document.model, qdoc.types)
+
+    def _document_changed(self, event) -> None:
+        if event.kind != "saved":
+            self.refresh()
+
+    def refresh(self) -> None:
+        """Show the current object again (new types, an edit)."""
+        obj = self.current
+        if obj is not None and hasattr(obj, "label") and hasattr(obj, "folded"):
+            obj = obj.node or obj.value     # a layout box: show what it stood for
+        if obj is not None and getattr(obj, "graph", None) is None:
+            obj = None                      # removed by the edit
+        self.show_object(obj)
+
     def set_model(self, model, inferred=None) -> None:
         self.model = model
-        self.inferred = inferred or {}
+        self.inferred = inferred if inferred is not None else {}
         self.show_model()
 
     def show_object(self, obj) -> None:
         """Dispatch on what `obj` is: a layout ViewNode/ViewEdge or an IR object."""
+        self.current = obj
         if obj is None:
             return self.show_model()
         if hasattr(obj, "label") and hasattr(obj, "folded"):       # ViewNode
@@ -107,6 +130,7 @@ class PropertiesPanel(QWidget):
         return "<br>".join(lines) or "—"
 
     def show_model(self) -> None:
+        self.current = None
         self._links.clear()
         m = self.model
         if m is None:
@@ -133,6 +157,7 @@ class PropertiesPanel(QWidget):
         self._render(body)
 
     def show_node(self, node) -> None:
+        self.current = node
         self._links.clear()
         url = operator_url(node.op_type, node.domain)
         title = f"<a href='{url}'>{esc(node.op_type)}</a>" if url else esc(node.op_type)
@@ -184,6 +209,7 @@ class PropertiesPanel(QWidget):
         return ""
 
     def show_value(self, value) -> None:
+        self.current = value
         self._links.clear()
         vtype = value_type_text(value, self.inferred) or "unknown"
         declared = getattr(value, "type", None) is not None
