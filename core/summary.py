@@ -5,7 +5,7 @@ from __future__ import annotations
 import collections
 from typing import Any
 
-from .ir import Model, Tensor, Value, type_name
+from .ir import Model, SparseTensor, Tensor, Value, type_name
 from .ir.types import TensorType
 
 
@@ -41,6 +41,7 @@ def summarize(model: Model) -> dict[str, Any]:
                     e = external.setdefault(t.external_location, {"tensors": 0, "bytes": 0})
                     e["tensors"] += 1
                     e["bytes"] += t.nbytes
+    const_count, const_bytes = _constant_weights(model)
     return {
         "path": str(model.path) if model.path else None,
         "ir_version": model.ir_version,
@@ -58,12 +59,36 @@ def summarize(model: Model) -> dict[str, Any]:
         "op_counts": dict(sorted(op_counts.items(), key=lambda kv: (-kv[1], kv[0]))),
         "initializers": init_count,
         "initializer_bytes": init_bytes,
+        "constants": const_count,
+        "constant_bytes": const_bytes,
         "functions": [{"domain": f.domain, "name": f.name, "overload": f.overload, "nodes": len(f.graph)}
                       for f in model.functions.values()],
         "subgraphs": subgraphs,
         "external_data": external,
         "training_info": len(model.training_info),
     }
+
+
+def _constant_weights(model: Model) -> tuple[int, int]:
+    """Constant nodes and the bytes they hold: some exporters put every
+    weight in a Constant node, leaving no initializers at all."""
+    count = size = 0
+    for graph in model.graphs():
+        for n in graph._nodes:
+            if n.op_type != "Constant" or n.domain not in ("", "ai.onnx"):
+                continue
+            count += 1
+            for a in n.attributes.values():
+                v = a.value
+                if isinstance(v, Tensor):
+                    size += v.nbytes
+                elif isinstance(v, SparseTensor):
+                    size += v.values.nbytes + v.indices.nbytes
+                elif isinstance(v, (list, tuple)):
+                    size += (4 if a.name == "value_floats" else 8) * len(v)
+                elif isinstance(v, (int, float)):
+                    size += 4 if a.name == "value_float" else 8
+    return count, size
 
 
 def human_bytes(n: int) -> str:

@@ -13,6 +13,10 @@ def main(argv: list[str] | None = None) -> int:
 
     if cli.is_command(argv):
         return cli.main(argv)
+    problem = cli.not_a_file_or_command(argv)
+    if problem:
+        print(problem, file=sys.stderr)
+        return 2
     return main_gui(argv)
 
 

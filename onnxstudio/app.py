@@ -30,8 +30,26 @@ def create_application(argv: list[str] | None = None):
     return app
 
 
+def no_display_reason() -> str:
+    """Why a window could not be seen here, or "". On Linux without X or
+    Wayland, Qt would fall back to drawing offscreen: the window would be
+    invisible and the event loop never end. An explicit QT_QPA_PLATFORM is
+    the user's choice (offscreen for scripts, xcb/wayland given a display)."""
+    if not sys.platform.startswith("linux") or os.environ.get("QT_QPA_PLATFORM"):
+        return ""
+    if os.environ.get("DISPLAY") or os.environ.get("WAYLAND_DISPLAY"):
+        return ""
+    return ("onnxstudio: no display found (neither DISPLAY nor WAYLAND_DISPLAY is set), so the app "
+            "cannot open a window; run it in a desktop session or with `xvfb-run`, or use the "
+            "headless commands (onnxstudio --help)")
+
+
 def main(argv: list[str]) -> int:
     args = _parser().parse_args(argv)
+    reason = no_display_reason()
+    if reason:
+        print(reason, file=sys.stderr)
+        return 2
     app = create_application()
     from onnxstudio.ui.main_window import MainWindow
     window = MainWindow()

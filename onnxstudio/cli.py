@@ -32,6 +32,28 @@ def is_command(argv: list[str]) -> bool:
         argv[0] in _command_modules()
 
 
+def not_a_file_or_command(argv: list[str]) -> str:
+    """Why `argv` can neither run a command nor open the app, or "".
+
+    A first word that is neither a command nor an existing file is a
+    mistyped command (or a missing file): saying so beats opening a window
+    the user did not ask for, or the app's usage line."""
+    first = next((a for a in argv if not a.startswith("-")), None)
+    if first is None or os.path.exists(first):
+        return ""
+    if argv[0] != first:          # `onnxstudio --demo x`: the app's own options come first
+        return ""
+    if os.sep in first or "/" in first or os.path.splitext(first)[1]:
+        return f"onnxstudio: {first}: no such file"
+    import difflib
+    names = sorted(_command_modules())
+    close = difflib.get_close_matches(first, names, n=3, cutoff=0.5) or \
+        [n for n in names if n.startswith(first[:3])]
+    hint = f"; did you mean {' or '.join(repr(c) for c in close)}?" if close else ""
+    return (f"onnxstudio: unknown command {first!r}{hint} (commands: {', '.join(names)}; "
+            f"`onnxstudio FILE` opens a model in the app)")
+
+
 def build_parser(mods: dict) -> argparse.ArgumentParser:
     p = argparse.ArgumentParser(
         prog="onnxstudio",

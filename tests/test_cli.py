@@ -92,3 +92,64 @@ def test_a_bug_of_ours_gives_exit_3_and_one_line(monkeypatch, capsys):
     monkeypatch.setenv("ONNXSTUDIO_DEBUG", "1")
     with pytest.raises(KeyError):
         cli.main(["info", str(sample_path())])
+
+
+def _bare_env(**extra):
+    """The environment of a machine with no display and no Qt platform chosen."""
+    import os
+    env = {k: v for k, v in os.environ.items() if k not in ("DISPLAY", "WAYLAND_DISPLAY", "QT_QPA_PLATFORM")}
+    env.update(extra)
+    return env
+
+
+@pytest.mark.parametrize("argv,needle", [
+    (["frobnicate"], "unknown command 'frobnicate'"),
+    (["inf", "model.onnx"], "unknown command 'inf'; did you mean 'info' or 'infer'?"),
+    (["chek"], "did you mean 'check'?"),
+    (["missing_model.onnx"], "missing_model.onnx: no such file"),
+])
+def test_an_unknown_first_word_is_not_opened_in_the_app(argv, needle):
+    # Without a display the app would hang: the timeout turns that into a failure.
+    r = subprocess.run([sys.executable, "-m", "onnxstudio", *argv], capture_output=True, text=True,
+                       timeout=60, env=_bare_env())
+    assert r.returncode == 2, r.stderr
+    assert needle in r.stderr and r.stderr.count("\n") == 1 and "usage:" not in r.stderr
+
+
+def test_the_app_without_a_display_says_so():
+    r = subprocess.run([sys.executable, "-m", "onnxstudio", "--demo"], capture_output=True, text=True,
+                       timeout=60, env=_bare_env())
+    assert r.returncode == 2
+    assert "no display found" in r.stderr and r.stderr.count("\n") == 1
+
+
+def test_render_into_a_missing_folder_is_one_clean_line(tmp_path):
+    r = _cli("render", sample_path(), "-o", tmp_path / "nonexistent_dir" / "x.svg")
+    assert r.returncode == 2
+    assert r.stderr.count("\n") == 1 and "QPainter" not in r.stderr, r.stderr
+    assert "cannot write the image (no folder" in r.stderr
+
+
+@pytest.mark.parametrize("command", ["check", "info", "run"])
+def test_a_folder_is_called_a_folder(tmp_path, command):
+    r = _cli(command, tmp_path)
+    assert r.returncode == 2 and f"{tmp_path}: is a folder" in r.stderr, r.stderr
+
+
+def test_info_counts_weights_held_in_constant_nodes(tmp_path):
+    import numpy as np
+    from onnx import TensorProto, helper, numpy_helper
+    w = numpy_helper.from_array(np.ones((64, 32), np.float32), "w")
+    graph = helper.make_graph(
+        [helper.make_node("Constant", [], ["w"], name="weight", value=w),
+         helper.make_node("Constant", [], ["b"], name="bias", value_floats=[0.5] * 32),
+         helper.make_node("MatMul", ["x", "w"], ["xw"]), helper.make_node("Add", ["xw", "b"], ["y"])], "g",
+        [helper.make_tensor_value_info("x", TensorProto.FLOAT, [1, 64])],
+        [helper.make_tensor_value_info("y", TensorProto.FLOAT, [1, 32])])
+    path = tmp_path / "constants.onnx"
+    path.write_bytes(helper.make_model(graph, opset_imports=[helper.make_opsetid("", 17)]).SerializeToString())
+    r = _cli("info", path)
+    assert r.returncode == 0, r.stderr
+    assert "constants:    2 Constant nodes (8.1 KB)" in r.stdout, r.stdout
+    data = json.loads(_cli("info", path, "--json").stdout)
+    assert data["constants"] == 2 and data["constant_bytes"] == 64 * 32 * 4 + 32 * 4

@@ -24,6 +24,8 @@ def configure(p) -> None:
 
 def run(args) -> int:
     path = pathlib.Path(args.file)
+    if path.is_dir():
+        raise UserError(f"{path}: is a folder, not an .onnx file", exit_code=2)
     if not path.is_file():
         raise UserError(f"{path}: no such file; give the path of an .onnx model", exit_code=2)
     try:

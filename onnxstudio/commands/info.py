@@ -48,6 +48,8 @@ def run(args) -> int:
     for v in s["outputs"]:
         print(f"  {v['name']}: {v['type'] or '(no type)'}")
     print(f"initializers: {s['initializers']} ({human_bytes(s['initializer_bytes'])})")
+    if s["constants"]:
+        print(f"constants:    {s['constants']} Constant nodes ({human_bytes(s['constant_bytes'])})")
     for loc, e in s["external_data"].items():
         print(f"  external file {loc}: {e['tensors']} tensors, {human_bytes(e['bytes'])}")
     print("operators:")

@@ -47,6 +47,21 @@ def render(model, output, depth=None, theme_name="light", scale=2.0, infer=True)
     return scene, result
 
 
+def _check_writable(output: pathlib.Path) -> None:
+    """Refuse an output Qt could not open before painting starts: Qt's
+    painter would otherwise print a warning for every item it cannot draw."""
+    from onnxstudio.errors import UserError
+    folder = output.parent if str(output.parent) else pathlib.Path(".")
+    if output.is_dir():
+        raise UserError(f"{output}: is a folder; give a file name ending in .svg or .png", exit_code=2)
+    if not folder.exists():
+        raise UserError(f"{output}: cannot write the image (no folder {folder})", exit_code=2)
+    if not folder.is_dir():
+        raise UserError(f"{output}: cannot write the image ({folder} is a file, not a folder)", exit_code=2)
+    if not os.access(folder, os.W_OK | os.X_OK) or (output.exists() and not os.access(output, os.W_OK)):
+        raise UserError(f"{output}: cannot write the image (not writable)", exit_code=2)
+
+
 def run(args) -> int:
     from onnxstudio.errors import UserError
     output = pathlib.Path(args.output)
@@ -54,6 +69,7 @@ def run(args) -> int:
         raise UserError(f"{output}: the output must end in .svg or .png", exit_code=2)
     if args.depth is not None and args.depth < 0:
         raise UserError("--depth must be 0 or more", exit_code=2)
+    _check_writable(output)
     os.environ.setdefault("QT_QPA_PLATFORM", "offscreen")
     from onnxstudio.app import create_application
     from onnxstudio import core
