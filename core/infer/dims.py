@@ -6,17 +6,20 @@ Decision on arithmetic with symbolic dims: we build small expression strings
 ("2*seq", "seq-1", "batch*seq") instead of giving up, because a shape such as
 `[batch, 2*seq]` tells a user more than `[batch, ?]`. Expressions are kept as
 polynomials (symexpr) and printed canonically, so `seq+seq` is `2*seq` and
-broadcasts match dims computed along different paths. Division is kept only
-when exact for every value of the symbols (`(2*seq)/2` is `seq`); otherwise
-the dim is unknown, as ONNX integer division rounds. Anything involving an
-unknown dim is unknown.
+broadcasts match dims computed along different paths. Division by a symbol
+is kept only when exact for every value of the symbols (`(2*seq)/2` is
+`seq`); division by a positive number rounds down and says so
+(`floor((H+1)/2)`, which `compact_dim` shows as `⌈H/2⌉`). Anything involving
+an unknown dim is unknown; the engine then names it with a fresh symbol
+(fresh.py) so that equal unknowns stay equal.
 """
 from __future__ import annotations
 
 import functools
+import math
 from typing import Optional
 
-from .symexpr import add, exact_div, mul, poly_of, to_dim
+from .symexpr import add, compact, exact_div, floor_div, mul, poly_of, to_dim
 
 Dim = "int | str | None"
 
@@ -56,7 +59,8 @@ def dim_mul(a, b):
 
 
 def dim_floordiv(a, b):
-    """a // b when it is exact for every value of the symbols, else unknown."""
+    """a // b: exact when it divides for every value of the symbols, rounded
+    down (a floor atom) for a positive number, else unknown."""
     if a is None or b is None:
         return None
     if type(a) is int and type(b) is int:
@@ -64,6 +68,12 @@ def dim_floordiv(a, b):
     if b == 1:
         return a
     return _symbolic("/", a, b)
+
+
+def compact_dim(d) -> str:
+    """How a dim reads on the canvas and in panels: `?` for unknown, rounding
+    divisions as `⌈H/2⌉` / `⌊H/2⌋`, everything else as stored."""
+    return compact(d)
 
 
 @functools.lru_cache(maxsize=1 << 16)
@@ -77,6 +87,8 @@ def _symbolic(op, a, b):
     if op == "*":
         return to_dim(mul(pa, pb))
     q = exact_div(pa, pb)
+    if q is None and type(b) is int and b > 0:
+        q = floor_div(pa, b)
     return None if q is None else to_dim(q)
 
 
@@ -119,14 +131,25 @@ def _broadcast_pair(a, b):
     if isinstance(a, int) and isinstance(b, int):
         return None
     if a is None or b is None:
-        # An unknown dim may be 1, so only a concrete non-1 partner decides.
+        # An unknown dim may be 1, so only a partner that cannot be 1 decides.
         other = b if a is None else a
-        return other if isinstance(other, int) else None
+        return other if isinstance(other, int) or _never_one(other) else None
     if isinstance(a, int):
         return a
     if isinstance(b, int):
         return b
-    return None                           # two different symbols
+    # Two different symbolic dims: in a valid model they are equal or one is
+    # 1, so a side that can never be 1 (`2*floor((H+31)/32)`) is the result.
+    a_big, b_big = _never_one(a), _never_one(b)
+    if a_big or b_big:
+        return a if a_big else b
+    return None
+
+
+def _never_one(d) -> bool:
+    """True for an expression that is a multiple of some k >= 2."""
+    p = poly_of(d)                         # a plain symbol: {(d,): 1}, may be 1
+    return bool(p) and math.gcd(*p.values()) >= 2
 
 
 def merge_dim(inferred, stored):

@@ -2,6 +2,8 @@
 and the attention family."""
 from __future__ import annotations
 
+import fractions
+
 import numpy as np
 
 from ..ir.dtypes import DataType, from_numpy_dtype
@@ -48,9 +50,19 @@ def constant(ctx):
 
 def _resize_scales_shape(shape, scales):
     # A symbolic dim scaled by a whole number stays exact: "2*H".
-    return tuple(int(np.floor(d * s)) if isinstance(d, int) else
-                 (dim_mul(int(s), d) if s >= 1 and float(s).is_integer() else None)
+    return tuple(int(np.floor(d * s)) if isinstance(d, int) else _scaled_symbol(d, s)
                  for d, s in zip(shape, scales))
+
+
+def _scaled_symbol(d, s):
+    # floor(d * p/q) for a scale that is exactly p/q with a small q (0.5,
+    # 0.25, 1.5 ...): `floor(H/2)`. Others would need the float rounding.
+    if d is None or not s > 0:
+        return None
+    f = fractions.Fraction(float(s))
+    if f.denominator > 64:
+        return None
+    return dim_floordiv(dim_mul(d, f.numerator), f.denominator)
 
 
 @rule("Resize")

@@ -3,33 +3,46 @@ from __future__ import annotations
 
 from ..ir.dtypes import DataType
 from .context import rule, tensor
-from .dims import broadcast_shapes, dim_add, dim_mul
+from .dims import broadcast_shapes, dim_add, dim_floordiv, dim_mul
 
 INT32, INT64, FLOAT = DataType.INT32, DataType.INT64, DataType.FLOAT
 
 
 def _window_out(size, k, stride, dil, pad_b, pad_e, auto_pad, ceil_mode=False):
-    """Output length of a sliding window; None when the input is not concrete."""
+    """Output length of a sliding window. A symbolic input length gives an
+    expression (`floor((H+1)/2)` for a 3-wide window, stride 2, pads 1);
+    None only where the length is truly unknown."""
+    if size is None:
+        return None
     if auto_pad in ("SAME_UPPER", "SAME_LOWER"):
-        if isinstance(size, int):
-            return -(-size // stride)
-        return size if stride == 1 else None
-    if size is None or k is None:
+        return _ceil_div(size, stride)
+    if k is None:
         return None
     span = (k - 1) * dil + 1
     if auto_pad == "VALID":
         pad_b = pad_e = 0
-    if isinstance(size, str):
-        # With stride 1 the window count is size + constant: "H", "H-2"...
-        return dim_add(size, pad_b + pad_e - span + 1) if stride == 1 else None
-    num = size + pad_b + pad_e - span
-    if ceil_mode:
-        out = -(-num // stride) + 1
-        # The last window must start inside the (left-padded) input.
-        if (out - 1) * stride >= size + pad_b:
-            out -= 1
-        return out
-    return num // stride + 1
+    if isinstance(size, int):
+        num = size + pad_b + pad_e - span
+        if ceil_mode:
+            out = -(-num // stride) + 1
+            # The last window must start inside the (left-padded) input.
+            if (out - 1) * stride >= size + pad_b:
+                out -= 1
+            return out
+        return num // stride + 1
+    num = dim_add(size, pad_b + pad_e - span)
+    if not ceil_mode:
+        return dim_add(dim_floordiv(num, stride), 1)
+    # ceil(num/stride)*stride lies in [num, num+stride-1], so the last window
+    # starts inside the input whenever pad_e + stride <= span; otherwise it
+    # depends on the size: unknown.
+    if pad_e + stride > span:
+        return None
+    return dim_add(_ceil_div(num, stride), 1)
+
+
+def _ceil_div(size, stride):
+    return dim_floordiv(dim_add(size, stride - 1), stride)
 
 
 def _spatial(ctx, x_shape, kernel, ceil_mode=False):
@@ -96,12 +109,14 @@ def conv_transpose(ctx):
     spatial = []
     for i in range(n):
         size, k = x[2 + i], kernel[i]
-        if not isinstance(size, int) or not isinstance(k, int):
+        if size is None or not isinstance(k, int):
             spatial.append(None)
         elif auto_pad in ("SAME_UPPER", "SAME_LOWER"):
-            spatial.append(size * strides[i])
+            spatial.append(dim_mul(size, strides[i]))
         else:
-            spatial.append(strides[i] * (size - 1) + opad[i] + (k - 1) * dils[i] + 1 - pads[i] - pads[i + n])
+            # stride*(size-1) + output_padding + (k-1)*dilation + 1 - pads
+            spatial.append(dim_add(dim_mul(dim_add(size, -1), strides[i]),
+                                   opad[i] + (k - 1) * dils[i] + 1 - pads[i] - pads[i + n]))
     return [tensor(elem, (x[0], m) + tuple(spatial))]
 
 
@@ -149,8 +164,8 @@ def max_unpool(ctx):
     kernel = ctx.attr("kernel_shape")
     strides = ctx.attr("strides") or [1] * n
     pads = ctx.attr("pads") or [0] * (2 * n)
-    sp = tuple((x[2 + i] - 1) * strides[i] + kernel[i] - pads[i] - pads[i + n]
-               if isinstance(x[2 + i], int) else None for i in range(n))
+    sp = tuple(dim_add(dim_mul(dim_add(x[2 + i], -1), strides[i]), kernel[i] - pads[i] - pads[i + n])
+               for i in range(n))
     return [tensor(elem, (x[0], x[1]) + sp)]
 
 

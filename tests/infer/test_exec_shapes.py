@@ -21,18 +21,22 @@ def _is_plain_symbol(d) -> bool:
 
 
 def _evaluate(expr: str, bindings: dict):
-    """Value of an expression dim ("16*seq", "T-1", "(a+b)*2") once its
-    symbols are bound; None if a symbol is not bound yet."""
-    tokens = re.split(r"([-+*()])", expr)
+    """Value of an expression dim ("16*seq", "T-1", "floor((H+1)/2)") once
+    its symbols are bound; None if a symbol is not bound yet."""
+    tokens = re.split(r"([-+*/()])", expr)
     text = []
     for tok in tokens:
         if tok in ("", "+", "-", "*", "(", ")") or tok.isdigit():
             text.append(tok)
+        elif tok == "/":
+            text.append("//")            # only inside floor(...): rounds down
+        elif tok == "floor":
+            continue
         elif tok in bindings:
             text.append(str(bindings[tok]))
         else:
             return None
-    return eval("".join(text), {"__builtins__": {}})  # only digits and + - * ( )
+    return eval("".join(text), {"__builtins__": {}})  # only digits, + - * // ( )
 
 
 @pytest.mark.parametrize("name", shared_model_names())

@@ -24,7 +24,8 @@ def test_dim_arithmetic_builds_expressions():
     assert dim_add("seq", 0) == "seq"
     assert dim_mul("batch", "seq") == dim_mul("seq", "batch") == "batch*seq"
     assert dim_floordiv(dim_mul(12, "seq"), 4) == "3*seq"
-    assert dim_floordiv("seq", 2) is None                   # rounds: unknown
+    assert dim_floordiv("seq", 2) == "floor(seq/2)"         # rounds down, and says so
+    assert dim_floordiv("seq", "heads") is None              # not exact for every value
     # A file's own name is never parsed, even with operator characters in it.
     assert dim_mul("a+b", 3) == "3*(a+b)"
     assert dim_sub(dim_add("batch-size", 2), 2) == "batch-size"
