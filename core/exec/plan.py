@@ -11,6 +11,7 @@ from operator import itemgetter
 from typing import Iterable, Optional
 
 from ..ir import AttrType, Graph, Model, Node
+from ..opsets import canonical_domain
 from .errors import ExecError
 from .registry import Kernel, find_kernel
 from .values import normalize
@@ -71,10 +72,6 @@ def node_attrs(node: Node, caller_attrs: Optional[dict] = None, defaults: Option
             continue
         out[name] = decode_attr_value(a.value, a.type)
     return out
-
-
-def _domain(d: str) -> str:
-    return "" if d == "ai.onnx" else d
 
 
 # The domains of the ONNX standard (schemas.KNOWN_DOMAINS; not imported from
@@ -167,7 +164,7 @@ class Plan:
     # -- compile -----------------------------------------------------------------
 
     def _compile(self, node: Node, caller_attrs, attr_defaults) -> Step:
-        domain = _domain(node.domain)
+        domain = canonical_domain(node.domain)
         opset = self.opsets.get(domain, 0)
         step = Step(node, None, opset=opset,
                     inputs=[v.name if v is not None else "" for v in node.inputs],

@@ -37,9 +37,10 @@ modules can never silently disagree about an operator.
 """
 from __future__ import annotations
 
-import bisect
 from dataclasses import dataclass
 from typing import Any, Callable, Optional
+
+from ..opsets import DuplicateEntryError, VersionedTable, canonical_domain
 
 KernelFn = Callable[..., Any]
 
@@ -104,29 +105,20 @@ class KernelContext:
         return self._rng() if callable(self._rng) else self._rng
 
 
-class DuplicateKernelError(RuntimeError):
-    pass
+DuplicateKernelError = DuplicateEntryError
 
-
-_KERNELS: dict[tuple[str, str], list[Kernel]] = {}
-
-
-def _norm_domain(domain: str) -> str:
-    return "" if domain == "ai.onnx" else domain
+_KERNELS: VersionedTable[Kernel] = VersionedTable("kernel")
 
 
 def kernel(op_type: str, since: int, domain: str = "", *, context: bool = False, prepare=None):
     """Decorator registering `fn` for `op_type` from opset `since` on."""
-    domain = _norm_domain(domain)
+    domain = canonical_domain(domain)
 
     def register(fn: KernelFn) -> KernelFn:
-        versions = _KERNELS.setdefault((domain, op_type), [])
-        if any(k.since == since for k in versions):
-            raise DuplicateKernelError(
-                f"kernel {domain or 'ai.onnx'}::{op_type} since {since} registered twice "
-                f"(second: {fn.__module__}.{fn.__qualname__})")
-        versions.append(Kernel(domain, op_type, since, fn, context, prepare))
-        versions.sort(key=lambda k: k.since)
+        try:
+            _KERNELS.add(domain, op_type, since, Kernel(domain, op_type, since, fn, context, prepare))
+        except DuplicateEntryError as e:
+            raise DuplicateKernelError(f"{e} (second: {fn.__module__}.{fn.__qualname__})") from None
         return fn
 
     return register
@@ -134,12 +126,8 @@ def kernel(op_type: str, since: int, domain: str = "", *, context: bool = False,
 
 def find_kernel(domain: str, op_type: str, opset: int) -> Optional[Kernel]:
     """The kernel with the highest since_version <= opset, or None."""
-    versions = _KERNELS.get((_norm_domain(domain), op_type))
-    if not versions:
-        return None
-    i = bisect.bisect_right([k.since for k in versions], opset)
-    return versions[i - 1] if i else None
+    return _KERNELS.find(domain, op_type, opset)
 
 
 def registered() -> list[Kernel]:
-    return [k for ks in _KERNELS.values() for k in ks]
+    return list(_KERNELS)

@@ -16,45 +16,35 @@ for bad models; the driver turns any exception into an info diagnostic.
 """
 from __future__ import annotations
 
-import bisect
 from typing import Callable, Optional
 
 import numpy as np
 
 from ..ir.types import TensorType
+from ..opsets import VersionedTable
 
 MAX_SYM_ENTRIES = 64
 RuleFn = Callable[["NodeContext"], list]
 
 # (domain, op_type) -> sorted list of (since_version, rule)
-_RULES: dict[tuple[str, str], list[tuple[int, RuleFn]]] = {}
+_RULES: VersionedTable[RuleFn] = VersionedTable("inference rule")
 
 
 def rule(*op_types: str, since: int = 1, domain: str = ""):
     """Register `fn` as the rule for op_types from opset `since` on."""
     def register(fn: RuleFn) -> RuleFn:
         for op in op_types:
-            versions = _RULES.setdefault((domain, op), [])
-            if any(v == since for v, _ in versions):
-                raise RuntimeError(f"inference rule {domain or 'ai.onnx'}::{op} since {since} registered twice")
-            versions.append((since, fn))
-            versions.sort(key=lambda x: x[0])
+            _RULES.add(domain, op, since, fn)
         return fn
     return register
 
 
 def find_rule(domain: str, op_type: str, opset: int) -> Optional[RuleFn]:
-    versions = _RULES.get((domain, op_type))
-    if not versions:
-        return None
-    if len(versions) == 1:
-        return versions[0][1] if versions[0][0] <= opset else None
-    i = bisect.bisect_right([v for v, _ in versions], opset)
-    return versions[i - 1][1] if i else None
+    return _RULES.find(domain, op_type, opset)
 
 
 def registered_ops() -> set[tuple[str, str]]:
-    return set(_RULES)
+    return _RULES.keys()
 
 
 class NodeContext:

@@ -15,6 +15,7 @@ import numpy as np
 
 # One Diagnostic type for the whole core, so the problems panel lists the
 # checker's and inference's findings alike.
+from ..opsets import canonical_domain
 from ..diagnostics import INFO, WARNING, Diagnostic
 from ..ir.dtypes import DataType, from_numpy_dtype
 from ..ir.types import TensorType
@@ -258,9 +259,7 @@ class Inference:
 
     def _infer_node(self, node, opsets) -> None:
         self.nodes_inferred += 1
-        domain = node.domain
-        if domain == "ai.onnx":
-            domain = ""
+        domain = canonical_domain(node.domain)
         opset = opsets.get(domain) or _LATEST
         types, consts, syms = [], {}, {}
         all_const = True

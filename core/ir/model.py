@@ -4,6 +4,7 @@ from __future__ import annotations
 import pathlib
 from typing import Iterator, Optional
 
+from ..opsets import imported_version
 from .graph import Attr, Graph, Node
 
 
@@ -92,9 +93,7 @@ class Model:
         return self._functions
 
     def opset(self, domain: str = "") -> Optional[int]:
-        if domain == "ai.onnx":
-            domain = ""
-        return self.opset_imports.get(domain)
+        return imported_version(domain, self.opset_imports)
 
     def graphs(self) -> Iterator[Graph]:
         """The main graph, every function body and every subgraph below them."""

@@ -12,10 +12,10 @@ import threading
 from dataclasses import dataclass, field
 from typing import Any, Optional
 
+from ..opsets import DEFAULT_DOMAIN, VersionedTable, canonical_domain, imported_version  # noqa: F401 (re-exported)
 from .typestr import allowed_set
 
 _HERE = pathlib.Path(__file__).parent
-DEFAULT_DOMAIN = ""
 # Domains whose operators the table describes. Anything else is a custom
 # domain: an unknown op there is not an error.
 KNOWN_DOMAINS = ("", "ai.onnx.ml", "ai.onnx.preview", "ai.onnx.preview.training")
@@ -34,11 +34,6 @@ def doc_url(domain: str, op_type: str) -> str | None:
     """The operator's page on onnx.ai; None for domains onnx.ai does not document."""
     prefix = _DOC_PAGE_PREFIX.get(domain)
     return None if prefix is None else f"https://onnx.ai/onnx/operators/{prefix}{op_type}.html"
-
-
-def canonical_domain(domain: str) -> str:
-    """"ai.onnx" and "" both name the default domain; we use ""."""
-    return DEFAULT_DOMAIN if domain in ("", "ai.onnx") else domain
 
 
 @dataclass(frozen=True)
@@ -145,7 +140,17 @@ class _Table:
     def __init__(self):
         self._lock = threading.Lock()
         self._by_op: Optional[dict] = None     # (domain, name) -> [OpSchema ascending]
+        self._versioned: Optional[VersionedTable] = None
         self.onnx_version = ""
+
+    def versioned(self) -> VersionedTable:
+        if self._versioned is None:
+            table = VersionedTable("schema")
+            for (domain, name), versions_ in self.by_op().items():
+                for schema in versions_:
+                    table.add(domain, name, schema.since_version, schema)
+            self._versioned = table
+        return self._versioned
 
     def by_op(self) -> dict:
         if self._by_op is None:
@@ -195,24 +200,9 @@ def operators(domain: str) -> list:
     return sorted(name for (dom, name) in _TABLE.by_op() if dom == d)
 
 
-def imported_version(domain: str, opset_imports: dict) -> Optional[int]:
-    """The version a model imports for `domain` ("" and "ai.onnx" are one)."""
-    d = canonical_domain(domain)
-    if d == DEFAULT_DOMAIN:
-        v = opset_imports.get("", opset_imports.get("ai.onnx"))
-    else:
-        v = opset_imports.get(d)
-    return v
-
-
 def bind_version(domain: str, op_type: str, version: int) -> Optional[OpSchema]:
     """Highest since_version <= `version`, or None."""
-    found = None
-    for s in _TABLE.by_op().get((canonical_domain(domain), op_type), ()):
-        if s.since_version > version:
-            break
-        found = s
-    return found
+    return _TABLE.versioned().find(domain, op_type, version)
 
 
 def bind(domain: str, op_type: str, opset_imports: dict) -> Optional[OpSchema]:

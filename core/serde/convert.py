@@ -12,6 +12,7 @@ from typing import Callable, Optional
 
 from google.protobuf import unknown_fields as _uf
 
+from ..opsets import canonical_domain
 from ..ir.graph import _UNSET, Attr, AttrType, Graph, Node, Value
 from ..ir.model import Function, Model
 from ..ir.tensor import SparseTensor, Tensor
@@ -269,7 +270,7 @@ class _Reader:
             at = self.attr(a, None, None)
             f.attribute_defaults[at.name] = at
         f._opset_list = [(as_text(o.domain), o.version) for o in fp.opset_import]
-        f.opset_imports = {("" if d == "ai.onnx" else d): v for d, v in f._opset_list}
+        f.opset_imports = {canonical_domain(d): v for d, v in f._opset_list}
         f.doc_string = as_text(fp.doc_string)
         if fp.metadata_props:
             f.metadata_props = _props(fp.metadata_props)
@@ -322,7 +323,7 @@ def model_from_proto(mp: pb.ModelProto, make_tensor: Optional[TensorFactory] = N
     m._opset_present = [_present(o, ("domain", "version")) for o in mp.opset_import]
     m.opset_imports = {}
     for d, ver in m._opset_list:
-        m.opset_imports.setdefault("" if d == "ai.onnx" else d, ver)
+        m.opset_imports.setdefault(canonical_domain(d), ver)
     m.producer_name = as_text(mp.producer_name)
     m.producer_version = as_text(mp.producer_version)
     m.domain = as_text(mp.domain)
@@ -524,7 +525,7 @@ def _opsets_to_write(as_read, resolved: dict) -> list:
     if as_read is not None:
         seen = {}
         for d, ver in as_read:
-            seen.setdefault("" if d == "ai.onnx" else d, ver)
+            seen.setdefault(canonical_domain(d), ver)
         if seen == resolved:
             return list(as_read)
     return sorted(resolved.items(), key=lambda kv: (kv[0] != "", kv[0]))

@@ -11,6 +11,7 @@ from __future__ import annotations
 
 import numpy as np
 
+from ...opsets import canonical_domain
 from ..plan import node_attrs
 from ..registry import KernelContext, find_kernel, kernel
 from ..values import normalize
@@ -205,7 +206,7 @@ def _path_nodes(graph, y, leaves):
 
 def _forward(ctx, nodes, values, opsets):
     for node in nodes:
-        domain = "" if node.domain == "ai.onnx" else node.domain
+        domain = canonical_domain(node.domain)
         k = find_kernel(domain, node.op_type, opsets.get(domain, 0))
         if k is None:
             raise ValueError(f"no kernel for {node.op_type} (node {node.name!r}) on the differentiated path")
@@ -230,7 +231,7 @@ def _backward(nodes, values, y, wanted, opsets):
         g = grads.get(outs[0]) if outs else None
         if g is None:
             continue
-        rule = _RULES.get(node.op_type) if node.domain in ("", "ai.onnx") and len(outs) == 1 else None
+        rule = _RULES.get(node.op_type) if canonical_domain(node.domain) == "" and len(outs) == 1 else None
         if rule is None:
             raise ValueError(f"Gradient cannot differentiate {node.op_type} (node {node.name!r}); "
                              f"supported: {', '.join(sorted(_RULES))}")
