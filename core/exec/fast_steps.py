@@ -98,7 +98,7 @@ def store_result(values: dict, outputs, result, frees) -> None:
     the step's output names ("" = omitted), then drop the values no later
     step reads."""
     if type(result) is not tuple:
-        if outputs[0]:
+        if outputs and outputs[0]:     # a node may declare no outputs at all
             values[outputs[0]] = result
     else:
         for name, value in zip(outputs, result):

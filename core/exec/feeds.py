@@ -2,6 +2,7 @@
 the declared types."""
 from __future__ import annotations
 
+import os
 import pathlib
 from typing import Optional
 
@@ -114,6 +115,33 @@ def random_value(v: Value, rng: np.random.Generator, dims: Optional[dict] = None
     code = DataType(t.elem_type) if t.elem_type in DataType._value2member_map_ else DataType.UNDEFINED
     if code == DataType.UNDEFINED:
         raise FeedError(f'input "{v.name}": its element type is not declared; give it with --input')
+    _refuse_absurd_size(v.name, shape)
+    try:
+        return _random_array(code, shape, rng)
+    except MemoryError:
+        raise FeedError(f'input "{v.name}": not enough memory for a random value of shape '
+                        f'{shape}; give smaller sizes with --dim') from None
+
+
+def _refuse_absurd_size(name: str, shape: list) -> None:
+    """A declared shape (possibly damaged) can ask for terabytes; refuse
+    before numpy tries: making the value takes about 8 bytes an element."""
+    count = 1
+    for d in shape:
+        count *= d
+    if count * 8 > _physical_memory():
+        raise FeedError(f'input "{name}": a random value of shape {shape} ({count:,} elements) would '
+                        f'not fit in this machine\'s memory; give smaller sizes with --dim')
+
+
+def _physical_memory() -> int:
+    try:
+        return os.sysconf("SC_PHYS_PAGES") * os.sysconf("SC_PAGE_SIZE")
+    except (AttributeError, ValueError, OSError):   # not POSIX: numpy's MemoryError says it
+        return 1 << 62
+
+
+def _random_array(code: DataType, shape: list, rng: np.random.Generator):
     if code == DataType.STRING:
         return np.array([f"s{i}" for i in range(int(np.prod(shape)))], dtype=object).reshape(shape)
     if code == DataType.BOOL:

@@ -288,7 +288,8 @@ class Session(BodyRunning):
             raise
         except Exception as e:  # noqa: BLE001  (wrap with the node's context)
             ins = ", ".join(f"{n or '(none)'}: {describe(a)}" for n, a in zip(s.inputs, args))
-            raise ExecError(f"{s.node.path}: {s.node.op_type} failed: {type(e).__name__}: {e} "
+            detail = " ".join(str(e).split())    # names from a damaged file may hold line breaks
+            raise ExecError(f"{s.node.path}: {s.node.op_type} failed: {type(e).__name__}: {detail} "
                             f"[inputs: {ins}]", s.node) from e
         outputs = s.outputs
         if collect:
