@@ -11,6 +11,8 @@ checking and change events.
 from .base import EDIT_KINDS, Changes, Edit, EditError, Macro, register
 from .node_edits import SetAttribute, SetNodeField
 from .refs import find_graph, find_node, graph_path, node_ref
+from .wiring import AddNode, RemoveNode, SetNodeInput, SetNodeInputs, SetNodeOrder, SetNodeOutputs
 
 __all__ = ["EDIT_KINDS", "Changes", "Edit", "EditError", "Macro", "register", "SetAttribute",
-           "SetNodeField", "find_graph", "find_node", "graph_path", "node_ref"]
+           "SetNodeField", "find_graph", "find_node", "graph_path", "node_ref",
+           "AddNode", "RemoveNode", "SetNodeInput", "SetNodeInputs", "SetNodeOrder", "SetNodeOutputs"]

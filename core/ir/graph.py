@@ -398,23 +398,33 @@ class Graph:
         self.inputs.append(value)
         return value
 
-    def add_initializer(self, value: Value) -> Value:
+    def add_initializer(self, value: Value, index: Optional[int] = None, *, sparse: bool = False) -> Value:
+        """Add `value` (its `const` set) as a dense or sparse initializer, at
+        position `index` of the table (default: last)."""
         existing = self._values.get(value.name)
         if existing is not None and existing is not value:
             raise IRError(f"{self.path}: a value named {value.name!r} already exists")
         if value.const is None:
             raise IRError(f"initializer {value.name!r} has no tensor")
+        table = self.sparse_initializers if sparse else self.initializers
+        if value.name in table:
+            raise IRError(f"{self.path}: initializer {value.name!r} already exists")
         self._register(value)
-        self.initializers[value.name] = value
+        self._values[value.name] = value
+        items = list(table.items())
+        items.insert(len(items) if index is None else index, (value.name, value))
+        table.clear()
+        table.update(items)
         return value
 
-    def remove_initializer(self, name: str) -> Value:
-        v = self.initializers.get(name)
+    def remove_initializer(self, name: str, *, sparse: bool = False) -> Value:
+        table = self.sparse_initializers if sparse else self.initializers
+        v = table.get(name)
         if v is None:
             raise IRError(f"{self.path}: no initializer named {name!r}")
-        if v._uses and not v.is_graph_input:
+        if (v._uses or v.is_graph_output) and not v.is_graph_input:
             raise IRError(f"initializer {name!r} is still used by " + _users(v))
-        del self.initializers[name]
+        del table[name]
         if not v.is_graph_input:
             self._values.pop(name, None)
         v.const = None
@@ -434,6 +444,18 @@ class Graph:
             self.initializers = {new_name if k == old else k: v for k, v in self.initializers.items()}
             if value.const is not None:
                 value.const.name = new_name
+        if old in self.sparse_initializers and self.sparse_initializers[old] is value:
+            self.sparse_initializers = {new_name if k == old else k: v
+                                        for k, v in self.sparse_initializers.items()}
+            value.const.values.name = new_name
+        # Declarations kept verbatim carry the name too.
+        for key, msg in list(self._io_override.items()):
+            items = self._declarations(key[0])
+            if msg.name == old and key[1] < len(items) and items[key[1]] is value:
+                renamed = type(msg)()
+                renamed.CopyFrom(msg)
+                renamed.name = new_name
+                self._io_override[key] = renamed
 
     # -- node mutators ---------------------------------------------------------------------
 
@@ -517,6 +539,109 @@ class Graph:
         node.graph = None
         node._index = -1
         self._indices_dirty = True
+
+    def restore(self, node: Node, pos: int) -> Node:
+        """Put back a node `remove` took out, at `pos`, with its input uses
+        (undo of a removal: the very same Node and output Values return)."""
+        self._insert_at(pos, node)
+        for i, v in enumerate(node._inputs):
+            if v is not None and (node, i) not in v._uses:
+                v._uses.append((node, i))
+        return node
+
+    def set_node_outputs(self, node: Node, values: Sequence[Optional[Value]]) -> None:
+        """Replace `node`'s outputs. Outputs dropped must be unused; new ones
+        must not name a value defined here already."""
+        keep = {id(v) for v in values if v is not None}
+        for v in node._outputs:
+            if v is not None and id(v) not in keep and (v._uses or v.is_graph_output):
+                raise IRError(f"output {v.name!r} of {node.display_name} is still used by {_users(v)}")
+        for v in values:
+            if v is None or any(v is o for o in node._outputs):
+                continue
+            other = self._values.get(v.name)
+            if v.producer is not None or (other is not None and other is not v and
+                                          (other.producer is not None or other.const is not None
+                                           or other.is_graph_input or other._uses)):
+                raise IRError(f"output {v.name!r} of {node.display_name} is already defined in {self.path}")
+        for v in node._outputs:
+            if v is not None and id(v) not in keep:
+                v.producer = None
+                if self._values.get(v.name) is v:
+                    del self._values[v.name]
+        node._outputs = list(values)
+        for v in node._outputs:
+            if v is not None:
+                v.producer = node
+                v.graph = self
+                self._values[v.name] = v
+
+    def reorder(self, order: Sequence[int]) -> None:
+        """Put the nodes in the order `order` (a permutation of positions).
+        The caller checks the result is what it wants (toposort does)."""
+        if sorted(order) != list(range(len(self._nodes))):
+            raise IRError(f"{self.path}: {list(order)} is not an order of {len(self._nodes)} nodes")
+        self._nodes[:] = [self._nodes[i] for i in order]
+        self._indices_dirty = True
+
+    # -- declarations: graph inputs, outputs, value_info ---------------------------------------
+    # `_io_override` is keyed by (list, position): inserting or removing an
+    # entry moves the overrides behind it along.
+
+    def _declarations(self, kind: str) -> list:
+        return {"input": self.inputs, "output": self.outputs, "value_info": self.value_info}[kind]
+
+    def _shift_overrides(self, kind: str, start: int, delta: int) -> None:
+        moved = {}
+        for (k, i), msg in list(self._io_override.items()):
+            if k == kind and i >= start:
+                del self._io_override[(k, i)]
+                moved[(k, i + delta)] = msg
+        self._io_override.update(moved)
+
+    def insert_declaration(self, kind: str, index: int, value: Value, override=None) -> None:
+        """Insert `value` into the graph's inputs, outputs or value_info at `index`."""
+        items = self._declarations(kind)
+        if not 0 <= index <= len(items):
+            raise IRError(f"{self.path}: position {index} is outside the {len(items)} {kind}s")
+        if kind == "input":
+            other = self._values.get(value.name)
+            if other is not None and other is not value:
+                raise IRError(f"{self.path}: a value named {value.name!r} already exists")
+            self._register(value)
+            self._values[value.name] = value
+        self._shift_overrides(kind, index, 1)
+        items.insert(index, value)
+        if override is not None:
+            self._io_override[(kind, index)] = override
+
+    def remove_declaration(self, kind: str, index: int):
+        """Take entry `index` out of the inputs, outputs or value_info; returns
+        (value, override message or None). A graph input still read by nodes
+        (and not an initializer) is refused."""
+        items = self._declarations(kind)
+        if not 0 <= index < len(items):
+            raise IRError(f"{self.path}: no {kind} at position {index}")
+        value = items[index]
+        if kind == "input" and value.const is None and value._uses:
+            raise IRError(f"{self.path}: input {value.name!r} is still used by {_users(value)}")
+        del items[index]
+        override = self._io_override.pop((kind, index), None)
+        self._shift_overrides(kind, index + 1, -1)
+        if kind == "input" and value.const is None and self._values.get(value.name) is value \
+                and not value.is_graph_output:
+            del self._values[value.name]
+        return value, override
+
+    def declaration_override(self, kind: str, index: int):
+        return self._io_override.get((kind, index))
+
+    def set_declaration_override(self, kind: str, index: int, override) -> None:
+        """Set (or with None drop) the verbatim ValueInfo written for one entry."""
+        if override is None:
+            self._io_override.pop((kind, index), None)
+        else:
+            self._io_override[(kind, index)] = override
 
     def __len__(self) -> int:
         return len(self._nodes)

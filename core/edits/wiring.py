@@ -1,0 +1,335 @@
+"""Primitive edits of the graph's wiring: a node's inputs and outputs, adding
+and removing nodes, and the order of the node list.
+
+Refusals (a dangling name, a second producer, a cycle or an order that is no
+longer topological, removing a node whose outputs are read) raise EditError
+naming the place before anything changes. Inverses hold the very objects they
+took out (`restore`), so undo gives back the model byte for byte.
+"""
+from __future__ import annotations
+
+from dataclasses import dataclass, field
+from typing import Any, ClassVar, Optional
+
+from ..ir import IRError, Node, Value
+from .base import Changes, Edit, EditError, register
+from .node_edits import make_attr
+from .refs import GraphPath, NodeRef, find_graph, find_node, node_ref
+from .subgraphs import attach_bodies, detach_bodies
+
+_OPAQUE = {"json": False}
+
+
+def visible_value(graph, name: str, place: str) -> Value:
+    """The value `name` as seen from `graph` (outer scopes included)."""
+    v = graph.lookup(name)
+    if v is None:
+        raise EditError(f"{place}: no value named {name!r} is visible in {graph.path}")
+    return v
+
+
+def check_before(graph, value: Value, node: Node, place: str) -> None:
+    """Refuse reading `value` in `node` unless it is produced earlier."""
+    p = value.producer
+    if p is None or p.graph is not graph or node.graph is not graph:
+        return
+    if p is node:
+        raise EditError(f"{place}: {node.display_name} cannot read its own output {value.name!r} (a cycle)")
+    if p.index >= node.index:
+        raise EditError(f"{place}: {value.name!r} is produced by {p.display_name}, which comes after "
+                        f"{node.display_name}; the graph would no longer be in topological order")
+
+
+def check_new_name(graph, name: str, place: str) -> None:
+    if not isinstance(name, str) or not name:
+        raise EditError(f"{place}: a value needs a non-empty name")
+    if name in graph._all_names():
+        raise EditError(f"{place}: the name {name!r} is already used in the model's graph")
+
+
+def ir(call, *args, place: str = "", **kw):
+    """Run an IR mutator, turning its refusal into an EditError."""
+    try:
+        return call(*args, **kw)
+    except EditError:
+        raise
+    except IRError as e:
+        raise EditError(f"{place}: {e}" if place else str(e)) from None
+
+
+def _names(values) -> list:
+    return [v.name if v is not None else "" for v in values]
+
+
+@register
+@dataclass
+class SetNodeInput(Edit):
+    """Make input `index` of a node read the value `value` ("" leaves an optional input empty)."""
+    kind: ClassVar[str] = "set_node_input"
+    node: NodeRef
+    index: int
+    value: str
+    graph: GraphPath = ()
+    restore: Any = field(default=None, repr=False, compare=False, metadata=_OPAQUE)
+
+    def apply(self, model, changes: Optional[Changes] = None) -> Edit:
+        changes = changes if changes is not None else Changes()
+        g = find_graph(model, self.graph)
+        node = find_node(g, self.node)
+        place = f"{node.path}/input[{self.index}]"
+        if not isinstance(self.index, int) or not 0 <= self.index < len(node.inputs):
+            raise EditError(f"{node.path}: no input {self.index} (it has {len(node.inputs)}); "
+                            "add trailing inputs with SetNodeInputs")
+        if self.restore is not None:
+            new = self.restore[0]
+        elif self.value:
+            new = visible_value(g, self.value, place)
+        else:
+            new = None
+        if new is not None:
+            check_before(g, new, node, place)
+        old = node.inputs[self.index]
+        ir(node.replace_input, self.index, new, place=place)
+        changes.node(node)
+        return SetNodeInput(node_ref(node), self.index, old.name if old is not None else "", self.graph,
+                            restore=(old,))
+
+    def describe(self) -> str:
+        return f"Connect input {self.index} to {self.value!r}" if self.value else f"Clear input {self.index}"
+
+
+@register
+@dataclass
+class SetNodeInputs(Edit):
+    """Set a node's whole input list (names, "" for an empty optional one):
+    how trailing optional inputs are added or removed."""
+    kind: ClassVar[str] = "set_node_inputs"
+    node: NodeRef
+    names: list
+    graph: GraphPath = ()
+    restore: Any = field(default=None, repr=False, compare=False, metadata=_OPAQUE)
+
+    def apply(self, model, changes: Optional[Changes] = None) -> Edit:
+        changes = changes if changes is not None else Changes()
+        g = find_graph(model, self.graph)
+        node = find_node(g, self.node)
+        if self.restore is not None:
+            new = list(self.restore)
+        else:
+            new = [visible_value(g, n, f"{node.path}/input[{i}]") if n else None for i, n in enumerate(self.names)]
+        for i, v in enumerate(new):
+            if v is not None:
+                check_before(g, v, node, f"{node.path}/input[{i}]")
+        old = list(node.inputs)
+        node.set_inputs(new)
+        changes.node(node)
+        return SetNodeInputs(node_ref(node), _names(old), self.graph, restore=old)
+
+    def describe(self) -> str:
+        return "Set node inputs"
+
+
+@register
+@dataclass
+class SetNodeOutputs(Edit):
+    """Set a node's output list (names, "" for an unused optional one). An
+    output dropped must be unused; a new name must be free."""
+    kind: ClassVar[str] = "set_node_outputs"
+    node: NodeRef
+    names: list
+    graph: GraphPath = ()
+    restore: Any = field(default=None, repr=False, compare=False, metadata=_OPAQUE)
+
+    def apply(self, model, changes: Optional[Changes] = None) -> Edit:
+        changes = changes if changes is not None else Changes()
+        g = find_graph(model, self.graph)
+        node = find_node(g, self.node)
+        old = list(node.outputs)
+        if self.restore is not None:
+            new = list(self.restore)
+        else:
+            mine = {v.name: v for v in old if v is not None}
+            names = [n for n in self.names if n]
+            if len(set(names)) != len(names):
+                raise EditError(f"{node.path}: an output name appears twice in {self.names}")
+            new = []
+            for i, n in enumerate(self.names):
+                if not n:
+                    new.append(None)
+                elif n in mine:
+                    new.append(mine[n])
+                else:
+                    check_new_name(g, n, f"{node.path}/output[{i}]")
+                    new.append(Value(n))
+        ir(g.set_node_outputs, node, new, place=node.path)
+        changes.node(node)
+        return SetNodeOutputs(node_ref(node), _names(old), self.graph, restore=old)
+
+    def describe(self) -> str:
+        return "Set node outputs"
+
+
+@register
+@dataclass
+class AddNode(Edit):
+    """Add a node reading the values `inputs` and producing new values `outputs`.
+
+    `attributes` maps a name to (AttrType, value). `index` is the position in
+    the node list; None puts the node right after the last producer of its
+    inputs (the first place where it is topologically valid)."""
+    kind: ClassVar[str] = "add_node"
+    op_type: str
+    inputs: list = field(default_factory=list)
+    outputs: list = field(default_factory=list)
+    attributes: dict = field(default_factory=dict)
+    name: str = ""
+    domain: str = ""
+    index: Optional[int] = None
+    graph: GraphPath = ()
+    restore: Any = field(default=None, repr=False, compare=False, metadata=_OPAQUE)
+
+    def apply(self, model, changes: Optional[Changes] = None) -> Edit:
+        changes = changes if changes is not None else Changes()
+        g = find_graph(model, self.graph)
+        if self.restore is not None:
+            node, pos = self.restore
+            ir(g.restore, node, pos, place=g.path)
+            for a in node.attributes.values():
+                attach_bodies(node, a)
+        else:
+            node = self._build(g)
+            pos = self._position(g, node)
+            try:
+                g._insert_at(pos, node)
+            except IRError as e:
+                node._detach_inputs()
+                raise EditError(f"{g.path}: cannot add {node.display_name}: {e}") from None
+            for a in node.attributes.values():
+                attach_bodies(node, a)
+        changes.nodes_added.add(node)
+        changes._graph(g)
+        return RemoveNode(node_ref(node), self.graph)
+
+    def _build(self, g) -> Node:
+        what = f'{g.path}/new {self.op_type} "{self.name}"' if self.name else f"{g.path}/new {self.op_type}"
+        if not isinstance(self.op_type, str) or not self.op_type:
+            raise EditError(f"{g.path}: a node needs an op_type")
+        ins = [visible_value(g, n, f"{what}/input[{i}]") if n else None for i, n in enumerate(self.inputs)]
+        names = [n for n in self.outputs if n]
+        if len(set(names)) != len(names):
+            raise EditError(f"{what}: an output name appears twice in {list(self.outputs)}")
+        for i, n in enumerate(self.outputs):
+            if n:
+                check_new_name(g, n, f"{what}/output[{i}]")
+        outs = [Value(n) if n else None for n in self.outputs]
+        shell = Node(self.op_type, (), (), name=self.name, domain=self.domain)
+        attrs = {}
+        for key, spec in (self.attributes or {}).items():
+            t, value = spec[0], spec[1]
+            ref = spec[2] if len(spec) > 2 else ""
+            attrs[key] = make_attr(shell, key, t, value, ref)
+        return Node(self.op_type, ins, outs, attrs, name=self.name, domain=self.domain)
+
+    def _position(self, g, node) -> int:
+        if self.index is not None:
+            if not isinstance(self.index, int) or not 0 <= self.index <= len(g.nodes):
+                node._detach_inputs()
+                raise EditError(f"{g.path}: position {self.index} is outside the node list "
+                                f"(0..{len(g.nodes)})")
+            return self.index
+        pos = 0
+        for v in node.inputs:
+            if v is not None and v.producer is not None and v.producer.graph is g:
+                pos = max(pos, v.producer.index + 1)
+        return pos
+
+    def describe(self) -> str:
+        return f"Add {self.op_type}" + (f' "{self.name}"' if self.name else "")
+
+
+@register
+@dataclass
+class RemoveNode(Edit):
+    """Remove a node; refused while any of its outputs is read (the readers are named)."""
+    kind: ClassVar[str] = "remove_node"
+    node: NodeRef
+    graph: GraphPath = ()
+
+    def apply(self, model, changes: Optional[Changes] = None) -> Edit:
+        changes = changes if changes is not None else Changes()
+        g = find_graph(model, self.graph)
+        node = find_node(g, self.node)
+        pos = node.index
+        spec = _spec(node)
+        ir(g.remove, node)
+        for a in node.attributes.values():
+            detach_bodies(node, a)
+        changes.nodes_removed.add(node)
+        changes._graph(g)
+        return AddNode(node.op_type, spec[0], spec[1], {}, node.name, node.domain, pos, self.graph,
+                       restore=(node, pos))
+
+    def describe(self) -> str:
+        return f"Remove node {self.node if isinstance(self.node, str) else self.node}"
+
+
+def _spec(node):
+    return _names(node.inputs), _names(node.outputs)
+
+
+@register
+@dataclass
+class SetNodeOrder(Edit):
+    """Reorder the node list: `order[i]` is the current position of the node
+    that goes to position i. The result must be in topological order."""
+    kind: ClassVar[str] = "set_node_order"
+    order: list
+    graph: GraphPath = ()
+
+    def apply(self, model, changes: Optional[Changes] = None) -> Edit:
+        changes = changes if changes is not None else Changes()
+        g = find_graph(model, self.graph)
+        order = list(self.order)
+        if sorted(order) != list(range(len(g.nodes))):
+            raise EditError(f"{g.path}: the new order must list each of the {len(g.nodes)} nodes once")
+        nodes = list(g.nodes)
+        seen = set()
+        for i in order:
+            n = nodes[i]
+            for v in n.inputs:
+                p = v.producer if v is not None else None
+                if p is not None and p.graph is g and id(p) not in seen:
+                    raise EditError(f"{g.path}: in the new order {n.display_name} would read {v.name!r} "
+                                    f"before {p.display_name} produces it")
+            seen.add(id(n))
+        g.reorder(order)
+        for n in nodes:
+            changes.node(n)
+        inverse = [0] * len(order)
+        for new_pos, old_pos in enumerate(order):
+            inverse[old_pos] = new_pos
+        return _Reorder(inverse, self.graph)
+
+    def describe(self) -> str:
+        return "Reorder nodes"
+
+
+@dataclass
+class _Reorder(Edit):
+    """Inverse of SetNodeOrder: puts back the order the graph had (which may
+    not have been topological in a file loaded as it was)."""
+    kind: ClassVar[str] = "reorder_back"
+    order: list
+    graph: GraphPath = ()
+
+    def apply(self, model, changes: Optional[Changes] = None) -> Edit:
+        changes = changes if changes is not None else Changes()
+        g = find_graph(model, self.graph)
+        nodes = list(g.nodes)
+        g.reorder(self.order)
+        for n in nodes:
+            changes.node(n)
+        inverse = [0] * len(self.order)
+        for new_pos, old_pos in enumerate(self.order):
+            inverse[old_pos] = new_pos
+        return SetNodeOrder(inverse, self.graph)
