@@ -17,6 +17,7 @@ class QtDocument(QObject):
     history_changed = Signal()          # steps, index or clean state moved
     refused = Signal(str)               # an edit was refused: the message names place and reason
     analysed = Signal()                 # inferred types and diagnostics became available
+    unexpected = Signal(str, object)    # what failed, the exception (a bug: shown with details)
 
     def __init__(self, document: Document, parent=None):
         super().__init__(parent)
@@ -34,7 +35,22 @@ class QtDocument(QObject):
         except EditError as e:
             self.refused.emit(str(e))
             return False
+        except Exception as e:  # noqa: BLE001 - a bug must not reach the event loop
+            self.unexpected.emit(name or _describe(edit), e)
+            return False
         return True
+
+    def goto(self, index: int) -> None:
+        """Undo or redo until `index` steps are applied (the history dock)."""
+        self._guarded("Going back in the history", self.document.goto, index)
+
+    def _guarded(self, what: str, fn, *args) -> None:
+        try:
+            fn(*args)
+        except EditError as e:
+            self.refused.emit(str(e))
+        except Exception as e:  # noqa: BLE001
+            self.unexpected.emit(what, e)
 
     # -- types and analysis ----------------------------------------------------------------
 
@@ -63,13 +79,20 @@ class QtDocument(QObject):
         return TypeLookup(self)
 
     def undo(self) -> None:
-        self.document.undo()
+        self._guarded("Undo", self.document.undo)
 
     def redo(self) -> None:
-        self.document.redo()
+        self._guarded("Redo", self.document.redo)
 
     def close(self) -> None:
         self._unsubscribe()
+
+
+def _describe(edit) -> str:
+    try:
+        return edit.describe()
+    except Exception:  # noqa: BLE001
+        return type(edit).__name__
 
 
 class TypeLookup:

@@ -107,6 +107,24 @@ class GraphPanel(QWidget):
         if self.scene.selectedItems():
             self._selection()       # refresh the panel with the new types
 
+    def set_badges(self, severities: dict) -> None:
+        """Problem badges: {ir.Node: worst severity} from the Problems dock; a
+        collapsed group carries the worst badge of what it hides."""
+        self.badges = severities
+        self._apply_badges()
+
+    def _apply_badges(self) -> None:
+        view_model = self.scene.view_model
+        if view_model is None:
+            return
+        wanted: dict = {}
+        for node, severity in getattr(self, "badges", {}).items():
+            box_id = view_model.box_for(node) if node.graph is not None else None
+            if box_id is not None and wanted.get(box_id, 0) < severity:
+                wanted[box_id] = severity
+        for box_id, item in self.scene.node_items.items():
+            item.set_badge(wanted.get(box_id))
+
     def set_theme(self, theme) -> None:
         self.scene.set_theme(theme)
         self.view.resetCachedContent()
@@ -202,6 +220,7 @@ class GraphPanel(QWidget):
         state = self._view_state() if keep_view else self.level.view_state
         self.view.reset_first_paint()
         self.scene.populate(view_model, result, self.inferred)
+        self._apply_badges()
         self.selection_changed.emit(None)
         self.minimap.rebuild()
         self._place_minimap()

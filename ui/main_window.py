@@ -48,6 +48,8 @@ class MainWindow(QMainWindow):
         self.search_dock.hide()
         self._build_status_bar()
         self._build_menus()
+        from .edit_actions import EditActions
+        self.edit_actions = EditActions(self)     # Edit menu, Save, Problems and History docks
         self._connect()
         self.setAcceptDrops(True)
         self.setWindowTitle("onnxstudio")
@@ -193,6 +195,8 @@ class MainWindow(QMainWindow):
                 self.settings.remove_recent(path)
                 self._refresh_recent()
             return
+        if not self.edit_actions.files.maybe_keep_changes():
+            return
         self.cancel_work()
         self._remember = remember
         job = LoadJob(str(path), self)
@@ -231,6 +235,7 @@ class MainWindow(QMainWindow):
         self.qdoc = QtDocument(self.document, self)
         self.properties.set_document(self.qdoc)
         self.search.set_document(self.qdoc)
+        self.edit_actions.set_document(self.qdoc)
 
     def _start_inference(self) -> None:
         """Inference and the checker start once the first layout is painted:
@@ -296,8 +301,12 @@ class MainWindow(QMainWindow):
         scene = self.graph.scene
         result = scene.layout_result
         engine = f" · layout: {result.engine}" + (" (cached)" if result.from_cache else "")
-        self.status_label.setText(f"{self.graph.level.title}: {len(scene.node_items)} boxes, "
-                                  f"{len(scene.edge_items)} edges{engine}")
+        # The graph's own name can be any sentence ("Model from PaddlePaddle."):
+        # say where we are in words of ours, and name only subgraphs and functions.
+        levels = self.graph.levels
+        where = "the main graph" if len(levels) <= 1 else self.graph.level.title
+        self.status_label.setText(f"{len(scene.node_items)} boxes, {len(scene.edge_items)} edges "
+                                  f"in {where}{engine}")
 
     def _refresh_recent(self) -> None:
         self.recent_menu.clear()
@@ -398,6 +407,9 @@ class MainWindow(QMainWindow):
                 job.wait(5000)
 
     def closeEvent(self, event) -> None:
+        if not self.edit_actions.files.maybe_keep_changes():
+            event.ignore()
+            return
         self.shutdown()
         self.settings.set_geometry(self.saveGeometry())
         self.settings.set_window_state(self.saveState())

@@ -23,6 +23,7 @@ LOD_COARSE = 0.18      # below this, edges become straight lines, boxes lose bor
 PAD_X = 8.0
 PAD_Y = 4.0
 HEADER_EXTRA = 4.0
+BADGE_OUT = 8.0        # a problem badge sits on the top-right corner, this far outside
 
 
 def _theme(item: QGraphicsItem) -> Theme:
@@ -61,6 +62,7 @@ class NodeItem(QGraphicsItem):
         self.kind = kind
         self.ref = ref
         self.highlighted = False
+        self.badge: Optional[int] = None   # worst problem severity (1 warning, 2 error)
         self.setPos(self.rect.topLeft())
         self.rect.moveTo(0, 0)
         self.setFlag(QGraphicsItem.ItemIsSelectable)
@@ -73,14 +75,25 @@ class NodeItem(QGraphicsItem):
         return self.rect.translated(self.pos())
 
     def boundingRect(self) -> QRectF:
-        return self.rect.adjusted(-3, -3, 3, 3)
+        return self.rect.adjusted(-3, -BADGE_OUT, BADGE_OUT, 3)
 
     def shape(self) -> QPainterPath:
         path = QPainterPath()
         path.addRect(self.rect)
         return path
 
+    def set_badge(self, severity: Optional[int]) -> None:
+        if severity != self.badge:
+            self.badge = severity
+            self.update()
+
     def paint(self, painter: QPainter, option: QStyleOptionGraphicsItem, widget=None) -> None:
+        self._paint_card(painter, option, widget)
+        if self.badge:
+            from .badges import paint_badge
+            paint_badge(painter, self.rect, self.badge, _lod(option, painter))
+
+    def _paint_card(self, painter: QPainter, option: QStyleOptionGraphicsItem, widget=None) -> None:
         theme = _theme(self)
         lod = _lod(option, painter)
         selected = bool(option.state & QStyle.State_Selected)

@@ -1,0 +1,29 @@
+"""The problem badge on a node box: a red (error) or amber (warning) disc
+with "!" on the box's top-right corner, drawn at every zoom where the box
+has a border so a broken node is findable from afar."""
+from __future__ import annotations
+
+from PySide6.QtCore import QPointF, QRectF, Qt
+from PySide6.QtGui import QColor, QFont, QPainter, QPen
+
+COLOURS = {2: QColor(214, 48, 49), 1: QColor(232, 150, 20)}
+RADIUS = 8.0
+
+
+def paint_badge(painter: QPainter, rect: QRectF, severity: int, lod: float) -> None:
+    colour = COLOURS.get(severity)
+    if colour is None:
+        return
+    centre = QPointF(rect.right(), rect.top())
+    painter.setPen(QPen(QColor(255, 255, 255), 1.5))
+    painter.setBrush(colour)
+    painter.drawEllipse(centre, RADIUS, RADIUS)
+    if lod < 0.3:
+        return
+    font = QFont(painter.font())
+    font.setBold(True)
+    font.setPixelSize(12)
+    painter.setFont(font)
+    painter.setPen(QColor(255, 255, 255))
+    painter.drawText(QRectF(centre.x() - RADIUS, centre.y() - RADIUS, 2 * RADIUS, 2 * RADIUS),
+                     Qt.AlignCenter, "!")

@@ -1,0 +1,121 @@
+"""The Edit menu and the editing docks, wired into the main window.
+
+Every command here turns a gesture into an `Edit` (or a compound Macro from
+core.edits) pushed with `qdoc.apply`; nothing touches the IR directly.
+Canvas commands (delete, bypass, add node, insert on edge) act on the
+current level's graph and are only active while the canvas has focus, so
+Del and Tab keep their meaning in text fields.
+"""
+from __future__ import annotations
+
+from PySide6.QtCore import Qt
+from PySide6.QtGui import QAction, QKeySequence
+from PySide6.QtWidgets import QDockWidget
+
+from .dialogs import Prompter
+from .file_actions import FileActions
+from .history import HistoryPanel
+from .problems import ProblemsPanel
+
+
+class EditActions:
+    def __init__(self, window):
+        self.window = window
+        self.prompter = Prompter(window)
+        self.history = HistoryPanel()
+        self.problems = ProblemsPanel()
+        self.history_dock = window._dock("Undo History", self.history, Qt.LeftDockWidgetArea)
+        self.problems_dock = window._dock("Problems", self.problems, Qt.BottomDockWidgetArea)
+        self.history_dock.hide()
+        self.files = FileActions(window, self.prompter)
+        self.problems.activated.connect(self._reveal_problem)
+        self.problems.badges_changed.connect(window.graph.set_badges)
+        self._build_menu()
+
+    # -- menus ---------------------------------------------------------------------------
+
+    def _action(self, menu, text, slot, shortcuts=(), canvas=False) -> QAction:
+        action = QAction(text, self.window)
+        if shortcuts:
+            action.setShortcuts([QKeySequence(s) for s in shortcuts])
+        action.triggered.connect(lambda _=False: slot())
+        if canvas:
+            # Only while the canvas has focus: Del/Tab edit text elsewhere.
+            action.setShortcutContext(Qt.WidgetWithChildrenShortcut)
+            self.window.graph.view.addAction(action)
+        menu.addAction(action)
+        return action
+
+    def _build_menu(self) -> None:
+        w = self.window
+        bar = w.menuBar()
+        menus = {m.title(): m for m in (a.menu() for a in bar.actions()) if m is not None}
+        file_menu = menus.get("&File")
+        self.files.add_to_menu(file_menu)
+        edit = bar.insertMenu(bar.actions()[1] if len(bar.actions()) > 1 else None,
+                              _menu(w, "&Edit")).menu()
+        self.edit_menu = edit
+        self.undo_action = self._action(edit, "&Undo", self.undo, [QKeySequence.Undo])
+        self.redo_action = self._action(edit, "&Redo", self.redo,
+                                        [QKeySequence("Ctrl+Shift+Z"), QKeySequence("Ctrl+Y")])
+        edit.addSeparator()
+        self.canvas_menu_start = edit.addSeparator()
+        self.script_action = self._action(edit, "Save Edits as &Script…", self.files.save_script)
+        view_menu = menus.get("&View")
+        if view_menu is not None:
+            view_menu.addAction(self.problems_dock.toggleViewAction())
+            view_menu.addAction(self.history_dock.toggleViewAction())
+        self._update_actions()
+
+    # -- document ----------------------------------------------------------------------------
+
+    def set_document(self, qdoc) -> None:
+        qdoc.history_changed.connect(self._update_actions)
+        qdoc.refused.connect(self._refused)
+        qdoc.unexpected.connect(lambda what, exc: self.prompter.report_unexpected(what, exc))
+        self.history.set_document(qdoc)
+        self.problems.set_document(qdoc)
+        self.files.set_document(qdoc)
+        self._update_actions()
+
+    @property
+    def qdoc(self):
+        return self.window.qdoc
+
+    def _update_actions(self) -> None:
+        doc = self.qdoc.document if self.qdoc is not None else None
+        self.undo_action.setEnabled(bool(doc and doc.can_undo))
+        self.redo_action.setEnabled(bool(doc and doc.can_redo))
+        self.undo_action.setText(f"&Undo {doc.undo_name}" if doc and doc.can_undo else "&Undo")
+        self.redo_action.setText(f"&Redo {doc.redo_name}" if doc and doc.can_redo else "&Redo")
+        self.files.update_title()
+
+    def _refused(self, message: str) -> None:
+        self.window.statusBar().showMessage(message, 15000)
+        self.last_refusal = message
+
+    def undo(self) -> None:
+        if self.qdoc is not None:
+            self.qdoc.undo()
+
+    def redo(self) -> None:
+        if self.qdoc is not None:
+            self.qdoc.redo()
+
+    def _reveal_problem(self, obj, graph) -> None:
+        w = self.window
+        if obj is not None:
+            w.graph.reveal(obj, graph)
+            if hasattr(obj, "op_type"):
+                w.properties.show_node(obj)
+            elif hasattr(obj, "producer"):
+                w.properties.show_value(obj)
+        else:
+            from .navigation import levels_for
+            w.graph.levels = levels_for(w.model, graph)
+            w.graph._show_level()
+
+
+def _menu(window, title):
+    from PySide6.QtWidgets import QMenu
+    return QMenu(title, window)

@@ -1,0 +1,193 @@
+"""Save, Save As, the edit script, the unsaved-changes question and the title.
+
+Saving goes through `Document.save` (serde's atomic write). Before writing
+over the document's own file, its size and modification time are compared
+with what they were when it was opened or last saved, so a file changed
+behind the app's back is not overwritten silently. A model with errors can
+be saved after a warning.
+"""
+from __future__ import annotations
+
+import json
+import os
+import pathlib
+
+from PySide6.QtGui import QAction, QKeySequence
+from PySide6.QtWidgets import QFileDialog
+
+SAVE_FILTER = "ONNX model (*.onnx);;All files (*)"
+WEIGHTS_CHOICES = ("Keep as they are", "All inside the model file", "In an external data file")
+
+
+def file_stamp(path):
+    try:
+        st = os.stat(path)
+    except OSError:
+        return None
+    return (st.st_size, st.st_mtime_ns)
+
+
+class FileActions:
+    def __init__(self, window, prompter):
+        self.window = window
+        self.prompter = prompter
+        self.qdoc = None
+        self.stamp = None          # (size, mtime) of the file when opened / saved
+        # Tests (and a future settings dialog) answer the file dialogs here.
+        self.choose_save_path = self._choose_save_path
+        self.choose_weights = self._choose_weights
+
+    def add_to_menu(self, menu) -> None:
+        first = menu.actions()[3] if len(menu.actions()) > 3 else None
+        self.save_action = _action(self.window, "&Save", self.save, QKeySequence.Save)
+        self.save_as_action = _action(self.window, "Save &As…", self.save_as, QKeySequence("Ctrl+Shift+S"))
+        menu.insertActions(first, [self.save_action, self.save_as_action])
+        menu.insertSeparator(first)
+
+    def set_document(self, qdoc) -> None:
+        self.qdoc = qdoc
+        path = qdoc.document.path
+        self.stamp = file_stamp(path) if path is not None else None
+        self.update_title()
+
+    # -- title and questions ----------------------------------------------------------------
+
+    def update_title(self) -> None:
+        doc = self.qdoc.document if self.qdoc is not None else None
+        if doc is None:
+            return
+        name = doc.path.name if doc.path is not None else "untitled"
+        self.window.setWindowTitle(f"{name}{'*' if doc.dirty else ''} — onnxstudio")
+
+    def maybe_keep_changes(self) -> bool:
+        """Before closing or opening another model: True when it is fine to go
+        on (saved, discarded or nothing to save), False to stay."""
+        doc = self.qdoc.document if self.qdoc is not None else None
+        if doc is None or not doc.dirty:
+            return True
+        name = doc.path.name if doc.path else "the model"
+        answer = self.prompter.ask("Unsaved changes", f"{name} has unsaved changes. Save them?",
+                                   ("Save", "Discard", "Cancel"), "Cancel")
+        if answer == "Save":
+            return self.save()
+        return answer == "Discard"
+
+    # -- saving ---------------------------------------------------------------------------------
+
+    def save(self) -> bool:
+        doc = self.qdoc.document if self.qdoc is not None else None
+        if doc is None:
+            return False
+        if doc.path is None or _is_bundled(doc.path):
+            return self.save_as()
+        return self._save_to(doc.path, None)
+
+    def save_as(self) -> bool:
+        doc = self.qdoc.document if self.qdoc is not None else None
+        if doc is None:
+            return False
+        path = self.choose_save_path()
+        if not path:
+            return False
+        choice = self.choose_weights()
+        if choice is None:
+            return False
+        from onnxstudio.core.serde.io import SaveOptions
+        options = None
+        if choice == WEIGHTS_CHOICES[1]:
+            options = SaveOptions(external_data="")
+        elif choice == WEIGHTS_CHOICES[2]:
+            options = SaveOptions(external_data=pathlib.Path(path).name + ".data")
+        return self._save_to(pathlib.Path(path), options)
+
+    def _save_to(self, path: pathlib.Path, options) -> bool:
+        doc = self.qdoc.document
+        errors = [d for d in doc.diagnostics if int(d.severity) >= 2] if self.qdoc.ready else []
+        if errors:
+            answer = self.prompter.ask(
+                "Save a model with errors?",
+                f"The checker reports {len(errors)} error(s), the first: {errors[0]}. "
+                "Other tools may refuse this file. Save anyway?", ("Save", "Cancel"), "Save")
+            if answer != "Save":
+                return False
+        same_file = doc.path is not None and _same(path, doc.path)
+        if same_file and self.stamp is not None and file_stamp(path) != self.stamp:
+            answer = self.prompter.ask(
+                "File changed on disk",
+                f"{path} was changed by another program since it was opened. Overwrite it?",
+                ("Overwrite", "Cancel"), "Cancel")
+            if answer != "Overwrite":
+                return False
+        try:
+            doc.save(path, options)
+        except (OSError, ValueError) as exc:
+            self.prompter.warn("Save failed", f"{path}: {exc}. The file on disk was not changed.")
+            self.window.statusBar().showMessage(f"Save failed: {exc}", 15000)
+            return False
+        except Exception as exc:  # noqa: BLE001 - serde errors and bugs alike: dialog, no traceback
+            from onnxstudio.core.errors import CoreError
+            if isinstance(exc, CoreError):
+                self.prompter.warn("Save failed", f"{path}: {exc}")
+            else:
+                self.prompter.report_unexpected(f"Saving {path}", exc)
+            return False
+        self.stamp = file_stamp(path)
+        self.window.path = path
+        self.window.statusBar().showMessage(f"Saved {path}", 8000)
+        self.update_title()
+        recovery = getattr(self.window, "recovery", None)
+        if recovery is not None:
+            recovery.saved()
+        return True
+
+    def save_script(self) -> None:
+        doc = self.qdoc.document if self.qdoc is not None else None
+        if doc is None:
+            return
+        from onnxstudio.core.edits.script import to_script
+        base = (doc.path.with_suffix(".edits.json") if doc.path else pathlib.Path("edits.json"))
+        path, _ = QFileDialog.getSaveFileName(self.window, "Save edits as script", str(base),
+                                              "Edit script (*.json)")
+        if not path:
+            return
+        write_script(path, to_script(doc.applied_edits()))
+        self.window.statusBar().showMessage(f"Wrote {path}", 8000)
+
+    # -- dialogs (replaceable) ------------------------------------------------------------------
+
+    def _choose_save_path(self) -> str:
+        doc = self.qdoc.document
+        start = str(doc.path) if doc.path is not None and not _is_bundled(doc.path) else "model.onnx"
+        path, _ = QFileDialog.getSaveFileName(self.window, "Save model as", start, SAVE_FILTER)
+        return path
+
+    def _choose_weights(self):
+        answer = self.prompter.ask("Weights", "Where should the weights (tensors ≥ 1 KB) go?",
+                                   WEIGHTS_CHOICES + ("Cancel",), WEIGHTS_CHOICES[0])
+        return None if answer == "Cancel" else answer
+
+
+def write_script(path, data) -> None:
+    tmp = pathlib.Path(str(path) + ".tmp")
+    tmp.write_text(json.dumps(data, indent=1), encoding="utf-8")
+    os.replace(tmp, path)
+
+
+def _same(a, b) -> bool:
+    try:
+        return pathlib.Path(a).resolve() == pathlib.Path(b).resolve()
+    except OSError:
+        return False
+
+
+def _is_bundled(path) -> bool:
+    """The demo model ships inside the package: never write over it."""
+    from onnxstudio import resources
+    return pathlib.Path(resources.__file__).resolve().parent in pathlib.Path(path).resolve().parents
+
+
+def _action(window, text, slot, shortcut) -> QAction:
+    action = QAction(text, window)
+    action.setShortcut(shortcut)
+    action.triggered.connect(lambda _=False: slot())
+    return action

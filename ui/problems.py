@@ -1,0 +1,210 @@
+"""The Problems dock: the document's diagnostics, filtered by severity and text.
+
+The list is refreshed from `Document.diagnostics` after every edit (the
+checker updates incrementally; the refresh is deferred to the next turn of the
+event loop so the canvas repaints first). A click on a problem asks the window
+to select and centre the place it names (`activated(obj, graph)`).
+"""
+from __future__ import annotations
+
+import re
+
+from PySide6.QtCore import QTimer, Qt, Signal
+from PySide6.QtGui import QColor
+from PySide6.QtWidgets import (QComboBox, QHBoxLayout, QHeaderView, QLabel, QLineEdit,
+                               QTreeWidget, QTreeWidgetItem, QVBoxLayout, QWidget)
+
+SEVERITY_NAMES = {2: "error", 1: "warning", 0: "info"}
+SEVERITY_COLOURS = {2: QColor(210, 50, 50), 1: QColor(220, 140, 20), 0: QColor(90, 130, 200)}
+MAX_ROWS = 5000          # a broken 10k-node model can report tens of thousands
+
+
+class PlaceIndex:
+    """Diagnostic path -> (IR object, graph). Paths read like the IR's own
+    `Node.path` (`graph/node[3] Conv "c1"/attribute "pads"`), so the longest
+    node path that prefixes a diagnostic path is its node; graph-level places
+    (inputs, outputs, initializers) are looked up by name in their graph."""
+
+    _GRAPH_VALUE = re.compile(r'/(?:input|output)\[\d+\] "(?P<a>.*)"$|/(?:sparse_)?initializer "(?P<b>.*)"$'
+                              r'|/value_info(?:\[\d+\])? "(?P<c>.*)"$')
+
+    def __init__(self, model):
+        self.nodes: dict[str, object] = {}
+        self.paths: dict = {}            # node -> its path when indexed
+        self.graphs: dict[str, object] = {}
+        graphs = list(model.graph.walk())
+        for function in model.functions.values():
+            graphs.extend(function.graph.walk())
+        for graph in graphs:
+            self.graphs[graph.path] = graph
+            for node in graph.nodes:
+                self.nodes[node.path] = node
+                self.paths[node] = node.path
+
+    def renamed(self, nodes) -> None:
+        """Nodes edited in place may have a new name (their path changes);
+        their subgraphs' paths follow, so those are re-indexed too."""
+        for node in nodes:
+            if node.graph is None:
+                continue
+            old = self.paths.get(node)
+            if old is not None and old != node.path:
+                for graph in (g for _, sub in node.subgraphs() for g in sub.walk()):
+                    self.graphs = {k: v for k, v in self.graphs.items() if v is not graph}
+                    self.graphs[graph.path] = graph
+                    for inner in graph.nodes:
+                        self.nodes.pop(self.paths.get(inner), None)
+                        self.nodes[inner.path] = inner
+                        self.paths[inner] = inner.path
+                self.nodes.pop(old, None)
+            self.nodes[node.path] = node
+            self.paths[node] = node.path
+
+    def resolve(self, path: str):
+        """(node or value or None, graph or None) for a diagnostic path."""
+        cut = len(path)
+        while cut > 0:
+            node = self.nodes.get(path[:cut])
+            if node is not None:
+                return node, node.graph
+            cut = path.rfind("/", 0, cut)
+        match = self._GRAPH_VALUE.search(path)
+        if match:
+            name = match.group("a") or match.group("b") or match.group("c")
+            graph = self.graphs.get(path[:match.start()])
+            if graph is not None:
+                return graph.get_value(name), graph
+        graph = self.graphs.get(path)
+        return None, graph
+
+    def node_severities(self, diagnostics) -> dict:
+        """Main-graph-level node -> the worst severity reported in it or below
+        it (a problem inside an If body badges the If)."""
+        worst: dict = {}
+        for d in diagnostics:
+            if int(d.severity) < 1:
+                continue
+            node, _ = self.resolve(d.path)
+            while node is not None:
+                if worst.get(node, -1) < int(d.severity):
+                    worst[node] = int(d.severity)
+                parent = node.graph.parent_node if node.graph is not None else None
+                node = parent
+        return worst
+
+
+class ProblemsPanel(QWidget):
+    activated = Signal(object, object)      # IR object (or None), graph
+    badges_changed = Signal(object)         # {node: worst severity}
+
+    def __init__(self, parent=None):
+        super().__init__(parent)
+        self.qdoc = None
+        self.diagnostics: list = []
+        self._index: PlaceIndex | None = None
+        self.severity = QComboBox()
+        self.severity.addItems(["Errors and warnings", "Errors", "Everything"])
+        self.filter = QLineEdit()
+        self.filter.setPlaceholderText("Filter problems…")
+        self.filter.setClearButtonEnabled(True)
+        self.summary = QLabel("")
+        self.tree = QTreeWidget()
+        self.tree.setColumnCount(4)
+        self.tree.setHeaderLabels(["", "Place", "Code", "Message"])
+        self.tree.setRootIsDecorated(False)
+        self.tree.setUniformRowHeights(True)
+        self.tree.setAlternatingRowColors(True)
+        header = self.tree.header()
+        header.setSectionResizeMode(0, QHeaderView.ResizeToContents)
+        header.setStretchLastSection(True)
+        self.tree.setColumnWidth(1, 260)
+        self.tree.setColumnWidth(2, 170)
+        top = QHBoxLayout()
+        top.addWidget(self.severity)
+        top.addWidget(self.filter, 1)
+        top.addWidget(self.summary)
+        layout = QVBoxLayout(self)
+        layout.setContentsMargins(4, 4, 4, 4)
+        layout.addLayout(top)
+        layout.addWidget(self.tree, 1)
+        self.severity.currentIndexChanged.connect(lambda _i: self._fill())
+        self.filter.textChanged.connect(lambda _t: self._fill())
+        self.tree.itemActivated.connect(self._activate)
+        self.tree.itemClicked.connect(self._activate)
+        self._refresh_timer = QTimer(self)
+        self._refresh_timer.setSingleShot(True)
+        self._refresh_timer.setInterval(0)
+        self._refresh_timer.timeout.connect(self.refresh)
+
+    def set_document(self, qdoc) -> None:
+        self.qdoc = qdoc
+        self.diagnostics = []
+        self._index = None
+        qdoc.analysed.connect(self.refresh)
+        qdoc.changed.connect(self._document_changed)
+        self.summary.setText("checking…")
+        self.tree.clear()
+        if qdoc.ready:
+            self.refresh()
+
+    def _document_changed(self, event) -> None:
+        if event.kind == "saved":
+            return
+        if event.changes.structural:
+            self._index = None          # node indexes and names in paths moved
+        elif self._index is not None and event.changes.nodes_changed:
+            self._index.renamed(event.changes.nodes_changed)
+        self._refresh_timer.start()
+
+    def refresh(self) -> None:
+        """Read the document's diagnostics (brought up to date incrementally)."""
+        if self.qdoc is None or not self.qdoc.ready:
+            return
+        self.diagnostics = self.qdoc.document.diagnostics
+        self._fill()
+        self.badges_changed.emit(self.place_index().node_severities(self.diagnostics))
+
+    def place_index(self) -> PlaceIndex:
+        if self._index is None:
+            self._index = PlaceIndex(self.qdoc.document.model)
+        return self._index
+
+    def visible(self) -> list:
+        minimum = {0: 1, 1: 2, 2: 0}[self.severity.currentIndex()]
+        words = self.filter.text().strip().lower()
+        out = []
+        for d in self.diagnostics:
+            if int(d.severity) < minimum:
+                continue
+            if words and words not in f"{d.path} {d.code} {d.message}".lower():
+                continue
+            out.append(d)
+        return out
+
+    def _fill(self) -> None:
+        shown = self.visible()
+        self.tree.setUpdatesEnabled(False)
+        self.tree.clear()
+        items = []
+        for d in shown[:MAX_ROWS]:
+            sev = int(d.severity)
+            item = QTreeWidgetItem(["●", d.path, d.code, d.message])
+            item.setForeground(0, SEVERITY_COLOURS[sev])
+            item.setToolTip(0, SEVERITY_NAMES[sev])
+            item.setToolTip(1, d.path)
+            item.setToolTip(3, d.message)
+            item.setData(0, Qt.UserRole, d)
+            items.append(item)
+        self.tree.addTopLevelItems(items)
+        self.tree.setUpdatesEnabled(True)
+        counts = [sum(1 for d in self.diagnostics if int(d.severity) == s) for s in (2, 1, 0)]
+        more = f" (first {MAX_ROWS} shown)" if len(shown) > MAX_ROWS else ""
+        self.summary.setText(f"{counts[0]} errors · {counts[1]} warnings · {counts[2]} notes{more}")
+
+    def _activate(self, item, _column=0) -> None:
+        d = item.data(0, Qt.UserRole)
+        if d is None or self.qdoc is None:
+            return
+        obj, graph = self.place_index().resolve(d.path)
+        if graph is not None:
+            self.activated.emit(obj, graph)
