@@ -19,6 +19,7 @@ import functools
 import math
 from typing import Optional
 
+from .fresh import is_fresh
 from .symexpr import add, compact, exact_div, floor_div, mul, poly_of, to_dim
 
 Dim = "int | str | None"
@@ -175,8 +176,9 @@ def more_or_equally_precise(ours, theirs) -> bool:
         return False
     if ours == theirs:
         return True
-    # A number where the other side has a symbol is more precise.
-    return isinstance(ours, int) and isinstance(theirs, str)
+    # A fresh name only says "some size": any known dim says as much. A
+    # number where the other side has a symbol is more precise.
+    return is_fresh(theirs) or isinstance(ours, int) and isinstance(theirs, str)
 
 
 def axis_index(a, rank):

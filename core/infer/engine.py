@@ -24,6 +24,7 @@ from . import (ops_contrib, ops_contrib_fused, ops_contrib_llm, ops_control, ops
 from .context import NodeContext, find_rule
 from .fallback import schema_output_types
 from .folding import MAX_FOLD_ELEMENTS, fold
+from .fresh import FreshSymbols, any_size, mentions_fresh
 from .merge import merge_types
 
 _MISSING = object()
@@ -52,6 +53,7 @@ class Inference:
         self._attr_scopes: list[dict] = []
         self._opset_stack: list[dict] = []
         self._const_checked: set = set()
+        self.fresh = FreshSymbols()  # names for unknown dims, stable across update()
         self.nodes_inferred = 0      # rule evaluations so far (shows what update() saved)
 
     # --- public API ----------------------------------------------------------------
@@ -61,6 +63,7 @@ class Inference:
         self.syms.clear()
         self._diags.clear()
         self._const_checked.clear()
+        self.fresh.avoid(_declared_names(self.model.graph))
         # The walk allocates many small short-lived objects but no reference
         # cycles; pausing the cyclic collector (which would otherwise traverse
         # the whole IR again and again) halves the time on large models.
@@ -130,7 +133,7 @@ class Inference:
                 self.syms.pop(v, None)
                 self._const_checked.discard(v)
                 if v.producer is None:
-                    self.types[v] = self._source_type(v)
+                    self.types[v] = self._input_type(v, self._source_type(v))
                 else:
                     push(v.producer)
                 changed.add(v)
@@ -172,7 +175,7 @@ class Inference:
                 for v in node.outputs:
                     if v is None or id(v) in inputs:
                         continue
-                    t = self.types.get(v)
+                    t = _without_fresh(self.types.get(v))
                     if t is None or t == v.type:
                         continue
                     v.type = t
@@ -195,14 +198,20 @@ class Inference:
                 # An input with a default (initializer) takes the data's shape.
                 t = v.type if v.const is None else self._source_type(v)
                 if input_types is not None and i < len(input_types):
-                    t, _ = merge_types(input_types[i], t)
-                self.types[v] = t
+                    t, _ = merge_types(input_types[i], any_size(t))
+                self.types[v] = self._input_type(v, t)
             # Other initializers are typed lazily (type_of).
             for node in g.nodes:
                 self._infer_node(node, opsets)
             return [self.type_of(v) for v in g.outputs]
         finally:
             self._opset_stack.pop()
+
+    def _input_type(self, v, t):
+        # A graph input's "any size" dims get names, so what flows from the
+        # same input dim stays visibly the same.
+        t = any_size(t)
+        return t if self._attr_scopes else self.fresh.fill(v, t)
 
     def _source_type(self, v):
         c = v.const
@@ -349,14 +358,15 @@ class Inference:
                 else:
                     syms[v] = s
             declared = v.type
-            if declared is None:
-                types[v] = t
-                continue
-            merged, conflict = merge_types(t, declared)
-            if conflict:
-                self._note(node, WARNING, "infer.conflict",
-                           f"output {v.name!r}: stored type {declared} conflicts with inferred {t} ({conflict})")
-            types[v] = merged
+            if declared is not None:
+                merged, conflict = merge_types(t, any_size(declared))
+                if conflict:
+                    self._note(node, WARNING, "infer.conflict",
+                               f"output {v.name!r}: stored type {declared} conflicts with inferred {t} ({conflict})")
+                t = merged
+            if not self._attr_scopes:
+                t = self.fresh.fill(v, t)
+            types[v] = t
 
     @staticmethod
     def _with_schema_types(domain, op_type, opset, types, outs, n):
@@ -411,6 +421,29 @@ def _small_outputs(outs) -> bool:
         if n > MAX_FOLD_ELEMENTS:
             return False
     return True
+
+
+def _declared_names(graph) -> set:
+    """Every dim name the file's own declarations use, in every graph."""
+    names = set()
+    for g in graph.walk():
+        for vals in (g.inputs, g.outputs, g.value_info):
+            for v in vals:
+                shape = getattr(v.type, "shape", None)
+                if shape:
+                    names.update(d for d in shape if type(d) is str)
+    return names
+
+
+def _without_fresh(t):
+    # Our `?N` names mean something only within one inference: a file gets
+    # an unknown dim in their place (another reader, or our next run, would
+    # take the name for a declared symbol and could meet it elsewhere).
+    shape = getattr(t, "shape", None)
+    if type(t) is not TensorType or not shape or not any(mentions_fresh(d) for d in shape):
+        return t
+    return TensorType(t.elem_type, tuple(None if mentions_fresh(d) else d for d in shape),
+                      t.denotation, t.dim_denotations)
 
 
 def _key(arr):

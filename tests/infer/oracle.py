@@ -14,15 +14,17 @@ from onnxstudio.core.ir.types import OptionalType, SequenceType, TensorType, typ
 from onnxstudio.core.proto import onnx_pb2 as pb
 
 
-def _forget_unk(t):
-    # onnx names dims it cannot infer "unk__N": that is "unknown" to us.
+def _fresh_unk(t):
+    # onnx names each dim it cannot work out "unk__N": a fresh symbol, as our
+    # "?N". It counts as known: ours must say at least as much there (any
+    # number, symbol or expression), never "?".
     if isinstance(t, TensorType) and t.shape is not None:
-        return TensorType(t.elem_type, tuple(None if isinstance(d, str) and d.startswith("unk__") else d
+        return TensorType(t.elem_type, tuple(f"?{d[5:]}" if isinstance(d, str) and d.startswith("unk__") else d
                                              for d in t.shape))
     if isinstance(t, SequenceType):
-        return SequenceType(_forget_unk(t.elem))
+        return SequenceType(_fresh_unk(t.elem))
     if isinstance(t, OptionalType):
-        return OptionalType(_forget_unk(t.elem))
+        return OptionalType(_fresh_unk(t.elem))
     return t
 
 
@@ -43,7 +45,7 @@ def _graph_types(g) -> dict:
         tp = pb.TypeProto()
         tp.ParseFromString(vi.type.SerializeToString())
         if vi.type.WhichOneof("value") is not None:
-            out[vi.name] = _forget_unk(type_from_proto(tp))
+            out[vi.name] = _fresh_unk(type_from_proto(tp))
     return out
 
 
