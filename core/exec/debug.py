@@ -1,0 +1,545 @@
+"""A debug run: the object the app and `onnxstudio run` share to run a model,
+or a selection of its nodes, step by step, with breakpoints, and to keep
+every value computed so far.
+
+    run = DebugRun(model)
+    run.breakpoints.add(node)            # stops before it
+    run.break_on_nonfinite = True        # stops after the first node that makes NaN/Inf
+    run.start(feeds)                     # or start(feeds, nodes=[...]) for a selection
+    run.step()                           # one node; into an If/Loop/Scan body (see below)
+    run.resume()                         # to the next breakpoint or the end
+    run.values["logits"]                 # every main-graph value so far, by name
+    run.value_of(value)                  # any IR value, also one inside a body being walked
+
+    run.run(feeds)                       # the whole model at full speed
+    run.invalidate(changes)              # after an edit: drops exactly the values downstream
+    run.run(feeds)                       # recomputes only those
+
+Stepping into a control-flow node runs it whole (its kernel decides the
+branch and the iterations), recording every body node it runs, and then
+walks that recording one node per step: the body's values appear on its
+edges iteration by iteration, breakpoints inside bodies stop the walk, and
+the node after the If/Loop/Scan comes next. The values are the real ones;
+only the order of pausing differs from a live interpreter.
+
+Selections take their boundary values (values read by a selected node and
+made outside it) from the last run when there is one, then from the given
+feeds, and otherwise make them (random values of the inferred type, or a
+prefix run from the model inputs): `boundary_feeds`.
+
+Threads: `cancel()` and reading `position`/`total` may happen on another
+thread; everything else on the one that runs.
+"""
+from __future__ import annotations
+
+from dataclasses import dataclass, field
+from typing import Callable, Iterable, Optional
+
+import numpy as np
+
+from ..ir import Graph, Model, Node, Value
+from ..ir.types import TensorType
+from .bodies import _copy_outer
+from .errors import Cancelled, ExecError, FeedError
+from .feeds import defaulted_dims, random_value
+from .frame import Frame
+from .plan import _reads
+from .session import Session
+from .tensor_stats import has_nonfinite
+
+TRACE_LIMIT = 20000       # body steps recorded per control-flow node; later ones run unrecorded
+
+
+@dataclass
+class TraceEntry:
+    graph: Graph
+    node: Optional[Node]          # None: the body's inputs at the start of an iteration
+    iteration: int
+    outputs: dict
+
+
+@dataclass
+class StepEvent:
+    """What one step (or the end of resume/run_to) did."""
+    node: Optional[Node]          # the node just run (None when nothing ran)
+    outputs: dict = field(default_factory=dict)
+    graph: Optional[Graph] = None
+    iteration: int = -1           # inside a body: which run of it (from 0)
+    nonfinite: list = field(default_factory=list)   # output names holding NaN/Inf
+    reason: str = "step"          # "step", "breakpoint", "nonfinite", "done", "target"
+
+
+class _DebugSession(Session):
+    """A Session that can record the bodies its control-flow nodes run."""
+
+    def __init__(self, *args, **kwargs):
+        super().__init__(*args, **kwargs)
+        self.trace: Optional[list] = None       # set for the one step that records
+        self.truncated = False
+        self._iterations: dict[int, int] = {}
+
+    def _run_graph(self, graph, inputs, parent):
+        if self.trace is None:
+            return super()._run_graph(graph, inputs, parent)
+        body = self._body(graph)
+        values = dict(body.consts)
+        _copy_outer(values, body.plan.outer_names, parent)
+        values.update(zip(body.in_names, inputs))
+        frame = Frame(values, parent)
+        it = self._iterations.get(id(graph), 0)
+        self._iterations[id(graph)] = it + 1
+        self._record(TraceEntry(graph, None, it, dict(zip(body.in_names, inputs))))
+        for s in body.plan.steps:
+            if self._cancelled:
+                raise Cancelled("run cancelled")
+            outs = self._run_step(s, frame, True)
+            self._record(TraceEntry(graph, s.node, it, outs))
+        return body.outputs(values, frame)
+
+    def _body_runner(self, graph, parent):
+        if self.trace is None:
+            return super()._body_runner(graph, parent)
+        return lambda inputs: self._run_graph(graph, inputs, parent)
+
+    def _record(self, entry: TraceEntry) -> None:
+        if len(self.trace) < TRACE_LIMIT:
+            self.trace.append(entry)
+        else:
+            self.truncated = True
+
+
+def top_node(node: Node, graph: Graph) -> Optional[Node]:
+    """The node of `graph` that is or contains `node` (None when it is not inside `graph`)."""
+    while node is not None and node.graph is not None and node.graph is not graph:
+        node = node.graph.parent_node
+    return node if node is not None and node.graph is graph else None
+
+
+def is_control_flow(node: Node) -> bool:
+    return bool(node.subgraphs()) and node.domain in ("", "ai.onnx")
+
+
+class DebugRun:
+    def __init__(self, model: Model, *, seed: int = 0):
+        self.model = model
+        self.seed = seed
+        self.breakpoints: set = set()          # Node objects (or node names)
+        self.break_on_nonfinite = False
+        self.progress: Optional[Callable[[int, int, Node], None]] = None
+        self.values: dict = {}                 # main-graph values computed (or fed) so far, by name
+        self.body_values: dict[int, dict] = {}  # id(body graph) -> its values as far as walked
+        self.iterations: dict[int, int] = {}   # id(body graph) -> the iteration being walked
+        self.nonfinite: dict = {}              # Node -> names of its outputs holding NaN/Inf
+        self.feeds: dict = {}                  # the model-input (or boundary) feeds of the last start
+        self.selection: Optional[list] = None
+        self.nodes_run: list = []              # nodes the last run()/steps computed, in order
+        self.error: Optional[ExecError] = None
+        self.truncated = False                 # a body recording hit TRACE_LIMIT
+        self.session: Optional[_DebugSession] = None
+        self._trace: list = []
+        self._trace_pos = 0
+        self._cancelled = False
+
+    # -- state ---------------------------------------------------------------------------
+
+    @property
+    def graph(self) -> Graph:
+        return self.model.graph
+
+    @property
+    def started(self) -> bool:
+        return self.session is not None
+
+    @property
+    def done(self) -> bool:
+        return self.session is None or (self.session.done and not self._walking)
+
+    @property
+    def _walking(self) -> bool:
+        return self._trace_pos < len(self._trace)
+
+    @property
+    def position(self) -> int:
+        return self.session.position if self.session is not None else 0
+
+    @property
+    def total(self) -> int:
+        return len(self.session.plan.steps) if self.session is not None else 0
+
+    @property
+    def current(self) -> Optional[Node]:
+        """The node the next step runs (inside a body while walking one)."""
+        self._skip_inputs()
+        if self._walking:
+            return self._trace[self._trace_pos].node
+        if self.session is None or self.session.done:
+            return None
+        return self.session.plan.steps[self.session.position].node
+
+    @property
+    def current_iteration(self) -> int:
+        return self._trace[self._trace_pos].iteration if self._walking else -1
+
+    def value_of(self, value, graph: Optional[Graph] = None):
+        """The value computed for `value` (an IR Value, or a name with its graph); None if none yet."""
+        if isinstance(value, Value):
+            graph, name = value.graph, value.name
+        else:
+            name = value
+        if graph is None or graph is self.graph:
+            return self.values.get(name)
+        found = self.body_values.get(id(graph), {})
+        if name in found:
+            return found[name]
+        if graph.parent_graph is not None:      # read from an enclosing graph
+            return self.value_of(name, graph.parent_graph)
+        return None
+
+    def cancel(self) -> None:
+        self._cancelled = True
+        if self.session is not None:
+            self.session.cancel()
+
+    # -- starting ------------------------------------------------------------------------
+
+    def start(self, feeds: dict, nodes: Optional[Iterable] = None, *,
+              rng: Optional[np.random.Generator] = None, dims: Optional[dict] = None) -> None:
+        """Ready a stepping run of the whole model or of `nodes` (a selection of
+        main-graph nodes); the first node runs on the first step."""
+        self._cancelled = False
+        self.error = None
+        selection = list(nodes) if nodes is not None else None
+        session = _DebugSession(self.model, nodes=selection, keep=True, seed=self.seed)
+        if selection is not None:
+            feeds = boundary_feeds(self.model, session.input_names, given=feeds, known=self.values,
+                                   rng=rng or np.random.default_rng(self.seed), dims=dims,
+                                   seed=self.seed).feeds
+        else:
+            feeds = {k: v for k, v in feeds.items() if k in session.input_names}
+        session.start(feeds)
+        session.progress = self._progress
+        computed = {name for st in session.plan.steps for name in st.outputs if name}
+        if selection is None:
+            self.values = {}
+            self.nonfinite = {}
+        else:
+            for name in computed:
+                self.values.pop(name, None)
+            for st in session.plan.steps:
+                self.nonfinite.pop(st.node, None)
+        self.values.update(session.values)
+        self.feeds = dict(feeds) if selection is None else self.feeds
+        self._session_feeds = feeds
+        self.selection = selection
+        self.session = session
+        self.body_values = {}
+        self.iterations = {}
+        self._trace, self._trace_pos = [], 0
+        self.nodes_run = []
+
+    def _progress(self, i: int, n: int, node: Node) -> None:
+        if self.progress is not None:
+            self.progress(i, n, node)
+
+    # -- stepping ------------------------------------------------------------------------
+
+    def step(self, into: bool = True) -> StepEvent:
+        """Run the next node. With `into`, a control-flow node is entered: its
+        body nodes are the next steps (see the module docstring)."""
+        if self.session is None:
+            raise ExecError("start the run first")
+        self._skip_inputs()
+        if self._walking:
+            return self._walk_one()
+        if self.session.done:
+            return StepEvent(None, reason="done")
+        node = self.current
+        record = into and is_control_flow(node)
+        if record:
+            self.session.trace = []
+            self.session.truncated = False
+            self.session._iterations = {}
+        try:
+            result = self.session.step()
+        except ExecError as e:
+            self.error = e
+            raise
+        finally:
+            trace = self.session.trace
+            self.session.trace = None
+        self._store(result.node, result.outputs)
+        event = StepEvent(result.node, result.outputs, self.graph, -1,
+                          self.nonfinite.get(result.node, []))
+        if record and trace:
+            self.truncated = self.truncated or self.session.truncated
+            self._trace, self._trace_pos = trace, 0
+            self._skip_inputs()
+        return event
+
+    def _store(self, node: Node, outputs: dict) -> None:
+        self.values.update(outputs)
+        self.nodes_run.append(node)
+        bad = [name for name, v in outputs.items() if has_nonfinite(v)]
+        if bad:
+            self.nonfinite[node] = bad
+
+    def _skip_inputs(self) -> None:
+        """Apply the body-input entries (they are not steps) up to the next node."""
+        while self._walking and self._trace[self._trace_pos].node is None:
+            e = self._trace[self._trace_pos]
+            self.body_values[id(e.graph)] = dict(e.outputs)   # a new iteration starts afresh
+            self.iterations[id(e.graph)] = e.iteration
+            self._trace_pos += 1
+
+    def _walk_one(self) -> StepEvent:
+        e = self._trace[self._trace_pos]
+        self._trace_pos += 1
+        self.body_values.setdefault(id(e.graph), {}).update(e.outputs)
+        self.iterations[id(e.graph)] = e.iteration
+        bad = [name for name, v in e.outputs.items() if has_nonfinite(v)]
+        if bad:
+            self.nonfinite[e.node] = bad
+        self._skip_inputs()
+        return StepEvent(e.node, e.outputs, e.graph, e.iteration, bad)
+
+    def _stops_before(self, node: Optional[Node]) -> bool:
+        return node is not None and (node in self.breakpoints or (node.name and node.name in self.breakpoints))
+
+    def resume(self, target: Optional[Node] = None, into: bool = False) -> StepEvent:
+        """Run until a breakpoint (not run), a node that makes NaN/Inf (run,
+        when break_on_nonfinite), `target` (not run) or the end. Control-flow
+        nodes are entered only to reach a breakpoint or target inside them
+        (or with `into`)."""
+        if self.session is None:
+            raise ExecError("start the run first")
+        last = StepEvent(None, reason="done")
+        first = True
+        while not self.done:
+            if self._cancelled:
+                raise Cancelled("run cancelled")
+            node = self.current
+            if not first and (self._stops_before(node)):
+                last.reason = "breakpoint"
+                return last
+            if target is not None and node is target:
+                last.reason = "target"
+                return last
+            first = False
+            enter = into or (not self._walking and self._wanted_inside(node, target))
+            last = self.step(into=enter)
+            if self.break_on_nonfinite and last.nonfinite:
+                last.reason = "nonfinite"
+                return last
+        last.reason = "done"
+        return last
+
+    def _wanted_inside(self, node: Node, target: Optional[Node]) -> bool:
+        if not is_control_flow(node):
+            return False
+        inside = [b for b in self.breakpoints if isinstance(b, Node) and b is not node
+                  and top_node(b, self.graph) is node]
+        return bool(inside) or (target is not None and target is not node
+                                and top_node(target, self.graph) is node)
+
+    def run_to(self, node: Node) -> StepEvent:
+        """Run until `node` is next (it is not run); it may be inside a body."""
+        return self.resume(target=node)
+
+    # -- whole runs ---------------------------------------------------------------------
+
+    def run(self, feeds: dict, nodes: Optional[Iterable] = None, **start_options) -> dict:
+        """Run the whole model (or `nodes`) at full speed, ignoring breakpoints;
+        returns the outputs. When the feeds are those of the last run and
+        values survive from it, only the missing values are computed."""
+        self._cancelled = False
+        self.error = None
+        if nodes is None and self.values and self._same_feeds(feeds):
+            needed = self._missing_nodes()
+            if not needed:
+                self.nodes_run = []
+                return self._outputs()
+            return self._run_part(needed)
+        self.start(feeds, nodes, **start_options)
+        return self._run_rest(self._session_feeds)
+
+    def _run_rest(self, feeds: dict) -> dict:
+        s = self.session
+        try:
+            return s.run(feeds)
+        except ExecError as e:
+            self.error = e
+            raise
+        finally:
+            self._absorb(s)
+
+    def _absorb(self, s: Session) -> None:
+        """Take every value the session computed (also after a failure) and
+        flag the nodes that made NaN/Inf."""
+        held = s.values
+        self.values.update(held)
+        ran = [st.node for st in s.plan.steps
+               if any(name in held for name in st.outputs if name) or not st.outputs]
+        self.nodes_run = ran
+        for node in ran:
+            bad = [v.name for v in node.outputs if v is not None and v.name in held
+                   and has_nonfinite(held[v.name])]
+            if bad:
+                self.nonfinite[node] = bad
+            else:
+                self.nonfinite.pop(node, None)
+
+    def _run_part(self, nodes: list) -> dict:
+        session = _DebugSession(self.model, nodes=nodes, keep=True, seed=self.seed)
+        session.progress = self._progress
+        self.session = session
+        self._trace, self._trace_pos = [], 0
+        self._run_rest({name: self.values[name] for name in session.input_names})
+        return self._outputs()
+
+    def _outputs(self) -> dict:
+        out = {}
+        for v in self.graph.outputs:
+            if v is not None and v.name:
+                if v.name not in self.values:
+                    raise ExecError(f"output {v.name!r} was not computed")
+                out[v.name] = self.values[v.name]
+        return out
+
+    def _same_feeds(self, feeds: dict) -> bool:
+        if self.selection is not None:
+            return False
+        names = [v.name for v in self.graph.inputs if v.name not in self.graph.initializers]
+        for name in names:
+            a, b = feeds.get(name), self.feeds.get(name)
+            if a is None or b is None:
+                if a is not b:
+                    return False
+            elif a is not b and not _equal(a, b):
+                return False
+        return True
+
+    def _missing_nodes(self) -> list:
+        """Main-graph nodes with an output not held (in graph order)."""
+        return [n for n in self.graph.nodes
+                if any(v is not None and v.name and v.name not in self.values for v in n.outputs)]
+
+    # -- edits ---------------------------------------------------------------------------
+
+    def invalidate(self, changes) -> set:
+        """Drop the values an edit (a core.edits `Changes`) makes stale: the
+        outputs of touched nodes and of everything downstream of them, and of
+        changed initializers' readers. Returns the names dropped. A stepping
+        run in progress ends (its compiled plan is of the old model)."""
+        if changes.model_fields or changes.functions:
+            dropped = set(self.values) - {v.name for v in self.graph.inputs}
+            self._drop(dropped, set(self.nonfinite))
+            return dropped
+        graph = self.graph
+        touched = set()
+        dirty = set()
+        for n in set(changes.nodes_changed) | set(changes.nodes_added):
+            top = top_node(n, graph)
+            if top is not None:
+                touched.add(top)
+        for n in changes.nodes_removed:
+            dirty.update(v.name for v in n.outputs if v is not None and v.name)
+            top = top_node(n, graph) if n.graph is not None else None
+            if top is not None:
+                touched.add(top)
+        for v in changes.initializers:
+            if v.name:
+                dirty.add(v.name)
+        for g, old, new in changes.values_renamed:
+            dirty.update((old, new))
+        stale_nodes = set()
+        for n in graph.nodes:
+            if n in touched or any(v.name in dirty for v in _reads(n)):
+                stale_nodes.add(n)
+                dirty.update(v.name for v in n.outputs if v is not None and v.name)
+        fed = {v.name for v in graph.inputs}      # the user's inputs stay whatever was edited
+        dropped = {name for name in dirty if name in self.values and name not in fed}
+        self._drop(dropped, stale_nodes | {n for n in self.nonfinite if n.graph is None})
+        return dropped
+
+    def _drop(self, names: set, nodes: set) -> None:
+        for name in names:
+            self.values.pop(name, None)
+        for n in nodes:
+            self.nonfinite.pop(n, None)
+        self.session = None
+        self.body_values = {}
+        self.iterations = {}
+        self._trace, self._trace_pos = [], 0
+
+
+def _equal(a, b) -> bool:
+    try:
+        if isinstance(a, np.ndarray) and isinstance(b, np.ndarray):
+            return a.dtype == b.dtype and a.shape == b.shape and bool(np.array_equal(a, b, equal_nan=a.dtype.kind in "fc"))
+        return bool(a == b)
+    except (TypeError, ValueError):
+        return False
+
+
+# -- feeds of a selection ------------------------------------------------------------------
+
+@dataclass
+class BoundaryFeeds:
+    feeds: dict
+    randomised: list = field(default_factory=list)   # names given random values
+    sized_one: list = field(default_factory=list)    # dims made 1 for want of a size
+
+
+def boundary_feeds(model: Model, names: list, *, given: dict, known: Optional[dict] = None,
+                   rng: Optional[np.random.Generator] = None, dims: Optional[dict] = None,
+                   seed: int = 0) -> BoundaryFeeds:
+    """Values for `names` (a session's inputs): from `given`, then `known`
+    (the last run's values), then random ones of the value's (inferred) type
+    when `rng` is given, else computed by a prefix run from the model inputs
+    in `given`."""
+    graph = model.graph
+    out = BoundaryFeeds({})
+    missing = []
+    for name in names:
+        if name in given:
+            out.feeds[name] = given[name]
+        elif known and name in known:
+            out.feeds[name] = known[name]
+        elif name not in graph.initializers:
+            missing.append(name)
+    if not missing:
+        return out
+    if rng is not None:
+        inferred: dict = {}
+        for name in missing:
+            value = typed_value(model, name, inferred)
+            if value is None:
+                raise FeedError(f'input "{name}": no such value in the model')
+            out.feeds[name] = random_value(value, rng, dims)
+            out.randomised.append(name)
+            out.sized_one += [d for d in defaulted_dims(value, dims) if d not in out.sized_one]
+        return out
+    prefix = Session(model, outputs=missing, seed=seed)
+    with np.errstate(all="ignore"):
+        computed = prefix.run({k: v for k, v in given.items() if k in prefix.input_names})
+    out.feeds.update((k, computed[k]) for k in missing)
+    return out
+
+
+def typed_value(model: Model, name: str, inferred: dict) -> Optional[Value]:
+    """The value `name`, with its inferred type when the file declares none
+    (or no shape): boundary values of a selection are intermediates, which
+    exports seldom describe. `inferred` caches the inference between calls."""
+    value = model.graph.lookup(name)
+    t = value.type if value is not None else None
+    if isinstance(t, TensorType) and t.shape is not None and t.elem_type:
+        return value
+    if not inferred:
+        from ..infer import infer      # only when a declared type is missing
+        inferred.update(infer(model))
+    t = inferred.get(name)
+    return Value(name, t) if t is not None else value
+
+
+__all__ = ["DebugRun", "StepEvent", "TraceEntry", "BoundaryFeeds", "boundary_feeds", "typed_value",
+           "top_node", "is_control_flow", "TRACE_LIMIT"]
