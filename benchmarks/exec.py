@@ -1,17 +1,31 @@
 """Execution speed: our executor against onnxruntime and onnx.reference, one run.
 
-    python benchmarks/exec.py [MODEL_DIR ...]     (default: ../shared/models/*)
+    python benchmarks/exec.py [--quick] [MODEL_DIR ...]   (default: ../shared/models/* and the decoder)
 
 A model folder holds model.onnx and inputs.npz (as in ../shared/models). For
-each: median wall time of our `Session.run` (compiled once), onnxruntime's
-InferenceSession.run (CPU, default threads) and ReferenceEvaluator.run, timed
-in turn round after round so machine noise hits all three alike, and the
-ratios ours/onnxruntime and reference/ours (how many times faster we are).
+each, the median wall time of our `Session.run` (compiled once) and of
+onnxruntime's InferenceSession.run (CPU), both on one thread (our BLAS set to
+one thread, onnxruntime's intra- and inter-op pools to one) and both with
+their default threads, and of onnx.reference's ReferenceEvaluator.run; timed
+in turn, block after block, so machine noise hits all alike. Ratios are
+ours / onnxruntime (lower is better) and reference / ours (how many times
+faster than the reference we are).
+
+The synthetic GPT-2-like decoder (synthetic_decoder.py: 6 layers, hidden
+256, KV cache) is timed on a 64-token prompt (ms) and on decoding 16 tokens
+one at a time from that prompt's cache (tokens per second).
+
+On machines where OPENBLAS_CORETYPE pins an older kernel family (see the
+header line), numpy's matrix products run slower than they could; for
+figures of the current kernels run `env -u OPENBLAS_CORETYPE -u
+OPENBLAS_L2_SIZE python benchmarks/exec.py` (never in tests or CI).
 """
 from __future__ import annotations
 
+import os
 import pathlib
 import sys
+import tempfile
 import warnings
 
 import numpy as np
@@ -19,6 +33,8 @@ import numpy as np
 from timing import block_medians
 
 REPO = pathlib.Path(__file__).resolve().parent.parent
+DECODE_TOKENS = 16
+PROMPT = 64
 
 
 def _ms(seconds: float) -> str:
@@ -26,39 +42,116 @@ def _ms(seconds: float) -> str:
     return f"{ms:.3f}" if ms < 1 else f"{ms:.1f}"
 
 
-def main(argv: list[str]) -> int:
-    import onnx
-    import onnxruntime as ort
-    from onnx.reference import ReferenceEvaluator
+class _Contenders:
+    """The callables for one model: ours and onnxruntime at 1 and default threads, the reference."""
 
-    from onnxstudio import core
-    from onnxstudio.core.exec import Session
+    def __init__(self, path, make_call):
+        import onnx
+        import onnxruntime as ort
+        from onnx.reference import ReferenceEvaluator
 
-    warnings.simplefilter("ignore")
-    dirs = [pathlib.Path(p) for p in argv] or sorted(p.parent for p in (REPO.parent / "shared" / "models").glob("*/model.onnx"))
-    print(f"{'model':24} {'ours ms':>9} {'ort ms':>9} {'ref ms':>10} {'ours/ort':>9} {'ref/ours':>9}")
-    for d in dirs:
-        path = d / "model.onnx"
-        feeds = dict(np.load(d / "inputs.npz"))
+        from onnxstudio import core
+        from onnxstudio.core.exec import Session
+        from onnxstudio.core.exec.threads import blas_threads, set_blas_threads
+
+        self.default_threads = blas_threads() or 1
         sess = Session(core.load(path))
-        o = ort.InferenceSession(str(path), providers=["CPUExecutionProvider"])
-        fns = [lambda: sess.run(feeds), lambda: o.run(None, feeds)]
+        one = ort.SessionOptions()
+        one.intra_op_num_threads = one.inter_op_num_threads = 1
+        ort1 = ort.InferenceSession(str(path), one, providers=["CPUExecutionProvider"])
+        ortd = ort.InferenceSession(str(path), providers=["CPUExecutionProvider"])
+        names = [o.name for o in ortd.get_outputs()]
+
+        def ours(feeds):
+            return sess.run(feeds)
+
+        def ours_one_thread(feeds):
+            set_blas_threads(1)
+            try:
+                return sess.run(feeds)
+            finally:
+                set_blas_threads(self.default_threads)
+
+        self.fns = [make_call(ours_one_thread), make_call(lambda f: dict(zip(names, ort1.run(None, f)))),
+                    make_call(ours), make_call(lambda f: dict(zip(names, ortd.run(None, f))))]
+        self.failure = None
         try:
             ref = ReferenceEvaluator(onnx.load(path))
-            ref.run(None, feeds)
-            fns.append(lambda: ref.run(None, feeds))
-            failure = None
+            ref_call = make_call(lambda f: dict(zip(names, ref.run(None, f))))
+            ref_call()
+            self.fns.append(ref_call)
         except Exception as e:  # noqa: BLE001  (the reference lacks some ops)
-            failure = f"{type(e).__name__}: {str(e).splitlines()[0][:80] if str(e) else ''}"
-        for fn in fns:      # warm up: first runs fold constants and fault pages in
+            self.failure = f"{type(e).__name__}: {str(e).splitlines()[0][:80] if str(e) else ''}"
+
+    def measure(self, budget: float) -> list:
+        for fn in self.fns:      # warm up: first runs fold constants and fault pages in
             fn()
-        medians = block_medians(fns, rounds=3, budget=6.0)
-        ours, theirs = medians[:2]
-        ref_s = _ms(medians[2]) if failure is None else "n/a"
-        ratio_ref = f"{medians[2] / ours:.1f}" if failure is None else "n/a"
-        print(f"{d.name:24} {_ms(ours):>9} {_ms(theirs):>9} {ref_s:>10} {ours / theirs:9.2f} {ratio_ref:>9}")
-        if failure is not None:
-            print(f"{'':24} (onnx.reference cannot run it: {failure})")
+        return block_medians(self.fns, rounds=3, budget=budget)
+
+
+def _row(label, medians, failure, unit=_ms):
+    o1, r1, od, rd = medians[:4]
+    ref = medians[4] if failure is None else None
+    ref_s = unit(ref) if ref is not None else "n/a"
+    ratio_ref = f"{ref / od:.1f}" if ref is not None else "n/a"
+    print(f"{label:26} {unit(o1):>8} {unit(r1):>8} {o1 / r1:7.2f}   {unit(od):>8} {unit(rd):>8} {od / rd:7.2f}"
+          f"   {ref_s:>9} {ratio_ref:>8}")
+    if failure is not None:
+        print(f"{'':26} (onnx.reference cannot run it: {failure})")
+
+
+def _decoder_rows(budget: float) -> None:
+    import onnx
+
+    import synthetic_decoder as sd
+    model = sd.build()
+    layers = 6
+    with tempfile.TemporaryDirectory() as tmp:
+        path = pathlib.Path(tmp) / "decoder.onnx"
+        onnx.save(model, path)
+        prompt = sd.prompt_feeds(length=PROMPT)
+        c = _Contenders(path, lambda run: (lambda: run(prompt)))
+        _row(f"decoder prompt ({PROMPT} tok)", c.measure(budget), c.failure)
+
+        cache = c.fns[2]()   # our prompt outputs seed every decode, so all decode the same tokens
+        tokens = np.random.default_rng(2).integers(0, 8192, DECODE_TOKENS)
+
+        def decode(run):
+            def go():
+                out = cache
+                for i, t in enumerate(tokens):
+                    out = run(sd.next_feeds(out, int(t), PROMPT + i, layers))
+                return out
+            return go
+        d = _Contenders(path, decode)
+        medians = d.measure(budget)
+        _row("decoder decode (tok/s)", medians, d.failure, unit=lambda s: f"{DECODE_TOKENS / s:.0f}")
+        print(f"{'':26} (per token ms: ours {_ms(medians[0] / DECODE_TOKENS)} / {_ms(medians[2] / DECODE_TOKENS)}, "
+              f"onnxruntime {_ms(medians[1] / DECODE_TOKENS)} / {_ms(medians[3] / DECODE_TOKENS)}; "
+              "ratios are time ratios)")
+
+
+def main(argv: list[str]) -> int:
+    from onnxstudio.core.exec.threads import blas_core, blas_threads
+
+    warnings.simplefilter("ignore")
+    quick = "--quick" in argv
+    argv = [a for a in argv if a != "--quick"]
+    budget = 2.0 if quick else 6.0
+    dirs = [pathlib.Path(p) for p in argv] or sorted(
+        p.parent for p in (REPO.parent / "shared" / "models").glob("*/model.onnx"))
+    print(f"OpenBLAS kernels {blas_core()}, {blas_threads()} threads by default; OPENBLAS_CORETYPE="
+          f"{os.environ.get('OPENBLAS_CORETYPE', '(unset)')}; load average {os.getloadavg()[0]:.1f}")
+    print(f"{'':26} {'---- one thread ----':^25}   {'-- default threads --':^25}   {'-- onnx.reference --':^18}")
+    print(f"{'model':26} {'ours ms':>8} {'ort ms':>8} {'ours/ort':>7}   {'ours ms':>8} {'ort ms':>8} "
+          f"{'ours/ort':>7}   {'ref ms':>9} {'ref/ours':>8}")
+    for d in dirs:
+        feeds = dict(np.load(d / "inputs.npz"))
+        c = _Contenders(d / "model.onnx", lambda run: (lambda: run(feeds)))
+        _row(d.name, c.measure(budget), c.failure)
+    if not argv:
+        _decoder_rows(budget)
+    print(f"load average at the end {os.getloadavg()[0]:.1f}")
     return 0
 
 
