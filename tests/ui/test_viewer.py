@@ -202,3 +202,27 @@ def test_long_attribute_lists_are_capped(qtbot, window):
     ids = node.attributes["nodes_featureids"].value
     assert len(ids) > 64 and f"… ({len(ids)} items)]" in text
     assert "nodes_featureids" in text and "n_targets" in text
+
+
+def test_fit_on_a_tall_graph_fits_its_width_then_the_whole(qtbot, window):
+    """ppocr_v4_det is ~30x taller than wide: fitted whole it was a thin
+    column using ~3 % of the width. F fits the width (top first); F again
+    shows it whole."""
+    from shared_models import SHARED_MODELS
+    open_model(qtbot, window, SHARED_MODELS / "ppocr_v4_det" / "model.onnx")
+    view = window.graph.view
+    graph_rect = window.graph.scene.itemsBoundingRect()
+    view.fit_all()
+    shown_width = graph_rect.width() * view.current_scale()
+    assert shown_width >= 0.5 * view.viewport().width() or view.current_scale() >= 1.5 - 1e-6
+    visible = view.visible_scene_rect()
+    assert visible.top() <= graph_rect.top() + 1 and visible.bottom() < graph_rect.bottom()
+    view.fit_all()
+    assert view.visible_scene_rect().height() >= graph_rect.height()
+
+
+def test_status_bar_says_where_without_the_graphs_own_sentence(qtbot, window):
+    from shared_models import SHARED_MODELS
+    open_model(qtbot, window, SHARED_MODELS / "ppocr_v4_det" / "model.onnx")
+    text = window.status_label.text()
+    assert "PaddlePaddle" not in text and text.startswith("332 boxes, 379 edges in the main graph"), text

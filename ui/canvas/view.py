@@ -17,6 +17,9 @@ from .overview import OVERVIEW_SCALE
 MIN_SCALE = 0.01
 MAX_SCALE = 6.0
 STEP = 1.25
+# A whole-graph fit using less than this share of the view's width is a
+# thin column (tall graphs): Fit fits the width instead.
+TALL_FIT_SHARE = 0.35
 
 
 class GraphView(QGraphicsView):
@@ -87,8 +90,40 @@ class GraphView(QGraphicsView):
         self.viewport_changed.emit()
 
     def fit_all(self) -> None:
-        if self.scene() is not None:
-            self.fit_rect(self.scene().itemsBoundingRect())
+        """Fit the graph. A tall graph fitted whole is a thin column using a
+        few per cent of the width: fit its width instead, top first, and
+        leave the rest to scrolling; pressing F again then shows it whole."""
+        if self.scene() is None:
+            return
+        rect = self.scene().itemsBoundingRect()
+        if rect.isEmpty():
+            return
+        width_scale = self._width_fit_scale(rect)
+        if self._is_tall(rect) and abs(self.current_scale() - width_scale) > 1e-3 * width_scale:
+            self.fit_width(rect)
+        else:
+            self.fit_rect(rect)
+
+    def _whole_fit_scale(self, rect: QRectF) -> float:
+        vp = self.viewport().rect()
+        return min(vp.width() / (rect.width() + 40), vp.height() / (rect.height() + 40))
+
+    def _width_fit_scale(self, rect: QRectF, max_scale: float = 1.5) -> float:
+        return min(self.viewport().rect().width() / (rect.width() + 40), max_scale)
+
+    def _is_tall(self, rect: QRectF) -> bool:
+        """Fitting `rect` whole would leave most of the width empty."""
+        vp = self.viewport().rect()
+        whole = min(self._whole_fit_scale(rect), 1.5)
+        return rect.width() * whole < TALL_FIT_SHARE * vp.width()
+
+    def fit_width(self, rect: QRectF) -> None:
+        """Scale `rect`'s width to the view (at most 1.5) and show its top."""
+        self.zoom_by(self._width_fit_scale(rect) / self.current_scale())
+        visible = self.visible_scene_rect()
+        self.centerOn(rect.center().x(), rect.top() - 20 + visible.height() / 2)
+        self._update_hints(self.current_scale())
+        self.viewport_changed.emit()
 
     def zoom_to_selection(self) -> None:
         scene = self.scene()
