@@ -13,11 +13,10 @@ import numpy as np
 
 from ..core import load
 from ..core.exec import ExecError, FeedError, Session
-from ..core.exec.feeds import RANDOM_INT_RANGE, defaulted_dims, random_value, read_array_file
+from ..core.exec.debug import boundary_feeds
+from ..core.exec.feeds import RANDOM_INT_RANGE, read_array_file
 from ..core.exec.plan import nodes_between
 from ..core.exec.values import describe
-from ..core.ir import Value
-from ..core.ir.types import TensorType
 from ..errors import UserError
 
 NAME = "run"
@@ -75,29 +74,9 @@ def _feeds(args, model, session) -> tuple[dict, list, list]:
     missing = [n for n in session.input_names if n not in feeds and n not in model.graph.initializers]
     if not args.random:
         return feeds, [], []
-    rng = np.random.default_rng(args.seed)
-    sized_one = []
-    inferred: dict = {}
-    for n in missing:
-        value = _typed(model, n, inferred)
-        feeds[n] = random_value(value, rng, dims)
-        sized_one += [d for d in defaulted_dims(value, dims) if d not in sized_one]
-    return feeds, missing, sized_one
-
-
-def _typed(model, name: str, inferred: dict) -> Value:
-    """The value `name`, with its inferred type when the file declares none
-    (or no shape): a selection's boundary inputs are intermediates, which
-    exports seldom describe."""
-    value = model.graph.lookup(name)
-    t = value.type if value is not None else None
-    if isinstance(t, TensorType) and t.shape is not None and t.elem_type:
-        return value
-    if not inferred:
-        from ..core.infer import infer   # only when a declared type is missing
-        inferred.update(infer(model))
-    t = inferred.get(name)
-    return Value(name, t) if t is not None else value
+    made = boundary_feeds(model, missing, given={}, rng=np.random.default_rng(args.seed), dims=dims)
+    feeds.update(made.feeds)
+    return feeds, made.randomised, made.sized_one
 
 
 def _random_hint(randomised: list, sized_one: list) -> str:
@@ -265,10 +244,8 @@ def run(args) -> int:
     try:
         missing = [n for n in session.input_names if n not in feeds and n not in model.graph.initializers]
         if nodes is not None and missing:
-            # Compute the selection's boundary values from the model inputs first.
-            prefix = Session(model, outputs=missing, seed=args.seed)
-            feeds.update(prefix.run({k: v for k, v in feeds.items() if k in prefix.input_names}))
-            feeds = {k: v for k, v in feeds.items() if k in session.input_names}
+            # The selection's boundary values, computed from the model inputs (the policy is core's).
+            feeds = boundary_feeds(model, session.input_names, given=feeds, seed=args.seed).feeds
         t0 = time.perf_counter()
         with warnings.catch_warnings():
             # numpy warns of reductions over empty axes; NaN says it in the result.
