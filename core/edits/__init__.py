@@ -11,8 +11,14 @@ checking and change events.
 from .base import EDIT_KINDS, Changes, Edit, EditError, Macro, register
 from .node_edits import SetAttribute, SetNodeField
 from .refs import find_graph, find_node, graph_path, node_ref
+from .values import (AddGraphInput, AddGraphOutput, AddInitializer, AddValueInfo, MoveGraphInput,
+                     MoveGraphOutput, RemoveGraphInput, RemoveGraphOutput, RemoveInitializer, RemoveValueInfo,
+                     RenameValue, SetInitializer, SetValueType)
 from .wiring import AddNode, RemoveNode, SetNodeInput, SetNodeInputs, SetNodeOrder, SetNodeOutputs
 
 __all__ = ["EDIT_KINDS", "Changes", "Edit", "EditError", "Macro", "register", "SetAttribute",
            "SetNodeField", "find_graph", "find_node", "graph_path", "node_ref",
-           "AddNode", "RemoveNode", "SetNodeInput", "SetNodeInputs", "SetNodeOrder", "SetNodeOutputs"]
+           "AddNode", "RemoveNode", "SetNodeInput", "SetNodeInputs", "SetNodeOrder", "SetNodeOutputs",
+           "AddGraphInput", "AddGraphOutput", "AddInitializer", "AddValueInfo", "MoveGraphInput",
+           "MoveGraphOutput", "RemoveGraphInput", "RemoveGraphOutput", "RemoveInitializer", "RemoveValueInfo",
+           "RenameValue", "SetInitializer", "SetValueType"]

@@ -1,0 +1,635 @@
+"""Primitive edits of values: initializers (dense and sparse), renaming,
+declared types (value_info, graph inputs and outputs) and the graph's input
+and output lists.
+
+A shape is a list of dims: an int, a symbolic name, or None (unknown); a
+string of digits is taken as the int it spells, so a dim never becomes the
+string "1". `shape=None` means the rank is unknown.
+"""
+from __future__ import annotations
+
+import numbers
+from dataclasses import dataclass, field
+from typing import Any, ClassVar, Optional
+
+import numpy as np
+
+from ..ir import SparseTensor, Tensor, TensorType, Value
+from ..ir.dtypes import to_numpy_dtype
+from .base import Changes, Edit, EditError, register
+from .refs import GraphPath, find_graph
+from .wiring import _OPAQUE, check_new_name, ir, visible_value
+
+
+# -- helpers ----------------------------------------------------------------------------------
+
+def norm_shape(shape, place: str) -> Optional[tuple]:
+    """`shape` as the IR stores it; EditError naming the dim that is neither
+    an int, a name nor unknown."""
+    if shape is None:
+        return None
+    if isinstance(shape, (str, bytes)) or not hasattr(shape, "__iter__"):
+        raise EditError(f"{place}: a shape is a list of dims, not {shape!r}")
+    out = []
+    for i, d in enumerate(shape):
+        if d is None:
+            out.append(None)
+        elif isinstance(d, (bool, np.bool_)):
+            raise EditError(f"{place}: dim {i} is {d!r}; give an int, a name or None")
+        elif isinstance(d, numbers.Integral):
+            out.append(int(d))
+        elif isinstance(d, str):
+            s = d.strip()
+            if s in ("", "?"):
+                out.append(None)
+            elif s.lstrip("-").isdigit():
+                out.append(int(s))
+            else:
+                out.append(s)
+        else:
+            raise EditError(f"{place}: dim {i} is {d!r}; give an int, a name or None")
+    return tuple(out)
+
+
+def norm_elem_type(elem_type, place: str) -> int:
+    if isinstance(elem_type, (bool, np.bool_)) or not isinstance(elem_type, numbers.Integral):
+        raise EditError(f"{place}: an element type is a DataType number, not {elem_type!r}")
+    return int(elem_type)
+
+
+def tensor_type(old, elem_type, shape) -> TensorType:
+    """A TensorType with `elem_type`/`shape`, keeping `old`'s denotations where they still fit."""
+    den = getattr(old, "denotation", "") if isinstance(old, TensorType) else ""
+    notes = getattr(old, "dim_denotations", None) if isinstance(old, TensorType) else None
+    if notes is not None and (shape is None or len(notes) != len(shape)):
+        notes = None
+    return TensorType(elem_type, shape, den, notes)
+
+
+def defined_value(graph, name: str, place: str) -> Value:
+    """The value `name` defined or declared in `graph` itself."""
+    v = graph.get_value(name)
+    if v is None:
+        for items in (graph.inputs, graph.outputs, graph.value_info):
+            v = next((x for x in items if x.name == name), None)
+            if v is not None:
+                break
+    if v is None:
+        raise EditError(f"{place}: {graph.path} has no value named {name!r}")
+    return v
+
+
+def _index_of(items, value=None, name=None) -> int:
+    for i, v in enumerate(items):
+        if v is value or (value is None and v.name == name):
+            return i
+    return -1
+
+
+def _declared(graph, value) -> bool:
+    return any(v is value for items in (graph.inputs, graph.outputs, graph.value_info) for v in items)
+
+
+def _is_function_body(graph) -> bool:
+    return getattr(graph.owner, "is_function", False)
+
+
+def _as_array(array, place: str) -> np.ndarray:
+    if isinstance(array, Tensor):
+        return array.numpy()
+    try:
+        return np.asarray(array)
+    except Exception as e:  # noqa: BLE001 - whatever numpy refuses
+        raise EditError(f"{place}: not an array: {e}") from None
+
+
+def _dense_tensor(array, name: str, dtype, place: str) -> Tensor:
+    arr = _as_array(array, place)
+    try:
+        return Tensor.from_numpy(arr, name, None if dtype is None else norm_elem_type(dtype, place))
+    except (TypeError, ValueError, KeyError) as e:
+        raise EditError(f"{place}: cannot store a {arr.dtype} array as element type {dtype}: {e}") from None
+
+
+def _sparse_tensor(array, name: str, dtype, place: str) -> SparseTensor:
+    dense = _as_array(array, place)
+    flat = dense.reshape(-1)
+    idx = np.flatnonzero(flat).astype(np.int64)
+    values = _dense_tensor(flat[idx], name, dtype, place)
+    return SparseTensor(values, Tensor.from_numpy(idx), tuple(int(d) for d in dense.shape))
+
+
+# -- initializers -------------------------------------------------------------------------------
+
+@register
+@dataclass
+class AddInitializer(Edit):
+    """Add a constant `name` holding `array` (stored as a sparse initializer
+    when `sparse`). Naming an existing graph input gives it a default value."""
+    kind: ClassVar[str] = "add_initializer"
+    name: str
+    array: Any = None
+    sparse: bool = False
+    dtype: Optional[int] = None
+    graph: GraphPath = ()
+    restore: Any = field(default=None, repr=False, compare=False, metadata=_OPAQUE)
+
+    def apply(self, model, changes: Optional[Changes] = None) -> Edit:
+        changes = changes if changes is not None else Changes()
+        g = find_graph(model, self.graph)
+        place = f'{g.path}/initializer "{self.name}"'
+        if self.restore is not None:
+            value, const, index, sparse = self.restore
+            value.const = const
+            ir(g.add_initializer, value, index, sparse=sparse, place=place)
+        else:
+            sparse = bool(self.sparse)
+            existing = g.get_value(self.name)
+            if existing is not None and existing.is_graph_input and existing.const is None:
+                value = existing
+            else:
+                check_new_name(g, self.name, place)
+                value = Value(self.name)
+            if self.array is None:
+                raise EditError(f"{place}: no data given")
+            const = (_sparse_tensor if sparse else _dense_tensor)(self.array, self.name, self.dtype, place)
+            value.const = const
+            try:
+                g.add_initializer(value, sparse=sparse)
+            except Exception:
+                value.const = None
+                raise
+        changes.initializers.add(value)
+        changes._graph(g)
+        return RemoveInitializer(self.name, self.graph)
+
+    def describe(self) -> str:
+        return f"Add initializer {self.name}"
+
+
+@register
+@dataclass
+class RemoveInitializer(Edit):
+    """Remove the (dense or sparse) initializer `name`; refused while nodes
+    read it (unless it is the default of a graph input)."""
+    kind: ClassVar[str] = "remove_initializer"
+    name: str
+    graph: GraphPath = ()
+
+    def apply(self, model, changes: Optional[Changes] = None) -> Edit:
+        changes = changes if changes is not None else Changes()
+        g = find_graph(model, self.graph)
+        sparse = self.name in g.sparse_initializers
+        table = g.sparse_initializers if sparse else g.initializers
+        if self.name not in table:
+            raise EditError(f'{g.path}: no initializer named "{self.name}"')
+        index = list(table).index(self.name)
+        value = table[self.name]
+        const = value.const
+        ir(g.remove_initializer, self.name, sparse=sparse, place=f'{g.path}/initializer "{self.name}"')
+        changes.initializers.add(value)
+        changes._graph(g)
+        return AddInitializer(self.name, None, sparse, None, self.graph, restore=(value, const, index, sparse))
+
+    def describe(self) -> str:
+        return f"Remove initializer {self.name}"
+
+
+@register
+@dataclass
+class SetInitializer(Edit):
+    """Replace an initializer's data with `array`, or (without `array`)
+    convert it to element type `dtype` and/or reshape it to `shape` (the
+    number of elements must stay the same)."""
+    kind: ClassVar[str] = "set_initializer"
+    name: str
+    array: Any = None
+    dtype: Optional[int] = None
+    shape: Optional[list] = None
+    graph: GraphPath = ()
+    restore: Any = field(default=None, repr=False, compare=False, metadata=_OPAQUE)
+
+    def apply(self, model, changes: Optional[Changes] = None) -> Edit:
+        changes = changes if changes is not None else Changes()
+        g = find_graph(model, self.graph)
+        place = f'{g.path}/initializer "{self.name}"'
+        sparse = self.name in g.sparse_initializers
+        value = (g.sparse_initializers if sparse else g.initializers).get(self.name)
+        if value is None:
+            raise EditError(f'{g.path}: no initializer named "{self.name}"')
+        old = value.const
+        if self.restore is not None:
+            new = self.restore
+        else:
+            new = self._new_const(old, sparse, place)
+        value.const = new
+        changes.initializers.add(value)
+        changes._graph(g)
+        return SetInitializer(self.name, None, None, None, self.graph, restore=old)
+
+    def _new_const(self, old, sparse: bool, place: str):
+        if self.array is not None:
+            data = self.array
+        else:
+            try:
+                data = old.to_dense() if sparse else old.numpy()
+            except Exception as e:  # noqa: BLE001 - damaged or unreadable data
+                raise EditError(f"{place}: cannot read its data: {e}") from None
+            if self.dtype is not None:
+                try:
+                    data = data.astype(to_numpy_dtype(norm_elem_type(self.dtype, place)))
+                except (TypeError, ValueError, KeyError) as e:
+                    raise EditError(f"{place}: cannot convert to element type {self.dtype}: {e}") from None
+            if self.shape is not None:
+                shape = norm_shape(self.shape, place)
+                if any(not isinstance(d, int) or d < 0 for d in shape):
+                    raise EditError(f"{place}: a new shape needs known sizes, got {list(self.shape)}")
+                if int(np.prod(shape, dtype=np.int64)) != data.size:
+                    raise EditError(f"{place}: cannot reshape {list(data.shape)} ({data.size} elements) to "
+                                    f"{list(shape)} ({int(np.prod(shape, dtype=np.int64))} elements)")
+                data = data.reshape(shape)
+        if sparse:
+            return _sparse_tensor(data, self.name, self.dtype, place)
+        return _dense_tensor(data, self.name, self.dtype, place)
+
+    def describe(self) -> str:
+        return f"Set initializer {self.name}"
+
+
+# -- names --------------------------------------------------------------------------------------
+
+@register
+@dataclass
+class RenameValue(Edit):
+    """Rename a value defined in one graph. Its readers (in subgraphs that
+    capture it too) follow, since they hold the value, not the name."""
+    kind: ClassVar[str] = "rename_value"
+    old: str
+    new: str
+    graph: GraphPath = ()
+
+    def apply(self, model, changes: Optional[Changes] = None) -> Edit:
+        changes = changes if changes is not None else Changes()
+        g = find_graph(model, self.graph)
+        place = f'{g.path}/value "{self.old}"'
+        v = g.get_value(self.old)
+        if v is None or v.graph is not g:
+            raise EditError(f"{place}: {g.path} defines no value named {self.old!r}")
+        check_new_name(g, self.new, place)
+        ir(g.rename_value, v, self.new, place=place)
+        changes.values_renamed.append((g, self.old, self.new))
+        changes._graph(g)
+        if v.producer is not None:
+            changes.node(v.producer)
+        for n in v.consumers:
+            changes.node(n)
+        if v.const is not None:
+            changes.initializers.add(v)
+        if v.is_graph_input or v.is_graph_output:
+            changes.graph_io.add(g)
+        if any(x is v for x in g.value_info):
+            changes.value_info.add(g)
+        return RenameValue(self.new, self.old, self.graph)
+
+    def describe(self) -> str:
+        return f"Rename {self.old} to {self.new}"
+
+
+# -- declared types -----------------------------------------------------------------------------
+
+@register
+@dataclass
+class SetValueType(Edit):
+    """Set the declared tensor type of a graph input, output or value_info
+    entry. `elem_type` None keeps the element type; `shape` None means the
+    rank is unknown."""
+    kind: ClassVar[str] = "set_value_type"
+    value: str
+    elem_type: Optional[int] = None
+    shape: Optional[list] = None
+    graph: GraphPath = ()
+    restore: Any = field(default=None, repr=False, compare=False, metadata=_OPAQUE)
+
+    def apply(self, model, changes: Optional[Changes] = None) -> Edit:
+        changes = changes if changes is not None else Changes()
+        g = find_graph(model, self.graph)
+        place = f'{g.path}/value "{self.value}"'
+        v = defined_value(g, self.value, place)
+        if not _declared(g, v):
+            raise EditError(f"{place}: the value has no declaration to type (add a value_info entry first)")
+        if _is_function_body(g) and not any(x is v for x in g.value_info):
+            raise EditError(f"{place}: a function's inputs and outputs carry no types in the file")
+        old_type = v.type
+        old_overrides = {k: m for k, m in g._io_override.items()
+                         if k[1] < len(g._declarations(k[0])) and g._declarations(k[0])[k[1]] is v}
+        if self.restore is not None:
+            new_type, overrides = self.restore
+        else:
+            shape = norm_shape(self.shape, place)
+            elem = getattr(old_type, "elem_type", 0) if self.elem_type is None \
+                else norm_elem_type(self.elem_type, place)
+            new_type, overrides = tensor_type(old_type, elem, shape), {}
+        for k in old_overrides:
+            g.set_declaration_override(k[0], k[1], None)
+        for k, m in overrides.items():
+            g.set_declaration_override(k[0], k[1], m)
+        v.type = new_type
+        changes.values_retyped.add(v)
+        changes._graph(g)
+        if v.is_graph_input or v.is_graph_output:
+            changes.graph_io.add(g)
+        if any(x is v for x in g.value_info):
+            changes.value_info.add(g)
+        return SetValueType(self.value, getattr(old_type, "elem_type", None), list(old_type.shape)
+                            if getattr(old_type, "shape", None) is not None else None, self.graph,
+                            restore=(old_type, old_overrides))
+
+    def describe(self) -> str:
+        return f"Set type of {self.value}"
+
+    def merge_key(self):
+        return ("value-type", self.graph, self.value)
+
+
+@dataclass
+class _Declare(Edit):
+    """Put a declaration (input, output or value_info entry) back exactly as
+    it was: the inverse of removing one."""
+    kind: ClassVar[str] = "declare"
+    decl: str
+    index: int
+    value: Any
+    override: Any
+    type: Any
+    graph: GraphPath = ()
+
+    def apply(self, model, changes: Optional[Changes] = None) -> Edit:
+        changes = changes if changes is not None else Changes()
+        g = find_graph(model, self.graph)
+        ir(g.insert_declaration, self.decl, self.index, self.value, self.override, place=g.path)
+        self.value.type = self.type
+        _note_decl(changes, g, self.decl, self.value)
+        return _REMOVERS[self.decl](self.value.name, self.graph)
+
+
+def _note_decl(changes: Changes, g, decl: str, value) -> None:
+    changes._graph(g)
+    changes.values_retyped.add(value)
+    if decl == "value_info":
+        changes.value_info.add(g)
+    else:
+        changes.graph_io.add(g)
+
+
+def _remove_decl(model, changes, graph_path, decl: str, name: str) -> Edit:
+    g = find_graph(model, graph_path)
+    items = g._declarations(decl)
+    index = _index_of(items, name=name)
+    if index < 0:
+        what = {"input": "graph input", "output": "graph output", "value_info": "value_info entry"}[decl]
+        raise EditError(f"{g.path}: no {what} named {name!r}")
+    value, override = ir(g.remove_declaration, decl, index, place=f'{g.path}/{decl} "{name}"')
+    old_type = value.type
+    home = value.graph if value.graph is not None else g
+    if not _declared(g, value) and not _declared(home, value) and \
+            (value.producer is not None or value.const is not None):
+        # The type was only written by this declaration: a reload would not
+        # see it, so inference must not either.
+        value.type = None
+    _note_decl(changes, g, decl, value)
+    return _Declare(decl, index, value, override, old_type, graph_path)
+
+
+@register
+@dataclass
+class AddValueInfo(Edit):
+    """Declare the type of an intermediate value (a value_info entry)."""
+    kind: ClassVar[str] = "add_value_info"
+    value: str
+    elem_type: Optional[int] = None
+    shape: Optional[list] = None
+    index: Optional[int] = None
+    graph: GraphPath = ()
+
+    def apply(self, model, changes: Optional[Changes] = None) -> Edit:
+        changes = changes if changes is not None else Changes()
+        g = find_graph(model, self.graph)
+        place = f'{g.path}/value_info "{self.value}"'
+        v = visible_value(g, self.value, place)
+        if any(x is v for x in g.value_info):
+            raise EditError(f"{place}: {self.value!r} already has a value_info entry")
+        shape = norm_shape(self.shape, place)
+        old_type = v.type
+        if self.elem_type is not None or self.shape is not None:
+            elem = getattr(old_type, "elem_type", 0) if self.elem_type is None \
+                else norm_elem_type(self.elem_type, place)
+            new_type = tensor_type(old_type, elem, shape)
+        else:
+            new_type = old_type
+        index = len(g.value_info) if self.index is None else self.index
+        ir(g.insert_declaration, "value_info", index, v, place=place)
+        v.type = new_type
+        _note_decl(changes, g, "value_info", v)
+        return _Undeclare("value_info", index, old_type, self.graph)
+
+    def describe(self) -> str:
+        return f"Declare {self.value}"
+
+
+@dataclass
+class _Undeclare(Edit):
+    """Inverse of adding a declaration: takes entry `index` out and puts the
+    value's previous type back."""
+    kind: ClassVar[str] = "undeclare"
+    decl: str
+    index: int
+    type: Any
+    graph: GraphPath = ()
+
+    def apply(self, model, changes: Optional[Changes] = None) -> Edit:
+        changes = changes if changes is not None else Changes()
+        g = find_graph(model, self.graph)
+        value, override = ir(g.remove_declaration, self.decl, self.index, place=g.path)
+        current = value.type
+        value.type = self.type
+        _note_decl(changes, g, self.decl, value)
+        return _Declare(self.decl, self.index, value, override, current, self.graph)
+
+
+@register
+@dataclass
+class RemoveValueInfo(Edit):
+    kind: ClassVar[str] = "remove_value_info"
+    value: str
+    graph: GraphPath = ()
+
+    def apply(self, model, changes: Optional[Changes] = None) -> Edit:
+        changes = changes if changes is not None else Changes()
+        return _remove_decl(model, changes, self.graph, "value_info", self.value)
+
+    def describe(self) -> str:
+        return f"Remove value_info of {self.value}"
+
+
+@register
+@dataclass
+class AddGraphInput(Edit):
+    """Add a graph input `name` of the given type at `index` (default last).
+    Naming an initializer makes it an input whose default is that data."""
+    kind: ClassVar[str] = "add_graph_input"
+    name: str
+    elem_type: Optional[int] = None
+    shape: Optional[list] = None
+    index: Optional[int] = None
+    graph: GraphPath = ()
+
+    def apply(self, model, changes: Optional[Changes] = None) -> Edit:
+        changes = changes if changes is not None else Changes()
+        g = find_graph(model, self.graph)
+        place = f'{g.path}/input "{self.name}"'
+        existing = g.get_value(self.name)
+        if existing is not None and existing.const is not None and not existing.is_graph_input \
+                and existing.graph is g:
+            v = existing
+            const = v.const
+            dims = const.shape if isinstance(const, Tensor) else const.dims
+            elem = const.dtype if isinstance(const, Tensor) else const.values.dtype
+            default = TensorType(int(elem), tuple(dims))
+        else:
+            check_new_name(g, self.name, place)
+            v = Value(self.name)
+            default = TensorType(0, None)
+        shape = norm_shape(self.shape, place) if self.shape is not None else default.shape
+        elem = norm_elem_type(self.elem_type, place) if self.elem_type is not None else default.elem_type
+        new_type = None if _is_function_body(g) else TensorType(elem, shape)
+        index = len(g.inputs) if self.index is None else self.index
+        old_type = v.type
+        ir(g.insert_declaration, "input", index, v, place=place)
+        v.type = new_type
+        _note_decl(changes, g, "input", v)
+        return _Undeclare("input", index, old_type, self.graph)
+
+    def describe(self) -> str:
+        return f"Add input {self.name}"
+
+
+@register
+@dataclass
+class RemoveGraphInput(Edit):
+    """Remove graph input `name`; refused while nodes read it (unless an initializer backs it)."""
+    kind: ClassVar[str] = "remove_graph_input"
+    name: str
+    graph: GraphPath = ()
+
+    def apply(self, model, changes: Optional[Changes] = None) -> Edit:
+        changes = changes if changes is not None else Changes()
+        return _remove_decl(model, changes, self.graph, "input", self.name)
+
+    def describe(self) -> str:
+        return f"Remove input {self.name}"
+
+
+@register
+@dataclass
+class AddGraphOutput(Edit):
+    """Make the value `name` a graph output at `index` (default last)."""
+    kind: ClassVar[str] = "add_graph_output"
+    name: str
+    index: Optional[int] = None
+    graph: GraphPath = ()
+
+    def apply(self, model, changes: Optional[Changes] = None) -> Edit:
+        changes = changes if changes is not None else Changes()
+        g = find_graph(model, self.graph)
+        place = f'{g.path}/output "{self.name}"'
+        v = visible_value(g, self.name, place)
+        if v.is_graph_output and v.graph is g or any(x is v for x in g.outputs):
+            raise EditError(f"{place}: {self.name!r} is already a graph output")
+        index = len(g.outputs) if self.index is None else self.index
+        ir(g.insert_declaration, "output", index, v, place=place)
+        _note_decl(changes, g, "output", v)
+        return _Undeclare("output", index, v.type, self.graph)
+
+    def describe(self) -> str:
+        return f"Add output {self.name}"
+
+
+@register
+@dataclass
+class RemoveGraphOutput(Edit):
+    kind: ClassVar[str] = "remove_graph_output"
+    name: str
+    graph: GraphPath = ()
+
+    def apply(self, model, changes: Optional[Changes] = None) -> Edit:
+        changes = changes if changes is not None else Changes()
+        return _remove_decl(model, changes, self.graph, "output", self.name)
+
+    def describe(self) -> str:
+        return f"Remove output {self.name}"
+
+
+_REMOVERS = {"input": RemoveGraphInput, "output": RemoveGraphOutput, "value_info": RemoveValueInfo}
+
+
+def _move(model, changes, graph_path, decl: str, name: str, index: int, kind) -> Edit:
+    g = find_graph(model, graph_path)
+    items = g._declarations(decl)
+    old = _index_of(items, name=name)
+    if old < 0:
+        raise EditError(f"{g.path}: no graph {decl} named {name!r}")
+    if not isinstance(index, int) or not 0 <= index < len(items):
+        raise EditError(f'{g.path}/{decl} "{name}": position {index} is outside 0..{len(items) - 1}')
+    value, override = g.remove_declaration(decl, old) if decl != "input" or value_free(items[old]) \
+        else _take_input(g, old)
+    g.insert_declaration(decl, index, value, override)
+    changes.graph_io.add(g)
+    changes._graph(g)
+    return kind(name, old, graph_path)
+
+
+def value_free(v) -> bool:
+    return not v._uses or v.const is not None
+
+
+def _take_input(g, index):
+    # Moving a used input: take it out of the list without the use check
+    # (it goes straight back in).
+    value = g.inputs.pop(index)
+    override = g._io_override.pop(("input", index), None)
+    g._shift_overrides("input", index + 1, -1)
+    return value, override
+
+
+@register
+@dataclass
+class MoveGraphInput(Edit):
+    """Move graph input `name` to position `index`."""
+    kind: ClassVar[str] = "move_graph_input"
+    name: str
+    index: int
+    graph: GraphPath = ()
+
+    def apply(self, model, changes: Optional[Changes] = None) -> Edit:
+        changes = changes if changes is not None else Changes()
+        return _move(model, changes, self.graph, "input", self.name, self.index, MoveGraphInput)
+
+    def describe(self) -> str:
+        return f"Move input {self.name}"
+
+
+@register
+@dataclass
+class MoveGraphOutput(Edit):
+    """Move graph output `name` to position `index`."""
+    kind: ClassVar[str] = "move_graph_output"
+    name: str
+    index: int
+    graph: GraphPath = ()
+
+    def apply(self, model, changes: Optional[Changes] = None) -> Edit:
+        changes = changes if changes is not None else Changes()
+        return _move(model, changes, self.graph, "output", self.name, self.index, MoveGraphOutput)
+
+    def describe(self) -> str:
+        return f"Move output {self.name}"
