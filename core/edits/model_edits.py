@@ -1,0 +1,209 @@
+"""Primitive edits of the model's and graphs' own fields: IR version,
+producer, domain, model version, doc strings, opset imports, metadata."""
+from __future__ import annotations
+
+import numbers
+from dataclasses import dataclass
+from typing import ClassVar, Optional
+
+from .base import Changes, Edit, EditError, register
+from .refs import GraphPath, find_graph
+
+MODEL_FIELDS = {"ir_version": int, "producer_name": str, "producer_version": str, "domain": str,
+                "model_version": int, "doc_string": str}
+GRAPH_FIELDS = ("name", "doc_string")
+
+
+def canonical_domain(domain: str) -> str:
+    # "ai.onnx" and "" name the same domain.
+    return "" if domain == "ai.onnx" else domain
+
+
+def _check_type(value, kind, place: str):
+    if kind is int:
+        if isinstance(value, bool) or not isinstance(value, numbers.Integral):
+            raise EditError(f"{place} must be an integer, not {value!r}")
+        return int(value)
+    if not isinstance(value, str):
+        raise EditError(f"{place} must be text, not {value!r}")
+    return value
+
+
+@register
+@dataclass
+class SetModelField(Edit):
+    """Set ir_version, producer_name, producer_version, domain, model_version or doc_string."""
+    kind: ClassVar[str] = "set_model_field"
+    field: str
+    value: object
+
+    def apply(self, model, changes: Optional[Changes] = None) -> Edit:
+        changes = changes if changes is not None else Changes()
+        if self.field not in MODEL_FIELDS:
+            raise EditError(f"a model has no field {self.field!r} (one of {', '.join(MODEL_FIELDS)})")
+        value = _check_type(self.value, MODEL_FIELDS[self.field], f"model {self.field}")
+        old = getattr(model, self.field)
+        setattr(model, self.field, value)
+        changes.model_fields.add(self.field)
+        return SetModelField(self.field, old)
+
+    def describe(self) -> str:
+        return f"Set model {self.field}"
+
+    def merge_key(self):
+        return ("model-field", self.field)
+
+
+def _opset_owner(model, graph: GraphPath):
+    """The model, or the function whose body `graph` names (its own imports)."""
+    if not graph:
+        return model, None
+    g = find_graph(model, graph)
+    owner = g.owner
+    if not getattr(owner, "is_function", False) or g.parent_node is not None:
+        raise EditError(f"{g.path}: only the model and model-local functions import opsets")
+    return owner, owner.key
+
+
+@register
+@dataclass
+class SetOpsetImport(Edit):
+    """Import `domain` at `version` (None removes the import). With a
+    function's path, edits that function's imports instead."""
+    kind: ClassVar[str] = "set_opset_import"
+    domain: str
+    version: Optional[int]
+    graph: GraphPath = ()
+
+    def apply(self, model, changes: Optional[Changes] = None) -> Edit:
+        changes = changes if changes is not None else Changes()
+        owner, fkey = _opset_owner(model, self.graph)
+        if not isinstance(self.domain, str):
+            raise EditError(f"an opset domain is text, not {self.domain!r}")
+        domain = canonical_domain(self.domain)
+        shown = domain or "ai.onnx"
+        imports = owner.opset_imports
+        old = imports.get(domain)
+        if self.version is None:
+            if old is None:
+                raise EditError(f"no opset import for domain {shown!r} to remove")
+            items = list(imports.items())
+            position = [d for d, _ in items].index(domain)
+            del imports[domain]
+        else:
+            version = _check_type(self.version, int, f"opset version of {shown!r}")
+            if version < 1:
+                raise EditError(f"opset version of {shown!r} must be at least 1, not {version}")
+            position = None
+            imports[domain] = version
+        if fkey is None:
+            changes.model_fields.add("opset_imports")
+        else:
+            changes.functions.add(fkey)
+            changes.graphs.add(owner.graph)
+        return _RestoreOpset(domain, old, position, self.graph)
+
+    def describe(self) -> str:
+        return f"Remove opset {self.domain or 'ai.onnx'}" if self.version is None else \
+            f"Set opset {self.domain or 'ai.onnx'} to {self.version}"
+
+
+@dataclass
+class _RestoreOpset(Edit):
+    """Inverse of SetOpsetImport: the old version back in its old place in the
+    import list (the order is part of the file)."""
+    kind: ClassVar[str] = "restore_opset"
+    domain: str
+    version: Optional[int]
+    position: Optional[int]
+    graph: GraphPath = ()
+
+    def apply(self, model, changes: Optional[Changes] = None) -> Edit:
+        changes = changes if changes is not None else Changes()
+        owner, fkey = _opset_owner(model, self.graph)
+        imports = owner.opset_imports
+        current = imports.get(self.domain)
+        if self.version is None:
+            imports.pop(self.domain, None)
+        elif self.position is not None:
+            items = [(d, v) for d, v in imports.items() if d != self.domain]
+            items.insert(self.position, (self.domain, self.version))
+            imports.clear()
+            imports.update(items)
+        else:
+            imports[self.domain] = self.version
+        if fkey is None:
+            changes.model_fields.add("opset_imports")
+        else:
+            changes.functions.add(fkey)
+            changes.graphs.add(owner.graph)
+        return SetOpsetImport(self.domain, current, self.graph)
+
+
+@register
+@dataclass
+class SetMetadata(Edit):
+    """Set (or with value None remove) the model's metadata_props entry `key`."""
+    kind: ClassVar[str] = "set_metadata"
+    key: str
+    value: Optional[str]
+    position: Optional[int] = None     # where a re-added key goes (inverses keep the order)
+
+    def apply(self, model, changes: Optional[Changes] = None) -> Edit:
+        changes = changes if changes is not None else Changes()
+        if not isinstance(self.key, str) or not self.key:
+            raise EditError(f"a metadata key is non-empty text, not {self.key!r}")
+        props = model.metadata_props
+        old = props.get(self.key)
+        keys = list(props)
+        old_pos = keys.index(self.key) if old is not None else None
+        if self.value is None:
+            if old is None:
+                raise EditError(f"no metadata entry {self.key!r} to remove")
+            del props[self.key]
+        else:
+            value = _check_type(self.value, str, f"metadata {self.key!r}")
+            if old is None and self.position is not None:
+                items = list(props.items())
+                items.insert(self.position, (self.key, value))
+                props.clear()
+                props.update(items)
+            else:
+                props[self.key] = value
+        changes.model_fields.add("metadata_props")
+        return SetMetadata(self.key, old, old_pos)
+
+    def describe(self) -> str:
+        return f"Remove metadata {self.key}" if self.value is None else f"Set metadata {self.key}"
+
+    def merge_key(self):
+        return ("metadata", self.key) if self.value is not None else None
+
+
+@register
+@dataclass
+class SetGraphField(Edit):
+    """Set a graph's name or doc_string."""
+    kind: ClassVar[str] = "set_graph_field"
+    field: str
+    value: str
+    graph: GraphPath = ()
+
+    def apply(self, model, changes: Optional[Changes] = None) -> Edit:
+        changes = changes if changes is not None else Changes()
+        if self.field not in GRAPH_FIELDS:
+            raise EditError(f"a graph has no field {self.field!r} (one of {', '.join(GRAPH_FIELDS)})")
+        g = find_graph(model, self.graph)
+        value = _check_type(self.value, str, f"{g.path} {self.field}")
+        if getattr(g.owner, "is_function", False) and g.parent_node is None:
+            raise EditError(f"{g.path}: a function body has no {self.field} of its own")
+        old = getattr(g, self.field)
+        setattr(g, self.field, value)
+        changes._graph(g)
+        return SetGraphField(self.field, old, self.graph)
+
+    def describe(self) -> str:
+        return f"Set graph {self.field}"
+
+    def merge_key(self):
+        return ("graph-field", self.graph, self.field)
