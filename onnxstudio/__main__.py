@@ -9,6 +9,9 @@ def main(argv: list[str] | None = None) -> int:
     import multiprocessing
     multiprocessing.freeze_support()
     argv = list(sys.argv[1:] if argv is None else argv)
+    if argv and argv[0] in ("--install-desktop", "--uninstall-desktop"):
+        from . import desktop     # menu entry, *.onnx type, icons for this user
+        return desktop.main(argv)
     from . import cli
 
     if cli.is_command(argv):
