@@ -1,0 +1,94 @@
+"""core.exec.input_gen: inputs from random/constant/file/image sources, input sets."""
+import json
+
+import numpy as np
+import pytest
+
+from onnxstudio.core.exec import FeedError
+from onnxstudio.core.exec.input_gen import (InputSet, InputSpec, free_dims, image_input, make_feeds,
+                                            make_value, resize_bilinear)
+from onnxstudio.core.ir import Value
+from onnxstudio.core.ir.dtypes import DataType
+from onnxstudio.core.ir.types import TensorType
+
+
+def val(name, elem, shape):
+    return Value(name, TensorType(elem, tuple(shape)))
+
+
+def write_ppm(path, rgb):
+    h, w, _ = rgb.shape
+    path.write_bytes(f"P6 {w} {h} 255\n".encode() + rgb.astype(np.uint8).tobytes())
+    return path
+
+
+def test_random_sources_are_seeded_per_input():
+    ids = val("ids", DataType.INT64, ["batch", "seq"])
+    x = val("x", DataType.FLOAT, ["batch", 4])
+    s = InputSet(seed=7, dims={"batch": 2, "seq": 5},
+                 inputs={"ids": InputSpec("ids", low=0, high=30521),
+                         "x": InputSpec("x", distribution="uniform", low=-2, high=-1)})
+    feeds = make_feeds([ids, x], s)
+    assert feeds["ids"].shape == (2, 5) and feeds["ids"].dtype == np.int64
+    assert feeds["ids"].max() <= 30521 and feeds["ids"].max() > 1
+    assert feeds["x"].dtype == np.float32 and (feeds["x"] >= -2).all() and (feeds["x"] <= -1).all()
+    s.inputs["ids"] = InputSpec("ids", "zeros")
+    again = make_feeds([ids, x], s)
+    np.testing.assert_array_equal(again["x"], feeds["x"])        # one input's source leaves the others
+    assert not again["ids"].any()
+    assert free_dims([ids, x, val("y", DataType.FLOAT, [None, 3])]) == ["batch", "seq", "y[0]"]
+
+
+def test_constants_and_odd_dtypes():
+    import ml_dtypes
+    b = val("b", DataType.BFLOAT16, [3])
+    assert make_value(b, InputSpec("b", "constant", value=1.5)).tolist() == [1.5] * 3
+    assert make_value(b, InputSpec("b")).dtype == ml_dtypes.bfloat16
+    flag = val("f", DataType.BOOL, [])
+    assert make_value(flag, InputSpec("f", "ones")).dtype == np.bool_
+    s = val("s", DataType.STRING, [2])
+    assert make_value(s, InputSpec("s")).dtype == object
+
+
+def test_files_are_checked_against_the_declared_type(tmp_path):
+    x = val("x", DataType.FLOAT, ["n", 3])
+    np.save(tmp_path / "ok.npy", np.ones((5, 3), np.float32))
+    np.save(tmp_path / "wrong_dtype.npy", np.ones((5, 3)))
+    np.save(tmp_path / "wrong_shape.npy", np.ones((5, 4), np.float32))
+    np.savez(tmp_path / "set.npz", x=np.zeros((2, 3), np.float32), other=np.ones(1))
+    assert make_value(x, InputSpec("x", "file", path=str(tmp_path / "ok.npy"))).shape == (5, 3)
+    assert make_value(x, InputSpec("x", "file", path=str(tmp_path / "set.npz"))).shape == (2, 3)
+    with pytest.raises(FeedError, match=r'input "x" \(wrong_dtype.npy\): holds double\[5,3\], the model wants float\[n,3\]'):
+        make_value(x, InputSpec("x", "file", path=str(tmp_path / "wrong_dtype.npy")))
+    with pytest.raises(FeedError, match="axis 1 must be 3"):
+        make_value(x, InputSpec("x", "file", path=str(tmp_path / "wrong_shape.npy")))
+    with pytest.raises(FeedError, match='input "x": .*missing.npy: no such file'):
+        make_value(x, InputSpec("x", "file", path=str(tmp_path / "missing.npy")))
+
+
+def test_image_inputs(tmp_path):
+    rgb = np.zeros((4, 6, 3), np.uint8)
+    rgb[..., 0] = 255                                   # pure red
+    path = write_ppm(tmp_path / "red.ppm", rgb)
+    nchw = val("img", DataType.FLOAT, [1, 3, 8, 12])
+    spec = InputSpec("img", "image", path=str(path), channel_mean=[0.5, 0.5, 0.5], channel_std=[0.5, 0.5, 0.5])
+    a = image_input(nchw, spec)
+    assert a.shape == (1, 3, 8, 12) and a.dtype == np.float32
+    np.testing.assert_allclose(a[0, 0], 1.0)
+    np.testing.assert_allclose(a[0, 1], -1.0)
+    nhwc = val("img", DataType.FLOAT, ["b", "h", "w", 3])
+    b = image_input(nhwc, InputSpec("img", "image", path=str(path), layout="NHWC", bgr=True), {"b": 2})
+    assert b.shape == (2, 4, 6, 3) and b[1, 0, 0].tolist() == [0, 0, 1]
+    (tmp_path / "broken.png").write_bytes(b"\x89PNG\r\n\x1a\nnot really")
+    with pytest.raises(FeedError, match='input "img": .*broken.png: cannot read it as an image'):
+        image_input(nchw, InputSpec("img", "image", path=str(tmp_path / "broken.png")))
+    assert resize_bilinear(np.arange(4.0).reshape(2, 2, 1), 2, 2)[..., 0].tolist() == [[0, 1], [2, 3]]
+
+
+def test_input_sets_round_trip_through_json(tmp_path):
+    s = InputSet(3, {"batch": 2}, {"x": InputSpec("x", "constant", value=2.0)})
+    data = json.loads(json.dumps(s.to_json()))
+    back = InputSet.from_json(data)
+    assert back == s
+    with pytest.raises(FeedError, match="unknown source"):
+        InputSet.from_json({"inputs": {"x": {"source": "telepathy"}}})
