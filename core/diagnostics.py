@@ -47,6 +47,7 @@ CODES = {
     "model.opset-duplicate": (ERROR, "a domain is imported twice with different versions"),
     "model.opset-repeated": (WARNING, "the same domain and version imported twice"),
     "model.opset-version-invalid": (ERROR, "an imported opset version is not positive"),
+    "model.opset-too-new": (ERROR, "an imported opset newer than any the checker knows (it checks against its newest)"),
     "model.metadata-duplicate": (ERROR, "metadata_props has a key twice"),
     "model.feature-too-new": (ERROR, "a field or element type the declared IR version does not have"),
     # graph
@@ -68,6 +69,9 @@ CODES = {
     "graph.value-info-duplicate": (ERROR, "two value_info entries share a name"),
     "graph.value-info-unused": (WARNING, "value_info for a name nothing defines"),
     "graph.value-info-conflict": (ERROR, "value_info disagrees with the declared type of a graph input/output"),
+    "graph.elem-type-missing": (ERROR, "a tensor type in value_info or a subgraph input/output without an element type"),
+    "graph.declared-type-contradicts": (ERROR, "a declared type (graph input/output, value_info) that contradicts "
+                                               "the type inference derives from the producer"),
     "name.not-identifier": (INFO, "a name that is not a C identifier"),
     "text.invalid-utf8": (ERROR, "a value name, producer, domain, doc string or metadata entry that is not valid UTF-8"),
     # node

@@ -82,6 +82,21 @@ def _check_io_type(vi, where, ctx, out) -> None:
         out.add("graph.io-type-missing", where, "the declared type is empty")
 
 
+def _check_elem_type_given(vi, where, out) -> None:
+    """value_info and subgraph inputs/outputs may leave the type out, but a
+    tensor type they give must say its element type (the IR spec: MUST be
+    present): an incomplete declaration is not "no declaration"."""
+    if not vi.HasField("type"):
+        return
+    tp = vi.type
+    kind = tp.WhichOneof("value")
+    if kind == "tensor_type" and not tp.tensor_type.elem_type or \
+            kind == "sparse_tensor_type" and not tp.sparse_tensor_type.elem_type:
+        out.add("graph.elem-type-missing", where,
+                f"the declared {kind.replace('_type', '').replace('_', ' ')} type of {vi.name!r} has no "
+                "element type; give it, or remove the type to leave it to inference")
+
+
 def _type_too_new(vi, ir: int):
     """Why the declared type of `vi` needs a newer IR version than `ir`
     (a message), or None."""
@@ -157,6 +172,8 @@ def check_structure(g: pb.GraphProto, gpath: str, ctx, out, parent: Scope | None
         names.append(name)
         if ctx.is_main:
             _check_io_type(vi, where, ctx, out)
+        else:
+            _check_elem_type_given(vi, where, out)
         _check_type_version(vi, where, ctx, out)
 
     init_names = set()
@@ -233,6 +250,8 @@ def check_structure(g: pb.GraphProto, gpath: str, ctx, out, parent: Scope | None
                                               else "not produced by any node, input or initializer"))
         if ctx.is_main:
             _check_io_type(vi, where, ctx, out)
+        else:
+            _check_elem_type_given(vi, where, out)
         _check_type_version(vi, where, ctx, out)
 
     vi_names = set()
@@ -260,6 +279,7 @@ def check_structure(g: pb.GraphProto, gpath: str, ctx, out, parent: Scope | None
         message = _type_too_new(vi, ir)
         if message is not None:
             out.add("model.feature-too-new", where or paths.Lazy(paths.value_info, gpath, name), message)
+        _check_elem_type_given(vi, where or paths.Lazy(paths.value_info, gpath, name), out)
     odd = odd_names(names)
     damaged = [n for n in odd if n.__class__ is bytes]      # invalid UTF-8 is never an identifier
     if damaged:

@@ -19,6 +19,21 @@ def imported_opsets(model) -> dict:
     return found
 
 
+_NEWEST: dict = {}
+
+
+def newest_known_opset(domain: str):
+    """The newest opset of a domain whose signatures we hold (the highest
+    since_version in the table), or None for a domain we hold none of."""
+    if not _NEWEST:
+        newest = {}
+        for s in schemas.all_schemas():
+            d = schemas.canonical_domain(s.domain)
+            newest[d] = max(newest.get(d, 0), s.since_version)
+        _NEWEST.update(newest)
+    return _NEWEST.get(schemas.canonical_domain(domain))
+
+
 def _opset_path(domain: str) -> str:
     return f"model/opset_import {paths.quote(domain or 'ai.onnx')}"
 
@@ -47,6 +62,14 @@ def check_model_fields(model, out) -> None:
         seen.setdefault(domain, op.version)
         if op.version <= 0:
             out.add("model.opset-version-invalid", where, f"opset version {op.version} must be positive")
+        else:
+            newest = newest_known_opset(domain)
+            # The IR spec: support every operator of an imported set or reject
+            # the model. Ours stop at `newest`; say so instead of pretending.
+            if newest is not None and op.version > newest:
+                out.add("model.opset-too-new", where,
+                        f"{op.domain or 'ai.onnx'} version {op.version} is newer than any this checker knows; "
+                        f"operators are checked against version {newest} instead")
     damaged = [f for f in ("producer_name", "producer_version", "domain", "doc_string")
                if getattr(model, f).__class__ is bytes]
     damaged += [f"metadata key {as_text(e.key)!r}" for e in model.metadata_props

@@ -5,7 +5,7 @@ import onnx
 import onnx.defs
 from onnx import TensorProto, helper
 
-from mutation_helpers import q, npath, produced_by, plain_inputs, first_edge
+from mutation_helpers import q, npath, produced_by, plain_inputs, first_edge, first_subgraph
 
 
 def ir_missing(m):
@@ -211,6 +211,34 @@ def input_dtype_needs_newer_ir(m):
 
 
 
+def opset_too_new(m):
+    # A version past every opset we hold signatures for (IR spec: support
+    # every operator of an imported set or reject the model).
+    o = m.opset_import[0]
+    o.version = 99
+    return "model.opset-too-new", f"model/opset_import {q(o.domain or 'ai.onnx')}", True
+
+
+def value_info_elem_type_missing(m):
+    # A tensor type without its element type: incomplete, not "no type".
+    names = [o for n in m.graph.node for o in n.output if o]
+    if not names:
+        return None
+    m.graph.value_info.append(helper.make_tensor_value_info(names[0], TensorProto.UNDEFINED, None))
+    return "graph.elem-type-missing", f"graph/value_info {q(names[0])}", True
+
+
+def subgraph_output_elem_type_missing(m):
+    found = first_subgraph(m)
+    if found is None:
+        return None
+    gpath, g = found
+    for k, vi in enumerate(g.output):
+        vi.type.tensor_type.elem_type = 0
+        return "graph.elem-type-missing", f"{gpath}/output[{k}] {q(vi.name)}", True
+    return None
+
+
 MUTATIONS = [
     ir_missing,
     ir_unknown,
@@ -237,4 +265,7 @@ MUTATIONS = [
     output_elem_type_missing,
     value_info_conflicts_with_output,
     input_dtype_needs_newer_ir,
+    opset_too_new,
+    value_info_elem_type_missing,
+    subgraph_output_elem_type_missing,
 ]
