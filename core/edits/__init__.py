@@ -10,6 +10,9 @@ checking and change events.
 """
 from .base import EDIT_KINDS, Changes, Edit, EditError, Macro, register
 from .node_edits import SetAttribute, SetNodeField
+from .compound import (bypass_node, cleanup, demote_input, insert_on_edge, promote_initializer,
+                       rename_everywhere, replace_with_node, set_input_shape, toposort)
+from .extract import extract_model
 from .model_edits import SetGraphField, SetMetadata, SetModelField, SetOpsetImport
 from .refs import find_graph, find_node, graph_path, node_ref
 from .values import (AddGraphInput, AddGraphOutput, AddInitializer, AddValueInfo, MoveGraphInput,
@@ -23,4 +26,5 @@ __all__ = ["EDIT_KINDS", "Changes", "Edit", "EditError", "Macro", "register", "S
            "AddGraphInput", "AddGraphOutput", "AddInitializer", "AddValueInfo", "MoveGraphInput",
            "MoveGraphOutput", "RemoveGraphInput", "RemoveGraphOutput", "RemoveInitializer", "RemoveValueInfo",
            "RenameValue", "SetInitializer", "SetValueType", "SetGraphField", "SetMetadata", "SetModelField",
-           "SetOpsetImport"]
+           "SetOpsetImport", "bypass_node", "cleanup", "demote_input", "extract_model", "insert_on_edge",
+           "promote_initializer", "rename_everywhere", "replace_with_node", "set_input_shape", "toposort"]

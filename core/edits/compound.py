@@ -1,0 +1,363 @@
+"""Compound edits: each function looks at the model and returns a `Macro` of
+primitive edits (undone in one step, written to edit scripts as its
+primitives). Nothing changes until the Macro is applied, normally through
+`Document.apply`:
+
+    doc.apply(insert_on_edge(doc.model, "x", "Relu"))
+    doc.apply(set_input_shape(doc.model, "input_ids", [1, "seq"]))
+"""
+from __future__ import annotations
+
+import heapq
+from typing import Optional, Sequence
+
+from ..ir import TensorType
+from .base import Edit, EditError, Macro
+from .model_edits import SetOpsetImport
+from .refs import GraphPath, find_graph, find_node, graph_path, node_ref
+from .values import (AddGraphInput, AddGraphOutput, AddInitializer, RemoveGraphInput, RemoveGraphOutput,
+                     RemoveInitializer, RemoveValueInfo, RenameValue, SetValueType, norm_shape)
+from .wiring import AddNode, RemoveNode, SetNodeInput, SetNodeOrder, visible_value
+
+
+def stable_ref(node):
+    """A reference that stays right while a macro adds nodes: an output name
+    when the node has one (unique in SSA form), else its name or index."""
+    for v in node.outputs:
+        if v is not None and v.name:
+            return {"output": v.name}
+    return node_ref(node)
+
+
+def _inside(graph, top) -> bool:
+    """True when `graph` is `top` or nested in it."""
+    g = graph
+    while g is not None:
+        if g is top:
+            return True
+        g = g.parent_graph
+    return False
+
+
+def _top_node(node, top):
+    """The node of graph `top` that holds `node` (itself, or the If/Loop/Scan around it)."""
+    while node.graph is not top:
+        node = node.graph.parent_node
+    return node
+
+
+def _uses_in(value, top, consumers=None):
+    """(node, input index) reading `value` inside graph `top` (and its bodies),
+    restricted to the nodes of `top` listed in `consumers`."""
+    wanted = None if consumers is None else {id(n) for n in consumers}
+    out = []
+    for n, i in value.uses:
+        if n.graph is None or not _inside(n.graph, top):
+            continue
+        if wanted is not None and id(_top_node(n, top)) not in wanted:
+            continue
+        out.append((n, i))
+    return out
+
+
+def _rewire(uses, name: str) -> list:
+    return [SetNodeInput(stable_ref(n), i, name, graph_path(n.graph)) for n, i in uses]
+
+
+# -- node-level compounds ---------------------------------------------------------------
+
+def insert_on_edge(model, value: str, op_type: str, *, consumers: Optional[Sequence] = None,
+                   attributes: Optional[dict] = None, graph: GraphPath = (), name: str = "",
+                   domain: str = "", output: str = "") -> Macro:
+    """Insert a one-input node on the edge leaving `value`: the new node reads
+    `value` and its readers (all, or the nodes `consumers` names) read the
+    new node's output instead. Graph outputs keep their name and value."""
+    g = find_graph(model, graph)
+    v = visible_value(g, value, f"{g.path}/value {value!r}")
+    targets = None if consumers is None else [find_node(g, c) for c in consumers]
+    uses = _uses_in(v, g, targets)
+    out = output or g.unique_name(f"{value}_{op_type}")
+    node_name = name or g.unique_name(f"{op_type}_{value}")
+    index = v.producer.index + 1 if v.producer is not None and v.producer.graph is g else 0
+    edits: list[Edit] = [AddNode(op_type, [value], [out], dict(attributes or {}), node_name, domain, index, graph)]
+    edits += _rewire(uses, out)
+    return Macro(edits, f"Insert {op_type} after {value}")
+
+
+def bypass_node(model, node, graph: GraphPath = ()) -> Macro:
+    """Delete a node and let the readers of its first output read its first
+    input instead. When that output is a graph output, the input takes its
+    place in the output list (with the output's declared type)."""
+    g = find_graph(model, graph)
+    n = find_node(g, node)
+    src = next((v for v in n.inputs if v is not None), None)
+    if src is None:
+        raise EditError(f"{n.path}: it has no input to connect its readers to")
+    if not n.outputs or n.outputs[0] is None:
+        raise EditError(f"{n.path}: it has no first output to bypass")
+    out = n.outputs[0]
+    edits: list[Edit] = _rewire(_uses_in(out, g), src.name)
+    for i, o in enumerate(list(g.outputs)):
+        if o is out:
+            if any(x is src for x in g.outputs):
+                raise EditError(f"{n.path}: {src.name!r} is already a graph output; remove {out.name!r} "
+                                "from the outputs first")
+            edits.append(RemoveGraphOutput(out.name, graph))
+            edits.append(AddGraphOutput(src.name, i, graph))
+            in_function = getattr(g.owner, "is_function", False) and g.parent_node is None
+            if isinstance(out.type, TensorType) and not in_function and not src.is_graph_input \
+                    and src.type != out.type:
+                edits.append(SetValueType(src.name, out.type.elem_type, _shape_list(out.type.shape), graph))
+    edits.append(RemoveNode(node_ref(n), graph))
+    return Macro(edits, f"Delete {n.display_name} and reconnect")
+
+
+def _shape_list(shape):
+    return None if shape is None else list(shape)
+
+
+def rename_everywhere(model, old: str, new: str) -> Macro:
+    """Rename the value `old` wherever it is defined in the main graph and its
+    bodies; every reader (in bodies that capture it too) follows."""
+    edits = []
+    for g in model.graph.walk():
+        v = g.get_value(old)
+        if v is not None and v.graph is g and (v.producer is not None or v.const is not None
+                                               or v.is_graph_input or g.parent_graph is None):
+            edits.append(RenameValue(old, new, graph_path(g)))
+    if not edits:
+        raise EditError(f"no value named {old!r} in the model's graph")
+    return Macro(edits, f"Rename {old} to {new}")
+
+
+def replace_with_node(model, nodes: Sequence, op_type: str, *, attributes: Optional[dict] = None,
+                      graph: GraphPath = (), name: str = "", domain: str = "") -> Macro:
+    """Replace the nodes `nodes` (refs) by one node: it reads the values they
+    read from outside and produces, under the same names, the values read
+    after them (or listed as graph outputs)."""
+    g = find_graph(model, graph)
+    chosen = [find_node(g, r) for r in nodes]
+    if not chosen:
+        raise EditError(f"{g.path}: no nodes to replace")
+    ids = {id(n) for n in chosen}
+    inside_ids = set()
+    for n in chosen:
+        for _, body in n.subgraphs():
+            for b in body.walk():
+                inside_ids.update(id(x) for x in b.nodes)
+    chosen.sort(key=lambda n: n.index)
+    made = {id(v) for n in chosen for v in n.outputs if v is not None}
+    ins, outs = [], []
+    for n in chosen:
+        reads = list(n.inputs) + [v for _, body in n.subgraphs() for v in _captured(body)]
+        for v in reads:
+            if v is not None and id(v) not in made and all(v is not x for x in ins):
+                ins.append(v)
+        for v in n.outputs:
+            if v is None:
+                continue
+            outside = [u for u, _ in v.uses if id(u) not in ids and id(u) not in inside_ids]
+            if outside or any(v is o for o in g.outputs):
+                outs.append(v)
+    if not outs:
+        raise EditError(f"{g.path}: nothing reads what the selected nodes produce")
+    temps = [g.unique_name(f"{v.name}_new") for v in outs]
+    node_name = name or g.unique_name(op_type)
+    last = max(n.index for n in chosen)
+    edits: list[Edit] = [AddNode(op_type, [v.name for v in ins], temps, dict(attributes or {}), node_name, domain,
+                                 last + 1, graph)]
+    for v, t in zip(outs, temps):
+        uses = [(u, i) for u, i in v.uses if id(u) not in ids and id(u) not in inside_ids]
+        edits += _rewire(uses, t)
+        for k, o in enumerate(g.outputs):
+            if o is v:
+                edits += [RemoveGraphOutput(v.name, graph), AddGraphOutput(t, k, graph)]
+    for n in reversed(chosen):
+        edits.append(RemoveNode(stable_ref(n), graph))
+    for v, t in zip(outs, temps):
+        edits.append(RenameValue(t, v.name, graph))
+        if any(v is o for o in g.outputs) and v.type is not None and isinstance(v.type, TensorType):
+            edits.append(SetValueType(v.name, v.type.elem_type, _shape_list(v.type.shape), graph))
+    return Macro(edits, f"Replace {len(chosen)} nodes by {op_type}")
+
+
+def _captured(body):
+    inside = {id(g) for g in body.walk()}
+    for g in body.walk():
+        for n in g.nodes:
+            for v in n.inputs:
+                if v is not None and id(v.graph) not in inside:
+                    yield v
+
+
+# -- inputs, initializers, shapes ----------------------------------------------------------
+
+def promote_initializer(model, name: str, graph: GraphPath = ()) -> Macro:
+    """Turn the initializer `name` into a graph input of its type (its data is dropped)."""
+    g = find_graph(model, graph)
+    v = g.initializers.get(name)
+    if v is None:
+        raise EditError(f'{g.path}: no initializer named "{name}"')
+    if v.is_graph_input:
+        return Macro([RemoveInitializer(name, graph)], f"Make {name} an input")
+    return Macro([AddGraphInput(name, graph=graph), RemoveInitializer(name, graph)], f"Make {name} an input")
+
+
+def demote_input(model, name: str, array=None, graph: GraphPath = ()) -> Macro:
+    """Turn the graph input `name` into an initializer holding `array` (or the
+    default value it already has)."""
+    g = find_graph(model, graph)
+    v = next((x for x in g.inputs if x.name == name), None)
+    if v is None:
+        raise EditError(f"{g.path}: no graph input named {name!r}")
+    edits: list[Edit] = []
+    if v.const is None:
+        if array is None:
+            raise EditError(f"{g.path}/input {name!r}: it has no default value; give the data it should hold")
+        edits.append(AddInitializer(name, array, graph=graph))
+    elif array is not None:
+        from .values import SetInitializer
+        edits.append(SetInitializer(name, array, graph=graph))
+    edits.append(RemoveGraphInput(name, graph))
+    return Macro(edits, f"Make {name} a constant")
+
+
+def set_input_shape(model, name: str, dims) -> Macro:
+    """Give the main graph's input `name` the shape `dims` (ints, names or
+    None), re-propagate shapes and rewrite every value_info entry and output
+    declaration that no longer agrees. A dim given as "1" is the int 1."""
+    from ..infer import Inference
+    g = model.graph
+    v = next((x for x in g.inputs if x.name == name), None)
+    if v is None:
+        raise EditError(f"{g.path}: no graph input named {name!r}")
+    shape = norm_shape(dims, f'{g.path}/input "{name}"')
+    first = SetValueType(name, None, list(shape), ())
+    # Look at the model as it would be, with the declarations the change may
+    # have made stale set aside, then put everything back.
+    undo = first.apply(model)
+    declared = []
+    for sub in g.walk():
+        for items in (sub.value_info, sub.outputs):
+            for x in items:
+                if x.graph is sub or sub.parent_graph is None:
+                    declared.append((sub, x, x.type))
+    try:
+        for _, x, _ in declared:
+            x.type = None
+        inf = Inference(model)
+        inf.run()
+        new_types = {id(x): inf.type_of(x) for _, x, _ in declared}
+    finally:
+        for _, x, t in declared:
+            x.type = t
+        undo.apply(model)
+    edits: list[Edit] = [first]
+    seen = set()
+    for sub, x, old in declared:
+        if id(x) in seen:
+            continue
+        seen.add(id(x))
+        new = new_types.get(id(x))
+        if not isinstance(new, TensorType) or (new.elem_type == 0 and new.shape is None):
+            continue
+        if isinstance(old, TensorType) and old.elem_type == new.elem_type and old.shape == new.shape:
+            continue
+        if getattr(sub.owner, "is_function", False):
+            continue
+        edits.append(SetValueType(x.name, new.elem_type or getattr(old, "elem_type", 0), _shape_list(new.shape),
+                                  graph_path(sub)))
+    return Macro(edits, f"Set shape of {name}")
+
+
+# -- whole-graph compounds --------------------------------------------------------------------
+
+def toposort(model, graph: GraphPath = ()) -> Macro:
+    """Put the nodes in topological order, moving as little as possible
+    (among ready nodes, the one that came first goes first)."""
+    g = find_graph(model, graph)
+    nodes = list(g.nodes)
+    pos = {id(n): i for i, n in enumerate(nodes)}
+    deps: list[set] = []
+    for n in nodes:
+        reads = list(n.inputs) + [v for _, body in n.subgraphs() for v in _captured(body)]
+        deps.append({pos[id(v.producer)] for v in reads
+                     if v is not None and v.producer is not None and id(v.producer) in pos
+                     and v.producer is not n})
+    users: list[list] = [[] for _ in nodes]
+    waiting = [len(d) for d in deps]
+    for i, d in enumerate(deps):
+        for j in d:
+            users[j].append(i)
+    ready = [i for i, w in enumerate(waiting) if w == 0]
+    heapq.heapify(ready)
+    order = []
+    while ready:
+        i = heapq.heappop(ready)
+        order.append(i)
+        for u in users[i]:
+            waiting[u] -= 1
+            if waiting[u] == 0:
+                heapq.heappush(ready, u)
+    if len(order) < len(nodes):
+        stuck = [nodes[i].display_name for i in range(len(nodes)) if waiting[i] > 0][:5]
+        raise EditError(f"{g.path}: the nodes form a cycle and cannot be sorted ({', '.join(stuck)} ...)")
+    if order == list(range(len(nodes))):
+        return Macro([], "Sort nodes")
+    return Macro([SetNodeOrder(order, graph)], "Sort nodes")
+
+
+def cleanup(model) -> Macro:
+    """Remove what nothing needs: nodes whose outputs nobody reads (in the
+    main graph, live bodies and function bodies), initializers nothing reads,
+    value_info of values that no longer exist, and opset imports no node uses
+    (the default domain always stays)."""
+    edits: list[Edit] = []
+    dead: set = set()
+    graphs = [model.graph] + [f.graph for f in model.functions.values()]
+    live_graphs = []
+    while graphs:
+        g = graphs.pop()
+        live_graphs.append(g)
+        live_values = {id(v) for v in g.outputs}
+        keep = []
+        for n in reversed(list(g.nodes)):
+            if any(v is not None and id(v) in live_values for v in n.outputs):
+                keep.append(n)
+                for v in n.inputs:
+                    if v is not None:
+                        live_values.add(id(v))
+                for _, body in n.subgraphs():
+                    graphs.append(body)
+                    for v in _captured(body):
+                        live_values.add(id(v))
+            else:
+                dead.add(id(n))
+                for _, body in n.subgraphs():
+                    dead.update(id(x) for x in body.all_nodes())
+                edits.append(RemoveNode(stable_ref(n), graph_path(g)))
+    for g in live_graphs:
+        path = graph_path(g)
+        for table in (g.initializers, g.sparse_initializers):
+            for name, v in table.items():
+                if v.is_graph_input or v.is_graph_output:
+                    continue
+                if not any(id(u) not in dead for u, _ in v.uses):
+                    edits.append(RemoveInitializer(name, path))
+                    dead.add(("init", id(v)))
+        for x in g.value_info:
+            gone = x.producer is not None and id(x.producer) in dead
+            undefined = x.producer is None and x.const is None and not x.is_graph_input and \
+                g.lookup(x.name) is None
+            unused_init = ("init", id(x)) in dead
+            if gone or undefined or unused_init:
+                edits.append(RemoveValueInfo(x.name, path))
+    used = set()
+    for g in live_graphs:
+        for n in g.nodes:
+            if id(n) not in dead:
+                used.add("" if n.domain == "ai.onnx" else n.domain)
+    for domain in list(model.opset_imports):
+        if domain and domain not in used:
+            edits.append(SetOpsetImport(domain, None))
+    return Macro(edits, "Clean up")
