@@ -23,7 +23,8 @@ from . import kernels  # noqa: F401  (registers every kernel)
 from .allocator import tune_allocator
 from .errors import Cancelled, ExecError, FeedError
 from .bodies import Body, BodyRunning
-from .fast_steps import compile_step, memo_candidate, store_result
+from .fast_steps import memo_candidate, store_result
+from .fusion import compile_runners
 from .frame import Frame
 from .plan import Plan, Step
 from .registry import VARIES, KernelContext
@@ -226,7 +227,18 @@ class Session(BodyRunning):
         # (the plan or the enclosing frame holds it): later runs skip that.
         plan.forget_frees(set(folded).union(plan.outer_names))
         general = self._run_step_quietly
-        plan.runners = [compile_step(s, general) for s in plan.live_steps]
+        plan.runners = compile_runners(plan, general, lambda name: self._const_value(plan, frame, name))
+
+    @staticmethod
+    def _const_value(plan: Plan, frame: Frame, name: str):
+        """A constant's value after the first run (whose frees may have
+        dropped initializers from the frame)."""
+        if plan.folded and name in plan.folded:
+            return plan.folded[name]
+        init = plan.graph.initializers.get(name)
+        if init is not None and init.const is not None:
+            return normalize(init.const)
+        return frame.get(name)
 
     @staticmethod
     def _current_args(s: Step, frame: Frame) -> list:

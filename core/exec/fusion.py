@@ -1,0 +1,381 @@
+"""Fewer, cheaper steps for repeated runs nobody watches.
+
+When a plan runs whole (no `keep`, no stepping, no breakpoints: those run
+every node through the general path and see exactly what the graph says),
+its live steps are compiled into runners once, after the first run. Here
+some of them are merged first, where the merged form computes the same
+numbers with fewer numpy calls or fewer passes over the data:
+
+- **Repeated computations.** A step with the same operator, attributes and
+  inputs (by name, or constant inputs equal by value) as an earlier one
+  reuses its result: exporters repeat the same Unsqueeze/Concat of a shape
+  and the same attention-mask arithmetic in every layer.
+- **MatMul + bias Add**: the bias is added into the product's fresh buffer.
+- **Softmax -> IsNaN -> Where(isnan, 0, softmax)** (what torch writes for
+  masked attention): the NaN scrub is skipped when the softmax has no NaN,
+  which one sum tells.
+- **LayerNormalization whose mean and inverse std nobody reads**: the same
+  arithmetic as the kernel, minus the checks and the unused outputs.
+
+A merged unit runs where its last member ran; the names it reads stay in
+the frame until then (frees are recomputed for the merged list). When a
+merged unit meets anything unexpected (a dtype, a shape, an exception), it
+runs its members one by one through the general path instead, so errors
+name the node as always. Intermediates inside a unit are never stored:
+that is why none of this happens when values are observed.
+"""
+from __future__ import annotations
+
+import dataclasses
+from functools import partial
+
+import numpy as np
+
+from .errors import Cancelled, ExecError
+from .fast_steps import compile_step
+from .plan import NONDETERMINISTIC, Plan, Step, _reads
+
+_CSE_CONST_MAX = 256     # constant inputs up to this size are compared by value
+
+
+class _Unit:
+    """A merged group of steps: `members` in plan order, `reads` the names it
+    needs from the frame, `outputs` the names it stores."""
+
+    def __init__(self, members, reads, outputs, make):
+        self.members = members
+        self.reads = list(dict.fromkeys(reads))
+        self.outputs = outputs
+        self.make = make        # make(frees, fallback) -> runner
+        self.frees: list = []
+
+
+def compile_runners(plan: Plan, general, const_value) -> list:
+    """The plan's live steps as runners, merged where possible (see module
+    docstring); `const_value(name)` gives a constant's value."""
+    if plan.keep:
+        return [compile_step(s, general) for s in plan.live_steps]
+    steps = plan.live_steps
+    outputs = set(plan.outputs)
+    readers: dict = {}
+    for i, s in enumerate(steps):
+        for v in _reads(s.node):
+            readers.setdefault(v.name, []).append(i)
+    ctx = _Matching(steps, readers, outputs, plan.consts, const_value)
+    units: list = []
+    taken: set = set()
+    for i, s in enumerate(steps):
+        if i in taken:
+            continue
+        unit = ctx.fuse(i, taken)
+        units.append(unit if unit is not None else s)
+    # merged units sit at their last member's place
+    place = {id(s): i for i, s in enumerate(steps)}
+    order = sorted(range(len(units)), key=lambda k: _position(units[k], place))
+    units = [units[k] for k in order]
+    _assign_frees(units, outputs, set(plan.folded or ()) | set(plan.outer_names))
+    runners = []
+    for u in units:
+        if isinstance(u, _Unit):
+            runners.append(u.make(tuple(u.frees), _fallback(u, general)))
+        else:
+            runners.append(compile_step(u, general))
+    return runners
+
+
+def _position(u, place) -> int:
+    if isinstance(u, _Unit):
+        return max(place[id(m)] for m in u.members)
+    return place[id(u)]
+
+
+def _unit_reads(u) -> list:
+    if isinstance(u, _Unit):
+        return u.reads
+    return [v.name for v in _reads(u.node)]
+
+
+def _unit_outputs(u) -> list:
+    return u.outputs if isinstance(u, _Unit) else [n for n in u.outputs if n]
+
+
+def _assign_frees(units, keep: set, never: set) -> None:
+    last: dict = {}
+    for i, u in enumerate(units):
+        for name in _unit_reads(u):
+            last[name] = i
+    frees = [[] for _ in units]
+    for name, i in last.items():
+        if name not in keep and name not in never:
+            frees[i].append(name)
+    for i, u in enumerate(units):
+        for name in _unit_outputs(u):
+            if name not in last and name not in keep:
+                frees[i].append(name)
+    for i, (u, f) in enumerate(zip(units, frees)):
+        if isinstance(u, _Unit):
+            u.frees = f
+        else:
+            # a copy: the plan's own steps keep their frees for stepping
+            units[i] = dataclasses.replace(u, frees=f)
+
+
+def _fallback(u: _Unit, general):
+    """Run the members one at a time (general path), then drop what the unit frees."""
+    def run(values, frame, frees):
+        for m in u.members:
+            general(dataclasses.replace(m, frees=[]), frame)
+        for m in u.members[:-1]:
+            for name in m.outputs:
+                if name and name not in u.outputs:
+                    values.pop(name, None)
+        for name in frees:
+            values.pop(name, None)
+    return run
+
+
+def _call_of(s: Step):
+    if s.call is not None:
+        return s.call
+    return partial(s.kernel.fn, **s.attrs) if s.attrs else s.kernel.fn
+
+
+def _plain(s: Step) -> bool:
+    return (s.function is None and s.kernel is not None and not s.kernel.context
+            and s.node.op_type not in NONDETERMINISTIC and not s.node.subgraphs())
+
+
+class _Matching:
+    def __init__(self, steps, readers, outputs, consts, const_value):
+        self.steps = steps
+        self.readers = readers
+        self.outputs = outputs
+        self.consts = consts
+        self.const_value = const_value
+        self.index = {id(s): i for i, s in enumerate(steps)}
+        self.const_cache: dict = {}
+        self.seen: dict = {}        # CSE key -> representative step's outputs
+        self.alias: dict = {}       # name -> the earlier name holding the same value
+
+    def fuse(self, i, taken):
+        s = self.steps[i]
+        if not _plain(s):
+            return None
+        op = s.node.op_type
+        unit = None
+        if op == "MatMul":
+            unit = self._matmul_add(i, taken)
+        elif op == "Softmax":
+            unit = self._softmax_nan_scrub(i, taken)
+        elif op == "LayerNormalization":
+            unit = self._layer_norm(i)
+        if unit is None:
+            unit = self._repeated(i)
+        return unit
+
+    # -- helpers -------------------------------------------------------------------
+
+    def _const(self, name):
+        if not name or name not in self.consts:
+            return None
+        if name not in self.const_cache:
+            try:
+                value = self.const_value(name)
+            except KeyError:
+                value = None
+            self.const_cache[name] = value if isinstance(value, np.ndarray) else None
+        return self.const_cache[name]
+
+    def _only_reader(self, name, expected) -> bool:
+        return name not in self.outputs and self.readers.get(name, []) == expected
+
+    # -- repeated computations ------------------------------------------------------
+
+    def _key(self, s: Step):
+        parts = [s.node.domain, s.node.op_type, s.opset]
+        for name in s.inputs:
+            c = self._const(name)
+            if c is not None and c.size <= _CSE_CONST_MAX:
+                parts.append(("c", c.dtype.str, c.shape, c.tobytes()))
+            elif name in self.consts and c is None and name:
+                return None
+            else:
+                parts.append(("n", self.alias.get(name, name)))
+        for k in sorted(s.attrs):
+            v = s.attrs[k]
+            if isinstance(v, np.ndarray):
+                parts.append((k, v.dtype.str, v.shape, v.tobytes()))
+            elif isinstance(v, (int, float, str, bytes, type(None))) or (
+                    isinstance(v, (list, tuple)) and all(isinstance(x, (int, float, str, bytes)) for x in v)):
+                parts.append((k, repr(v)))
+            else:
+                return None
+        return tuple(parts)
+
+    def _repeated(self, i):
+        s = self.steps[i]
+        if any(n in self.outputs for n in s.outputs) or not any(s.inputs):
+            return None
+        key = self._key(s)
+        if key is None:
+            return None
+        first = self.seen.get(key)
+        if first is None:
+            self.seen[key] = [n for n in s.outputs]
+            return None
+        pairs = [(src, dst) for src, dst in zip(first, s.outputs) if dst]
+        if any(not src for src, _ in pairs):
+            return None
+        for src, dst in pairs:
+            self.alias[dst] = self.alias.get(src, src)
+        names = [self.alias[dst] for _, dst in pairs]
+        dsts = [dst for _, dst in pairs]
+
+        def make(frees, fallback):
+            def run(values, frame):
+                try:
+                    for src, dst in zip(names, dsts):
+                        values[dst] = values[src]
+                except KeyError:
+                    fallback(values, frame, frees)
+                    return
+                for name in frees:
+                    values.pop(name, None)
+            return run
+        return _Unit([s], names, dsts, make)
+
+    # -- MatMul + Add --------------------------------------------------------------
+
+    def _matmul_add(self, i, taken):
+        mm = self.steps[i]
+        out = mm.outputs[0] if mm.outputs else ""
+        if len(mm.outputs) != 1 or not out or len(mm.args) != 2 or not all(mm.args):
+            return None
+        users = self.readers.get(out, [])
+        if len(users) != 1 or not self._only_reader(out, users):
+            return None
+        j = users[0]
+        add = self.steps[j]
+        if add.node.op_type != "Add" or not _plain(add) or len(add.args) != 2 or add.opset < 7:
+            return None
+        other = add.args[1] if add.args[0] == out else add.args[0]
+        if other == out:
+            return None
+        bias = self._const(other)
+        if bias is None or bias.dtype.kind != "f":
+            return None
+        mm_call, add_call = _call_of(mm), _call_of(add)
+        a_name, b_name = mm.args
+        bias_first = add.args[0] == other
+        result = add.outputs[0]
+        taken.add(j)
+
+        def make(frees, fallback):
+            def run(values, frame):
+                try:
+                    y = mm_call(values[a_name], values[b_name])
+                    if (type(y) is np.ndarray and y.dtype == bias.dtype and y.flags.writeable
+                            and np.broadcast_shapes(y.shape, bias.shape) == y.shape):
+                        np.add(y, bias, out=y)
+                    else:
+                        y = add_call(bias, y) if bias_first else add_call(y, bias)
+                except (Cancelled, ExecError):
+                    raise
+                except Exception:  # noqa: BLE001  (the members report it with their context)
+                    fallback(values, frame, frees)
+                    return
+                values[result] = y
+                for name in frees:
+                    values.pop(name, None)
+            return run
+        return _Unit([mm, add], [a_name, b_name], [result], make)
+
+    # -- Softmax -> IsNaN -> Where ----------------------------------------------------
+
+    def _softmax_nan_scrub(self, i, taken):
+        sm = self.steps[i]
+        if len(sm.args) != 1 or not sm.args[0] or len(sm.outputs) != 1 or not sm.outputs[0]:
+            return None
+        probs = sm.outputs[0]
+        users = self.readers.get(probs, [])
+        if len(users) != 2 or probs in self.outputs:
+            return None
+        isnan = next((k for k in users if self.steps[k].node.op_type == "IsNaN"), None)
+        where = next((k for k in users if self.steps[k].node.op_type == "Where"), None)
+        if isnan is None or where is None or where < isnan:
+            return None
+        (k_isnan, k_where), isnan, where = (isnan, where), self.steps[isnan], self.steps[where]
+        if not _plain(where) or len(where.args) != 3:
+            return None
+        mask = isnan.outputs[0] if len(isnan.outputs) == 1 else ""
+        if not mask or not self._only_reader(mask, [k_where]):
+            return None
+        zero = self._const(where.args[1])
+        if where.args[0] != mask or where.args[2] != probs or zero is None or zero.size != 1 \
+                or zero.reshape(-1)[0] != 0 or zero.dtype.kind != "f":
+            return None
+        sm_call, where_call = _call_of(sm), _call_of(where)
+        x_name, result = sm.args[0], where.outputs[0]
+        if not result:
+            return None
+        taken.update((k_isnan, k_where))
+
+        def make(frees, fallback):
+            def run(values, frame):
+                try:
+                    p = sm_call(values[x_name])
+                    if not (type(p) is np.ndarray and p.dtype == zero.dtype and zero.ndim <= p.ndim
+                            and not np.isnan(np.add.reduce(p, axis=None))):
+                        p = where_call(np.isnan(p), zero, p)
+                except (Cancelled, ExecError):
+                    raise
+                except Exception:  # noqa: BLE001
+                    fallback(values, frame, frees)
+                    return
+                values[result] = p
+                for name in frees:
+                    values.pop(name, None)
+            return run
+        return _Unit([sm, isnan, where], [x_name], [result], make)
+
+    # -- LayerNormalization with one used output ---------------------------------------
+
+    def _layer_norm(self, i):
+        s = self.steps[i]
+        if s.opset < 17 or len(s.args) != 3 or not s.outputs or not s.outputs[0]:
+            return None
+        if any(n and (n in self.readers or n in self.outputs) for n in s.outputs[1:]):
+            return None
+        scale, bias = self._const(s.args[1]), self._const(s.args[2])
+        axis = s.attrs.get("axis", -1)
+        if (scale is None or bias is None or scale.dtype != np.float32 or bias.dtype != np.float32
+                or scale.ndim != 1 or bias.shape != scale.shape or s.attrs.get("stash_type", 1) != 1):
+            return None
+        n = scale.shape[0]
+        eps = np.float32(s.attrs.get("epsilon", 1e-5))
+        ones = np.ones(n, np.float32)
+        x_name, result = s.args[0], s.outputs[0]
+
+        def make(frees, fallback):
+            def run(values, frame):
+                x = values.get(x_name)
+                if type(x) is not np.ndarray or x.dtype != np.float32 or x.ndim < 1 or x.shape[-1] != n \
+                        or axis not in (-1, x.ndim - 1):
+                    fallback(values, frame, frees)
+                    return
+                # the kernel's own steps (normalization.layer_norm): bit-for-bit the same result
+                mean = np.matmul(x, ones)[..., None]
+                mean /= n
+                centered = x - mean
+                var = np.matmul(np.square(centered), ones)[..., None]
+                var /= n
+                var += eps
+                inv_std = np.reciprocal(np.sqrt(var, out=var), out=var)
+                centered *= inv_std
+                centered *= scale
+                centered += bias
+                values[result] = centered
+                for name in frees:
+                    values.pop(name, None)
+            return run
+        return _Unit([s], [x_name], [result], make)
