@@ -145,10 +145,7 @@ def _bundle_env(tmp_path) -> dict:
 
 
 def test_bundle_runs_info_on_a_shared_model(bundle, tmp_path):
-    models = [d / "model.onnx" for d in shared_model_dirs()]
-    if not models:
-        pytest.skip("no shared models here")
-    model = models[0]
+    model = shared_model_dirs()[0] / "model.onnx"
     done = _cli(["info", str(model), "--json"], _bundle_env(tmp_path), cwd=tmp_path, exe=str(bundle))
     assert done.returncode == 0, done.stderr
     info = json.loads(done.stdout)
@@ -169,10 +166,7 @@ def test_bundle_runs_a_model_like_the_package(bundle, tmp_path):
     still answer `info`."""
     import numpy as np
     dirs = {d.name: d for d in shared_model_dirs()}
-    name = next((n for n in ("bert_small", "skl_logreg_pipeline") if n in dirs), None)
-    if name is None:
-        pytest.skip("no shared model for the run check here")
-    model = str(dirs[name] / "model.onnx")
+    model = str(dirs["bert_small"] / "model.onnx")
     env = _bundle_env(tmp_path)
     args = ["run", model, "--random", "--seed", "3", "--output-dir"]
     frozen = _cli(args + [str(tmp_path / "frozen")], env, cwd=tmp_path, exe=str(bundle))
