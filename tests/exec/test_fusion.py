@@ -1,0 +1,146 @@
+"""Merged steps (core/exec/fusion.py) give what the unmerged steps give.
+
+A session's second run goes through the merged runners; a keep=True
+session runs every node as the graph says. Both must agree bit for bit
+(the merged forms do the same float operations in the same order), the
+merging must really happen, and a merged unit that fails must report the
+node as the general path does."""
+import numpy as np
+import pytest
+from onnx import TensorProto, helper, numpy_helper
+
+from onnxstudio import core
+from onnxstudio.core.exec import ExecError, Session
+
+
+def _save(tmp_path, nodes, inputs, outputs, inits=(), opset=17):
+    graph = helper.make_graph(nodes, "g", inputs, outputs, [numpy_helper.from_array(v, k) for k, v in inits])
+    model = helper.make_model(graph, opset_imports=[helper.make_opsetid("", opset)], ir_version=8)
+    path = tmp_path / "m.onnx"
+    path.write_bytes(model.SerializeToString())
+    return core.load(path)
+
+
+def _tensor(name, dims, elem=TensorProto.FLOAT):
+    return helper.make_tensor_value_info(name, elem, dims)
+
+
+def _merged_matches_unmerged(model, feeds_list):
+    """Runs every feed twice on one session (the second run is merged) and
+    once with keep=True; returns the merged session."""
+    merged = Session(model)
+    for feeds in feeds_list:
+        merged.run(feeds)
+        got = merged.run(feeds)
+        want = Session(model, keep=True).run(feeds)
+        assert set(got) == set(want)
+        for name in want:
+            np.testing.assert_array_equal(got[name], want[name], err_msg=name)
+    return merged
+
+
+def _merged_count(session) -> int:
+    return len(session.plan.live_steps) - len(session.plan.runners)
+
+
+def test_matmul_bias_add(tmp_path):
+    rng = np.random.default_rng(0)
+    w = rng.standard_normal((8, 6)).astype(np.float32)
+    b = rng.standard_normal(6).astype(np.float32)
+    wide = rng.standard_normal((3, 4, 6)).astype(np.float32)   # would grow the product: not in place
+    m = _save(tmp_path, [helper.make_node("MatMul", ["x", "w"], ["p"]),
+                         helper.make_node("Add", ["b", "p"], ["y"]),
+                         helper.make_node("MatMul", ["x", "w"], ["q"]),
+                         helper.make_node("Add", ["q", "wide"], ["z"])],
+              [_tensor("x", [4, 8])], [_tensor("y", [4, 6]), _tensor("z", [3, 4, 6])],
+              [("w", w), ("b", b), ("wide", wide)])
+    s = _merged_matches_unmerged(m, [{"x": rng.standard_normal((4, 8)).astype(np.float32)}])
+    assert _merged_count(s) == 2    # two MatMul+Add pairs, each one runner
+
+
+def test_softmax_nan_scrub_with_and_without_nan(tmp_path):
+    zero = np.array(0, np.float32)
+    m = _save(tmp_path, [helper.make_node("Softmax", ["x"], ["p"], axis=-1),
+                         helper.make_node("IsNaN", ["p"], ["nan"]),
+                         helper.make_node("Where", ["nan", "zero", "p"], ["y"])],
+              [_tensor("x", [2, 3, 5])], [_tensor("y", [2, 3, 5])], [("zero", zero)])
+    x = np.random.default_rng(1).standard_normal((2, 3, 5)).astype(np.float32)
+    masked = x.copy()
+    masked[1, 2, :] = -np.inf          # a fully masked row: softmax gives NaN, the scrub zeros
+    s = _merged_matches_unmerged(m, [{"x": x}, {"x": masked}])
+    assert _merged_count(s) == 2
+    assert np.array_equal(s.run({"x": masked})["y"][1, 2], np.zeros(5, np.float32))
+
+
+def test_layer_norm_without_statistics_outputs(tmp_path):
+    rng = np.random.default_rng(2)
+    g = rng.standard_normal(16).astype(np.float32)
+    b = rng.standard_normal(16).astype(np.float32)
+    m = _save(tmp_path, [helper.make_node("LayerNormalization", ["x", "g", "b"], ["y"], epsilon=1e-3)],
+              [_tensor("x", ["n", 16])], [_tensor("y", ["n", 16])], [("g", g), ("b", b)])
+    feeds = [{"x": rng.standard_normal((5, 16)).astype(np.float32)},
+             {"x": rng.standard_normal((1, 16)).astype(np.float32)}]
+    _merged_matches_unmerged(m, feeds)
+    # float64 input: the merged unit hands it to the general kernel
+    m64 = _save(tmp_path, [helper.make_node("LayerNormalization", ["x", "g", "b"], ["y"])],
+                [_tensor("x", [2, 16], TensorProto.DOUBLE)], [_tensor("y", [2, 16], TensorProto.DOUBLE)],
+                [("g", g.astype(np.float64)), ("b", b.astype(np.float64))])
+    _merged_matches_unmerged(m64, [{"x": rng.standard_normal((2, 16))}])
+
+
+def test_repeated_shape_arithmetic_is_computed_once(tmp_path):
+    axes_a = np.array([0], np.int64)
+    axes_b = np.array([0], np.int64)         # a second initializer with the same value
+    nodes = [helper.make_node("Shape", ["x"], ["s1"]),
+             helper.make_node("Shape", ["x"], ["s2"]),
+             helper.make_node("ReduceProd", ["s1"], ["n1"], keepdims=0),
+             helper.make_node("ReduceProd", ["s2"], ["n2"], keepdims=0),
+             helper.make_node("Unsqueeze", ["n1", "axes_a"], ["u1"]),
+             helper.make_node("Unsqueeze", ["n2", "axes_b"], ["u2"]),
+             helper.make_node("Concat", ["u1", "u2"], ["shape"], axis=0),
+             helper.make_node("Reshape", ["x", "u1"], ["flat"])]
+    m = _save(tmp_path, nodes, [_tensor("x", ["a", "b"])],
+              [_tensor("shape", [2], TensorProto.INT64), _tensor("flat", ["n"]), _tensor("u2", [1], TensorProto.INT64)],
+              [("axes_a", axes_a), ("axes_b", axes_b)])
+    feeds = [{"x": np.ones((2, 3), np.float32)}, {"x": np.ones((4, 5), np.float32)}]
+    s = _merged_matches_unmerged(m, feeds)
+    assert _merged_count(s) == 0          # repeats are replaced, not removed
+    assert np.array_equal(s.run(feeds[1])["u2"], [20])
+
+
+def test_a_merged_unit_that_fails_names_its_node(tmp_path):
+    w = np.ones((8, 6), np.float32)
+    m = _save(tmp_path, [helper.make_node("MatMul", ["x", "w"], ["p"], name="proj"),
+                         helper.make_node("Add", ["p", "b"], ["y"], name="bias")],
+              [_tensor("x", ["n", "k"])], [_tensor("y", ["n", 6])], [("w", w), ("b", np.ones(6, np.float32))])
+    s = Session(m)
+    s.run({"x": np.ones((2, 8), np.float32)})
+    s.run({"x": np.ones((2, 8), np.float32)})
+    assert _merged_count(s) == 1
+    with pytest.raises(ExecError, match="proj"):
+        s.run({"x": np.ones((2, 5), np.float32)})
+
+
+def test_stepping_after_merged_runs_sees_every_value(tmp_path):
+    w = np.ones((4, 4), np.float32)
+    m = _save(tmp_path, [helper.make_node("MatMul", ["x", "w"], ["p"]),
+                         helper.make_node("Add", ["p", "b"], ["y"])],
+              [_tensor("x", [2, 4])], [_tensor("y", [2, 4])], [("w", w), ("b", np.ones(4, np.float32))])
+    s = Session(m)
+    feeds = {"x": np.ones((2, 4), np.float32)}
+    s.run(feeds)
+    s.run(feeds)
+    s.start(feeds)
+    first = s.step()
+    assert "p" in first.outputs and np.array_equal(first.outputs["p"], np.full((2, 4), 4, np.float32))
+    s.step()
+    assert np.array_equal(s.results()["y"], np.full((2, 4), 5, np.float32))
+
+
+@pytest.mark.parametrize("name", ["bert_small", "bert_12layer_narrow"])
+def test_shared_transformers_merged_equal_unmerged(name):
+    from shared_models import shared_model
+    d = shared_model(name)
+    model = core.load(d / "model.onnx")
+    s = _merged_matches_unmerged(model, [dict(np.load(d / "inputs.npz"))])
+    assert _merged_count(s) > 0
