@@ -204,21 +204,24 @@ def test_long_attribute_lists_are_capped(qtbot, window):
     assert "nodes_featureids" in text and "n_targets" in text
 
 
-def test_fit_on_a_tall_graph_fits_its_width_then_the_whole(qtbot, window):
-    """ppocr_v4_det is ~30x taller than wide: fitted whole it was a thin
-    column using ~3 % of the width. F fits the width (top first); F again
-    shows it whole."""
+def test_fit_on_a_tall_graph_fits_its_width(qtbot, window):
+    """ppocr_v4_det is ~25x taller than wide: fitted whole it was a thin
+    column using ~3 % of the width. F fits the width and shows the top."""
     from shared_models import SHARED_MODELS
     open_model(qtbot, window, SHARED_MODELS / "ppocr_v4_det" / "model.onnx")
     view = window.graph.view
     graph_rect = window.graph.scene.itemsBoundingRect()
+    view.zoom_by(0.1)
     view.fit_all()
     shown_width = graph_rect.width() * view.current_scale()
     assert shown_width >= 0.5 * view.viewport().width() or view.current_scale() >= 1.5 - 1e-6
     visible = view.visible_scene_rect()
     assert visible.top() <= graph_rect.top() + 1 and visible.bottom() < graph_rect.bottom()
+    # A graph that is not tall is still fitted whole.
+    window.open_demo()
+    wait_idle(qtbot, window)
     view.fit_all()
-    assert view.visible_scene_rect().height() >= graph_rect.height()
+    assert view.visible_scene_rect().contains(window.graph.scene.itemsBoundingRect().adjusted(5, 5, -5, -5))
 
 
 def test_status_bar_says_where_without_the_graphs_own_sentence(qtbot, window):
@@ -226,3 +229,39 @@ def test_status_bar_says_where_without_the_graphs_own_sentence(qtbot, window):
     open_model(qtbot, window, SHARED_MODELS / "ppocr_v4_det" / "model.onnx")
     text = window.status_label.text()
     assert "PaddlePaddle" not in text and text.startswith("332 boxes, 379 edges in the main graph"), text
+
+
+def test_group_titles_are_whole_and_above_the_edges(qtbot, window):
+    """The demo's "backbone" and "stage1" titles had the input's edge running
+    through their text, and a group narrower than its title clipped it."""
+    from onnxstudio.ui.canvas import fonts
+    from PySide6.QtCore import QRectF
+    from onnxstudio.ui.canvas.items import GroupFrame, GroupTitle
+    window.open_demo()
+    wait_idle(qtbot, window)
+    scene = window.graph.scene
+    titles = [i for i in scene.items() if isinstance(i, GroupTitle)]
+    assert {t.path for t in titles} == set(scene.group_frames) and titles
+    top_edge = max(e.zValue() for e in scene.edge_items.values())
+    for t in titles:
+        assert t.zValue() > top_edge
+        assert t.title_rect().width() >= fonts.text_width(t.text) + 8
+        assert window.graph.view.itemAt(window.graph.view.mapFromScene(t.title_rect().center())) is t
+    narrow = GroupFrame("g", QRectF(0, 0, 40, 200), "intermediate  (7 nodes)")
+    title = GroupTitle(narrow)
+    assert title.title_rect().width() >= fonts.text_width("▾ intermediate  (7 nodes)")
+    assert narrow.titled_apart
+
+
+def test_double_click_on_a_group_title_tab_collapses_the_group(qtbot, window):
+    window.open_demo()
+    wait_idle(qtbot, window)
+    graph = window.graph
+    path = ("backbone", "stage1")
+    frame = graph.scene.group_frames[path]
+    from onnxstudio.ui.canvas.items import GroupTitle
+    title = next(i for i in graph.scene.items() if isinstance(i, GroupTitle) and i.frame is frame)
+    pos = graph.view.mapFromScene(title.title_rect().center())
+    qtbot.mouseDClick(graph.view.viewport(), Qt.LeftButton, pos=pos)
+    wait_idle(qtbot, window)
+    assert path not in graph.scene.group_frames

@@ -349,6 +349,7 @@ class GroupFrame(QGraphicsItem):
         self.rect = QRectF(rect)
         self.title = title
         self.depth = depth
+        self.titled_apart = False     # a GroupTitle draws the title above the edges
         self.setZValue(-10 + depth * 0.01)
 
     def boundingRect(self) -> QRectF:
@@ -374,8 +375,58 @@ class GroupFrame(QGraphicsItem):
         painter.setPen(pen)
         painter.setBrush(theme.group_fill)
         painter.drawRoundedRect(self.rect, 6, 6)
-        if lod >= LOD_TEXT:
+        if lod >= LOD_TEXT and not self.titled_apart:
             painter.setFont(fonts.body_font())
             painter.setPen(theme.muted_text)
             painter.drawText(self.title_rect().adjusted(8, 0, -8, 0), Qt.AlignLeft | Qt.AlignVCenter,
                              "▾ " + self.title)
+
+
+class GroupTitle(GroupFrame):
+    """A group's title tab, drawn above the edges (an edge entering the group
+    passes under it instead of through its text) and as wide as its text even
+    when the group is narrower (no clipped titles). It stands for its group:
+    clicks on it act on the group, as on the frame's own tab."""
+
+    def __init__(self, frame: GroupFrame):
+        super().__init__(frame.key, frame.rect, frame.title, frame.depth)
+        self.frame = frame
+        self.path = getattr(frame, "path", None)
+        frame.titled_apart = True
+        self.text = "▾ " + frame.title
+        self.setToolTip(frame.toolTip())
+        self.setZValue(1.5 + frame.depth * 0.001)     # above edges (1), below boxes (2)
+
+    def title_rect(self) -> QRectF:
+        width = fonts.text_width(self.text) + 16
+        return QRectF(self.rect.left(), self.rect.top(), width, fonts.line_height() + 4)
+
+    def boundingRect(self) -> QRectF:
+        return self.title_rect().adjusted(-1, -1, 1, 1)
+
+    def scene_rect(self) -> QRectF:
+        return self.title_rect()
+
+    def paint(self, painter: QPainter, option: QStyleOptionGraphicsItem, widget=None) -> None:
+        if _lod(option, painter) < LOD_TEXT:
+            return
+        theme = _theme(self)
+        tab = self.title_rect().adjusted(1, 1, 0, 0)
+        painter.setPen(Qt.NoPen)
+        painter.setBrush(_stacked_fill(theme, self.depth))
+        painter.drawRoundedRect(tab, 5, 5)
+        painter.setFont(fonts.body_font())
+        painter.setPen(theme.muted_text)
+        painter.drawText(tab.adjusted(7, 0, -4, 0), Qt.AlignLeft | Qt.AlignVCenter, self.text)
+
+
+def _stacked_fill(theme: Theme, depth: int) -> QColor:
+    """The opaque colour of `depth` translucent group fills over the background."""
+    colour = QColor(theme.background)
+    fill = theme.group_fill
+    a = fill.alphaF()
+    for _ in range(max(depth, 1)):
+        colour = QColor.fromRgbF(colour.redF() * (1 - a) + fill.redF() * a,
+                                 colour.greenF() * (1 - a) + fill.greenF() * a,
+                                 colour.blueF() * (1 - a) + fill.blueF() * a)
+    return colour

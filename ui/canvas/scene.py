@@ -12,7 +12,7 @@ from PySide6.QtCore import QRectF
 from PySide6.QtWidgets import QGraphicsScene
 
 from ..theme import LIGHT, Theme, op_family
-from .items import EdgeItem, GroupFrame, NodeItem, card_size
+from .items import EdgeItem, GroupFrame, GroupTitle, NodeItem, card_size
 
 IO_MIN_WIDTH = 60.0
 
@@ -86,6 +86,7 @@ class GraphScene(QGraphicsScene):
             frame.setToolTip("/".join(path) + "\nDouble-click the title to collapse")
             frame.path = path
             self.addItem(frame)
+            self.addItem(GroupTitle(frame))
             self.group_frames[path] = frame
         for box_id, vnode in view_model.nodes.items():
             box = layout_result.nodes.get(box_id)

@@ -19,7 +19,7 @@ MAX_SCALE = 6.0
 STEP = 1.25
 # A whole-graph fit using less than this share of the view's width is a
 # thin column (tall graphs): Fit fits the width instead.
-TALL_FIT_SHARE = 0.35
+TALL_FIT_SHARE = 0.2
 
 
 class GraphView(QGraphicsView):
@@ -91,15 +91,14 @@ class GraphView(QGraphicsView):
 
     def fit_all(self) -> None:
         """Fit the graph. A tall graph fitted whole is a thin column using a
-        few per cent of the width: fit its width instead, top first, and
-        leave the rest to scrolling; pressing F again then shows it whole."""
+        few per cent of the width: fit its width instead and show its top;
+        the rest is a scroll (or a minimap click) away."""
         if self.scene() is None:
             return
         rect = self.scene().itemsBoundingRect()
         if rect.isEmpty():
             return
-        width_scale = self._width_fit_scale(rect)
-        if self._is_tall(rect) and abs(self.current_scale() - width_scale) > 1e-3 * width_scale:
+        if self._is_tall(rect):
             self.fit_width(rect)
         else:
             self.fit_rect(rect)
