@@ -131,7 +131,8 @@ def bundle(tmp_path_factory):
     assert exe.is_file() and os.access(exe, os.X_OK)
     # The scratch folder is not part of the bundle; free the disk at once.
     shutil.rmtree(base / "work", ignore_errors=True)
-    return exe
+    yield exe
+    shutil.rmtree(base / "dist", ignore_errors=True)    # ~200 MB
 
 
 def _bundle_env(tmp_path) -> dict:
