@@ -9,6 +9,7 @@ from .ir import (Attr, AttrType, DataType, Function, Graph, IRError, Model, Node
                  TensorType, Value)
 from .serde.codec import from_numpy, to_numpy
 from .serde.io import SaveOptions, load, load_bytes, save, to_bytes
+from .document import Document
 
 
 def __getattr__(name):
@@ -19,6 +20,6 @@ def __getattr__(name):
         return importlib.import_module(".check", __name__)
     raise AttributeError(f"module {__name__!r} has no attribute {name!r}")
 
-__all__ = ["CoreError", "ExternalDataError", "LoadError", "SaveError", "Attr", "AttrType", "DataType",
+__all__ = ["Document", "CoreError", "ExternalDataError", "LoadError", "SaveError", "Attr", "AttrType", "DataType",
            "Function", "Graph", "IRError", "Model", "Node", "SparseTensor", "Tensor", "TensorType", "Value",
            "SaveOptions", "from_numpy", "load", "load_bytes", "save", "to_bytes", "to_numpy"]

@@ -180,6 +180,17 @@ class Document:
         """The forward edits of the applied steps, in order (the edit script)."""
         return [e for s in self.steps[:self.index] for e in s.forward]
 
+    def script(self) -> list:
+        """The applied edits as an edit script (JSON-able; see edits.script)."""
+        from .edits.script import to_script
+        return to_script(self.applied_edits())
+
+    def replay(self, script, name: str = "Replay edit script") -> int:
+        """Apply an edit script as one undo step. A step that no longer applies
+        raises ScriptError naming it; the document is then unchanged."""
+        from .edits.script import replay
+        return replay(self, script, name)
+
     # -- saving ------------------------------------------------------------------------------
 
     def save(self, path=None, options=None) -> pathlib.Path:

@@ -14,6 +14,7 @@ from .compound import (bypass_node, cleanup, demote_input, insert_on_edge, promo
                        rename_everywhere, replace_with_node, set_input_shape, toposort)
 from .extract import extract_model
 from .model_edits import SetGraphField, SetMetadata, SetModelField, SetOpsetImport
+from .script import ScriptError, from_script, replay, to_script
 from .refs import find_graph, find_node, graph_path, node_ref
 from .values import (AddGraphInput, AddGraphOutput, AddInitializer, AddValueInfo, MoveGraphInput,
                      MoveGraphOutput, RemoveGraphInput, RemoveGraphOutput, RemoveInitializer, RemoveValueInfo,
@@ -27,4 +28,5 @@ __all__ = ["EDIT_KINDS", "Changes", "Edit", "EditError", "Macro", "register", "S
            "MoveGraphOutput", "RemoveGraphInput", "RemoveGraphOutput", "RemoveInitializer", "RemoveValueInfo",
            "RenameValue", "SetInitializer", "SetValueType", "SetGraphField", "SetMetadata", "SetModelField",
            "SetOpsetImport", "bypass_node", "cleanup", "demote_input", "extract_model", "insert_on_edge",
-           "promote_initializer", "rename_everywhere", "replace_with_node", "set_input_shape", "toposort"]
+           "promote_initializer", "rename_everywhere", "replace_with_node", "set_input_shape", "toposort",
+           "ScriptError", "from_script", "replay", "to_script"]

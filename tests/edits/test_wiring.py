@@ -4,6 +4,7 @@ import numpy as np
 import pytest
 
 from onnxstudio import core
+from onnxstudio.core.diagnostics import ERROR
 from onnxstudio.core.edits import (AddNode, EditError, RemoveNode, SetNodeInput, SetNodeInputs, SetNodeOrder,
                                    SetNodeOutputs)
 from onnxstudio.core.ir import AttrType
@@ -14,7 +15,7 @@ IF_THEN = (("node", "if", "then_branch"),)
 
 
 def _no_errors(model):
-    errors = [d for d in core.check.check(model) if d.severity == "error"]
+    errors = [d for d in core.check.check(model) if d.severity == ERROR]
     assert not errors, errors
 
 
