@@ -9,7 +9,7 @@ from __future__ import annotations
 
 from PySide6.QtCore import QUrl, Signal
 from PySide6.QtGui import QDesktopServices
-from PySide6.QtWidgets import QSplitter, QTextBrowser, QVBoxLayout, QWidget
+from PySide6.QtWidgets import QScrollArea, QSplitter, QTextBrowser, QVBoxLayout, QWidget
 from PySide6.QtCore import Qt
 
 from ...core.summary import human_bytes
@@ -39,9 +39,17 @@ class PropertiesPanel(QWidget):
         self.browser.anchorClicked.connect(self._clicked)
         self.tensor_view = TensorView()
         self.tensor_view.setVisible(False)
+        # The editable form of what is shown (node, value, model), under the summary.
+        self.editor_area = QScrollArea()
+        self.editor_area.setWidgetResizable(True)
+        self.editor_area.setHorizontalScrollBarPolicy(Qt.ScrollBarAlwaysOff)
+        self.editor_area.setVisible(False)
+        self.editor = None
         splitter = QSplitter(Qt.Vertical)
         splitter.addWidget(self.browser)
+        splitter.addWidget(self.editor_area)
         splitter.addWidget(self.tensor_view)
+        self.splitter = splitter
         layout = QVBoxLayout(self)
         layout.setContentsMargins(0, 0, 0, 0)
         layout.addWidget(splitter)
@@ -56,8 +64,18 @@ class PropertiesPanel(QWidget):
         self.set_model(qdoc.document.model, qdoc.types)
 
     def _document_changed(self, event) -> None:
-        if event.kind != "saved":
-            self.refresh()
+        if event.kind == "saved":
+            return
+        editor = self.editor
+        node = getattr(editor, "node", None)
+        if node is not None and node is self.current and node.graph is not None \
+                and editor.shape() == editor.built_shape:
+            # Same fields as before: update them in place, keeping the focus
+            # where the user is typing (rebuilding would drop it).
+            self._render_node_summary(node)
+            editor.sync()
+            return
+        self.refresh()
 
     def refresh(self) -> None:
         """Show the current object again (new types, an edit)."""
@@ -131,6 +149,7 @@ class PropertiesPanel(QWidget):
 
     def show_model(self) -> None:
         self.current = None
+        self._set_editor(None)
         self._links.clear()
         m = self.model
         if m is None:
@@ -158,6 +177,37 @@ class PropertiesPanel(QWidget):
 
     def show_node(self, node) -> None:
         self.current = node
+        self._render_node_summary(node)
+        if self.qdoc is not None and node.graph is not None:
+            from .node_editor import NodeEditor
+            editor = NodeEditor(self.qdoc, node)
+            editor.navigate.connect(self.navigate)
+            editor.open_tensor.connect(self._open_tensor_attr)
+            self._set_editor(editor)
+        else:
+            self._set_editor(None)
+
+    def _set_editor(self, editor) -> None:
+        """Put `editor` (a form widget, or None) under the summary."""
+        old = self.editor_area.takeWidget()
+        if old is not None:
+            old.deleteLater()
+        self.editor = editor
+        if editor is not None:
+            editor.built_shape = editor.shape() if hasattr(editor, "shape") else None
+            self.editor_area.setWidget(editor)
+        self.editor_area.setVisible(editor is not None)
+
+    def _open_tensor_attr(self, node, attr) -> None:
+        """A tensor attribute: its values in the tensor view (editing: tensor editor)."""
+        opener = getattr(self, "open_tensor_editor", None)
+        if opener is not None:
+            opener(node, attr)
+        else:
+            self.tensor_view.setVisible(True)
+            self.tensor_view.set_tensor(attr.value, f"{node.display_name}.{attr.name}")
+
+    def _render_node_summary(self, node) -> None:
         self._links.clear()
         url = operator_url(node.op_type, node.domain)
         title = f"<a href='{url}'>{esc(node.op_type)}</a>" if url else esc(node.op_type)
@@ -210,6 +260,7 @@ class PropertiesPanel(QWidget):
 
     def show_value(self, value) -> None:
         self.current = value
+        self._set_editor(None)
         self._links.clear()
         vtype = value_type_text(value, self.inferred) or "unknown"
         declared = getattr(value, "type", None) is not None
@@ -255,6 +306,7 @@ class PropertiesPanel(QWidget):
         return section("Tensor", table(rows))
 
     def show_group(self, vnode) -> None:
+        self._set_editor(None)
         self._links.clear()
         path = "/".join(vnode.group or ())
         body = f"<h2>Group {esc(path)}</h2><p class='muted'>Double-click the box to expand it.</p>"

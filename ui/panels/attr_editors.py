@@ -1,0 +1,226 @@
+"""One editor per attribute type, chosen from a table keyed by AttrType.
+
+An editor shows an attribute's value and turns what the user typed into a
+Python value for `SetAttribute`; text that does not fit the type raises
+`ValueError` with a message for the field (the model is not touched).
+Element-type attributes (Cast's `to`, `dtype`, `output_dtype`) are shown by
+name: "BOOL (9)", not "9".
+"""
+from __future__ import annotations
+
+import ast
+import re
+
+from PySide6.QtCore import Signal
+from PySide6.QtWidgets import QComboBox, QHBoxLayout, QLabel, QLineEdit, QPushButton, QWidget
+
+from ...core.ir import AttrType
+from ...core.ir.dtypes import DataType
+
+DTYPE_ATTRIBUTES = {"to", "dtype", "output_dtype"}
+_INT = re.compile(r"[+-]?\d+\Z")
+
+
+def parse_int(text: str) -> int:
+    text = text.strip()
+    if not _INT.match(text):
+        raise ValueError(f"expected a whole number, got {text!r}")
+    return int(text)
+
+
+def parse_float(text: str) -> float:
+    try:
+        return float(text.strip())
+    except ValueError:
+        raise ValueError(f"expected a number, got {text.strip()!r}") from None
+
+
+def _items(text: str) -> list:
+    """'[1, 2]' or '1, 2' or '' -> list of item texts; quoted strings stay whole."""
+    text = text.strip()
+    if not text or text == "[]":
+        return []
+    if text.startswith("["):
+        try:
+            value = ast.literal_eval(text)
+        except (ValueError, SyntaxError):
+            raise ValueError(f"cannot read {text!r} as a list") from None
+        if not isinstance(value, (list, tuple)):
+            raise ValueError(f"expected a list, got {text!r}")
+        return [v if isinstance(v, str) else repr(v) for v in value]
+    return [part.strip() for part in text.split(",")]
+
+
+def parse_list(text: str, item) -> list:
+    out = []
+    for i, part in enumerate(_items(text)):
+        try:
+            out.append(item(part))
+        except ValueError as e:
+            raise ValueError(f"item {i}: {e}") from None
+    return out
+
+
+def format_value(attr_type: int, value) -> str:
+    if attr_type in (AttrType.INTS, AttrType.FLOATS):
+        return ", ".join(_num(v) for v in value)
+    if attr_type == AttrType.STRINGS:
+        return ", ".join(_text(v) for v in value)
+    if attr_type == AttrType.STRING:
+        return _text(value)
+    return _num(value)
+
+
+def _num(v) -> str:
+    return f"{v:.9g}" if isinstance(v, float) else str(v)
+
+
+def _text(v) -> str:
+    return v.decode("utf-8", "replace") if isinstance(v, bytes) else str(v)
+
+
+def dtype_label(code: int) -> str:
+    try:
+        return f"{DataType(code).name} ({code})"
+    except ValueError:
+        return f"unknown ({code})"
+
+
+class AttrEditor(QWidget):
+    """Base: `committed(value)` when the user finished a valid entry,
+    `invalid(message)` when the entry does not fit the type."""
+    committed = Signal(object)
+    invalid = Signal(str)
+
+    def __init__(self, attr, parent=None):
+        super().__init__(parent)
+        self.attr = attr
+        self.layout_ = QHBoxLayout(self)
+        self.layout_.setContentsMargins(0, 0, 0, 0)
+
+    def set_value(self, value) -> None:
+        """Show a new value (after an undo) unless the user is typing here."""
+
+
+class TextAttrEditor(AttrEditor):
+    """Scalars and lists typed as text (ints, floats, strings and their lists)."""
+
+    PARSERS = {
+        AttrType.INT: parse_int,
+        AttrType.FLOAT: parse_float,
+        AttrType.STRING: lambda t: t,
+        AttrType.INTS: lambda t: parse_list(t, parse_int),
+        AttrType.FLOATS: lambda t: parse_list(t, parse_float),
+        AttrType.STRINGS: lambda t: parse_list(t, lambda s: s),
+    }
+
+    def __init__(self, attr, parent=None):
+        super().__init__(attr, parent)
+        self.edit = QLineEdit()
+        self.layout_.addWidget(self.edit)
+        self.set_value(attr.value, force=True)
+        self.edit.editingFinished.connect(self._finish)
+        hint = {AttrType.INTS: "whole numbers, comma separated", AttrType.FLOATS: "numbers, comma separated",
+                AttrType.STRINGS: "texts, comma separated (or a Python list of quoted texts)"}
+        self.edit.setToolTip(hint.get(int(attr.type), ""))
+
+    def set_value(self, value, force: bool = False) -> None:
+        if force or not self.edit.hasFocus():
+            self.shown = format_value(int(self.attr.type), value)
+            self.edit.setText(self.shown)
+
+    def parse(self, text: str):
+        return self.PARSERS[int(self.attr.type)](text)
+
+    def _finish(self) -> None:
+        text = self.edit.text()
+        if text == self.shown:
+            return
+        try:
+            value = self.parse(text)
+        except ValueError as e:
+            self.invalid.emit(str(e))
+            return
+        self.shown = text
+        self.committed.emit(value)
+
+
+class DtypeAttrEditor(AttrEditor):
+    def __init__(self, attr, parent=None):
+        super().__init__(attr, parent)
+        self.combo = QComboBox()
+        for dt in DataType:
+            if dt != DataType.UNDEFINED:
+                self.combo.addItem(dtype_label(int(dt)), int(dt))
+        self.layout_.addWidget(self.combo)
+        self.set_value(attr.value)
+        self.combo.activated.connect(lambda i: self.committed.emit(int(self.combo.itemData(i))))
+
+    def set_value(self, value) -> None:
+        i = self.combo.findData(int(value))
+        if i < 0:
+            self.combo.addItem(dtype_label(int(value)), int(value))
+            i = self.combo.count() - 1
+        self.combo.setCurrentIndex(i)
+
+
+class ButtonAttrEditor(AttrEditor):
+    """Tensors open the tensor editor, graphs navigate into the body."""
+    open_requested = Signal(object)
+
+    def __init__(self, attr, parent=None):
+        super().__init__(attr, parent)
+        self.label = QLabel(_summary(attr))
+        text = "Edit tensor…" if int(attr.type) == AttrType.TENSOR else "Open body"
+        self.button = QPushButton(text)
+        self.layout_.addWidget(self.label, 1)
+        self.layout_.addWidget(self.button)
+        self.button.clicked.connect(lambda: self.open_requested.emit(self.attr))
+
+    def set_value(self, value) -> None:
+        self.label.setText(_summary(self.attr))
+
+
+class ReadOnlyAttrEditor(AttrEditor):
+    def __init__(self, attr, parent=None):
+        super().__init__(attr, parent)
+        self.label = QLabel(_summary(attr))
+        self.label.setWordWrap(True)
+        self.layout_.addWidget(self.label)
+
+
+def _summary(attr) -> str:
+    if attr.ref_attr_name:
+        return f"→ {attr.ref_attr_name}"
+    value = attr.value
+    t = int(attr.type)
+    if t == AttrType.TENSOR and value is not None:
+        return f"{getattr(value.dtype, 'name', value.dtype)}{list(value.shape)}"
+    if t == AttrType.GRAPH and value is not None:
+        return f"graph ({len(value.nodes)} nodes)"
+    if t == AttrType.GRAPHS:
+        return f"{len(value)} graphs"
+    return AttrType(t).name.lower()
+
+
+# The table: attribute type -> editor class.
+EDITORS = {
+    AttrType.INT: TextAttrEditor, AttrType.FLOAT: TextAttrEditor, AttrType.STRING: TextAttrEditor,
+    AttrType.INTS: TextAttrEditor, AttrType.FLOATS: TextAttrEditor, AttrType.STRINGS: TextAttrEditor,
+    AttrType.TENSOR: ButtonAttrEditor, AttrType.GRAPH: ButtonAttrEditor, AttrType.GRAPHS: ButtonAttrEditor,
+}
+
+
+def editor_for(attr) -> AttrEditor:
+    t = int(attr.type)
+    if attr.ref_attr_name:
+        return ReadOnlyAttrEditor(attr)
+    if t == AttrType.INT and attr.name in DTYPE_ATTRIBUTES:
+        return DtypeAttrEditor(attr)
+    return EDITORS.get(t, ReadOnlyAttrEditor)(attr)
+
+
+def default_for(attr_type: int):
+    """A value of the type for an attribute added without a schema default."""
+    return {AttrType.INT: 0, AttrType.FLOAT: 0.0, AttrType.STRING: "", AttrType.INTS: [],
+            AttrType.FLOATS: [], AttrType.STRINGS: []}.get(int(attr_type))
