@@ -41,6 +41,7 @@ class GraphPanel(QWidget):
         self._job: LayoutJob | None = None
         self._pending_target = None
         self._reveal_steps = 0
+        self.menu_extenders: list = []      # f(item, menu) adding actions to the context menu
         layout = QVBoxLayout(self)
         layout.setContentsMargins(0, 0, 0, 0)
         layout.setSpacing(0)
@@ -274,6 +275,8 @@ class GraphPanel(QWidget):
                         and vnode.function_key in self.model.functions:
                     body = self.model.functions[vnode.function_key].graph
                     menu.addAction("Open function body", lambda: self.enter_graph(body))
+        for extend in self.menu_extenders:     # other docks' actions (e.g. Run to Node)
+            extend(item, menu)
         if not menu.isEmpty():
             menu.addSeparator()
         menu.addAction("Fit graph (F)", self.view.fit_all)

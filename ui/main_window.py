@@ -50,6 +50,8 @@ class MainWindow(QMainWindow):
         self._build_menus()
         from .edit_actions import EditActions
         self.edit_actions = EditActions(self)     # Edit menu, Save, Problems and History docks
+        from .run import install_run
+        self.run_ui = install_run(self)           # Run menu/toolbar (F5/F9/F10), Run, Inspector, Compare docks
         self._connect()
         self.setAcceptDrops(True)
         self.setWindowTitle("onnxstudio")
@@ -236,6 +238,7 @@ class MainWindow(QMainWindow):
         self.properties.set_document(self.qdoc)
         self.search.set_document(self.qdoc)
         self.edit_actions.set_document(self.qdoc)
+        self.run_ui.set_document(self.qdoc, path)
 
     def _start_inference(self) -> None:
         """Inference and the checker start once the first layout is painted:
@@ -402,6 +405,7 @@ class MainWindow(QMainWindow):
         """Stop background jobs before the window goes away: a QThread object
         destroyed while its thread runs aborts the process."""
         self.cancel_work()
+        self.run_ui.controller.cancel()
         for job in self.findChildren(QThread):
             if job.isRunning():
                 job.wait(5000)

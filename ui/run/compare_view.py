@@ -1,0 +1,128 @@
+"""The comparison dock: compare with onnxruntime or with a kept run of our
+own, a legend of the error colours used on the canvas, the nodes listed by
+error (largest first) and a jump to the first node where the runs part."""
+from __future__ import annotations
+
+from PySide6.QtCore import QRectF, Qt, Signal
+from PySide6.QtGui import QLinearGradient, QPainter
+from PySide6.QtWidgets import (QHBoxLayout, QHeaderView, QLabel, QPushButton, QSizePolicy, QTableWidget,
+                               QTableWidgetItem, QVBoxLayout, QWidget)
+
+from .overlay import error_colour
+
+
+class ErrorLegend(QWidget):
+    """The colour scale: green for agreeing nodes, then yellow..red for
+    relative errors from 1e-6 to 1 and above."""
+
+    def __init__(self, parent=None):
+        super().__init__(parent)
+        self.setMinimumHeight(34)
+        self.setSizePolicy(QSizePolicy.Expanding, QSizePolicy.Fixed)
+
+    def paintEvent(self, event) -> None:
+        p = QPainter(self)
+        w = self.width()
+        swatch = QRectF(0, 2, 60, 14)
+        p.fillRect(swatch, error_colour(0, True))
+        p.setPen(self.palette().text().color())
+        p.drawText(QRectF(0, 18, 70, 14), Qt.AlignLeft, "agrees")
+        bar = QRectF(80, 2, max(w - 90, 40), 14)
+        grad = QLinearGradient(bar.topLeft(), bar.topRight())
+        for i in range(11):
+            t = i / 10
+            grad.setColorAt(t, error_colour(10 ** (-6 + 6 * t), False))
+        p.fillRect(bar, grad)
+        for t, text in ((0, "1e-6"), (0.5, "1e-3"), (1, "≥1  rel. error")):
+            x = bar.left() + t * bar.width()
+            align = Qt.AlignLeft if t == 0 else Qt.AlignRight if t == 1 else Qt.AlignHCenter
+            rect = QRectF(x - (bar.width() if t == 1 else 40 if t == 0.5 else 0), 18,
+                          bar.width() if t == 1 else 80, 14)
+            p.drawText(rect, align, text)
+
+
+class CompareView(QWidget):
+    jump = Signal(object)                  # ir Node to show
+    compare_onnxruntime = Signal()
+    keep_reference = Signal()
+    compare_reference = Signal()
+
+    def __init__(self, parent=None):
+        super().__init__(parent)
+        self.report = None
+        self.ort_button = QPushButton("Compare with onnxruntime")
+        self.keep_button = QPushButton("Keep run as reference")
+        self.reference_button = QPushButton("Compare with reference")
+        self.first_button = QPushButton("Go to first divergence")
+        self.first_button.setEnabled(False)
+        buttons = QHBoxLayout()
+        for b in (self.ort_button, self.keep_button, self.reference_button):
+            buttons.addWidget(b)
+        buttons.addStretch(1)
+        self.legend = ErrorLegend()
+        self.summary = QLabel("No comparison yet")
+        self.summary.setWordWrap(True)
+        self.table = QTableWidget(0, 5)
+        self.table.setHorizontalHeaderLabels(["Node", "Op", "Max abs", "Rel", ""])
+        self.table.verticalHeader().hide()
+        self.table.setEditTriggers(QTableWidget.NoEditTriggers)
+        self.table.setSelectionBehavior(QTableWidget.SelectRows)
+        header = self.table.horizontalHeader()
+        header.setSectionResizeMode(0, QHeaderView.Stretch)
+        for c in (1, 2, 3, 4):
+            header.setSectionResizeMode(c, QHeaderView.ResizeToContents)
+        layout = QVBoxLayout(self)
+        layout.setContentsMargins(4, 4, 4, 4)
+        layout.addLayout(buttons)
+        layout.addWidget(self.legend)
+        row = QHBoxLayout()
+        row.addWidget(self.summary, 1)
+        row.addWidget(self.first_button)
+        layout.addLayout(row)
+        layout.addWidget(self.table, 1)
+        self.ort_button.clicked.connect(self.compare_onnxruntime)
+        self.keep_button.clicked.connect(self.keep_reference)
+        self.reference_button.clicked.connect(self.compare_reference)
+        self.first_button.clicked.connect(self.go_to_first)
+        self.table.cellDoubleClicked.connect(lambda row, _c: self._jump_row(row))
+        self.table.cellClicked.connect(lambda row, _c: self._jump_row(row))
+        self.rows: list = []
+
+    def set_report(self, report, kind: str = "onnxruntime") -> None:
+        self.report = report
+        if report is None:
+            self.summary.setText("No comparison yet")
+            self.table.setRowCount(0)
+            self.first_button.setEnabled(False)
+            return
+        bad = sum(not n.agrees for n in report.nodes)
+        first = report.first_divergence
+        text = f"Against the <b>{kind}</b>: {len(report.nodes) - bad} of {len(report.nodes)} nodes agree."
+        if first is not None:
+            text += f" First divergence: <b>{first.node.display_name}</b> (rel. error {first.rel:.3g})."
+        if report.differing_sources:
+            text += " Inputs or initializers that differ: " + ", ".join(report.differing_sources[:5])
+        if report.skipped:
+            text += f" {len(report.skipped)} values could not be compared."
+        self.summary.setText(text)
+        self.first_button.setEnabled(first is not None)
+        self.rows = sorted(report.nodes, key=lambda n: (n.agrees, -n.rel))
+        self.table.setRowCount(len(self.rows))
+        for r, nd in enumerate(self.rows):
+            name = QTableWidgetItem(nd.node.name or nd.node.op_type)
+            name.setToolTip(nd.node.path)
+            self.table.setItem(r, 0, name)
+            self.table.setItem(r, 1, QTableWidgetItem(nd.node.op_type))
+            self.table.setItem(r, 2, QTableWidgetItem(f"{nd.max_abs:.3g}"))
+            self.table.setItem(r, 3, QTableWidgetItem(f"{nd.rel:.3g}"))
+            flag = QTableWidgetItem("first" if nd is first else ("differs" if not nd.agrees else "ok"))
+            flag.setBackground(error_colour(nd.rel, nd.agrees))
+            self.table.setItem(r, 4, flag)
+
+    def _jump_row(self, row: int) -> None:
+        if 0 <= row < len(self.rows):
+            self.jump.emit(self.rows[row].node)
+
+    def go_to_first(self) -> None:
+        if self.report is not None and self.report.first_divergence is not None:
+            self.jump.emit(self.report.first_divergence.node)

@@ -1,0 +1,47 @@
+"""The onnxruntime comparison the app makes (run in the worker thread).
+
+Ours are the values of the document's last run (every intermediate kept);
+onnxruntime runs the same inputs with every intermediate exposed, through
+core.exec.compare. With unsaved edits, onnxruntime runs the model as last
+saved (`reference_model`), so the first divergence is where the edits change
+the results: an edited initializer shows as the node that reads it.
+"""
+from __future__ import annotations
+
+from typing import Optional
+
+from onnxstudio.core.exec import compare
+
+
+def compare_against_onnxruntime(model, ours: dict, feeds: dict, reference_model=None):
+    """(Report, onnxruntime's values by name): every intermediate of `model`
+    that onnxruntime can expose, compared with `ours` (a kept run)."""
+    # The per-node comparison of compare.compare_with_onnxruntime, with our
+    # side taken from the run already made (no second run of ours) and
+    # onnxruntime's values kept for the tensor inspector.
+    target = reference_model if reference_model is not None else model
+    names = [n for n in compare._intermediate_names(model.graph)
+             if n in ours and target.graph.lookup(n) is not None]
+    theirs, skipped = compare._run_onnxruntime(target, feeds, names)
+    wanted = [*names, *(v.name for v in model.graph.outputs)]
+    ordered = {n: ours[n] for n in wanted if n in ours}
+    diffs = compare.compare_values(ordered, theirs)
+    return compare.node_report(model.graph, diffs, skipped=skipped), theirs
+
+
+def error_colour_fraction(rel: float, lo: float = 1e-7, hi: float = 1.0) -> float:
+    """Where `rel` (a node's relative error) sits on the legend's log scale, 0..1."""
+    import math
+    if not rel or rel <= lo:
+        return 0.0
+    if rel >= hi or math.isinf(rel) or math.isnan(rel):
+        return 1.0
+    return (math.log10(rel) - math.log10(lo)) / (math.log10(hi) - math.log10(lo))
+
+
+def saved_model_for(document) -> Optional[object]:
+    """The model as last saved, when the document has unsaved edits and a file."""
+    if not document.dirty or document.path is None or not document.path.is_file():
+        return None
+    from onnxstudio.core import load
+    return load(document.path)

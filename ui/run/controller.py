@@ -1,0 +1,346 @@
+"""The run controller: one DebugRun per open document, driven from the UI
+and executed in a worker thread so the window never freezes.
+
+Every command (run, run selection, step, continue, run to node, compare)
+becomes one job on a RunJob thread; only one runs at a time. The job
+reports progress (node i of N) through a queued signal, at most every
+PROGRESS_MS. The UI reads the DebugRun's values only between jobs.
+
+An edit of the document cancels a running job and drops exactly the cached
+values downstream of what the edit touched (DebugRun.invalidate); the next
+run computes only those.
+"""
+from __future__ import annotations
+
+import time
+from typing import Callable, Optional
+
+from PySide6.QtCore import QObject, QThread, Signal
+
+from onnxstudio.core.exec.debug import DebugRun, StepEvent
+
+PROGRESS_MS = 40
+
+
+class RunJob(QThread):
+    progressed = Signal(int, int, str)        # i, n, node name
+    succeeded = Signal(object)
+    failed = Signal(str, object)              # message, the failing node (or None)
+    cancelled = Signal()
+
+    def __init__(self, work: Callable, parent=None):
+        super().__init__(parent)
+        self.work = work
+        self._last = 0.0
+
+    def report(self, i: int, n: int, node) -> None:
+        now = time.monotonic()
+        if now - self._last >= PROGRESS_MS / 1000 or i + 1 >= n:
+            self._last = now
+            self.progressed.emit(i, n, node.display_name)
+
+    def run(self) -> None:
+        from onnxstudio.core.errors import CoreError
+        from onnxstudio.core.exec import Cancelled
+        try:
+            result = self.work(self)
+        except Cancelled:
+            self.cancelled.emit()
+        except CoreError as e:
+            self.failed.emit(str(e), getattr(e, "node", None))
+        except Exception as e:  # noqa: BLE001 - shown in the panel; the app goes on
+            from onnxstudio.core.exec.compare import CompareError
+            text = str(e).strip() or type(e).__name__
+            if not isinstance(e, CompareError):
+                text = f"{type(e).__name__}: {text}"
+            self.failed.emit(text, getattr(e, "node", None))
+        else:
+            self.succeeded.emit(result)
+
+
+class RunController(QObject):
+    busy = Signal(str)                # a job started: what it does
+    progressed = Signal(int, int, str)
+    idle = Signal()                   # no job runs any more
+    updated = Signal()                # values, current node, breakpoints or reports changed
+    stopped = Signal(object)          # StepEvent where a step/continue ended
+    message = Signal(str, str)        # level ("info", "error"), text
+    report_ready = Signal(object)     # core.exec.compare.Report
+    ran = Signal(object)              # outputs of a finished run
+
+    def __init__(self, parent=None):
+        super().__init__(parent)
+        self.qdoc = None
+        self.debug: Optional[DebugRun] = None
+        self.job: Optional[RunJob] = None
+        self.feeds_source: Optional[Callable[[], dict]] = None   # made in the worker: files, images
+        self.report = None                # last comparison (onnxruntime or our own runs)
+        self.report_kind = ""
+        self.reference: Optional[dict] = None    # values kept to compare a later run with
+        self.other_values: dict = {}              # the compared-with side of the last comparison
+        self.invalidated: set = set()             # names the last edit dropped
+        self.last_error = ""
+        self.last_event: Optional[StepEvent] = None
+        self.ran_feeds: dict = {}
+
+    # -- document -------------------------------------------------------------------------
+
+    def set_document(self, qdoc) -> None:
+        self.cancel(wait=True)
+        if self.qdoc is not None:
+            try:
+                self.qdoc.changed.disconnect(self._document_changed)
+            except (RuntimeError, TypeError):
+                pass
+        self.qdoc = qdoc
+        self.debug = DebugRun(qdoc.document.model) if qdoc is not None else None
+        self.report = None
+        self.reference = None
+        self.other_values = {}
+        self.invalidated = set()
+        self.last_event = None
+        if qdoc is not None:
+            qdoc.changed.connect(self._document_changed)
+        self.updated.emit()
+
+    @property
+    def model(self):
+        return self.qdoc.document.model if self.qdoc is not None else None
+
+    def _document_changed(self, event) -> None:
+        if self.debug is None or event.kind == "saved":
+            return
+        if self.running:
+            self.cancel(wait=True)
+        self.invalidated = self.debug.invalidate(event.changes)
+        self.report = None
+        self.updated.emit()
+
+    # -- jobs ------------------------------------------------------------------------------
+
+    @property
+    def running(self) -> bool:
+        return self.job is not None
+
+    def _start(self, what: str, work: Callable, done: Callable) -> bool:
+        if self.debug is None:
+            self.message.emit("error", "Open a model first")
+            return False
+        if self.running:
+            self.message.emit("info", "A run is in progress: wait for it or cancel it")
+            return False
+        job = RunJob(work, self)
+        self.debug.progress = job.report
+        job.progressed.connect(self.progressed)
+        job.succeeded.connect(lambda result, j=job: self._finished(j, done, result))
+        job.failed.connect(lambda text, node, j=job: self._failed(j, text, node))
+        job.cancelled.connect(lambda j=job: self._cancelled(j))
+        job.finished.connect(job.deleteLater)
+        self.job = job
+        self.last_error = ""
+        self.busy.emit(what)
+        job.start()
+        return True
+
+    def _end(self, job) -> bool:
+        if job is not self.job:
+            return False
+        self.job = None
+        self.idle.emit()
+        return True
+
+    def _finished(self, job, done, result) -> None:
+        if self._end(job):
+            done(result)
+            self.updated.emit()
+
+    def _failed(self, job, text: str, node) -> None:
+        if self._end(job):
+            self.last_error = text
+            self.message.emit("error", text)
+            self.updated.emit()       # the values computed before the failure stay shown
+
+    def _cancelled(self, job) -> None:
+        if self._end(job):
+            self.message.emit("info", "Run cancelled; the values computed so far are kept")
+            self.updated.emit()
+
+    def cancel(self, wait: bool = False) -> None:
+        job = self.job
+        if job is None:
+            return
+        if self.debug is not None:
+            self.debug.cancel()
+        if wait:
+            job.wait(30000)
+            self._end(job)
+
+    def wait(self, timeout_ms: int = 120000) -> bool:
+        """Block until the running job ends, delivering its signals (tests)."""
+        from PySide6.QtCore import QCoreApplication, QDeadlineTimer, QElapsedTimer
+        timer = QElapsedTimer()
+        timer.start()
+        while self.job is not None and timer.elapsed() < timeout_ms:
+            self.job.wait(QDeadlineTimer(20))
+            QCoreApplication.processEvents()
+        QCoreApplication.processEvents()
+        return self.job is None
+
+    def _feeds(self) -> dict:
+        return self.feeds_source() if self.feeds_source is not None else {}
+
+    # -- commands --------------------------------------------------------------------------
+
+    def run_all(self) -> bool:
+        def work(job):
+            feeds = self._feeds()
+            outputs = self.debug.run(feeds)
+            return feeds, outputs
+        return self._start("Running the model…", work, self._ran)
+
+    def run_selection(self, nodes: list) -> bool:
+        if not nodes:
+            self.message.emit("error", "Select one or more nodes of the main graph to run them")
+            return False
+
+        def work(job):
+            feeds = self._feeds() if not self.debug.values else {}
+            return feeds, self.debug.run(feeds, nodes=nodes)
+        return self._start(f"Running {len(nodes)} selected nodes…", work,
+                           lambda result: self._ran(result, selection=True))
+
+    def _ran(self, result, selection: bool = False) -> None:
+        feeds, outputs = result
+        if not selection:
+            self.ran_feeds = feeds
+        computed = len(self.debug.nodes_run)
+        total = len(self.debug.selection or self.model.graph.nodes)
+        what = "selection" if selection else "model"
+        reused = "" if computed == total or selection else f" (the other {total - computed} kept from the last run)"
+        self.message.emit("info", f"Ran the {what}: {computed} nodes computed{reused}")
+        self.invalidated = set()
+        self.ran.emit(outputs)
+
+    def _ensure_started(self) -> None:
+        d = self.debug
+        if not d.started or d.done:
+            d.start(self._feeds())
+
+    def step(self) -> bool:
+        def work(job):
+            self._ensure_started()
+            return self.debug.step(into=True)
+        return self._start("Stepping…", work, self._stepped)
+
+    def resume(self) -> bool:
+        def work(job):
+            self._ensure_started()
+            return self.debug.resume()
+        return self._start("Running to the next breakpoint…", work, self._stepped)
+
+    def run_to(self, node) -> bool:
+        def work(job):
+            if self.debug.started and not self.debug.done and node in self._ran_nodes():
+                self.debug.start(self._feeds())       # it has run already: from the start again
+            self._ensure_started()
+            return self.debug.run_to(node)
+        return self._start(f"Running to {node.display_name}…", work, self._stepped)
+
+    def _ran_nodes(self) -> set:
+        return set(self.debug.nodes_run)
+
+    def restart(self) -> bool:
+        def work(job):
+            self.debug.start(self._feeds())
+            return StepEvent(None, reason="start")
+        return self._start("Starting…", work, self._stepped)
+
+    def _stepped(self, event: StepEvent) -> None:
+        self.last_event = event
+        d = self.debug
+        if event.reason == "done" or d.done:
+            text = "Run complete"
+        elif event.reason == "breakpoint":
+            text = f"Stopped at breakpoint {d.current.display_name}"
+        elif event.reason == "nonfinite":
+            text = f"{event.node.display_name} produced NaN/Inf in {', '.join(event.nonfinite)}"
+        elif event.reason == "target":
+            text = f"Stopped before {d.current.display_name}"
+        elif event.node is not None:
+            where = f" (iteration {event.iteration})" if event.iteration >= 0 else ""
+            text = f"Ran {event.node.display_name}{where}; next: " + (
+                d.current.display_name if d.current is not None else "end")
+        else:
+            text = "Ready to step: " + (d.current.display_name if d.current is not None else "nothing to run")
+        self.message.emit("info", text)
+        self.stopped.emit(event)
+
+    def toggle_breakpoint(self, node) -> bool:
+        if self.debug is None or node is None:
+            return False
+        bps = self.debug.breakpoints
+        on = node not in bps
+        (bps.add if on else bps.discard)(node)
+        self.updated.emit()
+        return on
+
+    def set_break_on_nonfinite(self, on: bool) -> None:
+        if self.debug is not None:
+            self.debug.break_on_nonfinite = bool(on)
+
+    # -- comparisons ------------------------------------------------------------------------
+
+    def compare_onnxruntime(self, reference_model=None) -> bool:
+        """onnxruntime on the same inputs, every intermediate compared with
+        ours. `reference_model` (the file as saved, when the document has
+        unsaved edits) is what onnxruntime runs; ours is the document."""
+        from .compare_work import compare_against_onnxruntime
+
+        def work(job):
+            feeds = self._feeds()
+            self.debug.run(feeds)
+            return compare_against_onnxruntime(self.model, self.debug.values, feeds, reference_model)
+
+        def done(result):
+            report, self.other_values = result
+            self._compared(report, "onnxruntime")
+        return self._start("Comparing with onnxruntime…", work, done)
+
+    def keep_reference(self) -> bool:
+        """Remember the current values: a later run is compared with them."""
+        if self.debug is None or not self.debug.values:
+            self.message.emit("error", "Run the model first, then keep its values as the reference")
+            return False
+        self.reference = dict(self.debug.values)
+        self.message.emit("info", f"Kept {len(self.reference)} values as the reference run")
+        return True
+
+    def compare_with_reference(self) -> bool:
+        if self.reference is None:
+            self.message.emit("error", "Keep a run as the reference first")
+            return False
+        from onnxstudio.core.exec.compare import compare_values, node_report
+        reference = self.reference
+
+        def work(job):
+            self.debug.run(self._feeds())
+            diffs = compare_values(self.debug.values, reference)
+            return node_report(self.model.graph, diffs)
+
+        def done(report):
+            self.other_values = reference
+            self._compared(report, "reference run")
+        return self._start("Comparing with the reference run…", work, done)
+
+    def _compared(self, report, kind: str) -> None:
+        self.report = report
+        self.report_kind = kind
+        first = report.first_divergence
+        bad = sum(not n.agrees for n in report.nodes)
+        if first is None:
+            self.message.emit("info", f"Compared with the {kind}: {len(report.nodes) - bad} of "
+                                      f"{len(report.nodes)} nodes agree; no divergence")
+        else:
+            self.message.emit("info", f"Compared with the {kind}: first divergent node "
+                                      f"{first.node.display_name} (rel. error {first.rel:.3g})")
+        self.report_ready.emit(report)

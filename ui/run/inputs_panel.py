@@ -1,0 +1,410 @@
+"""The inputs panel: one row per graph input with its declared type and the
+source of its value; the sizes of symbolic dims (asked once for the whole
+model); the seed; saving and loading input sets. What is chosen here is
+remembered per model (settings.update_model_state, key "run_inputs").
+
+The values themselves are made by core.exec.input_gen, in the run's worker
+thread (files and images can be slow to read); a problem comes back as a
+message naming the input.
+"""
+from __future__ import annotations
+
+import json
+import pathlib
+from typing import Optional
+
+from PySide6.QtCore import Qt, Signal
+from PySide6.QtWidgets import (QComboBox, QDoubleSpinBox, QFileDialog, QFormLayout, QGroupBox,
+                               QHBoxLayout, QHeaderView, QLabel, QLineEdit, QPushButton, QSpinBox,
+                               QTableWidget, QTableWidgetItem, QToolButton, QVBoxLayout, QWidget)
+
+from onnxstudio.core.exec.errors import FeedError
+from onnxstudio.core.exec.input_gen import (IMAGE_LAYOUTS, SOURCES, InputSet, InputSpec, declared_dtype,
+                                            default_spec, describe_type, free_dims, make_feeds)
+
+STATE_KEY = "run_inputs"
+SET_FILTER = "Input sets (*.json);;All files (*)"
+ARRAY_FILTER = "Arrays (*.npy *.npz *.pb);;All files (*)"
+IMAGE_FILTER = "Images (*.png *.jpg *.jpeg *.bmp *.ppm *.pgm *.pnm *.tif *.tiff *.webp *.gif);;All files (*)"
+
+
+def _floats(text: str, what: str) -> list:
+    try:
+        return [float(x) for x in text.replace(";", ",").split(",") if x.strip()]
+    except ValueError:
+        raise FeedError(f"{what}: {text!r} is not a list of numbers (e.g. 0.485, 0.456, 0.406)") from None
+
+
+class InputsPanel(QWidget):
+    changed = Signal()
+
+    def __init__(self, parent=None, settings=None):
+        super().__init__(parent)
+        self.settings = settings
+        self.path: Optional[pathlib.Path] = None
+        self.inputs: list = []                  # IR Values the user gives
+        self.input_set = InputSet()
+        self._loading = False
+        self.seed = QSpinBox()
+        self.seed.setRange(0, 2**31 - 1)
+        self.seed.setPrefix("seed ")
+        self.save_button = QPushButton("Save set…")
+        self.load_button = QPushButton("Load set…")
+        top = QHBoxLayout()
+        top.addWidget(self.seed)
+        top.addStretch(1)
+        top.addWidget(self.load_button)
+        top.addWidget(self.save_button)
+        self.dims_box = QGroupBox("Sizes of symbolic dimensions")
+        self.dims_layout = QHBoxLayout(self.dims_box)
+        self.dim_spins: dict[str, QSpinBox] = {}
+        self.table = QTableWidget(0, 4)
+        self.table.setHorizontalHeaderLabels(["Input", "Type", "Source", "Settings"])
+        self.table.verticalHeader().hide()
+        self.table.setSelectionBehavior(QTableWidget.SelectRows)
+        self.table.setSelectionMode(QTableWidget.SingleSelection)
+        self.table.setEditTriggers(QTableWidget.NoEditTriggers)
+        header = self.table.horizontalHeader()
+        header.setSectionResizeMode(0, QHeaderView.ResizeToContents)
+        header.setSectionResizeMode(1, QHeaderView.ResizeToContents)
+        header.setSectionResizeMode(2, QHeaderView.ResizeToContents)
+        header.setStretchLastSection(True)
+        self.details = _SpecEditor(self)
+        self.message = QLabel()
+        self.message.setWordWrap(True)
+        self.message.setTextInteractionFlags(Qt.TextSelectableByMouse)
+        layout = QVBoxLayout(self)
+        layout.setContentsMargins(4, 4, 4, 4)
+        layout.addLayout(top)
+        layout.addWidget(self.dims_box)
+        layout.addWidget(self.table, 1)
+        layout.addWidget(self.details)
+        layout.addWidget(self.message)
+        self.seed.valueChanged.connect(self._edited)
+        self.save_button.clicked.connect(self.save_dialog)
+        self.load_button.clicked.connect(self.load_dialog)
+        self.table.currentCellChanged.connect(lambda row, *_: self._show_details(row))
+        self.details.changed.connect(self._detail_changed)
+
+    # -- model -----------------------------------------------------------------------------
+
+    def set_model(self, model, path=None) -> None:
+        self.path = pathlib.Path(path) if path is not None else None
+        graph = model.graph
+        self.inputs = [v for v in graph.inputs if v.name not in graph.initializers]
+        stored = self._stored()
+        specs = {v.name: stored.inputs.get(v.name) or default_spec(v) for v in self.inputs}
+        self.input_set = InputSet(stored.seed, dict(stored.dims), specs)
+        self._rebuild()
+
+    def _stored(self) -> InputSet:
+        if self.settings is None or self.path is None:
+            return InputSet()
+        data = self.settings.model_state(self.path).get(STATE_KEY)
+        if not data:
+            return InputSet()
+        try:
+            return InputSet.from_json(data)
+        except FeedError:
+            return InputSet()          # a stale or damaged entry: start afresh
+
+    def remember(self) -> None:
+        if self.settings is not None and self.path is not None:
+            self.settings.update_model_state(self.path, **{STATE_KEY: self.input_set.to_json()})
+
+    def _rebuild(self) -> None:
+        self._loading = True
+        self.seed.setValue(self.input_set.seed)
+        while self.dims_layout.count():
+            w = self.dims_layout.takeAt(0).widget()
+            if w is not None:
+                w.deleteLater()
+        self.dim_spins = {}
+        dims = free_dims(self.inputs)
+        for name in dims:
+            spin = QSpinBox()
+            spin.setRange(0, 1 << 20)
+            spin.setValue(int(self.input_set.dims.get(name, 1)))
+            spin.setToolTip(f"size of {name} in every input that uses it")
+            spin.valueChanged.connect(self._edited)
+            self.dims_layout.addWidget(QLabel(name))
+            self.dims_layout.addWidget(spin)
+            self.dim_spins[name] = spin
+        self.dims_layout.addStretch(1)
+        self.dims_box.setVisible(bool(dims))
+        self.table.setRowCount(len(self.inputs))
+        for row, v in enumerate(self.inputs):
+            name = QTableWidgetItem(v.name)
+            name.setToolTip(v.name)
+            self.table.setItem(row, 0, name)
+            self.table.setItem(row, 1, QTableWidgetItem(describe_type(v)))
+            combo = QComboBox()
+            combo.addItems(SOURCES)
+            combo.setCurrentText(self.input_set.spec(v.name).source)
+            combo.currentTextChanged.connect(lambda text, n=v.name: self._source_chosen(n, text))
+            self.table.setCellWidget(row, 2, combo)
+            self.table.setItem(row, 3, QTableWidgetItem(self._summary(v)))
+        self._loading = False
+        if self.inputs:
+            self.table.setCurrentCell(0, 0)
+            self._show_details(0)
+        self.message.clear()
+
+    def _summary(self, v) -> str:
+        s = self.input_set.spec(v.name)
+        if s.source == "random":
+            if _is_integer(v):
+                return f"integers {int(s.low)}..{int(s.high)}"
+            if _is_bool(v):
+                return "true/false at random"
+            return (f"uniform {s.low:g}..{s.high:g}" if s.distribution == "uniform"
+                    else f"normal mean {s.mean:g} std {s.std:g}")
+        if s.source == "constant":
+            return f"all {s.value:g}"
+        if s.source in ("file", "image"):
+            base = pathlib.Path(s.path).name if s.path else "(choose a file)"
+            if s.source == "image":
+                base += f" · {s.layout} · ×{s.scale:g}"
+            return base
+        return s.source
+
+    # -- editing -------------------------------------------------------------------------
+
+    def _edited(self, *_):
+        if self._loading:
+            return
+        self.input_set.seed = self.seed.value()
+        self.input_set.dims = {k: spin.value() for k, spin in self.dim_spins.items()}
+        self.remember()
+        self.changed.emit()
+
+    def _source_chosen(self, name: str, source: str) -> None:
+        if self._loading:
+            return
+        self.input_set.spec(name).source = source
+        self.input_set.inputs.setdefault(name, self.input_set.spec(name))
+        row = next(i for i, v in enumerate(self.inputs) if v.name == name)
+        self.table.setCurrentCell(row, 0)
+        self._refresh_row(row)
+        self._show_details(row)
+        self.remember()
+        self.changed.emit()
+
+    def _refresh_row(self, row: int) -> None:
+        self.table.item(row, 3).setText(self._summary(self.inputs[row]))
+
+    def _show_details(self, row: int) -> None:
+        if 0 <= row < len(self.inputs):
+            v = self.inputs[row]
+            self.details.edit(v, self.input_set.inputs.setdefault(v.name, self.input_set.spec(v.name)))
+
+    def _detail_changed(self) -> None:
+        row = self.table.currentRow()
+        if 0 <= row < len(self.inputs):
+            self._refresh_row(row)
+        self.remember()
+        self.changed.emit()
+
+    def set_source(self, name: str, source: str, **settings) -> None:
+        """Choose an input's source and settings (scripts and tests)."""
+        spec = self.input_set.inputs.setdefault(name, InputSpec(name))
+        for key, value in settings.items():
+            setattr(spec, key, value)
+        row = next(i for i, v in enumerate(self.inputs) if v.name == name)
+        self.table.cellWidget(row, 2).setCurrentText(source)
+        spec.source = source
+        self._refresh_row(row)
+        self._show_details(row)
+        self.remember()
+
+    def set_dim(self, name: str, size: int) -> None:
+        self.dim_spins[name].setValue(size)
+
+    # -- values ------------------------------------------------------------------------------
+
+    def snapshot(self) -> InputSet:
+        """A copy of the set (the worker thread makes values from it)."""
+        return InputSet.from_json(json.loads(json.dumps(self.input_set.to_json())))
+
+    def make_feeds(self) -> dict:
+        return make_feeds(self.inputs, self.snapshot())
+
+    def show_problem(self, text: str) -> None:
+        self.message.setText(f"<span style='color:#c03030'>{_escape(text)}</span>" if text else "")
+
+    # -- input sets ------------------------------------------------------------------------------
+
+    def save_dialog(self) -> None:
+        start = str(self.path.with_suffix(".inputs.json")) if self.path else "inputs.json"
+        path, _ = QFileDialog.getSaveFileName(self, "Save input set", start, SET_FILTER)
+        if path:
+            self.save_set(path)
+
+    def save_set(self, path) -> None:
+        try:
+            pathlib.Path(path).write_text(json.dumps(self.input_set.to_json(), indent=1), encoding="utf-8")
+        except OSError as e:
+            self.show_problem(f"{path}: cannot write ({e.strerror or e})")
+            return
+        self.message.setText(f"Saved the input set to {path}")
+
+    def load_dialog(self) -> None:
+        start = str(self.path.parent) if self.path else ""
+        path, _ = QFileDialog.getOpenFileName(self, "Load input set", start, SET_FILTER)
+        if path:
+            self.load_set(path)
+
+    def load_set(self, path) -> bool:
+        try:
+            data = json.loads(pathlib.Path(path).read_text(encoding="utf-8"))
+            loaded = InputSet.from_json(data)
+        except FileNotFoundError:
+            self.show_problem(f"{path}: no such file")
+            return False
+        except (OSError, ValueError, FeedError) as e:
+            self.show_problem(f"{path}: not an input set ({e})")
+            return False
+        known = {v.name for v in self.inputs}
+        unknown = [n for n in loaded.inputs if n not in known]
+        for v in self.inputs:
+            loaded.inputs.setdefault(v.name, self.input_set.spec(v.name))
+        loaded.inputs = {k: s for k, s in loaded.inputs.items() if k in known}
+        self.input_set = loaded
+        self._rebuild()
+        self.remember()
+        if unknown:
+            self.message.setText(f"Loaded {path}; the model has no input {', '.join(unknown)} (ignored)")
+        else:
+            self.message.setText(f"Loaded the input set {path}")
+        self.changed.emit()
+        return True
+
+
+def _escape(text: str) -> str:
+    return text.replace("&", "&amp;").replace("<", "&lt;").replace(">", "&gt;")
+
+
+def _is_integer(v) -> bool:
+    try:
+        dt = declared_dtype(v)
+    except FeedError:
+        return False
+    return dt.kind in "iu" or "int" in dt.name
+
+
+def _is_bool(v) -> bool:
+    try:
+        return declared_dtype(v).kind == "b"
+    except FeedError:
+        return False
+
+
+class _SpecEditor(QGroupBox):
+    """The settings of the selected input's source."""
+    changed = Signal()
+
+    def __init__(self, parent=None):
+        super().__init__("Settings", parent)
+        self.form = QFormLayout(self)
+        self.form.setFieldGrowthPolicy(QFormLayout.ExpandingFieldsGrow)
+        self.value = None
+        self.spec: Optional[InputSpec] = None
+
+    def _clear(self) -> None:
+        while self.form.rowCount():
+            self.form.removeRow(0)
+
+    def edit(self, value, spec: InputSpec) -> None:
+        self.value, self.spec = value, spec
+        self._clear()
+        self.setTitle(f"{value.name}: {spec.source}")
+        s = spec
+        if s.source == "random":
+            if _is_integer(value):
+                self._int_row("lowest", "low")
+                self._int_row("highest", "high")
+            elif not _is_bool(value):
+                dist = QComboBox()
+                dist.addItems(["normal", "uniform"])
+                dist.setCurrentText(s.distribution)
+                dist.currentTextChanged.connect(lambda t: self._set("distribution", t, rebuild=True))
+                self.form.addRow("distribution", dist)
+                if s.distribution == "uniform":
+                    self._float_row("from", "low")
+                    self._float_row("to", "high")
+                else:
+                    self._float_row("mean", "mean")
+                    self._float_row("std", "std")
+        elif s.source == "constant":
+            self._float_row("value", "value")
+        elif s.source in ("file", "image"):
+            row = QHBoxLayout()
+            path = QLineEdit(s.path)
+            path.setPlaceholderText("a .npy, .npz or .pb file" if s.source == "file" else "an image file")
+            path.editingFinished.connect(lambda: self._set("path", path.text().strip()))
+            browse = QToolButton()
+            browse.setText("…")
+            browse.clicked.connect(lambda: self._browse(path))
+            row.addWidget(path, 1)
+            row.addWidget(browse)
+            self.form.addRow("file", row)
+            if s.source == "file":
+                key = QLineEdit(s.key)
+                key.setPlaceholderText(f"array name in an .npz (default {value.name})")
+                key.editingFinished.connect(lambda: self._set("key", key.text().strip()))
+                self.form.addRow("array", key)
+            else:
+                layout = QComboBox()
+                layout.addItems(IMAGE_LAYOUTS)
+                layout.setCurrentText(s.layout)
+                layout.currentTextChanged.connect(lambda t: self._set("layout", t))
+                self.form.addRow("layout", layout)
+                self._float_row("scale", "scale", decimals=6)
+                self._list_row("mean (per channel)", "channel_mean")
+                self._list_row("std (per channel)", "channel_std")
+                order = QComboBox()
+                order.addItems(["RGB", "BGR"])
+                order.setCurrentText("BGR" if s.bgr else "RGB")
+                order.currentTextChanged.connect(lambda t: self._set("bgr", t == "BGR"))
+                self.form.addRow("channel order", order)
+        else:
+            self.form.addRow(QLabel(f"every element {s.source == 'ones' and '1' or '0'}"))
+
+    def _set(self, attr, value, rebuild=False) -> None:
+        setattr(self.spec, attr, value)
+        if rebuild:
+            self.edit(self.value, self.spec)
+        self.changed.emit()
+
+    def _float_row(self, label, attr, decimals=4) -> None:
+        box = QDoubleSpinBox()
+        box.setDecimals(decimals)
+        box.setRange(-1e12, 1e12)
+        box.setValue(float(getattr(self.spec, attr)))
+        box.valueChanged.connect(lambda v: self._set(attr, float(v)))
+        self.form.addRow(label, box)
+
+    def _int_row(self, label, attr) -> None:
+        box = QSpinBox()
+        box.setRange(-2**31, 2**31 - 1)
+        box.setValue(int(getattr(self.spec, attr)))
+        box.valueChanged.connect(lambda v: self._set(attr, int(v)))
+        self.form.addRow(label, box)
+
+    def _list_row(self, label, attr) -> None:
+        edit = QLineEdit(", ".join(f"{x:g}" for x in getattr(self.spec, attr)))
+
+        def done():
+            try:
+                self._set(attr, _floats(edit.text(), label))
+            except FeedError as e:
+                edit.setToolTip(str(e))
+        edit.editingFinished.connect(done)
+        self.form.addRow(label, edit)
+
+    def _browse(self, line: QLineEdit) -> None:
+        what = ARRAY_FILTER if self.spec.source == "file" else IMAGE_FILTER
+        path, _ = QFileDialog.getOpenFileName(self, f"Value of {self.value.name}", line.text(), what)
+        if path:
+            line.setText(path)
+            self._set("path", path)

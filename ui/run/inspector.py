@@ -1,0 +1,138 @@
+"""The tensor inspector dock: statistics, histogram, a slicing table, an
+image view for image-shaped tensors and the comparison with a second tensor
+(the reference run's or onnxruntime's value) for any computed value or
+initializer; export as .npy."""
+from __future__ import annotations
+
+from typing import Optional
+
+import numpy as np
+from PySide6.QtWidgets import (QFileDialog, QHBoxLayout, QLabel, QPushButton, QTabWidget, QVBoxLayout,
+                               QWidget)
+
+from onnxstudio.core.exec.tensor_stats import as_float, tensor_stats
+from onnxstudio.core.exec.values import describe
+
+from ..tensor_view import HistogramWidget, ImageView, TensorTable, guess_layout, stats_text
+
+
+class TensorInspector(QWidget):
+    def __init__(self, parent=None):
+        super().__init__(parent)
+        self.name = ""
+        self.array: Optional[np.ndarray] = None
+        self.other: Optional[np.ndarray] = None
+        self.other_label = ""
+        self.title = QLabel("Select an edge after a run (or an initializer) to inspect its value")
+        self.title.setWordWrap(True)
+        self.stats = QLabel()
+        self.stats.setWordWrap(True)
+        self.export_button = QPushButton("Export .npy…")
+        self.export_button.setEnabled(False)
+        self.tabs = QTabWidget()
+        self.histogram = HistogramWidget()
+        self.table = TensorTable()
+        self.image = ImageView()
+        self.compare = QWidget()
+        self.compare_text = QLabel()
+        self.compare_text.setWordWrap(True)
+        self.diff_histogram = HistogramWidget()
+        cl = QVBoxLayout(self.compare)
+        cl.addWidget(self.compare_text)
+        cl.addWidget(QLabel("|ours − reference| per element:"))
+        cl.addWidget(self.diff_histogram, 1)
+        self.tabs.addTab(self.histogram, "Histogram")
+        self.tabs.addTab(self.table, "Values")
+        self.tabs.addTab(self.image, "Image")
+        self.tabs.addTab(self.compare, "Compare")
+        head = QHBoxLayout()
+        head.addWidget(self.title, 1)
+        head.addWidget(self.export_button)
+        layout = QVBoxLayout(self)
+        layout.setContentsMargins(4, 4, 4, 4)
+        layout.addLayout(head)
+        layout.addWidget(self.stats)
+        layout.addWidget(self.tabs, 1)
+        self.export_button.clicked.connect(self.export_dialog)
+        self._set_tabs(False, False)
+
+    def _set_tabs(self, image: bool, compare: bool) -> None:
+        self.tabs.setTabEnabled(2, image)
+        self.tabs.setTabEnabled(3, compare)
+
+    def show_value(self, name: str, value, *, where: str = "", other=None, other_label: str = "") -> None:
+        """Show `value` (array, sequence, map); `other` is the tensor to compare it with."""
+        self.name = name
+        if isinstance(value, (list, dict)) or value is None:
+            self.array = None
+            self.title.setText(f"<b>{name}</b>: {describe(value)}" + (f" — {where}" if where else ""))
+            self.stats.setText("sequences, maps and empty optionals are shown by their length only")
+            self.export_button.setEnabled(False)
+            self.histogram.set_data([], [])
+            self.table.set_array(np.zeros((0, 0)))
+            self._set_tabs(False, False)
+            return
+        array = np.asarray(value)
+        self.array = array
+        self.title.setText(f"<b>{name}</b>: {describe(array)}" + (f" — {where}" if where else ""))
+        self.stats.setText(stats_text(tensor_stats(array)))
+        self.histogram.set_array(array)
+        self.table.set_array(array)
+        is_image = guess_layout(array.shape) is not None and as_float(array) is not None
+        if is_image:
+            self.image.set_array(array)
+        self.export_button.setEnabled(True)
+        self.other = None if other is None else np.asarray(other)
+        self.other_label = other_label
+        self._show_comparison()
+        self._set_tabs(is_image, self.other is not None)
+        if not is_image and self.tabs.currentIndex() == 2 or self.other is None and self.tabs.currentIndex() == 3:
+            self.tabs.setCurrentIndex(0)
+
+    def _show_comparison(self) -> None:
+        if self.other is None:
+            self.compare_text.setText("Nothing to compare with: keep a reference run or compare with onnxruntime")
+            self.diff_histogram.set_data([], [])
+            return
+        from onnxstudio.core.exec.compare import compare_value
+        d = compare_value(self.name, self.array, self.other)
+        lines = [f"against the <b>{self.other_label}</b>: "
+                 + ("<span style='color:#2a8a2a'>agrees</span>" if d.agrees
+                    else "<span style='color:#c03030'><b>differs</b></span>"),
+                 f"max abs error {d.max_abs:.4g}, relative to the largest |value| ({d.scale:.4g}): {d.rel:.4g}"]
+        if d.max_abs:
+            lines.append(f"largest difference at {d.where or '[]'}: ours {_num(d.ours)}, "
+                         f"{self.other_label} {_num(d.theirs)}")
+        if d.note:
+            lines.append(d.note)
+        self.compare_text.setText("<br>".join(lines))
+        a, b = as_float(self.array), as_float(self.other)
+        if a is not None and b is not None and a.shape == b.shape:
+            with np.errstate(all="ignore"):
+                self.diff_histogram.set_array(np.abs(a.astype(np.float64) - b.astype(np.float64)))
+        else:
+            self.diff_histogram.set_data([], [])
+
+    def export_dialog(self) -> None:
+        if self.array is None:
+            return
+        safe = "".join(c if c.isalnum() or c in "._-" else "_" for c in self.name).strip("._") or "value"
+        path, _ = QFileDialog.getSaveFileName(self, "Export tensor", f"{safe}.npy", "NumPy array (*.npy)")
+        if path:
+            self.export(path)
+
+    def export(self, path) -> bool:
+        try:
+            np.save(path, self.array, allow_pickle=self.array.dtype == object)
+        except (OSError, ValueError) as e:
+            self.stats.setText(f"<span style='color:#c03030'>Could not write {path}: {e}</span>")
+            return False
+        self.stats.setText(self.stats.text() + f"<br>Exported to {path}")
+        return True
+
+
+def _num(x) -> str:
+    try:
+        return f"{float(x):.7g}"
+    except (TypeError, ValueError):
+        return repr(x)

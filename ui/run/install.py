@@ -1,0 +1,338 @@
+"""Wiring the run UI into the main window: the Run menu and toolbar (F5
+continue, F9 breakpoint, F10 step ...), the Run dock (inputs, progress with
+Cancel, messages), the Tensor Inspector and Compare docks, "Run to Node"
+in the canvas's context menu, and keeping the current node in view."""
+from __future__ import annotations
+
+from PySide6.QtCore import Qt
+from PySide6.QtGui import QAction, QKeySequence
+from PySide6.QtWidgets import (QCheckBox, QDockWidget, QHBoxLayout, QLabel, QProgressBar, QPushButton,
+                               QToolBar, QVBoxLayout, QWidget)
+
+from onnxstudio.core.exec.values import normalize
+
+from .compare_view import CompareView
+from .controller import RunController
+from .inputs_panel import InputsPanel
+from .inspector import TensorInspector
+from .overlay import RunOverlay
+
+
+class RunDock(QWidget):
+    """Inputs, progress with Cancel, and the run's messages."""
+
+    def __init__(self, inputs: InputsPanel, parent=None):
+        super().__init__(parent)
+        self.inputs = inputs
+        self.progress = QProgressBar()
+        self.progress.setFormat("node %v of %m")
+        self.progress.setTextVisible(True)
+        self.cancel_button = QPushButton("Cancel")
+        self.status = QLabel("Set the inputs, then Run (Ctrl+R) or Step (F10)")
+        self.status.setWordWrap(True)
+        self.status.setTextInteractionFlags(Qt.TextSelectableByMouse)
+        self.nan_box = QCheckBox("Stop at first NaN/Inf")
+        row = QHBoxLayout()
+        row.addWidget(self.progress, 1)
+        row.addWidget(self.cancel_button)
+        layout = QVBoxLayout(self)
+        layout.setContentsMargins(2, 2, 2, 2)
+        layout.addWidget(inputs, 1)
+        layout.addWidget(self.nan_box)
+        layout.addLayout(row)
+        layout.addWidget(self.status)
+        self.set_running(False)
+
+    def set_running(self, running: bool) -> None:
+        self.progress.setVisible(running)
+        self.cancel_button.setVisible(running)
+
+
+class RunUI:
+    def __init__(self, window):
+        self.window = window
+        self.controller = RunController(window)
+        self.inputs = InputsPanel(settings=window.settings)
+        self.dock_widget = RunDock(self.inputs)
+        self.inspector = TensorInspector()
+        self.compare = CompareView()
+        self.run_dock = self._dock("Run", self.dock_widget, Qt.LeftDockWidgetArea)
+        self.inspector_dock = self._dock("Tensor Inspector", self.inspector, Qt.BottomDockWidgetArea)
+        self.compare_dock = self._dock("Compare", self.compare, Qt.BottomDockWidgetArea)
+        for dock in (self.run_dock, self.inspector_dock, self.compare_dock):
+            dock.hide()
+        self.controller.feeds_source = self.inputs.make_feeds
+        self.overlay = RunOverlay(window.graph, self.controller, self.inspect)
+        self._build_actions()
+        self._connect()
+        self._follow_pending = None
+
+    def _dock(self, title, widget, area) -> QDockWidget:
+        return self.window._dock(title, widget, area)
+
+    # -- actions ---------------------------------------------------------------------------
+
+    def _action(self, text, slot, shortcut=None, tip="") -> QAction:
+        action = QAction(text, self.window)
+        if shortcut:
+            action.setShortcut(QKeySequence(shortcut))
+            action.setShortcutContext(Qt.WindowShortcut)
+        action.setToolTip(f"{tip or text.replace('&', '')}" + (f" ({shortcut})" if shortcut else ""))
+        action.triggered.connect(slot)
+        return action
+
+    def _build_actions(self) -> None:
+        c = self.controller
+        self.run_action = self._action("&Run Model", self.run_all, "Ctrl+R")
+        self.run_selection_action = self._action("Run &Selection", self.run_selection, "Ctrl+Shift+R",
+                                                 "Run the selected nodes")
+        self.step_action = self._action("&Step", self.step, "F10", "Step: run the next node")
+        self.continue_action = self._action("&Continue", self.resume, "F5",
+                                            "Continue to the next breakpoint")
+        self.run_to_action = self._action("Run &to Selected Node", self.run_to_selected, "Ctrl+F10")
+        self.breakpoint_action = self._action("Toggle &Breakpoint", self.toggle_breakpoint, "F9",
+                                              "Toggle a breakpoint on the selected node")
+        self.restart_action = self._action("Res&tart", lambda: c.restart(), "Ctrl+Shift+F5",
+                                           "Start stepping again from the first node")
+        self.cancel_action = self._action("Ca&ncel Run", lambda: c.cancel(), "Shift+F5")
+        self.nan_action = self._action("Stop at First &NaN/Inf", self._nan_toggled)
+        self.nan_action.setCheckable(True)
+        self.ort_action = self._action("Compare with &onnxruntime", self.compare_onnxruntime)
+        self.keep_action = self._action("&Keep Run as Reference", lambda: c.keep_reference())
+        self.reference_action = self._action("Compare with R&eference Run", lambda: c.compare_with_reference())
+        menu = self.window.menuBar().addMenu("&Run")
+        for a in (self.run_action, self.run_selection_action, None, self.step_action, self.continue_action,
+                  self.run_to_action, self.breakpoint_action, self.nan_action, self.restart_action,
+                  self.cancel_action, None, self.ort_action, self.keep_action, self.reference_action, None):
+            if a is None:
+                menu.addSeparator()
+            else:
+                menu.addAction(a)
+        for dock in (self.run_dock, self.inspector_dock, self.compare_dock):
+            menu.addAction(dock.toggleViewAction())
+        bar = QToolBar("Run", self.window)
+        bar.setObjectName("Run toolbar")
+        for a in (self.run_action, self.run_selection_action, self.step_action, self.continue_action,
+                  self.breakpoint_action, self.restart_action, self.cancel_action):
+            bar.addAction(a)
+        self.window.addToolBar(Qt.TopToolBarArea, bar)
+        self.toolbar = bar
+        panel = self.window.graph
+        extenders = getattr(panel, "menu_extenders", None)
+        if extenders is not None:
+            extenders.append(self._extend_menu)
+
+    def _extend_menu(self, item, menu) -> None:
+        node = _node_of(item)
+        if node is None or self.controller.debug is None:
+            return
+        menu.addAction(f"Run to {node.display_name}", lambda: self.controller.run_to(node))
+        on = node in self.controller.debug.breakpoints
+        menu.addAction(("Remove breakpoint" if on else "Set breakpoint") + " (F9)",
+                       lambda: self.controller.toggle_breakpoint(node))
+        for value in node.outputs:
+            if value is not None and self.controller.debug.value_of(value) is not None:
+                menu.addAction(f"Inspect {value.name}", lambda v=value: self.inspect(v))
+
+    def _connect(self) -> None:
+        c = self.controller
+        d = self.dock_widget
+        c.busy.connect(self._busy)
+        c.idle.connect(self._idle)
+        c.progressed.connect(self._progress)
+        c.message.connect(self._message)
+        c.stopped.connect(self._stopped)
+        c.report_ready.connect(lambda r: (self.compare.set_report(r, c.report_kind), self.compare_dock.show(),
+                                          self.compare_dock.raise_()))
+        c.updated.connect(self._updated)
+        d.cancel_button.clicked.connect(lambda: c.cancel())
+        d.nan_box.toggled.connect(lambda on: (self.nan_action.setChecked(on), c.set_break_on_nonfinite(on)))
+        self.compare.jump.connect(self.show_node)
+        self.compare.compare_onnxruntime.connect(self.compare_onnxruntime)
+        self.compare.keep_reference.connect(lambda: c.keep_reference())
+        self.compare.compare_reference.connect(lambda: c.compare_with_reference())
+        self.window.graph.selection_changed.connect(self._selection)
+        self.window.graph.laid_out.connect(self._after_layout)
+
+    # -- document -----------------------------------------------------------------------------
+
+    def set_document(self, qdoc, path=None) -> None:
+        self.controller.set_document(qdoc)
+        if qdoc is not None:
+            self.inputs.set_model(qdoc.document.model, path)
+        self.compare.set_report(None)
+        self.dock_widget.status.setText("Set the inputs, then Run (Ctrl+R) or Step (F10)")
+
+    # -- commands ----------------------------------------------------------------------------
+
+    def _show_run_dock(self) -> None:
+        if not self.run_dock.isVisible():
+            self.run_dock.show()
+
+    def run_all(self) -> None:
+        self._show_run_dock()
+        self.controller.run_all()
+
+    def run_selection(self) -> None:
+        self._show_run_dock()
+        self.controller.run_selection(self.selected_nodes())
+
+    def step(self) -> None:
+        self._show_run_dock()
+        self.controller.step()
+
+    def resume(self) -> None:
+        self._show_run_dock()
+        self.controller.resume()
+
+    def run_to_selected(self) -> None:
+        nodes = self.selected_nodes(any_graph=True)
+        if nodes:
+            self.controller.run_to(nodes[0])
+
+    def toggle_breakpoint(self) -> None:
+        for node in self.selected_nodes(any_graph=True):
+            self.controller.toggle_breakpoint(node)
+
+    def compare_onnxruntime(self) -> None:
+        from .compare_work import saved_model_for
+        try:
+            reference = saved_model_for(self.controller.qdoc.document) if self.controller.qdoc else None
+        except Exception as e:  # noqa: BLE001 - the saved file may have become unreadable
+            self._message("error", f"cannot read the saved model to compare with: {e}")
+            return
+        self._show_run_dock()
+        self.controller.compare_onnxruntime(reference)
+
+    def _nan_toggled(self, on=None) -> None:
+        on = self.nan_action.isChecked()
+        self.dock_widget.nan_box.setChecked(on)
+        self.controller.set_break_on_nonfinite(on)
+
+    def selected_nodes(self, any_graph: bool = False) -> list:
+        panel = self.window.graph
+        nodes = []
+        for item in panel.scene.selectedItems():
+            node = _node_of(item)
+            if node is not None and (any_graph or node.graph is panel.model.graph):
+                nodes.append(node)
+        return nodes
+
+    # -- feedback -------------------------------------------------------------------------------
+
+    def _busy(self, what: str) -> None:
+        d = self.dock_widget
+        d.set_running(True)
+        d.progress.setRange(0, 0)
+        d.status.setText(what)
+        self.inputs.show_problem("")
+        for a in (self.run_action, self.run_selection_action, self.step_action, self.continue_action,
+                  self.restart_action, self.ort_action):
+            a.setEnabled(False)
+
+    def _idle(self) -> None:
+        self.dock_widget.set_running(False)
+        for a in (self.run_action, self.run_selection_action, self.step_action, self.continue_action,
+                  self.restart_action, self.ort_action):
+            a.setEnabled(True)
+
+    def _progress(self, i: int, n: int, name: str) -> None:
+        bar = self.dock_widget.progress
+        if bar.maximum() != n:
+            bar.setRange(0, n)
+        bar.setValue(i + 1)
+        bar.setToolTip(name)
+
+    def _message(self, level: str, text: str) -> None:
+        status = self.dock_widget.status
+        if level == "error":
+            status.setText(f"<span style='color:#c03030'>{_escape(text)}</span>")
+            if text.startswith("input "):
+                self.inputs.show_problem(text)
+        else:
+            status.setText(_escape(text))
+        self.window.statusBar().showMessage(text, 10000)
+
+    def _updated(self) -> None:
+        debug = self.controller.debug
+        self.breakpoint_action.setEnabled(debug is not None)
+
+    def _stopped(self, event) -> None:
+        debug = self.controller.debug
+        node = debug.current if debug is not None and debug.current is not None else event.node
+        if node is not None:
+            self.show_node(node, select=False)
+
+    # -- keeping the current node in view ----------------------------------------------------------
+
+    def show_node(self, node, select: bool = True) -> None:
+        """Bring `node` into view: enter its graph and open its group if
+        needed, else scroll to it (keeping the zoom)."""
+        panel = self.window.graph
+        if node.graph is None:
+            return
+        item = panel.scene.item_for_node(node)
+        on_level = panel.levels and panel.level.graph is node.graph and panel._job is None
+        if on_level and item is not None and getattr(item.ref, "node", None) is node:
+            if select:
+                panel.scene.clearSelection()
+                item.setSelected(True)
+            rect = item.scene_rect()
+            if not panel.view.visible_scene_rect().contains(rect):
+                panel.view.centerOn(rect.center())
+            self.overlay.refresh()
+            return
+        self._follow_pending = node
+        panel.reveal(node, node.graph)
+
+    def _after_layout(self) -> None:
+        node, self._follow_pending = self._follow_pending, None
+        if node is not None and self.window.graph.scene.item_for_node(node) is not None:
+            self.overlay.refresh()
+
+    # -- inspecting ---------------------------------------------------------------------------------
+
+    def _selection(self, ref) -> None:
+        value = getattr(ref, "value", None)
+        if value is None or self.controller.debug is None:
+            return
+        if self.controller.debug.value_of(value) is not None or value.const is not None:
+            self.inspect(value, raise_dock=False)
+
+    def inspect(self, value, raise_dock: bool = True) -> bool:
+        debug = self.controller.debug
+        array = debug.value_of(value) if debug is not None else None
+        where = ""
+        if array is None and value.const is not None:
+            try:
+                array = normalize(value.const)
+            except Exception as e:  # noqa: BLE001 - e.g. a missing external data file
+                self._message("error", f"{value.name}: cannot read the initializer ({e})")
+                return False
+            where = "initializer"
+        if array is None:
+            return False
+        producer = getattr(value, "producer", None)
+        if not where and producer is not None:
+            where = f"output of {producer.display_name}"
+        other = self.controller.other_values.get(value.name) if self.controller.report is not None else None
+        self.inspector.show_value(value.name, array, where=where, other=other,
+                                  other_label=self.controller.report_kind)
+        if raise_dock or not self.inspector_dock.isVisible():
+            self.inspector_dock.show()
+            self.inspector_dock.raise_()
+        return True
+
+
+def _node_of(item):
+    ref = getattr(item, "ref", None)
+    node = getattr(ref, "node", None)
+    return node if getattr(ref, "kind", "op") == "op" else None
+
+
+def _escape(text: str) -> str:
+    return text.replace("&", "&amp;").replace("<", "&lt;").replace(">", "&gt;")
+
+
+def install_run(window) -> RunUI:
+    return RunUI(window)

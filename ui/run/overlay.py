@@ -1,0 +1,252 @@
+"""What a run shows on the canvas, drawn by items of its own on top of the
+graph scene (the scene's node and edge items stay as the viewer made them):
+
+- a tag on every edge whose value is computed: shape and dtype, with min,
+  max and mean in its tooltip (red when it holds NaN/Inf); a click
+  inspects it;
+- the current node (the one the next step runs): a thick outline and a ▶;
+- breakpoints: a red dot on the node's left edge;
+- nodes that produced NaN/Inf: a red "NaN" flag;
+- after a comparison, each node's band coloured by its error on the
+  legend's scale (green = agrees, yellow .. red = larger errors).
+
+The overlay rebuilds after every layout and run update; it keeps no state of
+its own besides the items it placed.
+"""
+from __future__ import annotations
+
+from typing import Callable, Optional
+
+from PySide6.QtCore import QPointF, QRectF, Qt
+from PySide6.QtGui import QColor, QPainter, QPainterPath, QPen, QPolygonF
+from PySide6.QtWidgets import QGraphicsItem
+
+from onnxstudio.core.exec.tensor_stats import tensor_stats
+from onnxstudio.core.exec.values import describe
+
+from ..canvas import fonts
+from .compare_work import error_colour_fraction
+
+CURRENT = QColor("#f08c00")
+BREAK = QColor("#d62828")
+TAG_FILL = QColor("#e6f4f1")
+TAG_TEXT = QColor("#0b6e5f")
+TAG_BAD = QColor("#fde2e2")
+
+
+def error_colour(rel: float, agrees: bool) -> QColor:
+    """Green when the node agrees; else yellow (small error) to red (large) on a log scale."""
+    if agrees:
+        return QColor("#3fa34d")
+    t = error_colour_fraction(rel, lo=1e-6, hi=1.0)
+    hue = 55 - 55 * t        # 55 = yellow ... 0 = red
+    return QColor.fromHsvF(max(hue, 0) / 360.0, 0.85, 0.95)
+
+
+class ValueTag(QGraphicsItem):
+    """Shape and dtype of a computed value, beside its edge."""
+
+    def __init__(self, anchor: QPointF, text: str, tooltip: str, bad: bool, on_click: Callable):
+        super().__init__()
+        self.text = text
+        self.bad = bad
+        self.on_click = on_click
+        w = fonts.text_width(text) + 8
+        h = fonts.line_height() + 2
+        self.rect = QRectF(0, 0, w, h)
+        self.setPos(anchor.x() - w - 6, anchor.y() - h / 2)
+        self.setToolTip(tooltip)
+        self.setZValue(3)
+        self.setCursor(Qt.PointingHandCursor)
+
+    def boundingRect(self) -> QRectF:
+        return self.rect.adjusted(-1, -1, 1, 1)
+
+    def paint(self, painter: QPainter, option, widget=None) -> None:
+        if option.levelOfDetailFromTransform(painter.worldTransform()) < 0.4:
+            return
+        painter.setPen(QPen(BREAK if self.bad else TAG_TEXT, 1))
+        painter.setBrush(TAG_BAD if self.bad else TAG_FILL)
+        painter.drawRoundedRect(self.rect, 3, 3)
+        painter.setFont(fonts.body_font())
+        painter.drawText(self.rect, Qt.AlignCenter, self.text)
+
+    def mousePressEvent(self, event) -> None:
+        self.on_click()
+        event.accept()
+
+
+class NodeMark(QGraphicsItem):
+    """Run state of one node box: current, breakpoint, NaN/Inf flag, error band."""
+
+    def __init__(self, rect: QRectF, *, current=False, breakpoint=False, nonfinite=False,
+                 band: Optional[QColor] = None, tooltip: str = ""):
+        super().__init__()
+        self.rect = QRectF(rect)
+        self.current = current
+        self.breakpoint = breakpoint
+        self.nonfinite = nonfinite
+        self.band = band
+        if tooltip:
+            self.setToolTip(tooltip)
+        # Bands sit under the box (they frame it); markers above it.
+        self.setZValue(1.9 if band is not None and not (current or breakpoint or nonfinite) else 3.5)
+        self.setAcceptedMouseButtons(Qt.NoButton)
+
+    def boundingRect(self) -> QRectF:
+        return self.rect.adjusted(-22, -14, 8, 8)
+
+    def shape(self) -> QPainterPath:
+        path = QPainterPath()
+        if self.breakpoint:
+            path.addEllipse(self._dot())
+        return path
+
+    def _dot(self) -> QRectF:
+        r = 7.0
+        c = QPointF(self.rect.left() - 1, self.rect.top() + 10)
+        return QRectF(c.x() - r, c.y() - r, 2 * r, 2 * r)
+
+    def paint(self, painter: QPainter, option, widget=None) -> None:
+        painter.setRenderHint(QPainter.Antialiasing, True)
+        if self.band is not None:
+            pen = QPen(self.band, 6)
+            painter.setPen(pen)
+            painter.setBrush(Qt.NoBrush)
+            painter.drawRoundedRect(self.rect.adjusted(-3, -3, 3, 3), 6, 6)
+        if self.current:
+            pen = QPen(CURRENT, 3.5)
+            painter.setPen(pen)
+            painter.setBrush(Qt.NoBrush)
+            painter.drawRoundedRect(self.rect.adjusted(-4, -4, 4, 4), 6, 6)
+            y = self.rect.center().y()
+            x = self.rect.left() - 8
+            painter.setPen(Qt.NoPen)
+            painter.setBrush(CURRENT)
+            painter.drawPolygon(QPolygonF([QPointF(x - 12, y - 8), QPointF(x, y), QPointF(x - 12, y + 8)]))
+        if self.breakpoint:
+            painter.setPen(QPen(QColor("white"), 1.5))
+            painter.setBrush(BREAK)
+            painter.drawEllipse(self._dot())
+        if self.nonfinite:
+            tag = QRectF(self.rect.right() - 30, self.rect.top() - 12, 30, 14)
+            painter.setPen(Qt.NoPen)
+            painter.setBrush(BREAK)
+            painter.drawRoundedRect(tag, 3, 3)
+            painter.setPen(QColor("white"))
+            painter.setFont(fonts.body_font())
+            painter.drawText(tag, Qt.AlignCenter, "NaN")
+
+
+class RunOverlay:
+    """Places run items on the graph panel's scene."""
+
+    def __init__(self, panel, controller, inspect: Callable):
+        self.panel = panel
+        self.controller = controller
+        self.inspect = inspect          # inspect(ir Value) when a value tag is clicked
+        self.items: list = []
+        self.show_values = True
+        panel.laid_out.connect(self.refresh)
+        controller.updated.connect(self.refresh)
+        controller.stopped.connect(lambda _e: self.refresh())
+        controller.report_ready.connect(lambda _r: self.refresh())
+
+    def clear(self) -> None:
+        scene = self.panel.scene
+        for item in self.items:
+            if item.scene() is scene:
+                scene.removeItem(item)
+        self.items = []
+
+    def refresh(self) -> None:
+        self.clear()
+        debug = self.controller.debug
+        scene = self.panel.scene
+        vm = scene.view_model
+        if debug is None or vm is None or not self.panel.levels:
+            return
+        graph = self.panel.level.graph
+        if self.show_values:
+            self._value_tags(scene, debug, graph)
+        self._node_marks(scene, vm, debug, graph)
+
+    def _value_tags(self, scene, debug, graph) -> None:
+        done = set()
+        for edge in scene.edge_items.values():
+            value = getattr(edge.ref, "value", None)
+            if value is None or id(value) in done:
+                continue
+            computed = debug.value_of(value) if value.graph is graph or value.graph is None else \
+                debug.value_of(value.name, graph)
+            if computed is None or value.const is not None:
+                continue
+            done.add(id(value))
+            stats = tensor_stats(computed) if not isinstance(computed, (list, dict)) else None
+            tip = f"{value.name}\n{describe(computed)}"
+            if stats is not None:
+                tip += "\n" + stats.summary()
+            anchor = edge.path.pointAtPercent(0.5)
+            tag = ValueTag(anchor, _short(describe(computed)), tip, bool(stats and stats.nonfinite),
+                           lambda v=value: self.inspect(v))
+            scene.addItem(tag)
+            self.items.append(tag)
+
+    def _node_marks(self, scene, vm, debug, graph) -> None:
+        marks: dict = {}     # box id -> dict of flags
+
+        def mark(node, **flags):
+            if node is None or node.graph is None:
+                return
+            target = node
+            while target.graph is not None and target.graph is not graph and target.graph.parent_node is not None:
+                target = target.graph.parent_node       # a body's node marks the box that holds it
+            if target.graph is not graph:
+                return
+            box = vm.box_for(target)
+            if box is not None:
+                entry = marks.setdefault(box, {})
+                for k, v in flags.items():
+                    entry[k] = entry.get(k) or v
+
+        current = debug.current
+        if current is not None and not self.controller.running:
+            mark(current, current=True)
+        for bp in debug.breakpoints:
+            if hasattr(bp, "op_type"):
+                mark(bp, breakpoint=True)
+        for node in debug.nonfinite:
+            mark(node, nonfinite=True)
+        report = self.controller.report
+        bands: dict = {}
+        if report is not None:
+            for nd in report.nodes:
+                box = vm.box_for(nd.node) if nd.node.graph is graph else None
+                if box is None:
+                    continue
+                prev = bands.get(box)
+                if prev is None or (not nd.agrees and (prev.agrees or nd.rel > prev.rel)):
+                    bands[box] = nd
+        for box, nd in bands.items():
+            entry = marks.setdefault(box, {})
+            entry["band"] = error_colour(nd.rel, nd.agrees)
+            entry["tooltip"] = (f"{nd.node.display_name}\nmax abs error {nd.max_abs:.3g}, rel {nd.rel:.3g}"
+                                + ("" if nd.agrees else "  (differs)"))
+        for box, flags in marks.items():
+            item = scene.node_items.get(box)
+            if item is None:
+                continue
+            m = NodeMark(item.scene_rect(), **flags)
+            scene.addItem(m)
+            self.items.append(m)
+
+    def current_item(self):
+        """The node box of the current node, when it is on this level."""
+        debug = self.controller.debug
+        if debug is None or debug.current is None:
+            return None
+        return self.panel.scene.item_for_node(debug.current)
+
+
+def _short(text: str) -> str:
+    return text if len(text) <= 28 else text[:27] + "…"
