@@ -4,6 +4,7 @@ from __future__ import annotations
 import mmap
 import os
 import pathlib
+import stat
 from typing import Optional
 
 from ..errors import ExternalDataError
@@ -71,6 +72,12 @@ class ExternalFiles:
         if m is None:
             path = self.path(ref, tensor_name)
             try:
+                # A FIFO would block the open forever and a device has no end:
+                # only regular files hold tensor data.
+                if not stat.S_ISREG(os.stat(path).st_mode):
+                    raise ExternalDataError(
+                        f"tensor {tensor_name!r}: external data {ref.location!r} is not a regular file "
+                        f"(a folder, FIFO or device); refusing to read it")
                 with open(path, "rb") as f:
                     size = os.fstat(f.fileno()).st_size
                     m = mmap.mmap(f.fileno(), 0, access=mmap.ACCESS_READ) if size else b""

@@ -41,7 +41,10 @@ def _parse(buf, origin: str):
     mp = pb.ModelProto()
     try:
         mp.ParseFromString(data)
-    except DecodeError:
+    except DecodeError as e:
+        if "MaxDepth" in str(e):
+            raise LoadError(f"{origin}: subgraphs nest too deeply: protobuf reads at most 100 levels of "
+                            "nested messages (about 30 levels of If/Loop/Scan bodies)") from None
         raise LoadError(f"{origin}: not an ONNX model (its protobuf data is corrupt or truncated)") from None
     except Exception as e:  # noqa: BLE001  (upb raises several kinds)
         raise LoadError(f"{origin}: not an ONNX model ({type(e).__name__}: {e})") from None
@@ -91,6 +94,9 @@ def load(path: PathLike) -> Model:
     path = pathlib.Path(path)
     origin = str(path)
     try:
+        if path.exists() and not path.is_dir() and not path.is_file():
+            # Opening a FIFO blocks until someone writes to it; a device never ends.
+            raise LoadError(f"{origin}: not a regular file (a FIFO, socket or device); refusing to read it")
         with open(path, "rb") as f:
             size = os.fstat(f.fileno()).st_size
             if size == 0:

@@ -23,6 +23,7 @@ def _value(name: str, dims, elem=FLOAT) -> pb.ValueInfoProto:
     v = pb.ValueInfoProto(name=name)
     v.type.tensor_type.elem_type = elem
     shape = v.type.tensor_type.shape
+    shape.SetInParent()                 # a scalar has a shape with no dims
     for d in dims:
         if isinstance(d, str):
             shape.dim.add(dim_param=d)
@@ -80,18 +81,43 @@ def huge_constant_of_shape(folder):
     return _write(folder, _model(g))
 
 
+def _field(number: int, payload: bytes) -> bytes:
+    """One length-delimited field, written by hand: protobuf's own objects
+    refuse to hold messages nested past its depth limit."""
+    return _varint((number << 3) | 2) + _varint(len(payload)) + payload
+
+
+def _varint(n: int) -> bytes:
+    out = bytearray()
+    while True:
+        out.append((n & 0x7F) | (0x80 if n > 0x7F else 0))
+        n >>= 7
+        if not n:
+            return bytes(out)
+
+
 def deep_if(folder, depth: int = 100):
-    """If inside the then-branch of an If, `depth` levels down."""
+    """If inside the then-branch of an If, `depth` levels down (each level is
+    three protobuf messages deep: graph, node, attribute)."""
     body = pb.GraphProto(name=f"level{depth}", node=[_node("Identity", ["x"], [f"out{depth}"])],
-                         output=[_value(f"out{depth}", [1])])
+                         output=[_value(f"out{depth}", [1])]).SerializeToString()
     for level in range(depth - 1, -1, -1):
         other = pb.GraphProto(name=f"else{level}", node=[_node("Identity", ["x"], [f"e{level}"])],
                               output=[_value(f"e{level}", [1])])
-        node = _node("If", ["c"], [f"out{level}"], name=f"if{level}", then_branch=body, else_branch=other)
-        body = pb.GraphProto(name=f"level{level}", node=[node], output=[_value(f"out{level}", [1])])
-    body.input.extend([_value("c", [], elem=9), _value("x", [1])])
-    body.name = "deep_if"
-    return _write(folder, _model(body))
+        node = _node("If", ["c"], [f"out{level}"], name=f"if{level}", else_branch=other).SerializeToString()
+        then = pb.AttributeProto(name="then_branch", type=pb.AttributeProto.GRAPH).SerializeToString()
+        node += _field(5, then + _field(6, body))                      # NodeProto.attribute, .g
+        head = pb.GraphProto(name=f"level{level}", output=[_value(f"out{level}", [1])])
+        if level == 0:
+            head.input.extend([_value("c", [], elem=9), _value("x", [1])])
+            head.name = "deep_if"
+        body = head.SerializeToString() + _field(1, node)              # GraphProto.node
+    m = _model(pb.GraphProto())
+    m.ClearField("graph")
+    folder.mkdir(parents=True, exist_ok=True)
+    path = folder / "model.onnx"
+    path.write_bytes(m.SerializeToString() + _field(7, body))          # ModelProto.graph
+    return path
 
 
 def cycle(folder):
