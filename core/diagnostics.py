@@ -97,6 +97,7 @@ CODES = {
     "attr.type-field-mismatch": (ERROR, "the value field set does not match the type field"),
     "attr.multiple-values": (ERROR, "more than one value field set"),
     "attr.no-value": (ERROR, "a non-list attribute with no value field"),
+    "attr.value-not-of-type": (ERROR, "an attribute set from Python to a value its type cannot carry"),
     "attr.unknown": (ERROR, "attribute the operator does not define"),
     "attr.wrong-type": (ERROR, "attribute type differs from the operator's"),
     "attr.required-missing": (ERROR, "a required attribute is missing"),

@@ -19,6 +19,7 @@ import types
 
 from ..proto import onnx_pb2 as pb
 from ..diagnostics import CODES, ERROR, INFO, WARNING, Diagnostic, Severity  # noqa: F401
+from .ir_rules import declared_vs_inferred, ir_to_proto, trusted
 from .live import LiveChecker  # noqa: F401
 from .session import CheckSession  # noqa: F401
 
@@ -51,15 +52,32 @@ def as_proto(model):
 def inferred_type_lookup(ir_model):
     """type_lookup backed by `core.infer` for the main graph of an IR model;
     None when inference is unavailable or fails (checking goes on without it)."""
+    return _with_inference(ir_model)[0]
+
+
+def _with_inference(ir_model):
+    """(type_lookup, declarations that contradict inference) for an IR model."""
     try:
-        from ..infer import infer  # noqa: PLC0415
-        types = infer(ir_model)
+        from ..infer import Inference  # noqa: PLC0415
+        inference = Inference(ir_model)
+        types = inference.run()
+        contradictions = declared_vs_inferred(ir_model, inference)
     except Exception:  # noqa: BLE001 - inference is a helper here, never a reason to stop checking
-        return None
+        return None, []
 
     def lookup(graph_path, name):
         return types.get(name) if graph_path == "graph" else None
-    return lookup
+    return lookup, contradictions
+
+
+def _combined(diagnostics: list, extra: list, contradictions: list = ()) -> list:
+    # A finding of ours replaces the checker's own at the same place (an
+    # attribute written without its value also reads as "no value").
+    extra = list(extra) + trusted(contradictions, diagnostics + list(extra))
+    if not extra:
+        return diagnostics
+    places = {d.path for d in extra if d.code == "attr.value-not-of-type"}
+    return [d for d in diagnostics if d.path not in places] + extra
 
 
 def check(model, *, model_dir=None, type_lookup=None, use_inference: bool = True) -> list:
@@ -72,17 +90,28 @@ def check(model, *, model_dir=None, type_lookup=None, use_inference: bool = True
     """
     is_ir = not isinstance(model, (pb.ModelProto, bytes, bytearray, memoryview, str, os.PathLike)) \
         and not hasattr(model, "SerializeToString")
-    proto, folder = as_proto(model)
+    extra = []
+    if is_ir:
+        # The file form serde writes; values it cannot write become findings.
+        proto, extra = ir_to_proto(model)
+        path = getattr(model, "path", None)
+        folder = pathlib.Path(path).resolve().parent if path else None
+    else:
+        proto, folder = as_proto(model)
+    contradictions = []
     if type_lookup is None and use_inference and is_ir:
-        type_lookup = inferred_type_lookup(model)
-    return CheckSession(proto, model_dir=model_dir or folder, type_lookup=type_lookup).diagnostics
+        type_lookup, contradictions = _with_inference(model)
+    diagnostics = CheckSession(proto, model_dir=model_dir or folder, type_lookup=type_lookup).diagnostics
+    return _combined(diagnostics, extra, contradictions)
 
 
 def check_file(path, ir_model=None) -> list:
     """Check a file as written (its bytes, not a re-serialisation); with the
     file's IR model, inferred types fill in what value_info leaves out."""
-    lookup = inferred_type_lookup(ir_model) if ir_model is not None else None
-    return check(path, type_lookup=lookup)
+    if ir_model is None:
+        return check(path)
+    lookup, contradictions = _with_inference(ir_model)
+    return _combined(check(path, type_lookup=lookup), (), contradictions)
 
 
 def errors(diagnostics) -> list:

@@ -54,6 +54,9 @@ class Inference:
         self._opset_stack: list[dict] = []
         self._const_checked: set = set()
         self.fresh = FreshSymbols()  # names for unknown dims, stable across update()
+        # Value -> (declared type, derived type, what differs): declarations
+        # that contradict what the producer (node, initializer, caller) gives.
+        self.contradictions: dict = {}
         self.nodes_inferred = 0      # rule evaluations so far (shows what update() saved)
 
     # --- public API ----------------------------------------------------------------
@@ -63,6 +66,7 @@ class Inference:
         self.syms.clear()
         self._diags.clear()
         self._const_checked.clear()
+        self.contradictions.clear()
         self.fresh.avoid(_declared_names(self.model.graph))
         # The walk allocates many small short-lived objects but no reference
         # cycles; pausing the cyclic collector (which would otherwise traverse
@@ -198,7 +202,9 @@ class Inference:
                 # An input with a default (initializer) takes the data's shape.
                 t = v.type if v.const is None else self._source_type(v)
                 if input_types is not None and i < len(input_types):
-                    t, _ = merge_types(input_types[i], any_size(t))
+                    given = input_types[i]
+                    t, conflict = merge_types(given, any_size(t))
+                    self._contradiction(v, conflict, given)
                 self.types[v] = self._input_type(v, t)
             # Other initializers are typed lazily (type_of).
             for node in g.nodes:
@@ -222,7 +228,8 @@ class Inference:
         if dtype is None and getattr(c, "values", None) is not None:
             dtype = c.values.dtype
         t = TensorType(int(dtype or 0), shape)
-        merged, _ = merge_types(t, v.type)
+        merged, conflict = merge_types(t, any_size(v.type))
+        self._contradiction(v, conflict, t)
         return merged
 
     def _const(self, v) -> Optional[np.ndarray]:
@@ -363,7 +370,10 @@ class Inference:
                 if conflict:
                     self._note(node, WARNING, "infer.conflict",
                                f"output {v.name!r}: stored type {declared} conflicts with inferred {t} ({conflict})")
+                self._contradiction(v, conflict, t)
                 t = merged
+            elif self.contradictions:
+                self.contradictions.pop(v, None)
             if not self._attr_scopes:
                 t = self.fresh.fill(v, t)
             types[v] = t
@@ -389,6 +399,14 @@ class Inference:
             return self._infer_graph(function.graph, opsets, types)
         finally:
             self._attr_scopes.pop()
+
+    def _contradiction(self, v, conflict, derived) -> None:
+        # Function bodies are typed per call: their declarations are judged
+        # by the checker's function rules, not per call here.
+        if conflict and not self._attr_scopes:
+            self.contradictions[v] = (v.type, derived, conflict)
+        elif self.contradictions:
+            self.contradictions.pop(v, None)
 
     def _note(self, node, severity, code, message) -> None:
         self._diags.setdefault(node, []).append(Diagnostic(severity, code, node.path, message))

@@ -352,6 +352,7 @@ class _Writer:
     def __init__(self, tensor_proto: Callable[[Tensor], pb.TensorProto], keep_unknown: bool):
         self.tensor_proto = tensor_proto
         self.keep_unknown = keep_unknown
+        self.on_bad_value = None   # callable(attr, exc): report instead of raising
 
     def unknown(self, obj, out) -> None:
         """Carry over fields of the source message that our schema does not know."""
@@ -389,6 +390,20 @@ class _Writer:
         if src is not None and t not in (AttrType.TENSOR, AttrType.TENSORS, AttrType.GRAPH, AttrType.GRAPHS,
                                          AttrType.SPARSE_TENSOR, AttrType.SPARSE_TENSORS):
             return
+        if self.on_bad_value is None:
+            self._attr_value(v, t, out)
+            return
+        try:
+            self._attr_value(v, t, out)
+        except (ValueError, TypeError, OverflowError, AttributeError) as exc:
+            # A value set from Python that its type cannot carry: write the
+            # name and type only and let the caller (the checker) say so.
+            keep_name, keep_type = out.name, out.type
+            out.Clear()
+            out.name, out.type = keep_name, keep_type
+            self.on_bad_value(a, exc)
+
+    def _attr_value(self, v, t, out: pb.AttributeProto) -> None:
         if t == AttrType.FLOAT:
             out.f = float(v)
         elif t == AttrType.INT:
@@ -531,10 +546,14 @@ def _opsets_to_write(as_read, resolved: dict) -> list:
     return sorted(resolved.items(), key=lambda kv: (kv[0] != "", kv[0]))
 
 
-def model_to_proto(m: Model, tensor_proto: Optional[Callable[[Tensor], pb.TensorProto]] = None) -> pb.ModelProto:
+def model_to_proto(m: Model, tensor_proto: Optional[Callable[[Tensor], pb.TensorProto]] = None,
+                   on_bad_value: Optional[Callable] = None) -> pb.ModelProto:
     """ModelProto for `m`. `tensor_proto` decides how each tensor is stored
-    (serde.save passes one that moves data to external files)."""
+    (serde.save passes one that moves data to external files). An attribute
+    whose value its type cannot carry raises, unless `on_bad_value(attr,
+    exc)` is given (the checker): then it is written without a value."""
     w = _Writer(tensor_proto or (lambda t: t.to_proto()), has_unknown_fields(m._src))
+    w.on_bad_value = on_bad_value
     mp = pb.ModelProto()
     present = m._present
     if m.ir_version or "ir_version" in present:

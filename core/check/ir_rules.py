@@ -1,0 +1,127 @@
+"""Rules that need the IR model, not only its file form.
+
+- An attribute edited from Python with a value its type cannot carry (an
+  INT set to "two"): the file form cannot even be written, so serde leaves
+  the value out and we say why, on that attribute.
+- Declarations that contradict inference: a graph output, graph input or
+  value_info whose element type, rank or a known size differs from what the
+  producer gives (the node that computes it, the initializer that holds it,
+  the node that feeds a subgraph). Stale output shapes after hand edits are
+  the typical case. Inference keeps such contradictions
+  (`Inference.contradictions`); here they are pinned to the declaration.
+"""
+from __future__ import annotations
+
+from ..diagnostics import CODES, ERROR, Diagnostic
+from . import paths
+
+_ATTR_KINDS = {1: "a FLOAT", 2: "an INT", 3: "a STRING", 4: "a TENSOR", 5: "a GRAPH", 6: "FLOATS", 7: "INTS",
+               8: "STRINGS", 9: "TENSORS", 10: "GRAPHS", 11: "a SPARSE_TENSOR", 12: "SPARSE_TENSORS",
+               13: "a TYPE_PROTO", 14: "TYPE_PROTOS"}
+
+
+def _diag(code, path, message) -> Diagnostic:
+    return Diagnostic(CODES[code][0], code, path, message)
+
+
+def ir_to_proto(model):
+    """(file form of an IR model, diagnostics for attribute values that the
+    file form cannot hold). Never raises for such values."""
+    from ..serde.convert import model_to_proto  # noqa: PLC0415
+    bad = []
+    proto = model_to_proto(model, on_bad_value=lambda a, exc: bad.append(a))
+    if not bad:
+        return proto, []
+    owners = {}
+    graphs = list(model.graph.walk())
+    for f in model.functions.values():
+        graphs.extend(f.graph.walk())
+    for g in graphs:
+        for node in g.nodes:
+            for a in node.attributes.values():
+                owners[id(a)] = node
+    diags = []
+    for a in bad:
+        node = owners.get(id(a))
+        where = paths.attribute(node.path, a.name) if node is not None else f"attribute {paths.quote(a.name)}"
+        kind = _ATTR_KINDS.get(int(a.type), f"type {int(a.type)}")
+        diags.append(_diag("attr.value-not-of-type", where,
+                           f"attribute {a.name!r} is {kind} but holds {_short(a.value)} "
+                           f"({type(a.value).__name__}), which it cannot carry; set a value of that "
+                           "type or change the attribute's type"))
+    return proto, diags
+
+
+def _short(v) -> str:
+    text = repr(v)
+    return text if len(text) <= 40 else text[:37] + "..."
+
+
+def declared_vs_inferred(model, inference) -> list:
+    """[(diagnostic, path of the producer or None)]: one error per
+    declaration that contradicts what inference derives."""
+    found = inference.contradictions
+    if not found:
+        return []
+    out = []
+    for g in model.graph.walk():
+        gpath = g.path
+        places = {}
+        for k, v in enumerate(g.inputs):
+            places.setdefault(id(v), paths.graph_input(gpath, k, v.name))
+        for k, v in enumerate(g.outputs):
+            places.setdefault(id(v), paths.graph_output(gpath, k, v.name))
+        for v in g.value_info:
+            places.setdefault(id(v), paths.value_info(gpath, v.name))
+        for v, (declared, derived, what) in found.items():
+            where = places.get(id(v))
+            if where is None or v.graph is not g:
+                continue
+            source = v.producer.path if v.producer is not None else None
+            out.append((_diag("graph.declared-type-contradicts", where,
+                              f"declares {_type(declared)} but {_source(v)} gives {_type(derived)} "
+                              f"({_difference(declared, derived, what)}); correct the declaration or remove it"),
+                        source))
+    return out
+
+
+def _difference(declared, derived, what) -> str:
+    a, b = getattr(declared, "shape", None), getattr(derived, "shape", None)
+    if what == "dimension" and a is not None and b is not None and len(a) == len(b):
+        axes = [i for i, (x, y) in enumerate(zip(a, b))
+                if isinstance(x, int) and isinstance(y, int) and x >= 0 and x != y]
+        if axes:
+            return ", ".join(f"dim {i}: {a[i]} declared, {b[i]} derived" for i in axes)
+    return f"{what} differs"
+
+
+def _type(t) -> str:
+    shape = getattr(t, "shape", None)
+    return str(t) if shape is not None or not hasattr(t, "elem_type") else f"{t} (rank unknown)"
+
+
+def _source(v) -> str:
+    if v.producer is not None:
+        return v.producer.path
+    if v.const is not None:
+        return "its initializer"
+    parent = v.graph.parent_node if v.graph is not None else None
+    return f"{parent.path} (passing it in)" if parent is not None else "its source"
+
+
+
+def trusted(contradictions: list, diagnostics: list) -> list:
+    """The contradictions whose producer has no error of its own (on the
+    node, its attributes or inputs): such a node derives nothing we should
+    hold a declaration to. Errors on its outputs (a declared type outside
+    the operator's constraint) do not count: they are the same story."""
+    if not contradictions:
+        return []
+    broken = {d.path for d in diagnostics if d.severity == ERROR}
+    out = []
+    for diag, source in contradictions:
+        if source is not None and any(p == source or p.startswith((source + "/attribute", source + "/input"))
+                                      for p in broken):
+            continue
+        out.append(diag)
+    return out
