@@ -1,0 +1,29 @@
+"""`onnxstudio cleanup FILE -o OUT`"""
+from __future__ import annotations
+
+from ..core.edits import cleanup
+from ._editing import add_io_arguments, apply, open_document, problems_note, save_output
+
+NAME = "cleanup"
+HELP = ("Remove what the outputs do not need: unused nodes, initializers, stale value_info entries and "
+        "unused opset imports.")
+
+
+def configure(p) -> None:
+    add_io_arguments(p)
+
+
+def run(args) -> int:
+    doc = open_document(args.file)
+    macro = cleanup(doc.model)
+    counts: dict = {}
+    for e in macro.edits:
+        counts[e.kind] = counts.get(e.kind, 0) + 1
+    if macro.edits:
+        apply(doc, macro)
+    save_output(doc.model, args.file, args.output)
+    removed = (f"{counts.get('remove_node', 0)} nodes, {counts.get('remove_initializer', 0)} initializers, "
+               f"{counts.get('remove_value_info', 0)} value_info entries, "
+               f"{counts.get('set_opset_import', 0)} opset imports")
+    print(f"wrote {args.output}: removed {removed}{problems_note(doc.model)}")
+    return 0

@@ -1,0 +1,29 @@
+"""`onnxstudio rename FILE -o OUT --value OLD=NEW`"""
+from __future__ import annotations
+
+from ..core.edits import EditError, rename_everywhere
+from ..errors import UserError
+from ._editing import add_io_arguments, apply, open_document, pair, save_output
+
+NAME = "rename"
+HELP = "Rename values everywhere they are used (subgraphs that read them too)."
+
+
+def configure(p) -> None:
+    add_io_arguments(p)
+    p.add_argument("--value", action="append", required=True, metavar="OLD=NEW",
+                   help="a value to rename (repeat for several)")
+
+
+def run(args) -> int:
+    pairs = [pair(text, "--value") for text in args.value]
+    doc = open_document(args.file)
+    for old, new in pairs:
+        try:
+            macro = rename_everywhere(doc.model, old, new)
+        except EditError as e:
+            raise UserError(f"{args.file}: {e}") from None
+        apply(doc, macro)
+    save_output(doc.model, args.file, args.output)
+    print(f"wrote {args.output}: renamed " + ", ".join(f"{o} to {n}" for o, n in pairs))
+    return 0
