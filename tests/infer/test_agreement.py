@@ -81,3 +81,44 @@ def test_agreement_with_onnx_on_shared_models(strip):
           f"strictly more precise than onnx: {oracle.more_precise - before}")
     assert total > 2000
     assert not problems, "\n".join(problems[:30])
+
+
+def test_where_onnx_names_a_fresh_symbol_we_say_as_much_or_more():
+    # onnx gives each dim it cannot work out a fresh "unk__N". On the conv
+    # net (dynamic height and width) ours are expressions of the input dims;
+    # on the streaming LSTM, where sizes are truly data-dependent, fresh
+    # names of ours. Never "?" where onnx has a name.
+    import onnx
+
+    from onnxstudio import core
+    from onnxstudio.core.infer import Inference
+    from onnxstudio.core.infer.fresh import is_fresh
+    from shared_models import shared_model
+
+    kinds = {}
+    for name in ("ppocr_v4_det", "silero_vad"):
+        path = shared_model(name) / "model.onnx"
+        proto = oracle.strip_declarations(onnx.load(str(path), load_external_data=False))
+        theirs = oracle.infer_with_onnx(proto)
+        model = core.load_bytes(proto.SerializeToString())
+        inf = Inference(model)
+        inf.run()
+        counts = kinds.setdefault(name, {"expression": 0, "fresh": 0, "number or symbol": 0, "unknown": 0})
+        for tg, og in oracle._pairs(theirs.graph, model.graph):
+            ours = inf.types_in(og)
+            for vi in tg.value_info:
+                t = ours.get(vi.name)
+                shape = getattr(t, "shape", None)
+                dims = vi.type.tensor_type.shape.dim if vi.type.HasField("tensor_type") else []
+                if shape is None or len(shape) != len(dims):
+                    continue
+                for d, o in zip(dims, shape):
+                    if not d.dim_param.startswith("unk__"):
+                        continue
+                    kind = ("unknown" if o is None else "fresh" if is_fresh(o) else
+                            "expression" if isinstance(o, str) and "(" in o else "number or symbol")
+                    counts[kind] += 1
+    print(f"\nwhere onnx has unk__N: {kinds}")
+    assert kinds["ppocr_v4_det"]["expression"] > 500 and kinds["ppocr_v4_det"]["fresh"] == 0
+    assert kinds["silero_vad"]["fresh"] > 50
+    assert all(k["unknown"] == 0 for k in kinds.values())
