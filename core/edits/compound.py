@@ -78,8 +78,9 @@ def insert_on_edge(model, value: str, op_type: str, *, consumers: Optional[Seque
     uses = _uses_in(v, g, targets)
     out = output or g.unique_name(f"{value}_{op_type}")
     node_name = name or g.unique_name(f"{op_type}_{value}")
-    index = v.producer.index + 1 if v.producer is not None and v.producer.graph is g else 0
-    edits: list[Edit] = [AddNode(op_type, [value], [out], dict(attributes or {}), node_name, domain, index, graph)]
+    # index None: right after `value`'s producer, wherever it is when the
+    # edit is replayed on a re-exported model.
+    edits: list[Edit] = [AddNode(op_type, [value], [out], dict(attributes or {}), node_name, domain, None, graph)]
     edits += _rewire(uses, out)
     return Macro(edits, f"Insert {op_type} after {value}")
 
@@ -163,9 +164,10 @@ def replace_with_node(model, nodes: Sequence, op_type: str, *, attributes: Optio
         raise EditError(f"{g.path}: nothing reads what the selected nodes produce")
     temps = [g.unique_name(f"{v.name}_new") for v in outs]
     node_name = name or g.unique_name(op_type)
-    last = max(n.index for n in chosen)
+    # Placed right after the producers of its inputs, so before every reader
+    # of the replaced outputs.
     edits: list[Edit] = [AddNode(op_type, [v.name for v in ins], temps, dict(attributes or {}), node_name, domain,
-                                 last + 1, graph)]
+                                 None, graph)]
     for v, t in zip(outs, temps):
         uses = [(u, i) for u, i in v.uses if id(u) not in ids and id(u) not in inside_ids]
         edits += _rewire(uses, t)
