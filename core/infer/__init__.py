@@ -22,14 +22,22 @@ How it works and what we decided:
   `batch`. Fully constant small inputs (<= 1024 elements, shape-like ops) are
   folded with the executor's kernels (core.exec), not re-implemented here.
 - Arithmetic on symbolic dims gives canonical polynomial expressions
-  ("2*seq", "batch*seq", "seq-1"; `seq+seq` is `2*seq`); division only when
-  exact. Names from the file are never parsed. Unknown stays unknown.
+  ("2*seq", "batch*seq", "seq-1"; `seq+seq` is `2*seq`). Division by a
+  number rounds down and says so: a stride-2 Conv over `H` gives
+  `floor((H+1)/2)`, and nested divisions fold (`floor((H+15)/16)` after
+  four); `dims.compact_dim` shows them as `⌈H/2⌉`. Division by a symbol only
+  when exact. Names from the file are never parsed.
+- What no rule can tell (data-dependent sizes, two unrelated symbols in a
+  broadcast, an input without a size) gets a fresh name `?N` per value and
+  axis that travels downstream, so equal unknowns stay equal (fresh.py).
+  `-1`, "?" and "" dims in files mean "any size", never a number.
 - Slicing `x[0:seq]` with a symbolic end assumes the slice is in bounds and
   gives `seq` (onnx gives unknown); windows with stride 1 keep symbols.
 - Declared types (graph inputs/outputs, value_info) refine inferred ones:
   unknown dims are filled in, a number beats a symbol, and between two symbols
   the file's name wins (as in onnx). A real disagreement is a warning; the
-  inferred type is kept.
+  inferred type is kept, and `contradictions` keeps (declared, derived,
+  what) per value for the checker (graph.declared-type-contradicts).
 - A node that cannot be inferred yields unknown outputs (element types still
   come from the signature table when it can tell) and an info diagnostic with
   the node path; nothing raises on a bad model.
