@@ -37,8 +37,15 @@ _MEMO_GIVE_UP = 64      # misses after which a step that rarely hits stops looki
 Runner = Callable[[dict, object], None]
 
 
-def compile_step(s: Step, general: Callable) -> Runner:
-    """A runner for `s`; `general(s, frame)` is the session's full step."""
+def compile_step(s: Step, general: Callable, *, steady: bool = False, untrusted=frozenset()) -> Runner:
+    """A runner for `s`; `general(s, frame)` is the session's full step.
+
+    With `steady` (a plan run whole, whose values nobody watches) a Shape
+    step hands out the same read-only array while its input's shape stays
+    the same, and remembered shape arithmetic recognises inputs that are
+    the very objects of the last run (not for `untrusted` names: feeds and
+    enclosing values, which a caller may change in place between runs), so
+    a chain of shape arithmetic costs a few identity checks per node."""
     if s.function is not None or s.kernel is None or s.kernel.context or (not s.single and s.fetch is None):
         return lambda values, frame: general(s, frame)
     if s.call is not None:
@@ -51,7 +58,9 @@ def compile_step(s: Step, general: Callable) -> Runner:
     outputs = tuple(s.outputs)
     single = s.single
     if s.memo:
-        return _memoised(s, call, general, frees)
+        return _memoised(s, call, general, frees, steady and not any(n in untrusted for n in s.args))
+    if steady and s.node.op_type == "Shape" and s.kernel.domain == "" and single and len(outputs) == 1:
+        return _steady_shape(s, call, general, frees)
     if len(outputs) != 1 or not outputs[0]:
         return _general_result(s, call, general, frees)
     out = outputs[0]
@@ -147,17 +156,24 @@ def _key(args):
     return tuple(parts)
 
 
-def _memoised(s: Step, call, general, frees) -> Runner:
+def _memoised(s: Step, call, general, frees, by_identity: bool = False) -> Runner:
     single, fetch, outputs = s.single, s.fetch, s.outputs
     cache: dict = {}
     misses = hits = 0
+    last_args: tuple = ()
+    last_result = None
 
     def run(values, frame):
-        nonlocal misses, hits
+        nonlocal misses, hits, last_args, last_result
         try:
             args = (values[single],) if single else fetch(values)
         except KeyError:
             general(s, frame)
+            return
+        if last_args and len(args) == len(last_args) and all(a is b for a, b in zip(args, last_args)):
+            # the same read-only objects as last time: the same result
+            hits += 1
+            store_result(values, outputs, last_result, frees)
             return
         # values that never repeat (a loop counter) make remembering a loss: stop
         key = _key(args) if misses < _MEMO_GIVE_UP or hits * 4 >= misses else None
@@ -178,7 +194,38 @@ def _memoised(s: Step, call, general, frees) -> Runner:
                 if len(cache) >= _MEMO_ENTRIES:
                     cache.clear()
                 cache[key] = result = kept
+            else:
+                key = None
+        if by_identity and key is not None and all(a is None or not a.flags.writeable for a in args):
+            last_args, last_result = tuple(args), result
         store_result(values, outputs, result, frees)
+    return run
+
+
+def _steady_shape(s: Step, call, general, frees) -> Runner:
+    """Shape handing out one read-only array per input shape, so the steps
+    reading it see the same object from run to run (see _memoised)."""
+    single, out = s.single, s.outputs[0]
+    seen: dict = {}
+
+    def run(values, frame):
+        try:
+            x = values[single]
+            result = seen.get(x.shape)
+            if result is None:
+                result = np.array(call(x))      # owns its memory
+                result.flags.writeable = False
+                if len(seen) >= _MEMO_ENTRIES:
+                    seen.clear()
+                seen[x.shape] = result
+        except (Cancelled, ExecError):
+            raise
+        except Exception:  # noqa: BLE001  (reported by the general path, with context)
+            general(s, frame)
+            return
+        values[out] = result
+        for name in frees:
+            values.pop(name, None)
     return run
 
 

@@ -74,12 +74,14 @@ def compile_runners(plan: Plan, general, const_value) -> list:
     order = sorted(range(len(units)), key=lambda k: _position(units[k], place))
     units = [units[k] for k in order]
     _assign_frees(units, outputs, set(plan.folded or ()) | set(plan.outer_names))
+    untrusted = frozenset(plan.inputs) | frozenset(plan.outer_names)
     runners = []
     for u in units:
         if isinstance(u, _Unit):
             runners.append(u.make(tuple(u.frees), _fallback(u, general)))
         else:
-            runners.append(compile_step(u, general))
+            steady = not any(n in outputs for n in u.outputs)
+            runners.append(compile_step(u, general, steady=steady, untrusted=untrusted))
     return runners
 
 

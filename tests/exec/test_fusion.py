@@ -144,3 +144,24 @@ def test_shared_transformers_merged_equal_unmerged(name):
     model = core.load(d / "model.onnx")
     s = _merged_matches_unmerged(model, [dict(np.load(d / "inputs.npz"))])
     assert _merged_count(s) > 0
+
+
+def test_remembered_shape_arithmetic_follows_changed_inputs(tmp_path):
+    """Shape arithmetic recognises last run's objects; a feed changed in
+    place, or an input of another shape, must still give new results."""
+    one = np.array([1], np.int64)
+    nodes = [helper.make_node("Shape", ["x"], ["s"]),
+             helper.make_node("Add", ["s", "k"], ["s1"]),
+             helper.make_node("Mul", ["s1", "two"], ["s2"]),
+             helper.make_node("Concat", ["s2", "one"], ["y"], axis=0)]
+    m = _save(tmp_path, nodes, [_tensor("x", ["a", "b"]), _tensor("k", [2], TensorProto.INT64)],
+              [_tensor("y", [3], TensorProto.INT64)], [("two", np.array(2, np.int64)), ("one", one)])
+    s = Session(m)
+    x = np.zeros((2, 3), np.float32)
+    k = np.array([10, 20], np.int64)
+    for _ in range(3):
+        assert s.run({"x": x, "k": k})["y"].tolist() == [24, 46, 1]
+    k[0] = 0                                   # the same object, changed
+    assert s.run({"x": x, "k": k})["y"].tolist() == [4, 46, 1]
+    assert s.run({"x": np.zeros((5, 3), np.float32), "k": k})["y"].tolist() == [10, 46, 1]
+    assert s.run({"x": x, "k": k})["y"].tolist() == [4, 46, 1]
