@@ -142,10 +142,9 @@ def _tail(text: str, lines: int = 3) -> str:
 
 
 def judge(code: int, stderr: str) -> str:
-    if "MemoryError" in stderr:
-        return "memory"
     if code < 0 or code not in (0, 1, 2) or "Traceback (most recent call last)" in stderr:
-        return "crash"
+        # A MemoryError that reached the top: nothing refused the size first.
+        return "memory" if "MemoryError" in stderr else "crash"
     if code == 0:
         return "ok"
     lines = [line for line in stderr.splitlines() if line.strip() and not line.startswith(HINTS)]

@@ -171,6 +171,11 @@ def external_folder(folder):
     return _external_model(folder, "weights.bin")
 
 
-BUILDERS = {f.__name__: f for f in (huge_input, huge_initializer, huge_constant_of_shape, deep_if, cycle,
+def deep_if_25(folder):
+    """25 levels of If: as deep as protobuf can read (about 31), so every stage must cope."""
+    return deep_if(folder, 25)
+
+
+BUILDERS = {f.__name__: f for f in (huge_input, huge_initializer, huge_constant_of_shape, deep_if, deep_if_25, cycle,
                                     many_identities, external_dev_zero, external_link_to_dev_zero,
                                     external_fifo, external_folder)}

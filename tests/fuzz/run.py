@@ -51,7 +51,7 @@ class Fuzzer:
 
     def mutant(self, seed: int, index: int) -> tuple[pathlib.Path, bytes, list[str]]:
         rng = random.Random(f"{seed}:{index}")
-        source = rng.choice(self.pool)
+        source = self.pool[index % len(self.pool)]      # every model in turn
         mutator = self._mutators.get(source)
         if mutator is None:
             mutator = self._mutators[source] = Mutator(source.read_bytes())
@@ -86,6 +86,11 @@ def main(argv=None) -> int:
     p.add_argument("--memory-mb", type=int, default=3072, help="address space per stage")
     p.add_argument("--keep", type=pathlib.Path, help="write each finding's mutant into this folder")
     p.add_argument("--json", type=pathlib.Path, help="write the summary as JSON here")
+    p.add_argument("--files", type=pathlib.Path, nargs="+",
+                   help="run these files as they are (regression cases, hostile models) instead of mutants")
+    p.add_argument("--hostile", action="store_true",
+                   help="run the hostile models of fuzz_hostile.py instead of mutants")
+    p.add_argument("--identities", type=int, default=10**6, help="nodes in the hostile Identity chain")
     p.add_argument("-q", "--quiet", action="store_true")
     args = p.parse_args(argv)
 
@@ -94,8 +99,17 @@ def main(argv=None) -> int:
     unknown = set(stages) - set(STAGES)
     if unknown:
         p.error(f"unknown stage(s) {sorted(unknown)}")
+    limits = Limits(args.time_limit, args.memory_mb << 20)
+    if args.hostile:
+        from fuzz_hostile import BUILDERS
+        with tempfile.TemporaryDirectory(prefix="fuzz-hostile-") as tmp:
+            args.files = [build(pathlib.Path(tmp, name), args.identities) if name == "many_identities"
+                          else build(pathlib.Path(tmp, name)) for name, build in BUILDERS.items()]
+            return run_files(args, limits, stages)
+    if args.files:
+        return run_files(args, limits, stages)
     pool = model_pool(args.seed, args.backend_sample, not args.no_shared)
-    fuzzer = Fuzzer(pool, Limits(args.time_limit, args.memory_mb << 20), stages, not args.no_app)
+    fuzzer = Fuzzer(pool, limits, stages, not args.no_app)
     indices = [args.only] if args.only is not None else range(args.start, args.start + args.count)
     verdicts = collections.Counter()
     findings = []
@@ -139,6 +153,25 @@ def main(argv=None) -> int:
     for stage, counts in summary["verdicts"].items():
         print(f"  {stage:8} " + ", ".join(f"{v} {n}" for v, n in counts.items()))
     return 1 if findings else 0
+
+
+def run_files(args, limits: Limits, stages) -> int:
+    """Each file through every stage; the JSON holds every outcome."""
+    fuzzer = Fuzzer([], limits, stages, not args.no_app)
+    results = {}
+    try:
+        for path in args.files:
+            outcomes = run_all(path.resolve(), limits, fuzzer.stages, fuzzer.opener)
+            results[str(path)] = {o.stage: {"verdict": o.verdict, "code": o.code, "message": o.message,
+                                            "seconds": round(o.seconds, 2)} for o in outcomes}
+            for o in outcomes:
+                if not args.quiet or o.verdict in FINDINGS:
+                    print(f"{path}: {o.stage} {o.verdict} (exit {o.code}, {o.seconds:.1f} s) {o.message}")
+    finally:
+        fuzzer.close()
+    if args.json:
+        args.json.write_text(json.dumps(results, indent=1))
+    return 1 if any(r["verdict"] in FINDINGS for per in results.values() for r in per.values()) else 0
 
 
 if __name__ == "__main__":
