@@ -133,6 +133,8 @@ def declared_dtype(v: Value) -> np.dtype:
     t = tensor_type(v)
     if t is None or not t.elem_type:
         raise FeedError(f'input "{v.name}": its element type is not declared; give it from a file')
+    if t.elem_type not in DataType._value2member_map_:     # a damaged or newer file
+        raise FeedError(f'input "{v.name}": element type {t.elem_type} is not one this version knows')
     if t.elem_type == DataType.STRING:
         return np.dtype(object)
     return to_numpy_dtype(DataType(t.elem_type))
