@@ -59,7 +59,18 @@ class EditActions:
         self.redo_action = self._action(edit, "&Redo", self.redo,
                                         [QKeySequence("Ctrl+Shift+Z"), QKeySequence("Ctrl+Y")])
         edit.addSeparator()
-        self.canvas_menu_start = edit.addSeparator()
+        from .canvas_edits import CanvasEdits
+        self.canvas = CanvasEdits(w, self.prompter)
+        c = self.canvas
+        self._action(edit, "&Add Node…", c.add_node, ["Tab"], canvas=True)
+        self._action(edit, "&Delete", c.delete, [QKeySequence.Delete], canvas=True)
+        self._action(edit, "Delete and &Reconnect", c.delete_and_bypass, ["Shift+Del"], canvas=True)
+        self._action(edit, "&Copy Nodes", c.copy, [QKeySequence.Copy], canvas=True)
+        self._action(edit, "&Paste Nodes", c.paste, [QKeySequence.Paste], canvas=True)
+        self._action(edit, "E&xtract Selection to New Model…", c.extract)
+        self._action(edit, "C&lean Up (remove unused)", c.cleanup)
+        edit.addSeparator()
+        w.graph.edge_menu_hook = self._edge_menu
         self.script_action = self._action(edit, "Save Edits as &Script…", self.files.save_script)
         view_menu = menus.get("&View")
         if view_menu is not None:
@@ -101,6 +112,12 @@ class EditActions:
     def redo(self) -> None:
         if self.qdoc is not None:
             self.qdoc.redo()
+
+    def _edge_menu(self, menu, item) -> None:
+        """Entries the canvas adds to an edge's context menu."""
+        value = getattr(item.ref, "value", None)
+        if value is not None:
+            menu.addAction(f"Insert Node on {value.name}…", lambda: self.canvas.insert_on_edge(item))
 
     def _reveal_problem(self, obj, graph) -> None:
         w = self.window

@@ -41,6 +41,14 @@ class GraphPanel(QWidget):
         self._job: LayoutJob | None = None
         self._pending_target = None
         self._reveal_steps = 0
+        self.edge_menu_hook = None         # callable(menu, EdgeItem): editing entries
+        self._pin_old = None               # layout to pin the next one to (after an edit)
+        self.pinned_changed: set = set()   # box ids the last pinned layout moved or changed
+        from PySide6.QtCore import QTimer
+        self._relabel_timer = QTimer(self)
+        self._relabel_timer.setSingleShot(True)
+        self._relabel_timer.setInterval(0)
+        self._relabel_timer.timeout.connect(lambda: self.scene.relabel_edges(self.inferred))
         self.menu_extenders: list = []      # f(item, menu) adding actions to the context menu
         layout = QVBoxLayout(self)
         layout.setContentsMargins(0, 0, 0, 0)
@@ -79,10 +87,51 @@ class GraphPanel(QWidget):
         self.set_inferred(self.qdoc.types)
 
     def _document_changed(self, event) -> None:
-        """Placeholder until partial re-layout: edge labels follow the new types."""
-        if event.kind == "saved":
+        """After an edit only what it touched changes on the canvas: a node
+        whose box keeps its size is relabelled in place; otherwise the level
+        is laid out again (unchanged pieces come from the cache) and every
+        piece is pinned back where it was (canvas/pinning.py)."""
+        if event.kind == "saved" or not self.levels:
             return
-        self.scene.relabel_edges(self.inferred)
+        changes = event.changes
+        shown = self.level.graph
+        touched = shown in changes.graphs or bool(changes.model_fields)
+        if touched and not self._relabel_in_place(changes):
+            self.relayout_pinned()
+        # Types may have moved downstream: edge labels follow once the canvas is repainted.
+        self._relabel_timer.start()
+
+    def _relabel_in_place(self, changes) -> bool:
+        if changes.structural or changes.values_retyped or changes.value_info or self._job is not None:
+            return False
+        from onnxstudio.core.layout.labels import op_label
+        from .canvas.scene import measure_label
+        updates = []
+        for node in changes.nodes_changed:
+            if node.graph is not self.level.graph:
+                continue
+            item = self.scene.item_for_node(node)
+            if item is None or item.ref is None or item.ref.node is not node:
+                return False
+            old = item.ref.label
+            folded = len(item.ref.folded)
+            label = op_label(node, [])
+            label = type(old)(old.kind, label.title, label.lines + (old.lines[-folded:] if folded else ()))
+            width, height = measure_label(label)
+            if abs(height - item.rect.height()) > 0.5 or width > item.rect.width() + 0.5:
+                return False
+            updates.append((item, label))
+        for item, label in updates:
+            item.ref.label = label
+            item.title, item.lines = label.title, list(label.lines)
+            item.update()
+        return True
+
+    def relayout_pinned(self) -> None:
+        """Lay the shown level out again, keeping every unchanged piece in place."""
+        if self.scene.layout_result is not None and self._pin_old is None:
+            self._pin_old = self.scene.layout_result
+        self.start_layout()
 
     def set_model(self, model, expanded=None, view_state=None) -> None:
         self.model = model
@@ -150,6 +199,7 @@ class GraphPanel(QWidget):
             self._show_level()
 
     def _show_level(self) -> None:
+        self._pin_old = None
         self.breadcrumbs.set_levels(self.levels)
         self.start_layout()
 
@@ -195,7 +245,15 @@ class GraphPanel(QWidget):
             self.level.expanded = {p for p, g in view_model.groups.items() if g.expanded}
         if self._pending_target is not None and self._reveal_needs_expand(view_model):
             return
-        self._populate(view_model, result, keep_view=False)
+        pinned = self._pin_old is not None
+        if pinned:
+            from onnxstudio.core.layout.api import MAX_PIECE
+            from onnxstudio.core.layout.pieces import plan_pieces
+            from .canvas.pinning import pin
+            result, self.pinned_changed = pin(self._pin_old, result, plan_pieces(view_model.request, MAX_PIECE),
+                                              _same_things(self.scene.view_model, view_model))
+            self._pin_old = None
+        self._populate(view_model, result, keep_view=pinned)
         self.idle.emit()
         self.laid_out.emit()
         if self._pending_target is not None:
@@ -219,10 +277,18 @@ class GraphPanel(QWidget):
 
     def _populate(self, view_model, result, keep_view: bool) -> None:
         state = self._view_state() if keep_view else self.level.view_state
+        selected = [item.ref.node or item.ref.value for item in self.scene.selectedItems()
+                    if keep_view and isinstance(item, NodeItem) and item.ref is not None]
         self.view.reset_first_paint()
         self.scene.populate(view_model, result, self.inferred)
         self._apply_badges()
-        self.selection_changed.emit(None)
+        reselected = [self.scene.item_for_node(obj) for obj in selected
+                      if obj is not None and hasattr(obj, "op_type") and obj.graph is not None]
+        for item in reselected:
+            if item is not None:
+                item.setSelected(True)
+        if not any(reselected):
+            self.selection_changed.emit(None)
         self.minimap.rebuild()
         self._place_minimap()
         if state is not None:
@@ -262,6 +328,8 @@ class GraphPanel(QWidget):
         """The same actions as double-click, findable by right-click."""
         item = self.view.itemAt(pos)
         menu = QMenu(self)
+        if isinstance(item, EdgeItem) and self.edge_menu_hook is not None:
+            self.edge_menu_hook(menu, item)
         if isinstance(item, GroupFrame):
             menu.addAction(f"Collapse {item.path[-1]}", lambda: self.collapse_group(item.path))
         elif isinstance(item, NodeItem) and item.ref is not None:
@@ -401,6 +469,24 @@ class GraphPanel(QWidget):
     def resizeEvent(self, event) -> None:
         super().resizeEvent(event)
         self._place_minimap()
+
+
+def _same_things(old_vm, new_vm) -> dict:
+    """New box id -> old box id of the box showing the same node, value or group."""
+    if old_vm is None:
+        return {}
+    old_values = {id(v.value): k for k, v in old_vm.nodes.items() if v.value is not None}
+    out = {}
+    for k, v in new_vm.nodes.items():
+        if v.node is not None:
+            found = old_vm.box_for(v.node)
+        elif v.value is not None:
+            found = old_values.get(id(v.value))
+        else:
+            found = k if k in old_vm.nodes else None
+        if found is not None:
+            out[k] = found
+    return out
 
 
 def _target_node(obj):

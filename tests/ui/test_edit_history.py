@@ -6,7 +6,7 @@ import os
 from PySide6.QtCore import Qt
 
 from edit_models import write_conv_model
-from viewer_helpers import open_model
+from viewer_helpers import open_model, wait_idle
 
 
 def _open(qtbot, window, tmp_path):
@@ -84,6 +84,7 @@ def test_problem_listed_with_badge_and_click_selects(qtbot, window, tmp_path):
     codes = [problems.tree.topLevelItem(i).text(2) for i in range(problems.tree.topLevelItemCount())]
     assert "node.unknown-op" in codes
     relu = window.model.graph.nodes[1]
+    wait_idle(qtbot, window)      # the wider title is laid out again (pinned)
     item = window.graph.scene.item_for_node(relu)
     assert item is not None and item.badge == 2
     # Filtering by text hides what does not match.
@@ -96,4 +97,5 @@ def test_problem_listed_with_badge_and_click_selects(qtbot, window, tmp_path):
     assert window.properties.current is relu
     # Undo clears the problem and the badge.
     window.edit_actions.undo()
-    qtbot.waitUntil(lambda: item.badge is None, timeout=5000)
+    wait_idle(qtbot, window)
+    qtbot.waitUntil(lambda: window.graph.scene.item_for_node(relu).badge is None, timeout=5000)

@@ -1,0 +1,112 @@
+"""Keep the picture still after an edit: only the edited piece may change.
+
+A big graph is laid out in pieces (core/layout/pieces.py) that are stacked
+one under the other. After an edit, the new layout reuses every unchanged
+piece from the cache, but stacking may shift them (the edited piece grew, a
+piece appeared). `pin` moves each piece of the new layout back to where its
+boxes were before: an unchanged piece lands exactly on its old place, the
+edited piece is aligned on the top and centre of the boxes it kept. Edges
+inside a piece move with it; an edge between two pieces is redrawn as one
+curve between its (pinned) ends, and group frames are fitted around their
+pinned boxes. Pure geometry on core.layout objects: no Qt.
+"""
+from __future__ import annotations
+
+from collections import Counter
+
+from onnxstudio.core.layout.geometry import EdgePath, GroupBox, Layout, NodeBox
+
+
+def pin(old: Layout, new: Layout, pieces, old_id=None) -> tuple[Layout, set]:
+    """(pinned layout, ids of the boxes that moved or changed). `pieces` is
+    plan_pieces() of the new request; `old_id` maps a new box id to the id
+    the same thing had before (ids may follow node positions, which an
+    insertion shifts)."""
+    if old_id:
+        old = Layout({k: old.nodes[o] for k, o in old_id.items() if o in old.nodes},
+                     old.edges, old.groups, old.width, old.height, old.engine)
+    piece_of: dict[str, int] = {}
+    deltas: list[tuple[float, float]] = []
+    for k, piece in enumerate(pieces):
+        ids = [n.id for n in piece.nodes]
+        for i in ids:
+            piece_of[i] = k
+        deltas.append(_piece_delta(old, new, ids))
+    nodes = {}
+    changed = set()
+    for box_id, b in new.nodes.items():
+        dx, dy = deltas[piece_of[box_id]] if box_id in piece_of else (0.0, 0.0)
+        moved = NodeBox(box_id, b.x + dx, b.y + dy, b.width, b.height)
+        nodes[box_id] = moved
+        before = old.nodes.get(box_id)
+        if before is None or any(abs(a - c) > 0.5 for a, c in zip(
+                (before.x, before.y, before.width, before.height),
+                (moved.x, moved.y, moved.width, moved.height))):
+            changed.add(box_id)
+    edges = {}
+    for edge_id, e in new.edges.items():
+        ks, kt = piece_of.get(e.source), piece_of.get(e.target)
+        if ks is not None and ks == kt:
+            dx, dy = deltas[ks]
+            edges[edge_id] = EdgePath(edge_id, e.source, e.target,
+                                      tuple((x + dx, y + dy) for x, y in e.points))
+        else:
+            edges[edge_id] = _direct(edge_id, e, nodes)
+    groups = _fit_groups(new, pieces, deltas)
+    xs = [b.x + b.width for b in nodes.values()] or [0.0]
+    ys = [b.y + b.height for b in nodes.values()] or [0.0]
+    out = Layout(nodes, edges, groups, max(new.width, max(xs)), max(new.height, max(ys)),
+                 new.engine, list(new.warnings), new.from_cache)
+    return out, changed
+
+
+def _piece_delta(old: Layout, new: Layout, ids) -> tuple[float, float]:
+    """The shift that puts this piece back where its surviving boxes were:
+    the most common per-box shift (exact for an unchanged piece); for an
+    edited piece whose boxes all moved differently, align top and centre."""
+    shifts = Counter()
+    kept_old, kept_new = [], []
+    for i in ids:
+        a, b = old.nodes.get(i), new.nodes.get(i)
+        if a is None or b is None:
+            continue
+        shifts[(round(a.x - b.x, 1), round(a.y - b.y, 1))] += 1
+        kept_old.append(a)
+        kept_new.append(b)
+    if not shifts:
+        return (0.0, 0.0)
+    best, count = shifts.most_common(1)[0]
+    if count * 2 >= len(kept_old):
+        return best
+    top_old = min(b.y for b in kept_old)
+    top_new = min(b.y for b in kept_new)
+    mid_old = (min(b.x for b in kept_old) + max(b.x + b.width for b in kept_old)) / 2
+    mid_new = (min(b.x for b in kept_new) + max(b.x + b.width for b in kept_new)) / 2
+    return (mid_old - mid_new, top_old - top_new)
+
+
+def _direct(edge_id, e, nodes) -> EdgePath:
+    """One cubic from the bottom of the source box to the top of the target."""
+    s, t = nodes.get(e.source), nodes.get(e.target)
+    if s is None or t is None:
+        return e
+    sx, sy = s.x + s.width / 2, s.y + s.height
+    tx, ty = t.x + t.width / 2, t.y
+    bend = max(20.0, abs(ty - sy) / 3)
+    return EdgePath(edge_id, e.source, e.target, ((sx, sy), (sx, sy + bend), (tx, ty - bend), (tx, ty)))
+
+
+def _fit_groups(new: Layout, pieces, deltas) -> dict:
+    """Each group frame moves with the piece most of its boxes belong to."""
+    votes: dict = {}
+    for k, piece in enumerate(pieces):
+        for n in piece.nodes:
+            group = tuple(n.group or ())
+            for depth in range(1, len(group) + 1):
+                votes.setdefault(group[:depth], Counter())[k] += 1
+    groups = {}
+    for path, g in new.groups.items():
+        count = votes.get(tuple(path))
+        dx, dy = deltas[count.most_common(1)[0][0]] if count else (0.0, 0.0)
+        groups[path] = GroupBox(path, g.x + dx, g.y + dy, g.width, g.height)
+    return groups
