@@ -159,6 +159,12 @@ def _rng(seed: int, name: str) -> np.random.Generator:
 
 def make_value(v: Value, spec: InputSpec, seed: int = 0, dims: Optional[dict] = None):
     """The array `spec` describes for input `v`; FeedError names the input."""
+    # numpy's generators give scalars, not arrays, for shape (): feeds are arrays.
+    value = _make_value(v, spec, seed, dims)
+    return np.asarray(value) if not isinstance(value, np.ndarray) else value
+
+
+def _make_value(v: Value, spec: InputSpec, seed: int, dims: Optional[dict]):
     dims = dims or {}
     where = f'input "{v.name}"'
     if spec.source == "file":

@@ -46,6 +46,8 @@ def test_constants_and_odd_dtypes():
     assert make_value(b, InputSpec("b")).dtype == ml_dtypes.bfloat16
     flag = val("f", DataType.BOOL, [])
     assert make_value(flag, InputSpec("f", "ones")).dtype == np.bool_
+    for dt in (DataType.BOOL, DataType.FLOAT, DataType.INT64):      # scalars are 0-d arrays
+        assert isinstance(make_value(val("s", dt, []), InputSpec("s")), np.ndarray)
     s = val("s", DataType.STRING, [2])
     assert make_value(s, InputSpec("s")).dtype == object
 

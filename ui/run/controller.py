@@ -12,6 +12,7 @@ run computes only those.
 """
 from __future__ import annotations
 
+import gc
 import time
 from typing import Callable, Optional
 
@@ -139,6 +140,11 @@ class RunController(QObject):
         self.job = job
         self.last_error = ""
         self.busy.emit(what)
+        # A full collection walks every object of the process (the model's IR,
+        # the scene's items ...): 100-200 ms with everything stopped, the UI
+        # thread included, measured on bert_12layer_narrow. During a job only
+        # what the run makes needs looking at; the rest waits until it ends.
+        gc.freeze()
         job.start()
         return True
 
@@ -146,6 +152,7 @@ class RunController(QObject):
         if job is not self.job:
             return False
         self.job = None
+        gc.unfreeze()
         self.idle.emit()
         return True
 

@@ -44,8 +44,15 @@ class RunDock(QWidget):
         self.set_running(False)
 
     def set_running(self, running: bool) -> None:
-        self.progress.setVisible(running)
-        self.cancel_button.setVisible(running)
+        # Enabled/disabled rather than shown/hidden: no relayout of the dock per step.
+        self.progress.setEnabled(running)
+        self.cancel_button.setEnabled(running)
+        if not running:
+            self.progress.setRange(0, 1)
+            self.progress.setValue(0)
+            self.progress.setFormat("")
+        else:
+            self.progress.setFormat("node %v of %m")
 
 
 class RunUI:
@@ -223,18 +230,12 @@ class RunUI:
     def _busy(self, what: str) -> None:
         d = self.dock_widget
         d.set_running(True)
-        d.progress.setRange(0, 0)
         d.status.setText(what)
-        self.inputs.show_problem("")
-        for a in (self.run_action, self.run_selection_action, self.step_action, self.continue_action,
-                  self.restart_action, self.ort_action):
-            a.setEnabled(False)
+        if self.inputs.message.text():
+            self.inputs.show_problem("")
 
     def _idle(self) -> None:
         self.dock_widget.set_running(False)
-        for a in (self.run_action, self.run_selection_action, self.step_action, self.continue_action,
-                  self.restart_action, self.ort_action):
-            a.setEnabled(True)
 
     def _progress(self, i: int, n: int, name: str) -> None:
         bar = self.dock_widget.progress
@@ -260,8 +261,20 @@ class RunUI:
     def _stopped(self, event) -> None:
         debug = self.controller.debug
         node = debug.current if debug is not None and debug.current is not None else event.node
-        if node is not None:
-            self.show_node(node, select=False)
+        if node is None:
+            return
+        # A plain step inside a collapsed group marks the group's box and
+        # leaves it closed (opening groups step after step would re-lay out
+        # the graph each time); stopping at a breakpoint, a NaN or a target
+        # opens it. A step into a subgraph body always shows the body.
+        panel = self.window.graph
+        item = panel.scene.item_for_node(node) if panel.levels and panel.level.graph is node.graph else None
+        if event.reason == "step" and item is not None and getattr(item.ref, "kind", "") == "group":
+            rect = item.scene_rect()
+            if not panel.view.visible_scene_rect().contains(rect):
+                panel.view.centerOn(rect.center())
+            return
+        self.show_node(node, select=False)
 
     # -- keeping the current node in view ----------------------------------------------------------
 
@@ -271,9 +284,14 @@ class RunUI:
         panel = self.window.graph
         if node.graph is None:
             return
+        if panel._job is not None or panel._pending_target is not None:
+            self._follow_pending = (node, select)      # a layout is on its way: follow once it is shown
+            return
         item = panel.scene.item_for_node(node)
-        on_level = panel.levels and panel.level.graph is node.graph and panel._job is None
-        if on_level and item is not None and getattr(item.ref, "node", None) is node:
+        on_level = bool(panel.levels) and panel.level.graph is node.graph
+        # The node's own box, or the box it is drawn inside (a Constant folded
+        # into its reader); only a collapsed group has to be opened first.
+        if on_level and item is not None and getattr(item.ref, "kind", "") != "group":
             if select:
                 panel.scene.clearSelection()
                 item.setSelected(True)
@@ -282,13 +300,13 @@ class RunUI:
                 panel.view.centerOn(rect.center())
             self.overlay.refresh()
             return
-        self._follow_pending = node
+        self._follow_pending = None
         panel.reveal(node, node.graph)
 
     def _after_layout(self) -> None:
-        node, self._follow_pending = self._follow_pending, None
-        if node is not None and self.window.graph.scene.item_for_node(node) is not None:
-            self.overlay.refresh()
+        pending, self._follow_pending = self._follow_pending, None
+        if pending is not None:
+            self.show_node(*pending)
 
     # -- inspecting ---------------------------------------------------------------------------------
 

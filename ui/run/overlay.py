@@ -20,6 +20,7 @@ from typing import Callable, Optional
 from PySide6.QtCore import QPointF, QRectF, Qt
 from PySide6.QtGui import QColor, QPainter, QPainterPath, QPen, QPolygonF
 from PySide6.QtWidgets import QGraphicsItem
+from shiboken6 import isValid
 
 from onnxstudio.core.exec.tensor_stats import tensor_stats
 from onnxstudio.core.exec.values import describe
@@ -44,20 +45,40 @@ def error_colour(rel: float, agrees: bool) -> QColor:
 
 
 class ValueTag(QGraphicsItem):
-    """Shape and dtype of a computed value, beside its edge."""
+    """Shape and dtype of a computed value, beside its edge. Its statistics
+    are worked out when the pointer first rests on it (a run of a big model
+    puts a tag on every edge; summing all of them at once would stall the UI)."""
 
-    def __init__(self, anchor: QPointF, text: str, tooltip: str, bad: bool, on_click: Callable):
+    def __init__(self, anchor: QPointF, text: str, name: str, value, bad: bool, on_click: Callable):
         super().__init__()
         self.text = text
+        self.name = name
+        self.value = value
         self.bad = bad
         self.on_click = on_click
         w = fonts.text_width(text) + 8
         h = fonts.line_height() + 2
         self.rect = QRectF(0, 0, w, h)
         self.setPos(anchor.x() - w - 6, anchor.y() - h / 2)
-        self.setToolTip(tooltip)
+        self.setToolTip(f"{name}\n{describe(value)}")
         self.setZValue(3)
         self.setCursor(Qt.PointingHandCursor)
+        self.setAcceptHoverEvents(True)
+        self._detailed = False
+
+    def detail(self) -> str:
+        """The full tooltip: name, type and statistics (computed once)."""
+        if not self._detailed:
+            self._detailed = True
+            tip = f"{self.name}\n{describe(self.value)}"
+            if not isinstance(self.value, (list, dict)):
+                tip += "\n" + tensor_stats(self.value).summary()
+            self.setToolTip(tip)
+        return self.toolTip()
+
+    def hoverEnterEvent(self, event) -> None:
+        self.detail()
+        super().hoverEnterEvent(event)
 
     def boundingRect(self) -> QRectF:
         return self.rect.adjusted(-1, -1, 1, 1)
@@ -155,7 +176,8 @@ class RunOverlay:
     def clear(self) -> None:
         scene = self.panel.scene
         for item in self.items:
-            if item.scene() is scene:
+            # A new layout clears the scene, which deletes our items with it.
+            if isValid(item) and item.scene() is scene:
                 scene.removeItem(item)
         self.items = []
 
@@ -173,6 +195,7 @@ class RunOverlay:
 
     def _value_tags(self, scene, debug, graph) -> None:
         done = set()
+        bad_names = {name for names in debug.nonfinite.values() for name in names}
         for edge in scene.edge_items.values():
             value = getattr(edge.ref, "value", None)
             if value is None or id(value) in done:
@@ -182,12 +205,8 @@ class RunOverlay:
             if computed is None or value.const is not None:
                 continue
             done.add(id(value))
-            stats = tensor_stats(computed) if not isinstance(computed, (list, dict)) else None
-            tip = f"{value.name}\n{describe(computed)}"
-            if stats is not None:
-                tip += "\n" + stats.summary()
             anchor = edge.path.pointAtPercent(0.5)
-            tag = ValueTag(anchor, _short(describe(computed)), tip, bool(stats and stats.nonfinite),
+            tag = ValueTag(anchor, _short(describe(computed)), value.name, computed, value.name in bad_names,
                            lambda v=value: self.inspect(v))
             scene.addItem(tag)
             self.items.append(tag)

@@ -1,0 +1,322 @@
+"""Running and stepping in the app (pytest-qt, offscreen): inputs, run,
+step, breakpoints, bodies, selections, cancel, inspector, images,
+onnxruntime comparison and edits together with runs."""
+import shutil
+import subprocess
+import sys
+
+import numpy as np
+import pytest
+
+from shared_models import SHARED_MODELS
+from viewer_helpers import open_model, wait_idle
+from onnxstudio.core.edits import SetAttribute, SetInitializer
+from onnxstudio.core.exec.values import describe
+from onnxstudio.core.ir import AttrType
+from onnxstudio.resources import sample_path
+from onnxstudio.ui.run.overlay import NodeMark, ValueTag
+
+
+def run_ui(win):
+    return win.run_ui
+
+
+def finish(qtbot, win):
+    r = run_ui(win)
+    assert r.controller.wait(300_000)
+    wait_idle(qtbot, win)
+
+
+def tags(win):
+    return [i for i in run_ui(win).overlay.items if isinstance(i, ValueTag)]
+
+
+def marks(win, **flags):
+    return [i for i in run_ui(win).overlay.items if isinstance(i, NodeMark)
+            and all(getattr(i, k) == v for k, v in flags.items())]
+
+
+def copy_demo(tmp_path):
+    return shutil.copy(sample_path("demo.onnx"), tmp_path / "demo.onnx")
+
+
+def test_generated_inputs_run_like_the_cli(qtbot, window, tmp_path):
+    open_model(qtbot, window, SHARED_MODELS / "bert_small" / "model.onnx")
+    r = run_ui(window)
+    r.inputs.set_source("input_ids", "random", low=0, high=1000)
+    r.inputs.set_source("attention_mask", "ones")
+    r.inputs.set_source("token_type_ids", "zeros")
+    r.run_all()
+    finish(qtbot, window)
+    assert not r.controller.last_error
+    feeds = r.inputs.make_feeds()
+    assert feeds["input_ids"].max() > 1 and feeds["input_ids"].max() <= 1000
+    np.savez(tmp_path / "feeds.npz", **feeds)
+    out = tmp_path / "cli"
+    cli = subprocess.run([sys.executable, "-m", "onnxstudio", "run", str(SHARED_MODELS / "bert_small" / "model.onnx"),
+                          "--input", str(tmp_path / "feeds.npz"), "-o", str(out)],
+                         capture_output=True, text=True, timeout=300)
+    assert cli.returncode == 0, cli.stderr
+    graph = r.controller.model.graph
+    for v in graph.outputs:
+        np.testing.assert_array_equal(r.controller.debug.values[v.name], np.load(out / f"{v.name}.npy"))
+
+
+def test_step_five_nodes_shows_their_values_on_edges(qtbot, window):
+    open_model(qtbot, window, sample_path("demo.onnx"))
+    r = run_ui(window)
+    for _ in range(5):
+        r.step_action.trigger()
+        finish(qtbot, window)
+    nodes = list(r.controller.model.graph.nodes)
+    debug = r.controller.debug
+    assert debug.nodes_run == nodes[:5] and debug.current is nodes[5]
+    shown = {t.toolTip().split("\n")[0]: t for t in tags(window)}
+    for node in nodes[:5]:
+        for v in node.outputs:
+            tag = shown[v.name]
+            assert tag.text == describe(debug.values[v.name])
+            assert "min " in tag.detail() and "mean " in tag.detail()
+    assert nodes[5].outputs[0].name not in shown
+    current = marks(window, current=True)
+    assert len(current) == 1
+    assert current[0].rect == window.graph.scene.item_for_node(nodes[5]).scene_rect()
+
+
+def test_breakpoint_continue_stops_there(qtbot, window):
+    open_model(qtbot, window, sample_path("demo.onnx"))
+    r = run_ui(window)
+    nodes = list(r.controller.model.graph.nodes)
+    target = nodes[7]
+    item = window.graph.scene.item_for_node(target)
+    window.graph.scene.clearSelection()
+    item.setSelected(True)
+    r.breakpoint_action.trigger()                 # F9 on the selected node
+    assert target in r.controller.debug.breakpoints
+    assert marks(window, breakpoint=True)
+    r.continue_action.trigger()                   # F5
+    finish(qtbot, window)
+    assert r.controller.debug.current is target
+    assert "breakpoint" in r.dock_widget.status.text()
+    assert marks(window, current=True, breakpoint=True)
+
+
+def test_step_into_silero_vad_bodies(qtbot, window):
+    open_model(qtbot, window, SHARED_MODELS / "silero_vad" / "model.onnx")
+    r = run_ui(window)
+    with np.load(SHARED_MODELS / "silero_vad" / "inputs.npz") as z:
+        feeds = {k: z[k] for k in z.files}
+    r.controller.feeds_source = lambda: feeds
+    model = r.controller.model
+    lstms = [n for g in model.graph.walk() for n in g.nodes if n.op_type == "LSTM"]
+    for n in lstms:
+        r.controller.toggle_breakpoint(n)
+    r.resume()
+    finish(qtbot, window)
+    current = r.controller.debug.current
+    assert current in lstms
+    # The canvas entered the body holding the LSTM and marks it as current.
+    assert window.graph.level.graph is current.graph
+    assert marks(window, current=True)
+    r.step()
+    finish(qtbot, window)
+    shown = {t.toolTip().split("\n")[0] for t in tags(window)}
+    assert {v.name for v in current.outputs[1:]} <= shown      # Y_h, Y_c (Y is read only inside a body)
+
+
+def test_step_into_a_loop_body(qtbot, window, tmp_path):
+    from loop_model import BODY_NODE, write_loop_model
+    open_model(qtbot, window, write_loop_model(tmp_path / "loop.onnx"))
+    r = run_ui(window)
+    r.inputs.set_source("trips", "constant", value=3)
+    r.inputs.set_source("cond", "ones")
+    r.inputs.set_source("start", "zeros")
+    r.step()                                      # the Loop: entered, its body walked next
+    finish(qtbot, window)
+    debug = r.controller.debug
+    assert debug.current is not None and debug.current.graph is not r.controller.model.graph
+    for _ in range(3):
+        while debug.current is not None and debug.current.name != BODY_NODE:
+            r.step()
+            finish(qtbot, window)
+        r.step()
+        finish(qtbot, window)
+    assert window.graph.level.graph is not r.controller.model.graph
+    assert debug.value_of("acc_sum", window.graph.level.graph).tolist() == [3, 6]
+
+
+def test_run_a_selection(qtbot, window):
+    open_model(qtbot, window, sample_path("demo.onnx"))
+    r = run_ui(window)
+    nodes = list(r.controller.model.graph.nodes)
+    scene = window.graph.scene
+    scene.clearSelection()
+    for n in nodes[3:5]:
+        scene.item_for_node(n).setSelected(True)
+    r.run_selection_action.trigger()
+    finish(qtbot, window)
+    assert not r.controller.last_error
+    assert r.controller.debug.nodes_run == nodes[3:5]
+    assert nodes[4].outputs[0].name in r.controller.debug.values
+
+
+def test_cancel_a_long_run_keeps_the_app_going(qtbot, window):
+    open_model(qtbot, window, SHARED_MODELS / "bert_12layer_narrow" / "model.onnx")
+    r = run_ui(window)
+    r.inputs.set_dim("batch", 8)
+    r.inputs.set_dim("seq", 256)
+    seen = []
+    r.controller.progressed.connect(lambda i, n, name: seen.append((i, n)))
+    r.run_all()
+    qtbot.waitUntil(lambda: len(seen) >= 2, timeout=120_000)
+    assert r.dock_widget.progress.isEnabled() and r.dock_widget.progress.maximum() == seen[-1][1]
+    r.dock_widget.cancel_button.click()
+    finish(qtbot, window)
+    assert "cancelled" in r.dock_widget.status.text()
+    assert seen[-1][0] < seen[-1][1] - 1
+    assert r.controller.debug.values          # what was computed stays
+    r.step()                                   # and the app goes on
+    finish(qtbot, window)
+    assert r.controller.debug.nodes_run
+
+
+def test_the_event_loop_keeps_running_during_a_run(qtbot, window):
+    from event_loop_probe import EventLoopProbe
+    open_model(qtbot, window, SHARED_MODELS / "bert_12layer_narrow" / "model.onnx")
+    r = run_ui(window)
+    with EventLoopProbe() as probe:
+        r.run_all()
+        # Wait in the event loop itself: a blocking wait here would be our own gap.
+        qtbot.waitUntil(lambda: r.controller.job is None, timeout=300_000)
+    assert not r.controller.last_error
+    # The loop ticked all through the run (benchmarks/run_responsiveness.py reports the longest gap).
+    assert probe.ticks >= 5
+
+
+def test_inspect_and_export(qtbot, window, tmp_path):
+    open_model(qtbot, window, sample_path("demo.onnx"))
+    r = run_ui(window)
+    r.run_all()
+    finish(qtbot, window)
+    conv = list(r.controller.model.graph.nodes)[0]
+    tag = next(t for t in tags(window) if t.toolTip().startswith(conv.outputs[0].name + "\n"))
+    tag.mousePressEvent(_FakeEvent())
+    ins = r.inspector
+    assert ins.name == conv.outputs[0].name and r.inspector_dock.isVisible()
+    assert ins.histogram.counts.sum() == ins.array.size
+    assert ins.tabs.isTabEnabled(2)              # [1,8,32,32]: an image of 8 channels
+    assert ins.image.image is not None and ins.image.image.width() == 32
+    assert ins.export(tmp_path / "conv.npy")
+    np.testing.assert_array_equal(np.load(tmp_path / "conv.npy"), r.controller.debug.values[conv.outputs[0].name])
+    weight = conv.inputs[1]
+    assert r.inspect(weight) and ins.name == weight.name      # an initializer
+
+
+def write_ppm(path, h=64, w=96):
+    rgb = np.zeros((h, w, 3), np.uint8)
+    rgb[:, : w // 2, 0] = 250
+    rgb[:, w // 2:, 2] = 250
+    path.write_bytes(f"P6 {w} {h} 255\n".encode() + rgb.tobytes())
+    return path
+
+
+def test_image_as_input(qtbot, window, tmp_path):
+    open_model(qtbot, window, SHARED_MODELS / "ppocr_v4_det" / "model.onnx")
+    r = run_ui(window)
+    image = write_ppm(tmp_path / "page.ppm")
+    r.inputs.set_source("x", "image", path=str(image), channel_mean=[0.485, 0.456, 0.406],
+                        channel_std=[0.229, 0.224, 0.225])
+    r.run_all()
+    finish(qtbot, window)
+    assert not r.controller.last_error, r.controller.last_error
+    x = r.controller.debug.values["x"]
+    assert x.shape == (1, 3, 64, 96) and x.dtype == np.float32
+    assert x[0, 0, 0, 0] > 2 and x[0, 2, 0, -1] > 2
+    out = r.controller.model.graph.outputs[0].name
+    assert r.controller.debug.values[out].shape[-2:] == (64, 96)
+    r.inputs.set_source("x", "image", path=str(tmp_path / "missing.png"))
+    r.run_all()
+    finish(qtbot, window)
+    assert 'input "x"' in r.controller.last_error and "no such file" in r.controller.last_error
+    assert "missing.png" in r.inputs.message.text()
+
+
+def test_onnxruntime_finds_an_edited_initializer(qtbot, window, tmp_path):
+    pytest.importorskip("onnxruntime")
+    open_model(qtbot, window, copy_demo(tmp_path))
+    r = run_ui(window)
+    nodes = list(r.controller.model.graph.nodes)
+    conv2 = nodes[3]
+    weight = conv2.inputs[1]
+    assert window.qdoc.apply(SetInitializer(weight.name, weight.const.numpy() * 1.5))
+    r.compare_onnxruntime()
+    finish(qtbot, window)
+    assert not r.controller.last_error, r.controller.last_error
+    report = r.controller.report
+    assert report.first_divergence.node is conv2
+    assert all(n.agrees for n in report.nodes if n.node in nodes[:3])
+    assert "Conv" in r.compare.summary.text()
+    bands = [m for m in marks(window) if m.band is not None]
+    assert len(bands) >= 3
+    window.graph.scene.clearSelection()
+    r.compare.first_button.click()
+    wait_idle(qtbot, window)
+    assert window.graph.scene.item_for_node(conv2).isSelected()
+    # the inspector compares a value with onnxruntime's
+    assert r.inspect(conv2.outputs[0])
+    assert r.inspector.tabs.isTabEnabled(3) and "differs" in r.inspector.compare_text.text()
+
+
+def test_compare_two_runs_of_our_own(qtbot, window):
+    open_model(qtbot, window, sample_path("demo.onnx"))
+    r = run_ui(window)
+    r.run_all()
+    finish(qtbot, window)
+    assert r.controller.keep_reference()
+    gemm = list(r.controller.model.graph.nodes)[8]
+    assert window.qdoc.apply(SetAttribute(gemm.name, "alpha", AttrType.FLOAT, 2.0))
+    r.controller.compare_with_reference()
+    finish(qtbot, window)
+    assert r.controller.report.first_divergence.node is gemm
+
+
+def test_an_edit_invalidates_only_downstream_values(qtbot, window):
+    open_model(qtbot, window, sample_path("demo.onnx"))
+    r = run_ui(window)
+    r.run_all()
+    finish(qtbot, window)
+    nodes = list(r.controller.model.graph.nodes)
+    before = {t.toolTip().split("\n")[0] for t in tags(window)}
+    pool = nodes[5]
+    assert window.qdoc.apply(SetAttribute(pool.name, "kernel_shape", AttrType.INTS, [4, 4]))
+    wait_idle(qtbot, window)
+    r.overlay.refresh()
+    after = {t.toolTip().split("\n")[0] for t in tags(window)}
+    upstream = {v.name for n in nodes[:5] for v in n.outputs}
+    downstream = {v.name for n in nodes[5:] for v in n.outputs}
+    assert upstream <= after and not downstream & after and downstream & before
+    assert r.controller.invalidated == downstream & set(before) | (downstream & r.controller.invalidated)
+    r.run_all()
+    finish(qtbot, window)
+    assert r.controller.debug.nodes_run == nodes[5:]
+    assert "5 nodes computed (the other 5 kept" in r.dock_widget.status.text()
+
+
+def test_a_failing_kernel_is_named_and_the_values_so_far_stay(qtbot, window):
+    open_model(qtbot, window, sample_path("demo.onnx"))
+    r = run_ui(window)
+    r.inputs.set_dim("batch", 1)
+    nodes = list(r.controller.model.graph.nodes)
+    flatten = nodes[7]
+    assert window.qdoc.apply(SetAttribute(flatten.name, "axis", AttrType.INT, 9))
+    r.run_all()
+    finish(qtbot, window)
+    err = r.controller.last_error
+    assert "Flatten" in err and "inputs:" in err
+    assert nodes[6].outputs[0].name in r.controller.debug.values
+    assert "Flatten" in r.dock_widget.status.text()
+
+
+class _FakeEvent:
+    def accept(self):
+        pass
