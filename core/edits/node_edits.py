@@ -68,8 +68,9 @@ class SetAttribute(Edit):
         node = find_node(g, self.node)
         if not self.name:
             raise EditError(f"{node.path}: an attribute needs a name")
+        position = None
         if self.restore is not None:
-            new = self.restore
+            new, position = self.restore if isinstance(self.restore, tuple) else (self.restore, None)
         elif self.type is None:
             new = None
             if self.name not in node.attributes:
@@ -77,12 +78,15 @@ class SetAttribute(Edit):
         else:
             new = make_attr(node, self.name, self.type, self.value, self.ref_attr_name)
         old = node.attributes.get(self.name)
-        _replace_attr(node, self.name, old, new)
+        old_position = list(node.attributes).index(self.name) if old is not None else None
+        _replace_attr(node, self.name, old, new, position)
         changes.node(node)
         ref = node_ref(node)
         if old is None:
             return SetAttribute(ref, self.name, None, graph=self.graph)
-        return SetAttribute(ref, self.name, old.type, None, old.ref_attr_name, self.graph, restore=old)
+        # The exact Attr goes back, in its place among the others.
+        return SetAttribute(ref, self.name, old.type, None, old.ref_attr_name, self.graph,
+                            restore=(old, old_position))
 
     def describe(self) -> str:
         verb = "Remove" if self.type is None and self.restore is None else "Set"
@@ -103,17 +107,22 @@ def make_attr(node, name: str, type: int, value, ref_attr_name: str = "") -> Att
     return Attr(name, int(type), value)
 
 
-def _replace_attr(node, name: str, old: Optional[Attr], new: Optional[Attr]) -> None:
-    """Swap attributes keeping the order of the others; subgraph bodies are
-    attached (their outer-scope uses registered) or detached."""
+def _replace_attr(node, name: str, old: Optional[Attr], new: Optional[Attr],
+                  position: Optional[int] = None) -> None:
+    """Swap attributes keeping the order of the others (a new one goes last,
+    or to `position` when it is put back); subgraph bodies are attached
+    (their outer-scope uses registered) or detached."""
     from .subgraphs import attach_bodies, detach_bodies
     if old is not None:
         detach_bodies(node, old)
     if new is None:
         node.attributes.pop(name, None)
         return
-    if old is not None:
-        node.attributes[name] = new       # same key: keeps its place
+    if old is None and position is not None:
+        items = list(node.attributes.items())
+        items.insert(position, (name, new))
+        node.attributes.clear()
+        node.attributes.update(items)
     else:
-        node.attributes[name] = new
+        node.attributes[name] = new       # an existing key keeps its place
     attach_bodies(node, new)

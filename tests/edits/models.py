@@ -46,23 +46,27 @@ def chain() -> core.Model:
     return core.load_bytes(chain_model())
 
 
-def check_roundtrip(model, edit, *, look=None):
+def check_roundtrip(model, edit, *, look=None, same_bytes_ok=False, end_original=False):
     """Apply `edit`, let `look(model, changes)` assert the result, undo it and
     compare bytes with the original, redo it and compare with the edited
-    bytes. Returns the changes of the forward edit."""
+    bytes (with `end_original`, undo once more). Returns the forward edit's
+    changes."""
     before = core.to_bytes(model)
     changes = Changes()
     inverse = edit.apply(model, changes)
     edited = core.to_bytes(model)
-    assert edited != before, "the edit changed nothing"
+    assert same_bytes_ok or edited != before, "the edit changed nothing"
     # The edited model is a valid file that loads again.
     core.load_bytes(edited)
     if look is not None:
         look(model, changes)
     inverse.apply(model, Changes())
     assert core.to_bytes(model) == before, "undo did not give back the original bytes"
-    edit.apply(model, Changes())
+    again = edit.apply(model, Changes())
     assert core.to_bytes(model) == edited, "redo did not give back the edited bytes"
+    if end_original:
+        again.apply(model, Changes())
+        assert core.to_bytes(model) == before, "undo after redo did not give back the original bytes"
     return changes
 
 

@@ -62,6 +62,13 @@ def test_attribute_of_every_type_added_replaced_removed(atype, value):
     check_roundtrip(m, SetAttribute("a", "extra", None))       # remove what redo put back
 
 
+def test_removed_attribute_comes_back_in_its_place():
+    m = chain()
+    before = [a.name for a in onnx_model(m).graph.node[3].attribute]
+    assert before[0] == "else_branch"
+    check_roundtrip(m, SetAttribute("if", "else_branch", None))
+
+
 def test_graph_attributes_attach_and_read_outer_values():
     m = chain()
 
