@@ -1,0 +1,84 @@
+"""Editing a 10,000-node model in the app (offscreen): one attribute edit
+from the edit to the repainted canvas and refreshed Problems dock, and an
+insert on an edge including the pinned partial re-layout.
+
+    python benchmarks/ui_edit.py [--nodes 10000] [--expanded]
+"""
+from __future__ import annotations
+
+import argparse
+import os
+import pathlib
+import sys
+import tempfile
+import time
+
+os.environ.setdefault("QT_QPA_PLATFORM", "offscreen")
+sys.path.insert(0, str(pathlib.Path(__file__).resolve().parent))
+
+
+def main() -> None:
+    ap = argparse.ArgumentParser()
+    ap.add_argument("--nodes", type=int, default=10_000)
+    ap.add_argument("--expanded", action="store_true", help="expand every group first")
+    ap.add_argument("--runs", type=int, default=5)
+    args = ap.parse_args()
+    import onnx
+    from synthetic_model import build
+    folder = tempfile.mkdtemp()
+    path = os.path.join(folder, "big.onnx")
+    onnx.save(build(args.nodes), path)
+    from PySide6.QtCore import QCoreApplication, QSettings
+    from onnxstudio.app import create_application
+    app = create_application()  # noqa: F841
+    from onnxstudio.settings import Settings
+    from onnxstudio.ui.main_window import MainWindow
+    from onnxstudio.core.edits import SetAttribute, insert_on_edge
+    from onnxstudio.core.ir import AttrType
+    from onnxstudio.ui.canvas_edits import scoped_name
+    w = MainWindow(Settings(QSettings(os.path.join(folder, "s.ini"), QSettings.IniFormat)))
+    w.resize(1400, 900)
+    w.show()
+    w.open_path(path)
+
+    def spin_until(cond, limit=600):
+        t = time.perf_counter()
+        while not cond() and time.perf_counter() - t < limit:
+            QCoreApplication.processEvents()
+            time.sleep(0.002)
+
+    spin_until(lambda: w.qdoc is not None and not w.busy and w.qdoc.ready)
+    if args.expanded:
+        w.graph.expand_all()
+        spin_until(lambda: not w.busy)
+    graph = w.model.graph
+    problems = w.edit_actions.problems
+    transposes = [n for n in graph.nodes if n.op_type == "Softmax"]
+    print(f"{len(graph.nodes)} nodes, {len(w.graph.scene.node_items)} boxes shown")
+    times = []
+    for k in range(args.runs):
+        node = transposes[k % len(transposes)]
+        t = time.perf_counter()
+        w.qdoc.apply(SetAttribute(node.name, "axis", AttrType.INT, -1 if k % 2 else 1), merge=False)
+        QCoreApplication.processEvents()          # deferred Problems refresh and edge labels
+        w.graph.view.viewport().repaint()
+        spin_until(lambda: not problems._refresh_timer.isActive() and not w.graph._relabel_timer.isActive())
+        times.append(time.perf_counter() - t)
+    print(f"attribute edit -> repainted canvas + Problems: median {sorted(times)[len(times) // 2] * 1000:.0f} ms "
+          f"(runs: {', '.join(f'{x * 1000:.0f}' for x in times)})")
+    times = []
+    matmuls = [n for n in graph.nodes if n.op_type == "MatMul"]
+    for k in range(min(args.runs, 3)):
+        node = matmuls[len(matmuls) // 2 + k]
+        t = time.perf_counter()
+        w.qdoc.apply(insert_on_edge(w.model, node.outputs[0].name, "Relu", name=scoped_name(node, "Relu")))
+        spin_until(lambda: not w.busy and not problems._refresh_timer.isActive())
+        w.graph.view.viewport().repaint()
+        times.append(time.perf_counter() - t)
+    print(f"insert on edge incl. pinned re-layout: median {sorted(times)[len(times) // 2] * 1000:.0f} ms "
+          f"(runs: {', '.join(f'{x * 1000:.0f}' for x in times)})")
+    w.shutdown()
+
+
+if __name__ == "__main__":
+    main()
