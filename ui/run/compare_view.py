@@ -97,7 +97,8 @@ class CompareView(QWidget):
             return
         bad = sum(not n.agrees for n in report.nodes)
         first = report.first_divergence
-        text = f"Against the <b>{kind}</b>: {len(report.nodes) - bad} of {len(report.nodes)} nodes agree."
+        who = kind if kind == "onnxruntime" else f"the {kind}"
+        text = f"Against <b>{who}</b>: {len(report.nodes) - bad} of {len(report.nodes)} nodes agree."
         if first is not None:
             text += f" First divergence: <b>{first.node.display_name}</b> (rel. error {first.rel:.3g})."
         if report.differing_sources:

@@ -342,12 +342,13 @@ class RunController(QObject):
     def _compared(self, report, kind: str) -> None:
         self.report = report
         self.report_kind = kind
+        kind = "onnxruntime" if kind == "onnxruntime" else f"the {kind}"
         first = report.first_divergence
         bad = sum(not n.agrees for n in report.nodes)
         if first is None:
-            self.message.emit("info", f"Compared with the {kind}: {len(report.nodes) - bad} of "
+            self.message.emit("info", f"Compared with {kind}: {len(report.nodes) - bad} of "
                                       f"{len(report.nodes)} nodes agree; no divergence")
         else:
-            self.message.emit("info", f"Compared with the {kind}: first divergent node "
+            self.message.emit("info", f"Compared with {kind}: first divergent node "
                                       f"{first.node.display_name} (rel. error {first.rel:.3g})")
         self.report_ready.emit(report)

@@ -77,9 +77,10 @@ class InputsPanel(QWidget):
         layout.setContentsMargins(4, 4, 4, 4)
         layout.addLayout(top)
         layout.addWidget(self.dims_box)
-        layout.addWidget(self.table, 1)
+        layout.addWidget(self.table)
         layout.addWidget(self.details)
         layout.addWidget(self.message)
+        layout.addStretch(1)
         self.seed.valueChanged.connect(self._edited)
         self.save_button.clicked.connect(self.save_dialog)
         self.load_button.clicked.connect(self.load_dialog)
@@ -145,10 +146,21 @@ class InputsPanel(QWidget):
             self.table.setCellWidget(row, 2, combo)
             self.table.setItem(row, 3, QTableWidgetItem(self._summary(v)))
         self._loading = False
+        self._fit_table()
         if self.inputs:
             self.table.setCurrentCell(0, 0)
             self._show_details(0)
         self.message.clear()
+
+    def _fit_table(self) -> None:
+        """As tall as its rows (up to 12), so the settings sit right below."""
+        self.table.resizeRowsToContents()
+        rows = min(self.table.rowCount(), 12)
+        height = self.table.horizontalHeader().height() + 2 * self.table.frameWidth() + 4
+        height += sum(self.table.rowHeight(r) for r in range(rows))
+        if self.table.rowCount() > 12 or self.table.horizontalScrollBar().isVisible():
+            height += self.table.horizontalScrollBar().sizeHint().height()
+        self.table.setFixedHeight(max(height, 60))
 
     def _summary(self, v) -> str:
         s = self.input_set.spec(v.name)

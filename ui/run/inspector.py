@@ -96,7 +96,8 @@ class TensorInspector(QWidget):
             return
         from onnxstudio.core.exec.compare import compare_value
         d = compare_value(self.name, self.array, self.other)
-        lines = [f"against the <b>{self.other_label}</b>: "
+        who = self.other_label if self.other_label == "onnxruntime" else f"the {self.other_label}"
+        lines = [f"against <b>{who}</b>: "
                  + ("<span style='color:#2a8a2a'>agrees</span>" if d.agrees
                     else "<span style='color:#c03030'><b>differs</b></span>"),
                  f"max abs error {d.max_abs:.4g}, relative to the largest |value| ({d.scale:.4g}): {d.rel:.4g}"]

@@ -35,6 +35,7 @@ class RunDock(QWidget):
         row = QHBoxLayout()
         row.addWidget(self.progress, 1)
         row.addWidget(self.cancel_button)
+        self.setMinimumWidth(470)
         layout = QVBoxLayout(self)
         layout.setContentsMargins(2, 2, 2, 2)
         layout.addWidget(inputs, 1)

@@ -205,11 +205,26 @@ class RunOverlay:
             if computed is None or value.const is not None:
                 continue
             done.add(id(value))
-            anchor = edge.path.pointAtPercent(0.5)
-            tag = ValueTag(anchor, _short(describe(computed)), value.name, computed, value.name in bad_names,
-                           lambda v=value: self.inspect(v))
+            tag = ValueTag(edge.path.pointAtPercent(0.5), _short(describe(computed)), value.name, computed,
+                           value.name in bad_names, lambda v=value: self.inspect(v))
+            self._place(scene, tag, edge)
             scene.addItem(tag)
             self.items.append(tag)
+
+    PLACES = (0.5, 0.35, 0.65, 0.25, 0.75, 0.15, 0.85)
+
+    def _place(self, scene, tag: ValueTag, edge) -> None:
+        """Left of the edge, at the first point along it where the tag covers
+        no box, group title or other tag (else the middle)."""
+        w, h = tag.rect.width(), tag.rect.height()
+        for t in self.PLACES:
+            p = edge.path.pointAtPercent(t)
+            rect = QRectF(p.x() - w - 6, p.y() - h / 2, w, h)
+            blocked = any(not isinstance(i, (NodeMark,)) and i is not edge and i.zValue() >= 1.5
+                          for i in scene.items(rect))
+            if not blocked:
+                tag.setPos(rect.topLeft())
+                return
 
     def _node_marks(self, scene, vm, debug, graph) -> None:
         marks: dict = {}     # box id -> dict of flags
