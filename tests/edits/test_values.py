@@ -5,7 +5,7 @@ import pytest
 from onnx import TensorProto, helper, numpy_helper
 
 from onnxstudio import core
-from onnxstudio.core.edits import (AddGraphInput, AddGraphOutput, AddInitializer, AddValueInfo, EditError,
+from onnxstudio.core.edits import (AddNode, RemoveNode, AddGraphInput, AddGraphOutput, AddInitializer, AddValueInfo, EditError,
                                    MoveGraphInput, MoveGraphOutput, RemoveGraphInput, RemoveGraphOutput,
                                    RemoveInitializer, RemoveValueInfo, RenameValue, SetInitializer, SetValueType)
 from onnxstudio.core.ir import DataType, TensorType
@@ -232,4 +232,8 @@ def test_external_data_survives_edit_and_undo(tmp_path):
     assert m2.graph.initializers["big"].const.is_external
     check_roundtrip(m2, RenameValue("big", "huge"))
     check_roundtrip(m2, SetInitializer("huge", shape=[64, 64]))
+    AddNode("ReduceSum", ["huge"], ["total"], name="sum").apply(m2)
+    check_roundtrip(m2, promote_initializer(m2, "huge"), end_original=True)
+    check_roundtrip(m2, cleanup(m2), end_original=True)     # the unread ReduceSum goes, the weight with it
+    RemoveNode("sum").apply(m2)
     check_roundtrip(m2, RemoveInitializer("huge"))
