@@ -341,6 +341,16 @@ class DebugRun:
         return bool(inside) or (target is not None and target is not node
                                 and top_node(target, self.graph) is node)
 
+    def can_reach(self, node: Node) -> bool:
+        """True when `node` is still ahead in this run (run_to can stop before it)."""
+        if self.session is None or self.done:
+            return False
+        if any(e.node is node for e in self._trace[self._trace_pos:]):
+            return True
+        top = top_node(node, self.graph)
+        steps = self.session.plan.steps
+        return any(st.node is top for st in steps[self.session.position:])
+
     def run_to(self, node: Node) -> StepEvent:
         """Run until `node` is next (it is not run); it may be inside a body."""
         return self.resume(target=node)

@@ -206,3 +206,16 @@ def test_kernel_failure_names_the_node():
     with pytest.raises(ExecError, match="Conv"):
         d.step()
     assert d.error is not None and list(model.graph.nodes)[2].outputs[0].name in d.values
+
+
+def test_can_reach_tells_what_is_still_ahead():
+    model = load(sample_path("demo.onnx"))
+    nodes = list(model.graph.nodes)
+    d = DebugRun(model)
+    assert not d.can_reach(nodes[0])
+    d.start(demo_feeds())
+    d.run_to(nodes[-1])
+    body_node = list(nodes[-1].attributes["then_branch"].value.nodes)[0]
+    assert d.can_reach(body_node) and d.can_reach(nodes[-1]) and not d.can_reach(nodes[3])
+    d.step(into=True)
+    assert d.can_reach(body_node) and not d.can_reach(nodes[-1])

@@ -184,6 +184,7 @@ def test_the_event_loop_keeps_running_during_a_run(qtbot, window):
     from event_loop_probe import EventLoopProbe
     open_model(qtbot, window, SHARED_MODELS / "bert_12layer_narrow" / "model.onnx")
     r = run_ui(window)
+    r.inputs.set_dim("seq", 128)
     with EventLoopProbe() as probe:
         r.run_all()
         # Wait in the event loop itself: a blocking wait here would be our own gap.
@@ -320,3 +321,33 @@ def test_a_failing_kernel_is_named_and_the_values_so_far_stay(qtbot, window):
 class _FakeEvent:
     def accept(self):
         pass
+
+
+def test_inputs_are_remembered_per_model_and_sets_saved(qtbot, window, tmp_path):
+    from PySide6.QtCore import QSettings
+    from onnxstudio.settings import Settings
+    from onnxstudio.ui.main_window import MainWindow
+    path = SHARED_MODELS / "bert_12layer_narrow" / "model.onnx"
+    open_model(qtbot, window, path)
+    r = run_ui(window)
+    r.inputs.set_dim("seq", 64)
+    r.inputs.set_source("input_ids", "random", low=5, high=99)
+    r.inputs.set_source("attention_mask", "ones")
+    r.inputs.save_set(tmp_path / "set.json")
+    window.settings.sync()
+    again = MainWindow(Settings(QSettings(window.settings.q.fileName(), QSettings.IniFormat)))
+    qtbot.addWidget(again)
+    open_model(qtbot, again, path)
+    panel = again.run_ui.inputs
+    assert panel.dim_spins["seq"].value() == 64
+    assert panel.input_set.spec("input_ids").high == 99 and panel.input_set.spec("attention_mask").source == "ones"
+    assert panel.table.cellWidget(1, 2).currentText() == "ones"
+    panel.set_source("attention_mask", "zeros")
+    panel.set_dim("seq", 8)
+    assert panel.load_set(tmp_path / "set.json")
+    assert panel.dim_spins["seq"].value() == 64 and panel.input_set.spec("attention_mask").source == "ones"
+    (tmp_path / "bad.json").write_text("[1, 2]")
+    assert not panel.load_set(tmp_path / "bad.json") and "not an input set" in panel.message.text()
+    feeds = panel.make_feeds()
+    assert feeds["input_ids"].shape == (1, 64) and feeds["input_ids"].min() >= 5
+    again.shutdown()

@@ -136,6 +136,8 @@ class RunController(QObject):
         job.succeeded.connect(lambda result, j=job: self._finished(j, done, result))
         job.failed.connect(lambda text, node, j=job: self._failed(j, text, node))
         job.cancelled.connect(lambda j=job: self._cancelled(j))
+        # Whatever happened in the thread, the controller is free again after it.
+        job.finished.connect(lambda j=job: self._end(j))
         job.finished.connect(job.deleteLater)
         self.job = job
         self.last_error = ""
@@ -247,14 +249,11 @@ class RunController(QObject):
 
     def run_to(self, node) -> bool:
         def work(job):
-            if self.debug.started and not self.debug.done and node in self._ran_nodes():
-                self.debug.start(self._feeds())       # it has run already: from the start again
+            if not self.debug.can_reach(node):
+                self.debug.start(self._feeds())       # behind us (or no run yet): from the start
             self._ensure_started()
             return self.debug.run_to(node)
         return self._start(f"Running to {node.display_name}…", work, self._stepped)
-
-    def _ran_nodes(self) -> set:
-        return set(self.debug.nodes_run)
 
     def restart(self) -> bool:
         def work(job):
