@@ -5,7 +5,7 @@ import pytest
 from onnx import TensorProto, helper, numpy_helper
 
 from onnxstudio import core
-from onnxstudio.core.edits import (AddNode, RemoveNode, AddGraphInput, AddGraphOutput, AddInitializer, AddValueInfo, EditError,
+from onnxstudio.core.edits import (AddNode, RemoveNode, cleanup, promote_initializer, AddGraphInput, AddGraphOutput, AddInitializer, AddValueInfo, EditError,
                                    MoveGraphInput, MoveGraphOutput, RemoveGraphInput, RemoveGraphOutput,
                                    RemoveInitializer, RemoveValueInfo, RenameValue, SetInitializer, SetValueType)
 from onnxstudio.core.ir import DataType, TensorType
