@@ -170,7 +170,10 @@ def edit_from_json(data: dict, where: str = "") -> Edit:
         elif name == "attributes" and isinstance(value, dict):
             args[name] = {k: tuple(decode(x) for x in spec) for k, spec in value.items()}
         else:
-            args[name] = decode(value)
+            try:
+                args[name] = decode(value)
+            except (KeyError, ValueError, TypeError, AttributeError) as e:
+                raise ScriptError(f"{where} ({kind}): field {name!r} holds a malformed value ({e})") from None
     try:
         return cls(**args)
     except TypeError as e:
@@ -206,4 +209,8 @@ def replay(document, data, name: str = "Replay edit script") -> int:
         raise
     except EditError as e:
         raise ScriptError(f"step {step} ({edits[step - 1].describe()}) no longer applies: {e}") from None
+    except (KeyError, ValueError, TypeError, IndexError, AttributeError) as e:
+        # A hand-written step with a field of the wrong shape (the document
+        # was rolled back by the macro).
+        raise ScriptError(f"step {step} ({edits[step - 1].kind}) is malformed: {type(e).__name__}: {e}") from None
     return len(edits)

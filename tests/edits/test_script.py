@@ -108,3 +108,16 @@ def test_bad_scripts_name_the_step():
         from_script("{oops")
     with pytest.raises(ScriptError, match=r"step 1 \(rename_value\): .*missing 1 required positional argument"):
         from_script([{"kind": "rename_value", "old": "x"}])
+
+
+def test_malformed_steps_are_named_and_roll_back():
+    with pytest.raises(ScriptError, match=r"step 1 \(add_initializer\): field 'array' holds a malformed value"):
+        from_script([{"kind": "add_initializer", "name": "k", "array": {"$array": {"shape": [1]}}}])
+    doc = Document(chain())
+    before = core.to_bytes(doc.model)
+    script = [{"kind": "set_model_field", "field": "doc_string", "value": "x"},
+              {"kind": "set_node_field", "node": "a", "field": "name", "value": "b2", "graph": [["node"]]}]
+    with pytest.raises(ScriptError, match=r"step 2 \(set_node_field\) is malformed"):
+        doc.replay(script)
+    assert core.to_bytes(doc.model) == before and not doc.can_undo
+
