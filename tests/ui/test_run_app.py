@@ -351,3 +351,37 @@ def test_inputs_are_remembered_per_model_and_sets_saved(qtbot, window, tmp_path)
     feeds = panel.make_feeds()
     assert feeds["input_ids"].shape == (1, 64) and feeds["input_ids"].min() >= 5
     again.shutdown()
+
+
+def test_nan_is_flagged_and_can_stop_the_run(qtbot, window):
+    open_model(qtbot, window, sample_path("demo.onnx"))
+    r = run_ui(window)
+    r.inputs.set_source("pixels", "constant", value=float("inf"))
+    r.dock_widget.nan_box.setChecked(True)              # "stop at first NaN/Inf"
+    r.continue_action.trigger()
+    finish(qtbot, window)
+    nodes = list(r.controller.model.graph.nodes)
+    debug = r.controller.debug
+    assert r.controller.last_event.reason == "nonfinite" and debug.nodes_run == nodes[:1]
+    assert "NaN/Inf" in r.dock_widget.status.text()
+    assert marks(window, nonfinite=True)
+    assert any(t.bad for t in tags(window))
+
+
+def test_context_menu_offers_run_to_breakpoint_and_inspect(qtbot, window):
+    from PySide6.QtWidgets import QMenu
+    open_model(qtbot, window, sample_path("demo.onnx"))
+    r = run_ui(window)
+    conv = list(r.controller.model.graph.nodes)[3]
+    item = window.graph.scene.item_for_node(conv)
+    menu = QMenu()
+    for extend in window.graph.menu_extenders:
+        extend(item, menu)
+    texts = [a.text() for a in menu.actions()]
+    assert f"Run to {conv.display_name}" in texts and "Set breakpoint (F9)" in texts
+    assert f"Inspect initializer {conv.inputs[1].name}" in texts
+    next(a for a in menu.actions() if a.text().startswith("Run to")).trigger()
+    finish(qtbot, window)
+    assert r.controller.debug.current is conv
+    next(a for a in menu.actions() if a.text().startswith("Inspect initializer")).trigger()
+    assert r.inspector.name == conv.inputs[1].name and r.inspector.array.shape == (16, 8, 3, 3)

@@ -141,6 +141,9 @@ class RunUI:
         for value in node.outputs:
             if value is not None and self.controller.debug.value_of(value) is not None:
                 menu.addAction(f"Inspect {value.name}", lambda v=value: self.inspect(v))
+        for value in node.inputs:          # weights are drawn inside the box: inspect them from here
+            if value is not None and value.const is not None:
+                menu.addAction(f"Inspect initializer {value.name}", lambda v=value: self.inspect(v))
 
     def _connect(self) -> None:
         c = self.controller
