@@ -143,6 +143,7 @@ def test_step_into_a_loop_body(qtbot, window, tmp_path):
         finish(qtbot, window)
     assert window.graph.level.graph is not r.controller.model.graph
     assert debug.value_of("acc_sum", window.graph.level.graph).tolist() == [3, 6]
+    assert "(iteration 2)" in r.dock_widget.status.text()
 
 
 def test_run_a_selection(qtbot, window):

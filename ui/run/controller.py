@@ -273,7 +273,9 @@ class RunController(QObject):
         elif event.reason == "target":
             text = f"Stopped before {d.current.display_name}"
         elif event.node is not None:
-            where = f" (iteration {event.iteration})" if event.iteration >= 0 else ""
+            owner = event.graph.parent_node if event.graph is not None else None
+            looping = owner is not None and owner.op_type in ("Loop", "Scan")
+            where = f" (iteration {event.iteration})" if looping and event.iteration >= 0 else ""
             text = f"Ran {event.node.display_name}{where}; next: " + (
                 d.current.display_name if d.current is not None else "end")
         else:
