@@ -28,6 +28,7 @@ from .fusion import compile_runners
 from .frame import Frame
 from .plan import Plan, Step
 from .registry import VARIES, KernelContext
+from .threads import ThreadTuner
 from .values import FeedCheck, describe, normalize
 
 Progress = Callable[[int, int, Node], None]
@@ -60,6 +61,7 @@ class Session(BodyRunning):
         self._pos = 0
         self._rng = None
         self.progress: Optional[Progress] = None
+        self._threads = ThreadTuner()
 
     # -- interface -------------------------------------------------------------------
 
@@ -173,7 +175,10 @@ class Session(BodyRunning):
         # them silently too); numpy's warnings about them would only name
         # our kernels' source lines.
         with np.errstate(all="ignore"):
-            self._execute(self.plan, self._frame, self.progress)
+            if self.plan.folded is None or self.progress is not None:
+                self._execute(self.plan, self._frame, self.progress)
+            else:   # a repeated run: let the BLAS thread count follow what is fastest now
+                self._threads.run(lambda: self._execute(self.plan, self._frame, None))
         self._pos = len(self.plan.steps)
         return self.results()
 

@@ -12,6 +12,7 @@ functions report None and change nothing).
 from __future__ import annotations
 
 import ctypes
+import time
 from contextlib import contextmanager
 from typing import Optional
 
@@ -85,3 +86,75 @@ def limited_blas_threads(n: int):
     finally:
         if before is not None:
             set_blas_threads(before)
+
+
+class ThreadTuner:
+    """Chooses, run after run, between one BLAS thread and all of them.
+
+    On a machine whose cores are busy with other work, OpenBLAS's threads
+    wait for each other (each takes a fixed share of a product, and a share
+    whose thread is not scheduled holds up the rest): measured here on two
+    busy cores, products of every size ran 2-13x slower on two threads than
+    on one. On idle cores two threads are faster for large products. Which
+    is better is only known by trying, so a session times its repeated runs
+    under both settings and keeps the faster, trying the other again after
+    a number of runs that doubles each time it loses (a slow setting costs
+    a few percent at most), and at once when it wins. One thread or
+    several, OpenBLAS splits a product between threads without changing any
+    sum's order: the results are the same bits.
+
+    Runs under a millisecond stop being tuned (BLAS is not their cost); a
+    caller who set one BLAS thread is left alone.
+    """
+    SMALL = 1e-3
+    MAX_GAP = 256
+
+    def __init__(self):
+        self._best: dict = {}       # thread count -> recent times (newest last, three at most)
+        self._runs = 0
+        self._tried: dict = {}      # thread count -> run number it was last tried on
+        self._gap = 8
+        self._small = False
+        self._exploring = False
+
+    def run(self, fn):
+        if self._small:
+            return fn()
+        available = blas_threads()
+        if not available or available <= 1:
+            return fn()
+        n = self._pick(available)
+        if n != available:
+            set_blas_threads(n)
+        start = time.perf_counter()
+        try:
+            result = fn()
+        finally:
+            if n != available:
+                set_blas_threads(available)
+        self._record(n, available, time.perf_counter() - start)
+        return result
+
+    def _pick(self, available: int) -> int:
+        self._runs += 1
+        self._exploring = False
+        for n in (available, 1):
+            if len(self._best.get(n, ())) < 2:
+                return n
+        fast, slow = sorted((available, 1), key=lambda n: min(self._best[n]))
+        if self._runs - self._tried.get(slow, 0) >= self._gap:
+            self._exploring = True
+            return slow
+        return fast
+
+    def _record(self, n: int, available: int, seconds: float) -> None:
+        times = self._best.setdefault(n, [])
+        times.append(seconds)
+        del times[:-3]
+        self._tried[n] = self._runs
+        if len(times) >= 2 and max(times) < self.SMALL:
+            self._small = True
+        elif self._exploring:
+            other = self._best[1 if n != 1 else available]
+            # the setting that was behind wins now: compare often; else less and less
+            self._gap = 8 if seconds < min(other) else min(self.MAX_GAP, self._gap * 2)
