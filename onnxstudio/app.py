@@ -12,6 +12,9 @@ def _parser() -> argparse.ArgumentParser:
     parser.add_argument("--demo", action="store_true", help="open the bundled sample model")
     parser.add_argument("--theme", choices=("system", "light", "dark"),
                         help="colour theme for this session (default: the saved choice)")
+    parser.add_argument("--lang", choices=("system", "en", "zh_CN"),
+                        help="language of the app for this session (default: the saved choice, "
+                             "else the system's)")
     return parser
 
 
@@ -51,8 +54,13 @@ def main(argv: list[str]) -> int:
         print(reason, file=sys.stderr)
         return 2
     app = create_application()
+    from onnxstudio.settings import Settings
+    from onnxstudio.ui import i18n
+    settings = Settings()
+    # Before any widget exists: texts are translated when they are built.
+    i18n.install(args.lang or settings.language(), app)
     from onnxstudio.ui.main_window import MainWindow
-    window = MainWindow()
+    window = MainWindow(settings)
     if args.theme:
         window.apply_theme(args.theme)
     window.show()

@@ -49,8 +49,7 @@ class EditActions:
     def _build_menu(self) -> None:
         w = self.window
         bar = w.menuBar()
-        menus = {m.title(): m for m in (a.menu() for a in bar.actions()) if m is not None}
-        file_menu = menus.get("&File")
+        file_menu = w.file_menu         # by reference: its title is translated
         self.files.add_to_menu(file_menu)
         edit = bar.insertMenu(bar.actions()[1] if len(bar.actions()) > 1 else None,
                               _menu(w, "&Edit")).menu()
@@ -72,7 +71,7 @@ class EditActions:
         edit.addSeparator()
         w.graph.edge_menu_hook = self._edge_menu
         self.script_action = self._action(edit, "Save Edits as &Script…", self.files.save_script)
-        view_menu = menus.get("&View")
+        view_menu = w.view_menu
         if view_menu is not None:
             view_menu.addAction(self.problems_dock.toggleViewAction())
             view_menu.addAction(self.history_dock.toggleViewAction())

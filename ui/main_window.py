@@ -8,7 +8,7 @@ from __future__ import annotations
 
 import pathlib
 
-from PySide6.QtCore import QThread, Qt, QTimer, Signal
+from PySide6.QtCore import QCoreApplication, QT_TRANSLATE_NOOP, QThread, Qt, QTimer, Signal
 from PySide6.QtGui import QAction, QActionGroup, QKeySequence
 from PySide6.QtWidgets import (QApplication, QDockWidget, QFileDialog, QLabel, QMainWindow,
                                QMessageBox, QProgressBar, QPushButton, QStyleFactory)
@@ -21,7 +21,13 @@ from .search import SearchPanel
 from .document_qt import QtDocument
 from .workers import AnalysisJob, LoadJob
 
-FILE_FILTER = "ONNX models (*.onnx *.onnxtxt *.pb);;All files (*)"
+FILE_FILTER = QT_TRANSLATE_NOOP("MainWindow", "ONNX models (*.onnx *.onnxtxt *.pb);;All files (*)")
+# Dock titles: translated for the title bar, the English one stays the
+# objectName the saved window layout is keyed by (the same in every language).
+DOCK_TITLES = (QT_TRANSLATE_NOOP("Docks", "Properties"), QT_TRANSLATE_NOOP("Docks", "Search"),
+               QT_TRANSLATE_NOOP("Docks", "Undo History"), QT_TRANSLATE_NOOP("Docks", "Problems"),
+               QT_TRANSLATE_NOOP("Docks", "Run"), QT_TRANSLATE_NOOP("Docks", "Tensor Inspector"),
+               QT_TRANSLATE_NOOP("Docks", "Compare"))
 
 
 class MainWindow(QMainWindow):
@@ -66,7 +72,7 @@ class MainWindow(QMainWindow):
     # -- construction ---------------------------------------------------------------------
 
     def _dock(self, title, widget, area) -> QDockWidget:
-        dock = QDockWidget(title, self)
+        dock = QDockWidget(QCoreApplication.translate("Docks", title), self)
         dock.setObjectName(title)
         dock.setWidget(widget)
         self.addDockWidget(area, dock)
@@ -82,7 +88,7 @@ class MainWindow(QMainWindow):
             self.settings.problems.append("the saved window layout does not fit this version; "
                                           "using the default")
         if self.settings.problems:
-            self.statusBar().showMessage("Settings: " + "; ".join(self.settings.problems), 15000)
+            self.statusBar().showMessage(self.tr("Settings: ") + "; ".join(self.settings.problems), 15000)
 
     def _save_model_state(self) -> None:
         """The main graph's open groups and viewport, restored when this model
@@ -93,11 +99,11 @@ class MainWindow(QMainWindow):
         self.settings.update_model_state(self.path, **viewer_values(*self.graph.main_graph_state()))
 
     def _build_status_bar(self) -> None:
-        self.status_label = QLabel("Open a model with Ctrl+O or drop a file here")
+        self.status_label = QLabel(self.tr("Open a model with Ctrl+O or drop a file here"))
         self.progress = QProgressBar()
         self.progress.setRange(0, 0)        # busy indicator: load/layout report no fraction
         self.progress.setMaximumWidth(180)
-        self.cancel_button = QPushButton("Cancel")
+        self.cancel_button = QPushButton(self.tr("Cancel"))
         self.cancel_button.clicked.connect(self.cancel_work)
         bar = self.statusBar()
         bar.addWidget(self.status_label, 1)
@@ -115,48 +121,53 @@ class MainWindow(QMainWindow):
 
     def _build_menus(self) -> None:
         bar = self.menuBar()
-        file_menu = bar.addMenu("&File")
-        self._action(file_menu, "&Open…", self.open_dialog, QKeySequence.Open)
-        self.recent_menu = file_menu.addMenu("Open &Recent")
-        self._action(file_menu, "Open &Demo Model", self.open_demo)
+        file_menu = bar.addMenu(self.tr("&File"))
+        self.file_menu = file_menu          # found by EditActions whatever the language
+        self._action(file_menu, self.tr("&Open…"), self.open_dialog, QKeySequence.Open)
+        self.recent_menu = file_menu.addMenu(self.tr("Open &Recent"))
+        self._action(file_menu, self.tr("Open &Demo Model"), self.open_demo)
         file_menu.addSeparator()
-        self._action(file_menu, "Export &Graph as SVG/PNG…", lambda: self.export_dialog(False),
+        self._action(file_menu, self.tr("Export &Graph as SVG/PNG…"), lambda: self.export_dialog(False),
                      "Ctrl+E")
-        self._action(file_menu, "Export &Visible Area as SVG/PNG…", lambda: self.export_dialog(True),
+        self._action(file_menu, self.tr("Export &Visible Area as SVG/PNG…"), lambda: self.export_dialog(True),
                      "Ctrl+Shift+E")
         file_menu.addSeparator()
-        self._action(file_menu, "&Quit", self.close, QKeySequence.Quit)
+        self._action(file_menu, self.tr("&Quit"), self.close, QKeySequence.Quit)
 
-        view_menu = bar.addMenu("&View")
+        view_menu = bar.addMenu(self.tr("&View"))
+        self.view_menu = view_menu
         view = self.graph.view
-        self._action(view_menu, "&Fit Graph", view.fit_all, "F")
-        zoom_in = self._action(view_menu, "Zoom &In", view.zoom_in, "+")
+        self._action(view_menu, self.tr("&Fit Graph"), view.fit_all, "F")
+        zoom_in = self._action(view_menu, self.tr("Zoom &In"), view.zoom_in, "+")
         zoom_in.setShortcuts([QKeySequence("+"), QKeySequence("="), QKeySequence.ZoomIn])
-        zoom_out = self._action(view_menu, "Zoom &Out", view.zoom_out, "-")
+        zoom_out = self._action(view_menu, self.tr("Zoom &Out"), view.zoom_out, "-")
         zoom_out.setShortcuts([QKeySequence("-"), QKeySequence.ZoomOut])
-        self._action(view_menu, "Zoom to &Selection", view.zoom_to_selection, "Z")
+        self._action(view_menu, self.tr("Zoom to &Selection"), view.zoom_to_selection, "Z")
         view_menu.addSeparator()
-        self._action(view_menu, "&Expand All Groups", self.graph.expand_all)
-        self._action(view_menu, "&Collapse All Groups", self.graph.collapse_all)
+        self._action(view_menu, self.tr("&Expand All Groups"), self.graph.expand_all)
+        self._action(view_menu, self.tr("&Collapse All Groups"), self.graph.collapse_all)
         view_menu.addSeparator()
-        theme_menu = view_menu.addMenu("&Theme")
+        theme_menu = view_menu.addMenu(self.tr("&Theme"))
         group = QActionGroup(self)
+        names = {"system": self.tr("System"), "light": self.tr("Light"), "dark": self.tr("Dark")}
         for choice in ("system", "light", "dark"):
-            action = self._action(theme_menu, choice.capitalize(),
+            action = self._action(theme_menu, names[choice],
                                   lambda _=False, c=choice: self.set_theme(c))
             action.setCheckable(True)
             action.setChecked(choice == self._theme_choice)
             group.addAction(action)
+        from .i18n import add_language_menu
+        add_language_menu(self, view_menu)
         view_menu.addAction(self.properties_dock.toggleViewAction())
         view_menu.addAction(self.search_dock.toggleViewAction())
 
-        go_menu = bar.addMenu("&Go")
-        self._action(go_menu, "&Find…", self.show_search, QKeySequence.Find)
-        self._action(go_menu, "&Back to Enclosing Graph", self.graph.go_back, "Esc")
-        self._action(go_menu, "&Model Properties", lambda: self.properties.show_model())
+        go_menu = bar.addMenu(self.tr("&Go"))
+        self._action(go_menu, self.tr("&Find…"), self.show_search, QKeySequence.Find)
+        self._action(go_menu, self.tr("&Back to Enclosing Graph"), self.graph.go_back, "Esc")
+        self._action(go_menu, self.tr("&Model Properties"), lambda: self.properties.show_model())
 
-        help_menu = bar.addMenu("&Help")
-        self._action(help_menu, "&About onnxstudio", self._about)
+        help_menu = bar.addMenu(self.tr("&Help"))
+        self._action(help_menu, self.tr("&About onnxstudio"), self._about)
         self._refresh_recent()
 
     def _connect(self) -> None:
@@ -181,7 +192,8 @@ class MainWindow(QMainWindow):
 
     def open_dialog(self) -> None:
         start = self.settings.last_directory() or (str(self.path.parent) if self.path else "")
-        path, _ = QFileDialog.getOpenFileName(self, "Open ONNX model", start, FILE_FILTER)
+        path, _ = QFileDialog.getOpenFileName(self, self.tr("Open ONNX model"), start,
+                                              self.tr(FILE_FILTER))
         if path:
             self.open_path(path)
 
@@ -192,7 +204,7 @@ class MainWindow(QMainWindow):
     def open_path(self, path, remember: bool = True) -> None:
         path = pathlib.Path(path)
         if not path.is_file():
-            self._error("Cannot open model", f"{path}: no such file")
+            self._error(self.tr("Cannot open model"), self.tr("{path}: no such file").format(path=path))
             if remember:
                 self.settings.remove_recent(path)
                 self._refresh_recent()
@@ -206,7 +218,7 @@ class MainWindow(QMainWindow):
         job.failed.connect(lambda msg, j=job: self._load_failed(msg, j))
         job.finished.connect(job.deleteLater)
         self._load_job = job
-        self._set_busy(f"Loading {path.name}…")
+        self._set_busy(self.tr("Loading {name}…").format(name=path.name))
         job.start()
 
     def _loaded(self, path: pathlib.Path, model, job) -> None:
@@ -257,7 +269,7 @@ class MainWindow(QMainWindow):
 
     def _layout_failed(self, message: str) -> None:
         self._infer_pending = False
-        self._error("Layout failed", message)
+        self._error(self.tr("Layout failed"), message)
 
     def _inference_finished(self, job) -> None:
         if job is self._infer_job:
@@ -275,7 +287,7 @@ class MainWindow(QMainWindow):
             return
         self._load_job = None
         self._set_busy(None)
-        self._error("Cannot open model", message)
+        self._error(self.tr("Cannot open model"), message)
 
     def _analysed(self, analysis, revision, job) -> None:
         if job is not self._infer_job or self.qdoc is None:
@@ -303,13 +315,14 @@ class MainWindow(QMainWindow):
     def _show_counts(self) -> None:
         scene = self.graph.scene
         result = scene.layout_result
-        engine = f" · layout: {result.engine}" + (" (cached)" if result.from_cache else "")
+        engine = (self.tr(" · layout: {engine} (cached)") if result.from_cache
+                  else self.tr(" · layout: {engine}")).format(engine=result.engine)
         # The graph's own name can be any sentence ("Model from PaddlePaddle."):
         # say where we are in words of ours, and name only subgraphs and functions.
         levels = self.graph.levels
-        where = "the main graph" if len(levels) <= 1 else self.graph.level.title
-        self.status_label.setText(f"{len(scene.node_items)} boxes, {len(scene.edge_items)} edges "
-                                  f"in {where}{engine}")
+        where = self.tr("the main graph") if len(levels) <= 1 else self.graph.level.title
+        self.status_label.setText(self.tr("{boxes} boxes, {edges} edges in {where}").format(
+            boxes=len(scene.node_items), edges=len(scene.edge_items), where=where) + engine)
 
     def _refresh_recent(self) -> None:
         self.recent_menu.clear()
@@ -319,7 +332,7 @@ class MainWindow(QMainWindow):
             action.triggered.connect(lambda _=False, p=path: self.open_path(p))
         if files:
             self.recent_menu.addSeparator()
-            self.recent_menu.addAction("Clear Recent Files",
+            self.recent_menu.addAction(self.tr("Clear Recent Files"),
                                        lambda: (self.settings.clear_recent(), self._refresh_recent()))
         self.recent_menu.setEnabled(bool(files))
 
@@ -361,17 +374,17 @@ class MainWindow(QMainWindow):
         if self.model is None:
             return
         base = (self.path.with_suffix(".svg") if self.path else pathlib.Path("graph.svg"))
-        path, _ = QFileDialog.getSaveFileName(self, "Export", str(base),
-                                              "SVG image (*.svg);;PNG image (*.png)")
+        path, _ = QFileDialog.getSaveFileName(self, self.tr("Export"), str(base),
+                                              self.tr("SVG image (*.svg);;PNG image (*.png)"))
         if not path:
             return
         rect = self.graph.view.visible_scene_rect() if visible_only else None
         try:
             export_scene(self.graph.scene, path, rect)
         except (OSError, ValueError) as exc:
-            self._error("Export failed", str(exc))
+            self._error(self.tr("Export failed"), str(exc))
             return
-        self.statusBar().showMessage(f"Exported {path}", 8000)
+        self.statusBar().showMessage(self.tr("Exported {path}").format(path=path), 8000)
 
     def set_theme(self, choice: str) -> None:
         self.settings.set_theme(choice)
@@ -398,8 +411,8 @@ class MainWindow(QMainWindow):
         QMessageBox.critical(self, title, message)
 
     def _about(self) -> None:
-        QMessageBox.about(self, "About onnxstudio",
-                          "onnxstudio — explore, edit and step through ONNX models.")
+        QMessageBox.about(self, self.tr("About onnxstudio"),
+                          self.tr("onnxstudio — explore, edit and step through ONNX models."))
 
     def shutdown(self) -> None:
         """Stop background jobs before the window goes away: a QThread object
