@@ -6,7 +6,7 @@ from __future__ import annotations
 
 import pathlib
 
-from PySide6.QtCore import QRectF, QSize, Qt
+from PySide6.QtCore import QCoreApplication, QRectF, QSize, Qt
 from PySide6.QtGui import QImage, QPainter
 
 MAX_PNG_SIDE = 16000   # QImage and viewers choke beyond this; bigger graphs are scaled down
@@ -26,7 +26,8 @@ def export_scene(scene, path, rect: QRectF | None = None, scale: float = 2.0) ->
     elif suffix == ".png":
         _write_png(scene, path, source, scale)
     else:
-        raise ValueError(f"{path}: choose a .svg or .png file name")
+        raise ValueError(QCoreApplication.translate("Export", "{path}: choose a .svg or .png file name")
+                         .format(path=path))
     return path
 
 
@@ -42,7 +43,7 @@ def _write_svg(scene, path: pathlib.Path, source: QRectF) -> None:
     scene.render(painter, QRectF(0, 0, source.width(), source.height()), source)
     painter.end()
     if not path.exists():
-        raise OSError(f"{path}: could not be written")
+        raise OSError(_not_written(path))
 
 
 def _write_png(scene, path: pathlib.Path, source: QRectF, scale: float) -> None:
@@ -56,4 +57,8 @@ def _write_png(scene, path: pathlib.Path, source: QRectF, scale: float) -> None:
     scene.render(painter, QRectF(0, 0, width, height), source, Qt.KeepAspectRatio)
     painter.end()
     if not image.save(str(path)):
-        raise OSError(f"{path}: could not be written")
+        raise OSError(_not_written(path))
+
+
+def _not_written(path) -> str:
+    return QCoreApplication.translate("Export", "{path}: could not be written").format(path=path)

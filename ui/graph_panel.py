@@ -215,7 +215,7 @@ class GraphPanel(QWidget):
         job.finished.connect(job.deleteLater)
         self._job = job
         count = len(level.graph.nodes)
-        self.busy.emit(f"Laying out {level.title} ({count} nodes)…")
+        self.busy.emit(self.tr("Laying out {title} ({n} nodes)…").format(title=level.title, n=count))
         job.start()
 
     def cancel_layout(self) -> None:
@@ -331,27 +331,27 @@ class GraphPanel(QWidget):
         if isinstance(item, EdgeItem) and self.edge_menu_hook is not None:
             self.edge_menu_hook(menu, item)
         if isinstance(item, GroupFrame):
-            menu.addAction(f"Collapse {item.path[-1]}", lambda: self.collapse_group(item.path))
+            menu.addAction(self.tr("Collapse {name}").format(name=item.path[-1]), lambda: self.collapse_group(item.path))
         elif isinstance(item, NodeItem) and item.ref is not None:
             vnode = item.ref
             if vnode.kind == "group":
-                menu.addAction(f"Expand {vnode.group[-1]}", lambda: self.expand_group(vnode.group))
+                menu.addAction(self.tr("Expand {name}").format(name=vnode.group[-1]), lambda: self.expand_group(vnode.group))
             elif vnode.node is not None:
                 for name, graph in vnode.node.subgraphs():
-                    menu.addAction(f"Open {name}", lambda g=graph: self.enter_graph(g))
+                    menu.addAction(self.tr("Open {name}").format(name=name), lambda g=graph: self.enter_graph(g))
                 if vnode.function_key is not None and self.model is not None \
                         and vnode.function_key in self.model.functions:
                     body = self.model.functions[vnode.function_key].graph
-                    menu.addAction("Open function body", lambda: self.enter_graph(body))
+                    menu.addAction(self.tr("Open function body"), lambda: self.enter_graph(body))
         for extend in self.menu_extenders:     # other docks' actions (e.g. Run to Node)
             extend(item, menu)
         if not menu.isEmpty():
             menu.addSeparator()
-        menu.addAction("Fit graph (F)", self.view.fit_all)
-        menu.addAction("Expand all groups", self.expand_all)
-        menu.addAction("Collapse all groups", self.collapse_all)
+        menu.addAction(self.tr("Fit graph (F)"), self.view.fit_all)
+        menu.addAction(self.tr("Expand all groups"), self.expand_all)
+        menu.addAction(self.tr("Collapse all groups"), self.collapse_all)
         if len(self.levels) > 1:
-            menu.addAction("Back to enclosing graph (Esc)", self.go_back)
+            menu.addAction(self.tr("Back to enclosing graph (Esc)"), self.go_back)
         menu.exec(self.view.viewport().mapToGlobal(pos))
 
     def _enter_node(self, vnode) -> None:
@@ -360,13 +360,13 @@ class GraphPanel(QWidget):
         if vnode.function_key is not None and self.model is not None:
             function = self.model.functions.get(vnode.function_key)
             if function is not None:
-                bodies.append((f"function {function.name}", function.graph))
+                bodies.append((self.tr("function {name}").format(name=function.name), function.graph))
         if len(bodies) == 1:
             self.enter_graph(bodies[0][1])
         elif bodies:
             menu = QMenu(self)
             for name, graph in bodies:
-                menu.addAction(f"Open {name}", lambda g=graph: self.enter_graph(g))
+                menu.addAction(self.tr("Open {name}").format(name=name), lambda g=graph: self.enter_graph(g))
             menu.exec(self.cursor().pos())
 
     def expand_group(self, path) -> None:

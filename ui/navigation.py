@@ -9,7 +9,7 @@ from __future__ import annotations
 from dataclasses import dataclass, field
 from typing import Optional
 
-from PySide6.QtCore import Signal
+from PySide6.QtCore import QCoreApplication, Signal
 from PySide6.QtWidgets import QHBoxLayout, QLabel, QToolButton, QWidget
 
 
@@ -28,9 +28,11 @@ def level_title(graph) -> str:
         return f"ƒ {owner.name}"
     parent = getattr(graph, "parent_node", None)
     if parent is None:
-        return graph.name or "main graph"
+        return graph.name or QCoreApplication.translate("Navigation", "main graph")
     who = parent.name or parent.op_type
-    return f"{who} › {getattr(graph, 'attr_name', '') or graph.name or 'body'}"
+    body = (getattr(graph, 'attr_name', '') or graph.name
+            or QCoreApplication.translate("Navigation", "body"))
+    return f"{who} › {body}"
 
 
 def levels_for(model, graph) -> list[Level]:
@@ -73,7 +75,7 @@ class Breadcrumbs(QWidget):
             button.setText(level.title)
             button.setAutoRaise(True)
             button.setEnabled(i < len(levels) - 1)
-            button.setToolTip("Go back to this level (Esc goes up one)")
+            button.setToolTip(self.tr("Go back to this level (Esc goes up one)"))
             button.clicked.connect(lambda _=False, index=i: self.level_clicked.emit(index))
             self._layout.addWidget(button)
         self._layout.addStretch(1)

@@ -9,10 +9,18 @@ from __future__ import annotations
 
 from dataclasses import dataclass
 
-from PySide6.QtCore import Qt, Signal
+from PySide6.QtCore import QCoreApplication, QT_TRANSLATE_NOOP, Qt, Signal
 from PySide6.QtWidgets import QLabel, QLineEdit, QListWidget, QListWidgetItem, QVBoxLayout, QWidget
 
 MAX_HITS = 500
+# What the list calls each kind of hit (SearchHit.kind stays the English key).
+KIND_NAMES = {"node": QT_TRANSLATE_NOOP("Search", "node"),
+              "value": QT_TRANSLATE_NOOP("Search", "value"),
+              "initializer": QT_TRANSLATE_NOOP("Search", "initializer")}
+
+
+def _tr(text: str) -> str:
+    return QCoreApplication.translate("Search", text)
 
 
 @dataclass
@@ -28,11 +36,12 @@ class SearchHit:
 def graph_location(graph) -> str:
     owner = getattr(graph, "owner", None)
     if getattr(owner, "is_function", False):
-        return f"function {owner.name}"
+        return QCoreApplication.translate("Search", "function {name}").format(name=owner.name)
     parent = getattr(graph, "parent_node", None)
     if parent is None:
-        return "main graph"
-    return f"{parent.op_type} {parent.name or ''} › {graph.name or 'body'}".replace("  ", " ")
+        return QCoreApplication.translate("Search", "main graph")
+    body = graph.name or QCoreApplication.translate("Search", "body")
+    return f"{parent.op_type} {parent.name or ''} › {body}".replace("  ", " ")
 
 
 def all_graphs(model):
@@ -91,7 +100,7 @@ class SearchPanel(QWidget):
         self._index: list | None = []
         self._model = None
         self.edit = QLineEdit()
-        self.edit.setPlaceholderText("Search nodes, ops, values, initializers…")
+        self.edit.setPlaceholderText(self.tr("Search nodes, ops, values, initializers…"))
         self.edit.setClearButtonEnabled(True)
         self.results = QListWidget()
         self.status = QLabel("")
@@ -136,13 +145,16 @@ class SearchPanel(QWidget):
             self._index = build_index(self._model) if self._model is not None else []
         hits = search(self._index, text)
         for hit in hits:
-            item = QListWidgetItem(f"{hit.label}\n    {hit.kind} · {hit.where}")
-            item.setToolTip(f"{hit.text}\n{hit.kind} in {hit.where}")
+            kind = _tr(KIND_NAMES.get(hit.kind, hit.kind))
+            item = QListWidgetItem(f"{hit.label}\n    {kind} · {hit.where}")
+            item.setToolTip(self.tr("{text}\n{kind} in {where}").format(text=hit.text, kind=kind,
+                                                                       where=hit.where))
             item.setData(Qt.UserRole, hit)
             self.results.addItem(item)
         if hits:
             self.results.setCurrentRow(0)
-        shown = f"{len(hits)}+ matches" if len(hits) >= MAX_HITS else f"{len(hits)} matches"
+        shown = (self.tr("{n}+ matches") if len(hits) >= MAX_HITS
+                 else self.tr("{n} matches")).format(n=len(hits))
         self.status.setText(shown if text.strip() else "")
 
     def activate_current(self) -> None:

@@ -126,7 +126,7 @@ class LayoutJob(QThread):
             return
         except Exception as exc:   # noqa: BLE001
             traceback.print_exc()
-            self.failed.emit(friendly_error(exc, "Layout failed"))
+            self.failed.emit(friendly_error(exc, self.tr("Layout failed")))
             return
         if self.token.cancelled:
             self.cancelled_signal.emit()

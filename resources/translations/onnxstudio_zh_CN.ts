@@ -2,6 +2,24 @@
 <!DOCTYPE TS>
 <TS version="2.1" language="zh_CN" sourcelanguage="en">
 <context>
+    <name>Breadcrumbs</name>
+    <message>
+        <source>Go back to this level (Esc goes up one)</source>
+        <translation>返回到这一层（Esc 返回上一层）</translation>
+    </message>
+</context>
+<context>
+    <name>Canvas</name>
+    <message>
+        <source>(unnamed)</source>
+        <translation>（未命名）</translation>
+    </message>
+    <message>
+        <source>Double-click to expand</source>
+        <translation>双击以展开</translation>
+    </message>
+</context>
+<context>
     <name>Docks</name>
     <message>
         <source>Properties</source>
@@ -33,6 +51,71 @@
     </message>
 </context>
 <context>
+    <name>Export</name>
+    <message>
+        <source>{path}: choose a .svg or .png file name</source>
+        <translation>{path}：请选择 .svg 或 .png 文件名</translation>
+    </message>
+    <message>
+        <source>{path}: could not be written</source>
+        <translation>{path}：无法写入</translation>
+    </message>
+</context>
+<context>
+    <name>GraphPanel</name>
+    <message>
+        <source>Laying out {title} ({n} nodes)…</source>
+        <translation>正在布局 {title}（{n} 个节点）…</translation>
+    </message>
+    <message>
+        <source>Collapse {name}</source>
+        <translation>折叠 {name}</translation>
+    </message>
+    <message>
+        <source>Expand {name}</source>
+        <translation>展开 {name}</translation>
+    </message>
+    <message>
+        <source>Open {name}</source>
+        <translation>打开 {name}</translation>
+    </message>
+    <message>
+        <source>Open function body</source>
+        <translation>打开函数体</translation>
+    </message>
+    <message>
+        <source>Fit graph (F)</source>
+        <translation>适应窗口 (F)</translation>
+    </message>
+    <message>
+        <source>Expand all groups</source>
+        <translation>展开所有分组</translation>
+    </message>
+    <message>
+        <source>Collapse all groups</source>
+        <translation>折叠所有分组</translation>
+    </message>
+    <message>
+        <source>Back to enclosing graph (Esc)</source>
+        <translation>返回上层图 (Esc)</translation>
+    </message>
+    <message>
+        <source>function {name}</source>
+        <translation>函数 {name}</translation>
+    </message>
+</context>
+<context>
+    <name>GraphScene</name>
+    <message>
+        <source>  ({n} nodes)</source>
+        <translation>  （{n} 个节点）</translation>
+    </message>
+    <message>
+        <source>Double-click the title to collapse</source>
+        <translation>双击标题以折叠</translation>
+    </message>
+</context>
+<context>
     <name>Language</name>
     <message>
         <source>System Language</source>
@@ -49,6 +132,13 @@
     <message>
         <source>Language</source>
         <translation>语言</translation>
+    </message>
+</context>
+<context>
+    <name>LayoutJob</name>
+    <message>
+        <source>Layout failed</source>
+        <translation>布局失败</translation>
     </message>
 </context>
 <context>
@@ -228,6 +318,72 @@
     <message>
         <source>onnxstudio — explore, edit and step through ONNX models.</source>
         <translation>onnxstudio —— 浏览、编辑并逐步执行 ONNX 模型。</translation>
+    </message>
+</context>
+<context>
+    <name>Minimap</name>
+    <message>
+        <source>Overview: click or drag to move the view</source>
+        <translation>概览：单击或拖动以移动视图</translation>
+    </message>
+</context>
+<context>
+    <name>Navigation</name>
+    <message>
+        <source>main graph</source>
+        <translation>主图</translation>
+    </message>
+    <message>
+        <source>body</source>
+        <translation>子图</translation>
+    </message>
+</context>
+<context>
+    <name>Search</name>
+    <message>
+        <source>node</source>
+        <translation>节点</translation>
+    </message>
+    <message>
+        <source>value</source>
+        <translation>值</translation>
+    </message>
+    <message>
+        <source>initializer</source>
+        <translation>初始化器</translation>
+    </message>
+    <message>
+        <source>function {name}</source>
+        <translation>函数 {name}</translation>
+    </message>
+    <message>
+        <source>main graph</source>
+        <translation>主图</translation>
+    </message>
+    <message>
+        <source>body</source>
+        <translation>子图</translation>
+    </message>
+</context>
+<context>
+    <name>SearchPanel</name>
+    <message>
+        <source>Search nodes, ops, values, initializers…</source>
+        <translation>搜索节点、算子、值、初始化器…</translation>
+    </message>
+    <message>
+        <source>{text}
+{kind} in {where}</source>
+        <translation>{text}
+{where}中的{kind}</translation>
+    </message>
+    <message>
+        <source>{n}+ matches</source>
+        <translation>{n}+ 个匹配</translation>
+    </message>
+    <message>
+        <source>{n} matches</source>
+        <translation>{n} 个匹配</translation>
     </message>
 </context>
 </TS>

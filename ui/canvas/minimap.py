@@ -24,7 +24,7 @@ class Minimap(QWidget):
         self._scene_rect = QRectF()
         self.setFixedSize(200, 150)
         self.setCursor(Qt.PointingHandCursor)
-        self.setToolTip("Overview: click or drag to move the view")
+        self.setToolTip(self.tr("Overview: click or drag to move the view"))
         view.viewport_changed.connect(self._follow)
 
     def rebuild(self) -> None:

@@ -8,7 +8,7 @@ from __future__ import annotations
 
 from typing import Callable, Optional
 
-from PySide6.QtCore import QRectF
+from PySide6.QtCore import QCoreApplication, QRectF
 from PySide6.QtWidgets import QGraphicsScene
 
 from ..theme import LIGHT, Theme, op_family
@@ -79,11 +79,11 @@ class GraphScene(QGraphicsScene):
         self.layout_result = layout_result
         for path, box in layout_result.groups.items():
             info = view_model.groups.get(path)
-            count = f"  ({info.node_count} nodes)" if info is not None else ""
+            count = (self.tr("  ({n} nodes)").format(n=info.node_count) if info is not None else "")
             # Nested frames sit inside their parent's: the last name is enough.
             frame = GroupFrame(_group_key(path), QRectF(box.x, box.y, box.width, box.height),
                                path[-1] + count, depth=len(path))
-            frame.setToolTip("/".join(path) + "\nDouble-click the title to collapse")
+            frame.setToolTip("/".join(path) + "\n" + self.tr("Double-click the title to collapse"))
             frame.path = path
             self.addItem(frame)
             self.addItem(GroupTitle(frame))
@@ -210,11 +210,11 @@ def _tooltip(vnode, inferred) -> str:
     if vnode.kind == "op" and vnode.node is not None:
         node = vnode.node
         domain = f"{node.domain}." if node.domain else ""
-        name = node.name or "(unnamed)"
+        name = node.name or QCoreApplication.translate("Canvas", "(unnamed)")
         return f"{name}\n{domain}{node.op_type}"
     if vnode.value is not None:
         text = value_type_text(vnode.value, inferred)
         return f"{vnode.value.name}\n{text}" if text else vnode.value.name
     if vnode.group is not None:
-        return "/".join(vnode.group) + "\nDouble-click to expand"
+        return "/".join(vnode.group) + "\n" + QCoreApplication.translate("Canvas", "Double-click to expand")
     return vnode.label.title
