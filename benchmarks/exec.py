@@ -131,6 +131,30 @@ def _decoder_rows(budget: float) -> None:
               "ratios are time ratios)")
 
 
+def _step_row() -> None:
+    """What one Step (F10) costs on a 10k-node graph, beyond the node's own compute."""
+    import time
+
+    import onnx
+
+    import synthetic_model
+    from onnxstudio import core
+    from onnxstudio.core.exec import Session
+    with tempfile.TemporaryDirectory() as tmp:
+        path = pathlib.Path(tmp) / "big.onnx"
+        onnx.save(synthetic_model.build(10_000, hidden=16), path)
+        s = Session(core.load(path), keep=True)
+        s.start({"input_embeddings": np.random.default_rng(0).random((1, 8, 16), dtype=np.float32)})
+        times = []
+        while not s.done:
+            t = time.perf_counter()
+            s.step()
+            times.append(time.perf_counter() - t)
+    times = np.array(times) * 1e3
+    print(f"step on a {len(times)}-node model (keep=True, tiny tensors): median {np.median(times):.3f} ms, "
+          f"99th percentile {np.percentile(times, 99):.3f} ms, slowest {times.max():.1f} ms")
+
+
 def main(argv: list[str]) -> int:
     from onnxstudio.core.exec.threads import blas_core, blas_threads
 
@@ -151,6 +175,7 @@ def main(argv: list[str]) -> int:
         _row(d.name, c.measure(budget), c.failure)
     if not argv:
         _decoder_rows(budget)
+        _step_row()
     print(f"load average at the end {os.getloadavg()[0]:.1f}")
     return 0
 
