@@ -48,6 +48,7 @@ class MainWindow(QMainWindow):
         self.graph = GraphPanel(self, theme)
         self.setCentralWidget(self.graph)
         self.properties = PropertiesPanel()
+        self.graph.menu_extenders.append(self.properties.extend_canvas_menu)   # "Make graph output"
         self.search = SearchPanel()
         self.properties_dock = self._dock("Properties", self.properties, Qt.RightDockWidgetArea)
         self.search_dock = self._dock("Search", self.search, Qt.LeftDockWidgetArea)

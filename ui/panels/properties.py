@@ -7,7 +7,7 @@ when clicked, so the main window can select them on the canvas.
 """
 from __future__ import annotations
 
-from PySide6.QtCore import QUrl, Signal
+from PySide6.QtCore import QT_TRANSLATE_NOOP, QUrl, Signal
 from PySide6.QtGui import QDesktopServices
 from PySide6.QtWidgets import QScrollArea, QSplitter, QTextBrowser, QVBoxLayout, QWidget
 from PySide6.QtCore import Qt
@@ -21,7 +21,11 @@ MAX_LIST = 200          # consumers listed before "… and N more"
 MAX_ATTR_ITEMS = 64     # list attribute items shown before "… (N items)"
 ATTR_TYPE_NAMES = {1: "float", 2: "int", 3: "string", 4: "tensor", 5: "graph", 6: "floats",
                    7: "ints", 8: "strings", 9: "tensors", 10: "graphs", 11: "sparse tensor",
-                   12: "sparse tensors", 13: "type", 14: "types"}
+                   12: "sparse tensors", 13: "type", 14: "types"}   # the spec's names: not translated
+STAT_NAMES = {"min": QT_TRANSLATE_NOOP("PropertiesPanel", "min"),
+              "max": QT_TRANSLATE_NOOP("PropertiesPanel", "max"),
+              "mean": QT_TRANSLATE_NOOP("PropertiesPanel", "mean"),
+              "std": QT_TRANSLATE_NOOP("PropertiesPanel", "std")}
 
 
 class PropertiesPanel(QWidget):
@@ -134,8 +138,8 @@ class PropertiesPanel(QWidget):
 
     def _value_row(self, value) -> tuple[str, str]:
         if value is None:
-            return ("", "<span class='muted'>(omitted)</span>")
-        kind = " · initializer" if value.is_initializer else ""
+            return ("", "<span class='muted'>" + self.tr("(omitted)") + "</span>")
+        kind = self.tr(" · initializer") if value.is_initializer else ""
         return (self._link(value, value.name), esc(value_type_text(value, self.inferred)) + kind)
 
     def _value_list(self, values) -> str:
@@ -153,25 +157,27 @@ class PropertiesPanel(QWidget):
         self._links.clear()
         m = self.model
         if m is None:
-            return self._render("<p class='muted'>No model open.</p>")
+            return self._render("<p class='muted'>" + esc(self.tr("No model open.")) + "</p>")
         graph = m.graph
-        rows = [("file", esc(m.path) if m.path else "—"), ("IR version", m.ir_version),
-                ("opsets", esc(", ".join(f"{d or 'ai.onnx'} {v}" for d, v in m.opset_imports.items()))),
-                ("producer", esc(f"{m.producer_name} {m.producer_version}".strip() or "—")),
-                ("domain", esc(m.domain or "—")), ("model version", m.model_version),
-                ("graph", esc(graph.name or "—")), ("nodes", len(graph.nodes)),
-                ("initializers", len(graph.initializers)),
-                ("training info", "present" if m.training_info else "none")]
-        body = f"<h2>Model</h2>{table(rows)}"
+        tr = self.tr
+        rows = [(tr("file"), esc(m.path) if m.path else "—"), (tr("IR version"), m.ir_version),
+                (tr("opsets"), esc(", ".join(f"{d or 'ai.onnx'} {v}" for d, v in m.opset_imports.items()))),
+                (tr("producer"), esc(f"{m.producer_name} {m.producer_version}".strip() or "—")),
+                (tr("domain"), esc(m.domain or "—")), (tr("model version"), m.model_version),
+                (tr("graph"), esc(graph.name or "—")), (tr("nodes"), len(graph.nodes)),
+                (tr("initializers"), len(graph.initializers)),
+                (tr("training info"), tr("present") if m.training_info else tr("none"))]
+        body = f"<h2>{esc(tr('Model'))}</h2>{table(rows)}"
         if m.doc_string:
-            body += section("Documentation", f"<pre style='white-space: pre-wrap'>{esc(m.doc_string)}</pre>")
+            body += section(tr("Documentation"), f"<pre style='white-space: pre-wrap'>{esc(m.doc_string)}</pre>")
         if m.metadata_props:
-            body += section("Metadata", table((esc(k), esc(v)) for k, v in m.metadata_props.items()))
-        body += section("Inputs", self._value_list(graph.inputs))
-        body += section("Outputs", self._value_list(graph.outputs))
+            body += section(tr("Metadata"), table((esc(k), esc(v)) for k, v in m.metadata_props.items()))
+        body += section(tr("Inputs"), self._value_list(graph.inputs))
+        body += section(tr("Outputs"), self._value_list(graph.outputs))
         if m.functions:
-            body += section("Functions", table(
-                (esc(f"{d}::{n}" + (f":{o}" if o else "")), self._link(f.graph, f"{len(f.graph.nodes)} nodes"))
+            body += section(tr("Functions"), table(
+                (esc(f"{d}::{n}" + (f":{o}" if o else "")),
+                 self._link(f.graph, tr("{n} nodes").format(n=len(f.graph.nodes))))
                 for (d, n, o), f in m.functions.items()))
         self._render(body)
 
@@ -186,6 +192,22 @@ class PropertiesPanel(QWidget):
             self._set_editor(editor)
         else:
             self._set_editor(None)
+
+    def extend_canvas_menu(self, item, menu) -> None:
+        """Canvas context menu: "Make Graph Output" on an edge or a node's outputs."""
+        if self.qdoc is None:
+            return
+        ref = getattr(item, "ref", None)
+        values = []
+        if getattr(ref, "node", None) is not None:
+            values = [v for v in ref.node.outputs if v is not None]
+        elif getattr(ref, "value", None) is not None:
+            values = [ref.value]
+        from ...core.edits import AddGraphOutput, graph_path
+        for value in values:
+            if value.graph is not None and not value.is_graph_output:
+                menu.addAction(self.tr("Make {name} a Graph Output").format(name=value.name),
+                               lambda v=value: self.qdoc.apply(AddGraphOutput(v.name, graph=graph_path(v.graph))))
 
     def _set_editor(self, editor) -> None:
         """Put `editor` (a form widget, or None) under the summary."""
@@ -211,22 +233,22 @@ class PropertiesPanel(QWidget):
         self._links.clear()
         url = operator_url(node.op_type, node.domain)
         title = f"<a href='{url}'>{esc(node.op_type)}</a>" if url else esc(node.op_type)
-        rows = [("name", esc(node.name or "(unnamed)")), ("domain", esc(node.domain or "ai.onnx")),
-                ("location", esc(node.path))]
+        rows = [(self.tr("name"), esc(node.name or self.tr("(unnamed)"))),
+                (self.tr("domain"), esc(node.domain or "ai.onnx")), (self.tr("location"), esc(node.path))]
         if self.model is not None and (node.domain, node.op_type, node.overload) in self.model.functions:
             function = self.model.functions[(node.domain, node.op_type, node.overload)]
-            rows.append(("function", self._link(function.graph, "open body")))
+            rows.append((self.tr("function"), self._link(function.graph, self.tr("open body"))))
         body = f"<h2>{title}</h2>{table(rows)}"
-        body += section("Inputs", self._value_list(node.inputs))
-        body += section("Outputs", self._value_list(node.outputs))
+        body += section(self.tr("Inputs"), self._value_list(node.inputs))
+        body += section(self.tr("Outputs"), self._value_list(node.outputs))
         if node.attributes:
             # Name over value, like inputs: long lists (tree ensembles carry
             # thousands of numbers) would squeeze a two-column table to slivers.
-            body += section("Attributes", "<br>".join(
+            body += section(self.tr("Attributes"), "<br>".join(
                 f"<b>{esc(a.name)}</b><br>&nbsp;&nbsp;{self._attr_text(a)}"
                 for a in node.attributes.values()))
         if node.doc_string:
-            body += section("Documentation", f"<pre style='white-space: pre-wrap'>{esc(node.doc_string)}</pre>")
+            body += section(self.tr("Documentation"), f"<pre style='white-space: pre-wrap'>{esc(node.doc_string)}</pre>")
         self._render(body)
 
     def _attr_text(self, attr) -> str:
@@ -235,15 +257,17 @@ class PropertiesPanel(QWidget):
             return f"→ {esc(attr.ref_attr_name)} <span class='muted'>{kind}</span>"
         value = attr.value
         if int(attr.type) == 5:
-            text = self._link(value, f"graph {value.name or ''} ({len(value.nodes)} nodes)")
+            text = self._link(value, self.tr("graph {name} ({n} nodes)").format(
+                name=value.name or "", n=len(value.nodes)).replace("  ", " "))
         elif int(attr.type) == 10:
-            text = ", ".join(self._link(g, g.name or f"graph {i}") for i, g in enumerate(value))
+            text = ", ".join(self._link(g, g.name or self.tr("graph {i}").format(i=i)) for i, g in enumerate(value))
         elif int(attr.type) == 4:
             text = esc(f"{value.dtype.name if hasattr(value.dtype, 'name') else value.dtype}"
                        f"{list(value.shape)}") + self._small_tensor(value)
         elif isinstance(value, (list, tuple)):
             shown = ", ".join(_short(v) for v in value[:MAX_ATTR_ITEMS])
-            more = f", … ({len(value)} items)" if len(value) > MAX_ATTR_ITEMS else ""
+            more = (self.tr(", … ({n} items)").format(n=len(value))
+                    if len(value) > MAX_ATTR_ITEMS else "")
             text = esc(f"[{shown}{more}]")
         else:
             text = esc(_short(value))
@@ -260,57 +284,63 @@ class PropertiesPanel(QWidget):
 
     def show_value(self, value) -> None:
         self.current = value
-        self._set_editor(None)
+        if self.qdoc is not None and value.graph is not None:
+            from .value_editor import ValueEditor
+            self._set_editor(ValueEditor(self.qdoc, value))
+        else:
+            self._set_editor(None)
         self._links.clear()
-        vtype = value_type_text(value, self.inferred) or "unknown"
+        vtype = value_type_text(value, self.inferred)
         declared = getattr(value, "type", None) is not None
-        rows = [("type", esc(vtype) + ("" if declared or vtype == "unknown"
-                                      else " <span class='muted'>(inferred)</span>"))]
+        rows = [(self.tr("type"), esc(vtype or self.tr("unknown"))
+                 + ("" if declared or not vtype
+                    else " <span class='muted'>" + esc(self.tr("(inferred)")) + "</span>"))]
         producer = value.producer
         if producer is not None:
-            rows.append(("producer", self._link(producer, producer.display_name)))
+            rows.append((self.tr("producer"), self._link(producer, producer.display_name)))
         elif value.is_graph_input:
-            rows.append(("producer", "graph input"))
+            rows.append((self.tr("producer"), self.tr("graph input")))
         uses = value.uses
         consumers = ", ".join(self._link(n, f"{n.display_name}[{i}]") for n, i in uses[:MAX_LIST])
         if len(uses) > MAX_LIST:
-            consumers += f" … and {len(uses) - MAX_LIST} more"
-        rows.append(("consumers", consumers or "—"))
+            consumers += self.tr(" … and {n} more").format(n=len(uses) - MAX_LIST)
+        rows.append((self.tr("consumers"), consumers or "—"))
         if value.is_graph_output:
-            rows.append(("graph output", "yes"))
+            rows.append((self.tr("graph output"), self.tr("yes")))
         tensor = value.const if value.is_initializer else None
-        title = "Initializer" if tensor is not None else "Value"
+        title = self.tr("Initializer") if tensor is not None else self.tr("Value")
         if tensor is None and producer is not None and producer.op_type == "Constant":
             # Exporters often store weights as Constant nodes: show them like initializers.
             attr = producer.attributes.get("value")
             if attr is not None and int(attr.type) == 4:
-                tensor, title = attr.value, "Constant"
+                tensor, title = attr.value, "Constant"     # the op's name
         body = f"<h2>{title} {esc(value.name)}</h2>{table(rows)}"
         if tensor is not None:
             body += self._initializer_section(tensor)
         if value.doc_string:
-            body += section("Documentation", f"<pre style='white-space: pre-wrap'>{esc(value.doc_string)}</pre>")
+            body += section(self.tr("Documentation"), f"<pre style='white-space: pre-wrap'>{esc(value.doc_string)}</pre>")
         self._render(body, tensor, value.name)
 
     def _initializer_section(self, tensor) -> str:
-        rows = [("dtype", esc(getattr(tensor.dtype, "name", tensor.dtype))),
-                ("shape", esc(list(tensor.shape))), ("size", human_bytes(tensor.nbytes))]
+        rows = [(self.tr("dtype"), esc(getattr(tensor.dtype, "name", tensor.dtype))),
+                (self.tr("shape"), esc(list(tensor.shape))), (self.tr("size"), human_bytes(tensor.nbytes))]
         if tensor.is_external:
-            rows.append(("stored in", esc(tensor.external_location)))
+            rows.append((self.tr("stored in"), esc(tensor.external_location)))
         try:
             stats = tensor_stats(tensor.numpy())
         except Exception as exc:   # noqa: BLE001 - e.g. external file missing
             stats = {}
-            rows.append(("data", esc(f"cannot be read: {exc}")))
-        rows.extend((k, f"{v:.6g}") for k, v in stats.items())
-        return section("Tensor", table(rows))
+            rows.append((self.tr("data"), esc(self.tr("cannot be read: {error}").format(error=exc))))
+        rows.extend((self.tr(STAT_NAMES.get(k, k)), f"{v:.6g}") for k, v in stats.items())
+        return section(self.tr("Tensor"), table(rows))
 
     def show_group(self, vnode) -> None:
         self._set_editor(None)
         self._links.clear()
         path = "/".join(vnode.group or ())
-        body = f"<h2>Group {esc(path)}</h2><p class='muted'>Double-click the box to expand it.</p>"
-        body += section("Contents", table((esc(k), esc(v)) for k, v in vnode.label.lines and
+        body = (f"<h2>{esc(self.tr('Group {path}').format(path=path))}</h2>"
+                f"<p class='muted'>{esc(self.tr('Double-click the box to expand it.'))}</p>")
+        body += section(self.tr("Contents"), table((esc(k), esc(v)) for k, v in vnode.label.lines and
                                           [(line, "") for line in vnode.label.lines] or []))
         self._render(body)
 

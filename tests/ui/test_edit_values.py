@@ -1,0 +1,123 @@
+"""Editing a value in the properties dock: element type by name, dims (ints,
+symbolic names, unknown; "-3" and "1.5" refused), rename (a used name
+refused), graph inputs/outputs reordered, removed and added (also from the
+canvas context menu), value_info declared; then undo, redo, save, reload."""
+from __future__ import annotations
+
+from types import SimpleNamespace
+
+from PySide6.QtCore import Qt
+from PySide6.QtWidgets import QMenu
+
+from edit_models import write_conv_model
+from viewer_helpers import open_model
+
+
+def _open(qtbot, window, tmp_path):
+    path = write_conv_model(tmp_path / "m.onnx")
+    open_model(qtbot, window, path)
+    qtbot.waitUntil(lambda: window.qdoc.ready, timeout=60_000)
+    return path
+
+
+def _type_into(qtbot, edit, text):
+    edit.setFocus()
+    edit.selectAll()
+    qtbot.keyClicks(edit, text)
+    qtbot.keyClick(edit, Qt.Key_Return)
+
+
+def _value_editor(window, name):
+    window.properties.show_value(window.model.graph.get_value(name))
+    return window.properties.editor
+
+
+def _pick(combo, text):
+    combo.setCurrentIndex(combo.findText(text))
+    combo.activated.emit(combo.currentIndex())
+
+
+def test_parse_dims_refuses_what_is_not_a_dim():
+    import pytest
+    from onnxstudio.ui.panels.value_editor import parse_dims
+    assert parse_dims("1, 3, batch, ?") == [1, 3, "batch", None]
+    assert parse_dims("") == []
+    for bad, words in (("-3", "negative"), ("1.5", "whole number"), ("'3'", "no quotes"),
+                       ("1,,2", "empty")):
+        with pytest.raises(ValueError, match=words):
+            parse_dims(bad)
+
+
+def test_value_type_name_and_graph_lists_undo_redo_save_reload(qtbot, window, tmp_path):
+    import onnx
+    path = _open(qtbot, window, tmp_path)
+    editor = _value_editor(window, "x")
+    _pick(editor.type_combo, "float16")
+    x = window.model.graph.get_value("x")
+    assert x.type.elem_type == 10
+    editor = window.properties.editor
+    _type_into(qtbot, editor.dims_edit, "N, 3, 8, ?")
+    assert list(x.type.shape) == ["N", 3, 8, None]
+    # a negative size and a fraction are refused at the field, the type stays
+    for bad in ("N, -3, 8, 8", "1.5, 3, 8, 8"):
+        editor = window.properties.editor
+        _type_into(qtbot, editor.dims_edit, bad)
+        assert list(x.type.shape) == ["N", 3, 8, None]
+        assert "not changed" in window.properties.editor.message.text()
+    # a name already used is refused; a fresh one renames everywhere
+    editor = window.properties.editor
+    _type_into(qtbot, editor.name_edit, "W")
+    assert x.name == "x" and "already used" in window.properties.editor.message.text()
+    _type_into(qtbot, window.properties.editor.name_edit, "image")
+    assert x.name == "image" and window.model.graph.nodes[0].inputs[0] is x
+    # make "r" a graph output from the canvas context menu, "c" from the panel
+    menu = QMenu()
+    r = window.model.graph.get_value("r")
+    window.properties.extend_canvas_menu(SimpleNamespace(ref=SimpleNamespace(node=None, value=r)), menu)
+    action = next(a for a in menu.actions() if "r a Graph Output" in a.text())
+    action.trigger()
+    assert [v.name for v in window.model.graph.outputs] == ["y", "s", "r"]
+    _value_editor(window, "c").output_button.click()
+    assert [v.name for v in window.model.graph.outputs] == ["y", "s", "r", "c"]
+    # reorder and remove outputs
+    _value_editor(window, "r").buttons["output_up"].click()
+    assert [v.name for v in window.model.graph.outputs] == ["y", "r", "s", "c"]
+    assert not _value_editor(window, "y").buttons["output_up"].isEnabled()
+    window.properties.editor.buttons["output_remove"].click()
+    assert [v.name for v in window.model.graph.outputs] == ["r", "s", "c"]
+    steps = len(window.document.steps)
+    window.edit_actions.undo()
+    assert [v.name for v in window.model.graph.outputs] == ["y", "r", "s", "c"]
+    window.edit_actions.redo()
+    assert [v.name for v in window.model.graph.outputs] == ["r", "s", "c"]
+    assert len(window.document.steps) == steps
+    assert window.edit_actions.files.save()
+    saved = onnx.load(path)
+    assert [i.name for i in saved.graph.input] == ["image"]
+    t = saved.graph.input[0].type.tensor_type
+    assert t.elem_type == onnx.TensorProto.FLOAT16
+    dims = [d.dim_param or (d.dim_value if d.HasField("dim_value") else None) for d in t.shape.dim]
+    assert dims == ["N", 3, 8, None]
+    assert [o.name for o in saved.graph.output] == ["r", "s", "c"]
+    assert saved.graph.node[0].input[0] == "image"
+
+
+def test_declare_value_info_and_remove_it(qtbot, window, tmp_path):
+    import onnx
+    path = _open(qtbot, window, tmp_path)
+    editor = _value_editor(window, "c")
+    assert editor.type_combo is None
+    editor.declare()
+    c = window.model.graph.get_value("c")
+    assert any(v is c for v in window.model.graph.value_info)
+    assert c.type.elem_type == 1 and list(c.type.shape) == [1, 4, 8, 8]
+    editor = window.properties.editor
+    _type_into(qtbot, editor.dims_edit, "1, 4, H, W")
+    assert list(c.type.shape) == [1, 4, "H", "W"]
+    window.edit_actions.undo()
+    assert list(c.type.shape) == [1, 4, 8, 8]
+    window.edit_actions.redo()
+    assert window.edit_actions.files.save()
+    saved = onnx.load(path)
+    vi = {v.name: v for v in saved.graph.value_info}
+    assert [d.dim_param or d.dim_value for d in vi["c"].type.tensor_type.shape.dim] == [1, 4, "H", "W"]

@@ -1,0 +1,263 @@
+"""The editable form of one value: its name, its declared type (element type
+picked by name, dims typed as ints, symbolic names or `?`), whether it is a
+graph input or output and where in that list, and its value_info entry.
+
+Every change is an Edit pushed through `qdoc.apply`; an entry that does not
+fit (a negative dim, "1.5", a name already used) is refused at the field
+with a message and the model is left as it was.
+"""
+from __future__ import annotations
+
+import re
+
+from PySide6.QtCore import Signal
+from PySide6.QtWidgets import (QCheckBox, QComboBox, QFormLayout, QHBoxLayout, QLabel, QLineEdit,
+                               QPushButton, QVBoxLayout, QWidget)
+
+from ...core.edits import (AddGraphOutput, AddValueInfo, MoveGraphInput, MoveGraphOutput,
+                           RemoveGraphInput, RemoveGraphOutput, RemoveValueInfo, RenameValue,
+                           SetValueType, graph_path)
+from ...core.ir.dtypes import DataType, type_name
+
+_INT = re.compile(r"\d+\Z")
+_SIGNED = re.compile(r"[+-]\d+\Z")
+_NUMBER = re.compile(r"[+-]?(\d+\.\d*|\.\d+|\d+)([eE][+-]?\d+)?\Z")
+
+
+def parse_dims(text: str) -> list:
+    """'1, 3, batch, ?' -> [1, 3, 'batch', None]. A dim is a size (a whole
+    number, never negative), a symbolic name, or `?` (unknown); ValueError
+    naming the dim otherwise. An empty text is a scalar (rank 0)."""
+    text = text.strip()
+    if text.startswith("[") and text.endswith("]"):
+        text = text[1:-1].strip()
+    if not text:
+        return []
+    dims = []
+    for i, part in enumerate(p.strip() for p in text.split(",")):
+        if part == "?":
+            dims.append(None)
+        elif not part:
+            raise ValueError(f"dim {i} is empty; write ? for an unknown size")
+        elif _INT.match(part):
+            dims.append(int(part))
+        elif _SIGNED.match(part):
+            if int(part) < 0:
+                raise ValueError(f"dim {i} is {part}: a size cannot be negative (use ? or a name)")
+            dims.append(int(part))
+        elif _NUMBER.match(part):
+            raise ValueError(f"dim {i} is {part}: a size is a whole number")
+        elif part[0] in "'\"" or any(c in part for c in " ,[]"):
+            raise ValueError(f"dim {i} is {part!r}: write a size, a name (no quotes or spaces) or ?")
+        else:
+            dims.append(part)
+    return dims
+
+
+def format_dims(shape) -> str:
+    return ", ".join("?" if d is None else str(d) for d in shape or ())
+
+
+def elem_type_combo() -> QComboBox:
+    """Element types by name ("float", "int64"), the DataType number as data."""
+    combo = QComboBox()
+    for dt in DataType:
+        if dt != DataType.UNDEFINED:
+            combo.addItem(type_name(int(dt)), int(dt))
+    return combo
+
+
+def select_elem_type(combo: QComboBox, code: int) -> None:
+    i = combo.findData(int(code))
+    if i < 0:
+        combo.addItem(type_name(int(code)), int(code))
+        i = combo.count() - 1
+    combo.setCurrentIndex(i)
+
+
+class ValueEditor(QWidget):
+    navigate = Signal(object)
+
+    def __init__(self, qdoc, value, parent=None):
+        super().__init__(parent)
+        self.qdoc = qdoc
+        self.value = value
+        self.message = QLabel("")
+        self.message.setWordWrap(True)
+        self.message.setStyleSheet("color: #c0392b;")
+        layout = QVBoxLayout(self)
+        layout.setContentsMargins(0, 0, 0, 0)
+        self.form = QFormLayout()
+        self.form.setFieldGrowthPolicy(QFormLayout.AllNonFixedFieldsGrow)
+        layout.addWidget(self.message)
+        layout.addLayout(self.form)
+        layout.addStretch(1)
+        self._build()
+
+    # -- state --------------------------------------------------------------------------
+
+    @property
+    def graph(self):
+        return self.value.graph
+
+    @property
+    def gpath(self):
+        return graph_path(self.value.graph)
+
+    def declared_in(self) -> str:
+        """Where the value's type is declared: input, output, value_info or ''."""
+        v, g = self.value, self.value.graph
+        if v.is_graph_input:
+            return "input"
+        if v.is_graph_output:
+            return "output"
+        if any(x is v for x in g.value_info):
+            return "value_info"
+        return ""
+
+    def shape(self) -> tuple:
+        """What the form's layout depends on (rebuilt when it changes)."""
+        v = self.value
+        return (self.declared_in(), v.is_graph_input, v.is_graph_output, v.is_initializer,
+                getattr(v.type, "shape", None) is None)
+
+    # -- building -----------------------------------------------------------------------
+
+    def _build(self) -> None:
+        v = self.value
+        self.form.addRow(QLabel(self.tr("<b>Value</b>")))
+        self.name_edit = QLineEdit(v.name)
+        self.name_edit.editingFinished.connect(self._rename)
+        self.form.addRow(self.tr("name"), self.name_edit)
+        self.type_combo = None
+        self.dims_edit = None
+        self.unknown_rank = None
+        self.buttons: dict[str, QPushButton] = {}     # "output_up", "input_remove", ...
+        where = self.declared_in()
+        if where and getattr(v.type, "elem_type", None) is not None:
+            self.type_combo = elem_type_combo()
+            select_elem_type(self.type_combo, v.type.elem_type or int(DataType.FLOAT))
+            self.type_combo.activated.connect(lambda _i: self._set_type())
+            self.form.addRow(self.tr("element type"), self.type_combo)
+            self.dims_edit = QLineEdit(format_dims(v.type.shape))
+            self.dims_edit.setPlaceholderText(self.tr("scalar"))
+            self.dims_edit.setToolTip(self.tr("Sizes, symbolic names or ? (unknown), comma separated"))
+            self.dims_edit.editingFinished.connect(self._set_type)
+            self.unknown_rank = QCheckBox(self.tr("rank unknown"))
+            self.unknown_rank.setChecked(v.type.shape is None)
+            self.dims_edit.setEnabled(v.type.shape is not None)
+            self.unknown_rank.toggled.connect(lambda _c: self._set_type())
+            dims_row = QHBoxLayout()
+            dims_row.addWidget(self.dims_edit, 1)
+            dims_row.addWidget(self.unknown_rank)
+            self.form.addRow(self.tr("dims"), dims_row)
+        elif not v.is_initializer:
+            declare = QPushButton(self.tr("Declare type (value_info)"))
+            declare.clicked.connect(self.declare)
+            self.form.addRow(self.tr("type"), declare)
+        self.form.addRow(QLabel(self.tr("<b>Graph</b>")))
+        if v.is_graph_input:
+            self._list_row("input", self.tr("graph input"), self.graph.inputs, MoveGraphInput, RemoveGraphInput)
+        if v.is_graph_output:
+            self._list_row("output", self.tr("graph output"), self.graph.outputs, MoveGraphOutput,
+                           RemoveGraphOutput)
+        else:
+            self.output_button = QPushButton(self.tr("Make graph output"))
+            self.output_button.clicked.connect(self.make_output)
+            self.form.addRow("", self.output_button)
+        if where == "value_info":
+            remove = QPushButton(self.tr("Remove value_info entry"))
+            remove.clicked.connect(lambda: self._apply(RemoveValueInfo(self.value.name, self.gpath)))
+            self.form.addRow("", remove)
+
+    def _list_row(self, kind: str, label: str, items, move, remove) -> None:
+        index = next(i for i, x in enumerate(items) if x is self.value)
+        row = QHBoxLayout()
+        row.addWidget(QLabel(self.tr("{i} of {n}").format(i=index, n=len(items))), 1)
+        for text, delta, tip, key in (("↑", -1, self.tr("Move up"), "up"), ("↓", 1, self.tr("Move down"), "down")):
+            button = QPushButton(text)
+            button.setToolTip(tip)
+            button.setEnabled(0 <= index + delta < len(items))
+            button.clicked.connect(lambda _=False, d=delta: self._move(items, move, d))
+            row.addWidget(button)
+            self.buttons[f"{kind}_{key}"] = button
+        drop = QPushButton(self.tr("Remove"))
+        drop.clicked.connect(lambda: self._apply(remove(self.value.name, self.gpath)))
+        row.addWidget(drop)
+        self.buttons[f"{kind}_remove"] = drop
+        self.form.addRow(label, row)
+
+    # -- keeping in step ---------------------------------------------------------------------
+
+    def sync(self) -> None:
+        v = self.value
+        if not self.name_edit.hasFocus():
+            self.name_edit.setText(v.name)
+        if self.type_combo is not None and v.type is not None:
+            select_elem_type(self.type_combo, v.type.elem_type or int(DataType.FLOAT))
+            if not self.dims_edit.hasFocus():
+                self.dims_edit.setText(format_dims(v.type.shape))
+
+    # -- edits ---------------------------------------------------------------------------------
+
+    def _apply(self, edit) -> bool:
+        ok = self.qdoc.apply(edit)
+        if ok:
+            self.message.setText("")
+        return ok
+
+    def _refuse(self, message: str) -> None:
+        self.message.setText(self.tr("{name}: {message} — not changed.").format(
+            name=self.value.name, message=message))
+
+    def _rename(self) -> None:
+        new = self.name_edit.text().strip()
+        old = self.value.name
+        if new == old:
+            return
+        if not new:
+            self._refuse(self.tr("a value needs a name"))
+        elif new in self.graph._all_names() or self.graph.lookup(new) is not None:
+            self._refuse(self.tr("the name {new} is already used").format(new=repr(new)))
+        elif self._apply(RenameValue(old, new, self.gpath)):
+            return
+        self.name_edit.setText(old)
+
+    def _set_type(self) -> None:
+        if self.type_combo is None:
+            return
+        elem = int(self.type_combo.currentData())
+        unknown = self.unknown_rank.isChecked()
+        self.dims_edit.setEnabled(not unknown)
+        if unknown:
+            shape = None
+        else:
+            try:
+                shape = parse_dims(self.dims_edit.text())
+            except ValueError as e:
+                self._refuse(str(e))
+                return
+        vtype = self.value.type
+        if vtype is not None and vtype.elem_type == elem and \
+                (None if vtype.shape is None else list(vtype.shape)) == shape:
+            return
+        if not self._apply(SetValueType(self.value.name, elem, shape, self.gpath)):
+            self.sync()
+
+    def declare(self) -> None:
+        """Add a value_info entry, typed as inference found it (when it did)."""
+        found = self.qdoc.type_of(self.value)
+        elem = getattr(found, "elem_type", None) or None
+        shape = getattr(found, "shape", None)
+        self._apply(AddValueInfo(self.value.name, elem, None if shape is None else list(shape),
+                                 graph=self.gpath))
+
+    def make_output(self) -> None:
+        self._apply(AddGraphOutput(self.value.name, graph=self.gpath))
+
+    def _move(self, items, move, delta: int) -> None:
+        index = next(i for i, x in enumerate(items) if x is self.value)
+        self._apply(move(self.value.name, index + delta, self.gpath))
+
+
+__all__ = ["ValueEditor", "parse_dims", "format_dims", "elem_type_combo", "select_elem_type"]
