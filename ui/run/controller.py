@@ -18,7 +18,8 @@ from typing import Callable, Optional
 
 from PySide6.QtCore import QObject, QThread, Signal
 
-from onnxstudio.core.exec.debug import DebugRun, StepEvent
+# core.exec.debug loads the executor (every kernel): imported when a model is
+# opened, not while the window is built.
 
 PROGRESS_MS = 40
 
@@ -72,7 +73,7 @@ class RunController(QObject):
     def __init__(self, parent=None):
         super().__init__(parent)
         self.qdoc = None
-        self.debug: Optional[DebugRun] = None
+        self._debug = None                # core.exec.debug.DebugRun of the open document
         self.job: Optional[RunJob] = None
         self.feeds_source: Optional[Callable[[], dict]] = None   # made in the worker: files, images
         self.report = None                # last comparison (onnxruntime or our own runs)
@@ -81,7 +82,7 @@ class RunController(QObject):
         self.other_values: dict = {}              # the compared-with side of the last comparison
         self.invalidated: set = set()             # names the last edit dropped
         self.last_error = ""
-        self.last_event: Optional[StepEvent] = None
+        self.last_event = None                    # core.exec.debug.StepEvent where the last step ended
         self.ran_feeds: dict = {}
 
     # -- document -------------------------------------------------------------------------
@@ -94,7 +95,9 @@ class RunController(QObject):
             except (RuntimeError, TypeError):
                 pass
         self.qdoc = qdoc
-        self.debug = DebugRun(qdoc.document.model) if qdoc is not None else None
+        self._debug = None              # made on first use (see `debug`)
+        if qdoc is not None:
+            _preload_executor()
         self.report = None
         self.reference = None
         self.other_values = {}
@@ -105,11 +108,24 @@ class RunController(QObject):
         self.updated.emit()
 
     @property
+    def debug(self):
+        """The document's DebugRun, made on first use (None without a document)."""
+        if self._debug is None and self.qdoc is not None:
+            from onnxstudio.core.exec.debug import DebugRun
+            self._debug = DebugRun(self.qdoc.document.model)
+        return self._debug
+
+    @property
+    def debug_if_any(self):
+        """The DebugRun if one was made (drawing and lookups never make one)."""
+        return self._debug
+
+    @property
     def model(self):
         return self.qdoc.document.model if self.qdoc is not None else None
 
     def _document_changed(self, event) -> None:
-        if self.debug is None or event.kind == "saved":
+        if self._debug is None or event.kind == "saved":
             return
         if self.running:
             self.cancel(wait=True)
@@ -178,8 +194,8 @@ class RunController(QObject):
         job = self.job
         if job is None:
             return
-        if self.debug is not None:
-            self.debug.cancel()
+        if self._debug is not None:
+            self._debug.cancel()
         if wait:
             job.wait(30000)
             self._end(job)
@@ -256,12 +272,14 @@ class RunController(QObject):
         return self._start(f"Running to {node.display_name}…", work, self._stepped)
 
     def restart(self) -> bool:
+        from onnxstudio.core.exec.debug import StepEvent
+
         def work(job):
             self.debug.start(self._feeds())
             return StepEvent(None, reason="start")
         return self._start("Starting…", work, self._stepped)
 
-    def _stepped(self, event: StepEvent) -> None:
+    def _stepped(self, event) -> None:
         self.last_event = event
         d = self.debug
         if event.reason == "done" or d.done:
@@ -353,3 +371,16 @@ class RunController(QObject):
             self.message.emit("info", f"Compared with {kind}: first divergent node "
                                       f"{first.node.display_name} (rel. error {first.rel:.3g})")
         self.report_ready.emit(report)
+
+
+def _preload_executor() -> None:
+    """Import the executor (~0.2 s: every kernel) in a background thread, so
+    the first Run or Step does not pay for it on the UI thread."""
+    import sys
+    import threading
+    if "onnxstudio.core.exec.debug" in sys.modules:
+        return
+
+    def load():
+        import onnxstudio.core.exec.debug  # noqa: F401
+    threading.Thread(target=load, name="preload-executor", daemon=True).start()

@@ -132,7 +132,7 @@ class RunUI:
 
     def _extend_menu(self, item, menu) -> None:
         node = _node_of(item)
-        if node is None or self.controller.debug is None:
+        if node is None or self.controller.qdoc is None:
             return
         menu.addAction(f"Run to {node.display_name}", lambda: self.controller.run_to(node))
         on = node in self.controller.debug.breakpoints
@@ -259,11 +259,10 @@ class RunUI:
         self.window.statusBar().showMessage(text, 10000)
 
     def _updated(self) -> None:
-        debug = self.controller.debug
-        self.breakpoint_action.setEnabled(debug is not None)
+        self.breakpoint_action.setEnabled(self.controller.qdoc is not None)
 
     def _stopped(self, event) -> None:
-        debug = self.controller.debug
+        debug = self.controller.debug_if_any
         node = debug.current if debug is not None and debug.current is not None else event.node
         if node is None:
             return
@@ -316,13 +315,14 @@ class RunUI:
 
     def _selection(self, ref) -> None:
         value = getattr(ref, "value", None)
-        if value is None or self.controller.debug is None:
-            return
-        if self.controller.debug.value_of(value) is not None or value.const is not None:
+        debug = self.controller.debug_if_any
+        if value is None or self.controller.qdoc is None or not self.inspector_dock.isVisible():
+            return          # selecting follows in an open inspector; it never pops one up
+        if (debug is not None and debug.value_of(value) is not None) or value.const is not None:
             self.inspect(value, raise_dock=False)
 
     def inspect(self, value, raise_dock: bool = True) -> bool:
-        debug = self.controller.debug
+        debug = self.controller.debug_if_any
         array = debug.value_of(value) if debug is not None else None
         where = ""
         if array is None and value.const is not None:

@@ -183,7 +183,7 @@ class RunOverlay:
 
     def refresh(self) -> None:
         self.clear()
-        debug = self.controller.debug
+        debug = self.controller.debug_if_any
         scene = self.panel.scene
         vm = scene.view_model
         if debug is None or vm is None or not self.panel.levels:
@@ -276,7 +276,7 @@ class RunOverlay:
 
     def current_item(self):
         """The node box of the current node, when it is on this level."""
-        debug = self.controller.debug
+        debug = self.controller.debug_if_any
         if debug is None or debug.current is None:
             return None
         return self.panel.scene.item_for_node(debug.current)
