@@ -153,7 +153,11 @@ class PropertiesPanel(QWidget):
 
     def show_model(self) -> None:
         self.current = None
-        self._set_editor(None)
+        if self.qdoc is not None and self.model is not None:
+            from .model_editor import ModelEditor
+            self._set_editor(ModelEditor(self.qdoc))
+        else:
+            self._set_editor(None)
         self._links.clear()
         m = self.model
         if m is None:
