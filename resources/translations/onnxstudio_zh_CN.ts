@@ -2,10 +2,91 @@
 <!DOCTYPE TS>
 <TS version="2.1" language="zh_CN" sourcelanguage="en">
 <context>
+    <name></name>
+    <message>
+        <source>{n} elements (not numbers)</source>
+        <translation>{n} 个元素（非数值）</translation>
+    </message>
+    <message>
+        <source>empty</source>
+        <translation>空</translation>
+    </message>
+    <message>
+        <source>min</source>
+        <translation>最小值</translation>
+    </message>
+    <message>
+        <source>max</source>
+        <translation>最大值</translation>
+    </message>
+    <message>
+        <source>mean</source>
+        <translation>平均值</translation>
+    </message>
+    <message>
+        <source>std</source>
+        <translation>标准差</translation>
+    </message>
+    <message>
+        <source>no NaN/Inf</source>
+        <translation>无 NaN/Inf</translation>
+    </message>
+    <message>
+        <source>({n} elements)</source>
+        <translation>（{n} 个元素）</translation>
+    </message>
+</context>
+<context>
+    <name>AttrEditors</name>
+    <message>
+        <source>expected a whole number, got {text}</source>
+        <translation>应为整数，得到的是 {text}</translation>
+    </message>
+    <message>
+        <source>expected a number, got {text}</source>
+        <translation>应为数字，得到的是 {text}</translation>
+    </message>
+    <message>
+        <source>cannot read {text} as a list</source>
+        <translation>无法将 {text} 读取为列表</translation>
+    </message>
+    <message>
+        <source>expected a list, got {text}</source>
+        <translation>应为列表，得到的是 {text}</translation>
+    </message>
+    <message>
+        <source>item {i}: {problem}</source>
+        <translation>第 {i} 项：{problem}</translation>
+    </message>
+    <message>
+        <source>unknown ({code})</source>
+        <translation>未知 ({code})</translation>
+    </message>
+    <message>
+        <source>graph ({n} nodes)</source>
+        <translation>图（{n} 个节点）</translation>
+    </message>
+    <message>
+        <source>{n} graphs</source>
+        <translation>{n} 个图</translation>
+    </message>
+</context>
+<context>
     <name>Breadcrumbs</name>
     <message>
         <source>Go back to this level (Esc goes up one)</source>
         <translation>返回到这一层（Esc 返回上一层）</translation>
+    </message>
+</context>
+<context>
+    <name>ButtonAttrEditor</name>
+    <message>
+        <source>Edit tensor…</source>
+        <translation>编辑张量…</translation>
+    </message>
+    <message>
+        <source>Open body</source>
+        <translation>打开子图</translation>
     </message>
 </context>
 <context>
@@ -17,6 +98,77 @@
     <message>
         <source>Double-click to expand</source>
         <translation>双击以展开</translation>
+    </message>
+</context>
+<context>
+    <name>CompareView</name>
+    <message>
+        <source>Compare with onnxruntime</source>
+        <translation>与 onnxruntime 对比</translation>
+    </message>
+    <message>
+        <source>Keep run as reference</source>
+        <translation>保留本次运行作为参考</translation>
+    </message>
+    <message>
+        <source>Compare with reference</source>
+        <translation>与参考运行对比</translation>
+    </message>
+    <message>
+        <source>Go to first divergence</source>
+        <translation>转到第一个分歧处</translation>
+    </message>
+    <message>
+        <source>No comparison yet</source>
+        <translation>尚无对比</translation>
+    </message>
+    <message>
+        <source>Node</source>
+        <translation>节点</translation>
+    </message>
+    <message>
+        <source>Op</source>
+        <translation>算子</translation>
+    </message>
+    <message>
+        <source>Max abs</source>
+        <translation>最大绝对误差</translation>
+    </message>
+    <message>
+        <source>Rel</source>
+        <translation>相对误差</translation>
+    </message>
+    <message>
+        <source>the reference run</source>
+        <translation>参考运行</translation>
+    </message>
+    <message>
+        <source>Against &lt;b&gt;{who}&lt;/b&gt;: {ok} of {n} nodes agree.</source>
+        <translation>与 &lt;b&gt;{who}&lt;/b&gt; 对比：{n} 个节点中有 {ok} 个一致。</translation>
+    </message>
+    <message>
+        <source>First divergence: &lt;b&gt;{node}&lt;/b&gt; (rel. error {rel}).</source>
+        <translation>第一个分歧：&lt;b&gt;{node}&lt;/b&gt;（相对误差 {rel}）。</translation>
+    </message>
+    <message>
+        <source>Inputs or initializers that differ: {names}</source>
+        <translation>不同的输入或初始化器：{names}</translation>
+    </message>
+    <message>
+        <source>{n} values could not be compared.</source>
+        <translation>{n} 个值无法对比。</translation>
+    </message>
+    <message>
+        <source>first</source>
+        <translation>第一个</translation>
+    </message>
+    <message>
+        <source>differs</source>
+        <translation>不一致</translation>
+    </message>
+    <message>
+        <source>ok</source>
+        <translation>一致</translation>
     </message>
 </context>
 <context>
@@ -48,6 +200,17 @@
     <message>
         <source>Compare</source>
         <translation>对比</translation>
+    </message>
+</context>
+<context>
+    <name>ErrorLegend</name>
+    <message>
+        <source>agrees</source>
+        <translation>一致</translation>
+    </message>
+    <message>
+        <source>≥1  rel. error</source>
+        <translation>≥1  相对误差</translation>
     </message>
 </context>
 <context>
@@ -113,6 +276,179 @@
     <message>
         <source>Double-click the title to collapse</source>
         <translation>双击标题以折叠</translation>
+    </message>
+</context>
+<context>
+    <name>HistogramWidget</name>
+    <message>
+        <source>no finite values to count</source>
+        <translation>没有可统计的有限值</translation>
+    </message>
+    <message>
+        <source>peak {n} (log)</source>
+        <translation>峰值 {n}（对数）</translation>
+    </message>
+    <message>
+        <source>peak {n}</source>
+        <translation>峰值 {n}</translation>
+    </message>
+</context>
+<context>
+    <name>ImageView</name>
+    <message>
+        <source>batch </source>
+        <translation>批次 </translation>
+    </message>
+    <message>
+        <source>layout</source>
+        <translation>布局</translation>
+    </message>
+    <message>
+        <source>not image-shaped</source>
+        <translation>不是图像形状</translation>
+    </message>
+    <message>
+        <source>{layout} needs {n} axes</source>
+        <translation>{layout} 需要 {n} 个轴</translation>
+    </message>
+    <message>
+        <source>channel {c} (grey)</source>
+        <translation>通道 {c}（灰度）</translation>
+    </message>
+    <message>
+        <source>{w}×{h}, stretched min..max</source>
+        <translation>{w}×{h}，按最小值..最大值拉伸</translation>
+    </message>
+</context>
+<context>
+    <name>InputsPanel</name>
+    <message>
+        <source>Input sets (*.json);;All files (*)</source>
+        <translation type="unfinished"></translation>
+    </message>
+    <message>
+        <source>Arrays (*.npy *.npz *.pb);;All files (*)</source>
+        <translation type="unfinished"></translation>
+    </message>
+    <message>
+        <source>Images (*.png *.jpg *.jpeg *.bmp *.ppm *.pgm *.pnm *.tif *.tiff *.webp *.gif);;All files (*)</source>
+        <translation type="unfinished"></translation>
+    </message>
+    <message>
+        <source>random</source>
+        <translation type="unfinished"></translation>
+    </message>
+    <message>
+        <source>zeros</source>
+        <translation type="unfinished"></translation>
+    </message>
+    <message>
+        <source>ones</source>
+        <translation type="unfinished"></translation>
+    </message>
+    <message>
+        <source>constant</source>
+        <translation type="unfinished"></translation>
+    </message>
+    <message>
+        <source>file</source>
+        <translation type="unfinished">文件</translation>
+    </message>
+    <message>
+        <source>image</source>
+        <translation type="unfinished"></translation>
+    </message>
+    <message>
+        <source>seed </source>
+        <translation type="unfinished"></translation>
+    </message>
+    <message>
+        <source>Save set…</source>
+        <translation type="unfinished"></translation>
+    </message>
+    <message>
+        <source>Load set…</source>
+        <translation type="unfinished"></translation>
+    </message>
+    <message>
+        <source>Sizes of symbolic dimensions</source>
+        <translation type="unfinished"></translation>
+    </message>
+    <message>
+        <source>Input</source>
+        <translation type="unfinished"></translation>
+    </message>
+    <message>
+        <source>Type</source>
+        <translation type="unfinished"></translation>
+    </message>
+    <message>
+        <source>Source</source>
+        <translation type="unfinished"></translation>
+    </message>
+    <message>
+        <source>Settings</source>
+        <translation type="unfinished"></translation>
+    </message>
+    <message>
+        <source>size of {name} in every input that uses it</source>
+        <translation type="unfinished"></translation>
+    </message>
+    <message>
+        <source>integers {low}..{high}</source>
+        <translation type="unfinished"></translation>
+    </message>
+    <message>
+        <source>true/false at random</source>
+        <translation type="unfinished"></translation>
+    </message>
+    <message>
+        <source>uniform {low}..{high}</source>
+        <translation type="unfinished"></translation>
+    </message>
+    <message>
+        <source>normal mean {mean} std {std}</source>
+        <translation type="unfinished"></translation>
+    </message>
+    <message>
+        <source>all {value}</source>
+        <translation type="unfinished"></translation>
+    </message>
+    <message>
+        <source>(choose a file)</source>
+        <translation type="unfinished"></translation>
+    </message>
+    <message>
+        <source>Save input set</source>
+        <translation type="unfinished"></translation>
+    </message>
+    <message>
+        <source>{path}: cannot write ({error})</source>
+        <translation type="unfinished"></translation>
+    </message>
+    <message>
+        <source>Saved the input set to {path}</source>
+        <translation type="unfinished"></translation>
+    </message>
+    <message>
+        <source>Load input set</source>
+        <translation type="unfinished"></translation>
+    </message>
+    <message>
+        <source>{path}: no such file</source>
+        <translation type="unfinished">{path}：文件不存在</translation>
+    </message>
+    <message>
+        <source>{path}: not an input set ({error})</source>
+        <translation type="unfinished"></translation>
+    </message>
+    <message>
+        <source>Loaded {path}; the model has no input {names} (ignored)</source>
+        <translation type="unfinished"></translation>
+    </message>
+    <message>
+        <source>Loaded the input set {path}</source>
+        <translation type="unfinished"></translation>
     </message>
 </context>
 <context>
@@ -328,6 +664,153 @@
     </message>
 </context>
 <context>
+    <name>ModelEditor</name>
+    <message>
+        <source>&lt;b&gt;Model&lt;/b&gt;</source>
+        <translation>&lt;b&gt;模型&lt;/b&gt;</translation>
+    </message>
+    <message>
+        <source>IR version</source>
+        <translation>IR 版本</translation>
+    </message>
+    <message>
+        <source>producer</source>
+        <translation>生产者</translation>
+    </message>
+    <message>
+        <source>producer version</source>
+        <translation>生产者版本</translation>
+    </message>
+    <message>
+        <source>domain</source>
+        <translation>域</translation>
+    </message>
+    <message>
+        <source>model version</source>
+        <translation>模型版本</translation>
+    </message>
+    <message>
+        <source>doc_string</source>
+        <translation>doc_string</translation>
+    </message>
+    <message>
+        <source>&lt;b&gt;Opset imports&lt;/b&gt;</source>
+        <translation>&lt;b&gt;算子集导入&lt;/b&gt;</translation>
+    </message>
+    <message>
+        <source>Remove</source>
+        <translation>删除</translation>
+    </message>
+    <message>
+        <source>version</source>
+        <translation>版本</translation>
+    </message>
+    <message>
+        <source>Add</source>
+        <translation>添加</translation>
+    </message>
+    <message>
+        <source>import</source>
+        <translation>导入</translation>
+    </message>
+    <message>
+        <source>&lt;b&gt;Graph&lt;/b&gt;</source>
+        <translation>&lt;b&gt;图&lt;/b&gt;</translation>
+    </message>
+    <message>
+        <source>name</source>
+        <translation>名称</translation>
+    </message>
+    <message>
+        <source>dims: 1, 3, N, ?</source>
+        <translation>维度：1, 3, N, ?</translation>
+    </message>
+    <message>
+        <source>Add input</source>
+        <translation>添加输入</translation>
+    </message>
+    <message>
+        <source>new input</source>
+        <translation>新输入</translation>
+    </message>
+    <message>
+        <source>name of an existing value</source>
+        <translation>已有值的名称</translation>
+    </message>
+    <message>
+        <source>Add output</source>
+        <translation>添加输出</translation>
+    </message>
+    <message>
+        <source>new output</source>
+        <translation>新输出</translation>
+    </message>
+    <message>
+        <source>&lt;b&gt;Metadata&lt;/b&gt;</source>
+        <translation>&lt;b&gt;元数据&lt;/b&gt;</translation>
+    </message>
+    <message>
+        <source>key</source>
+        <translation>键</translation>
+    </message>
+    <message>
+        <source>value</source>
+        <translation>值</translation>
+    </message>
+    <message>
+        <source>Remove selected</source>
+        <translation>删除所选</translation>
+    </message>
+    <message>
+        <source>{message} — not changed.</source>
+        <translation>{message} —— 未更改。</translation>
+    </message>
+    <message>
+        <source>{field}: {value} is out of range</source>
+        <translation>{field}：{value} 超出范围</translation>
+    </message>
+    <message>
+        <source>IR version {have} is below {need}, which {why} needs: runtimes may refuse the file.</source>
+        <translation>IR 版本 {have} 低于 {why} 所需的 {need}：运行时可能拒绝此文件。</translation>
+    </message>
+    <message>
+        <source>opset {domain}: {error}</source>
+        <translation>算子集 {domain}：{error}</translation>
+    </message>
+    <message>
+        <source>opset {domain} is already imported; change its version above</source>
+        <translation>算子集 {domain} 已导入；请在上方更改其版本</translation>
+    </message>
+    <message>
+        <source>metadata key {key} is empty or already used</source>
+        <translation>元数据键 {key} 为空或已被使用</translation>
+    </message>
+    <message>
+        <source>give the metadata entry a key</source>
+        <translation>请为元数据条目指定键</translation>
+    </message>
+    <message>
+        <source>metadata key {key} is already used</source>
+        <translation>元数据键 {key} 已被使用</translation>
+    </message>
+    <message>
+        <source>select the metadata rows to remove</source>
+        <translation>请选择要删除的元数据行</translation>
+    </message>
+    <message>
+        <source>give the new input a name</source>
+        <translation>请为新输入命名</translation>
+    </message>
+    <message>
+        <source>input {name}: {error}</source>
+        <translation>输入 {name}：{error}</translation>
+    </message>
+    <message>
+        <source>name the value to make a graph output</source>
+        <translation>请指定要设为图输出的值的名称</translation>
+    </message>
+</context>
+<context>
     <name>Navigation</name>
     <message>
         <source>main graph</source>
@@ -336,6 +819,453 @@
     <message>
         <source>body</source>
         <translation>子图</translation>
+    </message>
+</context>
+<context>
+    <name>NodeEditor</name>
+    <message>
+        <source>Change op of {node} to {op}</source>
+        <translation>将 {node} 的算子改为 {op}</translation>
+    </message>
+    <message>
+        <source>Node</source>
+        <translation>节点</translation>
+    </message>
+    <message>
+        <source>Change…</source>
+        <translation>更改…</translation>
+    </message>
+    <message>
+        <source>Inputs</source>
+        <translation>输入</translation>
+    </message>
+    <message>
+        <source>(empty)</source>
+        <translation>（空）</translation>
+    </message>
+    <message>
+        <source>Leave this optional input empty</source>
+        <translation>将此可选输入留空</translation>
+    </message>
+    <message>
+        <source>Attributes</source>
+        <translation>属性</translation>
+    </message>
+    <message>
+        <source>attribute &quot;{name}&quot;: {problem}</source>
+        <translation>属性“{name}”：{problem}</translation>
+    </message>
+    <message>
+        <source>Remove attribute {name}</source>
+        <translation>删除属性 {name}</translation>
+    </message>
+    <message>
+        <source>attribute name</source>
+        <translation>属性名</translation>
+    </message>
+    <message>
+        <source>Add</source>
+        <translation>添加</translation>
+    </message>
+    <message>
+        <source>add</source>
+        <translation>添加</translation>
+    </message>
+    <message>
+        <source>{node}: {problem} — not changed.</source>
+        <translation>{node}：{problem} —— 未更改。</translation>
+    </message>
+    <message>
+        <source>the name {name} is already used by another node</source>
+        <translation>名称 {name} 已被另一个节点使用</translation>
+    </message>
+    <message>
+        <source>input {index}: no value named {name} is visible here</source>
+        <translation>输入 {index}：此处看不到名为 {name} 的值</translation>
+    </message>
+    <message>
+        <source>give the new attribute a name</source>
+        <translation>请为新属性命名</translation>
+    </message>
+    <message>
+        <source>attribute &quot;{name}&quot; is already there</source>
+        <translation>属性“{name}”已存在</translation>
+    </message>
+    <message>
+        <source>attribute &quot;{name}&quot; ({type}) cannot be added here</source>
+        <translation>无法在此添加属性“{name}”（{type}）</translation>
+    </message>
+    <message>
+        <source>Change the operator</source>
+        <translation>更改算子</translation>
+    </message>
+</context>
+<context>
+    <name>OpPicker</name>
+    <message>
+        <source>Choose an operator</source>
+        <translation>选择算子</translation>
+    </message>
+    <message>
+        <source>Type to search operators…</source>
+        <translation>输入以搜索算子…</translation>
+    </message>
+</context>
+<context>
+    <name>PropertiesPanel</name>
+    <message>
+        <source>min</source>
+        <translation>最小值</translation>
+    </message>
+    <message>
+        <source>max</source>
+        <translation>最大值</translation>
+    </message>
+    <message>
+        <source>mean</source>
+        <translation>平均值</translation>
+    </message>
+    <message>
+        <source>std</source>
+        <translation>标准差</translation>
+    </message>
+    <message>
+        <source>(omitted)</source>
+        <translation>（省略）</translation>
+    </message>
+    <message>
+        <source> · initializer</source>
+        <translation> · 初始化器</translation>
+    </message>
+    <message>
+        <source>No model open.</source>
+        <translation>没有打开的模型。</translation>
+    </message>
+    <message>
+        <source>Make {name} a Graph Output</source>
+        <translation>将 {name} 设为图输出</translation>
+    </message>
+    <message>
+        <source>name</source>
+        <translation>名称</translation>
+    </message>
+    <message>
+        <source>(unnamed)</source>
+        <translation>（未命名）</translation>
+    </message>
+    <message>
+        <source>domain</source>
+        <translation>域</translation>
+    </message>
+    <message>
+        <source>location</source>
+        <translation>位置</translation>
+    </message>
+    <message>
+        <source>function</source>
+        <translation>函数</translation>
+    </message>
+    <message>
+        <source>open body</source>
+        <translation>打开函数体</translation>
+    </message>
+    <message>
+        <source>Inputs</source>
+        <translation>输入</translation>
+    </message>
+    <message>
+        <source>Outputs</source>
+        <translation>输出</translation>
+    </message>
+    <message>
+        <source>Attributes</source>
+        <translation>属性</translation>
+    </message>
+    <message>
+        <source>Documentation</source>
+        <translation>文档</translation>
+    </message>
+    <message>
+        <source>graph {name} ({n} nodes)</source>
+        <translation>图 {name}（{n} 个节点）</translation>
+    </message>
+    <message>
+        <source>graph {i}</source>
+        <translation>图 {i}</translation>
+    </message>
+    <message>
+        <source>, … ({n} items)</source>
+        <translation>，…（共 {n} 项）</translation>
+    </message>
+    <message>
+        <source>type</source>
+        <translation>类型</translation>
+    </message>
+    <message>
+        <source>unknown</source>
+        <translation>未知</translation>
+    </message>
+    <message>
+        <source>(inferred)</source>
+        <translation>（推断）</translation>
+    </message>
+    <message>
+        <source>producer</source>
+        <translation>生产者</translation>
+    </message>
+    <message>
+        <source>file</source>
+        <translation>文件</translation>
+    </message>
+    <message>
+        <source>IR version</source>
+        <translation>IR 版本</translation>
+    </message>
+    <message>
+        <source>opsets</source>
+        <translation>算子集</translation>
+    </message>
+    <message>
+        <source>model version</source>
+        <translation>模型版本</translation>
+    </message>
+    <message>
+        <source>graph</source>
+        <translation>图</translation>
+    </message>
+    <message>
+        <source>nodes</source>
+        <translation>节点</translation>
+    </message>
+    <message>
+        <source>initializers</source>
+        <translation>初始化器</translation>
+    </message>
+    <message>
+        <source>training info</source>
+        <translation>训练信息</translation>
+    </message>
+    <message>
+        <source>present</source>
+        <translation>有</translation>
+    </message>
+    <message>
+        <source>none</source>
+        <translation>无</translation>
+    </message>
+    <message>
+        <source>Model</source>
+        <translation>模型</translation>
+    </message>
+    <message>
+        <source>Metadata</source>
+        <translation>元数据</translation>
+    </message>
+    <message>
+        <source>Functions</source>
+        <translation>函数</translation>
+    </message>
+    <message>
+        <source>{n} nodes</source>
+        <translation>{n} 个节点</translation>
+    </message>
+    <message>
+        <source>graph input</source>
+        <translation>图输入</translation>
+    </message>
+    <message>
+        <source> … and {n} more</source>
+        <translation> … 另有 {n} 个</translation>
+    </message>
+    <message>
+        <source>consumers</source>
+        <translation>使用者</translation>
+    </message>
+    <message>
+        <source>graph output</source>
+        <translation>图输出</translation>
+    </message>
+    <message>
+        <source>yes</source>
+        <translation>是</translation>
+    </message>
+    <message>
+        <source>Initializer</source>
+        <translation>初始化器</translation>
+    </message>
+    <message>
+        <source>Value</source>
+        <translation>值</translation>
+    </message>
+    <message>
+        <source>dtype</source>
+        <translation>数据类型</translation>
+    </message>
+    <message>
+        <source>shape</source>
+        <translation>形状</translation>
+    </message>
+    <message>
+        <source>size</source>
+        <translation>大小</translation>
+    </message>
+    <message>
+        <source>stored in</source>
+        <translation>存储于</translation>
+    </message>
+    <message>
+        <source>data</source>
+        <translation>数据</translation>
+    </message>
+    <message>
+        <source>cannot be read: {error}</source>
+        <translation>无法读取：{error}</translation>
+    </message>
+    <message>
+        <source>Tensor</source>
+        <translation>张量</translation>
+    </message>
+    <message>
+        <source>Group {path}</source>
+        <translation>分组 {path}</translation>
+    </message>
+    <message>
+        <source>Double-click the box to expand it.</source>
+        <translation>双击此框以展开。</translation>
+    </message>
+    <message>
+        <source>Contents</source>
+        <translation>内容</translation>
+    </message>
+</context>
+<context>
+    <name>RunDock</name>
+    <message>
+        <source>Cancel</source>
+        <translation type="unfinished">取消</translation>
+    </message>
+    <message>
+        <source>Set the inputs, then Run (Ctrl+R) or Step (F10)</source>
+        <translation type="unfinished"></translation>
+    </message>
+    <message>
+        <source>Stop at first NaN/Inf</source>
+        <translation type="unfinished"></translation>
+    </message>
+</context>
+<context>
+    <name>RunUI</name>
+    <message>
+        <source>&amp;Run Model</source>
+        <translation type="unfinished"></translation>
+    </message>
+    <message>
+        <source>Run &amp;Selection</source>
+        <translation type="unfinished"></translation>
+    </message>
+    <message>
+        <source>Run the selected nodes</source>
+        <translation type="unfinished"></translation>
+    </message>
+    <message>
+        <source>&amp;Step</source>
+        <translation type="unfinished"></translation>
+    </message>
+    <message>
+        <source>Step: run the next node</source>
+        <translation type="unfinished"></translation>
+    </message>
+    <message>
+        <source>&amp;Continue</source>
+        <translation type="unfinished"></translation>
+    </message>
+    <message>
+        <source>Continue to the next breakpoint</source>
+        <translation type="unfinished"></translation>
+    </message>
+    <message>
+        <source>Run &amp;to Selected Node</source>
+        <translation type="unfinished"></translation>
+    </message>
+    <message>
+        <source>Toggle &amp;Breakpoint</source>
+        <translation type="unfinished"></translation>
+    </message>
+    <message>
+        <source>Toggle a breakpoint on the selected node</source>
+        <translation type="unfinished"></translation>
+    </message>
+    <message>
+        <source>Res&amp;tart</source>
+        <translation type="unfinished"></translation>
+    </message>
+    <message>
+        <source>Start stepping again from the first node</source>
+        <translation type="unfinished"></translation>
+    </message>
+    <message>
+        <source>Ca&amp;ncel Run</source>
+        <translation type="unfinished"></translation>
+    </message>
+    <message>
+        <source>Stop at First &amp;NaN/Inf</source>
+        <translation type="unfinished"></translation>
+    </message>
+    <message>
+        <source>Compare with &amp;onnxruntime</source>
+        <translation type="unfinished"></translation>
+    </message>
+    <message>
+        <source>&amp;Keep Run as Reference</source>
+        <translation type="unfinished"></translation>
+    </message>
+    <message>
+        <source>Compare with R&amp;eference Run</source>
+        <translation type="unfinished"></translation>
+    </message>
+    <message>
+        <source>&amp;Run</source>
+        <translation type="unfinished"></translation>
+    </message>
+    <message>
+        <source>Run</source>
+        <translation type="unfinished">运行</translation>
+    </message>
+    <message>
+        <source>Run to {node}</source>
+        <translation type="unfinished"></translation>
+    </message>
+    <message>
+        <source>Remove breakpoint</source>
+        <translation type="unfinished"></translation>
+    </message>
+    <message>
+        <source>Set breakpoint</source>
+        <translation type="unfinished"></translation>
+    </message>
+    <message>
+        <source>Inspect {name}</source>
+        <translation type="unfinished"></translation>
+    </message>
+    <message>
+        <source>Inspect initializer {name}</source>
+        <translation type="unfinished"></translation>
+    </message>
+    <message>
+        <source>cannot read the saved model to compare with: {error}</source>
+        <translation type="unfinished"></translation>
+    </message>
+    <message>
+        <source>{name}: cannot read the initializer ({error})</source>
+        <translation type="unfinished"></translation>
+    </message>
+    <message>
+        <source>initializer</source>
+        <translation type="unfinished">初始化器</translation>
+    </message>
+    <message>
+        <source>output of {node}</source>
+        <translation type="unfinished"></translation>
     </message>
 </context>
 <context>
@@ -384,6 +1314,335 @@
     <message>
         <source>{n} matches</source>
         <translation>{n} 个匹配</translation>
+    </message>
+</context>
+<context>
+    <name>TensorInspector</name>
+    <message>
+        <source>Select an edge after a run (or an initializer) to inspect its value</source>
+        <translation>运行后选择一条边（或一个初始化器）以查看其值</translation>
+    </message>
+    <message>
+        <source>Export .npy…</source>
+        <translation>导出 .npy…</translation>
+    </message>
+    <message>
+        <source>|ours − reference| per element:</source>
+        <translation>逐元素 |本次 − 参考|：</translation>
+    </message>
+    <message>
+        <source>Histogram</source>
+        <translation>直方图</translation>
+    </message>
+    <message>
+        <source>Values</source>
+        <translation>数值</translation>
+    </message>
+    <message>
+        <source>Image</source>
+        <translation>图像</translation>
+    </message>
+    <message>
+        <source>Compare</source>
+        <translation>对比</translation>
+    </message>
+    <message>
+        <source>sequences, maps and empty optionals are shown by their length only</source>
+        <translation>序列、映射和空的可选值只显示其长度</translation>
+    </message>
+    <message>
+        <source>Nothing to compare with: keep a reference run or compare with onnxruntime</source>
+        <translation>没有可对比的对象：请保留一次参考运行，或与 onnxruntime 对比</translation>
+    </message>
+    <message>
+        <source>the reference run</source>
+        <translation>参考运行</translation>
+    </message>
+    <message>
+        <source>against &lt;b&gt;{who}&lt;/b&gt;: {verdict}</source>
+        <translation>与 &lt;b&gt;{who}&lt;/b&gt; 对比：{verdict}</translation>
+    </message>
+    <message>
+        <source>max abs error {abs}, relative to the largest |value| ({scale}): {rel}</source>
+        <translation>最大绝对误差 {abs}，相对于最大 |值|（{scale}）：{rel}</translation>
+    </message>
+    <message>
+        <source>largest difference at {where}: ours {ours}, {other} {theirs}</source>
+        <translation>最大差异位于 {where}：本次 {ours}，{other} {theirs}</translation>
+    </message>
+    <message>
+        <source>Export tensor</source>
+        <translation>导出张量</translation>
+    </message>
+    <message>
+        <source>NumPy array (*.npy)</source>
+        <translation>NumPy 数组 (*.npy)</translation>
+    </message>
+    <message>
+        <source>Could not write {path}: {error}</source>
+        <translation>无法写入 {path}：{error}</translation>
+    </message>
+    <message>
+        <source>Exported to {path}</source>
+        <translation>已导出到 {path}</translation>
+    </message>
+</context>
+<context>
+    <name>TensorTable</name>
+    <message>
+        <source>axis {axis} ({size})</source>
+        <translation>轴 {axis}（{size}）</translation>
+    </message>
+    <message>
+        <source>rows</source>
+        <translation>行</translation>
+    </message>
+    <message>
+        <source>columns</source>
+        <translation>列</translation>
+    </message>
+    <message>
+        <source>axis {axis} = </source>
+        <translation>轴 {axis} = </translation>
+    </message>
+</context>
+<context>
+    <name>TensorView</name>
+    <message>
+        <source>Show values</source>
+        <translation>显示数值</translation>
+    </message>
+    <message>
+        <source>Export .npy…</source>
+        <translation>导出 .npy…</translation>
+    </message>
+    <message>
+        <source>Values of {name}</source>
+        <translation>{name} 的数值</translation>
+    </message>
+    <message>
+        <source>Cannot read tensor</source>
+        <translation>无法读取张量</translation>
+    </message>
+    <message>
+        <source>slice</source>
+        <translation>切片</translation>
+    </message>
+    <message>
+        <source>Export tensor</source>
+        <translation>导出张量</translation>
+    </message>
+    <message>
+        <source>NumPy array (*.npy)</source>
+        <translation>NumPy 数组 (*.npy)</translation>
+    </message>
+    <message>
+        <source>Export failed</source>
+        <translation>导出失败</translation>
+    </message>
+    <message>
+        <source>Could not write {path}: {error}</source>
+        <translation>无法写入 {path}：{error}</translation>
+    </message>
+</context>
+<context>
+    <name>TextAttrEditor</name>
+    <message>
+        <source>whole numbers, comma separated</source>
+        <translation>整数，以逗号分隔</translation>
+    </message>
+    <message>
+        <source>numbers, comma separated</source>
+        <translation>数字，以逗号分隔</translation>
+    </message>
+    <message>
+        <source>texts, comma separated (or a Python list of quoted texts)</source>
+        <translation>文本，以逗号分隔（或带引号文本的 Python 列表）</translation>
+    </message>
+</context>
+<context>
+    <name>ValueEditor</name>
+    <message>
+        <source>&lt;b&gt;Value&lt;/b&gt;</source>
+        <translation>&lt;b&gt;值&lt;/b&gt;</translation>
+    </message>
+    <message>
+        <source>name</source>
+        <translation>名称</translation>
+    </message>
+    <message>
+        <source>element type</source>
+        <translation>元素类型</translation>
+    </message>
+    <message>
+        <source>scalar</source>
+        <translation>标量</translation>
+    </message>
+    <message>
+        <source>Sizes, symbolic names or ? (unknown), comma separated</source>
+        <translation>大小、符号名或 ?（未知），以逗号分隔</translation>
+    </message>
+    <message>
+        <source>rank unknown</source>
+        <translation>秩未知</translation>
+    </message>
+    <message>
+        <source>dims</source>
+        <translation>维度</translation>
+    </message>
+    <message>
+        <source>Declare type (value_info)</source>
+        <translation>声明类型 (value_info)</translation>
+    </message>
+    <message>
+        <source>type</source>
+        <translation>类型</translation>
+    </message>
+    <message>
+        <source>&lt;b&gt;Graph&lt;/b&gt;</source>
+        <translation>&lt;b&gt;图&lt;/b&gt;</translation>
+    </message>
+    <message>
+        <source>graph input</source>
+        <translation>图输入</translation>
+    </message>
+    <message>
+        <source>graph output</source>
+        <translation>图输出</translation>
+    </message>
+    <message>
+        <source>Make graph output</source>
+        <translation>设为图输出</translation>
+    </message>
+    <message>
+        <source>Remove value_info entry</source>
+        <translation>删除 value_info 条目</translation>
+    </message>
+    <message>
+        <source>{i} of {n}</source>
+        <translation>第 {i} 个，共 {n} 个</translation>
+    </message>
+    <message>
+        <source>Move up</source>
+        <translation>上移</translation>
+    </message>
+    <message>
+        <source>Move down</source>
+        <translation>下移</translation>
+    </message>
+    <message>
+        <source>Remove</source>
+        <translation>删除</translation>
+    </message>
+    <message>
+        <source>{name}: {message} — not changed.</source>
+        <translation>{name}：{message} —— 未更改。</translation>
+    </message>
+    <message>
+        <source>a value needs a name</source>
+        <translation>值需要一个名称</translation>
+    </message>
+    <message>
+        <source>the name {new} is already used</source>
+        <translation>名称 {new} 已被使用</translation>
+    </message>
+</context>
+<context>
+    <name>_SpecEditor</name>
+    <message>
+        <source>lowest</source>
+        <translation type="unfinished"></translation>
+    </message>
+    <message>
+        <source>highest</source>
+        <translation type="unfinished"></translation>
+    </message>
+    <message>
+        <source>normal</source>
+        <translation type="unfinished"></translation>
+    </message>
+    <message>
+        <source>uniform</source>
+        <translation type="unfinished"></translation>
+    </message>
+    <message>
+        <source>distribution</source>
+        <translation type="unfinished"></translation>
+    </message>
+    <message>
+        <source>from</source>
+        <translation type="unfinished"></translation>
+    </message>
+    <message>
+        <source>to</source>
+        <translation type="unfinished"></translation>
+    </message>
+    <message>
+        <source>mean</source>
+        <translation type="unfinished">平均值</translation>
+    </message>
+    <message>
+        <source>std</source>
+        <translation type="unfinished">标准差</translation>
+    </message>
+    <message>
+        <source>value</source>
+        <translation type="unfinished">值</translation>
+    </message>
+    <message>
+        <source>a .npy, .npz or .pb file</source>
+        <translation type="unfinished"></translation>
+    </message>
+    <message>
+        <source>an image file</source>
+        <translation type="unfinished"></translation>
+    </message>
+    <message>
+        <source>file</source>
+        <translation type="unfinished">文件</translation>
+    </message>
+    <message>
+        <source>array name in an .npz (default {name})</source>
+        <translation type="unfinished"></translation>
+    </message>
+    <message>
+        <source>array</source>
+        <translation type="unfinished"></translation>
+    </message>
+    <message>
+        <source>layout</source>
+        <translation type="unfinished">布局</translation>
+    </message>
+    <message>
+        <source>scale</source>
+        <translation type="unfinished"></translation>
+    </message>
+    <message>
+        <source>mean (per channel)</source>
+        <translation type="unfinished"></translation>
+    </message>
+    <message>
+        <source>std (per channel)</source>
+        <translation type="unfinished"></translation>
+    </message>
+    <message>
+        <source>channel order</source>
+        <translation type="unfinished"></translation>
+    </message>
+    <message>
+        <source>every element {value}</source>
+        <translation type="unfinished"></translation>
+    </message>
+    <message>
+        <source>Value of {name}</source>
+        <translation type="unfinished"></translation>
+    </message>
+</context>
+<context>
+    <name>self.dock_widget</name>
+    <message>
+        <source>Set the inputs, then Run (Ctrl+R) or Step (F10)</source>
+        <translation type="unfinished"></translation>
     </message>
 </context>
 </TS>

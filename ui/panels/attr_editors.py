@@ -11,7 +11,7 @@ from __future__ import annotations
 import ast
 import re
 
-from PySide6.QtCore import Signal
+from PySide6.QtCore import QCoreApplication, Signal
 from PySide6.QtWidgets import QComboBox, QHBoxLayout, QLabel, QLineEdit, QPushButton, QWidget
 
 from ...core.ir import AttrType
@@ -24,7 +24,8 @@ _INT = re.compile(r"[+-]?\d+\Z")
 def parse_int(text: str) -> int:
     text = text.strip()
     if not _INT.match(text):
-        raise ValueError(f"expected a whole number, got {text!r}")
+        raise ValueError(QCoreApplication.translate("AttrEditors", "expected a whole number, got {text}")
+                         .format(text=repr(text)))
     return int(text)
 
 
@@ -32,7 +33,8 @@ def parse_float(text: str) -> float:
     try:
         return float(text.strip())
     except ValueError:
-        raise ValueError(f"expected a number, got {text.strip()!r}") from None
+        raise ValueError(QCoreApplication.translate("AttrEditors", "expected a number, got {text}")
+                         .format(text=repr(text.strip()))) from None
 
 
 def _items(text: str) -> list:
@@ -44,9 +46,11 @@ def _items(text: str) -> list:
         try:
             value = ast.literal_eval(text)
         except (ValueError, SyntaxError):
-            raise ValueError(f"cannot read {text!r} as a list") from None
+            raise ValueError(QCoreApplication.translate("AttrEditors", "cannot read {text} as a list")
+                             .format(text=repr(text))) from None
         if not isinstance(value, (list, tuple)):
-            raise ValueError(f"expected a list, got {text!r}")
+            raise ValueError(QCoreApplication.translate("AttrEditors", "expected a list, got {text}")
+                             .format(text=repr(text)))
         return [v if isinstance(v, str) else repr(v) for v in value]
     return [part.strip() for part in text.split(",")]
 
@@ -57,7 +61,8 @@ def parse_list(text: str, item) -> list:
         try:
             out.append(item(part))
         except ValueError as e:
-            raise ValueError(f"item {i}: {e}") from None
+            raise ValueError(QCoreApplication.translate("AttrEditors", "item {i}: {problem}")
+                             .format(i=i, problem=e)) from None
     return out
 
 
@@ -83,7 +88,7 @@ def dtype_label(code: int) -> str:
     try:
         return f"{DataType(code).name} ({code})"
     except ValueError:
-        return f"unknown ({code})"
+        return QCoreApplication.translate("AttrEditors", "unknown ({code})").format(code=code)
 
 
 class AttrEditor(QWidget):
@@ -120,8 +125,9 @@ class TextAttrEditor(AttrEditor):
         self.layout_.addWidget(self.edit)
         self.set_value(attr.value, force=True)
         self.edit.editingFinished.connect(self._finish)
-        hint = {AttrType.INTS: "whole numbers, comma separated", AttrType.FLOATS: "numbers, comma separated",
-                AttrType.STRINGS: "texts, comma separated (or a Python list of quoted texts)"}
+        hint = {AttrType.INTS: self.tr("whole numbers, comma separated"),
+                AttrType.FLOATS: self.tr("numbers, comma separated"),
+                AttrType.STRINGS: self.tr("texts, comma separated (or a Python list of quoted texts)")}
         self.edit.setToolTip(hint.get(int(attr.type), ""))
 
     def set_value(self, value, force: bool = False) -> None:
@@ -171,7 +177,7 @@ class ButtonAttrEditor(AttrEditor):
     def __init__(self, attr, parent=None):
         super().__init__(attr, parent)
         self.label = QLabel(_summary(attr))
-        text = "Edit tensor…" if int(attr.type) == AttrType.TENSOR else "Open body"
+        text = self.tr("Edit tensor…") if int(attr.type) == AttrType.TENSOR else self.tr("Open body")
         self.button = QPushButton(text)
         self.layout_.addWidget(self.label, 1)
         self.layout_.addWidget(self.button)
@@ -197,9 +203,9 @@ def _summary(attr) -> str:
     if t == AttrType.TENSOR and value is not None:
         return f"{getattr(value.dtype, 'name', value.dtype)}{list(value.shape)}"
     if t == AttrType.GRAPH and value is not None:
-        return f"graph ({len(value.nodes)} nodes)"
+        return QCoreApplication.translate("AttrEditors", "graph ({n} nodes)").format(n=len(value.nodes))
     if t == AttrType.GRAPHS:
-        return f"{len(value)} graphs"
+        return QCoreApplication.translate("AttrEditors", "{n} graphs").format(n=len(value))
     return AttrType(t).name.lower()
 
 

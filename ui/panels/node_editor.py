@@ -7,7 +7,7 @@ entry shows its message under the form and leaves the model as it was.
 """
 from __future__ import annotations
 
-from PySide6.QtCore import QStringListModel, Qt, Signal
+from PySide6.QtCore import QCoreApplication, QStringListModel, Qt, Signal
 from PySide6.QtWidgets import (QComboBox, QCompleter, QFormLayout, QHBoxLayout, QLabel, QLineEdit,
                                QPushButton, QToolButton, QVBoxLayout, QWidget)
 
@@ -41,7 +41,8 @@ def change_op_edit(node, model, domain: str, op_type: str):
                 if value is not None:
                     edits.append(SetAttribute(ref, name, int(spec.type), _plain(value), graph=gpath))
     # Later edits find the node by its name or first output, which stay put.
-    return Macro(edits, f"Change op of {node.display_name} to {op_type}")
+    return Macro(edits, QCoreApplication.translate("NodeEditor", "Change op of {node} to {op}").format(
+        node=node.display_name, op=op_type))
 
 
 def _plain(value):
@@ -83,11 +84,11 @@ class NodeEditor(QWidget):
     def _build(self) -> None:
         node = self.node
         self.name_edit = self._line(node.name, self._set_name)
-        self.form.addRow(QLabel("<b>Node</b>"))
+        self.form.addRow(QLabel("<b>" + self.tr("Node") + "</b>"))
         self.form.addRow("name", self.name_edit)
         op_row = QHBoxLayout()
         self.op_label = QLabel(node.op_type)
-        self.op_button = QPushButton("Change…")
+        self.op_button = QPushButton(self.tr("Change…"))
         self.op_button.clicked.connect(self.choose_op)
         op_row.addWidget(self.op_label, 1)
         op_row.addWidget(self.op_button)
@@ -97,34 +98,35 @@ class NodeEditor(QWidget):
         self.form.addRow("domain", self.domain_edit)
         self.doc_edit = self._line(node.doc_string, lambda t: self._set_field("doc_string", t))
         self.form.addRow("doc_string", self.doc_edit)
-        self.form.addRow(QLabel("<b>Inputs</b>"))
+        self.form.addRow(QLabel("<b>" + self.tr("Inputs") + "</b>"))
         completer = QCompleter(QStringListModel(sorted(self._names_in_scope())), self)
         completer.setCaseSensitivity(Qt.CaseInsensitive)
         completer.setFilterMode(Qt.MatchContains)
         for i, value in enumerate(node.inputs):
             edit = QLineEdit(value.name if value is not None else "")
-            edit.setPlaceholderText("(empty)")
+            edit.setPlaceholderText(self.tr("(empty)"))
             edit.setCompleter(completer)
             edit.editingFinished.connect(lambda i=i, e=edit: self._set_input(i, e.text().strip()))
             clear = QToolButton()
             clear.setText("×")
-            clear.setToolTip("Leave this optional input empty")
+            clear.setToolTip(self.tr("Leave this optional input empty"))
             clear.clicked.connect(lambda _=False, i=i: self._set_input(i, ""))
             row = QHBoxLayout()
             row.addWidget(edit, 1)
             row.addWidget(clear)
             self.form.addRow(self._formal_name(i), row)
             self.input_edits.append(edit)
-        self.form.addRow(QLabel("<b>Attributes</b>"))
+        self.form.addRow(QLabel("<b>" + self.tr("Attributes") + "</b>"))
         for name, attr in node.attributes.items():
             editor = editor_for(attr)
             editor.committed.connect(lambda v, a=attr: self._set_attr(a.name, int(a.type), v))
-            editor.invalid.connect(lambda msg, a=attr: self._refuse(f'attribute "{a.name}": {msg}'))
+            editor.invalid.connect(lambda msg, a=attr: self._refuse(
+                self.tr('attribute "{name}": {problem}').format(name=a.name, problem=msg)))
             if hasattr(editor, "open_requested"):
                 editor.open_requested.connect(self._open_attr)
             remove = QToolButton()
             remove.setText("−")
-            remove.setToolTip(f"Remove attribute {name}")
+            remove.setToolTip(self.tr("Remove attribute {name}").format(name=name))
             remove.clicked.connect(lambda _=False, n=name: self._remove_attr(n))
             row = QHBoxLayout()
             row.addWidget(editor, 1)
@@ -138,7 +140,7 @@ class NodeEditor(QWidget):
     def _build_add_row(self) -> None:
         self.add_combo = QComboBox()
         self.add_combo.setEditable(True)
-        self.add_combo.lineEdit().setPlaceholderText("attribute name")
+        self.add_combo.lineEdit().setPlaceholderText(self.tr("attribute name"))
         schema = self._schema()
         if schema is not None:
             for name, spec in sorted(schema.attributes.items()):
@@ -149,13 +151,13 @@ class NodeEditor(QWidget):
         for t in ADDABLE_TYPES:
             self.add_type.addItem(t.name.lower(), int(t))
         self.add_combo.currentIndexChanged.connect(self._schema_type)
-        add = QPushButton("Add")
+        add = QPushButton(self.tr("Add"))
         add.clicked.connect(self.add_attribute)
         row = QHBoxLayout()
         row.addWidget(self.add_combo, 1)
         row.addWidget(self.add_type)
         row.addWidget(add)
-        self.form.addRow("add", row)
+        self.form.addRow(self.tr("add"), row)
 
     def _schema(self):
         model = self.qdoc.document.model
@@ -223,11 +225,12 @@ class NodeEditor(QWidget):
         return ok
 
     def _refuse(self, message: str) -> None:
-        self.message.setText(f"{self.node.display_name}: {message} — not changed.")
+        self.message.setText(self.tr("{node}: {problem} — not changed.").format(
+            node=self.node.display_name, problem=message))
 
     def _set_name(self, text: str) -> None:
         if text and any(n.name == text and n is not self.node for n in self.node.graph.nodes):
-            self._refuse(f"the name {text!r} is already used by another node")
+            self._refuse(self.tr("the name {name} is already used by another node").format(name=repr(text)))
             self.name_edit.setText(self.node.name)
             self.name_edit.shown = self.node.name
             return
@@ -242,7 +245,8 @@ class NodeEditor(QWidget):
         if (current.name if current is not None else "") == name:
             return
         if name and self.node.graph.lookup(name) is None:
-            self._refuse(f"input {index}: no value named {name!r} is visible here")
+            self._refuse(self.tr("input {index}: no value named {name} is visible here").format(
+                index=index, name=repr(name)))
             self.sync()
             return
         if not self._apply(SetNodeInput(self.ref, index, name, self.gpath)):
@@ -257,10 +261,10 @@ class NodeEditor(QWidget):
     def add_attribute(self) -> None:
         name = self.add_combo.currentText().strip()
         if not name:
-            self._refuse("give the new attribute a name")
+            self._refuse(self.tr("give the new attribute a name"))
             return
         if name in self.node.attributes:
-            self._refuse(f'attribute "{name}" is already there')
+            self._refuse(self.tr('attribute "{name}" is already there').format(name=name))
             return
         spec = None
         schema = self._schema()
@@ -269,13 +273,14 @@ class NodeEditor(QWidget):
         attr_type = int(spec.type) if spec is not None else int(self.add_type.currentData())
         value = spec.default if spec is not None and spec.default is not None else default_for(attr_type)
         if value is None:
-            self._refuse(f'attribute "{name}" ({AttrType(attr_type).name.lower()}) cannot be added here')
+            self._refuse(self.tr('attribute "{name}" ({type}) cannot be added here').format(
+                name=name, type=AttrType(attr_type).name.lower()))
             return
         self._apply(SetAttribute(self.ref, name, attr_type, _plain(value), graph=self.gpath))
 
     def choose_op(self, choice=None) -> None:
         model = self.qdoc.document.model
-        choice = choice or pick_op(model, self, "Change the operator")
+        choice = choice or pick_op(model, self, self.tr("Change the operator"))
         if choice is None:
             return
         domain, op = choice

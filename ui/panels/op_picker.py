@@ -46,13 +46,13 @@ def filter_ops(ops, text: str) -> list:
 class OpPicker(QDialog):
     """Type to search; Enter or double-click picks. `chosen` is (domain, op)."""
 
-    def __init__(self, model, parent=None, title: str = "Choose an operator"):
+    def __init__(self, model, parent=None, title: str | None = None):
         super().__init__(parent)
-        self.setWindowTitle(title)
+        self.setWindowTitle(title or self.tr("Choose an operator"))
         self.ops = available_ops(model)
         self.chosen = None
         self.search = QLineEdit()
-        self.search.setPlaceholderText("Type to search operators…")
+        self.search.setPlaceholderText(self.tr("Type to search operators…"))
         self.list = QListWidget()
         buttons = QDialogButtonBox(QDialogButtonBox.Ok | QDialogButtonBox.Cancel)
         layout = QVBoxLayout(self)
@@ -84,7 +84,7 @@ class OpPicker(QDialog):
         super().accept()
 
 
-def pick_op(model, parent=None, title: str = "Choose an operator"):
+def pick_op(model, parent=None, title: str | None = None):
     """(domain, op) or None. Offscreen (tests) the picker is built but not run:
     tests drive `OpPicker` directly or replace this function."""
     dialog = OpPicker(model, parent, title)

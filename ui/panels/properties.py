@@ -163,25 +163,24 @@ class PropertiesPanel(QWidget):
         if m is None:
             return self._render("<p class='muted'>" + esc(self.tr("No model open.")) + "</p>")
         graph = m.graph
-        tr = self.tr
-        rows = [(tr("file"), esc(m.path) if m.path else "—"), (tr("IR version"), m.ir_version),
-                (tr("opsets"), esc(", ".join(f"{d or 'ai.onnx'} {v}" for d, v in m.opset_imports.items()))),
-                (tr("producer"), esc(f"{m.producer_name} {m.producer_version}".strip() or "—")),
-                (tr("domain"), esc(m.domain or "—")), (tr("model version"), m.model_version),
-                (tr("graph"), esc(graph.name or "—")), (tr("nodes"), len(graph.nodes)),
-                (tr("initializers"), len(graph.initializers)),
-                (tr("training info"), tr("present") if m.training_info else tr("none"))]
-        body = f"<h2>{esc(tr('Model'))}</h2>{table(rows)}"
+        rows = [(self.tr("file"), esc(m.path) if m.path else "—"), (self.tr("IR version"), m.ir_version),
+                (self.tr("opsets"), esc(", ".join(f"{d or 'ai.onnx'} {v}" for d, v in m.opset_imports.items()))),
+                (self.tr("producer"), esc(f"{m.producer_name} {m.producer_version}".strip() or "—")),
+                (self.tr("domain"), esc(m.domain or "—")), (self.tr("model version"), m.model_version),
+                (self.tr("graph"), esc(graph.name or "—")), (self.tr("nodes"), len(graph.nodes)),
+                (self.tr("initializers"), len(graph.initializers)),
+                (self.tr("training info"), self.tr("present") if m.training_info else self.tr("none"))]
+        body = "<h2>" + esc(self.tr("Model")) + "</h2>" + table(rows)
         if m.doc_string:
-            body += section(tr("Documentation"), f"<pre style='white-space: pre-wrap'>{esc(m.doc_string)}</pre>")
+            body += section(self.tr("Documentation"), f"<pre style='white-space: pre-wrap'>{esc(m.doc_string)}</pre>")
         if m.metadata_props:
-            body += section(tr("Metadata"), table((esc(k), esc(v)) for k, v in m.metadata_props.items()))
-        body += section(tr("Inputs"), self._value_list(graph.inputs))
-        body += section(tr("Outputs"), self._value_list(graph.outputs))
+            body += section(self.tr("Metadata"), table((esc(k), esc(v)) for k, v in m.metadata_props.items()))
+        body += section(self.tr("Inputs"), self._value_list(graph.inputs))
+        body += section(self.tr("Outputs"), self._value_list(graph.outputs))
         if m.functions:
-            body += section(tr("Functions"), table(
+            body += section(self.tr("Functions"), table(
                 (esc(f"{d}::{n}" + (f":{o}" if o else "")),
-                 self._link(f.graph, tr("{n} nodes").format(n=len(f.graph.nodes))))
+                 self._link(f.graph, self.tr("{n} nodes").format(n=len(f.graph.nodes))))
                 for (d, n, o), f in m.functions.items()))
         self._render(body)
 
@@ -342,8 +341,9 @@ class PropertiesPanel(QWidget):
         self._set_editor(None)
         self._links.clear()
         path = "/".join(vnode.group or ())
-        body = (f"<h2>{esc(self.tr('Group {path}').format(path=path))}</h2>"
-                f"<p class='muted'>{esc(self.tr('Double-click the box to expand it.'))}</p>")
+        title = self.tr("Group {path}").format(path=path)
+        hint = self.tr("Double-click the box to expand it.")
+        body = f"<h2>{esc(title)}</h2><p class='muted'>{esc(hint)}</p>"
         body += section(self.tr("Contents"), table((esc(k), esc(v)) for k, v in vnode.label.lines and
                                           [(line, "") for line in vnode.label.lines] or []))
         self._render(body)

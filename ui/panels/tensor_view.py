@@ -76,8 +76,8 @@ class TensorView(QWidget):
         self.array = None
         self.title = QLabel()
         self.title.setWordWrap(True)
-        self.show_button = QPushButton("Show values")
-        self.export_button = QPushButton("Export .npy…")
+        self.show_button = QPushButton(self.tr("Show values"))
+        self.export_button = QPushButton(self.tr("Export .npy…"))
         self.spin_row = QHBoxLayout()
         self.spins: list[QSpinBox] = []
         self.model = SliceModel(self)
@@ -103,7 +103,7 @@ class TensorView(QWidget):
         self.array = None
         self.table.setVisible(False)
         self._clear_spins()
-        self.title.setText(f"Values of <b>{name}</b>")
+        self.title.setText(self.tr("Values of {name}").format(name=f"<b>{name}</b>"))
         self.show_button.setEnabled(True)
 
     def _load(self) -> np.ndarray:
@@ -122,11 +122,11 @@ class TensorView(QWidget):
         try:
             array = self._load()
         except Exception as exc:    # noqa: BLE001 - shown to the user, e.g. missing external file
-            QMessageBox.warning(self, "Cannot read tensor", f"{self.name}: {exc}")
+            QMessageBox.warning(self, self.tr("Cannot read tensor"), f"{self.name}: {exc}")
             return
         self._clear_spins()
         if array.ndim > 2:
-            self.spin_row.addWidget(QLabel("slice"))
+            self.spin_row.addWidget(QLabel(self.tr("slice")))
             for axis in range(array.ndim - 2):
                 spin = QSpinBox()
                 spin.setRange(0, max(array.shape[axis] - 1, 0))
@@ -143,11 +143,12 @@ class TensorView(QWidget):
         self.model.set_array(slice_2d(self._load(), leading))
 
     def export_npy(self) -> None:
-        path, _ = QFileDialog.getSaveFileName(self, "Export tensor", f"{self.name}.npy",
-                                              "NumPy array (*.npy)")
+        path, _ = QFileDialog.getSaveFileName(self, self.tr("Export tensor"), f"{self.name}.npy",
+                                              self.tr("NumPy array (*.npy)"))
         if not path:
             return
         try:
             np.save(path, self._load())
         except Exception as exc:    # noqa: BLE001
-            QMessageBox.warning(self, "Export failed", f"Could not write {path}: {exc}")
+            QMessageBox.warning(self, self.tr("Export failed"),
+                                self.tr("Could not write {path}: {error}").format(path=path, error=exc))
