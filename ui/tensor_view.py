@@ -17,7 +17,7 @@ from __future__ import annotations
 from typing import Optional
 
 import numpy as np
-from PySide6.QtCore import QAbstractTableModel, QModelIndex, QPointF, QRectF, Qt, Signal
+from PySide6.QtCore import QAbstractTableModel, QCoreApplication, QModelIndex, QPointF, QRectF, Qt, Signal
 from PySide6.QtGui import QColor, QFontMetrics, QImage, QPainter, QPalette, QPen, QPixmap
 from PySide6.QtWidgets import (QComboBox, QHBoxLayout, QLabel, QSizePolicy, QSpinBox, QTableView,
                                QToolTip, QVBoxLayout, QWidget)
@@ -205,7 +205,7 @@ class TensorTable(QWidget):
         for box in (self.rows_box, self.cols_box):
             box.clear()
             for axis in range(nd):
-                box.addItem(f"axis {axis} ({self.model.array.shape[axis]})", axis)
+                box.addItem(self.tr("axis {axis} ({size})").format(axis=axis, size=self.model.array.shape[axis]), axis)
         if nd >= 1:
             self.rows_box.setCurrentIndex(0)
         if nd >= 2:
@@ -245,16 +245,16 @@ class TensorTable(QWidget):
         self.rows_box.setVisible(nd >= 2)
         self.cols_box.setVisible(nd >= 2)
         if nd >= 2:
-            self.controls.addWidget(QLabel("rows"))
+            self.controls.addWidget(QLabel(self.tr("rows")))
             self.controls.addWidget(self.rows_box)
-            self.controls.addWidget(QLabel("columns"))
+            self.controls.addWidget(QLabel(self.tr("columns")))
             self.controls.addWidget(self.cols_box)
         for axis in range(nd):
             if axis in (self.model.row_axis, self.model.col_axis):
                 continue
             spin = QSpinBox()
             spin.setRange(0, max(self.model.array.shape[axis] - 1, 0))
-            spin.setPrefix(f"axis {axis} = ")
+            spin.setPrefix(self.tr("axis {axis} = ").format(axis=axis))
             spin.setValue(self.model.fixed[axis])
             spin.setEnabled(self.model.array.shape[axis] > 0)
             spin.valueChanged.connect(lambda v, a=axis: self.model.set_fixed(a, v))
@@ -304,7 +304,7 @@ class HistogramWidget(QWidget):
         text = pal.color(QPalette.Text)
         if self.counts.size == 0:
             p.setPen(text)
-            p.drawText(self.rect(), Qt.AlignCenter, "no finite values to count")
+            p.drawText(self.rect(), Qt.AlignCenter, self.tr("no finite values to count"))
             return
         heights = np.log1p(self.counts) if self.log_scale else self.counts.astype(np.float64)
         top = float(heights.max()) or 1.0
@@ -324,7 +324,7 @@ class HistogramWidget(QWidget):
         lo, hi = format_element(float(self.edges[0])), format_element(float(self.edges[-1]))
         p.drawText(QPointF(r.left(), y), lo)
         p.drawText(QPointF(r.right() - fm.horizontalAdvance(hi), y), hi)
-        peak = f"peak {int(self.counts.max())}" + (" (log)" if self.log_scale else "")
+        peak = (self.tr("peak {n} (log)") if self.log_scale else self.tr("peak {n}")).format(n=int(self.counts.max()))
         p.drawText(QPointF(r.center().x() - fm.horizontalAdvance(peak) / 2, y), peak)
 
     def mouseMoveEvent(self, event) -> None:
@@ -419,7 +419,7 @@ class ImageView(QWidget):
         self.layout_box = QComboBox()
         self.layout_box.addItems(LAYOUTS)
         self.batch = QSpinBox()
-        self.batch.setPrefix("batch ")
+        self.batch.setPrefix(self.tr("batch "))
         self.channel_box = QComboBox()
         self.picture = QLabel()
         self.picture.setAlignment(Qt.AlignCenter)
@@ -427,7 +427,7 @@ class ImageView(QWidget):
         self.picture.setSizePolicy(QSizePolicy.Ignored, QSizePolicy.Ignored)
         self.message = QLabel()
         row = QHBoxLayout()
-        for w in (QLabel("layout"), self.layout_box, self.batch, self.channel_box):
+        for w in (QLabel(self.tr("layout")), self.layout_box, self.batch, self.channel_box):
             row.addWidget(w)
         row.addStretch(1)
         layout = QVBoxLayout(self)
@@ -447,7 +447,7 @@ class ImageView(QWidget):
         if layout is None:
             self.image = None
             self.picture.clear()
-            self.message.setText("not image-shaped")
+            self.message.setText(self.tr("not image-shaped"))
             return False
         self.layout_box.setCurrentText(layout)
         self._layout_changed()
@@ -456,7 +456,7 @@ class ImageView(QWidget):
     def _layout_changed(self) -> None:
         layout = self.layout_box.currentText()
         if self.array is None or self.array.ndim != len(layout):
-            self.message.setText(f"{layout} needs {len(layout)} axes")
+            self.message.setText(self.tr("{layout} needs {n} axes").format(layout=layout, n=len(layout)))
             return
         self.batch.setVisible("N" in layout)
         if "N" in layout:
@@ -466,7 +466,7 @@ class ImageView(QWidget):
         if channels >= 3:
             self.channel_box.addItem("RGB", None)
         for c in range(channels):
-            self.channel_box.addItem(f"channel {c} (grey)", c)
+            self.channel_box.addItem(self.tr("channel {c} (grey)").format(c=c), c)
         self.refresh()
 
     def refresh(self) -> None:
@@ -479,7 +479,7 @@ class ImageView(QWidget):
             self.message.setText(str(e))
             return
         self.image = to_qimage(planes, self.channel_box.currentData())
-        self.message.setText(f"{self.image.width()}×{self.image.height()}, stretched min..max")
+        self.message.setText(self.tr("{w}×{h}, stretched min..max").format(w=self.image.width(), h=self.image.height()))
         self._show()
 
     def _show(self) -> None:
@@ -498,18 +498,20 @@ class ImageView(QWidget):
 
 def stats_text(stats: TensorStats) -> str:
     """Statistics as the inspector's rich-text block."""
+    def tr(text):
+        return QCoreApplication.translate("TensorView", text)
     if not stats.numeric:
-        return f"{stats.count} elements (not numbers)"
+        return tr("{n} elements (not numbers)").format(n=stats.count)
     if stats.count == 0:
-        return "empty"
-    rows = [("min", stats.min), ("max", stats.max), ("mean", stats.mean), ("std", stats.std)]
+        return tr("empty")
+    rows = [(tr("min"), stats.min), (tr("max"), stats.max), (tr("mean"), stats.mean), (tr("std"), stats.std)]
     parts = [f"<b>{k}</b> {format_element(v) if v is not None else '—'}" for k, v in rows]
     bad = [f"{n} {what}" for n, what in ((stats.nan, "NaN"), (stats.posinf, "+Inf"),
                                           (stats.neginf, "−Inf")) if n]
     colour = QColor("#d04040").name()
     tail = (f" &nbsp; <span style='color:{colour}'><b>{', '.join(bad)}</b></span>" if bad
-            else " &nbsp; no NaN/Inf")
-    return " &nbsp; ".join(parts) + f" &nbsp; ({stats.count} elements)" + tail
+            else " &nbsp; " + tr("no NaN/Inf"))
+    return " &nbsp; ".join(parts) + " &nbsp; " + tr("({n} elements)").format(n=stats.count) + tail
 
 
 __all__ = ["TensorTable", "TensorTableModel", "HistogramWidget", "ImageView", "format_element",

@@ -26,14 +26,14 @@ class ErrorLegend(QWidget):
         swatch = QRectF(0, 2, 60, 14)
         p.fillRect(swatch, error_colour(0, True))
         p.setPen(self.palette().text().color())
-        p.drawText(QRectF(0, 18, 70, 14), Qt.AlignLeft, "agrees")
+        p.drawText(QRectF(0, 18, 70, 14), Qt.AlignLeft, self.tr("agrees"))
         bar = QRectF(80, 2, max(w - 90, 40), 14)
         grad = QLinearGradient(bar.topLeft(), bar.topRight())
         for i in range(11):
             t = i / 10
             grad.setColorAt(t, error_colour(10 ** (-6 + 6 * t), False))
         p.fillRect(bar, grad)
-        for t, text in ((0, "1e-6"), (0.5, "1e-3"), (1, "≥1  rel. error")):
+        for t, text in ((0, "1e-6"), (0.5, "1e-3"), (1, self.tr("≥1  rel. error"))):
             x = bar.left() + t * bar.width()
             align = Qt.AlignLeft if t == 0 else Qt.AlignRight if t == 1 else Qt.AlignHCenter
             rect = QRectF(x - (bar.width() if t == 1 else 40 if t == 0.5 else 0), 18,
@@ -50,20 +50,20 @@ class CompareView(QWidget):
     def __init__(self, parent=None):
         super().__init__(parent)
         self.report = None
-        self.ort_button = QPushButton("Compare with onnxruntime")
-        self.keep_button = QPushButton("Keep run as reference")
-        self.reference_button = QPushButton("Compare with reference")
-        self.first_button = QPushButton("Go to first divergence")
+        self.ort_button = QPushButton(self.tr("Compare with onnxruntime"))
+        self.keep_button = QPushButton(self.tr("Keep run as reference"))
+        self.reference_button = QPushButton(self.tr("Compare with reference"))
+        self.first_button = QPushButton(self.tr("Go to first divergence"))
         self.first_button.setEnabled(False)
         buttons = QHBoxLayout()
         for b in (self.ort_button, self.keep_button, self.reference_button):
             buttons.addWidget(b)
         buttons.addStretch(1)
         self.legend = ErrorLegend()
-        self.summary = QLabel("No comparison yet")
+        self.summary = QLabel(self.tr("No comparison yet"))
         self.summary.setWordWrap(True)
         self.table = QTableWidget(0, 5)
-        self.table.setHorizontalHeaderLabels(["Node", "Op", "Max abs", "Rel", ""])
+        self.table.setHorizontalHeaderLabels([self.tr("Node"), self.tr("Op"), self.tr("Max abs"), self.tr("Rel"), ""])
         self.table.verticalHeader().hide()
         self.table.setEditTriggers(QTableWidget.NoEditTriggers)
         self.table.setSelectionBehavior(QTableWidget.SelectRows)
@@ -91,20 +91,23 @@ class CompareView(QWidget):
     def set_report(self, report, kind: str = "onnxruntime") -> None:
         self.report = report
         if report is None:
-            self.summary.setText("No comparison yet")
+            self.summary.setText(self.tr("No comparison yet"))
             self.table.setRowCount(0)
             self.first_button.setEnabled(False)
             return
         bad = sum(not n.agrees for n in report.nodes)
         first = report.first_divergence
-        who = kind if kind == "onnxruntime" else f"the {kind}"
-        text = f"Against <b>{who}</b>: {len(report.nodes) - bad} of {len(report.nodes)} nodes agree."
+        who = kind if kind == "onnxruntime" else self.tr("the reference run")
+        text = self.tr("Against <b>{who}</b>: {ok} of {n} nodes agree.").format(
+            who=who, ok=len(report.nodes) - bad, n=len(report.nodes))
         if first is not None:
-            text += f" First divergence: <b>{first.node.display_name}</b> (rel. error {first.rel:.3g})."
+            text += " " + self.tr("First divergence: <b>{node}</b> (rel. error {rel}).").format(
+                node=first.node.display_name, rel=f"{first.rel:.3g}")
         if report.differing_sources:
-            text += " Inputs or initializers that differ: " + ", ".join(report.differing_sources[:5])
+            text += " " + self.tr("Inputs or initializers that differ: {names}").format(
+                names=", ".join(report.differing_sources[:5]))
         if report.skipped:
-            text += f" {len(report.skipped)} values could not be compared."
+            text += " " + self.tr("{n} values could not be compared.").format(n=len(report.skipped))
         self.summary.setText(text)
         self.first_button.setEnabled(first is not None)
         self.rows = sorted(report.nodes, key=lambda n: (n.agrees, -n.rel))
@@ -116,7 +119,8 @@ class CompareView(QWidget):
             self.table.setItem(r, 1, QTableWidgetItem(nd.node.op_type))
             self.table.setItem(r, 2, QTableWidgetItem(f"{nd.max_abs:.3g}"))
             self.table.setItem(r, 3, QTableWidgetItem(f"{nd.rel:.3g}"))
-            flag = QTableWidgetItem("first" if nd is first else ("differs" if not nd.agrees else "ok"))
+            flag = QTableWidgetItem(self.tr("first") if nd is first else (self.tr("differs") if not nd.agrees
+                                                                          else self.tr("ok")))
             flag.setBackground(error_colour(nd.rel, nd.agrees))
             self.table.setItem(r, 4, flag)
 

@@ -141,10 +141,10 @@ class RunController(QObject):
 
     def _start(self, what: str, work: Callable, done: Callable) -> bool:
         if self.debug is None:
-            self.message.emit("error", "Open a model first")
+            self.message.emit("error", self.tr("Open a model first"))
             return False
         if self.running:
-            self.message.emit("info", "A run is in progress: wait for it or cancel it")
+            self.message.emit("info", self.tr("A run is in progress: wait for it or cancel it"))
             return False
         job = RunJob(work, self)
         self.debug.progress = job.report
@@ -187,7 +187,7 @@ class RunController(QObject):
 
     def _cancelled(self, job) -> None:
         if self._end(job):
-            self.message.emit("info", "Run cancelled; the values computed so far are kept")
+            self.message.emit("info", self.tr("Run cancelled; the values computed so far are kept"))
             self.updated.emit()
 
     def cancel(self, wait: bool = False) -> None:
@@ -221,17 +221,17 @@ class RunController(QObject):
             feeds = self._feeds()
             outputs = self.debug.run(feeds)
             return feeds, outputs
-        return self._start("Running the model…", work, self._ran)
+        return self._start(self.tr("Running the model…"), work, self._ran)
 
     def run_selection(self, nodes: list) -> bool:
         if not nodes:
-            self.message.emit("error", "Select one or more nodes of the main graph to run them")
+            self.message.emit("error", self.tr("Select one or more nodes of the main graph to run them"))
             return False
 
         def work(job):
             feeds = self._feeds() if not self.debug.values else {}
             return feeds, self.debug.run(feeds, nodes=nodes)
-        return self._start(f"Running {len(nodes)} selected nodes…", work,
+        return self._start(self.tr("Running {n} selected nodes…").format(n=len(nodes)), work,
                            lambda result: self._ran(result, selection=True))
 
     def _ran(self, result, selection: bool = False) -> None:
@@ -240,9 +240,14 @@ class RunController(QObject):
             self.ran_feeds = feeds
         computed = len(self.debug.nodes_run)
         total = len(self.debug.selection or self.model.graph.nodes)
-        what = "selection" if selection else "model"
-        reused = "" if computed == total or selection else f" (the other {total - computed} kept from the last run)"
-        self.message.emit("info", f"Ran the {what}: {computed} nodes computed{reused}")
+        if selection:
+            text = self.tr("Ran the selection: {n} nodes computed").format(n=computed)
+        elif computed == total:
+            text = self.tr("Ran the model: {n} nodes computed").format(n=computed)
+        else:
+            text = self.tr("Ran the model: {n} nodes computed (the other {kept} kept from the last run)").format(
+                n=computed, kept=total - computed)
+        self.message.emit("info", text)
         self.invalidated = set()
         self.ran.emit(outputs)
 
@@ -255,13 +260,13 @@ class RunController(QObject):
         def work(job):
             self._ensure_started()
             return self.debug.step(into=True)
-        return self._start("Stepping…", work, self._stepped)
+        return self._start(self.tr("Stepping…"), work, self._stepped)
 
     def resume(self) -> bool:
         def work(job):
             self._ensure_started()
             return self.debug.resume()
-        return self._start("Running to the next breakpoint…", work, self._stepped)
+        return self._start(self.tr("Running to the next breakpoint…"), work, self._stepped)
 
     def run_to(self, node) -> bool:
         def work(job):
@@ -269,7 +274,7 @@ class RunController(QObject):
                 self.debug.start(self._feeds())       # behind us (or no run yet): from the start
             self._ensure_started()
             return self.debug.run_to(node)
-        return self._start(f"Running to {node.display_name}…", work, self._stepped)
+        return self._start(self.tr("Running to {node}…").format(node=node.display_name), work, self._stepped)
 
     def restart(self) -> bool:
         from onnxstudio.core.exec.debug import StepEvent
@@ -277,27 +282,32 @@ class RunController(QObject):
         def work(job):
             self.debug.start(self._feeds())
             return StepEvent(None, reason="start")
-        return self._start("Starting…", work, self._stepped)
+        return self._start(self.tr("Starting…"), work, self._stepped)
 
     def _stepped(self, event) -> None:
         self.last_event = event
         d = self.debug
         if event.reason == "done" or d.done:
-            text = "Run complete"
+            text = self.tr("Run complete")
         elif event.reason == "breakpoint":
-            text = f"Stopped at breakpoint {d.current.display_name}"
+            text = self.tr("Stopped at breakpoint {node}").format(node=d.current.display_name)
         elif event.reason == "nonfinite":
-            text = f"{event.node.display_name} produced NaN/Inf in {', '.join(event.nonfinite)}"
+            text = self.tr("{node} produced NaN/Inf in {names}").format(
+                node=event.node.display_name, names=", ".join(event.nonfinite))
         elif event.reason == "target":
-            text = f"Stopped before {d.current.display_name}"
+            text = self.tr("Stopped before {node}").format(node=d.current.display_name)
         elif event.node is not None:
             owner = event.graph.parent_node if event.graph is not None else None
             looping = owner is not None and owner.op_type in ("Loop", "Scan")
-            where = f" (iteration {event.iteration})" if looping and event.iteration >= 0 else ""
-            text = f"Ran {event.node.display_name}{where}; next: " + (
-                d.current.display_name if d.current is not None else "end")
+            following = d.current.display_name if d.current is not None else self.tr("end")
+            if looping and event.iteration >= 0:
+                text = self.tr("Ran {node} (iteration {i}); next: {next}").format(
+                    node=event.node.display_name, i=event.iteration, next=following)
+            else:
+                text = self.tr("Ran {node}; next: {next}").format(node=event.node.display_name, next=following)
         else:
-            text = "Ready to step: " + (d.current.display_name if d.current is not None else "nothing to run")
+            text = self.tr("Ready to step: {node}").format(
+                node=d.current.display_name if d.current is not None else self.tr("nothing to run"))
         self.message.emit("info", text)
         self.stopped.emit(event)
 
@@ -330,20 +340,20 @@ class RunController(QObject):
         def done(result):
             report, self.other_values = result
             self._compared(report, "onnxruntime")
-        return self._start("Comparing with onnxruntime…", work, done)
+        return self._start(self.tr("Comparing with onnxruntime…"), work, done)
 
     def keep_reference(self) -> bool:
         """Remember the current values: a later run is compared with them."""
         if self.debug is None or not self.debug.values:
-            self.message.emit("error", "Run the model first, then keep its values as the reference")
+            self.message.emit("error", self.tr("Run the model first, then keep its values as the reference"))
             return False
         self.reference = dict(self.debug.values)
-        self.message.emit("info", f"Kept {len(self.reference)} values as the reference run")
+        self.message.emit("info", self.tr("Kept {n} values as the reference run").format(n=len(self.reference)))
         return True
 
     def compare_with_reference(self) -> bool:
         if self.reference is None:
-            self.message.emit("error", "Keep a run as the reference first")
+            self.message.emit("error", self.tr("Keep a run as the reference first"))
             return False
         from onnxstudio.core.exec.compare import compare_values, node_report
         reference = self.reference
@@ -356,20 +366,20 @@ class RunController(QObject):
         def done(report):
             self.other_values = reference
             self._compared(report, "reference run")
-        return self._start("Comparing with the reference run…", work, done)
+        return self._start(self.tr("Comparing with the reference run…"), work, done)
 
     def _compared(self, report, kind: str) -> None:
         self.report = report
         self.report_kind = kind
-        kind = "onnxruntime" if kind == "onnxruntime" else f"the {kind}"
+        kind = "onnxruntime" if kind == "onnxruntime" else self.tr("the reference run")
         first = report.first_divergence
         bad = sum(not n.agrees for n in report.nodes)
         if first is None:
-            self.message.emit("info", f"Compared with {kind}: {len(report.nodes) - bad} of "
-                                      f"{len(report.nodes)} nodes agree; no divergence")
+            self.message.emit("info", self.tr("Compared with {who}: {ok} of {n} nodes agree; no divergence").format(
+                who=kind, ok=len(report.nodes) - bad, n=len(report.nodes)))
         else:
-            self.message.emit("info", f"Compared with {kind}: first divergent node "
-                                      f"{first.node.display_name} (rel. error {first.rel:.3g})")
+            self.message.emit("info", self.tr("Compared with {who}: first divergent node {node} (rel. error {rel})")
+                              .format(who=kind, node=first.node.display_name, rel=f"{first.rel:.3g}"))
         self.report_ready.emit(report)
 
 

@@ -13,7 +13,7 @@ import json
 import pathlib
 from typing import Optional
 
-from PySide6.QtCore import Qt, Signal
+from PySide6.QtCore import QT_TRANSLATE_NOOP, QCoreApplication, Qt, Signal
 from PySide6.QtWidgets import (QComboBox, QDoubleSpinBox, QFileDialog, QFormLayout, QGroupBox,
                                QHBoxLayout, QHeaderView, QLabel, QLineEdit, QPushButton, QSpinBox,
                                QTableWidget, QTableWidgetItem, QToolButton, QVBoxLayout, QWidget)
@@ -23,9 +23,25 @@ from onnxstudio.core.exec.input_gen import (IMAGE_LAYOUTS, SOURCES, InputSet, In
                                             default_spec, describe_type, free_dims, make_feeds)
 
 STATE_KEY = "run_inputs"
-SET_FILTER = "Input sets (*.json);;All files (*)"
-ARRAY_FILTER = "Arrays (*.npy *.npz *.pb);;All files (*)"
-IMAGE_FILTER = "Images (*.png *.jpg *.jpeg *.bmp *.ppm *.pgm *.pnm *.tif *.tiff *.webp *.gif);;All files (*)"
+SET_FILTER = QT_TRANSLATE_NOOP("InputsPanel", "Input sets (*.json);;All files (*)")
+ARRAY_FILTER = QT_TRANSLATE_NOOP("InputsPanel", "Arrays (*.npy *.npz *.pb);;All files (*)")
+IMAGE_FILTER = QT_TRANSLATE_NOOP("InputsPanel", "Images (*.png *.jpg *.jpeg *.bmp *.ppm *.pgm *.pnm *.tif *.tiff "
+                                                "*.webp *.gif);;All files (*)")
+
+
+def _tr(text: str) -> str:
+    return QCoreApplication.translate("InputsPanel", text)
+
+
+def source_label(source: str) -> str:
+    """A source's name as the user reads it (the stored name stays English)."""
+    labels = {"random": QCoreApplication.translate("InputsPanel", "random"),
+              "zeros": QCoreApplication.translate("InputsPanel", "zeros"),
+              "ones": QCoreApplication.translate("InputsPanel", "ones"),
+              "constant": QCoreApplication.translate("InputsPanel", "constant"),
+              "file": QCoreApplication.translate("InputsPanel", "file"),
+              "image": QCoreApplication.translate("InputsPanel", "image")}
+    return labels.get(source, source)
 
 
 def _floats(text: str, what: str) -> list:
@@ -47,19 +63,20 @@ class InputsPanel(QWidget):
         self._loading = False
         self.seed = QSpinBox()
         self.seed.setRange(0, 2**31 - 1)
-        self.seed.setPrefix("seed ")
-        self.save_button = QPushButton("Save set…")
-        self.load_button = QPushButton("Load set…")
+        self.seed.setPrefix(self.tr("seed "))
+        self.save_button = QPushButton(self.tr("Save set…"))
+        self.load_button = QPushButton(self.tr("Load set…"))
         top = QHBoxLayout()
         top.addWidget(self.seed)
         top.addStretch(1)
         top.addWidget(self.load_button)
         top.addWidget(self.save_button)
-        self.dims_box = QGroupBox("Sizes of symbolic dimensions")
+        self.dims_box = QGroupBox(self.tr("Sizes of symbolic dimensions"))
         self.dims_layout = QHBoxLayout(self.dims_box)
         self.dim_spins: dict[str, QSpinBox] = {}
         self.table = QTableWidget(0, 4)
-        self.table.setHorizontalHeaderLabels(["Input", "Type", "Source", "Settings"])
+        self.table.setHorizontalHeaderLabels([self.tr("Input"), self.tr("Type"), self.tr("Source"),
+                                              self.tr("Settings")])
         self.table.verticalHeader().hide()
         self.table.setSelectionBehavior(QTableWidget.SelectRows)
         self.table.setSelectionMode(QTableWidget.SingleSelection)
@@ -126,7 +143,7 @@ class InputsPanel(QWidget):
             spin = QSpinBox()
             spin.setRange(0, 1 << 20)
             spin.setValue(int(self.input_set.dims.get(name, 1)))
-            spin.setToolTip(f"size of {name} in every input that uses it")
+            spin.setToolTip(self.tr("size of {name} in every input that uses it").format(name=name))
             spin.valueChanged.connect(self._edited)
             self.dims_layout.addWidget(QLabel(name))
             self.dims_layout.addWidget(spin)
@@ -140,9 +157,11 @@ class InputsPanel(QWidget):
             self.table.setItem(row, 0, name)
             self.table.setItem(row, 1, QTableWidgetItem(describe_type(v)))
             combo = QComboBox()
-            combo.addItems(SOURCES)
-            combo.setCurrentText(self.input_set.spec(v.name).source)
-            combo.currentTextChanged.connect(lambda text, n=v.name: self._source_chosen(n, text))
+            for source in SOURCES:
+                combo.addItem(source_label(source), source)
+            combo.setCurrentIndex(combo.findData(self.input_set.spec(v.name).source))
+            combo.currentIndexChanged.connect(
+                lambda _i, n=v.name, c=combo: self._source_chosen(n, c.currentData()))
             self.table.setCellWidget(row, 2, combo)
             self.table.setItem(row, 3, QTableWidgetItem(self._summary(v)))
         self._loading = False
@@ -166,19 +185,20 @@ class InputsPanel(QWidget):
         s = self.input_set.spec(v.name)
         if s.source == "random":
             if _is_integer(v):
-                return f"integers {int(s.low)}..{int(s.high)}"
+                return self.tr("integers {low}..{high}").format(low=int(s.low), high=int(s.high))
             if _is_bool(v):
-                return "true/false at random"
-            return (f"uniform {s.low:g}..{s.high:g}" if s.distribution == "uniform"
-                    else f"normal mean {s.mean:g} std {s.std:g}")
+                return self.tr("true/false at random")
+            if s.distribution == "uniform":
+                return self.tr("uniform {low}..{high}").format(low=f"{s.low:g}", high=f"{s.high:g}")
+            return self.tr("normal mean {mean} std {std}").format(mean=f"{s.mean:g}", std=f"{s.std:g}")
         if s.source == "constant":
-            return f"all {s.value:g}"
+            return self.tr("all {value}").format(value=f"{s.value:g}")
         if s.source in ("file", "image"):
-            base = pathlib.Path(s.path).name if s.path else "(choose a file)"
+            base = pathlib.Path(s.path).name if s.path else self.tr("(choose a file)")
             if s.source == "image":
                 base += f" · {s.layout} · ×{s.scale:g}"
             return base
-        return s.source
+        return source_label(s.source)
 
     # -- editing -------------------------------------------------------------------------
 
@@ -223,7 +243,8 @@ class InputsPanel(QWidget):
         for key, value in settings.items():
             setattr(spec, key, value)
         row = next(i for i, v in enumerate(self.inputs) if v.name == name)
-        self.table.cellWidget(row, 2).setCurrentText(source)
+        combo = self.table.cellWidget(row, 2)
+        combo.setCurrentIndex(combo.findData(source))
         spec.source = source
         self._refresh_row(row)
         self._show_details(row)
@@ -242,13 +263,13 @@ class InputsPanel(QWidget):
         return make_feeds(self.inputs, self.snapshot())
 
     def show_problem(self, text: str) -> None:
-        self.message.setText(f"<span style='color:#c03030'>{_escape(text)}</span>" if text else "")
+        self.message.setText(_red(text) if text else "")
 
     # -- input sets ------------------------------------------------------------------------------
 
     def save_dialog(self) -> None:
         start = str(self.path.with_suffix(".inputs.json")) if self.path else "inputs.json"
-        path, _ = QFileDialog.getSaveFileName(self, "Save input set", start, SET_FILTER)
+        path, _ = QFileDialog.getSaveFileName(self, self.tr("Save input set"), start, _tr(SET_FILTER))
         if path:
             self.save_set(path)
 
@@ -256,13 +277,13 @@ class InputsPanel(QWidget):
         try:
             pathlib.Path(path).write_text(json.dumps(self.input_set.to_json(), indent=1), encoding="utf-8")
         except OSError as e:
-            self.show_problem(f"{path}: cannot write ({e.strerror or e})")
+            self.show_problem(self.tr("{path}: cannot write ({error})").format(path=path, error=e.strerror or e))
             return
-        self.message.setText(f"Saved the input set to {path}")
+        self.message.setText(self.tr("Saved the input set to {path}").format(path=path))
 
     def load_dialog(self) -> None:
         start = str(self.path.parent) if self.path else ""
-        path, _ = QFileDialog.getOpenFileName(self, "Load input set", start, SET_FILTER)
+        path, _ = QFileDialog.getOpenFileName(self, self.tr("Load input set"), start, _tr(SET_FILTER))
         if path:
             self.load_set(path)
 
@@ -271,10 +292,10 @@ class InputsPanel(QWidget):
             data = json.loads(pathlib.Path(path).read_text(encoding="utf-8"))
             loaded = InputSet.from_json(data)
         except FileNotFoundError:
-            self.show_problem(f"{path}: no such file")
+            self.show_problem(self.tr("{path}: no such file").format(path=path))
             return False
         except (OSError, ValueError, FeedError) as e:
-            self.show_problem(f"{path}: not an input set ({e})")
+            self.show_problem(self.tr("{path}: not an input set ({error})").format(path=path, error=e))
             return False
         known = {v.name for v in self.inputs}
         unknown = [n for n in loaded.inputs if n not in known]
@@ -285,11 +306,16 @@ class InputsPanel(QWidget):
         self._rebuild()
         self.remember()
         if unknown:
-            self.message.setText(f"Loaded {path}; the model has no input {', '.join(unknown)} (ignored)")
+            self.message.setText(self.tr("Loaded {path}; the model has no input {names} (ignored)").format(
+                path=path, names=", ".join(unknown)))
         else:
-            self.message.setText(f"Loaded the input set {path}")
+            self.message.setText(self.tr("Loaded the input set {path}").format(path=path))
         self.changed.emit()
         return True
+
+
+def _red(text: str) -> str:
+    return f"<span style='color:#c03030'>{_escape(text)}</span>"
 
 
 def _escape(text: str) -> str:
@@ -329,58 +355,61 @@ class _SpecEditor(QGroupBox):
     def edit(self, value, spec: InputSpec) -> None:
         self.value, self.spec = value, spec
         self._clear()
-        self.setTitle(f"{value.name}: {spec.source}")
+        self.setTitle(f"{value.name}: {source_label(spec.source)}")
         s = spec
         if s.source == "random":
             if _is_integer(value):
-                self._int_row("lowest", "low")
-                self._int_row("highest", "high")
+                self._int_row(self.tr("lowest"), "low")
+                self._int_row(self.tr("highest"), "high")
             elif not _is_bool(value):
                 dist = QComboBox()
-                dist.addItems(["normal", "uniform"])
-                dist.setCurrentText(s.distribution)
-                dist.currentTextChanged.connect(lambda t: self._set("distribution", t, rebuild=True))
-                self.form.addRow("distribution", dist)
+                dist.addItem(self.tr("normal"), "normal")
+                dist.addItem(self.tr("uniform"), "uniform")
+                dist.setCurrentIndex(dist.findData(s.distribution))
+                dist.currentIndexChanged.connect(
+                    lambda _i: self._set("distribution", dist.currentData(), rebuild=True))
+                self.form.addRow(self.tr("distribution"), dist)
                 if s.distribution == "uniform":
-                    self._float_row("from", "low")
-                    self._float_row("to", "high")
+                    self._float_row(self.tr("from"), "low")
+                    self._float_row(self.tr("to"), "high")
                 else:
-                    self._float_row("mean", "mean")
-                    self._float_row("std", "std")
+                    self._float_row(self.tr("mean"), "mean")
+                    self._float_row(self.tr("std"), "std")
         elif s.source == "constant":
-            self._float_row("value", "value")
+            self._float_row(self.tr("value"), "value")
         elif s.source in ("file", "image"):
             row = QHBoxLayout()
             path = QLineEdit(s.path)
-            path.setPlaceholderText("a .npy, .npz or .pb file" if s.source == "file" else "an image file")
+            path.setPlaceholderText(self.tr("a .npy, .npz or .pb file") if s.source == "file"
+                                    else self.tr("an image file"))
             path.editingFinished.connect(lambda: self._set("path", path.text().strip()))
             browse = QToolButton()
             browse.setText("…")
             browse.clicked.connect(lambda: self._browse(path))
             row.addWidget(path, 1)
             row.addWidget(browse)
-            self.form.addRow("file", row)
+            self.form.addRow(self.tr("file"), row)
             if s.source == "file":
                 key = QLineEdit(s.key)
-                key.setPlaceholderText(f"array name in an .npz (default {value.name})")
+                key.setPlaceholderText(self.tr("array name in an .npz (default {name})").format(name=value.name))
                 key.editingFinished.connect(lambda: self._set("key", key.text().strip()))
-                self.form.addRow("array", key)
+                self.form.addRow(self.tr("array"), key)
             else:
                 layout = QComboBox()
                 layout.addItems(IMAGE_LAYOUTS)
                 layout.setCurrentText(s.layout)
                 layout.currentTextChanged.connect(lambda t: self._set("layout", t))
-                self.form.addRow("layout", layout)
-                self._float_row("scale", "scale", decimals=6)
-                self._list_row("mean (per channel)", "channel_mean")
-                self._list_row("std (per channel)", "channel_std")
+                self.form.addRow(self.tr("layout"), layout)
+                self._float_row(self.tr("scale"), "scale", decimals=6)
+                self._list_row(self.tr("mean (per channel)"), "channel_mean")
+                self._list_row(self.tr("std (per channel)"), "channel_std")
                 order = QComboBox()
                 order.addItems(["RGB", "BGR"])
                 order.setCurrentText("BGR" if s.bgr else "RGB")
                 order.currentTextChanged.connect(lambda t: self._set("bgr", t == "BGR"))
-                self.form.addRow("channel order", order)
+                self.form.addRow(self.tr("channel order"), order)
         else:
-            self.form.addRow(QLabel(f"every element {s.source == 'ones' and '1' or '0'}"))
+            self.form.addRow(QLabel(self.tr("every element {value}").format(value=1 if s.source == "ones" else 0)))
 
     def _set(self, attr, value, rebuild=False) -> None:
         setattr(self.spec, attr, value)
@@ -416,7 +445,8 @@ class _SpecEditor(QGroupBox):
 
     def _browse(self, line: QLineEdit) -> None:
         what = ARRAY_FILTER if self.spec.source == "file" else IMAGE_FILTER
-        path, _ = QFileDialog.getOpenFileName(self, f"Value of {self.value.name}", line.text(), what)
+        path, _ = QFileDialog.getOpenFileName(self, self.tr("Value of {name}").format(name=self.value.name),
+                                              line.text(), _tr(what))
         if path:
             line.setText(path)
             self._set("path", path)

@@ -23,11 +23,11 @@ class TensorInspector(QWidget):
         self.array: Optional[np.ndarray] = None
         self.other: Optional[np.ndarray] = None
         self.other_label = ""
-        self.title = QLabel("Select an edge after a run (or an initializer) to inspect its value")
+        self.title = QLabel(self.tr("Select an edge after a run (or an initializer) to inspect its value"))
         self.title.setWordWrap(True)
         self.stats = QLabel()
         self.stats.setWordWrap(True)
-        self.export_button = QPushButton("Export .npy…")
+        self.export_button = QPushButton(self.tr("Export .npy…"))
         self.export_button.setEnabled(False)
         self.tabs = QTabWidget()
         self.histogram = HistogramWidget()
@@ -39,12 +39,12 @@ class TensorInspector(QWidget):
         self.diff_histogram = HistogramWidget()
         cl = QVBoxLayout(self.compare)
         cl.addWidget(self.compare_text)
-        cl.addWidget(QLabel("|ours − reference| per element:"))
+        cl.addWidget(QLabel(self.tr("|ours − reference| per element:")))
         cl.addWidget(self.diff_histogram, 1)
-        self.tabs.addTab(self.histogram, "Histogram")
-        self.tabs.addTab(self.table, "Values")
-        self.tabs.addTab(self.image, "Image")
-        self.tabs.addTab(self.compare, "Compare")
+        self.tabs.addTab(self.histogram, self.tr("Histogram"))
+        self.tabs.addTab(self.table, self.tr("Values"))
+        self.tabs.addTab(self.image, self.tr("Image"))
+        self.tabs.addTab(self.compare, self.tr("Compare"))
         head = QHBoxLayout()
         head.addWidget(self.title, 1)
         head.addWidget(self.export_button)
@@ -66,7 +66,7 @@ class TensorInspector(QWidget):
         if isinstance(value, (list, dict)) or value is None:
             self.array = None
             self.title.setText(f"<b>{name}</b>: {describe(value)}" + (f" — {where}" if where else ""))
-            self.stats.setText("sequences, maps and empty optionals are shown by their length only")
+            self.stats.setText(self.tr("sequences, maps and empty optionals are shown by their length only"))
             self.export_button.setEnabled(False)
             self.histogram.set_data([], [])
             self.table.set_array(np.zeros((0, 0)))
@@ -91,19 +91,20 @@ class TensorInspector(QWidget):
 
     def _show_comparison(self) -> None:
         if self.other is None:
-            self.compare_text.setText("Nothing to compare with: keep a reference run or compare with onnxruntime")
+            self.compare_text.setText(self.tr("Nothing to compare with: keep a reference run or compare with onnxruntime"))
             self.diff_histogram.set_data([], [])
             return
         from onnxstudio.core.exec.compare import compare_value
         d = compare_value(self.name, self.array, self.other)
-        who = self.other_label if self.other_label == "onnxruntime" else f"the {self.other_label}"
-        lines = [f"against <b>{who}</b>: "
-                 + ("<span style='color:#2a8a2a'>agrees</span>" if d.agrees
-                    else "<span style='color:#c03030'><b>differs</b></span>"),
-                 f"max abs error {d.max_abs:.4g}, relative to the largest |value| ({d.scale:.4g}): {d.rel:.4g}"]
+        who = self.other_label if self.other_label == "onnxruntime" else self.tr("the reference run")
+        verdict = (f"<span style='color:#2a8a2a'>{self.tr('agrees')}</span>" if d.agrees
+                   else f"<span style='color:#c03030'><b>{self.tr('differs')}</b></span>")
+        lines = [self.tr("against <b>{who}</b>: {verdict}").format(who=who, verdict=verdict),
+                 self.tr("max abs error {abs}, relative to the largest |value| ({scale}): {rel}").format(
+                     abs=f"{d.max_abs:.4g}", scale=f"{d.scale:.4g}", rel=f"{d.rel:.4g}")]
         if d.max_abs:
-            lines.append(f"largest difference at {d.where or '[]'}: ours {_num(d.ours)}, "
-                         f"{self.other_label} {_num(d.theirs)}")
+            lines.append(self.tr("largest difference at {where}: ours {ours}, {other} {theirs}").format(
+                where=d.where or "[]", ours=_num(d.ours), other=who, theirs=_num(d.theirs)))
         if d.note:
             lines.append(d.note)
         self.compare_text.setText("<br>".join(lines))
@@ -118,7 +119,8 @@ class TensorInspector(QWidget):
         if self.array is None:
             return
         safe = "".join(c if c.isalnum() or c in "._-" else "_" for c in self.name).strip("._") or "value"
-        path, _ = QFileDialog.getSaveFileName(self, "Export tensor", f"{safe}.npy", "NumPy array (*.npy)")
+        path, _ = QFileDialog.getSaveFileName(self, self.tr("Export tensor"), f"{safe}.npy",
+                                              self.tr("NumPy array (*.npy)"))
         if path:
             self.export(path)
 
@@ -126,10 +128,18 @@ class TensorInspector(QWidget):
         try:
             np.save(path, self.array, allow_pickle=self.array.dtype == object)
         except (OSError, ValueError) as e:
-            self.stats.setText(f"<span style='color:#c03030'>Could not write {path}: {e}</span>")
+            self.stats.setText(_red(self.tr("Could not write {path}: {error}").format(path=path, error=e)))
             return False
-        self.stats.setText(self.stats.text() + f"<br>Exported to {path}")
+        self.stats.setText(_lines(self.stats.text(), self.tr("Exported to {path}").format(path=path)))
         return True
+
+
+def _lines(*texts: str) -> str:
+    return "<br>".join(texts)
+
+
+def _red(text: str) -> str:
+    return "<span style='color:#c03030'>" + text.replace("&", "&amp;").replace("<", "&lt;") + "</span>"
 
 
 def _num(x) -> str:

@@ -4,7 +4,7 @@ Cancel, messages), the Tensor Inspector and Compare docks, "Run to Node"
 in the canvas's context menu, and keeping the current node in view."""
 from __future__ import annotations
 
-from PySide6.QtCore import Qt
+from PySide6.QtCore import QT_TRANSLATE_NOOP, QObject, Qt
 from PySide6.QtGui import QAction, QKeySequence
 from PySide6.QtWidgets import (QCheckBox, QDockWidget, QHBoxLayout, QLabel, QProgressBar, QPushButton,
                                QToolBar, QVBoxLayout, QWidget)
@@ -27,11 +27,11 @@ class RunDock(QWidget):
         self.progress = QProgressBar()
         self.progress.setFormat("node %v of %m")
         self.progress.setTextVisible(True)
-        self.cancel_button = QPushButton("Cancel")
-        self.status = QLabel("Set the inputs, then Run (Ctrl+R) or Step (F10)")
+        self.cancel_button = QPushButton(self.tr("Cancel"))
+        self.status = QLabel(self.tr("Set the inputs, then Run (Ctrl+R) or Step (F10)"))
         self.status.setWordWrap(True)
         self.status.setTextInteractionFlags(Qt.TextSelectableByMouse)
-        self.nan_box = QCheckBox("Stop at first NaN/Inf")
+        self.nan_box = QCheckBox(self.tr("Stop at first NaN/Inf"))
         row = QHBoxLayout()
         row.addWidget(self.progress, 1)
         row.addWidget(self.cancel_button)
@@ -56,17 +56,19 @@ class RunDock(QWidget):
             self.progress.setFormat("node %v of %m")
 
 
-class RunUI:
+class RunUI(QObject):
     def __init__(self, window):
+        super().__init__(window)
         self.window = window
         self.controller = RunController(window)
         self.inputs = InputsPanel(settings=window.settings)
         self.dock_widget = RunDock(self.inputs)
         self.inspector = TensorInspector()
         self.compare = CompareView()
-        self.run_dock = self._dock("Run", self.dock_widget, Qt.LeftDockWidgetArea)
-        self.inspector_dock = self._dock("Tensor Inspector", self.inspector, Qt.BottomDockWidgetArea)
-        self.compare_dock = self._dock("Compare", self.compare, Qt.BottomDockWidgetArea)
+        self.run_dock = self._dock(QT_TRANSLATE_NOOP("Docks", "Run"), self.dock_widget, Qt.LeftDockWidgetArea)
+        self.inspector_dock = self._dock(QT_TRANSLATE_NOOP("Docks", "Tensor Inspector"), self.inspector,
+                                         Qt.BottomDockWidgetArea)
+        self.compare_dock = self._dock(QT_TRANSLATE_NOOP("Docks", "Compare"), self.compare, Qt.BottomDockWidgetArea)
         for dock in (self.run_dock, self.inspector_dock, self.compare_dock):
             dock.hide()
         self.controller.feeds_source = self.inputs.make_feeds
@@ -85,30 +87,31 @@ class RunUI:
         if shortcut:
             action.setShortcut(QKeySequence(shortcut))
             action.setShortcutContext(Qt.WindowShortcut)
-        action.setToolTip(f"{tip or text.replace('&', '')}" + (f" ({shortcut})" if shortcut else ""))
+        action.setToolTip((tip or text.replace("&", "")) + (f" ({shortcut})" if shortcut else ""))
         action.triggered.connect(slot)
         return action
 
     def _build_actions(self) -> None:
         c = self.controller
-        self.run_action = self._action("&Run Model", self.run_all, "Ctrl+R")
-        self.run_selection_action = self._action("Run &Selection", self.run_selection, "Ctrl+Shift+R",
-                                                 "Run the selected nodes")
-        self.step_action = self._action("&Step", self.step, "F10", "Step: run the next node")
-        self.continue_action = self._action("&Continue", self.resume, "F5",
-                                            "Continue to the next breakpoint")
-        self.run_to_action = self._action("Run &to Selected Node", self.run_to_selected, "Ctrl+F10")
-        self.breakpoint_action = self._action("Toggle &Breakpoint", self.toggle_breakpoint, "F9",
-                                              "Toggle a breakpoint on the selected node")
-        self.restart_action = self._action("Res&tart", lambda: c.restart(), "Ctrl+Shift+F5",
-                                           "Start stepping again from the first node")
-        self.cancel_action = self._action("Ca&ncel Run", lambda: c.cancel(), "Shift+F5")
-        self.nan_action = self._action("Stop at First &NaN/Inf", self._nan_toggled)
+        self.run_action = self._action(self.tr("&Run Model"), self.run_all, "Ctrl+R")
+        self.run_selection_action = self._action(self.tr("Run &Selection"), self.run_selection, "Ctrl+Shift+R",
+                                                 self.tr("Run the selected nodes"))
+        self.step_action = self._action(self.tr("&Step"), self.step, "F10", self.tr("Step: run the next node"))
+        self.continue_action = self._action(self.tr("&Continue"), self.resume, "F5",
+                                            self.tr("Continue to the next breakpoint"))
+        self.run_to_action = self._action(self.tr("Run &to Selected Node"), self.run_to_selected, "Ctrl+F10")
+        self.breakpoint_action = self._action(self.tr("Toggle &Breakpoint"), self.toggle_breakpoint, "F9",
+                                              self.tr("Toggle a breakpoint on the selected node"))
+        self.restart_action = self._action(self.tr("Res&tart"), lambda: c.restart(), "Ctrl+Shift+F5",
+                                           self.tr("Start stepping again from the first node"))
+        self.cancel_action = self._action(self.tr("Ca&ncel Run"), lambda: c.cancel(), "Shift+F5")
+        self.nan_action = self._action(self.tr("Stop at First &NaN/Inf"), self._nan_toggled)
         self.nan_action.setCheckable(True)
-        self.ort_action = self._action("Compare with &onnxruntime", self.compare_onnxruntime)
-        self.keep_action = self._action("&Keep Run as Reference", lambda: c.keep_reference())
-        self.reference_action = self._action("Compare with R&eference Run", lambda: c.compare_with_reference())
-        menu = self.window.menuBar().addMenu("&Run")
+        self.ort_action = self._action(self.tr("Compare with &onnxruntime"), self.compare_onnxruntime)
+        self.keep_action = self._action(self.tr("&Keep Run as Reference"), lambda: c.keep_reference())
+        self.reference_action = self._action(self.tr("Compare with R&eference Run"),
+                                             lambda: c.compare_with_reference())
+        menu = self.window.menuBar().addMenu(self.tr("&Run"))
         for a in (self.run_action, self.run_selection_action, None, self.step_action, self.continue_action,
                   self.run_to_action, self.breakpoint_action, self.nan_action, self.restart_action,
                   self.cancel_action, None, self.ort_action, self.keep_action, self.reference_action, None):
@@ -118,7 +121,7 @@ class RunUI:
                 menu.addAction(a)
         for dock in (self.run_dock, self.inspector_dock, self.compare_dock):
             menu.addAction(dock.toggleViewAction())
-        bar = QToolBar("Run", self.window)
+        bar = QToolBar(self.tr("Run"), self.window)
         bar.setObjectName("Run toolbar")
         for a in (self.run_action, self.run_selection_action, self.step_action, self.continue_action,
                   self.breakpoint_action, self.restart_action, self.cancel_action):
@@ -134,16 +137,17 @@ class RunUI:
         node = _node_of(item)
         if node is None or self.controller.qdoc is None:
             return
-        menu.addAction(f"Run to {node.display_name}", lambda: self.controller.run_to(node))
+        menu.addAction(self.tr("Run to {node}").format(node=node.display_name), lambda: self.controller.run_to(node))
         on = node in self.controller.debug.breakpoints
-        menu.addAction(("Remove breakpoint" if on else "Set breakpoint") + " (F9)",
+        menu.addAction((self.tr("Remove breakpoint") if on else self.tr("Set breakpoint")) + " (F9)",
                        lambda: self.controller.toggle_breakpoint(node))
         for value in node.outputs:
             if value is not None and self.controller.debug.value_of(value) is not None:
-                menu.addAction(f"Inspect {value.name}", lambda v=value: self.inspect(v))
+                menu.addAction(self.tr("Inspect {name}").format(name=value.name), lambda v=value: self.inspect(v))
         for value in node.inputs:          # weights are drawn inside the box: inspect them from here
             if value is not None and value.const is not None:
-                menu.addAction(f"Inspect initializer {value.name}", lambda v=value: self.inspect(v))
+                menu.addAction(self.tr("Inspect initializer {name}").format(name=value.name),
+                               lambda v=value: self.inspect(v))
 
     def _connect(self) -> None:
         c = self.controller
@@ -172,7 +176,7 @@ class RunUI:
         if qdoc is not None:
             self.inputs.set_model(qdoc.document.model, path)
         self.compare.set_report(None)
-        self.dock_widget.status.setText("Set the inputs, then Run (Ctrl+R) or Step (F10)")
+        self.dock_widget.status.setText(self.dock_widget.tr("Set the inputs, then Run (Ctrl+R) or Step (F10)"))
 
     # -- commands ----------------------------------------------------------------------------
 
@@ -210,7 +214,7 @@ class RunUI:
         try:
             reference = saved_model_for(self.controller.qdoc.document) if self.controller.qdoc else None
         except Exception as e:  # noqa: BLE001 - the saved file may have become unreadable
-            self._message("error", f"cannot read the saved model to compare with: {e}")
+            self._message("error", self.tr("cannot read the saved model to compare with: {error}").format(error=e))
             return
         self._show_run_dock()
         self.controller.compare_onnxruntime(reference)
@@ -251,7 +255,7 @@ class RunUI:
     def _message(self, level: str, text: str) -> None:
         status = self.dock_widget.status
         if level == "error":
-            status.setText(f"<span style='color:#c03030'>{_escape(text)}</span>")
+            status.setText(_red(text))
             if text.startswith("input "):
                 self.inputs.show_problem(text)
         else:
@@ -329,14 +333,15 @@ class RunUI:
             try:
                 array = normalize(value.const)
             except Exception as e:  # noqa: BLE001 - e.g. a missing external data file
-                self._message("error", f"{value.name}: cannot read the initializer ({e})")
+                self._message("error", self.tr("{name}: cannot read the initializer ({error})").format(
+                    name=value.name, error=e))
                 return False
-            where = "initializer"
+            where = self.tr("initializer")
         if array is None:
             return False
         producer = getattr(value, "producer", None)
         if not where and producer is not None:
-            where = f"output of {producer.display_name}"
+            where = self.tr("output of {node}").format(node=producer.display_name)
         other = self.controller.other_values.get(value.name) if self.controller.report is not None else None
         self.inspector.show_value(value.name, array, where=where, other=other,
                                   other_label=self.controller.report_kind)
@@ -350,6 +355,10 @@ def _node_of(item):
     ref = getattr(item, "ref", None)
     node = getattr(ref, "node", None)
     return node if getattr(ref, "kind", "op") == "op" else None
+
+
+def _red(text: str) -> str:
+    return f"<span style='color:#c03030'>{_escape(text)}</span>"
 
 
 def _escape(text: str) -> str:
