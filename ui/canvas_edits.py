@@ -8,9 +8,13 @@ read) comes back as a message naming the place.
 """
 from __future__ import annotations
 
+from PySide6.QtCore import QCoreApplication
+
 from onnxstudio.core import edits as E
 
 from .canvas.items import EdgeItem, NodeItem
+
+translate = QCoreApplication.translate    # lupdate reads translate("Context", "text")
 
 # Copied nodes, shared by every window of the process (paste into another model).
 CLIPBOARD: list[dict] = []
@@ -75,22 +79,25 @@ class CanvasEdits:
         gpath = self.gpath
         # Readers first, so a chain of selected nodes can go in one step.
         edits = [E.RemoveNode(E.node_ref(n), gpath) for n in reversed(nodes)]
-        name = f"Delete {nodes[0].display_name}" if len(nodes) == 1 else f"Delete {len(nodes)} nodes"
+        name = (translate("CanvasEdits", "Delete {name}").format(name=nodes[0].display_name)
+                if len(nodes) == 1 else
+                translate("CanvasEdits", "Delete {n} nodes").format(n=len(nodes)))
         return self._push(E.Macro(edits, name))
 
     def delete_and_bypass(self) -> bool:
         nodes = self.selected_nodes()
         if len(nodes) != 1:
-            self.window.statusBar().showMessage("Select one node to delete and reconnect", 8000)
+            self.window.statusBar().showMessage(
+                translate("CanvasEdits", "Select one node to delete and reconnect"), 8000)
             return False
         node = nodes[0]
-        return self._build("Delete and reconnect",
+        return self._build(translate("CanvasEdits", "Delete and reconnect"),
                            lambda: E.bypass_node(self.window.model, E.node_ref(node), self.gpath))
 
     def add_node(self, choice=None) -> bool:
         """A new node of the chosen op; it reads the selected node's first
         output when one is selected (and sits right after it)."""
-        choice = choice or self.choose_op("Add a node")
+        choice = choice or self.choose_op(translate("CanvasEdits", "Add a node"))
         if choice is None:
             return False
         domain, op = choice
@@ -108,7 +115,8 @@ class CanvasEdits:
         value = getattr(vedge, "value", None)
         if value is None:
             return False
-        choice = choice or self.choose_op(f"Insert a node after {value.name}")
+        choice = choice or self.choose_op(
+            translate("CanvasEdits", "Insert a node after {name}").format(name=value.name))
         if choice is None:
             return False
         domain, op = choice
@@ -118,7 +126,7 @@ class CanvasEdits:
             consumers = [E.node_ref(target.node)]
         near = value.producer or (target.node if target is not None else None)
         name = self.graph.unique_name(scoped_name(near, op))
-        return self._build(f"Insert {op}", lambda: E.insert_on_edge(
+        return self._build(translate("CanvasEdits", "Insert {op}").format(op=op), lambda: E.insert_on_edge(
             self.window.model, value.name, op, consumers=consumers, graph=self.gpath, domain=domain,
             name=name))
 
@@ -132,7 +140,8 @@ class CanvasEdits:
             "outputs": [v.name if v is not None else "" for v in n.outputs],
             "attributes": {k: (int(a.type), a.value) for k, a in n.attributes.items() if not a.ref_attr_name},
         } for n in nodes]
-        self.window.statusBar().showMessage(f"Copied {len(nodes)} node(s)", 5000)
+        self.window.statusBar().showMessage(
+            translate("CanvasEdits", "Copied {n} node(s)").format(n=len(nodes)), 5000)
         return len(nodes)
 
     def paste(self) -> bool:
@@ -163,7 +172,7 @@ class CanvasEdits:
             outputs = [renamed.get(o, "") for o in entry["outputs"]]
             edits.append(E.AddNode(entry["op_type"], inputs, outputs, dict(entry["attributes"]),
                                    fresh(entry["name"] or entry["op_type"]), entry["domain"], None, self.gpath))
-        return self._push(E.Macro(edits, f"Paste {len(edits)} node(s)"))
+        return self._push(E.Macro(edits, translate("CanvasEdits", "Paste {n} node(s)").format(n=len(edits))))
 
     def boundary(self, nodes) -> tuple[list, list]:
         """Values the selection reads from outside, values it hands outside."""
@@ -184,7 +193,8 @@ class CanvasEdits:
     def extract(self) -> bool:
         nodes = self.selected_nodes()
         if not nodes or self.graph is not self.window.model.graph:
-            self.window.statusBar().showMessage("Select nodes of the main graph to extract", 8000)
+            self.window.statusBar().showMessage(
+                translate("CanvasEdits", "Select nodes of the main graph to extract"), 8000)
             return False
         inputs, outputs = self.boundary(nodes)
         path = self.choose_extract_path()
@@ -198,16 +208,19 @@ class CanvasEdits:
             self.window.qdoc.refused.emit(str(exc))
             return False
         except Exception as exc:  # noqa: BLE001
-            self.prompter.report_unexpected("Extracting the selection", exc)
+            self.prompter.report_unexpected(
+                translate("CanvasEdits", "Extracting the selection"), exc)
             return False
-        self.window.statusBar().showMessage(f"Extracted {len(nodes)} node(s) to {path}", 8000)
+        self.window.statusBar().showMessage(translate(
+            "CanvasEdits", "Extracted {n} node(s) to {path}").format(n=len(nodes), path=path), 8000)
         return True
 
     def cleanup(self) -> bool:
-        return self._build("Clean up", lambda: E.cleanup(self.window.model))
+        return self._build(translate("CanvasEdits", "Clean up"), lambda: E.cleanup(self.window.model))
 
     def _choose_extract_path(self) -> str:
         from PySide6.QtWidgets import QFileDialog
-        path, _ = QFileDialog.getSaveFileName(self.window, "Extract selection to a new model",
-                                              "extracted.onnx", "ONNX model (*.onnx)")
+        path, _ = QFileDialog.getSaveFileName(
+            self.window, translate("CanvasEdits", "Extract selection to a new model"),
+            "extracted.onnx", translate("CanvasEdits", "ONNX model (*.onnx)"))
         return path

@@ -8,7 +8,12 @@ from __future__ import annotations
 
 import traceback
 
+from PySide6.QtCore import QCoreApplication, QT_TRANSLATE_NOOP
 from PySide6.QtWidgets import QApplication, QMessageBox, QPushButton
+
+# Answers are English keys (callers compare them); the buttons show them translated.
+BUTTON_LABELS = (QT_TRANSLATE_NOOP("Prompter", "Save"), QT_TRANSLATE_NOOP("Prompter", "Discard"),
+                 QT_TRANSLATE_NOOP("Prompter", "Cancel"), QT_TRANSLATE_NOOP("Prompter", "Overwrite"))
 
 
 class Prompter:
@@ -30,7 +35,8 @@ class Prompter:
         box = QMessageBox(self.parent)
         box.setWindowTitle(title)
         box.setText(text)
-        made = {label: box.addButton(label, QMessageBox.AcceptRole) for label in buttons}
+        made = {label: box.addButton(QCoreApplication.translate("Prompter", label), QMessageBox.AcceptRole)
+                for label in buttons}
         box.setDefaultButton(made[default])
         box.exec()
         clicked = box.clickedButton()
@@ -39,16 +45,18 @@ class Prompter:
     def report_unexpected(self, what: str, exc: BaseException) -> None:
         """A bug of ours: one sentence, and the details one click away (copyable)."""
         details = "".join(traceback.format_exception(type(exc), exc, exc.__traceback__))
-        message = f"{what} failed unexpectedly: {exc}. The model was left as it was before."
+        message = QCoreApplication.translate(
+            "Prompter", "{what} failed unexpectedly: {error}. The model was left as it was before.").format(
+            what=what, error=exc)
         self.reports.append(message)
         if QApplication.platformName() == "offscreen":
             return
         box = QMessageBox(self.parent)
         box.setIcon(QMessageBox.Warning)
-        box.setWindowTitle("Unexpected error")
+        box.setWindowTitle(QCoreApplication.translate("Prompter", "Unexpected error"))
         box.setText(message)
         box.setDetailedText(details)
-        copy = QPushButton("Copy details")
+        copy = QPushButton(QCoreApplication.translate("Prompter", "Copy details"))
         box.addButton(copy, QMessageBox.ActionRole)
         box.addButton(QMessageBox.Close)
         copy.clicked.connect(lambda: QApplication.clipboard().setText(details))

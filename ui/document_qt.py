@@ -42,7 +42,7 @@ class QtDocument(QObject):
 
     def goto(self, index: int) -> None:
         """Undo or redo until `index` steps are applied (the history dock)."""
-        self._guarded("Going back in the history", self.document.goto, index)
+        self._guarded(self.tr("Going back in the history"), self.document.goto, index)
 
     def _guarded(self, what: str, fn, *args) -> None:
         try:
@@ -79,10 +79,10 @@ class QtDocument(QObject):
         return TypeLookup(self)
 
     def undo(self) -> None:
-        self._guarded("Undo", self.document.undo)
+        self._guarded(self.tr("Undo"), self.document.undo)
 
     def redo(self) -> None:
-        self._guarded("Redo", self.document.redo)
+        self._guarded(self.tr("Redo"), self.document.redo)
 
     def close(self) -> None:
         self._unsubscribe()

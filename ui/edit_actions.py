@@ -8,7 +8,7 @@ Del and Tab keep their meaning in text fields.
 """
 from __future__ import annotations
 
-from PySide6.QtCore import Qt
+from PySide6.QtCore import QCoreApplication, Qt
 from PySide6.QtGui import QAction, QKeySequence
 from PySide6.QtWidgets import QDockWidget
 
@@ -16,6 +16,8 @@ from .dialogs import Prompter
 from .file_actions import FileActions
 from .history import HistoryPanel
 from .problems import ProblemsPanel
+
+translate = QCoreApplication.translate    # lupdate reads translate("Context", "text")
 
 
 class EditActions:
@@ -52,25 +54,25 @@ class EditActions:
         file_menu = w.file_menu         # by reference: its title is translated
         self.files.add_to_menu(file_menu)
         edit = bar.insertMenu(bar.actions()[1] if len(bar.actions()) > 1 else None,
-                              _menu(w, "&Edit")).menu()
+                              _menu(w, translate("EditActions", "&Edit"))).menu()
         self.edit_menu = edit
-        self.undo_action = self._action(edit, "&Undo", self.undo, [QKeySequence.Undo])
-        self.redo_action = self._action(edit, "&Redo", self.redo,
+        self.undo_action = self._action(edit, translate("EditActions", "&Undo"), self.undo, [QKeySequence.Undo])
+        self.redo_action = self._action(edit, translate("EditActions", "&Redo"), self.redo,
                                         [QKeySequence("Ctrl+Shift+Z"), QKeySequence("Ctrl+Y")])
         edit.addSeparator()
         from .canvas_edits import CanvasEdits
         self.canvas = CanvasEdits(w, self.prompter)
         c = self.canvas
-        self._action(edit, "&Add Node…", c.add_node, ["Tab"], canvas=True)
-        self._action(edit, "&Delete", c.delete, [QKeySequence.Delete], canvas=True)
-        self._action(edit, "Delete and &Reconnect", c.delete_and_bypass, ["Shift+Del"], canvas=True)
-        self._action(edit, "&Copy Nodes", c.copy, [QKeySequence.Copy], canvas=True)
-        self._action(edit, "&Paste Nodes", c.paste, [QKeySequence.Paste], canvas=True)
-        self._action(edit, "E&xtract Selection to New Model…", c.extract)
-        self._action(edit, "C&lean Up (remove unused)", c.cleanup)
+        self._action(edit, translate("EditActions", "&Add Node…"), c.add_node, ["Tab"], canvas=True)
+        self._action(edit, translate("EditActions", "&Delete"), c.delete, [QKeySequence.Delete], canvas=True)
+        self._action(edit, translate("EditActions", "Delete and &Reconnect"), c.delete_and_bypass, ["Shift+Del"], canvas=True)
+        self._action(edit, translate("EditActions", "&Copy Nodes"), c.copy, [QKeySequence.Copy], canvas=True)
+        self._action(edit, translate("EditActions", "&Paste Nodes"), c.paste, [QKeySequence.Paste], canvas=True)
+        self._action(edit, translate("EditActions", "E&xtract Selection to New Model…"), c.extract)
+        self._action(edit, translate("EditActions", "C&lean Up (remove unused)"), c.cleanup)
         edit.addSeparator()
         w.graph.edge_menu_hook = self._edge_menu
-        self.script_action = self._action(edit, "Save Edits as &Script…", self.files.save_script)
+        self.script_action = self._action(edit, translate("EditActions", "Save Edits as &Script…"), self.files.save_script)
         view_menu = w.view_menu
         if view_menu is not None:
             view_menu.addAction(self.problems_dock.toggleViewAction())
@@ -96,8 +98,10 @@ class EditActions:
         doc = self.qdoc.document if self.qdoc is not None else None
         self.undo_action.setEnabled(bool(doc and doc.can_undo))
         self.redo_action.setEnabled(bool(doc and doc.can_redo))
-        self.undo_action.setText(f"&Undo {doc.undo_name}" if doc and doc.can_undo else "&Undo")
-        self.redo_action.setText(f"&Redo {doc.redo_name}" if doc and doc.can_redo else "&Redo")
+        self.undo_action.setText(translate("EditActions", "&Undo {name}").format(name=doc.undo_name) if doc and doc.can_undo
+                                 else translate("EditActions", "&Undo"))
+        self.redo_action.setText(translate("EditActions", "&Redo {name}").format(name=doc.redo_name) if doc and doc.can_redo
+                                 else translate("EditActions", "&Redo"))
         self.files.update_title()
 
     def _refused(self, message: str) -> None:
@@ -116,7 +120,7 @@ class EditActions:
         """Entries the canvas adds to an edge's context menu."""
         value = getattr(item.ref, "value", None)
         if value is not None:
-            menu.addAction(f"Insert Node on {value.name}…", lambda: self.canvas.insert_on_edge(item))
+            menu.addAction(translate("EditActions", "Insert Node on {name}…").format(name=value.name), lambda: self.canvas.insert_on_edge(item))
 
     def _reveal_problem(self, obj, graph) -> None:
         w = self.window

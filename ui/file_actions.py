@@ -12,11 +12,21 @@ import json
 import os
 import pathlib
 
+from PySide6.QtCore import QCoreApplication, QT_TRANSLATE_NOOP
 from PySide6.QtGui import QAction, QKeySequence
 from PySide6.QtWidgets import QFileDialog
 
-SAVE_FILTER = "ONNX model (*.onnx);;All files (*)"
-WEIGHTS_CHOICES = ("Keep as they are", "All inside the model file", "In an external data file")
+translate = QCoreApplication.translate    # lupdate reads translate("Context", "text")
+
+SAVE_FILTER = QT_TRANSLATE_NOOP("FileActions", "ONNX model (*.onnx);;All files (*)")
+# Button labels are the answers' keys; the Prompter shows them translated.
+WEIGHTS_CHOICES = (QT_TRANSLATE_NOOP("Prompter", "Keep as they are"),
+                   QT_TRANSLATE_NOOP("Prompter", "All inside the model file"),
+                   QT_TRANSLATE_NOOP("Prompter", "In an external data file"))
+
+
+def _tr(text: str) -> str:
+    return translate("FileActions", text)
 
 
 def file_stamp(path):
@@ -39,8 +49,8 @@ class FileActions:
 
     def add_to_menu(self, menu) -> None:
         first = menu.actions()[3] if len(menu.actions()) > 3 else None
-        self.save_action = _action(self.window, "&Save", self.save, QKeySequence.Save)
-        self.save_as_action = _action(self.window, "Save &As…", self.save_as, QKeySequence("Ctrl+Shift+S"))
+        self.save_action = _action(self.window, translate("FileActions", "&Save"), self.save, QKeySequence.Save)
+        self.save_as_action = _action(self.window, translate("FileActions", "Save &As…"), self.save_as, QKeySequence("Ctrl+Shift+S"))
         menu.insertActions(first, [self.save_action, self.save_as_action])
         menu.insertSeparator(first)
 
@@ -65,8 +75,10 @@ class FileActions:
         doc = self.qdoc.document if self.qdoc is not None else None
         if doc is None or not doc.dirty:
             return True
-        name = doc.path.name if doc.path else "the model"
-        answer = self.prompter.ask("Unsaved changes", f"{name} has unsaved changes. Save them?",
+        name = doc.path.name if doc.path else translate("FileActions", "the model")
+        answer = self.prompter.ask(translate("FileActions", "Unsaved changes"),
+                                   translate(
+                                       "FileActions", "{name} has unsaved changes. Save them?").format(name=name),
                                    ("Save", "Discard", "Cancel"), "Cancel")
         if answer == "Save":
             return self.save()
@@ -105,35 +117,43 @@ class FileActions:
         errors = [d for d in doc.diagnostics if int(d.severity) >= 2] if self.qdoc.ready else []
         if errors:
             answer = self.prompter.ask(
-                "Save a model with errors?",
-                f"The checker reports {len(errors)} error(s), the first: {errors[0]}. "
-                "Other tools may refuse this file. Save anyway?", ("Save", "Cancel"), "Save")
+                translate("FileActions", "Save a model with errors?"),
+                translate(
+                    "FileActions", "The checker reports {n} error(s), the first: {first}. "
+                    "Other tools may refuse this file. Save anyway?").format(n=len(errors), first=errors[0]),
+                ("Save", "Cancel"), "Save")
             if answer != "Save":
                 return False
         same_file = doc.path is not None and _same(path, doc.path)
         if same_file and self.stamp is not None and file_stamp(path) != self.stamp:
             answer = self.prompter.ask(
-                "File changed on disk",
-                f"{path} was changed by another program since it was opened. Overwrite it?",
+                translate("FileActions", "File changed on disk"),
+                translate(
+                    "FileActions", "{path} was changed by another program since it was opened. "
+                    "Overwrite it?").format(path=path),
                 ("Overwrite", "Cancel"), "Cancel")
             if answer != "Overwrite":
                 return False
         try:
             doc.save(path, options)
         except (OSError, ValueError) as exc:
-            self.prompter.warn("Save failed", f"{path}: {exc}. The file on disk was not changed.")
-            self.window.statusBar().showMessage(f"Save failed: {exc}", 15000)
+            self.prompter.warn(translate("FileActions", "Save failed"), translate(
+                "FileActions", "{path}: {error}. The file on disk was not changed.").format(path=path, error=exc))
+            self.window.statusBar().showMessage(
+                translate("FileActions", "Save failed: {error}").format(error=exc), 15000)
             return False
         except Exception as exc:  # noqa: BLE001 - serde errors and bugs alike: dialog, no traceback
             from onnxstudio.core.errors import CoreError
             if isinstance(exc, CoreError):
-                self.prompter.warn("Save failed", f"{path}: {exc}")
+                self.prompter.warn(translate("FileActions", "Save failed"), f"{path}: {exc}")
             else:
-                self.prompter.report_unexpected(f"Saving {path}", exc)
+                self.prompter.report_unexpected(
+                    translate("FileActions", "Saving {path}").format(path=path), exc)
             return False
         self.stamp = file_stamp(path)
         self.window.path = path
-        self.window.statusBar().showMessage(f"Saved {path}", 8000)
+        self.window.statusBar().showMessage(
+            translate("FileActions", "Saved {path}").format(path=path), 8000)
         self.update_title()
         recovery = getattr(self.window, "recovery", None)
         if recovery is not None:
@@ -146,23 +166,28 @@ class FileActions:
             return
         from onnxstudio.core.edits.script import to_script
         base = (doc.path.with_suffix(".edits.json") if doc.path else pathlib.Path("edits.json"))
-        path, _ = QFileDialog.getSaveFileName(self.window, "Save edits as script", str(base),
-                                              "Edit script (*.json)")
+        path, _ = QFileDialog.getSaveFileName(
+            self.window, translate("FileActions", "Save edits as script"), str(base),
+            translate("FileActions", "Edit script (*.json)"))
         if not path:
             return
         write_script(path, to_script(doc.applied_edits()))
-        self.window.statusBar().showMessage(f"Wrote {path}", 8000)
+        self.window.statusBar().showMessage(
+            translate("FileActions", "Wrote {path}").format(path=path), 8000)
 
     # -- dialogs (replaceable) ------------------------------------------------------------------
 
     def _choose_save_path(self) -> str:
         doc = self.qdoc.document
         start = str(doc.path) if doc.path is not None and not _is_bundled(doc.path) else "model.onnx"
-        path, _ = QFileDialog.getSaveFileName(self.window, "Save model as", start, SAVE_FILTER)
+        path, _ = QFileDialog.getSaveFileName(
+            self.window, translate("FileActions", "Save model as"), start, _tr(SAVE_FILTER))
         return path
 
     def _choose_weights(self):
-        answer = self.prompter.ask("Weights", "Where should the weights (tensors ≥ 1 KB) go?",
+        answer = self.prompter.ask(translate("FileActions", "Weights"),
+                                   translate(
+                                       "FileActions", "Where should the weights (tensors ≥ 1 KB) go?"),
                                    WEIGHTS_CHOICES + ("Cancel",), WEIGHTS_CHOICES[0])
         return None if answer == "Cancel" else answer
 

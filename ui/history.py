@@ -17,7 +17,7 @@ class HistoryPanel(QWidget):
         super().__init__(parent)
         self.qdoc = None
         self.list = QListWidget()
-        self.hint = QLabel("Click a step to go back to it.")
+        self.hint = QLabel(self.tr("Click a step to go back to it."))
         self.hint.setWordWrap(True)
         layout = QVBoxLayout(self)
         layout.setContentsMargins(4, 4, 4, 4)
@@ -38,9 +38,10 @@ class HistoryPanel(QWidget):
         doc = self.qdoc.document
         self._filling = True
         self.list.clear()
-        names = ["Opened " + (doc.path.name if doc.path else "model")] + [s.name for s in doc.steps]
+        opened = self.tr("Opened {name}").format(name=doc.path.name if doc.path else self.tr("model"))
+        names = [opened] + [s.name for s in doc.steps]
         for row, name in enumerate(names):
-            saved = " (saved)" if doc.clean_index == row and row else ""
+            saved = self.tr(" (saved)") if doc.clean_index == row and row else ""
             item = QListWidgetItem(f"{row}. {name}{saved}" if row else name + saved)
             item.setData(Qt.UserRole, row)
             if row > doc.index:

@@ -9,12 +9,13 @@ from __future__ import annotations
 
 import re
 
-from PySide6.QtCore import QTimer, Qt, Signal
+from PySide6.QtCore import QT_TRANSLATE_NOOP, QTimer, Qt, Signal
 from PySide6.QtGui import QColor
 from PySide6.QtWidgets import (QComboBox, QHBoxLayout, QHeaderView, QLabel, QLineEdit,
                                QTreeWidget, QTreeWidgetItem, QVBoxLayout, QWidget)
 
-SEVERITY_NAMES = {2: "error", 1: "warning", 0: "info"}
+SEVERITY_NAMES = {2: QT_TRANSLATE_NOOP("ProblemsPanel", "error"),
+                  1: QT_TRANSLATE_NOOP("ProblemsPanel", "warning"), 0: QT_TRANSLATE_NOOP("ProblemsPanel", "info")}
 SEVERITY_COLOURS = {2: QColor(210, 50, 50), 1: QColor(220, 140, 20), 0: QColor(90, 130, 200)}
 MAX_ROWS = 5000          # a broken 10k-node model can report tens of thousands
 
@@ -103,14 +104,14 @@ class ProblemsPanel(QWidget):
         self.diagnostics: list = []
         self._index: PlaceIndex | None = None
         self.severity = QComboBox()
-        self.severity.addItems(["Errors and warnings", "Errors", "Everything"])
+        self.severity.addItems([self.tr("Errors and warnings"), self.tr("Errors"), self.tr("Everything")])
         self.filter = QLineEdit()
-        self.filter.setPlaceholderText("Filter problems…")
+        self.filter.setPlaceholderText(self.tr("Filter problems…"))
         self.filter.setClearButtonEnabled(True)
         self.summary = QLabel("")
         self.tree = QTreeWidget()
         self.tree.setColumnCount(4)
-        self.tree.setHeaderLabels(["", "Place", "Code", "Message"])
+        self.tree.setHeaderLabels(["", self.tr("Place"), self.tr("Code"), self.tr("Message")])
         self.tree.setRootIsDecorated(False)
         self.tree.setUniformRowHeights(True)
         self.tree.setAlternatingRowColors(True)
@@ -142,7 +143,7 @@ class ProblemsPanel(QWidget):
         self._index = None
         qdoc.analysed.connect(self.refresh)
         qdoc.changed.connect(self._document_changed)
-        self.summary.setText("checking…")
+        self.summary.setText(self.tr("checking…"))
         self.tree.clear()
         if qdoc.ready:
             self.refresh()
@@ -190,7 +191,7 @@ class ProblemsPanel(QWidget):
             sev = int(d.severity)
             item = QTreeWidgetItem(["●", d.path, d.code, d.message])
             item.setForeground(0, SEVERITY_COLOURS[sev])
-            item.setToolTip(0, SEVERITY_NAMES[sev])
+            item.setToolTip(0, self.tr(SEVERITY_NAMES[sev]))
             item.setToolTip(1, d.path)
             item.setToolTip(3, d.message)
             item.setData(0, Qt.UserRole, d)
@@ -198,8 +199,9 @@ class ProblemsPanel(QWidget):
         self.tree.addTopLevelItems(items)
         self.tree.setUpdatesEnabled(True)
         counts = [sum(1 for d in self.diagnostics if int(d.severity) == s) for s in (2, 1, 0)]
-        more = f" (first {MAX_ROWS} shown)" if len(shown) > MAX_ROWS else ""
-        self.summary.setText(f"{counts[0]} errors · {counts[1]} warnings · {counts[2]} notes{more}")
+        more = self.tr(" (first {n} shown)").format(n=MAX_ROWS) if len(shown) > MAX_ROWS else ""
+        self.summary.setText(self.tr("{errors} errors · {warnings} warnings · {notes} notes").format(
+            errors=counts[0], warnings=counts[1], notes=counts[2]) + more)
 
     def _activate(self, item, _column=0) -> None:
         d = item.data(0, Qt.UserRole)

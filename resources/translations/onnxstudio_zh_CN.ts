@@ -101,6 +101,69 @@
     </message>
 </context>
 <context>
+    <name>CanvasEdits</name>
+    <message>
+        <source>Delete {name}</source>
+        <translation>删除 {name}</translation>
+    </message>
+    <message>
+        <source>Delete {n} nodes</source>
+        <translation>删除 {n} 个节点</translation>
+    </message>
+    <message>
+        <source>Select one node to delete and reconnect</source>
+        <translation>请选择一个节点以删除并重新连接</translation>
+    </message>
+    <message>
+        <source>Delete and reconnect</source>
+        <translation>删除并重新连接</translation>
+    </message>
+    <message>
+        <source>Add a node</source>
+        <translation>添加节点</translation>
+    </message>
+    <message>
+        <source>Insert a node after {name}</source>
+        <translation>在 {name} 之后插入节点</translation>
+    </message>
+    <message>
+        <source>Insert {op}</source>
+        <translation>插入 {op}</translation>
+    </message>
+    <message>
+        <source>Copied {n} node(s)</source>
+        <translation>已复制 {n} 个节点</translation>
+    </message>
+    <message>
+        <source>Paste {n} node(s)</source>
+        <translation>粘贴 {n} 个节点</translation>
+    </message>
+    <message>
+        <source>Select nodes of the main graph to extract</source>
+        <translation>请选择主图中要提取的节点</translation>
+    </message>
+    <message>
+        <source>Extracting the selection</source>
+        <translation>提取所选内容</translation>
+    </message>
+    <message>
+        <source>Extracted {n} node(s) to {path}</source>
+        <translation>已将 {n} 个节点提取到 {path}</translation>
+    </message>
+    <message>
+        <source>Clean up</source>
+        <translation>清理</translation>
+    </message>
+    <message>
+        <source>Extract selection to a new model</source>
+        <translation>将所选内容提取为新模型</translation>
+    </message>
+    <message>
+        <source>ONNX model (*.onnx)</source>
+        <translation>ONNX 模型 (*.onnx)</translation>
+    </message>
+</context>
+<context>
     <name>CompareView</name>
     <message>
         <source>Compare with onnxruntime</source>
@@ -203,6 +266,65 @@
     </message>
 </context>
 <context>
+    <name>EditActions</name>
+    <message>
+        <source>&amp;Edit</source>
+        <translation>编辑(&amp;E)</translation>
+    </message>
+    <message>
+        <source>&amp;Undo</source>
+        <translation>撤销(&amp;U)</translation>
+    </message>
+    <message>
+        <source>&amp;Redo</source>
+        <translation>重做(&amp;R)</translation>
+    </message>
+    <message>
+        <source>&amp;Add Node…</source>
+        <translation>添加节点(&amp;A)…</translation>
+    </message>
+    <message>
+        <source>&amp;Delete</source>
+        <translation>删除(&amp;D)</translation>
+    </message>
+    <message>
+        <source>Delete and &amp;Reconnect</source>
+        <translation>删除并重新连接(&amp;R)</translation>
+    </message>
+    <message>
+        <source>&amp;Copy Nodes</source>
+        <translation>复制节点(&amp;C)</translation>
+    </message>
+    <message>
+        <source>&amp;Paste Nodes</source>
+        <translation>粘贴节点(&amp;P)</translation>
+    </message>
+    <message>
+        <source>E&amp;xtract Selection to New Model…</source>
+        <translation>将所选内容提取为新模型(&amp;X)…</translation>
+    </message>
+    <message>
+        <source>C&amp;lean Up (remove unused)</source>
+        <translation>清理（删除未使用的内容）(&amp;L)</translation>
+    </message>
+    <message>
+        <source>Save Edits as &amp;Script…</source>
+        <translation>将编辑保存为脚本(&amp;S)…</translation>
+    </message>
+    <message>
+        <source>&amp;Undo {name}</source>
+        <translation>撤销 {name}(&amp;U)</translation>
+    </message>
+    <message>
+        <source>&amp;Redo {name}</source>
+        <translation>重做 {name}(&amp;R)</translation>
+    </message>
+    <message>
+        <source>Insert Node on {name}…</source>
+        <translation>在 {name} 上插入节点…</translation>
+    </message>
+</context>
+<context>
     <name>ErrorLegend</name>
     <message>
         <source>agrees</source>
@@ -222,6 +344,93 @@
     <message>
         <source>{path}: could not be written</source>
         <translation>{path}：无法写入</translation>
+    </message>
+</context>
+<context>
+    <name>FileActions</name>
+    <message>
+        <source>ONNX model (*.onnx);;All files (*)</source>
+        <translation>ONNX 模型 (*.onnx);;所有文件 (*)</translation>
+    </message>
+    <message>
+        <source>&amp;Save</source>
+        <translation>保存(&amp;S)</translation>
+    </message>
+    <message>
+        <source>Save &amp;As…</source>
+        <translation>另存为(&amp;A)…</translation>
+    </message>
+    <message>
+        <source>the model</source>
+        <translation>该模型</translation>
+    </message>
+    <message>
+        <source>Unsaved changes</source>
+        <translation>未保存的更改</translation>
+    </message>
+    <message>
+        <source>{name} has unsaved changes. Save them?</source>
+        <translation>{name} 有未保存的更改。要保存吗？</translation>
+    </message>
+    <message>
+        <source>Save a model with errors?</source>
+        <translation>保存有错误的模型？</translation>
+    </message>
+    <message>
+        <source>The checker reports {n} error(s), the first: {first}. Other tools may refuse this file. Save anyway?</source>
+        <translation>检查器报告了 {n} 个错误，第一个是：{first}。其他工具可能会拒绝此文件。仍要保存吗？</translation>
+    </message>
+    <message>
+        <source>File changed on disk</source>
+        <translation>磁盘上的文件已更改</translation>
+    </message>
+    <message>
+        <source>{path} was changed by another program since it was opened. Overwrite it?</source>
+        <translation>{path} 在打开后已被其他程序修改。要覆盖它吗？</translation>
+    </message>
+    <message>
+        <source>Save failed</source>
+        <translation>保存失败</translation>
+    </message>
+    <message>
+        <source>{path}: {error}. The file on disk was not changed.</source>
+        <translation>{path}：{error}。磁盘上的文件未被更改。</translation>
+    </message>
+    <message>
+        <source>Save failed: {error}</source>
+        <translation>保存失败：{error}</translation>
+    </message>
+    <message>
+        <source>Saving {path}</source>
+        <translation>保存 {path}</translation>
+    </message>
+    <message>
+        <source>Saved {path}</source>
+        <translation>已保存 {path}</translation>
+    </message>
+    <message>
+        <source>Save edits as script</source>
+        <translation>将编辑保存为脚本</translation>
+    </message>
+    <message>
+        <source>Edit script (*.json)</source>
+        <translation>编辑脚本 (*.json)</translation>
+    </message>
+    <message>
+        <source>Wrote {path}</source>
+        <translation>已写入 {path}</translation>
+    </message>
+    <message>
+        <source>Save model as</source>
+        <translation>模型另存为</translation>
+    </message>
+    <message>
+        <source>Weights</source>
+        <translation>权重</translation>
+    </message>
+    <message>
+        <source>Where should the weights (tensors ≥ 1 KB) go?</source>
+        <translation>权重（≥ 1 KB 的张量）应保存在哪里？</translation>
     </message>
 </context>
 <context>
@@ -294,6 +503,25 @@
     </message>
 </context>
 <context>
+    <name>HistoryPanel</name>
+    <message>
+        <source>Click a step to go back to it.</source>
+        <translation>单击某一步以回到该步。</translation>
+    </message>
+    <message>
+        <source>Opened {name}</source>
+        <translation>打开了 {name}</translation>
+    </message>
+    <message>
+        <source>model</source>
+        <translation>模型</translation>
+    </message>
+    <message>
+        <source> (saved)</source>
+        <translation>（已保存）</translation>
+    </message>
+</context>
+<context>
     <name>ImageView</name>
     <message>
         <source>batch </source>
@@ -324,131 +552,131 @@
     <name>InputsPanel</name>
     <message>
         <source>Input sets (*.json);;All files (*)</source>
-        <translation type="unfinished"></translation>
+        <translation>输入集 (*.json);;所有文件 (*)</translation>
     </message>
     <message>
         <source>Arrays (*.npy *.npz *.pb);;All files (*)</source>
-        <translation type="unfinished"></translation>
+        <translation>数组 (*.npy *.npz *.pb);;所有文件 (*)</translation>
     </message>
     <message>
         <source>Images (*.png *.jpg *.jpeg *.bmp *.ppm *.pgm *.pnm *.tif *.tiff *.webp *.gif);;All files (*)</source>
-        <translation type="unfinished"></translation>
+        <translation>图像 (*.png *.jpg *.jpeg *.bmp *.ppm *.pgm *.pnm *.tif *.tiff *.webp *.gif);;所有文件 (*)</translation>
     </message>
     <message>
         <source>random</source>
-        <translation type="unfinished"></translation>
+        <translation>随机</translation>
     </message>
     <message>
         <source>zeros</source>
-        <translation type="unfinished"></translation>
+        <translation>全零</translation>
     </message>
     <message>
         <source>ones</source>
-        <translation type="unfinished"></translation>
+        <translation>全一</translation>
     </message>
     <message>
         <source>constant</source>
-        <translation type="unfinished"></translation>
+        <translation>常量</translation>
     </message>
     <message>
         <source>file</source>
-        <translation type="unfinished">文件</translation>
+        <translation>文件</translation>
     </message>
     <message>
         <source>image</source>
-        <translation type="unfinished"></translation>
+        <translation>图像</translation>
     </message>
     <message>
         <source>seed </source>
-        <translation type="unfinished"></translation>
+        <translation>种子 </translation>
     </message>
     <message>
         <source>Save set…</source>
-        <translation type="unfinished"></translation>
+        <translation>保存输入集…</translation>
     </message>
     <message>
         <source>Load set…</source>
-        <translation type="unfinished"></translation>
+        <translation>加载输入集…</translation>
     </message>
     <message>
         <source>Sizes of symbolic dimensions</source>
-        <translation type="unfinished"></translation>
+        <translation>符号维度的大小</translation>
     </message>
     <message>
         <source>Input</source>
-        <translation type="unfinished"></translation>
+        <translation>输入</translation>
     </message>
     <message>
         <source>Type</source>
-        <translation type="unfinished"></translation>
+        <translation>类型</translation>
     </message>
     <message>
         <source>Source</source>
-        <translation type="unfinished"></translation>
+        <translation>来源</translation>
     </message>
     <message>
         <source>Settings</source>
-        <translation type="unfinished"></translation>
+        <translation>设置</translation>
     </message>
     <message>
         <source>size of {name} in every input that uses it</source>
-        <translation type="unfinished"></translation>
+        <translation>所有使用 {name} 的输入中它的大小</translation>
     </message>
     <message>
         <source>integers {low}..{high}</source>
-        <translation type="unfinished"></translation>
+        <translation>整数 {low}..{high}</translation>
     </message>
     <message>
         <source>true/false at random</source>
-        <translation type="unfinished"></translation>
+        <translation>随机真/假</translation>
     </message>
     <message>
         <source>uniform {low}..{high}</source>
-        <translation type="unfinished"></translation>
+        <translation>均匀分布 {low}..{high}</translation>
     </message>
     <message>
         <source>normal mean {mean} std {std}</source>
-        <translation type="unfinished"></translation>
+        <translation>正态分布 均值 {mean} 标准差 {std}</translation>
     </message>
     <message>
         <source>all {value}</source>
-        <translation type="unfinished"></translation>
+        <translation>全部为 {value}</translation>
     </message>
     <message>
         <source>(choose a file)</source>
-        <translation type="unfinished"></translation>
+        <translation>（选择文件）</translation>
     </message>
     <message>
         <source>Save input set</source>
-        <translation type="unfinished"></translation>
+        <translation>保存输入集</translation>
     </message>
     <message>
         <source>{path}: cannot write ({error})</source>
-        <translation type="unfinished"></translation>
+        <translation>{path}：无法写入（{error}）</translation>
     </message>
     <message>
         <source>Saved the input set to {path}</source>
-        <translation type="unfinished"></translation>
+        <translation>已将输入集保存到 {path}</translation>
     </message>
     <message>
         <source>Load input set</source>
-        <translation type="unfinished"></translation>
+        <translation>加载输入集</translation>
     </message>
     <message>
         <source>{path}: no such file</source>
-        <translation type="unfinished">{path}：文件不存在</translation>
+        <translation>{path}：文件不存在</translation>
     </message>
     <message>
         <source>{path}: not an input set ({error})</source>
-        <translation type="unfinished"></translation>
+        <translation>{path}：不是输入集（{error}）</translation>
     </message>
     <message>
         <source>Loaded {path}; the model has no input {names} (ignored)</source>
-        <translation type="unfinished"></translation>
+        <translation>已加载 {path}；模型没有输入 {names}（已忽略）</translation>
     </message>
     <message>
         <source>Loaded the input set {path}</source>
-        <translation type="unfinished"></translation>
+        <translation>已加载输入集 {path}</translation>
     </message>
 </context>
 <context>
@@ -912,6 +1140,104 @@
     </message>
 </context>
 <context>
+    <name>ProblemsPanel</name>
+    <message>
+        <source>error</source>
+        <translation>错误</translation>
+    </message>
+    <message>
+        <source>warning</source>
+        <translation>警告</translation>
+    </message>
+    <message>
+        <source>info</source>
+        <translation>信息</translation>
+    </message>
+    <message>
+        <source>Errors and warnings</source>
+        <translation>错误和警告</translation>
+    </message>
+    <message>
+        <source>Errors</source>
+        <translation>错误</translation>
+    </message>
+    <message>
+        <source>Everything</source>
+        <translation>全部</translation>
+    </message>
+    <message>
+        <source>Filter problems…</source>
+        <translation>筛选问题…</translation>
+    </message>
+    <message>
+        <source>Place</source>
+        <translation>位置</translation>
+    </message>
+    <message>
+        <source>Code</source>
+        <translation>代码</translation>
+    </message>
+    <message>
+        <source>Message</source>
+        <translation>消息</translation>
+    </message>
+    <message>
+        <source>checking…</source>
+        <translation>正在检查…</translation>
+    </message>
+    <message>
+        <source> (first {n} shown)</source>
+        <translation>（仅显示前 {n} 条）</translation>
+    </message>
+    <message>
+        <source>{errors} errors · {warnings} warnings · {notes} notes</source>
+        <translation>{errors} 个错误 · {warnings} 个警告 · {notes} 条提示</translation>
+    </message>
+</context>
+<context>
+    <name>Prompter</name>
+    <message>
+        <source>Save</source>
+        <translation>保存</translation>
+    </message>
+    <message>
+        <source>Discard</source>
+        <translation>放弃</translation>
+    </message>
+    <message>
+        <source>Cancel</source>
+        <translation>取消</translation>
+    </message>
+    <message>
+        <source>Overwrite</source>
+        <translation>覆盖</translation>
+    </message>
+    <message>
+        <source>{what} failed unexpectedly: {error}. The model was left as it was before.</source>
+        <translation>{what}意外失败：{error}。模型保持原样未变。</translation>
+    </message>
+    <message>
+        <source>Unexpected error</source>
+        <translation>意外错误</translation>
+    </message>
+    <message>
+        <source>Copy details</source>
+        <translation>复制详细信息</translation>
+    </message>
+    <message>
+        <source>Keep as they are</source>
+        <translation>保持原样</translation>
+    </message>
+    <message>
+        <source>All inside the model file</source>
+        <translation>全部保存在模型文件中</translation>
+    </message>
+    <message>
+        <source>In an external data file</source>
+        <translation>保存在外部数据文件中</translation>
+    </message>
+</context>
+<context>
     <name>PropertiesPanel</name>
     <message>
         <source>min</source>
@@ -1139,133 +1465,271 @@
     </message>
 </context>
 <context>
+    <name>QtDocument</name>
+    <message>
+        <source>Going back in the history</source>
+        <translation>在历史中回退</translation>
+    </message>
+    <message>
+        <source>Undo</source>
+        <translation>撤销</translation>
+    </message>
+    <message>
+        <source>Redo</source>
+        <translation>重做</translation>
+    </message>
+</context>
+<context>
+    <name>RunController</name>
+    <message>
+        <source>Open a model first</source>
+        <translation>请先打开模型</translation>
+    </message>
+    <message>
+        <source>A run is in progress: wait for it or cancel it</source>
+        <translation>正在运行：请等待其完成或取消</translation>
+    </message>
+    <message>
+        <source>Run cancelled; the values computed so far are kept</source>
+        <translation>运行已取消；已计算的值会保留</translation>
+    </message>
+    <message>
+        <source>Running the model…</source>
+        <translation>正在运行模型…</translation>
+    </message>
+    <message>
+        <source>Select one or more nodes of the main graph to run them</source>
+        <translation>请选择主图中要运行的一个或多个节点</translation>
+    </message>
+    <message>
+        <source>Running {n} selected nodes…</source>
+        <translation>正在运行 {n} 个所选节点…</translation>
+    </message>
+    <message>
+        <source>Ran the selection: {n} nodes computed</source>
+        <translation>已运行所选内容：计算了 {n} 个节点</translation>
+    </message>
+    <message>
+        <source>Ran the model: {n} nodes computed</source>
+        <translation>已运行模型：计算了 {n} 个节点</translation>
+    </message>
+    <message>
+        <source>Ran the model: {n} nodes computed (the other {kept} kept from the last run)</source>
+        <translation>已运行模型：计算了 {n} 个节点（其余 {kept} 个沿用上次运行的结果）</translation>
+    </message>
+    <message>
+        <source>Stepping…</source>
+        <translation>正在单步执行…</translation>
+    </message>
+    <message>
+        <source>Running to the next breakpoint…</source>
+        <translation>正在运行到下一个断点…</translation>
+    </message>
+    <message>
+        <source>Running to {node}…</source>
+        <translation>正在运行到 {node}…</translation>
+    </message>
+    <message>
+        <source>Starting…</source>
+        <translation>正在启动…</translation>
+    </message>
+    <message>
+        <source>Run complete</source>
+        <translation>运行完成</translation>
+    </message>
+    <message>
+        <source>Stopped at breakpoint {node}</source>
+        <translation>在断点 {node} 处停止</translation>
+    </message>
+    <message>
+        <source>{node} produced NaN/Inf in {names}</source>
+        <translation>{node} 在 {names} 中产生了 NaN/Inf</translation>
+    </message>
+    <message>
+        <source>Stopped before {node}</source>
+        <translation>在 {node} 之前停止</translation>
+    </message>
+    <message>
+        <source>end</source>
+        <translation>结束</translation>
+    </message>
+    <message>
+        <source>Ran {node} (iteration {i}); next: {next}</source>
+        <translation>已运行 {node}（第 {i} 次迭代）；下一个：{next}</translation>
+    </message>
+    <message>
+        <source>Ran {node}; next: {next}</source>
+        <translation>已运行 {node}；下一个：{next}</translation>
+    </message>
+    <message>
+        <source>Ready to step: {node}</source>
+        <translation>准备单步执行：{node}</translation>
+    </message>
+    <message>
+        <source>nothing to run</source>
+        <translation>没有可运行的内容</translation>
+    </message>
+    <message>
+        <source>Comparing with onnxruntime…</source>
+        <translation>正在与 onnxruntime 对比…</translation>
+    </message>
+    <message>
+        <source>Run the model first, then keep its values as the reference</source>
+        <translation>请先运行模型，然后将其值保留为参考</translation>
+    </message>
+    <message>
+        <source>Kept {n} values as the reference run</source>
+        <translation>已将 {n} 个值保留为参考运行</translation>
+    </message>
+    <message>
+        <source>Keep a run as the reference first</source>
+        <translation>请先保留一次运行作为参考</translation>
+    </message>
+    <message>
+        <source>Comparing with the reference run…</source>
+        <translation>正在与参考运行对比…</translation>
+    </message>
+    <message>
+        <source>the reference run</source>
+        <translation>参考运行</translation>
+    </message>
+    <message>
+        <source>Compared with {who}: {ok} of {n} nodes agree; no divergence</source>
+        <translation>已与 {who} 对比：{n} 个节点中有 {ok} 个一致；没有分歧</translation>
+    </message>
+    <message>
+        <source>Compared with {who}: first divergent node {node} (rel. error {rel})</source>
+        <translation>已与 {who} 对比：第一个分歧节点为 {node}（相对误差 {rel}）</translation>
+    </message>
+</context>
+<context>
     <name>RunDock</name>
     <message>
         <source>Cancel</source>
-        <translation type="unfinished">取消</translation>
+        <translation>取消</translation>
     </message>
     <message>
         <source>Set the inputs, then Run (Ctrl+R) or Step (F10)</source>
-        <translation type="unfinished"></translation>
+        <translation>设置输入，然后运行 (Ctrl+R) 或单步执行 (F10)</translation>
     </message>
     <message>
         <source>Stop at first NaN/Inf</source>
-        <translation type="unfinished"></translation>
+        <translation>在第一个 NaN/Inf 处停止</translation>
     </message>
 </context>
 <context>
     <name>RunUI</name>
     <message>
         <source>&amp;Run Model</source>
-        <translation type="unfinished"></translation>
+        <translation>运行模型(&amp;R)</translation>
     </message>
     <message>
         <source>Run &amp;Selection</source>
-        <translation type="unfinished"></translation>
+        <translation>运行所选节点(&amp;S)</translation>
     </message>
     <message>
         <source>Run the selected nodes</source>
-        <translation type="unfinished"></translation>
+        <translation>运行所选节点</translation>
     </message>
     <message>
         <source>&amp;Step</source>
-        <translation type="unfinished"></translation>
+        <translation>单步执行(&amp;S)</translation>
     </message>
     <message>
         <source>Step: run the next node</source>
-        <translation type="unfinished"></translation>
+        <translation>单步执行：运行下一个节点</translation>
     </message>
     <message>
         <source>&amp;Continue</source>
-        <translation type="unfinished"></translation>
+        <translation>继续(&amp;C)</translation>
     </message>
     <message>
         <source>Continue to the next breakpoint</source>
-        <translation type="unfinished"></translation>
+        <translation>继续运行到下一个断点</translation>
     </message>
     <message>
         <source>Run &amp;to Selected Node</source>
-        <translation type="unfinished"></translation>
+        <translation>运行到所选节点(&amp;T)</translation>
     </message>
     <message>
         <source>Toggle &amp;Breakpoint</source>
-        <translation type="unfinished"></translation>
+        <translation>切换断点(&amp;B)</translation>
     </message>
     <message>
         <source>Toggle a breakpoint on the selected node</source>
-        <translation type="unfinished"></translation>
+        <translation>在所选节点上切换断点</translation>
     </message>
     <message>
         <source>Res&amp;tart</source>
-        <translation type="unfinished"></translation>
+        <translation>重新开始(&amp;T)</translation>
     </message>
     <message>
         <source>Start stepping again from the first node</source>
-        <translation type="unfinished"></translation>
+        <translation>从第一个节点重新开始单步执行</translation>
     </message>
     <message>
         <source>Ca&amp;ncel Run</source>
-        <translation type="unfinished"></translation>
+        <translation>取消运行(&amp;N)</translation>
     </message>
     <message>
         <source>Stop at First &amp;NaN/Inf</source>
-        <translation type="unfinished"></translation>
+        <translation>在第一个 NaN/Inf 处停止(&amp;N)</translation>
     </message>
     <message>
         <source>Compare with &amp;onnxruntime</source>
-        <translation type="unfinished"></translation>
+        <translation>与 onnxruntime 对比(&amp;O)</translation>
     </message>
     <message>
         <source>&amp;Keep Run as Reference</source>
-        <translation type="unfinished"></translation>
+        <translation>保留本次运行作为参考(&amp;K)</translation>
     </message>
     <message>
         <source>Compare with R&amp;eference Run</source>
-        <translation type="unfinished"></translation>
+        <translation>与参考运行对比(&amp;E)</translation>
     </message>
     <message>
         <source>&amp;Run</source>
-        <translation type="unfinished"></translation>
+        <translation>运行(&amp;R)</translation>
     </message>
     <message>
         <source>Run</source>
-        <translation type="unfinished">运行</translation>
+        <translation>运行</translation>
     </message>
     <message>
         <source>Run to {node}</source>
-        <translation type="unfinished"></translation>
+        <translation>运行到 {node}</translation>
     </message>
     <message>
         <source>Remove breakpoint</source>
-        <translation type="unfinished"></translation>
+        <translation>删除断点</translation>
     </message>
     <message>
         <source>Set breakpoint</source>
-        <translation type="unfinished"></translation>
+        <translation>设置断点</translation>
     </message>
     <message>
         <source>Inspect {name}</source>
-        <translation type="unfinished"></translation>
+        <translation>查看 {name}</translation>
     </message>
     <message>
         <source>Inspect initializer {name}</source>
-        <translation type="unfinished"></translation>
+        <translation>查看初始化器 {name}</translation>
     </message>
     <message>
         <source>cannot read the saved model to compare with: {error}</source>
-        <translation type="unfinished"></translation>
+        <translation>无法读取用于对比的已保存模型：{error}</translation>
     </message>
     <message>
         <source>{name}: cannot read the initializer ({error})</source>
-        <translation type="unfinished"></translation>
+        <translation>{name}：无法读取初始化器（{error}）</translation>
     </message>
     <message>
         <source>initializer</source>
-        <translation type="unfinished">初始化器</translation>
+        <translation>初始化器</translation>
     </message>
     <message>
         <source>output of {node}</source>
-        <translation type="unfinished"></translation>
+        <translation>{node} 的输出</translation>
     </message>
 </context>
 <context>
@@ -1314,6 +1778,125 @@
     <message>
         <source>{n} matches</source>
         <translation>{n} 个匹配</translation>
+    </message>
+</context>
+<context>
+    <name>TensorEditor</name>
+    <message>
+        <source>Load values</source>
+        <translation>加载数值</translation>
+    </message>
+    <message>
+        <source>Import .npy…</source>
+        <translation>导入 .npy…</translation>
+    </message>
+    <message>
+        <source>Export .npy…</source>
+        <translation>导出 .npy…</translation>
+    </message>
+    <message>
+        <source>Preview</source>
+        <translation>预览</translation>
+    </message>
+    <message>
+        <source>Apply</source>
+        <translation>应用</translation>
+    </message>
+    <message>
+        <source>new dims, e.g. 4, 27</source>
+        <translation>新维度，例如 4, 27</translation>
+    </message>
+    <message>
+        <source>Reshape</source>
+        <translation>改变形状</translation>
+    </message>
+    <message>
+        <source>dtype</source>
+        <translation>数据类型</translation>
+    </message>
+    <message>
+        <source>shape</source>
+        <translation>形状</translation>
+    </message>
+    <message>
+        <source>initializer</source>
+        <translation>初始化器</translation>
+    </message>
+    <message>
+        <source>attribute</source>
+        <translation>属性</translation>
+    </message>
+    <message>
+        <source>Values not read yet ({size}).</source>
+        <translation>尚未读取数值（{size}）。</translation>
+    </message>
+    <message>
+        <source>cannot read the values: {error}</source>
+        <translation>无法读取数值：{error}</translation>
+    </message>
+    <message>
+        <source>{name}: {message} — not changed.</source>
+        <translation>{name}：{message} —— 未更改。</translation>
+    </message>
+    <message>
+        <source>Import tensor</source>
+        <translation>导入张量</translation>
+    </message>
+    <message>
+        <source>NumPy array (*.npy)</source>
+        <translation>NumPy 数组 (*.npy)</translation>
+    </message>
+    <message>
+        <source>{path} cannot be read as .npy: {error}</source>
+        <translation>无法将 {path} 读取为 .npy：{error}</translation>
+    </message>
+    <message>
+        <source>{path} holds several arrays, not one</source>
+        <translation>{path} 包含多个数组，而不是一个</translation>
+    </message>
+    <message>
+        <source>{path} has shape {got}, the tensor has {want}</source>
+        <translation>{path} 的形状为 {got}，张量的形状为 {want}</translation>
+    </message>
+    <message>
+        <source>{path} holds {got}, the tensor is {want} (change the dtype first)</source>
+        <translation>{path} 中是 {got}，张量是 {want}（请先更改数据类型）</translation>
+    </message>
+    <message>
+        <source>Export tensor</source>
+        <translation>导出张量</translation>
+    </message>
+    <message>
+        <source>could not write {path}: {error}</source>
+        <translation>无法写入 {path}：{error}</translation>
+    </message>
+    <message>
+        <source>cannot convert to {dtype}: {error}</source>
+        <translation>无法转换为 {dtype}：{error}</translation>
+    </message>
+    <message>
+        <source>{n} values change</source>
+        <translation>{n} 个值发生变化</translation>
+    </message>
+    <message>
+        <source>to {dtype}: max abs change {a:.6g}, max rel change {r:.3g}, {n} values change</source>
+        <translation>转换为 {dtype}：最大绝对变化 {a:.6g}，最大相对变化 {r:.3g}，{n} 个值发生变化</translation>
+    </message>
+    <message>
+        <source>, {n} overflow</source>
+        <translation>，{n} 个溢出</translation>
+    </message>
+    <message>
+        <source>the tensor is already {dtype}</source>
+        <translation>张量已经是 {dtype}</translation>
+    </message>
+    <message>
+        <source>a new shape needs sizes, not names or ?</source>
+        <translation>新形状需要具体大小，不能是名称或 ?</translation>
+    </message>
+    <message>
+        <source>{new} has {n} elements, the tensor {m}</source>
+        <translation>{new} 有 {n} 个元素，张量有 {m} 个</translation>
     </message>
 </context>
 <context>
@@ -1551,98 +2134,98 @@
     <name>_SpecEditor</name>
     <message>
         <source>lowest</source>
-        <translation type="unfinished"></translation>
+        <translation>最小</translation>
     </message>
     <message>
         <source>highest</source>
-        <translation type="unfinished"></translation>
+        <translation>最大</translation>
     </message>
     <message>
         <source>normal</source>
-        <translation type="unfinished"></translation>
+        <translation>正态</translation>
     </message>
     <message>
         <source>uniform</source>
-        <translation type="unfinished"></translation>
+        <translation>均匀</translation>
     </message>
     <message>
         <source>distribution</source>
-        <translation type="unfinished"></translation>
+        <translation>分布</translation>
     </message>
     <message>
         <source>from</source>
-        <translation type="unfinished"></translation>
+        <translation>从</translation>
     </message>
     <message>
         <source>to</source>
-        <translation type="unfinished"></translation>
+        <translation>到</translation>
     </message>
     <message>
         <source>mean</source>
-        <translation type="unfinished">平均值</translation>
+        <translation>平均值</translation>
     </message>
     <message>
         <source>std</source>
-        <translation type="unfinished">标准差</translation>
+        <translation>标准差</translation>
     </message>
     <message>
         <source>value</source>
-        <translation type="unfinished">值</translation>
+        <translation>值</translation>
     </message>
     <message>
         <source>a .npy, .npz or .pb file</source>
-        <translation type="unfinished"></translation>
+        <translation>.npy、.npz 或 .pb 文件</translation>
     </message>
     <message>
         <source>an image file</source>
-        <translation type="unfinished"></translation>
+        <translation>图像文件</translation>
     </message>
     <message>
         <source>file</source>
-        <translation type="unfinished">文件</translation>
+        <translation>文件</translation>
     </message>
     <message>
         <source>array name in an .npz (default {name})</source>
-        <translation type="unfinished"></translation>
+        <translation>.npz 中的数组名（默认 {name}）</translation>
     </message>
     <message>
         <source>array</source>
-        <translation type="unfinished"></translation>
+        <translation>数组</translation>
     </message>
     <message>
         <source>layout</source>
-        <translation type="unfinished">布局</translation>
+        <translation>布局</translation>
     </message>
     <message>
         <source>scale</source>
-        <translation type="unfinished"></translation>
+        <translation>缩放</translation>
     </message>
     <message>
         <source>mean (per channel)</source>
-        <translation type="unfinished"></translation>
+        <translation>均值（每通道）</translation>
     </message>
     <message>
         <source>std (per channel)</source>
-        <translation type="unfinished"></translation>
+        <translation>标准差（每通道）</translation>
     </message>
     <message>
         <source>channel order</source>
-        <translation type="unfinished"></translation>
+        <translation>通道顺序</translation>
     </message>
     <message>
         <source>every element {value}</source>
-        <translation type="unfinished"></translation>
+        <translation>每个元素都为 {value}</translation>
     </message>
     <message>
         <source>Value of {name}</source>
-        <translation type="unfinished"></translation>
+        <translation>{name} 的值</translation>
     </message>
 </context>
 <context>
     <name>self.dock_widget</name>
     <message>
         <source>Set the inputs, then Run (Ctrl+R) or Step (F10)</source>
-        <translation type="unfinished"></translation>
+        <translation>设置输入，然后运行 (Ctrl+R) 或单步执行 (F10)</translation>
     </message>
 </context>
 </TS>
