@@ -137,7 +137,10 @@ def test_selecting_a_node_fills_properties(qtbot, window):
     window.properties.show_value(weight)
     text = window.properties.browser.toPlainText()
     assert "mean" in text and "std" in text
-    assert window.properties.tensor_view.isVisibleTo(window.properties)
+    # ... in the tensor editor (which took the read-only tensor view's place)
+    editor = window.properties.tensor_editor
+    assert editor is not None and editor.isVisibleTo(window.properties)
+    assert editor.table.array.shape == tuple(weight.producer.attributes["value"].value.shape)
 
 
 def test_initializer_statistics_and_slices(qtbot, window):

@@ -9,7 +9,8 @@ from __future__ import annotations
 
 from PySide6.QtCore import QT_TRANSLATE_NOOP, QUrl, Signal
 from PySide6.QtGui import QDesktopServices
-from PySide6.QtWidgets import QScrollArea, QSplitter, QTextBrowser, QVBoxLayout, QWidget
+from PySide6.QtWidgets import QScrollArea, QSplitter, QTextBrowser, QToolTip, QVBoxLayout, QWidget
+from PySide6.QtGui import QCursor
 from PySide6.QtCore import Qt
 
 from ...core.summary import human_bytes
@@ -18,6 +19,7 @@ from .html import STYLE, esc, operator_url, section, table
 from .tensor_view import TensorView, tensor_stats
 
 MAX_LIST = 200          # consumers listed before "… and N more"
+DIM_CHARS = 16         # a symbolic dim longer than this is abbreviated (full on hover)
 MAX_ATTR_ITEMS = 64     # list attribute items shown before "… (N items)"
 ATTR_TYPE_NAMES = {1: "float", 2: "int", 3: "string", 4: "tensor", 5: "graph", 6: "floats",
                    7: "ints", 8: "strings", 9: "tensors", 10: "graphs", 11: "sparse tensor",
@@ -41,6 +43,7 @@ class PropertiesPanel(QWidget):
         self.browser = QTextBrowser()
         self.browser.setOpenLinks(False)
         self.browser.anchorClicked.connect(self._clicked)
+        self.browser.highlighted.connect(self._hovered)
         self.tensor_view = TensorView()
         self.tensor_view.setVisible(False)
         # The editable form of what is shown (node, value, model), under the summary.
@@ -49,6 +52,7 @@ class PropertiesPanel(QWidget):
         self.editor_area.setHorizontalScrollBarPolicy(Qt.ScrollBarAlwaysOff)
         self.editor_area.setVisible(False)
         self.editor = None
+        self.tensor_editor = None         # initializer / tensor attribute being edited
         splitter = QSplitter(Qt.Vertical)
         splitter.addWidget(self.browser)
         splitter.addWidget(self.editor_area)
@@ -78,6 +82,8 @@ class PropertiesPanel(QWidget):
             # where the user is typing (rebuilding would drop it).
             self._render_node_summary(node)
             editor.sync()
+            if self.tensor_editor is not None:
+                self.tensor_editor.sync()
             return
         self.refresh()
 
@@ -129,6 +135,8 @@ class PropertiesPanel(QWidget):
         return f"<a href='internal:{key}'>{esc(text)}</a>"
 
     def _clicked(self, url: QUrl) -> None:
+        if url.scheme() == "dim":         # an abbreviated dim: its full name shows on hover
+            return
         if url.scheme() == "internal":
             target = self._links.get(url.path())
             if target is not None:
@@ -140,7 +148,7 @@ class PropertiesPanel(QWidget):
         if value is None:
             return ("", "<span class='muted'>" + self.tr("(omitted)") + "</span>")
         kind = self.tr(" · initializer") if value.is_initializer else ""
-        return (self._link(value, value.name), esc(value_type_text(value, self.inferred)) + kind)
+        return (self._link(value, value.name), self._short_type(value, value_type_text(value, self.inferred)) + kind)
 
     def _value_list(self, values) -> str:
         """Name on one line, type below it: long names and long symbolic shapes
@@ -214,6 +222,7 @@ class PropertiesPanel(QWidget):
 
     def _set_editor(self, editor) -> None:
         """Put `editor` (a form widget, or None) under the summary."""
+        self._keep_tensor_editor(editor)
         old = self.editor_area.takeWidget()
         if old is not None:
             old.deleteLater()
@@ -222,6 +231,92 @@ class PropertiesPanel(QWidget):
             editor.built_shape = editor.shape() if hasattr(editor, "shape") else None
             self.editor_area.setWidget(editor)
         self.editor_area.setVisible(editor is not None)
+
+    # -- the tensor editor (initializers, tensor attributes) -------------------------------
+
+    def _keep_tensor_editor(self, editor) -> None:
+        """Keep the tensor editor (refreshed) while the same value or node stays
+        shown, so an edit does not lose the slice being looked at."""
+        te = self.tensor_editor
+        if te is None:
+            return
+        src = te.source
+        keep = editor is not None and src.alive and (
+            (src.value is not None and getattr(editor, "value", None) is src.value and src.value.is_initializer)
+            or (src.node is not None and getattr(editor, "node", None) is src.node
+                and src.attr_name in src.node.attributes))
+        if keep:
+            te.sync()
+        else:
+            self.tensor_editor = None
+            te.setParent(None)
+            te.deleteLater()
+
+    def _show_tensor_editor(self, source) -> None:
+        from .tensor_editor import TensorEditor
+        self._keep_tensor_editor(None)
+        self.tensor_editor = TensorEditor(self.qdoc, source)
+        self.splitter.addWidget(self.tensor_editor)
+        self.tensor_view.setVisible(False)
+        # The values get most of the dock: the table was squeezed to four rows.
+        total = max(self.splitter.height(), 600)
+        self.splitter.setSizes([int(total * 0.22), int(total * 0.14), 0, int(total * 0.64)])
+
+    @staticmethod
+    def _tensor_source_for(value, tensor):
+        from .tensor_editor import TensorSource
+        if tensor is None or not hasattr(tensor, "numpy"):      # sparse: shown, not edited
+            return None
+        if value.is_initializer:
+            return TensorSource(value=value)
+        return TensorSource(node=value.producer, attr_name="value")   # a Constant's value
+
+    def _value_tensor_editor(self, value, tensor) -> None:
+        if self.qdoc is None or value.graph is None:
+            return
+        source = self._tensor_source_for(value, tensor)
+        if source is None:
+            return
+        if self.tensor_editor is None:
+            self._show_tensor_editor(source)
+        self.tensor_view.setVisible(False)
+
+    def open_tensor_editor(self, node, attr) -> None:
+        """A node's tensor attribute ("Edit tensor…") in the tensor editor."""
+        from .tensor_editor import TensorSource
+        self._show_tensor_editor(TensorSource(node=node, attr_name=attr.name))
+
+    # -- long symbolic dims --------------------------------------------------------------------
+
+    def _short_type(self, value, text) -> str:
+        """The value's type as HTML with long symbolic dims abbreviated (some
+        exporters name dims like `LayerNormalizationlast_hidden_state_dim_0`);
+        the full name shows on hover."""
+        from ...core.infer.dims import compact_dim
+        from ...core.ir.dtypes import type_name
+        t = getattr(value, "type", None)
+        if t is None and self.inferred:
+            t = self.inferred.get(value)
+        shape = getattr(t, "shape", None)
+        if t is None or shape is None or not hasattr(t, "elem_type") or type(t).__name__ != "TensorType":
+            return esc(text)
+        parts = []
+        for d in shape:
+            full = compact_dim(d) if d is not None else "?"
+            if isinstance(d, str) and len(full) > DIM_CHARS:
+                key = f"dim{len(self._links)}"
+                self._links[key] = full
+                short = full[:DIM_CHARS // 2 - 1] + "…" + full[-(DIM_CHARS // 2 - 1):]
+                parts.append(f"<a href='dim:{key}' style='text-decoration: none'>{esc(short)}</a>")
+            else:
+                parts.append(esc(full))
+        return esc(type_name(t.elem_type)) + "[" + ",".join(parts) + "]"
+
+    def _hovered(self, url: QUrl) -> None:
+        if url.scheme() == "dim" and isinstance(self._links.get(url.path()), str):
+            QToolTip.showText(QCursor.pos(), self._links[url.path()], self.browser)
+        else:
+            QToolTip.hideText()
 
     def _open_tensor_attr(self, node, attr) -> None:
         """A tensor attribute: its values in the tensor view (editing: tensor editor)."""
@@ -294,8 +389,8 @@ class PropertiesPanel(QWidget):
             self._set_editor(None)
         self._links.clear()
         vtype = value_type_text(value, self.inferred)
-        declared = getattr(value, "type", None) is not None
-        rows = [(self.tr("type"), esc(vtype or self.tr("unknown"))
+        declared = getattr(value, "type", None) is not None or value.is_initializer   # typed by its data
+        rows = [(self.tr("type"), self._short_type(value, vtype or self.tr("unknown"))
                  + ("" if declared or not vtype
                     else " <span class='muted'>" + esc(self.tr("(inferred)")) + "</span>"))]
         producer = value.producer
@@ -323,6 +418,7 @@ class PropertiesPanel(QWidget):
         if value.doc_string:
             body += section(self.tr("Documentation"), f"<pre style='white-space: pre-wrap'>{esc(value.doc_string)}</pre>")
         self._render(body, tensor, value.name)
+        self._value_tensor_editor(value, tensor)
 
     def _initializer_section(self, tensor) -> str:
         rows = [(self.tr("dtype"), esc(getattr(tensor.dtype, "name", tensor.dtype))),

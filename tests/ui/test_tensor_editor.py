@@ -1,0 +1,171 @@
+"""The tensor editor (initializers and tensor attributes): cells typed in the
+table, .npy import/export with shape and dtype checks, a dtype change after
+a preview of the precision lost, reshape with a size check; undo, redo,
+save, reload and compare. Plus the viewer fixes of issue 14: the values
+table is not squeezed, an initializer's type is not "(inferred)", long
+symbolic dims are abbreviated with the full name on hover."""
+from __future__ import annotations
+
+import numpy as np
+from PySide6.QtCore import QUrl, Qt
+from PySide6.QtWidgets import QToolTip
+
+from edit_models import write_conv_model
+from viewer_helpers import open_model
+
+
+def _open(qtbot, window, path):
+    open_model(qtbot, window, path)
+    qtbot.waitUntil(lambda: window.qdoc.ready, timeout=60_000)
+    return path
+
+
+def _show(window, name):
+    window.properties.show_value(window.model.graph.get_value(name))
+    return window.properties.tensor_editor
+
+
+def _set_cell(editor, row, col, text):
+    model = editor.table.model
+    return model.setData(model.index(row, col), text, Qt.EditRole)
+
+
+def test_precision_change_preview_figures():
+    from onnxstudio.ui.panels.tensor_editor import precision_change
+    a = np.array([1.0, 1.0001, 70000.0, -2.5], np.float32)
+    change = precision_change(a, np.dtype(np.float16))
+    assert change["overflow"] == 1                 # 70000 does not fit float16
+    assert change["changed"] >= 2
+    assert 0 < change["max_abs"] < 1e-3
+    exact = precision_change(np.arange(5, dtype=np.int64), np.dtype(np.float32))
+    assert exact == {"max_abs": 0.0, "max_rel": 0.0, "changed": 0, "overflow": 0}
+
+
+def test_initializer_cells_npy_dtype_reshape_undo_redo_save_reload(qtbot, window, tmp_path):
+    import onnx
+    from onnx import numpy_helper
+    path = _open(qtbot, window, write_conv_model(tmp_path / "m.onnx"))
+    editor = _show(window, "W")
+    assert editor is not None and editor.table.array.shape == (4, 3, 3, 3)
+    original = np.asarray(window.model.graph.initializers["W"].const.numpy()).copy()
+    # a cell typed in the table becomes one SetInitializer step
+    assert _set_cell(editor, 0, 1, "2.5")
+    w = window.model.graph.get_value("W")
+    assert w.const.numpy()[0, 1, 0, 0] == np.float32(2.5)
+    assert window.document.steps[-1].name.startswith("Set initializer W")
+    # text that is not a float32 is refused at the field
+    editor = window.properties.tensor_editor
+    assert not _set_cell(editor, 0, 0, "abc")
+    assert "not a float32" in editor.message.text()
+    # export, change, import; a wrong shape and a wrong dtype are refused by name
+    out = tmp_path / "w.npy"
+    assert editor.export_npy(str(out))
+    data = np.load(out)
+    assert data[0, 1, 0, 0] == np.float32(2.5)
+    data[:] = 0.5
+    np.save(out, data)
+    bad_shape, bad_dtype = tmp_path / "shape.npy", tmp_path / "dtype.npy"
+    np.save(bad_shape, np.zeros((4, 27), np.float32))
+    np.save(bad_dtype, np.zeros((4, 3, 3, 3), np.float64))
+    assert not editor.import_npy(str(bad_shape))
+    assert "shape [4, 27]" in editor.message.text() and "[4, 3, 3, 3]" in editor.message.text()
+    assert not editor.import_npy(str(bad_dtype))
+    assert "float64" in editor.message.text()
+    assert editor.import_npy(str(out))
+    assert np.all(w.const.numpy() == 0.5)
+    # dtype: the preview shows the precision lost before the cast applies
+    editor = window.properties.tensor_editor
+    _set_cell(editor, 0, 0, "0.1")
+    editor = window.properties.tensor_editor
+    editor.dtype_combo.setCurrentIndex(editor.dtype_combo.findText("float16"))
+    change = editor.preview_dtype()
+    assert 0 < change["max_abs"] < 1e-4 and "max abs change" in editor.preview_label.text()
+    assert editor.apply_dtype()
+    assert int(w.const.dtype) == 10
+    # reshape: the element count is checked
+    editor = window.properties.tensor_editor
+    editor.shape_edit.setText("5, 5")
+    assert not editor.reshape() and "25 elements" in editor.message.text()
+    editor.shape_edit.setText("4, 27")
+    assert editor.reshape()
+    assert tuple(w.const.shape) == (4, 27)
+    # undo / redo walk the same steps back and forth
+    window.edit_actions.undo()
+    assert tuple(w.const.shape) == (4, 3, 3, 3)
+    window.edit_actions.undo()
+    assert int(w.const.dtype) == 1
+    window.edit_actions.redo()
+    window.edit_actions.redo()
+    assert tuple(w.const.shape) == (4, 27) and int(w.const.dtype) == 10
+    assert window.edit_actions.files.save()
+    saved = {t.name: numpy_helper.to_array(t) for t in onnx.load(path).graph.initializer}
+    expected = np.full((4, 27), 0.5, np.float16)
+    expected[0, 0] = np.float16(np.float32(0.1))
+    assert saved["W"].dtype == np.float16 and np.array_equal(saved["W"], expected)
+    # everything undone: the file's original weights
+    while window.document.can_undo:
+        window.edit_actions.undo()
+    assert np.array_equal(w.const.numpy(), original)
+
+
+def _write_constant_model(path, long_dim="LayerNormalizationlast_hidden_state_dim_0"):
+    import onnx
+    from onnx import TensorProto, helper, numpy_helper
+    k = numpy_helper.from_array(np.arange(6, dtype=np.float32).reshape(2, 3), "kv")
+    nodes = [helper.make_node("Constant", [], ["k"], name="const1", value=k),
+             helper.make_node("Add", ["x", "k"], ["y"], name="add1")]
+    graph = helper.make_graph(nodes, "consts",
+                              [helper.make_tensor_value_info("x", TensorProto.FLOAT, [long_dim, 3])],
+                              [helper.make_tensor_value_info("y", TensorProto.FLOAT, [long_dim, 3])])
+    model = helper.make_model(graph, opset_imports=[helper.make_opsetid("", 17)])
+    model.ir_version = 8
+    onnx.save(model, str(path))
+    return str(path)
+
+
+def test_tensor_attribute_from_the_node_editor(qtbot, window, tmp_path):
+    import onnx
+    from onnx import numpy_helper
+    path = _open(qtbot, window, _write_constant_model(tmp_path / "c.onnx"))
+    node = window.model.graph.nodes[0]
+    window.properties.show_node(node)
+    window.properties.editor.attr_editors["value"].button.click()
+    editor = window.properties.tensor_editor
+    assert editor is not None and editor.source.attr_name == "value"
+    assert _set_cell(editor, 1, 2, "-7")
+    assert node.attributes["value"].value.numpy()[1, 2] == -7
+    # the editor stays open on the node after the edit (same slice)
+    assert window.properties.tensor_editor is not None
+    editor = window.properties.tensor_editor
+    editor.shape_edit.setText("3, 2")
+    assert editor.reshape()
+    window.edit_actions.undo()
+    assert tuple(node.attributes["value"].value.shape) == (2, 3)
+    window.edit_actions.redo()
+    assert window.edit_actions.files.save()
+    value = onnx.load(path).graph.node[0].attribute[0].t
+    expected = np.arange(6, dtype=np.float32).reshape(2, 3)
+    expected[1, 2] = -7
+    assert np.array_equal(numpy_helper.to_array(value), expected.reshape(3, 2))
+
+
+def test_viewer_table_height_declared_type_and_long_dims(qtbot, window, tmp_path):
+    _open(qtbot, window, write_conv_model(tmp_path / "m.onnx"))
+    panel = window.properties
+    editor = _show(window, "W")
+    qtbot.waitUntil(lambda: editor.table.view.viewport().height() > 0)
+    # at least ten rows of values in the default window, not four
+    assert editor.table.view.viewport().height() >= 10 * editor.table.view.verticalHeader().defaultSectionSize()
+    # an initializer's type is its data's: never "(inferred)"
+    assert "(inferred)" not in panel.browser.toPlainText()
+    # long symbolic dims: abbreviated in the panel, full name on hover
+    _open(qtbot, window, _write_constant_model(tmp_path / "c.onnx"))
+    long_dim = "LayerNormalizationlast_hidden_state_dim_0"
+    panel.show_value(window.model.graph.get_value("x"))
+    text = panel.browser.toPlainText()
+    assert long_dim not in text and "…" in text
+    key = next(k for k, v in panel._links.items() if v == long_dim)
+    panel._hovered(QUrl(f"dim:{key}"))
+    assert QToolTip.text() == long_dim
+    panel.show_node(window.model.graph.nodes[1])       # node summaries abbreviate too
+    assert long_dim not in panel.browser.toPlainText()

@@ -1,0 +1,307 @@
+"""Editing one tensor: an initializer, or a node's tensor attribute (Constant's
+`value`, ConstantOfShape's `value` ...).
+
+Built on the reusable widgets of ui/tensor_view.py: the N-d slicing table in
+its editable mode, the histogram and the statistics line. Every change is one
+Edit (SetInitializer for an initializer, SetAttribute for an attribute)
+carrying only this tensor's new data — the rest of the model is not copied,
+and the undo step keeps the old tensor object as it was.
+
+  * a cell typed in the table (parsed for the tensor's dtype, refused with a
+    message when it does not fit);
+  * import .npy (shape and dtype must match the tensor's, or the file is
+    refused naming both), export .npy;
+  * change the element type, after a preview of the precision lost (largest
+    absolute and relative change, values changed, values that overflow);
+  * reshape (the element count must stay the same).
+"""
+from __future__ import annotations
+
+import numpy as np
+from PySide6.QtWidgets import (QComboBox, QFileDialog, QHBoxLayout, QLabel, QLineEdit, QPushButton,
+                               QVBoxLayout, QWidget)
+
+from ...core.edits import SetAttribute, SetInitializer, graph_path, node_ref
+from ...core.exec.tensor_stats import tensor_stats
+from ...core.ir import AttrType
+from ...core.ir.dtypes import to_numpy_dtype, type_name
+from ...core.summary import human_bytes
+from ..tensor_view import HistogramWidget, TensorTable, stats_text
+from .value_editor import elem_type_combo, parse_dims, select_elem_type
+
+LOAD_NOW_BYTES = 64 << 20      # larger tensors wait for "Load values" (selecting must stay quick)
+
+
+class TensorSource:
+    """Where the tensor lives and which Edit replaces it."""
+
+    def __init__(self, value=None, node=None, attr_name: str = ""):
+        self.value, self.node, self.attr_name = value, node, attr_name
+
+    @property
+    def alive(self) -> bool:
+        obj = self.value if self.value is not None else self.node
+        return obj is not None and obj.graph is not None
+
+    @property
+    def tensor(self):
+        if self.value is not None:
+            return self.value.const
+        attr = self.node.attributes.get(self.attr_name)
+        return None if attr is None else attr.value
+
+    @property
+    def title(self) -> str:
+        if self.value is not None:
+            return self.value.name
+        return f"{self.node.display_name}.{self.attr_name}"
+
+    def edit(self, array=None, dtype=None, shape=None):
+        """The Edit that stores `array` (or casts / reshapes the current data)."""
+        if self.value is not None:
+            return SetInitializer(self.value.name, array, dtype, list(shape) if shape is not None else None,
+                                  graph_path(self.value.graph))
+        if array is None:
+            array = np.asarray(self.tensor.numpy())
+            if dtype is not None:
+                array = array.astype(to_numpy_dtype(dtype))
+            if shape is not None:
+                array = array.reshape(shape)
+        return SetAttribute(node_ref(self.node), self.attr_name, int(AttrType.TENSOR), array,
+                            graph=graph_path(self.node.graph))
+
+
+def precision_change(array: np.ndarray, dtype: np.dtype) -> dict:
+    """What casting `array` to `dtype` would do to its values: the largest
+    absolute and relative change, how many values change, how many do not fit
+    (become Inf/NaN or wrap)."""
+    source = np.asarray(array)
+    with np.errstate(all="ignore"):         # overflow is what the preview reports
+        cast = source.astype(dtype)
+    if source.dtype.kind in "OUS" or cast.dtype.kind in "OUS":
+        changed = int(np.count_nonzero(source.astype(str) != cast.astype(str)))
+        return {"max_abs": None, "max_rel": None, "changed": changed, "overflow": 0}
+    with np.errstate(all="ignore"):
+        a = source.astype(np.float64) if source.dtype.kind != "c" else np.abs(source)
+        b = cast.astype(np.float64) if cast.dtype.kind != "c" else np.abs(cast)
+        both = np.isfinite(a) & np.isfinite(b)
+        overflow = int(np.count_nonzero(np.isfinite(a) & ~np.isfinite(b)))
+        diff = np.abs(a - b)[both]
+        rel = diff / np.maximum(np.abs(a[both]), np.finfo(np.float64).tiny)
+        changed = int(np.count_nonzero(diff)) + overflow
+    return {"max_abs": float(diff.max()) if diff.size else 0.0,
+            "max_rel": float(rel.max()) if rel.size else 0.0,
+            "changed": changed, "overflow": overflow}
+
+
+class TensorEditor(QWidget):
+    def __init__(self, qdoc, source: TensorSource, parent=None):
+        super().__init__(parent)
+        self.qdoc = qdoc
+        self.source = source
+        self.array = None
+        self.title = QLabel()
+        self.title.setWordWrap(True)
+        self.stats = QLabel()
+        self.stats.setWordWrap(True)
+        self.histogram = HistogramWidget()
+        self.histogram.setFixedHeight(96)
+        self.table = TensorTable(editable=True)
+        self.table.view.setMinimumHeight(12 * 20 + 24)      # a dozen rows, never a squeezed four
+        self.table.edited.connect(self._cell_edited)
+        self.table.model.refused.connect(self._refuse)
+        self.load_button = QPushButton(self.tr("Load values"))
+        self.load_button.clicked.connect(self.load)
+        self.message = QLabel("")
+        self.message.setWordWrap(True)
+        self.message.setStyleSheet("color: #c0392b;")
+        self.import_button = QPushButton(self.tr("Import .npy…"))
+        self.import_button.clicked.connect(lambda: self.import_npy())
+        self.export_button = QPushButton(self.tr("Export .npy…"))
+        self.export_button.clicked.connect(lambda: self.export_npy())
+        self.dtype_combo = elem_type_combo()
+        self.preview_label = QLabel("")
+        self.preview_label.setWordWrap(True)
+        self.preview_button = QPushButton(self.tr("Preview"))
+        self.preview_button.clicked.connect(self.preview_dtype)
+        self.cast_button = QPushButton(self.tr("Apply"))
+        self.cast_button.clicked.connect(self.apply_dtype)
+        self.dtype_combo.currentIndexChanged.connect(lambda _i: self.preview_label.setText(""))
+        self.shape_edit = QLineEdit()
+        self.shape_edit.setPlaceholderText(self.tr("new dims, e.g. 4, 27"))
+        self.reshape_button = QPushButton(self.tr("Reshape"))
+        self.reshape_button.clicked.connect(self.reshape)
+        self.shape_edit.returnPressed.connect(self.reshape)
+
+        files = QHBoxLayout()
+        files.addWidget(self.import_button)
+        files.addWidget(self.export_button)
+        files.addWidget(self.load_button)
+        files.addStretch(1)
+        cast = QHBoxLayout()
+        cast.addWidget(QLabel(self.tr("dtype")))
+        cast.addWidget(self.dtype_combo, 1)
+        cast.addWidget(self.preview_button)
+        cast.addWidget(self.cast_button)
+        reshape = QHBoxLayout()
+        reshape.addWidget(QLabel(self.tr("shape")))
+        reshape.addWidget(self.shape_edit, 1)
+        reshape.addWidget(self.reshape_button)
+        layout = QVBoxLayout(self)
+        layout.setContentsMargins(0, 0, 0, 0)
+        layout.addWidget(self.title)
+        layout.addWidget(self.message)
+        layout.addWidget(self.stats)
+        layout.addWidget(self.histogram)
+        layout.addWidget(self.table, 1)
+        layout.addLayout(files)
+        layout.addLayout(cast)
+        layout.addWidget(self.preview_label)
+        layout.addLayout(reshape)
+        self.sync(first=True)
+
+    # -- showing -------------------------------------------------------------------------------
+
+    def _header(self) -> None:
+        t = self.source.tensor
+        self.elem_type = int(t.dtype)
+        where = self.tr("initializer") if self.source.value is not None else self.tr("attribute")
+        self.title.setText(f"<b>{self.source.title}</b> — {where} {type_name(self.elem_type)}"
+                           f"{list(t.shape)}, {human_bytes(t.nbytes)}")
+
+    def sync(self, first: bool = False) -> None:
+        """Show the tensor as it is now (after an edit, undo or redo), keeping
+        the table's axes and slice when the shape did not change."""
+        if not self.source.alive or self.source.tensor is None:
+            return
+        self._header()
+        if first:
+            select_elem_type(self.dtype_combo, self.elem_type)
+            self.shape_edit.setText(", ".join(str(d) for d in self.source.tensor.shape))
+        if first and self.source.tensor.nbytes > LOAD_NOW_BYTES:
+            self.stats.setText(self.tr("Values not read yet ({size}).").format(
+                size=human_bytes(self.source.tensor.nbytes)))
+            self.table.setEnabled(False)
+            return
+        self.load()
+
+    def load(self) -> None:
+        try:
+            array = np.asarray(self.source.tensor.numpy())
+        except Exception as e:  # noqa: BLE001 - e.g. the external data file is missing
+            self._refuse(self.tr("cannot read the values: {error}").format(error=e))
+            return
+        self.load_button.setVisible(False)
+        self.table.setEnabled(True)
+        model = self.table.model
+        if self.array is not None and model.array.shape == array.shape and model.array.dtype == array.dtype:
+            model.array = array                        # same window on new data
+            if model.rowCount() and model.columnCount():
+                model.dataChanged.emit(model.index(0, 0),
+                                       model.index(model.rowCount() - 1, model.columnCount() - 1))
+        else:
+            self.table.set_array(array)
+        self.array = array
+        self.stats.setText(stats_text(tensor_stats(array)))
+        self.histogram.set_array(array)
+
+    # -- edits -------------------------------------------------------------------------------------
+
+    def _apply(self, edit) -> bool:
+        ok = self.qdoc.apply(edit)
+        if ok:
+            self.message.setText("")
+        return ok
+
+    def _refuse(self, message: str) -> bool:
+        self.message.setText(self.tr("{name}: {message} — not changed.").format(
+            name=self.source.title, message=message))
+        return False
+
+    def _cell_edited(self, index: tuple, element) -> None:
+        # The table changed its own copy; the edit gets a copy of that (the old
+        # tensor stays untouched for undo).
+        if not self._apply(self.source.edit(np.array(self.table.array, copy=True))):
+            self.load()
+
+    def import_npy(self, path: str = "") -> bool:
+        if not path:
+            path, _ = QFileDialog.getOpenFileName(self, self.tr("Import tensor"), "",
+                                                  self.tr("NumPy array (*.npy)"))
+            if not path:
+                return False
+        try:
+            data = np.load(path, allow_pickle=False)
+        except Exception as e:  # noqa: BLE001 - not an .npy file, pickled objects, unreadable
+            return self._refuse(self.tr("{path} cannot be read as .npy: {error}").format(path=path, error=e))
+        if not isinstance(data, np.ndarray):
+            return self._refuse(self.tr("{path} holds several arrays, not one").format(path=path))
+        t = self.source.tensor
+        want = to_numpy_dtype(self.elem_type)
+        if tuple(data.shape) != tuple(t.shape):
+            return self._refuse(self.tr("{path} has shape {got}, the tensor has {want}").format(
+                path=path, got=list(data.shape), want=list(t.shape)))
+        if data.dtype != want and not (want.kind in "OUS" and data.dtype.kind in "OUS"):
+            return self._refuse(self.tr("{path} holds {got}, the tensor is {want} (change the dtype first)")
+                                .format(path=path, got=data.dtype.name, want=type_name(self.elem_type)))
+        return self._apply(self.source.edit(data))
+
+    def export_npy(self, path: str = "") -> bool:
+        if not path:
+            path, _ = QFileDialog.getSaveFileName(self, self.tr("Export tensor"), f"{self.source.title}.npy",
+                                                  self.tr("NumPy array (*.npy)"))
+            if not path:
+                return False
+        try:
+            np.save(path, np.asarray(self.source.tensor.numpy()))
+        except Exception as e:  # noqa: BLE001
+            return self._refuse(self.tr("could not write {path}: {error}").format(path=path, error=e))
+        return True
+
+    def preview_dtype(self) -> dict | None:
+        code = int(self.dtype_combo.currentData())
+        try:
+            dtype = to_numpy_dtype(code)
+            change = precision_change(np.asarray(self.source.tensor.numpy()), dtype)
+        except Exception as e:  # noqa: BLE001 - no conversion between these types
+            self._refuse(self.tr("cannot convert to {dtype}: {error}").format(dtype=type_name(code), error=e))
+            return None
+        if change["max_abs"] is None:
+            text = self.tr("{n} values change").format(n=change["changed"])
+        else:
+            text = self.tr("to {dtype}: max abs change {a:.6g}, max rel change {r:.3g}, {n} values change"
+                           ).format(dtype=type_name(code), a=change["max_abs"], r=change["max_rel"],
+                                    n=change["changed"])
+            if change["overflow"]:
+                text += self.tr(", {n} overflow").format(n=change["overflow"])
+        self.preview_label.setText(text)
+        self.previewed = code
+        return change
+
+    def apply_dtype(self) -> bool:
+        code = int(self.dtype_combo.currentData())
+        if code == self.elem_type:
+            return self._refuse(self.tr("the tensor is already {dtype}").format(dtype=type_name(code)))
+        if getattr(self, "previewed", None) != code and self.preview_dtype() is None:
+            return False            # the preview always shows before the cast applies
+        return self._apply(self.source.edit(dtype=code))
+
+    def reshape(self) -> bool:
+        try:
+            dims = parse_dims(self.shape_edit.text())
+        except ValueError as e:
+            return self._refuse(str(e))
+        if any(not isinstance(d, int) for d in dims):
+            return self._refuse(self.tr("a new shape needs sizes, not names or ?"))
+        t = self.source.tensor
+        size = int(np.prod(dims, dtype=np.int64))
+        have = int(np.prod(t.shape, dtype=np.int64))
+        if size != have:
+            return self._refuse(self.tr("{new} has {n} elements, the tensor {m}").format(
+                new=dims, n=size, m=have))
+        if list(dims) == list(t.shape):
+            return False
+        return self._apply(self.source.edit(shape=dims))
+
+
+__all__ = ["TensorEditor", "TensorSource", "precision_change"]
