@@ -2,6 +2,7 @@
 
     python tools/i18n.py            # lupdate → resources/translations/*.ts → lrelease → *.qm
     python tools/i18n.py --check    # exit 1 when a .ts has unfinished entries or a .qm is stale
+    python tools/i18n.py --screenshot docs/screenshots/zh_CN.png   # the app in Chinese
 
 Uses the lupdate and lrelease that PySide6 ships (next to the PySide6
 package, or the pyside6-lupdate / pyside6-lrelease entry points).
@@ -126,7 +127,12 @@ def main(argv: list[str] | None = None) -> int:
     parser = argparse.ArgumentParser(description=__doc__.split("\n\n")[0])
     parser.add_argument("--check", action="store_true",
                         help="only report: unfinished translations or a stale .qm are exit 1")
+    parser.add_argument("--screenshot", type=pathlib.Path, metavar="PNG",
+                        help="save a picture of the app in Chinese on the demo model, and stop")
     args = parser.parse_args(argv)
+    if args.screenshot:
+        print(screenshot(args.screenshot))
+        return 0
     status = 0
     for lang in LANGUAGES:
         ts = ts_path(lang)
@@ -149,6 +155,50 @@ def main(argv: list[str] | None = None) -> int:
                 print("  " + line)
             status = 1
     return status
+
+
+
+def screenshot(out: pathlib.Path, lang: str = "zh_CN") -> pathlib.Path:
+    """The app in `lang` on the demo model: a node selected (properties and
+    its editor), a search under way, the Run and Problems docks; saved to `out`."""
+    os.environ.setdefault("QT_QPA_PLATFORM", "offscreen")
+    settings_dir = tempfile.mkdtemp(prefix="i18n-shot-")
+    os.environ["ONNXSTUDIO_SETTINGS"] = str(pathlib.Path(settings_dir) / "settings.ini")
+    import time
+    from onnxstudio.app import create_application
+    from onnxstudio.settings import Settings
+    from onnxstudio.ui import i18n
+    app = create_application()
+    if i18n.install(lang, app) != lang:
+        raise SystemExit(f"i18n: no compiled catalogue for {lang}")
+    from onnxstudio.ui.main_window import MainWindow
+    window = MainWindow(Settings())
+    window.apply_theme("light")
+    window.resize(1400, 900)
+    window.show()
+
+    def settle(predicate=lambda: True, timeout=120.0):
+        end = time.time() + timeout
+        while time.time() < end and not predicate():
+            app.processEvents()
+            time.sleep(0.01)
+        for _ in range(20):
+            app.processEvents()
+
+    window.open_demo()
+    settle(lambda: not window.busy and window.graph.scene.view_model is not None)
+    window.show_search()
+    window.search.edit.setText("conv")
+    items = [i for i in window.graph.scene.node_items.values()
+             if getattr(getattr(i.ref, "node", None), "attributes", None)]
+    if items:
+        items[0].setSelected(True)
+    window.edit_actions.problems_dock.show()
+    settle()
+    out.parent.mkdir(parents=True, exist_ok=True)
+    window.grab().save(str(out))
+    window.shutdown()
+    return out
 
 
 if __name__ == "__main__":
