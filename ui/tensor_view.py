@@ -498,20 +498,20 @@ class ImageView(QWidget):
 
 def stats_text(stats: TensorStats) -> str:
     """Statistics as the inspector's rich-text block."""
-    def tr(text):
-        return QCoreApplication.translate("TensorView", text)
+    translate = QCoreApplication.translate     # lupdate reads translate("Context", "text")
     if not stats.numeric:
-        return tr("{n} elements (not numbers)").format(n=stats.count)
+        return translate("TensorView", "{n} elements (not numbers)").format(n=stats.count)
     if stats.count == 0:
-        return tr("empty")
-    rows = [(tr("min"), stats.min), (tr("max"), stats.max), (tr("mean"), stats.mean), (tr("std"), stats.std)]
+        return translate("TensorView", "empty")
+    rows = [(translate("TensorView", "min"), stats.min), (translate("TensorView", "max"), stats.max),
+            (translate("TensorView", "mean"), stats.mean), (translate("TensorView", "std"), stats.std)]
     parts = [f"<b>{k}</b> {format_element(v) if v is not None else '—'}" for k, v in rows]
     bad = [f"{n} {what}" for n, what in ((stats.nan, "NaN"), (stats.posinf, "+Inf"),
                                           (stats.neginf, "−Inf")) if n]
     colour = QColor("#d04040").name()
     tail = (f" &nbsp; <span style='color:{colour}'><b>{', '.join(bad)}</b></span>" if bad
-            else " &nbsp; " + tr("no NaN/Inf"))
-    return " &nbsp; ".join(parts) + " &nbsp; " + tr("({n} elements)").format(n=stats.count) + tail
+            else " &nbsp; " + translate("TensorView", "no NaN/Inf"))
+    return " &nbsp; ".join(parts) + " &nbsp; " + translate("TensorView", "({n} elements)").format(n=stats.count) + tail
 
 
 __all__ = ["TensorTable", "TensorTableModel", "HistogramWidget", "ImageView", "format_element",

@@ -2,41 +2,6 @@
 <!DOCTYPE TS>
 <TS version="2.1" language="zh_CN" sourcelanguage="en">
 <context>
-    <name></name>
-    <message>
-        <source>{n} elements (not numbers)</source>
-        <translation>{n} 个元素（非数值）</translation>
-    </message>
-    <message>
-        <source>empty</source>
-        <translation>空</translation>
-    </message>
-    <message>
-        <source>min</source>
-        <translation>最小值</translation>
-    </message>
-    <message>
-        <source>max</source>
-        <translation>最大值</translation>
-    </message>
-    <message>
-        <source>mean</source>
-        <translation>平均值</translation>
-    </message>
-    <message>
-        <source>std</source>
-        <translation>标准差</translation>
-    </message>
-    <message>
-        <source>no NaN/Inf</source>
-        <translation>无 NaN/Inf</translation>
-    </message>
-    <message>
-        <source>({n} elements)</source>
-        <translation>（{n} 个元素）</translation>
-    </message>
-</context>
-<context>
     <name>AttrEditors</name>
     <message>
         <source>expected a whole number, got {text}</source>
@@ -1942,6 +1907,14 @@
         <translation>参考运行</translation>
     </message>
     <message>
+        <source>agrees</source>
+        <translation>一致</translation>
+    </message>
+    <message>
+        <source>differs</source>
+        <translation>不一致</translation>
+    </message>
+    <message>
         <source>against &lt;b&gt;{who}&lt;/b&gt;: {verdict}</source>
         <translation>与 &lt;b&gt;{who}&lt;/b&gt; 对比：{verdict}</translation>
     </message>
@@ -2026,6 +1999,38 @@
     <message>
         <source>Could not write {path}: {error}</source>
         <translation>无法写入 {path}：{error}</translation>
+    </message>
+    <message>
+        <source>{n} elements (not numbers)</source>
+        <translation>{n} 个元素（非数值）</translation>
+    </message>
+    <message>
+        <source>empty</source>
+        <translation>空</translation>
+    </message>
+    <message>
+        <source>min</source>
+        <translation>最小值</translation>
+    </message>
+    <message>
+        <source>max</source>
+        <translation>最大值</translation>
+    </message>
+    <message>
+        <source>mean</source>
+        <translation>平均值</translation>
+    </message>
+    <message>
+        <source>std</source>
+        <translation>标准差</translation>
+    </message>
+    <message>
+        <source>no NaN/Inf</source>
+        <translation>无 NaN/Inf</translation>
+    </message>
+    <message>
+        <source>({n} elements)</source>
+        <translation>（{n} 个元素）</translation>
     </message>
 </context>
 <context>
@@ -2219,13 +2224,6 @@
     <message>
         <source>Value of {name}</source>
         <translation>{name} 的值</translation>
-    </message>
-</context>
-<context>
-    <name>self.dock_widget</name>
-    <message>
-        <source>Set the inputs, then Run (Ctrl+R) or Step (F10)</source>
-        <translation>设置输入，然后运行 (Ctrl+R) 或单步执行 (F10)</translation>
     </message>
 </context>
 </TS>

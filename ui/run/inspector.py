@@ -97,8 +97,9 @@ class TensorInspector(QWidget):
         from onnxstudio.core.exec.compare import compare_value
         d = compare_value(self.name, self.array, self.other)
         who = self.other_label if self.other_label == "onnxruntime" else self.tr("the reference run")
-        verdict = (f"<span style='color:#2a8a2a'>{self.tr('agrees')}</span>" if d.agrees
-                   else f"<span style='color:#c03030'><b>{self.tr('differs')}</b></span>")
+        agrees, differs = self.tr("agrees"), self.tr("differs")     # (lupdate skips f-strings)
+        verdict = (f"<span style='color:#2a8a2a'>{agrees}</span>" if d.agrees
+                   else f"<span style='color:#c03030'><b>{differs}</b></span>")
         lines = [self.tr("against <b>{who}</b>: {verdict}").format(who=who, verdict=verdict),
                  self.tr("max abs error {abs}, relative to the largest |value| ({scale}): {rel}").format(
                      abs=f"{d.max_abs:.4g}", scale=f"{d.scale:.4g}", rel=f"{d.rel:.4g}")]

@@ -4,7 +4,7 @@ Cancel, messages), the Tensor Inspector and Compare docks, "Run to Node"
 in the canvas's context menu, and keeping the current node in view."""
 from __future__ import annotations
 
-from PySide6.QtCore import QT_TRANSLATE_NOOP, QObject, Qt
+from PySide6.QtCore import QCoreApplication, QT_TRANSLATE_NOOP, QObject, Qt
 from PySide6.QtGui import QAction, QKeySequence
 from PySide6.QtWidgets import (QCheckBox, QDockWidget, QHBoxLayout, QLabel, QProgressBar, QPushButton,
                                QToolBar, QVBoxLayout, QWidget)
@@ -176,7 +176,8 @@ class RunUI(QObject):
         if qdoc is not None:
             self.inputs.set_model(qdoc.document.model, path)
         self.compare.set_report(None)
-        self.dock_widget.status.setText(self.dock_widget.tr("Set the inputs, then Run (Ctrl+R) or Step (F10)"))
+        self.dock_widget.status.setText(QCoreApplication.translate(
+            "RunDock", "Set the inputs, then Run (Ctrl+R) or Step (F10)"))
 
     # -- commands ----------------------------------------------------------------------------
 
