@@ -389,3 +389,25 @@ def test_language_menu_saves_the_choice_for_the_next_start(window):
     assert "重新启动" in message and "started again" in message   # readable in both languages
     assert actions["zh_CN"].isChecked() and not actions["system"].isChecked()
     assert i18n.current() == "en"       # this session keeps its language
+
+
+@pytest.mark.parametrize("locale, expected", [("zh_CN.UTF-8", "zh_CN"), ("en_US.UTF-8", "en"),
+                                              ("zh_TW.UTF-8", "en"), ("de_DE.UTF-8", "en")])
+def test_the_language_follows_the_system_locale(locale, expected):
+    """"system" (the default) picks zh_CN on a Simplified Chinese desktop,
+    English elsewhere; Qt's own texts (dialog buttons) follow."""
+    import os
+    import subprocess
+    env = {k: v for k, v in os.environ.items() if not k.startswith("LC_") and k != "LANGUAGE"}
+    env.update(LANG=locale, LC_ALL=locale, QT_QPA_PLATFORM="offscreen")
+    script = ("from onnxstudio.app import create_application\n"
+              "from onnxstudio.ui import i18n\n"
+              "from PySide6.QtCore import QCoreApplication\n"
+              "app = create_application()\n"
+              "print(i18n.install('system'))\n"
+              "print(QCoreApplication.translate('MainWindow', '&File'))\n")
+    done = subprocess.run([sys.executable, "-c", script], env=env, capture_output=True, text=True,
+                          timeout=120, check=True)
+    language, file_menu = done.stdout.split()
+    assert language == expected
+    assert file_menu == ("文件(&F)" if expected == "zh_CN" else "&File")
