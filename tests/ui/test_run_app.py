@@ -386,3 +386,19 @@ def test_context_menu_offers_run_to_breakpoint_and_inspect(qtbot, window):
     assert r.controller.debug.current is conv
     next(a for a in menu.actions() if a.text().startswith("Inspect initializer")).trigger()
     assert r.inspector.name == conv.inputs[1].name and r.inspector.array.shape == (16, 8, 3, 3)
+
+
+def test_a_wrong_npy_is_named_in_the_inputs_panel(qtbot, window, tmp_path):
+    open_model(qtbot, window, sample_path("demo.onnx"))
+    r = run_ui(window)
+    np.save(tmp_path / "pixels.npy", np.zeros((1, 3, 32, 32)))           # float64, the model wants float
+    r.inputs.set_source("pixels", "file", path=str(tmp_path / "pixels.npy"))
+    r.run_all()
+    finish(qtbot, window)
+    err = r.controller.last_error
+    assert err.startswith('input "pixels" (pixels.npy): holds double[1,3,32,32], the model wants float')
+    assert "pixels.npy" in r.inputs.message.text()
+    np.save(tmp_path / "pixels.npy", np.zeros((1, 3, 32, 32), np.float32))
+    r.run_all()                                                            # fixed: the app goes on
+    finish(qtbot, window)
+    assert not r.controller.last_error and r.controller.debug.values
