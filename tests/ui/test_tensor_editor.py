@@ -52,7 +52,7 @@ def test_initializer_cells_npy_dtype_reshape_undo_redo_save_reload(qtbot, window
     assert _set_cell(editor, 0, 1, "2.5")
     w = window.model.graph.get_value("W")
     assert w.const.numpy()[0, 1, 0, 0] == np.float32(2.5)
-    assert window.document.steps[-1].name.startswith("Set initializer W")
+    assert window.document.steps[-1].name == "Set W[0,1,0,0]"
     # text that is not a float32 is refused at the field
     editor = window.properties.tensor_editor
     assert not _set_cell(editor, 0, 0, "abc")
@@ -81,7 +81,7 @@ def test_initializer_cells_npy_dtype_reshape_undo_redo_save_reload(qtbot, window
     change = editor.preview_dtype()
     assert 0 < change["max_abs"] < 1e-4 and "max abs change" in editor.preview_label.text()
     assert editor.apply_dtype()
-    assert int(w.const.dtype) == 10
+    assert int(w.const.dtype) == 10 and window.document.steps[-1].name == "Convert W to float16"
     # reshape: the element count is checked
     editor = window.properties.tensor_editor
     editor.shape_edit.setText("5, 5")

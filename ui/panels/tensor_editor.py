@@ -17,6 +17,8 @@ and the undo step keeps the old tensor object as it was.
 """
 from __future__ import annotations
 
+import os
+
 import numpy as np
 from PySide6.QtWidgets import (QComboBox, QFileDialog, QHBoxLayout, QLabel, QLineEdit, QPushButton,
                                QVBoxLayout, QWidget)
@@ -108,6 +110,7 @@ class TensorEditor(QWidget):
         self.histogram.setFixedHeight(96)
         self.table = TensorTable(editable=True)
         self.table.view.setMinimumHeight(12 * 20 + 24)      # a dozen rows, never a squeezed four
+        self.table.view.horizontalHeader().setDefaultSectionSize(90)   # "-0.00768012" whole
         self.table.edited.connect(self._cell_edited)
         self.table.model.refused.connect(self._refuse)
         self.load_button = QPushButton(self.tr("Load values"))
@@ -115,6 +118,7 @@ class TensorEditor(QWidget):
         self.message = QLabel("")
         self.message.setWordWrap(True)
         self.message.setStyleSheet("color: #c0392b;")
+        self.message.setVisible(False)
         self.import_button = QPushButton(self.tr("Import .npy…"))
         self.import_button.clicked.connect(lambda: self.import_npy())
         self.export_button = QPushButton(self.tr("Export .npy…"))
@@ -207,21 +211,25 @@ class TensorEditor(QWidget):
 
     # -- edits -------------------------------------------------------------------------------------
 
-    def _apply(self, edit) -> bool:
-        ok = self.qdoc.apply(edit)
+    def _apply(self, edit, name: str = "") -> bool:
+        ok = self.qdoc.apply(edit, name=name)
         if ok:
             self.message.setText("")
+            self.message.setVisible(False)
         return ok
 
     def _refuse(self, message: str) -> bool:
         self.message.setText(self.tr("{name}: {message} — not changed.").format(
             name=self.source.title, message=message))
+        self.message.setVisible(True)
         return False
 
     def _cell_edited(self, index: tuple, element) -> None:
         # The table changed its own copy; the edit gets a copy of that (the old
         # tensor stays untouched for undo).
-        if not self._apply(self.source.edit(np.array(self.table.array, copy=True))):
+        where = ",".join(map(str, index))
+        if not self._apply(self.source.edit(np.array(self.table.array, copy=True)),
+                           self.tr("Set {name}[{where}]").format(name=self.source.title, where=where)):
             self.load()
 
     def import_npy(self, path: str = "") -> bool:
@@ -244,7 +252,8 @@ class TensorEditor(QWidget):
         if data.dtype != want and not (want.kind in "OUS" and data.dtype.kind in "OUS"):
             return self._refuse(self.tr("{path} holds {got}, the tensor is {want} (change the dtype first)")
                                 .format(path=path, got=data.dtype.name, want=type_name(self.elem_type)))
-        return self._apply(self.source.edit(data))
+        return self._apply(self.source.edit(data), self.tr("Import {file} into {name}").format(
+            file=os.path.basename(path), name=self.source.title))
 
     def export_npy(self, path: str = "") -> bool:
         if not path:
@@ -284,7 +293,8 @@ class TensorEditor(QWidget):
             return self._refuse(self.tr("the tensor is already {dtype}").format(dtype=type_name(code)))
         if getattr(self, "previewed", None) != code and self.preview_dtype() is None:
             return False            # the preview always shows before the cast applies
-        return self._apply(self.source.edit(dtype=code))
+        return self._apply(self.source.edit(dtype=code), self.tr("Convert {name} to {dtype}").format(
+            name=self.source.title, dtype=type_name(code)))
 
     def reshape(self) -> bool:
         try:
@@ -301,7 +311,8 @@ class TensorEditor(QWidget):
                 new=dims, n=size, m=have))
         if list(dims) == list(t.shape):
             return False
-        return self._apply(self.source.edit(shape=dims))
+        return self._apply(self.source.edit(shape=dims), self.tr("Reshape {name} to {dims}").format(
+            name=self.source.title, dims=dims))
 
 
 __all__ = ["TensorEditor", "TensorSource", "precision_change"]
