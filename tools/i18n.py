@@ -193,10 +193,34 @@ def screenshot(out: pathlib.Path, lang: str = "zh_CN") -> pathlib.Path:
              if getattr(getattr(i.ref, "node", None), "attributes", None)]
     if items:
         items[0].setSelected(True)
-    window.edit_actions.problems_dock.show()
+    problems = window.edit_actions.problems_dock
+    problems.show()
+    from PySide6.QtCore import Qt
+    window.resizeDocks([problems], [170], Qt.Vertical)
     settle()
+    picture = window.grab()
+    # The View menu and its Language submenu, open: popups are windows of
+    # their own, so they are grabbed apart and drawn where they would be.
+    from PySide6.QtGui import QPainter
+    bar = window.menuBar()
+    view_action = next(a for a in bar.actions() if a.menu() is window.view_menu)
+    corner = bar.mapTo(window, bar.actionGeometry(view_action).bottomLeft())
+    window.view_menu.popup(window.mapToGlobal(corner))
+    settle()
+    language = window.language_menu.menuAction()
+    window.view_menu.setActiveAction(language)
+    item = window.view_menu.actionGeometry(language)
+    sub_corner = corner + item.topRight()
+    window.language_menu.popup(window.mapToGlobal(sub_corner))
+    settle()
+    painter = QPainter(picture)
+    painter.drawPixmap(corner, window.view_menu.grab())
+    painter.drawPixmap(sub_corner, window.language_menu.grab())
+    painter.end()
+    window.language_menu.hide()
+    window.view_menu.hide()
     out.parent.mkdir(parents=True, exist_ok=True)
-    window.grab().save(str(out))
+    picture.save(str(out))
     window.shutdown()
     return out
 
