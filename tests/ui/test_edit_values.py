@@ -121,3 +121,37 @@ def test_declare_value_info_and_remove_it(qtbot, window, tmp_path):
     saved = onnx.load(path)
     vi = {v.name: v for v in saved.graph.value_info}
     assert [d.dim_param or d.dim_value for d in vi["c"].type.tensor_type.shape.dim] == [1, 4, "H", "W"]
+
+
+def test_graph_inputs_added_reordered_removed_and_rank_unknown(qtbot, window, tmp_path):
+    import onnx
+    path = _open(qtbot, window, tmp_path)
+    g = window.model.graph
+    window.properties.show_model()
+    editor = window.properties.editor
+    editor.input_name.setText("mask")
+    editor.input_dims.setText("1, seq")
+    assert editor.add_input()
+    assert [v.name for v in g.inputs] == ["x", "mask"]
+    editor = _value_editor(window, "mask")
+    assert not editor.buttons["input_down"].isEnabled()
+    editor.buttons["input_up"].click()
+    assert [v.name for v in g.inputs] == ["mask", "x"]
+    editor = window.properties.editor
+    editor.unknown_rank.setChecked(True)
+    assert g.get_value("mask").type.shape is None
+    _pick(window.properties.editor.type_combo, "bool")
+    assert g.get_value("mask").type.elem_type == 9
+    # "x" is read by the Conv: removing it is refused and says so
+    _value_editor(window, "x").buttons["input_remove"].click()
+    assert [v.name for v in g.inputs] == ["mask", "x"]
+    assert window.edit_actions.last_refusal
+    _value_editor(window, "mask").buttons["input_remove"].click()
+    assert [v.name for v in g.inputs] == ["x"]
+    window.edit_actions.undo()
+    assert [v.name for v in g.inputs] == ["mask", "x"] and g.get_value("mask").type.shape is None
+    assert window.edit_actions.files.save()
+    saved = onnx.load(path)
+    assert [i.name for i in saved.graph.input] == ["mask", "x"]
+    assert not saved.graph.input[0].type.tensor_type.HasField("shape")
+    assert saved.graph.input[0].type.tensor_type.elem_type == onnx.TensorProto.BOOL

@@ -169,3 +169,20 @@ def test_viewer_table_height_declared_type_and_long_dims(qtbot, window, tmp_path
     assert QToolTip.text() == long_dim
     panel.show_node(window.model.graph.nodes[1])       # node summaries abbreviate too
     assert long_dim not in panel.browser.toPlainText()
+
+
+def test_a_cell_edit_carries_only_that_tensor(qtbot, window, tmp_path):
+    """Large tensors are edited without copying the model: the step holds the
+    new data of one tensor; every other initializer is the same object."""
+    _open(qtbot, window, write_conv_model(tmp_path / "m.onnx"))
+    g = window.model.graph
+    bias_before = g.initializers["B"].const
+    w_before = g.initializers["W"].const
+    editor = _show(window, "W")
+    assert _set_cell(editor, 0, 0, "1")
+    assert g.initializers["B"].const is bias_before
+    step = window.document.steps[-1]
+    assert [type(e).__name__ for e in step.forward] == ["SetInitializer"]
+    assert step.forward[0].array.shape == (4, 3, 3, 3)
+    window.edit_actions.undo()
+    assert g.initializers["W"].const is w_before          # the old tensor object itself

@@ -50,6 +50,8 @@ class ModelEditor(QWidget):
         self.warning = QLabel("")
         self.warning.setWordWrap(True)
         self.warning.setStyleSheet("color: #b9770e;")
+        self.message.setVisible(False)      # shown only with something to say
+        self.warning.setVisible(False)
         layout = QVBoxLayout(self)
         layout.setContentsMargins(0, 0, 0, 0)
         self.form = QFormLayout()
@@ -155,7 +157,11 @@ class ModelEditor(QWidget):
         for r, (k, v) in enumerate(props.items()):
             table.setItem(r, 0, QTableWidgetItem(k))
             table.setItem(r, 1, QTableWidgetItem(v))
-        table.setMinimumHeight(min(8, max(len(props), 2)) * 24 + 28)
+        # Up to eight rows without scrolling (the dock scrolls as a whole).
+        rows = min(8, max(len(props), 2))
+        table.resizeRowsToContents()
+        row_h = table.rowHeight(0) if len(props) else table.verticalHeader().defaultSectionSize()
+        table.setFixedHeight(rows * row_h + table.horizontalHeader().sizeHint().height() + 2 * table.frameWidth() + 2)
         table.itemChanged.connect(self._metadata_changed)
         self.metadata = table
         self.form.addRow(table)
@@ -180,10 +186,12 @@ class ModelEditor(QWidget):
         ok = self.qdoc.apply(edit)
         if ok:
             self.message.setText("")
+            self.message.setVisible(False)
         return ok
 
     def _refuse(self, message: str) -> bool:
         self.message.setText(self.tr("{message} — not changed.").format(message=message))
+        self.message.setVisible(True)
         return False
 
     def _set_model_field(self, field: str, text: str) -> bool:
@@ -205,6 +213,7 @@ class ModelEditor(QWidget):
         self.warning.setText(self.tr("IR version {have} is below {need}, which {why} needs: "
                                      "runtimes may refuse the file.").format(have=have, need=need, why=why)
                              if have < need else "")
+        self.warning.setVisible(have < need)
 
     def _set_opset(self, domain: str, text: str) -> bool:
         try:

@@ -85,6 +85,7 @@ class ValueEditor(QWidget):
         self.message = QLabel("")
         self.message.setWordWrap(True)
         self.message.setStyleSheet("color: #c0392b;")
+        self.message.setVisible(False)
         layout = QVBoxLayout(self)
         layout.setContentsMargins(0, 0, 0, 0)
         self.form = QFormLayout()
@@ -204,11 +205,13 @@ class ValueEditor(QWidget):
         ok = self.qdoc.apply(edit)
         if ok:
             self.message.setText("")
+            self.message.setVisible(False)
         return ok
 
     def _refuse(self, message: str) -> None:
         self.message.setText(self.tr("{name}: {message} — not changed.").format(
             name=self.value.name, message=message))
+        self.message.setVisible(True)
 
     def _rename(self) -> None:
         new = self.name_edit.text().strip()
