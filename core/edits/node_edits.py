@@ -4,13 +4,10 @@ from __future__ import annotations
 from dataclasses import dataclass, field
 from typing import Any, ClassVar, Optional
 
-from ..ir import Attr
+from ..ir import Attr, IRError
 from .attr_values import check_attr_value
 from .base import Changes, Edit, EditError, register
 from .refs import GraphPath, NodeRef, find_graph, find_node, node_ref
-
-NODE_FIELDS = ("name", "op_type", "domain", "overload", "doc_string")
-
 
 @register
 @dataclass
@@ -24,15 +21,12 @@ class SetNodeField(Edit):
 
     def apply(self, model, changes: Optional[Changes] = None) -> Edit:
         changes = changes if changes is not None else Changes()
-        if self.field not in NODE_FIELDS:
-            raise EditError(f"a node has no field {self.field!r} (one of {', '.join(NODE_FIELDS)})")
-        if not isinstance(self.value, str):
-            raise EditError(f"node {self.field} must be text, not {type(self.value).__name__}")
         node = find_node(find_graph(model, self.graph), self.node)
-        old = getattr(node, self.field)
-        if self.field == "op_type" and not self.value:
-            raise EditError(f"{node.path}: op_type cannot be empty")
-        setattr(node, self.field, self.value)
+        old = getattr(node, self.field, None)
+        try:
+            node.set_field(self.field, self.value)
+        except IRError as e:
+            raise EditError(str(e)) from None
         changes.node(node)
         # The node may now be found under its new name.
         return SetNodeField(node_ref(node), self.field, old, self.graph)
@@ -77,16 +71,16 @@ class SetAttribute(Edit):
                 raise EditError(f'{node.path}: no attribute "{self.name}" to remove')
         else:
             new = make_attr(node, self.name, self.type, self.value, self.ref_attr_name)
-        old = node.attributes.get(self.name)
-        old_position = list(node.attributes).index(self.name) if old is not None else None
-        _replace_attr(node, self.name, old, new, position)
+        if new is None:
+            old = node.remove_attribute(self.name)
+        else:
+            old = node.set_attribute(new, position)
         changes.node(node)
         ref = node_ref(node)
         if old is None:
             return SetAttribute(ref, self.name, None, graph=self.graph)
         # The exact Attr goes back, in its place among the others.
-        return SetAttribute(ref, self.name, old.type, None, old.ref_attr_name, self.graph,
-                            restore=(old, old_position))
+        return SetAttribute(ref, self.name, old[0].type, None, old[0].ref_attr_name, self.graph, restore=old)
 
     def describe(self) -> str:
         verb = "Remove" if self.type is None and self.restore is None else "Set"
@@ -105,24 +99,3 @@ def make_attr(node, name: str, type: int, value, ref_attr_name: str = "") -> Att
     except (TypeError, ValueError) as e:
         raise EditError(f'{node.path}/attribute "{name}": {e}') from None
     return Attr(name, int(type), value)
-
-
-def _replace_attr(node, name: str, old: Optional[Attr], new: Optional[Attr],
-                  position: Optional[int] = None) -> None:
-    """Swap attributes keeping the order of the others (a new one goes last,
-    or to `position` when it is put back); subgraph bodies are attached
-    (their outer-scope uses registered) or detached."""
-    from .subgraphs import attach_bodies, detach_bodies
-    if old is not None:
-        detach_bodies(node, old)
-    if new is None:
-        node.attributes.pop(name, None)
-        return
-    if old is None and position is not None:
-        items = list(node.attributes.items())
-        items.insert(position, (name, new))
-        node.attributes.clear()
-        node.attributes.update(items)
-    else:
-        node.attributes[name] = new       # an existing key keeps its place
-    attach_bodies(node, new)

@@ -15,7 +15,7 @@ from ..ir import IRError, Node, Value
 from .base import Changes, Edit, EditError, register
 from .node_edits import make_attr
 from .refs import GraphPath, NodeRef, find_graph, find_node, node_ref
-from .subgraphs import attach_bodies, detach_bodies
+from ..ir.subgraphs import attach_bodies, detach_bodies
 
 _OPAQUE = {"json": False}
 

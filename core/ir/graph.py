@@ -256,6 +256,47 @@ class Node:
             self._inputs.append(None)
             self.replace_input(len(self._inputs) - 1, v)
 
+    _FIELDS = ("name", "op_type", "domain", "overload", "doc_string")
+
+    def set_field(self, field: str, value: str) -> None:
+        """Set name, op_type, domain, overload or doc_string (text; op_type not empty)."""
+        if field not in self._FIELDS:
+            raise IRError(f"a node has no field {field!r} (one of {', '.join(self._FIELDS)})")
+        if not isinstance(value, str):
+            raise IRError(f"node {field} must be text, not {type(value).__name__}")
+        if field == "op_type" and not value:
+            raise IRError(f"{self.path}: op_type cannot be empty")
+        setattr(self, field, value)
+
+    def set_attribute(self, attr: "Attr", position: Optional[int] = None) -> Optional[tuple["Attr", int]]:
+        """Add or replace `attr`; returns what it replaced as (Attr, position).
+        A replaced attribute keeps its place; a new one goes last or to
+        `position`. Subgraph bodies are attached: their reads of outer values
+        join those values' use lists (and the old body's leave them)."""
+        from .subgraphs import attach_bodies
+        old = self.remove_attribute(attr.name) if attr.name in self.attributes else None
+        if old is not None and position is None:
+            position = old[1]
+        if position is None or position >= len(self.attributes):
+            self.attributes[attr.name] = attr
+        else:
+            items = list(self.attributes.items())
+            items.insert(position, (attr.name, attr))
+            self.attributes.clear()
+            self.attributes.update(items)
+        attach_bodies(self, attr)
+        return old
+
+    def remove_attribute(self, name: str) -> tuple["Attr", int]:
+        """Remove attribute `name`; returns it with its position."""
+        from .subgraphs import detach_bodies
+        if name not in self.attributes:
+            raise IRError(f'{self.path}: no attribute "{name}"')
+        position = list(self.attributes).index(name)
+        attr = self.attributes.pop(name)
+        detach_bodies(self, attr)
+        return attr, position
+
     def _detach_inputs(self) -> None:
         for i, v in enumerate(self._inputs):
             if v is not None:

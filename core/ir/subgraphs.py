@@ -2,7 +2,7 @@
 attribute) is attached to or detached from a node."""
 from __future__ import annotations
 
-from ..ir import AttrType
+from .graph import AttrType
 
 
 def _bodies(attr):
