@@ -186,3 +186,16 @@ def test_a_cell_edit_carries_only_that_tensor(qtbot, window, tmp_path):
     assert step.forward[0].array.shape == (4, 3, 3, 3)
     window.edit_actions.undo()
     assert g.initializers["W"].const is w_before          # the old tensor object itself
+
+
+def test_a_large_tensor_is_read_only_when_asked(qtbot, window, tmp_path, monkeypatch):
+    from onnxstudio.ui.panels import tensor_editor
+    monkeypatch.setattr(tensor_editor, "LOAD_NOW_BYTES", 100)     # W (432 bytes) counts as large
+    _open(qtbot, window, write_conv_model(tmp_path / "m.onnx"))
+    editor = _show(window, "W")
+    assert editor.array is None and not editor.table.isEnabled()
+    assert "not read yet" in editor.stats.text()
+    editor.load_button.click()
+    assert editor.table.isEnabled() and editor.table.array.shape == (4, 3, 3, 3)
+    assert _set_cell(editor, 0, 0, "3")
+    assert window.model.graph.get_value("W").const.numpy()[0, 0, 0, 0] == 3

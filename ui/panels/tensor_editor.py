@@ -31,7 +31,7 @@ from ...core.summary import human_bytes
 from ..tensor_view import HistogramWidget, TensorTable, stats_text
 from .value_editor import elem_type_combo, parse_dims, select_elem_type
 
-LOAD_NOW_BYTES = 64 << 20      # larger tensors wait for "Load values" (selecting must stay quick)
+LOAD_NOW_BYTES = 16 << 20      # larger tensors wait for "Load values" (selecting must stay quick)
 
 
 class TensorSource:

@@ -152,6 +152,9 @@ class ValueEditor(QWidget):
             dims_row.addWidget(self.dims_edit, 1)
             dims_row.addWidget(self.unknown_rank)
             self.form.addRow(self.tr("dims"), dims_row)
+        elif where:
+            self.form.addRow(self.tr("type"), QLabel(self.tr("{type} (not a tensor: shown, not edited here)")
+                                                     .format(type=str(v.type))))
         elif not v.is_initializer:
             declare = QPushButton(self.tr("Declare type (value_info)"))
             declare.clicked.connect(self.declare)
