@@ -199,3 +199,14 @@ def test_a_large_tensor_is_read_only_when_asked(qtbot, window, tmp_path, monkeyp
     assert editor.table.isEnabled() and editor.table.array.shape == (4, 3, 3, 3)
     assert _set_cell(editor, 0, 0, "3")
     assert window.model.graph.get_value("W").const.numpy()[0, 0, 0, 0] == 3
+
+
+def test_a_constant_value_keeps_its_editor_and_slice_across_edits(qtbot, window, tmp_path):
+    _open(qtbot, window, _write_constant_model(tmp_path / "c.onnx"))
+    editor = _show(window, "k")
+    assert editor.source.node.op_type == "Constant"
+    assert _set_cell(editor, 0, 2, "9")
+    assert window.properties.tensor_editor is editor          # not rebuilt: same axes and slice
+    assert editor.table.array[0, 2] == 9
+    window.edit_actions.undo()
+    assert window.properties.tensor_editor.table.array[0, 2] == 2

@@ -243,8 +243,9 @@ class PropertiesPanel(QWidget):
         src = te.source
         keep = editor is not None and src.alive and (
             (src.value is not None and getattr(editor, "value", None) is src.value and src.value.is_initializer)
-            or (src.node is not None and getattr(editor, "node", None) is src.node
-                and src.attr_name in src.node.attributes))
+            or (src.node is not None and src.attr_name in src.node.attributes
+                and (getattr(editor, "node", None) is src.node
+                     or getattr(getattr(editor, "value", None), "producer", None) is src.node)))
         if keep:
             te.sync()
         else:
