@@ -16,6 +16,8 @@ numbers with fewer numpy calls or fewer passes over the data:
   which one sum tells.
 - **LayerNormalization whose mean and inverse std nobody reads**: the same
   arithmetic as the kernel, minus the checks and the unused outputs.
+- **Gelu as torch exports it** (Div by a constant or Mul, Erf, Add 1, Mul by
+  the input, Mul 0.5): the five steps' own operations in one buffer.
 
 A merged unit runs where its last member ran; the names it reads stay in
 the frame until then (frees are recomputed for the merged list). When a
@@ -171,6 +173,8 @@ class _Matching:
             unit = self._softmax_nan_scrub(i, taken)
         elif op == "LayerNormalization":
             unit = self._layer_norm(i)
+        elif op in ("Div", "Mul"):
+            unit = self._gelu_erf(i, taken)
         if unit is None:
             unit = self._repeated(i)
         return unit
@@ -339,6 +343,84 @@ class _Matching:
                     values.pop(name, None)
             return run
         return _Unit([sm, isnan, where], [x_name], [result], make)
+
+    # -- Gelu: x * (erf(x / sqrt2) + 1) * 0.5, as torch exports it --------------------------
+
+    def _next(self, name, op):
+        """The one step reading `name` (an intermediate) if it is `op`, with its index."""
+        users = self.readers.get(name, [])
+        if len(users) != 1 or name in self.outputs:
+            return None, -1
+        s = self.steps[users[0]]
+        if s.node.op_type != op or not _plain(s) or len(s.outputs) != 1 or not s.outputs[0]:
+            return None, -1
+        return s, users[0]
+
+    def _scalar_operand(self, s, name, value):
+        """The other input of binary `s` (one of whose inputs is `name`) if it
+        is a constant scalar equal to `value` (None: any), else None."""
+        if len(s.args) != 2 or s.args[0] == s.args[1] or name not in s.args or s.opset < 7:
+            return None
+        c = self._const(s.args[1] if s.args[0] == name else s.args[0])
+        if c is None or c.size != 1 or c.dtype not in (np.float32, np.float64):
+            return None
+        if value is not None and float(c.reshape(-1)[0]) != value:
+            return None
+        return c
+
+    def _gelu_erf(self, i, taken):
+        scale = self.steps[i]
+        if len(scale.args) != 2 or len(scale.outputs) != 1 or not scale.outputs[0] or scale.opset < 7:
+            return None
+        x_name = next((n for n in scale.args if self._const(n) is None), "")
+        c = self._scalar_operand(scale, x_name, None) if x_name else None
+        if c is None or (scale.node.op_type == "Div" and scale.args[0] != x_name):
+            return None
+        erf, k_erf = self._next(scale.outputs[0], "Erf")
+        if erf is None:
+            return None
+        add, k_add = self._next(erf.outputs[0], "Add")
+        one = self._scalar_operand(add, erf.outputs[0], 1.0) if add is not None else None
+        if one is None:
+            return None
+        mul, k_mul = self._next(add.outputs[0], "Mul")
+        if mul is None or sorted(mul.args) != sorted([x_name, add.outputs[0]]):
+            return None
+        last, k_last = self._next(mul.outputs[0], "Mul")
+        half = self._scalar_operand(last, mul.outputs[0], 0.5) if last is not None else None
+        if half is None:
+            return None
+        scale_call, erf_call = _call_of(scale), _call_of(erf)
+        result = last.outputs[0]
+        consts = (c, one, half)
+        taken.update((k_erf, k_add, k_mul, k_last))
+
+        def make(frees, fallback):
+            def run(values, frame):
+                x = values.get(x_name)
+                if type(x) is not np.ndarray or any(k.dtype != x.dtype or k.ndim > x.ndim for k in consts):
+                    fallback(values, frame, frees)
+                    return
+                try:
+                    # the members' own operations, in their order, into one buffer
+                    t = scale_call(*(x if n == x_name else c for n in scale.args))
+                    y = erf_call(t)
+                    if not (type(y) is np.ndarray and y.flags.writeable and y.shape == x.shape
+                            and y.dtype == x.dtype):
+                        raise TypeError("unexpected Erf result")
+                    np.add(y, one, out=y)
+                    np.multiply(y, x, out=y)
+                    np.multiply(y, half, out=y)
+                except (Cancelled, ExecError):
+                    raise
+                except Exception:  # noqa: BLE001
+                    fallback(values, frame, frees)
+                    return
+                values[result] = y
+                for name in frees:
+                    values.pop(name, None)
+            return run
+        return _Unit([scale, erf, add, mul, last], [x_name], [result], make)
 
     # -- LayerNormalization with one used output ---------------------------------------
 

@@ -165,3 +165,22 @@ def test_remembered_shape_arithmetic_follows_changed_inputs(tmp_path):
     assert s.run({"x": x, "k": k})["y"].tolist() == [4, 46, 1]
     assert s.run({"x": np.zeros((5, 3), np.float32), "k": k})["y"].tolist() == [10, 46, 1]
     assert s.run({"x": x, "k": k})["y"].tolist() == [4, 46, 1]
+
+
+@pytest.mark.parametrize("dtype", [np.float32, np.float64])
+@pytest.mark.parametrize("form", ["div", "mul-swapped"])
+def test_gelu_as_torch_exports_it(tmp_path, dtype, form):
+    elem = TensorProto.FLOAT if dtype == np.float32 else TensorProto.DOUBLE
+    c = np.array(np.sqrt(2.0) if form == "div" else 1 / np.sqrt(2.0), dtype)
+    scale = (helper.make_node("Div", ["x", "c"], ["t"]) if form == "div"
+             else helper.make_node("Mul", ["c", "x"], ["t"]))
+    nodes = [scale, helper.make_node("Erf", ["t"], ["e"]),
+             helper.make_node("Add", ["one", "e"] if form != "div" else ["e", "one"], ["a"]),
+             helper.make_node("Mul", ["a", "x"] if form != "div" else ["x", "a"], ["m"]),
+             helper.make_node("Mul", ["half", "m"] if form != "div" else ["m", "half"], ["y"])]
+    m = _save(tmp_path, nodes, [_tensor("x", [3, 70], elem)], [_tensor("y", [3, 70], elem)],
+              [("c", c), ("one", np.array(1, dtype)), ("half", np.array(0.5, dtype))])
+    x = np.random.default_rng(3).standard_normal((3, 70)).astype(dtype) * 3
+    x[0, :3] = [np.inf, -np.inf, np.nan]
+    s = _merged_matches_unmerged(m, [{"x": x}])
+    assert _merged_count(s) == 4
