@@ -1804,6 +1804,10 @@
         <translation>{name}：{message} —— 未更改。</translation>
     </message>
     <message>
+        <source>Set {name}[{where}]</source>
+        <translation>设置 {name}[{where}]</translation>
+    </message>
+    <message>
         <source>Import tensor</source>
         <translation>导入张量</translation>
     </message>
@@ -1826,6 +1830,10 @@
     <message>
         <source>{path} holds {got}, the tensor is {want} (change the dtype first)</source>
         <translation>{path} 中是 {got}，张量是 {want}（请先更改数据类型）</translation>
+    </message>
+    <message>
+        <source>Import {file} into {name}</source>
+        <translation>将 {file} 导入到 {name}</translation>
     </message>
     <message>
         <source>Export tensor</source>
@@ -1856,12 +1864,20 @@
         <translation>张量已经是 {dtype}</translation>
     </message>
     <message>
+        <source>Convert {name} to {dtype}</source>
+        <translation>将 {name} 转换为 {dtype}</translation>
+    </message>
+    <message>
         <source>a new shape needs sizes, not names or ?</source>
         <translation>新形状需要具体大小，不能是名称或 ?</translation>
     </message>
     <message>
         <source>{new} has {n} elements, the tensor {m}</source>
         <translation>{new} 有 {n} 个元素，张量有 {m} 个</translation>
+    </message>
+    <message>
+        <source>Reshape {name} to {dims}</source>
+        <translation>将 {name} 的形状改为 {dims}</translation>
     </message>
 </context>
 <context>
