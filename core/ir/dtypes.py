@@ -145,7 +145,10 @@ def from_type_name(name: str) -> DataType:
 
 
 def itemsize_bits(code: int) -> int:
-    """Storage bits per element (strings: 0)."""
+    """Storage bits per element (strings, and undefined or unknown types of
+    a damaged or newer file: 0)."""
+    if code not in DataType._value2member_map_ or code == DataType.UNDEFINED:
+        return 0
     code = DataType(code)
     if code in SUB_BYTE_BITS:
         return SUB_BYTE_BITS[code]

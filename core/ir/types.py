@@ -119,11 +119,18 @@ def _shape_from_proto(msg) -> tuple[Shape, Optional[tuple]]:
     return tuple(dims), (tuple(notes) if any(notes) else None)
 
 
+_INT64_MIN, _INT64_MAX = -(1 << 63), (1 << 63) - 1
+_INT32_MIN, _INT32_MAX = -(1 << 31), (1 << 31) - 1
+
+
 def _shape_to_proto(shape: Shape, notes: Optional[tuple], msg) -> None:
     for i, d in enumerate(shape):
         dim = msg.dim.add()
         if isinstance(d, int):
-            dim.dim_value = d
+            # Only inference on damaged sizes gives a dim past int64: the
+            # file format cannot hold it, so it is written as unknown.
+            if _INT64_MIN <= d <= _INT64_MAX:
+                dim.dim_value = d
         elif isinstance(d, str):
             dim.dim_param = d
         if notes and notes[i]:
@@ -158,7 +165,7 @@ def type_to_proto(t: Type, out: Optional[pb.TypeProto] = None) -> pb.TypeProto:
     if isinstance(t, (TensorType, SparseTensorType)):
         msg = tp.tensor_type if isinstance(t, TensorType) else tp.sparse_tensor_type
         msg.SetInParent()
-        if t.elem_type:
+        if t.elem_type and _INT32_MIN <= t.elem_type <= _INT32_MAX:   # else: an inferred type from a damaged attribute
             msg.elem_type = t.elem_type
         if t.shape is not None:
             msg.shape.SetInParent()

@@ -97,3 +97,17 @@ def test_varint_edit_fixes_enclosing_lengths():
     parsed = pb.ModelProto.FromString(mutant)
     assert list(parsed.graph.initializer[0].dims) == [10**12]
     assert parsed.graph.node[0].op_type == "Relu"
+
+
+@pytest.mark.parametrize("data_type", [0, 191])
+def test_tensor_of_undefined_or_unknown_type(tmp_path, data_type):
+    """Found by mutating ppocr_v4_det (a data_type varint set to -2**63): the
+    weight summary asked numpy for the item size of an undefined type."""
+    from fuzz_hostile import _model, _node, _value, _write
+    t = pb.TensorProto(name="w", dims=[1], data_type=data_type, raw_data=b"\0\0\0\0")
+    g = pb.GraphProto(name="g", node=[_node("Add", ["x", "w"], ["y"])], input=[_value("x", [1])],
+                      output=[_value("y", [1])], initializer=[t])
+    path = _write(tmp_path / "m", _model(g))
+    results, _ = _run(["--files", str(path), "--stages", "info,infer,convert", "--no-app"], tmp_path)
+    for stage, r in results[str(path)].items():
+        assert r["verdict"] == "ok", (stage, r)
