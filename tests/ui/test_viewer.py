@@ -268,3 +268,52 @@ def test_double_click_on_a_group_title_tab_collapses_the_group(qtbot, window):
     qtbot.mouseDClick(graph.view.viewport(), Qt.LeftButton, pos=pos)
     wait_idle(qtbot, window)
     assert path not in graph.scene.group_frames
+
+
+def test_f_again_shows_the_whole_tall_graph_bottom_included(qtbot, window):
+    """F on a tall graph fits its width; F again must show all of it (the
+    whole-graph fit used to leave the bottom under the scroll bar)."""
+    from shared_models import SHARED_MODELS
+    open_model(qtbot, window, SHARED_MODELS / "ppocr_v4_det" / "model.onnx")
+    view = window.graph.view
+    graph_rect = window.graph.scene.itemsBoundingRect()
+    view.zoom_by(2.0)
+    view.fit_all()
+    assert view.visible_scene_rect().bottom() < graph_rect.bottom()
+    view.fit_all()
+    assert view.visible_scene_rect().contains(graph_rect), (view.visible_scene_rect(), graph_rect)
+    # A third F goes back to the width fit; scrolling in between starts over.
+    view.fit_all()
+    assert view.visible_scene_rect().bottom() < graph_rect.bottom()
+    view.verticalScrollBar().setValue(view.verticalScrollBar().value() + 300)
+    view.fit_all()
+    assert view.visible_scene_rect().bottom() < graph_rect.bottom()
+
+
+@pytest.mark.parametrize("size", [(1200, 800), (700, 1000), (1600, 900)])
+def test_whole_fit_holds_the_whole_scene(qtbot, window, size):
+    window.resize(*size)
+    window.open_demo()
+    wait_idle(qtbot, window)
+    view = window.graph.view
+    view.zoom_by(4.0)
+    rect = window.graph.scene.itemsBoundingRect()
+    view.fit_whole(rect)
+    assert view.visible_scene_rect().contains(rect)
+
+
+def test_edge_labels_show_compact_dims_and_the_full_expression_on_hover(qtbot):
+    from types import SimpleNamespace
+    from onnxstudio.core.infer import dims
+    from onnxstudio.core.ir.types import TensorType
+    from onnxstudio.ui.canvas.items import EdgeItem
+    from onnxstudio.ui.canvas.scene import _edge_text, compact_type_text
+    d = dims.dim_floordiv(dims.dim_add("H", 15), 16)
+    value = SimpleNamespace(name="feat", type=TensorType(1, (1, 32, d, None)))
+    assert compact_type_text(value) == "float[1,32,⌈H/16⌉,?]"
+    item = EdgeItem("e", [(0, 0), (0, 10), (0, 20), (0, 30)], "", ref=SimpleNamespace(value=value))
+    _edge_text(item, value, None)
+    assert item.label == "float[1,32,⌈H/16⌉,?]"
+    assert "floor((H+15)/16)" in item.toolTip() and item.toolTip().startswith("feat")
+    item.place_label(None)
+    assert "floor((H+15)/16)" in item.toolTip()

@@ -241,8 +241,14 @@ class EdgeItem(QGraphicsItem):
         if self._label_rect is not None:
             bounds = bounds.united(self._label_rect)
         self._bounds = bounds.adjusted(-2, -2, 2, 2)
+        self.setToolTip(self.tooltip_text())
+
+    def tooltip_text(self) -> str:
+        """Value name and its type in full (`label_detail`: the uncompacted
+        shape expression when the scene gave one)."""
         name = getattr(getattr(self.ref, "value", None), "name", "")
-        self.setToolTip(f"{name}\n{self.full_label}" if name and self.full_label else name or self.full_label)
+        detail = getattr(self, "label_detail", "") or self.full_label
+        return f"{name}\n{detail}" if name and detail else name or detail
 
     @property
     def start(self) -> QPointF:

@@ -11,6 +11,9 @@ from typing import Callable, Optional
 from PySide6.QtCore import QCoreApplication, QRectF
 from PySide6.QtWidgets import QGraphicsScene
 
+from onnxstudio.core.infer.dims import compact_dim
+from onnxstudio.core.ir.types import format_shape
+
 from ..theme import LIGHT, Theme, op_family
 from .items import EdgeItem, GroupFrame, GroupTitle, NodeItem, card_size
 
@@ -38,6 +41,29 @@ def value_type_text(value, inferred: Optional[dict] = None) -> str:
         if vtype is None:
             vtype = inferred.get(value.name)
     return "" if vtype is None else str(vtype)
+
+
+def compact_type_text(value, inferred: Optional[dict] = None) -> str:
+    """value_type_text with each dim read compactly (`float32[1,⌈H/16⌉]` for
+    `floor((H+15)/16)`): what an edge label shows; the full text goes in its tooltip."""
+    full = value_type_text(value, inferred)
+    vtype = getattr(value, "type", None) if value is not None else None
+    if vtype is None and inferred and value is not None:
+        vtype = inferred.get(value) or inferred.get(value.name)
+    shape = getattr(vtype, "shape", None)
+    if not full or shape is None or not full.endswith("]"):
+        return full
+    dims = "[" + ",".join(compact_dim(d) for d in shape) + "]"
+    head = full[:len(full) - len(format_shape(shape))]
+    return head + dims
+
+
+def _edge_text(item, value, inferred) -> None:
+    """Give an edge its compact label and the full expression on hover."""
+    full = value_type_text(value, inferred)
+    item.label_detail = full
+    item.set_label(compact_type_text(value, inferred))
+    item.setToolTip(item.tooltip_text())
 
 
 class GraphScene(QGraphicsScene):
@@ -102,8 +128,8 @@ class GraphScene(QGraphicsScene):
             path = layout_result.edges.get(edge_id)
             if path is None or not path.points:
                 continue
-            item = EdgeItem(edge_id, path.points, value_type_text(vedge.value, inferred),
-                            ref=vedge, src_key=vedge.source, dst_key=vedge.target)
+            item = EdgeItem(edge_id, path.points, "", ref=vedge, src_key=vedge.source, dst_key=vedge.target)
+            _edge_text(item, vedge.value, inferred)
             self.addItem(item)
             self.edge_items[edge_id] = item
             if vedge.value is not None:
@@ -136,7 +162,7 @@ class GraphScene(QGraphicsScene):
 
     def relabel_edges(self, inferred: Optional[dict]) -> None:
         for item in self.edge_items.values():
-            item.set_label(value_type_text(item.ref.value, inferred))
+            _edge_text(item, item.ref.value, inferred)
         self._place_edge_labels()
         for item in self.node_items.values():
             item.setToolTip(_tooltip(item.ref, inferred))

@@ -9,7 +9,7 @@ from __future__ import annotations
 import time
 
 from PySide6.QtCore import QEvent, QPointF, QRectF, Qt, Signal
-from PySide6.QtGui import QPainter
+from PySide6.QtGui import QPainter, QTransform
 from PySide6.QtWidgets import QFrame, QGraphicsView
 
 from .overview import OVERVIEW_SCALE
@@ -98,10 +98,39 @@ class GraphView(QGraphicsView):
         rect = self.scene().itemsBoundingRect()
         if rect.isEmpty():
             return
-        if self._is_tall(rect):
+        if self._is_tall(rect) and not self._showing_width_fit(rect):
             self.fit_width(rect)
         else:
-            self.fit_rect(rect)
+            # Not tall, or F pressed again on the width fit: the whole graph.
+            self.fit_whole(rect)
+
+    def _showing_width_fit(self, rect: QRectF) -> bool:
+        """The view is where a width fit of `rect` leaves it (its scale,
+        the top in view): F was just pressed, so this F shows everything."""
+        scale = self._width_fit_scale(rect)
+        return (abs(self.current_scale() - scale) <= 1e-6 * scale
+                and self.visible_scene_rect().top() <= rect.top() - 1)
+
+    def fit_whole(self, rect: QRectF) -> None:
+        """Show all of `rect` (bottom included) at the largest scale that fits.
+
+        fitInView measures the viewport as it is now; a scroll bar showing
+        before the fit makes it too narrow or too short by the bar's width
+        and hides it after, or the other way round, so the fit is repeated
+        until the visible area holds the rect."""
+        margin = 20.0
+        target = rect.adjusted(-margin, -margin, margin, margin)
+        for _ in range(3):
+            vp = self.viewport().rect()
+            scale = min(vp.width() / target.width(), vp.height() / target.height(), 1.5)
+            scale = max(scale, 1e-4)
+            # Not zoom_by: a whole 10k-box graph may need less than MIN_SCALE.
+            self.setTransform(QTransform.fromScale(scale, scale))
+            self.centerOn(rect.center())
+            if self.visible_scene_rect().contains(rect):
+                break
+        self._update_hints(self.current_scale())
+        self.viewport_changed.emit()
 
     def _whole_fit_scale(self, rect: QRectF) -> float:
         vp = self.viewport().rect()
