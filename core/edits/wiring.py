@@ -43,7 +43,7 @@ def check_before(graph, value: Value, node: Node, place: str) -> None:
 def check_new_name(graph, name: str, place: str) -> None:
     if not isinstance(name, str) or not name:
         raise EditError(f"{place}: a value needs a non-empty name")
-    if name in graph._all_names():
+    if graph.value_name_in_use(name):
         raise EditError(f"{place}: the name {name!r} is already used in the model's graph")
 
 

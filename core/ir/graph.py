@@ -375,8 +375,12 @@ class Graph:
         """This graph and every subgraph below it, depth first."""
         yield self
         for node in self._nodes:
-            for _, sub in node.subgraphs():
-                yield from sub.walk()
+            attrs = node.attributes
+            # Most nodes have no attributes, and few hold a graph: test the
+            # type codes inline (this runs for every node of every walk).
+            if attrs and any(a._type == 5 or a._type == 10 for a in attrs.values()):
+                for _, sub in node.subgraphs():
+                    yield from sub.walk()
 
     def all_nodes(self) -> Iterator[Node]:
         for g in self.walk():
@@ -396,24 +400,28 @@ class Graph:
 
     # -- names --------------------------------------------------------------------------
 
-    def _all_names(self) -> set:
-        root = self
-        while root.parent_graph is not None:
-            root = root.parent_graph
-        names = set()
-        for g in root.walk():
-            names.update(g._values)
-        return names
+    def value_name_in_use(self, name: str) -> bool:
+        """True when a value of the enclosing top-level graph (or any graph
+        below it) is called `name`."""
+        return any(name in g._values for g in self._root().walk())
 
     def unique_name(self, base: str) -> str:
         """A value/node name not used anywhere in the enclosing top-level graph."""
-        taken = self._all_names()
-        taken.update(n.name for g in self._root().walk() for n in g._nodes)
-        if base and base not in taken:
+        graphs = list(self._root().walk())
+        node_names = None
+
+        def taken(name: str) -> bool:
+            nonlocal node_names
+            if any(name in g._values for g in graphs):
+                return True
+            if node_names is None:      # built only when the value names leave it open
+                node_names = {n.name for g in graphs for n in g._nodes}
+            return name in node_names
+        if base and not taken(base):
             return base
         for i in itertools.count(1):
             cand = f"{base}_{i}"
-            if cand not in taken:
+            if not taken(cand):
                 return cand
         raise AssertionError("unreachable")
 

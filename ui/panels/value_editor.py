@@ -223,7 +223,7 @@ class ValueEditor(QWidget):
             return
         if not new:
             self._refuse(self.tr("a value needs a name"))
-        elif new in self.graph._all_names() or self.graph.lookup(new) is not None:
+        elif self.graph.value_name_in_use(new) or self.graph.lookup(new) is not None:
             self._refuse(self.tr("the name {new} is already used").format(new=repr(new)))
         elif self._apply(RenameValue(old, new, self.gpath)):
             return
