@@ -2103,6 +2103,10 @@
         <translation>类型</translation>
     </message>
     <message>
+        <source>{type} (not a tensor: shown, not edited here)</source>
+        <translation>{type}（不是张量：仅显示，不能在此编辑）</translation>
+    </message>
+    <message>
         <source>&lt;b&gt;Graph&lt;/b&gt;</source>
         <translation>&lt;b&gt;图&lt;/b&gt;</translation>
     </message>

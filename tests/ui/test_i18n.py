@@ -411,3 +411,34 @@ def test_the_language_follows_the_system_locale(locale, expected):
     language, file_menu = done.stdout.split()
     assert language == expected
     assert file_menu == ("文件(&F)" if expected == "zh_CN" else "&File")
+
+
+def test_onnxstudio_lang_zh_CN_starts_the_app_in_chinese(qapp, tmp_path, monkeypatch):
+    """`onnxstudio --lang zh_CN` through the real entry point: the window is
+    built in Chinese although the saved choice says English."""
+    from PySide6.QtCore import QSettings, QTimer
+    from PySide6.QtWidgets import QApplication
+    from onnxstudio import app
+    from onnxstudio.settings import Settings
+    from onnxstudio.ui import i18n
+    from onnxstudio.ui.main_window import MainWindow
+    settings_file = tmp_path / "settings.ini"
+    monkeypatch.setenv("ONNXSTUDIO_SETTINGS", str(settings_file))
+    Settings(QSettings(str(settings_file), QSettings.IniFormat)).set_language("en")
+    seen = {}
+
+    def look_and_quit():
+        window = next(w for w in QApplication.topLevelWidgets() if isinstance(w, MainWindow))
+        seen["menus"] = [a.text() for a in window.menuBar().actions()]
+        seen["saved"] = window.settings.language()
+        window.close()
+        window.deleteLater()
+        QApplication.quit()
+
+    QTimer.singleShot(0, look_and_quit)
+    try:
+        assert app.main(["--lang", "zh_CN"]) == 0
+    finally:
+        i18n.install("en")
+    assert seen["menus"][:3] == ["文件(&F)", "编辑(&E)", "视图(&V)"]
+    assert seen["saved"] == "en"          # --lang is for this session only
