@@ -86,8 +86,8 @@ class MainWindow(QMainWindow):
         by its objectName); settings problems are reported, never fatal."""
         state = self.settings.window_state()
         if state is not None and not self.restoreState(state):
-            self.settings.problems.append("the saved window layout does not fit this version; "
-                                          "using the default")
+            self.settings.problems.append(self.tr("the saved window layout does not fit this "
+                                                  "version; using the default"))
         if self.settings.problems:
             self.statusBar().showMessage(self.tr("Settings: ") + "; ".join(self.settings.problems), 15000)
 

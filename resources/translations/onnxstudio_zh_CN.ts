@@ -677,6 +677,10 @@
         <translation>ONNX 模型 (*.onnx *.onnxtxt *.pb);;所有文件 (*)</translation>
     </message>
     <message>
+        <source>the saved window layout does not fit this version; using the default</source>
+        <translation>保存的窗口布局不适用于此版本；改用默认布局</translation>
+    </message>
+    <message>
         <source>Settings: </source>
         <translation>设置：</translation>
     </message>
