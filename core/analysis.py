@@ -24,17 +24,8 @@ class Analysis:
 
     def _flush(self) -> None:
         pending, self._pending = self._pending, Changes()
-        if not pending:
-            return
-        main = self.model.graph
-        in_place_main = (not pending.structural and not pending.values_retyped and not pending.value_info
-                         and all(_top_graph(n) is main for n in pending.nodes_changed))
-        if in_place_main:
-            for node in pending.nodes_changed:
-                if node.graph is not None:
-                    self.checker.node_changed(node)
-        else:
-            self.checker.refresh()
+        if pending:
+            self.checker.apply(pending)
 
     def diagnostics(self) -> list:
         self._flush()
@@ -48,9 +39,3 @@ class Analysis:
         self._flush()
         return self.inference.types_in(graph)
 
-
-def _top_graph(node):
-    g = node.graph
-    while g is not None and g.parent_graph is not None:
-        g = g.parent_graph
-    return g

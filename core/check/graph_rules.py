@@ -146,7 +146,9 @@ def check_ir10_fields(msg, where, ctx, out) -> None:
                 f"overload needs IR version 10; the model declares {ctx.ir_version}")
 
 
-def check_structure(g: pb.GraphProto, gpath: str, ctx, out, parent: Scope | None) -> Scope:
+def check_structure(g: pb.GraphProto, gpath: str, ctx, out, parent: Scope | None, cache=None) -> Scope:
+    # cache: a structure_cache.StructureCache remembering per-node names and
+    # per-initializer verdicts between re-checks of the main graph (None: read all).
     # gpath may be a paths.Lazy (a subgraph's): spelt only if a finding or
     # a type_lookup needs it.
     ir = ctx.ir_version
@@ -180,7 +182,7 @@ def check_structure(g: pb.GraphProto, gpath: str, ctx, out, parent: Scope | None
     for init in parts.get("initializer", ()):
         name = init.name
         where = paths.Lazy(paths.initializer, gpath, name)
-        if not tensor_clean(init, ir):
+        if not (tensor_clean(init, ir) if cache is None else cache.tensor_clean(init, ir)):
             check_tensor(init, where, ctx, out)
         if not name:
             out.add("graph.initializer-name-missing", where, "initializer with an empty name")
@@ -212,13 +214,13 @@ def check_structure(g: pb.GraphProto, gpath: str, ctx, out, parent: Scope | None
     # The lean pass reads every node once (outside function bodies, whose
     # nodes all meet the rules). Only when a name is defined twice or used
     # before its definition do the detailed passes run to say where.
-    types = declared_types(g, parts)
+    types = declared_types(g, parts) if cache is None else cache.declared_types(g, parts)
     scope = None
     if not ctx.in_function:
         scope = Scope(dict(defs), 1 << 62, parent, types, gpath)
         known = len(names)
         try:
-            scope.suspects = scan_graph(parts.get("node", ()), scope, ctx, names)
+            scope.suspects = (scan_graph if cache is None else cache.scan)(parts.get("node", ()), scope, ctx, names)
         except Exception:  # noqa: BLE001 - an optimisation only: the detailed passes decide
             scope.suspects = None
         if scope.suspects is None:

@@ -1,31 +1,29 @@
 """Live checking of an IR model while it is edited (the problems panel).
 
-`LiveChecker(model)` checks the file form of an IR `Model` once, then keeps a
-protobuf mirror of it in step with node edits, so that after an edit only
-the edited main-graph node (with its subgraphs) and what depends on it is
-re-checked:
+`LiveChecker(model)` checks the file form of an IR `Model` once, then keeps
+a protobuf mirror of it (mirror.py) and the checker's results per unit in
+step with edits. Every edit reports what it touched (`edits.Changes`); hand
+that to `apply`, and only what the edit can have affected is re-written and
+re-checked, insertions and removals included:
 
-    live = LiveChecker(model)
-    ...apply an edit to `node`...
-    diagnostics = live.node_changed(node)     # node anywhere, also inside subgraphs
-    diagnostics = live.refresh()              # after structural edits (insert/remove,
-                                              # graph IO, initializers, functions, opsets)
+    live = LiveChecker(model, inference=Inference(model))
+    changes = Changes()
+    edit.apply(model, changes)
+    diagnostics = live.apply(changes)      # inference updated first, then the checker
+    diagnostics = live.refresh()           # everything from scratch
+
+The result equals a fresh `LiveChecker(model)` (tests/edits/test_random_edits.py).
+A new IR version or opset import re-checks everything: every verdict
+depends on them.
 """
 from __future__ import annotations
 
 import pathlib
 
-from ..proto import onnx_pb2 as pb
+from .mirror import Mirror
 from .session import CheckSession
 
-
-def _node_writer():
-    # serde writes one node exactly as model_to_proto would.
-    from ..serde.convert import node_to_proto  # noqa: PLC0415
-
-    def write(node, out: pb.NodeProto) -> None:
-        out.CopyFrom(node_to_proto(node))
-    return write
+_EVERYTHING = frozenset({"ir_version", "opset_imports"})
 
 
 class LiveChecker:
@@ -47,7 +45,6 @@ class LiveChecker:
                 value = main.get_value(name)
                 return inference.type_of(value) if value is not None else None
             self.type_lookup = lookup
-        self._write_node = _node_writer()
         self.refresh()
 
     @property
@@ -56,35 +53,114 @@ class LiveChecker:
 
     def refresh(self) -> list:
         """Re-read the whole model and check everything."""
-        from ..serde.convert import model_to_proto  # noqa: PLC0415
         if self.inference is not None:
             self.inference.run()
         path = getattr(self.model, "path", None)
         folder = pathlib.Path(path).resolve().parent if path else None
-        self._session = CheckSession(model_to_proto(self.model), model_dir=folder, type_lookup=self.type_lookup)
+        self._mirror = Mirror(self.model)
+        self._session = CheckSession(self._mirror.proto, model_dir=folder, type_lookup=self.type_lookup)
         return self._session.diagnostics
+
+    def apply(self, changes) -> list:
+        """Bring inference and the checker up to date after edits that
+        recorded what they touched in `changes` (one Changes, or several merged)."""
+        if not changes:
+            return self.diagnostics
+        if changes.model_fields & _EVERYTHING:
+            return self.refresh()
+        try:
+            moved = self._update_inference(changes)
+        except Exception:  # noqa: BLE001 - inference trouble must not stop checking
+            return self.refresh()
+        self._session.remember_names()
+        plan = self._mirror.sync(changes)
+        if plan is None:
+            return self.refresh()
+        session = self._session
+        if len(plan) == 1 and session.names_unchanged(plan["rewritten"]):
+            # Nodes edited in place, their names as they were (attributes,
+            # op_type, node name): no name-level work at all.
+            return session.recheck(nodes=plan["rewritten"], lookup_changed=moved)
+        return session.update(lookup_changed=moved, **plan)
 
     def node_changed(self, node) -> list:
         """`node` (in the main graph or any subgraph below it) was edited in
         place: attributes, op_type, name, inputs or outputs."""
-        top = node
-        while top.graph is not None and top.graph.parent_node is not None:
-            top = top.graph.parent_node
-        graph = self.model.graph
-        mirror = self._session.model.graph
-        if top.graph is not graph or len(graph.nodes) != len(mirror.node):
-            return self.refresh()      # a function body, or nodes were added/removed
-        lookup_changed = None
-        if self.inference is not None:
-            try:
-                moved = self.inference.update(nodes=[node])
-            except Exception:  # noqa: BLE001 - inference trouble must not stop checking
-                return self.refresh()
-            lookup_changed = {v.name for v in moved if v.graph is graph}
-        i = top.index
-        fresh = pb.NodeProto()
-        self._write_node(top, fresh)
-        old = mirror.node[i]
-        names_changed = list(old.input) != list(fresh.input) or list(old.output) != list(fresh.output)
-        old.CopyFrom(fresh)
-        return self._session.recheck(nodes=[i], names_changed=names_changed, lookup_changed=lookup_changed)
+        from ..edits.base import Changes  # noqa: PLC0415
+        changes = Changes()
+        changes.node(node)
+        return self.apply(changes)
+
+    # -- inference ---------------------------------------------------------------------
+
+    def _update_inference(self, changes):
+        """Re-infer what the edits can have moved; the main-graph names whose
+        type moved (None without inference)."""
+        inference = self.inference
+        if inference is None:
+            return None
+        main = self.model.graph
+        nodes, values = set(), set()
+        calls = set(changes.functions)
+        for n in changes.nodes_removed:
+            if n.graph is None:
+                inference._diags.pop(n, None)
+                for v in n.outputs:
+                    if v is not None and (v.producer is None or v.producer is n):
+                        inference.types.pop(v, None)
+                        inference.consts.pop(v, None)
+                        inference.syms.pop(v, None)
+                        inference.contradictions.pop(v, None)
+        for n in changes.nodes_changed | changes.nodes_added:
+            if n.graph is main:
+                nodes.add(n)
+            elif n.graph is not None:
+                top, key = _top(n.graph, main)
+                if top is not None:
+                    nodes.add(top)
+                elif key is not None:
+                    calls.add(key)
+        for g in changes.graphs | changes.graph_io | changes.value_info:
+            if g is main:
+                continue
+            top, key = _top(g, main)
+            if top is not None:
+                nodes.add(top)
+            elif key is not None:
+                calls.add(key)
+        for v in changes.values_retyped | changes.initializers:
+            if v.graph is None or v.graph is main:
+                values.add(v)
+            else:
+                top, key = _top(v.graph, main)
+                if top is not None:
+                    nodes.add(top)
+                elif key is not None:
+                    calls.add(key)
+        if main in changes.graph_io:
+            values.update(main.inputs)
+            nodes.update(v.producer for v in main.outputs if v.producer is not None)
+        if calls:
+            for g in main.walk():
+                for n in g._nodes:
+                    if (n.domain, n.op_type, n.overload) in calls:
+                        nodes.add(n if g is main else _top(g, main)[0])
+            nodes.discard(None)
+        moved = inference.update(nodes=nodes, values=values)
+        return {v.name for v in moved if v.graph is main}
+
+
+def _top(graph, main):
+    """(the main-graph node holding `graph`, None), or (None, function key)
+    for a function body, or (None, None) for a graph no longer attached."""
+    node = None
+    while graph is not main:
+        holder = graph.parent_node
+        if holder is None:
+            owner = graph.owner
+            return None, (owner.key if getattr(owner, "is_function", False) else None)
+        node = holder
+        graph = holder.graph
+        if graph is None:
+            return None, None
+    return node, None

@@ -13,6 +13,7 @@ by comparing a re-checked session with a new one.
 """
 from __future__ import annotations
 
+import dataclasses
 from typing import Iterable
 
 from ..proto import onnx_pb2 as pb
@@ -21,6 +22,7 @@ from ..diagnostics import Collector
 from .function_rules import check_functions, check_training_info, function_key
 from .graph_rules import check_node_at, check_structure, infer_node
 from .model_rules import check_model_fields, imported_opsets
+from .structure_cache import StructureCache, node_names
 
 
 class CheckSession:
@@ -31,6 +33,7 @@ class CheckSession:
         self._units: dict = {}
         self._nodes: dict = {}      # main-graph node index -> its diagnostics (only non-empty ones)
         self._scope = None
+        self._cache = StructureCache()
         self.full()
 
     # -- public -----------------------------------------------------------------
@@ -49,6 +52,7 @@ class CheckSession:
     def full(self) -> list:
         """Re-check everything."""
         self._ctx = self._context()
+        self._cache.reset()
         self._units = {"model": self._run(lambda out: check_model_fields(self.model, out))}
         self._nodes = {}
         suspects = self._check_graph_structure()
@@ -83,7 +87,7 @@ class CheckSession:
           outputs of the edited nodes are assumed changed.
         Without either, only the nodes and the consumers their derived output
         types reach are re-checked (an attribute edit: no O(graph) work).
-        Node insertion or removal shifts indices and paths: call `full()`.
+        Node insertion or removal: `update`.
         """
         g = self.model.graph
         todo = {i for i in nodes if 0 <= i < len(g.node)}
@@ -93,14 +97,13 @@ class CheckSession:
         prefixes = tuple(p for i in todo for p in (f"graph/node[{i}] ", f"graph/node[{i}]/"))
         relabelled = bool(prefixes) and any(d.path.startswith(prefixes) for d in self._units["graph"])
         if names_changed or changed or relabelled:
-            old = self._scope
-            self._check_graph_structure()
-            new = self._scope
-            changed |= _dict_diff(old.defs, new.defs) | _dict_diff(old.inferred, new.inferred)
-            changed |= {n for n in set(old.types) | set(new.types) if old.types.get(n) != new.types.get(n)}
-            if names_changed:
-                self._check_training()
+            return self.update(rewritten=todo, header=bool(changed) or names_changed, declared=changed,
+                               lookup_changed=lookup_changed)
         else:
+            io = self._cache.io
+            if io is not None:
+                for i in todo:
+                    io[i] = node_names(g.node[i])   # a graph attribute may have come or gone
             # Follow derived element types forward only while they change; the
             # consumer index is needed (and built) only when one does.
             frontier = sorted(todo)
@@ -129,6 +132,105 @@ class CheckSession:
             self._check_node(i)
         return self.diagnostics
 
+    def update(self, *, region=None, rewritten: Iterable[int] = (), header: bool = False,
+               declared: Iterable[str] = (), initializers: Iterable[str] = (), lookup_changed=None,
+               training: bool = False, functions: bool = False, model: bool = False) -> list:
+        """Re-check after the mirror's main graph was edited in any way but a
+        reordering of the nodes it kept (then: `full()`).
+
+        - `region`: (start, old_stop, new_stop): nodes [start, old_stop) were
+          replaced by the nodes now at [start, new_stop) (inserted, removed);
+          the nodes after them moved by new_stop - old_stop.
+        - `rewritten`: indices (as now) of other nodes whose protos changed.
+        - `header`: graph inputs, outputs, value_info, initializers or graph
+          fields changed; `declared`: names whose declared type changed;
+          `initializers`: names of initializers replaced, added or removed.
+        - `lookup_changed`: names whose type from `type_lookup` moved (None:
+          unknown; the outputs of every touched node are assumed moved).
+        - `training`, `functions`, `model`: those units run again.
+        Cached findings of moved nodes move with them (their paths are
+        renumbered); the nodes that can have changed are checked again.
+        Equal to a fresh session (tests/edits/test_random_edits.py).
+        """
+        g = self.model.graph
+        cache = self._cache
+        if cache.io is None:
+            # The names as they were are unknown (LiveChecker reads them before
+            # it edits the mirror; a caller editing the proto directly did not):
+            # read them now and check every node once.
+            cache.ensure_io(g.node)
+            cache.lean = False
+            region, rewritten = None, ()
+        io = cache.io
+        start, old_stop, new_stop = region or (0, 0, 0)
+        delta = new_stop - old_stop
+        touched: set = set()       # names whose definition moved or changed
+        gone: set = set()
+        dirty: set = set(range(start, new_stop))
+        for ins, outs, _ in io[start:old_stop]:
+            gone.update(outs)
+        io[start:old_stop] = [node_names(g.node[j]) for j in range(start, new_stop)]
+        for j in range(start, new_stop):
+            touched.update(io[j][1])
+        for j in rewritten:
+            if not 0 <= j < len(io) or start <= j < new_stop:
+                continue
+            old = io[j]
+            io[j] = new = node_names(g.node[j])
+            dirty.add(j)
+            if old[1] != new[1]:
+                gone.update(old[1])
+                touched.update(new[1])
+        touched |= gone
+        touched.discard("")
+        gone.discard("")
+        if delta or old_stop > start:
+            self._nodes = _moved(self._nodes, start, old_stop, delta)
+        declared = set(declared)
+        moved = set(lookup_changed) if lookup_changed is not None else None
+        if self.type_lookup is not None and moved is None:
+            moved = {n for j in dirty for n in io[j][1] if n}
+        was_lean = cache.lean
+        old_scope = self._scope
+        old_inputs = _header_defs(old_scope) if header else None
+        if moved or declared:
+            dirty |= cache.readers(moved | declared if moved else declared)
+        cache.dirty, cache.gone, cache.header = dirty, gone, header
+        cache.initializers = set(initializers)
+        self._check_graph_structure()
+        scope = self._scope
+        if not (was_lean and cache.lean):
+            # Derived types were worked out from scratch (a graph with a name
+            # defined twice or used before its definition): check every node.
+            for i in range(len(g.node)):
+                self._check_node(i)
+        else:
+            changed = touched | declared | cache.rederived | set(initializers)
+            if moved:
+                changed |= moved
+            if header:
+                changed |= _dict_diff(old_inputs, _header_defs(scope))
+                changed |= _dict_diff(old_scope.types, scope.types)
+            todo = set(dirty)
+            if changed:
+                todo |= cache.readers(changed)
+                defs = scope.defs
+                for name in changed:        # a node's own outputs' types are checked too
+                    pos = defs.get(name)
+                    if pos is not None and pos >= 0:
+                        todo.add(pos)
+                todo |= cache.holders()     # subgraphs read outer names without listing them
+            for i in sorted(todo):
+                if i < len(g.node):
+                    self._check_node(i)
+        if training or header or touched:
+            self._check_training()
+        if functions:
+            self._check_functions()
+        if model:
+            self._units["model"] = self._run(lambda out: check_model_fields(self.model, out))
+        return self.diagnostics
+
     # -- units --------------------------------------------------------------------
 
     def _context(self) -> Context:
@@ -148,11 +250,30 @@ class CheckSession:
             out.add("check.internal", where, f"the checker failed here ({type(e).__name__}: {e}); please report it")
         return out.items
 
+    def names_unchanged(self, nodes) -> bool:
+        """Whether these main-graph nodes read and define the names they did
+        at the last check."""
+        io, g = self._cache.io, self.model.graph
+        if io is None or len(io) != len(g.node):
+            return False
+        for i in nodes:
+            ins, outs, _ = io[i]
+            node = g.node[i]
+            if tuple(node.input) != ins or tuple(node.output) != outs:
+                return False
+        return True
+
+    def remember_names(self) -> None:
+        """Read every main-graph node's names now, before the proto is edited,
+        so that the next `update` can tell what changed (LiveChecker does)."""
+        self._cache.ensure_io(self.model.graph.node)
+
     def _check_graph_structure(self) -> None:
+        self._cache.prev_scope = self._scope
         self._scope = None
 
         def run(out):
-            self._scope = check_structure(self.model.graph, "graph", self._ctx, out, None)
+            self._scope = check_structure(self.model.graph, "graph", self._ctx, out, None, self._cache)
         self._units["graph"] = self._run(run, "graph")
         if self._scope is None:
             from .context import Scope  # noqa: PLC0415
@@ -202,3 +323,29 @@ def _dict_diff(a: dict, b: dict) -> set:
 
 
 _MISSING = object()
+
+
+def _header_defs(scope) -> dict:
+    """The graph inputs and initializers of a scope (negative positions)."""
+    if scope is None:
+        return {}
+    return {k: v for k, v in scope.defs.items() if v < 0}
+
+
+def _moved(nodes: dict, start: int, stop: int, delta: int) -> dict:
+    """Cached node findings after nodes [start, stop) were replaced and the
+    ones after moved by `delta`: kept ones renumbered, replaced ones dropped."""
+    out = {}
+    for i, found in nodes.items():
+        if i < start:
+            out[i] = found
+        elif i >= stop:
+            out[i + delta] = _renumbered(found, i, i + delta) if delta else found
+    return out
+
+
+def _renumbered(found: list, old: int, new: int) -> list:
+    head = f"graph/node[{old}]"
+    to = f"graph/node[{new}]"
+    n = len(head)
+    return [dataclasses.replace(d, path=to + d.path[n:]) if d.path.startswith(head) else d for d in found]

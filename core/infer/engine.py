@@ -133,13 +133,28 @@ class Inference:
         changed: set = set()
         try:
             for v in values:
+                if self.fresh.declares_new(v.type):
+                    raise _FullRerun    # a file's own "?N" the fresh names must now avoid
                 self.consts.pop(v, None)
                 self.syms.pop(v, None)
                 self._const_checked.discard(v)
-                if v.producer is None:
+                if v.producer is not None:
+                    push(v.producer)
+                elif v.graph is not main:
+                    # A subgraph's input or initializer: typed when its holder runs.
+                    holder = v.graph.parent_node if v.graph is not None else None
+                    if holder is None:
+                        raise _FullRerun
+                    push(holder)
+                elif v.is_graph_input:
+                    if v.const is None:
+                        self.contradictions.pop(v, None)
                     self.types[v] = self._input_type(v, self._source_type(v))
                 else:
-                    push(v.producer)
+                    # An initializer (typed on first use, as in a full run), or
+                    # a name nothing defines any more.
+                    self.types.pop(v, None)
+                    self.contradictions.pop(v, None)
                 changed.add(v)
                 for user, _ in v.uses:
                     push(user)

@@ -77,6 +77,17 @@ class FreshSymbols:
     def avoid(self, names) -> None:
         """Names a file already uses (a copy we wrote earlier): never reuse."""
         self._taken = frozenset(n for n in names if is_fresh(n))
+        if self._taken and self._names:
+            # A name handed out before the file came to use it is given up.
+            self._names = {k: n for k, n in self._names.items() if n not in self._taken}
+
+    def declares_new(self, t) -> bool:
+        """Whether a declared type uses a name of our form (`?N`) that `avoid`
+        was not told about (then names already handed out may clash)."""
+        shape = getattr(t, "shape", None)
+        if type(t) is not TensorType or not shape:
+            return False
+        return any(is_fresh(d) and d not in self._taken for d in shape)
 
     def fill(self, key, t):
         """`t` with every unknown dim of a known rank named; `key` is the value."""

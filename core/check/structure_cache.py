@@ -1,0 +1,191 @@
+"""What the main graph's structure unit remembers between re-checks, so a
+structural edit (a node inserted or removed, a value renamed, a graph input
+added) costs work in proportion to what it touched, not to the graph.
+
+`graph_rules.check_structure(..., cache=StructureCache)` asks it for three
+things instead of reading every node and initializer out of protobuf:
+
+- `scan`: the lean pass. With the names of every node kept here as Python
+  tuples (updated for the nodes an edit rewrote), definitions and the
+  def-before-use test are dict work only; derived element types are carried
+  over from the last run and worked out again only for the nodes an edit
+  touched and, while they change, their consumers (as `infer_node` does).
+  Nodes are never judged here: the session re-checks the ones that can have
+  changed. The first run, and any run after the graph had a name defined
+  twice or used before its definition, is the ordinary full pass.
+- `tensor_clean`: an initializer's verdict, kept per name until an edit
+  replaces that initializer.
+- `declared_types`: kept until an edit touches graph inputs, outputs,
+  value_info or initializers.
+
+The session states before each run what changed (`dirty`, `gone`,
+`header`, `initializers`); after it, `rederived` holds the names whose
+derived type moved and `lean` whether the run took the lean path.
+"""
+from __future__ import annotations
+
+import heapq
+
+from .context import declared_types
+from .graph_rules import infer_node
+from .scan import scan_graph
+from .tensor_rules import tensor_clean
+
+
+def node_names(node) -> tuple:
+    """(inputs, outputs, holds a subgraph) of a NodeProto."""
+    holds = False
+    for a in node.attribute:
+        if a.HasField("g") or len(a.graphs):
+            holds = True
+            break
+    return tuple(node.input), tuple(node.output), holds
+
+
+class _Nodes:
+    """Lets graph_rules.infer_node read `g.node[i]` from the repeated field."""
+    __slots__ = ("node",)
+
+    def __init__(self, nodes):
+        self.node = nodes
+
+
+class StructureCache:
+    def __init__(self):
+        self.io = None              # [(inputs, outputs, holds)] per main-graph node, as in the mirror
+        self.lean = False           # the last run took the lean path (its derived types can be carried over)
+        self.prev_scope = None      # the Scope of the last run
+        self._types = None          # declared types of the last run
+        self._clean: dict = {}      # initializer name -> tensor_clean verdict
+        self._ir = None
+        # What the next run must know (set by the session, reset after the run).
+        self.dirty: set = set()     # node indices whose derived output types are to be worked out again
+        self.gone: set = set()      # names no longer defined by the node that defined them
+        self.header = False         # inputs / outputs / value_info / initializers changed
+        self.initializers: set = set()   # initializer names replaced, added or removed
+        # What the last run found.
+        self.rederived: set = set()
+
+    # -- bookkeeping by the session ------------------------------------------------------
+
+    def ensure_io(self, nodes) -> list:
+        if self.io is None:
+            self.io = [node_names(n) for n in nodes]
+        return self.io
+
+    def reset(self) -> None:
+        """Forget everything (a full check follows)."""
+        self.io = None
+        self.lean = False
+        self.prev_scope = None
+        self._types = None
+        self._clean = {}
+        self._done()
+
+    def _done(self) -> None:
+        self.dirty = set()
+        self.gone = set()
+        self.header = False
+        self.initializers = set()
+
+    # -- what check_structure asks for ----------------------------------------------------
+
+    def tensor_clean(self, init, ir):
+        if ir != self._ir:
+            self._clean = {}
+            self._ir = ir
+        name = init.name
+        if name in self.initializers:
+            return tensor_clean(init, ir)
+        verdict = self._clean.get(name)
+        if verdict is None:
+            verdict = self._clean[name] = tensor_clean(init, ir)
+        return verdict
+
+    def declared_types(self, g, parts) -> dict:
+        if self._types is None or self.header:
+            self._types = declared_types(g, parts)
+        return self._types
+
+    def scan(self, nodes, scope, ctx, names):
+        prev = self.prev_scope if self.lean else None
+        dirty, gone = self.dirty, self.gone
+        for name in self.initializers:
+            self._clean.pop(name, None)
+        self._done()
+        self.rederived = set()
+        if prev is None or self.io is None or len(self.io) != len(nodes):
+            found = scan_graph(nodes, scope, ctx, names)
+            self.lean = found is not None
+            return found
+        found = self._scan(nodes, scope, ctx, names, prev, dirty, gone)
+        self.lean = found is not None
+        return found
+
+    def _scan(self, nodes, scope, ctx, names, prev, dirty, gone):
+        defs = scope.defs
+        for i, (ins, outs, _) in enumerate(self.io):
+            for n in ins:
+                if n and n not in defs:
+                    return None
+            for o in outs:
+                if o:
+                    if o in defs:
+                        return None
+                    defs[o] = i
+            names += outs
+        types = scope.types
+        prev_types = prev.types
+        # Carry the derived types over; drop those of names defined
+        # elsewhere now, or declared now.
+        inferred = prev.inferred
+        scope.inferred = inferred
+        for name in gone:
+            if inferred.pop(name, None) is not None:
+                self.rederived.add(name)
+        if types is not prev_types:
+            for name in types.keys() - prev_types.keys():
+                if inferred.pop(name, None) is not None:
+                    self.rederived.add(name)
+            for name in prev_types.keys() - types.keys():
+                pos = defs.get(name)
+                if pos is not None and pos >= 0:
+                    dirty.add(pos)
+        # Work derived types out again in node order, following changes forward.
+        g = _Nodes(nodes)
+        heap = sorted(i for i in dirty if 0 <= i < len(nodes))
+        queued = set(heap)
+        consumers = None
+        while heap:
+            i = heapq.heappop(heap)
+            moved = infer_node(g, i, scope, ctx)
+            if not moved:
+                continue
+            self.rederived.update(moved)
+            if consumers is None:
+                consumers = self.consumers()
+            for name in moved:
+                for j in consumers.get(name, ()):
+                    if j > i and j not in queued:
+                        queued.add(j)
+                        heapq.heappush(heap, j)
+        return []
+
+    def consumers(self) -> dict:
+        """name -> indices of the nodes reading it."""
+        found: dict = {}
+        for i, (ins, _, _) in enumerate(self.io):
+            for n in ins:
+                if n:
+                    found.setdefault(n, []).append(i)
+        return found
+
+    def readers(self, names: set) -> set:
+        """Indices of the nodes reading any of `names` (a scan: cheaper than
+        building the consumer map when asked once)."""
+        if not names:
+            return set()
+        return {i for i, (ins, _, _) in enumerate(self.io) if not names.isdisjoint(ins)}
+
+    def holders(self) -> set:
+        return {i for i, (_, _, holds) in enumerate(self.io) if holds}
