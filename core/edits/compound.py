@@ -114,7 +114,10 @@ def bypass_node(model, node, graph: GraphPath = ()) -> Macro:
 
 
 def _shape_list(shape):
-    return None if shape is None else list(shape)
+    # Names inference made up for unknown sizes (`?3`, `?3+1`) are not the
+    # file's: they are written as unknown dims, as Inference.write does.
+    from ..infer.fresh import mentions_fresh
+    return None if shape is None else [None if mentions_fresh(d) else d for d in shape]
 
 
 def rename_everywhere(model, old: str, new: str) -> Macro:

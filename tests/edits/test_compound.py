@@ -179,3 +179,17 @@ def test_replace_with_node():
         assert np.allclose(_run(model)[0], np.maximum(X, 0) + W)
         _valid(model)
     check_roundtrip(m, replace_with_node(m, ["b", "c"], "Sum"), look=look)
+
+
+def test_set_input_shape_writes_made_up_sizes_as_unknown_dims():
+    # NonZero's count depends on the data: inference names it `?N`, a name of
+    # its own that must not reach the file as if the exporter had written it.
+    g = helper.make_graph([helper.make_node("NonZero", ["x"], ["nz"], name="nz")], "g",
+                          [helper.make_tensor_value_info("x", TensorProto.FLOAT, ["N"])],
+                          [helper.make_tensor_value_info("nz", TensorProto.INT64, [1, "count"])])
+    m = core.load_bytes(helper.make_model(g, opset_imports=[helper.make_opsetid("", 18)]).SerializeToString())
+    set_input_shape(m, "x", [5]).apply(m)
+    assert m.graph.inputs[0].type.shape == (5,)
+    out = m.graph.outputs[0].type.shape
+    assert out[0] == 1 and (out[1] is None or out[1] == "count"), out
+    _valid(m)
