@@ -58,7 +58,8 @@ def parse_element(text: str, dtype: np.dtype):
             return True
         if low in ("0", "false", "no"):
             return False
-        raise ValueError(f"{text!r} is not a boolean (true/false)")
+        raise ValueError(QCoreApplication.translate("TensorView", "{text} is not a boolean (true/false)")
+                         .format(text=repr(text)))
     if dtype.kind in "OUS":
         return text
     try:
@@ -66,17 +67,24 @@ def parse_element(text: str, dtype: np.dtype):
             value = int(text, 0)
             info = np.iinfo(dtype)
             if not info.min <= value <= info.max:
-                raise ValueError(f"{value} does not fit {dtype.name} ({info.min}..{info.max})")
+                raise _OutOfRange(QCoreApplication.translate("TensorView", "{value} does not fit {dtype} ({low}..{high})")
+                                  .format(value=value, dtype=dtype.name, low=info.min, high=info.max))
             return dtype.type(value)
         if dtype.kind == "c":
             return dtype.type(complex(text.replace(" ", "")))
         return np.asarray(float(text)).astype(dtype)[()]
     except (TypeError, OverflowError) as e:
-        raise ValueError(f"{text!r} is not a {dtype.name}: {e}") from None
+        raise ValueError(QCoreApplication.translate("TensorView", "{text} is not a {dtype}: {error}")
+                         .format(text=repr(text), dtype=dtype.name, error=e)) from None
     except ValueError as e:
-        if "does not fit" in str(e):
+        if isinstance(e, _OutOfRange):
             raise
-        raise ValueError(f"{text!r} is not a {dtype.name}") from None
+        raise ValueError(QCoreApplication.translate("TensorView", "{text} is not a {dtype}")
+                         .format(text=repr(text), dtype=dtype.name)) from None
+
+
+class _OutOfRange(ValueError):
+    """A whole number too big for the element type (its own message, kept)."""
 
 
 class TensorTableModel(QAbstractTableModel):
@@ -105,7 +113,7 @@ class TensorTableModel(QAbstractTableModel):
 
     def set_axes(self, row_axis: Optional[int], col_axis: Optional[int]) -> None:
         if row_axis is not None and row_axis == col_axis:
-            raise ValueError("rows and columns need two different axes")
+            raise ValueError(self.tr("rows and columns need two different axes"))
         self.beginResetModel()
         self.row_axis, self.col_axis = row_axis, col_axis
         self.endResetModel()
@@ -374,9 +382,10 @@ def image_planes(array, layout: str, batch: int = 0) -> np.ndarray:
     """The image as float64 [C, H, W] for one batch element."""
     a = as_float(np.asarray(array))
     if a is None:
-        raise ValueError("only numeric tensors can be shown as images")
+        raise ValueError(QCoreApplication.translate("TensorView", "only numeric tensors can be shown as images"))
     if a.ndim != len(layout):
-        raise ValueError(f"a {layout} image has {len(layout)} axes; this tensor has {a.ndim}")
+        raise ValueError(QCoreApplication.translate("TensorView", "a {layout} image has {n} axes; this tensor has {m}")
+                         .format(layout=layout, n=len(layout), m=a.ndim))
     if "N" in layout:
         a = a[batch]
         layout = layout.replace("N", "")

@@ -552,6 +552,10 @@
         <translation>图像</translation>
     </message>
     <message>
+        <source>{what}: {text} is not a list of numbers (e.g. 0.485, 0.456, 0.406)</source>
+        <translation>{what}：{text} 不是数字列表（例如 0.485, 0.456, 0.406）</translation>
+    </message>
+    <message>
         <source>seed </source>
         <translation>种子 </translation>
     </message>
@@ -863,6 +867,10 @@
 <context>
     <name>ModelEditor</name>
     <message>
+        <source>model-local functions</source>
+        <translation>模型内函数</translation>
+    </message>
+    <message>
         <source>&lt;b&gt;Model&lt;/b&gt;</source>
         <translation>&lt;b&gt;模型&lt;/b&gt;</translation>
     </message>
@@ -983,6 +991,10 @@
         <translation>元数据键 {key} 为空或已被使用</translation>
     </message>
     <message>
+        <source>Rename metadata {old} to {new}</source>
+        <translation>将元数据 {old} 重命名为 {new}</translation>
+    </message>
+    <message>
         <source>give the metadata entry a key</source>
         <translation>请为元数据条目指定键</translation>
     </message>
@@ -993,6 +1005,10 @@
     <message>
         <source>select the metadata rows to remove</source>
         <translation>请选择要删除的元数据行</translation>
+    </message>
+    <message>
+        <source>Remove metadata</source>
+        <translation>删除元数据</translation>
     </message>
     <message>
         <source>give the new input a name</source>
@@ -1449,6 +1465,47 @@
     </message>
 </context>
 <context>
+    <name>Recovery</name>
+    <message>
+        <source>Autosave failed: {error}</source>
+        <translation>自动保存失败：{error}</translation>
+    </message>
+    <message>
+        <source>onnxstudio did not close normally. Recover unsaved edits of {name} ({n} steps)?</source>
+        <translation>onnxstudio 上次未正常关闭。要恢复 {name} 未保存的编辑（{n} 步）吗？</translation>
+    </message>
+    <message>
+        <source>Note: {why}; steps that no longer apply will be skipped.</source>
+        <translation>注意：{why}；不再适用的步骤将被跳过。</translation>
+    </message>
+    <message>
+        <source>Recover unsaved edits</source>
+        <translation>恢复未保存的编辑</translation>
+    </message>
+    <message>
+        <source>Cannot recover</source>
+        <translation>无法恢复</translation>
+    </message>
+    <message>
+        <source>{path}: the model file is gone; the recovery file {file} was kept.</source>
+        <translation>{path}：模型文件已不存在；已保留恢复文件 {file}。</translation>
+    </message>
+    <message>
+        <source>Recovered with gaps</source>
+        <translation>恢复不完整</translation>
+    </message>
+    <message>
+        <source>Recovered {n} of {total} steps; these no longer apply and were skipped:
+{skipped}</source>
+        <translation>已恢复 {total} 步中的 {n} 步；以下步骤不再适用，已跳过：
+{skipped}</translation>
+    </message>
+    <message>
+        <source>Recovered {n} edit steps of {name}</source>
+        <translation>已恢复 {name} 的 {n} 个编辑步骤</translation>
+    </message>
+</context>
+<context>
     <name>RunController</name>
     <message>
         <source>Open a model first</source>
@@ -1584,6 +1641,17 @@
     <message>
         <source>Stop at first NaN/Inf</source>
         <translation>在第一个 NaN/Inf 处停止</translation>
+    </message>
+</context>
+<context>
+    <name>RunOverlay</name>
+    <message>
+        <source>max abs error {abs}, rel {rel}</source>
+        <translation>最大绝对误差 {abs}，相对误差 {rel}</translation>
+    </message>
+    <message>
+        <source>  (differs)</source>
+        <translation>  （不一致）</translation>
     </message>
 </context>
 <context>
@@ -1983,6 +2051,13 @@
     </message>
 </context>
 <context>
+    <name>TensorTableModel</name>
+    <message>
+        <source>rows and columns need two different axes</source>
+        <translation>行和列需要两个不同的轴</translation>
+    </message>
+</context>
+<context>
     <name>TensorView</name>
     <message>
         <source>Show values</source>
@@ -2019,6 +2094,30 @@
     <message>
         <source>Could not write {path}: {error}</source>
         <translation>无法写入 {path}：{error}</translation>
+    </message>
+    <message>
+        <source>{text} is not a boolean (true/false)</source>
+        <translation>{text} 不是布尔值（true/false）</translation>
+    </message>
+    <message>
+        <source>{value} does not fit {dtype} ({low}..{high})</source>
+        <translation>{value} 超出 {dtype} 的范围（{low}..{high}）</translation>
+    </message>
+    <message>
+        <source>{text} is not a {dtype}: {error}</source>
+        <translation>{text} 不是 {dtype}：{error}</translation>
+    </message>
+    <message>
+        <source>{text} is not a {dtype}</source>
+        <translation>{text} 不是 {dtype}</translation>
+    </message>
+    <message>
+        <source>only numeric tensors can be shown as images</source>
+        <translation>只有数值张量才能显示为图像</translation>
+    </message>
+    <message>
+        <source>a {layout} image has {n} axes; this tensor has {m}</source>
+        <translation>{layout} 图像有 {n} 个轴；此张量有 {m} 个</translation>
     </message>
     <message>
         <source>{n} elements (not numbers)</source>
@@ -2105,6 +2204,22 @@
     <message>
         <source>type</source>
         <translation>类型</translation>
+    </message>
+    <message>
+        <source>dim {i} is empty; write ? for an unknown size</source>
+        <translation>第 {i} 维为空；未知大小请写 ?</translation>
+    </message>
+    <message>
+        <source>dim {i} is {part}: a size cannot be negative (use ? or a name)</source>
+        <translation>第 {i} 维为 {part}：大小不能为负（请用 ? 或名称）</translation>
+    </message>
+    <message>
+        <source>dim {i} is {part}: a size is a whole number</source>
+        <translation>第 {i} 维为 {part}：大小必须是整数</translation>
+    </message>
+    <message>
+        <source>dim {i} is {part}: write a size, a name (no quotes or spaces) or ?</source>
+        <translation>第 {i} 维为 {part}：请写大小、名称（不带引号或空格）或 ?</translation>
     </message>
     <message>
         <source>{type} (not a tensor: shown, not edited here)</source>

@@ -9,6 +9,7 @@ whole number where one is needed is refused at the field.
 """
 from __future__ import annotations
 
+from PySide6.QtCore import QCoreApplication
 from PySide6.QtWidgets import (QFormLayout, QHBoxLayout, QLabel, QLineEdit, QPushButton,
                                QTableWidget, QTableWidgetItem, QVBoxLayout, QWidget, QHeaderView)
 
@@ -33,10 +34,10 @@ def ir_needed(model) -> tuple[int, str]:
         for first, ir in IR_FOR_OPSET:
             if opset >= first:
                 if ir > need:
-                    need, why = ir, f"ai.onnx opset {opset}"
+                    need, why = ir, f"ai.onnx opset {opset}"    # the spec's words
                 break
     if model.functions and IR_FOR_FUNCTIONS > need:
-        need, why = IR_FOR_FUNCTIONS, "model-local functions"
+        need, why = IR_FOR_FUNCTIONS, QCoreApplication.translate("ModelEditor", "model-local functions")
     return need, why
 
 
@@ -259,7 +260,7 @@ class ModelEditor(QWidget):
             return
         # A renamed key keeps its place in the list.
         self._apply(Macro([SetMetadata(old_key, None), SetMetadata(key, value, row)],
-                          f"Rename metadata {old_key} to {key}"))
+                          self.tr("Rename metadata {old} to {new}").format(old=old_key, new=key)))
 
     def add_metadata(self) -> bool:
         key = self.new_key.text().strip()
@@ -275,7 +276,7 @@ class ModelEditor(QWidget):
         edits = [SetMetadata(keys[r], None) for r in rows if r < len(keys)]
         if not edits:
             return self._refuse(self.tr("select the metadata rows to remove"))
-        return self._apply(edits[0] if len(edits) == 1 else Macro(edits, "Remove metadata"))
+        return self._apply(edits[0] if len(edits) == 1 else Macro(edits, self.tr("Remove metadata")))
 
     def add_input(self) -> bool:
         name = self.input_name.text().strip()

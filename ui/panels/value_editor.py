@@ -10,7 +10,7 @@ from __future__ import annotations
 
 import re
 
-from PySide6.QtCore import Signal
+from PySide6.QtCore import QCoreApplication, Signal
 from PySide6.QtWidgets import (QCheckBox, QComboBox, QFormLayout, QHBoxLayout, QLabel, QLineEdit,
                                QPushButton, QVBoxLayout, QWidget)
 
@@ -38,17 +38,23 @@ def parse_dims(text: str) -> list:
         if part == "?":
             dims.append(None)
         elif not part:
-            raise ValueError(f"dim {i} is empty; write ? for an unknown size")
+            raise ValueError(QCoreApplication.translate(
+                "ValueEditor", "dim {i} is empty; write ? for an unknown size").format(i=i))
         elif _INT.match(part):
             dims.append(int(part))
         elif _SIGNED.match(part):
             if int(part) < 0:
-                raise ValueError(f"dim {i} is {part}: a size cannot be negative (use ? or a name)")
+                raise ValueError(QCoreApplication.translate(
+                    "ValueEditor", "dim {i} is {part}: a size cannot be negative (use ? or a name)")
+                    .format(i=i, part=part))
             dims.append(int(part))
         elif _NUMBER.match(part):
-            raise ValueError(f"dim {i} is {part}: a size is a whole number")
+            raise ValueError(QCoreApplication.translate(
+                "ValueEditor", "dim {i} is {part}: a size is a whole number").format(i=i, part=part))
         elif part[0] in "'\"" or any(c in part for c in " ,[]"):
-            raise ValueError(f"dim {i} is {part!r}: write a size, a name (no quotes or spaces) or ?")
+            raise ValueError(QCoreApplication.translate(
+                "ValueEditor", "dim {i} is {part}: write a size, a name (no quotes or spaces) or ?")
+                .format(i=i, part=repr(part)))
         else:
             dims.append(part)
     return dims

@@ -48,7 +48,9 @@ def _floats(text: str, what: str) -> list:
     try:
         return [float(x) for x in text.replace(";", ",").split(",") if x.strip()]
     except ValueError:
-        raise FeedError(f"{what}: {text!r} is not a list of numbers (e.g. 0.485, 0.456, 0.406)") from None
+        raise FeedError(QCoreApplication.translate(
+            "InputsPanel", "{what}: {text} is not a list of numbers (e.g. 0.485, 0.456, 0.406)")
+            .format(what=what, text=repr(text))) from None
 
 
 class InputsPanel(QWidget):

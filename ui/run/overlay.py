@@ -17,7 +17,7 @@ from __future__ import annotations
 
 from typing import Callable, Optional
 
-from PySide6.QtCore import QPointF, QRectF, Qt
+from PySide6.QtCore import QCoreApplication, QPointF, QRectF, Qt
 from PySide6.QtGui import QColor, QPainter, QPainterPath, QPen, QPolygonF
 from PySide6.QtWidgets import QGraphicsItem
 from shiboken6 import isValid
@@ -264,8 +264,10 @@ class RunOverlay:
         for box, nd in bands.items():
             entry = marks.setdefault(box, {})
             entry["band"] = error_colour(nd.rel, nd.agrees)
-            entry["tooltip"] = (f"{nd.node.display_name}\nmax abs error {nd.max_abs:.3g}, rel {nd.rel:.3g}"
-                                + ("" if nd.agrees else "  (differs)"))
+            entry["tooltip"] = (f"{nd.node.display_name}\n"
+                                + QCoreApplication.translate("RunOverlay", "max abs error {abs}, rel {rel}")
+                                .format(abs=f"{nd.max_abs:.3g}", rel=f"{nd.rel:.3g}")
+                                + ("" if nd.agrees else QCoreApplication.translate("RunOverlay", "  (differs)")))
         for box, flags in marks.items():
             item = scene.node_items.get(box)
             if item is None:
