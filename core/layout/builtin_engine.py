@@ -324,6 +324,8 @@ def _group_boxes(request, boxes):
         y0 = min([b.y for b in bs] + [g.y for g in inner]) - pad - title
         x1 = max([b.right for b in bs] + [g.right for g in inner]) + pad
         y1 = max([b.bottom for b in bs] + [g.bottom for g in inner]) + pad
-        groups[path] = GroupBox(path, x0, y0, x1 - x0, y1 - y0)
+        # Never narrower than the title: widen evenly about the centre.
+        grow = max(0.0, request.group_min_width.get(path, 0.0) - (x1 - x0)) / 2
+        groups[path] = GroupBox(path, x0 - grow, y0, x1 - x0 + 2 * grow, y1 - y0)
     return groups
 

@@ -78,11 +78,18 @@ def _emit_cluster(lines, tree, path, request, index, counter) -> None:
         # The group's title strip is reserved with a fixed-size, empty HTML
         # table: dot's own font metrics never decide our sizes.
         title = (f'<<table border="0" cellpadding="0" cellspacing="0" fixedsize="true" '
-                 f'width="1" height="{max(1, round(request.group_title))}"><tr><td></td></tr></table>>')
+                 f'width="{_title_width(request, child)}" height="{max(1, round(request.group_title))}">'
+                 f'<tr><td></td></tr></table>>')
         lines.append(f"subgraph cluster_{counter[0]} {{")
         lines.append(f'id="g{_encode_path(child)}"; margin={request.group_padding:g}; label={title};')
         _emit_cluster(lines, tree, child, request, index, counter)
         lines.append("}")
+
+
+def _title_width(request: LayoutRequest, path) -> int:
+    """Width of the title strip: dot makes a cluster at least as wide as its
+    label, so a group is never narrower than its title."""
+    return max(1, math.ceil(request.group_min_width.get(path, 0.0)))
 
 
 def _encode_path(path) -> str:

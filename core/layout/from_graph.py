@@ -17,7 +17,7 @@ from collections import Counter
 from .geometry import LayoutEdge, LayoutNode, LayoutRequest
 from .labels import group_label, io_label, op_label
 from .scopes import default_expanded, raw_scope, tidy_scopes, visible_box
-from .view import INPUT, OUTPUT, GraphView, GroupInfo, Measure, ViewEdge, ViewNode
+from .view import GROUP_TITLE, INPUT, OUTPUT, GraphView, GroupInfo, Measure, NodeLabel, ViewEdge, ViewNode
 
 DEFAULT_BOX_BUDGET = 600   # boxes shown at first; more groups open on demand
 
@@ -123,8 +123,14 @@ class _Builder:
             self._add_box(box_id, ViewNode(box_id, io_label(OUTPUT, v, note), value=v), ())
             if v.const is None:
                 self._connect(v, box_id)
-        request = LayoutRequest(self.request_nodes, self.request_edges, rankdir=rankdir)
+        request = LayoutRequest(self.request_nodes, self.request_edges, rankdir=rankdir,
+                                group_min_width=self._title_widths(groups))
         return GraphView(self.graph, request, self.view_nodes, self.view_edges, groups, self.box_of_node)
+
+    def _title_widths(self, groups) -> dict:
+        """Width of each open group's title, as the caller measures it."""
+        return {path: float(self.measure(NodeLabel(GROUP_TITLE, path[-1], (str(info.node_count),)))[0])
+                for path, info in groups.items() if info.expanded}
 
     # -- constants ---------------------------------------------------------------------
 

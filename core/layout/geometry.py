@@ -47,6 +47,9 @@ class LayoutRequest:
     rank_sep: float = 30.0       # points between ranks
     group_padding: float = 8.0   # space between a group's border and its content
     group_title: float = 16.0    # extra space at the top of a group for its name
+    # Narrowest a group's frame may be (its title's width), by group path:
+    # a group narrower than its title would clip it.
+    group_min_width: dict = field(default_factory=dict)
 
     def __post_init__(self) -> None:
         if self.rankdir not in ("TB", "LR"):

@@ -27,7 +27,7 @@ MIN_GROUP_PIECE = 20     # a group this big is a piece of its own
 COST_PER_NODE = 3
 # Part of every cache key: bump when a change gives different layouts for
 # the same input (DOT text, canonical form, piece planning).
-KEY_VERSION = "piece-2"
+KEY_VERSION = "piece-3"
 PLAN_VERSION = "plan-2"
 
 
@@ -248,9 +248,12 @@ def canonical(piece: Piece, request: LayoutRequest, engine_tag: str) -> Canonica
             first.append(stub)
         edges.append(LayoutEdge(f"i{k}", stub, index[e.target]))
         edge_ids[f"i{k}"] = e.id
+    wanted = request.group_min_width
+    min_width = {c: round(wanted[p], 2) for p, c in canon_path.items() if p in wanted}
     req = LayoutRequest(nodes, edges, request.rankdir, request.node_sep, request.rank_sep,
-                        request.group_padding, request.group_title)
+                        request.group_padding, request.group_title, min_width)
     text = json.dumps([KEY_VERSION, engine_tag, req.options_key(),
+                       sorted(min_width.items()),
                        [(n.width, n.height, n.group) for n in nodes],
                        [(e.source, e.target) for e in edges], first, last])
     key = hashlib.sha256(text.encode()).hexdigest()
@@ -269,4 +272,5 @@ def request_key(request: LayoutRequest, engine_tag: str, max_piece: int, algorit
     h.update(json.dumps([[n.id, round(n.width, 2), round(n.height, 2), list(n.group)]
                          for n in request.nodes]).encode())
     h.update(json.dumps([[e.id, e.source, e.target] for e in request.edges]).encode())
+    h.update(json.dumps(sorted([list(p), round(w, 2)] for p, w in request.group_min_width.items())).encode())
     return h.hexdigest()

@@ -17,6 +17,9 @@ OP = "op"            # one IR node (a call of a model-local function is one too)
 INPUT = "input"      # a graph input (not an initializer)
 OUTPUT = "output"    # a graph output
 GROUP = "group"      # a collapsed name-scope group
+# Not a box: the title of an open group's frame, measured so the frame is
+# laid out at least as wide as it (lines: the group's node count).
+GROUP_TITLE = "group_title"
 
 
 @dataclass(frozen=True)

@@ -317,3 +317,22 @@ def test_edge_labels_show_compact_dims_and_the_full_expression_on_hover(qtbot):
     assert "floor((H+15)/16)" in item.toolTip() and item.toolTip().startswith("feat")
     item.place_label(None)
     assert "floor((H+15)/16)" in item.toolTip()
+
+
+@pytest.mark.parametrize("name", ["demo", "bert_small"])
+def test_every_group_frame_is_as_wide_as_its_title(qtbot, window, name):
+    """A group narrower than its title had the tab poking out past the frame:
+    the layout now keeps every frame at least as wide as its title tab."""
+    from shared_models import SHARED_MODELS
+    from onnxstudio.ui.canvas.items import GroupTitle
+    if name == "demo":
+        window.open_demo()
+        wait_idle(qtbot, window)
+    else:
+        open_model(qtbot, window, SHARED_MODELS / name / "model.onnx")
+    window.graph.expand_all()
+    wait_idle(qtbot, window, timeout=300_000)
+    frames = window.graph.scene.group_frames
+    assert frames
+    for path, frame in frames.items():
+        assert frame.rect.width() >= GroupTitle.tab_width(frame.title) - 0.5, (path, frame.rect, frame.title)

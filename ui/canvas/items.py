@@ -403,9 +403,15 @@ class GroupTitle(GroupFrame):
         self.setToolTip(frame.toolTip())
         self.setZValue(1.5 + frame.depth * 0.001)     # above edges (1), below boxes (2)
 
+    @staticmethod
+    def tab_width(title: str) -> float:
+        """Width of the tab for a frame titled `title` (the layout keeps the
+        frame at least this wide)."""
+        return fonts.text_width("▾ " + title) + 16
+
     def title_rect(self) -> QRectF:
-        width = fonts.text_width(self.text) + 16
-        return QRectF(self.rect.left(), self.rect.top(), width, fonts.line_height() + 4)
+        return QRectF(self.rect.left(), self.rect.top(), self.tab_width(self.frame.title),
+                      fonts.line_height() + 4)
 
     def boundingRect(self) -> QRectF:
         return self.title_rect().adjusted(-1, -1, 1, 1)

@@ -22,8 +22,16 @@ IO_MIN_WIDTH = 60.0
 TypeLookup = Callable[[object], str]
 
 
+def group_title_text(name: str, node_count) -> str:
+    """What an open group's frame says: "layer.3  (39 nodes)"."""
+    return name + QCoreApplication.translate("GraphScene", "  ({n} nodes)").format(n=node_count)
+
+
 def measure_label(label) -> tuple[float, float]:
-    """The measurer handed to core.layout.build_view: box size for a NodeLabel."""
+    """The measurer handed to core.layout.build_view: box size for a NodeLabel
+    (for a group title: the width of its tab, so the frame is as wide)."""
+    if label.kind == "group_title":
+        return GroupTitle.tab_width(group_title_text(label.title, label.lines[0])), 0.0
     width, height = card_size(label.title, label.lines)
     if label.kind in ("input", "output"):
         # Pill shape: leave room for the rounded ends.
@@ -105,10 +113,10 @@ class GraphScene(QGraphicsScene):
         self.layout_result = layout_result
         for path, box in layout_result.groups.items():
             info = view_model.groups.get(path)
-            count = (self.tr("  ({n} nodes)").format(n=info.node_count) if info is not None else "")
             # Nested frames sit inside their parent's: the last name is enough.
+            title = group_title_text(path[-1], info.node_count) if info is not None else path[-1]
             frame = GroupFrame(_group_key(path), QRectF(box.x, box.y, box.width, box.height),
-                               path[-1] + count, depth=len(path))
+                               title, depth=len(path))
             frame.setToolTip("/".join(path) + "\n" + self.tr("Double-click the title to collapse"))
             frame.path = path
             self.addItem(frame)
