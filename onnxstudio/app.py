@@ -64,7 +64,9 @@ def main(argv: list[str]) -> int:
     if args.theme:
         window.apply_theme(args.theme)
     window.show()
-    if args.demo:
+    if window.recovery.offer():
+        pass                        # the recovered model is opening
+    elif args.demo:
         window.open_demo()
     elif args.file:
         window.open_path(args.file)

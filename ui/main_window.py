@@ -59,6 +59,8 @@ class MainWindow(QMainWindow):
         self.edit_actions = EditActions(self)     # Edit menu, Save, Problems and History docks
         from .run import install_run
         self.run_ui = install_run(self)           # Run menu/toolbar (F5/F9/F10), Run, Inspector, Compare docks
+        from .recovery_prompt import Recovery
+        self.recovery = Recovery(self)            # autosave of the edit history, crash recovery
         self._connect()
         self.setAcceptDrops(True)
         self.setWindowTitle("onnxstudio")
@@ -252,6 +254,7 @@ class MainWindow(QMainWindow):
         self.search.set_document(self.qdoc)
         self.edit_actions.set_document(self.qdoc)
         self.run_ui.set_document(self.qdoc, path)
+        self.recovery.set_document(self.qdoc)
 
     def _start_inference(self) -> None:
         """Inference and the checker start once the first layout is painted:
@@ -428,6 +431,7 @@ class MainWindow(QMainWindow):
         if not self.edit_actions.files.maybe_keep_changes():
             event.ignore()
             return
+        self.recovery.closed()
         self.shutdown()
         self.settings.set_geometry(self.saveGeometry())
         self.settings.set_window_state(self.saveState())

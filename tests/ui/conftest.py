@@ -12,6 +12,7 @@ def _isolated_settings(tmp_path_factory):
     base = tmp_path_factory.mktemp("ui-settings")
     os.environ["ONNXSTUDIO_SETTINGS"] = str(base / "settings.ini")
     os.environ.setdefault("ONNXSTUDIO_LAYOUT_CACHE", str(base / "layout-cache"))
+    os.environ.setdefault("ONNXSTUDIO_RECOVERY_DIR", str(base / "recovery"))
     yield
 
 

@@ -1,0 +1,294 @@
+"""Recovery files: the unsaved edit history of an open model, kept on disk so
+a crash loses at most the last autosave interval.
+
+A recovery file holds no model data, only where the model came from and the
+edits made since (an edit script per undo step), so it stays small even for a
+5 GB model. Recovering opens the original file again and replays the steps:
+
+    {"format": "onnxstudio-recovery/1", "pid": 1234, "written": 1700000000.0,
+     "original": {"path": "/abs/model.onnx", "size": 123, "mtime_ns": ..., "head": "<sha256>"},
+     "steps": [{"name": "Set group of conv1", "edits": [<edit script entries>]}, ...]}
+
+The file size, modification time and a hash of the file's first 64 KB tell
+whether the original was changed since (then some steps may no longer
+apply; each one that does not is named and skipped, the rest are kept).
+
+One file per open document under $XDG_STATE_HOME/onnxstudio/recovery/ (or
+$ONNXSTUDIO_RECOVERY_DIR), written beside and renamed into place, removed when
+the model is saved or closed cleanly. A file whose writer process is still
+alive belongs to another running instance and is never offered.
+
+No Qt here; ui/recovery_prompt.py adds the timer and the questions.
+"""
+from __future__ import annotations
+
+import hashlib
+import json
+import os
+import pathlib
+import time
+from dataclasses import dataclass, field
+
+FORMAT = "onnxstudio-recovery/1"
+HEAD_BYTES = 64 * 1024
+
+
+def recovery_dir() -> pathlib.Path:
+    override = os.environ.get("ONNXSTUDIO_RECOVERY_DIR")
+    if override:
+        return pathlib.Path(override)
+    base = os.environ.get("XDG_STATE_HOME") or str(pathlib.Path.home() / ".local" / "state")
+    return pathlib.Path(base) / "onnxstudio" / "recovery"
+
+
+def file_identity(path) -> dict | None:
+    """Size, mtime and a hash of the head of `path`; None if it cannot be read."""
+    path = pathlib.Path(path)
+    try:
+        st = path.stat()
+        with open(path, "rb") as f:
+            head = hashlib.sha256(f.read(HEAD_BYTES)).hexdigest()
+    except OSError:
+        return None
+    return {"path": str(path.resolve()), "size": st.st_size, "mtime_ns": st.st_mtime_ns, "head": head}
+
+
+def _alive(pid: int) -> bool:
+    if pid == os.getpid():
+        return True
+    try:
+        os.kill(pid, 0)
+    except ProcessLookupError:
+        return False
+    except PermissionError:       # someone else's process: alive, not ours to offer
+        return True
+    except OSError:
+        return False
+    return True
+
+
+class History:
+    """Turns a Document's history into the steps a recovery file records,
+    relative to the file on disk (the "base": the file opened or last saved).
+
+    After a save the base is the saved state; if the user then undoes past it
+    and edits, the saved steps are no longer in the history, so the recovery
+    starts with their inverses (kept from the Step objects) before the new steps.
+    """
+
+    def __init__(self, document):
+        self.document = document
+        self.base_steps: list = list(document.steps[:document.index])
+
+    def rebase(self) -> None:
+        """The document was just saved: the file on disk is the current state."""
+        self.base_steps = list(self.document.steps[:self.document.index])
+
+    def steps(self) -> list[dict]:
+        """The steps from the base file to the document's state. Raises
+        Unrecordable when an undo the file would need cannot be written as a
+        script (it holds an object only this process has)."""
+        from onnxstudio.core.edits.script import to_script
+        doc = self.document
+        now = doc.steps[:doc.index]
+        common = 0
+        while (common < len(self.base_steps) and common < len(now)
+               and self.base_steps[common] is now[common]):
+            common += 1
+        out = []
+        for step in reversed(self.base_steps[common:]):
+            inverse = [_scriptable(e) for e in step.inverse]
+            out.append({"name": f"Undo {step.name}", "edits": to_script(inverse)})
+        for step in now[common:]:
+            out.append({"name": step.name, "edits": to_script(step.forward)})
+        return out
+
+
+class Unrecordable(ValueError):
+    """The history cannot be written relative to the file on disk."""
+
+
+def _scriptable(edit):
+    """`edit` in a form an edit script keeps whole. Inverses may carry the
+    exact object to put back (fields a script leaves out); an attribute's is
+    turned into its type and value, anything else cannot be recorded."""
+    import dataclasses
+    from onnxstudio.core.edits import Macro, SetAttribute
+    if isinstance(edit, Macro):
+        return dataclasses.replace(edit, edits=[_scriptable(e) for e in edit.edits])
+    if isinstance(edit, SetAttribute) and edit.restore is not None:
+        attr = edit.restore[0] if isinstance(edit.restore, tuple) else edit.restore
+        return SetAttribute(edit.node, edit.name, attr.type, attr.value, attr.ref_attr_name, edit.graph)
+    for f in dataclasses.fields(edit):
+        if not f.metadata.get("json", True) and getattr(edit, f.name) is not None:
+            raise Unrecordable(f"{edit.describe()} cannot be written as a script")
+    return edit
+
+
+@dataclass
+class RecoveryFile:
+    path: pathlib.Path            # the recovery file itself
+    original: dict                # file_identity() of the model when the edits started
+    steps: list                   # [{"name", "edits"}]
+    pid: int = 0
+    written: float = 0.0
+    problems: list = field(default_factory=list)
+
+    @property
+    def model_path(self) -> pathlib.Path:
+        return pathlib.Path(self.original["path"])
+
+    def original_changed(self) -> str:
+        """"" when the model file is as it was; else why it differs."""
+        now = file_identity(self.model_path)
+        if now is None:
+            return "the file is gone or cannot be read"
+        if now["size"] != self.original.get("size") or now["head"] != self.original.get("head"):
+            return "the file was changed since"
+        if now["mtime_ns"] != self.original.get("mtime_ns"):
+            return "the file was touched since (same size and header)"
+        return ""
+
+
+class RecoveryWriter:
+    """Writes (atomically) and removes one document's recovery file."""
+
+    _counter = 0
+
+    def __init__(self, document, directory=None):
+        self.document = document
+        self.directory = pathlib.Path(directory) if directory is not None else recovery_dir()
+        RecoveryWriter._counter += 1
+        stem = pathlib.Path(document.path).stem if document.path is not None else "untitled"
+        safe = "".join(c if c.isalnum() or c in "-_." else "_" for c in stem)[:60]
+        self.path = self.directory / f"{safe}-{os.getpid()}-{RecoveryWriter._counter}.json"
+        self.history = History(document)
+        self.original = file_identity(document.path) if document.path is not None else None
+        self.written_revision = document.revision
+
+    @property
+    def recoverable(self) -> bool:
+        """Only a document opened from a file can be replayed on it."""
+        return self.original is not None
+
+    def saved(self) -> None:
+        """The document was saved: its file is the new base; nothing to recover."""
+        if self.document.path is not None:
+            self.original = file_identity(self.document.path)
+        self.history.rebase()
+        self.remove()
+        self.written_revision = self.document.revision
+
+    def write(self) -> bool:
+        """Write the recovery file if the document has unsaved edits (remove
+        it when it has none). True when a file was written."""
+        self.written_revision = self.document.revision
+        if not self.recoverable or not self.document.dirty:
+            self.remove()
+            return False
+        steps = self.history.steps()
+        if not steps:
+            self.remove()
+            return False
+        data = {"format": FORMAT, "pid": os.getpid(), "written": time.time(),
+                "original": self.original, "steps": steps}
+        text = json.dumps(data, separators=(",", ":"))
+        self.directory.mkdir(parents=True, exist_ok=True)
+        tmp = self.path.with_name(self.path.name + ".tmp")
+        with open(tmp, "w", encoding="utf-8") as f:
+            f.write(text)
+            f.flush()
+            os.fsync(f.fileno())
+        os.replace(tmp, self.path)
+        return True
+
+    @property
+    def stale(self) -> bool:
+        """Edits happened since the last write."""
+        return self.written_revision != self.document.revision
+
+    def remove(self) -> None:
+        for p in (self.path, self.path.with_name(self.path.name + ".tmp")):
+            try:
+                p.unlink()
+            except FileNotFoundError:
+                pass
+            except OSError:
+                pass
+
+
+def read(path) -> RecoveryFile:
+    """Parse one recovery file; ValueError names the file and what is wrong."""
+    path = pathlib.Path(path)
+    try:
+        data = json.loads(path.read_text(encoding="utf-8"))
+    except (OSError, ValueError) as e:
+        raise ValueError(f"{path}: cannot be read as a recovery file ({e})") from None
+    if not isinstance(data, dict) or data.get("format") != FORMAT:
+        raise ValueError(f"{path}: not an onnxstudio recovery file")
+    original, steps = data.get("original"), data.get("steps")
+    if not isinstance(original, dict) or not isinstance(original.get("path"), str):
+        raise ValueError(f"{path}: 'original' does not name the model file")
+    if not isinstance(steps, list) or not all(
+            isinstance(s, dict) and isinstance(s.get("name"), str) and isinstance(s.get("edits"), list)
+            for s in steps):
+        raise ValueError(f"{path}: 'steps' is not a list of named edit lists")
+    pid = data.get("pid") if isinstance(data.get("pid"), int) else 0
+    written = data.get("written") if isinstance(data.get("written"), (int, float)) else 0.0
+    return RecoveryFile(path, original, steps, pid, float(written))
+
+
+def pending(directory=None) -> tuple[list[RecoveryFile], list[str]]:
+    """Recovery files left by instances that are no longer running (newest
+    first), and a message for each unreadable one (which is left in place)."""
+    directory = pathlib.Path(directory) if directory is not None else recovery_dir()
+    found, problems = [], []
+    if not directory.is_dir():
+        return found, problems
+    for p in sorted(directory.glob("*.json")):
+        try:
+            rf = read(p)
+        except ValueError as e:
+            problems.append(str(e))
+            continue
+        if rf.pid and _alive(rf.pid):
+            continue
+        found.append(rf)
+    found.sort(key=lambda r: r.written, reverse=True)
+    return found, problems
+
+
+@dataclass
+class Outcome:
+    applied: int = 0
+    skipped: list = field(default_factory=list)     # "step 3 (Set group of conv1): reason"
+
+
+def recover(document, rf: RecoveryFile) -> Outcome:
+    """Replay the recorded steps on `document` (the original, just opened),
+    each as its own undo step. A step that no longer applies is skipped and
+    named; the others are kept."""
+    from onnxstudio.core.edits import EditError
+    from onnxstudio.core.edits.script import from_script
+    out = Outcome()
+    for i, step in enumerate(rf.steps, 1):
+        try:
+            edits = from_script(step["edits"])
+            with document.macro(step["name"]):
+                for edit in edits:
+                    document.apply(edit)
+        except EditError as e:
+            out.skipped.append(f"step {i} ({step['name']}): {e}")
+            continue
+        except (KeyError, ValueError, TypeError, IndexError, AttributeError) as e:
+            out.skipped.append(f"step {i} ({step['name']}) is malformed: {type(e).__name__}: {e}")
+            continue
+        out.applied += 1
+    return out
+
+
+def discard(rf: RecoveryFile) -> None:
+    try:
+        rf.path.unlink()
+    except OSError:
+        pass
