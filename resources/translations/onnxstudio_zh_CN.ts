@@ -1198,6 +1198,14 @@
         <translation>覆盖</translation>
     </message>
     <message>
+        <source>Recover</source>
+        <translation>恢复</translation>
+    </message>
+    <message>
+        <source>Not now</source>
+        <translation>暂不</translation>
+    </message>
+    <message>
         <source>{what} failed unexpectedly: {error}. The model was left as it was before.</source>
         <translation>{what}意外失败：{error}。模型保持原样未变。</translation>
     </message>
@@ -2276,6 +2284,10 @@
 </context>
 <context>
     <name>_SpecEditor</name>
+    <message>
+        <source>Settings</source>
+        <translation>设置</translation>
+    </message>
     <message>
         <source>lowest</source>
         <translation>最小</translation>

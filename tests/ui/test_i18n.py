@@ -209,6 +209,22 @@ def test_catalogue_covers_the_sources_and_is_compiled(tmp_path):
     assert all(c.isidentifier() for c in contexts), sorted(c for c in contexts if not c.isidentifier())
 
 
+def test_every_question_button_has_a_translation():
+    """Prompter.ask(title, text, buttons, default) answers with the English
+    label (callers compare it) and shows it translated under "Prompter"."""
+    known = {source for context, source, *_ in i18n_tool.entries(TS) if context == "Prompter"}
+    missing = []
+    for path in i18n_tool.sources():
+        for node in ast.walk(ast.parse(path.read_text(encoding="utf-8"))):
+            if isinstance(node, ast.Call) and _call_name(node) == "ask" and len(node.args) > 2 \
+                    and isinstance(node.args[2], ast.Tuple):
+                for label in node.args[2].elts:
+                    if isinstance(label, ast.Constant) and label.value not in known:
+                        missing.append(f"{path.relative_to(ROOT)}:{node.lineno}: {label.value!r}")
+    assert not missing, ("button labels not registered with QT_TRANSLATE_NOOP(\"Prompter\", ...) "
+                         "(ui/dialogs.py):\n" + "\n".join(missing))
+
+
 def test_translations_keep_placeholders_and_accelerators():
     problems = []
     for context, source, _comment, texts, _done in i18n_tool.entries(TS):
@@ -256,8 +272,8 @@ def _shown_texts(win):
     """(where, text) of what the window shows in its own words: menus and
     their actions, docks, toolbars, labels, buttons, placeholders, combo
     items, tree headers, tooltips, and the lines of rich-text panels."""
-    from PySide6.QtWidgets import (QAbstractButton, QComboBox, QDockWidget, QLabel, QLineEdit,
-                                   QMenu, QTextBrowser, QToolBar, QTreeWidget)
+    from PySide6.QtWidgets import (QAbstractButton, QComboBox, QDockWidget, QGroupBox, QLabel,
+                                   QLineEdit, QMenu, QTextBrowser, QToolBar, QTreeWidget)
 
     def walk_menu(menu, where):
         yield where, menu.title()
@@ -287,6 +303,8 @@ def _shown_texts(win):
         yield f"{type(widget).__name__} tooltip", widget.toolTip()
     for edit in win.findChildren(QLineEdit):
         yield "placeholder", edit.placeholderText()
+    for box in win.findChildren(QGroupBox):
+        yield "group box", box.title()
     for combo in win.findChildren(QComboBox):
         for i in range(combo.count()):
             yield "combo item", combo.itemText(i)

@@ -344,7 +344,8 @@ class _SpecEditor(QGroupBox):
     changed = Signal()
 
     def __init__(self, parent=None):
-        super().__init__("Settings", parent)
+        super().__init__(parent)
+        self.setTitle(self.tr("Settings"))
         self.form = QFormLayout(self)
         self.form.setFieldGrowthPolicy(QFormLayout.ExpandingFieldsGrow)
         self.value = None
