@@ -25,6 +25,9 @@ def configure(parser: argparse.ArgumentParser) -> None:
                         help="label edges with declared types only (skip shape inference)")
 
 
+MAX_BOXES = 50_000
+
+
 def groups_to_depth(groups, depth: int) -> set:
     return {path for path in groups if len(path) <= depth}
 
@@ -40,6 +43,12 @@ def render(model, output, depth=None, theme_name="light", scale=2.0, infer=True)
     view = lay.build_view(model.graph, measure_label)
     if depth is not None:
         view = lay.build_view(model.graph, measure_label, expanded=groups_to_depth(view.groups, depth))
+    boxes = len(view.request.nodes)
+    if boxes > MAX_BOXES:
+        # Past this a picture takes minutes and gigabytes and shows nothing readable.
+        from onnxstudio.errors import UserError
+        raise UserError(f"{getattr(model, 'path', None) or 'the model'}: the picture would hold {boxes:,} boxes; "
+                        f"render draws at most {MAX_BOXES:,} (a smaller --depth opens fewer groups)")
     result = lay.layout(view.request)
     scene = GraphScene(THEMES[theme_name])
     scene.populate(view, result, run_inference(model) if infer else None)
