@@ -98,6 +98,11 @@ def run_inference(model) -> dict:
         return {}
 
 
+# Past this many boxes a canvas takes minutes and gigabytes to build and
+# shows nothing readable (a flat chain of 10**6 nodes, say).
+MAX_BOXES = 50_000
+
+
 class LayoutJob(QThread):
     done = Signal(object, object)    # core.layout.GraphView, core.layout.Layout
     failed = Signal(str)
@@ -120,6 +125,11 @@ class LayoutJob(QThread):
         try:
             view = lay.build_view(self.graph, self.measure, expanded=self.expanded)
             self.token.raise_if_cancelled()
+            boxes = len(view.request.nodes)
+            if boxes > MAX_BOXES:
+                self.failed.emit(f"This graph would need {boxes:,} boxes on one canvas; onnxstudio draws at "
+                                 f"most {MAX_BOXES:,}. Its nodes, search and properties are still there.")
+                return
             result = lay.layout(view.request, cancel=self.token, time_limit=self.time_limit)
         except lay.LayoutCancelled:
             self.cancelled_signal.emit()

@@ -25,9 +25,6 @@ def configure(parser: argparse.ArgumentParser) -> None:
                         help="label edges with declared types only (skip shape inference)")
 
 
-MAX_BOXES = 50_000
-
-
 def groups_to_depth(groups, depth: int) -> set:
     return {path for path in groups if len(path) <= depth}
 
@@ -38,7 +35,7 @@ def render(model, output, depth=None, theme_name="light", scale=2.0, infer=True)
     from onnxstudio.ui.canvas.scene import GraphScene, measure_label
     from onnxstudio.ui.export import export_scene
     from onnxstudio.ui.theme import THEMES
-    from onnxstudio.ui.workers import run_inference
+    from onnxstudio.ui.workers import MAX_BOXES, run_inference
 
     view = lay.build_view(model.graph, measure_label)
     if depth is not None:
