@@ -20,6 +20,7 @@ from __future__ import annotations
 
 import pathlib
 
+from ..ir.types import TensorType
 from .mirror import Mirror
 from .session import CheckSession
 
@@ -147,7 +148,21 @@ class LiveChecker:
                         nodes.add(n if g is main else _top(g, main)[0])
             nodes.discard(None)
         moved = inference.update(nodes=nodes, values=values)
-        return {v.name for v in moved if v.graph is main}
+        # The checker reads only what schemas.type_string keeps of a type
+        # (element types): a new shape alone moves nothing for it.
+        previous = inference.previous
+        return {v.name for v in moved if v.graph is main and _moved_for_checker(previous.get(v), inference.type_of(v))}
+
+
+def _moved_for_checker(old, new) -> bool:
+    if type(old) is TensorType and type(new) is TensorType:
+        return old.elem_type != new.elem_type and (bool(old.elem_type) or bool(new.elem_type))
+    return _seen(old) != _seen(new)
+
+
+def _seen(t):
+    from ..schemas import type_string  # noqa: PLC0415
+    return None if t is None else type_string(t)
 
 
 def _top(graph, main):

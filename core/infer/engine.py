@@ -58,6 +58,7 @@ class Inference:
         # that contradict what the producer (node, initializer, caller) gives.
         self.contradictions: dict = {}
         self.nodes_inferred = 0      # rule evaluations so far (shows what update() saved)
+        self.previous: dict = {}     # see update()
 
     # --- public API ----------------------------------------------------------------
     def run(self) -> InferenceResult:
@@ -121,6 +122,10 @@ class Inference:
         main = self.model.graph
         heap: list = []
         queued: set = set()
+        # Value -> its type before this update, for the changed ones (a
+        # caller that sees only part of a type, e.g. the checker's element
+        # types, tells from it whether the change concerns it).
+        previous = self.previous = {}
 
         def push(node):
             top = self._top_level(node, main)
@@ -135,6 +140,7 @@ class Inference:
             for v in values:
                 if self.fresh.declares_new(v.type):
                     raise _FullRerun    # a file's own "?N" the fresh names must now avoid
+                old_type = self.types.get(v, _MISSING)
                 self.consts.pop(v, None)
                 self.syms.pop(v, None)
                 self._const_checked.discard(v)
@@ -155,6 +161,7 @@ class Inference:
                     # a name nothing defines any more.
                     self.types.pop(v, None)
                     self.contradictions.pop(v, None)
+                previous.setdefault(v, old_type)
                 changed.add(v)
                 for user, _ in v.uses:
                     push(user)
@@ -175,12 +182,14 @@ class Inference:
                 outs = [v for v in node.outputs if v is not None]
                 for v, old in zip(outs, before):
                     if (self.types.get(v), _key(self.consts.get(v)), self.syms.get(v)) != old:
+                        previous.setdefault(v, old[0])
                         changed.add(v)
                         for user, _ in v.uses:
                             push(user)
         except _FullRerun:
             old = dict(self.types)
             self.run()
+            self.previous = old
             return {v for v, t in self.types.items() if old.get(v, _MISSING) != t}
         return changed
 
