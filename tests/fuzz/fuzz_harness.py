@@ -14,11 +14,13 @@ findings: "crash" (signal, exit 3, other exit codes, a traceback), "hang"
 """
 from __future__ import annotations
 
+import atexit
 import json
 import os
 import pathlib
 import resource
 import select
+import shutil
 import signal
 import subprocess
 import sys
@@ -67,11 +69,20 @@ def prepare_parent() -> None:
     for var in ("OPENBLAS_NUM_THREADS", "OMP_NUM_THREADS", "MKL_NUM_THREADS"):
         os.environ.setdefault(var, "1")
     os.environ.pop("ONNXSTUDIO_DEBUG", None)
-    os.environ.setdefault("ONNXSTUDIO_LAYOUT_CACHE", tempfile.mkdtemp(prefix="fuzz-layout-"))
+    if "ONNXSTUDIO_LAYOUT_CACHE" not in os.environ:
+        os.environ["ONNXSTUDIO_LAYOUT_CACHE"] = _scratch("fuzz-layout-")
     import onnxstudio.cli as cli
     cli._command_modules()
     from onnxstudio.core import check, infer, layout  # noqa: F401
     from onnxstudio.core.exec import kernels  # noqa: F401
+
+
+def _scratch(prefix: str) -> str:
+    """A temporary folder removed when this process exits (not by forked children)."""
+    path = tempfile.mkdtemp(prefix=prefix)
+    owner = os.getpid()
+    atexit.register(lambda: os.getpid() == owner and shutil.rmtree(path, ignore_errors=True))
+    return path
 
 
 def run_cli_stage(stage: str, model: pathlib.Path, limits: Limits) -> Outcome:
@@ -162,8 +173,7 @@ class AppOpener:
 
     def _start(self) -> None:
         env = dict(os.environ, QT_QPA_PLATFORM="offscreen")
-        env.setdefault("ONNXSTUDIO_SETTINGS", str(pathlib.Path(tempfile.mkdtemp(prefix="fuzz-settings-"))
-                                                  / "settings.ini"))
+        env.setdefault("ONNXSTUDIO_SETTINGS", str(pathlib.Path(_scratch("fuzz-settings-")) / "settings.ini"))
         memory = self.limits.memory
 
         def limit():
