@@ -36,6 +36,9 @@ class CanvasEdits:
         from .panels.op_picker import pick_op
         self.choose_op = lambda title: pick_op(self.window.model, self.window, title)
         self.choose_extract_path = self._choose_extract_path
+        from .canvas.ports import PortDragger
+        self.ports = PortDragger(window.graph, self, self._hint)
+        self._hinting = False
 
     # -- what is selected ----------------------------------------------------------------
 
@@ -69,6 +72,11 @@ class CanvasEdits:
             self.prompter.report_unexpected(name, exc)
             return False
         return self._push(edit)
+
+    def _select_new(self, name: str) -> None:
+        """The node just made is selected and shown (groups hiding it opened)."""
+        node = next((n for n in self.graph.nodes if n.name == name), None)
+        self.window.graph.select_new_node(node)
 
     # -- commands ---------------------------------------------------------------------------
 
@@ -107,8 +115,11 @@ class CanvasEdits:
         inputs = [source.outputs[0].name] if source is not None and source.outputs and source.outputs[0] else []
         name = g.unique_name(scoped_name(source, op))
         index = source.index + 1 if source is not None else None
-        return self._push(E.AddNode(op, inputs, [g.unique_name(f"{name}_out")], {}, name, domain, index,
+        done = self._push(E.AddNode(op, inputs, [g.unique_name(f"{name}_out")], {}, name, domain, index,
                                     self.gpath))
+        if done:
+            self._select_new(name)
+        return done
 
     def insert_on_edge(self, edge_item: EdgeItem, choice=None) -> bool:
         vedge = edge_item.ref
@@ -126,9 +137,137 @@ class CanvasEdits:
             consumers = [E.node_ref(target.node)]
         near = value.producer or (target.node if target is not None else None)
         name = self.graph.unique_name(scoped_name(near, op))
-        return self._build(translate("CanvasEdits", "Insert {op}").format(op=op), lambda: E.insert_on_edge(
+        done = self._build(translate("CanvasEdits", "Insert {op}").format(op=op), lambda: E.insert_on_edge(
             self.window.model, value.name, op, consumers=consumers, graph=self.gpath, domain=domain,
             name=name))
+        if done:
+            self._select_new(name)
+        return done
+
+    # -- wiring by hand (ports on the canvas, the edge menu) ---------------------------------
+
+    def connect_problem(self, value, node, index: int) -> str:
+        """Why `value` cannot go to input `index` of `node` ("" when it can)."""
+        if value is None or node is None:
+            return translate("CanvasEdits", "Nothing to connect")
+        if node.graph is not self.graph:
+            return translate("CanvasEdits", "{node} is not in the graph shown").format(node=node.display_name)
+        if value.producer is node:
+            return translate("CanvasEdits", "{node} cannot read its own output {value}").format(
+                node=node.display_name, value=value.name)
+        if index < len(node.inputs) and node.inputs[index] is value:
+            return translate("CanvasEdits", "{value} already goes to input {i} of {node}").format(
+                value=value.name, i=index, node=node.display_name)
+        producer = value.producer
+        if producer is not None and producer.graph is node.graph and _reaches(node, producer):
+            return translate("CanvasEdits", "{value} → {node}: a cycle ({producer} already reads what "
+                             "{node} makes)").format(value=value.name, node=node.display_name,
+                                                    producer=producer.display_name)
+        return ""
+
+    def connect(self, value, node, index: int) -> bool:
+        """Make input `index` of `node` read `value` (one undo step). When the
+        producer comes later in the node list, it and what it needs move
+        before `node` first, so the list stays topological."""
+        problem = self.connect_problem(value, node, index)
+        if problem:
+            self.window.qdoc.refused.emit(problem)
+            return False
+        gpath, ref = self.gpath, E.node_ref(node)
+        edits = []
+        order = _order_for(value.producer, node)
+        if order is not None:
+            edits.append(E.SetNodeOrder(order, gpath))
+        if index < len(node.inputs):
+            edits.append(E.SetNodeInput(ref, index, value.name, gpath))
+        else:
+            names = [v.name if v is not None else "" for v in node.inputs]
+            names += [""] * (index - len(names)) + [value.name]
+            edits.append(E.SetNodeInputs(ref, names, gpath))
+        return self._push(E.Macro(edits, translate("CanvasEdits", "Connect {value} to {node}").format(
+            value=value.name, node=node.display_name)))
+
+    def connect_hint(self, value, node, index: int) -> str:
+        return translate("CanvasEdits", "Release to connect {value} to input {i} of {node}").format(
+            value=value.name, i=index, node=node.display_name)
+
+    def drop_hint(self, node, edge_item) -> str:
+        value = getattr(edge_item.ref, "value", None)
+        return translate("CanvasEdits", "Release to insert {node} on {value}").format(
+            node=node.display_name, value=getattr(value, "name", "?"))
+
+    def _hint(self, message: str) -> None:
+        bar = self.window.statusBar()
+        if message:
+            bar.showMessage(message, 15000)
+            self._hinting = True
+        elif self._hinting:
+            bar.clearMessage()
+            self._hinting = False
+
+    def disconnect(self, edge_item: EdgeItem) -> bool:
+        """Clear the consumer's inputs that read the edge's value; refused for
+        an input the op requires."""
+        vedge = edge_item.ref
+        value = getattr(vedge, "value", None)
+        target = self.window.graph.scene.view_model.nodes.get(vedge.target) if value is not None else None
+        node = getattr(target, "node", None)
+        if node is None:
+            self.window.qdoc.refused.emit(translate(
+                "CanvasEdits", "Only an edge into a node's input can be disconnected"))
+            return False
+        slots = [i for i, v in enumerate(node.inputs) if v is value]
+        if not slots:
+            return False
+        from onnxstudio.core import schemas
+        schema = schemas.bind(node.domain, node.op_type, dict(self.window.model.opset_imports))
+        names = [v.name if v is not None else "" for v in node.inputs]
+        for i in slots:
+            if not _optional_slot(schema, i, len(names)):
+                what = schema.input_formal(i).name if schema is not None and schema.input_formal(i) else str(i)
+                self.window.qdoc.refused.emit(translate(
+                    "CanvasEdits", "{node}: input {i} ({what}) is required; connect another value "
+                    "to it instead").format(node=node.display_name, i=i, what=what))
+                return False
+            names[i] = ""
+        while names and names[-1] == "":
+            names.pop()            # trailing optional inputs are left out, not empty
+        return self._push(E.Macro([E.SetNodeInputs(E.node_ref(node), names, self.gpath)],
+                                  translate("CanvasEdits", "Disconnect {value} from {node}").format(
+                                      value=value.name, node=node.display_name)))
+
+    @staticmethod
+    def is_loose(node) -> bool:
+        """A node that reads and feeds nothing yet (e.g. just added with Tab):
+        it can be dropped onto an edge."""
+        return (node is not None and all(v is None for v in node.inputs)
+                and all(v is None or (not v.uses and not v.is_graph_output) for v in node.outputs)
+                and any(v is not None for v in node.outputs))
+
+    def drop_on_edge(self, node, edge_item: EdgeItem) -> bool:
+        """Insert a loose node on an edge: it reads the edge's value, and the
+        edge's reader reads the node's first output instead (one undo step)."""
+        vedge = edge_item.ref
+        value = getattr(vedge, "value", None)
+        if value is None or not self.is_loose(node):
+            return False
+        target = self.window.graph.scene.view_model.nodes.get(vedge.target)
+        consumers = None
+        if target is not None and target.node is not None and any(u is target.node for u, _ in value.uses):
+            consumers = [E.node_ref(target.node)]
+        outputs = [v.name if v is not None else "" for v in node.outputs]
+        attributes = {k: (int(a.type), a.value) for k, a in node.attributes.items() if not a.ref_attr_name}
+        op, domain, name, ref = node.op_type, node.domain, node.name, E.node_ref(node)
+
+        def build():
+            insert = E.insert_on_edge(self.window.model, value.name, op, consumers=consumers,
+                                      attributes=attributes, graph=self.gpath, domain=domain,
+                                      name=name or "", output=outputs[0])
+            import dataclasses
+            add = dataclasses.replace(insert.edits[0], outputs=outputs)
+            return E.Macro([E.RemoveNode(ref, self.gpath), add, *insert.edits[1:]],
+                           translate("CanvasEdits", "Insert {op} on {value}").format(op=op, value=value.name))
+        return self._build(translate("CanvasEdits", "Insert {op}").format(op=op), build)
 
     def copy(self) -> int:
         nodes = self.selected_nodes()
@@ -172,7 +311,10 @@ class CanvasEdits:
             outputs = [renamed.get(o, "") for o in entry["outputs"]]
             edits.append(E.AddNode(entry["op_type"], inputs, outputs, dict(entry["attributes"]),
                                    fresh(entry["name"] or entry["op_type"]), entry["domain"], None, self.gpath))
-        return self._push(E.Macro(edits, translate("CanvasEdits", "Paste {n} node(s)").format(n=len(edits))))
+        done = self._push(E.Macro(edits, translate("CanvasEdits", "Paste {n} node(s)").format(n=len(edits))))
+        if done:
+            self._select_new(edits[0].name)
+        return done
 
     def boundary(self, nodes) -> tuple[list, list]:
         """Values the selection reads from outside, values it hands outside."""
@@ -224,3 +366,61 @@ class CanvasEdits:
             self.window, translate("CanvasEdits", "Extract selection to a new model"),
             "extracted.onnx", translate("CanvasEdits", "ONNX model (*.onnx)"))
         return path
+
+
+def _reaches(start, goal) -> bool:
+    """True when `goal` reads (at any distance) something `start` makes."""
+    seen, stack = {id(start)}, [start]
+    while stack:
+        n = stack.pop()
+        for v in n.outputs:
+            if v is None:
+                continue
+            for user, _ in v.uses:
+                if user is goal:
+                    return True
+                if id(user) not in seen and user.graph is start.graph:
+                    seen.add(id(user))
+                    stack.append(user)
+    return False
+
+
+def _order_for(producer, node):
+    """A node order (SetNodeOrder) in which `producer` and the nodes it needs
+    that come after `node` move, in their order, to just before `node`; None
+    when the producer already comes first."""
+    if producer is None or producer.graph is not node.graph or producer.index < node.index:
+        return None
+    g = node.graph
+    needed, stack = {id(producer)}, [producer]
+    while stack:
+        n = stack.pop()
+        for v in n.inputs:
+            p = v.producer if v is not None else None
+            if p is not None and p.graph is g and p.index > node.index and id(p) not in needed:
+                needed.add(id(p))
+                stack.append(p)
+    nodes = list(g.nodes)
+    moved = [i for i, n in enumerate(nodes) if id(n) in needed]
+    order = []
+    for i, n in enumerate(nodes):
+        if i == node.index:
+            order.extend(moved)
+        if id(n) not in needed:
+            order.append(i)
+    return order
+
+
+def _optional_slot(schema, index: int, count: int) -> bool:
+    """May input `index` (of `count`) be left empty? Without a schema: no."""
+    if schema is None:
+        return False
+    formal = schema.input_formal(index)
+    if formal is None:
+        return False
+    if formal.is_optional:
+        return True
+    if formal.is_variadic:        # the last of a variadic list, above its minimum
+        first = len(schema.inputs) - 1
+        return index == count - 1 and count - first > max(formal.min_arity, 1)
+    return False

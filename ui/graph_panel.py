@@ -413,6 +413,18 @@ class GraphPanel(QWidget):
         self.levels = levels_for(self.model, graph)
         self._show_level()
 
+    def select_new_node(self, node) -> None:
+        """Select a node an edit just made, once the canvas shows it. Named in
+        its neighbour's scope, it can form a new group with that neighbour,
+        closed by default: open it, or the user sees their node vanish."""
+        if node is None or node.graph is not self.level.graph:
+            return
+        if self._job is None:           # relabelled in place: nothing is being laid out
+            self.reveal(node, node.graph)
+            return
+        self._pending_target = node     # the running relayout opens groups and selects it
+        self._reveal_steps = 0
+
     def _reveal_needs_expand(self, view_model) -> bool:
         """If the pending target sits in a collapsed group, open it and lay out again."""
         target = self._pending_target
