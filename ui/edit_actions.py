@@ -16,6 +16,7 @@ from .dialogs import Prompter
 from .file_actions import FileActions
 from .history import HistoryPanel
 from .problems import ProblemsPanel
+from .step_names import display_name
 
 translate = QCoreApplication.translate    # lupdate reads translate("Context", "text")
 
@@ -98,10 +99,16 @@ class EditActions:
         doc = self.qdoc.document if self.qdoc is not None else None
         self.undo_action.setEnabled(bool(doc and doc.can_undo))
         self.redo_action.setEnabled(bool(doc and doc.can_redo))
-        self.undo_action.setText(translate("EditActions", "&Undo {name}").format(name=doc.undo_name) if doc and doc.can_undo
-                                 else translate("EditActions", "&Undo"))
-        self.redo_action.setText(translate("EditActions", "&Redo {name}").format(name=doc.redo_name) if doc and doc.can_redo
-                                 else translate("EditActions", "&Redo"))
+        if doc and doc.can_undo:
+            undo = translate("EditActions", "&Undo {name}").format(name=display_name(doc.undo_name))
+        else:
+            undo = translate("EditActions", "&Undo")
+        if doc and doc.can_redo:
+            redo = translate("EditActions", "&Redo {name}").format(name=display_name(doc.redo_name))
+        else:
+            redo = translate("EditActions", "&Redo")
+        self.undo_action.setText(undo)
+        self.redo_action.setText(redo)
         self.files.update_title()
 
     def _refused(self, message: str) -> None:
@@ -121,6 +128,8 @@ class EditActions:
         value = getattr(item.ref, "value", None)
         if value is not None:
             menu.addAction(translate("EditActions", "Insert Node on {name}…").format(name=value.name), lambda: self.canvas.insert_on_edge(item))
+            menu.addAction(translate("EditActions", "Disconnect {name}").format(name=value.name),
+                           lambda: self.canvas.disconnect(item))
 
     def _reveal_problem(self, obj, graph) -> None:
         w = self.window

@@ -11,6 +11,8 @@ from PySide6.QtCore import Qt
 from PySide6.QtGui import QFont
 from PySide6.QtWidgets import QLabel, QListWidget, QListWidgetItem, QVBoxLayout, QWidget
 
+from .step_names import display_name
+
 
 class HistoryPanel(QWidget):
     def __init__(self, parent=None):
@@ -39,7 +41,7 @@ class HistoryPanel(QWidget):
         self._filling = True
         self.list.clear()
         opened = self.tr("Opened {name}").format(name=doc.path.name if doc.path else self.tr("model"))
-        names = [opened] + [s.name for s in doc.steps]
+        names = [opened] + [display_name(s.name) for s in doc.steps]
         for row, name in enumerate(names):
             saved = self.tr(" (saved)") if doc.clean_index == row and row else ""
             item = QListWidgetItem(f"{row}. {name}{saved}" if row else name + saved)

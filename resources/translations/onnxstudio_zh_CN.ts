@@ -96,6 +96,46 @@
         <translation>插入 {op}</translation>
     </message>
     <message>
+        <source>Nothing to connect</source>
+        <translation>没有可连接的内容</translation>
+    </message>
+    <message>
+        <source>{node} is not in the graph shown</source>
+        <translation>{node} 不在当前显示的图中</translation>
+    </message>
+    <message>
+        <source>{node} cannot read its own output {value}</source>
+        <translation>{node} 不能读取自己的输出 {value}</translation>
+    </message>
+    <message>
+        <source>{value} already goes to input {i} of {node}</source>
+        <translation>{value} 已连接到 {node} 的输入 {i}</translation>
+    </message>
+    <message>
+        <source>{value} → {node}: a cycle ({producer} already reads what {node} makes)</source>
+        <translation>{value} → {node}：会形成环（{producer} 已读取 {node} 的输出）</translation>
+    </message>
+    <message>
+        <source>Connect {value} to {node}</source>
+        <translation>将 {value} 连接到 {node}</translation>
+    </message>
+    <message>
+        <source>Only an edge into a node&apos;s input can be disconnected</source>
+        <translation>只能断开连入节点输入的边</translation>
+    </message>
+    <message>
+        <source>{node}: input {i} ({what}) is required; connect another value to it instead</source>
+        <translation>{node}：输入 {i}（{what}）是必需的；请改为连接另一个值</translation>
+    </message>
+    <message>
+        <source>Disconnect {value} from {node}</source>
+        <translation>断开 {value} 与 {node} 的连接</translation>
+    </message>
+    <message>
+        <source>Insert {op} on {value}</source>
+        <translation>在 {value} 上插入 {op}</translation>
+    </message>
+    <message>
         <source>Copied {n} node(s)</source>
         <translation>已复制 {n} 个节点</translation>
     </message>
@@ -1823,6 +1863,177 @@
     <message>
         <source>{n} matches</source>
         <translation>{n} 个匹配</translation>
+    </message>
+</context>
+<context>
+    <name>StepNames</name>
+    <message>
+        <source>Set model {field}</source>
+        <translation>设置模型 {field}</translation>
+    </message>
+    <message>
+        <source>Remove opset {domain}</source>
+        <translation>删除算子集 {domain}</translation>
+    </message>
+    <message>
+        <source>Set opset {domain} to {version}</source>
+        <translation>将算子集 {domain} 设为 {version}</translation>
+    </message>
+    <message>
+        <source>Remove metadata {key}</source>
+        <translation>删除元数据 {key}</translation>
+    </message>
+    <message>
+        <source>Set metadata {key}</source>
+        <translation>设置元数据 {key}</translation>
+    </message>
+    <message>
+        <source>Set graph {field}</source>
+        <translation>设置图 {field}</translation>
+    </message>
+    <message>
+        <source>Set attribute {name}</source>
+        <translation>设置属性 {name}</translation>
+    </message>
+    <message>
+        <source>Remove attribute {name}</source>
+        <translation>删除属性 {name}</translation>
+    </message>
+    <message>
+        <source>Add initializer {name}</source>
+        <translation>添加初始化器 {name}</translation>
+    </message>
+    <message>
+        <source>Remove initializer {name}</source>
+        <translation>删除初始化器 {name}</translation>
+    </message>
+    <message>
+        <source>Set initializer {name}</source>
+        <translation>设置初始化器 {name}</translation>
+    </message>
+    <message>
+        <source>Set type of {value}</source>
+        <translation>设置 {value} 的类型</translation>
+    </message>
+    <message>
+        <source>Set shape of {value}</source>
+        <translation>设置 {value} 的形状</translation>
+    </message>
+    <message>
+        <source>Remove value_info of {value}</source>
+        <translation>删除 {value} 的 value_info</translation>
+    </message>
+    <message>
+        <source>Declare {value}</source>
+        <translation>声明 {value}</translation>
+    </message>
+    <message>
+        <source>Add input {name}</source>
+        <translation>添加输入 {name}</translation>
+    </message>
+    <message>
+        <source>Remove input {name}</source>
+        <translation>删除输入 {name}</translation>
+    </message>
+    <message>
+        <source>Move input {name}</source>
+        <translation>移动输入 {name}</translation>
+    </message>
+    <message>
+        <source>Add output {name}</source>
+        <translation>添加输出 {name}</translation>
+    </message>
+    <message>
+        <source>Remove output {name}</source>
+        <translation>删除输出 {name}</translation>
+    </message>
+    <message>
+        <source>Move output {name}</source>
+        <translation>移动输出 {name}</translation>
+    </message>
+    <message>
+        <source>Connect input {index} to {value}</source>
+        <translation>将输入 {index} 连接到 {value}</translation>
+    </message>
+    <message>
+        <source>Clear input {index}</source>
+        <translation>清空输入 {index}</translation>
+    </message>
+    <message>
+        <source>Set node inputs</source>
+        <translation>设置节点输入</translation>
+    </message>
+    <message>
+        <source>Set node outputs</source>
+        <translation>设置节点输出</translation>
+    </message>
+    <message>
+        <source>Remove node {node}</source>
+        <translation>删除节点 {node}</translation>
+    </message>
+    <message>
+        <source>Set {field} of node {node}</source>
+        <translation>设置节点 {node} 的 {field}</translation>
+    </message>
+    <message>
+        <source>Insert {op} after {value}</source>
+        <translation>在 {value} 之后插入 {op}</translation>
+    </message>
+    <message>
+        <source>Delete {node} and reconnect</source>
+        <translation>删除 {node} 并重新连接</translation>
+    </message>
+    <message>
+        <source>Replace {n} nodes by {op}</source>
+        <translation>用 {op} 替换 {n} 个节点</translation>
+    </message>
+    <message>
+        <source>Make {name} an input</source>
+        <translation>将 {name} 设为输入</translation>
+    </message>
+    <message>
+        <source>Make {name} a constant</source>
+        <translation>将 {name} 设为常量</translation>
+    </message>
+    <message>
+        <source>Rename {old} to {new}</source>
+        <translation>将 {old} 重命名为 {new}</translation>
+    </message>
+    <message>
+        <source>Sort nodes</source>
+        <translation>排序节点</translation>
+    </message>
+    <message>
+        <source>Clean up</source>
+        <translation>清理</translation>
+    </message>
+    <message>
+        <source>{n} edits</source>
+        <translation>{n} 项编辑</translation>
+    </message>
+    <message>
+        <source>Add {op} &quot;{name}&quot;</source>
+        <translation>添加 {op}“{name}”</translation>
+    </message>
+    <message>
+        <source>Add {op}</source>
+        <translation>添加 {op}</translation>
+    </message>
+    <message>
+        <source>Reorder nodes</source>
+        <translation>重新排列节点</translation>
+    </message>
+    <message>
+        <source>Restore opset</source>
+        <translation>恢复算子集</translation>
+    </message>
+    <message>
+        <source>Add value_info</source>
+        <translation>添加 value_info</translation>
+    </message>
+    <message>
+        <source>Remove declaration</source>
+        <translation>删除声明</translation>
     </message>
 </context>
 <context>

@@ -380,6 +380,13 @@ def test_the_app_in_chinese_shows_no_english_of_the_catalogue(qtbot, tmp_path):
                     if getattr(getattr(i.ref, "node", None), "attributes", None))
         item.setSelected(True)
         look("node selected")
+        from onnxstudio.core.edits import SetAttribute, graph_path, node_ref
+        node = item.ref.node
+        name, attr = next(iter(node.attributes.items()))
+        assert win.qdoc.apply(SetAttribute(node_ref(node), name, int(attr.type), attr.value,
+                                           graph=graph_path(node.graph)))
+        look("after an edit")
+        assert win.edit_actions.undo_action.text() == f"撤销 设置属性 {name}(&U)"
         value = next(v for v in win.model.graph.values().values() if v.is_initializer)
         win.properties.show_value(value)
         look("initializer shown")
@@ -460,3 +467,61 @@ def test_onnxstudio_lang_zh_CN_starts_the_app_in_chinese(qapp, tmp_path, monkeyp
         i18n.install("en")
     assert seen["menus"][:3] == ["文件(&F)", "编辑(&E)", "视图(&V)"]
     assert seen["saved"] == "en"          # --lang is for this session only
+
+
+def _name_samples(node) -> list[str]:
+    """The texts an f-string / constant / conditional / concatenation can
+    give, each field filled with a sample word."""
+    if isinstance(node, ast.Constant) and isinstance(node.value, str):
+        return [node.value]
+    if isinstance(node, ast.JoinedStr):
+        parts = []
+        for value in node.values:
+            if isinstance(value, ast.Constant):
+                parts.append(value.value)
+            else:
+                parts.append("'v1'" if value.conversion == ord("r") else "v1")
+        return ["".join(parts)]
+    if isinstance(node, ast.IfExp):
+        return _name_samples(node.body) + _name_samples(node.orelse)
+    if isinstance(node, ast.BinOp) and isinstance(node.op, ast.Add):
+        return [a + b for a in _name_samples(node.left) for b in _name_samples(node.right)]
+    return []
+
+
+def core_step_names() -> list[str]:
+    """Every step name core.edits can make: what describe() returns and the
+    names its compound edits give their Macros (fields filled with samples)."""
+    names = []
+    for path in sorted((ROOT / "core" / "edits").glob("*.py")):
+        for node in ast.walk(ast.parse(path.read_text(encoding="utf-8"))):
+            if isinstance(node, ast.FunctionDef) and node.name == "describe":
+                for ret in ast.walk(node):
+                    if isinstance(ret, ast.Return) and ret.value is not None:
+                        names += _name_samples(ret.value)
+            elif isinstance(node, ast.Call) and _call_name(node) == "Macro" and len(node.args) > 1:
+                names += _name_samples(node.args[1])
+    # A name that starts with a field is a verb chosen in code ("{verb} attribute x").
+    names = [verb + n[2:] for n in names if n.startswith("v1 ") for verb in ("Set", "Remove")] + \
+        [n for n in names if not n.startswith("v1 ")]
+    return [n.replace("v1", "3") if re.search(r"(input|nodes by) v1\b", n) else n for n in names]
+
+
+def test_core_step_names_are_shown_in_chinese(qapp):
+    """The history dock and Undo/Redo show core's English step names through
+    ui/step_names.py: every name core.edits makes has a pattern there."""
+    from onnxstudio.ui import i18n
+    from onnxstudio.ui.step_names import display_name
+    names = core_step_names()
+    assert len(names) > 30 and "Clean up" in names
+    try:
+        i18n.install("zh_CN")
+        english = [n for n in names if not CJK.search(display_name(n))]
+        assert not english, ("core step names without a pattern in ui/step_names.py:\n"
+                             + "\n".join(english))
+        assert display_name("Set attribute kernel_shape") == "设置属性 kernel_shape"
+        assert display_name('Add Relu "r1"') == "添加 Relu“r1”"
+        assert display_name("a name no pattern knows") == "a name no pattern knows"
+    finally:
+        i18n.install("en")
+    assert display_name("Insert Relu after x") == "Insert Relu after x"
