@@ -125,3 +125,42 @@ def test_recheck_of_a_node_reading_a_later_value_sees_what_the_full_check_saw():
     session = CheckSession(m)
     m.graph.node[0].attribute.add(name="extra", type=A.INT, i=1)
     assert session.node_changed(0) == CheckSession(m).diagnostics
+
+
+def _insert_node(m, rng):
+    g = m.graph
+    k = rng.randrange(len(g.node) + 1)
+    defined = [v.name for v in g.input] + [o for n in list(g.node)[:k] for o in n.output if o]
+    if not defined:
+        return None
+    new = pb.NodeProto(op_type=rng.choice(["Relu", "Shape", "Unknown"]), name=f"ins{k}",
+                       input=[rng.choice(defined)], output=[f"inserted_{k}_{rng.randrange(10**6)}"])
+    g.node.insert(k, new)
+    return dict(region=(k, k, k + 1))
+
+
+def _remove_node(m, rng):
+    g = m.graph
+    if len(g.node) < 2:
+        return None
+    k = rng.randrange(len(g.node))
+    del g.node[k]       # its readers may now read an undefined name: the full path then
+    return dict(region=(k, k + 1, k))
+
+
+@pytest.mark.parametrize("base", _bases())
+def test_insert_and_remove_equal_a_full_check(base):
+    rng = random.Random(base + "structure")
+    m = _our_proto(load_base(base))
+    session = CheckSession(m)
+    for _ in range(30):
+        session.remember_names()
+        edit = rng.choice([_insert_node, _insert_node, _remove_node, _rewire_input, _rename_output])
+        spec = edit(m, rng)
+        if spec is None:
+            continue
+        if "names_changed" in spec:
+            got = session.recheck(**spec)
+        else:
+            got = session.update(**spec)
+        assert got == CheckSession(m).diagnostics, f"after {edit.__name__} {spec}"
