@@ -29,6 +29,8 @@ DOCK_TITLES = (QT_TRANSLATE_NOOP("Docks", "Properties"), QT_TRANSLATE_NOOP("Dock
                QT_TRANSLATE_NOOP("Docks", "Run"), QT_TRANSLATE_NOOP("Docks", "Tensor Inspector"),
                QT_TRANSLATE_NOOP("Docks", "Compare"))
 
+PROBLEMS_DOCK_HEIGHT = 130      # px on first start: filter row, header and ~3 rows
+PROPERTIES_DOCK_WIDTH = 480
 
 class MainWindow(QMainWindow):
     model_loaded = Signal(object)
@@ -87,11 +89,23 @@ class MainWindow(QMainWindow):
         """Dock layout and sizes from the last session (every dock is found
         by its objectName); settings problems are reported, never fatal."""
         state = self.settings.window_state()
+        if state is None:
+            self._default_dock_sizes()
         if state is not None and not self.restoreState(state):
             self.settings.problems.append(self.tr("the saved window layout does not fit this "
                                                   "version; using the default"))
         if self.settings.problems:
             self.statusBar().showMessage(self.tr("Settings: ") + "; ".join(self.settings.problems), 15000)
+
+    def _default_dock_sizes(self) -> None:
+        """First start: the Problems dock is a strip under the canvas (a few
+        rows; it is empty for most models), not a third of the window."""
+        problems = getattr(getattr(self, "edit_actions", None), "problems_dock", None)
+        if problems is not None:
+            self.resizeDocks([problems], [PROBLEMS_DOCK_HEIGHT], Qt.Vertical)
+        # Sizing one dock lays the others out at their size hints: keep the
+        # editors of the Properties dock readable.
+        self.resizeDocks([self.properties_dock], [PROPERTIES_DOCK_WIDTH], Qt.Horizontal)
 
     def _save_model_state(self) -> None:
         """The main graph's open groups and viewport, restored when this model

@@ -1,0 +1,51 @@
+"""Journey: the first start's dock layout, and a restart keeping the user's.
+
+The Problems dock is empty for most models: on first start it is a strip
+under the canvas, not a third of the window; the Properties dock stays wide
+enough for its editors. Once the user resized them, the next start keeps
+their sizes."""
+from __future__ import annotations
+
+from PySide6.QtCore import QSettings, Qt
+
+from viewer_helpers import open_model
+from onnxstudio.resources import sample_path
+
+
+def _window(qtbot, ini):
+    from onnxstudio.settings import Settings
+    from onnxstudio.ui.main_window import MainWindow
+    win = MainWindow(Settings(QSettings(str(ini), QSettings.IniFormat)))
+    qtbot.addWidget(win)
+    win.resize(1280, 820)
+    win.show()
+    qtbot.waitExposed(win)
+    return win
+
+
+def test_first_start_problems_dock_is_a_strip(qtbot, tmp_path):
+    win = _window(qtbot, tmp_path / "settings.ini")
+    try:
+        open_model(qtbot, win, sample_path("demo.onnx"))
+        problems = win.edit_actions.problems_dock
+        assert problems.isVisible()
+        assert problems.height() <= 160, problems.height()         # was 250 of 820
+        assert win.graph.height() >= 0.6 * win.height()
+        assert win.properties_dock.width() >= 400                  # editors are not clipped
+    finally:
+        win.shutdown()
+
+
+def test_restart_keeps_the_users_dock_sizes(qtbot, tmp_path):
+    ini = tmp_path / "settings.ini"
+    win = _window(qtbot, ini)
+    win.resizeDocks([win.edit_actions.problems_dock], [300], Qt.Vertical)
+    qtbot.wait(50)
+    height = win.edit_actions.problems_dock.height()
+    assert height > 200
+    win.close()
+    again = _window(qtbot, ini)
+    try:
+        qtbot.waitUntil(lambda: abs(again.edit_actions.problems_dock.height() - height) <= 2)
+    finally:
+        again.shutdown()
