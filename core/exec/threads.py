@@ -12,6 +12,7 @@ functions report None and change nothing).
 from __future__ import annotations
 
 import ctypes
+import threading
 import time
 from contextlib import contextmanager
 from typing import Optional
@@ -104,7 +105,10 @@ class ThreadTuner:
     sum's order: the results are the same bits.
 
     Runs under a millisecond stop being tuned (BLAS is not their cost); a
-    caller who set one BLAS thread is left alone.
+    caller who set one BLAS thread is left alone. Only runs on the main
+    thread are tuned: the setting is process-wide, and a run on a worker
+    thread (the app's) must not change it under BLAS calls that other
+    threads may be making at that moment.
     """
     SMALL = 1e-3
     MAX_GAP = 256
@@ -118,7 +122,7 @@ class ThreadTuner:
         self._exploring = False
 
     def run(self, fn):
-        if self._small:
+        if self._small or threading.current_thread() is not threading.main_thread():
             return fn()
         available = blas_threads()
         if not available or available <= 1:

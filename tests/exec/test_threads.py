@@ -1,4 +1,6 @@
 """BLAS thread control and the per-session choice between one thread and all."""
+import threading
+
 import numpy as np
 
 from onnxstudio.core.exec import threads
@@ -60,3 +62,16 @@ def test_blas_thread_count_can_be_set_and_restored():
         a = np.ones((64, 64), np.float32)
         assert (a @ a)[0, 0] == 64
     assert threads.blas_threads() == before
+
+
+def test_runs_on_other_threads_leave_the_setting_alone(monkeypatch):
+    m = _FakeMachine(monkeypatch, {1: 0.01, 2: 0.1})
+    tuner = threads.ThreadTuner()
+
+    def work():
+        for _ in range(20):
+            tuner.run(m.run)
+    t = threading.Thread(target=work)
+    t.start()
+    t.join()
+    assert m.log == [2] * 20
