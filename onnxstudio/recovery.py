@@ -113,7 +113,9 @@ def _scriptable(edit):
     exact object to put back (fields a script leaves out); an attribute's is
     turned into its type and value, anything else cannot be recorded."""
     import dataclasses
-    from onnxstudio.core.edits import Macro, SetAttribute
+    from onnxstudio.core.edits import Macro, SetAttribute, SetNodeInput, SetNodeInputs
+    if isinstance(edit, (SetNodeInput, SetNodeInputs)) and edit.restore is not None:
+        return dataclasses.replace(edit, restore=None)     # the names are in the fields already
     if isinstance(edit, Macro):
         return dataclasses.replace(edit, edits=[_scriptable(e) for e in edit.edits])
     if isinstance(edit, SetAttribute) and edit.restore is not None:
