@@ -27,7 +27,7 @@ MIN_GROUP_PIECE = 20     # a group this big is a piece of its own
 COST_PER_NODE = 3
 # Part of every cache key: bump when a change gives different layouts for
 # the same input (DOT text, canonical form, piece planning).
-KEY_VERSION = "piece-3"
+KEY_VERSION = "piece-4"
 PLAN_VERSION = "plan-2"
 
 
@@ -227,13 +227,17 @@ def canonical(piece: Piece, request: LayoutRequest, engine_tag: str) -> Canonica
     index = {n.id: str(i) for i, n in enumerate(piece.nodes)}
     nodes = [LayoutNode(index[n.id], round(n.width, 2), round(n.height, 2), canon_group(tuple(n.group)))
              for n in piece.nodes]
+    # Stubs go inside the groups every box of the piece shares (a layer's
+    # frame): outside them dot can only put a stub beside the outermost
+    # frame, and the edges run along its border to reach their boxes.
+    home = _common_prefix([n.group for n in nodes])
     edges, edge_ids = [], {}
     for k, e in enumerate(piece.edges):
         edges.append(LayoutEdge(f"e{k}", index[e.source], index[e.target]))
         edge_ids[f"e{k}"] = e.id
     last = []
     for k, src in enumerate(piece.exit_sources):
-        nodes.append(LayoutNode(f"x{k}", STUB_SIZE, STUB_SIZE))
+        nodes.append(LayoutNode(f"x{k}", STUB_SIZE, STUB_SIZE, home))
         edges.append(LayoutEdge(f"x{k}", index[src], f"x{k}"))
         edge_ids[f"x{k}"] = "\0exit:" + src
         last.append(f"x{k}")
@@ -244,7 +248,7 @@ def canonical(piece: Piece, request: LayoutRequest, engine_tag: str) -> Canonica
         stub = stub_of_source.get(e.source)
         if stub is None:
             stub = stub_of_source[e.source] = f"s{len(stub_of_source)}"
-            nodes.append(LayoutNode(stub, STUB_SIZE, STUB_SIZE))
+            nodes.append(LayoutNode(stub, STUB_SIZE, STUB_SIZE, home))
             first.append(stub)
         edges.append(LayoutEdge(f"i{k}", stub, index[e.target]))
         edge_ids[f"i{k}"] = e.id
@@ -260,6 +264,21 @@ def canonical(piece: Piece, request: LayoutRequest, engine_tag: str) -> Canonica
     node_ids = {v: k for k, v in index.items()}
     return CanonicalPiece(req, first, last, key, node_ids, edge_ids,
                           {v: k for k, v in canon_path.items()})
+
+
+def _common_prefix(paths) -> GroupPath:
+    paths = list(paths)
+    if not paths:
+        return ()
+    first = tuple(paths[0])
+    end = len(first)
+    for p in paths[1:]:
+        end = min(end, len(p))
+        for d in range(end):
+            if p[d] != first[d]:
+                end = d
+                break
+    return first[:end]
 
 
 def request_key(request: LayoutRequest, engine_tag: str, max_piece: int, algorithm: str = "") -> str:

@@ -1,10 +1,14 @@
 """Putting laid-out pieces one below the other and drawing the edges between them.
 
 Everything is done top-to-bottom; a left-to-right request is transposed
-before and after.  An edge between consecutive pieces leaves its source
-piece through its exit stub (bottom rank) and drops straight into the entry
-stub (top rank) of the next piece.  Any other inter-piece edge runs down (or
-up) a lane to the right of all pieces: it never crosses a box.
+before and after.  An edge between consecutive pieces follows dot's curve
+out of its source piece until it passes below the piece's boxes, then one
+smooth S-curve takes it to where dot's curve into the next piece passes
+above that piece's boxes (the stubs' own ranks, where dot runs edges along
+frame borders, are cut away).  Any other inter-piece edge runs down (or up)
+a lane to the right of all pieces, never crossing a box; all long edges of
+one source share one lane (a trunk with a short branch into each piece),
+and sources whose runs do not overlap share lanes.
 """
 from __future__ import annotations
 
@@ -15,7 +19,8 @@ from .pieces import CanonicalPiece, Piece
 
 LANE_SEP = 8.0
 CORNER = 10.0
-STACK_VERSION = "stack-2"   # bump when stacking or routing gives other results
+CUT_MARGIN = 6.0     # how far above (below) a piece's boxes its entry (exit) curves are cut
+STACK_VERSION = "stack-4"   # bump when stacking or routing gives other results
 
 
 @dataclass
@@ -86,33 +91,44 @@ def stack(pieces: list[Piece], canons: list[CanonicalPiece], results: list[Layou
         for n in p.layout.nodes:
             piece_of[n] = k
 
-    lanes: dict[str, float] = {}          # source id -> x of its lane
-    lane_number: dict[str, int] = {}
+    # Inside a piece, dot routes an edge from its stub along the stub's
+    # rank (right-angled runs along frame borders) before it turns towards
+    # its box.  That part is dropped: the edge leaves its own piece where it
+    # passes below the piece's lowest box, enters the next where it passes
+    # above the topmost box, and we join the two with one smooth curve.
+    first_top = [min((b.y for b in p.layout.nodes.values()), default=offsets[k][1])
+                 for k, p in enumerate(placed)]
+    last_bottom = [max((b.bottom for b in p.layout.nodes.values()), default=offsets[k][1])
+                   for k, p in enumerate(placed)]
+    far = [(k, e) for k, piece in enumerate(pieces) for e in piece.entry_edges
+           if k != piece_of[e.source] + 1]
+    lane_of = _assign_lanes(far, piece_of, offsets, placed, gap)
     for k, piece in enumerate(pieces):
         for e in piece.entry_edges:
             i = piece_of[e.source]
-            a = placed[i].exit_paths[e.source]
-            c = placed[k].entry_paths[e.id]
-            below_i = offsets[i][1] + placed[i].layout.height
-            above_k = offsets[k][1]
+            head = _cut_before(placed[i].exit_paths[e.source], last_bottom[i] + CUT_MARGIN)
+            tail = _cut_after(placed[k].entry_paths[e.id], first_top[k] - CUT_MARGIN)
+            a, c = head[-1], tail[0]
             if k == i + 1:
-                route = [a[-1], (a[-1][0], below_i), (c[0][0], above_k), c[0]]
-                middle = _vertical_s(route)
+                middle = _s_curve(a, c)
             else:
-                if e.source not in lanes:
-                    lane_number[e.source] = len(lanes)
-                    lanes[e.source] = width + request.node_sep + LANE_SEP * len(lanes)
-                lane_x = lanes[e.source]
+                lane, number = lane_of[e.source]
+                lane_x = width + request.node_sep + LANE_SEP * lane
                 # Different lanes cross the gaps at slightly different heights
                 # so their horizontal runs do not lie on top of each other.
-                shift = (lane_number[e.source] % 5 - 2) * gap / 12
-                y_out = below_i + gap / 2 + shift
-                y_in = above_k - gap / 2 + shift
-                middle = _rounded([a[-1], (a[-1][0], y_out), (lane_x, y_out),
-                                   (lane_x, y_in), (c[0][0], y_in), c[0]])
-            points = a + middle[1:] + c[1:]
+                shift = (number % 5 - 2) * gap / 12
+                below_i = offsets[i][1] + placed[i].layout.height
+                above_k = offsets[k][1]
+                y_out = max(below_i + gap / 2 + shift, a[1] + CORNER)
+                y_in = min(above_k - gap / 2 + shift, c[1] - CORNER)
+                # Out along the trunk, then one sweep from the lane into the
+                # piece (no run along the piece's top frame border).
+                middle = _rounded([a, (a[0], y_out), (lane_x, y_out), (lane_x, y_in)])
+                middle += _s_curve((lane_x, y_in), c)[1:]
+            points = head + middle[1:] + tail[1:]
             edges[e.id] = EdgePath(e.id, e.source, e.target, tuple(points))
-    total_w = width + (request.node_sep + LANE_SEP * len(lanes) if lanes else 0.0)
+    lanes = {lane for lane, _ in lane_of.values()}
+    total_w = width + (request.node_sep + LANE_SEP * (max(lanes) + 1) if lanes else 0.0)
     engines = sorted({p.layout.engine for p in placed if p.layout.engine})
     warnings = [w for p in placed for w in p.layout.warnings]
     out = Layout(nodes, edges, groups, total_w, height, "+".join(engines), list(dict.fromkeys(warnings)))
@@ -133,13 +149,6 @@ def _line(p: Point, q: Point) -> list[Point]:
     """A straight segment written as a cubic (controls at thirds)."""
     return [((2 * p[0] + q[0]) / 3, (2 * p[1] + q[1]) / 3),
             ((p[0] + 2 * q[0]) / 3, (p[1] + 2 * q[1]) / 3), q]
-
-
-def _vertical_s(route: list[Point]) -> list[Point]:
-    """stub -> straight down out of the piece -> S-curve across the gap -> straight into the stub."""
-    a, b, c, d = route
-    mid = (c[1] - b[1]) / 2
-    return [a] + _line(a, b) + [(b[0], b[1] + mid), (c[0], c[1] - mid), c] + _line(c, d)
 
 
 def _rounded(poly: list[Point]) -> list[Point]:
@@ -168,3 +177,99 @@ def _towards(p: Point, q: Point, r: float) -> Point:
     if d == 0:
         return p
     return (p[0] + (q[0] - p[0]) * r / d, p[1] + (q[1] - p[1]) * r / d)
+
+
+def _assign_lanes(far, piece_of, offsets, placed, gap) -> dict:
+    """source id -> (lane, order): one lane (a trunk its branches leave) per
+    source of a long edge, and lanes reused by sources whose vertical runs
+    do not overlap, so a few long edges do not become a wall of lines."""
+    span: dict[str, list[float]] = {}
+    for k, e in far:
+        i = piece_of[e.source]
+        top = offsets[i][1] + placed[i].layout.height
+        bottom = offsets[k][1]
+        lo, hi = min(top, bottom), max(top, bottom)
+        if e.source in span:
+            span[e.source][0] = min(span[e.source][0], lo)
+            span[e.source][1] = max(span[e.source][1], hi)
+        else:
+            span[e.source] = [lo, hi]
+    lane_end: list[float] = []
+    out = {}
+    for number, (source, (lo, hi)) in enumerate(sorted(span.items(), key=lambda kv: kv[1][0])):
+        free = next((j for j, end in enumerate(lane_end) if end + gap < lo), None)
+        if free is None:
+            free = len(lane_end)
+            lane_end.append(hi)
+        else:
+            lane_end[free] = hi
+        out[source] = (free, number)
+    return out
+
+
+def _s_curve(a: Point, c: Point) -> list[Point]:
+    """One cubic from a down to c, leaving and arriving vertically."""
+    mid = max((c[1] - a[1]) / 2, CORNER)
+    return [a, (a[0], a[1] + mid), (c[0], c[1] - mid), c]
+
+
+def _split(seg: list[Point], t: float) -> tuple[list[Point], list[Point]]:
+    """de Casteljau: a cubic [p0, p1, p2, p3] cut at t into two cubics."""
+    def lerp(p, q):
+        return (p[0] + (q[0] - p[0]) * t, p[1] + (q[1] - p[1]) * t)
+    p0, p1, p2, p3 = seg
+    a, b, c = lerp(p0, p1), lerp(p1, p2), lerp(p2, p3)
+    d, e = lerp(a, b), lerp(b, c)
+    f = lerp(d, e)
+    return [p0, a, d, f], [f, e, c, p3]
+
+
+def _crossing(points: list[Point], y: float):
+    """(segment index, t) where the curve first gets down to height y."""
+    for s in range(0, len(points) - 3, 3):
+        seg = points[s:s + 4]
+        if max(q[1] for q in seg) < y:
+            continue
+        # The segment's hull reaches y: find the first sample at or below it.
+        steps = 16
+        prev = 0.0
+        for j in range(1, steps + 1):
+            t = j / steps
+            if _split(seg, t)[0][-1][1] >= y:
+                lo, hi = prev, t
+                for _ in range(20):
+                    m = (lo + hi) / 2
+                    if _split(seg, m)[0][-1][1] >= y:
+                        hi = m
+                    else:
+                        lo = m
+                return s, hi
+            prev = t
+    return None
+
+
+def _cut_after(points: list[Point], y: float) -> list[Point]:
+    """The part of a curve after it first gets down to height y (whole if
+    it starts there already, its end point if it never does)."""
+    points = list(points)
+    if not points or points[0][1] >= y:
+        return points
+    hit = _crossing(points, y)
+    if hit is None:
+        return points[-1:]
+    s, t = hit
+    _, rest = _split(points[s:s + 4], t)
+    return rest + points[s + 4:]
+
+
+def _cut_before(points: list[Point], y: float) -> list[Point]:
+    """The part of a curve before it first gets down to height y."""
+    points = list(points)
+    if not points or points[0][1] >= y:
+        return points[:1]
+    hit = _crossing(points, y)
+    if hit is None:
+        return points
+    s, t = hit
+    first, _ = _split(points[s:s + 4], t)
+    return points[:s] + first

@@ -336,3 +336,48 @@ def test_every_group_frame_is_as_wide_as_its_title(qtbot, window, name):
     assert frames
     for path, frame in frames.items():
         assert frame.rect.width() >= GroupTitle.tab_width(frame.title) - 0.5, (path, frame.rect, frame.title)
+
+
+def _shown_labels(scene):
+    from onnxstudio.ui.canvas.items import LOD_EDGE_LABEL  # noqa: F401 - labels are painted from _label_rect
+    return {key: item._label_rect for key, item in scene.edge_items.items()
+            if item.label and item._label_rect is not None}
+
+
+@pytest.mark.parametrize("name", ["demo", "bert_small"])
+def test_edge_labels_never_overlap_and_a_fanned_out_value_is_labelled_once(qtbot, window, name):
+    """At the top of bert_small's encoder the hidden state's edges to the
+    Q/K/V projections and the residual each printed "float[1,128,256]",
+    stacked on top of one another: one label per value, near its producer."""
+    from shared_models import SHARED_MODELS
+    if name == "demo":
+        window.open_demo()
+        wait_idle(qtbot, window)
+    else:
+        open_model(qtbot, window, SHARED_MODELS / name / "model.onnx")
+    qtbot.waitUntil(lambda: not window.busy, timeout=120_000)   # shapes come from inference
+    scene = window.graph.scene
+    shown = _shown_labels(scene)
+    assert len(shown) >= 10
+    keys = sorted(shown)
+    for i, a in enumerate(keys):
+        for b in keys[i + 1:]:
+            inter = shown[a].intersected(shown[b])
+            assert inter.width() <= 0.5 or inter.height() <= 0.5, (a, b)
+    per_value = {}
+    for key in shown:
+        item = scene.edge_items[key]
+        per_value.setdefault((item.src_key, id(item.ref.value)), []).append(key)
+    assert all(len(v) == 1 for v in per_value.values()), [v for v in per_value.values() if len(v) > 1][:3]
+    # A fanned-out value's label sits by its producer.
+    fans = {}
+    for item in scene.edge_items.values():
+        fans.setdefault((item.src_key, id(item.ref.value)), []).append(item)
+    near = 0
+    for (src, _), items in fans.items():
+        labelled = [it for it in items if it.key in shown]
+        if len(items) > 1 and labelled:
+            box = scene.node_items[src].scene_rect()
+            assert shown[labelled[0].key].center().y() - box.bottom() < 80, src
+            near += 1
+    assert near >= 1

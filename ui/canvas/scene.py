@@ -15,6 +15,7 @@ from onnxstudio.core.infer.dims import compact_dim
 from onnxstudio.core.ir.types import format_shape
 
 from ..theme import LIGHT, Theme, op_family
+from . import fonts
 from .items import EdgeItem, GroupFrame, GroupTitle, NodeItem, card_size
 
 IO_MIN_WIDTH = 60.0
@@ -67,10 +68,27 @@ def compact_type_text(value, inferred: Optional[dict] = None) -> str:
 
 
 def _edge_text(item, value, inferred) -> None:
-    """Give an edge its compact label and the full expression on hover."""
-    full = value_type_text(value, inferred)
+    """Give an edge its compact label and the full expression on hover.
+    After an edit every edge of the level is asked again; one whose type
+    object is the one it already shows keeps its texts (formatting ~1000
+    labels was most of an attribute edit's time on a big model)."""
+    vtype = None
+    if value is not None:
+        vtype = getattr(value, "type", None)
+        if vtype is None and inferred:
+            vtype = inferred.get(value)
+            if vtype is None:
+                vtype = inferred.get(value.name)
+    if vtype is not None and getattr(item, "_shown_type", None) is vtype:
+        return
+    item._shown_type = vtype
+    full = "" if vtype is None else str(vtype)
+    shape = getattr(vtype, "shape", None)
+    compact = full
+    if full and shape is not None and full.endswith("]"):
+        compact = full[:len(full) - len(format_shape(shape))] + "[" + ",".join(compact_dim(d) for d in shape) + "]"
     item.label_detail = full
-    item.set_label(compact_type_text(value, inferred))
+    item.set_label(compact)
     item.setToolTip(item.tooltip_text())
 
 
@@ -148,30 +166,48 @@ class GraphScene(QGraphicsScene):
     def _place_edge_labels(self) -> None:
         """Move each shape label to a spot along its edge that is free of boxes
         and of labels already placed; fan-ins otherwise stack labels on top of
-        each other just above the shared consumer."""
+        each other just above the shared consumer. A value drawn as several
+        edges (one per consumer) gets one label, near its producer: the
+        edges leave together there, and copies of one text stacked beside a
+        fan-out said nothing more."""
         boxes, labels = _RectGrid(), _RectGrid()
         for item in self.node_items.values():
             boxes.add(item.scene_rect())
         for frame in self.group_frames.values():
             boxes.add(frame.title_rect())
+        fans: dict[tuple, list[EdgeItem]] = {}
         for item in self.edge_items.values():
-            candidates = item.label_candidates()
+            value = getattr(item.ref, "value", None)
+            fans.setdefault((item.src_key, id(value) if value is not None else id(item)), []).append(item)
+        for items in fans.values():
+            if len(items) == 1:
+                candidates = [(items[0], r) for r in items[0].label_candidates()]
+            else:
+                candidates = _near_source_candidates(items)
             if not candidates:
                 continue
-            choice = next((r for r in candidates if not boxes.hits(r) and not labels.hits(r)), None)
+            choice = next(((it, r) for it, r in candidates if not boxes.hits(r) and not labels.hits(r)), None)
+            for item in items:
+                if choice is None or item is not choice[0]:
+                    # Crowded spot, or a sibling carries it: hide rather than
+                    # print text over text; the tooltip still gives the type.
+                    if item.label:
+                        item.place_label(None)
             if choice is None:
-                # Crowded spot: hide it rather than print text over text; the
-                # tooltip and the properties panel still give the type.
-                item.place_label(None)
                 continue
-            labels.add(choice)
-            if choice is not candidates[0]:
-                item.place_label(choice)
+            item, rect = choice
+            labels.add(rect)
+            if getattr(item, "_label_rect", None) != rect:
+                item.place_label(rect)
 
     def relabel_edges(self, inferred: Optional[dict]) -> None:
+        changed = False
         for item in self.edge_items.values():
+            before = item.full_label
             _edge_text(item, item.ref.value, inferred)
-        self._place_edge_labels()
+            changed = changed or item.full_label != before
+        if changed:                 # placing labels costs ~0.1 s on a big level: only when one moved
+            self._place_edge_labels()
         for item in self.node_items.values():
             item.setToolTip(_tooltip(item.ref, inferred))
 
@@ -201,6 +237,28 @@ class GraphScene(QGraphicsScene):
 
     def minimap_boxes(self) -> list[tuple[QRectF, object]]:
         return [(item.scene_rect(), item) for item in self.node_items.values()]
+
+
+def _near_source_candidates(items) -> list:
+    """(edge, rect) spots for one label of a value drawn as several edges:
+    beside each edge a short way after its start, nearest first."""
+    if not items[0].label:
+        return []
+    w = fonts.text_width(items[0].label) + 4
+    h = fonts.line_height()
+    out = []
+    for distance in (14.0, 26.0, 40.0, 60.0):
+        for item in items:
+            length = item.path.length()
+            if length < 2 * distance:
+                continue
+            p = item.path.pointAtPercent(item.path.percentAtLength(distance))
+            out.append((item, QRectF(p.x() + 4, p.y() - h / 2, w, h)))
+            out.append((item, QRectF(p.x() - 4 - w, p.y() - h / 2, w, h)))
+    if not out:     # all short: the usual spots of the longest edge
+        longest = max(items, key=lambda it: it.path.length())
+        out = [(longest, r) for r in longest.label_candidates()]
+    return out
 
 
 class _RectGrid:

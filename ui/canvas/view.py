@@ -114,21 +114,22 @@ class GraphView(QGraphicsView):
     def fit_whole(self, rect: QRectF) -> None:
         """Show all of `rect` (bottom included) at the largest scale that fits.
 
-        fitInView measures the viewport as it is now; a scroll bar showing
-        before the fit makes it too narrow or too short by the bar's width
-        and hides it after, or the other way round, so the fit is repeated
-        until the visible area holds the rect."""
-        margin = 20.0
-        target = rect.adjusted(-margin, -margin, margin, margin)
-        for _ in range(3):
+        The margin is in viewport pixels: fitInView's margin in scene points
+        shrank to a fraction of a pixel on a tall graph, and a scroll bar
+        coming or going (or centring rounded to whole pixels) then hid the
+        bottom. The fit is checked and repeated with more room if needed."""
+        margin = 20      # viewport pixels, whatever the scale (20 points is nothing at 2 %)
+        for _ in range(4):
             vp = self.viewport().rect()
-            scale = min(vp.width() / target.width(), vp.height() / target.height(), 1.5)
+            scale = min((vp.width() - 2 * margin) / max(rect.width(), 1e-6),
+                        (vp.height() - 2 * margin) / max(rect.height(), 1e-6), 1.5)
             scale = max(scale, 1e-4)
             # Not zoom_by: a whole 10k-box graph may need less than MIN_SCALE.
             self.setTransform(QTransform.fromScale(scale, scale))
             self.centerOn(rect.center())
             if self.visible_scene_rect().contains(rect):
                 break
+            margin *= 2
         self._update_hints(self.current_scale())
         self.viewport_changed.emit()
 
