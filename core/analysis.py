@@ -18,12 +18,18 @@ class Analysis:
         self.inference = Inference(model)
         self.checker = LiveChecker(model, self.inference)   # runs inference and a full check
         self._pending = Changes()
+        self._noted = False
 
     def note(self, changes: Changes) -> None:
         self._pending.merge(changes)
+        self._noted = True
 
     def _flush(self) -> None:
-        pending, self._pending = self._pending, Changes()
+        # Panels read type_of once per edge label: the common case (nothing
+        # noted since the last read) must cost nothing.
+        if not self._noted:
+            return
+        pending, self._pending, self._noted = self._pending, Changes(), False
         if pending:
             self.checker.apply(pending)
 

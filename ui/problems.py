@@ -140,6 +140,7 @@ class ProblemsPanel(QWidget):
     def set_document(self, qdoc) -> None:
         self.qdoc = qdoc
         self.diagnostics = []
+        self._filled = False
         self._index = None
         qdoc.analysed.connect(self.refresh)
         qdoc.changed.connect(self._document_changed)
@@ -153,6 +154,7 @@ class ProblemsPanel(QWidget):
             return
         if event.changes.structural:
             self._index = None          # node indexes and names in paths moved
+            self._filled = False        # badges are keyed by node objects: recompute them
         elif self._index is not None and event.changes.nodes_changed:
             self._index.renamed(event.changes.nodes_changed)
         self._refresh_timer.start()
@@ -161,8 +163,12 @@ class ProblemsPanel(QWidget):
         """Read the document's diagnostics (brought up to date incrementally)."""
         if self.qdoc is None or not self.qdoc.ready:
             return
-        self.diagnostics = self.qdoc.document.diagnostics
+        diagnostics = self.qdoc.document.diagnostics
+        if diagnostics == self.diagnostics and self._filled:
+            return                  # nothing to redraw (most edits change no finding)
+        self.diagnostics = diagnostics
         self._fill()
+        self._filled = True
         self.badges_changed.emit(self.place_index().node_severities(self.diagnostics))
 
     def place_index(self) -> PlaceIndex:
