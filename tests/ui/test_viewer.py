@@ -381,3 +381,33 @@ def test_edge_labels_never_overlap_and_a_fanned_out_value_is_labelled_once(qtbot
             assert shown[labelled[0].key].center().y() - box.bottom() < 80, src
             near += 1
     assert near >= 1
+
+
+@pytest.mark.parametrize("name", ["demo", "skl_gbr", "skl_logreg_pipeline"])
+def test_node_titles_fit_on_one_line_without_breaking_a_word(qtbot, window, name):
+    """skl_gbr's "TreeEnsembleRegressor" was drawn as "TreeEnsembleRegress /
+    or": boxes sized by the title's advance were a pixel narrower than its
+    inked glyphs. Every title must fit its text area on one line even for a
+    text drawer that wraps."""
+    from PySide6.QtCore import QRectF
+    from PySide6.QtGui import QFontMetricsF
+    from shared_models import SHARED_MODELS
+    from onnxstudio.ui.canvas import fonts
+    from onnxstudio.ui.canvas.items import PAD_X
+    if name == "demo":
+        window.open_demo()
+        wait_idle(qtbot, window)
+    else:
+        open_model(qtbot, window, SHARED_MODELS / name / "model.onnx")
+    metrics = QFontMetricsF(fonts.title_font())
+    one_line = fonts.line_height(True) + 0.5
+    items = list(window.graph.scene.node_items.values())
+    assert items
+    for item in items:
+        pad = 0.0 if item.kind in ("input", "output") else PAD_X
+        area = QRectF(0, 0, item.rect.width() - 2 * pad, 1000)
+        wrapped = metrics.boundingRect(area, int(Qt.AlignHCenter | Qt.TextWrapAnywhere), item.title)
+        assert wrapped.height() <= one_line, (item.title, item.rect.width())
+        # Room for the inked glyphs too, not just the advance (bold overhangs).
+        inked = max(metrics.horizontalAdvance(item.title), metrics.boundingRect(item.title).width())
+        assert area.width() >= inked + 1, (item.title, area.width(), inked)

@@ -46,6 +46,16 @@ def text_width(text: str, bold: bool = False) -> float:
     return _metrics(bold).horizontalAdvance(text)
 
 
+def title_width(text: str) -> float:
+    """Room a bold title needs on one line: its advance or its inked extent,
+    whichever is wider (bold glyphs overhang the advance by a pixel or so),
+    plus a hair for rounding. Boxes sized by the bare advance were a pixel
+    short, and any wrapping text drawer then broke the title inside a word
+    ("TreeEnsembleRegress / or")."""
+    metrics = _metrics(True)
+    return max(metrics.horizontalAdvance(text), metrics.boundingRect(text).width()) + 2.0
+
+
 def line_height(bold: bool = False) -> float:
     return _metrics(bold).height()
 

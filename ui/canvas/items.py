@@ -37,7 +37,7 @@ def _lod(option: QStyleOptionGraphicsItem, painter: QPainter) -> float:
 
 def card_size(title: str, lines: Sequence[str]) -> tuple[float, float]:
     """Width and height a node box needs for its title and body lines."""
-    width = fonts.text_width(title, bold=True)
+    width = fonts.title_width(title)
     for line in lines:
         width = max(width, fonts.text_width(line))
     height = fonts.line_height(True) + HEADER_EXTRA + len(lines) * fonts.line_height()
@@ -131,7 +131,7 @@ class NodeItem(QGraphicsItem):
             return
         painter.setPen(theme.text)
         painter.setFont(fonts.title_font())
-        painter.drawText(header.adjusted(PAD_X, 0, -PAD_X, 0), Qt.AlignCenter, self.title)
+        painter.drawText(header.adjusted(PAD_X, 0, -PAD_X, 0), Qt.AlignCenter | Qt.TextSingleLine, self.title)
         if self.lines:
             painter.setFont(fonts.body_font())
             painter.setPen(theme.muted_text)
@@ -166,7 +166,7 @@ class NodeItem(QGraphicsItem):
         painter.setFont(fonts.title_font())
         if self.lines:
             top = QRectF(rect.left(), rect.top() + PAD_Y, rect.width(), lh_title)
-            painter.drawText(top, Qt.AlignCenter, self.title)
+            painter.drawText(top, Qt.AlignCenter | Qt.TextSingleLine, self.title)
             painter.setFont(fonts.body_font())
             painter.setPen(theme.muted_text)
             y = top.bottom()
@@ -175,7 +175,7 @@ class NodeItem(QGraphicsItem):
                                  Qt.AlignCenter, line)
                 y += fonts.line_height()
         else:
-            painter.drawText(rect, Qt.AlignCenter, self.title)
+            painter.drawText(rect, Qt.AlignCenter | Qt.TextSingleLine, self.title)
 
 
 def spline_path(points: Sequence[tuple[float, float]]) -> QPainterPath:
