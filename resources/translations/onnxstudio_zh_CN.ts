@@ -120,6 +120,14 @@
         <translation>将 {value} 连接到 {node}</translation>
     </message>
     <message>
+        <source>Release to connect {value} to input {i} of {node}</source>
+        <translation>松开以将 {value} 连接到 {node} 的输入 {i}</translation>
+    </message>
+    <message>
+        <source>Release to insert {node} on {value}</source>
+        <translation>松开以将 {node} 插入到 {value} 上</translation>
+    </message>
+    <message>
         <source>Only an edge into a node&apos;s input can be disconnected</source>
         <translation>只能断开连入节点输入的边</translation>
     </message>
@@ -327,6 +335,10 @@
     <message>
         <source>Insert Node on {name}…</source>
         <translation>在 {name} 上插入节点…</translation>
+    </message>
+    <message>
+        <source>Disconnect {name}</source>
+        <translation>断开 {name}</translation>
     </message>
 </context>
 <context>

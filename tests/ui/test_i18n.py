@@ -227,7 +227,9 @@ def test_every_question_button_has_a_translation():
 
 def test_translations_keep_placeholders_and_accelerators():
     problems = []
-    for context, source, _comment, texts, _done in i18n_tool.entries(TS):
+    for context, source, _comment, texts, done in i18n_tool.entries(TS):
+        if not done:
+            continue            # reported by the catalogue test
         for text in texts:
             if sorted(re.findall(r"\{[^{}]*\}", source)) != sorted(re.findall(r"\{[^{}]*\}", text)):
                 problems.append(f"{context}: {source!r} → {text!r}: placeholders differ")
