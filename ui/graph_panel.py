@@ -246,14 +246,16 @@ class GraphPanel(QWidget):
         if self._pending_target is not None and self._reveal_needs_expand(view_model):
             return
         pinned = self._pin_old is not None
+        same = None
         if pinned:
             from onnxstudio.core.layout.api import MAX_PIECE
             from onnxstudio.core.layout.pieces import plan_pieces
             from .canvas.pinning import pin
+            same = _same_things(self.scene.view_model, view_model)
             result, self.pinned_changed = pin(self._pin_old, result, plan_pieces(view_model.request, MAX_PIECE),
-                                              _same_things(self.scene.view_model, view_model))
+                                              same)
             self._pin_old = None
-        self._populate(view_model, result, keep_view=pinned)
+        self._populate(view_model, result, keep_view=pinned, same=same)
         self.idle.emit()
         self.laid_out.emit()
         if self._pending_target is not None:
@@ -275,12 +277,13 @@ class GraphPanel(QWidget):
         self._pending_target = None
         self.idle.emit()
 
-    def _populate(self, view_model, result, keep_view: bool) -> None:
+    def _populate(self, view_model, result, keep_view: bool, same=None) -> None:
         state = self._view_state() if keep_view else self.level.view_state
         selected = [item.ref.node or item.ref.value for item in self.scene.selectedItems()
                     if keep_view and isinstance(item, NodeItem) and item.ref is not None]
         self.view.reset_first_paint()
-        self.scene.populate(view_model, result, self.inferred)
+        # After an edit (same: box ids matched) unmoved items are kept, not rebuilt.
+        self.scene.populate(view_model, result, self.inferred, same)
         self._apply_badges()
         reselected = [self.scene.item_for_node(obj) for obj in selected
                       if obj is not None and hasattr(obj, "op_type") and obj.graph is not None]

@@ -187,3 +187,46 @@ def test_a_loose_node_dropped_on_an_edge_is_inserted(qtbot, window, tmp_path):
     window.edit_actions.undo()                                      # one step: loose again
     neg = next(n for n in window.model.graph.nodes if n.op_type == "Neg")
     assert canvas.is_loose(neg) and sig.inputs[0].name == "r"
+
+
+def test_after_an_edit_unmoved_items_are_kept_and_the_scene_matches_a_rebuild(qtbot, window, tmp_path):
+    import pathlib
+    import sys
+    sys.path.insert(0, str(pathlib.Path(__file__).resolve().parents[2] / "benchmarks"))
+    import onnx
+    from synthetic_model import build
+    from onnxstudio.core.edits import insert_on_edge
+    from onnxstudio.ui.canvas.items import EdgeItem, NodeItem
+    from onnxstudio.ui.canvas.scene import GraphScene
+    path = tmp_path / "big.onnx"
+    onnx.save(build(2500), str(path))
+    open_model(qtbot, window, path)
+    for _ in range(4):                 # nested groups open one level at a time
+        window.graph.expand_all()
+        wait_idle(qtbot, window, timeout=300_000)
+    scene = window.graph.scene
+    assert len(scene.node_items) > 500
+    before = set(map(id, list(scene.node_items.values()) + list(scene.edge_items.values())))
+    graph = window.model.graph
+    target = next(n for n in graph.nodes[len(graph.nodes) // 2:] if n.op_type == "MatMul")
+    name = target.name.rsplit("/", 1)[0] + "/neg_test"      # in its neighbour's group
+    assert window.qdoc.apply(insert_on_edge(window.model, target.outputs[0].name, "Neg", name=name))
+    wait_idle(qtbot, window)
+    items = list(scene.node_items.values()) + list(scene.edge_items.values())
+    kept = sum(id(i) in before for i in items)
+    assert kept >= 0.9 * len(items), f"only {kept} of {len(items)} items kept"
+    # The kept-and-patched scene is the one a full rebuild draws.
+    fresh = GraphScene()
+    fresh.populate(scene.view_model, scene.layout_result, window.graph.inferred)
+    assert {k: (i.scene_rect(), i.title, i.lines, i.ref.node, i.ref.value) for k, i in scene.node_items.items()} == \
+        {k: (i.scene_rect(), i.title, i.lines, i.ref.node, i.ref.value) for k, i in fresh.node_items.items()}
+    assert {k: (i.points, i.full_label, i.ref.value, i.src_key, i.dst_key) for k, i in scene.edge_items.items()} == \
+        {k: (i.points, i.full_label, i.ref.value, i.src_key, i.dst_key) for k, i in fresh.edge_items.items()}
+    # Nothing left behind: every box and edge in the scene is one the scene knows.
+    known = set(map(id, items))
+    assert all(id(i) in known for i in scene.items() if isinstance(i, (NodeItem, EdgeItem)))
+    frames = [i for i in scene.items() if type(i).__name__ == "GroupFrame"]
+    assert len(frames) == len(scene.group_frames)
+    window.edit_actions.undo()
+    wait_idle(qtbot, window)
+    assert not any(n.name == name for n in window.model.graph.nodes)
