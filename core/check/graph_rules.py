@@ -258,7 +258,7 @@ def check_structure(g: pb.GraphProto, gpath: str, ctx, out, parent: Scope | None
 
     vi_names = set()
     io_types = None
-    for vi in parts.get("value_info", ()):
+    for k, vi in enumerate(parts.get("value_info", ())):
         name = vi.name
         where = None
         if name in vi_names:
@@ -278,6 +278,8 @@ def check_structure(g: pb.GraphProto, gpath: str, ctx, out, parent: Scope | None
         if name not in defs:
             where = where or paths.Lazy(paths.value_info, gpath, name)
             out.add("graph.value-info-unused", where, f"value_info describes {name!r}, which nothing defines")
+        if cache is not None and cache.value_info_clean(k, vi, ir):
+            continue        # its type passed both tests below at the last run, unchanged since
         message = _type_too_new(vi, ir)
         if message is not None:
             out.add("model.feature-too-new", where or paths.Lazy(paths.value_info, gpath, name), message)

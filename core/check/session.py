@@ -213,13 +213,13 @@ class CheckSession:
                 changed |= _dict_diff(old_scope.types, scope.types)
             todo = set(dirty)
             if changed:
-                todo |= cache.readers(changed)
+                # Subgraphs read outer names without listing them: holders too.
+                todo |= cache.readers(changed, holders=True)
                 defs = scope.defs
                 for name in changed:        # a node's own outputs' types are checked too
                     pos = defs.get(name)
                     if pos is not None and pos >= 0:
                         todo.add(pos)
-                todo |= cache.holders()     # subgraphs read outer names without listing them
             for i in sorted(todo):
                 if i < len(g.node):
                     self._check_node(i)

@@ -26,6 +26,7 @@ from __future__ import annotations
 
 import heapq
 
+from ..diagnostics import Collector
 from .context import declared_types
 from .graph_rules import infer_node
 from .scan import scan_graph
@@ -58,6 +59,8 @@ class StructureCache:
         self._types = None          # declared types of the last run
         self._clean: dict = {}      # initializer name -> tensor_clean verdict
         self._ir = None
+        self._vi_clean: dict = {}   # value_info position -> its type tests passed
+        self._vi_ir = None
         # What the next run must know (set by the session, reset after the run).
         self.dirty: set = set()     # node indices whose derived output types are to be worked out again
         self.gone: set = set()      # names no longer defined by the node that defined them
@@ -80,6 +83,7 @@ class StructureCache:
         self.prev_scope = None
         self._types = None
         self._clean = {}
+        self._vi_clean = {}
         self._done()
 
     def _done(self) -> None:
@@ -105,7 +109,23 @@ class StructureCache:
     def declared_types(self, g, parts) -> dict:
         if self._types is None or self.header:
             self._types = declared_types(g, parts)
+            self._vi_clean = {}
         return self._types
+
+    def value_info_clean(self, k: int, vi, ir) -> bool:
+        """Whether value_info entry k's type needs no newer IR version and
+        gives its element type (graph_rules' two type tests), remembered by
+        position until graph inputs/outputs/value_info change."""
+        if ir != self._vi_ir:
+            self._vi_clean = {}
+            self._vi_ir = ir
+        clean = self._vi_clean.get(k)
+        if clean is None:
+            from .graph_rules import _check_elem_type_given, _type_too_new  # noqa: PLC0415
+            found = Collector()
+            _check_elem_type_given(vi, "", found)
+            clean = self._vi_clean[k] = not found.items and _type_too_new(vi, ir) is None
+        return clean
 
     def scan(self, nodes, scope, ctx, names):
         prev = self.prev_scope if self.lean else None
@@ -156,19 +176,24 @@ class StructureCache:
         heap = sorted(i for i in dirty if 0 <= i < len(nodes))
         queued = set(heap)
         consumers = None
+        waves = 0
         while heap:
             i = heapq.heappop(heap)
             moved = infer_node(g, i, scope, ctx)
             if not moved:
                 continue
             self.rederived.update(moved)
-            if consumers is None:
+            # A scan for the readers costs a third of building the map: scan
+            # for the first few changes, build the map when they keep coming.
+            waves += 1
+            if consumers is None and waves > 3:
                 consumers = self.consumers()
-            for name in moved:
-                for j in consumers.get(name, ()):
-                    if j > i and j not in queued:
-                        queued.add(j)
-                        heapq.heappush(heap, j)
+            readers = self.readers(set(moved)) if consumers is None else \
+                {j for name in moved for j in consumers.get(name, ())}
+            for j in readers:
+                if j > i and j not in queued:
+                    queued.add(j)
+                    heapq.heappush(heap, j)
         return []
 
     def consumers(self) -> dict:
@@ -180,9 +205,12 @@ class StructureCache:
                     found.setdefault(n, []).append(i)
         return found
 
-    def readers(self, names: set) -> set:
+    def readers(self, names: set, holders: bool = False) -> set:
         """Indices of the nodes reading any of `names` (a scan: cheaper than
-        building the consumer map when asked once)."""
+        building the consumer map when asked once); with `holders`, also of
+        every node holding a subgraph."""
+        if holders:
+            return {i for i, (ins, _, holds) in enumerate(self.io) if holds or not names.isdisjoint(ins)}
         if not names:
             return set()
         return {i for i, (ins, _, _) in enumerate(self.io) if not names.isdisjoint(ins)}
