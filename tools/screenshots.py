@@ -1,6 +1,9 @@
 """Screenshots of the app on each shared model (and the bundled demo).
 
     python tools/screenshots.py [--out docs/screenshots] [--models DIR] [--theme light|dark]
+    python tools/screenshots.py --only bert_small --focus encoder --name bert_small_encoder --hide-docks
+    python tools/screenshots.py --only bert_12layer_narrow --expand encoder/layer.3 \
+        --focus encoder/layer.3 --name bert_12layer_layer3 --hide-docks
 
 Runs the real main window on Qt's offscreen platform, waits for load and
 layout, selects a node so the properties panel has content, and saves
@@ -37,14 +40,47 @@ def pick_node(scene):
     return best
 
 
-def shoot(window, app, path: pathlib.Path, out: pathlib.Path, size, search: str = "") -> pathlib.Path:
+def idle(window) -> bool:
+    graph = window.graph
+    return (not window.busy and graph.scene.view_model is not None and graph._job is None
+            and graph._pending_target is None)
+
+
+def focus_on_group(window, app, group: tuple, zoom: float) -> None:
+    """Show the top of `group`'s frame at `zoom`, its left edge near the left."""
+    frame = window.graph.scene.group_frames.get(group)
+    if frame is None:
+        raise RuntimeError(f"no open group {'/'.join(group)} to show")
+    view = window.graph.view
+    view.zoom_by(zoom / view.current_scale())
+    visible = view.visible_scene_rect()
+    rect = frame.scene_rect()
+    view.centerOn(max(rect.center().x(), rect.left() - 30 + visible.width() / 2),
+                  rect.top() - 160 + visible.height() / 2)
+    for _ in range(5):
+        app.processEvents()
+
+
+def shoot(window, app, path: pathlib.Path, out: pathlib.Path, size, search: str = "",
+          expand: tuple = (), focus: tuple = (), zoom: float = 0.8) -> pathlib.Path:
     window.resize(*size)
     window.open_path(path, remember=False)
     # Wait for shape inference too: edges get their labels from it.
-    ok = wait(app, lambda: not window.busy and window.graph.scene.view_model is not None)
+    ok = wait(app, lambda: idle(window))
     if not ok:
         raise RuntimeError(f"{path}: not laid out in time")
-    if search:
+    if expand:
+        # The group and every group inside it.
+        graph = window.graph
+        inner = [p for p in graph.scene.view_model.groups if p[:len(expand)] == expand]
+        graph.level.expanded = set(graph.level.expanded or ()) | {
+            p[:d] for p in inner for d in range(1, len(p) + 1)}
+        graph.start_layout()
+        if not wait(app, lambda: idle(window) and expand in window.graph.scene.group_frames):
+            raise RuntimeError(f"{path}: {'/'.join(expand)} not opened in time")
+    if focus:
+        focus_on_group(window, app, focus, zoom)
+    elif search:
         # Show search at work: type the text, jump to the first hit.
         window.show_search()
         window.search.edit.setText(search)
@@ -70,6 +106,11 @@ def main(argv=None) -> int:
     parser.add_argument("--size", default="1400x900", help="window size WxH")
     parser.add_argument("--only", nargs="*", help="model folder names to shoot")
     parser.add_argument("--search", default="", help="search for this and go to the first hit")
+    parser.add_argument("--expand", default="", help="open this group first, e.g. encoder/layer.0")
+    parser.add_argument("--focus", default="", help="show the top of this open group's frame")
+    parser.add_argument("--zoom", type=float, default=0.8, help="zoom used with --focus")
+    parser.add_argument("--name", default="", help="file name stem instead of the model's")
+    parser.add_argument("--hide-docks", action="store_true", help="canvas and properties only")
     args = parser.parse_args(argv)
     os.environ.setdefault("QT_QPA_PLATFORM", "offscreen")
     os.environ.setdefault("ONNXSTUDIO_SETTINGS", os.path.join(tempfile.mkdtemp(), "settings.ini"))
@@ -93,9 +134,16 @@ def main(argv=None) -> int:
     if args.only:
         targets = [t for t in targets if t[0] in args.only]
     suffix = ("" if args.theme == "light" else f"_{args.theme}") + ("_search" if args.search else "")
+    if args.hide_docks:
+        from PySide6.QtWidgets import QDockWidget
+        for dock in window.findChildren(QDockWidget):
+            if dock is not window.properties_dock:
+                dock.hide()
+    expand = tuple(args.expand.split("/")) if args.expand else ()
+    focus = tuple(args.focus.split("/")) if args.focus else ()
     for name, path in targets:
-        out = pathlib.Path(args.out) / f"{name}{suffix}.png"
-        shoot(window, app, path, out, size, args.search)
+        out = pathlib.Path(args.out) / f"{args.name or name}{suffix}.png"
+        shoot(window, app, path, out, size, args.search, expand, focus, args.zoom)
         print(f"{out}  ({window.status_label.text()})")
     window.shutdown()
     return 0

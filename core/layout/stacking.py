@@ -14,13 +14,14 @@ from __future__ import annotations
 
 from dataclasses import dataclass, field
 
+from .bundling import bundle_fan_outs
 from .geometry import EdgePath, GroupBox, Layout, LayoutRequest, NodeBox, Point
 from .pieces import CanonicalPiece, Piece
 
 LANE_SEP = 8.0
 CORNER = 10.0
 CUT_MARGIN = 6.0     # how far above (below) a piece's boxes its entry (exit) curves are cut
-STACK_VERSION = "stack-4"   # bump when stacking or routing gives other results
+STACK_VERSION = "stack-5"   # bump when stacking or routing gives other results
 
 
 @dataclass
@@ -81,6 +82,8 @@ def stack(pieces: list[Piece], canons: list[CanonicalPiece], results: list[Layou
     height = max(top - gap, 0.0)
 
     placed = [realise(c, r, lr, dx, dy) for c, r, (dx, dy) in zip(canons, results, offsets)]
+    for p in placed:
+        bundle_fan_outs(p.layout, request.rank_sep)
     nodes, edges, groups = {}, {}, {}
     piece_of = {}
     for k, p in enumerate(placed):

@@ -129,3 +129,33 @@ def test_lanes_are_reused_by_long_edges_that_do_not_overlap():
     right = max(b.right for b in out.nodes.values())
     xs = {round(max(x for x, _ in out.edges[k].points), 1) for k in ("skip1", "skip2")}
     assert len(xs) == 1 and min(xs) > right, (xs, right)
+
+
+def _x_at(points, y):
+    poly = _sample(points, 24)
+    for a, b in zip(poly, poly[1:]):
+        if (a[1] - y) * (b[1] - y) <= 0 and a[1] != b[1]:
+            return a[0] + (b[0] - a[0]) * (y - a[1]) / (b[1] - a[1])
+    return None
+
+
+@pytest.mark.parametrize("engine", ENGINES)
+def test_a_value_read_far_down_by_many_boxes_is_one_trunk_not_a_wall(engine):
+    """A mask read by every collapsed layer: dot drew one line per reader,
+    side by side down the whole graph. They now share one trunk."""
+    nodes = [LayoutNode("mask", 60, 20)] + [LayoutNode(f"c{j}", 80, 24) for j in range(30)]
+    edges = [LayoutEdge(f"c{j}", f"c{j - 1}", f"c{j}") for j in range(1, 30)]
+    readers = [f"c{j}" for j in range(6, 30, 4)]
+    # Read near the top too, so the mask sits at the top as a graph input does.
+    edges += [LayoutEdge(f"m{t}", "mask", t) for t in ["c1"] + readers]
+    req = LayoutRequest(nodes, edges)
+    out = lay.layout(req, engine=engine, cache=False)
+    assert check_layout(req, out, clusters_exact=engine != "builtin") == []
+    first = out.nodes[readers[0]]
+    y = (out.nodes["mask"].bottom + first.y) / 2
+    xs = {round(_x_at(out.edges[f"m{t}"].points, y), 1) for t in readers}
+    assert len(xs) == 1, xs
+    # Lower down, the edges still sharing the trunk are the ones not yet arrived.
+    y = (out.nodes[readers[2]].bottom + out.nodes[readers[3]].y) / 2
+    xs = {round(_x_at(out.edges[f"m{t}"].points, y), 1) for t in readers[3:]}
+    assert len(xs) == 1, xs

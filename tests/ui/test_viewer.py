@@ -411,3 +411,28 @@ def test_node_titles_fit_on_one_line_without_breaking_a_word(qtbot, window, name
         # Room for the inked glyphs too, not just the advance (bold overhangs).
         inked = max(metrics.horizontalAdvance(item.title), metrics.boundingRect(item.title).width())
         assert area.width() >= inked + 1, (item.title, area.width(), inked)
+
+
+def test_one_open_layer_is_drawn_below_the_closed_layers_before_it(qtbot, window):
+    """Opening one bert_12layer_narrow layer drew it beside layers 0-2 (its
+    mask branch starts at the top of the graph, and it was one dot call with
+    them): a big open group among closed siblings is now a piece of its own,
+    stacked in order."""
+    from shared_models import SHARED_MODELS
+    open_model(qtbot, window, SHARED_MODELS / "bert_12layer_narrow" / "model.onnx")
+    graph = window.graph
+    layer = ("encoder", "layer.3")
+    inner = [p for p in graph.scene.view_model.groups if p[:2] == layer]
+    graph.level.expanded = set(graph.level.expanded or ()) | {p[:d] for p in inner for d in range(1, len(p) + 1)}
+    graph.start_layout()
+    wait_idle(qtbot, window, timeout=300_000)
+    scene = graph.scene
+    frame = scene.group_frames[layer].scene_rect()
+    layer_of = {n.id: n.group[1] for n in scene.view_model.request.nodes
+                if len(n.group) >= 2 and n.group[0] == "encoder"}
+    above = [scene.node_items[k] for k, name in layer_of.items() if name in ("layer.0", "layer.1", "layer.2")]
+    below = [scene.node_items[k] for k, name in layer_of.items() if name in ("layer.4", "layer.11")]
+    assert len(above) >= 3 and len(below) >= 2
+    assert all(b.scene_rect().bottom() < frame.top() for b in above)
+    assert all(b.scene_rect().top() > frame.bottom() for b in below)
+    check_scene(scene)
