@@ -209,6 +209,10 @@ class GraphPanel(QWidget):
         self.cancel_layout()
         level = self.level
         job = LayoutJob(level.graph, level.expanded, measure_label, parent=self)
+        if self._pin_old is not None:
+            # Pinning (and cutting the new layout into pieces for it) is pure
+            # geometry: done in the worker, it costs the UI thread nothing.
+            job.after = _pinner(self._pin_old, self.scene.view_model, job)
         job.done.connect(lambda view_model, result, j=job: self._layout_done(view_model, result, j))
         job.failed.connect(lambda message, j=job: self._layout_failed(message, j))
         job.cancelled_signal.connect(lambda j=job: self._layout_cancelled(j))
@@ -248,12 +252,16 @@ class GraphPanel(QWidget):
         pinned = self._pin_old is not None
         same = None
         if pinned:
-            from onnxstudio.core.layout.api import MAX_PIECE
-            from onnxstudio.core.layout.pieces import plan_pieces
-            from .canvas.pinning import pin
-            same = _same_things(self.scene.view_model, view_model)
-            result, self.pinned_changed = pin(self._pin_old, result, plan_pieces(view_model.request, MAX_PIECE),
-                                              same)
+            pinned_in_worker = getattr(job, "pinned", None)
+            if pinned_in_worker is not None:
+                same, self.pinned_changed = pinned_in_worker
+            else:
+                from onnxstudio.core.layout.api import MAX_PIECE
+                from onnxstudio.core.layout.pieces import plan_pieces
+                from .canvas.pinning import pin
+                same = _same_things(self.scene.view_model, view_model)
+                result, self.pinned_changed = pin(self._pin_old, result,
+                                                  plan_pieces(view_model.request, MAX_PIECE), same)
             self._pin_old = None
         self._populate(view_model, result, keep_view=pinned, same=same)
         self.idle.emit()
@@ -484,6 +492,20 @@ class GraphPanel(QWidget):
     def resizeEvent(self, event) -> None:
         super().resizeEvent(event)
         self._place_minimap()
+
+
+def _pinner(old_layout, old_view_model, job):
+    """The worker-side step of a pinned re-layout: pin the new layout to
+    `old_layout` and leave (box id map, moved boxes) on `job.pinned`."""
+    def after(view_model, result):
+        from onnxstudio.core.layout.api import MAX_PIECE
+        from onnxstudio.core.layout.pieces import plan_pieces
+        from .canvas.pinning import pin
+        same = _same_things(old_view_model, view_model)
+        result, changed = pin(old_layout, result, plan_pieces(view_model.request, MAX_PIECE), same)
+        job.pinned = (same, changed)
+        return result
+    return after
 
 
 def _same_things(old_vm, new_vm) -> dict:

@@ -116,6 +116,9 @@ class LayoutJob(QThread):
         self.measure = measure
         self.time_limit = time_limit
         self.token = CancelToken()
+        # Optional f(view, layout) -> layout run here, in the worker, before
+        # `done` (the canvas pins the new layout to the old one this way).
+        self.after = None
 
     def cancel(self) -> None:
         self.token.cancel()
@@ -131,6 +134,8 @@ class LayoutJob(QThread):
                                  f"most {MAX_BOXES:,}. Its nodes, search and properties are still there.")
                 return
             result = lay.layout(view.request, cancel=self.token, time_limit=self.time_limit)
+            if self.after is not None:
+                result = self.after(view, result)
         except lay.LayoutCancelled:
             self.cancelled_signal.emit()
             return

@@ -227,6 +227,10 @@ def test_after_an_edit_unmoved_items_are_kept_and_the_scene_matches_a_rebuild(qt
     assert all(id(i) in known for i in scene.items() if isinstance(i, (NodeItem, EdgeItem)))
     frames = [i for i in scene.items() if type(i).__name__ == "GroupFrame"]
     assert len(frames) == len(scene.group_frames)
+    titles = [i for i in scene.items() if type(i).__name__ == "GroupTitle"]
+    assert len(titles) == len(frames)
+    assert {p: (f.scene_rect(), f.title) for p, f in scene.group_frames.items()} == \
+        {p: (f.scene_rect(), f.title) for p, f in fresh.group_frames.items()}
     window.edit_actions.undo()
     wait_idle(qtbot, window)
     assert not any(n.name == name for n in window.model.graph.nodes)

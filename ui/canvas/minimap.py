@@ -34,7 +34,17 @@ class Minimap(QWidget):
         if scene is None or not hasattr(scene, "minimap_boxes"):
             self.update()
             return
-        self._scene_rect = scene.itemsBoundingRect()
+        boxes = scene.minimap_boxes()
+        # The boxes' extent (edges run between boxes): cheaper than
+        # itemsBoundingRect over every edge and frame of a 10k-box level.
+        if boxes:
+            left = min(r.left() for r, _ in boxes)
+            top = min(r.top() for r, _ in boxes)
+            right = max(r.right() for r, _ in boxes)
+            bottom = max(r.bottom() for r, _ in boxes)
+            self._scene_rect = QRectF(left, top, right - left, bottom - top)
+        else:
+            self._scene_rect = QRectF()
         if self._scene_rect.isEmpty():
             self.update()
             return
@@ -46,7 +56,7 @@ class Minimap(QWidget):
         pixmap.fill(theme.background)
         painter = QPainter(pixmap)
         painter.setTransform(self._transform_scale())
-        for rect, item in scene.minimap_boxes():
+        for rect, item in boxes:
             colour = item._swatch(theme)
             painter.setPen(QPen(colour, 0))      # hairline: boxes never vanish below a pixel
             painter.setBrush(colour)

@@ -137,17 +137,7 @@ class GraphScene(QGraphicsScene):
         self._edges_by_value.clear()
         self.view_model = view_model
         self.layout_result = layout_result
-        for path, box in layout_result.groups.items():
-            info = view_model.groups.get(path)
-            # Nested frames sit inside their parent's: the last name is enough.
-            title = group_title_text(path[-1], info.node_count) if info is not None else path[-1]
-            frame = GroupFrame(_group_key(path), QRectF(box.x, box.y, box.width, box.height),
-                               title, depth=len(path))
-            frame.setToolTip("/".join(path) + "\n" + self.tr("Double-click the title to collapse"))
-            frame.path = path
-            self.addItem(frame)
-            self.addItem(GroupTitle(frame))
-            self.group_frames[path] = frame
+        self._add_groups(view_model, layout_result)
         for box_id, vnode in view_model.nodes.items():
             box = layout_result.nodes.get(box_id)
             if box is None:
@@ -172,31 +162,33 @@ class GraphScene(QGraphicsScene):
         self.setSceneRect(self.itemsBoundingRect().adjusted(-40, -40, 40, 40))
 
     def _repopulate(self, view_model, layout_result, inferred, same: dict) -> None:
+        # Geometry is compared on the layouts (plain numbers), not on the
+        # items: asking 10k items for their position costs more than the rest.
+        old_layout = self.layout_result
         self._overview = None
-        for item in self.items():
-            if isinstance(item, GroupFrame):        # frames (and their title tabs) are few: redrawn
-                self.removeItem(item)
-        self.group_frames.clear()
         old_nodes, old_edges = self.node_items, self.edge_items
         self.node_items, self.edge_items = {}, {}
         self._edges_by_value.clear()
         self.view_model = view_model
         self.layout_result = layout_result
-        self._add_groups(view_model, layout_result)
+        self._add_groups(view_model, layout_result, reuse=True)
         for box_id, vnode in view_model.nodes.items():
             box = layout_result.nodes.get(box_id)
             if box is None:
                 continue
-            rect = QRectF(box.x, box.y, box.width, box.height)
-            old = old_nodes.get(same.get(box_id))
-            if (old is not None and old.scene_rect() == rect and old.kind == vnode.kind
+            old_id = same.get(box_id)
+            old = old_nodes.get(old_id)
+            before = old_layout.nodes.get(old_id) if old is not None else None
+            if (before is not None and (before.x, before.y, before.width, before.height) ==
+                    (box.x, box.y, box.width, box.height) and old.kind == vnode.kind
                     and old.title == vnode.label.title and old.lines == list(vnode.label.lines)
                     and old.family == _family(vnode)):
-                del old_nodes[old.key]
+                del old_nodes[old_id]
                 old.key, old.ref = box_id, vnode
                 self.node_items[box_id] = old
                 continue
-            item = NodeItem(box_id, rect, vnode.label.title, vnode.label.lines,
+            item = NodeItem(box_id, QRectF(box.x, box.y, box.width, box.height),
+                            vnode.label.title, vnode.label.lines,
                             family=_family(vnode), kind=vnode.kind, ref=vnode,
                             tooltip=_tooltip(vnode, inferred))
             self.addItem(item)
@@ -211,6 +203,7 @@ class GraphScene(QGraphicsScene):
                 continue
             old = by_ends.pop((same.get(vedge.source), same.get(vedge.target), id(vedge.value)), None)
             if old is not None and old.points == [tuple(p) for p in path.points]:
+                # Its label text is kept up to date by relabel_edges after every edit.
                 old.key, old.ref, old.src_key, old.dst_key = edge_id, vedge, vedge.source, vedge.target
                 item = old
             else:
@@ -218,28 +211,48 @@ class GraphScene(QGraphicsScene):
                     by_ends[("gone", id(old))] = old
                 item = EdgeItem(edge_id, path.points, "", ref=vedge, src_key=vedge.source,
                                 dst_key=vedge.target)
+                _edge_text(item, vedge.value, inferred)
                 self.addItem(item)
                 fresh.add(id(item))
-            _edge_text(item, vedge.value, inferred)
             self.edge_items[edge_id] = item
             if vedge.value is not None:
                 self._edges_by_value.setdefault(id(vedge.value), []).append(item)
         for item in by_ends.values():
             self.removeItem(item)
         self._place_edge_labels(fresh)
-        self.setSceneRect(self.itemsBoundingRect().adjusted(-40, -40, 40, 40))
+        # Everything lies within the layout's bounds but labels, which sit at
+        # most a label's width beside an edge.
+        margin = EdgeItem.LABEL_MAX_WIDTH + 40
+        self.setSceneRect(QRectF(0, 0, layout_result.width, layout_result.height).adjusted(
+            -margin, -40, margin, 40))
 
-    def _add_groups(self, view_model, layout_result) -> None:
+    def _add_groups(self, view_model, layout_result, reuse: bool = False) -> None:
+        """Group frames and their title tabs; with `reuse`, a frame whose box
+        and title did not change is kept (a 10k-node level has thousands)."""
+        old = self.group_frames if reuse else {}
+        self.group_frames = {}
         for path, box in layout_result.groups.items():
             info = view_model.groups.get(path)
+            # Nested frames sit inside their parent's: the last name is enough.
             title = group_title_text(path[-1], info.node_count) if info is not None else path[-1]
-            frame = GroupFrame(_group_key(path), QRectF(box.x, box.y, box.width, box.height),
-                               title, depth=len(path))
+            rect = QRectF(box.x, box.y, box.width, box.height)
+            frame = old.pop(path, None)
+            if frame is not None and frame.title == title and frame.scene_rect() == rect:
+                self.group_frames[path] = frame
+                continue
+            if frame is not None:
+                old[path] = frame
+            frame = GroupFrame(_group_key(path), rect, title, depth=len(path))
             frame.setToolTip("/".join(path) + "\n" + self.tr("Double-click the title to collapse"))
             frame.path = path
+            frame.title_item = GroupTitle(frame)
             self.addItem(frame)
-            self.addItem(GroupTitle(frame))
+            self.addItem(frame.title_item)
             self.group_frames[path] = frame
+        for frame in old.values():
+            self.removeItem(frame)
+            if getattr(frame, "title_item", None) is not None:
+                self.removeItem(frame.title_item)
 
     def _place_edge_labels(self, fresh: Optional[set] = None) -> None:
         """Move each shape label to a spot along its edge that is free of boxes
@@ -251,25 +264,53 @@ class GraphScene(QGraphicsScene):
         edges) the labels of the other values stay where they are and only
         those are placed, around them."""
         boxes, labels = _RectGrid(), _RectGrid()
-        for item in self.node_items.values():
-            boxes.add(item.scene_rect())
-        for frame in self.group_frames.values():
-            boxes.add(frame.title_rect())
         fans: dict[tuple, list[EdgeItem]] = {}
         for item in self.edge_items.values():
             value = getattr(item.ref, "value", None)
             fans.setdefault((item.src_key, id(value) if value is not None else id(item)), []).append(item)
+        todo = None
         if fresh is not None:
-            todo = []
-            for items in fans.values():
-                if any(id(i) in fresh for i in items):
-                    todo.append(items)
-                    continue
+            todo = [items for items in fans.values() if any(id(i) in fresh for i in items)]
+            if not todo:
+                return
+        if todo is not None and len(todo) <= 200:
+            # Only what lies around the fresh edges can collide with their
+            # labels: ask the scene's index for each one's area instead of
+            # gridding every box of a 10k-box level.
+            placing = {id(i) for items in todo for i in items}
+            seen = set()
+            for items in todo:
+                region = QRectF()
                 for i in items:
-                    rect = getattr(i, "_label_rect", None)
-                    if i.label and rect is not None:
-                        labels.add(rect)
+                    region = region.united(i.path.boundingRect())
+                region.adjust(-EdgeItem.LABEL_MAX_WIDTH - 20, -40, EdgeItem.LABEL_MAX_WIDTH + 20, 40)
+                for item in self.items(region):
+                    if id(item) in seen:
+                        continue
+                    seen.add(id(item))
+                    if isinstance(item, NodeItem):
+                        boxes.add(item.scene_rect())
+                    elif type(item) is GroupFrame:
+                        boxes.add(item.title_rect())
+                    elif isinstance(item, EdgeItem) and id(item) not in placing and item.label:
+                        rect = getattr(item, "_label_rect", None)
+                        if rect is not None:
+                            labels.add(rect)
+        elif todo is not None:          # many fresh edges: grid everything, keep the others' labels
+            placing = {id(i) for items in todo for i in items}
+            for item in self.node_items.values():
+                boxes.add(item.scene_rect())
+            for frame in self.group_frames.values():
+                boxes.add(frame.title_rect())
+            for item in self.edge_items.values():
+                rect = getattr(item, "_label_rect", None)
+                if id(item) not in placing and item.label and rect is not None:
+                    labels.add(rect)
         else:
+            for item in self.node_items.values():
+                boxes.add(item.scene_rect())
+            for frame in self.group_frames.values():
+                boxes.add(frame.title_rect())
             todo = fans.values()
         for items in todo:
             if len(items) == 1:
@@ -329,7 +370,15 @@ class GraphScene(QGraphicsScene):
                 item.update()
 
     def minimap_boxes(self) -> list[tuple[QRectF, object]]:
-        return [(item.scene_rect(), item) for item in self.node_items.values()]
+        # From the layout's numbers: asking 10k items for their position is slow.
+        layout = self.layout_result
+        if layout is None:
+            return [(item.scene_rect(), item) for item in self.node_items.values()]
+        out = []
+        for key, item in self.node_items.items():
+            b = layout.nodes.get(key)
+            out.append((QRectF(b.x, b.y, b.width, b.height) if b is not None else item.scene_rect(), item))
+        return out
 
 
 def _near_source_candidates(items) -> list:
