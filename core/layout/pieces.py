@@ -28,7 +28,7 @@ COST_PER_NODE = 3
 # Part of every cache key: bump when a change gives different layouts for
 # the same input (DOT text, canonical form, piece planning).
 KEY_VERSION = "piece-4"
-PLAN_VERSION = "plan-3"
+PLAN_VERSION = "plan-4"
 
 
 @dataclass
@@ -198,10 +198,11 @@ def _holds_big_siblings(items, depth: int) -> bool:
     """
     big = [members for name, members in items if name is not None and len(members) >= MIN_GROUP_PIECE]
     groups = sum(1 for name, _ in items if name is not None)
-    # One open layer among collapsed ones counts too: in one dot call the
-    # open layer's mask branch starts at the top and the layer is drawn
-    # beside the collapsed layers above it, not below them.
-    if len(big) >= 2 or (big and groups >= 3):
+    # One open layer among (at least three) closed ones counts too: in one
+    # dot call the open layer's mask branch starts at the top and the layer
+    # is drawn beside the closed layers above it, not below them.  (A layer's
+    # own attention / intermediate / output stay together.)
+    if len(big) >= 2 or (big and groups >= 4):
         return True
     return any(_holds_big_siblings(_items(m, depth + 1), depth + 1) for m in big)
 
