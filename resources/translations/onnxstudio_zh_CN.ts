@@ -527,7 +527,7 @@
     </message>
     <message>
         <source>Opened {name}</source>
-        <translation>打开了 {name}</translation>
+        <translation>已打开 {name}</translation>
     </message>
     <message>
         <source>model</source>
