@@ -2,7 +2,7 @@
 from the edit to the repainted canvas and refreshed Problems dock, and an
 insert on an edge including the pinned partial re-layout.
 
-    python benchmarks/ui_edit.py [--nodes 10000] [--expanded]
+    python benchmarks/ui_edit.py [--nodes 10000] [--expanded] [--selected]
 """
 from __future__ import annotations
 
@@ -22,6 +22,8 @@ def main() -> None:
     ap.add_argument("--nodes", type=int, default=10_000)
     ap.add_argument("--expanded", action="store_true", help="expand every group first")
     ap.add_argument("--runs", type=int, default=5)
+    ap.add_argument("--selected", action="store_true",
+                    help="select each edited node first (the Properties dock shows it)")
     args = ap.parse_args()
     import onnx
     from synthetic_model import build
@@ -58,6 +60,12 @@ def main() -> None:
     times = []
     for k in range(args.runs):
         node = transposes[k % len(transposes)]
+        if args.selected:
+            # As when typing into the node editor: the node is selected and
+            # shown in the Properties dock, which updates its fields in place.
+            w.graph.select_object(node)
+            spin_until(lambda: not w.busy)
+            QCoreApplication.processEvents()
         t = time.perf_counter()
         w.qdoc.apply(SetAttribute(node.name, "axis", AttrType.INT, -1 if k % 2 else 1), merge=False)
         QCoreApplication.processEvents()          # deferred Problems refresh and edge labels

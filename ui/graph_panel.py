@@ -45,6 +45,7 @@ class GraphPanel(QWidget):
         self._pin_old = None               # layout to pin the next one to (after an edit)
         self.pinned_changed: set = set()   # box ids the last pinned layout moved or changed
         from PySide6.QtCore import QTimer
+        self._names_laid_out: dict = {}    # id(node) -> name when the shown level was laid out
         self._relabel_timer = QTimer(self)
         self._relabel_timer.setSingleShot(True)
         self._relabel_timer.setInterval(0)
@@ -111,6 +112,9 @@ class GraphPanel(QWidget):
             if node.graph is not self.level.graph:
                 continue
             item = self.scene.item_for_node(node)
+            if item is not None and item.kind == "group" and item.ref is not None and item.ref.node is None \
+                    and self._names_laid_out.get(id(node)) == node.name:
+                continue        # inside a collapsed group, same name (same scope): its box stays as it is
             if item is None or item.ref is None or item.ref.node is not node:
                 return False
             old = item.ref.label
@@ -292,6 +296,8 @@ class GraphPanel(QWidget):
         self.view.reset_first_paint()
         # After an edit (same: box ids matched) unmoved items are kept, not rebuilt.
         self.scene.populate(view_model, result, self.inferred, same)
+        # Names decide groups: an edit of a hidden node that keeps its name needs no re-layout.
+        self._names_laid_out = {id(n): n.name for n in self.level.graph.nodes}
         self._apply_badges()
         reselected = [self.scene.item_for_node(obj) for obj in selected
                       if obj is not None and hasattr(obj, "op_type") and obj.graph is not None]

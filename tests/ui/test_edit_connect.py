@@ -234,3 +234,30 @@ def test_after_an_edit_unmoved_items_are_kept_and_the_scene_matches_a_rebuild(qt
     window.edit_actions.undo()
     wait_idle(qtbot, window)
     assert not any(n.name == name for n in window.model.graph.nodes)
+
+
+def test_an_edit_inside_a_collapsed_group_needs_no_layout_unless_it_renames(qtbot, window, tmp_path):
+    import pathlib
+    import sys
+    sys.path.insert(0, str(pathlib.Path(__file__).resolve().parents[2] / "benchmarks"))
+    import onnx
+    from synthetic_model import build
+    from onnxstudio.core.edits import SetAttribute, SetNodeField
+    from onnxstudio.core.ir import AttrType
+    path = tmp_path / "big.onnx"
+    onnx.save(build(2500), str(path))
+    open_model(qtbot, window, path)
+    scene = window.graph.scene
+    node = next(n for n in window.model.graph.nodes if n.op_type == "Softmax")
+    box = scene.item_for_node(node)
+    assert box is not None and box.kind == "group"         # hidden in a collapsed group
+    items = set(map(id, scene.items()))
+    assert window.qdoc.apply(SetAttribute(node.name, "axis", AttrType.INT, -1))
+    assert window.graph._job is None                      # no re-layout started
+    wait_idle(qtbot, window)
+    assert set(map(id, scene.items())) == items
+    # A new name may move the node to another group: laid out again.
+    assert window.qdoc.apply(SetNodeField(node.name, "name", "elsewhere/Softmax_moved"))
+    assert window.graph._job is not None
+    wait_idle(qtbot, window)
+    assert scene.item_for_node(node) is not box
