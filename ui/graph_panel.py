@@ -498,6 +498,7 @@ class GraphPanel(QWidget):
     def resizeEvent(self, event) -> None:
         super().resizeEvent(event)
         self._place_minimap()
+        self.minimap._follow()          # hidden while the canvas is too small for it
 
 
 def _pinner(old_layout, old_view_model, job):

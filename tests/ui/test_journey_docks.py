@@ -49,3 +49,18 @@ def test_restart_keeps_the_users_dock_sizes(qtbot, tmp_path):
         qtbot.waitUntil(lambda: abs(again.edit_actions.problems_dock.height() - height) <= 2)
     finally:
         again.shutdown()
+
+
+def test_minimap_steps_aside_on_a_squeezed_canvas(qtbot, window):
+    """With the Run, Inspector and Compare docks open the canvas can be a
+    few hundred pixels: a 200×150 overview would cover the graph there."""
+    open_model(qtbot, window, sample_path("demo.onnx"))
+    view, minimap = window.graph.view, window.graph.minimap
+    view.zoom_by(4.0)                       # only part of the graph on screen
+    qtbot.waitUntil(minimap.isVisible)
+    window.resize(1200, 800)
+    window.resizeDocks([window.properties_dock], [800], Qt.Horizontal)
+    qtbot.waitUntil(lambda: not minimap.isVisible())
+    assert view.viewport().width() < 2.5 * minimap.width()
+    window.resizeDocks([window.properties_dock], [300], Qt.Horizontal)
+    qtbot.waitUntil(minimap.isVisible)

@@ -14,6 +14,7 @@ from PySide6.QtWidgets import QWidget
 from ..theme import LIGHT
 
 MAX_STRETCH = 40.0
+MIN_VIEWPORT_RATIO = 2.5   # the canvas must be this many times the minimap's size to show it
 
 
 class Minimap(QWidget):
@@ -69,7 +70,11 @@ class Minimap(QWidget):
         # Nothing to orient by when the whole graph is on screen.
         everything_visible = (self._pixmap is None or
                               self.view.visible_scene_rect().contains(self._scene_rect))
-        self.setVisible(not everything_visible)
+        # On a canvas squeezed by docks the overview would hide the graph itself.
+        viewport = self.view.viewport().size()
+        too_small = (viewport.width() < MIN_VIEWPORT_RATIO * self.width()
+                     or viewport.height() < MIN_VIEWPORT_RATIO * self.height())
+        self.setVisible(not everything_visible and not too_small)
         self.update()
 
     def _shape_to_scene(self) -> None:
