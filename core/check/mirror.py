@@ -59,10 +59,11 @@ class Mirror:
         for node in changes.nodes_changed:
             if node.graph is g:
                 touched.add(node)
+        graphs = set(changes.graphs)
         for node in changes.nodes_added:
             if node.graph is not None and node.graph is not g:
-                changes.graphs.add(node.graph)
-        for graph in changes.graphs:
+                graphs.add(node.graph)
+        for graph in graphs:
             if graph is g:
                 continue
             top = _top_node(graph, g)

@@ -128,7 +128,7 @@ class Inference:
         previous = self.previous = {}
 
         def push(node):
-            top = self._top_level(node, main)
+            top = node if node.graph is main else self._top_level(node, main)
             if top is None:
                 raise _FullRerun
             if id(top) not in queued:
@@ -184,7 +184,7 @@ class Inference:
                     if (self.types.get(v), _key(self.consts.get(v)), self.syms.get(v)) != old:
                         previous.setdefault(v, old[0])
                         changed.add(v)
-                        for user, _ in v.uses:
+                        for user, _ in v._uses:     # (read only: no copy)
                             push(user)
         except _FullRerun:
             old = dict(self.types)
