@@ -3,6 +3,7 @@ data field rule, external data, sparse indices."""
 from __future__ import annotations
 
 import os
+import stat
 import pathlib
 
 import numpy as np
@@ -223,10 +224,17 @@ def _check_external(t, path, ctx, out, nbytes) -> None:
         if not resolved.is_relative_to(base.resolve()):
             out.add("tensor.external-location", path, f"external data {location!r} resolves outside the model's folder")
             return
-        size = os.stat(resolved).st_size
+        st = os.stat(resolved)
     except OSError:
         out.add("tensor.external-missing-file", path, f"external data file {location!r} does not exist next to the model")
         return
+    if not stat.S_ISREG(st.st_mode):
+        # A folder, FIFO or device cannot hold tensor bytes (and reading a
+        # FIFO would block): loading refuses them, so the checker says so too.
+        out.add("tensor.external-missing-file", path,
+                f"external data {location!r} is not a regular file; point it at the file holding the data")
+        return
+    size = st.st_size
     start = offset or 0
     if length is not None and nbytes is not None and length != nbytes:
         out.add("tensor.external-range", path, f"external length {length} bytes, but dims and type need {nbytes}")

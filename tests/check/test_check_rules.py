@@ -94,6 +94,9 @@ def test_external_data_next_to_a_saved_model(tmp_path):
     assert not [d for d in check(tmp_path / "m.onnx") if d.severity >= WARNING]
     (tmp_path / "weights.bin").unlink()
     assert _find(check(tmp_path / "m.onnx"), "tensor.external-missing-file")
+    (tmp_path / "weights.bin").mkdir()          # a folder where the data file should be
+    found = _find(check(tmp_path / "m.onnx"), "tensor.external-missing-file")
+    assert found and "not a regular file" in found[0].message
 
 
 def test_onnxruntime_default_domain_ops_stay_errors_but_say_who_runs_them():
