@@ -7,8 +7,9 @@ The CI run is a fixed-seed sample (derandomize=True). For a long run:
 
     ONNXSTUDIO_RANDOM_EDITS=500 pytest -q -p no:cacheprovider tests/edits/test_random_edits.py
 
-(examples per model; the seed then varies: add HYPOTHESIS_SEED=<n> ... or
-keep derandomize by setting ONNXSTUDIO_RANDOM_EDITS_SEEDED=1).
+(examples per model; the examples then vary from run to run, unless
+ONNXSTUDIO_RANDOM_EDITS_SEEDED=1 keeps them fixed). A failure names the edit
+steps and hypothesis prints each draw.
 """
 from __future__ import annotations
 
@@ -116,7 +117,8 @@ def _values_with_consumers(g):
 def _make_edit(model, draw, counter):
     """One random edit (or None when the kind has no target here)."""
     kinds = ["attribute", "insert", "bypass", "rename", "retype_output", "value_info", "input_shape",
-             "graph_output", "initializer", "add_remove_node", "rewire", "model_field", "opset"]
+             "graph_output", "initializer", "add_remove_node", "rewire", "model_field", "opset",
+             "graph_input", "promote_demote", "reorder"]
     kind = draw(st.sampled_from(kinds))
     gs = _graphs(model)
     g = gs[0] if len(gs) == 1 or draw(st.integers(0, 3)) else draw(st.sampled_from(gs))
@@ -206,6 +208,24 @@ def _make_edit(model, draw, counter):
         if which == 1:
             return edits.SetGraphField("doc_string", f"doc {n}", graph=path)
         return edits.SetMetadata(f"k{n % 2}", None if n % 3 == 0 else f"v{n}")
+    if kind == "graph_input":
+        choice = draw(st.integers(0, 2))
+        if choice == 0:
+            return edits.AddGraphInput(f"rnd_in_{n}", 1, [draw(st.sampled_from([1, "b"])), 3],
+                                       draw(st.sampled_from([None, 0])), graph=path)
+        if choice == 1 and g.inputs:
+            return edits.RemoveGraphInput(draw(st.sampled_from(list(g.inputs))).name, graph=path)
+        if len(g.outputs) > 1:
+            return edits.MoveGraphOutput(draw(st.sampled_from(list(g.outputs))).name, 0, graph=path)
+    if kind == "promote_demote" and g is model.graph:
+        inits = [v for v in g.initializers.values() if not v.is_graph_input]
+        inputs = [v for v in g.inputs if v.const is not None]
+        if inputs and draw(st.booleans()):
+            return edits.demote_input(model, draw(st.sampled_from(inputs)).name)
+        if inits:
+            return edits.promote_initializer(model, draw(st.sampled_from(inits)).name)
+    if kind == "reorder":
+        return edits.toposort(model, graph=path) if draw(st.booleans()) else edits.cleanup(model)
     if kind == "opset" and draw(st.integers(0, 3)) == 0:
         current = model.opset_imports.get("", 0)
         if current:
