@@ -14,6 +14,7 @@ from typing import Optional, Sequence
 from ..ir import TensorType
 from .base import Edit, EditError, Macro
 from .model_edits import SetOpsetImport
+from .reads import captured, subgraph_reads
 from .refs import GraphPath, find_graph, find_node, graph_path, node_ref
 from .values import (AddGraphInput, AddGraphOutput, AddInitializer, RemoveGraphInput, RemoveGraphOutput,
                      RemoveInitializer, RemoveValueInfo, RenameValue, SetValueType, norm_shape)
@@ -153,7 +154,7 @@ def replace_with_node(model, nodes: Sequence, op_type: str, *, attributes: Optio
     made = {id(v) for n in chosen for v in n.outputs if v is not None}
     ins, outs = [], []
     for n in chosen:
-        reads = list(n.inputs) + [v for _, body in n.subgraphs() for v in _captured(body)]
+        reads = list(n.inputs) + list(subgraph_reads(n))
         for v in reads:
             if v is not None and id(v) not in made and all(v is not x for x in ins):
                 ins.append(v)
@@ -184,15 +185,6 @@ def replace_with_node(model, nodes: Sequence, op_type: str, *, attributes: Optio
         if any(v is o for o in g.outputs) and v.type is not None and isinstance(v.type, TensorType):
             edits.append(SetValueType(v.name, v.type.elem_type, _shape_list(v.type.shape), graph))
     return Macro(edits, f"Replace {len(chosen)} nodes by {op_type}")
-
-
-def _captured(body):
-    inside = {id(g) for g in body.walk()}
-    for g in body.walk():
-        for n in g.nodes:
-            for v in n.inputs:
-                if v is not None and id(v.graph) not in inside:
-                    yield v
 
 
 # -- inputs, initializers, shapes ----------------------------------------------------------
@@ -285,7 +277,7 @@ def toposort(model, graph: GraphPath = ()) -> Macro:
     pos = {id(n): i for i, n in enumerate(nodes)}
     deps: list[set] = []
     for n in nodes:
-        reads = list(n.inputs) + [v for _, body in n.subgraphs() for v in _captured(body)]
+        reads = list(n.inputs) + list(subgraph_reads(n))
         deps.append({pos[id(v.producer)] for v in reads
                      if v is not None and v.producer is not None and id(v.producer) in pos
                      and v.producer is not n})
@@ -334,7 +326,7 @@ def cleanup(model) -> Macro:
                         live_values.add(id(v))
                 for _, body in n.subgraphs():
                     graphs.append(body)
-                    for v in _captured(body):
+                    for v in captured(body):
                         live_values.add(id(v))
             else:
                 dead.add(id(n))

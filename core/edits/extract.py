@@ -10,16 +10,7 @@ from ..ir import SparseTensor
 from ..ir.types import type_to_proto
 from ..proto import onnx_pb2 as pb
 from .base import EditError
-
-
-def _captured(node):
-    for _, body in node.subgraphs():
-        inside = {id(g) for g in body.walk()}
-        for g in body.walk():
-            for n in g.nodes:
-                for v in n.inputs:
-                    if v is not None and id(v.graph) not in inside:
-                        yield v
+from .reads import subgraph_reads
 
 
 def _needed(graph, inputs, outputs):
@@ -38,7 +29,7 @@ def _needed(graph, inputs, outputs):
             if id(p) not in nodes:
                 nodes.add(id(p))
                 stack.extend((x, p) for x in p.inputs if x is not None)
-                stack.extend((x, p) for x in _captured(p))
+                stack.extend((x, p) for x in subgraph_reads(p))
         elif v.const is not None:
             inits.append(v)
         else:
