@@ -57,6 +57,13 @@ def norm_elem_type(elem_type, place: str) -> int:
     return int(elem_type)
 
 
+def _retype(old_type, elem_type, shape, place: str) -> TensorType:
+    """`old_type` with shape `shape` and (unless it is None) element type `elem_type`."""
+    shape = norm_shape(shape, place)
+    elem = getattr(old_type, "elem_type", 0) if elem_type is None else norm_elem_type(elem_type, place)
+    return tensor_type(old_type, elem, shape)
+
+
 def tensor_type(old, elem_type, shape) -> TensorType:
     """A TensorType with `elem_type`/`shape`, keeping `old`'s denotations where they still fit."""
     den = getattr(old, "denotation", "") if isinstance(old, TensorType) else ""
@@ -325,10 +332,7 @@ class SetValueType(Edit):
         if self.restore is not None:
             new_type, overrides = self.restore
         else:
-            shape = norm_shape(self.shape, place)
-            elem = getattr(old_type, "elem_type", 0) if self.elem_type is None \
-                else norm_elem_type(self.elem_type, place)
-            new_type, overrides = tensor_type(old_type, elem, shape), {}
+            new_type, overrides = _retype(old_type, self.elem_type, self.shape, place), {}
         for k in old_overrides:
             g.set_declaration_override(k[0], k[1], None)
         for k, m in overrides.items():
@@ -418,12 +422,9 @@ class AddValueInfo(Edit):
         v = visible_value(g, self.value, place)
         if any(x is v for x in g.value_info):
             raise EditError(f"{place}: {self.value!r} already has a value_info entry")
-        shape = norm_shape(self.shape, place)
         old_type = v.type
         if self.elem_type is not None or self.shape is not None:
-            elem = getattr(old_type, "elem_type", 0) if self.elem_type is None \
-                else norm_elem_type(self.elem_type, place)
-            new_type = tensor_type(old_type, elem, shape)
+            new_type = _retype(old_type, self.elem_type, self.shape, place)
         else:
             new_type = old_type
         index = len(g.value_info) if self.index is None else self.index
@@ -456,16 +457,34 @@ class _Undeclare(Edit):
         return _Declare(self.decl, self.index, value, override, current, self.graph)
 
 
-@register
-@dataclass
-class RemoveValueInfo(Edit):
-    kind: ClassVar[str] = "remove_value_info"
-    value: str
-    graph: GraphPath = ()
+class _RemoveDeclaration(Edit):
+    """Shared body of the edits that take one entry out of a graph's input,
+    output or value_info list (`decl` says which)."""
+    decl: ClassVar[str] = ""
+
+    @property
+    def entry(self) -> str:
+        return self.name
 
     def apply(self, model, changes: Optional[Changes] = None) -> Edit:
         changes = changes if changes is not None else Changes()
-        return _remove_decl(model, changes, self.graph, "value_info", self.value)
+        return _remove_decl(model, changes, self.graph, self.decl, self.entry)
+
+    def describe(self) -> str:
+        return f"Remove {self.decl} {self.entry}"
+
+
+@register
+@dataclass
+class RemoveValueInfo(_RemoveDeclaration):
+    kind: ClassVar[str] = "remove_value_info"
+    decl: ClassVar[str] = "value_info"
+    value: str
+    graph: GraphPath = ()
+
+    @property
+    def entry(self) -> str:
+        return self.value
 
     def describe(self) -> str:
         return f"Remove value_info of {self.value}"
@@ -515,18 +534,12 @@ class AddGraphInput(Edit):
 
 @register
 @dataclass
-class RemoveGraphInput(Edit):
+class RemoveGraphInput(_RemoveDeclaration):
     """Remove graph input `name`; refused while nodes read it (unless an initializer backs it)."""
     kind: ClassVar[str] = "remove_graph_input"
+    decl: ClassVar[str] = "input"
     name: str
     graph: GraphPath = ()
-
-    def apply(self, model, changes: Optional[Changes] = None) -> Edit:
-        changes = changes if changes is not None else Changes()
-        return _remove_decl(model, changes, self.graph, "input", self.name)
-
-    def describe(self) -> str:
-        return f"Remove input {self.name}"
 
 
 @register
@@ -556,20 +569,30 @@ class AddGraphOutput(Edit):
 
 @register
 @dataclass
-class RemoveGraphOutput(Edit):
+class RemoveGraphOutput(_RemoveDeclaration):
     kind: ClassVar[str] = "remove_graph_output"
+    decl: ClassVar[str] = "output"
     name: str
+    graph: GraphPath = ()
+
+
+_REMOVERS = {"input": RemoveGraphInput, "output": RemoveGraphOutput, "value_info": RemoveValueInfo}
+
+
+@dataclass
+class _MoveDeclaration(Edit):
+    """Shared body of MoveGraphInput and MoveGraphOutput (`decl` says which list)."""
+    decl: ClassVar[str] = ""
+    name: str
+    index: int
     graph: GraphPath = ()
 
     def apply(self, model, changes: Optional[Changes] = None) -> Edit:
         changes = changes if changes is not None else Changes()
-        return _remove_decl(model, changes, self.graph, "output", self.name)
+        return _move(model, changes, self.graph, self.decl, self.name, self.index, type(self))
 
     def describe(self) -> str:
-        return f"Remove output {self.name}"
-
-
-_REMOVERS = {"input": RemoveGraphInput, "output": RemoveGraphOutput, "value_info": RemoveValueInfo}
+        return f"Move {self.decl} {self.name}"
 
 
 def _move(model, changes, graph_path, decl: str, name: str, index: int, kind) -> Edit:
@@ -603,33 +626,15 @@ def _take_input(g, index):
 
 @register
 @dataclass
-class MoveGraphInput(Edit):
+class MoveGraphInput(_MoveDeclaration):
     """Move graph input `name` to position `index`."""
     kind: ClassVar[str] = "move_graph_input"
-    name: str
-    index: int
-    graph: GraphPath = ()
-
-    def apply(self, model, changes: Optional[Changes] = None) -> Edit:
-        changes = changes if changes is not None else Changes()
-        return _move(model, changes, self.graph, "input", self.name, self.index, MoveGraphInput)
-
-    def describe(self) -> str:
-        return f"Move input {self.name}"
+    decl: ClassVar[str] = "input"
 
 
 @register
 @dataclass
-class MoveGraphOutput(Edit):
+class MoveGraphOutput(_MoveDeclaration):
     """Move graph output `name` to position `index`."""
     kind: ClassVar[str] = "move_graph_output"
-    name: str
-    index: int
-    graph: GraphPath = ()
-
-    def apply(self, model, changes: Optional[Changes] = None) -> Edit:
-        changes = changes if changes is not None else Changes()
-        return _move(model, changes, self.graph, "output", self.name, self.index, MoveGraphOutput)
-
-    def describe(self) -> str:
-        return f"Move output {self.name}"
+    decl: ClassVar[str] = "output"
