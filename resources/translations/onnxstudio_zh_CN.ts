@@ -1964,6 +1964,10 @@
         <translation>移动输出 {name}</translation>
     </message>
     <message>
+        <source>Move value_info {name}</source>
+        <translation>移动 value_info {name}</translation>
+    </message>
+    <message>
         <source>Connect input {index} to {value}</source>
         <translation>将输入 {index} 连接到 {value}</translation>
     </message>

@@ -471,19 +471,26 @@ def test_onnxstudio_lang_zh_CN_starts_the_app_in_chinese(qapp, tmp_path, monkeyp
     assert seen["saved"] == "en"          # --lang is for this session only
 
 
+FIELD_WORDS = {"verb": ["Set", "Remove"], "decl": ["input", "output", "value_info"]}
+
+
 def _name_samples(node) -> list[str]:
     """The texts an f-string / constant / conditional / concatenation can
     give, each field filled with a sample word."""
     if isinstance(node, ast.Constant) and isinstance(node.value, str):
         return [node.value]
     if isinstance(node, ast.JoinedStr):
-        parts = []
+        texts = [""]
         for value in node.values:
             if isinstance(value, ast.Constant):
-                parts.append(value.value)
+                choices = [value.value]
             else:
-                parts.append("'v1'" if value.conversion == ord("r") else "v1")
-        return ["".join(parts)]
+                # Fields that pick a word in code get the words they can be.
+                field = ast.unparse(value.value)
+                choices = (FIELD_WORDS.get(field.rsplit(".", 1)[-1])
+                           or ["'v1'" if value.conversion == ord("r") else "v1"])
+            texts = [t + c for t in texts for c in choices]
+        return texts
     if isinstance(node, ast.IfExp):
         return _name_samples(node.body) + _name_samples(node.orelse)
     if isinstance(node, ast.BinOp) and isinstance(node.op, ast.Add):
@@ -503,9 +510,6 @@ def core_step_names() -> list[str]:
                         names += _name_samples(ret.value)
             elif isinstance(node, ast.Call) and _call_name(node) == "Macro" and len(node.args) > 1:
                 names += _name_samples(node.args[1])
-    # A name that starts with a field is a verb chosen in code ("{verb} attribute x").
-    names = [verb + n[2:] for n in names if n.startswith("v1 ") for verb in ("Set", "Remove")] + \
-        [n for n in names if not n.startswith("v1 ")]
     return [n.replace("v1", "3") if re.search(r"(input|nodes by) v1\b", n) else n for n in names]
 
 
