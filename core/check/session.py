@@ -269,6 +269,7 @@ class CheckSession:
         self._cache.ensure_io(self.model.graph.node)
 
     def _check_graph_structure(self) -> None:
+        self._cache.begin()
         self._cache.prev_scope = self._scope
         self._scope = None
 

@@ -61,6 +61,7 @@ class StructureCache:
         self._ir = None
         self._vi_clean: dict = {}   # value_info position -> its type tests passed
         self._vi_ir = None
+        self._seen_inits: set = set()   # initializer names met in this run
         # What the next run must know (set by the session, reset after the run).
         self.dirty: set = set()     # node indices whose derived output types are to be worked out again
         self.gone: set = set()      # names no longer defined by the node that defined them
@@ -94,13 +95,21 @@ class StructureCache:
 
     # -- what check_structure asks for ----------------------------------------------------
 
+    def begin(self) -> None:
+        """A structure run starts."""
+        self._seen_inits = set()
+
     def tensor_clean(self, init, ir):
         if ir != self._ir:
             self._clean = {}
             self._ir = ir
         name = init.name
-        if name in self.initializers:
+        seen = self._seen_inits
+        if name in self.initializers or name in seen:
+            # Replaced by the edit, or a second initializer of that name
+            # (the verdict kept is the first one's).
             return tensor_clean(init, ir)
+        seen.add(name)
         verdict = self._clean.get(name)
         if verdict is None:
             verdict = self._clean[name] = tensor_clean(init, ir)

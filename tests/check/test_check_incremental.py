@@ -164,3 +164,21 @@ def test_insert_and_remove_equal_a_full_check(base):
         else:
             got = session.update(**spec)
         assert got == CheckSession(m).diagnostics, f"after {edit.__name__} {spec}"
+
+
+def test_two_initializers_of_one_name_are_judged_each():
+    # The structure unit keeps initializer verdicts by name between runs;
+    # a second initializer of the same name must not take the first's.
+    from onnx import helper, numpy_helper
+    import numpy as np
+    good = numpy_helper.from_array(np.zeros(3, np.float32), "w")
+    bad = numpy_helper.from_array(np.zeros(3, np.float32), "w")
+    bad.dims[:] = [5]
+    g = helper.make_graph([helper.make_node("Relu", ["w"], ["y"])], "g", [],
+                          [helper.make_tensor_value_info("y", 1, [3])], [good, bad])
+    m = _our_proto(helper.make_model(g, opset_imports=[helper.make_opsetid("", 17)]))
+    session = CheckSession(m)
+    codes = [d.code for d in session.diagnostics]
+    assert "tensor.data-length" in codes and "graph.initializer-duplicate" in codes
+    session.remember_names()
+    assert session.update(header=True) == CheckSession(m).diagnostics
