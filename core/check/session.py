@@ -202,6 +202,7 @@ class CheckSession:
         if not (was_lean and cache.lean):
             # Derived types were worked out from scratch (a graph with a name
             # defined twice or used before its definition): check every node.
+            self._nodes = {}
             for i in range(len(g.node)):
                 self._check_node(i)
         else:

@@ -182,3 +182,20 @@ def test_two_initializers_of_one_name_are_judged_each():
     assert "tensor.data-length" in codes and "graph.initializer-duplicate" in codes
     session.remember_names()
     assert session.update(header=True) == CheckSession(m).diagnostics
+
+
+def test_removing_nodes_without_names_remembered_leaves_no_stale_findings():
+    # Without remember_names() the session checks every node again; findings
+    # of nodes past the new end must not come back when nodes are added later.
+    m = _our_proto(load_base("branchy"))
+    session = CheckSession(m)
+    for n in m.graph.node:
+        n.attribute.add(name="bogus", type=A.INT, i=1)      # a finding on every node
+    session.full()
+    count = len(m.graph.node)
+    del m.graph.node[count - 2:]
+    assert session.update(region=(count - 2, count, count - 2)) == CheckSession(m).diagnostics
+    session.remember_names()
+    m.graph.node.add(op_type="Relu", input=[m.graph.input[0].name], output=["late_a"])
+    m.graph.node.add(op_type="Relu", input=[m.graph.input[0].name], output=["late_b"])
+    assert session.update(region=(count - 2, count - 2, count)) == CheckSession(m).diagnostics
