@@ -47,6 +47,17 @@ def check_new_name(graph, name: str, place: str) -> None:
         raise EditError(f"{place}: the name {name!r} is already used in the model's graph")
 
 
+def check_output_names(graph, names, place: str, mine=()) -> None:
+    """Refuse an output list naming a value twice, or a new name (one not in
+    `mine`, the node's current outputs) that is already used."""
+    given = [n for n in names if n]
+    if len(set(given)) != len(given):
+        raise EditError(f"{place}: an output name appears twice in {list(names)}")
+    for i, n in enumerate(names):
+        if n and n not in mine:
+            check_new_name(graph, n, f"{place}/output[{i}]")
+
+
 def ir(call, *args, place: str = "", **kw):
     """Run an IR mutator, turning its refusal into an EditError."""
     try:
@@ -149,18 +160,8 @@ class SetNodeOutputs(Edit):
             new = list(self.restore)
         else:
             mine = {v.name: v for v in old if v is not None}
-            names = [n for n in self.names if n]
-            if len(set(names)) != len(names):
-                raise EditError(f"{node.path}: an output name appears twice in {self.names}")
-            new = []
-            for i, n in enumerate(self.names):
-                if not n:
-                    new.append(None)
-                elif n in mine:
-                    new.append(mine[n])
-                else:
-                    check_new_name(g, n, f"{node.path}/output[{i}]")
-                    new.append(Value(n))
+            check_output_names(g, self.names, node.path, mine)
+            new = [(mine[n] if n in mine else Value(n)) if n else None for n in self.names]
         ir(g.set_node_outputs, node, new, place=node.path)
         changes.node(node)
         return SetNodeOutputs(node_ref(node), _names(old), self.graph, restore=old)
@@ -215,12 +216,7 @@ class AddNode(Edit):
         if not isinstance(self.op_type, str) or not self.op_type:
             raise EditError(f"{g.path}: a node needs an op_type")
         ins = [visible_value(g, n, f"{what}/input[{i}]") if n else None for i, n in enumerate(self.inputs)]
-        names = [n for n in self.outputs if n]
-        if len(set(names)) != len(names):
-            raise EditError(f"{what}: an output name appears twice in {list(self.outputs)}")
-        for i, n in enumerate(self.outputs):
-            if n:
-                check_new_name(g, n, f"{what}/output[{i}]")
+        check_output_names(g, self.outputs, what)
         outs = [Value(n) if n else None for n in self.outputs]
         shell = Node(self.op_type, (), (), name=self.name, domain=self.domain)
         attrs = {}
@@ -302,13 +298,7 @@ class SetNodeOrder(Edit):
                     raise EditError(f"{g.path}: in the new order {n.display_name} would read {v.name!r} "
                                     f"before {p.display_name} produces it")
             seen.add(id(n))
-        g.reorder(order)
-        for n in nodes:
-            changes.node(n)
-        inverse = [0] * len(order)
-        for new_pos, old_pos in enumerate(order):
-            inverse[old_pos] = new_pos
-        return _Reorder(inverse, self.graph)
+        return _Reorder(_reorder(g, order, changes), self.graph)
 
     def describe(self) -> str:
         return "Reorder nodes"
@@ -324,12 +314,16 @@ class _Reorder(Edit):
 
     def apply(self, model, changes: Optional[Changes] = None) -> Edit:
         changes = changes if changes is not None else Changes()
-        g = find_graph(model, self.graph)
-        nodes = list(g.nodes)
-        g.reorder(self.order)
-        for n in nodes:
-            changes.node(n)
-        inverse = [0] * len(self.order)
-        for new_pos, old_pos in enumerate(self.order):
-            inverse[old_pos] = new_pos
-        return SetNodeOrder(inverse, self.graph)
+        return SetNodeOrder(_reorder(find_graph(model, self.graph), list(self.order), changes), self.graph)
+
+
+def _reorder(g, order: list, changes: Changes) -> list:
+    """Reorder `g`'s nodes (no checks); the order that puts them back."""
+    nodes = list(g.nodes)
+    g.reorder(order)
+    for n in nodes:
+        changes.node(n)
+    inverse = [0] * len(order)
+    for new_pos, old_pos in enumerate(order):
+        inverse[old_pos] = new_pos
+    return inverse
