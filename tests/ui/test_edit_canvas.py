@@ -9,12 +9,8 @@ import pathlib
 from PySide6.QtCore import Qt
 
 from edit_models import write_conv_model
-from viewer_helpers import open_model, wait_idle
-
-
-def _open(qtbot, window, path):
-    open_model(qtbot, window, path)
-    qtbot.waitUntil(lambda: window.qdoc.ready, timeout=60_000)
+from edit_helpers import open_editable
+from viewer_helpers import wait_idle
 
 
 def _select(window, *names):
@@ -32,7 +28,7 @@ def _ops(model):
 def test_delete_bypass_add_insert_copy_paste_extract(qtbot, window, tmp_path):
     from onnxstudio import core
     path = write_conv_model(tmp_path / "m.onnx")
-    _open(qtbot, window, path)
+    open_editable(qtbot, window, path)
     canvas = window.edit_actions.canvas
     window.graph.view.setFocus()
     # Del on a node whose output is read is refused, naming the readers.
@@ -133,7 +129,7 @@ def _piece_ids(window, node):
 def test_only_the_edited_piece_moves(qtbot, window, tmp_path):
     from onnxstudio.core.edits import SetAttribute
     from onnxstudio.core.ir import AttrType
-    _open(qtbot, window, _synthetic(tmp_path, 2500))
+    open_editable(qtbot, window, _synthetic(tmp_path, 2500))
     window.graph.expand_all()
     wait_idle(qtbot, window, timeout=300_000)
     graph = window.model.graph

@@ -3,23 +3,15 @@ from __future__ import annotations
 
 import os
 
-from PySide6.QtCore import Qt
-
+from edit_helpers import open_conv_model
 from edit_models import write_conv_model
 from viewer_helpers import open_model, wait_idle
-
-
-def _open(qtbot, window, tmp_path):
-    path = write_conv_model(tmp_path / "m.onnx")
-    open_model(qtbot, window, path)
-    qtbot.waitUntil(lambda: window.qdoc.ready, timeout=60_000)
-    return path
 
 
 def test_undo_redo_history_and_title(qtbot, window, tmp_path):
     from onnxstudio.core.edits import SetAttribute, SetNodeField
     from onnxstudio.core.ir import AttrType
-    _open(qtbot, window, tmp_path)
+    open_conv_model(qtbot, window, tmp_path)
     actions = window.edit_actions
     assert not actions.undo_action.isEnabled()
     assert "*" not in window.windowTitle()
@@ -45,7 +37,7 @@ def test_save_reload_and_disk_change(qtbot, window, tmp_path):
     from onnxstudio import core
     from onnxstudio.core.edits import SetAttribute
     from onnxstudio.core.ir import AttrType
-    path = _open(qtbot, window, tmp_path)
+    path = open_conv_model(qtbot, window, tmp_path)
     assert window.qdoc.apply(SetAttribute("conv1", "group", AttrType.INT, 1))
     assert window.edit_actions.files.save()
     assert "*" not in window.windowTitle()
@@ -63,7 +55,7 @@ def test_save_reload_and_disk_change(qtbot, window, tmp_path):
 
 def test_unsaved_changes_are_asked_about(qtbot, window, tmp_path):
     from onnxstudio.core.edits import SetNodeField
-    _open(qtbot, window, tmp_path)
+    open_conv_model(qtbot, window, tmp_path)
     assert window.qdoc.apply(SetNodeField("relu1", "doc_string", "x"))
     prompter = window.edit_actions.prompter
     prompter.answers = ["Cancel"]
@@ -77,7 +69,7 @@ def test_unsaved_changes_are_asked_about(qtbot, window, tmp_path):
 
 def test_problem_listed_with_badge_and_click_selects(qtbot, window, tmp_path):
     from onnxstudio.core.edits import SetNodeField
-    _open(qtbot, window, tmp_path)
+    open_conv_model(qtbot, window, tmp_path)
     problems = window.edit_actions.problems
     assert window.qdoc.apply(SetNodeField("relu1", "op_type", "Reluu"))
     qtbot.waitUntil(lambda: problems.tree.topLevelItemCount() > 0, timeout=5000)

@@ -5,24 +5,7 @@ and doc_string, adding a graph input and output; then undo, redo, save,
 reload and compare."""
 from __future__ import annotations
 
-from PySide6.QtCore import Qt
-
-from edit_models import write_conv_model
-from viewer_helpers import open_model
-
-
-def _open(qtbot, window, tmp_path):
-    path = write_conv_model(tmp_path / "m.onnx")
-    open_model(qtbot, window, path)
-    qtbot.waitUntil(lambda: window.qdoc.ready, timeout=60_000)
-    return path
-
-
-def _type_into(qtbot, edit, text):
-    edit.setFocus()
-    edit.selectAll()
-    qtbot.keyClicks(edit, text)
-    qtbot.keyClick(edit, Qt.Key_Return)
+from edit_helpers import open_conv_model, type_into
 
 
 def _model_editor(window):
@@ -44,26 +27,26 @@ def test_ir_needed_follows_the_opset_table():
 
 def test_model_fields_opsets_metadata_graph_undo_redo_save_reload(qtbot, window, tmp_path):
     import onnx
-    path = _open(qtbot, window, tmp_path)
+    path = open_conv_model(qtbot, window, tmp_path)
     m = window.model
     editor = _model_editor(window)
     assert editor.warning.text() == ""
     # lowering the IR version below what opset 17 needs is allowed, with a warning
-    _type_into(qtbot, editor.fields["ir_version"], "6")
+    type_into(qtbot, editor.fields["ir_version"], "6")
     assert m.ir_version == 6
     assert "below 8" in window.properties.editor.warning.text()
-    _type_into(qtbot, window.properties.editor.fields["ir_version"], "9")
+    type_into(qtbot, window.properties.editor.fields["ir_version"], "9")
     assert window.properties.editor.warning.text() == ""
     # not a whole number: refused at the field
-    _type_into(qtbot, window.properties.editor.fields["model_version"], "two")
+    type_into(qtbot, window.properties.editor.fields["model_version"], "two")
     assert m.model_version == 0 and "whole number" in window.properties.editor.message.text()
-    _type_into(qtbot, window.properties.editor.fields["model_version"], "2")
-    _type_into(qtbot, window.properties.editor.fields["producer_name"], "studio")
-    _type_into(qtbot, window.properties.editor.fields["producer_version"], "1.0")
-    _type_into(qtbot, window.properties.editor.fields["domain"], "org.example")
-    _type_into(qtbot, window.properties.editor.fields["doc_string"], "a small conv net")
+    type_into(qtbot, window.properties.editor.fields["model_version"], "2")
+    type_into(qtbot, window.properties.editor.fields["producer_name"], "studio")
+    type_into(qtbot, window.properties.editor.fields["producer_version"], "1.0")
+    type_into(qtbot, window.properties.editor.fields["domain"], "org.example")
+    type_into(qtbot, window.properties.editor.fields["doc_string"], "a small conv net")
     # opsets: change, add, remove
-    _type_into(qtbot, window.properties.editor.opset_edits[""], "18")
+    type_into(qtbot, window.properties.editor.opset_edits[""], "18")
     assert m.opset_imports[""] == 18
     editor = window.properties.editor
     editor.new_domain.setText("com.microsoft")
@@ -90,8 +73,8 @@ def test_model_fields_opsets_metadata_graph_undo_redo_save_reload(qtbot, window,
     assert editor.remove_metadata()
     assert m.metadata_props == {"owner": "me"}
     # graph fields, a new input and a new output
-    _type_into(qtbot, window.properties.editor.graph_name, "edited")
-    _type_into(qtbot, window.properties.editor.graph_doc, "graph doc")
+    type_into(qtbot, window.properties.editor.graph_name, "edited")
+    type_into(qtbot, window.properties.editor.graph_doc, "graph doc")
     editor = window.properties.editor
     editor.input_name.setText("mask")
     editor.input_dims.setText("1, -3")

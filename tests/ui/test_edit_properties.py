@@ -3,24 +3,7 @@ picker, adding/removing attributes, inputs; refusals at the field; then
 undo, redo, save, reload."""
 from __future__ import annotations
 
-from PySide6.QtCore import Qt
-
-from edit_models import write_conv_model
-from viewer_helpers import open_model
-
-
-def _open(qtbot, window, tmp_path):
-    path = write_conv_model(tmp_path / "m.onnx")
-    open_model(qtbot, window, path)
-    qtbot.waitUntil(lambda: window.qdoc.ready, timeout=60_000)
-    return path
-
-
-def _type_into(qtbot, edit, text):
-    edit.setFocus()
-    edit.selectAll()
-    qtbot.keyClicks(edit, text)
-    qtbot.keyClick(edit, Qt.Key_Return)
+from edit_helpers import open_conv_model, type_into
 
 
 def _node_editor(window, name):
@@ -31,15 +14,15 @@ def _node_editor(window, name):
 
 def test_typed_attribute_editors_undo_redo_save_reload(qtbot, window, tmp_path):
     from onnxstudio import core
-    path = _open(qtbot, window, tmp_path)
+    path = open_conv_model(qtbot, window, tmp_path)
     editor = _node_editor(window, "conv1")
     conv = editor.node
     # ints: a list typed as text
-    _type_into(qtbot, editor.attr_editors["strides"].edit, "2, 2")
+    type_into(qtbot, editor.attr_editors["strides"].edit, "2, 2")
     assert conv.attributes["strides"].value == [2, 2]
     # a float where ints were meant is refused at the field; the model keeps its value
     editor = window.properties.editor
-    _type_into(qtbot, editor.attr_editors["pads"].edit, "1.5, 0, 0, 0")
+    type_into(qtbot, editor.attr_editors["pads"].edit, "1.5, 0, 0, 0")
     assert conv.attributes["pads"].value == [1, 1, 1, 1]
     assert "whole number" in window.properties.editor.message.text()
     # add a schema attribute with its default, then an int typed inline
@@ -48,7 +31,7 @@ def test_typed_attribute_editors_undo_redo_save_reload(qtbot, window, tmp_path):
     editor.add_attribute()
     assert conv.attributes["group"].value == 1
     editor = window.properties.editor
-    _type_into(qtbot, editor.attr_editors["group"].edit, "1")
+    type_into(qtbot, editor.attr_editors["group"].edit, "1")
     # remove an attribute
     window.properties.editor._remove_attr("kernel_shape")
     assert "kernel_shape" not in conv.attributes
@@ -61,9 +44,9 @@ def test_typed_attribute_editors_undo_redo_save_reload(qtbot, window, tmp_path):
     assert editor.node.attributes["to"].value == 11
     # node fields; a name already used is refused
     editor = window.properties.editor
-    _type_into(qtbot, editor.name_edit, "relu1")
+    type_into(qtbot, editor.name_edit, "relu1")
     assert editor.node.name == "cast1" and "already used" in window.properties.editor.message.text()
-    _type_into(qtbot, window.properties.editor.doc_edit, "widened")
+    type_into(qtbot, window.properties.editor.doc_edit, "widened")
     assert editor.node.doc_string == "widened"
     steps = len(window.document.steps)
     window.edit_actions.undo()
@@ -79,11 +62,11 @@ def test_typed_attribute_editors_undo_redo_save_reload(qtbot, window, tmp_path):
 
 
 def test_typing_in_one_field_is_one_step(qtbot, window, tmp_path):
-    _open(qtbot, window, tmp_path)
+    open_conv_model(qtbot, window, tmp_path)
     editor = _node_editor(window, "conv1")
     before = len(window.document.steps)
     for text in ("2, 1", "2, 2", "3, 3"):
-        _type_into(qtbot, window.properties.editor.attr_editors["strides"].edit, text)
+        type_into(qtbot, window.properties.editor.attr_editors["strides"].edit, text)
     assert len(window.document.steps) == before + 1
     window.edit_actions.undo()
     assert editor.node.attributes["strides"].value == [1, 1]
@@ -91,7 +74,7 @@ def test_typing_in_one_field_is_one_step(qtbot, window, tmp_path):
 
 def test_op_picker_lists_imported_ops_and_fills_required_attributes(qtbot, window, tmp_path):
     from onnxstudio.ui.panels.op_picker import OpPicker
-    _open(qtbot, window, tmp_path)
+    open_conv_model(qtbot, window, tmp_path)
     picker = OpPicker(window.model)
     qtbot.addWidget(picker)
     qtbot.keyClicks(picker.search, "softm")
@@ -113,9 +96,9 @@ def test_op_picker_lists_imported_ops_and_fills_required_attributes(qtbot, windo
 
 
 def test_node_input_picked_and_cleared(qtbot, window, tmp_path):
-    _open(qtbot, window, tmp_path)
+    open_conv_model(qtbot, window, tmp_path)
     editor = _node_editor(window, "conv1")
-    _type_into(qtbot, editor.input_edits[2], "no_such_value")
+    type_into(qtbot, editor.input_edits[2], "no_such_value")
     assert editor.node.inputs[2].name == "B"
     assert "no value named" in window.properties.editor.message.text()
     window.properties.editor._set_input(2, "")

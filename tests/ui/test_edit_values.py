@@ -6,25 +6,9 @@ from __future__ import annotations
 
 from types import SimpleNamespace
 
-from PySide6.QtCore import Qt
 from PySide6.QtWidgets import QMenu
 
-from edit_models import write_conv_model
-from viewer_helpers import open_model
-
-
-def _open(qtbot, window, tmp_path):
-    path = write_conv_model(tmp_path / "m.onnx")
-    open_model(qtbot, window, path)
-    qtbot.waitUntil(lambda: window.qdoc.ready, timeout=60_000)
-    return path
-
-
-def _type_into(qtbot, edit, text):
-    edit.setFocus()
-    edit.selectAll()
-    qtbot.keyClicks(edit, text)
-    qtbot.keyClick(edit, Qt.Key_Return)
+from edit_helpers import open_conv_model, type_into
 
 
 def _value_editor(window, name):
@@ -50,25 +34,25 @@ def test_parse_dims_refuses_what_is_not_a_dim():
 
 def test_value_type_name_and_graph_lists_undo_redo_save_reload(qtbot, window, tmp_path):
     import onnx
-    path = _open(qtbot, window, tmp_path)
+    path = open_conv_model(qtbot, window, tmp_path)
     editor = _value_editor(window, "x")
     _pick(editor.type_combo, "float16")
     x = window.model.graph.get_value("x")
     assert x.type.elem_type == 10
     editor = window.properties.editor
-    _type_into(qtbot, editor.dims_edit, "N, 3, 8, ?")
+    type_into(qtbot, editor.dims_edit, "N, 3, 8, ?")
     assert list(x.type.shape) == ["N", 3, 8, None]
     # a negative size and a fraction are refused at the field, the type stays
     for bad in ("N, -3, 8, 8", "1.5, 3, 8, 8"):
         editor = window.properties.editor
-        _type_into(qtbot, editor.dims_edit, bad)
+        type_into(qtbot, editor.dims_edit, bad)
         assert list(x.type.shape) == ["N", 3, 8, None]
         assert "not changed" in window.properties.editor.message.text()
     # a name already used is refused; a fresh one renames everywhere
     editor = window.properties.editor
-    _type_into(qtbot, editor.name_edit, "W")
+    type_into(qtbot, editor.name_edit, "W")
     assert x.name == "x" and "already used" in window.properties.editor.message.text()
-    _type_into(qtbot, window.properties.editor.name_edit, "image")
+    type_into(qtbot, window.properties.editor.name_edit, "image")
     assert x.name == "image" and window.model.graph.nodes[0].inputs[0] is x
     # make "r" a graph output from the canvas context menu, "c" from the panel
     menu = QMenu()
@@ -104,7 +88,7 @@ def test_value_type_name_and_graph_lists_undo_redo_save_reload(qtbot, window, tm
 
 def test_declare_value_info_and_remove_it(qtbot, window, tmp_path):
     import onnx
-    path = _open(qtbot, window, tmp_path)
+    path = open_conv_model(qtbot, window, tmp_path)
     editor = _value_editor(window, "c")
     assert editor.type_combo is None
     editor.declare()
@@ -112,7 +96,7 @@ def test_declare_value_info_and_remove_it(qtbot, window, tmp_path):
     assert any(v is c for v in window.model.graph.value_info)
     assert c.type.elem_type == 1 and list(c.type.shape) == [1, 4, 8, 8]
     editor = window.properties.editor
-    _type_into(qtbot, editor.dims_edit, "1, 4, H, W")
+    type_into(qtbot, editor.dims_edit, "1, 4, H, W")
     assert list(c.type.shape) == [1, 4, "H", "W"]
     window.edit_actions.undo()
     assert list(c.type.shape) == [1, 4, 8, 8]
@@ -125,7 +109,7 @@ def test_declare_value_info_and_remove_it(qtbot, window, tmp_path):
 
 def test_graph_inputs_added_reordered_removed_and_rank_unknown(qtbot, window, tmp_path):
     import onnx
-    path = _open(qtbot, window, tmp_path)
+    path = open_conv_model(qtbot, window, tmp_path)
     g = window.model.graph
     window.properties.show_model()
     editor = window.properties.editor

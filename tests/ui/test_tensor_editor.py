@@ -10,14 +10,7 @@ import numpy as np
 from PySide6.QtCore import QUrl, Qt
 from PySide6.QtWidgets import QToolTip
 
-from edit_models import write_conv_model
-from viewer_helpers import open_model
-
-
-def _open(qtbot, window, path):
-    open_model(qtbot, window, path)
-    qtbot.waitUntil(lambda: window.qdoc.ready, timeout=60_000)
-    return path
+from edit_helpers import open_conv_model, open_editable
 
 
 def _show(window, name):
@@ -44,7 +37,7 @@ def test_precision_change_preview_figures():
 def test_initializer_cells_npy_dtype_reshape_undo_redo_save_reload(qtbot, window, tmp_path):
     import onnx
     from onnx import numpy_helper
-    path = _open(qtbot, window, write_conv_model(tmp_path / "m.onnx"))
+    path = open_conv_model(qtbot, window, tmp_path)
     editor = _show(window, "W")
     assert editor is not None and editor.table.array.shape == (4, 3, 3, 3)
     original = np.asarray(window.model.graph.initializers["W"].const.numpy()).copy()
@@ -126,7 +119,7 @@ def _write_constant_model(path, long_dim="LayerNormalizationlast_hidden_state_di
 def test_tensor_attribute_from_the_node_editor(qtbot, window, tmp_path):
     import onnx
     from onnx import numpy_helper
-    path = _open(qtbot, window, _write_constant_model(tmp_path / "c.onnx"))
+    path = open_editable(qtbot, window, _write_constant_model(tmp_path / "c.onnx"))
     node = window.model.graph.nodes[0]
     window.properties.show_node(node)
     window.properties.editor.attr_editors["value"].button.click()
@@ -150,7 +143,7 @@ def test_tensor_attribute_from_the_node_editor(qtbot, window, tmp_path):
 
 
 def test_viewer_table_height_declared_type_and_long_dims(qtbot, window, tmp_path):
-    _open(qtbot, window, write_conv_model(tmp_path / "m.onnx"))
+    open_conv_model(qtbot, window, tmp_path)
     panel = window.properties
     editor = _show(window, "W")
     qtbot.waitUntil(lambda: editor.table.view.viewport().height() > 0)
@@ -159,7 +152,7 @@ def test_viewer_table_height_declared_type_and_long_dims(qtbot, window, tmp_path
     # an initializer's type is its data's: never "(inferred)"
     assert "(inferred)" not in panel.browser.toPlainText()
     # long symbolic dims: abbreviated in the panel, full name on hover
-    _open(qtbot, window, _write_constant_model(tmp_path / "c.onnx"))
+    open_editable(qtbot, window, _write_constant_model(tmp_path / "c.onnx"))
     long_dim = "LayerNormalizationlast_hidden_state_dim_0"
     panel.show_value(window.model.graph.get_value("x"))
     text = panel.browser.toPlainText()
@@ -174,7 +167,7 @@ def test_viewer_table_height_declared_type_and_long_dims(qtbot, window, tmp_path
 def test_a_cell_edit_carries_only_that_tensor(qtbot, window, tmp_path):
     """Large tensors are edited without copying the model: the step holds the
     new data of one tensor; every other initializer is the same object."""
-    _open(qtbot, window, write_conv_model(tmp_path / "m.onnx"))
+    open_conv_model(qtbot, window, tmp_path)
     g = window.model.graph
     bias_before = g.initializers["B"].const
     w_before = g.initializers["W"].const
@@ -191,7 +184,7 @@ def test_a_cell_edit_carries_only_that_tensor(qtbot, window, tmp_path):
 def test_a_large_tensor_is_read_only_when_asked(qtbot, window, tmp_path, monkeypatch):
     from onnxstudio.ui.panels import tensor_editor
     monkeypatch.setattr(tensor_editor, "LOAD_NOW_BYTES", 100)     # W (432 bytes) counts as large
-    _open(qtbot, window, write_conv_model(tmp_path / "m.onnx"))
+    open_conv_model(qtbot, window, tmp_path)
     editor = _show(window, "W")
     assert editor.array is None and not editor.table.isEnabled()
     assert "not read yet" in editor.stats.text()
@@ -202,7 +195,7 @@ def test_a_large_tensor_is_read_only_when_asked(qtbot, window, tmp_path, monkeyp
 
 
 def test_a_constant_value_keeps_its_editor_and_slice_across_edits(qtbot, window, tmp_path):
-    _open(qtbot, window, _write_constant_model(tmp_path / "c.onnx"))
+    open_editable(qtbot, window, _write_constant_model(tmp_path / "c.onnx"))
     editor = _show(window, "k")
     assert editor.source.node.op_type == "Constant"
     assert _set_cell(editor, 0, 2, "9")
