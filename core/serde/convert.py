@@ -28,21 +28,17 @@ TensorFactory = Callable[[pb.TensorProto], Tensor]
 
 # --- unknown fields ---------------------------------------------------------------
 
-def _varint(n: int) -> bytes:
-    return encode_varint(n & ((1 << 64) - 1))   # negative ints travel as 64-bit two's complement
-
-
 def unknown_bytes(msg) -> bytes:
     """Re-encode the fields of `msg` that our schema does not know."""
     out = bytearray()
     for f in _uf.UnknownFieldSet(msg):
-        tag = _varint((f.field_number << 3) | f.wire_type)
+        tag = encode_varint((f.field_number << 3) | f.wire_type)
         if f.wire_type == 0:
-            out += tag + _varint(f.data)
+            out += tag + encode_varint(f.data)
         elif f.wire_type == 1:
             out += tag + struct.pack("<Q", f.data & ((1 << 64) - 1))
         elif f.wire_type == 2:
-            out += tag + _varint(len(f.data)) + f.data
+            out += tag + encode_varint(len(f.data)) + f.data
         elif f.wire_type == 5:
             out += tag + struct.pack("<I", f.data & 0xFFFFFFFF)
         # wire type 3 (groups) never appears in ONNX files; dropped.

@@ -26,7 +26,9 @@ class WireError(ValueError):
     pass
 
 
-def _varint(buf, pos: int, end: int) -> tuple[int, int]:
+def decode_varint(buf, pos: int, end: int) -> tuple[int, int]:
+    """The varint at `pos` (not past `end`) and the position after it; WireError
+    when it is cut off or longer than ten bytes."""
     result = 0
     shift = 0
     while True:
@@ -43,6 +45,7 @@ def _varint(buf, pos: int, end: int) -> tuple[int, int]:
 
 
 def encode_varint(n: int) -> bytes:
+    n &= (1 << 64) - 1          # a negative int travels as 64-bit two's complement
     out = bytearray()
     while True:
         b = n & 0x7F
@@ -56,11 +59,11 @@ def encode_varint(n: int) -> bytes:
 
 def _skip(buf, wire_type: int, pos: int, end: int) -> int:
     if wire_type == 0:
-        return _varint(buf, pos, end)[1]
+        return decode_varint(buf, pos, end)[1]
     if wire_type == 1:
         return pos + 8
     if wire_type == 2:
-        n, pos = _varint(buf, pos, end)
+        n, pos = decode_varint(buf, pos, end)
         return pos + n
     if wire_type == 5:
         return pos + 4
@@ -112,10 +115,10 @@ class Stripper:
         changed = False
         while pos < end:
             field_start = pos
-            key, pos = _varint(buf, pos, end)
+            key, pos = decode_varint(buf, pos, end)
             number, wire_type = key >> 3, key & 7
             if wire_type == 2 and number in handlers:
-                n, data_start = _varint(buf, pos, end)
+                n, data_start = decode_varint(buf, pos, end)
                 data_end = data_start + n
                 if data_end > end:
                     raise WireError("field runs past the end of its message")

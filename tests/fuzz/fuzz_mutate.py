@@ -22,6 +22,8 @@ import random
 import struct
 from dataclasses import dataclass, field
 
+from onnxstudio.core.serde.wire import WireError, decode_varint, encode_varint
+
 MAX_DEPTH = 24
 MAX_FIELDS = 200_000        # enough structure to choose from in any model
 NESTED_MAX_PROBE = 1 << 40  # weights fail to parse as messages within a few bytes
@@ -40,52 +42,27 @@ class Field:
     children: list = field(default_factory=list)
 
 
-class _NotAMessage(Exception):
-    pass
-
-
-def _varint(buf, pos: int, end: int) -> tuple[int, int]:
-    result = shift = 0
-    while True:
-        if pos >= end or shift > 63:
-            raise _NotAMessage
-        b = buf[pos]
-        pos += 1
-        result |= (b & 0x7F) << shift
-        if not b & 0x80:
-            return result, pos
-        shift += 7
-
-
-def encode_varint(n: int) -> bytes:
-    n &= (1 << 64) - 1          # negative numbers are 10-byte two's complement
-    out = bytearray()
-    while True:
-        b = n & 0x7F
-        n >>= 7
-        if n:
-            out.append(b | 0x80)
-        else:
-            out.append(b)
-            return bytes(out)
+# Bytes that do not parse as a message to their end; the varint codec is
+# the loader's own, whose cut-off or over-long varints raise the same error.
+_NotAMessage = WireError
 
 
 def _parse_fields(buf, start: int, end: int, parent, depth: int, budget: list) -> list:
     fields = []
     pos = start
     while pos < end:
-        key, key_end = _varint(buf, pos, end)
+        key, key_end = decode_varint(buf, pos, end)
         number, wire = key >> 3, key & 7
         if number == 0:
             raise _NotAMessage
         if wire == 0:
-            _, stop = _varint(buf, key_end, end)
+            _, stop = decode_varint(buf, key_end, end)
             f = Field(pos, key_end, wire, number, key_end, key_end, stop, parent)
         elif wire == 1 or wire == 5:
             stop = key_end + (8 if wire == 1 else 4)
             f = Field(pos, key_end, wire, number, key_end, key_end, stop, parent)
         elif wire == 2:
-            n, payload = _varint(buf, key_end, end)
+            n, payload = decode_varint(buf, key_end, end)
             stop = payload + n
             f = Field(pos, key_end, wire, number, key_end, payload, stop, parent)
         else:
