@@ -217,6 +217,7 @@ class GraphPanel(QWidget):
             # Pinning (and cutting the new layout into pieces for it) is pure
             # geometry: done in the worker, it costs the UI thread nothing.
             job.after = _pinner(self._pin_old, self.scene.view_model, job)
+            job.previous = self.scene.view_model
         job.done.connect(lambda view_model, result, j=job: self._layout_done(view_model, result, j))
         job.failed.connect(lambda message, j=job: self._layout_failed(message, j))
         job.cancelled_signal.connect(lambda j=job: self._layout_cancelled(j))
@@ -251,6 +252,9 @@ class GraphPanel(QWidget):
         if self.level.expanded is None:
             # Remember the default choice so later expand/collapse build on it.
             self.level.expanded = {p for p, g in view_model.groups.items() if g.expanded}
+        elif job.previous is not None:
+            # An edit may move group paths; the open groups followed them.
+            self.level.expanded = set(view_model.expanded)
         if self._pending_target is not None and self._reveal_needs_expand(view_model):
             return
         pinned = self._pin_old is not None

@@ -119,6 +119,8 @@ class LayoutJob(QThread):
         # Optional f(view, layout) -> layout run here, in the worker, before
         # `done` (the canvas pins the new layout to the old one this way).
         self.after = None
+        # The view of the same graph before an edit: open groups follow moved paths.
+        self.previous = None
 
     def cancel(self) -> None:
         self.token.cancel()
@@ -126,7 +128,7 @@ class LayoutJob(QThread):
     def run(self) -> None:
         from onnxstudio.core import layout as lay
         try:
-            view = lay.build_view(self.graph, self.measure, expanded=self.expanded)
+            view = lay.build_view(self.graph, self.measure, expanded=self.expanded, previous=self.previous)
             self.token.raise_if_cancelled()
             boxes = len(view.request.nodes)
             if boxes > MAX_BOXES:

@@ -16,7 +16,7 @@ from collections import Counter
 
 from .geometry import LayoutEdge, LayoutNode, LayoutRequest
 from .labels import group_label, io_label, op_label
-from .scopes import default_expanded, raw_scope, tidy_scopes, visible_box
+from .scopes import default_expanded, follow_expanded, raw_scope, tidy_scopes, visible_box
 from .view import GROUP_TITLE, INPUT, OUTPUT, GraphView, GroupInfo, Measure, NodeLabel, ViewEdge, ViewNode
 
 DEFAULT_BOX_BUDGET = 600   # boxes shown at first; more groups open on demand
@@ -70,10 +70,13 @@ def _short_value_name(name: str) -> str:
 
 
 def build_view(graph, measure: Measure, expanded=None, *, model=None, rankdir: str = "TB",
-               budget: int = DEFAULT_BOX_BUDGET) -> GraphView:
+               budget: int = DEFAULT_BOX_BUDGET, previous: GraphView | None = None) -> GraphView:
     """Boxes and arrows for `graph`; `expanded` = set of group paths to open
-    (None: open groups level by level while at most `budget` boxes show)."""
-    return _Builder(graph, measure, _root_model(graph, model)).build(expanded, rankdir, budget)
+    (None: open groups level by level while at most `budget` boxes show).
+    `previous`: the view of the same graph before an edit; when the edit
+    moved group paths, the groups holding what was open stay open
+    (GraphView.expanded says which were opened)."""
+    return _Builder(graph, measure, _root_model(graph, model)).build(expanded, rankdir, budget, previous)
 
 
 class _Builder:
@@ -95,12 +98,14 @@ class _Builder:
         self.group_box: dict = {}
         self.formals: dict = {}
 
-    def build(self, expanded, rankdir: str, budget: int) -> GraphView:
+    def build(self, expanded, rankdir: str, budget: int, previous=None) -> GraphView:
         hidden = self._find_constants()
         shown = [n for n in self.nodes if id(n) not in hidden]
         paths = self._with_unused_group(shown, tidy_scopes([raw_scope(n.name or "") for n in shown]))
         if expanded is None:
             expanded = default_expanded(paths, budget) - {UNUSED_GROUP}
+        elif previous is not None and previous.path_of_node:
+            expanded = follow_expanded(set(expanded), previous.path_of_node, shown, paths)
         expanded = set(expanded)
         groups = _group_infos(shown, paths, expanded)
         for i, v in enumerate(self.graph.inputs):
@@ -125,7 +130,8 @@ class _Builder:
                 self._connect(v, box_id)
         request = LayoutRequest(self.request_nodes, self.request_edges, rankdir=rankdir,
                                 group_min_width=self._title_widths(groups))
-        return GraphView(self.graph, request, self.view_nodes, self.view_edges, groups, self.box_of_node)
+        return GraphView(self.graph, request, self.view_nodes, self.view_edges, groups, self.box_of_node,
+                         {id(n): p for n, p in zip(shown, paths)}, expanded)
 
     def _title_widths(self, groups) -> dict:
         """Width of each open group's title, as the caller measures it."""

@@ -4,7 +4,10 @@ Exporters name nodes like "/m/encoder/layer.3/attention/self/MatMul": the
 path before the last "/" is the module that emitted the node.  Raw scopes
 are noisy, so we tidy them:
 
-* a scope holding every node of the graph ("/m/...") is dropped;
+* a scope holding every scoped node of the graph ("/m/...") is dropped
+  (unscoped nodes, and nodes alone in their top scope, do not count: a node
+  the user adds by hand, named "Neg" or "/x/Neg", must not wrap the whole
+  model in a new "m" group);
 * a scope whose only content is one sub-scope is merged with it
   ("attention" holding only "self" becomes "attention/self");
 * a scope with fewer than two nodes is dissolved into its parent.
@@ -26,7 +29,8 @@ def raw_scope(node_name: str) -> GroupPath:
 
 def tidy_scopes(raw: list[GroupPath]) -> list[GroupPath]:
     """Display group paths, one per entry of `raw` (the scopes of visible nodes)."""
-    total = len(raw)
+    tops = Counter(path[0] for path in raw if path)
+    total = sum(c for c in tops.values() if c >= 2)
     count: Counter = Counter()
     children: dict[GroupPath, set] = {}
     direct: Counter = Counter()
@@ -45,7 +49,7 @@ def tidy_scopes(raw: list[GroupPath]) -> list[GroupPath]:
         if count[path] < 2:
             out = parent                       # too small to be worth a box
         elif parent == () and count[path] == total:
-            out = ()                           # holds everything: says nothing
+            out = ()                           # holds every scoped node: says nothing
         elif parent_raw and direct[parent_raw] == 0 and len(children[parent_raw]) == 1 \
                 and len(parent) > len(display(parent_raw[:-1])):
             out = parent[:-1] + (parent[-1] + "/" + path[-1],)   # merge a single-child chain
@@ -90,3 +94,34 @@ def visible_box(path: GroupPath, expanded: set[GroupPath]):
         if path[:d] not in expanded:
             return path[:d]
     return None
+
+
+def follow_expanded(expanded: set, old_paths: dict, nodes, new_paths) -> set:
+    """The open groups after an edit moved group paths (a node renamed into or
+    out of the scope every other node shares adds or drops a root level):
+    a new group is open when it holds the same nodes as a group that was
+    open before (or as the whole graph, which is always open). `old_paths`:
+    id(node) -> display path before; `nodes`/`new_paths`: now. Unchanged
+    paths stay as they are; the common case costs one set lookup per path."""
+    new_groups = {p[:d] for p in new_paths for d in range(1, len(p) + 1)}
+    if all(p in new_groups for p in expanded):
+        return expanded
+    old_members: dict = {}
+    new_members: dict = {}
+    grouped = []
+    for n, path in zip(nodes, new_paths):
+        before = old_paths.get(id(n))
+        if before is None:
+            continue                # new node: it may not decide which groups stay open
+        if path:
+            grouped.append(id(n))
+        for d in range(1, len(before) + 1):
+            old_members.setdefault(before[:d], []).append(id(n))
+        for d in range(1, len(path) + 1):
+            new_members.setdefault(path[:d], []).append(id(n))
+    was_open = {frozenset(old_members[p]) for p in expanded if p in old_members}
+    # The whole graph is always open: a new group holding every grouped node was it.
+    was_open.add(frozenset(grouped))
+    out = {p for p in expanded if p in new_groups}
+    out.update(p for p, members in new_members.items() if frozenset(members) in was_open)
+    return out

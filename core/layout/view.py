@@ -73,6 +73,8 @@ class GraphView:
     edges: dict[str, ViewEdge]
     groups: dict[GroupPath, GroupInfo]           # every group, expanded or not
     box_of_node: dict[int, str] = field(default_factory=dict)   # id(ir.Node) -> box id showing it
+    path_of_node: dict[int, GroupPath] = field(default_factory=dict)   # id(ir.Node) -> its group path
+    expanded: set = field(default_factory=set)   # the group paths asked open (after following an edit)
 
     def box_for(self, ir_node) -> str | None:
         """Id of the box that shows `ir_node` (its own box or its collapsed group's)."""
