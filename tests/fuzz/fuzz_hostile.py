@@ -8,6 +8,7 @@ import os
 import pathlib
 
 from onnxstudio.core.proto import onnx_pb2 as pb
+from onnxstudio.core.serde.wire import encode_varint
 
 FLOAT, INT64 = 1, 7
 HUGE = 10**12
@@ -84,16 +85,7 @@ def huge_constant_of_shape(folder):
 def _field(number: int, payload: bytes) -> bytes:
     """One length-delimited field, written by hand: protobuf's own objects
     refuse to hold messages nested past its depth limit."""
-    return _varint((number << 3) | 2) + _varint(len(payload)) + payload
-
-
-def _varint(n: int) -> bytes:
-    out = bytearray()
-    while True:
-        out.append((n & 0x7F) | (0x80 if n > 0x7F else 0))
-        n >>= 7
-        if not n:
-            return bytes(out)
+    return encode_varint((number << 3) | 2) + encode_varint(len(payload)) + payload
 
 
 def deep_if(folder, depth: int = 100):
