@@ -3,6 +3,7 @@ share: opening, applying edits with one-line errors, and saving so that
 external data stays valid for both the new file and the one it came from."""
 from __future__ import annotations
 
+import contextlib
 import pathlib
 
 from ..core import Document, SaveOptions, save
@@ -25,6 +26,15 @@ def apply(doc: Document, edit) -> None:
         doc.apply(edit)
     except EditError as e:
         raise UserError(str(e)) from None
+
+
+@contextlib.contextmanager
+def refusals_name(file):
+    """Turn an EditError raised while building edits into a UserError naming `file`."""
+    try:
+        yield
+    except EditError as e:
+        raise UserError(f"{file}: {e}") from None
 
 
 def pair(text: str, option: str) -> tuple[str, str]:

@@ -2,9 +2,8 @@
 from __future__ import annotations
 
 from ..core import load
-from ..core.edits import EditError, extract_model
-from ..errors import UserError
-from ._editing import add_io_arguments, names, save_output
+from ..core.edits import extract_model
+from ._editing import add_io_arguments, names, refusals_name, save_output
 
 NAME = "extract"
 HELP = ("Write the part of a model that computes the given outputs from the given inputs as a new model, "
@@ -20,10 +19,8 @@ def configure(p) -> None:
 def run(args) -> int:
     inputs, outputs = names(args.inputs, "--inputs"), names(args.outputs, "--outputs")
     model = load(args.file)
-    try:
+    with refusals_name(args.file):
         part = extract_model(model, inputs, outputs)
-    except EditError as e:
-        raise UserError(f"{args.file}: {e}") from None
     out = save_output(part, args.file, args.output)
     print(f"wrote {out}: {len(part.graph.nodes)} of {len(model.graph.nodes)} nodes, "
           f"{len(part.graph.initializers) + len(part.graph.sparse_initializers)} initializers; "

@@ -1,9 +1,8 @@
 """`onnxstudio rename FILE -o OUT --value OLD=NEW`"""
 from __future__ import annotations
 
-from ..core.edits import EditError, rename_everywhere
-from ..errors import UserError
-from ._editing import add_io_arguments, apply, open_document, pair, save_output
+from ..core.edits import rename_everywhere
+from ._editing import add_io_arguments, apply, open_document, pair, refusals_name, save_output
 
 NAME = "rename"
 HELP = "Rename values everywhere they are used (subgraphs that read them too)."
@@ -19,10 +18,8 @@ def run(args) -> int:
     pairs = [pair(text, "--value") for text in args.value]
     doc = open_document(args.file)
     for old, new in pairs:
-        try:
+        with refusals_name(args.file):
             macro = rename_everywhere(doc.model, old, new)
-        except EditError as e:
-            raise UserError(f"{args.file}: {e}") from None
         apply(doc, macro)
     save_output(doc.model, args.file, args.output)
     print(f"wrote {args.output}: renamed " + ", ".join(f"{o} to {n}" for o, n in pairs))

@@ -1,9 +1,9 @@
 """`onnxstudio set-shape FILE -o OUT --input NAME=DIM,DIM,...`"""
 from __future__ import annotations
 
-from ..core.edits import EditError, set_input_shape
+from ..core.edits import set_input_shape
 from ..errors import UserError
-from ._editing import add_io_arguments, apply, open_document, pair, problems_note, save_output
+from ._editing import add_io_arguments, apply, open_document, pair, problems_note, refusals_name, save_output
 
 NAME = "set-shape"
 HELP = ("Give graph inputs new shapes (numbers, symbolic names, or ? for unknown), re-infer the shapes "
@@ -44,10 +44,8 @@ def run(args) -> int:
     doc = open_document(args.file)
     changed = 0
     for name, dims in wanted:
-        try:
+        with refusals_name(args.file):
             macro = set_input_shape(doc.model, name, dims)
-        except EditError as e:
-            raise UserError(f"{args.file}: {e}") from None
         apply(doc, macro)
         changed += len(macro.edits) - 1
     save_output(doc.model, args.file, args.output)
