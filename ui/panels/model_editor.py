@@ -75,6 +75,27 @@ class ModelEditor(QWidget):
         m = self.model
         return (tuple(m.opset_imports), tuple(m.metadata_props))
 
+    def sync(self) -> None:
+        """Show the model's fields again without rebuilding the form (an edit
+        elsewhere, undo): a field being typed into keeps its text and focus."""
+        m = self.model
+        for field, edit in self.fields.items():
+            _show(edit, str(getattr(m, field)))
+        for domain, edit in self.opset_edits.items():
+            if domain in m.opset_imports:
+                _show(edit, str(m.opset_imports[domain]))
+        _show(self.graph_name, m.graph.name)
+        _show(self.graph_doc, m.graph.doc_string)
+        table = self.metadata
+        table.blockSignals(True)
+        for r, (k, v) in enumerate(m.metadata_props.items()):
+            for c, text in ((0, k), (1, v)):
+                item = table.item(r, c)
+                if item is not None and item.text() != text:
+                    item.setText(text)
+        table.blockSignals(False)
+        self._update_warning()
+
     # -- building ---------------------------------------------------------------------------
 
     def _line(self, text: str, commit) -> QLineEdit:
@@ -293,6 +314,12 @@ class ModelEditor(QWidget):
         if not name:
             return self._refuse(self.tr("name the value to make a graph output"))
         return self._apply(AddGraphOutput(name))
+
+
+def _show(edit: QLineEdit, text: str) -> None:
+    if edit.shown != text and not edit.hasFocus():
+        edit.setText(text)
+        edit.shown = text
 
 
 __all__ = ["ModelEditor", "ir_needed"]

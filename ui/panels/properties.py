@@ -94,6 +94,16 @@ class PropertiesPanel(QWidget):
             obj = obj.node or obj.value     # a layout box: show what it stood for
         if obj is not None and getattr(obj, "graph", None) is None:
             obj = None                      # removed by the edit
+        from .model_editor import ModelEditor
+        editor = self.editor
+        if obj is None and self.current is None and isinstance(editor, ModelEditor) \
+                and editor.qdoc is self.qdoc and editor.shape() == editor.built_shape:
+            # The model stays shown: its form is updated in place and the
+            # summary redrawn only when its text changed (an edit deep in the
+            # graph, new types: usually neither).
+            editor.sync()
+            self._render_model_summary()
+            return
         self.show_object(obj)
 
     def set_model(self, model, inferred=None) -> None:
@@ -166,7 +176,11 @@ class PropertiesPanel(QWidget):
             self._set_editor(ModelEditor(self.qdoc))
         else:
             self._set_editor(None)
-        self._links.clear()
+        self._model_body = None
+        self._render_model_summary()
+
+    def _render_model_summary(self) -> None:
+        links, self._links = self._links, {}
         m = self.model
         if m is None:
             return self._render("<p class='muted'>" + esc(self.tr("No model open.")) + "</p>")
@@ -190,6 +204,10 @@ class PropertiesPanel(QWidget):
                 (esc(f"{d}::{n}" + (f":{o}" if o else "")),
                  self._link(f.graph, self.tr("{n} nodes").format(n=len(f.graph.nodes))))
                 for (d, n, o), f in m.functions.items()))
+        if body == getattr(self, "_model_body", None) and self._links.keys() == links.keys() \
+                and all(self._links[k] is links[k] or self._links[k] == links[k] for k in links):
+            return          # nothing it shows changed: keep the page (and its scroll position)
+        self._model_body = body
         self._render(body)
 
     def show_node(self, node) -> None:
