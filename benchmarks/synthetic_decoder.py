@@ -15,23 +15,13 @@ from __future__ import annotations
 
 import numpy as np
 
+from graph_builder import GraphBuilder
 
-class _B:
+
+class _B(GraphBuilder):
     def __init__(self, rng):
-        self.nodes, self.inits, self.n, self.rng = [], [], 0, rng
-
-    def op(self, op_type, inputs, scope, n_out=1, **attrs):
-        from onnx import helper
-        self.n += 1
-        name = f"{scope}/{op_type}_{self.n}"
-        outs = [f"{name}_output_{i}" for i in range(n_out)]
-        self.nodes.append(helper.make_node(op_type, inputs, outs, name=name, **attrs))
-        return outs[0] if n_out == 1 else outs
-
-    def const(self, name, value):
-        from onnx import numpy_helper
-        self.inits.append(numpy_helper.from_array(np.asarray(value), name))
-        return name
+        super().__init__(output_suffix="_output_")
+        self.rng = rng
 
     def weight(self, name, shape, scale=0.02):
         return self.const(name, (self.rng.standard_normal(shape) * scale).astype(np.float32))
@@ -50,13 +40,13 @@ def _layer_norm(b, x, scope, hidden):
 
 def _dim(b, x, axis, scope):
     shape = b.op("Shape", [x], scope)
-    d = b.op("Gather", [shape, b.const(f"{scope}.idx{b.n}", np.int64(axis))], scope, axis=0)
-    return b.op("Unsqueeze", [d, b.const(f"{scope}.ax{b.n}", np.array([0], np.int64))], scope)
+    d = b.op("Gather", [shape, b.const(f"{scope}.idx{b.count}", np.int64(axis))], scope, axis=0)
+    return b.op("Unsqueeze", [d, b.const(f"{scope}.ax{b.count}", np.array([0], np.int64))], scope)
 
 
 def _split_heads(b, x, scope, heads, head_dim):
     batch, seq = _dim(b, x, 0, scope), _dim(b, x, 1, scope)
-    target = b.op("Concat", [batch, seq, b.const(f"{scope}.hd{b.n}", np.array([heads, head_dim], np.int64))],
+    target = b.op("Concat", [batch, seq, b.const(f"{scope}.hd{b.count}", np.array([heads, head_dim], np.int64))],
                   scope, axis=0)
     return b.op("Transpose", [b.op("Reshape", [x, target], scope)], scope, perm=[0, 2, 1, 3])
 

@@ -6,28 +6,15 @@ from __future__ import annotations
 
 import numpy as np
 
+from graph_builder import GraphBuilder
 
-class _Builder:
-    def __init__(self):
-        self.nodes, self.inits, self.count = [], [], 0
 
-    def op(self, op_type, inputs, scope, n_out=1, **attrs):
-        from onnx import helper
-        self.count += 1
-        name = f"{scope}/{op_type}_{self.count}"
-        outs = [f"{name}_out{i}" for i in range(n_out)]
-        self.nodes.append(helper.make_node(op_type, inputs, outs, name=name, **attrs))
-        return outs[0] if n_out == 1 else outs
-
+class _Builder(GraphBuilder):
     def ints(self, name, values):
-        from onnx import numpy_helper
-        self.inits.append(numpy_helper.from_array(np.asarray(values, dtype=np.int64), name))
-        return name
+        return self.const(name, np.asarray(values, dtype=np.int64))
 
     def weight(self, name, shape, rng):
-        from onnx import numpy_helper
-        self.inits.append(numpy_helper.from_array(rng.standard_normal(shape).astype(np.float32), name))
-        return name
+        return self.const(name, rng.standard_normal(shape).astype(np.float32))
 
 
 def _layer_norm(b, x, scope, hidden, rng):
