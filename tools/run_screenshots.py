@@ -20,15 +20,8 @@ import sys
 import tempfile
 import time
 
-REPO = pathlib.Path(__file__).resolve().parent.parent
-
-
-def wait(app, predicate, timeout: float = 300.0) -> bool:
-    end = time.time() + timeout
-    while not predicate() and time.time() < end:
-        app.processEvents()
-        time.sleep(0.01)
-    return predicate()
+sys.path.insert(0, str(pathlib.Path(__file__).resolve().parent))
+from screenshots import REPO, wait  # noqa: E402
 
 
 def settle(app, window) -> None:
