@@ -19,7 +19,7 @@ import types
 
 from ..proto import onnx_pb2 as pb
 from ..diagnostics import CODES, ERROR, INFO, WARNING, Diagnostic, Severity  # noqa: F401
-from .ir_rules import declared_vs_inferred, ir_to_proto, trusted
+from .ir_rules import combine, declared_vs_inferred, ir_to_proto, trusted
 from .live import LiveChecker  # noqa: F401
 from .session import CheckSession  # noqa: F401
 
@@ -70,16 +70,6 @@ def _with_inference(ir_model):
     return lookup, contradictions
 
 
-def _combined(diagnostics: list, extra: list, contradictions: list = ()) -> list:
-    # A finding of ours replaces the checker's own at the same place (an
-    # attribute written without its value also reads as "no value").
-    extra = list(extra) + trusted(contradictions, diagnostics + list(extra))
-    if not extra:
-        return diagnostics
-    places = {d.path for d in extra if d.code == "attr.value-not-of-type"}
-    return [d for d in diagnostics if d.path not in places] + extra
-
-
 def check(model, *, model_dir=None, type_lookup=None, use_inference: bool = True) -> list:
     """Every diagnostic for `model` (see module doc), in a stable order.
 
@@ -102,7 +92,7 @@ def check(model, *, model_dir=None, type_lookup=None, use_inference: bool = True
     if type_lookup is None and use_inference and is_ir:
         type_lookup, contradictions = _with_inference(model)
     diagnostics = CheckSession(proto, model_dir=model_dir or folder, type_lookup=type_lookup).diagnostics
-    return _combined(diagnostics, extra, contradictions)
+    return combine(diagnostics, extra, contradictions)
 
 
 def check_file(path, ir_model=None) -> list:
@@ -111,7 +101,7 @@ def check_file(path, ir_model=None) -> list:
     if ir_model is None:
         return check(path)
     lookup, contradictions = _with_inference(ir_model)
-    return _combined(check(path, type_lookup=lookup), (), contradictions)
+    return combine(check(path, type_lookup=lookup), (), contradictions)
 
 
 def errors(diagnostics) -> list:

@@ -30,8 +30,14 @@ def ir_to_proto(model):
     from ..serde.convert import model_to_proto  # noqa: PLC0415
     bad = []
     proto = model_to_proto(model, on_bad_value=lambda a, exc: bad.append(a))
-    if not bad:
-        return proto, []
+    return proto, bad_value_diagnostics(model, bad)
+
+
+def bad_value_diagnostics(model, attrs) -> list:
+    """One finding per attribute in `attrs` (values serde could not write)
+    that still belongs to a node of `model`, pinned to that attribute."""
+    if not attrs:
+        return []
     owners = {}
     graphs = list(model.graph.walk())
     for f in model.functions.values():
@@ -41,15 +47,28 @@ def ir_to_proto(model):
             for a in node.attributes.values():
                 owners[id(a)] = node
     diags = []
-    for a in bad:
+    for a in attrs:
         node = owners.get(id(a))
-        where = paths.attribute(node.path, a.name) if node is not None else f"attribute {paths.quote(a.name)}"
+        if node is None:
+            continue
+        where = paths.attribute(node.path, a.name)
         kind = _ATTR_KINDS.get(int(a.type), f"type {int(a.type)}")
         diags.append(_diag("attr.value-not-of-type", where,
                            f"attribute {a.name!r} is {kind} but holds {_short(a.value)} "
                            f"({type(a.value).__name__}), which it cannot carry; set a value of that "
                            "type or change the attribute's type"))
-    return proto, diags
+    return diags
+
+
+def combine(diagnostics: list, extra: list, contradictions: list = ()) -> list:
+    """The checker's findings with the IR-level ones. A finding of ours
+    replaces the checker's own at the same place (an attribute written
+    without its value also reads as "no value")."""
+    extra = list(extra) + trusted(contradictions, diagnostics + list(extra))
+    if not extra:
+        return diagnostics
+    places = {d.path for d in extra if d.code == "attr.value-not-of-type"}
+    return [d for d in diagnostics if d.path not in places] + extra
 
 
 def _short(v) -> str:
@@ -63,20 +82,22 @@ def declared_vs_inferred(model, inference) -> list:
     found = inference.contradictions
     if not found:
         return []
+    by_id = {id(v): (v, entry) for v, entry in found.items()}
     out = []
     for g in model.graph.walk():
         gpath = g.path
-        places = {}
-        for k, v in enumerate(g.inputs):
-            places.setdefault(id(v), paths.graph_input(gpath, k, v.name))
-        for k, v in enumerate(g.outputs):
-            places.setdefault(id(v), paths.graph_output(gpath, k, v.name))
-        for v in g.value_info:
-            places.setdefault(id(v), paths.value_info(gpath, v.name))
-        for v, (declared, derived, what) in found.items():
-            where = places.get(id(v))
-            if where is None or v.graph is not g:
+        # In declaration order (inputs, outputs, value_info), so the list
+        # does not depend on the order in which inference met them.
+        places = [(v, paths.graph_input(gpath, k, v.name)) for k, v in enumerate(g.inputs)]
+        places += [(v, paths.graph_output(gpath, k, v.name)) for k, v in enumerate(g.outputs)]
+        places += [(v, paths.value_info(gpath, v.name)) for v in g.value_info]
+        seen = set()
+        for v, where in places:
+            hit = by_id.get(id(v))
+            if hit is None or id(v) in seen or v.graph is not g:
                 continue
+            seen.add(id(v))
+            declared, derived, what = hit[1]
             source = v.producer.path if v.producer is not None else None
             out.append((_diag("graph.declared-type-contradicts", where,
                               f"declares {_type(declared)} but {_source(v)} gives {_type(derived)} "

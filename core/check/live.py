@@ -21,6 +21,7 @@ from __future__ import annotations
 import pathlib
 
 from ..ir.types import TensorType
+from .ir_rules import bad_value_diagnostics, combine, declared_vs_inferred
 from .mirror import Mirror
 from .session import CheckSession
 
@@ -50,7 +51,17 @@ class LiveChecker:
 
     @property
     def diagnostics(self) -> list:
-        return self._session.diagnostics
+        """The checker's findings on the file form, with the IR-level ones:
+        attribute values serde cannot write, and declarations that
+        contradict inference (ir_rules)."""
+        found = self._session.diagnostics
+        bad = self._mirror.bad_attributes() if self._mirror.bad_values else ()
+        contradictions = []
+        if self.inference is not None and self.inference.contradictions:
+            contradictions = declared_vs_inferred(self.model, self.inference)
+        if not bad and not contradictions:
+            return found
+        return combine(found, bad_value_diagnostics(self.model, bad), contradictions)
 
     def refresh(self) -> list:
         """Re-read the whole model and check everything."""
@@ -60,7 +71,7 @@ class LiveChecker:
         folder = pathlib.Path(path).resolve().parent if path else None
         self._mirror = Mirror(self.model)
         self._session = CheckSession(self._mirror.proto, model_dir=folder, type_lookup=self.type_lookup)
-        return self._session.diagnostics
+        return self.diagnostics
 
     def apply(self, changes) -> list:
         """Bring inference and the checker up to date after edits that
@@ -81,8 +92,10 @@ class LiveChecker:
         if len(plan) == 1 and session.names_unchanged(plan["rewritten"]):
             # Nodes edited in place, their names as they were (attributes,
             # op_type, node name): no name-level work at all.
-            return session.recheck(nodes=plan["rewritten"], lookup_changed=moved)
-        return session.update(lookup_changed=moved, **plan)
+            session.recheck(nodes=plan["rewritten"], lookup_changed=moved)
+        else:
+            session.update(lookup_changed=moved, **plan)
+        return self.diagnostics
 
     def node_changed(self, node) -> list:
         """`node` (in the main graph or any subgraph below it) was edited in

@@ -33,11 +33,31 @@ class Mirror:
     def __init__(self, model):
         from ..serde.convert import model_to_proto  # noqa: PLC0415
         self.model = model
-        self.proto = model_to_proto(model)
+        # Attributes whose value their type cannot carry (set from Python):
+        # written without a value, reported by the live checker.
+        self.bad_values: dict = {}
+        self.proto = model_to_proto(model, on_bad_value=self._bad_value)
         self._writer = _writer(model)
+        self._writer.on_bad_value = self._bad_value
         g = model.graph
         self._order = list(g._nodes)
         self._inits = _initializer_values(g)
+
+    def _bad_value(self, attr, exc) -> None:
+        self.bad_values[id(attr)] = attr
+
+    def bad_attributes(self) -> list:
+        """The attributes serde could not write that still hold a bad value."""
+        from ..proto import onnx_pb2 as pb  # noqa: PLC0415
+        from ..serde.convert import _Writer  # noqa: PLC0415
+        strict = _Writer(lambda t: t.to_proto(), False)
+        for key, attr in list(self.bad_values.items()):
+            try:
+                strict.attr(attr, pb.AttributeProto())
+            except (TypeError, ValueError, OverflowError, AttributeError):
+                continue
+            del self.bad_values[key]       # fixed since (e.g. its value set right in place)
+        return list(self.bad_values.values())
 
     def node_proto(self, node):
         from ..proto import onnx_pb2 as pb  # noqa: PLC0415

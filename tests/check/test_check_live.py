@@ -81,3 +81,29 @@ def test_with_inference_edits_match_a_fresh_inferred_check():
     cast.attributes["to"] = Attr("to", AttrType.INT, 8)
     diags = live.node_changed(cast)
     assert any(d.code == "node.input-type" and d.path.startswith('graph/node[3] If "choose"') for d in diags)
+
+
+def test_the_document_reports_ir_level_findings_as_core_check_does():
+    """A value serde cannot write (set from Python) and a stale declaration
+    reach the live checker too (the app's Problems dock), not only
+    core.check: the same findings, in the same words."""
+    from onnxstudio.core.document import Document
+    from onnxstudio.core.edits import SetAttribute, SetValueType
+    doc = Document(_ir("convnet"))
+    doc.diagnostics
+    conv = doc.model.graph.nodes[0]
+    conv.attributes["group"] = Attr("group", AttrType.INT, "two")
+    doc.apply(SetAttribute(conv.name, "pads", AttrType.INTS, [1, 1, 1, 1]))   # any edit of that node
+    bad = [d for d in doc.diagnostics if d.code == "attr.value-not-of-type"]
+    assert [d.path for d in bad] == ['graph/node[0] Conv "conv1"/attribute "group"']
+    assert bad == [d for d in core.check(doc.model) if d.code == "attr.value-not-of-type"]
+    doc.apply(SetAttribute(conv.name, "group", AttrType.INT, 1))
+    assert not [d for d in doc.diagnostics if d.code == "attr.value-not-of-type"]
+
+    out = doc.model.graph.outputs[0]
+    shape = list(out.type.shape)
+    shape[-1] = 12345
+    doc.apply(SetValueType(out.name, out.type.elem_type, shape))
+    stale = [d for d in doc.diagnostics if d.code == "graph.declared-type-contradicts"]
+    assert stale and stale[0].path.startswith("graph/output[0]") and "12345" in stale[0].message
+    assert stale == [d for d in core.check(doc.model) if d.code == "graph.declared-type-contradicts"]
