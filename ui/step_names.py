@@ -15,60 +15,73 @@ from PySide6.QtCore import QCoreApplication, QT_TRANSLATE_NOOP
 
 CONTEXT = "StepNames"
 
-# (pattern over the whole English name, template). The specific before the
-# general: "Add input x" is not "Add {op}", "Set attribute a" not "Set {field} of node".
+# Each entry is a template whose English text is also its pattern (each
+# {field} matching the text GROUPS gives it, anything by default), or a
+# (pattern over the whole English name, template) pair where the two differ.
+# The specific before the general: "Add input x" is not "Add {op}", "Set
+# attribute a" not "Set {field} of node".
 PATTERNS = [
-    (r"Set model (?P<field>\w+)", QT_TRANSLATE_NOOP("StepNames", "Set model {field}")),
-    (r"Remove opset (?P<domain>\S+)", QT_TRANSLATE_NOOP("StepNames", "Remove opset {domain}")),
-    (r"Set opset (?P<domain>\S+) to (?P<version>\S+)",
-     QT_TRANSLATE_NOOP("StepNames", "Set opset {domain} to {version}")),
-    (r"Remove metadata (?P<key>.*)", QT_TRANSLATE_NOOP("StepNames", "Remove metadata {key}")),
-    (r"Set metadata (?P<key>.*)", QT_TRANSLATE_NOOP("StepNames", "Set metadata {key}")),
-    (r"Set graph (?P<field>\w+)", QT_TRANSLATE_NOOP("StepNames", "Set graph {field}")),
-    (r"Set attribute (?P<name>.*)", QT_TRANSLATE_NOOP("StepNames", "Set attribute {name}")),
-    (r"Remove attribute (?P<name>.*)", QT_TRANSLATE_NOOP("StepNames", "Remove attribute {name}")),
-    (r"Add initializer (?P<name>.*)", QT_TRANSLATE_NOOP("StepNames", "Add initializer {name}")),
-    (r"Remove initializer (?P<name>.*)", QT_TRANSLATE_NOOP("StepNames", "Remove initializer {name}")),
-    (r"Set initializer (?P<name>.*)", QT_TRANSLATE_NOOP("StepNames", "Set initializer {name}")),
-    (r"Set type of (?P<value>.*)", QT_TRANSLATE_NOOP("StepNames", "Set type of {value}")),
-    (r"Set shape of (?P<value>.*)", QT_TRANSLATE_NOOP("StepNames", "Set shape of {value}")),
-    (r"Remove value_info of (?P<value>.*)", QT_TRANSLATE_NOOP("StepNames", "Remove value_info of {value}")),
+    QT_TRANSLATE_NOOP("StepNames", "Set model {field}"),
+    QT_TRANSLATE_NOOP("StepNames", "Remove opset {domain}"),
+    QT_TRANSLATE_NOOP("StepNames", "Set opset {domain} to {version}"),
+    QT_TRANSLATE_NOOP("StepNames", "Remove metadata {key}"),
+    QT_TRANSLATE_NOOP("StepNames", "Set metadata {key}"),
+    QT_TRANSLATE_NOOP("StepNames", "Set graph {field}"),
+    QT_TRANSLATE_NOOP("StepNames", "Set attribute {name}"),
+    QT_TRANSLATE_NOOP("StepNames", "Remove attribute {name}"),
+    QT_TRANSLATE_NOOP("StepNames", "Add initializer {name}"),
+    QT_TRANSLATE_NOOP("StepNames", "Remove initializer {name}"),
+    QT_TRANSLATE_NOOP("StepNames", "Set initializer {name}"),
+    QT_TRANSLATE_NOOP("StepNames", "Set type of {value}"),
+    QT_TRANSLATE_NOOP("StepNames", "Set shape of {value}"),
+    QT_TRANSLATE_NOOP("StepNames", "Remove value_info of {value}"),
     (r"Remove value_info (?P<value>.*)", QT_TRANSLATE_NOOP("StepNames", "Remove value_info of {value}")),
-    (r"Declare (?P<value>.*)", QT_TRANSLATE_NOOP("StepNames", "Declare {value}")),
-    (r"Add input (?P<name>.*)", QT_TRANSLATE_NOOP("StepNames", "Add input {name}")),
-    (r"Remove input (?P<name>.*)", QT_TRANSLATE_NOOP("StepNames", "Remove input {name}")),
-    (r"Move input (?P<name>.*)", QT_TRANSLATE_NOOP("StepNames", "Move input {name}")),
-    (r"Add output (?P<name>.*)", QT_TRANSLATE_NOOP("StepNames", "Add output {name}")),
-    (r"Remove output (?P<name>.*)", QT_TRANSLATE_NOOP("StepNames", "Remove output {name}")),
-    (r"Move output (?P<name>.*)", QT_TRANSLATE_NOOP("StepNames", "Move output {name}")),
-    (r"Move value_info (?P<name>.*)", QT_TRANSLATE_NOOP("StepNames", "Move value_info {name}")),
-    (r"Connect input (?P<index>\d+) to (?P<value>.*)",
-     QT_TRANSLATE_NOOP("StepNames", "Connect input {index} to {value}")),
-    (r"Clear input (?P<index>\d+)", QT_TRANSLATE_NOOP("StepNames", "Clear input {index}")),
-    (r"Set node inputs", QT_TRANSLATE_NOOP("StepNames", "Set node inputs")),
-    (r"Set node outputs", QT_TRANSLATE_NOOP("StepNames", "Set node outputs")),
-    (r"Remove node (?P<node>.*)", QT_TRANSLATE_NOOP("StepNames", "Remove node {node}")),
-    (r"Set (?P<field>\w+) of node (?P<node>.*)", QT_TRANSLATE_NOOP("StepNames", "Set {field} of node {node}")),
-    (r"Insert (?P<op>\S+) after (?P<value>.*)", QT_TRANSLATE_NOOP("StepNames", "Insert {op} after {value}")),
-    (r"Delete (?P<node>.*) and reconnect", QT_TRANSLATE_NOOP("StepNames", "Delete {node} and reconnect")),
-    (r"Replace (?P<n>\d+) nodes by (?P<op>\S+)", QT_TRANSLATE_NOOP("StepNames", "Replace {n} nodes by {op}")),
-    (r"Make (?P<name>.*) an input", QT_TRANSLATE_NOOP("StepNames", "Make {name} an input")),
-    (r"Make (?P<name>.*) a constant", QT_TRANSLATE_NOOP("StepNames", "Make {name} a constant")),
-    (r"Rename (?P<old>.*) to (?P<new>.*)", QT_TRANSLATE_NOOP("StepNames", "Rename {old} to {new}")),
-    (r"Sort nodes", QT_TRANSLATE_NOOP("StepNames", "Sort nodes")),
-    (r"Clean up", QT_TRANSLATE_NOOP("StepNames", "Clean up")),
-    (r"(?P<n>\d+) edits", QT_TRANSLATE_NOOP("StepNames", "{n} edits")),
-    (r'Add (?P<op>\S+) "(?P<name>.*)"', QT_TRANSLATE_NOOP("StepNames", 'Add {op} "{name}"')),
-    (r"Add (?P<op>\S+)", QT_TRANSLATE_NOOP("StepNames", "Add {op}")),
+    QT_TRANSLATE_NOOP("StepNames", "Declare {value}"),
+    QT_TRANSLATE_NOOP("StepNames", "Add input {name}"),
+    QT_TRANSLATE_NOOP("StepNames", "Remove input {name}"),
+    QT_TRANSLATE_NOOP("StepNames", "Move input {name}"),
+    QT_TRANSLATE_NOOP("StepNames", "Add output {name}"),
+    QT_TRANSLATE_NOOP("StepNames", "Remove output {name}"),
+    QT_TRANSLATE_NOOP("StepNames", "Move output {name}"),
+    QT_TRANSLATE_NOOP("StepNames", "Move value_info {name}"),
+    QT_TRANSLATE_NOOP("StepNames", "Connect input {index} to {value}"),
+    QT_TRANSLATE_NOOP("StepNames", "Clear input {index}"),
+    QT_TRANSLATE_NOOP("StepNames", "Set node inputs"),
+    QT_TRANSLATE_NOOP("StepNames", "Set node outputs"),
+    QT_TRANSLATE_NOOP("StepNames", "Remove node {node}"),
+    QT_TRANSLATE_NOOP("StepNames", "Set {field} of node {node}"),
+    QT_TRANSLATE_NOOP("StepNames", "Insert {op} after {value}"),
+    QT_TRANSLATE_NOOP("StepNames", "Delete {node} and reconnect"),
+    QT_TRANSLATE_NOOP("StepNames", "Replace {n} nodes by {op}"),
+    QT_TRANSLATE_NOOP("StepNames", "Make {name} an input"),
+    QT_TRANSLATE_NOOP("StepNames", "Make {name} a constant"),
+    QT_TRANSLATE_NOOP("StepNames", "Rename {old} to {new}"),
+    QT_TRANSLATE_NOOP("StepNames", "Sort nodes"),
+    QT_TRANSLATE_NOOP("StepNames", "Clean up"),
+    QT_TRANSLATE_NOOP("StepNames", "{n} edits"),
+    QT_TRANSLATE_NOOP("StepNames", 'Add {op} "{name}"'),
+    QT_TRANSLATE_NOOP("StepNames", "Add {op}"),
     # Edits without a name of their own are named by their kind.
-    (r"Reorder nodes", QT_TRANSLATE_NOOP("StepNames", "Reorder nodes")),
+    QT_TRANSLATE_NOOP("StepNames", "Reorder nodes"),
     (r"set_node_order", QT_TRANSLATE_NOOP("StepNames", "Reorder nodes")),
     (r"reorder_back", QT_TRANSLATE_NOOP("StepNames", "Reorder nodes")),
     (r"restore_opset", QT_TRANSLATE_NOOP("StepNames", "Restore opset")),
     (r"add_value_info", QT_TRANSLATE_NOOP("StepNames", "Add value_info")),
     (r"undeclare", QT_TRANSLATE_NOOP("StepNames", "Remove declaration")),
 ]
-_COMPILED = [(re.compile(pattern, re.S), template) for pattern, template in PATTERNS]
+# What a {field} of a template matches in the English name (default: anything).
+GROUPS = {"field": r"\w+", "domain": r"\S+", "version": r"\S+", "op": r"\S+", "index": r"\d+", "n": r"\d+"}
+
+
+def _pattern(template: str) -> str:
+    """The English name `template` translates, as a pattern."""
+    parts = re.split(r"\{(\w+)\}", template)
+    return "".join(re.escape(part) if i % 2 == 0 else f"(?P<{part}>{GROUPS.get(part, '.*')})"
+                   for i, part in enumerate(parts))
+
+
+_COMPILED = [(re.compile(_pattern(entry), re.S), entry) if isinstance(entry, str)
+             else (re.compile(entry[0], re.S), entry[1]) for entry in PATTERNS]
 
 
 def display_name(name: str) -> str:
