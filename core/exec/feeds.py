@@ -83,6 +83,22 @@ def defaulted_dims(v: Value, dims: Optional[dict] = None) -> list:
     return found
 
 
+def fill_dims(name: str, shape, dims: dict) -> list[int]:
+    """Input `name`'s declared `shape` with every free dim given a size: from
+    `dims` by axis ("name[2]") or by symbol, else 1."""
+    out = []
+    for axis, d in enumerate(shape):
+        if f"{name}[{axis}]" in dims:
+            out.append(int(dims[f"{name}[{axis}]"]))
+        elif isinstance(d, int) and d >= 0:
+            out.append(d)
+        elif isinstance(d, str) and d not in ANONYMOUS_DIMS and d in dims:
+            out.append(int(dims[d]))
+        else:
+            out.append(1)
+    return out
+
+
 def random_value(v: Value, rng: np.random.Generator, dims: Optional[dict] = None):
     """A random value fitting `v`'s declared type. A dim takes its size from
     `dims`, by "NAME[AXIS]" (NAME the input's) or by its symbolic name;
@@ -101,17 +117,7 @@ def random_value(v: Value, rng: np.random.Generator, dims: Optional[dict] = None
         raise FeedError(f'input "{v.name}": its type is not declared; give it with --input')
     if t.shape is None:
         raise FeedError(f'input "{v.name}": its rank is not declared; give it with --input')
-    shape = []
-    for i, d in enumerate(t.shape):
-        axis_key = f"{v.name}[{i}]"
-        if axis_key in dims:
-            shape.append(int(dims[axis_key]))
-        elif isinstance(d, int) and d >= 0:
-            shape.append(d)
-        elif isinstance(d, str) and d in dims and d not in ANONYMOUS_DIMS:
-            shape.append(int(dims[d]))
-        else:
-            shape.append(1)
+    shape = fill_dims(v.name, t.shape, dims)
     code = DataType(t.elem_type) if t.elem_type in DataType._value2member_map_ else DataType.UNDEFINED
     if code == DataType.UNDEFINED:
         raise FeedError(f'input "{v.name}": its element type is not declared; give it with --input')

@@ -25,7 +25,7 @@ from ..ir import Value
 from ..ir.dtypes import DataType, from_numpy_dtype, to_numpy_dtype, type_name
 from ..ir.types import OptionalType, SequenceType, TensorType, format_shape
 from .errors import FeedError
-from .feeds import read_array_file
+from .feeds import fill_dims, read_array_file
 from .values import ANONYMOUS_DIMS
 
 SOURCES = ("random", "zeros", "ones", "constant", "file", "image")
@@ -116,17 +116,7 @@ def resolved_shape(v: Value, dims: dict) -> list[int]:
     t = tensor_type(v)
     if t is None or t.shape is None:
         raise FeedError(f'input "{v.name}": its shape is not declared; give it from a file')
-    shape = []
-    for axis, d in enumerate(t.shape):
-        if f"{v.name}[{axis}]" in dims:
-            shape.append(int(dims[f"{v.name}[{axis}]"]))
-        elif isinstance(d, int) and d >= 0:
-            shape.append(d)
-        elif isinstance(d, str) and d not in ANONYMOUS_DIMS and d in dims:
-            shape.append(int(dims[d]))
-        else:
-            shape.append(1)
-    return shape
+    return fill_dims(v.name, t.shape, dims)
 
 
 def declared_dtype(v: Value) -> np.dtype:
