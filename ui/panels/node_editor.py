@@ -16,6 +16,7 @@ from ...core.edits import Macro, SetAttribute, SetNodeField, SetNodeInput, graph
 from ...core.ir import AttrType
 from .attr_editors import default_for, editor_for, format_value
 from .op_picker import pick_op
+from .refusal_line import RefusalLine, apply_edit
 
 ADDABLE_TYPES = [AttrType.INT, AttrType.FLOAT, AttrType.STRING, AttrType.INTS, AttrType.FLOATS,
                  AttrType.STRINGS]
@@ -57,9 +58,7 @@ class NodeEditor(QWidget):
         super().__init__(parent)
         self.qdoc = qdoc
         self.node = node
-        self.message = QLabel("")
-        self.message.setWordWrap(True)
-        self.message.setStyleSheet("color: #c0392b;")
+        self.message = RefusalLine(hide_when_empty=False)
         self.attr_editors: dict = {}
         self.input_edits: list[QLineEdit] = []
         layout = QVBoxLayout(self)
@@ -219,13 +218,10 @@ class NodeEditor(QWidget):
     # -- edits -------------------------------------------------------------------------------
 
     def _apply(self, edit) -> bool:
-        ok = self.qdoc.apply(edit)
-        if ok:
-            self.message.setText("")
-        return ok
+        return apply_edit(self.qdoc, self.message, edit)
 
     def _refuse(self, message: str) -> None:
-        self.message.setText(self.tr("{node}: {problem} — not changed.").format(
+        self.message.say(self.tr("{node}: {problem} — not changed.").format(
             node=self.node.display_name, problem=message))
 
     def _set_name(self, text: str) -> None:

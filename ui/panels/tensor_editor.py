@@ -29,6 +29,7 @@ from ...core.ir import AttrType
 from ...core.ir.dtypes import to_numpy_dtype, type_name
 from ...core.summary import human_bytes
 from ..tensor_view import HistogramWidget, TensorTable, stats_text
+from .refusal_line import RefusalLine, apply_edit
 from .value_editor import elem_type_combo, parse_dims, select_elem_type
 
 LOAD_NOW_BYTES = 16 << 20      # larger tensors wait for "Load values" (selecting must stay quick)
@@ -115,10 +116,7 @@ class TensorEditor(QWidget):
         self.table.model.refused.connect(self._refuse)
         self.load_button = QPushButton(self.tr("Load values"))
         self.load_button.clicked.connect(self.load)
-        self.message = QLabel("")
-        self.message.setWordWrap(True)
-        self.message.setStyleSheet("color: #c0392b;")
-        self.message.setVisible(False)
+        self.message = RefusalLine()
         self.import_button = QPushButton(self.tr("Import .npy…"))
         self.import_button.clicked.connect(lambda: self.import_npy())
         self.export_button = QPushButton(self.tr("Export .npy…"))
@@ -212,16 +210,11 @@ class TensorEditor(QWidget):
     # -- edits -------------------------------------------------------------------------------------
 
     def _apply(self, edit, name: str = "") -> bool:
-        ok = self.qdoc.apply(edit, name=name)
-        if ok:
-            self.message.setText("")
-            self.message.setVisible(False)
-        return ok
+        return apply_edit(self.qdoc, self.message, edit, name=name)
 
     def _refuse(self, message: str) -> bool:
-        self.message.setText(self.tr("{name}: {message} — not changed.").format(
+        self.message.say(self.tr("{name}: {message} — not changed.").format(
             name=self.source.title, message=message))
-        self.message.setVisible(True)
         return False
 
     def _cell_edited(self, index: tuple, element) -> None:

@@ -18,6 +18,7 @@ from ...core.edits import (AddGraphOutput, AddValueInfo, MoveGraphInput, MoveGra
                            RemoveGraphInput, RemoveGraphOutput, RemoveValueInfo, RenameValue,
                            SetValueType, graph_path)
 from ...core.ir.dtypes import DataType, type_name
+from .refusal_line import RefusalLine, apply_edit
 
 _INT = re.compile(r"\d+\Z")
 _SIGNED = re.compile(r"[+-]\d+\Z")
@@ -88,10 +89,7 @@ class ValueEditor(QWidget):
         super().__init__(parent)
         self.qdoc = qdoc
         self.value = value
-        self.message = QLabel("")
-        self.message.setWordWrap(True)
-        self.message.setStyleSheet("color: #c0392b;")
-        self.message.setVisible(False)
+        self.message = RefusalLine()
         layout = QVBoxLayout(self)
         layout.setContentsMargins(0, 0, 0, 0)
         self.form = QFormLayout()
@@ -211,16 +209,11 @@ class ValueEditor(QWidget):
     # -- edits ---------------------------------------------------------------------------------
 
     def _apply(self, edit) -> bool:
-        ok = self.qdoc.apply(edit)
-        if ok:
-            self.message.setText("")
-            self.message.setVisible(False)
-        return ok
+        return apply_edit(self.qdoc, self.message, edit)
 
     def _refuse(self, message: str) -> None:
-        self.message.setText(self.tr("{name}: {message} — not changed.").format(
+        self.message.say(self.tr("{name}: {message} — not changed.").format(
             name=self.value.name, message=message))
-        self.message.setVisible(True)
 
     def _rename(self) -> None:
         new = self.name_edit.text().strip()
