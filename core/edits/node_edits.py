@@ -7,11 +7,12 @@ from typing import Any, ClassVar, Optional
 from ..ir import Attr, IRError
 from .attr_values import check_attr_value
 from .base import Changes, Edit, EditError, register
-from .refs import GraphPath, NodeRef, find_graph, find_node, node_ref
+from .graph_edit import GraphEdit
+from .refs import GraphPath, NodeRef, find_node, node_ref
 
 @register
 @dataclass
-class SetNodeField(Edit):
+class SetNodeField(GraphEdit):
     """Set one of a node's string fields: name, op_type, domain, overload, doc_string."""
     kind: ClassVar[str] = "set_node_field"
     node: NodeRef
@@ -19,9 +20,8 @@ class SetNodeField(Edit):
     value: str
     graph: GraphPath = ()
 
-    def apply(self, model, changes: Optional[Changes] = None) -> Edit:
-        changes = changes if changes is not None else Changes()
-        node = find_node(find_graph(model, self.graph), self.node)
+    def edit_graph(self, model, g, changes: Changes) -> Edit:
+        node = find_node(g, self.node)
         old = getattr(node, self.field, None)
         try:
             node.set_field(self.field, self.value)
@@ -40,7 +40,7 @@ class SetNodeField(Edit):
 
 @register
 @dataclass
-class SetAttribute(Edit):
+class SetAttribute(GraphEdit):
     """Add, replace or (with `type=None`) remove the attribute `name` of a node.
 
     `value` is the attribute's Python value (int, float, str, list of those,
@@ -56,9 +56,7 @@ class SetAttribute(Edit):
     graph: GraphPath = ()
     restore: Any = field(default=None, repr=False, compare=False, metadata={"json": False})
 
-    def apply(self, model, changes: Optional[Changes] = None) -> Edit:
-        changes = changes if changes is not None else Changes()
-        g = find_graph(model, self.graph)
+    def edit_graph(self, model, g, changes: Changes) -> Edit:
         node = find_node(g, self.node)
         if not self.name:
             raise EditError(f"{node.path}: an attribute needs a name")

@@ -17,7 +17,8 @@ import numpy as np
 from ..ir import SparseTensor, Tensor, TensorType, Value
 from ..ir.dtypes import to_numpy_dtype
 from .base import Changes, Edit, EditError, register
-from .refs import GraphPath, find_graph
+from .graph_edit import GraphEdit
+from .refs import GraphPath
 from .wiring import _OPAQUE, check_new_name, ir, visible_value
 
 
@@ -130,7 +131,7 @@ def _sparse_tensor(array, name: str, dtype, place: str) -> SparseTensor:
 
 @register
 @dataclass
-class AddInitializer(Edit):
+class AddInitializer(GraphEdit):
     """Add a constant `name` holding `array` (stored as a sparse initializer
     when `sparse`). Naming an existing graph input gives it a default value."""
     kind: ClassVar[str] = "add_initializer"
@@ -141,9 +142,7 @@ class AddInitializer(Edit):
     graph: GraphPath = ()
     restore: Any = field(default=None, repr=False, compare=False, metadata=_OPAQUE)
 
-    def apply(self, model, changes: Optional[Changes] = None) -> Edit:
-        changes = changes if changes is not None else Changes()
-        g = find_graph(model, self.graph)
+    def edit_graph(self, model, g, changes: Changes) -> Edit:
         place = f'{g.path}/initializer "{self.name}"'
         if self.restore is not None:
             value, const, index, sparse = self.restore
@@ -176,16 +175,14 @@ class AddInitializer(Edit):
 
 @register
 @dataclass
-class RemoveInitializer(Edit):
+class RemoveInitializer(GraphEdit):
     """Remove the (dense or sparse) initializer `name`; refused while nodes
     read it (unless it is the default of a graph input)."""
     kind: ClassVar[str] = "remove_initializer"
     name: str
     graph: GraphPath = ()
 
-    def apply(self, model, changes: Optional[Changes] = None) -> Edit:
-        changes = changes if changes is not None else Changes()
-        g = find_graph(model, self.graph)
+    def edit_graph(self, model, g, changes: Changes) -> Edit:
         sparse = self.name in g.sparse_initializers
         table = g.sparse_initializers if sparse else g.initializers
         if self.name not in table:
@@ -204,7 +201,7 @@ class RemoveInitializer(Edit):
 
 @register
 @dataclass
-class SetInitializer(Edit):
+class SetInitializer(GraphEdit):
     """Replace an initializer's data with `array`, or (without `array`)
     convert it to element type `dtype` and/or reshape it to `shape` (the
     number of elements must stay the same)."""
@@ -216,9 +213,7 @@ class SetInitializer(Edit):
     graph: GraphPath = ()
     restore: Any = field(default=None, repr=False, compare=False, metadata=_OPAQUE)
 
-    def apply(self, model, changes: Optional[Changes] = None) -> Edit:
-        changes = changes if changes is not None else Changes()
-        g = find_graph(model, self.graph)
+    def edit_graph(self, model, g, changes: Changes) -> Edit:
         place = f'{g.path}/initializer "{self.name}"'
         sparse = self.name in g.sparse_initializers
         value = (g.sparse_initializers if sparse else g.initializers).get(self.name)
@@ -267,7 +262,7 @@ class SetInitializer(Edit):
 
 @register
 @dataclass
-class RenameValue(Edit):
+class RenameValue(GraphEdit):
     """Rename a value defined in one graph. Its readers (in subgraphs that
     capture it too) follow, since they hold the value, not the name."""
     kind: ClassVar[str] = "rename_value"
@@ -275,9 +270,7 @@ class RenameValue(Edit):
     new: str
     graph: GraphPath = ()
 
-    def apply(self, model, changes: Optional[Changes] = None) -> Edit:
-        changes = changes if changes is not None else Changes()
-        g = find_graph(model, self.graph)
+    def edit_graph(self, model, g, changes: Changes) -> Edit:
         place = f'{g.path}/value "{self.old}"'
         v = g.get_value(self.old)
         if v is None or v.graph is not g:
@@ -306,7 +299,7 @@ class RenameValue(Edit):
 
 @register
 @dataclass
-class SetValueType(Edit):
+class SetValueType(GraphEdit):
     """Set the declared tensor type of a graph input, output or value_info
     entry. `elem_type` None keeps the element type; `shape` None means the
     rank is unknown."""
@@ -317,9 +310,7 @@ class SetValueType(Edit):
     graph: GraphPath = ()
     restore: Any = field(default=None, repr=False, compare=False, metadata=_OPAQUE)
 
-    def apply(self, model, changes: Optional[Changes] = None) -> Edit:
-        changes = changes if changes is not None else Changes()
-        g = find_graph(model, self.graph)
+    def edit_graph(self, model, g, changes: Changes) -> Edit:
         place = f'{g.path}/value "{self.value}"'
         v = defined_value(g, self.value, place)
         if not _declared(g, v):
@@ -356,7 +347,7 @@ class SetValueType(Edit):
 
 
 @dataclass
-class _Declare(Edit):
+class _Declare(GraphEdit):
     """Put a declaration (input, output or value_info entry) back exactly as
     it was: the inverse of removing one."""
     kind: ClassVar[str] = "declare"
@@ -367,9 +358,7 @@ class _Declare(Edit):
     type: Any
     graph: GraphPath = ()
 
-    def apply(self, model, changes: Optional[Changes] = None) -> Edit:
-        changes = changes if changes is not None else Changes()
-        g = find_graph(model, self.graph)
+    def edit_graph(self, model, g, changes: Changes) -> Edit:
         ir(g.insert_declaration, self.decl, self.index, self.value, self.override, place=g.path)
         self.value.type = self.type
         _note_decl(changes, g, self.decl, self.value)
@@ -385,8 +374,7 @@ def _note_decl(changes: Changes, g, decl: str, value) -> None:
         changes.graph_io.add(g)
 
 
-def _remove_decl(model, changes, graph_path, decl: str, name: str) -> Edit:
-    g = find_graph(model, graph_path)
+def _remove_decl(g, changes, graph_path, decl: str, name: str) -> Edit:
     items = g._declarations(decl)
     index = _index_of(items, name=name)
     if index < 0:
@@ -406,7 +394,7 @@ def _remove_decl(model, changes, graph_path, decl: str, name: str) -> Edit:
 
 @register
 @dataclass
-class AddValueInfo(Edit):
+class AddValueInfo(GraphEdit):
     """Declare the type of an intermediate value (a value_info entry)."""
     kind: ClassVar[str] = "add_value_info"
     value: str
@@ -415,9 +403,7 @@ class AddValueInfo(Edit):
     index: Optional[int] = None
     graph: GraphPath = ()
 
-    def apply(self, model, changes: Optional[Changes] = None) -> Edit:
-        changes = changes if changes is not None else Changes()
-        g = find_graph(model, self.graph)
+    def edit_graph(self, model, g, changes: Changes) -> Edit:
         place = f'{g.path}/value_info "{self.value}"'
         v = visible_value(g, self.value, place)
         if any(x is v for x in g.value_info):
@@ -438,7 +424,7 @@ class AddValueInfo(Edit):
 
 
 @dataclass
-class _Undeclare(Edit):
+class _Undeclare(GraphEdit):
     """Inverse of adding a declaration: takes entry `index` out and puts the
     value's previous type back."""
     kind: ClassVar[str] = "undeclare"
@@ -447,9 +433,7 @@ class _Undeclare(Edit):
     type: Any
     graph: GraphPath = ()
 
-    def apply(self, model, changes: Optional[Changes] = None) -> Edit:
-        changes = changes if changes is not None else Changes()
-        g = find_graph(model, self.graph)
+    def edit_graph(self, model, g, changes: Changes) -> Edit:
         value, override = ir(g.remove_declaration, self.decl, self.index, place=g.path)
         current = value.type
         value.type = self.type
@@ -457,7 +441,7 @@ class _Undeclare(Edit):
         return _Declare(self.decl, self.index, value, override, current, self.graph)
 
 
-class _RemoveDeclaration(Edit):
+class _RemoveDeclaration(GraphEdit):
     """Shared body of the edits that take one entry out of a graph's input,
     output or value_info list (`decl` says which)."""
     decl: ClassVar[str] = ""
@@ -466,9 +450,8 @@ class _RemoveDeclaration(Edit):
     def entry(self) -> str:
         return self.name
 
-    def apply(self, model, changes: Optional[Changes] = None) -> Edit:
-        changes = changes if changes is not None else Changes()
-        return _remove_decl(model, changes, self.graph, self.decl, self.entry)
+    def edit_graph(self, model, g, changes: Changes) -> Edit:
+        return _remove_decl(g, changes, self.graph, self.decl, self.entry)
 
     def describe(self) -> str:
         return f"Remove {self.decl} {self.entry}"
@@ -492,7 +475,7 @@ class RemoveValueInfo(_RemoveDeclaration):
 
 @register
 @dataclass
-class AddGraphInput(Edit):
+class AddGraphInput(GraphEdit):
     """Add a graph input `name` of the given type at `index` (default last).
     Naming an initializer makes it an input whose default is that data."""
     kind: ClassVar[str] = "add_graph_input"
@@ -502,9 +485,7 @@ class AddGraphInput(Edit):
     index: Optional[int] = None
     graph: GraphPath = ()
 
-    def apply(self, model, changes: Optional[Changes] = None) -> Edit:
-        changes = changes if changes is not None else Changes()
-        g = find_graph(model, self.graph)
+    def edit_graph(self, model, g, changes: Changes) -> Edit:
         place = f'{g.path}/input "{self.name}"'
         existing = g.get_value(self.name)
         if existing is not None and existing.const is not None and not existing.is_graph_input \
@@ -544,16 +525,14 @@ class RemoveGraphInput(_RemoveDeclaration):
 
 @register
 @dataclass
-class AddGraphOutput(Edit):
+class AddGraphOutput(GraphEdit):
     """Make the value `name` a graph output at `index` (default last)."""
     kind: ClassVar[str] = "add_graph_output"
     name: str
     index: Optional[int] = None
     graph: GraphPath = ()
 
-    def apply(self, model, changes: Optional[Changes] = None) -> Edit:
-        changes = changes if changes is not None else Changes()
-        g = find_graph(model, self.graph)
+    def edit_graph(self, model, g, changes: Changes) -> Edit:
         place = f'{g.path}/output "{self.name}"'
         v = visible_value(g, self.name, place)
         if v.is_graph_output and v.graph is g or any(x is v for x in g.outputs):
@@ -580,23 +559,21 @@ _REMOVERS = {"input": RemoveGraphInput, "output": RemoveGraphOutput, "value_info
 
 
 @dataclass
-class _MoveDeclaration(Edit):
+class _MoveDeclaration(GraphEdit):
     """Shared body of MoveGraphInput and MoveGraphOutput (`decl` says which list)."""
     decl: ClassVar[str] = ""
     name: str
     index: int
     graph: GraphPath = ()
 
-    def apply(self, model, changes: Optional[Changes] = None) -> Edit:
-        changes = changes if changes is not None else Changes()
-        return _move(model, changes, self.graph, self.decl, self.name, self.index, type(self))
+    def edit_graph(self, model, g, changes: Changes) -> Edit:
+        return _move(g, changes, self.graph, self.decl, self.name, self.index, type(self))
 
     def describe(self) -> str:
         return f"Move {self.decl} {self.name}"
 
 
-def _move(model, changes, graph_path, decl: str, name: str, index: int, kind) -> Edit:
-    g = find_graph(model, graph_path)
+def _move(g, changes, graph_path, decl: str, name: str, index: int, kind) -> Edit:
     items = g._declarations(decl)
     old = _index_of(items, name=name)
     if old < 0:

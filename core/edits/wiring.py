@@ -13,8 +13,9 @@ from typing import Any, ClassVar, Optional
 
 from ..ir import IRError, Node, Value
 from .base import Changes, Edit, EditError, register
+from .graph_edit import GraphEdit
 from .node_edits import make_attr
-from .refs import GraphPath, NodeRef, find_graph, find_node, node_ref
+from .refs import GraphPath, NodeRef, find_node, node_ref
 from ..ir.subgraphs import attach_bodies, detach_bodies
 
 _OPAQUE = {"json": False}
@@ -74,7 +75,7 @@ def _names(values) -> list:
 
 @register
 @dataclass
-class SetNodeInput(Edit):
+class SetNodeInput(GraphEdit):
     """Make input `index` of a node read the value `value` ("" leaves an optional input empty)."""
     kind: ClassVar[str] = "set_node_input"
     node: NodeRef
@@ -83,9 +84,7 @@ class SetNodeInput(Edit):
     graph: GraphPath = ()
     restore: Any = field(default=None, repr=False, compare=False, metadata=_OPAQUE)
 
-    def apply(self, model, changes: Optional[Changes] = None) -> Edit:
-        changes = changes if changes is not None else Changes()
-        g = find_graph(model, self.graph)
+    def edit_graph(self, model, g, changes: Changes) -> Edit:
         node = find_node(g, self.node)
         place = f"{node.path}/input[{self.index}]"
         if not isinstance(self.index, int) or not 0 <= self.index < len(node.inputs):
@@ -111,7 +110,7 @@ class SetNodeInput(Edit):
 
 @register
 @dataclass
-class SetNodeInputs(Edit):
+class SetNodeInputs(GraphEdit):
     """Set a node's whole input list (names, "" for an empty optional one):
     how trailing optional inputs are added or removed."""
     kind: ClassVar[str] = "set_node_inputs"
@@ -120,9 +119,7 @@ class SetNodeInputs(Edit):
     graph: GraphPath = ()
     restore: Any = field(default=None, repr=False, compare=False, metadata=_OPAQUE)
 
-    def apply(self, model, changes: Optional[Changes] = None) -> Edit:
-        changes = changes if changes is not None else Changes()
-        g = find_graph(model, self.graph)
+    def edit_graph(self, model, g, changes: Changes) -> Edit:
         node = find_node(g, self.node)
         if self.restore is not None:
             new = list(self.restore)
@@ -142,7 +139,7 @@ class SetNodeInputs(Edit):
 
 @register
 @dataclass
-class SetNodeOutputs(Edit):
+class SetNodeOutputs(GraphEdit):
     """Set a node's output list (names, "" for an unused optional one). An
     output dropped must be unused; a new name must be free."""
     kind: ClassVar[str] = "set_node_outputs"
@@ -151,9 +148,7 @@ class SetNodeOutputs(Edit):
     graph: GraphPath = ()
     restore: Any = field(default=None, repr=False, compare=False, metadata=_OPAQUE)
 
-    def apply(self, model, changes: Optional[Changes] = None) -> Edit:
-        changes = changes if changes is not None else Changes()
-        g = find_graph(model, self.graph)
+    def edit_graph(self, model, g, changes: Changes) -> Edit:
         node = find_node(g, self.node)
         old = list(node.outputs)
         if self.restore is not None:
@@ -172,7 +167,7 @@ class SetNodeOutputs(Edit):
 
 @register
 @dataclass
-class AddNode(Edit):
+class AddNode(GraphEdit):
     """Add a node reading the values `inputs` and producing new values `outputs`.
 
     `attributes` maps a name to (AttrType, value). `index` is the position in
@@ -189,9 +184,7 @@ class AddNode(Edit):
     graph: GraphPath = ()
     restore: Any = field(default=None, repr=False, compare=False, metadata=_OPAQUE)
 
-    def apply(self, model, changes: Optional[Changes] = None) -> Edit:
-        changes = changes if changes is not None else Changes()
-        g = find_graph(model, self.graph)
+    def edit_graph(self, model, g, changes: Changes) -> Edit:
         if self.restore is not None:
             node, pos = self.restore
             ir(g.restore, node, pos, place=g.path)
@@ -245,15 +238,13 @@ class AddNode(Edit):
 
 @register
 @dataclass
-class RemoveNode(Edit):
+class RemoveNode(GraphEdit):
     """Remove a node; refused while any of its outputs is read (the readers are named)."""
     kind: ClassVar[str] = "remove_node"
     node: NodeRef
     graph: GraphPath = ()
 
-    def apply(self, model, changes: Optional[Changes] = None) -> Edit:
-        changes = changes if changes is not None else Changes()
-        g = find_graph(model, self.graph)
+    def edit_graph(self, model, g, changes: Changes) -> Edit:
         node = find_node(g, self.node)
         pos = node.index
         spec = _spec(node)
@@ -275,16 +266,14 @@ def _spec(node):
 
 @register
 @dataclass
-class SetNodeOrder(Edit):
+class SetNodeOrder(GraphEdit):
     """Reorder the node list: `order[i]` is the current position of the node
     that goes to position i. The result must be in topological order."""
     kind: ClassVar[str] = "set_node_order"
     order: list
     graph: GraphPath = ()
 
-    def apply(self, model, changes: Optional[Changes] = None) -> Edit:
-        changes = changes if changes is not None else Changes()
-        g = find_graph(model, self.graph)
+    def edit_graph(self, model, g, changes: Changes) -> Edit:
         order = list(self.order)
         if sorted(order) != list(range(len(g.nodes))):
             raise EditError(f"{g.path}: the new order must list each of the {len(g.nodes)} nodes once")
@@ -305,16 +294,15 @@ class SetNodeOrder(Edit):
 
 
 @dataclass
-class _Reorder(Edit):
+class _Reorder(GraphEdit):
     """Inverse of SetNodeOrder: puts back the order the graph had (which may
     not have been topological in a file loaded as it was)."""
     kind: ClassVar[str] = "reorder_back"
     order: list
     graph: GraphPath = ()
 
-    def apply(self, model, changes: Optional[Changes] = None) -> Edit:
-        changes = changes if changes is not None else Changes()
-        return SetNodeOrder(_reorder(find_graph(model, self.graph), list(self.order), changes), self.graph)
+    def edit_graph(self, model, g, changes: Changes) -> Edit:
+        return SetNodeOrder(_reorder(g, list(self.order), changes), self.graph)
 
 
 def _reorder(g, order: list, changes: Changes) -> list:
