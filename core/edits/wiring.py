@@ -108,16 +108,22 @@ class SetNodeInput(GraphEdit):
         return f"Connect input {self.index} to {self.value!r}" if self.value else f"Clear input {self.index}"
 
 
-@register
 @dataclass
-class SetNodeInputs(GraphEdit):
-    """Set a node's whole input list (names, "" for an empty optional one):
-    how trailing optional inputs are added or removed."""
-    kind: ClassVar[str] = "set_node_inputs"
+class _NodeValueList(GraphEdit):
+    """The fields of SetNodeInputs and SetNodeOutputs: a node, the names of
+    its new list and, on inverses, the values to put back."""
     node: NodeRef
     names: list
     graph: GraphPath = ()
     restore: Any = field(default=None, repr=False, compare=False, metadata=_OPAQUE)
+
+
+@register
+@dataclass
+class SetNodeInputs(_NodeValueList):
+    """Set a node's whole input list (names, "" for an empty optional one):
+    how trailing optional inputs are added or removed."""
+    kind: ClassVar[str] = "set_node_inputs"
 
     def edit_graph(self, model, g, changes: Changes) -> Edit:
         node = find_node(g, self.node)
@@ -139,14 +145,10 @@ class SetNodeInputs(GraphEdit):
 
 @register
 @dataclass
-class SetNodeOutputs(GraphEdit):
+class SetNodeOutputs(_NodeValueList):
     """Set a node's output list (names, "" for an unused optional one). An
     output dropped must be unused; a new name must be free."""
     kind: ClassVar[str] = "set_node_outputs"
-    node: NodeRef
-    names: list
-    graph: GraphPath = ()
-    restore: Any = field(default=None, repr=False, compare=False, metadata=_OPAQUE)
 
     def edit_graph(self, model, g, changes: Changes) -> Edit:
         node = find_node(g, self.node)
