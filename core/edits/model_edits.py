@@ -65,6 +65,22 @@ def _opset_owner(model, graph: GraphPath):
     return owner, owner.key
 
 
+def _note_imports(changes: Changes, owner, fkey) -> None:
+    if fkey is None:
+        changes.model_fields.add("opset_imports")
+    else:
+        changes.functions.add(fkey)
+        changes.graphs.add(owner.graph)
+
+
+def _put_at(table: dict, key, value, position: int) -> None:
+    """Set `table[key]` at `position` in the table's order (the order is part of the file)."""
+    items = [(k, v) for k, v in table.items() if k != key]
+    items.insert(position, (key, value))
+    table.clear()
+    table.update(items)
+
+
 @register
 @dataclass
 class SetOpsetImport(Edit):
@@ -96,11 +112,7 @@ class SetOpsetImport(Edit):
                 raise EditError(f"opset version of {shown!r} must be at least 1, not {version}")
             position = None
             imports[domain] = version
-        if fkey is None:
-            changes.model_fields.add("opset_imports")
-        else:
-            changes.functions.add(fkey)
-            changes.graphs.add(owner.graph)
+        _note_imports(changes, owner, fkey)
         return _RestoreOpset(domain, old, position, self.graph)
 
     def describe(self) -> str:
@@ -126,17 +138,10 @@ class _RestoreOpset(Edit):
         if self.version is None:
             imports.pop(self.domain, None)
         elif self.position is not None:
-            items = [(d, v) for d, v in imports.items() if d != self.domain]
-            items.insert(self.position, (self.domain, self.version))
-            imports.clear()
-            imports.update(items)
+            _put_at(imports, self.domain, self.version, self.position)
         else:
             imports[self.domain] = self.version
-        if fkey is None:
-            changes.model_fields.add("opset_imports")
-        else:
-            changes.functions.add(fkey)
-            changes.graphs.add(owner.graph)
+        _note_imports(changes, owner, fkey)
         return SetOpsetImport(self.domain, current, self.graph)
 
 
@@ -164,10 +169,7 @@ class SetMetadata(Edit):
         else:
             value = _check_type(self.value, str, f"metadata {self.key!r}")
             if old is None and self.position is not None:
-                items = list(props.items())
-                items.insert(self.position, (self.key, value))
-                props.clear()
-                props.update(items)
+                _put_at(props, self.key, value, self.position)
             else:
                 props[self.key] = value
         changes.model_fields.add("metadata_props")
