@@ -44,8 +44,12 @@ class GraphPanel(QWidget):
         self.edge_menu_hook = None         # callable(menu, EdgeItem): editing entries
         self._pin_old = None               # layout to pin the next one to (after an edit)
         self.pinned_changed: set = set()   # box ids the last pinned layout moved or changed
+        # ids of nodes/values edited since the shown view was built (None: all of
+        # them may be): the next pinned re-layout labels and measures only those.
+        self._stale: set | None = set()
         from PySide6.QtCore import QTimer
         self._names_laid_out: dict = {}    # id(node) -> name when the shown level was laid out
+        self._inputs_laid_out: dict = {}   # id(node) -> its inputs then
         self._relabel_timer = QTimer(self)
         self._relabel_timer.setSingleShot(True)
         self._relabel_timer.setInterval(0)
@@ -95,12 +99,29 @@ class GraphPanel(QWidget):
         if event.kind == "saved" or not self.levels:
             return
         changes = event.changes
+        self._note_stale(changes)
         shown = self.level.graph
         touched = shown in changes.graphs or bool(changes.model_fields)
         if touched and not self._relabel_in_place(changes):
             self.relayout_pinned()
         # Types may have moved downstream: edge labels follow once the canvas is repainted.
         self._relabel_timer.start()
+
+    def _note_stale(self, changes) -> None:
+        if self._stale is None:
+            return
+        if changes.values_renamed or changes.graph_io or changes.functions or changes.model_fields:
+            self._stale = None          # names, foldable values or schemas may differ: label everything
+            return
+        stale = self._stale
+        for node in changes.nodes_changed | changes.nodes_added:
+            stale.add(id(node))
+            stale.update(id(v) for v in node.outputs if v is not None)
+        stale.update(id(v) for v in changes.values_retyped | changes.initializers)
+        for graph in changes.graphs:    # a body edited: the node holding it may show it
+            while graph is not None and graph.parent_node is not None:
+                stale.add(id(graph.parent_node))
+                graph = graph.parent_node.graph
 
     def _relabel_in_place(self, changes) -> bool:
         if changes.structural or changes.values_retyped or changes.value_info or self._job is not None:
@@ -115,7 +136,8 @@ class GraphPanel(QWidget):
             if item is not None and item.kind == "group" and item.ref is not None and item.ref.node is None \
                     and self._names_laid_out.get(id(node)) == node.name:
                 continue        # inside a collapsed group, same name (same scope): its box stays as it is
-            if item is None or item.ref is None or item.ref.node is not node:
+            if item is None or item.ref is None or item.ref.node is not node \
+                    or not _same_objects(self._inputs_laid_out.get(id(node)), node.inputs):
                 return False
             old = item.ref.label
             folded = len(item.ref.folded)
@@ -218,6 +240,7 @@ class GraphPanel(QWidget):
             # geometry: done in the worker, it costs the UI thread nothing.
             job.after = _pinner(self._pin_old, self.scene.view_model, job)
             job.previous = self.scene.view_model
+            job.stale = None if self._stale is None else set(self._stale)
         job.done.connect(lambda view_model, result, j=job: self._layout_done(view_model, result, j))
         job.failed.connect(lambda message, j=job: self._layout_failed(message, j))
         job.cancelled_signal.connect(lambda j=job: self._layout_cancelled(j))
@@ -271,7 +294,9 @@ class GraphPanel(QWidget):
                 result, self.pinned_changed = pin(self._pin_old, result,
                                                   plan_pieces(view_model.request, MAX_PIECE), same)
             self._pin_old = None
-        self._populate(view_model, result, keep_view=pinned, same=same)
+        from .canvas.gc_pause import gc_paused
+        with gc_paused():
+            self._populate(view_model, result, keep_view=pinned, same=same)
         self.idle.emit()
         self.laid_out.emit()
         if self._pending_target is not None:
@@ -300,8 +325,11 @@ class GraphPanel(QWidget):
         self.view.reset_first_paint()
         # After an edit (same: box ids matched) unmoved items are kept, not rebuilt.
         self.scene.populate(view_model, result, self.inferred, same)
+        self._stale = set()           # the shown view is up to date
         # Names decide groups: an edit of a hidden node that keeps its name needs no re-layout.
         self._names_laid_out = {id(n): n.name for n in self.level.graph.nodes}
+        # Inputs decide edges and folded constants: a node whose inputs changed is laid out again.
+        self._inputs_laid_out = {id(n): tuple(n.inputs) for n in self.level.graph.nodes}
         self._apply_badges()
         reselected = [self.scene.item_for_node(obj) for obj in selected
                       if obj is not None and hasattr(obj, "op_type") and obj.graph is not None]
@@ -513,7 +541,8 @@ def _pinner(old_layout, old_view_model, job):
         from onnxstudio.core.layout.pieces import plan_pieces
         from .canvas.pinning import pin
         same = _same_things(old_view_model, view_model)
-        result, changed = pin(old_layout, result, plan_pieces(view_model.request, MAX_PIECE), same)
+        pieces = result.pieces or plan_pieces(view_model.request, MAX_PIECE)    # planned once
+        result, changed = pin(old_layout, result, pieces, same)
         job.pinned = (same, changed)
         return result
     return after
@@ -535,6 +564,10 @@ def _same_things(old_vm, new_vm) -> dict:
         if found is not None:
             out[k] = found
     return out
+
+
+def _same_objects(before, now) -> bool:
+    return before is not None and len(before) == len(now) and all(a is b for a, b in zip(before, now))
 
 
 def _target_node(obj):

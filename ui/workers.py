@@ -121,21 +121,30 @@ class LayoutJob(QThread):
         self.after = None
         # The view of the same graph before an edit: open groups follow moved paths.
         self.previous = None
+        self.stale = None       # with previous: ids edited since (see build_view)
 
     def cancel(self) -> None:
         self.token.cancel()
 
     def run(self) -> None:
+        from .canvas.gc_pause import gc_paused
+        with gc_paused():         # tens of thousands of objects that all stay alive
+            self._run()
+
+    def _run(self) -> None:
         from onnxstudio.core import layout as lay
         try:
-            view = lay.build_view(self.graph, self.measure, expanded=self.expanded, previous=self.previous)
+            view = lay.build_view(self.graph, self.measure, expanded=self.expanded, previous=self.previous,
+                                 stale=self.stale)
             self.token.raise_if_cancelled()
             boxes = len(view.request.nodes)
             if boxes > MAX_BOXES:
                 self.failed.emit(f"This graph would need {boxes:,} boxes on one canvas; onnxstudio draws at "
                                  f"most {MAX_BOXES:,}. Its nodes, search and properties are still there.")
                 return
-            result = lay.layout(view.request, cancel=self.token, time_limit=self.time_limit)
+            # After an edit (previous set) only the pieces are worth keeping on disk.
+            result = lay.layout(view.request, cancel=self.token, time_limit=self.time_limit,
+                                keep_whole=self.previous is None)
             if self.after is not None:
                 result = self.after(view, result)
         except lay.LayoutCancelled:

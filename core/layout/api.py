@@ -112,13 +112,15 @@ def _validate(request: LayoutRequest) -> None:
 def layout(request: LayoutRequest, *, engine: str = "auto", cancel: CancelToken | None = None,
            time_limit: float | None = DEFAULT_TIME_LIMIT, cache: LayoutCache | None | bool = None,
            max_piece: int = MAX_PIECE, workers: int | None = None,
-           progress: Callable[[int, int], None] | None = None) -> Layout:
+           progress: Callable[[int, int], None] | None = None, keep_whole: bool = True) -> Layout:
     """Lay out `request`; blocking, so call it from a worker thread.
 
     time_limit applies to each Graphviz call (one piece); a piece that runs
     over it is stopped and drawn by the built-in engine, with a warning.
     progress(done, total) is called (in the calling thread) as pieces finish.
     Raises LayoutCancelled as soon as `cancel` is set.
+    keep_whole=False: the pieces are cached but not the whole result (a
+    re-layout after an edit: writing 10k boxes costs more than the edit).
     """
     _validate(request)
     name, warnings = _choose(engine)
@@ -173,6 +175,7 @@ def layout(request: LayoutRequest, *, engine: str = "auto", cancel: CancelToken 
     token.raise_if_cancelled()
     out = stack(pieces, canons, [results[c.key] for c in canons], request)
     out.warnings = warnings + out.warnings
-    if store is not None and exact_all:
+    if store is not None and exact_all and keep_whole:
         store.put(whole_key, out)
+    out.pieces = pieces
     return out

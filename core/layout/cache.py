@@ -7,10 +7,13 @@ A file that cannot be read is treated as a miss.
 """
 from __future__ import annotations
 
+import dataclasses
 import json
 import os
 import pathlib
 import tempfile
+import threading
+from collections import OrderedDict
 
 from .geometry import EdgePath, GroupBox, Layout, NodeBox
 
@@ -30,7 +33,55 @@ def default_cache_dir() -> pathlib.Path:
     return base / "onnxstudio" / "layout"
 
 
+# Piece layouts recently read or written, kept in memory too: after an edit
+# every unchanged piece is looked up again, and reading ~150 JSON files costs
+# more than the edited piece's own layout. Bounded by boxes held; whole-model
+# results (thousands of boxes each) are not kept here.
+MEMORY_BOXES = 200_000
+MEMORY_MAX_ENTRY = 2_000
+# (directory, key) -> (file's (mtime_ns, size) when read or written, layout):
+# a file changed or removed since (another process, a test) is read again.
+_memory: "OrderedDict[tuple[str, str], tuple[tuple, Layout]]" = OrderedDict()
+_memory_boxes = 0
+_memory_lock = threading.Lock()
+
+
+def _stamp(path: pathlib.Path):
+    try:
+        st = path.stat()
+    except OSError:
+        return None
+    return (st.st_mtime_ns, st.st_size)
+
+
+def _remember(where: str, key: str, stamp, layout: Layout) -> None:
+    global _memory_boxes
+    size = len(layout.nodes)
+    if size > MEMORY_MAX_ENTRY or stamp is None:
+        return
+    with _memory_lock:
+        old = _memory.pop((where, key), None)
+        if old is not None:
+            _memory_boxes -= len(old[1].nodes)
+        _memory[(where, key)] = (stamp, layout)
+        _memory_boxes += size
+        while _memory_boxes > MEMORY_BOXES and _memory:
+            _, (_, dropped) = _memory.popitem(last=False)
+            _memory_boxes -= len(dropped.nodes)
+
+
+def _recall(where: str, key: str, stamp) -> Layout | None:
+    with _memory_lock:
+        entry = _memory.get((where, key))
+        if entry is None or stamp is None or entry[0] != stamp:
+            return None
+        _memory.move_to_end((where, key))
+        return entry[1]
+
+
 class LayoutCache:
+    """Results are shared between callers: treat them as read-only."""
+
     def __init__(self, directory: str | os.PathLike | None = None):
         self.directory = pathlib.Path(directory) if directory is not None else default_cache_dir()
 
@@ -39,16 +90,23 @@ class LayoutCache:
         return self.directory / key[:2] / f"{key}.json"
 
     def get(self, key: str) -> Layout | None:
+        where, path = str(self.directory), self._file(key)
+        stamp = _stamp(path)
+        hit = _recall(where, key, stamp)
+        if hit is not None:
+            return hit
         try:
-            data = json.loads(self._file(key).read_text("utf-8"))
+            data = json.loads(path.read_text("utf-8"))
         except (OSError, ValueError):
             return None
         if not isinstance(data, dict) or data.get("format") != FORMAT:
             return None
         try:
-            return from_json(data)
+            layout = from_json(data)
         except (KeyError, TypeError, ValueError):
             return None
+        _remember(where, key, stamp, layout)
+        return layout
 
     def put(self, key: str, layout: Layout) -> None:
         """Store; failures (read-only disk, full disk) only cost a re-layout later."""
@@ -62,6 +120,7 @@ class LayoutCache:
                 with os.fdopen(fd, "w", encoding="utf-8") as f:
                     f.write(json.dumps(to_json(layout), separators=(",", ":")))
                 os.replace(tmp, target)
+                _remember(str(self.directory), key, _stamp(target), dataclasses.replace(layout, from_cache=True))
             except BaseException:
                 try:
                     os.unlink(tmp)

@@ -70,13 +70,20 @@ def _short_value_name(name: str) -> str:
 
 
 def build_view(graph, measure: Measure, expanded=None, *, model=None, rankdir: str = "TB",
-               budget: int = DEFAULT_BOX_BUDGET, previous: GraphView | None = None) -> GraphView:
+               budget: int = DEFAULT_BOX_BUDGET, previous: GraphView | None = None,
+               stale: set | None = None) -> GraphView:
     """Boxes and arrows for `graph`; `expanded` = set of group paths to open
     (None: open groups level by level while at most `budget` boxes show).
     `previous`: the view of the same graph before an edit; when the edit
     moved group paths, the groups holding what was open stay open
-    (GraphView.expanded says which were opened)."""
-    return _Builder(graph, measure, _root_model(graph, model)).build(expanded, rankdir, budget, previous)
+    (GraphView.expanded says which were opened). With `stale` too (ids of
+    the nodes and values the edits since `previous` touched), every other
+    node keeps its label and measured size from `previous` instead of being
+    labelled and measured again (most of the cost on a big graph)."""
+    builder = _Builder(graph, measure, _root_model(graph, model))
+    if previous is not None and stale is not None:
+        builder.reuse_from(previous, stale)
+    return builder.build(expanded, rankdir, budget, previous)
 
 
 class _Builder:
@@ -97,6 +104,17 @@ class _Builder:
         self.box_of_node: dict[int, str] = {}
         self.group_box: dict = {}
         self.formals: dict = {}
+        self.old_boxes: dict[int, ViewNode] = {}     # id(ir.Node) -> its op box in the previous view
+        self.old_sizes: dict[str, tuple] = {}       # previous box id -> (width, height)
+        self.old_titles: dict = {}                  # open group path -> (node count, title width)
+        self.stale: set = set()
+
+    def reuse_from(self, previous: GraphView, stale: set) -> None:
+        self.stale = stale
+        self.old_boxes = {id(vn.node): vn for vn in previous.nodes.values() if vn.node is not None}
+        self.old_sizes = {n.id: (n.width, n.height) for n in previous.request.nodes}
+        widths = previous.request.group_min_width
+        self.old_titles = {p: (g.node_count, widths[p]) for p, g in previous.groups.items() if p in widths}
 
     def build(self, expanded, rankdir: str, budget: int, previous=None) -> GraphView:
         hidden = self._find_constants()
@@ -135,8 +153,13 @@ class _Builder:
 
     def _title_widths(self, groups) -> dict:
         """Width of each open group's title, as the caller measures it."""
-        return {path: float(self.measure(NodeLabel(GROUP_TITLE, path[-1], (str(info.node_count),)))[0])
-                for path, info in groups.items() if info.expanded}
+        out = {}
+        for path, info in groups.items():
+            if info.expanded:
+                old = self.old_titles.get(path)
+                out[path] = old[1] if old is not None and old[0] == info.node_count else \
+                    float(self.measure(NodeLabel(GROUP_TITLE, path[-1], (str(info.node_count),)))[0])
+        return out
 
     # -- constants ---------------------------------------------------------------------
 
@@ -191,8 +214,44 @@ class _Builder:
         w, h = self.measure(vn.label)
         self.request_nodes.append(LayoutNode(box_id, float(w), float(h), tuple(group)))
 
+    def _reused(self, n, box_id: str, path, folded_values: tuple, function_key) -> bool:
+        """Take n's label and size from the previous view when nothing it
+        shows can have changed (see build_view's `stale`)."""
+        old = self.old_boxes.get(id(n))
+        if old is None or old.node is not n or id(n) in self.stale or old.function_key != function_key \
+                or len(old.folded) != len(folded_values) \
+                or any(a is not b or self._stale_value(b) for a, b in zip(old.folded, folded_values)):
+            return False
+        size = self.old_sizes.get(old.id)
+        if size is None:
+            return False
+        vn = ViewNode(box_id, old.label, node=n, folded=folded_values, function_key=function_key)
+        self.view_nodes[box_id] = vn
+        self.request_nodes.append(LayoutNode(box_id, size[0], size[1], tuple(path)))
+        self.box_of_node[id(n)] = box_id
+        return True
+
+    def _stale_value(self, v, depth: int = 0) -> bool:
+        """A folded value shows its data: stale when it or a constant it
+        copies (through Identity nodes) was touched."""
+        if id(v) in self.stale:
+            return True
+        n = v.producer
+        if n is None or depth > 16:
+            return False
+        if id(n) in self.stale:
+            return True
+        return n.op_type == "Identity" and bool(n.inputs) and n.inputs[0] is not None \
+            and self._stale_value(n.inputs[0], depth + 1)
+
     def _add_op_box(self, n, path) -> None:
         box_id = f"node:{n.index}"
+        key = (n.domain, n.op_type, getattr(n, "overload", ""))
+        function_key = key if key in self.function_keys else None
+        if self.old_boxes:
+            folded_values = tuple(v for v in n.inputs if self.foldable(v))
+            if self._reused(n, box_id, path, folded_values, function_key):
+                return
         op_key = (n.domain, n.op_type)
         if op_key not in self.formals:   # one schema lookup per op type
             self.formals[op_key] = _formal_names(n, self.opsets)
@@ -202,10 +261,9 @@ class _Builder:
             if self.foldable(v):
                 formal = formals[min(k, len(formals) - 1)] if formals else _short_value_name(v.name)
                 folded.append((formal, v, _constant_data(v)))
-        key = (n.domain, n.op_type, getattr(n, "overload", ""))
         self._add_box(box_id, ViewNode(box_id, op_label(n, folded), node=n,
                                        folded=tuple(v for _, v, _ in folded),
-                                       function_key=key if key in self.function_keys else None), path)
+                                       function_key=function_key), path)
         self.box_of_node[id(n)] = box_id
 
     def _closed_group_box(self, closed, info: GroupInfo) -> str:

@@ -119,6 +119,9 @@ class Layout:
     engine: str = ""                       # "dot", "pygraphviz", "builtin" or a mix
     warnings: list[str] = field(default_factory=list)   # e.g. "dot not found: ..."
     from_cache: bool = False
+    # The pieces (pieces.plan_pieces) it was laid out in, when it was: the
+    # caller pinning it after an edit needs them and need not plan again.
+    pieces: list | None = field(default=None, repr=False, compare=False)
 
     @property
     def bounds(self) -> tuple[float, float, float, float]:
