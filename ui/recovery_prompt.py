@@ -92,13 +92,7 @@ class Recovery(QObject):
             self.window.statusBar().showMessage(message, 15000)
         prompter = self.window.edit_actions.prompter
         for rf in found:
-            name = rf.model_path.name
-            text = self.tr("onnxstudio did not close normally. Recover unsaved edits of "
-                           "{name} ({n} steps)?").format(name=name, n=len(rf.steps))
-            why = rf.original_changed()
-            if why:
-                text += " " + self.tr("Note: {why}; steps that no longer apply will be "
-                                      "skipped.").format(why=why)
+            text = self._question(rf)
             answer = prompter.ask(self.tr("Recover unsaved edits"), text,
                                   ("Recover", "Discard", "Not now"), "Not now")
             if answer == "Discard":
@@ -113,6 +107,32 @@ class Recovery(QObject):
                 self.window.open_path(rf.model_path)
                 return True
         return False
+
+    def _question(self, rf) -> str:
+        """What happened, which model, and what each answer does (the model
+        file itself is never touched by any of them)."""
+        from html import escape
+        from datetime import datetime
+        when = datetime.fromtimestamp(rf.written).strftime("%Y-%m-%d %H:%M") if rf.written else "?"
+        text = "<p><b>" + escape(self.tr("onnxstudio did not close normally. Unsaved edits of {name} "
+                                         "({n} steps) were kept.").format(name=rf.model_path.name,
+                                                                         n=len(rf.steps))) + "</b></p>"
+        text += "<p>" + escape(str(rf.model_path)) + "<br>" + escape(
+            self.tr("edits kept at {time}").format(time=when)) + "</p>"
+        why = rf.original_changed()
+        if why:
+            text += "<p>" + escape(self.tr("Note: {why}; steps that no longer apply will be "
+                                           "skipped.").format(why=why)) + "</p>"
+        from PySide6.QtCore import QCoreApplication
+        button = lambda label: QCoreApplication.translate("Prompter", label)  # noqa: E731 - as on the buttons
+        answers = (
+            (button("Recover"), self.tr("opens the model and applies the steps again; the file "
+                                         "on disk changes only when you save.")),
+            (button("Discard"), self.tr("deletes the kept steps for good; the model file stays "
+                                         "as it is.")),
+            (button("Not now"), self.tr("keeps the steps and asks again at the next start.")))
+        text += "<p>" + "<br>".join(f"<b>{escape(button)}</b> {escape(what)}" for button, what in answers) + "</p>"
+        return text
 
     def _replay_pending(self) -> None:
         rf, self._pending = self._pending, None

@@ -1531,10 +1531,6 @@
         <translation>自动保存失败：{error}</translation>
     </message>
     <message>
-        <source>onnxstudio did not close normally. Recover unsaved edits of {name} ({n} steps)?</source>
-        <translation>onnxstudio 上次未正常关闭。要恢复 {name} 未保存的编辑（{n} 步）吗？</translation>
-    </message>
-    <message>
         <source>Note: {why}; steps that no longer apply will be skipped.</source>
         <translation>注意：{why}；不再适用的步骤将被跳过。</translation>
     </message>
@@ -1549,6 +1545,26 @@
     <message>
         <source>{path}: the model file is gone; the recovery file {file} was kept.</source>
         <translation>{path}：模型文件已不存在；已保留恢复文件 {file}。</translation>
+    </message>
+    <message>
+        <source>onnxstudio did not close normally. Unsaved edits of {name} ({n} steps) were kept.</source>
+        <translation>onnxstudio 上次未正常关闭。已保留 {name} 未保存的编辑（{n} 步）。</translation>
+    </message>
+    <message>
+        <source>edits kept at {time}</source>
+        <translation>编辑保留于 {time}</translation>
+    </message>
+    <message>
+        <source>opens the model and applies the steps again; the file on disk changes only when you save.</source>
+        <translation>打开模型并重新应用这些步骤；只有保存时磁盘上的文件才会改变。</translation>
+    </message>
+    <message>
+        <source>deletes the kept steps for good; the model file stays as it is.</source>
+        <translation>永久删除保留的步骤；模型文件保持不变。</translation>
+    </message>
+    <message>
+        <source>keeps the steps and asks again at the next start.</source>
+        <translation>保留这些步骤，下次启动时再询问。</translation>
     </message>
     <message>
         <source>Recovered with gaps</source>
