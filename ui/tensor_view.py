@@ -281,14 +281,17 @@ class HistogramWidget(QWidget):
         self.counts = np.zeros(0, np.int64)
         self.edges = np.zeros(0)
         self.log_scale = False
+        self.empty_text = ""           # said only when an array had no finite element to count
         self.setMinimumSize(200, 110)
         self.setSizePolicy(QSizePolicy.Expanding, QSizePolicy.Preferred)
         self.setMouseTracking(True)
 
     def set_array(self, array) -> None:
-        self.set_data(*histogram(array, self.bins))
+        self.set_data(*histogram(array, self.bins), empty_text=self.tr("no finite values to count"))
 
-    def set_data(self, counts, edges) -> None:
+    def set_data(self, counts, edges, empty_text: str = "") -> None:
+        """Empty counts draw an empty box (nothing shown yet) unless `empty_text` says why."""
+        self.empty_text = empty_text
         self.counts = np.asarray(counts)
         self.edges = np.asarray(edges)
         self.update()
@@ -312,7 +315,7 @@ class HistogramWidget(QWidget):
         text = pal.color(QPalette.Text)
         if self.counts.size == 0:
             p.setPen(text)
-            p.drawText(self.rect(), Qt.AlignCenter, self.tr("no finite values to count"))
+            p.drawText(self.rect(), Qt.AlignCenter, self.empty_text)
             return
         heights = np.log1p(self.counts) if self.log_scale else self.counts.astype(np.float64)
         top = float(heights.max()) or 1.0
