@@ -8,7 +8,7 @@ read) comes back as a message naming the place.
 """
 from __future__ import annotations
 
-from PySide6.QtCore import QCoreApplication
+from PySide6.QtCore import QCoreApplication, Qt
 
 from onnxstudio.core import edits as E
 
@@ -38,6 +38,14 @@ class CanvasEdits:
         self.choose_extract_path = self._choose_extract_path
         from .canvas.ports import PortDragger
         self.ports = PortDragger(window.graph, self, self._hint)
+        # The operator palette: a drag source for ops (drop on an edge or the canvas).
+        self.palette = None
+        window.graph.view.op_dropped.connect(self.drop_op)
+        window.graph.menu_extenders.append(self._palette_menu)
+        from PySide6.QtGui import QKeySequence, QShortcut
+        shortcut = QShortcut(QKeySequence("Shift+A"), window.graph.view)
+        shortcut.setContext(Qt.WidgetWithChildrenShortcut)
+        shortcut.activated.connect(self.show_palette)
         self._hinting = False
 
     # -- what is selected ----------------------------------------------------------------
@@ -141,6 +149,50 @@ class CanvasEdits:
             self.window.model, value.name, op, consumers=consumers, graph=self.gpath, domain=domain,
             name=name))
         if done:
+            self._select_new(name)
+        return done
+
+    # -- the operator palette (drag an op onto the canvas) -------------------------------------
+
+    def show_palette(self):
+        """Open (or raise) the palette beside the canvas; it stays open."""
+        from .panels.op_picker import OpPalette
+        if self.palette is None:
+            self.palette = OpPalette(self.window)
+            self.palette.chosen.connect(self.add_node)
+        self.palette.set_model(self.window.model)
+        if not self.palette.isVisible():
+            view = self.window.graph.view
+            corner = view.mapToGlobal(view.rect().topLeft())
+            self.palette.move(corner.x() + 12, corner.y() + 12)
+        self.palette.show()
+        self.palette.raise_()
+        self.palette.search.setFocus()
+        return self.palette
+
+    def _palette_menu(self, item, menu) -> None:
+        if self.window.model is not None:
+            menu.addAction(translate("CanvasEdits", "Operator Palette (drag onto the canvas)…  Shift+A"),
+                           self.show_palette)
+
+    def drop_op(self, choice, edge_item, scene_pos) -> bool:
+        """An op dropped from the palette: on an edge it is inserted there;
+        on empty canvas it is added, reading nothing yet, where it was dropped."""
+        if self.window.model is None or self.window.qdoc is None:
+            return False
+        if edge_item is not None:
+            return self.insert_on_edge(edge_item, tuple(choice))
+        return self.add_loose(tuple(choice), scene_pos)
+
+    def add_loose(self, choice, scene_pos=None) -> bool:
+        domain, op = choice
+        g = self.graph
+        name = g.unique_name(op)
+        done = self._push(E.AddNode(op, [], [g.unique_name(f"{name}_out")], {}, name, domain, None, self.gpath))
+        if done:
+            node = next((n for n in g.nodes if n.name == name), None)
+            if scene_pos is not None:
+                self.window.graph.place_loose(node, scene_pos)
             self._select_new(name)
         return done
 

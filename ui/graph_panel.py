@@ -55,6 +55,7 @@ class GraphPanel(QWidget):
         self._relabel_timer.setInterval(0)
         self._relabel_timer.timeout.connect(lambda: self.scene.relabel_edges(self.inferred))
         self.menu_extenders: list = []      # f(item, menu) adding actions to the context menu
+        self._placed: dict = {}             # id(node) -> (node, scene point): loose nodes dropped there
         layout = QVBoxLayout(self)
         layout.setContentsMargins(0, 0, 0, 0)
         layout.setSpacing(0)
@@ -338,12 +339,31 @@ class GraphPanel(QWidget):
                 item.setSelected(True)
         if not any(reselected):
             self.selection_changed.emit(None)
+        self._apply_placed()
         self.minimap.rebuild()
         self._place_minimap()
         if state is not None:
             self._restore_view(state)
         else:
             self.initial_view()
+
+    def place_loose(self, node, scene_pos) -> None:
+        """Show a node that reads and feeds nothing yet (dropped from the
+        palette) where it was dropped, rather than where the layout puts it,
+        until it is wired."""
+        if node is not None:
+            self._placed[id(node)] = (node, QPointF(scene_pos))
+            self._apply_placed()
+
+    def _apply_placed(self) -> None:
+        from .canvas_edits import CanvasEdits
+        for key, (node, pos) in list(self._placed.items()):
+            if node.graph is None or not CanvasEdits.is_loose(node):
+                del self._placed[key]
+                continue
+            item = self.scene.item_for_node(node) if node.graph is self.level.graph else None
+            if item is not None and item.ref is not None and item.ref.node is node:
+                item.setPos(item.pos() + (pos - item.sceneBoundingRect().center()))
 
     def initial_view(self) -> None:
         """Fit the graph when it stays readable; otherwise start at the top

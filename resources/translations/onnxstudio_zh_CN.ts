@@ -96,6 +96,10 @@
         <translation>插入 {op}</translation>
     </message>
     <message>
+        <source>Operator Palette (drag onto the canvas)…  Shift+A</source>
+        <translation>算子面板（拖到画布上）…  Shift+A</translation>
+    </message>
+    <message>
         <source>Nothing to connect</source>
         <translation>没有可连接的内容</translation>
     </message>
@@ -1163,6 +1167,21 @@
     <message>
         <source>Change the operator</source>
         <translation>更改算子</translation>
+    </message>
+</context>
+<context>
+    <name>OpPalette</name>
+    <message>
+        <source>Operators</source>
+        <translation>算子</translation>
+    </message>
+    <message>
+        <source>Type to search operators…</source>
+        <translation>输入以搜索算子…</translation>
+    </message>
+    <message>
+        <source>Drag onto an edge to insert, onto the canvas to add; Enter adds after the selected node.</source>
+        <translation>拖到边上即插入，拖到画布空白处即添加；回车则添加在所选节点之后。</translation>
     </message>
 </context>
 <context>

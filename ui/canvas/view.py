@@ -27,6 +27,9 @@ class GraphView(QGraphicsView):
     item_activated = Signal(object)      # double-clicked item
     back_requested = Signal()            # Esc: leave the current subgraph
     first_paint = Signal(float)          # seconds spent in the first paint
+    # An operator dragged from the palette was dropped: (domain, op), the
+    # EdgeItem under the drop (or None: empty canvas), the scene position.
+    op_dropped = Signal(object, object, QPointF)
 
     def __init__(self, scene=None, parent=None):
         super().__init__(parent)
@@ -50,6 +53,60 @@ class GraphView(QGraphicsView):
         self._painted_once = False
         self.horizontalScrollBar().valueChanged.connect(self.viewport_changed)
         self.verticalScrollBar().valueChanged.connect(self.viewport_changed)
+        self.setAcceptDrops(True)
+        self._drop_edge = None           # EdgeItem lit up under a dragged operator
+
+    # -- dropping an operator from the palette ---------------------------------
+
+    def edge_at(self, scene_pos: QPointF, pixels: float = 9.0):
+        """The edge (carrying a value) passing within `pixels` of scene_pos."""
+        from .items import EdgeItem
+        r = pixels / max(self.current_scale(), 1e-3)
+        near = self.scene().items(QRectF(scene_pos.x() - r, scene_pos.y() - r, 2 * r, 2 * r),
+                                  Qt.IntersectsItemShape) if self.scene() is not None else []
+        return next((e for e in near if isinstance(e, EdgeItem) and getattr(e.ref, "value", None) is not None),
+                    None)
+
+    def _dragged_op(self, event):
+        from ..panels.op_picker import op_from_mime
+        return op_from_mime(event.mimeData())
+
+    def _light_edge(self, edge) -> None:
+        if edge is self._drop_edge:
+            return
+        old, self._drop_edge = self._drop_edge, edge
+        for item, on in ((old, False), (edge, True)):
+            if item is not None:
+                try:
+                    item.highlighted = on
+                    item.update()
+                except RuntimeError:      # removed by a re-layout meanwhile
+                    pass
+
+    def dragEnterEvent(self, event) -> None:
+        if self._dragged_op(event) is None:
+            return super().dragEnterEvent(event)
+        event.acceptProposedAction()
+
+    def dragMoveEvent(self, event) -> None:
+        if self._dragged_op(event) is None:
+            return super().dragMoveEvent(event)
+        self._light_edge(self.edge_at(self.mapToScene(event.position().toPoint())))
+        event.acceptProposedAction()
+
+    def dragLeaveEvent(self, event) -> None:
+        self._light_edge(None)
+        super().dragLeaveEvent(event)
+
+    def dropEvent(self, event) -> None:
+        choice = self._dragged_op(event)
+        if choice is None:
+            return super().dropEvent(event)
+        pos = self.mapToScene(event.position().toPoint())
+        edge = self.edge_at(pos)
+        self._light_edge(None)
+        event.acceptProposedAction()
+        self.op_dropped.emit(choice, edge, pos)
 
     # -- zoom ---------------------------------------------------------------
 

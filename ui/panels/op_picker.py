@@ -2,11 +2,14 @@
 domains (and its model-local functions), filtered as the user types.
 
 Used by the properties panel (change a node's op) and the canvas palette
-(add a node, insert on an edge)."""
+(add a node, insert on an edge). `OpPalette` is the same list in a small
+window that stays open: its ops can be dragged onto the canvas (onto an edge:
+inserted there; onto empty canvas: added where dropped)."""
 from __future__ import annotations
 
-from PySide6.QtCore import Qt
-from PySide6.QtWidgets import QDialog, QDialogButtonBox, QLineEdit, QListWidget, QListWidgetItem, QVBoxLayout
+from PySide6.QtCore import QMimeData, Qt, Signal
+from PySide6.QtWidgets import (QAbstractItemView, QDialog, QDialogButtonBox, QLabel, QLineEdit, QListWidget,
+                               QListWidgetItem, QVBoxLayout, QWidget)
 
 from ...core import schemas
 
@@ -82,6 +85,92 @@ class OpPicker(QDialog):
             return
         self.chosen = item.data(Qt.UserRole)
         super().accept()
+
+
+OP_MIME = "application/x-onnxstudio-op"     # "domain\top" of a dragged operator
+
+
+def op_mime(domain: str, op: str) -> QMimeData:
+    mime = QMimeData()
+    mime.setData(OP_MIME, f"{domain}\t{op}".encode("utf-8"))
+    mime.setText(op)
+    return mime
+
+
+def op_from_mime(mime) -> tuple[str, str] | None:
+    """(domain, op) carried by a drag from the palette, else None."""
+    if mime is None or not mime.hasFormat(OP_MIME):
+        return None
+    domain, _, op = bytes(mime.data(OP_MIME)).decode("utf-8", "replace").partition("\t")
+    return (domain, op) if op else None
+
+
+class _OpList(QListWidget):
+    """The palette's list: each row drags as its operator."""
+
+    def mimeData(self, items):
+        if not items:
+            return None
+        domain, op = items[0].data(Qt.UserRole)
+        return op_mime(domain, op)
+
+    def mimeTypes(self):
+        return [OP_MIME]
+
+
+class OpPalette(QWidget):
+    """A small window listing the model's operators, searchable, that stays
+    open beside the canvas: drag an op onto an edge to insert it there, onto
+    empty canvas to add it at that place; Enter or double-click adds it after
+    the selected node (as Tab does)."""
+    chosen = Signal(object)          # (domain, op)
+
+    def __init__(self, parent=None):
+        super().__init__(parent, Qt.Tool)
+        self.setWindowTitle(self.tr("Operators"))
+        self.ops: list = []
+        self.search = QLineEdit()
+        self.search.setPlaceholderText(self.tr("Type to search operators…"))
+        self.list = _OpList()
+        self.list.setDragEnabled(True)
+        self.list.setDragDropMode(QAbstractItemView.DragOnly)
+        self.list.setSelectionMode(QAbstractItemView.SingleSelection)
+        hint = QLabel(self.tr("Drag onto an edge to insert, onto the canvas to add; Enter adds after the "
+                              "selected node."))
+        hint.setWordWrap(True)
+        hint.setStyleSheet("color: palette(placeholder-text);")
+        layout = QVBoxLayout(self)
+        layout.setContentsMargins(6, 6, 6, 6)
+        layout.addWidget(self.search)
+        layout.addWidget(self.list, 1)
+        layout.addWidget(hint)
+        self.search.textChanged.connect(self._fill)
+        self.search.returnPressed.connect(self._choose_current)
+        self.list.itemActivated.connect(lambda _i: self._choose_current())
+        self.resize(260, 440)
+
+    def set_model(self, model) -> None:
+        self.ops = available_ops(model) if model is not None else []
+        self._fill(self.search.text())
+
+    def _fill(self, text: str) -> None:
+        self.list.clear()
+        for domain, op in filter_ops(self.ops, text):
+            item = QListWidgetItem(op_label(domain, op))
+            item.setData(Qt.UserRole, (domain, op))
+            item.setFlags(item.flags() | Qt.ItemIsDragEnabled)
+            self.list.addItem(item)
+        if self.list.count():
+            self.list.setCurrentRow(0)
+
+    def item_for(self, op: str, domain: str = ""):
+        return next((self.list.item(i) for i in range(self.list.count())
+                     if self.list.item(i).data(Qt.UserRole) == (domain, op)), None)
+
+    def _choose_current(self) -> None:
+        item = self.list.currentItem()
+        if item is not None:
+            self.chosen.emit(item.data(Qt.UserRole))
 
 
 def pick_op(model, parent=None, title: str | None = None):
