@@ -37,9 +37,45 @@ def _sum_along(x, axis):
 
 
 def _softmax(x, axis):
+    if axis == x.ndim - 1 and x.dtype in _SHARED_SHIFT_TYPES and x.size >= _SHARED_SHIFT_MIN_ROWS * x.shape[-1] > 0:
+        return _softmax_shared_shift(x)
+    return _softmax_row_max(x, axis)
+
+
+def _softmax_row_max(x, axis):
     e = x - np.max(x, axis=axis, keepdims=True)
     np.exp(e, out=e)
     e /= _sum_along(e, axis)
+    return e
+
+
+# Softmax is the same for any shift of a row; the row maximum only keeps exp
+# from overflowing. numpy reduces many short rows slowly (the row maxima of
+# 512 rows of 128 floats cost as much as the exp), while one maximum over the
+# whole tensor is a single fast pass and cannot overflow either. Rows whose
+# own maximum lies far below it would lose their small terms to underflow:
+# a row sum under _SHARED_SHIFT_MIN_SUM means its maximum is more than
+# ln(n / _SHARED_SHIFT_MIN_SUM) below (~30 for n = 4096), so every term within
+# ~55 of its row maximum was still a normal float; those rows are redone with
+# their own maximum anyway. Results differ from the row-maximum form only in
+# the last bits of the subtraction's rounding.
+_SHARED_SHIFT_TYPES = (np.dtype(np.float32), np.dtype(np.float64))
+_SHARED_SHIFT_MIN_ROWS = 16
+_SHARED_SHIFT_MIN_SUM = 1e-4
+
+
+def _softmax_shared_shift(x):
+    top = np.max(x)
+    if not np.isfinite(top):            # inf or NaN somewhere: the row-maximum form's own results
+        return _softmax_row_max(x, x.ndim - 1)
+    e = x - top
+    np.exp(e, out=e)
+    sums = last_axis_sum(e)
+    low = sums < _SHARED_SHIFT_MIN_SUM
+    e /= sums
+    if low.any():
+        rows = np.nonzero(low[..., 0])
+        e[rows] = _softmax_row_max(x[rows], -1)
     return e
 
 
