@@ -243,6 +243,7 @@ class MainWindow(QMainWindow):
             return
         self._load_job = None
         self._save_model_state()
+        self.statusBar().clearMessage()     # an earlier open's error is not about this model
         self.model = model
         self.path = path
         self.setWindowTitle(f"{path.name} — onnxstudio")

@@ -64,3 +64,14 @@ def test_minimap_steps_aside_on_a_squeezed_canvas(qtbot, window):
     assert view.viewport().width() < 2.5 * minimap.width()
     window.resizeDocks([window.properties_dock], [300], Qt.Horizontal)
     qtbot.waitUntil(minimap.isVisible)
+
+
+def test_a_good_open_clears_the_last_opens_error(qtbot, window, tmp_path):
+    bad = tmp_path / "bad.onnx"
+    bad.write_text("not a model")
+    window.open_path(bad)
+    qtbot.waitUntil(lambda: window._load_job is None)
+    assert "not an ONNX model" in window.statusBar().currentMessage()
+    window.last_error = None
+    open_model(qtbot, window, sample_path("demo.onnx"))
+    assert "not an ONNX model" not in window.statusBar().currentMessage()
