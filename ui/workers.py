@@ -127,8 +127,12 @@ class LayoutJob(QThread):
         self.token.cancel()
 
     def run(self) -> None:
+        if self.previous is None:
+            return self._run()
+        # A re-layout after an edit: short, and it makes tens of thousands of
+        # objects that all stay alive (see canvas/gc_pause.py).
         from .canvas.gc_pause import gc_paused
-        with gc_paused():         # tens of thousands of objects that all stay alive
+        with gc_paused():
             self._run()
 
     def _run(self) -> None:
