@@ -113,6 +113,8 @@ class CanvasEdits:
     def add_node(self, choice=None) -> bool:
         """A new node of the chosen op; it reads the selected node's first
         output when one is selected (and sits right after it)."""
+        if self.window.model is None:     # the Edit menu works before a model is open
+            return False
         choice = choice or self.choose_op(translate("CanvasEdits", "Add a node"))
         if choice is None:
             return False
@@ -338,7 +340,7 @@ class CanvasEdits:
     def paste(self) -> bool:
         """Copies get fresh names; inputs produced by copied nodes follow the
         copies, others keep their name when it exists here (else stay empty)."""
-        if not CLIPBOARD:
+        if not CLIPBOARD or self.window.model is None:
             return False
         g = self.graph
         taken: set = set()
@@ -410,6 +412,8 @@ class CanvasEdits:
         return True
 
     def cleanup(self) -> bool:
+        if self.window.model is None:
+            return False
         return self._build(translate("CanvasEdits", "Clean up"), lambda: E.cleanup(self.window.model))
 
     def _choose_extract_path(self) -> str:

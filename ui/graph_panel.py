@@ -458,6 +458,8 @@ class GraphPanel(QWidget):
             self.start_layout()
 
     def collapse_all(self) -> None:
+        if not self.levels:             # no model open (View menu)
+            return
         self.level.expanded = set()
         self.start_layout()
 
