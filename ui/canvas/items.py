@@ -67,6 +67,7 @@ class NodeItem(QGraphicsItem):
         self.rect.moveTo(0, 0)
         self.setFlag(QGraphicsItem.ItemIsSelectable)
         self.setAcceptHoverEvents(False)
+        self.tip = tooltip or ""          # what setToolTip was last given (a Python-side copy)
         if tooltip:
             self.setToolTip(tooltip)
         self.setZValue(2)
