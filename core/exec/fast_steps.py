@@ -37,6 +37,14 @@ _MEMO_GIVE_UP = 64      # misses after which a step that rarely hits stops looki
 Runner = Callable[[dict, object], None]
 
 
+# Context kernels that read only the node's fixed facts (num_outputs, opset)
+# from their context, never the frame, a body or the random generator: their
+# step's context, made on the first run, is bound once like an attribute.
+# Split is one (equal parts need the output count): through the general step
+# it cost ~15 us a call, a transformer's per-layer QKV split.
+_CONTEXT_WITHOUT_FRAME = frozenset({"Split"})
+
+
 def compile_step(s: Step, general: Callable, *, steady: bool = False, untrusted=frozenset()) -> Runner:
     """A runner for `s`; `general(s, frame)` is the session's full step.
 
@@ -46,9 +54,14 @@ def compile_step(s: Step, general: Callable, *, steady: bool = False, untrusted=
     the very objects of the last run (not for `untrusted` names: feeds and
     enclosing values, which a caller may change in place between runs), so
     a chain of shape arithmetic costs a few identity checks per node."""
-    if s.function is not None or s.kernel is None or s.kernel.context or (not s.single and s.fetch is None):
+    bound_context = (s.call is None and s.kernel is not None and s.kernel.context and s.context is not None
+                     and s.kernel.domain == "" and s.node.op_type in _CONTEXT_WITHOUT_FRAME)
+    if s.function is not None or s.kernel is None or (s.kernel.context and not bound_context) \
+            or (not s.single and s.fetch is None):
         return lambda values, frame: general(s, frame)
-    if s.call is not None:
+    if bound_context:
+        call = partial(s.kernel.fn, s.context, **s.attrs)
+    elif s.call is not None:
         call = s.call
     elif s.attrs:
         call = partial(s.kernel.fn, **s.attrs)

@@ -379,3 +379,21 @@ def test_integer_steps_on_a_loop_counter_stay_right_and_stop_remembering():
     runner = [p for p in s._plans.values() if p is not s.plan][0].runners[0]
     counts = {c.cell_contents for c in runner.__closure__ if type(c.cell_contents) is int}
     assert max(counts) == 64          # gave up after 64 misses instead of missing all 600 iterations
+
+
+def test_split_runs_compiled_with_its_context_and_failures_name_the_node():
+    # Split reads its output count from the step's context; repeated runs bind
+    # that context instead of going through the general step
+    node = helper.make_node("Split", ["x"], ["a", "b", "c"], axis=1, name="three_ways")
+    graph = helper.make_graph([node], "g", [_vi("x", shape=None)], [_vi("a"), _vi("b"), _vi("c")])
+    s = Session(_load(graph, opset=13))
+    x = np.arange(12, dtype=np.float32).reshape(2, 6)
+    for _ in range(3):
+        out = s.run({"x": x})
+        for name, part in zip("abc", np.split(x, 3, axis=1)):
+            np.testing.assert_array_equal(out[name], part)
+    step = next(st for st in s.plan.steps if st.node.name == "three_ways")
+    assert step.context is not None
+    with pytest.raises(Exception, match="three_ways.*Split failed"):
+        s.run({"x": np.zeros((2, 5), np.float32)})      # 5 columns cannot split in three
+    np.testing.assert_array_equal(s.run({"x": x})["c"], x[:, 4:])
