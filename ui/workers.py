@@ -147,8 +147,10 @@ class LayoutJob(QThread):
                                  f"most {MAX_BOXES:,}. Its nodes, search and properties are still there.")
                 return
             # After an edit (previous set) only the pieces are worth keeping on disk.
+            # Pinned (after an edit), edges between pieces are drawn by the pinning.
             result = lay.layout(view.request, cancel=self.token, time_limit=self.time_limit,
-                                keep_whole=self.previous is None)
+                                keep_whole=self.previous is None,
+                                between_pieces=self.after is None or self.previous is None)
             if self.after is not None:
                 result = self.after(view, result)
         except lay.LayoutCancelled:

@@ -112,7 +112,8 @@ def _validate(request: LayoutRequest) -> None:
 def layout(request: LayoutRequest, *, engine: str = "auto", cancel: CancelToken | None = None,
            time_limit: float | None = DEFAULT_TIME_LIMIT, cache: LayoutCache | None | bool = None,
            max_piece: int = MAX_PIECE, workers: int | None = None,
-           progress: Callable[[int, int], None] | None = None, keep_whole: bool = True) -> Layout:
+           progress: Callable[[int, int], None] | None = None, keep_whole: bool = True,
+           between_pieces: bool = True) -> Layout:
     """Lay out `request`; blocking, so call it from a worker thread.
 
     time_limit applies to each Graphviz call (one piece); a piece that runs
@@ -121,6 +122,9 @@ def layout(request: LayoutRequest, *, engine: str = "auto", cancel: CancelToken 
     Raises LayoutCancelled as soon as `cancel` is set.
     keep_whole=False: the pieces are cached but not the whole result (a
     re-layout after an edit: writing 10k boxes costs more than the edit).
+    between_pieces=False: edges between pieces are not routed (nor is the
+    whole result cached): for a caller that pins pieces back after an edit
+    and draws those edges itself (Layout.pieces names them).
     """
     _validate(request)
     name, warnings = _choose(engine)
@@ -173,9 +177,9 @@ def layout(request: LayoutRequest, *, engine: str = "auto", cancel: CancelToken 
                 raise
 
     token.raise_if_cancelled()
-    out = stack(pieces, canons, [results[c.key] for c in canons], request)
+    out = stack(pieces, canons, [results[c.key] for c in canons], request, between_pieces)
     out.warnings = warnings + out.warnings
-    if store is not None and exact_all and keep_whole:
+    if store is not None and exact_all and keep_whole and between_pieces:
         store.put(whole_key, out)
     out.pieces = pieces
     return out

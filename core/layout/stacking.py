@@ -69,7 +69,9 @@ def transpose(layout: Layout) -> Layout:
 
 
 def stack(pieces: list[Piece], canons: list[CanonicalPiece], results: list[Layout],
-          request: LayoutRequest) -> Layout:
+          request: LayoutRequest, between: bool = True) -> Layout:
+    """between=False: edges between pieces are left out (a caller that pins
+    the pieces back after an edit draws those itself)."""
     lr = request.rankdir == "LR"
     gap = 2 * request.rank_sep
     sizes = [(r.height, r.width) if lr else (r.width, r.height) for r in results]
@@ -103,6 +105,11 @@ def stack(pieces: list[Piece], canons: list[CanonicalPiece], results: list[Layou
                  for k, p in enumerate(placed)]
     last_bottom = [max((b.bottom for b in p.layout.nodes.values()), default=offsets[k][1])
                    for k, p in enumerate(placed)]
+    if not between:
+        engines = sorted({p.layout.engine for p in placed if p.layout.engine})
+        warnings = [w for p in placed for w in p.layout.warnings]
+        out = Layout(nodes, edges, groups, width, height, "+".join(engines), list(dict.fromkeys(warnings)))
+        return transpose(out) if lr else out
     far = [(k, e) for k, piece in enumerate(pieces) for e in piece.entry_edges
            if k != piece_of[e.source] + 1]
     lane_of = _assign_lanes(far, piece_of, offsets, placed, gap)

@@ -52,6 +52,10 @@ def pin(old: Layout, new: Layout, pieces, old_id=None) -> tuple[Layout, set]:
                                       tuple((x + dx, y + dy) for x, y in e.points))
         else:
             edges[edge_id] = _direct(edge_id, e, nodes)
+    for piece in pieces:      # edges between pieces the layout left to us (layout(between_pieces=False))
+        for e in piece.entry_edges:
+            if e.id not in edges and e.source in nodes and e.target in nodes:
+                edges[e.id] = _direct(e.id, e, nodes)
     groups = _fit_groups(new, pieces, deltas)
     xs = [b.x + b.width for b in nodes.values()] or [0.0]
     ys = [b.y + b.height for b in nodes.values()] or [0.0]
