@@ -240,8 +240,10 @@ class GraphPanel(QWidget):
             # Pinning (and cutting the new layout into pieces for it) is pure
             # geometry: done in the worker, it costs the UI thread nothing.
             job.after = _pinner(self._pin_old, self.scene.view_model, job)
-            job.previous = self.scene.view_model
-            job.stale = None if self._stale is None else set(self._stale)
+            shown = self.scene.view_model
+            if shown is not None and shown.graph is level.graph:    # not a level still being left
+                job.previous = shown
+                job.stale = None if self._stale is None else set(self._stale)
         job.done.connect(lambda view_model, result, j=job: self._layout_done(view_model, result, j))
         job.failed.connect(lambda message, j=job: self._layout_failed(message, j))
         job.cancelled_signal.connect(lambda j=job: self._layout_cancelled(j))
