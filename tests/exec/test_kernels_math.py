@@ -697,3 +697,18 @@ def test_erf_tanh_form_accuracy_symmetry_and_limits():
     assert np.signbit(got[3]) and np.isnan(got[4]) and got[5] == -1
     tail = run("Erf", np.linspace(3.5, 50, 10000).astype(np.float32))
     assert (np.diff(tail) >= 0).all() and (tail[tail.size // 10:] == 1).all()     # no turning back past 3.9
+
+
+def test_relu_large_inputs_match_maximum_bit_for_bit():
+    # large float inputs take maximum against a row of zeros (numpy's fast
+    # loop); results must be np.maximum(x, 0)'s exactly, -0, NaN, inf included
+    for dtype in (np.float32, np.float64):
+        for shape in [(3, 8192), (1, 5, 3001), (8191,), (2, 4096)]:
+            x = RNG.standard_normal(shape).astype(dtype)
+            x.reshape(-1)[:6] = [-0.0, 0.0, np.nan, np.inf, -np.inf, -1e-40]
+            got, want = run("Relu", x), np.maximum(x, 0)
+            assert got.dtype == want.dtype and got.shape == want.shape
+            np.testing.assert_array_equal(got, want)
+            assert np.array_equal(np.signbit(got), np.signbit(want), equal_nan=True)
+        strided = RNG.standard_normal((64, 512)).astype(dtype)[:, ::2]
+        np.testing.assert_array_equal(run("Relu", strided), np.maximum(strided, 0))
