@@ -178,12 +178,20 @@ class CanvasEdits:
                            self.show_palette)
 
     def drop_op(self, choice, edge_item, scene_pos) -> bool:
-        """An op dropped from the palette: on an edge it is inserted there;
-        on empty canvas it is added, reading nothing yet, where it was dropped."""
+        """An op dropped from the palette: on an edge it is inserted there; on
+        a node it is added after it; on empty canvas it is added, reading
+        nothing yet, where it was dropped."""
         if self.window.model is None or self.window.qdoc is None:
             return False
         if edge_item is not None:
             return self.insert_on_edge(edge_item, tuple(choice))
+        scene = self.window.graph.scene
+        card = next((i for i in scene.items(scene_pos) if isinstance(i, NodeItem) and i.kind == "op"
+                     and i.ref is not None and i.ref.node is not None), None)
+        if card is not None:          # on a node: added after it, reading its output (as Tab does)
+            scene.clearSelection()
+            card.setSelected(True)
+            return self.add_node(tuple(choice))
         return self.add_loose(tuple(choice), scene_pos)
 
     def add_loose(self, choice, scene_pos=None) -> bool:

@@ -92,6 +92,15 @@ def test_drop_op_on_edge_and_on_empty_canvas(qtbot, window, tmp_path):
     window.edit_actions.undo()
     assert not any(n.op_type == "Neg" for n in window.model.graph.nodes)
     wait_idle(qtbot, window)
+    # Onto a node: added after it, reading its output.
+    cast = next(n for n in window.model.graph.nodes if n.name == "cast1")
+    card = scene.item_for_node(cast)
+    view.centerOn(card.sceneBoundingRect().center())
+    _drag_op_to(view, palette, "Floor", view.mapFromScene(card.sceneBoundingRect().center()))
+    floor = next(n for n in window.model.graph.nodes if n.op_type == "Floor")
+    assert floor.inputs[0] is cast.outputs[0]
+    window.edit_actions.undo()
+    wait_idle(qtbot, window)
     # Enter in the palette adds the op after the selected node (as Tab does).
     scene.clearSelection()
     relu = next(n for n in window.model.graph.nodes if n.name == "relu1")
