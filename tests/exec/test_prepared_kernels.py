@@ -91,3 +91,18 @@ def test_invalid_constant_inputs_still_fail_with_the_node_named(op):
     from onnxstudio.core.exec import ExecError
     with pytest.raises(ExecError, match="the_node"):
         Session(m).run({"x": np.zeros((2, 1), np.float32)})
+
+
+def test_pointwise_conv_is_one_product_equal_to_the_general_kernel():
+    from onnxstudio.core.exec.kernels.conv import _prepare_conv, conv
+    from onnxstudio.core.exec.registry import VARIES
+    rng = np.random.default_rng(3)
+    for n, c, m, hw in [(1, 384, 64, (10, 10)), (2, 16, 32, (40, 40)), (1, 8, 4, (7,))]:
+        x = rng.standard_normal((n, c, *hw)).astype(np.float32)
+        w = rng.standard_normal((m, c) + (1,) * len(hw)).astype(np.float32)
+        b = rng.standard_normal(m).astype(np.float32)
+        attrs = {"kernel_shape": [1] * len(hw)}
+        prepared = _prepare_conv((VARIES, w, b), attrs)
+        np.testing.assert_allclose(prepared(x, w, b), conv(x, w, b, **attrs), rtol=1e-5, atol=1e-5)
+        np.testing.assert_allclose(prepared(x, w, b), np.einsum("mc,nc...->nm...", w.reshape(m, c), x)
+                                   + b.reshape((1, m) + (1,) * len(hw)), rtol=1e-4, atol=1e-4)

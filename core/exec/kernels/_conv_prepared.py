@@ -44,6 +44,7 @@ def prepare_conv(consts, attrs, conv_core, general):
     w2d = np.ascontiguousarray(wk.reshape(m, -1)) if group == 1 else None
     bias = None if b is None else np.asarray(b).astype(dtype).reshape(m, 1)
     kernel = list(attrs.get("kernel_shape") or w.shape[2:])
+    pointwise = group == 1 and all(k == 1 for k in kernel) and list(w.shape[2:]) == kernel
     geometry: dict = {}    # input shape -> (pads, out shape, im2col index or None)
 
     def plan_for(shape):
@@ -52,7 +53,9 @@ def prepare_conv(consts, attrs, conv_core, general):
             attrs.get("auto_pad", "NOTSET"))
         cells = shape[1] * math.prod(kernel) * math.prod(out)
         index = None
-        if group == 1 and cells <= _INDEX_MAX_CELLS and shape[1] == w.shape[1]:
+        if pointwise and all(s == 1 for s in strides) and not any(begin) and not any(end):
+            index = _POINTWISE
+        elif group == 1 and cells <= _INDEX_MAX_CELLS and shape[1] == w.shape[1]:
             index = _im2col_index(shape[1], shape[2:], kernel, strides, dilations, begin, out)
         return begin, end, out, strides, dilations, index
 
@@ -67,7 +70,10 @@ def prepare_conv(consts, attrs, conv_core, general):
         begin, end, out, strides, dilations, index = g
         xc = x if x.dtype == dtype else x.astype(dtype)
         n = x.shape[0]
-        if index is None:
+        if index is _POINTWISE:     # a 1x1 convolution is one product with the input as it lies
+            flat = xc.reshape(n, xc.shape[1], -1)
+            y = w2d @ flat[0] if n == 1 else np.matmul(w2d, flat)
+        elif index is None:
             y = conv_core(xc, wk, group, strides, dilations, begin, end, out).reshape(n, m, -1)
         else:
             flat = xc.reshape(n, -1)
@@ -80,6 +86,9 @@ def prepare_conv(consts, attrs, conv_core, general):
         return y.reshape(n, m, *out).astype(x.dtype, copy=False)
 
     return conv
+
+
+_POINTWISE = object()    # the geometry's index for a 1x1, stride-1, unpadded convolution
 
 
 class _Index:
