@@ -75,3 +75,23 @@ def test_a_good_open_clears_the_last_opens_error(qtbot, window, tmp_path):
     window.last_error = None
     open_model(qtbot, window, sample_path("demo.onnx"))
     assert "not an ONNX model" not in window.statusBar().currentMessage()
+
+
+def test_a_narrow_properties_dock_scrolls_to_its_buttons(qtbot, window):
+    """Narrower than the node form, the dock scrolls sideways: "Change…" and
+    "Add" were cut off with no way to reach them."""
+    open_model(qtbot, window, sample_path("demo.onnx"))
+    qtbot.waitUntil(lambda: window.qdoc.ready, timeout=60_000)
+    gemm = next(n for n in window.model.graph.nodes if n.op_type == "Gemm")
+    window.graph.reveal(gemm, window.model.graph)
+    qtbot.waitUntil(lambda: window.properties.current is gemm)
+    window.resizeDocks([window.properties_dock], [250], Qt.Horizontal)
+    area = window.properties.editor_area
+    qtbot.waitUntil(lambda: area.widget().width() >= area.widget().minimumSizeHint().width())
+    bar = area.horizontalScrollBar()
+
+    def reachable():        # the user can scroll far enough to see the button's right edge
+        button = window.properties.editor.op_button      # the form is rebuilt when types arrive
+        right = button.mapTo(area.widget(), button.rect().topRight()).x()
+        return bar.isVisible() and bar.maximum() + area.viewport().width() >= right
+    qtbot.waitUntil(reachable)

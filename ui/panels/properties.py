@@ -49,7 +49,8 @@ class PropertiesPanel(QWidget):
         # The editable form of what is shown (node, value, model), under the summary.
         self.editor_area = QScrollArea()
         self.editor_area.setWidgetResizable(True)
-        self.editor_area.setHorizontalScrollBarPolicy(Qt.ScrollBarAlwaysOff)
+        # A dock narrower than the form scrolls sideways rather than cutting off its buttons.
+        self.editor_area.setHorizontalScrollBarPolicy(Qt.ScrollBarAsNeeded)
         self.editor_area.setVisible(False)
         self.editor = None
         self.tensor_editor = None         # initializer / tensor attribute being edited
