@@ -541,3 +541,25 @@ def test_gradient_of_max_goes_to_the_first_of_tied_inputs():
     got = session_run(graph, feeds, opsets)
     np.testing.assert_array_equal(got["d_a"], [1.0, 0.0, 1.0])
     np.testing.assert_array_equal(got["d_b"], [0.0, 1.0, 0.0])
+
+
+def test_whole_number_nearest_upsampling_repeats_elements_like_the_gather(monkeypatch):
+    # nearest/asymmetric/floor with whole-number scales is served by repeating
+    # elements; it must equal the general per-axis gather exactly
+    from onnxstudio.core.exec.kernels import image
+    rng = np.random.default_rng(5)
+    opts = dict(mode="nearest", coordinate_transformation_mode="asymmetric", nearest_mode="floor",
+                cubic_coeff_a=-0.75, antialias=0, exclude_outside=0, extrapolation_value=0.0)
+    cases = [((1, 6, 5, 7), [1, 1, 2, 2], None), ((2, 3, 4), [1, 3, 1], None), ((1, 2, 3, 3), None, [1, 2, 12, 6]),
+             ((1, 1, 4, 4), [1, 1, 2.5, 2], None), ((1, 1, 4, 4), [1, 1, 2.0000002, 2], None)]
+    for shape, scales, sizes in cases:
+        for dtype in (np.float32, np.int64, np.bool_):
+            x = (rng.standard_normal(shape) * 10).astype(dtype)
+            sc = None if scales is None else np.array(scales, np.float32)
+            sz = None if sizes is None else np.array(sizes, np.int64)
+            got = image.resize_nd(x, sc, sz, None, opts)
+            with monkeypatch.context() as m:
+                m.setattr(image, "_integer_upsampling", lambda *a: None)
+                want = image.resize_nd(x, sc, sz, None, opts)
+            assert got.dtype == want.dtype and got.flags.c_contiguous
+            np.testing.assert_array_equal(got, want)
