@@ -71,3 +71,22 @@ def test_paste_selects_the_copy(qtbot, window, tmp_path):
     copy = next(n for n in copies if n is not gap)
     assert _shown_and_selected(window, copy)
     assert not window.graph.scene.item_for_node(gap).isSelected()
+
+
+def test_paste_into_another_model_opened_afterwards(qtbot, window, tmp_path):
+    """What the README promises for Ctrl+C / Ctrl+V across models: the copy
+    keeps its op and attributes; inputs the other model lacks stay empty."""
+    from shared_models import SHARED_MODELS
+    _open_demo(qtbot, window, tmp_path)
+    conv = _node(window, "Conv")
+    window.graph.scene.item_for_node(conv).setSelected(True)
+    assert window.edit_actions.canvas.copy() == 1
+    open_model(qtbot, window, SHARED_MODELS / "silero_vad" / "model.onnx")
+    before = len(window.model.graph.nodes)
+    window.graph.view.setFocus()
+    qtbot.keyClick(window.graph.view, Qt.Key_V, Qt.ControlModifier)
+    wait_idle(qtbot, window)
+    assert len(window.model.graph.nodes) == before + 1
+    pasted = next(n for n in window.model.graph.nodes if n.name == conv.name)
+    assert pasted.op_type == "Conv" and pasted.attributes["pads"].value == [1, 1, 1, 1]
+    assert all(v is None for v in pasted.inputs)
