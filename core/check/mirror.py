@@ -160,29 +160,7 @@ class Mirror:
         from ..proto import onnx_pb2 as pb  # noqa: PLC0415
         g = self.model.graph
         fresh = pb.GraphProto()
-        w = self._writer
-        present = getattr(g, "_present", frozenset())
-        if g.name or "name" in present:
-            fresh.name = g.name
-        for name, v in g.sparse_initializers.items():
-            sp = w.sparse(v.const)
-            if sp.values.name != v.name:
-                sp.values.name = v.name
-            fresh.sparse_initializer.append(sp)
-        if g.doc_string or "doc_string" in present:
-            fresh.doc_string = g.doc_string
-        for kind, values, field in (("input", g.inputs, fresh.input), ("output", g.outputs, fresh.output),
-                                    ("value_info", g.value_info, fresh.value_info)):
-            for i, v in enumerate(values):
-                override = g._io_override.get((kind, i))
-                if override is not None:
-                    field.append(override)
-                else:
-                    w.value_info(v, field.add())
-        fresh.quantization_annotation.extend(g.quantization_annotation)
-        for k, val in g.metadata_props.items():
-            e = fresh.metadata_props.add()
-            e.key, e.value = k, val
+        self._writer.graph_fields(g, fresh)
         p = self.proto.graph
         changed = False
         for fd in ("name", "doc_string"):

@@ -467,15 +467,21 @@ class _Writer:
         self.unknown(n, out)
 
     def graph(self, g: Graph, out: pb.GraphProto) -> None:
-        present = getattr(g, "_present", frozenset())
         for n in g._nodes:
             self.node(n, out.node.add())
-        if g.name or "name" in present:
-            out.name = g.name
         for name, v in g.initializers.items():
             out.initializer.append(self._named_tensor(v))
         for v in g._dup_initializers:
             out.initializer.append(self._named_tensor(v))
+        self.graph_fields(g, out)
+        self.unknown(g, out)
+
+    def graph_fields(self, g: Graph, out: pb.GraphProto) -> None:
+        """Everything of a graph but its nodes, dense initializers and unknown
+        fields (the checker's mirror re-writes these short lists alone)."""
+        present = getattr(g, "_present", frozenset())
+        if g.name or "name" in present:
+            out.name = g.name
         for name, v in g.sparse_initializers.items():
             sp = self.sparse(v.const)
             if sp.values.name != v.name:
@@ -495,7 +501,6 @@ class _Writer:
         for k, val in g.metadata_props.items():
             e = out.metadata_props.add()
             e.key, e.value = k, val
-        self.unknown(g, out)
 
     def _named_tensor(self, v: Value) -> pb.TensorProto:
         tp = self.tensor_proto(v.const)
