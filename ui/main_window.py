@@ -180,7 +180,10 @@ class MainWindow(QMainWindow):
 
         go_menu = bar.addMenu(self.tr("&Go"))
         self._action(go_menu, self.tr("&Find…"), self.show_search, QKeySequence.Find)
-        self._action(go_menu, self.tr("&Back to Enclosing Graph"), self.graph.go_back, "Esc")
+        back = self._action(go_menu, self.tr("&Back to Enclosing Graph"), self.graph.go_back, "Esc")
+        # Only on the canvas: Esc in the search box or an editor must not leave the subgraph.
+        back.setShortcutContext(Qt.WidgetWithChildrenShortcut)
+        self.graph.addAction(back)
         self._action(go_menu, self.tr("&Model Properties"), lambda: self.properties.show_model())
 
         help_menu = bar.addMenu(self.tr("&Help"))

@@ -7,6 +7,7 @@ their sizes."""
 from __future__ import annotations
 
 from PySide6.QtCore import QSettings, Qt
+from PySide6.QtWidgets import QApplication
 
 from viewer_helpers import open_model
 from onnxstudio.resources import sample_path
@@ -95,3 +96,23 @@ def test_a_narrow_properties_dock_scrolls_to_its_buttons(qtbot, window):
         right = button.mapTo(area.widget(), button.rect().topRight()).x()
         return bar.isVisible() and bar.maximum() + area.viewport().width() >= right
     qtbot.waitUntil(reachable)
+
+
+def test_esc_leaves_a_subgraph_from_the_canvas_only(qtbot, window):
+    """Esc in the search box (to give up a search) kept throwing the user out
+    of the If body they were looking at."""
+    from shared_models import SHARED_MODELS
+    open_model(qtbot, window, SHARED_MODELS / "silero_vad" / "model.onnx")
+    if_node = next(n for n in window.model.graph.nodes if n.op_type == "If")
+    window.graph.enter_graph(if_node.attributes["then_branch"].value)
+    qtbot.waitUntil(lambda: window.graph._job is None)
+    window.activateWindow()
+    qtbot.keyClick(window, Qt.Key_F, Qt.ControlModifier)
+    field = QApplication.focusWidget()
+    assert field is not None and field.window() is window and window.search_dock.isAncestorOf(field)
+    qtbot.keyClicks(field, "LSTM")
+    qtbot.keyClick(field, Qt.Key_Escape)
+    assert len(window.graph.levels) == 2
+    window.graph.view.setFocus()
+    qtbot.keyClick(window.graph.view, Qt.Key_Escape)
+    assert len(window.graph.levels) == 1
