@@ -337,16 +337,34 @@ def make_feeds(inputs, input_set: InputSet, skip=()) -> dict:
 
 
 def default_spec(v: Value) -> InputSpec:
-    """A first guess: random normal floats, integers 0..1 (valid as ids,
-    masks and indices into any axis), the image source for image-shaped float inputs left to the user."""
+    """A first guess: random normal floats; integers that index a table (token
+    ids into an embedding) anywhere below its size, other integers 0..1 (valid
+    as masks and as indices into any axis); the image source for image-shaped
+    float inputs is left to the user."""
     spec = InputSpec(v.name)
     try:
         dtype = declared_dtype(v)
     except FeedError:
         return spec
     if dtype.kind in "iu" or "int" in dtype.name:
-        spec.low, spec.high = 0, 1
+        rows = _table_rows(v)
+        spec.low, spec.high = 0, (rows - 1 if rows else 1)
     return spec
+
+
+def _table_rows(v: Value) -> Optional[int]:
+    """The size of the axis `v` indexes when it is a Gather's indices into a
+    constant table (an embedding), else None."""
+    sizes = []
+    for node, i in v.uses:
+        if node.op_type != "Gather" or i != 1 or node.domain not in ("", "ai.onnx"):
+            continue
+        data = node.inputs[0]
+        shape = tuple(data.const.shape) if data is not None and data.const is not None else ()
+        axis = node.attr("axis", 0)
+        if shape and isinstance(axis, int) and -len(shape) <= axis < len(shape) and shape[axis] > 0:
+            sizes.append(int(shape[axis]))
+    return min(sizes) if sizes else None
 
 
 __all__ = ["InputSpec", "InputSet", "SOURCES", "IMAGE_LAYOUTS", "free_dims", "resolved_shape", "make_value",

@@ -94,3 +94,17 @@ def test_input_sets_round_trip_through_json(tmp_path):
     assert back == s
     with pytest.raises(FeedError, match="unknown source"):
         InputSet.from_json({"inputs": {"x": {"source": "telepathy"}}})
+
+
+def test_token_ids_default_to_the_whole_embedding_table():
+    # input_ids index an embedding (Gather's indices into a constant table):
+    # the first guess covers the vocabulary; other integer inputs stay 0..1.
+    from shared_models import SHARED_MODELS
+    from onnxstudio import core
+    from onnxstudio.core.exec.input_gen import default_spec
+    model = core.load(SHARED_MODELS / "bert_small" / "model.onnx")
+    specs = {v.name: default_spec(v) for v in model.graph.inputs}
+    vocab = next(n.inputs[0].const.shape[0] for n in model.graph.nodes
+                 if n.op_type == "Gather" and n.inputs[1].name == "input_ids")
+    assert (specs["input_ids"].low, specs["input_ids"].high) == (0, vocab - 1) and vocab > 1000
+    assert (specs["attention_mask"].low, specs["attention_mask"].high) == (0, 1)
