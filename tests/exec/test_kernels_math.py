@@ -712,3 +712,24 @@ def test_relu_large_inputs_match_maximum_bit_for_bit():
             assert np.array_equal(np.signbit(got), np.signbit(want), equal_nan=True)
         strided = RNG.standard_normal((64, 512)).astype(dtype)[:, ::2]
         np.testing.assert_array_equal(run("Relu", strided), np.maximum(strided, 0))
+
+
+@pytest.mark.parametrize("dtype", [np.float32, np.int8, ml_dtypes.bfloat16])
+def test_where_full_size_mask_takes_the_bit_select_with_np_where_bits(dtype):
+    # a full-size mask is served by the bit select, a broadcast one by np.where
+    from onnxstudio.core.exec.kernels import elementwise_variadic as ev
+    cond = RNG.random((3, 4000)) < 0.5
+    x = (RNG.standard_normal((3, 4000)) * 10).astype(dtype)
+    y = (RNG.standard_normal((1,)) * 10).astype(dtype)
+    if np.dtype(dtype).kind == "f":
+        x[0, :3] = [np.inf, -np.inf, np.nan]
+    calls = []
+    real = ev._bit_select
+    ev._bit_select = lambda *a: calls.append(1) or real(*a)
+    try:
+        got = run("Where", cond, x, y)
+        run("Where", cond[:1], x, y)
+    finally:
+        ev._bit_select = real
+    assert calls == [1]
+    np.testing.assert_array_equal(got.view(np.uint8), np.where(cond, x, y).view(np.uint8))

@@ -114,5 +114,9 @@ def where(condition, x, y):
             chosen = y if not condition.any() else x
             shape = np.broadcast_shapes(condition.shape, x.shape, y.shape)
             return np.array(np.broadcast_to(chosen, shape))
-        return _bit_select(condition, x, y)
+        # np.where is branchy only where it walks a full-size mask in one flat
+        # loop; a mask broadcast over the result (an attention mask over heads)
+        # takes its general loop, measured 3-6x faster than the bit select
+        if condition.shape == np.broadcast_shapes(condition.shape, x.shape, y.shape):
+            return _bit_select(condition, x, y)
     return np.where(condition, x, y)
