@@ -13,7 +13,7 @@ from .canvas.scene import GraphScene, measure_label
 from .canvas.view import GraphView
 from .navigation import Breadcrumbs, Level, level_title, levels_for
 from .theme import LIGHT
-from .workers import LayoutJob
+from .workers import JobRunner, LayoutJob
 
 READABLE_SCALE = 0.45     # below this the labels are not drawn (items.LOD_TEXT)
 START_SCALE = 0.8
@@ -39,6 +39,7 @@ class GraphPanel(QWidget):
         self.breadcrumbs = Breadcrumbs(self)
         self.minimap = Minimap(self.view, self.view)
         self._job: LayoutJob | None = None
+        self.jobs = JobRunner(self)         # keeps replaced layouts alive until they end
         self._pending_target = None
         self._reveal_steps = 0
         self.edge_menu_hook = None         # callable(menu, EdgeItem): editing entries
@@ -247,11 +248,11 @@ class GraphPanel(QWidget):
         job.done.connect(lambda view_model, result, j=job: self._layout_done(view_model, result, j))
         job.failed.connect(lambda message, j=job: self._layout_failed(message, j))
         job.cancelled_signal.connect(lambda j=job: self._layout_cancelled(j))
-        job.finished.connect(job.deleteLater)
+        if not self.jobs.start(job):      # the application is quitting
+            return
         self._job = job
         count = len(level.graph.nodes)
         self.busy.emit(self.tr("Laying out {title} ({n} nodes)…").format(title=level.title, n=count))
-        job.start()
 
     def cancel_layout(self) -> None:
         if self._job is not None:

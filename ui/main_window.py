@@ -8,7 +8,7 @@ from __future__ import annotations
 
 import pathlib
 
-from PySide6.QtCore import QCoreApplication, QT_TRANSLATE_NOOP, QThread, Qt, QTimer, Signal
+from PySide6.QtCore import QCoreApplication, QT_TRANSLATE_NOOP, Qt, QTimer, Signal
 from PySide6.QtGui import QAction, QActionGroup, QKeySequence
 from PySide6.QtWidgets import (QApplication, QDockWidget, QFileDialog, QLabel, QMainWindow,
                                QMessageBox, QProgressBar, QPushButton, QStyleFactory)
@@ -19,7 +19,7 @@ from .graph_panel import GraphPanel
 from .panels.properties import PropertiesPanel
 from .search import SearchPanel
 from .document_qt import QtDocument
-from .workers import AnalysisJob, LoadJob
+from .workers import AnalysisJob, JobRunner, LoadJob
 
 FILE_FILTER = QT_TRANSLATE_NOOP("MainWindow", "ONNX models (*.onnx *.onnxtxt *.pb);;All files (*)")
 # Dock titles: translated for the title bar, the English one stays the
@@ -45,6 +45,7 @@ class MainWindow(QMainWindow):
         self.qdoc: QtDocument | None = None  # its Qt adapter, observed by every panel
         self._load_job: LoadJob | None = None
         self._infer_job: AnalysisJob | None = None
+        self.jobs = JobRunner(self)         # owns load and analysis threads until they end
         self._theme_choice = self.settings.theme()
         theme = themes.resolve(self._theme_choice)
         self.graph = GraphPanel(self, theme)
@@ -236,10 +237,10 @@ class MainWindow(QMainWindow):
         job = LoadJob(str(path), self)
         job.loaded.connect(lambda model, p=path, j=job: self._loaded(p, model, j))
         job.failed.connect(lambda msg, j=job: self._load_failed(msg, j))
-        job.finished.connect(job.deleteLater)
+        if not self.jobs.start(job):
+            return
         self._load_job = job
         self._set_busy(self.tr("Loading {name}…").format(name=path.name))
-        job.start()
 
     def _loaded(self, path: pathlib.Path, model, job) -> None:
         if job is not self._load_job:       # a newer open replaced this one
@@ -285,9 +286,8 @@ class MainWindow(QMainWindow):
         job = AnalysisJob(self.document, self)
         job.analysed.connect(lambda analysis, revision, j=job: self._analysed(analysis, revision, j))
         job.finished.connect(lambda j=job: self._inference_finished(j))
-        job.finished.connect(job.deleteLater)
-        self._infer_job = job
-        job.start()
+        if self.jobs.start(job):
+            self._infer_job = job
 
     def _layout_failed(self, message: str) -> None:
         self._infer_pending = False
@@ -441,9 +441,10 @@ class MainWindow(QMainWindow):
         destroyed while its thread runs aborts the process."""
         self.cancel_work()
         self.run_ui.controller.cancel()
-        for job in self.findChildren(QThread):
-            if job.isRunning():
-                job.wait(5000)
+        # Every runner (this window's, the canvas's, the run controller's)
+        # cancels and waits with no timeout: see ui/workers.py.
+        for runner in self.findChildren(JobRunner):
+            runner.shutdown()
 
     def closeEvent(self, event) -> None:
         if not self.edit_actions.files.maybe_keep_changes():

@@ -4,18 +4,94 @@ Each job is a QThread whose `run` does the blocking work and reports through
 signals (delivered on the UI thread as queued connections). Cancelling a load
 cannot interrupt the parser, so the result is simply discarded; a layout is
 cancelled through core.layout's CancelToken, which also kills a running dot.
+
+Ownership rule: every job is started through a JobRunner, never with a bare
+`job.start()`. The runner becomes the job's parent and keeps it until its
+thread has finished, however the caller's `self._job` reference is replaced;
+on window close, application quit, or the runner's own destruction it cancels
+and waits for every running job. Qt aborts the whole process when a QThread
+object is destroyed while its thread still runs, so no timeout applies.
 """
+
 from __future__ import annotations
 
 import traceback
 
-from PySide6.QtCore import QThread, Signal
+from PySide6.QtCore import QCoreApplication, QObject, QThread, Signal
 
 
 def friendly_error(exc: BaseException, what: str) -> str:
     """One readable sentence for a dialog; never a traceback."""
     text = str(exc).strip() or exc.__class__.__name__
     return text if what in text else f"{what}: {text}"
+
+
+class JobRunner(QObject):
+    """Owns the QThread jobs of one widget or controller (see the module doc)."""
+
+    def __init__(self, parent=None):
+        super().__init__(parent)
+        # Plain Python list: still readable from the `destroyed` handler, which
+        # runs before Qt deletes this object's children (the jobs).
+        self._running: list[QThread] = []
+        self.closed = False
+        running = self._running
+        self.destroyed.connect(lambda *_: _stop_and_wait(running))
+        app = QCoreApplication.instance()
+        if app is not None:
+            app.aboutToQuit.connect(self.close)
+
+    @property
+    def jobs(self) -> list:
+        return list(self._running)
+
+    def start(self, job: QThread) -> bool:
+        """Start `job` under this runner; False (job discarded) once closed."""
+        if self.closed:
+            job.deleteLater()
+            return False
+        job.setParent(self)
+        self._running.append(job)
+        job.finished.connect(lambda j=job: self._finished(j))
+        job.start()
+        return True
+
+    def _finished(self, job) -> None:
+        if job in self._running:
+            self._running.remove(job)
+        # After `finished` the QThread may be deleted safely (Qt waits for
+        # the last instructions of the thread in its destructor).
+        job.deleteLater()
+
+    def cancel_all(self) -> None:
+        for job in list(self._running):
+            cancel = getattr(job, "cancel", None)
+            if cancel is not None:
+                cancel()
+
+    def shutdown(self) -> None:
+        """Cancel every job and wait until each thread has ended."""
+        _stop_and_wait(self._running)
+
+    def close(self) -> None:
+        """No job starts any more (the application is quitting)."""
+        self.closed = True
+        self.shutdown()
+
+
+def _stop_and_wait(jobs: list) -> None:
+    for job in list(jobs):
+        try:
+            cancel = getattr(job, "cancel", None)
+            if cancel is not None:
+                cancel()
+        except RuntimeError:        # its C++ object is already gone
+            pass
+    for job in list(jobs):
+        try:
+            job.wait()
+        except RuntimeError:
+            pass
 
 
 class LoadJob(QThread):

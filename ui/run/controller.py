@@ -18,6 +18,8 @@ from typing import Callable, Optional
 
 from PySide6.QtCore import QObject, QThread, Signal
 
+from ..workers import JobRunner
+
 # core.exec.debug loads the executor (every kernel): imported when a model is
 # opened, not while the window is built.
 
@@ -34,6 +36,11 @@ class RunJob(QThread):
         super().__init__(parent)
         self.work = work
         self._last = 0.0
+        self.on_cancel: Optional[Callable] = None     # stops `work` (the DebugRun's cancel)
+
+    def cancel(self) -> None:
+        if self.on_cancel is not None:
+            self.on_cancel()
 
     def report(self, i: int, n: int, node) -> None:
         now = time.monotonic()
@@ -75,6 +82,7 @@ class RunController(QObject):
         self.qdoc = None
         self._debug = None                # core.exec.debug.DebugRun of the open document
         self.job: Optional[RunJob] = None
+        self.jobs = JobRunner(self)       # keeps every started RunJob alive until it ends
         self.feeds_source: Optional[Callable[[], dict]] = None   # made in the worker: files, images
         self.report = None                # last comparison (onnxruntime or our own runs)
         self.report_kind = ""
@@ -147,6 +155,7 @@ class RunController(QObject):
             self.message.emit("info", self.tr("A run is in progress: wait for it or cancel it"))
             return False
         job = RunJob(work, self)
+        job.on_cancel = self.debug.cancel
         self.debug.progress = job.report
         job.progressed.connect(self.progressed)
         job.succeeded.connect(lambda result, j=job: self._finished(j, done, result))
@@ -154,7 +163,6 @@ class RunController(QObject):
         job.cancelled.connect(lambda j=job: self._cancelled(j))
         # Whatever happened in the thread, the controller is free again after it.
         job.finished.connect(lambda j=job: self._end(j))
-        job.finished.connect(job.deleteLater)
         self.job = job
         self.last_error = ""
         self.busy.emit(what)
@@ -163,7 +171,10 @@ class RunController(QObject):
         # thread included, measured on bert_12layer_narrow. During a job only
         # what the run makes needs looking at; the rest waits until it ends.
         gc.freeze()
-        job.start()
+        if not self.jobs.start(job):      # the application is quitting
+            self.job = None
+            gc.unfreeze()
+            return False
         return True
 
     def _end(self, job) -> bool:

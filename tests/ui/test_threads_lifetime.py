@@ -1,0 +1,132 @@
+"""No QThread object is ever destroyed while its thread runs.
+
+Qt aborts the whole process ("QThread: Destroyed while thread '' is still
+running") when that happens, so each scenario runs in a child process: an
+abort fails the test instead of killing pytest, and the child's stderr must
+stay empty. The scenarios start background jobs and, without waiting, do what
+replaces or destroys their owner: switch levels, open another model, close
+and delete the window, cancel a run while the window closes.
+"""
+from __future__ import annotations
+
+import os
+import subprocess
+import sys
+import textwrap
+
+from shared_models import shared_models_root
+
+PRELUDE = textwrap.dedent("""
+    import os, sys
+    os.environ["QT_QPA_PLATFORM"] = "offscreen"
+    from onnxstudio.app import create_application
+    app = create_application()
+    from PySide6.QtCore import QCoreApplication, QSettings
+    from onnxstudio.settings import Settings
+    from onnxstudio.ui.main_window import MainWindow
+
+    def new_window():
+        win = MainWindow(Settings(QSettings(sys.argv[1], QSettings.IniFormat)))
+        win.resize(1000, 700)
+        win.show()
+        return win
+
+    def settle(win, ms=60000):
+        from PySide6.QtCore import QElapsedTimer
+        t = QElapsedTimer(); t.start()
+        while win.busy and t.elapsed() < ms:
+            QCoreApplication.processEvents()
+        assert not win.busy, "still busy"
+
+    def destroy(win):
+        win.close()
+        win.deleteLater()
+        QCoreApplication.sendPostedEvents(None, 0)   # DeferredDelete included
+        QCoreApplication.processEvents()
+
+    def then_branch(win):
+        node = next(n for n in win.model.graph.nodes if n.op_type == "If")
+        return node.attributes["then_branch"].value
+""")
+
+
+def _run_child(tmp_path, body: str, *models) -> None:
+    script = tmp_path / "child.py"
+    script.write_text(PRELUDE + textwrap.dedent(body) + "\nprint('CLEAN EXIT')\n")
+    env = dict(os.environ, QT_QPA_PLATFORM="offscreen")
+    child = subprocess.run([sys.executable, str(script), str(tmp_path / "child.ini"), *map(str, models)],
+                           env=env, capture_output=True, text=True, timeout=600)
+    assert child.returncode == 0, f"child exited with {child.returncode}:\n{child.stderr[-3000:]}"
+    assert child.stdout.strip().endswith("CLEAN EXIT"), child.stdout[-2000:]
+    # The offscreen platform itself says this for every shown window.
+    noise = "This plugin does not support propagateSizeHints()"
+    stderr = "".join(line for line in child.stderr.splitlines(True) if line.strip() != noise)
+    assert stderr == "", stderr[-3000:]
+
+
+def test_switching_levels_and_models_while_layouts_run(tmp_path):
+    root = shared_models_root()
+    _run_child(tmp_path, """
+        silero, bert = sys.argv[2], sys.argv[3]
+        win = new_window()
+        win.open_path(silero); settle(win)
+        body = then_branch(win)
+        for i in range(12):
+            # Each call replaces the running layout with a new one at once.
+            win.graph.enter_graph(body)
+            win.graph.go_back()
+            win.graph.enter_graph(body)
+            win.graph.go_to_level(0)
+            QCoreApplication.processEvents()
+        win.open_path(bert)             # while a layout of silero still runs
+        QCoreApplication.processEvents()
+        win.open_path(silero)
+        settle(win)
+        win.graph.enter_graph(then_branch(win))
+        destroy(win)                    # a layout is running
+    """, root / "silero_vad" / "model.onnx", root / "bert_small" / "model.onnx")
+
+
+def test_closing_and_deleting_windows_with_jobs_running(tmp_path):
+    root = shared_models_root()
+    _run_child(tmp_path, """
+        silero, bert = sys.argv[2], sys.argv[3]
+        for i in range(6):
+            win = new_window()
+            win.open_path(bert if i % 2 else silero)
+            for _ in range(i * 3):
+                QCoreApplication.processEvents()
+            destroy(win)                # loading, laying out or analysing
+        win = new_window()
+        win.open_path(silero); settle(win)
+        win.graph.enter_graph(then_branch(win))
+        win.close()
+        # Actions still fired at the closed window (a script's timer) start
+        # jobs again; quitting must wait for them too.
+        win.graph.go_back()
+        win.open_path(bert)
+        app.quit()
+        app.processEvents()
+        app.aboutToQuit.emit()
+        del win
+    """, root / "silero_vad" / "model.onnx", root / "bert_small" / "model.onnx")
+
+
+def test_run_cancelled_while_the_window_closes(tmp_path):
+    root = shared_models_root()
+    _run_child(tmp_path, """
+        model = sys.argv[2]
+        for i in range(4):
+            win = new_window()
+            win.open_path(model); settle(win)
+            controller = win.run_ui.controller
+            assert controller.run_all()
+            for _ in range(i):
+                QCoreApplication.processEvents()
+            controller.cancel()
+            destroy(win)
+        win = new_window()
+        win.open_path(model); settle(win)
+        assert win.run_ui.controller.run_all()
+        destroy(win)                    # no cancel first: closing must stop it
+    """, root / "bert_small" / "model.onnx")
