@@ -39,9 +39,9 @@ PRELUDE = textwrap.dedent("""
         assert not win.busy, "still busy"
 
     def destroy(win):
+        import shiboken6
         win.close()
-        win.deleteLater()
-        QCoreApplication.sendPostedEvents(None, 0)   # DeferredDelete included
+        shiboken6.delete(win)           # the C++ window and every child, now
         QCoreApplication.processEvents()
 
     def then_branch(win):
@@ -83,7 +83,9 @@ def test_switching_levels_and_models_while_layouts_run(tmp_path):
         win.open_path(silero)
         settle(win)
         win.graph.enter_graph(then_branch(win))
-        destroy(win)                    # a layout is running
+        win.graph.go_back()
+        win.open_path(bert)
+        destroy(win)                    # a layout is cancelled, a load runs
     """, root / "silero_vad" / "model.onnx", root / "bert_small" / "model.onnx")
 
 
