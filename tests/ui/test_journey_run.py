@@ -69,3 +69,27 @@ def test_inspector_histogram_is_blank_until_a_value_is_shown(qtbot, window):
     assert inspector.diff_histogram.empty_text == ""     # nothing to compare with: said above it
     inspector.show_value("y", np.arange(6, dtype=np.float32))
     assert inspector.histogram.counts.sum() == 6
+
+
+def test_step_status_names_the_box_a_folded_node_is_drawn_inside(qtbot, window):
+    # bert_small starts with Identity nodes copying constants: they have no box
+    # of their own, the canvas outlines the box that reads them.
+    from shared_models import shared_models_root
+    open_model(qtbot, window, shared_models_root() / "bert_small" / "model.onnx")
+    qtbot.waitUntil(lambda: window.qdoc.ready, timeout=60_000)
+    _press(qtbot, window, Qt.Key_F5, Qt.ControlModifier | Qt.ShiftModifier)
+    _press(qtbot, window, Qt.Key_F10)
+    c = window.run_ui.controller
+    current = c.debug.current
+    assert current.op_type == "Identity"
+    host = window.graph.scene.item_for_node(current).ref.node
+    assert host is not current
+    text = window.statusBar().currentMessage()
+    assert f"next: {current.display_name} (drawn inside {host.display_name})" in text, text
+    assert host.display_name in window.run_ui.dock_widget.status.text()
+    # A node with its own box is named alone.
+    while c.debug.current is not None and window.graph.scene.item_for_node(c.debug.current).ref.node \
+            is not c.debug.current:
+        _press(qtbot, window, Qt.Key_F10)
+    own = c.debug.current
+    assert window.statusBar().currentMessage().endswith(f"next: {own.display_name}")

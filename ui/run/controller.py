@@ -83,6 +83,9 @@ class RunController(QObject):
         self._debug = None                # core.exec.debug.DebugRun of the open document
         self.job: Optional[RunJob] = None
         self.jobs = JobRunner(self)       # keeps every started RunJob alive until it ends
+        # node -> the box of another node (or group) that draws it, or None: a
+        # step's status names that box when the canvas outlines it, not the node.
+        self.drawn_inside: Optional[Callable] = None
         self.feeds_source: Optional[Callable[[], dict]] = None   # made in the worker: files, images
         self.report = None                # last comparison (onnxruntime or our own runs)
         self.report_kind = ""
@@ -310,7 +313,7 @@ class RunController(QObject):
         elif event.node is not None:
             owner = event.graph.parent_node if event.graph is not None else None
             looping = owner is not None and owner.op_type in ("Loop", "Scan")
-            following = d.current.display_name if d.current is not None else self.tr("end")
+            following = self._where(d.current) if d.current is not None else self.tr("end")
             if looping and event.iteration >= 0:
                 text = self.tr("Ran {node} (iteration {i}); next: {next}").format(
                     node=event.node.display_name, i=event.iteration, next=following)
@@ -318,9 +321,17 @@ class RunController(QObject):
                 text = self.tr("Ran {node}; next: {next}").format(node=event.node.display_name, next=following)
         else:
             text = self.tr("Ready to step: {node}").format(
-                node=d.current.display_name if d.current is not None else self.tr("nothing to run"))
+                node=self._where(d.current) if d.current is not None else self.tr("nothing to run"))
         self.message.emit("info", text)
         self.stopped.emit(event)
+
+    def _where(self, node) -> str:
+        """The node's name, plus the box it is drawn inside when it has none
+        of its own (an Identity copying a constant is folded into its reader)."""
+        host = self.drawn_inside(node) if self.drawn_inside is not None else None
+        if not host:
+            return node.display_name
+        return self.tr("{node} (drawn inside {box})").format(node=node.display_name, box=host)
 
     def toggle_breakpoint(self, node) -> bool:
         if self.debug is None or node is None:

@@ -72,6 +72,7 @@ class RunUI(QObject):
         for dock in (self.run_dock, self.inspector_dock, self.compare_dock):
             dock.hide()
         self.controller.feeds_source = self.inputs.make_feeds
+        self.controller.drawn_inside = self._drawn_inside
         self.overlay = RunOverlay(window.graph, self.controller, self.inspect)
         self._build_actions()
         self._connect()
@@ -265,6 +266,24 @@ class RunUI(QObject):
 
     def _updated(self) -> None:
         self.breakpoint_action.setEnabled(self.controller.qdoc is not None)
+
+    def _drawn_inside(self, node):
+        """'LayerNormalization "LayerNorm_3"' (or 'group a/b') when the shown
+        canvas draws `node` inside another box; None when it has its own box
+        or is not on the shown level."""
+        panel = self.window.graph
+        if not panel.levels or panel.level.graph is not node.graph:
+            return None
+        item = panel.scene.item_for_node(node)
+        ref = getattr(item, "ref", None)
+        if ref is None:
+            return None
+        if getattr(ref, "group", None) is not None:
+            return self.tr("group {path}").format(path="/".join(map(str, ref.group)))
+        host = getattr(ref, "node", None)
+        if host is None or host is node:
+            return None
+        return host.display_name         # op type and name, as everywhere
 
     def _stopped(self, event) -> None:
         debug = self.controller.debug_if_any
