@@ -206,8 +206,14 @@ class ProblemsPanel(QWidget):
         self.tree.setUpdatesEnabled(True)
         counts = [sum(1 for d in self.diagnostics if int(d.severity) == s) for s in (2, 1, 0)]
         more = self.tr(" (first {n} shown)").format(n=MAX_ROWS) if len(shown) > MAX_ROWS else ""
-        self.summary.setText(self.tr("{errors} errors · {warnings} warnings · {notes} notes").format(
-            errors=counts[0], warnings=counts[1], notes=counts[2]) + more)
+        errors, warnings, notes = counts
+        # Plural forms through Qt's %n: English is the source language (no
+        # translator), so its singular is picked here; a catalogue gives each
+        # text its own plural forms (Chinese has one).
+        parts = (self.tr("%n error", "", errors) if errors == 1 else self.tr("%n errors", "", errors),
+                 self.tr("%n warning", "", warnings) if warnings == 1 else self.tr("%n warnings", "", warnings),
+                 self.tr("%n note", "", notes) if notes == 1 else self.tr("%n notes", "", notes))
+        self.summary.setText(" · ".join(parts) + more)
 
     def _activate(self, item, _column=0) -> None:
         d = item.data(0, Qt.UserRole)

@@ -1245,9 +1245,41 @@
         <source> (first {n} shown)</source>
         <translation>（仅显示前 {n} 条）</translation>
     </message>
-    <message>
-        <source>{errors} errors · {warnings} warnings · {notes} notes</source>
-        <translation>{errors} 个错误 · {warnings} 个警告 · {notes} 条提示</translation>
+    <message numerus="yes">
+        <source>%n error</source>
+        <translation>
+            <numerusform>%n 个错误</numerusform>
+        </translation>
+    </message>
+    <message numerus="yes">
+        <source>%n errors</source>
+        <translation>
+            <numerusform>%n 个错误</numerusform>
+        </translation>
+    </message>
+    <message numerus="yes">
+        <source>%n warning</source>
+        <translation>
+            <numerusform>%n 个警告</numerusform>
+        </translation>
+    </message>
+    <message numerus="yes">
+        <source>%n warnings</source>
+        <translation>
+            <numerusform>%n 个警告</numerusform>
+        </translation>
+    </message>
+    <message numerus="yes">
+        <source>%n note</source>
+        <translation>
+            <numerusform>%n 条提示</numerusform>
+        </translation>
+    </message>
+    <message numerus="yes">
+        <source>%n notes</source>
+        <translation>
+            <numerusform>%n 条提示</numerusform>
+        </translation>
     </message>
 </context>
 <context>
@@ -1691,6 +1723,10 @@
         <translation>没有可运行的内容</translation>
     </message>
     <message>
+        <source>{node} (drawn inside {box})</source>
+        <translation>{node}（绘制在 {box} 框内）</translation>
+    </message>
+    <message>
         <source>Comparing with onnxruntime…</source>
         <translation>正在与 onnxruntime 对比…</translation>
     </message>
@@ -1850,6 +1886,10 @@
     <message>
         <source>cannot read the saved model to compare with: {error}</source>
         <translation>无法读取用于对比的已保存模型：{error}</translation>
+    </message>
+    <message>
+        <source>group {path}</source>
+        <translation>分组 {path}</translation>
     </message>
     <message>
         <source>{name}: cannot read the initializer ({error})</source>

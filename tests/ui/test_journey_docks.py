@@ -116,3 +116,28 @@ def test_esc_leaves_a_subgraph_from_the_canvas_only(qtbot, window):
     window.graph.view.setFocus()
     qtbot.keyClick(window.graph.view, Qt.Key_Escape)
     assert len(window.graph.levels) == 1
+
+
+def test_problems_count_line_uses_singular_and_plural(qtbot, window):
+    from onnxstudio.core.diagnostics import Diagnostic, Severity
+    from onnxstudio.ui import i18n
+    from shared_models import shared_models_root
+    open_model(qtbot, window, shared_models_root() / "bert_small" / "model.onnx")
+    qtbot.waitUntil(lambda: window.qdoc.ready, timeout=60_000)
+    panel = window.edit_actions.problems
+    # bert_small's checker finds exactly one note.
+    qtbot.waitUntil(lambda: panel.summary.text() == "0 errors · 0 warnings · 1 note", timeout=60_000)
+
+    def show(errors, warnings, notes):
+        made = [Diagnostic(sev, "X", "graph", "m") for sev, n in
+                ((Severity.ERROR, errors), (Severity.WARNING, warnings), (Severity.INFO, notes)) for _ in range(n)]
+        panel.diagnostics = made
+        panel._fill()
+        return panel.summary.text()
+    assert show(1, 2, 0) == "1 error · 2 warnings · 0 notes"
+    assert show(3, 1, 5) == "3 errors · 1 warning · 5 notes"
+    try:
+        assert i18n.install("zh_CN") == "zh_CN"
+        assert show(1, 2, 1) == "1 个错误 · 2 个警告 · 1 条提示"
+    finally:
+        i18n.install("en")
