@@ -132,3 +132,39 @@ def test_run_cancelled_while_the_window_closes(tmp_path):
         assert win.run_ui.controller.run_all()
         destroy(win)                    # no cancel first: closing must stop it
     """, root / "bert_small" / "model.onnx")
+
+
+def test_every_menu_action_inside_an_if_body_then_quit(tmp_path):
+    # The QA script that once aborted: silero_vad, If_0 › then_branch, every
+    # menu action with a timer closing whatever dialog it opens, Quit last.
+    root = shared_models_root()
+    _run_child(tmp_path, """
+        from PySide6.QtCore import QTimer
+        from PySide6.QtWidgets import QApplication
+        win = new_window()
+        win.open_path(sys.argv[2]); settle(win)
+        win.graph.enter_graph(then_branch(win)); settle(win)
+
+        def close_dialogs():
+            for w in (QApplication.activePopupWidget(), QApplication.activeModalWidget()):
+                if w is not None:
+                    w.close()
+        closer = QTimer(); closer.timeout.connect(close_dialogs); closer.start(30)
+        quit_action, triggered = None, 0
+        for menu_action in win.menuBar().actions():
+            menu = menu_action.menu()
+            for action in (menu.actions() if menu is not None else []):
+                if action.isSeparator() or action.menu() is not None or not action.isEnabled():
+                    continue
+                if action.text().replace("&", "") == "Quit":
+                    quit_action = action
+                    continue
+                action.trigger()
+                triggered += 1
+                QCoreApplication.processEvents()
+        assert quit_action is not None and triggered > 30, triggered
+        quit_action.trigger()           # jobs the actions started may still run
+        closer.stop()
+        app.processEvents()
+        del win
+    """, root / "silero_vad" / "model.onnx")
