@@ -17,11 +17,12 @@ import textwrap
 from shared_models import shared_models_root
 
 PRELUDE = textwrap.dedent("""
-    import os, sys
+    import faulthandler, os, sys
+    faulthandler.dump_traceback_later(240, exit=True)   # a hang fails with every thread's stack
     os.environ["QT_QPA_PLATFORM"] = "offscreen"
     from onnxstudio.app import create_application
     app = create_application()
-    from PySide6.QtCore import QCoreApplication, QSettings
+    from PySide6.QtCore import QCoreApplication, QSettings, QTimer
     from onnxstudio.settings import Settings
     from onnxstudio.ui.main_window import MainWindow
 
@@ -107,9 +108,9 @@ def test_closing_and_deleting_windows_with_jobs_running(tmp_path):
         # jobs again; quitting must wait for them too.
         win.graph.go_back()
         win.open_path(bert)
-        app.quit()
-        app.processEvents()
-        app.aboutToQuit.emit()
+        # As onnxstudio.app.main ends: the event loop quits, runners wait.
+        QTimer.singleShot(50, lambda: app.exit(0))   # quit() asks windows to close first
+        app.exec()
         del win
     """, root / "silero_vad" / "model.onnx", root / "bert_small" / "model.onnx")
 
@@ -139,7 +140,6 @@ def test_every_menu_action_inside_an_if_body_then_quit(tmp_path):
     # menu action with a timer closing whatever dialog it opens, Quit last.
     root = shared_models_root()
     _run_child(tmp_path, """
-        from PySide6.QtCore import QTimer
         from PySide6.QtWidgets import QApplication
         win = new_window()
         win.open_path(sys.argv[2]); settle(win)
@@ -164,7 +164,9 @@ def test_every_menu_action_inside_an_if_body_then_quit(tmp_path):
                 QCoreApplication.processEvents()
         assert quit_action is not None and triggered > 30, triggered
         quit_action.trigger()           # jobs the actions started may still run
-        closer.stop()
-        app.processEvents()
+        # As onnxstudio.app.main ends: queued results arrive (and may start
+        # a layout), then the event loop quits and every runner waits.
+        QTimer.singleShot(50, lambda: app.exit(0))   # quit() asks windows to close first
+        app.exec()
         del win
     """, root / "silero_vad" / "model.onnx")
