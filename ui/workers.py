@@ -219,8 +219,9 @@ class LayoutJob(QThread):
             self.token.raise_if_cancelled()
             boxes = len(view.request.nodes)
             if boxes > MAX_BOXES:
-                self.failed.emit(f"This graph would need {boxes:,} boxes on one canvas; onnxstudio draws at "
-                                 f"most {MAX_BOXES:,}. Its nodes, search and properties are still there.")
+                self.failed.emit(self.tr("This graph would need {boxes} boxes on one canvas; onnxstudio "
+                                         "draws at most {most}. Its nodes, search and properties are still "
+                                         "there.").format(boxes=f"{boxes:,}", most=f"{MAX_BOXES:,}"))
                 return
             # After an edit (previous set) only the pieces are worth keeping on disk.
             # Pinned (after an edit), edges between pieces are drawn by the pinning.

@@ -726,6 +726,10 @@
 <context>
     <name>LayoutJob</name>
     <message>
+        <source>This graph would need {boxes} boxes on one canvas; onnxstudio draws at most {most}. Its nodes, search and properties are still there.</source>
+        <translation>此图需要在一张画布上绘制 {boxes} 个框；onnxstudio 最多绘制 {most} 个。其节点、搜索和属性仍然可用。</translation>
+    </message>
+    <message>
         <source>Layout failed</source>
         <translation>布局失败</translation>
     </message>
