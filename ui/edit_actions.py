@@ -130,8 +130,6 @@ class EditActions:
             menu.addAction(translate("EditActions", "Insert Node on {name}…").format(name=value.name), lambda: self.canvas.insert_on_edge(item))
             menu.addAction(translate("EditActions", "Disconnect {name}").format(name=value.name),
                            lambda: self.canvas.disconnect(item))
-            menu.addAction(translate("EditActions", "Disconnect {name}").format(name=value.name),
-                           lambda: self.canvas.disconnect(item))
 
     def _reveal_problem(self, obj, graph) -> None:
         w = self.window
