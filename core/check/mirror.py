@@ -25,6 +25,20 @@ def _writer(model):
     return _Writer(lambda t: t.to_proto(), has_unknown_fields(getattr(model, "_src", None)))
 
 
+def _differing_stretch(old: list, new: list) -> tuple[int, int, int]:
+    """(start, old_stop, new_stop): old[start:old_stop] became
+    new[start:new_stop]; before and after that the lists hold the same
+    objects."""
+    n_old, n_new = len(old), len(new)
+    start, limit = 0, min(n_old, n_new)
+    while start < limit and old[start] is new[start]:
+        start += 1
+    end = 0
+    while end < limit - start and old[n_old - 1 - end] is new[n_new - 1 - end]:
+        end += 1
+    return start, n_old - end, n_new - end
+
+
 def _initializer_values(g) -> list:
     return list(g.initializers.values()) + list(g._dup_initializers)
 
@@ -105,14 +119,7 @@ class Mirror:
         # -- the node list: replace the stretch that differs
         new = g._nodes
         old = self._order
-        n_old, n_new = len(old), len(new)
-        start, limit = 0, min(n_old, n_new)
-        while start < limit and old[start] is new[start]:
-            start += 1
-        end = 0
-        while end < limit - start and old[n_old - 1 - end] is new[n_new - 1 - end]:
-            end += 1
-        old_stop, new_stop = n_old - end, n_new - end
+        start, old_stop, new_stop = _differing_stretch(old, new)
         if old_stop > start or new_stop > start:
             del p.node[start:old_stop]
             for j in range(start, new_stop):
@@ -122,7 +129,7 @@ class Mirror:
         rewritten = set()
         for node in touched:
             i = node.index
-            if 0 <= i < n_new and not start <= i < new_stop:
+            if 0 <= i < len(new) and not start <= i < new_stop:
                 p.node[i].CopyFrom(self.node_proto(node))
                 rewritten.add(i)
         plan["rewritten"] = rewritten
@@ -186,22 +193,16 @@ class Mirror:
         p = self.proto.graph.initializer
         old, new = self._inits, _initializer_values(g)
         names = {v.name for v in replaced}
-        n_old, n_new = len(old), len(new)
-        start, limit = 0, min(n_old, n_new)
-        while start < limit and old[start] is new[start]:
-            start += 1
-        end = 0
-        while end < limit - start and old[n_old - 1 - end] is new[n_new - 1 - end]:
-            end += 1
-        for v in old[start:n_old - end]:
+        start, old_stop, new_stop = _differing_stretch(old, new)
+        for v in old[start:old_stop]:
             names.add(v.name)
-        del p[start:n_old - end]
-        for j in range(start, n_new - end):
+        del p[start:old_stop]
+        for j in range(start, new_stop):
             p.insert(j, self._writer._named_tensor(new[j]))
             names.add(new[j].name)
         replaced_ids = {id(v) for v in replaced}
         for j, v in enumerate(new):
-            if id(v) in replaced_ids and not start <= j < n_new - end:
+            if id(v) in replaced_ids and not start <= j < new_stop:
                 p[j].CopyFrom(self._writer._named_tensor(v))
         self._inits = new
         return names
