@@ -33,7 +33,7 @@ import warnings
 
 import numpy as np
 
-from timing import block_medians
+from timing import block_medians, block_minima
 
 USE_MIN = False     # --min: fastest call per contender instead of the median
 
@@ -92,29 +92,8 @@ class _Contenders:
         for fn in self.fns:      # warm up: first runs fold constants and fault pages in
             fn()
         if USE_MIN:
-            return _block_minima(self.fns, rounds=3, budget=budget)
+            return block_minima(self.fns, rounds=3, budget=budget)
         return block_medians(self.fns, rounds=3, budget=budget)
-
-
-def _block_minima(fns, rounds: int, budget: float, block: float = 0.25) -> list:
-    """The fastest call of each callable, timed in blocks taken in turn as
-    timing.block_medians does (first call of a block dropped)."""
-    import time
-    best = [float("inf")] * len(fns)
-    start = time.perf_counter()
-    r = 0
-    while r < rounds or time.perf_counter() - start < budget:
-        for i, fn in enumerate(fns):
-            block_start = time.perf_counter()
-            calls = 0
-            while calls < 2 or time.perf_counter() - block_start < block:
-                t = time.perf_counter()
-                fn()
-                if calls:
-                    best[i] = min(best[i], time.perf_counter() - t)
-                calls += 1
-        r += 1
-    return best
 
 
 def _row(label, medians, failure, unit=_ms):

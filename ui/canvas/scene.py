@@ -120,6 +120,14 @@ class GraphScene(QGraphicsScene):
 
     # -- building -------------------------------------------------------------
 
+    def _add_node_item(self, box_id, box, vnode, inferred) -> None:
+        item = NodeItem(box_id, QRectF(box.x, box.y, box.width, box.height),
+                        vnode.label.title, vnode.label.lines,
+                        family=_family(vnode), kind=vnode.kind, ref=vnode,
+                        tooltip=_tooltip(vnode, inferred))
+        self.addItem(item)
+        self.node_items[box_id] = item
+
     def populate(self, view_model, layout_result, inferred: Optional[dict] = None,
                  same: Optional[dict] = None) -> None:
         """Show `layout_result`. With `same` (new box id -> old box id of the
@@ -142,12 +150,7 @@ class GraphScene(QGraphicsScene):
             box = layout_result.nodes.get(box_id)
             if box is None:
                 continue
-            item = NodeItem(box_id, QRectF(box.x, box.y, box.width, box.height),
-                            vnode.label.title, vnode.label.lines,
-                            family=_family(vnode), kind=vnode.kind, ref=vnode,
-                            tooltip=_tooltip(vnode, inferred))
-            self.addItem(item)
-            self.node_items[box_id] = item
+            self._add_node_item(box_id, box, vnode, inferred)
         for edge_id, vedge in view_model.edges.items():
             path = layout_result.edges.get(edge_id)
             if path is None or not path.points:
@@ -187,12 +190,7 @@ class GraphScene(QGraphicsScene):
                 old.key, old.ref = box_id, vnode
                 self.node_items[box_id] = old
                 continue
-            item = NodeItem(box_id, QRectF(box.x, box.y, box.width, box.height),
-                            vnode.label.title, vnode.label.lines,
-                            family=_family(vnode), kind=vnode.kind, ref=vnode,
-                            tooltip=_tooltip(vnode, inferred))
-            self.addItem(item)
-            self.node_items[box_id] = item
+            self._add_node_item(box_id, box, vnode, inferred)
         for item in old_nodes.values():
             self.removeItem(item)
         by_ends = {(e.src_key, e.dst_key, id(getattr(e.ref, "value", None))): e for e in old_edges.values()}
