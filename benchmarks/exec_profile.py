@@ -68,7 +68,9 @@ def profile(path, feeds, runs: int = 20, top: int = 6) -> None:
 
     def unit_init(self, members, reads, outputs, make):
         label = "+".join(m.node.op_type for m in members)
-        if len(members) == 1 and make.__qualname__.startswith("_Matching._repeated"):
+        if make.__qualname__.startswith("_shape_block"):
+            label = "shape arithmetic block"
+        elif len(members) == 1 and make.__qualname__.startswith("_Matching._repeated"):
             label += " (repeat)"
         plain_init(self, members, reads, outputs, lambda frees, fb: timed(make(frees, fb), label))
 

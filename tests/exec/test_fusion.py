@@ -88,24 +88,23 @@ def test_layer_norm_without_statistics_outputs(tmp_path):
     _merged_matches_unmerged(m64, [{"x": rng.standard_normal((2, 16))}])
 
 
-def test_repeated_shape_arithmetic_is_computed_once(tmp_path):
+def test_repeated_computations_are_done_once(tmp_path):
+    """The same operator on the same data twice (a per-layer mask): the
+    second reuses the first's result. (Shape arithmetic goes to shape
+    blocks instead: tests/exec/test_shape_blocks.py.)"""
     axes_a = np.array([0], np.int64)
     axes_b = np.array([0], np.int64)         # a second initializer with the same value
-    nodes = [helper.make_node("Shape", ["x"], ["s1"]),
-             helper.make_node("Shape", ["x"], ["s2"]),
-             helper.make_node("ReduceProd", ["s1"], ["n1"], keepdims=0),
-             helper.make_node("ReduceProd", ["s2"], ["n2"], keepdims=0),
-             helper.make_node("Unsqueeze", ["n1", "axes_a"], ["u1"]),
-             helper.make_node("Unsqueeze", ["n2", "axes_b"], ["u2"]),
-             helper.make_node("Concat", ["u1", "u2"], ["shape"], axis=0),
-             helper.make_node("Reshape", ["x", "u1"], ["flat"])]
-    m = _save(tmp_path, nodes, [_tensor("x", ["a", "b"])],
-              [_tensor("shape", [2], TensorProto.INT64), _tensor("flat", ["n"]), _tensor("u2", [1], TensorProto.INT64)],
+    nodes = [helper.make_node("Unsqueeze", ["x", "axes_a"], ["u1"]),
+             helper.make_node("Unsqueeze", ["x", "axes_b"], ["u2"]),
+             helper.make_node("Neg", ["u1"], ["y1"]),
+             helper.make_node("Abs", ["u2"], ["y2"])]
+    m = _save(tmp_path, nodes, [_tensor("x", ["a", "b"])], [_tensor("y1", [1, "a", "b"]), _tensor("y2", [1, "a", "b"])],
               [("axes_a", axes_a), ("axes_b", axes_b)])
-    feeds = [{"x": np.ones((2, 3), np.float32)}, {"x": np.ones((4, 5), np.float32)}]
+    feeds = [{"x": np.full((2, 3), -1, np.float32)}, {"x": np.full((4, 5), 2, np.float32)}]
     s = _merged_matches_unmerged(m, feeds)
     assert _merged_count(s) == 0          # repeats are replaced, not removed
-    assert np.array_equal(s.run(feeds[1])["u2"], [20])
+    assert sum(r.__qualname__.startswith("_Matching._repeated") for r in s.plan.runners) == 1
+    assert np.array_equal(s.run(feeds[1])["y2"], np.full((1, 4, 5), 2, np.float32))
 
 
 def test_a_merged_unit_that_fails_names_its_node(tmp_path):

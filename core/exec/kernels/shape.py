@@ -32,12 +32,48 @@ def reshape_v1(data, shape=(), consumed_inputs=None):
     return _reshape(data, shape)
 
 
-@kernel("Reshape", since=5)
+def _prepare_reshape(consts, attrs):
+    """A constant target is decoded once. One computed at run time (shape
+    arithmetic) is often the very read-only array of the last run (shape
+    blocks hand it out again): its decoded form is kept for that array."""
+    if len(consts) != 2 or consts[0] is not VARIES:
+        return None
+    allowzero = attrs.get("allowzero", 0)
+    if consts[1] is not VARIES:
+        if consts[1] is None:
+            return None
+        fixed = ints(consts[1])
+        if not allowzero and 0 in fixed:
+            return None
+        return lambda data, _shape: data.reshape(fixed)
+    last = [None, None]         # the target array, its decoded list (no 0 in it)
+
+    def reshaped(data, shape):
+        if shape is last[0]:
+            return data.reshape(last[1])
+        if type(shape) is np.ndarray and not shape.flags.writeable and shape.base is None \
+                and shape.dtype == np.int64 and shape.ndim == 1:
+            target = shape.tolist()
+            if allowzero or 0 not in target:
+                last[0], last[1] = shape, target
+                return data.reshape(target)
+        return _reshape(data, shape, allowzero)
+    return reshaped
+
+
+@kernel("Reshape", since=5, prepare=_prepare_reshape)
 def reshape(data, shape, allowzero=0):
     return _reshape(data, shape, allowzero)
 
 
-@kernel("Transpose", since=1)
+def _prepare_transpose(consts, attrs):
+    """The permutation decoded once."""
+    perm = attrs.get("perm")
+    perm = None if perm is None else tuple(ints(perm))
+    return lambda data: data.transpose(perm)
+
+
+@kernel("Transpose", since=1, prepare=_prepare_transpose)
 def transpose(data, perm=None):
     return np.transpose(data, None if perm is None else ints(perm))
 
