@@ -118,6 +118,19 @@ def profile(path, feeds, runs: int = 20, top: int = 6) -> None:
           + f"; {n_small} small steps")
     for label, (sec, n) in sorted(by_label.items(), key=lambda kv: -kv[1][0])[:top]:
         print(f"     {label:30} x{n:<4} {sec * 1e3:7.3f} ms  {sec / n * 1e6:8.1f} us each")
+    # inside If/Loop/Scan bodies: a runner may run many times a run, so its total per run
+    inner = collections.defaultdict(lambda: [0.0, 0, 0])
+    for k, times in spent.items():
+        if k not in per and times:
+            entry = inner[labels[k]]
+            entry[0] += sum(times) / runs
+            entry[1] += len(times) / runs
+            entry[2] += 1
+    if inner:
+        print(f"   inside bodies: {sum(e[0] for e in inner.values()) * 1e3:.3f} ms a run")
+        for label, (sec, calls, n) in sorted(inner.items(), key=lambda kv: -kv[1][0])[:top]:
+            print(f"     {label:30} x{n:<4} {sec * 1e3:7.3f} ms  {sec / calls * 1e6:8.1f} us a call, "
+                  f"{calls:.0f} calls")
     del out
 
 

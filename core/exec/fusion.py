@@ -13,7 +13,8 @@ numbers with fewer numpy calls or fewer passes over the data:
   inputs (by name, or constant inputs equal by value) as an earlier one
   reuses its result: exporters repeat the same attention-mask arithmetic
   in every layer.
-- **MatMul + bias Add**: the bias is added into the product's fresh buffer.
+- **MatMul + Adds**: up to two Adds after a product (its bias, then a
+  residual or an attention mask) add into the product's fresh buffer.
 - **Softmax -> IsNaN -> Where(isnan, 0, softmax)** (what torch writes for
   masked attention): the NaN scrub is skipped when the softmax has no NaN,
   which one isnan pass tells (~4x cheaper than a float sum on 4x128x128).
@@ -42,6 +43,7 @@ from .fast_steps import compile_step
 from .plan import NONDETERMINISTIC, Plan, Step, _reads
 
 _CSE_CONST_MAX = 256     # constant inputs up to this size are compared by value
+_MATMUL_ADDS = 2         # Adds merged into a product: its bias, then a residual or a mask
 
 
 class _Unit:
@@ -274,38 +276,50 @@ class _Matching:
     # -- MatMul + Add --------------------------------------------------------------
 
     def _matmul_add(self, i, taken):
+        """MatMul followed by up to two Adds (a bias, then a residual or an
+        attention mask), each added into the product's fresh buffer."""
         mm = self.steps[i]
         out = mm.outputs[0] if mm.outputs else ""
         if len(mm.outputs) != 1 or not out or len(mm.args) != 2 or not all(mm.args):
             return None
-        users = self.readers.get(out, [])
-        if len(users) != 1 or not self._only_reader(out, users):
+        adds = []          # (index, step, the other operand's name, its constant value or None)
+        current, inside = out, {out}
+        while len(adds) < _MATMUL_ADDS:
+            users = self.readers.get(current, [])
+            if len(users) != 1 or not self._only_reader(current, users):
+                break
+            add = self.steps[users[0]]
+            if add.node.op_type != "Add" or not _plain(add) or len(add.args) != 2 or add.opset < 7 \
+                    or len(add.outputs) != 1 or not add.outputs[0]:
+                break
+            other = add.args[1] if add.args[0] == current else add.args[0]
+            if other == current or not other or other in inside:
+                break
+            value = self._const(other)
+            if other in self.consts and (value is None or value.dtype.kind != "f"):
+                break
+            adds.append((users[0], add, other, value))
+            current = add.outputs[0]
+            inside.add(current)
+        if not adds:
             return None
-        j = users[0]
-        add = self.steps[j]
-        if add.node.op_type != "Add" or not _plain(add) or len(add.args) != 2 or add.opset < 7:
-            return None
-        other = add.args[1] if add.args[0] == out else add.args[0]
-        if other == out:
-            return None
-        bias = self._const(other)
-        if bias is None or bias.dtype.kind != "f":
-            return None
-        mm_call, add_call = _call_of(mm), _call_of(add)
+        mm_call = _call_of(mm)
         a_name, b_name = mm.args
-        bias_first = add.args[0] == other
-        result = add.outputs[0]
-        taken.add(j)
+        plan = [(_call_of(add), other, value, add.args[0] == other) for _, add, other, value in adds]
+        result = adds[-1][1].outputs[0]
+        taken.update(k for k, _, _, _ in adds)
 
         def make(frees, fallback):
             def run(values, frame):
                 try:
                     y = mm_call(values[a_name], values[b_name])
-                    if (type(y) is np.ndarray and y.dtype == bias.dtype and y.flags.writeable
-                            and np.broadcast_shapes(y.shape, bias.shape) == y.shape):
-                        np.add(y, bias, out=y)
-                    else:
-                        y = add_call(bias, y) if bias_first else add_call(y, bias)
+                    for add_call, other, value, other_first in plan:
+                        z = values[other] if value is None else value
+                        if (type(y) is np.ndarray and type(z) is np.ndarray and y.dtype == z.dtype
+                                and y.flags.writeable and np.broadcast_shapes(y.shape, z.shape) == y.shape):
+                            np.add(y, z, out=y)        # addition commutes: the same bits either way
+                        else:
+                            y = add_call(z, y) if other_first else add_call(y, z)
                 except (Cancelled, ExecError):
                     raise
                 except Exception:  # noqa: BLE001  (the members report it with their context)
@@ -315,7 +329,8 @@ class _Matching:
                 for name in frees:
                     values.pop(name, None)
             return run
-        return _Unit([mm, add], [a_name, b_name], [result], make)
+        reads = [a_name, b_name] + [other for _, _, other, value in adds if value is None]
+        return _Unit([mm] + [add for _, add, _, _ in adds], reads, [result], make)
 
     # -- Softmax -> IsNaN -> Where ----------------------------------------------------
 

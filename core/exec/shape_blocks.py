@@ -123,10 +123,16 @@ def block_runner(members: list, exported: list, frees, general, consts):
 
 def _frozen(results: list):
     """The results made safe to hand out on later runs (read-only arrays
-    owning their memory), or None when one is not a small array."""
-    if not all(type(r) is np.ndarray and r.size <= _MAX_RESULT for r in results):
-        return None
-    kept = [r if r.base is None else r.copy() for r in results]
-    for r in kept:
-        r.flags.writeable = False
+    owning their memory; numpy scalars, which 0-d kernels may give, as they
+    are), or None when one is not a small array or scalar."""
+    kept = []
+    for r in results:
+        if isinstance(r, np.generic):
+            kept.append(r)
+        elif type(r) is np.ndarray and r.size <= _MAX_RESULT:
+            r = r if r.base is None else r.copy()
+            r.flags.writeable = False
+            kept.append(r)
+        else:
+            return None
     return kept

@@ -58,6 +58,35 @@ def test_matmul_bias_add(tmp_path):
     assert _merged_count(s) == 2    # two MatMul+Add pairs, each one runner
 
 
+def test_matmul_bias_then_residual_and_mask_adds(tmp_path):
+    """The bias and a residual (a value of the run) add into the product;
+    a mask that broadcasts too; a residual of another dtype or of a larger
+    shape takes the Add kernel; a third Add stays a step of its own."""
+    rng = np.random.default_rng(1)
+    w = rng.standard_normal((8, 8)).astype(np.float32)
+    b = rng.standard_normal(8).astype(np.float32)
+    nodes = [helper.make_node("MatMul", ["x", "w"], ["p"]),
+             helper.make_node("Add", ["p", "b"], ["pb"]),
+             helper.make_node("Add", ["x", "pb"], ["res"]),           # residual first
+             helper.make_node("Add", ["res", "x"], ["again"]),        # a third Add: not merged
+             helper.make_node("MatMul", ["x", "w"], ["s"]),
+             helper.make_node("Add", ["s", "mask"], ["masked"]),      # mask (1, 8) over (4, 8)
+             helper.make_node("MatMul", ["x", "w"], ["t"]),
+             helper.make_node("Add", ["t", "big"], ["grown"])]        # (2, 4, 8): not in place
+    m = _save(tmp_path, nodes,
+              [_tensor("x", [4, 8]), _tensor("mask", [1, 8]), _tensor("big", [2, 4, 8])],
+              [_tensor("again", [4, 8]), _tensor("masked", [4, 8]), _tensor("grown", [2, 4, 8])],
+              [("w", w), ("b", b)])
+    feeds = {"x": rng.standard_normal((4, 8)).astype(np.float32),
+             "mask": np.where(rng.random((1, 8)) > 0.5, 0, -1e4).astype(np.float32),
+             "big": rng.standard_normal((2, 4, 8)).astype(np.float32)}
+    s = _merged_matches_unmerged(m, [feeds])
+    assert _merged_count(s) == 4      # MatMul+Add+Add, MatMul+Add, MatMul+Add
+    out = s.run(feeds)
+    np.testing.assert_allclose(out["again"], feeds["x"] @ w + b + 2 * feeds["x"], rtol=1e-5, atol=1e-5)
+    assert np.array_equal(out["grown"], (feeds["x"] @ w)[None] + feeds["big"])
+
+
 def test_softmax_nan_scrub_with_and_without_nan(tmp_path):
     zero = np.array(0, np.float32)
     m = _save(tmp_path, [helper.make_node("Softmax", ["x"], ["p"], axis=-1),
