@@ -733,3 +733,22 @@ def test_where_full_size_mask_takes_the_bit_select_with_np_where_bits(dtype):
         ev._bit_select = real
     assert calls == [1]
     np.testing.assert_array_equal(got.view(np.uint8), np.where(cond, x, y).view(np.uint8))
+
+
+@pytest.mark.parametrize("dtype", [np.float32, np.float64, np.float16, np.int32])
+def test_bounded_equals_maximum_then_minimum(dtype):
+    # the fast clip behind Erf's clamp and one-sided Clip: the values of
+    # np.maximum/np.minimum for every bound combination, NaN and inf included
+    from onnxstudio.core.exec.kernels._math_util import bounded
+    x = (RNG.standard_normal(3 * 4099) * 10).astype(dtype)
+    if x.dtype.kind == "f":
+        x[:4] = [np.nan, np.inf, -np.inf, 2.5]
+    for low, high in [(None, 4), (-3, None), (-3, 4), (None, None)]:
+        want = x if low is None else np.maximum(x, x.dtype.type(low))
+        want = want if high is None else np.minimum(want, x.dtype.type(high))
+        got = bounded(x, low, high)
+        assert got.dtype == x.dtype
+        np.testing.assert_array_equal(got, want)
+    out = x.copy()
+    assert bounded(out, high=1, out=out) is out
+    np.testing.assert_array_equal(out, np.minimum(x, x.dtype.type(1)))

@@ -14,7 +14,7 @@ import ml_dtypes
 import numpy as np
 
 from ..registry import kernel
-from ._math_util import blockwise, float_math, last_axis_sum, normalize_axis, with_scalar
+from ._math_util import blockwise, float_math, last_axis_sum, normalize_axis
 from .elementwise import erf_values
 
 
@@ -158,10 +158,27 @@ def _sigmoid_values(x):
     return np.reciprocal(out, out=out)
 
 
+# numpy's maximum against a scalar takes a slow loop (46 us on 96x40x40
+# float32, against 15 us for two arrays); against a row of zeros broadcast
+# over rows of the same length it takes the fast one, with the same results
+# (NaN kept, -0 becomes 0).
+_ZERO_ROW = 4096
+_ZERO_ROWS = {np.dtype(np.float32): np.zeros(_ZERO_ROW, np.float32),
+              np.dtype(np.float64): np.zeros(_ZERO_ROW, np.float64)}
+
+
 @_activation("Relu", since=1)
 def relu(x):
-    # through a broadcast row of zeros (with_scalar): -0 becomes 0, NaN stays
-    return with_scalar(np.maximum, x, 0)
+    zeros = _ZERO_ROWS.get(x.dtype)
+    if zeros is None or x.size < 2 * _ZERO_ROW:
+        return np.maximum(x, 0)
+    flat = x.reshape(-1)
+    out = np.empty(x.size, x.dtype)
+    body = flat.size - flat.size % _ZERO_ROW
+    np.maximum(flat[:body].reshape(-1, _ZERO_ROW), zeros, out=out[:body].reshape(-1, _ZERO_ROW))
+    if body < flat.size:
+        np.maximum(flat[body:], zeros[:flat.size - body], out=out[body:])
+    return out.reshape(x.shape)
 
 
 # np.where with a data-dependent mask is branchy (~10 ns/element, measured

@@ -9,7 +9,7 @@ from __future__ import annotations
 import numpy as np
 
 from ..registry import kernel
-from ._math_util import blockwise, float_math, with_scalar
+from ._math_util import blockwise, bounded, float_math
 
 
 def _quiet(fn):
@@ -66,7 +66,7 @@ def erf_values(x: np.ndarray) -> np.ndarray:
     t = x.dtype.type
     with np.errstate(over="ignore", invalid="ignore"):     # huge |x|: x^2 and the product go to inf, tanh to 1
         u = np.square(x)
-        with_scalar(np.minimum, u, _ERF_CLAMP, out=u)
+        bounded(u, high=_ERF_CLAMP, out=u)
         p = u * t(_ERF_P[-1])
         p += t(_ERF_P[-2])
         for a in _ERF_P[-3::-1]:
