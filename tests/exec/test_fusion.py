@@ -101,6 +101,30 @@ def test_softmax_nan_scrub_with_and_without_nan(tmp_path):
     assert np.array_equal(s.run({"x": masked})["y"][1, 2], np.zeros(5, np.float32))
 
 
+def test_softmax_nan_scrub_on_many_rows_whatever_the_rows_hold(tmp_path):
+    """32 rows take the kernel's shared-shift form, which tells the merged
+    unit when it made no NaN; every case still equals the unmerged steps."""
+    zero = np.array(0, np.float32)
+    m = _save(tmp_path, [helper.make_node("Softmax", ["x"], ["p"]),
+                         helper.make_node("IsNaN", ["p"], ["nan"]),
+                         helper.make_node("Where", ["nan", "zero", "p"], ["y"])],
+              [_tensor("x", [4, 8, 16])], [_tensor("y", [4, 8, 16])], [("zero", zero)])
+    x = np.random.default_rng(3).standard_normal((4, 8, 16)).astype(np.float32)
+    masked = x.copy()
+    masked[2, 5, :] = -np.inf                   # fully masked: NaN, scrubbed to zeros
+    far = x.copy()
+    far[1, 1, :] -= 200                         # far below the tensor's maximum: redone, no NaN
+    with_nan, with_inf = x.copy(), x.copy()
+    with_nan[0, 0, 3] = np.nan
+    with_inf[3, 7, 0] = np.inf
+    feeds = [{"x": v} for v in (x, masked, far, with_nan, with_inf)]
+    s = _merged_matches_unmerged(m, feeds)
+    assert _merged_count(s) == 2
+    assert np.array_equal(s.run({"x": masked})["y"][2, 5], np.zeros(16, np.float32))
+    assert not np.isnan(s.run({"x": far})["y"]).any()
+    assert np.isclose(s.run({"x": far})["y"][1, 1].sum(), 1)
+
+
 def test_layer_norm_without_statistics_outputs(tmp_path):
     rng = np.random.default_rng(2)
     g = rng.standard_normal(16).astype(np.float32)

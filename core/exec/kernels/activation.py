@@ -37,9 +37,22 @@ def _sum_along(x, axis):
 
 
 def _softmax(x, axis):
+    return _softmax_flagged(x, axis)[0]
+
+
+def _softmax_flagged(x, axis):
+    """Softmax, and whether it is sure to hold no NaN (so a caller about to
+    scrub NaN can skip looking: see fusion.py)."""
     if axis == x.ndim - 1 and x.dtype in _SHARED_SHIFT_TYPES and x.size >= _SHARED_SHIFT_MIN_ROWS * x.shape[-1] > 0:
         return _softmax_shared_shift(x)
-    return _softmax_row_max(x, axis)
+    return _softmax_row_max(x, axis), False
+
+
+def softmax_last_axis(x):
+    """Softmax over the last axis of a float32/float64 array as the opset-13
+    kernel computes it, with `_softmax_flagged`'s no-NaN flag."""
+    with np.errstate(over="ignore", under="ignore", invalid="ignore"):
+        return _softmax_flagged(x, x.ndim - 1)
 
 
 def _softmax_row_max(x, axis):
@@ -65,9 +78,12 @@ _SHARED_SHIFT_MIN_SUM = 1e-4
 
 
 def _softmax_shared_shift(x):
+    """The softmax, and True when it cannot hold NaN: a finite maximum means
+    no NaN or inf in x, and every row summing to at least
+    _SHARED_SHIFT_MIN_SUM divides by no zero."""
     top = np.max(x)
     if not np.isfinite(top):            # inf or NaN somewhere: the row-maximum form's own results
-        return _softmax_row_max(x, x.ndim - 1)
+        return _softmax_row_max(x, x.ndim - 1), False
     e = x - top
     np.exp(e, out=e)
     sums = last_axis_sum(e)
@@ -75,8 +91,9 @@ def _softmax_shared_shift(x):
     e /= sums
     if low.any():
         rows = np.nonzero(low[..., 0])
-        e[rows] = _softmax_row_max(x[rows], -1)
-    return e
+        e[rows] = _softmax_row_max(x[rows], -1)     # an all -inf row gives NaN here
+        return e, False
+    return e, True
 
 
 def _log_softmax(x, axis):
