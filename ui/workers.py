@@ -11,6 +11,8 @@ thread has finished, however the caller's `self._job` reference is replaced;
 on window close, application quit, or the runner's own destruction it cancels
 and waits for every running job. Qt aborts the whole process when a QThread
 object is destroyed while its thread still runs, so no timeout applies.
+While any job runs, Python's cyclic collector is held off and the UI thread
+collects in its place (canvas/gc_pause.py says why).
 """
 
 from __future__ import annotations
@@ -18,6 +20,8 @@ from __future__ import annotations
 import traceback
 
 from PySide6.QtCore import QCoreApplication, QObject, QThread, Signal
+
+from . import gc_main_thread
 
 
 def friendly_error(exc: BaseException, what: str) -> str:
@@ -53,12 +57,14 @@ class JobRunner(QObject):
         job.setParent(self)
         self._running.append(job)
         job.finished.connect(lambda j=job: self._finished(j))
+        gc_main_thread.job_started()        # no collection inside the worker thread
         job.start()
         return True
 
     def _finished(self, job) -> None:
         if job in self._running:
             self._running.remove(job)
+            gc_main_thread.job_ended()
         # After `finished` the QThread may be deleted safely (Qt waits for
         # the last instructions of the thread in its destructor).
         job.deleteLater()
@@ -92,6 +98,9 @@ def _stop_and_wait(jobs: list) -> None:
             job.wait()
         except RuntimeError:
             pass
+        if job in jobs:         # its `finished` may never be delivered now
+            jobs.remove(job)
+            gc_main_thread.job_ended()
 
 
 class LoadJob(QThread):

@@ -413,6 +413,12 @@ def _preload_executor() -> None:
     if "onnxstudio.core.exec.debug" in sys.modules:
         return
 
+    from .. import gc_main_thread
+
     def load():
-        import onnxstudio.core.exec.debug  # noqa: F401
+        try:
+            import onnxstudio.core.exec.debug  # noqa: F401
+        finally:
+            gc_main_thread.job_ended()
+    gc_main_thread.job_started()        # no collection inside this thread (see canvas/gc_pause.py)
     threading.Thread(target=load, name="preload-executor", daemon=True).start()

@@ -1,0 +1,101 @@
+"""No cyclic garbage collection runs inside a worker job's thread; the UI
+thread collects in its place, and afterwards the collector is as before."""
+import gc
+import threading
+import weakref
+
+import pytest
+from PySide6.QtCore import QThread
+
+from onnxstudio.ui import gc_main_thread
+from onnxstudio.ui.canvas import gc_pause
+from onnxstudio.ui.workers import JobRunner
+
+
+@pytest.fixture
+def runner(qtbot):
+    """A JobRunner deleted, with its jobs, while the application still exists."""
+    # another test's job (the executor's preload thread ...) may still hold the collector
+    qtbot.waitUntil(lambda: not gc_pause.held(), timeout=30_000)
+    r = JobRunner()
+    yield r
+    r.shutdown()
+    r.deleteLater()
+    qtbot.wait(20)
+
+
+class _Cycle:
+    def __init__(self):
+        self.me = self
+
+
+class _Waiting(QThread):
+    """Runs until told to end."""
+    def __init__(self):
+        super().__init__()
+        self.release = threading.Event()
+
+    def run(self):
+        self.release.wait(30)
+
+
+class _Allocating(QThread):
+    """Makes cyclic garbage for ~0.6 s, crossing the thresholds many times."""
+    def run(self):
+        for _ in range(30):
+            for _ in range(5_000):
+                _Cycle()
+            self.msleep(20)
+
+
+def test_collections_happen_on_the_ui_thread_only_while_jobs_run(qtbot, runner):
+    threads = []       # per collection: (on the UI thread, during the job)
+
+    def seen(phase, info):
+        if phase == "start":
+            threads.append((threading.current_thread() is threading.main_thread(), bool(runner.jobs)))
+    assert gc.isenabled()
+    gc.callbacks.append(seen)
+    try:
+        job = _Allocating()
+        runner.start(job)
+        assert not gc.isenabled()               # held off while the job runs
+        qtbot.waitUntil(lambda: not runner.jobs, timeout=30_000)
+        assert gc.isenabled()                   # and back once it has ended
+    finally:
+        gc.callbacks.remove(seen)
+    assert all(ui for ui, _ in threads)         # no collection in the worker
+    assert any(during for _, during in threads)  # the UI thread collected meanwhile
+
+
+def test_the_ui_thread_collects_garbage_made_during_a_job(qtbot, runner):
+    gone = []
+    job = _Waiting()
+    runner.start(job)
+    try:
+        cycle = _Cycle()
+        weakref.finalize(cycle, gone.append, True)
+        del cycle
+        for _ in range(20_000):                 # garbage enough for a due collection
+            _Cycle()
+        assert not gone and gc_pause.ui_thread_collects()
+        qtbot.waitUntil(lambda: bool(gone), timeout=10_000)   # the timer collected it
+    finally:
+        job.release.set()
+        qtbot.waitUntil(lambda: not runner.jobs, timeout=30_000)
+    assert gc.isenabled() and not gc_pause.ui_thread_collects()
+
+
+def test_a_pause_holds_the_ui_thread_collector_too(qtbot, runner):
+    job = _Waiting()
+    runner.start(job)
+    try:
+        with gc_pause.gc_paused():
+            for _ in range(20_000):
+                _Cycle()
+            assert gc_main_thread.collect_due() == 0
+        assert gc_main_thread.collect_due() >= 1
+    finally:
+        job.release.set()
+        qtbot.waitUntil(lambda: not runner.jobs, timeout=30_000)
+    assert gc.isenabled()
