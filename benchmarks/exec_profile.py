@@ -19,6 +19,9 @@ time "in its parts" is the sum of those medians: on a machine shared with
 other work, a run's wall time also holds the moments other processes had
 the core, which the median of each part leaves out.
 
+Runners inside If/Loop/Scan bodies are listed after the top graph's, by
+their total time a run (a loop body's runner runs once an iteration).
+
 `MB out` is what the kernels' results add up to in one run: each is a fresh
 allocation (glibc reuses the blocks across runs, see core/exec/allocator.py).
 """
