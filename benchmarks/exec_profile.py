@@ -67,7 +67,7 @@ def profile(path, feeds, runs: int = 20, top: int = 6) -> None:
         wrappers[key] = run
         return run
 
-    plain_compile, plain_init = fusion.compile_step, fusion._Unit.__init__
+    plain_compile, plain_init, plain_in_place = fusion.compile_step, fusion._Unit.__init__, fusion.in_place.runner
 
     def unit_init(self, members, reads, outputs, make):
         label = "+".join(m.node.op_type for m in members)
@@ -78,6 +78,11 @@ def profile(path, feeds, runs: int = 20, top: int = 6) -> None:
         plain_init(self, members, reads, outputs, lambda frees, fb: timed(make(frees, fb), label))
 
     fusion.compile_step = lambda s, g, **kw: timed(plain_compile(s, g, **kw), s.node.op_type)
+
+    def in_place_runner(s, *args):
+        run = plain_in_place(s, *args)
+        return run and timed(run, s.node.op_type + " (in place)")
+    fusion.in_place.runner = in_place_runner
     fusion._Unit.__init__ = unit_init
     try:
         s = Session(core.load(path))
@@ -85,6 +90,7 @@ def profile(path, feeds, runs: int = 20, top: int = 6) -> None:
             out = s.run(feeds)
     finally:
         fusion.compile_step, fusion._Unit.__init__ = plain_compile, plain_init
+        fusion.in_place.runner = plain_in_place
     # only the top graph's runners add up to a run (a body's run inside its If/Loop)
     top_keys = [k for k, fn in wrappers.items() if any(fn is r for r in s.plan.runners)]
     totals, betweens = [], []

@@ -21,6 +21,9 @@ numbers with fewer numpy calls or fewer passes over the data:
   summing to ~0), else one isnan pass tells.
 - **LayerNormalization whose mean and inverse std nobody reads**: the same
   arithmetic as the kernel, minus the checks and the unused outputs.
+- **Elementwise arithmetic in place** (in_place.py): Add/Sub/Mul/Div of
+  float tensors write over an operand that dies with the step, when
+  nothing else can see it.
 - **Gelu as torch exports it** (Div by a constant or Mul, Erf, Add 1, Mul by
   the input, Mul 0.5): the five steps' own operations in one buffer.
 
@@ -39,7 +42,7 @@ from functools import partial
 import numpy as np
 
 from .errors import Cancelled, ExecError
-from . import shape_blocks
+from . import in_place, shape_blocks
 from .fast_steps import compile_step
 from .kernels.activation import softmax_last_axis
 from .plan import NONDETERMINISTIC, Plan, Step, _reads
@@ -95,7 +98,8 @@ def compile_runners(plan: Plan, general, const_value) -> list:
             runners.append(u.make(tuple(u.frees), _fallback(u, general)))
         else:
             steady = not any(n in outputs for n in u.outputs)
-            runners.append(compile_step(u, general, steady=steady, untrusted=untrusted))
+            fast = in_place.runner(u, _call_of(u), general, untrusted) if _plain(u) else None
+            runners.append(fast or compile_step(u, general, steady=steady, untrusted=untrusted))
     return runners
 
 

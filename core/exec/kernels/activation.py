@@ -186,16 +186,22 @@ _ZERO_ROWS = {np.dtype(np.float32): np.zeros(_ZERO_ROW, np.float32),
 
 @_activation("Relu", since=1)
 def relu(x):
-    zeros = _ZERO_ROWS.get(x.dtype)
-    if zeros is None or x.size < 2 * _ZERO_ROW:
+    if x.dtype not in _ZERO_ROWS or x.size < 2 * _ZERO_ROW:
         return np.maximum(x, 0)
-    flat = x.reshape(-1)
-    out = np.empty(x.size, x.dtype)
+    return relu_into(x, out=np.empty(x.shape, x.dtype))
+
+
+def relu_into(x, *, out):
+    """Relu of a float32/float64 x written into `out`, a C-contiguous array
+    of its shape (which may be x: core/exec/in_place.py), against the row of
+    zeros."""
+    zeros = _ZERO_ROWS[x.dtype]
+    flat, dst = x.reshape(-1), out.reshape(-1)
     body = flat.size - flat.size % _ZERO_ROW
-    np.maximum(flat[:body].reshape(-1, _ZERO_ROW), zeros, out=out[:body].reshape(-1, _ZERO_ROW))
+    np.maximum(flat[:body].reshape(-1, _ZERO_ROW), zeros, out=dst[:body].reshape(-1, _ZERO_ROW))
     if body < flat.size:
-        np.maximum(flat[body:], zeros[:flat.size - body], out=out[body:])
-    return out.reshape(x.shape)
+        np.maximum(flat[body:], zeros[:flat.size - body], out=dst[body:])
+    return out
 
 
 # np.where with a data-dependent mask is branchy (~10 ns/element, measured

@@ -45,15 +45,27 @@ def min_(*inputs, consumed_inputs=None):
     return _fold(np.minimum, inputs)
 
 
-def _clip(x, low, high):
+def _clip(x, low, high, out=None):
     """min(max(x, low), high), as ONNX defines it: when low > high that is
     `high` everywhere. One np.clip with both bounds (see bounded) is several
-    times faster than maximum/minimum."""
+    times faster than maximum/minimum. `out` may be x (core/exec/in_place.py)."""
     if low is not None and high is not None and low > high:
-        return np.full_like(x, high)
+        if out is None:
+            return np.full_like(x, high)
+        out[...] = high
+        return out
     if low is None and high is None:
-        return x.copy()
-    return bounded(x, low, high)
+        if out is None:
+            return x.copy()
+        out[...] = x
+        return out
+    return bounded(x, low, high, out=out)
+
+
+def clip_into(x, min=None, max=None, *, out):  # noqa: A002  (ONNX names)
+    """Clip (opset 11 on) of a float32/float64 x, written into `out`."""
+    bounds = [None if v is None or v.size == 0 else v.reshape(()) for v in (min, max)]
+    return _clip(x, *bounds, out=out)
 
 
 _FLT_MAX = float(np.finfo(np.float32).max)
