@@ -87,9 +87,11 @@ def runner(s: Step, call, general, untrusted):
             # counted in statements of their own: an argument being passed holds one more
             a_refs = getrefcount(a)
             b_refs = getrefcount(b)
-            if a_dies and a.size >= _MIN_ELEMENTS and _writable_alone(a, a_refs) and _keeps_shape(a, b):
+            if (a_dies and a.size >= _MIN_ELEMENTS and a.flags.c_contiguous and _writable_alone(a, a_refs)
+                    and _keeps_shape(a, b)):
                 target = a
-            elif b_dies and b.size >= _MIN_ELEMENTS and _writable_alone(b, b_refs) and _keeps_shape(b, a):
+            elif (b_dies and b.size >= _MIN_ELEMENTS and b.flags.c_contiguous and _writable_alone(b, b_refs)
+                  and _keeps_shape(b, a)):
                 target = b
         try:
             if target is not None:
