@@ -293,7 +293,7 @@ class _Matching:
         current, inside = out, {out}
         while len(adds) < _MATMUL_ADDS:
             users = self.readers.get(current, [])
-            if len(users) != 1 or not self._only_reader(current, users):
+            if len(users) != 1 or not self._only_reader(current, users) or users[0] in taken:
                 break
             add = self.steps[users[0]]
             if add.node.op_type != "Add" or not _plain(add) or len(add.args) != 2 or add.opset < 7 \
