@@ -133,6 +133,11 @@ def test_conv_float16_and_empty_batch():
 @pytest.mark.parametrize("xs,ws,attrs", [
     ((1, 4, 5), (4, 3, 3), dict(group=2, strides=[2], output_padding=[1], pads=[1, 0])),
     ((2, 2, 3, 4), (2, 3, 3, 2), dict(strides=[2, 3], dilations=[2, 1], pads=[1, 0, 0, 1])),
+    # kernel == stride: taps never overlap (a reshuffle of the products)
+    ((1, 8, 20, 20), (8, 4, 2, 2), dict(strides=[2, 2])),
+    ((2, 4, 5, 6), (4, 3, 3, 2), dict(strides=[3, 2], pads=[1, 0, 1, 1])),
+    ((1, 4, 7), (4, 2, 4), dict(strides=[4], group=2, output_padding=[2])),
+    ((1, 3, 2, 3, 4), (3, 2, 2, 2, 2), dict(strides=[2, 2, 2])),
 ])
 def test_conv_transpose_matches_onnxruntime(xs, ws, attrs):
     x, w, b = rand(*xs), rand(*ws), rand(ws[1] * attrs.get("group", 1))
