@@ -41,8 +41,8 @@ from functools import partial
 
 import numpy as np
 
-from .errors import Cancelled, ExecError
 from . import in_place, shape_blocks
+from .errors import Cancelled, ExecError
 from .fast_steps import compile_step
 from .kernels.activation import softmax_last_axis
 from .plan import NONDETERMINISTIC, Plan, Step, _reads

@@ -27,7 +27,7 @@ import dataclasses
 import numpy as np
 
 from .fast_steps import compile_step
-from .plan import NONDETERMINISTIC, Step
+from .plan import NONDETERMINISTIC
 
 _ENTRIES = 8              # runs remembered per block (a decoder's growing cache length adds one a token)
 _GIVE_UP = 16             # misses after which a block that rarely hits stops remembering

@@ -7,22 +7,12 @@ merging must really happen, and a merged unit that fails must report the
 node as the general path does."""
 import numpy as np
 import pytest
-from onnx import TensorProto, helper, numpy_helper
+from onnx import TensorProto, helper
 
 from onnxstudio import core
 from onnxstudio.core.exec import ExecError, Session
 
-
-def _save(tmp_path, nodes, inputs, outputs, inits=(), opset=17):
-    graph = helper.make_graph(nodes, "g", inputs, outputs, [numpy_helper.from_array(v, k) for k, v in inits])
-    model = helper.make_model(graph, opset_imports=[helper.make_opsetid("", opset)], ir_version=8)
-    path = tmp_path / "m.onnx"
-    path.write_bytes(model.SerializeToString())
-    return core.load(path)
-
-
-def _tensor(name, dims, elem=TensorProto.FLOAT):
-    return helper.make_tensor_value_info(name, elem, dims)
+from one_graph import load_graph as _save, tensor as _tensor
 
 
 def _merged_matches_unmerged(model, feeds_list):

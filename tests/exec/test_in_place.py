@@ -3,24 +3,17 @@ the same values as the graph's own steps, and never over anything another
 value, a constant or the caller can still see."""
 import numpy as np
 import pytest
-from onnx import TensorProto, helper, numpy_helper
+from onnx import TensorProto, helper
 
-from onnxstudio import core
 from onnxstudio.core.exec import Session, in_place
+
+from one_graph import load_graph as _model, tensor
 
 BIG = (64, 300)            # above in_place._MIN_ELEMENTS
 
 
-def _model(tmp_path, nodes, inputs, outputs, inits=(), opset=17):
-    graph = helper.make_graph(nodes, "g", inputs, outputs, [numpy_helper.from_array(v, k) for k, v in inits])
-    model = helper.make_model(graph, opset_imports=[helper.make_opsetid("", opset)], ir_version=8)
-    path = tmp_path / "m.onnx"
-    path.write_bytes(model.SerializeToString())
-    return core.load(path)
-
-
 def _tensor(name, dims=BIG, elem=TensorProto.FLOAT):
-    return helper.make_tensor_value_info(name, elem, list(dims) if dims else None)
+    return tensor(name, list(dims) if dims else None, elem)
 
 
 @pytest.fixture

@@ -7,20 +7,9 @@ import numpy as np
 import pytest
 from onnx import TensorProto, helper, numpy_helper
 
-from onnxstudio import core
 from onnxstudio.core.exec import ExecError, Session, shape_blocks
 
-
-def _model(tmp_path, nodes, inputs, outputs, inits=()):
-    graph = helper.make_graph(nodes, "g", inputs, outputs, [numpy_helper.from_array(v, k) for k, v in inits])
-    model = helper.make_model(graph, opset_imports=[helper.make_opsetid("", 17)], ir_version=8)
-    path = tmp_path / "m.onnx"
-    path.write_bytes(model.SerializeToString())
-    return core.load(path)
-
-
-def _tensor(name, dims, elem=TensorProto.FLOAT):
-    return helper.make_tensor_value_info(name, elem, dims)
+from one_graph import load_graph as _model, tensor as _tensor
 
 
 @pytest.fixture
