@@ -168,6 +168,24 @@ def _fallback(u: _Unit, general):
     return run
 
 
+def _guarded(compute, result: str, frees, fallback):
+    """The runner of a merged unit: `compute(values)` gives its result; on
+    anything unexpected (a dtype, a shape, an exception) the members run one
+    by one through the general path, which names the node as always."""
+    def run(values, frame):
+        try:
+            y = compute(values)
+        except (Cancelled, ExecError):
+            raise
+        except Exception:  # noqa: BLE001  (the members report it with their context)
+            fallback(values, frame, frees)
+            return
+        values[result] = y
+        for name in frees:
+            values.pop(name, None)
+    return run
+
+
 def _call_of(s: Step):
     if s.call is not None:
         return s.call
@@ -316,26 +334,19 @@ class _Matching:
         result = adds[-1][1].outputs[0]
         taken.update(k for k, _, _, _ in adds)
 
+        def compute(values):
+            y = mm_call(values[a_name], values[b_name])
+            for add_call, other, value, other_first in plan:
+                z = values[other] if value is None else value
+                if (type(y) is np.ndarray and type(z) is np.ndarray and y.dtype == z.dtype
+                        and y.flags.writeable and in_place.keeps_shape(y, z)):
+                    np.add(y, z, out=y)        # addition commutes: the same bits either way
+                else:
+                    y = add_call(z, y) if other_first else add_call(y, z)
+            return y
+
         def make(frees, fallback):
-            def run(values, frame):
-                try:
-                    y = mm_call(values[a_name], values[b_name])
-                    for add_call, other, value, other_first in plan:
-                        z = values[other] if value is None else value
-                        if (type(y) is np.ndarray and type(z) is np.ndarray and y.dtype == z.dtype
-                                and y.flags.writeable and in_place.keeps_shape(y, z)):
-                            np.add(y, z, out=y)        # addition commutes: the same bits either way
-                        else:
-                            y = add_call(z, y) if other_first else add_call(y, z)
-                except (Cancelled, ExecError):
-                    raise
-                except Exception:  # noqa: BLE001  (the members report it with their context)
-                    fallback(values, frame, frees)
-                    return
-                values[result] = y
-                for name in frees:
-                    values.pop(name, None)
-            return run
+            return _guarded(compute, result, frees, fallback)
         reads = [a_name, b_name] + [other for _, _, other, value in adds if value is None]
         return _Unit([mm] + [add for _, add, _, _ in adds], reads, [result], make)
 
@@ -371,27 +382,20 @@ class _Matching:
         # opset 13 on: the kernel's own last-axis softmax, which can tell it made no NaN
         last_axis = sm.opset >= 13 and sm.attrs.get("axis", -1) == -1
 
+        def compute(values):
+            x = values[x_name]
+            clean = False
+            if last_axis and type(x) is np.ndarray and x.dtype in _NATIVE_FLOATS and x.ndim and x.size:
+                p, clean = softmax_last_axis(x)
+            else:
+                p = sm_call(x)
+            if not clean and not (type(p) is np.ndarray and p.dtype == zero.dtype and zero.ndim <= p.ndim
+                                  and not np.isnan(p).any()):
+                p = where_call(np.isnan(p), zero, p)
+            return p
+
         def make(frees, fallback):
-            def run(values, frame):
-                try:
-                    x = values[x_name]
-                    clean = False
-                    if last_axis and type(x) is np.ndarray and x.dtype in _NATIVE_FLOATS and x.ndim and x.size:
-                        p, clean = softmax_last_axis(x)
-                    else:
-                        p = sm_call(x)
-                    if not clean and not (type(p) is np.ndarray and p.dtype == zero.dtype and zero.ndim <= p.ndim
-                                          and not np.isnan(p).any()):
-                        p = where_call(np.isnan(p), zero, p)
-                except (Cancelled, ExecError):
-                    raise
-                except Exception:  # noqa: BLE001
-                    fallback(values, frame, frees)
-                    return
-                values[result] = p
-                for name in frees:
-                    values.pop(name, None)
-            return run
+            return _guarded(compute, result, frees, fallback)
         return _Unit([sm, isnan, where], [x_name], [result], make)
 
     # -- Gelu: x * (erf(x / sqrt2) + 1) * 0.5, as torch exports it --------------------------
@@ -445,31 +449,22 @@ class _Matching:
         consts = (c, one, half)
         taken.update((k_erf, k_add, k_mul, k_last))
 
+        def compute(values):
+            x = values[x_name]
+            if type(x) is not np.ndarray or any(k.dtype != x.dtype or k.ndim > x.ndim for k in consts):
+                raise TypeError("unexpected Gelu input")
+            # the members' own operations, in their order, into one buffer
+            t = scale_call(*(x if n == x_name else c for n in scale.args))
+            y = erf_call(t)
+            if not (type(y) is np.ndarray and y.flags.writeable and y.shape == x.shape and y.dtype == x.dtype):
+                raise TypeError("unexpected Erf result")
+            np.add(y, one, out=y)
+            np.multiply(y, x, out=y)
+            np.multiply(y, half, out=y)
+            return y
+
         def make(frees, fallback):
-            def run(values, frame):
-                x = values.get(x_name)
-                if type(x) is not np.ndarray or any(k.dtype != x.dtype or k.ndim > x.ndim for k in consts):
-                    fallback(values, frame, frees)
-                    return
-                try:
-                    # the members' own operations, in their order, into one buffer
-                    t = scale_call(*(x if n == x_name else c for n in scale.args))
-                    y = erf_call(t)
-                    if not (type(y) is np.ndarray and y.flags.writeable and y.shape == x.shape
-                            and y.dtype == x.dtype):
-                        raise TypeError("unexpected Erf result")
-                    np.add(y, one, out=y)
-                    np.multiply(y, x, out=y)
-                    np.multiply(y, half, out=y)
-                except (Cancelled, ExecError):
-                    raise
-                except Exception:  # noqa: BLE001
-                    fallback(values, frame, frees)
-                    return
-                values[result] = y
-                for name in frees:
-                    values.pop(name, None)
-            return run
+            return _guarded(compute, result, frees, fallback)
         return _Unit([scale, erf, add, mul, last], [x_name], [result], make)
 
     # -- LayerNormalization with one used output ---------------------------------------
