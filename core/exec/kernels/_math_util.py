@@ -81,7 +81,8 @@ def bounded(x: np.ndarray, low=None, high=None, out=None) -> np.ndarray:
     fast np.clip for float32/float64 arrays. `out` may be x. Unlike
     np.maximum, a -0.0 at a bound of 0 keeps its sign."""
     inf = _INF_BOUNDS.get(x.dtype)
-    if inf is None or (low is not None and np.isnan(low)) or (high is not None and np.isnan(high)):
+    # `v != v`: NaN, for a Python float or a 0-d array, without a ufunc call
+    if inf is None or (low is not None and low != low) or (high is not None and high != high):
         y = x if low is None else np.maximum(x, x.dtype.type(low), out=out)
         return y if high is None else np.minimum(y, x.dtype.type(high), out=out)
     lo = inf[0] if low is None else np.asarray(low, x.dtype)
