@@ -18,6 +18,7 @@ _CASES = [   # x shape, w shape, attributes
     ((1, 8, 31, 29), (8, 1, 3, 3), dict(group=8)),                                      # unpadded
     ((1, 12, 300), (12, 1, 7), dict(group=12, pads=[3, 3])),                            # 1-D
     ((1, 4, 9, 10, 11), (4, 1, 3, 3, 3), dict(group=4, pads=[1] * 6)),                  # 3-D
+    ((1, 384, 10, 10), (384, 1, 5, 5), dict(group=384, pads=[2, 2, 2, 2])),            # small map, many channels
     ((1, 32, 40, 40), (32, 1, 3, 3), dict(group=32, pads=[1, 1, 1, 1], strides=[2, 2])),  # stride 2: windows
     ((1, 8, 6, 6), (8, 1, 3, 3), dict(group=8, pads=[1, 1, 1, 1])),                     # small: windows
 ]
@@ -46,7 +47,7 @@ def test_grouped_conv_agrees_with_onnxruntime(xs, ws, attrs):
         np.testing.assert_allclose(got, want, rtol=1e-4, atol=1e-4)
 
 
-@pytest.mark.parametrize("xs,ws,attrs", _CASES[:7])
+@pytest.mark.parametrize("xs,ws,attrs", _CASES[:8])
 def test_long_run_columns_equal_the_window_view(xs, ws, attrs, monkeypatch):
     """The stride-1 form and the window form give the same products."""
     from onnxstudio.core.exec.kernels._nn_util import spatial_pads
@@ -60,7 +61,7 @@ def test_long_run_columns_equal_the_window_view(xs, ws, attrs, monkeypatch):
     monkeypatch.setattr(conv_module, "_grouped_shift", lambda *a: calls.append(1) or shift(*a))
     got = conv_module.conv_core(x, w, attrs["group"], strides, dilations, begin, end, out)
     assert calls                                     # the long-run form was taken
-    monkeypatch.setattr(conv_module, "_SHIFT_COLS_MIN_OUT", 1 << 60)
+    monkeypatch.setattr(conv_module, "_SHIFT_COLS_MIN", 1 << 60)
     want = conv_module.conv_core(x, w, attrs["group"], strides, dilations, begin, end, out)
     assert len(calls) == 1
     np.testing.assert_allclose(got, want, rtol=1e-5, atol=1e-5)
