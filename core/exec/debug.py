@@ -530,8 +530,7 @@ def boundary_feeds(model: Model, names: list, *, given: dict, known: Optional[di
             out.sized_one += [d for d in defaulted_dims(value, dims) if d not in out.sized_one]
         return out
     prefix = Session(model, outputs=missing, seed=seed)
-    with np.errstate(all="ignore"):
-        computed = prefix.run({k: v for k, v in given.items() if k in prefix.input_names})
+    computed = prefix.run({k: v for k, v in given.items() if k in prefix.input_names})
     out.feeds.update((k, computed[k]) for k in missing)
     return out
 

@@ -26,6 +26,7 @@ from .bodies import Body, BodyRunning
 from .fast_steps import memo_candidate, store_result
 from .fusion import compile_runners
 from .frame import Frame
+from .kernels._math_util import quiet_numpy
 from .plan import Plan, Step
 from .registry import VARIES, KernelContext
 from .threads import ThreadTuner
@@ -133,7 +134,7 @@ class Session(BodyRunning):
             raise Cancelled("run cancelled")
         if self.progress is not None:
             self.progress(i, len(self.plan.steps), s.node)
-        with np.errstate(all="ignore"):     # see run()
+        with quiet_numpy():
             outs = self._run_step(s, self._frame)
         self._pos += 1
         return StepResult(s.node, i, outs)
@@ -171,10 +172,7 @@ class Session(BodyRunning):
 
     def run(self, feeds: dict) -> dict:
         self.start(feeds)
-        # NaN and inf are values like any other here (onnxruntime computes
-        # them silently too); numpy's warnings about them would only name
-        # our kernels' source lines.
-        with np.errstate(all="ignore"):
+        with quiet_numpy():
             if self.plan.folded is None or self.progress is not None:
                 self._execute(self.plan, self._frame, self.progress)
             else:   # a repeated run: let the BLAS thread count follow what is fastest now

@@ -1,6 +1,8 @@
 """Helpers shared by the math kernels (elementwise, reduce, normalization ...)."""
 from __future__ import annotations
 
+import threading
+
 import numpy as np
 
 from ...ir.dtypes import to_numpy_dtype
@@ -27,6 +29,45 @@ def float_math(fn):
                 for a in args]
         return np.asarray(fn(x.astype(np.float32), *args, **kwargs)).astype(x.dtype)
     run.__name__ = getattr(fn, "__name__", "float_math")
+    return run
+
+
+class _QuietDepth(threading.local):
+    depth = 0       # how many quiet_numpy blocks this thread is inside
+
+
+_quiet_depth = _QuietDepth()
+
+
+class quiet_numpy:
+    """`np.errstate(all="ignore")` around a run or a step: NaN and inf are
+    values like any other here (onnxruntime computes them silently too), and
+    numpy's warnings about them would only name our kernels' source lines.
+    Inside it, kernels wrapped in `quiet` skip setting an errstate of their
+    own, which costs ~0.8 us a call: as much as a small kernel's arithmetic."""
+    __slots__ = ("_errstate",)
+
+    def __enter__(self):
+        self._errstate = np.errstate(all="ignore")
+        self._errstate.__enter__()
+        _quiet_depth.depth += 1
+        return self
+
+    def __exit__(self, *exc):
+        _quiet_depth.depth -= 1
+        return self._errstate.__exit__(*exc)
+
+
+def quiet(fn):
+    """`fn` without numpy's floating-point warnings: domain errors (log(-1),
+    0/0, overflow in exp) give NaN or inf, as ONNX expects. Within a session's
+    run the errstate is already set (`quiet_numpy`) and `fn` is called as is."""
+    def run(*args, **kwargs):
+        if _quiet_depth.depth:
+            return fn(*args, **kwargs)
+        with np.errstate(all="ignore"):
+            return fn(*args, **kwargs)
+    run.__name__ = getattr(fn, "__name__", "quiet")
     return run
 
 

@@ -14,18 +14,11 @@ import ml_dtypes
 import numpy as np
 
 from ..registry import kernel
-from ._math_util import blockwise, float_math, last_axis_sum, normalize_axis
+from ._math_util import blockwise, float_math, last_axis_sum, normalize_axis, quiet
 from .elementwise import erf_values
 
 
 _BFLOAT16 = np.dtype(ml_dtypes.bfloat16)
-
-
-def _quiet(fn):
-    def run(*args, **kwargs):
-        with np.errstate(over="ignore", under="ignore", invalid="ignore"):
-            return fn(*args, **kwargs)
-    return run
 
 
 # ---- softmax family -------------------------------------------------------
@@ -48,11 +41,11 @@ def _softmax_flagged(x, axis):
     return _softmax_row_max(x, axis), False
 
 
+@quiet
 def softmax_last_axis(x):
     """Softmax over the last axis of a float32/float64 array as the opset-13
     kernel computes it, with `_softmax_flagged`'s no-NaN flag."""
-    with np.errstate(over="ignore", under="ignore", invalid="ignore"):
-        return _softmax_flagged(x, x.ndim - 1)
+    return _softmax_flagged(x, x.ndim - 1)
 
 
 def _softmax_row_max(x, axis):
@@ -118,8 +111,8 @@ def _on_2d(x, fn, axis):
 
 
 def _register_softmax_family(op, fn):
-    on_rows = float_math(_quiet(_on_2d))
-    native, via_float32 = _quiet(fn), float_math(_quiet(fn))
+    on_rows = float_math(quiet(_on_2d))
+    native, via_float32 = quiet(fn), float_math(quiet(fn))
 
     def coerced_2d(input, axis=1):  # noqa: A002  (ONNX input name)
         if input.size == 0:
@@ -155,7 +148,7 @@ def _activation(op: str, since: int, blocked: bool = False):
     opset-1 kernels accept the obsolete `consumed_inputs` attribute. Long
     formulas (`blocked`) run over cache-sized slices of big inputs."""
     def register(fn):
-        compute = float_math(blockwise(_quiet(fn)) if blocked else _quiet(fn))
+        compute = float_math(blockwise(quiet(fn)) if blocked else quiet(fn))
 
         def activation(x, *args, consumed_inputs=None, **attrs):
             return compute(x, *args, **attrs)

@@ -9,20 +9,11 @@ from __future__ import annotations
 import numpy as np
 
 from ..registry import kernel
-from ._math_util import blockwise, bounded, float_math
-
-
-def _quiet(fn):
-    """Domain errors (log(-1), sqrt(-1), acos(2)) give NaN, as ONNX expects,
-    without numpy warnings leaking to the user's console."""
-    def run(x):
-        with np.errstate(invalid="ignore", divide="ignore", over="ignore"):
-            return fn(x)
-    return run
+from ._math_util import blockwise, bounded, float_math, quiet
 
 
 def _register_unary(op: str, since: int, fn):
-    compute = float_math(_quiet(fn))
+    compute = float_math(quiet(fn))
 
     def unary(x, consumed_inputs=None):
         return compute(x)

@@ -10,7 +10,7 @@ from __future__ import annotations
 import numpy as np
 
 from ..registry import kernel
-from ._math_util import float_math, legacy_broadcast
+from ._math_util import float_math, legacy_broadcast, quiet
 
 
 def _int_div_truncating(a: np.ndarray, b: np.ndarray) -> np.ndarray:
@@ -27,7 +27,7 @@ def _int_div_truncating(a: np.ndarray, b: np.ndarray) -> np.ndarray:
     return q
 
 
-_float_divide = float_math(np.divide)
+_float_divide = quiet(float_math(np.divide))
 _add = float_math(np.add)
 _sub = float_math(np.subtract)
 _mul = float_math(np.multiply)
@@ -36,8 +36,7 @@ _mul = float_math(np.multiply)
 def _divide(a, b):
     if a.dtype.kind in "iu":
         return _int_div_truncating(a, b)
-    with np.errstate(divide="ignore", invalid="ignore"):
-        return _float_divide(a, b)
+    return _float_divide(a, b)
 
 
 _ARITH = {"Add": _add, "Sub": _sub, "Mul": _mul, "Div": _divide}
@@ -99,8 +98,10 @@ def _power(x, y):
             return cube
     if y.dtype != x.dtype:
         y = y.astype(x.dtype if x.dtype.kind == "f" else np.float32)
-    with np.errstate(invalid="ignore", divide="ignore", over="ignore"):
-        return float_math(np.power)(x, y)
+    return _float_power(x, y)
+
+
+_float_power = quiet(float_math(np.power))
 
 
 @kernel("Pow", since=1)

@@ -9,7 +9,7 @@ from __future__ import annotations
 import numpy as np
 
 from ..registry import kernel
-from ._math_util import compute_dtype, last_axis_mean, last_axis_sum, normalize_axes, normalize_axis
+from ._math_util import compute_dtype, last_axis_mean, last_axis_sum, normalize_axes, normalize_axis, quiet
 
 
 def _axes_tuple(x, axes, noop_with_empty_axes):
@@ -81,19 +81,19 @@ def _sum_square(x, axes, keepdims):
     return np.sum(np.square(x), axis=axes, keepdims=keepdims, dtype=x.dtype)
 
 
+@quiet
 def _log_sum(x, axes, keepdims):
-    with np.errstate(divide="ignore"):
-        return np.log(np.sum(x, axis=axes, keepdims=keepdims, dtype=x.dtype))
+    return np.log(np.sum(x, axis=axes, keepdims=keepdims, dtype=x.dtype))
 
 
+@quiet
 def _log_sum_exp(x, axes, keepdims):
     if x.size == 0:
         return _log_sum(np.exp(x), axes, keepdims)
     # subtract the max so exp cannot overflow; an all -inf slice keeps shift 0
     shift = np.max(x, axis=axes, keepdims=True)
     shift = np.where(np.isfinite(shift), shift, 0).astype(x.dtype, copy=False)
-    with np.errstate(divide="ignore"):
-        total = np.log(np.sum(np.exp(x - shift), axis=axes, keepdims=True, dtype=x.dtype)) + shift
+    total = np.log(np.sum(np.exp(x - shift), axis=axes, keepdims=True, dtype=x.dtype)) + shift
     return total if keepdims else np.squeeze(total, axis=axes)
 
 
