@@ -62,7 +62,7 @@ class BodyRunning:
 
     def _run_graph(self, graph: Graph, inputs: list, parent: Frame) -> list:
         """Run a body once with the enclosing values visible."""
-        body = self._body(graph)
+        body = self._bodies.get(id(graph)) or self._body(graph)
         plan = body.plan
         if body.base is None:
             values = dict(body.consts)
@@ -72,9 +72,12 @@ class BodyRunning:
             self._execute(plan, frame)
             body.base = {**body.consts, **plan.folded}
             return body.outputs(values, frame)
-        values = dict(body.base)
-        _copy_outer(values, plan.live_outer_names, parent)
-        values.update(zip(body.in_names, inputs))
+        # the steady path of every If a run takes: kept to the few calls it needs
+        values = body.base.copy()
+        if plan.live_outer_names:
+            _copy_outer(values, plan.live_outer_names, parent)
+        if inputs:
+            values.update(zip(body.in_names, inputs))
         frame = Frame(values, parent)
         self._run_live(plan, frame)
         return body.outputs(values, frame)

@@ -397,3 +397,35 @@ def test_split_runs_compiled_with_its_context_and_failures_name_the_node():
     with pytest.raises(Exception, match="three_ways.*Split failed"):
         s.run({"x": np.zeros((2, 5), np.float32)})      # 5 columns cannot split in three
     np.testing.assert_array_equal(s.run({"x": x})["c"], x[:, 4:])
+
+
+def test_control_flow_runs_compiled_in_its_frame_on_repeated_runs(monkeypatch):
+    # If and Loop read the running frame through their context: repeated runs
+    # point the context at the frame and call the kernel, without the general step
+    m, w = _if_slicing_an_outer_weight()
+    s = Session(m)
+    x = np.ones((2, 3), np.float32)
+    for cond in (True, False):      # each branch's first run folds and prepares through the general step
+        s.run({"c": np.array(cond), "x": x})
+    general = []
+    plain = Session._run_step
+    monkeypatch.setattr(Session, "_run_step", lambda self, st, *a: general.append(st.node.op_type)
+                        or plain(self, st, *a))
+    for cond in (False, True, False):
+        want = x + w[1:3] if cond else x - w[0:2]
+        assert np.array_equal(s.run({"c": np.array(cond), "x": x})["y"], want)
+    assert general == []
+
+
+def test_a_failing_control_flow_node_on_a_repeated_run_is_reported_with_the_node():
+    branch = helper.make_graph([helper.make_node("Identity", ["x"], ["o"])], "b", [], [_vi("o")])
+    g = helper.make_graph([helper.make_node("If", ["c"], ["y"], name="choose", then_branch=branch,
+                                            else_branch=branch)], "g",
+                          [_vi("c", TensorProto.BOOL, None), _vi("x")], [_vi("y")])
+    s = Session(_load(g))
+    x = np.arange(3, dtype=np.float32)
+    for _ in range(2):
+        assert np.array_equal(s.run({"c": np.array([True]), "x": x})["y"], x)
+    with pytest.raises(Exception, match="choose.*If failed"):       # an empty condition
+        s.run({"c": np.zeros(0, bool), "x": x})
+    assert np.array_equal(s.run({"c": np.array(False), "x": x})["y"], x)
