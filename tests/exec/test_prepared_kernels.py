@@ -106,3 +106,36 @@ def test_pointwise_conv_is_one_product_equal_to_the_general_kernel():
         np.testing.assert_allclose(prepared(x, w, b), conv(x, w, b, **attrs), rtol=1e-5, atol=1e-5)
         np.testing.assert_allclose(prepared(x, w, b), np.einsum("mc,nc...->nm...", w.reshape(m, c), x)
                                    + b.reshape((1, m) + (1,) * len(hw)), rtol=1e-4, atol=1e-4)
+
+
+_NATIVE_PREPARED = sorted((k.op_type, k.since) for k in registered()
+                          if not k.domain and k.prepare is not None
+                          and getattr(k.prepare, "__qualname__", "").startswith("prepare_native"))
+
+
+def test_activations_and_unary_math_are_prepared():
+    ops = {op for op, _ in _NATIVE_PREPARED}
+    assert {"Relu", "Sigmoid", "Tanh", "Sqrt", "Exp", "LeakyRelu", "Gelu", "Abs"} <= ops
+
+
+@pytest.mark.parametrize("op,since", _NATIVE_PREPARED)
+def test_a_prepared_activation_gives_the_kernels_bits(op, since):
+    import ml_dtypes
+
+    from onnxstudio.core.exec.kernels._math_util import quiet_numpy
+    from onnxstudio.core.exec.registry import find_kernel
+    k = find_kernel("", op, since)
+    attrs = {"LeakyRelu": {"alpha": 0.3}, "Elu": {"alpha": 0.7}, "HardSigmoid": {"alpha": 0.3, "beta": 0.4},
+             "ThresholdedRelu": {"alpha": 0.5}, "Celu": {"alpha": 1.5}, "Shrink": {"bias": 0.1, "lambd": 0.4},
+             "Gelu": {"approximate": "tanh"}}.get(op, {})
+    prepared = k.prepare((None,), dict(attrs, consumed_inputs=[0]) if since == 1 else attrs)
+    base = np.array([-3.5, -0.5, -0.0, 0.0, 0.25, 0.9, 4.0, np.nan, np.inf, -np.inf])
+    extra = (np.array([0.25]),) if op == "PRelu" else ()
+    for dtype in (np.float32, np.float64, np.float16, ml_dtypes.bfloat16):
+        x = base.astype(dtype)
+        args = tuple(e.astype(dtype) for e in extra)
+        with quiet_numpy():
+            got = prepared(x, *args)
+            want = k.fn(x, *args, **attrs)
+        assert got.dtype == want.dtype, (op, dtype)
+        np.testing.assert_array_equal(np.asarray(got).view(np.uint8), np.asarray(want).view(np.uint8))

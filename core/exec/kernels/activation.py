@@ -14,7 +14,7 @@ import ml_dtypes
 import numpy as np
 
 from ..registry import kernel
-from ._math_util import blockwise, float_math, last_axis_sum, normalize_axis, quiet
+from ._math_util import blockwise, float_math, last_axis_sum, normalize_axis, prepare_native, quiet
 from .elementwise import erf_values
 
 
@@ -148,14 +148,15 @@ def _activation(op: str, since: int, blocked: bool = False):
     opset-1 kernels accept the obsolete `consumed_inputs` attribute. Long
     formulas (`blocked`) run over cache-sized slices of big inputs."""
     def register(fn):
-        compute = float_math(blockwise(quiet(fn)) if blocked else quiet(fn))
+        direct = blockwise(fn) if blocked else fn
+        compute = float_math(quiet(direct))
 
         def activation(x, *args, consumed_inputs=None, **attrs):
             return compute(x, *args, **attrs)
 
         activation.__name__ = activation.__qualname__ = fn.__name__
         activation.__wrapped__ = fn
-        kernel(op, since=since)(activation)
+        kernel(op, since=since, prepare=prepare_native(direct, activation))(activation)
         return fn
     return register
 

@@ -9,7 +9,7 @@ from __future__ import annotations
 import numpy as np
 
 from ..registry import kernel
-from ._math_util import blockwise, bounded, float_math, quiet
+from ._math_util import blockwise, bounded, float_math, prepare_native, quiet
 
 
 def _register_unary(op: str, since: int, fn):
@@ -19,7 +19,7 @@ def _register_unary(op: str, since: int, fn):
         return compute(x)
 
     unary.__name__ = unary.__qualname__ = op.lower()
-    kernel(op, since=since)(unary)
+    kernel(op, since=since, prepare=prepare_native(fn, unary))(unary)
 
 
 _UNARY = {
