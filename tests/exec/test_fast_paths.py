@@ -429,3 +429,42 @@ def test_a_failing_control_flow_node_on_a_repeated_run_is_reported_with_the_node
     with pytest.raises(Exception, match="choose.*If failed"):       # an empty condition
         s.run({"c": np.zeros(0, bool), "x": x})
     assert np.array_equal(s.run({"c": np.array(False), "x": x})["y"], x)
+
+
+@pytest.mark.parametrize("layout", [0, 1])
+@pytest.mark.parametrize("seq,with_bias,with_state", [(1, True, True), (3, False, False), (0, True, False)])
+def test_prepared_lstm_gives_the_kernels_bits(layout, seq, with_bias, with_state):
+    from onnxstudio.core.exec.kernels import rnn
+    from onnxstudio.core.exec.registry import VARIES
+    rng = np.random.default_rng(seq)
+    batch, inp, hidden = 2, 5, 3
+    x = rng.standard_normal((seq, batch, inp) if layout == 0 else (batch, seq, inp)).astype(np.float32)
+    w = rng.standard_normal((1, 4 * hidden, inp)).astype(np.float32)
+    r = rng.standard_normal((1, 4 * hidden, hidden)).astype(np.float32)
+    b = rng.standard_normal((1, 8 * hidden)).astype(np.float32) if with_bias else None
+    state = (1, batch, hidden) if layout == 0 else (batch, 1, hidden)
+    h0, c0 = ((rng.standard_normal(state).astype(np.float32) for _ in range(2)) if with_state else (None, None))
+    attrs = {"hidden_size": hidden, "layout": layout}
+    prepared = rnn._prepare_lstm((VARIES, w, r, b, None, VARIES if with_state else None,
+                                  VARIES if with_state else None), attrs)
+    assert prepared is not None
+    want = rnn.lstm(x, w, r, b, None, h0, c0, **attrs)
+    for got_v, want_v in zip(prepared(x, w, r, b, None, h0, c0), want):
+        assert got_v.shape == want_v.shape and got_v.dtype == want_v.dtype
+        np.testing.assert_array_equal(got_v, want_v)
+    x64 = x.astype(np.float64)      # another element type than the weights': what the general kernel gives
+    for got_v, want_v in zip(prepared(x64, w, r, b, None, h0, c0), rnn.lstm(x64, w, r, b, None, h0, c0, **attrs)):
+        assert got_v.dtype == want_v.dtype
+        np.testing.assert_array_equal(got_v, want_v)
+
+
+@pytest.mark.parametrize("change", [{"clip": 3.0}, {"direction": "reverse"}, {"input_forget": 1},
+                                    {"activations": ["Sigmoid", "Relu", "Tanh"]}])
+def test_lstm_with_other_than_plain_attributes_is_not_prepared(change):
+    from onnxstudio.core.exec.kernels import rnn
+    from onnxstudio.core.exec.registry import VARIES
+    w = np.zeros((1, 12, 5), np.float32)
+    r = np.zeros((1, 12, 3), np.float32)
+    assert rnn._prepare_lstm((VARIES, w, r), {"hidden_size": 3}) is not None
+    assert rnn._prepare_lstm((VARIES, w, r), {"hidden_size": 3, **change}) is None
+    assert rnn._prepare_lstm((VARIES, w, r, VARIES), {"hidden_size": 3}) is None       # a bias known only at run time

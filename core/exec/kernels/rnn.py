@@ -9,7 +9,7 @@ from __future__ import annotations
 
 import numpy as np
 
-from ..registry import kernel
+from ..registry import VARIES, kernel
 
 
 def _sigmoid(x):
@@ -229,12 +229,22 @@ def _plain_lstm(x, w, r, b, h0, c0):
     emit): a few ufunc calls per time step. The general path costs ~100 us of
     set-up even for one step, which dominates small streaming models.
     x, h0, c0 are seq-major."""
+    return _lstm_steps(x, *_lstm_weights(w, r, b), h0, c0)
+
+
+def _lstm_weights(w, r, b):
+    """W and R transposed for x @ W^T, and the two biases summed (or None)."""
     hidden = r.shape[2]
+    bias = None if b is None else b[0, :4 * hidden] + b[0, 4 * hidden:]
+    return w[0].T, r[0].T, bias
+
+
+def _lstm_steps(x, wt, rt, bias, h0, c0):
+    hidden = rt.shape[0]
     seq, batch = x.shape[:2]
-    xw = x @ w[0].T                                   # gates i, o, f, c
-    if b is not None:
-        xw += b[0, :4 * hidden] + b[0, 4 * hidden:]
-    rt = r[0].T
+    xw = x @ wt                                       # gates i, o, f, c
+    if bias is not None:
+        xw += bias
     h = _initial(h0, batch, hidden, x.dtype)
     c = _initial(c0, batch, hidden, x.dtype)
     y = np.empty((seq, 1, batch, hidden), dtype=x.dtype)
@@ -272,7 +282,33 @@ def _initial(state, batch, hidden, dtype):
     return state[0] if state is not None else np.zeros((batch, hidden), dtype)
 
 
-@kernel("LSTM", since=1)
+def _prepare_lstm(consts, attrs):
+    """Constant weights of a plain LSTM (what exporters emit): the checks,
+    the transposes and the bias sum done once; the same arithmetic per call."""
+    names = ("x", "w", "r", "b", "sequence_lens", "initial_h", "initial_c", "p")
+    given = dict(zip(names, consts))
+    w, r, b = given.get("w"), given.get("r"), given.get("b")
+    if (not isinstance(w, np.ndarray) or not isinstance(r, np.ndarray) or b is VARIES
+            or given.get("sequence_lens") is not None or given.get("p") is not None
+            or attrs.get("input_forget") or w.ndim != 3 or w.shape[0] != 1 or r.ndim != 3
+            or (b is not None and (b.dtype != w.dtype or b.shape != (1, 8 * r.shape[2])))):
+        return None
+    fake = np.empty(0, w.dtype)     # _is_plain on the attributes, with x's type to be checked per call
+    if not _is_plain(_LSTM_DEFAULTS, fake, w, r, None, attrs.get("activations"), attrs.get("activation_alpha"),
+                     attrs.get("activation_beta"), attrs.get("clip"), attrs.get("direction", "forward")):
+        return None
+    wt, rt, bias = _lstm_weights(w, r, b)
+    lay = _Layout(attrs.get("layout", 0))
+
+    def run(x, w_, r_, b_=None, sequence_lens=None, initial_h=None, initial_c=None, p=None):
+        if x.dtype != w.dtype:
+            return lstm(x, w_, r_, b_, sequence_lens, initial_h, initial_c, p, **attrs)
+        y, h, c = _lstm_steps(lay.x_in(x), wt, rt, bias, lay.state_in(initial_h), lay.state_in(initial_c))
+        return lay.y_out(y), lay.state_out(h), lay.state_out(c)
+    return run
+
+
+@kernel("LSTM", since=1, prepare=_prepare_lstm)
 def lstm(x, w, r, b=None, sequence_lens=None, initial_h=None, initial_c=None, p=None, *,
          activation_alpha=None, activation_beta=None, activations=None, clip=None,
          direction="forward", hidden_size=None, input_forget=0, layout=0, output_sequence=0):
