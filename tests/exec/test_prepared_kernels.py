@@ -139,3 +139,32 @@ def test_a_prepared_activation_gives_the_kernels_bits(op, since):
             want = k.fn(x, *args, **attrs)
         assert got.dtype == want.dtype, (op, dtype)
         np.testing.assert_array_equal(np.asarray(got).view(np.uint8), np.asarray(want).view(np.uint8))
+
+
+@pytest.mark.parametrize("op", ["ReduceMean", "ReduceSum", "ReduceMax", "ReduceLogSumExp", "ReduceL2"])
+def test_a_prepared_reduce_follows_the_input_rank_and_gives_the_kernels_values(op):
+    import ml_dtypes
+
+    from onnxstudio.core.exec.registry import VARIES, find_kernel
+    rng = np.random.default_rng(1)
+    for since, consts_of, attrs_of in ((11, lambda axes: (VARIES,), lambda axes, kd: {"axes": axes, "keepdims": kd}),
+                                       (18, lambda axes: (VARIES, None if axes is None else np.array(axes)),
+                                        lambda axes, kd: {"keepdims": kd})):
+        k = find_kernel("", op, since)
+        for axes in ([1], [-1, 0], None):
+            for keepdims in (0, 1):
+                attrs = attrs_of(axes, keepdims)
+                prepared = k.prepare(consts_of(axes), attrs)
+                for shape in ((2, 3), (2, 3, 4), (4, 1, 2, 3), (2, 3)):      # the rank changes, then comes back
+                    for dtype in (np.float32, ml_dtypes.bfloat16):
+                        x = rng.standard_normal(shape).astype(dtype)
+                        args = (x,) if since == 11 else (x, None if axes is None else np.array(axes))
+                        want = k.fn(*args, **attrs)
+                        got = prepared(*args)
+                        assert got.dtype == want.dtype and got.shape == want.shape
+                        np.testing.assert_array_equal(got, want)
+    noop = find_kernel("", op, 18).prepare((VARIES, None), {"noop_with_empty_axes": 1})
+    x = rng.standard_normal((2, 3)).astype(np.float32)
+    assert np.array_equal(noop(x), x) and noop(x) is not x
+    with pytest.raises(ValueError):
+        find_kernel("", op, 11).prepare((VARIES,), {"axes": [3]})(x)      # out of range: reported as the kernel does
