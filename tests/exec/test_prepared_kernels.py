@@ -168,3 +168,40 @@ def test_a_prepared_reduce_follows_the_input_rank_and_gives_the_kernels_values(o
     assert np.array_equal(noop(x), x) and noop(x) is not x
     with pytest.raises(ValueError):
         find_kernel("", op, 11).prepare((VARIES,), {"axes": [3]})(x)      # out of range: reported as the kernel does
+
+
+@pytest.mark.parametrize("shape,axis", [((1, 1, 256), -1), ((1, 9, 32), -1), ((2, 3, 4, 5), 1), ((2, 3, 4, 5), -2)])
+def test_a_prepared_layer_norm_gives_the_kernels_bits(shape, axis):
+    import ml_dtypes
+
+    from onnxstudio.core.exec.kernels._math_util import quiet_numpy
+    from onnxstudio.core.exec.registry import VARIES, find_kernel
+    k = find_kernel("", "LayerNormalization", 17)
+    rng = np.random.default_rng(len(shape))
+    for dtype in (np.float32, np.float64, np.float16, ml_dtypes.bfloat16):
+        for stash_type in (1, 11):
+            g = rng.standard_normal(shape[axis:]).astype(dtype)
+            b = rng.standard_normal(shape[axis:]).astype(dtype)
+            for bias in (b, None):
+                attrs = {"axis": axis, "epsilon": 1e-3, "stash_type": stash_type}
+                prepared = k.prepare((VARIES, g) if bias is None else (VARIES, g, bias), attrs)
+                for x_shape in (shape, (3,) + shape[1:], shape):    # a new shape, then the first again
+                    x = rng.standard_normal(x_shape).astype(dtype)
+                    x.flat[0] = np.inf
+                    with quiet_numpy():
+                        want = k.fn(x, g, bias, **attrs)
+                        got = prepared(x, g, bias)
+                    for got_v, want_v in zip(got, want):
+                        assert got_v.dtype == want_v.dtype and got_v.shape == want_v.shape
+                        assert got_v.tobytes() == want_v.tobytes()
+
+
+def test_layer_norm_parameters_that_do_not_fit_the_input_take_the_kernel():
+    from onnxstudio.core.exec.registry import VARIES, find_kernel
+    k = find_kernel("", "LayerNormalization", 17)
+    g = np.ones((2, 4), np.float32)      # broadcasts the normalised rows up to (2, 4): the result grows
+    prepared = k.prepare((VARIES, g), {"axis": -1})
+    x = np.arange(4, dtype=np.float32).reshape(1, 4)
+    got, want = prepared(x, g), k.fn(x, g, axis=-1)
+    assert got[0].shape == want[0].shape == (2, 4)
+    np.testing.assert_array_equal(got[0], want[0])
