@@ -205,3 +205,26 @@ def test_layer_norm_parameters_that_do_not_fit_the_input_take_the_kernel():
     got, want = prepared(x, g), k.fn(x, g, axis=-1)
     assert got[0].shape == want[0].shape == (2, 4)
     np.testing.assert_array_equal(got[0], want[0])
+
+
+@pytest.mark.parametrize("op", ["Softmax", "LogSoftmax", "Hardmax"])
+def test_a_prepared_softmax_gives_the_kernels_bits(op):
+    import ml_dtypes
+
+    from onnxstudio.core.exec.kernels._math_util import quiet_numpy
+    from onnxstudio.core.exec.registry import find_kernel
+    k = find_kernel("", op, 13)
+    rng = np.random.default_rng(3)
+    for axis in (-1, 1, 0, -2):
+        prepared = k.prepare((None,), {"axis": axis})
+        for shape in ((1, 4, 1, 80), (40, 64), (2, 0, 3)):
+            for dtype in (np.float32, np.float64, np.float16, ml_dtypes.bfloat16):
+                x = (rng.standard_normal(shape) * 4).astype(dtype)
+                if x.size:
+                    x.flat[1] = -np.inf
+                with quiet_numpy():
+                    want, got = k.fn(x, axis=axis), prepared(x)
+                assert got.dtype == want.dtype and got.shape == want.shape
+                assert got.tobytes() == want.tobytes()
+    with pytest.raises(ValueError):
+        k.prepare((None,), {"axis": 4})(np.zeros((2, 2), np.float32))

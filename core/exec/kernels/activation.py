@@ -19,6 +19,7 @@ from .elementwise import erf_values
 
 
 _BFLOAT16 = np.dtype(ml_dtypes.bfloat16)
+_NATIVE_FLOAT_TYPES = (np.dtype(np.float16), np.dtype(np.float32), np.dtype(np.float64))
 
 
 # ---- softmax family -------------------------------------------------------
@@ -130,10 +131,21 @@ def _register_softmax_family(op, fn):
             return native(input, axis)
         return via_float32(input, axis)
 
+    def prepare(consts, attrs):
+        # in a session (numpy already quiet): numpy's float types straight to
+        # fn with the axis normalised, as one_axis would pass it
+        axis = attrs.get("axis", -1)
+
+        def prepared(input):  # noqa: A002
+            if input.dtype in _NATIVE_FLOAT_TYPES and input.size:
+                return fn(input, normalize_axis(axis, input.ndim))
+            return one_axis(input, axis)
+        return prepared
+
     coerced_2d.__name__ = coerced_2d.__qualname__ = f"{fn.__name__[1:]}_2d"
     one_axis.__name__ = one_axis.__qualname__ = fn.__name__[1:]
     kernel(op, since=1)(coerced_2d)
-    kernel(op, since=13)(one_axis)
+    kernel(op, since=13, prepare=prepare)(one_axis)
 
 
 _register_softmax_family("Softmax", _softmax)
