@@ -190,10 +190,14 @@ _ZERO_ROWS = {np.dtype(np.float32): np.zeros(_ZERO_ROW, np.float32),
               np.dtype(np.float64): np.zeros(_ZERO_ROW, np.float64)}
 
 
+# small inputs: a 0-d zero of their own type is ~0.25 us cheaper than numpy converting a Python 0
+_ZERO = {np.dtype(np.float32): np.zeros((), np.float32), np.dtype(np.float64): np.zeros((), np.float64)}
+
+
 @_activation("Relu", since=1)
 def relu(x):
     if x.dtype not in _ZERO_ROWS or x.size < 2 * _ZERO_ROW:
-        return np.maximum(x, 0)
+        return np.maximum(x, _ZERO.get(x.dtype, 0))
     return relu_into(x, out=np.empty(x.shape, x.dtype))
 
 
