@@ -1,5 +1,6 @@
 """Screenshots of the property editors: the tensor editor on a Conv weight
-of the demo model, and the Undo History dock after a few named edits.
+of the demo model, the Undo History dock after a few named edits, and the
+tensor editor on a sparse initializer (added to the demo for the picture).
 
     python tools/edit_screenshots.py [--out docs/screenshots]
 
@@ -95,9 +96,35 @@ def main(argv=None) -> int:
     settle(app, 50)
     from PySide6.QtCore import QRect
     history.grab(QRect(0, 0, history.width(), 250)).save(str(outdir / "edit_history.png"))
-    print(outdir / "edit_tensor.png", outdir / "edit_history.png")
+    sparse_shot(app, window, outdir / "edit_tensor_sparse.png")
+    print(outdir / "edit_tensor.png", outdir / "edit_history.png", outdir / "edit_tensor_sparse.png")
     window.shutdown()
     return 0
+
+
+def sparse_shot(app, window, path) -> None:
+    """The tensor editor on a sparse initializer (a banded 12x16 matrix, 35 of
+    192 elements stored), one empty cell given a value."""
+    import numpy as np
+    from PySide6.QtCore import Qt
+    from onnxstudio.core.edits import AddInitializer
+    band = np.zeros((12, 16), np.float32)
+    for i in range(12):
+        for j in range(max(0, i - 1), min(16, i + 2)):
+            band[i, j] = round(1.0 / (1 + abs(i - j)) + 0.01 * i, 3)
+    window.qdoc.apply(AddInitializer("band_mask", band, sparse=True))
+    wait(app, lambda: not window.busy)
+    props = window.properties
+    value = window.model.graph.sparse_initializers["band_mask"]
+    props.show_value(value)
+    editor = props.tensor_editor
+    editor.table.model.setData(editor.table.model.index(0, 4), "0.25")
+    wait(app, lambda: not window.busy)
+    settle(app, 50)
+    props.show_value(value)
+    window.resizeDocks([window.properties_dock], [640], Qt.Horizontal)
+    settle(app, 50)
+    window.grab().save(str(path))
 
 
 if __name__ == "__main__":

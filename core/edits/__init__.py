@@ -18,7 +18,7 @@ from .script import ScriptError, from_script, replay, to_script
 from .refs import find_graph, find_node, graph_path, node_ref
 from .values import (AddGraphInput, AddGraphOutput, AddInitializer, AddValueInfo, MoveGraphInput,
                      MoveGraphOutput, RemoveGraphInput, RemoveGraphOutput, RemoveInitializer, RemoveValueInfo,
-                     RenameValue, SetInitializer, SetValueType)
+                     RenameValue, SetInitializer, SetValueType, sparse_from_dense)
 from .wiring import AddNode, RemoveNode, SetNodeInput, SetNodeInputs, SetNodeOrder, SetNodeOutputs
 
 __all__ = ["EDIT_KINDS", "Changes", "Edit", "EditError", "Macro", "register", "SetAttribute",
@@ -28,5 +28,6 @@ __all__ = ["EDIT_KINDS", "Changes", "Edit", "EditError", "Macro", "register", "S
            "MoveGraphOutput", "RemoveGraphInput", "RemoveGraphOutput", "RemoveInitializer", "RemoveValueInfo",
            "RenameValue", "SetInitializer", "SetValueType", "SetGraphField", "SetMetadata", "SetModelField",
            "SetOpsetImport", "bypass_node", "cleanup", "demote_input", "extract_model", "insert_on_edge",
-           "promote_initializer", "rename_everywhere", "replace_with_node", "set_input_shape", "toposort",
+           "promote_initializer", "rename_everywhere", "replace_with_node", "set_input_shape", "sparse_from_dense",
+           "toposort",
            "ScriptError", "from_script", "replay", "to_script"]

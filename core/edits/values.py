@@ -127,6 +127,14 @@ def _sparse_tensor(array, name: str, dtype, place: str) -> SparseTensor:
     return SparseTensor(values, Tensor.from_numpy(idx), tuple(int(d) for d in dense.shape))
 
 
+def sparse_from_dense(array, name: str = "", dtype=None) -> SparseTensor:
+    """`array` as a SparseTensor of its nonzero elements (sorted linear int64
+    indices), the way SetInitializer keeps a sparse initializer sparse; the
+    value for a SPARSE_TENSOR attribute (a Constant's `sparse_value`).
+    EditError when the data cannot be stored as element type `dtype`."""
+    return _sparse_tensor(array, name, dtype, f'sparse tensor "{name}"')
+
+
 # -- initializers -------------------------------------------------------------------------------
 
 @register

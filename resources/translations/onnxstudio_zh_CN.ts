@@ -28,6 +28,10 @@
         <translation>未知 ({code})</translation>
     </message>
     <message>
+        <source>{type}{dims}, sparse: {stored} of {total} stored</source>
+        <translation>{type}{dims}，稀疏：存储了 {total} 个中的 {stored} 个</translation>
+    </message>
+    <message>
         <source>graph ({n} nodes)</source>
         <translation>图（{n} 个节点）</translation>
     </message>
@@ -1496,6 +1500,10 @@
         <translation>{n} 个节点</translation>
     </message>
     <message>
+        <source>(sparse: {stored} of {total} elements stored)</source>
+        <translation>（稀疏：存储了 {total} 个元素中的 {stored} 个）</translation>
+    </message>
+    <message>
         <source>graph input</source>
         <translation>图输入</translation>
     </message>
@@ -1530,6 +1538,14 @@
     <message>
         <source>shape</source>
         <translation>形状</translation>
+    </message>
+    <message>
+        <source>stored</source>
+        <translation>存储</translation>
+    </message>
+    <message>
+        <source>sparse: {stored} of {total} elements ({size})</source>
+        <translation>稀疏：{total} 个元素中的 {stored} 个（{size}）</translation>
     </message>
     <message>
         <source>size</source>
@@ -2176,6 +2192,10 @@
     <message>
         <source>attribute</source>
         <translation>属性</translation>
+    </message>
+    <message>
+        <source>Stored sparse: {stored} of {total} elements ({size} of values and indices); the others are 0.</source>
+        <translation>以稀疏形式存储：{total} 个元素中存储了 {stored} 个（值和索引共 {size}）；其余为 0。</translation>
     </message>
     <message>
         <source>Values not read yet ({size}).</source>

@@ -11,6 +11,8 @@ from __future__ import annotations
 import ast
 import re
 
+import numpy as np
+
 from PySide6.QtCore import QCoreApplication, Signal
 from PySide6.QtWidgets import QComboBox, QHBoxLayout, QLabel, QLineEdit, QPushButton, QWidget
 
@@ -177,7 +179,8 @@ class ButtonAttrEditor(AttrEditor):
     def __init__(self, attr, parent=None):
         super().__init__(attr, parent)
         self.label = QLabel(_summary(attr))
-        text = self.tr("Edit tensor…") if int(attr.type) == AttrType.TENSOR else self.tr("Open body")
+        tensor = int(attr.type) in (AttrType.TENSOR, AttrType.SPARSE_TENSOR)
+        text = self.tr("Edit tensor…") if tensor else self.tr("Open body")
         self.button = QPushButton(text)
         self.layout_.addWidget(self.label, 1)
         self.layout_.addWidget(self.button)
@@ -202,6 +205,10 @@ def _summary(attr) -> str:
     t = int(attr.type)
     if t == AttrType.TENSOR and value is not None:
         return f"{getattr(value.dtype, 'name', value.dtype)}{list(value.shape)}"
+    if t == AttrType.SPARSE_TENSOR and value is not None:
+        return QCoreApplication.translate("AttrEditors", "{type}{dims}, sparse: {stored} of {total} stored").format(
+            type=getattr(value.values.dtype, "name", value.values.dtype), dims=list(value.dims),
+            stored=value.values.size, total=int(np.prod(value.dims, dtype=np.int64)))
     if t == AttrType.GRAPH and value is not None:
         return QCoreApplication.translate("AttrEditors", "graph ({n} nodes)").format(n=len(value.nodes))
     if t == AttrType.GRAPHS:
@@ -213,7 +220,8 @@ def _summary(attr) -> str:
 EDITORS = {
     AttrType.INT: TextAttrEditor, AttrType.FLOAT: TextAttrEditor, AttrType.STRING: TextAttrEditor,
     AttrType.INTS: TextAttrEditor, AttrType.FLOATS: TextAttrEditor, AttrType.STRINGS: TextAttrEditor,
-    AttrType.TENSOR: ButtonAttrEditor, AttrType.GRAPH: ButtonAttrEditor, AttrType.GRAPHS: ButtonAttrEditor,
+    AttrType.TENSOR: ButtonAttrEditor, AttrType.SPARSE_TENSOR: ButtonAttrEditor,
+    AttrType.GRAPH: ButtonAttrEditor, AttrType.GRAPHS: ButtonAttrEditor,
 }
 
 

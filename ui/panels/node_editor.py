@@ -283,7 +283,7 @@ class NodeEditor(QWidget):
         self._apply(change_op_edit(self.node, model, domain, op))
 
     def _open_attr(self, attr) -> None:
-        if int(attr.type) == AttrType.TENSOR:
+        if int(attr.type) in (AttrType.TENSOR, AttrType.SPARSE_TENSOR):
             self.open_tensor.emit(self.node, attr)
         elif int(attr.type) == AttrType.GRAPH:
             self.navigate.emit(attr.value)

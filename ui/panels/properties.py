@@ -7,6 +7,7 @@ when clicked, so the main window can select them on the canvas.
 """
 from __future__ import annotations
 
+import numpy as np
 from PySide6.QtCore import QT_TRANSLATE_NOOP, QUrl, Signal
 from PySide6.QtGui import QDesktopServices
 from PySide6.QtWidgets import QScrollArea, QSplitter, QTextBrowser, QToolTip, QVBoxLayout, QWidget
@@ -285,11 +286,13 @@ class PropertiesPanel(QWidget):
     @staticmethod
     def _tensor_source_for(value, tensor):
         from .tensor_editor import TensorSource
-        if tensor is None or not hasattr(tensor, "numpy"):      # sparse: shown, not edited
+        if tensor is None:
             return None
-        if value.is_initializer:
+        if value.is_initializer:            # dense or sparse
             return TensorSource(value=value)
-        return TensorSource(node=value.producer, attr_name="value")   # a Constant's value
+        attrs = value.producer.attributes    # a Constant's value or sparse_value
+        name = next((n for n in ("value", "sparse_value") if n in attrs and attrs[n].value is tensor), None)
+        return None if name is None else TensorSource(node=value.producer, attr_name=name)
 
     def _value_tensor_editor(self, value, tensor) -> None:
         if self.qdoc is None or value.graph is None:
@@ -382,6 +385,11 @@ class PropertiesPanel(QWidget):
         elif int(attr.type) == 4:
             text = esc(f"{value.dtype.name if hasattr(value.dtype, 'name') else value.dtype}"
                        f"{list(value.shape)}") + self._small_tensor(value)
+        elif int(attr.type) == 11 and value is not None:
+            dtype = value.values.dtype
+            text = esc(f"{getattr(dtype, 'name', dtype)}{list(value.dims)} " + self.tr(
+                "(sparse: {stored} of {total} elements stored)").format(
+                stored=value.values.size, total=int(np.prod(value.dims, dtype=np.int64))))
         elif isinstance(value, (list, tuple)):
             shown = ", ".join(_short(v) for v in value[:MAX_ATTR_ITEMS])
             more = (self.tr(", … ({n} items)").format(n=len(value))
@@ -429,9 +437,11 @@ class PropertiesPanel(QWidget):
         title = self.tr("Initializer") if tensor is not None else self.tr("Value")
         if tensor is None and producer is not None and producer.op_type == "Constant":
             # Exporters often store weights as Constant nodes: show them like initializers.
-            attr = producer.attributes.get("value")
-            if attr is not None and int(attr.type) == 4:
-                tensor, title = attr.value, "Constant"     # the op's name
+            for name, attr_type in (("value", 4), ("sparse_value", 11)):
+                attr = producer.attributes.get(name)
+                if attr is not None and int(attr.type) == attr_type and attr.value is not None:
+                    tensor, title = attr.value, "Constant"     # the op's name
+                    break
         body = f"<h2>{title} {esc(value.name)}</h2>{table(rows)}"
         if tensor is not None:
             body += self._initializer_section(tensor)
@@ -441,12 +451,26 @@ class PropertiesPanel(QWidget):
         self._value_tensor_editor(value, tensor)
 
     def _initializer_section(self, tensor) -> str:
-        rows = [(self.tr("dtype"), esc(getattr(tensor.dtype, "name", tensor.dtype))),
-                (self.tr("shape"), esc(list(tensor.shape))), (self.tr("size"), human_bytes(tensor.nbytes))]
-        if tensor.is_external:
-            rows.append((self.tr("stored in"), esc(tensor.external_location)))
+        from .tensor_editor import LOAD_NOW_BYTES
+        sparse = not hasattr(tensor, "numpy")       # a SparseTensor: values, indices, dims
+        values = tensor.values if sparse else tensor
+        shape = list(tensor.dims if sparse else tensor.shape)
+        rows = [(self.tr("dtype"), esc(getattr(values.dtype, "name", values.dtype))),
+                (self.tr("shape"), esc(shape))]
+        if sparse:
+            size = int(np.prod(shape, dtype=np.int64))
+            rows.append((self.tr("stored"), esc(self.tr("sparse: {stored} of {total} elements ({size})").format(
+                stored=values.size, total=size, size=human_bytes(values.nbytes + tensor.indices.nbytes)))))
+        else:
+            rows.append((self.tr("size"), human_bytes(tensor.nbytes)))
+        if values.is_external:
+            rows.append((self.tr("stored in"), esc(values.external_location)))
         try:
-            stats = tensor_stats(tensor.numpy())
+            if sparse:      # densified only when small: the tensor editor reads large ones on request
+                small = values.size == 0 or size * values.nbytes // values.size <= LOAD_NOW_BYTES
+                stats = tensor_stats(tensor.to_dense()) if small else {}
+            else:
+                stats = tensor_stats(tensor.numpy())
         except Exception as exc:   # noqa: BLE001 - e.g. external file missing
             stats = {}
             rows.append((self.tr("data"), esc(self.tr("cannot be read: {error}").format(error=exc))))

@@ -1,5 +1,6 @@
 """Editing one tensor: an initializer, or a node's tensor attribute (Constant's
-`value`, ConstantOfShape's `value` ...).
+`value`, ConstantOfShape's `value` ...), dense or sparse (a sparse initializer,
+a Constant's `sparse_value`: edited as its dense values, stored sparse again).
 
 Built on the reusable widgets of ui/tensor_view.py: the N-d slicing table in
 its editable mode, the histogram and the statistics line. Every change is one
@@ -14,6 +15,10 @@ and the undo step keeps the old tensor object as it was.
   * change the element type, after a preview of the precision lost (largest
     absolute and relative change, values changed, values that overflow);
   * reshape (the element count must stay the same).
+
+A sparse tensor stays sparse through every one of these: the edit stores the
+new dense data's nonzeros (a cell set to 0 leaves the stored indices, a
+nonzero typed into an empty cell joins them); export writes the dense array.
 """
 from __future__ import annotations
 
@@ -23,10 +28,10 @@ import numpy as np
 from PySide6.QtWidgets import (QComboBox, QFileDialog, QHBoxLayout, QLabel, QLineEdit, QPushButton,
                                QVBoxLayout, QWidget)
 
-from ...core.edits import SetAttribute, SetInitializer, graph_path, node_ref
+from ...core.edits import EditError, SetAttribute, SetInitializer, graph_path, node_ref, sparse_from_dense
 from ...core.exec.tensor_stats import tensor_stats
-from ...core.ir import AttrType
-from ...core.ir.dtypes import to_numpy_dtype, type_name
+from ...core.ir import AttrType, SparseTensor
+from ...core.ir.dtypes import itemsize_bits, to_numpy_dtype, type_name
 from ...core.summary import human_bytes
 from ..tensor_view import HistogramWidget, TensorTable, stats_text
 from .refusal_line import RefusalLine, apply_edit
@@ -59,17 +64,64 @@ class TensorSource:
             return self.value.name
         return f"{self.node.display_name}.{self.attr_name}"
 
+    # A sparse tensor (values, indices, dims) is shown and edited as its dense
+    # values: these read both kinds alike.
+
+    @property
+    def sparse(self) -> bool:
+        return isinstance(self.tensor, SparseTensor)
+
+    @property
+    def elem_type(self) -> int:
+        t = self.tensor
+        return int(t.values.dtype if isinstance(t, SparseTensor) else t.dtype)
+
+    @property
+    def shape(self) -> tuple:
+        t = self.tensor
+        return tuple(t.dims) if isinstance(t, SparseTensor) else tuple(t.shape)
+
+    @property
+    def size(self) -> int:
+        return int(np.prod(self.shape, dtype=np.int64))
+
+    @property
+    def nbytes(self) -> int:
+        """Bytes of the dense values (what showing them reads into memory)."""
+        t = self.tensor
+        if not isinstance(t, SparseTensor):
+            return t.nbytes
+        try:
+            return (self.size * itemsize_bits(self.elem_type) + 7) // 8
+        except ValueError:          # strings: no fixed size
+            return t.values.nbytes
+
+    def stored(self) -> tuple[int, int]:
+        """A sparse tensor's (stored elements, bytes of its values and indices)."""
+        t = self.tensor
+        return int(t.values.size), int(t.values.nbytes + t.indices.nbytes)
+
+    def dense(self) -> np.ndarray:
+        """The values as a dense array (a sparse tensor's zeros filled in)."""
+        t = self.tensor
+        return np.asarray(t.to_dense() if isinstance(t, SparseTensor) else t.numpy())
+
     def edit(self, array=None, dtype=None, shape=None):
-        """The Edit that stores `array` (or casts / reshapes the current data)."""
-        if self.value is not None:
+        """The Edit that stores `array` (or casts / reshapes the current data);
+        a sparse tensor stays sparse. EditError when the data does not fit."""
+        if self.value is not None:      # SetInitializer keeps a sparse initializer sparse
             return SetInitializer(self.value.name, array, dtype, list(shape) if shape is not None else None,
                                   graph_path(self.value.graph))
         if array is None:
-            array = np.asarray(self.tensor.numpy())
+            array = self.dense()
             if dtype is not None:
                 array = array.astype(to_numpy_dtype(dtype))
             if shape is not None:
                 array = array.reshape(shape)
+        if self.sparse:
+            return SetAttribute(node_ref(self.node), self.attr_name, int(AttrType.SPARSE_TENSOR),
+                                sparse_from_dense(array, self.tensor.name, dtype),
+                                graph=graph_path(self.node.graph))
         return SetAttribute(node_ref(self.node), self.attr_name, int(AttrType.TENSOR), array,
                             graph=graph_path(self.node.graph))
 
@@ -105,6 +157,9 @@ class TensorEditor(QWidget):
         self.array = None
         self.title = QLabel()
         self.title.setWordWrap(True)
+        self.storage = QLabel()         # a sparse tensor: how many elements are stored
+        self.storage.setWordWrap(True)
+        self.storage.setVisible(False)
         self.stats = QLabel()
         self.stats.setWordWrap(True)
         self.histogram = HistogramWidget()
@@ -152,6 +207,7 @@ class TensorEditor(QWidget):
         layout = QVBoxLayout(self)
         layout.setContentsMargins(0, 0, 0, 0)
         layout.addWidget(self.title)
+        layout.addWidget(self.storage)
         layout.addWidget(self.message)
         layout.addWidget(self.stats)
         layout.addWidget(self.histogram)
@@ -165,11 +221,17 @@ class TensorEditor(QWidget):
     # -- showing -------------------------------------------------------------------------------
 
     def _header(self) -> None:
-        t = self.source.tensor
-        self.elem_type = int(t.dtype)
-        where = self.tr("initializer") if self.source.value is not None else self.tr("attribute")
-        self.title.setText(f"<b>{self.source.title}</b> — {where} {type_name(self.elem_type)}"
-                           f"{list(t.shape)}, {human_bytes(t.nbytes)}")
+        src = self.source
+        self.elem_type = src.elem_type
+        where = self.tr("initializer") if src.value is not None else self.tr("attribute")
+        self.title.setText(f"<b>{src.title}</b> — {where} {type_name(self.elem_type)}"
+                           f"{list(src.shape)}, {human_bytes(src.nbytes)}")
+        self.storage.setVisible(src.sparse)
+        if src.sparse:
+            stored, size = src.stored()
+            self.storage.setText(self.tr("Stored sparse: {stored} of {total} elements "
+                                         "({size} of values and indices); the others are 0.").format(
+                stored=stored, total=src.size, size=human_bytes(size)))
 
     def sync(self, first: bool = False) -> None:
         """Show the tensor as it is now (after an edit, undo or redo), keeping
@@ -179,17 +241,17 @@ class TensorEditor(QWidget):
         self._header()
         if first:
             select_elem_type(self.dtype_combo, self.elem_type)
-            self.shape_edit.setText(", ".join(str(d) for d in self.source.tensor.shape))
-        if first and self.source.tensor.nbytes > LOAD_NOW_BYTES:
+            self.shape_edit.setText(", ".join(str(d) for d in self.source.shape))
+        if first and self.source.nbytes > LOAD_NOW_BYTES:
             self.stats.setText(self.tr("Values not read yet ({size}).").format(
-                size=human_bytes(self.source.tensor.nbytes)))
+                size=human_bytes(self.source.nbytes)))
             self.table.setEnabled(False)
             return
         self.load()
 
     def load(self) -> None:
         try:
-            array = np.asarray(self.source.tensor.numpy())
+            array = self.source.dense()
         except Exception as e:  # noqa: BLE001 - e.g. the external data file is missing
             self._refuse(self.tr("cannot read the values: {error}").format(error=e))
             return
@@ -209,8 +271,14 @@ class TensorEditor(QWidget):
 
     # -- edits -------------------------------------------------------------------------------------
 
-    def _apply(self, edit, name: str = "") -> bool:
-        return apply_edit(self.qdoc, self.message, edit, name=name)
+    def _apply(self, name: str, array=None, dtype=None, shape=None) -> bool:
+        """The source's edit for this change as one undo step of its own (a cell
+        edit does not merge into the reshape before it)."""
+        try:
+            edit = self.source.edit(array, dtype, shape)
+        except (EditError, TypeError, ValueError) as e:   # e.g. a sparse tensor's values do not fit
+            return self._refuse(str(e))
+        return apply_edit(self.qdoc, self.message, edit, name=name, merge=False)
 
     def _refuse(self, message: str) -> bool:
         self.message.say(self.tr("{name}: {message} — not changed.").format(
@@ -221,8 +289,8 @@ class TensorEditor(QWidget):
         # The table changed its own copy; the edit gets a copy of that (the old
         # tensor stays untouched for undo).
         where = ",".join(map(str, index))
-        if not self._apply(self.source.edit(np.array(self.table.array, copy=True)),
-                           self.tr("Set {name}[{where}]").format(name=self.source.title, where=where)):
+        if not self._apply(self.tr("Set {name}[{where}]").format(name=self.source.title, where=where),
+                           np.array(self.table.array, copy=True)):
             self.load()
 
     def import_npy(self, path: str = "") -> bool:
@@ -237,16 +305,16 @@ class TensorEditor(QWidget):
             return self._refuse(self.tr("{path} cannot be read as .npy: {error}").format(path=path, error=e))
         if not isinstance(data, np.ndarray):
             return self._refuse(self.tr("{path} holds several arrays, not one").format(path=path))
-        t = self.source.tensor
+        shape = self.source.shape
         want = to_numpy_dtype(self.elem_type)
-        if tuple(data.shape) != tuple(t.shape):
+        if tuple(data.shape) != shape:
             return self._refuse(self.tr("{path} has shape {got}, the tensor has {want}").format(
-                path=path, got=list(data.shape), want=list(t.shape)))
+                path=path, got=list(data.shape), want=list(shape)))
         if data.dtype != want and not (want.kind in "OUS" and data.dtype.kind in "OUS"):
             return self._refuse(self.tr("{path} holds {got}, the tensor is {want} (change the dtype first)")
                                 .format(path=path, got=data.dtype.name, want=type_name(self.elem_type)))
-        return self._apply(self.source.edit(data), self.tr("Import {file} into {name}").format(
-            file=os.path.basename(path), name=self.source.title))
+        return self._apply(self.tr("Import {file} into {name}").format(
+            file=os.path.basename(path), name=self.source.title), data)
 
     def export_npy(self, path: str = "") -> bool:
         if not path:
@@ -255,7 +323,7 @@ class TensorEditor(QWidget):
             if not path:
                 return False
         try:
-            np.save(path, np.asarray(self.source.tensor.numpy()))
+            np.save(path, self.source.dense())
         except Exception as e:  # noqa: BLE001
             return self._refuse(self.tr("could not write {path}: {error}").format(path=path, error=e))
         return True
@@ -264,7 +332,7 @@ class TensorEditor(QWidget):
         code = int(self.dtype_combo.currentData())
         try:
             dtype = to_numpy_dtype(code)
-            change = precision_change(np.asarray(self.source.tensor.numpy()), dtype)
+            change = precision_change(self.source.dense(), dtype)
         except Exception as e:  # noqa: BLE001 - no conversion between these types
             self._refuse(self.tr("cannot convert to {dtype}: {error}").format(dtype=type_name(code), error=e))
             return None
@@ -286,8 +354,8 @@ class TensorEditor(QWidget):
             return self._refuse(self.tr("the tensor is already {dtype}").format(dtype=type_name(code)))
         if getattr(self, "previewed", None) != code and self.preview_dtype() is None:
             return False            # the preview always shows before the cast applies
-        return self._apply(self.source.edit(dtype=code), self.tr("Convert {name} to {dtype}").format(
-            name=self.source.title, dtype=type_name(code)))
+        return self._apply(self.tr("Convert {name} to {dtype}").format(
+            name=self.source.title, dtype=type_name(code)), dtype=code)
 
     def reshape(self) -> bool:
         try:
@@ -296,16 +364,15 @@ class TensorEditor(QWidget):
             return self._refuse(str(e))
         if any(not isinstance(d, int) for d in dims):
             return self._refuse(self.tr("a new shape needs sizes, not names or ?"))
-        t = self.source.tensor
         size = int(np.prod(dims, dtype=np.int64))
-        have = int(np.prod(t.shape, dtype=np.int64))
+        have = self.source.size
         if size != have:
             return self._refuse(self.tr("{new} has {n} elements, the tensor {m}").format(
                 new=dims, n=size, m=have))
-        if list(dims) == list(t.shape):
+        if list(dims) == list(self.source.shape):
             return False
-        return self._apply(self.source.edit(shape=dims), self.tr("Reshape {name} to {dims}").format(
-            name=self.source.title, dims=dims))
+        return self._apply(self.tr("Reshape {name} to {dims}").format(name=self.source.title, dims=dims),
+                           shape=dims)
 
 
 __all__ = ["TensorEditor", "TensorSource", "precision_change"]

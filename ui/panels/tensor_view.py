@@ -108,7 +108,8 @@ class TensorView(QWidget):
 
     def _load(self) -> np.ndarray:
         if self.array is None:
-            self.array = np.asarray(self.tensor.numpy())
+            t = self.tensor          # a SparseTensor is shown as its dense values
+            self.array = np.asarray(t.numpy() if hasattr(t, "numpy") else t.to_dense())
         return self.array
 
     def _clear_spins(self) -> None:
