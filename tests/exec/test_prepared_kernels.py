@@ -228,3 +228,14 @@ def test_a_prepared_softmax_gives_the_kernels_bits(op):
                 assert got.tobytes() == want.tobytes()
     with pytest.raises(ValueError):
         k.prepare((None,), {"axis": 4})(np.zeros((2, 2), np.float32))
+
+
+def test_a_prepared_unsqueeze_follows_every_input_shape():
+    from onnxstudio.core.exec.registry import VARIES, find_kernel
+    k = find_kernel("", "Unsqueeze", 13)
+    axes = np.array([0, -1])
+    prepared = k.prepare((VARIES, axes), {})
+    for n in list(range(1, 80)) + [3, 1]:      # past the table's bound, then shapes seen before
+        for shape in ((n,), (2, n), (n, 1, 3)):
+            x = np.zeros(shape, np.float32)
+            assert prepared(x, axes).shape == k.fn(x, axes).shape

@@ -201,17 +201,21 @@ def _unsqueeze(data, axes):
 
 
 def _prepare_unsqueeze(consts, attrs):
-    """Constant axes: their positions are worked out once per input rank."""
+    """Constant axes: the result's shape is worked out once per input shape
+    (a handful in practice; the table is bounded)."""
     if len(consts) != 2 or consts[0] is not VARIES or consts[1] is VARIES:
         return None
     axes = ints(consts[1])
-    by_rank: dict = {}
+    by_shape: dict = {}
 
     def unsqueezed(data, _axes):
-        positions = by_rank.get(data.ndim)
-        if positions is None:
-            positions = by_rank[data.ndim] = _unsqueeze_positions(axes, data.ndim + len(axes))
-        return _insert_ones(data, positions)
+        target = by_shape.get(data.shape)
+        if target is None:
+            if len(by_shape) >= 64:
+                by_shape.clear()
+            target = _insert_ones(data, _unsqueeze_positions(axes, data.ndim + len(axes))).shape
+            by_shape[data.shape] = target
+        return data.reshape(target)
     return unsqueezed
 
 
