@@ -186,9 +186,10 @@ def graph_parts(g) -> dict:
     return {fd.name: value for fd, value in g.ListFields()}
 
 
-def declared_types(g, parts=None) -> dict:
+def declared_types(g, parts=None, inits=None) -> dict:
     """name -> canonical type string for everything a GraphProto declares
-    with a fully known type. `parts`: graph_parts(g) when the caller has it."""
+    with a fully known type. `parts`: graph_parts(g) when the caller has it;
+    `inits`: initializer_types(parts) when the caller kept it."""
     if parts is None:
         parts = graph_parts(g)
     types = {}
@@ -198,10 +199,18 @@ def declared_types(g, parts=None) -> dict:
                 t = proto_type_str(vi.type)
                 if t is not None:
                     types[vi.name] = t
-    for init in parts.get("initializer", ()):
-        if init.data_type:
-            types[init.name] = f"tensor({_elem(init.data_type)})"
+    types.update(initializer_types(parts) if inits is None else inits)
     for sp in parts.get("sparse_initializer", ()):
         if sp.values.data_type:
             types[sp.values.name] = f"sparse_tensor({_elem(sp.values.data_type)})"
+    return types
+
+
+def initializer_types(parts) -> dict:
+    """name -> type string of the dense initializers in `parts` (the last of
+    two with one name wins, as in declared_types)."""
+    types = {}
+    for init in parts.get("initializer", ()):
+        if init.data_type:
+            types[init.name] = f"tensor({_elem(init.data_type)})"
     return types

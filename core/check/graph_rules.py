@@ -179,22 +179,47 @@ def check_structure(g: pb.GraphProto, gpath: str, ctx, out, parent: Scope | None
         _check_type_version(vi, where, ctx, out)
 
     init_names = set()
-    for init in parts.get("initializer", ()):
-        name = init.name
-        where = paths.Lazy(paths.initializer, gpath, name)
-        if not (tensor_clean(init, ir) if cache is None else cache.tensor_clean(init, ir)):
-            check_tensor(init, where, ctx, out)
-        if not name:
-            out.add("graph.initializer-name-missing", where, "initializer with an empty name")
-            continue
-        if name in init_names:
-            out.add("graph.initializer-duplicate", where, f"initializer {name!r} is given twice")
-        init_names.add(name)
-        if ir and ir < 4 and defs.get(name) != INPUT_POS:
-            out.add("graph.initializer-not-input", where,
-                    f"with IR version {ir} (< 4) every initializer must also be a graph input")
-        defs.setdefault(name, INIT_POS)
-        names.append(name)
+    inits = parts.get("initializer", ())
+    kept = cache.initializers_kept(inits, ir, defs) if cache is not None else None
+    if kept is not None:
+        # Nothing the loop below reads changed since the last run, when it
+        # found nothing: its names and definitions again.
+        kept_names, kept_defs, kept_init_names = kept
+        names.extend(kept_names)
+        defs.update(kept_defs)
+        init_names = set(kept_init_names)
+    else:
+        first, inputs = len(names), set(defs)
+        plain = True
+        for init in inits:
+            name = init.name
+            # The usual initializer (clean, named, once, allowed at this IR
+            # version) has nothing to report: no path is built for it (a large
+            # model has thousands).
+            clean = tensor_clean(init, ir) if cache is None else cache.tensor_clean(init, ir, name)
+            if clean and name and name not in init_names and not (ir and ir < 4 and defs.get(name) != INPUT_POS):
+                init_names.add(name)
+                defs.setdefault(name, INIT_POS)
+                names.append(name)
+                continue
+            plain = False
+            where = paths.Lazy(paths.initializer, gpath, name)
+            if not clean:
+                check_tensor(init, where, ctx, out)
+            if not name:
+                out.add("graph.initializer-name-missing", where, "initializer with an empty name")
+                continue
+            if name in init_names:
+                out.add("graph.initializer-duplicate", where, f"initializer {name!r} is given twice")
+            init_names.add(name)
+            if ir and ir < 4 and defs.get(name) != INPUT_POS:
+                out.add("graph.initializer-not-input", where,
+                        f"with IR version {ir} (< 4) every initializer must also be a graph input")
+            defs.setdefault(name, INIT_POS)
+            names.append(name)
+        if cache is not None and plain:
+            added = names[first:]
+            cache.keep_initializers(added, {n: INIT_POS for n in added if n not in inputs}, init_names)
     for sp in parts.get("sparse_initializer", ()):
         name = sp.values.name
         where = paths.initializer(gpath, name, sparse=True)

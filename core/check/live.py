@@ -26,6 +26,7 @@ from .mirror import Mirror
 from .session import CheckSession
 
 _EVERYTHING = frozenset({"ir_version", "opset_imports"})
+_MISSING = object()
 
 
 class LiveChecker:
@@ -163,8 +164,21 @@ class LiveChecker:
         moved = inference.update(nodes=nodes, values=values)
         # The checker reads only what schemas.type_string keeps of a type
         # (element types): a new shape alone moves nothing for it.
-        previous = inference.previous
-        return {v.name for v in moved if v.graph is main and _moved_for_checker(previous.get(v), inference.type_of(v))}
+        previous, types = inference.previous, inference.types
+        names = set()
+        # A new input dim moves every value: the usual case (a tensor keeping
+        # its element type) is told inline, without a call per value.
+        for v in moved:
+            if v.graph is not main:
+                continue
+            old, new = previous.get(v), types.get(v, _MISSING)
+            if new is _MISSING:
+                new = inference.type_of(v)
+            if type(old) is TensorType and type(new) is TensorType and old.elem_type == new.elem_type:
+                continue
+            if _moved_for_checker(old, new):
+                names.add(v.name)
+        return names
 
 
 def _moved_for_checker(old, new) -> bool:

@@ -321,6 +321,8 @@ class CheckSession:
 
 def _dict_diff(a: dict, b: dict) -> set:
     """Keys whose value differs between a and b (present in only one counts)."""
+    if a == b:      # the usual case, and a comparison in C
+        return set()
     return {k for k in a.keys() | b.keys() if a.get(k, _MISSING) != b.get(k, _MISSING)}
 
 

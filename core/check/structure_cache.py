@@ -27,7 +27,7 @@ from __future__ import annotations
 import heapq
 
 from ..diagnostics import Collector
-from .context import declared_types
+from .context import declared_types, initializer_types
 from .graph_rules import infer_node
 from .scan import scan_graph
 from .tensor_rules import tensor_clean
@@ -62,6 +62,13 @@ class StructureCache:
         self._vi_clean: dict = {}   # value_info position -> its type tests passed
         self._vi_ir = None
         self._seen_inits: set = set()   # initializer names met in this run
+        # The initializer loop of the last run: (key, names, new definitions,
+        # initializer names), and the initializers' declared types;
+        # `_inits_same`: this run met the same initializers.
+        self._inits = None
+        self._inits_key = None
+        self._init_types = None
+        self._inits_same = False
         # What the next run must know (set by the session, reset after the run).
         self.dirty: set = set()     # node indices whose derived output types are to be worked out again
         self.gone: set = set()      # names no longer defined by the node that defined them
@@ -85,6 +92,8 @@ class StructureCache:
         self._types = None
         self._clean = {}
         self._vi_clean = {}
+        self._inits = None
+        self._init_types = None
         self._done()
 
     def _done(self) -> None:
@@ -98,12 +107,38 @@ class StructureCache:
     def begin(self) -> None:
         """A structure run starts."""
         self._seen_inits = set()
+        self._inits_same = False
 
-    def tensor_clean(self, init, ir):
+    def initializers_kept(self, inits, ir, defs):
+        """What check_structure's initializer loop gave at the last run (names
+        in order, the definitions it added, the initializer names), or None.
+        Kept only from a run where every initializer was clean and unremarkable,
+        and good while nothing the loop reads has changed: the IR version, the
+        graph inputs defined before it, the initializers' names in order, none
+        replaced by an edit since (`initializers`). A header edit that leaves
+        the initializers alone (a new input shape) then reads no more of them
+        than their names."""
+        key = (ir, tuple(defs), tuple([init.name for init in inits]))
+        kept = self._inits
+        self._inits_key = key
+        self._inits_same = kept is not None and kept[0] == key and not self.initializers
+        if not self._inits_same:
+            self._inits = None
+            return None
+        return kept[1:]
+
+    def keep_initializers(self, names, defs, init_names) -> None:
+        """The outcome of the loop for initializers_kept's key of this run."""
+        self._inits = (self._inits_key, names, defs, frozenset(init_names))
+
+    def tensor_clean(self, init, ir, name=None):
+        """`name`: init.name, when the caller has read it (a protobuf read
+        costs about as much as the rest of this)."""
         if ir != self._ir:
             self._clean = {}
             self._ir = ir
-        name = init.name
+        if name is None:
+            name = init.name
         seen = self._seen_inits
         if name in self.initializers or name in seen:
             # Replaced by the edit, or a second initializer of that name
@@ -117,7 +152,14 @@ class StructureCache:
 
     def declared_types(self, g, parts) -> dict:
         if self._types is None or self.header:
-            self._types = declared_types(g, parts)
+            if not self._inits_same or self._init_types is None:
+                self._init_types = initializer_types(parts)
+            types = declared_types(g, parts, self._init_types)
+            # Most header edits (a new input shape, a renamed output) leave
+            # every declared type string as it was: keeping the same dict
+            # tells the scan and the session so without comparing again.
+            if types != self._types:
+                self._types = types
             self._vi_clean = {}
         return self._types
 

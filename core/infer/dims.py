@@ -112,8 +112,17 @@ def broadcast_shapes(shapes) -> Optional[tuple]:
             return None
         if s == out:
             continue
-        # Missing leading dims behave as 1, which broadcasts to anything.
         a, b = tuple(out), tuple(s)
+        # A lower-rank side equal to the other's trailing dims (a bias over
+        # [batch, seq, hidden], MatMul's batch dims against none) gives the
+        # other side as it is: what the pairing below would build.
+        if len(b) < len(a) and a[len(a) - len(b):] == b:
+            out = a
+            continue
+        if len(a) < len(b) and b[len(b) - len(a):] == a:
+            out = b
+            continue
+        # Missing leading dims behave as 1, which broadcasts to anything.
         if len(a) < len(b):
             a = (1,) * (len(b) - len(a)) + a
         elif len(b) < len(a):

@@ -8,14 +8,12 @@ being edited and re-run only downstream of a change (`update`).
 from __future__ import annotations
 
 import gc
-import heapq
 from typing import Iterable, Optional
 
 import numpy as np
 
 # One Diagnostic type for the whole core, so the problems panel lists the
 # checker's and inference's findings alike.
-from ..opsets import canonical_domain
 from ..diagnostics import INFO, WARNING, Diagnostic
 from ..ir.dtypes import DataType, from_numpy_dtype
 from ..ir.types import TensorType
@@ -59,6 +57,7 @@ class Inference:
         self.contradictions: dict = {}
         self.nodes_inferred = 0      # rule evaluations so far (shows what update() saved)
         self.previous: dict = {}     # see update()
+        self._functions = None       # the model's functions, read once per run / update
 
     # --- public API ----------------------------------------------------------------
     def run(self) -> InferenceResult:
@@ -69,6 +68,7 @@ class Inference:
         self._const_checked.clear()
         self.contradictions.clear()
         self.fresh.avoid(_declared_names(self.model.graph))
+        self._functions = self.model.functions
         # The walk allocates many small short-lived objects but no reference
         # cycles; pausing the cyclic collector (which would otherwise traverse
         # the whole IR again and again) halves the time on large models.
@@ -120,22 +120,29 @@ class Inference:
         where a node's outputs come out as before. Returns the changed Values.
         """
         main = self.model.graph
-        heap: list = []
-        queued: set = set()
+        # Nothing moves nodes during an update: index them once. The node to
+        # infer next is always the first pending one in graph order (a valid
+        # graph is in topological order), found with a scan in C.
+        main._refresh_indices()
+        order = main._nodes
+        pending = bytearray(len(order))
+        cursor = len(order)             # no pending node before it
         # Value -> its type before this update, for the changed ones (a
         # caller that sees only part of a type, e.g. the checker's element
         # types, tells from it whether the change concerns it).
         previous = self.previous = {}
 
         def push(node):
+            nonlocal cursor
             top = node if node.graph is main else self._top_level(node, main)
             if top is None:
                 raise _FullRerun
-            if id(top) not in queued:
-                queued.add(id(top))
-                heapq.heappush(heap, (top.index, id(top), top))
+            i = top._index
+            if not pending[i]:
+                pending[i] = 1
+                if i < cursor:
+                    cursor = i
 
-        changed: set = set()
         try:
             for v in values:
                 if self.fresh.declares_new(v.type):
@@ -162,36 +169,45 @@ class Inference:
                     self.types.pop(v, None)
                     self.contradictions.pop(v, None)
                 previous.setdefault(v, old_type)
-                changed.add(v)
                 for user, _ in v.uses:
                     push(user)
             for n in nodes:
                 push(n)
             # In a valid (acyclic) graph every node runs at most once; a cyclic
             # one could feed changes around forever, so past that, start over.
-            budget = len(main.nodes) + 1
-            while heap:
+            budget = len(order) + 1
+            opsets = self.model.opset_imports
+            self._functions = self.model.functions
+            moved: list = []            # (output, its type before) whose result changed
+            while True:
+                i = pending.find(1, cursor)
+                if i < 0:
+                    break
                 budget -= 1
                 if budget < 0:
                     raise _FullRerun
-                _, _, node = heapq.heappop(heap)
-                queued.discard(id(node))
-                before = [(self.types.get(v), _key(self.consts.get(v)), self.syms.get(v))
-                          for v in node.outputs if v is not None]
-                self._infer_node(node, self.model.opset_imports)
-                outs = [v for v in node.outputs if v is not None]
-                for v, old in zip(outs, before):
-                    if (self.types.get(v), _key(self.consts.get(v)), self.syms.get(v)) != old:
-                        previous.setdefault(v, old[0])
-                        changed.add(v)
-                        for user, _ in v._uses:     # (read only: no copy)
+                pending[i] = 0
+                cursor = i + 1
+                moved.clear()
+                self._infer_node(order[i], opsets, moved)
+                for v, old_type in moved:
+                    if v not in previous:
+                        previous[v] = old_type
+                    for user, _ in v._uses:     # (read only: no copy)
+                        if user.graph is main:
+                            j = user._index
+                            if not pending[j]:
+                                pending[j] = 1
+                                if j < cursor:
+                                    cursor = j
+                        else:
                             push(user)
         except _FullRerun:
             old = dict(self.types)
             self.run()
             self.previous = old
             return {v for v, t in self.types.items() if old.get(v, _MISSING) != t}
-        return changed
+        return set(previous)            # every changed value has its entry
 
     def write(self) -> int:
         """Store inferred types in the model (value_info, outputs); returns count."""
@@ -297,14 +313,22 @@ class Inference:
             fn = self._rule_cache[key] = find_rule(domain, op_type, opset)
         return fn
 
-    def _infer_node(self, node, opsets) -> None:
+    def _infer_node(self, node, opsets, moved=None) -> None:
+        """Infer one node and store its outputs; with a list `moved`, append
+        (output, type before) for each output whose type, constant value or
+        symbolic value changed (update follows those)."""
+        # Once per node of every run and update: locals over attribute reads,
+        # and no call where a test does.
         self.nodes_inferred += 1
-        domain = canonical_domain(node.domain)
+        domain = node.domain
+        if domain == "ai.onnx":             # opsets.canonical_domain, inlined
+            domain = ""
         opset = opsets.get(domain) or _LATEST
+        op_type = node.op_type
         types, consts, syms = [], {}, {}
         all_const = True
         known_types, known_consts, known_syms = self.types, self.consts, self.syms
-        inputs = node.inputs
+        inputs = tuple(node._inputs)
         for i, v in enumerate(inputs):
             if v is None:
                 types.append(None)
@@ -328,66 +352,77 @@ class Inference:
         if self._diags:
             self._diags.pop(node, None)
         outs = None
-        functions = self.model.functions
-        function = functions.get((node.domain, node.op_type, node.overload)) if functions else None
-        outputs = node.outputs
-        ctx = NodeContext(node.op_type, domain, opset, attrs, types, len(outputs),
+        functions = self._functions
+        if functions is None:
+            functions = self.model.functions
+        function = functions.get((node.domain, op_type, node.overload)) if functions else None
+        outputs = node._outputs
+        n_outputs = len(outputs)
+        ctx = NodeContext(op_type, domain, opset, attrs, types, n_outputs,
                           consts, syms, node, self, inputs)
         try:
             if function is not None:
                 outs = self._infer_call(function, types, attrs)
             else:
-                fn = self._rule(domain, node.op_type, opset)
+                fn = self._rule_cache.get((domain, op_type, opset), _MISSING)
+                if fn is _MISSING:
+                    fn = self._rule(domain, op_type, opset)
                 if fn is None:
                     self._note(node, INFO, "infer.unknown-op",
-                               f"no inference rule for {domain or 'ai.onnx'}::{node.op_type} "
+                               f"no inference rule for {domain or 'ai.onnx'}::{op_type} "
                                f"(opset {opset if opset != _LATEST else 'not imported'}); outputs left unknown")
                 else:
                     outs = fn(ctx)
         except Exception as exc:  # a bad model must never stop inference
             self._note(node, INFO, "infer.failed",
-                       f"could not infer {node.op_type}: {type(exc).__name__}: {exc}")
+                       f"could not infer {op_type}: {type(exc).__name__}: {exc}")
             outs = None
         if function is None and (not outs or not all(outs)) and outputs:
-            outs = self._with_schema_types(domain, node.op_type, opset, types, outs, len(outputs))
+            outs = self._with_schema_types(domain, op_type, opset, types, outs, n_outputs)
         folded = None
         if all_const and consts and function is None and _small_outputs(outs):
             try:
-                folded = fold(node.op_type, domain, opset, [consts.get(i) for i in range(len(types))],
-                              attrs, len(outputs))
+                folded = fold(op_type, domain, opset, [consts.get(i) for i in range(len(types))],
+                              attrs, n_outputs)
             except Exception:
                 folded = None       # the kernel refuses: keep the rule's answer
-        self._store_outputs(node, outputs, outs or (), ctx, folded)
+        self._store_outputs(node, outputs, outs or (), ctx, folded, moved)
 
-    def _store_outputs(self, node, outputs, outs, ctx, folded) -> None:
+    def _store_outputs(self, node, outputs, outs, ctx, folded, moved=None) -> None:
         n_outs = len(outs)
         consts, syms, types = self.consts, self.syms, self.types
+        out_consts, out_syms = ctx.out_consts, ctx.out_syms
+        # Most nodes give neither folded values nor shape-tensor entries.
+        plain = folded is None and not out_consts and not out_syms
+        name_unknowns = not self._attr_scopes
         for i, v in enumerate(outputs):
             if v is None:
                 continue
             t = outs[i] if i < n_outs else None
-            if consts:
-                consts.pop(v, None)
-            if syms:
-                syms.pop(v, None)
-            arr = folded[i] if folded is not None and i < len(folded) else ctx.out_consts.get(i)
-            if arr is not None:
-                try:
-                    elem = getattr(t, "elem_type", 0) or int(from_numpy_dtype(arr.dtype))
-                except ValueError:
-                    elem = getattr(t, "elem_type", 0)
-                t = TensorType(elem, tuple(arr.shape))
-                if arr.size <= MAX_FOLD_ELEMENTS:
-                    consts[v] = arr
-            elif i in ctx.out_syms:
-                s = ctx.out_syms[i]
-                if all(isinstance(d, int) for d in s):
-                    # Fully known now: a constant of the output's element type.
-                    scalar = isinstance(t, TensorType) and t.shape == ()
-                    dtype = np.bool_ if getattr(t, "elem_type", 0) == DataType.BOOL else np.int64
-                    consts[v] = np.array(s, dtype=dtype).reshape(() if scalar and len(s) == 1 else -1)
-                else:
-                    syms[v] = s
+            old_t = types.get(v)
+            old_c = consts.pop(v, None) if consts else None
+            old_s = syms.pop(v, None) if syms else None
+            c = s = None
+            if not plain:
+                arr = folded[i] if folded is not None and i < len(folded) else out_consts.get(i)
+                if arr is not None:
+                    try:
+                        elem = getattr(t, "elem_type", 0) or int(from_numpy_dtype(arr.dtype))
+                    except ValueError:
+                        elem = getattr(t, "elem_type", 0)
+                    t = TensorType(elem, tuple(arr.shape))
+                    if arr.size <= MAX_FOLD_ELEMENTS:
+                        c = consts[v] = arr
+                elif i in out_syms:
+                    s = out_syms[i]
+                    if all(isinstance(d, int) for d in s):
+                        # Fully known now: a constant of the output's element type.
+                        scalar = isinstance(t, TensorType) and t.shape == ()
+                        dtype = np.bool_ if getattr(t, "elem_type", 0) == DataType.BOOL else np.int64
+                        c = consts[v] = np.array(s, dtype=dtype).reshape(() if scalar and len(s) == 1 else -1)
+                        s = None
+                    else:
+                        syms[v] = s
             declared = v.type
             if declared is not None:
                 merged, conflict = merge_types(t, any_size(declared))
@@ -398,9 +433,14 @@ class Inference:
                 t = merged
             elif self.contradictions:
                 self.contradictions.pop(v, None)
-            if not self._attr_scopes:
-                t = self.fresh.fill(v, t)
+            if name_unknowns and (type(t) is not TensorType or t.shape is not None and None in t.shape):
+                t = self.fresh.fill(v, t)      # (a TensorType without a None dim comes back as is)
             types[v] = t
+            # Same objects mostly; else compare as values (constants by their
+            # bytes: a re-fold makes a new, equal array).
+            if moved is not None and not ((t is old_t or t == old_t) and (s is old_s or s == old_s) and (
+                    c is old_c or c is not None and old_c is not None and _key(c) == _key(old_c))):
+                moved.append((v, old_t))
 
     @staticmethod
     def _with_schema_types(domain, op_type, opset, types, outs, n):

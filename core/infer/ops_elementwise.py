@@ -70,6 +70,8 @@ def broadcast_same_type(ctx):
                 fn = _SYM_ARITH.get(ctx.op_type)
                 if fn is not None:
                     _symbolic_arith(ctx, fn)
+            if shape is sa and elem == a.elem_type and not a.denotation and a.dim_denotations is None:
+                return [a]          # equal to the type built below: no new object
             return [TensorType(elem, shape)]
     elem = ctx.elem(0)
     if not elem:

@@ -37,20 +37,21 @@ def size_op(ctx):
 
 def _reshape_dims(in_shape, target, allowzero):
     out = list(target)
-    for i, d in enumerate(out):
-        if d == 0 and not allowzero:
-            out[i] = in_shape[i] if in_shape is not None and i < len(in_shape) else None
+    if not allowzero and 0 in out:
+        for i, d in enumerate(out):
+            if d == 0:
+                out[i] = in_shape[i] if in_shape is not None and i < len(in_shape) else None
     if -1 in out:
         k = out.index(-1)
         out[k] = None
         if in_shape is not None:
-            out[k] = _remaining(list(in_shape), [d for i, d in enumerate(out) if i != k])
-    return tuple(None if isinstance(d, int) and d < 0 else d for d in out)
+            out[k] = _remaining(list(in_shape), out[:k] + out[k + 1:])
+    return tuple([None if isinstance(d, int) and d < 0 else d for d in out])
 
 
 def _remaining(num, den):
     """prod(num) / prod(den) when the division is exact (symbols cancel)."""
-    if any(d is None for d in num) or any(d is None for d in den):
+    if None in num or None in den:      # (dims are ints, strings or None)
         return None
     return dim_floordiv(dim_prod(num), dim_prod(den))
 
@@ -86,13 +87,24 @@ def transpose(ctx):
 
 @rule("Concat")
 def concat(ctx):
-    elem = next((ctx.elem(i) for i in range(ctx.num_inputs) if ctx.elem(i)), 0)
-    shapes = [ctx.shape(i) for i in range(ctx.num_inputs) if ctx.has_input(i)]
-    known = [s for s in shapes if s is not None]
-    syms = [ctx.sym(i) for i in range(ctx.num_inputs) if ctx.has_input(i)]
-    if all(s is not None for s in syms) and not all(ctx.const(i) is not None for i in range(ctx.num_inputs)):
-        ctx.out_syms[0] = tuple(d for s in syms for d in s)
-    if not known:
+    n = ctx.num_inputs
+    elem = 0
+    for i in range(n):
+        elem = ctx.elem(i)
+        if elem:
+            break
+    present = [i for i in range(n) if ctx.has_input(i)]
+    shapes = [ctx.shape(i) for i in present]
+    syms = []
+    for i in present:
+        s = ctx.sym(i)
+        if s is None:
+            break               # a data input: no shape-tensor entries to carry
+        syms.append(s)
+    else:
+        if not all(ctx.const(i) is not None for i in range(n)):
+            ctx.out_syms[0] = tuple([d for s in syms for d in s])
+    if all(s is None for s in shapes):
         return [tensor(elem, None)]
     return [tensor(elem, concat_shape(shapes, ctx.attr("axis", 1 if ctx.opset < 4 else None)))]
 
@@ -112,10 +124,16 @@ def concat_shape(shapes, axis) -> tuple:
             d = 0
             for s in shapes:
                 d = dim_add(d, s[i]) if s is not None else None
-            out.append(d)
         else:
-            out.append(next((s[i] for s in known if s[i] is not None and isinstance(s[i], int)),
-                            next((s[i] for s in known if s[i] is not None), None)))
+            d = None                # the first number, else the first symbol
+            for s in known:
+                x = s[i]
+                if isinstance(x, int):
+                    d = x
+                    break
+                if d is None:
+                    d = x
+        out.append(d)
     return tuple(out)
 
 

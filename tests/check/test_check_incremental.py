@@ -199,3 +199,71 @@ def test_removing_nodes_without_names_remembered_leaves_no_stale_findings():
     m.graph.node.add(op_type="Relu", input=[m.graph.input[0].name], output=["late_a"])
     m.graph.node.add(op_type="Relu", input=[m.graph.input[0].name], output=["late_b"])
     assert session.update(region=(count - 2, count - 2, count)) == CheckSession(m).diagnostics
+
+
+def _weights_model(ir_version=10, inputs_too=False):
+    # y = Cos(x + w): w an initializer (also a graph input with `inputs_too`).
+    from onnx import TensorProto, helper, numpy_helper
+    import numpy as np
+    w = numpy_helper.from_array(np.ones(3, np.float32), "w")
+    inputs = [helper.make_tensor_value_info("x", TensorProto.FLOAT, [3])]
+    if inputs_too:
+        inputs.append(helper.make_tensor_value_info("w", TensorProto.FLOAT, [3]))
+    g = helper.make_graph([helper.make_node("Add", ["x", "w"], ["s"]), helper.make_node("Cos", ["s"], ["y"])],
+                          "g", inputs, [helper.make_tensor_value_info("y", TensorProto.FLOAT, [3])], [w])
+    model = helper.make_model(g, opset_imports=[helper.make_opsetid("", 17)])
+    model.ir_version = ir_version
+    return _our_proto(model)
+
+
+def test_kept_initializers_see_a_renamed_one():
+    # The structure unit replays its initializer loop while the initializers
+    # stay as they were; a rename nobody reported must still be seen.
+    m = _weights_model()
+    session = CheckSession(m)
+    assert session.diagnostics == []
+    session.remember_names()
+    session.update(header=True)                 # replayed: nothing changed
+    m.graph.initializer[0].name = "w2"
+    session.remember_names()
+    got = session.update(header=True)
+    assert got == CheckSession(m).diagnostics
+    assert any(d.code == "graph.undefined-input" for d in got)
+
+
+def test_kept_initializers_see_changed_graph_inputs():
+    # IR 3: every initializer must also be a graph input. Removing the input
+    # changes what the initializer loop finds though no initializer changed.
+    m = _weights_model(ir_version=3, inputs_too=True)
+    session = CheckSession(m)
+    assert not any(d.code == "graph.initializer-not-input" for d in session.diagnostics)
+    session.remember_names()
+    del m.graph.input[1]
+    got = session.update(header=True)
+    assert got == CheckSession(m).diagnostics
+    assert any(d.code == "graph.initializer-not-input" for d in got)
+
+
+def test_kept_initializers_give_way_to_a_replaced_one():
+    # A replaced initializer (reported in `initializers`) is judged again, and
+    # its new element type reaches the declared types (Add then mixes types).
+    from onnx import numpy_helper
+    import numpy as np
+    m = _weights_model()
+    session = CheckSession(m)
+    session.remember_names()
+    session.update(header=True)
+    m.graph.initializer[0].ParseFromString(numpy_helper.from_array(np.ones(3, np.int64), "w").SerializeToString())
+    session.remember_names()
+    got = session.update(header=True, initializers={"w"})
+    assert got == CheckSession(m).diagnostics
+    assert got, "an int64 w added to a float x must be reported"
+    bad = numpy_helper.from_array(np.ones(3, np.float32), "w")
+    bad.dims[:] = [5]                           # 3 values for 5 elements
+    m.graph.initializer[0].ParseFromString(bad.SerializeToString())
+    session.remember_names()
+    got = session.update(header=True, initializers={"w"})
+    assert got == CheckSession(m).diagnostics
+    assert any(d.code == "tensor.data-length" for d in got)
+    session.remember_names()
+    assert session.update(header=True) == CheckSession(m).diagnostics   # the bad one is not replayed away

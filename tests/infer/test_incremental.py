@@ -108,3 +108,58 @@ def test_update_on_a_cyclic_graph_terminates():
     x.type = TensorType(F, (3,))
     inf.update(values=[x])
     assert inf.type_of(m.graph.get_value("a")).elem_type == F
+
+
+def test_a_new_constant_value_of_the_same_type_propagates():
+    # Add's output keeps its type (int64[2]) but its folded value changes:
+    # update must follow the value to the Reshape reading it.
+    m = make_model([node("Add", ["t", "z"], ["target"]), node("Reshape", ["x", "target"], ["y"])],
+                   [("x", F, [2, 6])], [out("y")],
+                   initializers=[("t", np.array([3, 4], np.int64)), ("z", np.array([0, 0], np.int64))])
+    inf = Inference(m)
+    inf.run()
+    target, y = m.graph.get_value("target"), m.graph.get_value("y")
+    before = inf.type_of(target)
+    assert inf.type_of(y).shape == (3, 4)
+    t = m.graph.get_value("t")
+    t.const = Tensor.from_numpy(np.array([4, 3], np.int64), "t")
+    changed = inf.update(values=[t])
+    assert inf.type_of(target) == before
+    assert inf.type_of(y).shape == (4, 3)
+    assert {v.name for v in changed} == {"t", "target", "y"}
+    assert inf.previous[y].shape == (3, 4)
+
+
+def test_a_new_symbolic_value_of_the_same_type_propagates():
+    # Shape's output stays int64[2]; its entries move from (N, 4) to (M, 4).
+    m = make_model([node("Shape", ["x"], ["s"]), node("Reshape", ["z", "s"], ["y"])],
+                   [("x", F, ["N", 4]), ("z", F, [None])], [out("y")])
+    inf = Inference(m)
+    inf.run()
+    s, y = m.graph.get_value("s"), m.graph.get_value("y")
+    assert inf.type_of(y).shape == ("N", 4)
+    x = m.graph.get_value("x")
+    x.type = TensorType(F, ("M", 4))
+    changed = inf.update(values=[x])
+    assert {v.name for v in changed} == {"x", "s", "y"}
+    assert inf.type_of(s) == inf.previous[s]          # the same type, new entries
+    assert inf.type_of(y).shape == ("M", 4)
+
+
+def test_update_returns_what_moved_and_only_that():
+    # A change that dies out half-way: Relu's output moves, the Reshape to a
+    # fixed shape after it does not, so nothing past it runs again.
+    nodes = [node("Relu", ["x"], ["a"]), node("Reshape", ["a", "shape"], ["b"]), node("Neg", ["b"], ["c"])]
+    m = make_model(nodes, [("x", F, ["N", 6])], [out("c")], initializers=[("shape", np.array([3, 4], np.int64))])
+    inf = Inference(m)
+    inf.run()
+    x = m.graph.get_value("x")
+    x.type = TensorType(F, (2, 6))
+    before = inf.nodes_inferred
+    changed = inf.update(values=[x])
+    assert {v.name for v in changed} == {"x", "a"}
+    assert set(inf.previous) == changed
+    assert inf.nodes_inferred - before == 2
+    fresh = Inference(m)
+    fresh.run()
+    assert _all_types(inf, m) == _all_types(fresh, m)
