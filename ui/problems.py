@@ -4,20 +4,43 @@ The list is refreshed from `Document.diagnostics` after every edit (the
 checker updates incrementally; the refresh is deferred to the next turn of the
 event loop so the canvas repaints first). A click on a problem asks the window
 to select and centre the place it names (`activated(obj, graph)`).
+
+Messages come from core in English; they name values, shapes and types and
+stay as they are. What a diagnostic's code means is translated
+(ui/code_meanings.py, generated from core.diagnostics.CODES): in a
+translated UI the Message cell reads "<meaning>: <message>" (e.g.
+"节点输入未定义：input 'x' is not defined by ..."); in English, where
+the message says it already, the cell is the message alone. Tooltips on the
+code and the message show the meaning in any language. A code the table
+does not know (added to core since) shows the message alone.
 """
 from __future__ import annotations
 
 import re
 
-from PySide6.QtCore import QT_TRANSLATE_NOOP, QTimer, Qt, Signal
+from PySide6.QtCore import QCoreApplication, QT_TRANSLATE_NOOP, QTimer, Qt, Signal
 from PySide6.QtGui import QColor
 from PySide6.QtWidgets import (QComboBox, QHBoxLayout, QHeaderView, QLabel, QLineEdit,
                                QTreeWidget, QTreeWidgetItem, QVBoxLayout, QWidget)
+
+from .code_meanings import CONTEXT as MEANINGS_CONTEXT, MEANINGS
 
 SEVERITY_NAMES = {2: QT_TRANSLATE_NOOP("ProblemsPanel", "error"),
                   1: QT_TRANSLATE_NOOP("ProblemsPanel", "warning"), 0: QT_TRANSLATE_NOOP("ProblemsPanel", "info")}
 SEVERITY_COLOURS = {2: QColor(210, 50, 50), 1: QColor(220, 140, 20), 0: QColor(90, 130, 200)}
 MAX_ROWS = 5000          # a broken 10k-node model can report tens of thousands
+PLACE_WIDTH = 260        # the Place column at least, and until its paths need more
+PLACE_SHARE = 0.4        # ... at most this share of the list's width
+
+
+def code_meaning(code: str) -> tuple[str, bool]:
+    """(what `code` means in the UI's language, whether that is a
+    translation); ("", False) for a code ui/code_meanings.py does not know."""
+    english = MEANINGS.get(code)
+    if english is None:
+        return "", False
+    shown = QCoreApplication.translate(MEANINGS_CONTEXT, english)
+    return (shown, True) if shown and shown != english else (english, False)
 
 
 class PlaceIndex:
@@ -118,8 +141,15 @@ class ProblemsPanel(QWidget):
         header = self.tree.header()
         header.setSectionResizeMode(0, QHeaderView.ResizeToContents)
         header.setStretchLastSection(True)
-        self.tree.setColumnWidth(1, 260)
-        self.tree.setColumnWidth(2, 170)
+        self.tree.setColumnWidth(1, PLACE_WIDTH)
+        # The longest code fits (graph.declared-type-contradicts was cut at 170).
+        metrics = self.tree.fontMetrics()
+        self.tree.setColumnWidth(2, max(170, max(map(metrics.horizontalAdvance, MEANINGS), default=0) + 24))
+        # Place grows to fit its paths (up to a share of the width) until the
+        # user sizes it by hand.
+        self._place_sized_by_user = False
+        self._sizing = False
+        header.sectionResized.connect(self._section_resized)
         top = QHBoxLayout()
         top.addWidget(self.severity)
         top.addWidget(self.filter, 1)
@@ -176,33 +206,66 @@ class ProblemsPanel(QWidget):
             self._index = PlaceIndex(self.qdoc.document.model)
         return self._index
 
+    @staticmethod
+    def _meanings():
+        """A lookup code -> (meaning, translated), asking Qt once per code
+        (one per fill: a language installed since is seen at the next)."""
+        cache: dict = {}
+
+        def lookup(code):
+            found = cache.get(code)
+            if found is None:
+                found = cache[code] = code_meaning(code)
+            return found
+        return lookup
+
+    def message_text(self, d, meaning: str, translated: bool) -> str:
+        """The Message cell: the translated meaning first when there is one
+        (core's message is English), never empty."""
+        message = d.message or meaning or d.code
+        if translated and d.message:
+            return self.tr("{meaning}: {message}").format(meaning=meaning, message=d.message)
+        return message
+
     def visible(self) -> list:
         minimum = {0: 1, 1: 2, 2: 0}[self.severity.currentIndex()]
         words = self.filter.text().strip().lower()
+        meaning_of = self._meanings()
         out = []
         for d in self.diagnostics:
             if int(d.severity) < minimum:
                 continue
-            if words and words not in f"{d.path} {d.code} {d.message}".lower():
-                continue
+            if words:
+                # What the row shows: a meaning in the Message cell is searched too.
+                meaning, translated = meaning_of(d.code)
+                shown = meaning if translated or not d.message else ""
+                if words not in f"{d.path} {d.code} {shown} {d.message}".lower():
+                    continue
             out.append(d)
         return out
 
     def _fill(self) -> None:
         shown = self.visible()
+        meaning_of = self._meanings()
         self.tree.setUpdatesEnabled(False)
         self.tree.clear()
         items = []
         for d in shown[:MAX_ROWS]:
             sev = int(d.severity)
-            item = QTreeWidgetItem(["●", d.path, d.code, d.message])
+            meaning, translated = meaning_of(d.code)
+            item = QTreeWidgetItem(["●", d.path, d.code, self.message_text(d, meaning, translated)])
             item.setForeground(0, SEVERITY_COLOURS[sev])
             item.setToolTip(0, self.tr(SEVERITY_NAMES[sev]))
             item.setToolTip(1, d.path)
-            item.setToolTip(3, d.message)
+            if meaning:
+                item.setToolTip(2, meaning)
+                item.setToolTip(3, f"{meaning}\n{d.message}" if d.message else meaning)
+            else:
+                item.setToolTip(3, d.message or d.code)
             item.setData(0, Qt.UserRole, d)
             items.append(item)
         self.tree.addTopLevelItems(items)
+        self._fit_place()
         self.tree.setUpdatesEnabled(True)
         counts = [sum(1 for d in self.diagnostics if int(d.severity) == s) for s in (2, 1, 0)]
         more = self.tr(" (first {n} shown)").format(n=MAX_ROWS) if len(shown) > MAX_ROWS else ""
@@ -214,6 +277,24 @@ class ProblemsPanel(QWidget):
                  self.tr("%n warning", "", warnings) if warnings == 1 else self.tr("%n warnings", "", warnings),
                  self.tr("%n note", "", notes) if notes == 1 else self.tr("%n notes", "", notes))
         self.summary.setText(" · ".join(parts) + more)
+
+    def _section_resized(self, column, _old, _new) -> None:
+        if column == 1 and not self._sizing:
+            self._place_sized_by_user = True
+
+    def _fit_place(self) -> None:
+        """Widen Place to its longest shown path (never narrower than it is,
+        at most PLACE_SHARE of the list) unless the user sized it."""
+        if self._place_sized_by_user or not self.tree.topLevelItemCount():
+            return
+        cap = max(PLACE_WIDTH, int(PLACE_SHARE * self.tree.viewport().width()))
+        wanted = min(cap, self.tree.sizeHintForColumn(1))
+        if wanted > self.tree.columnWidth(1):
+            self._sizing = True
+            try:
+                self.tree.setColumnWidth(1, wanted)
+            finally:
+                self._sizing = False
 
     def _activate(self, item, _column=0) -> None:
         d = item.data(0, Qt.UserRole)

@@ -1204,6 +1204,389 @@
     </message>
 </context>
 <context>
+    <name>ProblemCodes</name>
+    <message>
+        <source>ir_version is not set</source>
+        <translation>未设置 ir_version</translation>
+    </message>
+    <message>
+        <source>ir_version is newer than any this checker knows</source>
+        <translation>ir_version 比检查器已知的任何版本都新</translation>
+    </message>
+    <message>
+        <source>IR &gt;= 3 needs opset_import</source>
+        <translation>IR &gt;= 3 时必须有 opset_import</translation>
+    </message>
+    <message>
+        <source>IR &lt; 3 cannot have opset_import</source>
+        <translation>IR &lt; 3 时不能有 opset_import</translation>
+    </message>
+    <message>
+        <source>a domain is imported twice with different versions</source>
+        <translation>同一个域以不同版本导入了两次</translation>
+    </message>
+    <message>
+        <source>the same domain and version imported twice</source>
+        <translation>同一个域和版本重复导入</translation>
+    </message>
+    <message>
+        <source>an imported opset version is not positive</source>
+        <translation>导入的 opset 版本不是正数</translation>
+    </message>
+    <message>
+        <source>an imported opset newer than any the checker knows (it checks against its newest)</source>
+        <translation>导入的 opset 比检查器已知的都新（按已知的最新版本检查）</translation>
+    </message>
+    <message>
+        <source>metadata_props has a key twice</source>
+        <translation>metadata_props 中有重复的键</translation>
+    </message>
+    <message>
+        <source>a field or element type the declared IR version does not have</source>
+        <translation>使用了所声明的 IR 版本中没有的字段或元素类型</translation>
+    </message>
+    <message>
+        <source>graph has no name</source>
+        <translation>图没有名称</translation>
+    </message>
+    <message>
+        <source>graph input or output with an empty name</source>
+        <translation>图输入或输出的名称为空</translation>
+    </message>
+    <message>
+        <source>two graph inputs share a name</source>
+        <translation>两个图输入同名</translation>
+    </message>
+    <message>
+        <source>a subgraph input hides a name of the enclosing graph</source>
+        <translation>子图输入遮蔽了外层图中的同名值</translation>
+    </message>
+    <message>
+        <source>a top-level input/output has no type</source>
+        <translation>顶层输入/输出没有类型</translation>
+    </message>
+    <message>
+        <source>a top-level tensor input/output has no shape</source>
+        <translation>顶层张量输入/输出没有形状</translation>
+    </message>
+    <message>
+        <source>a top-level input/output type has no element type</source>
+        <translation>顶层输入/输出的类型没有元素类型</translation>
+    </message>
+    <message>
+        <source>initializer without a name</source>
+        <translation>初始化器没有名称</translation>
+    </message>
+    <message>
+        <source>two (sparse) initializers share a name</source>
+        <translation>两个（稀疏）初始化器同名</translation>
+    </message>
+    <message>
+        <source>IR &lt; 4: an initializer that is not a graph input</source>
+        <translation>IR &lt; 4：初始化器不是图输入</translation>
+    </message>
+    <message>
+        <source>a name is defined twice (SSA)</source>
+        <translation>同一名称被定义了两次（违反 SSA）</translation>
+    </message>
+    <message>
+        <source>a node input that nothing defines</source>
+        <translation>节点输入未定义</translation>
+    </message>
+    <message>
+        <source>a node input defined only by a later node</source>
+        <translation>节点输入只由其后的节点定义（不是拓扑顺序）</translation>
+    </message>
+    <message>
+        <source>nodes that depend on each other</source>
+        <translation>节点之间存在循环依赖</translation>
+    </message>
+    <message>
+        <source>a graph output that no node, input or initializer defines</source>
+        <translation>图输出未被任何节点、输入或初始化器定义</translation>
+    </message>
+    <message>
+        <source>two value_info entries share a name</source>
+        <translation>两个 value_info 条目同名</translation>
+    </message>
+    <message>
+        <source>value_info for a name nothing defines</source>
+        <translation>value_info 描述的名称未被定义</translation>
+    </message>
+    <message>
+        <source>value_info disagrees with the declared type of a graph input/output</source>
+        <translation>value_info 与图输入/输出声明的类型不一致</translation>
+    </message>
+    <message>
+        <source>a tensor type in value_info or a subgraph input/output without an element type</source>
+        <translation>value_info 或子图输入/输出中的张量类型没有元素类型</translation>
+    </message>
+    <message>
+        <source>a declared type (graph input/output, value_info) that contradicts the type inference derives from the producer</source>
+        <translation>声明的类型（图输入/输出、value_info）与类型推断由产生它的节点推出的类型矛盾</translation>
+    </message>
+    <message>
+        <source>a name that is not a C identifier</source>
+        <translation>名称不是合法的 C 标识符</translation>
+    </message>
+    <message>
+        <source>a value name, producer, domain, doc string or metadata entry that is not valid UTF-8</source>
+        <translation>值名称、producer、域、文档字符串或元数据条目不是有效的 UTF-8</translation>
+    </message>
+    <message>
+        <source>node has no op_type</source>
+        <translation>节点没有 op_type</translation>
+    </message>
+    <message>
+        <source>node has neither inputs nor outputs</source>
+        <translation>节点既没有输入也没有输出</translation>
+    </message>
+    <message>
+        <source>the node&apos;s domain is not imported</source>
+        <translation>节点所属的域未导入</translation>
+    </message>
+    <message>
+        <source>no such operator in a standard domain</source>
+        <translation>标准域中没有这个算子</translation>
+    </message>
+    <message>
+        <source>operator newer than the imported opset</source>
+        <translation>算子比导入的 opset 版本新</translation>
+    </message>
+    <message>
+        <source>operator is deprecated at the imported opset</source>
+        <translation>算子在导入的 opset 中已弃用</translation>
+    </message>
+    <message>
+        <source>operator of a custom domain with no known signature</source>
+        <translation>自定义域的算子，签名未知</translation>
+    </message>
+    <message>
+        <source>too few or too many inputs</source>
+        <translation>输入个数过少或过多</translation>
+    </message>
+    <message>
+        <source>too few or too many outputs</source>
+        <translation>输出个数过少或过多</translation>
+    </message>
+    <message>
+        <source>a non-optional input or output is given as empty</source>
+        <translation>非可选的输入或输出被留空</translation>
+    </message>
+    <message>
+        <source>a variadic formal has fewer actuals than its minimum</source>
+        <translation>可变参数的实参个数少于最小要求</translation>
+    </message>
+    <message>
+        <source>an input/output type outside the operator&apos;s constraint</source>
+        <translation>输入/输出类型不在算子的类型约束范围内</translation>
+    </message>
+    <message>
+        <source>actuals bound to one type parameter have different types</source>
+        <translation>绑定到同一类型参数的实参类型不一致</translation>
+    </message>
+    <message>
+        <source>an output declared with another type than the operator&apos;s attribute gives it</source>
+        <translation>输出声明的类型与算子属性决定的类型不同</translation>
+    </message>
+    <message>
+        <source>a call to a model function with more inputs/outputs than it declares</source>
+        <translation>调用模型函数时给出的输入/输出多于函数声明的个数</translation>
+    </message>
+    <message>
+        <source>attribute without a name</source>
+        <translation>属性没有名称</translation>
+    </message>
+    <message>
+        <source>attribute given twice on one node</source>
+        <translation>同一节点上的属性重复</translation>
+    </message>
+    <message>
+        <source>IR &gt;= 2: attribute without a type field</source>
+        <translation>IR &gt;= 2：属性缺少 type 字段</translation>
+    </message>
+    <message>
+        <source>the value field set does not match the type field</source>
+        <translation>已设置的值字段与 type 字段不符</translation>
+    </message>
+    <message>
+        <source>more than one value field set</source>
+        <translation>设置了多个值字段</translation>
+    </message>
+    <message>
+        <source>a non-list attribute with no value field</source>
+        <translation>非列表属性没有设置值字段</translation>
+    </message>
+    <message>
+        <source>an attribute set from Python to a value its type cannot carry</source>
+        <translation>从 Python 设置的属性值无法用其类型表示</translation>
+    </message>
+    <message>
+        <source>attribute the operator does not define</source>
+        <translation>算子没有定义这个属性</translation>
+    </message>
+    <message>
+        <source>attribute type differs from the operator&apos;s</source>
+        <translation>属性类型与算子定义的不同</translation>
+    </message>
+    <message>
+        <source>a required attribute is missing</source>
+        <translation>缺少必需的属性</translation>
+    </message>
+    <message>
+        <source>ref_attr_name used outside a function body</source>
+        <translation>在函数体之外使用了 ref_attr_name</translation>
+    </message>
+    <message>
+        <source>ref_attr_name together with a value</source>
+        <translation>同时设置了 ref_attr_name 和属性值</translation>
+    </message>
+    <message>
+        <source>ref_attr_name names no attribute of the function</source>
+        <translation>ref_attr_name 引用的属性在函数中不存在</translation>
+    </message>
+    <message>
+        <source>tensor with data_type UNDEFINED</source>
+        <translation>张量的 data_type 为 UNDEFINED</translation>
+    </message>
+    <message>
+        <source>tensor with an unknown data_type</source>
+        <translation>张量的 data_type 未知</translation>
+    </message>
+    <message>
+        <source>tensor with a negative dim</source>
+        <translation>张量有负数维度</translation>
+    </message>
+    <message>
+        <source>more than one data field set</source>
+        <translation>设置了多个数据字段</translation>
+    </message>
+    <message>
+        <source>a non-empty tensor with no data</source>
+        <translation>非空张量没有数据</translation>
+    </message>
+    <message>
+        <source>a 0-element tensor carrying data</source>
+        <translation>0 元素张量却带有数据</translation>
+    </message>
+    <message>
+        <source>data length does not match dims and type</source>
+        <translation>数据长度与维度和类型不符</translation>
+    </message>
+    <message>
+        <source>a typed data field that does not fit data_type</source>
+        <translation>类型化数据字段与 data_type 不匹配</translation>
+    </message>
+    <message>
+        <source>string tensor stored in raw_data</source>
+        <translation>字符串张量存放在 raw_data 中</translation>
+    </message>
+    <message>
+        <source>external tensor that also has inline data</source>
+        <translation>外部数据张量同时带有内联数据</translation>
+    </message>
+    <message>
+        <source>unknown or repeated external_data key</source>
+        <translation>external_data 的键未知或重复</translation>
+    </message>
+    <message>
+        <source>external data location missing, absolute or outside the model folder</source>
+        <translation>外部数据的 location 缺失、是绝对路径或在模型目录之外</translation>
+    </message>
+    <message>
+        <source>external data file does not exist</source>
+        <translation>外部数据文件不存在</translation>
+    </message>
+    <message>
+        <source>offset/length invalid or beyond the end of the file</source>
+        <translation>offset/length 无效或超出文件末尾</translation>
+    </message>
+    <message>
+        <source>external data not checked: the model has no folder</source>
+        <translation>未检查外部数据：模型没有所在目录</translation>
+    </message>
+    <message>
+        <source>sparse values must be 1-D</source>
+        <translation>稀疏张量的 values 必须是一维的</translation>
+    </message>
+    <message>
+        <source>sparse dims must be positive</source>
+        <translation>稀疏张量的 dims 必须为正数</translation>
+    </message>
+    <message>
+        <source>sparse indices must be int64</source>
+        <translation>稀疏张量的 indices 必须是 int64</translation>
+    </message>
+    <message>
+        <source>sparse indices shape does not fit values/dims</source>
+        <translation>稀疏张量 indices 的形状与 values/dims 不符</translation>
+    </message>
+    <message>
+        <source>a sparse index is out of range</source>
+        <translation>稀疏索引越界</translation>
+    </message>
+    <message>
+        <source>sparse indices are not strictly increasing</source>
+        <translation>稀疏索引不是严格递增的</translation>
+    </message>
+    <message>
+        <source>sparse initializer without a name</source>
+        <translation>稀疏初始化器没有名称</translation>
+    </message>
+    <message>
+        <source>function without a name</source>
+        <translation>函数没有名称</translation>
+    </message>
+    <message>
+        <source>function without a domain</source>
+        <translation>函数没有域</translation>
+    </message>
+    <message>
+        <source>two functions with the same (domain, name, overload)</source>
+        <translation>两个函数的（域、名称、overload）相同</translation>
+    </message>
+    <message>
+        <source>function formal input twice</source>
+        <translation>函数的形参输入重复</translation>
+    </message>
+    <message>
+        <source>function formal output twice</source>
+        <translation>函数的形参输出重复</translation>
+    </message>
+    <message>
+        <source>function attribute declared twice</source>
+        <translation>函数属性重复声明</translation>
+    </message>
+    <message>
+        <source>function output nothing in the body produces</source>
+        <translation>函数输出未由函数体中的任何节点产生</translation>
+    </message>
+    <message>
+        <source>functions that call each other in a cycle</source>
+        <translation>函数之间循环调用</translation>
+    </message>
+    <message>
+        <source>function imports an opset whose operator version differs from the model&apos;s</source>
+        <translation>函数导入的 opset 中算子版本与模型的不同</translation>
+    </message>
+    <message>
+        <source>binding key is not an initializer of the main graph</source>
+        <translation>绑定的键不是主图的初始化器</translation>
+    </message>
+    <message>
+        <source>binding value is not an output of the training graph</source>
+        <translation>绑定的值不是训练图的输出</translation>
+    </message>
+    <message>
+        <source>an initializer bound twice</source>
+        <translation>初始化器被绑定了两次</translation>
+    </message>
+    <message>
+        <source>the checker itself failed on this part (a bug: please report)</source>
+        <translation>检查器本身在这一部分出错（这是缺陷，请报告）</translation>
+    </message>
+</context>
+<context>
     <name>ProblemsPanel</name>
     <message>
         <source>error</source>
@@ -1248,6 +1631,10 @@
     <message>
         <source>checking…</source>
         <translation>正在检查…</translation>
+    </message>
+    <message>
+        <source>{meaning}: {message}</source>
+        <translation>{meaning}：{message}</translation>
     </message>
     <message>
         <source> (first {n} shown)</source>

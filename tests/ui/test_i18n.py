@@ -531,3 +531,169 @@ def test_core_step_names_are_shown_in_chinese(qapp):
     finally:
         i18n.install("en")
     assert display_name("Insert Relu after x") == "Insert Relu after x"
+
+
+# -- The Problems dock: what each diagnostic code means, in Chinese ----------
+
+ONNX_TERMS = re.compile(r"\b[a-z]+(?:_[a-z]+)+\b|\b[A-Z][A-Z0-9]+\b|\bint64\b|\bopset\b|\boverload\b")
+
+
+def test_every_diagnostic_code_has_a_meaning_translated():
+    """ui/code_meanings.py is what tools/i18n.py makes from today's
+    core.diagnostics.CODES, and the catalogue translates each meaning,
+    keeping the ONNX names (ir_version, value_info, opset, SSA…) as they are."""
+    from onnxstudio.core.diagnostics import CODES
+    from onnxstudio.ui import code_meanings
+    assert not i18n_tool.stale_code_meanings(), "ui/code_meanings.py is stale: run python tools/i18n.py"
+    assert code_meanings.MEANINGS == {code: meaning for code, (_sev, meaning) in CODES.items()}
+    assert len(CODES) > 90
+    translated = {source: (texts, done) for context, source, _c, texts, done in i18n_tool.entries(TS)
+                  if context == code_meanings.CONTEXT}
+    problems = []
+    for code, meaning in code_meanings.MEANINGS.items():
+        texts, done = translated.get(meaning, ([], False))
+        if not done:
+            problems.append(f"{code}: {meaning!r} has no finished zh_CN translation")
+            continue
+        text = texts[0]
+        if not CJK.search(text):
+            problems.append(f"{code}: {meaning!r} → {text!r} is not Chinese")
+        kept = [term for term in ONNX_TERMS.findall(meaning) if term not in text]
+        if kept:
+            problems.append(f"{code}: {meaning!r} → {text!r} lost {kept}")
+    assert not problems, "\n".join(problems)
+
+
+def test_a_stale_code_table_is_reported(tmp_path, monkeypatch, capsys):
+    """A code added to core without regenerating: --check says so; a run
+    writes the table (and lupdate then finds its meaning as a new text)."""
+    table = tmp_path / "code_meanings.py"
+    monkeypatch.setattr(i18n_tool, "CODE_MEANINGS", table)
+    assert i18n_tool.stale_code_meanings()
+    assert i18n_tool.write_code_meanings()
+    assert not i18n_tool.stale_code_meanings() and not i18n_tool.write_code_meanings()
+    codes = dict(i18n_tool.diagnostic_codes())
+    codes["future.code"] = (codes["check.internal"][0], 'a "quoted" \\ meaning')
+    text = i18n_tool.code_meanings_source(codes)
+    space: dict = {}
+    exec(compile(text, str(table), "exec"), space)
+    assert space["MEANINGS"]["future.code"] == 'a "quoted" \\ meaning'
+    table.write_text(text, encoding="utf-8")
+    assert i18n_tool.stale_code_meanings()
+    assert i18n_tool.main(["--check"]) == 1
+    assert "code_meanings.py: stale" in capsys.readouterr().out
+
+
+def _broken_model(path):
+    """Three problems: an input nothing defines, an operator that does not
+    exist, value_info for a name nothing defines."""
+    import onnx
+    from onnx import TensorProto, helper
+    x = helper.make_tensor_value_info("x", TensorProto.FLOAT, [1, 3])
+    y = helper.make_tensor_value_info("y", TensorProto.FLOAT, [1, 3])
+    nodes = [helper.make_node("Relu", ["x_missing"], ["r"], name="relu1"),
+             helper.make_node("Reluu", ["r"], ["y"], name="typo"),
+             helper.make_node("Relu", ["x"], ["z"], name="relu2")]
+    graph = helper.make_graph(nodes, "broken", [x], [y],
+                              value_info=[helper.make_tensor_value_info("nothing", TensorProto.FLOAT, [1])])
+    onnx.save(helper.make_model(graph, opset_imports=[helper.make_opsetid("", 17)]), path)
+    return path
+
+
+def _problem_rows(qtbot, win):
+    panel = win.edit_actions.problems
+    panel.severity.setCurrentIndex(2)          # everything
+    qtbot.waitUntil(lambda: win.qdoc is not None and win.qdoc.ready, timeout=60_000)
+    qtbot.waitUntil(lambda: panel.tree.topLevelItemCount() >= 3, timeout=60_000)
+    tree = panel.tree
+    return panel, {tree.topLevelItem(i).text(2): tree.topLevelItem(i) for i in range(tree.topLevelItemCount())}
+
+
+def _diagnostic(item):
+    from PySide6.QtCore import Qt
+    return item.data(0, Qt.UserRole)
+
+
+def _window_on(qtbot, tmp_path, model):
+    from PySide6.QtCore import QSettings
+    from onnxstudio.settings import Settings
+    from onnxstudio.ui.main_window import MainWindow
+    from viewer_helpers import open_model
+    win = MainWindow(Settings(QSettings(str(tmp_path / "settings.ini"), QSettings.IniFormat)))
+    qtbot.addWidget(win)
+    win.resize(1200, 800)
+    win.show()
+    open_model(qtbot, win, model)
+    return win
+
+
+def test_problems_dock_shows_what_a_code_means_in_chinese(qtbot, tmp_path):
+    from onnxstudio.core.diagnostics import Diagnostic, Severity
+    from onnxstudio.ui import i18n
+    model = _broken_model(tmp_path / "broken.onnx")
+    assert i18n.install("zh_CN") == "zh_CN"
+    try:
+        win = _window_on(qtbot, tmp_path, model)
+        panel, rows = _problem_rows(qtbot, win)
+        assert {"graph.undefined-input", "node.unknown-op", "graph.value-info-unused"} <= set(rows)
+        undefined = rows["graph.undefined-input"]
+        message = _diagnostic(undefined).message
+        assert "'x_missing'" in message
+        # The Chinese meaning first, then core's English message as it is.
+        assert undefined.text(3) == f"节点输入未定义：{message}"
+        assert undefined.toolTip(3) == f"节点输入未定义\n{message}"
+        assert undefined.toolTip(2) == "节点输入未定义"
+        assert rows["node.unknown-op"].text(3).startswith("标准域中没有这个算子：")
+        assert rows["graph.value-info-unused"].text(3).startswith("value_info 描述的名称未被定义：")
+        for item in rows.values():
+            assert CJK.search(item.text(3)) and item.text(3).endswith(_diagnostic(item).message)
+
+        # The filter finds the Chinese meaning, and still the path, code and message.
+        def shown(words):
+            panel.filter.setText(words)
+            return sorted(panel.tree.topLevelItem(i).text(2) for i in range(panel.tree.topLevelItemCount()))
+        assert shown("定义") == ["graph.undefined-input", "graph.value-info-unused"]
+        assert shown("输入未定义") == ["graph.undefined-input"]
+        assert shown("算子") == ["node.unknown-op"]
+        assert shown("Reluu") == ["node.unknown-op"]
+        assert shown("graph.undefined") == ["graph.undefined-input"]
+        assert shown('"relu1"') == ["graph.undefined-input"]
+        assert shown("没有这样的文字") == []
+        panel.filter.setText("")
+
+        # A code the table does not know (added to core later): the message alone.
+        panel.diagnostics = [Diagnostic(Severity.ERROR, "future.new-check", "graph", "something new went wrong"),
+                             Diagnostic(Severity.WARNING, "future.silent", "graph", "")]
+        panel._fill()
+        first, second = panel.tree.topLevelItem(0), panel.tree.topLevelItem(1)
+        assert first.text(3) == "something new went wrong" == first.toolTip(3)
+        assert first.toolTip(2) == ""
+        assert second.text(3) == "future.silent"            # never an empty cell
+        assert shown("new went") == ["future.new-check"]
+        win.shutdown()
+    finally:
+        i18n.install("en")
+
+
+def test_problems_dock_in_english_shows_the_message_alone(qtbot, tmp_path):
+    """English rows read as before; hovering the code or the message tells
+    what the code means."""
+    from onnxstudio.ui import i18n
+    assert i18n.install("en") == "en"
+    win = _window_on(qtbot, tmp_path, _broken_model(tmp_path / "broken.onnx"))
+    try:
+        panel, rows = _problem_rows(qtbot, win)
+        for item in rows.values():
+            d = _diagnostic(item)
+            assert item.text(3) == d.message and not CJK.search(item.toolTip(3))
+        undefined = rows["graph.undefined-input"]
+        assert undefined.toolTip(2) == "a node input that nothing defines"
+        assert undefined.toolTip(3) == f"a node input that nothing defines\n{undefined.text(3)}"
+        # The meaning is not in the row, so the filter does not look at it.
+        panel.filter.setText("nothing defines")
+        assert panel.tree.topLevelItemCount() == 1        # value_info's message says "nothing defines"
+        # Every code fits its column.
+        metrics = panel.tree.fontMetrics()
+        assert panel.tree.columnWidth(2) > metrics.horizontalAdvance("graph.declared-type-contradicts")
+    finally:
+        win.shutdown()
