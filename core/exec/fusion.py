@@ -45,6 +45,7 @@ from . import in_place, shape_blocks
 from .errors import Cancelled, ExecError
 from .fast_steps import compile_step
 from .kernels.activation import softmax_last_axis
+from .kernels.normalization import normalized_rows
 from .plan import NONDETERMINISTIC, Plan, Step, _reads
 
 _CSE_CONST_MAX = 256     # constant inputs up to this size are compared by value
@@ -492,15 +493,8 @@ class _Matching:
                         or axis not in (-1, x.ndim - 1):
                     fallback(values, frame, frees)
                     return
-                # the kernel's own steps (normalization.layer_norm): bit-for-bit the same result
-                mean = np.matmul(x, ones)[..., None]
-                mean /= n
-                centered = x - mean
-                var = np.matmul(np.square(centered), ones)[..., None]
-                var /= n
-                var += eps
-                inv_std = np.reciprocal(np.sqrt(var, out=var), out=var)
-                centered *= inv_std
+                # the kernel's own steps: bit-for-bit the same result
+                centered = normalized_rows(x, ones, eps)[0]
                 centered *= scale
                 centered += bias
                 values[result] = centered
