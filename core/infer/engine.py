@@ -194,6 +194,8 @@ class Inference:
                     if v not in previous:
                         previous[v] = old_type
                     for user, _ in v._uses:     # (read only: no copy)
+                        # push(user), written out for the main graph: this
+                        # loop runs once per use of every moved value
                         if user.graph is main:
                             j = user._index
                             if not pending[j]:
