@@ -11,6 +11,7 @@ from .canvas.items import EdgeItem, GroupFrame, NodeItem
 from .canvas.minimap import Minimap
 from .canvas.scene import GraphScene, measure_label
 from .canvas.view import GraphView
+from .canvas.words import shown_label
 from .navigation import Breadcrumbs, Level, level_title, levels_for
 from .theme import LIGHT
 from .workers import JobRunner, LayoutJob
@@ -151,7 +152,8 @@ class GraphPanel(QWidget):
             updates.append((item, label))
         for item, label in updates:
             item.ref.label = label
-            item.title, item.lines = label.title, list(label.lines)
+            shown = shown_label(label)
+            item.title, item.lines = shown.title, list(shown.lines)
             item.update()
         return True
 

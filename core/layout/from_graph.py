@@ -60,6 +60,9 @@ def _formal_names(node, opsets):
 
 
 # The group of constants nothing reads (a name no exporter's scope has).
+# This name and the notes on input/output boxes ("not defined", "from
+# enclosing graph", "constant") are matched by exact text in
+# ui/canvas/words.py, which shows them translated: change both together.
 UNUSED_GROUP = ("⟨unused constants⟩",)
 
 

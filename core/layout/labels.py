@@ -112,5 +112,6 @@ def io_label(kind: str, value, note: str = "") -> NodeLabel:
 
 
 def group_label(path, op_counts: Counter, node_count: int, top: int = 3) -> NodeLabel:
+    # "N nodes" is translated by ui/canvas/words.py (matched by its text).
     lines = [f"{node_count} nodes"] + [f"{op} ×{n}" for op, n in op_counts.most_common(top)]
     return NodeLabel(GROUP, _short(path[-1], 40), tuple(lines))

@@ -185,6 +185,29 @@
     </message>
 </context>
 <context>
+    <name>CanvasWords</name>
+    <message>
+        <source>not defined</source>
+        <translation>未定义</translation>
+    </message>
+    <message>
+        <source>from enclosing graph</source>
+        <translation>来自上层图</translation>
+    </message>
+    <message>
+        <source>constant</source>
+        <translation>常量</translation>
+    </message>
+    <message>
+        <source>⟨unused constants⟩</source>
+        <translation>⟨未使用的常量⟩</translation>
+    </message>
+    <message>
+        <source>{n} nodes</source>
+        <translation>{n} 个节点</translation>
+    </message>
+</context>
+<context>
     <name>CompareView</name>
     <message>
         <source>Compare with onnxruntime</source>

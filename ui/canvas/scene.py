@@ -17,6 +17,7 @@ from onnxstudio.core.ir.types import format_shape
 from ..theme import LIGHT, Theme, op_family
 from . import fonts
 from .items import EdgeItem, GroupFrame, GroupTitle, NodeItem, card_size
+from .words import group_name, group_path_text, shown_label
 
 IO_MIN_WIDTH = 60.0
 
@@ -25,14 +26,17 @@ TypeLookup = Callable[[object], str]
 
 def group_title_text(name: str, node_count) -> str:
     """What an open group's frame says: "layer.3  (39 nodes)"."""
-    return name + QCoreApplication.translate("GraphScene", "  ({n} nodes)").format(n=node_count)
+    return group_name(name) + QCoreApplication.translate("GraphScene", "  ({n} nodes)").format(n=node_count)
 
 
 def measure_label(label) -> tuple[float, float]:
     """The measurer handed to core.layout.build_view: box size for a NodeLabel
-    (for a group title: the width of its tab, so the frame is as wide)."""
+    (for a group title: the width of its tab, so the frame is as wide).
+    Measured is the label as drawn: core's few English words translated
+    (words.shown_label)."""
     if label.kind == "group_title":
         return GroupTitle.tab_width(group_title_text(label.title, label.lines[0])), 0.0
+    label = shown_label(label)
     width, height = card_size(label.title, label.lines)
     if label.kind in ("input", "output"):
         # Pill shape: leave room for the rounded ends.
@@ -121,8 +125,9 @@ class GraphScene(QGraphicsScene):
     # -- building -------------------------------------------------------------
 
     def _add_node_item(self, box_id, box, vnode, inferred) -> None:
+        shown = shown_label(vnode.label)
         item = NodeItem(box_id, QRectF(box.x, box.y, box.width, box.height),
-                        vnode.label.title, vnode.label.lines,
+                        shown.title, shown.lines,
                         family=_family(vnode), kind=vnode.kind, ref=vnode,
                         tooltip=_tooltip(vnode, inferred))
         self.addItem(item)
@@ -182,9 +187,10 @@ class GraphScene(QGraphicsScene):
             old_id = same.get(box_id)
             old = old_nodes.get(old_id)
             before = old_layout.nodes.get(old_id) if old is not None else None
+            shown = shown_label(vnode.label) if before is not None else None
             if (before is not None and (before.x, before.y, before.width, before.height) ==
                     (box.x, box.y, box.width, box.height) and old.kind == vnode.kind
-                    and old.title == vnode.label.title and old.lines == list(vnode.label.lines)
+                    and old.title == shown.title and old.lines == list(shown.lines)
                     and old.family == _family(vnode)):
                 del old_nodes[old_id]
                 old.key, old.ref = box_id, vnode
@@ -241,7 +247,7 @@ class GraphScene(QGraphicsScene):
             if frame is not None:
                 old[path] = frame
             frame = GroupFrame(_group_key(path), rect, title, depth=len(path))
-            frame.setToolTip("/".join(path) + "\n" + self.tr("Double-click the title to collapse"))
+            frame.setToolTip(group_path_text(path) + "\n" + self.tr("Double-click the title to collapse"))
             frame.path = path
             frame.title_item = GroupTitle(frame)
             self.addItem(frame)
@@ -452,5 +458,5 @@ def _tooltip(vnode, inferred) -> str:
         text = value_type_text(vnode.value, inferred)
         return f"{vnode.value.name}\n{text}" if text else vnode.value.name
     if vnode.group is not None:
-        return "/".join(vnode.group) + "\n" + QCoreApplication.translate("Canvas", "Double-click to expand")
+        return group_path_text(vnode.group) + "\n" + QCoreApplication.translate("Canvas", "Double-click to expand")
     return vnode.label.title

@@ -16,6 +16,7 @@ from PySide6.QtCore import Qt
 
 from ...core.summary import human_bytes
 from ..canvas.scene import value_type_text
+from ..canvas.words import group_path_text, shown_label
 from .html import STYLE, esc, operator_url, section, table
 from .tensor_view import TensorView, tensor_stats
 
@@ -480,12 +481,12 @@ class PropertiesPanel(QWidget):
     def show_group(self, vnode) -> None:
         self._set_editor(None)
         self._links.clear()
-        path = "/".join(vnode.group or ())
+        path = group_path_text(vnode.group or ())
         title = self.tr("Group {path}").format(path=path)
         hint = self.tr("Double-click the box to expand it.")
         body = f"<h2>{esc(title)}</h2><p class='muted'>{esc(hint)}</p>"
-        body += section(self.tr("Contents"), table((esc(k), esc(v)) for k, v in vnode.label.lines and
-                                          [(line, "") for line in vnode.label.lines] or []))
+        lines = shown_label(vnode.label).lines      # "12 nodes" in the UI's language, as on the box
+        body += section(self.tr("Contents"), table((esc(line), "") for line in lines))
         self._render(body)
 
 

@@ -11,6 +11,7 @@ from PySide6.QtWidgets import (QCheckBox, QDockWidget, QHBoxLayout, QLabel, QPro
 
 from onnxstudio.core.exec.values import normalize
 
+from ..canvas.words import group_path_text
 from .compare_view import CompareView
 from .controller import RunController
 from .inputs_panel import InputsPanel
@@ -279,7 +280,7 @@ class RunUI(QObject):
         if ref is None:
             return None
         if getattr(ref, "group", None) is not None:
-            return self.tr("group {path}").format(path="/".join(map(str, ref.group)))
+            return self.tr("group {path}").format(path=group_path_text(ref.group))
         host = getattr(ref, "node", None)
         if host is None or host is node:
             return None
