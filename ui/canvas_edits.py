@@ -342,7 +342,8 @@ class CanvasEdits:
             "attributes": {k: (int(a.type), a.value) for k, a in n.attributes.items() if not a.ref_attr_name},
         } for n in nodes]
         self.window.statusBar().showMessage(
-            translate("CanvasEdits", "Copied {n} node(s)").format(n=len(nodes)), 5000)
+            (translate("CanvasEdits", "Copied {n} node") if len(nodes) == 1
+             else translate("CanvasEdits", "Copied {n} nodes")).format(n=len(nodes)), 5000)
         return len(nodes)
 
     def paste(self) -> bool:
@@ -373,7 +374,9 @@ class CanvasEdits:
             outputs = [renamed.get(o, "") for o in entry["outputs"]]
             edits.append(E.AddNode(entry["op_type"], inputs, outputs, dict(entry["attributes"]),
                                    fresh(entry["name"] or entry["op_type"]), entry["domain"], None, self.gpath))
-        done = self._push(E.Macro(edits, translate("CanvasEdits", "Paste {n} node(s)").format(n=len(edits))))
+        name = (translate("CanvasEdits", "Paste {n} node") if len(edits) == 1
+                else translate("CanvasEdits", "Paste {n} nodes")).format(n=len(edits))
+        done = self._push(E.Macro(edits, name))
         if done:
             self._select_new(edits[0].name)
         return done
@@ -415,8 +418,9 @@ class CanvasEdits:
             self.prompter.report_unexpected(
                 translate("CanvasEdits", "Extracting the selection"), exc)
             return False
-        self.window.statusBar().showMessage(translate(
-            "CanvasEdits", "Extracted {n} node(s) to {path}").format(n=len(nodes), path=path), 8000)
+        self.window.statusBar().showMessage(
+            (translate("CanvasEdits", "Extracted {n} node to {path}") if len(nodes) == 1
+             else translate("CanvasEdits", "Extracted {n} nodes to {path}")).format(n=len(nodes), path=path), 8000)
         return True
 
     def cleanup(self) -> bool:

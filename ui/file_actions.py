@@ -118,9 +118,11 @@ class FileActions:
         if errors:
             answer = self.prompter.ask(
                 translate("FileActions", "Save a model with errors?"),
-                translate(
-                    "FileActions", "The checker reports {n} error(s), the first: {first}. "
-                    "Other tools may refuse this file. Save anyway?").format(n=len(errors), first=errors[0]),
+                (translate("FileActions", "The checker reports {n} error: {first}. "
+                           "Other tools may refuse this file. Save anyway?") if len(errors) == 1
+                 else translate("FileActions", "The checker reports {n} errors, the first: {first}. "
+                                "Other tools may refuse this file. Save anyway?")
+                 ).format(n=len(errors), first=errors[0]),
                 ("Save", "Cancel"), "Save")
             if answer != "Save":
                 return False

@@ -254,7 +254,8 @@ class GraphPanel(QWidget):
             return
         self._job = job
         count = len(level.graph.nodes)
-        self.busy.emit(self.tr("Laying out {title} ({n} nodes)…").format(title=level.title, n=count))
+        self.busy.emit((self.tr("Laying out {title} ({n} node)…") if count == 1
+                        else self.tr("Laying out {title} ({n} nodes)…")).format(title=level.title, n=count))
 
     def cancel_layout(self) -> None:
         if self._job is not None:

@@ -343,8 +343,11 @@ class MainWindow(QMainWindow):
         # say where we are in words of ours, and name only subgraphs and functions.
         levels = self.graph.levels
         where = self.tr("the main graph") if len(levels) <= 1 else self.graph.level.title
-        self.status_label.setText(self.tr("{boxes} boxes, {edges} edges in {where}").format(
-            boxes=len(scene.node_items), edges=len(scene.edge_items), where=where) + engine)
+        n_boxes, n_edges = len(scene.node_items), len(scene.edge_items)
+        boxes = (self.tr("{n} box") if n_boxes == 1 else self.tr("{n} boxes")).format(n=n_boxes)
+        edges = (self.tr("{n} edge") if n_edges == 1 else self.tr("{n} edges")).format(n=n_edges)
+        self.status_label.setText(self.tr("{boxes}, {edges} in {where}").format(
+            boxes=boxes, edges=edges, where=where) + engine)
 
     def _refresh_recent(self) -> None:
         self.recent_menu.clear()

@@ -114,9 +114,10 @@ class Recovery(QObject):
         from html import escape
         from datetime import datetime
         when = datetime.fromtimestamp(rf.written).strftime("%Y-%m-%d %H:%M") if rf.written else "?"
-        text = "<p><b>" + escape(self.tr("onnxstudio did not close normally. Unsaved edits of {name} "
-                                         "({n} steps) were kept.").format(name=rf.model_path.name,
-                                                                         n=len(rf.steps))) + "</b></p>"
+        kept = (self.tr("onnxstudio did not close normally. Unsaved edits of {name} ({n} step) were kept.")
+                if len(rf.steps) == 1 else
+                self.tr("onnxstudio did not close normally. Unsaved edits of {name} ({n} steps) were kept."))
+        text = "<p><b>" + escape(kept.format(name=rf.model_path.name, n=len(rf.steps))) + "</b></p>"
         text += "<p>" + escape(str(rf.model_path)) + "<br>" + escape(
             self.tr("edits kept at {time}").format(time=when)) + "</p>"
         why = rf.original_changed()
@@ -151,8 +152,10 @@ class Recovery(QObject):
         if outcome.skipped:
             self.window.edit_actions.prompter.warn(
                 self.tr("Recovered with gaps"),
-                self.tr("Recovered {n} of {total} steps; these no longer apply and were skipped:\n"
-                        "{skipped}").format(n=outcome.applied, total=len(rf.steps),
-                                            skipped="\n".join(outcome.skipped)))
-        bar.showMessage(self.tr("Recovered {n} edit steps of {name}").format(
+                (self.tr("Recovered {n} of {total} step; these no longer apply and were skipped:\n{skipped}")
+                 if len(rf.steps) == 1 else
+                 self.tr("Recovered {n} of {total} steps; these no longer apply and were skipped:\n{skipped}")
+                 ).format(n=outcome.applied, total=len(rf.steps), skipped="\n".join(outcome.skipped)))
+        bar.showMessage((self.tr("Recovered {n} edit step of {name}") if outcome.applied == 1
+                         else self.tr("Recovered {n} edit steps of {name}")).format(
             n=outcome.applied, name=rf.model_path.name), 15000)

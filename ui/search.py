@@ -154,6 +154,7 @@ class SearchPanel(QWidget):
         if hits:
             self.results.setCurrentRow(0)
         shown = (self.tr("{n}+ matches") if len(hits) >= MAX_HITS
+                 else self.tr("{n} match") if len(hits) == 1
                  else self.tr("{n} matches")).format(n=len(hits))
         self.status.setText(shown if text.strip() else "")
 

@@ -53,6 +53,7 @@ PATTERNS = [
     QT_TRANSLATE_NOOP("StepNames", "Insert {op} after {value}"),
     QT_TRANSLATE_NOOP("StepNames", "Delete {node} and reconnect"),
     QT_TRANSLATE_NOOP("StepNames", "Replace {n} nodes by {op}"),
+    QT_TRANSLATE_NOOP("StepNames", "Replace {n} node by {op}"),
     QT_TRANSLATE_NOOP("StepNames", "Make {name} an input"),
     QT_TRANSLATE_NOOP("StepNames", "Make {name} a constant"),
     QT_TRANSLATE_NOOP("StepNames", "Rename {old} to {new}"),

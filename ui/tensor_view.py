@@ -512,7 +512,8 @@ def stats_text(stats: TensorStats) -> str:
     """Statistics as the inspector's rich-text block."""
     translate = QCoreApplication.translate     # lupdate reads translate("Context", "text")
     if not stats.numeric:
-        return translate("TensorView", "{n} elements (not numbers)").format(n=stats.count)
+        return (translate("TensorView", "{n} element (not a number)") if stats.count == 1
+                else translate("TensorView", "{n} elements (not numbers)")).format(n=stats.count)
     if stats.count == 0:
         return translate("TensorView", "empty")
     rows = [(translate("TensorView", "min"), stats.min), (translate("TensorView", "max"), stats.max),
@@ -523,7 +524,9 @@ def stats_text(stats: TensorStats) -> str:
     colour = QColor("#d04040").name()
     tail = (f" &nbsp; <span style='color:{colour}'><b>{', '.join(bad)}</b></span>" if bad
             else " &nbsp; " + translate("TensorView", "no NaN/Inf"))
-    return " &nbsp; ".join(parts) + " &nbsp; " + translate("TensorView", "({n} elements)").format(n=stats.count) + tail
+    count = (translate("TensorView", "({n} element)") if stats.count == 1
+             else translate("TensorView", "({n} elements)")).format(n=stats.count)
+    return " &nbsp; ".join(parts) + " &nbsp; " + count + tail
 
 
 __all__ = ["TensorTable", "TensorTableModel", "HistogramWidget", "ImageView", "format_element",

@@ -184,7 +184,8 @@ def replace_with_node(model, nodes: Sequence, op_type: str, *, attributes: Optio
         edits.append(RenameValue(t, v.name, graph))
         if any(v is o for o in g.outputs) and v.type is not None and isinstance(v.type, TensorType):
             edits.append(SetValueType(v.name, v.type.elem_type, _shape_list(v.type.shape), graph))
-    return Macro(edits, f"Replace {len(chosen)} nodes by {op_type}")
+    return Macro(edits, f"Replace 1 node by {op_type}" if len(chosen) == 1
+                 else f"Replace {len(chosen)} nodes by {op_type}")
 
 
 # -- inputs, initializers, shapes ----------------------------------------------------------

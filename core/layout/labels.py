@@ -112,6 +112,7 @@ def io_label(kind: str, value, note: str = "") -> NodeLabel:
 
 
 def group_label(path, op_counts: Counter, node_count: int, top: int = 3) -> NodeLabel:
-    # "N nodes" is translated by ui/canvas/words.py (matched by its text).
-    lines = [f"{node_count} nodes"] + [f"{op} ×{n}" for op, n in op_counts.most_common(top)]
+    # "1 node" / "N nodes" is translated by ui/canvas/words.py (matched by its text).
+    count = f"{node_count} node" if node_count == 1 else f"{node_count} nodes"
+    lines = [count] + [f"{op} ×{n}" for op, n in op_counts.most_common(top)]
     return NodeLabel(GROUP, _short(path[-1], 40), tuple(lines))

@@ -32,8 +32,16 @@
         <translation>{type}{dims}，稀疏：存储了 {total} 个中的 {stored} 个</translation>
     </message>
     <message>
+        <source>graph ({n} node)</source>
+        <translation>图（{n} 个节点）</translation>
+    </message>
+    <message>
         <source>graph ({n} nodes)</source>
         <translation>图（{n} 个节点）</translation>
+    </message>
+    <message>
+        <source>{n} graph</source>
+        <translation>{n} 个图</translation>
     </message>
     <message>
         <source>{n} graphs</source>
@@ -152,12 +160,28 @@
         <translation>在 {value} 上插入 {op}</translation>
     </message>
     <message>
-        <source>Copied {n} node(s)</source>
+        <source>Copied {n} node</source>
         <translation>已复制 {n} 个节点</translation>
     </message>
     <message>
-        <source>Paste {n} node(s)</source>
+        <source>Copied {n} nodes</source>
+        <translation>已复制 {n} 个节点</translation>
+    </message>
+    <message>
+        <source>Paste {n} node</source>
         <translation>粘贴 {n} 个节点</translation>
+    </message>
+    <message>
+        <source>Paste {n} nodes</source>
+        <translation>粘贴 {n} 个节点</translation>
+    </message>
+    <message>
+        <source>Extracted {n} node to {path}</source>
+        <translation>已将 {n} 个节点提取到 {path}</translation>
+    </message>
+    <message>
+        <source>Extracted {n} nodes to {path}</source>
+        <translation>已将 {n} 个节点提取到 {path}</translation>
     </message>
     <message>
         <source>Select nodes of the main graph to extract</source>
@@ -166,10 +190,6 @@
     <message>
         <source>Extracting the selection</source>
         <translation>提取所选内容</translation>
-    </message>
-    <message>
-        <source>Extracted {n} node(s) to {path}</source>
-        <translation>已将 {n} 个节点提取到 {path}</translation>
     </message>
     <message>
         <source>Clean up</source>
@@ -204,6 +224,10 @@
     </message>
     <message>
         <source>{n} nodes</source>
+        <translation>{n} 个节点</translation>
+    </message>
+    <message>
+        <source>{n} node</source>
         <translation>{n} 个节点</translation>
     </message>
 </context>
@@ -250,6 +274,10 @@
         <translation>参考运行</translation>
     </message>
     <message>
+        <source>Against &lt;b&gt;{who}&lt;/b&gt;: {ok} of {n} node agrees.</source>
+        <translation>与 &lt;b&gt;{who}&lt;/b&gt; 对比：{n} 个节点中有 {ok} 个一致。</translation>
+    </message>
+    <message>
         <source>Against &lt;b&gt;{who}&lt;/b&gt;: {ok} of {n} nodes agree.</source>
         <translation>与 &lt;b&gt;{who}&lt;/b&gt; 对比：{n} 个节点中有 {ok} 个一致。</translation>
     </message>
@@ -260,6 +288,10 @@
     <message>
         <source>Inputs or initializers that differ: {names}</source>
         <translation>不同的输入或初始化器：{names}</translation>
+    </message>
+    <message>
+        <source>{n} value could not be compared.</source>
+        <translation>{n} 个值无法对比。</translation>
     </message>
     <message>
         <source>{n} values could not be compared.</source>
@@ -425,7 +457,11 @@
         <translation>保存有错误的模型？</translation>
     </message>
     <message>
-        <source>The checker reports {n} error(s), the first: {first}. Other tools may refuse this file. Save anyway?</source>
+        <source>The checker reports {n} error: {first}. Other tools may refuse this file. Save anyway?</source>
+        <translation>检查器报告了 {n} 个错误：{first}。其他工具可能会拒绝此文件。仍要保存吗？</translation>
+    </message>
+    <message>
+        <source>The checker reports {n} errors, the first: {first}. Other tools may refuse this file. Save anyway?</source>
         <translation>检查器报告了 {n} 个错误，第一个是：{first}。其他工具可能会拒绝此文件。仍要保存吗？</translation>
     </message>
     <message>
@@ -484,6 +520,10 @@
 <context>
     <name>GraphPanel</name>
     <message>
+        <source>Laying out {title} ({n} node)…</source>
+        <translation>正在布局 {title}（{n} 个节点）…</translation>
+    </message>
+    <message>
         <source>Laying out {title} ({n} nodes)…</source>
         <translation>正在布局 {title}（{n} 个节点）…</translation>
     </message>
@@ -526,6 +566,10 @@
 </context>
 <context>
     <name>GraphScene</name>
+    <message>
+        <source>  ({n} node)</source>
+        <translation>  （{n} 个节点）</translation>
+    </message>
     <message>
         <source>  ({n} nodes)</source>
         <translation>  （{n} 个节点）</translation>
@@ -912,8 +956,24 @@
         <translation>主图</translation>
     </message>
     <message>
-        <source>{boxes} boxes, {edges} edges in {where}</source>
-        <translation>{where}中有 {boxes} 个框、{edges} 条边</translation>
+        <source>{n} box</source>
+        <translation>{n} 个框</translation>
+    </message>
+    <message>
+        <source>{n} boxes</source>
+        <translation>{n} 个框</translation>
+    </message>
+    <message>
+        <source>{n} edge</source>
+        <translation>{n} 条边</translation>
+    </message>
+    <message>
+        <source>{n} edges</source>
+        <translation>{n} 条边</translation>
+    </message>
+    <message>
+        <source>{boxes}, {edges} in {where}</source>
+        <translation>{where}中有 {boxes}、{edges}</translation>
     </message>
     <message>
         <source>Clear Recent Files</source>
@@ -1906,8 +1966,16 @@
         <translation>函数</translation>
     </message>
     <message>
+        <source>{n} node</source>
+        <translation>{n} 个节点</translation>
+    </message>
+    <message>
         <source>{n} nodes</source>
         <translation>{n} 个节点</translation>
+    </message>
+    <message>
+        <source>graph {name} ({n} node)</source>
+        <translation>图 {name}（{n} 个节点）</translation>
     </message>
     <message>
         <source>(sparse: {stored} of {total} elements stored)</source>
@@ -2028,6 +2096,10 @@
         <translation>{path}：模型文件已不存在；已保留恢复文件 {file}。</translation>
     </message>
     <message>
+        <source>onnxstudio did not close normally. Unsaved edits of {name} ({n} step) were kept.</source>
+        <translation>onnxstudio 上次未正常关闭。已保留 {name} 未保存的编辑（{n} 步）。</translation>
+    </message>
+    <message>
         <source>onnxstudio did not close normally. Unsaved edits of {name} ({n} steps) were kept.</source>
         <translation>onnxstudio 上次未正常关闭。已保留 {name} 未保存的编辑（{n} 步）。</translation>
     </message>
@@ -2052,10 +2124,20 @@
         <translation>恢复不完整</translation>
     </message>
     <message>
+        <source>Recovered {n} of {total} step; these no longer apply and were skipped:
+{skipped}</source>
+        <translation>已恢复 {total} 步中的 {n} 步；以下步骤不再适用，已跳过：
+{skipped}</translation>
+    </message>
+    <message>
         <source>Recovered {n} of {total} steps; these no longer apply and were skipped:
 {skipped}</source>
         <translation>已恢复 {total} 步中的 {n} 步；以下步骤不再适用，已跳过：
 {skipped}</translation>
+    </message>
+    <message>
+        <source>Recovered {n} edit step of {name}</source>
+        <translation>已恢复 {name} 的 {n} 个编辑步骤</translation>
     </message>
     <message>
         <source>Recovered {n} edit steps of {name}</source>
@@ -2085,16 +2167,32 @@
         <translation>请选择主图中要运行的一个或多个节点</translation>
     </message>
     <message>
+        <source>Running {n} selected node…</source>
+        <translation>正在运行 {n} 个所选节点…</translation>
+    </message>
+    <message>
         <source>Running {n} selected nodes…</source>
         <translation>正在运行 {n} 个所选节点…</translation>
+    </message>
+    <message>
+        <source>Ran the selection: {n} node computed</source>
+        <translation>已运行所选内容：计算了 {n} 个节点</translation>
     </message>
     <message>
         <source>Ran the selection: {n} nodes computed</source>
         <translation>已运行所选内容：计算了 {n} 个节点</translation>
     </message>
     <message>
+        <source>Ran the model: {n} node computed</source>
+        <translation>已运行模型：计算了 {n} 个节点</translation>
+    </message>
+    <message>
         <source>Ran the model: {n} nodes computed</source>
         <translation>已运行模型：计算了 {n} 个节点</translation>
+    </message>
+    <message>
+        <source>Ran the model: {n} node computed (the other {kept} kept from the last run)</source>
+        <translation>已运行模型：计算了 {n} 个节点（其余 {kept} 个沿用上次运行的结果）</translation>
     </message>
     <message>
         <source>Ran the model: {n} nodes computed (the other {kept} kept from the last run)</source>
@@ -2165,6 +2263,10 @@
         <translation>请先运行模型，然后将其值保留为参考</translation>
     </message>
     <message>
+        <source>Kept {n} value as the reference run</source>
+        <translation>已将 {n} 个值保留为参考运行</translation>
+    </message>
+    <message>
         <source>Kept {n} values as the reference run</source>
         <translation>已将 {n} 个值保留为参考运行</translation>
     </message>
@@ -2179,6 +2281,10 @@
     <message>
         <source>the reference run</source>
         <translation>参考运行</translation>
+    </message>
+    <message>
+        <source>Compared with {who}: {ok} of {n} node agrees; no divergence</source>
+        <translation>已与 {who} 对比：{n} 个节点中有 {ok} 个一致；没有分歧</translation>
     </message>
     <message>
         <source>Compared with {who}: {ok} of {n} nodes agree; no divergence</source>
@@ -2378,6 +2484,10 @@
         <translation>{n}+ 个匹配</translation>
     </message>
     <message>
+        <source>{n} match</source>
+        <translation>{n} 个匹配</translation>
+    </message>
+    <message>
         <source>{n} matches</source>
         <translation>{n} 个匹配</translation>
     </message>
@@ -2506,6 +2616,10 @@
     </message>
     <message>
         <source>Replace {n} nodes by {op}</source>
+        <translation>用 {op} 替换 {n} 个节点</translation>
+    </message>
+    <message>
+        <source>Replace {n} node by {op}</source>
         <translation>用 {op} 替换 {n} 个节点</translation>
     </message>
     <message>
@@ -2668,6 +2782,14 @@
         <translation>{n} 个值发生变化</translation>
     </message>
     <message>
+        <source>{n} value changes</source>
+        <translation>{n} 个值发生变化</translation>
+    </message>
+    <message>
+        <source>to {dtype}: max abs change {a:.6g}, max rel change {r:.3g}, {n} value changes</source>
+        <translation>转换为 {dtype}：最大绝对变化 {a:.6g}，最大相对变化 {r:.3g}，{n} 个值发生变化</translation>
+    </message>
+    <message>
         <source>to {dtype}: max abs change {a:.6g}, max rel change {r:.3g}, {n} values change</source>
         <translation>转换为 {dtype}：最大绝对变化 {a:.6g}，最大相对变化 {r:.3g}，{n} 个值发生变化</translation>
     </message>
@@ -2686,6 +2808,10 @@
     <message>
         <source>a new shape needs sizes, not names or ?</source>
         <translation>新形状需要具体大小，不能是名称或 ?</translation>
+    </message>
+    <message>
+        <source>{new} has {n} element, the tensor {m}</source>
+        <translation>{new} 有 {n} 个元素，张量有 {m} 个</translation>
     </message>
     <message>
         <source>{new} has {n} elements, the tensor {m}</source>
@@ -2864,6 +2990,10 @@
         <translation>{layout} 图像有 {n} 个轴；此张量有 {m} 个</translation>
     </message>
     <message>
+        <source>{n} element (not a number)</source>
+        <translation>{n} 个元素（非数值）</translation>
+    </message>
+    <message>
         <source>{n} elements (not numbers)</source>
         <translation>{n} 个元素（非数值）</translation>
     </message>
@@ -2890,6 +3020,10 @@
     <message>
         <source>no NaN/Inf</source>
         <translation>无 NaN/Inf</translation>
+    </message>
+    <message>
+        <source>({n} element)</source>
+        <translation>（{n} 个元素）</translation>
     </message>
     <message>
         <source>({n} elements)</source>

@@ -228,3 +228,72 @@ def test_the_canvas_in_english_shows_cores_labels(qtbot, window, tmp_path):
     window.graph.enter_graph(if_node.subgraphs()[0][1])
     wait_idle(qtbot, window)
     assert _io_item(window.graph.scene, "b").lines[-1] == "from enclosing graph"
+
+
+def _one_node_group_model(path):
+    """Group "one" holds a single node, "two" holds two. (A scope of one
+    node is no group; scope /one has two, but its Constant nothing reads
+    goes to the ⟨unused constants⟩ group, leaving the Relu alone.)"""
+    import onnx
+    from onnx import TensorProto, helper
+    f = TensorProto.FLOAT
+    nodes = [helper.make_node("Relu", ["x"], ["a"], name="/one/relu"),
+             helper.make_node("Constant", [], ["k1"], name="/one/k1", value_float=1.0),
+             helper.make_node("Constant", [], ["k2"], name="k2", value_float=2.0),
+             helper.make_node("Neg", ["a"], ["b"], name="/two/neg"),
+             helper.make_node("Abs", ["b"], ["y"], name="/two/abs")]
+    graph = helper.make_graph(nodes, "one", [helper.make_tensor_value_info("x", f, [1, 3])],
+                              [helper.make_tensor_value_info("y", f, [1, 3])])
+    onnx.save(helper.make_model(graph, opset_imports=[helper.make_opsetid("", 17)]), path)
+    return path
+
+
+def _single_node_group_texts(qtbot, window, path):
+    """(closed box's first line, open frame title) of /one and of /two."""
+    open_model(qtbot, window, _one_node_group_model(path))
+    scene = window.graph.scene
+    window.graph.collapse_all()
+    wait_idle(qtbot, window)
+    one, two = _group_item(scene, "one"), _group_item(scene, "two")
+    assert one.ref.label.lines[0] == "1 node" and two.ref.label.lines[0] == "2 nodes"    # core's English
+    closed = (one.lines[0], two.lines[0])
+    assert_sized_for_what_they_draw(scene)
+    window.graph.expand_all()
+    wait_idle(qtbot, window)
+    titles = {path[-1]: frame.title for path, frame in scene.group_frames.items()}
+    assert_sized_for_what_they_draw(scene)
+    return closed, (titles["one"], titles["two"])
+
+
+def test_a_single_node_group_reads_1_node_in_english(qtbot, window, tmp_path):
+    from onnxstudio.ui import i18n
+    assert i18n.install("en") == "en"
+    closed, titles = _single_node_group_texts(qtbot, window, tmp_path / "one.onnx")
+    assert closed == ("1 node", "2 nodes")
+    assert titles == ("one  (1 node)", "two  (2 nodes)")
+
+
+def test_a_single_node_group_in_chinese(qtbot, zh_CN, window, tmp_path):
+    closed, titles = _single_node_group_texts(qtbot, window, tmp_path / "one.onnx")
+    assert closed == ("1 个节点", "2 个节点")
+    assert titles == ("one  （1 个节点）", "two  （2 个节点）")
+
+
+def test_counts_read_singular_for_one(qapp):
+    from onnxstudio.core.layout.labels import group_label
+    from onnxstudio.ui import i18n
+    from onnxstudio.ui.canvas.scene import group_title_text
+    from onnxstudio.ui.canvas.words import node_count_line
+    from collections import Counter
+    assert group_label(("g",), Counter(Relu=1), 1).lines[0] == "1 node"
+    assert group_label(("g",), Counter(Relu=5), 5).lines[0] == "5 nodes"
+    assert i18n.install("en") == "en"
+    assert [node_count_line(t) for t in ("1 node", "1 nodes", "0 nodes", "12 nodes")] == \
+        ["1 node", "1 node", "0 nodes", "12 nodes"]
+    assert group_title_text("g", 1) == "g  (1 node)" and group_title_text("g", "3") == "g  (3 nodes)"
+    try:
+        assert i18n.install("zh_CN") == "zh_CN"
+        assert [node_count_line(t) for t in ("1 node", "12 nodes")] == ["1 个节点", "12 个节点"]
+        assert group_title_text("g", 1) == "g  （1 个节点）"
+    finally:
+        i18n.install("en")

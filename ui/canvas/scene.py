@@ -25,8 +25,11 @@ TypeLookup = Callable[[object], str]
 
 
 def group_title_text(name: str, node_count) -> str:
-    """What an open group's frame says: "layer.3  (39 nodes)"."""
-    return group_name(name) + QCoreApplication.translate("GraphScene", "  ({n} nodes)").format(n=node_count)
+    """What an open group's frame says: "layer.3  (39 nodes)", "layer.4  (1 node)"."""
+    n = int(node_count)
+    count = (QCoreApplication.translate("GraphScene", "  ({n} node)") if n == 1
+             else QCoreApplication.translate("GraphScene", "  ({n} nodes)"))
+    return group_name(name) + count.format(n=n)
 
 
 def measure_label(label) -> tuple[float, float]:

@@ -2,7 +2,7 @@
 
 `core.layout` is Qt-free and labels boxes in English: an input box's note
 "not defined" / "from enclosing graph", an output's "constant", a closed
-group's first line "12 nodes", and the name of the group it makes for
+group's first line "12 nodes" (or "1 node"), and the name of the group it makes for
 constants nothing reads, "⟨unused constants⟩". Core keeps those texts (the
 CLI and tests read them); the canvas shows a label through `shown_label`,
 and measures that same shown label (scene.measure_label), so every box is
@@ -31,9 +31,10 @@ NOTES = {
 GROUP_NAMES = {
     UNUSED_GROUP[-1]: QT_TRANSLATE_NOOP("CanvasWords", "⟨unused constants⟩"),
 }
-# A closed group's first line (core/layout/labels.py group_label).
-NODE_COUNT = re.compile(r"(\d+) nodes")
+# A closed group's first line (core/layout/labels.py group_label): "1 node", "12 nodes".
+NODE_COUNT = re.compile(r"(\d+) nodes?")
 NODE_COUNT_TEXT = QT_TRANSLATE_NOOP("CanvasWords", "{n} nodes")
+ONE_NODE_TEXT = QT_TRANSLATE_NOOP("CanvasWords", "{n} node")
 
 
 def _tr(text: str) -> str:
@@ -53,7 +54,10 @@ def group_path_text(path) -> str:
 
 def node_count_line(line: str) -> str:
     match = NODE_COUNT.fullmatch(line)
-    return line if match is None else _tr(NODE_COUNT_TEXT).format(n=match.group(1))
+    if match is None:
+        return line
+    n = int(match.group(1))
+    return _tr(ONE_NODE_TEXT if n == 1 else NODE_COUNT_TEXT).format(n=n)
 
 
 def shown_label(label: NodeLabel) -> NodeLabel:

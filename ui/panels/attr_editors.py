@@ -210,9 +210,12 @@ def _summary(attr) -> str:
             type=getattr(value.values.dtype, "name", value.values.dtype), dims=list(value.dims),
             stored=value.values.size, total=int(np.prod(value.dims, dtype=np.int64)))
     if t == AttrType.GRAPH and value is not None:
-        return QCoreApplication.translate("AttrEditors", "graph ({n} nodes)").format(n=len(value.nodes))
+        n = len(value.nodes)
+        return (QCoreApplication.translate("AttrEditors", "graph ({n} node)") if n == 1
+                else QCoreApplication.translate("AttrEditors", "graph ({n} nodes)")).format(n=n)
     if t == AttrType.GRAPHS:
-        return QCoreApplication.translate("AttrEditors", "{n} graphs").format(n=len(value))
+        return (QCoreApplication.translate("AttrEditors", "{n} graph") if len(value) == 1
+                else QCoreApplication.translate("AttrEditors", "{n} graphs")).format(n=len(value))
     return AttrType(t).name.lower()
 
 

@@ -205,7 +205,8 @@ class PropertiesPanel(QWidget):
         if m.functions:
             body += section(self.tr("Functions"), table(
                 (esc(f"{d}::{n}" + (f":{o}" if o else "")),
-                 self._link(f.graph, self.tr("{n} nodes").format(n=len(f.graph.nodes))))
+                 self._link(f.graph, (self.tr("{n} node") if len(f.graph.nodes) == 1
+                                      else self.tr("{n} nodes")).format(n=len(f.graph.nodes))))
                 for (d, n, o), f in m.functions.items()))
         if body == getattr(self, "_model_body", None) and self._links.keys() == links.keys() \
                 and all(self._links[k] is links[k] or self._links[k] == links[k] for k in links):
@@ -379,8 +380,10 @@ class PropertiesPanel(QWidget):
             return f"→ {esc(attr.ref_attr_name)} <span class='muted'>{kind}</span>"
         value = attr.value
         if int(attr.type) == 5:
-            text = self._link(value, self.tr("graph {name} ({n} nodes)").format(
-                name=value.name or "", n=len(value.nodes)).replace("  ", " "))
+            n = len(value.nodes)
+            text = self._link(value, (self.tr("graph {name} ({n} node)") if n == 1
+                                      else self.tr("graph {name} ({n} nodes)")).format(
+                name=value.name or "", n=n).replace("  ", " "))
         elif int(attr.type) == 10:
             text = ", ".join(self._link(g, g.name or self.tr("graph {i}").format(i=i)) for i, g in enumerate(value))
         elif int(attr.type) == 4:

@@ -336,12 +336,13 @@ class TensorEditor(QWidget):
         except Exception as e:  # noqa: BLE001 - no conversion between these types
             self._refuse(self.tr("cannot convert to {dtype}: {error}").format(dtype=type_name(code), error=e))
             return None
+        one = change["changed"] == 1
         if change["max_abs"] is None:
-            text = self.tr("{n} values change").format(n=change["changed"])
+            text = (self.tr("{n} value changes") if one else self.tr("{n} values change")).format(n=change["changed"])
         else:
-            text = self.tr("to {dtype}: max abs change {a:.6g}, max rel change {r:.3g}, {n} values change"
-                           ).format(dtype=type_name(code), a=change["max_abs"], r=change["max_rel"],
-                                    n=change["changed"])
+            text = (self.tr("to {dtype}: max abs change {a:.6g}, max rel change {r:.3g}, {n} value changes") if one
+                    else self.tr("to {dtype}: max abs change {a:.6g}, max rel change {r:.3g}, {n} values change")
+                    ).format(dtype=type_name(code), a=change["max_abs"], r=change["max_rel"], n=change["changed"])
             if change["overflow"]:
                 text += self.tr(", {n} overflow").format(n=change["overflow"])
         self.preview_label.setText(text)
@@ -367,7 +368,8 @@ class TensorEditor(QWidget):
         size = int(np.prod(dims, dtype=np.int64))
         have = self.source.size
         if size != have:
-            return self._refuse(self.tr("{new} has {n} elements, the tensor {m}").format(
+            return self._refuse((self.tr("{new} has {n} element, the tensor {m}") if size == 1
+                                 else self.tr("{new} has {n} elements, the tensor {m}")).format(
                 new=dims, n=size, m=have))
         if list(dims) == list(self.source.shape):
             return False

@@ -98,8 +98,9 @@ class CompareView(QWidget):
         bad = sum(not n.agrees for n in report.nodes)
         first = report.first_divergence
         who = kind if kind == "onnxruntime" else self.tr("the reference run")
-        text = self.tr("Against <b>{who}</b>: {ok} of {n} nodes agree.").format(
-            who=who, ok=len(report.nodes) - bad, n=len(report.nodes))
+        n = len(report.nodes)
+        text = (self.tr("Against <b>{who}</b>: {ok} of {n} node agrees.") if n == 1
+                else self.tr("Against <b>{who}</b>: {ok} of {n} nodes agree.")).format(who=who, ok=n - bad, n=n)
         if first is not None:
             text += " " + self.tr("First divergence: <b>{node}</b> (rel. error {rel}).").format(
                 node=first.node.display_name, rel=f"{first.rel:.3g}")
@@ -107,7 +108,9 @@ class CompareView(QWidget):
             text += " " + self.tr("Inputs or initializers that differ: {names}").format(
                 names=", ".join(report.differing_sources[:5]))
         if report.skipped:
-            text += " " + self.tr("{n} values could not be compared.").format(n=len(report.skipped))
+            skipped = len(report.skipped)
+            text += " " + (self.tr("{n} value could not be compared.") if skipped == 1
+                           else self.tr("{n} values could not be compared.")).format(n=skipped)
         self.summary.setText(text)
         self.first_button.setEnabled(first is not None)
         self.rows = sorted(report.nodes, key=lambda n: (n.agrees, -n.rel))

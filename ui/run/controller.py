@@ -245,7 +245,9 @@ class RunController(QObject):
         def work(job):
             feeds = self._feeds() if not self.debug.values else {}
             return feeds, self.debug.run(feeds, nodes=nodes)
-        return self._start(self.tr("Running {n} selected nodes…").format(n=len(nodes)), work,
+        running = (self.tr("Running {n} selected node…") if len(nodes) == 1
+                   else self.tr("Running {n} selected nodes…")).format(n=len(nodes))
+        return self._start(running, work,
                            lambda result: self._ran(result, selection=True))
 
     def _ran(self, result, selection: bool = False) -> None:
@@ -254,13 +256,17 @@ class RunController(QObject):
             self.ran_feeds = feeds
         computed = len(self.debug.nodes_run)
         total = len(self.debug.selection or self.model.graph.nodes)
+        one = computed == 1
         if selection:
-            text = self.tr("Ran the selection: {n} nodes computed").format(n=computed)
+            text = (self.tr("Ran the selection: {n} node computed") if one
+                    else self.tr("Ran the selection: {n} nodes computed")).format(n=computed)
         elif computed == total:
-            text = self.tr("Ran the model: {n} nodes computed").format(n=computed)
+            text = (self.tr("Ran the model: {n} node computed") if one
+                    else self.tr("Ran the model: {n} nodes computed")).format(n=computed)
         else:
-            text = self.tr("Ran the model: {n} nodes computed (the other {kept} kept from the last run)").format(
-                n=computed, kept=total - computed)
+            text = (self.tr("Ran the model: {n} node computed (the other {kept} kept from the last run)") if one
+                    else self.tr("Ran the model: {n} nodes computed (the other {kept} kept from the last run)")
+                    ).format(n=computed, kept=total - computed)
         self.message.emit("info", text)
         self.invalidated = set()
         self.ran.emit(outputs)
@@ -370,7 +376,9 @@ class RunController(QObject):
             self.message.emit("error", self.tr("Run the model first, then keep its values as the reference"))
             return False
         self.reference = dict(self.debug.values)
-        self.message.emit("info", self.tr("Kept {n} values as the reference run").format(n=len(self.reference)))
+        kept = len(self.reference)
+        self.message.emit("info", (self.tr("Kept {n} value as the reference run") if kept == 1
+                                   else self.tr("Kept {n} values as the reference run")).format(n=kept))
         return True
 
     def compare_with_reference(self) -> bool:
@@ -397,8 +405,10 @@ class RunController(QObject):
         first = report.first_divergence
         bad = sum(not n.agrees for n in report.nodes)
         if first is None:
-            self.message.emit("info", self.tr("Compared with {who}: {ok} of {n} nodes agree; no divergence").format(
-                who=kind, ok=len(report.nodes) - bad, n=len(report.nodes)))
+            n = len(report.nodes)
+            self.message.emit("info", (self.tr("Compared with {who}: {ok} of {n} node agrees; no divergence") if n == 1
+                                       else self.tr("Compared with {who}: {ok} of {n} nodes agree; no divergence")
+                                       ).format(who=kind, ok=n - bad, n=n))
         else:
             self.message.emit("info", self.tr("Compared with {who}: first divergent node {node} (rel. error {rel})")
                               .format(who=kind, node=first.node.display_name, rel=f"{first.rel:.3g}"))
