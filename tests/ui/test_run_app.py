@@ -83,6 +83,59 @@ def test_step_five_nodes_shows_their_values_on_edges(qtbot, window):
     assert current[0].rect == window.graph.scene.item_for_node(nodes[5]).scene_rect()
 
 
+def _chips_clear_of_titles(win, of_each_other=True):
+    """Each value chip: clear of every open group frame's title tab (and of
+    the other chips), and near its edge."""
+    scene = win.graph.scene
+    titles = {path: frame.title_item.scene_rect() for path, frame in scene.group_frames.items()}
+    chips = [(t, t.mapRectToScene(t.rect)) for t in tags(win)]
+    edges = {getattr(e.ref, "value", None) and e.ref.value.name: e for e in scene.edge_items.values()}
+    for tag, rect in chips:
+        covered = [path for path, title in titles.items() if rect.intersects(title)]
+        assert not covered, f"the chip {tag.text} of {tag.name} covers the title of {covered}"
+        others = [o.name for o, r in chips if o is not tag and r.intersects(rect)]
+        assert not (of_each_other and others), f"the chip of {tag.name} covers the chips of {others}"
+        edge = edges[tag.name].path.boundingRect().adjusted(-30, -30, 30, 30)
+        assert edge.intersects(rect), f"the chip of {tag.name} is far from its edge"
+    return chips
+
+
+def test_value_chips_never_cover_a_group_title(qtbot, window, tmp_path):
+    """The demo stepped six nodes (docs/screenshots/run_stepped.png), then
+    run through: the edges into stage1 and stage2 pass under the frames'
+    title tabs with less than a chip's height free around them; their chips
+    go beside the titles, not over them."""
+    open_model(qtbot, window, copy_demo(tmp_path))
+    r = run_ui(window)
+    scene = window.graph.scene
+    assert {("backbone", "stage1"), ("backbone", "stage2"), ("head",)} <= set(scene.group_frames)
+    for _ in range(6):
+        r.step_action.trigger()
+        finish(qtbot, window)
+    chips = _chips_clear_of_titles(window)
+    assert {"pixels", "/backbone/stage1/pool_out"} <= {t.name for t, _ in chips}
+    r.run_all()
+    finish(qtbot, window)
+    assert len(_chips_clear_of_titles(window)) > len(chips)
+
+
+def test_value_chips_never_cover_a_group_title_in_a_crowded_model(qtbot, window):
+    """bert_small with every group open: 190 chips among 55 frames (tight
+    places, where a chip may touch a box or another chip by a few px, but
+    never a title)."""
+    open_model(qtbot, window, SHARED_MODELS / "bert_small" / "model.onnx")
+    window.graph.expand_all()
+    wait_idle(qtbot, window)
+    r = run_ui(window)
+    r.inputs.set_source("input_ids", "random", low=0, high=1000)
+    r.inputs.set_source("attention_mask", "ones")
+    r.inputs.set_source("token_type_ids", "zeros")
+    r.run_all()
+    finish(qtbot, window)
+    assert len(window.graph.scene.group_frames) > 20
+    assert len(_chips_clear_of_titles(window, of_each_other=False)) > 100
+
+
 def test_breakpoint_continue_stops_there(qtbot, window):
     open_model(qtbot, window, sample_path("demo.onnx"))
     r = run_ui(window)

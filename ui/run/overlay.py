@@ -15,6 +15,7 @@ its own besides the items it placed.
 """
 from __future__ import annotations
 
+import math
 from typing import Callable, Optional
 
 from PySide6.QtCore import QCoreApplication, QPointF, QRectF, Qt
@@ -195,6 +196,7 @@ class RunOverlay:
 
     def _value_tags(self, scene, debug, graph) -> None:
         done = set()
+        room = _Room(scene)
         bad_names = {name for names in debug.nonfinite.values() for name in names}
         for edge in scene.edge_items.values():
             value = getattr(edge.ref, "value", None)
@@ -207,24 +209,71 @@ class RunOverlay:
             done.add(id(value))
             tag = ValueTag(edge.path.pointAtPercent(0.5), _short(describe(computed)), value.name, computed,
                            value.name in bad_names, lambda v=value: self.inspect(v))
-            self._place(scene, tag, edge)
+            self._place(room, tag, edge)
             scene.addItem(tag)
             self.items.append(tag)
 
     PLACES = (0.5, 0.35, 0.65, 0.25, 0.75, 0.15, 0.85)
+    GAP = 6.0              # between an edge and a tag beside it
+    OVERLAP_COST = 10.0    # a px of overlap with a box or tag costs as much as 10 px of distance
 
-    def _place(self, scene, tag: ValueTag, edge) -> None:
-        """Left of the edge, at the first point along it where the tag covers
-        no box, group title or other tag (else the middle)."""
+    def _place(self, room: "_Room", tag: ValueTag, edge) -> None:
+        """Beside the edge, where the tag covers no box, group title, other
+        tag or the edge's own label: left of it at the first free point
+        along it, else right of it. When no such place exists (an edge
+        entering a group runs under the frame's title tab, often with less
+        than a tag's height free above and below it), the nearest place
+        clear of every group title, overlapping boxes and tags as little as
+        it can: a tag never hides a frame's title."""
         w, h = tag.rect.width(), tag.rect.height()
-        for t in self.PLACES:
-            p = edge.path.pointAtPercent(t)
-            rect = QRectF(p.x() - w - 6, p.y() - h / 2, w, h)
-            blocked = any(not isinstance(i, (NodeMark,)) and i is not edge and i.zValue() >= 1.5
-                          for i in scene.items(rect))
-            if not blocked:
-                tag.setPos(rect.topLeft())
-                return
+        points = [(p.x(), p.y()) for p in (edge.path.pointAtPercent(t) for t in self.PLACES)]
+        label = getattr(edge, "_label_rect", None)      # the edge's type label, where it is drawn
+        own = [] if label is None else [_box(label)]
+        left = [(x - self.GAP - w, y - h / 2, x - self.GAP, y + h / 2) for x, y in points]
+        right = [(x + self.GAP, y - h / 2, x + self.GAP + w, y + h / 2) for x, y in points]
+        for rect in left + right:
+            if room.free(rect, own):
+                return self._put(room, tag, rect)
+        best, best_cost = None, None
+        for rect in self._clear_of_titles(room, left, own, True) + self._clear_of_titles(room, right, own, False):
+            cost = self.OVERLAP_COST * room.meets(rect, own)[1] + min(_distance(rect, p) for p in points)
+            if best_cost is None or cost < best_cost - 1e-6:
+                best, best_cost = rect, cost
+        self._put(room, tag, best)
+
+    @staticmethod
+    def _put(room: "_Room", tag: ValueTag, rect: tuple) -> None:
+        tag.setPos(rect[0], rect[1])
+        room.add(rect)
+
+    def _clear_of_titles(self, room: "_Room", rects: list, own: list, left: bool) -> list:
+        """For each rect (on the `left` side of the edge or the right), itself
+        or, when it meets group titles, the rect moved just above, just
+        below, or further out to its side past them; only rects that meet no
+        title. The last (out to the side, past every title in the way)
+        always qualifies."""
+        out = []
+        for rect in rects:
+            titles = room.meets(rect, own)[0]
+            if not titles:
+                out.append(rect)
+                continue
+            up = min(t[1] for t in titles) - 1 - rect[3]
+            down = max(t[3] for t in titles) + 1 - rect[1]
+            for dy in (up, down):
+                moved = (rect[0], rect[1] + dy, rect[2], rect[3] + dy)
+                if not room.meets(moved, own)[0]:
+                    out.append(moved)
+            aside = rect
+            for _ in range(64):          # each step passes one title; never this many in a row
+                if not titles:
+                    break
+                dx = (min(t[0] for t in titles) - self.GAP - aside[2] if left
+                      else max(t[2] for t in titles) + self.GAP - aside[0])
+                aside = (aside[0] + dx, aside[1], aside[2] + dx, aside[3])
+                titles = room.meets(aside, own)[0]
+            out.append(aside)
+        return out
 
     def _node_marks(self, scene, vm, debug, graph) -> None:
         marks: dict = {}     # box id -> dict of flags
@@ -282,6 +331,65 @@ class RunOverlay:
         if debug is None or debug.current is None:
             return None
         return self.panel.scene.item_for_node(debug.current)
+
+
+class _Room:
+    """What value tags keep clear of, as (left, top, right, bottom) boxes
+    bucketed by area: node boxes, group title tabs and the tags placed so
+    far (plain geometry: asking the scene for the items under each trial
+    place costs more than the whole rest of a refresh)."""
+    CELL = 200.0
+
+    def __init__(self, scene):
+        self.boxes: list = []       # (left, top, right, bottom, is_title)
+        self.cells: dict = {}
+        for item in scene.node_items.values():
+            self.add(_box(item.scene_rect()))
+        for frame in scene.group_frames.values():
+            title = getattr(frame, "title_item", None)
+            if title is not None:
+                self.add(_box(title.scene_rect()), title=True)
+
+    def _cells(self, rect):
+        c = self.CELL
+        for cx in range(math.floor(rect[0] / c), math.floor(rect[2] / c) + 1):
+            for cy in range(math.floor(rect[1] / c), math.floor(rect[3] / c) + 1):
+                yield cx, cy
+
+    def add(self, rect, title: bool = False) -> None:
+        index = len(self.boxes)
+        self.boxes.append((*rect[:4], title))
+        for cell in self._cells(rect):
+            self.cells.setdefault(cell, []).append(index)
+
+    def meets(self, rect, extra=()) -> tuple[list, float]:
+        """(the titles `rect` overlaps, how deep it reaches into the boxes,
+        tags and `extra` boxes it overlaps: the largest overlap's smaller side)."""
+        near = {i for cell in self._cells(rect) for i in self.cells.get(cell, ())}
+        titles, depth = [], 0.0
+        for other in [self.boxes[i] for i in near] + [(*e, False) for e in extra]:
+            w = min(rect[2], other[2]) - max(rect[0], other[0])
+            h = min(rect[3], other[3]) - max(rect[1], other[1])
+            if w > 0 and h > 0:
+                if other[4]:
+                    titles.append(other)
+                else:
+                    depth = max(depth, min(w, h))
+        return titles, depth
+
+    def free(self, rect, extra=()) -> bool:
+        titles, depth = self.meets(rect, extra)
+        return not titles and depth == 0
+
+
+def _box(rect: QRectF) -> tuple:
+    return rect.left(), rect.top(), rect.right(), rect.bottom()
+
+
+def _distance(rect: tuple, point: tuple) -> float:
+    dx = max(rect[0] - point[0], 0.0, point[0] - rect[2])
+    dy = max(rect[1] - point[1], 0.0, point[1] - rect[3])
+    return math.hypot(dx, dy)
 
 
 def _short(text: str) -> str:
