@@ -105,7 +105,7 @@ def test_cleanup(chain_file, tmp_path, capsys):
     out = tmp_path / "clean.onnx"
     code, text, err = _cli(capsys, "cleanup", chain_file, "-o", out)
     assert code == 0, err
-    assert "removed 1 nodes, 2 initializers" in text        # the unused sparse S too
+    assert "removed 1 node, 2 initializers" in text        # the unused sparse S too
     cleaned = onnx.load(out)
     assert [n.name for n in cleaned.graph.node] == ["a", "b", "c", "if", "call"]
     for a, b in zip(_ort(out, FEEDS), _ort(chain_file, FEEDS)):

@@ -3,6 +3,7 @@ from __future__ import annotations
 
 from ..core.edits import cleanup
 from ._editing import add_io_arguments, apply, open_document, problems_note, save_output
+from .counts import counted
 
 NAME = "cleanup"
 HELP = ("Remove what the outputs do not need: unused nodes, initializers, stale value_info entries and "
@@ -22,8 +23,9 @@ def run(args) -> int:
     if macro.edits:
         apply(doc, macro)
     save_output(doc.model, args.file, args.output)
-    removed = (f"{counts.get('remove_node', 0)} nodes, {counts.get('remove_initializer', 0)} initializers, "
-               f"{counts.get('remove_value_info', 0)} value_info entries, "
-               f"{counts.get('set_opset_import', 0)} opset imports")
+    removed = ", ".join([counted(counts.get("remove_node", 0), "node"),
+                         counted(counts.get("remove_initializer", 0), "initializer"),
+                         counted(counts.get("remove_value_info", 0), "value_info entry", "value_info entries"),
+                         counted(counts.get("set_opset_import", 0), "opset import")])
     print(f"wrote {args.output}: removed {removed}{problems_note(doc.model)}")
     return 0

@@ -4,6 +4,7 @@ from __future__ import annotations
 from ..core import load
 from ..core.edits import extract_model
 from ._editing import add_io_arguments, names, refusals_name, save_output
+from .counts import counted
 
 NAME = "extract"
 HELP = ("Write the part of a model that computes the given outputs from the given inputs as a new model, "
@@ -22,7 +23,7 @@ def run(args) -> int:
     with refusals_name(args.file):
         part = extract_model(model, inputs, outputs)
     out = save_output(part, args.file, args.output)
-    print(f"wrote {out}: {len(part.graph.nodes)} of {len(model.graph.nodes)} nodes, "
-          f"{len(part.graph.initializers) + len(part.graph.sparse_initializers)} initializers; "
+    print(f"wrote {out}: {len(part.graph.nodes)} of {counted(len(model.graph.nodes), 'node')}, "
+          f"{counted(len(part.graph.initializers) + len(part.graph.sparse_initializers), 'initializer')}; "
           f"inputs {', '.join(inputs)}; outputs {', '.join(outputs)}")
     return 0

@@ -5,6 +5,7 @@ import json
 
 from ..core import load
 from ..core.summary import human_bytes, summarize
+from .counts import counted
 
 NAME = "info"
 HELP = "Print what a model contains: versions, inputs/outputs, ops, weights, functions, subgraphs."
@@ -58,11 +59,11 @@ def run(args) -> int:
     if s["functions"]:
         print("functions:")
         for f in s["functions"]:
-            print(f"  {f['domain']}::{f['name']}{':' + f['overload'] if f['overload'] else ''} ({f['nodes']} nodes)")
+            print(f"  {f['domain']}::{f['name']}{':' + f['overload'] if f['overload'] else ''} ({counted(f['nodes'], 'node')})")
     if s["subgraphs"]:
         print("subgraphs:")
         for sg in s["subgraphs"]:
-            print(f"  {sg['node']} / {sg['attribute']}: {sg['nodes']} nodes")
+            print(f"  {sg['node']} / {sg['attribute']}: {counted(sg['nodes'], 'node')}")
     if s["training_info"]:
         print(f"training info: {s['training_info']} entries")
     if args.shapes:

@@ -18,6 +18,7 @@ from ..core.exec.feeds import RANDOM_INT_RANGE, read_array_file
 from ..core.exec.plan import nodes_between
 from ..core.exec.values import describe
 from ..errors import UserError
+from .counts import counted
 
 NAME = "run"
 HELP = "Run a model (or selected nodes) on inputs with the built-in numpy executor."
@@ -162,7 +163,7 @@ def _compare_ort(args, model, feeds) -> dict | None:
     first = report.first_divergence
     if first is None:
         bad = sum(not n.agrees for n in report.nodes)
-        print(f"first divergent node: none ({len(report.nodes) - bad} of {len(report.nodes)} nodes agree)")
+        print(f"first divergent node: none ({len(report.nodes) - bad} of {counted(len(report.nodes), 'node')} agree)")
     else:
         print(f"first divergent node: {first.node.path}")
         for d in first.outputs:
@@ -257,7 +258,7 @@ def run(args) -> int:
     except ExecError as e:
         raise UserError(str(e) + _random_hint(randomised, sized_one), exit_code=1) from None
     say = (lambda *a, **k: None) if args.json else print    # --json: stdout is one JSON object
-    say(f"ran {len(session.nodes)} nodes in {elapsed * 1e3:.1f} ms")
+    say(f"ran {counted(len(session.nodes), 'node')} in {elapsed * 1e3:.1f} ms")
     for name, value in results.items():
         say(f"{name}: {describe(value)}{_stats(value)}")
     if out_dir is not None:
