@@ -18,6 +18,7 @@ from shared_models import shared_models_root
 
 PRELUDE = textwrap.dedent("""
     import faulthandler, os, sys
+    faulthandler.enable()                                # a crash prints every thread's stack to stderr
     faulthandler.dump_traceback_later(240, exit=True)   # a hang fails with every thread's stack
     os.environ["QT_QPA_PLATFORM"] = "offscreen"
     from onnxstudio.app import create_application
