@@ -10,6 +10,7 @@ import json
 import os
 import shutil
 import subprocess
+import threading
 import time
 
 from .dot_text import parse_json0, to_dot
@@ -56,9 +57,29 @@ def dot_version(dot: str) -> str:
     return (done.stderr or done.stdout).strip()
 
 
+def _feed(pipe, data: bytes) -> None:
+    """Write `data` to the program's stdin and close it (in its own thread)."""
+    try:
+        pipe.write(data)
+    except OSError:     # the program ended early (killed on cancel, or failed): its exit status tells
+        pass
+    finally:
+        try:
+            pipe.close()
+        except OSError:
+            pass
+
+
 def run_graphviz(argv: list[str], text: str, cancel: CancelToken | None,
                  time_limit: float | None) -> bytes:
-    """Feed `text` to the program's stdin; return stdout. Kills it on cancel/timeout."""
+    """Feed `text` to the program's stdin; return stdout. Kills it on cancel/timeout.
+
+    The input is written by a thread of its own while this one polls for the
+    output, the cancel token and the time limit. (communicate(input, timeout)
+    cannot be retried: after a timeout, a second call sends nothing more, so
+    when dot had not read the whole graph within the first poll, which a
+    busy machine makes likely for a large graph, it waited for the rest of
+    its input forever.)"""
     startupinfo = None
     if os.name == "nt":  # no console window flashing up on Windows
         startupinfo = subprocess.STARTUPINFO()
@@ -66,15 +87,16 @@ def run_graphviz(argv: list[str], text: str, cancel: CancelToken | None,
     proc = subprocess.Popen(argv, stdin=subprocess.PIPE, stdout=subprocess.PIPE,
                             stderr=subprocess.PIPE, startupinfo=startupinfo)
     deadline = None if time_limit is None else time.monotonic() + time_limit
-    payload: bytes | None = text.encode("utf-8")
+    stdin, proc.stdin = proc.stdin, None        # ours to write and close, not communicate()'s
+    writer = threading.Thread(target=_feed, args=(stdin, text.encode("utf-8")), name="dot-input", daemon=True)
+    writer.start()
     try:
         while True:
             try:
-                out, err = proc.communicate(payload, timeout=POLL_SECONDS)
+                out, err = proc.communicate(timeout=POLL_SECONDS)
                 break
             except subprocess.TimeoutExpired:
-                # communicate() remembers the input; it must not be passed again.
-                payload = None
+                pass
             if cancel is not None and cancel.cancelled:
                 raise LayoutCancelled("layout cancelled; Graphviz stopped")
             if deadline is not None and time.monotonic() > deadline:
@@ -83,6 +105,7 @@ def run_graphviz(argv: list[str], text: str, cancel: CancelToken | None,
         if proc.poll() is None:
             proc.kill()
             proc.wait()
+        writer.join()       # returns at once: the program has ended, so a pending write fails
     if proc.returncode != 0:
         raise EngineFailed(f"{argv[0]} exited with {proc.returncode}: "
                            f"{err.decode('utf-8', 'replace').strip()[:500]}")

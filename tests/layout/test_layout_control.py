@@ -66,6 +66,31 @@ def test_cancel_kills_dot(spawned):
     assert all(p.poll() is not None for p in spawned), "dot was left running"
 
 
+_SLOW_READER = ("import sys, time; time.sleep(0.3); data = sys.stdin.buffer.read(); "
+                "sys.stdout.write(str(len(data)))")
+
+
+def test_a_program_slow_to_read_gets_all_of_a_large_input():
+    # dot on a busy machine: it starts reading only after the first poll, and
+    # the graph is larger than a pipe holds. It must still get every byte
+    # (it once waited for the rest of its input forever).
+    import sys
+    text = "x" * (3 << 20)
+    out = dot_engine.run_graphviz([sys.executable, "-c", _SLOW_READER], text, None, time_limit=30)
+    assert out == str(len(text)).encode()
+
+
+def test_cancel_while_the_input_is_still_being_written():
+    import sys
+    token = CancelToken()
+    never_reads = "import time; time.sleep(60)"
+    threading.Timer(0.2, token.cancel).start()
+    started = time.monotonic()
+    with pytest.raises(LayoutCancelled):
+        dot_engine.run_graphviz([sys.executable, "-c", never_reads], "x" * (3 << 20), token, None)
+    assert time.monotonic() - started < 5
+
+
 def test_cancel_before_start_raises():
     token = CancelToken()
     token.cancel()
