@@ -40,14 +40,20 @@ def copy_demo(tmp_path):
     return shutil.copy(sample_path("demo.onnx"), tmp_path / "demo.onnx")
 
 
-def test_generated_inputs_run_like_the_cli(qtbot, window, tmp_path):
-    open_model(qtbot, window, SHARED_MODELS / "bert_small" / "model.onnx")
+def _run_bert_small(qtbot, window):
+    """bert_small run whole on token ids below 1000, a full mask and zero type ids."""
     r = run_ui(window)
     r.inputs.set_source("input_ids", "random", low=0, high=1000)
     r.inputs.set_source("attention_mask", "ones")
     r.inputs.set_source("token_type_ids", "zeros")
     r.run_all()
     finish(qtbot, window)
+    return r
+
+
+def test_generated_inputs_run_like_the_cli(qtbot, window, tmp_path):
+    open_model(qtbot, window, SHARED_MODELS / "bert_small" / "model.onnx")
+    r = _run_bert_small(qtbot, window)
     assert not r.controller.last_error
     feeds = r.inputs.make_feeds()
     assert feeds["input_ids"].max() > 1 and feeds["input_ids"].max() <= 1000
@@ -126,12 +132,7 @@ def test_value_chips_never_cover_a_group_title_in_a_crowded_model(qtbot, window)
     open_model(qtbot, window, SHARED_MODELS / "bert_small" / "model.onnx")
     window.graph.expand_all()
     wait_idle(qtbot, window)
-    r = run_ui(window)
-    r.inputs.set_source("input_ids", "random", low=0, high=1000)
-    r.inputs.set_source("attention_mask", "ones")
-    r.inputs.set_source("token_type_ids", "zeros")
-    r.run_all()
-    finish(qtbot, window)
+    _run_bert_small(qtbot, window)
     assert len(window.graph.scene.group_frames) > 20
     assert len(_chips_clear_of_titles(window, of_each_other=False)) > 100
 
