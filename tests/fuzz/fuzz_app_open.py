@@ -9,6 +9,7 @@ survives it). A hang or a crash is seen by the parent as a missing answer.
 """
 from __future__ import annotations
 
+import faulthandler
 import io
 import json
 import os
@@ -16,6 +17,7 @@ import sys
 import time
 
 os.environ.setdefault("QT_QPA_PLATFORM", "offscreen")
+faulthandler.enable()       # a crash writes every thread's stack to stderr, which the harness quotes
 
 
 def main() -> int:

@@ -180,9 +180,13 @@ class AppOpener:
             os.setpgid(0, 0)
             resource.setrlimit(resource.RLIMIT_AS, (memory, memory))
 
-        self.proc = subprocess.Popen([sys.executable, str(HERE / "fuzz_app_open.py")], env=env,
-                                     stdin=subprocess.PIPE, stdout=subprocess.PIPE,
-                                     stderr=subprocess.DEVNULL, preexec_fn=limit, text=True, bufsize=1)
+        # its stderr goes to a file: when the app dies, the outcome quotes its
+        # last lines (fuzz_app_open.py enables faulthandler: a crash's stacks)
+        self.stderr_path = pathlib.Path(_scratch("fuzz-open-")) / "stderr.txt"
+        with open(self.stderr_path, "wb") as err:
+            self.proc = subprocess.Popen([sys.executable, str(HERE / "fuzz_app_open.py")], env=env,
+                                         stdin=subprocess.PIPE, stdout=subprocess.PIPE,
+                                         stderr=err, preexec_fn=limit, text=True, bufsize=1)
         self._read_line(time.monotonic() + 60)        # "ready"
 
     def _read_line(self, deadline: float):
@@ -209,10 +213,19 @@ class AppOpener:
         seconds = time.monotonic() - start
         if line is None:
             code = self.proc.poll()
+            if code is None and seconds < self.limits.seconds:
+                # the answer pipe closed before the time was up: the process
+                # is ending; give it a moment to say how
+                try:
+                    code = self.proc.wait(5)
+                except subprocess.TimeoutExpired:
+                    code = None
             self.close()
             if code is None:
                 return Outcome("open", "hang", None, f"still opening after {self.limits.seconds:g} s", seconds)
-            return Outcome("open", "crash", code, f"the app process died (exit {code})", seconds)
+            said = _tail(self.stderr_path.read_text(errors="replace"), 12) if self.stderr_path.exists() else ""
+            return Outcome("open", "crash", code, f"the app process died (exit {code})" + (f": {said}" if said else ""),
+                           seconds)
         report = json.loads(line)
         if report["tracebacks"]:
             verdict = "memory" if "MemoryError" in report["tracebacks"] else "crash"
