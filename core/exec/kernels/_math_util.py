@@ -10,20 +10,20 @@ from ...ir.dtypes import to_numpy_dtype
 # numpy's own float types. The ml_dtypes ones (bfloat16, float8 ...; their
 # dtype.kind is "V" or even "f") would round after every step of a formula,
 # so float math on them runs in float32 and rounds once at the end.
-_NATIVE_FLOATS = (np.dtype(np.float16), np.dtype(np.float32), np.dtype(np.float64))
+NATIVE_FLOATS = (np.dtype(np.float16), np.dtype(np.float32), np.dtype(np.float64))
 
 
 def compute_dtype(dtype) -> np.dtype:
     """The dtype to do float math in: itself if numpy can, else float32."""
     dtype = np.dtype(dtype)
-    return dtype if dtype in _NATIVE_FLOATS else np.dtype(np.float32)
+    return dtype if dtype in NATIVE_FLOATS else np.dtype(np.float32)
 
 
 def float_math(fn):
     """Wrap a float-only numpy expression so ml_dtypes inputs (bfloat16, float8)
     are computed in float32 and cast back; numpy's own types pass through."""
     def run(x, *args, **kwargs):
-        if x.dtype in _NATIVE_FLOATS or x.dtype.kind in "biuc":
+        if x.dtype in NATIVE_FLOATS or x.dtype.kind in "biuc":
             return fn(x, *args, **kwargs)
         args = [a.astype(np.float32) if isinstance(a, np.ndarray) and a.dtype == x.dtype else a
                 for a in args]
@@ -80,7 +80,7 @@ def prepare_native(fn, general):
         attrs = {k: v for k, v in attrs.items() if k != "consumed_inputs"}
 
         def run(x, *args):
-            if x.dtype in _NATIVE_FLOATS:
+            if x.dtype in NATIVE_FLOATS:
                 return fn(x, *args, **attrs)
             return general(x, *args, **attrs)
         return run

@@ -14,12 +14,11 @@ import ml_dtypes
 import numpy as np
 
 from ..registry import kernel
-from ._math_util import blockwise, float_math, last_axis_sum, normalize_axis, prepare_native, quiet
+from ._math_util import NATIVE_FLOATS, blockwise, float_math, last_axis_sum, normalize_axis, prepare_native, quiet
 from .elementwise import erf_values
 
 
 _BFLOAT16 = np.dtype(ml_dtypes.bfloat16)
-_NATIVE_FLOAT_TYPES = (np.dtype(np.float16), np.dtype(np.float32), np.dtype(np.float64))
 
 
 # ---- softmax family -------------------------------------------------------
@@ -137,7 +136,7 @@ def _register_softmax_family(op, fn):
         axis = attrs.get("axis", -1)
 
         def prepared(input):  # noqa: A002
-            if input.dtype in _NATIVE_FLOAT_TYPES and input.size:
+            if input.dtype in NATIVE_FLOATS and input.size:
                 return fn(input, normalize_axis(axis, input.ndim))
             return one_axis(input, axis)
         return prepared

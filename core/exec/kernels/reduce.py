@@ -133,10 +133,10 @@ def _prepare_reduce(fn, axes_from_input: bool):
         by_rank: dict = {}      # input rank -> normalised axes (None: the input unchanged)
 
         def run(data, *_axes):
-            if data.dtype.kind == "V" or data.ndim not in by_rank:
-                if data.dtype.kind != "V":
-                    by_rank[data.ndim] = _axes_tuple(data, axes, noop)
+            if data.dtype.kind == "V":          # bfloat16 & co: the kernel's float32 detour
                 return _reduce(fn, data, axes, keepdims, noop)
+            if data.ndim not in by_rank:
+                by_rank[data.ndim] = _axes_tuple(data, axes, noop)
             normalised = by_rank[data.ndim]
             if normalised is None:
                 return data.copy()
