@@ -137,18 +137,11 @@ def _in_frame(s: Step, call, general, frees) -> Runner:
     bodies see the enclosing values): its context, made on the first run,
     is pointed at the frame each call, as the general step does, without
     the general step's per-call dispatch (~1 us of a small If's ~2)."""
-    ctx, single, fetch, outputs = s.context, s.single, s.fetch, s.outputs
+    ctx, stored = s.context, _general_result(s, call, general, frees)
 
     def run(values, frame):
         ctx.frame = frame
-        try:
-            result = call(values[single]) if single else call(*fetch(values))
-        except (Cancelled, ExecError):
-            raise
-        except Exception:  # noqa: BLE001  (reported by the general path, with context)
-            general(s, frame)
-            return
-        store_result(values, outputs, result, frees)
+        stored(values, frame)
     return run
 
 
