@@ -10,11 +10,16 @@ and delete the window, cancel a run while the window closes.
 from __future__ import annotations
 
 import os
+import shutil
 import subprocess
 import sys
 import textwrap
 
 from shared_models import shared_models_root
+import pytest
+
+# Each test drives the app in a child process for several seconds.
+pytestmark = pytest.mark.slow
 
 PRELUDE = textwrap.dedent("""
     import faulthandler, os, sys
@@ -139,7 +144,10 @@ def test_run_cancelled_while_the_window_closes(tmp_path):
 def test_every_menu_action_inside_an_if_body_then_quit(tmp_path):
     # The QA script that once aborted: silero_vad, If_0 › then_branch, every
     # menu action with a timer closing whatever dialog it opens, Quit last.
-    root = shared_models_root()
+    # File ▸ Save is among those actions: it saves over the file it opened,
+    # so the window opens a copy, never the shared model itself.
+    working_copy = tmp_path / "silero_vad.onnx"
+    shutil.copyfile(shared_models_root() / "silero_vad" / "model.onnx", working_copy)
     _run_child(tmp_path, """
         from PySide6.QtWidgets import QApplication
         win = new_window()
@@ -170,4 +178,4 @@ def test_every_menu_action_inside_an_if_body_then_quit(tmp_path):
         QTimer.singleShot(50, lambda: app.exit(0))   # quit() asks windows to close first
         app.exec()
         del win
-    """, root / "silero_vad" / "model.onnx")
+    """, working_copy)
