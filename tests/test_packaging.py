@@ -15,6 +15,9 @@ import pytest
 
 from shared_models import shared_model_dirs
 
+# Builds the PyInstaller bundle (~30 s).
+pytestmark = pytest.mark.slow
+
 ROOT = pathlib.Path(__file__).resolve().parent.parent
 
 

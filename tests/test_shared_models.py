@@ -3,6 +3,7 @@ missing folder makes the tests that need it fail with the reason, never skip
 or stop the whole run."""
 from __future__ import annotations
 
+import pytest
 import os
 import pathlib
 import re
@@ -70,6 +71,7 @@ def test_found_beside_a_checkout_anywhere(tmp_path):
         assert r.stdout.strip() == str(models), r.stderr
 
 
+@pytest.mark.slow
 def test_collection_never_stops_for_missing_models(tmp_path):
     # Modules that parametrize over the models at import time still load.
     pytest_exe = shutil.which("pytest", path=str(pathlib.Path(sys.executable).parent)) or "pytest"

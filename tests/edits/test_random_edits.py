@@ -33,6 +33,9 @@ from shared_models import shared_model_dirs
 
 from .models import chain_model
 
+# Long property runs: random edit sequences on real models.
+pytestmark = pytest.mark.slow
+
 LONG = int(os.environ.get("ONNXSTUDIO_RANDOM_EDITS", "0"))
 EXAMPLES = LONG or 4
 STEPS = 6

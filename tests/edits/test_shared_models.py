@@ -60,6 +60,7 @@ def _edits(m):
 
 
 @pytest.mark.parametrize("name", MODELS)
+@pytest.mark.slow
 def test_every_edit_kind_round_trips_on_a_shared_model(name):
     path = shared_models_root() / name / "model.onnx"
     m = core.load(path)

@@ -2,6 +2,7 @@
 prepared kernels, steps compiled into closures, remembered shape arithmetic.
 Every ONNX backend case run a second time on the same session must still
 give the expected outputs."""
+import pytest
 import warnings
 
 import numpy as np
@@ -21,6 +22,7 @@ def _feeds(case, model, data_inputs):
     return {vi.name: backend_data.read_pb_value(p, vi) for p, vi in zip(data_inputs, model.graph.input)}
 
 
+@pytest.mark.slow
 def test_second_runs_match_the_backend_data():
     warnings.simplefilter("ignore")
     failures = {}

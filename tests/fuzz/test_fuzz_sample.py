@@ -33,6 +33,7 @@ def _findings_text(findings) -> str:
                      f"{f['verdict']}: {f['message']}" for f in findings)
 
 
+@pytest.mark.slow
 def test_fixed_seed_sample_finds_nothing(tmp_path):
     # Each of the 6 shared models and 12 sampled backend models is mutated
     # twice; replay one with `run.py --seed 20261124 --backend-sample 12 --only I`.
@@ -48,6 +49,7 @@ def test_fixed_seed_sample_finds_nothing(tmp_path):
     assert verdicts["info"].get("clear", 0) >= 5, verdicts
 
 
+@pytest.mark.slow
 def test_regression_cases(tmp_path):
     """Every mutant a fuzz run found a bug with stays fixed."""
     assert CASES, "tests/fuzz/cases holds the regression mutants"

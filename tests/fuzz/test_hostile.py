@@ -13,6 +13,9 @@ import pytest
 
 from fuzz_hostile import BUILDERS
 
+# Opens each hostile file in a child app process.
+pytestmark = pytest.mark.slow
+
 HERE = pathlib.Path(__file__).resolve().parent
 
 

@@ -38,6 +38,7 @@ def sweep(engine: str, step: int):
     return graphs, problems
 
 
+@pytest.mark.slow
 def test_builtin_engine_on_every_backend_model():
     graphs, problems = sweep("builtin", 1)
     assert graphs > 1800

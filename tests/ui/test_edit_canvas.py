@@ -3,6 +3,7 @@ an edge, copy/paste, extract, cleanup; undo/redo; save and reload; and the
 picture stays still outside the edited piece."""
 from __future__ import annotations
 
+import pytest
 import sys
 import pathlib
 
@@ -126,6 +127,7 @@ def _piece_ids(window, node):
     raise AssertionError("node not in any piece")
 
 
+@pytest.mark.slow
 def test_only_the_edited_piece_moves(qtbot, window, tmp_path):
     from onnxstudio.core.edits import SetAttribute
     from onnxstudio.core.ir import AttrType

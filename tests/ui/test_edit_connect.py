@@ -189,6 +189,7 @@ def test_a_loose_node_dropped_on_an_edge_is_inserted(qtbot, window, tmp_path):
     assert canvas.is_loose(neg) and sig.inputs[0].name == "r"
 
 
+@pytest.mark.slow
 def test_after_an_edit_unmoved_items_are_kept_and_the_scene_matches_a_rebuild(qtbot, window, tmp_path):
     import pathlib
     import sys
