@@ -1,6 +1,10 @@
 """onnxruntime's quantized contrib operators (com.microsoft QLinear*, QGemm)
 against onnxruntime itself, one node at a time and through a model its own
-quantizer wrote."""
+quantizer wrote; the integer products (QGemm, QLinearConv) against exact
+int64 arithmetic instead (`exact_integer`), since onnxruntime's integers
+for those depend on the CPU. The other operators' integers come from
+float32 steps and tables that are the same on every CPU, so onnxruntime
+stays their oracle."""
 import numpy as np
 import pytest
 from onnx import TensorProto, helper, numpy_helper
@@ -8,6 +12,8 @@ from onnx import TensorProto, helper, numpy_helper
 ort = pytest.importorskip("onnxruntime")
 
 from contrib_models import MS, ONNX_TYPE, one_node, ort_session  # noqa: E402
+from exact_integer import (fits_int32, int16_pair_saturated_matmul, int_conv, int_matmul,  # noqa: E402
+                           saturate)
 from onnxstudio import core  # noqa: E402
 from onnxstudio.core.exec import Session, run  # noqa: E402
 from onnxstudio.core.exec.kernels import contrib_quantized as kernels  # noqa: E402
@@ -17,11 +23,21 @@ def _ort_run(model, feeds):
     return ort_session(model).run(None, feeds)[0]
 
 
-def _both(op, inputs, attrs=None, out_type=None, keep_trailing_empty=False):
+def _model_and_feeds(op, inputs, attrs=None, out_type=None, keep_trailing_empty=False):
     feeds = {n: np.asarray(v) for n, v in inputs if v is not None and n.startswith("x")}
     if out_type is None:
         out_type = ONNX_TYPE[np.asarray(inputs[0][1]).dtype]
     model = one_node(op, inputs, attrs, output_type=out_type, keep_trailing_empty=keep_trailing_empty)
+    return model, feeds
+
+
+def _ours(op, inputs, attrs=None, out_type=None):
+    model, feeds = _model_and_feeds(op, inputs, attrs, out_type)
+    return run(core.load_bytes(model.SerializeToString()), feeds)["y"]
+
+
+def _both(op, inputs, attrs=None, out_type=None, keep_trailing_empty=False):
+    model, feeds = _model_and_feeds(op, inputs, attrs, out_type, keep_trailing_empty)
     theirs = _ort_run(model, feeds)
     ours = run(core.load_bytes(model.SerializeToString()), feeds)["y"]
     return ours, theirs
@@ -245,29 +261,113 @@ def test_qlinear_softmax_long_rows(dtype):
     _assert_same(ours, theirs)
 
 
-@pytest.mark.parametrize("a_type", DTYPES)
-@pytest.mark.parametrize("trans", [(0, 0), (0, 1), (1, 0), (1, 1)], ids=str)
-@pytest.mark.parametrize("bias", [False, True])
-@pytest.mark.parametrize("quantized_output", [True, False])
-@pytest.mark.parametrize("per_column", [False, True])
-def test_qgemm(a_type, trans, bias, quantized_output, per_column):
-    rng = np.random.default_rng(31)
+def _qgemm_requantize(acc, a_scale, b_scale, y_scale, y_zp, alpha, out_dtype):
+    """QGemm's float steps after the integer product, as onnxruntime defines
+    them: the int32 accumulator (bias included) to float32, times one float32
+    scale per column, (alpha * a_scale) * b_scale [/ y_scale]; for a quantized
+    output, rounded half to even, the zero point added, saturated."""
+    assert fits_int32(acc)
+    scales = (np.float32(alpha) * np.float32(a_scale)) * np.asarray(b_scale, np.float32).reshape(-1)
+    if y_scale is not None:
+        scales = scales / np.float32(y_scale)
+    values = acc.astype(np.float32) * scales
+    if y_scale is None:
+        return values
+    zero = 0 if y_zp is None else int(y_zp)
+    return saturate(np.rint(values).astype(np.int64) + zero, out_dtype)
+
+
+def _qgemm_reference(inputs, attrs, product=int_matmul):
+    """QGemm of `inputs` (as _qgemm_inputs names them) with exact integers,
+    or with another model of the integer product."""
+    v = dict(inputs)
+    a = v["xa"].T if attrs["transA"] else v["xa"]
+    b = v["b"].T if attrs["transB"] else v["b"]
+    acc = product(a, v["az"], b, v["bz"])
+    if v["c"] is not None:
+        acc = acc + v["c"].astype(np.int64)
+    return _qgemm_requantize(acc, v["as"], v["bs"], v.get("ys"), v.get("yz"), attrs["alpha"], a.dtype)
+
+
+def _plant_saturating_pairs(a, b):
+    """Rows 0 and 1 of A (m, k) meet columns 0 and 1 of B (k, n) at k = 2, 3,
+    one pair of MLAS's packing, with the largest magnitudes: u8 255 with
+    127 or -128 twice sums to 64770 or -65280, and s8 -128 with -128 to
+    32768, all outside int16, where AVX2's vpmaddubsw saturates."""
+    info = np.iinfo(a.dtype)
+    a[0, 2:4], a[1, 2:4] = info.max, info.min
+    b[2:4, 0], b[2:4, 1] = 127, -128
+
+
+def _qgemm_inputs(rng, a_type, trans, bias, quantized_output, per_column, b_bound=None, plant=False):
+    """QGemm's inputs (named for one_node) and attributes; B in [-b_bound,
+    b_bound] when given, else over all of int8."""
     m, k, n = 5, 37, 6
-    a = _rand_q(rng, (k, m) if trans[0] else (m, k), a_type)
-    b = _rand_q(rng, (n, k) if trans[1] else (k, n), np.int8)
+    a = _rand_q(rng, (m, k), a_type)
+    b = (rng.integers(-b_bound, b_bound + 1, size=(k, n)).astype(np.int8) if b_bound
+         else _rand_q(rng, (k, n), np.int8))
+    if plant:
+        _plant_saturating_pairs(a, b)
     b_scale = rng.uniform(0.001, 0.01, size=n).astype(np.float32) if per_column else np.float32(0.005)
     b_zp = (rng.integers(-3, 4, size=n) if per_column else np.asarray(0)).astype(np.int8)
-    inputs = [("xa", a), ("as", _scale(rng)), ("az", _zp(rng, a_type)), ("b", b), ("bs", b_scale), ("bz", b_zp),
+    inputs = [("xa", a.T.copy() if trans[0] else a), ("as", _scale(rng)), ("az", _zp(rng, a_type)),
+              ("b", b.T.copy() if trans[1] else b), ("bs", b_scale), ("bz", b_zp),
               ("c", rng.integers(-5000, 5000, size=n).astype(np.int32) if bias else None)]
     if quantized_output:
         inputs += [("ys", np.float32(rng.uniform(0.05, 0.2))), ("yz", _zp(rng, a_type))]
-    out_type = ONNX_TYPE[np.dtype(a_type)] if quantized_output else TensorProto.FLOAT
-    ours, theirs = _both("QGemm", inputs, {"transA": trans[0], "transB": trans[1], "alpha": 0.75}, out_type)
-    if quantized_output:
-        _assert_same(ours, theirs)
+    attrs = {"transA": trans[0], "transB": trans[1], "alpha": 0.75}
+    return inputs, attrs, ONNX_TYPE[np.dtype(a_type)] if quantized_output else TensorProto.FLOAT
+
+
+QGEMM_CASES = [pytest.mark.parametrize("a_type", DTYPES),
+               pytest.mark.parametrize("trans", [(0, 0), (0, 1), (1, 0), (1, 1)], ids=str),
+               pytest.mark.parametrize("bias", [False, True]),
+               pytest.mark.parametrize("quantized_output", [True, False]),
+               pytest.mark.parametrize("per_column", [False, True])]
+
+
+def _qgemm_cases(test):
+    for mark in reversed(QGEMM_CASES):
+        test = mark(test)
+    return test
+
+
+def _assert_equal_result(ours, want):
+    if ours.dtype == np.float32:
+        assert want.dtype == np.float32 and ours.shape == want.shape
+        assert np.array_equal(ours, want)
     else:
-        assert ours.dtype == theirs.dtype == np.float32
-        assert np.array_equal(ours, theirs)
+        _assert_same(ours, want)
+
+
+@_qgemm_cases
+def test_qgemm(a_type, trans, bias, quantized_output, per_column):
+    """Against exact integers, on inputs over the whole of both types and
+    with pairs planted whose int16 sums saturate: onnxruntime on an AVX2 CPU
+    without VNNI gives other integers here, and so would this test if it
+    took onnxruntime as its oracle."""
+    rng = np.random.default_rng(31)
+    inputs, attrs, out_type = _qgemm_inputs(rng, a_type, trans, bias, quantized_output, per_column, plant=True)
+    ours = _ours("QGemm", inputs, attrs, out_type)
+    want = _qgemm_reference(inputs, attrs)
+    _assert_equal_result(ours, want)
+    if a_type == np.uint8:
+        # the inputs do tell exact sums from AVX2's saturating ones
+        saturated = _qgemm_reference(inputs, attrs, product=int16_pair_saturated_matmul)
+        assert not np.array_equal(saturated, want)
+
+
+@_qgemm_cases
+def test_qgemm_float_steps_match_onnxruntime(a_type, trans, bias, quantized_output, per_column):
+    """With |B| <= 64 no pair of u8 x s8 products leaves int16 (2 x 255 x 64
+    = 32640), so onnxruntime's integers are exact on every CPU and it can
+    stand as the oracle for the float steps after them (the order of the
+    float32 scale products, rounding, zero point)."""
+    rng = np.random.default_rng(31)
+    inputs, attrs, out_type = _qgemm_inputs(rng, a_type, trans, bias, quantized_output, per_column, b_bound=64)
+    ours, theirs = _both("QGemm", inputs, attrs, out_type)
+    _assert_equal_result(ours, theirs)
+    _assert_equal_result(ours, _qgemm_reference(inputs, attrs))
 
 
 def test_fma32_rounds_once_like_the_instruction():
@@ -450,7 +550,9 @@ def test_qlinear_global_average_pool_on_ties(dtype, channels_last):
 def test_qgemm_on_ties(per_column, quantized_output):
     """Output scales of 0.3 x 0.5 / 0.9 (about 1/6) and 0.3 x 0.1 / 0.9: the
     int32 accumulator times the float32 scale, rounded to float32, lands on
-    ties that a wider product would keep off, for about one in twelve."""
+    ties that a wider product would keep off, for about one in twelve.
+    B is within [-3, 3], so onnxruntime's integer sums cannot saturate on any
+    CPU and it stays an oracle here, next to the exact reference."""
     rng = np.random.default_rng(67)
     m, k, n = 32, 9, 8
     a = _rand_q(rng, (m, k), np.uint8)
@@ -461,11 +563,13 @@ def test_qgemm_on_ties(per_column, quantized_output):
               ("bz", b_zp), ("c", rng.integers(-50, 50, size=n).astype(np.int32))]
     if quantized_output:
         inputs += [("ys", np.float32(0.9)), ("yz", np.asarray(128, np.uint8))]
+    attrs = {"alpha": 1.0, "transA": 0, "transB": 0}
     ours, theirs = _both("QGemm", inputs, {"alpha": 1.0}, TensorProto.UINT8 if quantized_output else TensorProto.FLOAT)
     if quantized_output:
         _assert_same(ours, theirs)
     else:
         assert np.array_equal(ours, theirs)
+    _assert_equal_result(ours, _qgemm_reference(inputs, attrs))
 
 
 @pytest.mark.parametrize("dtype", DTYPES)
