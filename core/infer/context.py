@@ -13,6 +13,13 @@ per output (a shorter list leaves the rest unknown). It reads:
 A rule may also publish `ctx.out_syms[i]` (a tuple of dims) so shape tensors it
 computes keep their symbolic entries downstream. Rules never raise on purpose
 for bad models; the driver turns any exception into an info diagnostic.
+
+A rule that meets a contradiction the operator's spec rejects for sure (two
+known dims that cannot broadcast, an axis outside the rank) says so with
+`ctx.error(code, message)` (codes: `core.diagnostics.CODES`; helpers in
+findings.py) and still returns its best types. The engine keeps these per
+node (`Inference.errors`), and the checker reports them as errors. Symbols and
+unknown dims never contradict anything: only known numbers do.
 """
 from __future__ import annotations
 
@@ -51,7 +58,7 @@ class NodeContext:
     """Inputs, attributes and known values of one node, for its rule."""
 
     __slots__ = ("op_type", "domain", "opset", "attrs", "types", "num_outputs", "inputs",
-                 "_consts", "_syms", "out_syms", "out_consts", "node", "driver")
+                 "_consts", "_syms", "out_syms", "out_consts", "node", "driver", "errors")
 
     def __init__(self, op_type, domain, opset, attrs, types, num_outputs,
                  consts=None, syms=None, node=None, driver=None, inputs=None):
@@ -68,6 +75,7 @@ class NodeContext:
         self.out_consts: dict[int, np.ndarray] = {}
         self.node = node
         self.driver = driver          # for subgraph inference (If/Loop/Scan, functions)
+        self.errors = None            # [(code, message)] once a rule reports one
 
     # --- inputs ---------------------------------------------------------------
     @property
@@ -116,6 +124,13 @@ class NodeContext:
         if c is None:
             return None
         return np.asarray(c).reshape(-1).tolist()
+
+    # --- findings -------------------------------------------------------------------
+    def error(self, code: str, message: str) -> None:
+        """Report a contradiction of this node (see the module doc)."""
+        if self.errors is None:
+            self.errors = []
+        self.errors.append((code, message))
 
     # --- attributes -------------------------------------------------------------
     def attr(self, name: str, default=None):

@@ -47,6 +47,9 @@ class Inference:
         self.consts: dict = {}       # Value -> small numpy array
         self.syms: dict = {}         # Value -> tuple of dims (partly symbolic shape tensor)
         self._diags: dict = {}       # Node -> [Diagnostic]
+        # Node -> [(code, message)]: contradictions its rule found (ctx.error),
+        # reported by the checker as errors at the node's current path.
+        self.errors: dict = {}
         self._rule_cache: dict = {}
         self._attr_scopes: list[dict] = []
         self._opset_stack: list[dict] = []
@@ -65,6 +68,7 @@ class Inference:
         self.consts.clear()
         self.syms.clear()
         self._diags.clear()
+        self.errors.clear()
         self._const_checked.clear()
         self.contradictions.clear()
         self.fresh.avoid(_declared_names(self.model.graph))
@@ -353,6 +357,8 @@ class Inference:
             attrs = {}
         if self._diags:
             self._diags.pop(node, None)
+        if self.errors:
+            self.errors.pop(node, None)
         outs = None
         functions = self._functions
         if functions is None:
@@ -379,6 +385,10 @@ class Inference:
             self._note(node, INFO, "infer.failed",
                        f"could not infer {op_type}: {type(exc).__name__}: {exc}")
             outs = None
+        if ctx.errors is not None and not self._attr_scopes:
+            # Function bodies are inferred once per call: a finding there
+            # belongs to a call, not to the body's node.
+            self.errors[node] = ctx.errors
         if function is None and (not outs or not all(outs)) and outputs:
             outs = self._with_schema_types(domain, op_type, opset, types, outs, n_outputs)
         folded = None
