@@ -81,7 +81,7 @@ def int_conv(x, x_zp, w, w_zp, *, strides=None, pads=None, dilations=None, group
     padded tap adds nothing once the zero point is taken out."""
     x64 = np.asarray(x).astype(np.int64) - _zero_point(x_zp)
     w = np.asarray(w)
-    wz = _zero_point(w_zp)
+    wz = _zero_point(w_zp, per_column=True)      # one per output channel, or one
     w64 = w.astype(np.int64) - (wz.reshape((-1,) + (1,) * (w.ndim - 1)) if wz.ndim else wz)
     nd = w.ndim - 2
     strides, dilations = strides or [1] * nd, dilations or [1] * nd
@@ -95,6 +95,21 @@ def int_conv(x, x_zp, w, w_zp, *, strides=None, pads=None, dilations=None, group
     return np.concatenate(outputs, axis=1)
 
 
+def int16_pair_saturated_conv(x, x_zp, w, w_zp, *, strides=None, pads=None, dilations=None):
+    """`int_conv` (one group) as MLAS's AVX2 u8 x s8 kernel computes it: the
+    windows as rows of A (padded with x_zp, as onnxruntime pads), the
+    weights as columns of B, through `int16_pair_saturated_matmul`."""
+    nd = np.asarray(w).ndim - 2
+    strides, dilations = strides or [1] * nd, dilations or [1] * nd
+    x_zero = _zero_point(x_zp)
+    cols = im2col(np.asarray(x).astype(np.int64) - x_zero, np.asarray(w).shape[2:], strides, pads or [0] * (2 * nd),
+                  dilations) + x_zero
+    rows = cols.reshape(-1, cols.shape[-1])
+    weights = np.asarray(w).reshape(np.asarray(w).shape[0], -1).T
+    product = int16_pair_saturated_matmul(rows, x_zp, weights, w_zp)
+    return np.moveaxis(product.reshape(cols.shape[:-1] + (-1,)), -1, 1)
+
+
 def fits_int32(acc) -> bool:
     """The kernels accumulate in int32; a reference past it would mean a test input too large."""
     return bool(acc.size == 0 or (acc.min() >= INT32_MIN and acc.max() <= INT32_MAX))
@@ -104,3 +119,19 @@ def saturate(values, dtype):
     """Integers clamped into `dtype`."""
     info = np.iinfo(dtype)
     return np.clip(values, info.min, info.max).astype(dtype)
+
+
+def qlinear_conv_reference(x, x_scale, x_zp, w, w_scale, w_zp, y_scale, y_zp, bias=None, *, auto_pad="NOTSET",
+                            dilations=None, group=1, kernel_shape=None, pads=None, strides=None):
+    """QLinearConv with exact integers (bias included), scaled in float64 by
+    x_scale * w_scale / y_scale, rounded half to even, zero point added,
+    saturated: the ONNX operator's formula, in float64 (onnxruntime scales in
+    float32, which puts some values near a .5 on the other side)."""
+    assert auto_pad == "NOTSET"
+    acc = int_conv(x, x_zp, w, w_zp, strides=strides, pads=pads, dilations=dilations, group=group)
+    if bias is not None:
+        acc = acc + bias.astype(np.int64).reshape((1, -1) + (1,) * (acc.ndim - 2))
+    assert fits_int32(acc)
+    scale = np.float64(x_scale) * np.asarray(w_scale, np.float64).reshape(-1) / np.float64(y_scale)
+    scaled = acc * (scale.reshape((1, -1) + (1,) * (acc.ndim - 2)) if scale.size > 1 else scale[0])
+    return saturate(np.rint(scaled).astype(np.int64) + int(y_zp), y_zp.dtype)

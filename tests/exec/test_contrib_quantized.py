@@ -12,8 +12,8 @@ from onnx import TensorProto, helper, numpy_helper
 ort = pytest.importorskip("onnxruntime")
 
 from contrib_models import MS, ONNX_TYPE, one_node, ort_session  # noqa: E402
-from exact_integer import (fits_int32, int16_pair_saturated_matmul, int_conv, int_matmul,  # noqa: E402
-                           saturate)
+from exact_integer import (fits_int32, int16_pair_saturated_matmul, int_matmul,  # noqa: E402
+                           qlinear_conv_reference, saturate)
 from onnxstudio import core  # noqa: E402
 from onnxstudio.core.exec import Session, run  # noqa: E402
 from onnxstudio.core.exec.kernels import contrib_quantized as kernels  # noqa: E402
@@ -484,7 +484,7 @@ def _node_oracle(model, node, values):
     args = [None if not name else constants[name] if name in constants else values[name] for name in node.input]
     attrs = {a.name: helper.get_attribute_value(a) for a in node.attribute}
     if node.op_type == "QLinearConv":
-        return [(node.output[0], _qlinear_conv_reference(*args, **attrs))]
+        return [(node.output[0], qlinear_conv_reference(*args, **attrs))]
     if node.op_type == "QGemm":
         names = ["xa", "as", "az", "b", "bs", "bz", "c", "ys", "yz"]
         inputs = list(zip(names, args + [None] * (len(names) - len(args))))
@@ -497,22 +497,6 @@ def _node_oracle(model, node, values):
     single = one_node(node.op_type, inputs, attrs, domain=node.domain, opset=opset, output_type=ONNX_TYPE[out.dtype])
     feeds = {n: v for n, v in inputs if v is not None and n.startswith("x")}
     return [(node.output[0], _ort_run(single, feeds))]
-
-
-def _qlinear_conv_reference(x, x_scale, x_zp, w, w_scale, w_zp, y_scale, y_zp, bias=None, *, auto_pad="NOTSET",
-                            dilations=None, group=1, kernel_shape=None, pads=None, strides=None):
-    """QLinearConv with exact integers (bias included), scaled in float64 by
-    x_scale * w_scale / y_scale, rounded half to even, zero point added,
-    saturated: the formula of the ONNX operator, in the float type our kernel
-    uses (onnxruntime uses float32 there, which moves near-ties by one)."""
-    assert auto_pad == "NOTSET"
-    acc = int_conv(x, x_zp, w, w_zp, strides=strides, pads=pads, dilations=dilations, group=group)
-    if bias is not None:
-        acc = acc + bias.astype(np.int64).reshape((1, -1) + (1,) * (acc.ndim - 2))
-    assert fits_int32(acc)
-    scale = np.float64(x_scale) * np.asarray(w_scale, np.float64).reshape(-1) / np.float64(y_scale)
-    scaled = acc * (scale.reshape((1, -1) + (1,) * (acc.ndim - 2)) if scale.size > 1 else scale[0])
-    return saturate(np.rint(scaled).astype(np.int64) + int(y_zp), y_zp.dtype)
 
 
 @pytest.mark.parametrize("dtype", DTYPES)

@@ -16,6 +16,7 @@ from onnxstudio.core.exec.registry import KernelContext, find_kernel
 onnx = pytest.importorskip("onnx")
 from onnx import helper  # noqa: E402
 from onnx.reference import ReferenceEvaluator  # noqa: E402
+from exact_integer import int16_pair_saturated_matmul, int_matmul  # noqa: E402
 
 RNG = np.random.default_rng(1234)
 
@@ -442,11 +443,35 @@ def test_dynamic_quantize_linear_rounds_like_the_reference_bit_for_bit():
 def test_matmul_integer_per_row_zero_points():
     a = RNG.integers(0, 255, (2, 3, 4)).astype(np.uint8)
     b = RNG.integers(-128, 127, (4, 5)).astype(np.int8)
+    # 255 x 127 (and x -128) in two neighbouring k: a pair sum past int16,
+    # which AVX2 kernels without VNNI saturate; the product must stay exact
+    a[0, 0, :2], b[:2, 0], b[:2, 1] = 255, 127, -128
     azp = np.array([1, 2, 3], np.uint8)
     bzp = np.array([0, 1, 2, 3, 4], np.int8)
     got = run("MatMulInteger", a, b, azp, bzp)
     want = (a.astype(np.int32) - azp[:, None]) @ (b.astype(np.int32) - bzp)
     assert got.dtype == np.int32
+    np.testing.assert_array_equal(got, want)
+    assert not np.array_equal(int16_pair_saturated_matmul(a[0], azp, b, bzp), want[0])
+
+
+@pytest.mark.parametrize("a_type", [np.uint8, np.int8])
+def test_qlinear_matmul_is_exact_where_pair_sums_leave_int16(a_type):
+    """Against int64 sums scaled by the operator's formula in float64 (our
+    kernel's float type); rows meet 127 and -128 twice in neighbouring k."""
+    rng = np.random.default_rng(79)
+    info = np.iinfo(a_type)
+    a = rng.integers(info.min, info.max + 1, (2, 6, 10)).astype(a_type)
+    b = rng.integers(-128, 128, (10, 4)).astype(np.int8)
+    a[:, 0, 4:6], a[:, 1, 4:6], b[4:6, 0], b[4:6, 1] = info.max, info.min, 127, -128
+    a_scale, a_zp = np.array(0.03, np.float32), np.array(info.min + 100, a_type)
+    b_scale, b_zp = np.array([0.002, 0.004, 0.001, 0.003], np.float32), np.array([0, 3, -2, 1], np.int8)
+    y_scale, y_zp = np.array(0.5, np.float32), np.array(info.min + 128, a_type)
+    got = run("QLinearMatMul", a, a_scale, a_zp, b, b_scale, b_zp, y_scale, y_zp)
+    acc = int_matmul(a, a_zp, b, b_zp)
+    values = np.rint(acc * (np.float64(a_scale) * b_scale.astype(np.float64) / np.float64(y_scale)))
+    want = np.clip(values + int(y_zp), info.min, info.max).astype(a_type)
+    assert got.dtype == want.dtype
     np.testing.assert_array_equal(got, want)
 
 

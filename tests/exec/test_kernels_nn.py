@@ -12,6 +12,7 @@ from onnxstudio.core.exec.registry import KernelContext, find_kernel
 onnx = pytest.importorskip("onnx")
 from onnx import helper  # noqa: E402
 from onnx.reference import ReferenceEvaluator  # noqa: E402
+from exact_integer import int16_pair_saturated_conv, int_conv, qlinear_conv_reference  # noqa: E402
 
 RNG = np.random.default_rng(1234)
 
@@ -155,15 +156,35 @@ def test_conv_transpose_auto_pad_follows_the_spec(attrs):
     close(run("ConvTranspose", x, w, **attrs), reference("ConvTranspose", x, w, opset=11, **attrs), atol=1e-4)
 
 
+def _plant_saturating_taps(x, w):
+    """x's top-left 3x3 at 255 and the first two taps of output channels 0
+    and 1 at 127 and -128: windows there pair 255 x 127 (or -128) twice,
+    64770 (-65280), past the int16 in which AVX2's vpmaddubsw adds such pairs."""
+    x[:, 0, :3, :3] = 255
+    w[0, 0, 0, :2], w[1, 0, 0, :2] = 127, -128
+
+
 def test_conv_integer_per_channel_zero_point():
+    """Against exact int64 arithmetic, not onnxruntime: its u8 x s8 sums
+    saturate at int16 on AVX2 CPUs without VNNI, so its answer here would
+    depend on the CPU."""
     x = RNG.integers(0, 255, (1, 2, 5, 5)).astype(np.uint8)
     w = RNG.integers(-128, 127, (3, 2, 3, 3)).astype(np.int8)
+    _plant_saturating_taps(x, w)
     xz, wz = np.array(3, np.uint8), np.array(2, np.int8)
-    close(run("ConvInteger", x, w, xz, wz, pads=[1, 1, 1, 1]),
-          ort("ConvInteger", x, w, xz, wz, opset=10, pads=[1, 1, 1, 1]))
+    got = run("ConvInteger", x, w, xz, wz, pads=[1, 1, 1, 1])
+    want = int_conv(x, xz, w, wz, pads=[1, 1, 1, 1])
+    assert got.dtype == np.int32
+    np.testing.assert_array_equal(got, want)
+    # the inputs do tell exact sums from AVX2's saturating ones
+    assert not np.array_equal(int16_pair_saturated_conv(x, xz, w, wz, pads=[1, 1, 1, 1]), want)
 
 
 def test_qlinear_conv_per_channel_scales():
+    """|w| < 50 keeps every pair of u8 x s8 products inside int16, so
+    onnxruntime's integers are exact on any CPU and it stays an oracle, to
+    within the one step its float32 scaling moves near-ties; the exact
+    reference gives every value."""
     x = RNG.integers(0, 255, (1, 2, 6, 6)).astype(np.uint8)
     w = RNG.integers(-50, 50, (4, 2, 3, 3)).astype(np.int8)
     args = (x, np.array(0.02, np.float32), np.array(128, np.uint8), w,
@@ -173,6 +194,29 @@ def test_qlinear_conv_per_channel_scales():
     want = ort("QLinearConv", *args, opset=10, strides=[2, 2])[0]
     assert got.dtype == np.uint8
     assert np.abs(got.astype(int) - want.astype(int)).max() <= 1
+    np.testing.assert_array_equal(got, qlinear_conv_reference(*args, strides=[2, 2]))
+
+
+@pytest.mark.parametrize("w_zero_point", [None, 0, "per_channel"])
+def test_qlinear_conv_on_sums_that_leave_int16(w_zero_point):
+    """Weights over all of int8 and taps planted to pair 255 with 127 and
+    -128: against exact integers only, since onnxruntime's differ on AVX2
+    CPUs without VNNI (and the check below shows these inputs reach that)."""
+    rng = np.random.default_rng(77)
+    x = rng.integers(0, 256, (2, 2, 7, 7)).astype(np.uint8)
+    w = rng.integers(-128, 128, (3, 2, 3, 3)).astype(np.int8)
+    _plant_saturating_taps(x, w)
+    wz = {None: None, 0: np.array(0, np.int8), "per_channel": np.array([0, 1, -1], np.int8)}[w_zero_point]
+    xz = np.array(37, np.uint8)
+    args = (x, np.array(0.02, np.float32), xz, w, np.array([0.001, 0.002, 0.003], np.float32), wz,
+            np.array(0.07, np.float32), np.array(120, np.uint8), rng.integers(-500, 500, 3).astype(np.int32))
+    attrs = dict(pads=[1, 0, 1, 2], strides=[1, 2])
+    got = run("QLinearConv", *args, **attrs)
+    want = qlinear_conv_reference(*args, **attrs)
+    assert got.dtype == np.uint8
+    np.testing.assert_array_equal(got, want)
+    saturated = int16_pair_saturated_conv(x, xz, w, wz, **attrs)
+    assert not np.array_equal(saturated, int_conv(x, xz, w, wz, **attrs))
 
 
 # ---- pooling ----------------------------------------------------------------
