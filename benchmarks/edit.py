@@ -99,7 +99,7 @@ def main() -> None:
     p.add_argument("--models", type=pathlib.Path,
                    default=pathlib.Path(__file__).resolve().parents[2] / "shared" / "models")
     args = p.parse_args()
-    bench(f"synthetic transformer", Document(core.load_bytes(build(args.nodes).SerializeToString())), args.repeat)
+    bench("synthetic transformer", Document(core.load_bytes(build(args.nodes).SerializeToString())), args.repeat)
     bert = args.models / "bert_12layer_narrow" / "model.onnx"
     if bert.is_file():
         bench("bert_12layer_narrow", Document.open(bert), args.repeat)

@@ -38,7 +38,7 @@ def main() -> None:
     from shared_models import SHARED_MODELS
     from onnxstudio.ui.main_window import MainWindow
 
-    app = QApplication.instance() or QApplication([])
+    _app = QApplication.instance() or QApplication([])      # held for the whole run
     win = MainWindow()
     win.resize(1400, 900)
     win.show()

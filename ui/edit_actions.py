@@ -10,7 +10,6 @@ from __future__ import annotations
 
 from PySide6.QtCore import QCoreApplication, Qt
 from PySide6.QtGui import QAction, QKeySequence
-from PySide6.QtWidgets import QDockWidget
 
 from .dialogs import Prompter
 from .file_actions import FileActions
@@ -66,14 +65,16 @@ class EditActions:
         c = self.canvas
         self._action(edit, translate("EditActions", "&Add Node…"), c.add_node, ["Tab"], canvas=True)
         self._action(edit, translate("EditActions", "&Delete"), c.delete, [QKeySequence.Delete], canvas=True)
-        self._action(edit, translate("EditActions", "Delete and &Reconnect"), c.delete_and_bypass, ["Shift+Del"], canvas=True)
+        self._action(edit, translate("EditActions", "Delete and &Reconnect"), c.delete_and_bypass, ["Shift+Del"],
+                     canvas=True)
         self._action(edit, translate("EditActions", "&Copy Nodes"), c.copy, [QKeySequence.Copy], canvas=True)
         self._action(edit, translate("EditActions", "&Paste Nodes"), c.paste, [QKeySequence.Paste], canvas=True)
         self._action(edit, translate("EditActions", "E&xtract Selection to New Model…"), c.extract)
         self._action(edit, translate("EditActions", "C&lean Up (remove unused)"), c.cleanup)
         edit.addSeparator()
         w.graph.edge_menu_hook = self._edge_menu
-        self.script_action = self._action(edit, translate("EditActions", "Save Edits as &Script…"), self.files.save_script)
+        self.script_action = self._action(edit, translate("EditActions", "Save Edits as &Script…"),
+                                          self.files.save_script)
         view_menu = w.view_menu
         if view_menu is not None:
             view_menu.addAction(self.problems_dock.toggleViewAction())
@@ -127,7 +128,8 @@ class EditActions:
         """Entries the canvas adds to an edge's context menu."""
         value = getattr(item.ref, "value", None)
         if value is not None:
-            menu.addAction(translate("EditActions", "Insert Node on {name}…").format(name=value.name), lambda: self.canvas.insert_on_edge(item))
+            menu.addAction(translate("EditActions", "Insert Node on {name}…").format(name=value.name),
+                           lambda: self.canvas.insert_on_edge(item))
             menu.addAction(translate("EditActions", "Disconnect {name}").format(name=value.name),
                            lambda: self.canvas.disconnect(item))
 

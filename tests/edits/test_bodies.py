@@ -5,7 +5,6 @@ from onnx import TensorProto, helper
 from onnxstudio import core
 from onnxstudio.core.edits import (AddGraphInput, AddGraphOutput, AddNode, RemoveGraphOutput, RenameValue,
                                    SetNodeInput, SetValueType, insert_on_edge)
-from onnxstudio.core.ir import DataType
 
 from .models import chain, check_roundtrip, onnx_model, run_ort
 

@@ -3,10 +3,10 @@ edited models still run (onnxruntime) with the values they should give."""
 import numpy as np
 import onnx
 import pytest
-from onnx import TensorProto, helper, numpy_helper
+from onnx import TensorProto, helper
 
 from onnxstudio import core
-from onnxstudio.core.edits import (AddGraphOutput, AddInitializer, AddNode, AddValueInfo, EditError, Macro,
+from onnxstudio.core.edits import (AddInitializer, AddNode, AddValueInfo, EditError, Macro,
                                    SetOpsetImport, bypass_node, cleanup, demote_input, insert_on_edge,
                                    promote_initializer, rename_everywhere, replace_with_node, set_input_shape,
                                    toposort)
@@ -85,7 +85,8 @@ def test_rename_everywhere():
 
     def look(model, ch):
         p = onnx_model(model).graph
-        assert p.node[1].input[0] == "hidden" and next(a for a in p.node[3].attribute if a.name == "then_branch").g.node[0].input[0] == "hidden"
+        then_branch = next(a for a in p.node[3].attribute if a.name == "then_branch").g
+        assert p.node[1].input[0] == "hidden" and then_branch.node[0].input[0] == "hidden"
         _valid(model)
     check_roundtrip(m, rename_everywhere(m, "a_out", "hidden"), look=look)
     with pytest.raises(EditError, match="no value named 'ghost'"):

@@ -1,7 +1,6 @@
 """The edits through a Document: refusals leave model, history and revision
 alone; a macro failing half-way rolls back; events say what changed; a model
 with errors still saves."""
-import numpy as np
 import pytest
 
 from onnxstudio import core

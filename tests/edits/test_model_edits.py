@@ -2,7 +2,6 @@
 to the original bytes, redo."""
 import pytest
 
-from onnxstudio import core
 from onnxstudio.core.edits import EditError, SetGraphField, SetMetadata, SetModelField, SetOpsetImport
 
 from .models import chain, check_roundtrip, onnx_model

@@ -2,10 +2,11 @@
 applied, looked at, undone to the original bytes and redone."""
 import numpy as np
 import pytest
-from onnx import TensorProto, helper, numpy_helper
+from onnx import TensorProto, helper
 
 from onnxstudio import core
-from onnxstudio.core.edits import (AddNode, RemoveNode, cleanup, promote_initializer, AddGraphInput, AddGraphOutput, AddInitializer, AddValueInfo, EditError,
+from onnxstudio.core.edits import (AddNode, RemoveNode, cleanup, promote_initializer, AddGraphInput, AddGraphOutput,
+                                   AddInitializer, AddValueInfo, EditError,
                                    MoveGraphInput, MoveGraphOutput, RemoveGraphInput, RemoveGraphOutput,
                                    RemoveInitializer, RemoveValueInfo, RenameValue, SetInitializer, SetValueType)
 from onnxstudio.core.ir import DataType, TensorType
@@ -71,7 +72,8 @@ def test_set_initializer_replace_cast_reshape():
 
     def look_cast(model, ch):
         t = model.graph.initializers["W"].const
-        assert t.dtype == DataType.FLOAT16 and np.array_equal(t.numpy(), [10, 20, 30, 40])   # redone: the replaced values
+        # redone: the replaced values
+        assert t.dtype == DataType.FLOAT16 and np.array_equal(t.numpy(), [10, 20, 30, 40])
     check_roundtrip(m, SetInitializer("W", dtype=DataType.FLOAT16), look=look_cast)
 
     def look_shape(model, ch):

@@ -30,7 +30,7 @@ def _chain():
 def test_producers_uses_and_outer_scope_captures():
     m = _chain()
     g = m.graph
-    a, b = g.nodes[0], g.nodes[1]
+    a = g.nodes[0]
     a_out = g.get_value("a_out")
     assert a_out.producer is a
     users = [n.name for n, _ in a_out.uses]

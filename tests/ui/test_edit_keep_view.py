@@ -57,7 +57,6 @@ def test_open_groups_follow_moved_paths():
     from onnxstudio import core
     from onnxstudio.core.edits import AddNode
     from onnxstudio.core.layout import build_view
-    import onnx
     from onnx import TensorProto, helper
     nodes, prev = [], "X"
     for i in range(3):

@@ -11,7 +11,6 @@ import signal
 import subprocess
 import sys
 import textwrap
-import time
 
 from edit_models import write_conv_model
 from viewer_helpers import open_model, wait_idle

@@ -25,7 +25,7 @@ from __future__ import annotations
 import os
 
 import numpy as np
-from PySide6.QtWidgets import (QComboBox, QFileDialog, QHBoxLayout, QLabel, QLineEdit, QPushButton,
+from PySide6.QtWidgets import (QFileDialog, QHBoxLayout, QLabel, QLineEdit, QPushButton,
                                QVBoxLayout, QWidget)
 
 from ...core.edits import EditError, SetAttribute, SetInitializer, graph_path, node_ref, sparse_from_dense

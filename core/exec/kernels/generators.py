@@ -44,12 +44,12 @@ def constant_of_shape(shape, value=None):
 
 def _range(start, limit, delta, compute_dtype):
     dtype = np.asarray(start).dtype
-    s, l, d = (np.asarray(v).reshape(-1)[0].astype(compute_dtype) for v in (start, limit, delta))
+    s, e, d = (np.asarray(v).reshape(-1)[0].astype(compute_dtype) for v in (start, limit, delta))
     if dtype.kind in "iu":
         # Exact for int64 beyond 2**53, where a float quotient would round.
-        count = max(-((int(s) - int(l)) // int(d)), 0)
+        count = max(-((int(s) - int(e)) // int(d)), 0)
     else:
-        count = max(int(math.ceil((float(l) - float(s)) / float(d))), 0)
+        count = max(int(math.ceil((float(e) - float(s)) / float(d))), 0)
     steps = np.arange(count, dtype=compute_dtype)
     return (s + steps * d).astype(dtype, copy=False)
 
