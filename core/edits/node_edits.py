@@ -88,7 +88,7 @@ class SetAttribute(GraphEdit):
         return ("attr", self.graph, str(self.node), self.name)
 
 
-def make_attr(node, name: str, type: int, value, ref_attr_name: str = "") -> Attr:
+def make_attr(node, name: str, type: int, value, ref_attr_name: str = "") -> Attr:  # noqa: A002  (Attr's own name)
     """A new Attr for `node`, the value checked against `type` (EditError naming the place)."""
     if ref_attr_name:
         return Attr(name, int(type), None, ref_attr_name=ref_attr_name)

@@ -55,7 +55,7 @@ class Attr:
     """A node attribute. Its value is decoded from the file on first access."""
     __slots__ = ("name", "_type", "_value", "ref_attr_name", "doc_string", "_proto", "_decode")
 
-    def __init__(self, name: str, type: int, value=_UNSET, *, ref_attr_name: str = "",
+    def __init__(self, name: str, type: int, value=_UNSET, *, ref_attr_name: str = "",  # noqa: A002  (ONNX's field)
                  doc_string: str = "", _proto=None, _decode=None):
         self.name = name
         self._type = type
@@ -99,7 +99,7 @@ class Value:
     __slots__ = ("name", "type", "producer", "_uses", "graph", "const", "doc_string",
                  "metadata_props", "_src", "__weakref__")
 
-    def __init__(self, name: str, type: "Optional[Type]" = None, *, graph: "Optional[Graph]" = None):
+    def __init__(self, name: str, type: "Optional[Type]" = None, *, graph: "Optional[Graph]" = None):  # noqa: A002
         self.name = name
         self.type = type
         self.producer: Optional[Node] = None

@@ -101,7 +101,7 @@ class ValueTag(QGraphicsItem):
 class NodeMark(QGraphicsItem):
     """Run state of one node box: current, breakpoint, NaN/Inf flag, error band."""
 
-    def __init__(self, rect: QRectF, *, current=False, breakpoint=False, nonfinite=False,
+    def __init__(self, rect: QRectF, *, current=False, breakpoint=False, nonfinite=False,  # noqa: A002
                  band: Optional[QColor] = None, tooltip: str = ""):
         super().__init__()
         self.rect = QRectF(rect)

@@ -52,7 +52,7 @@ def _picked_loss(x, target, weight, ignore_index, reduction):
 
 
 @kernel("NegativeLogLikelihoodLoss", since=12)
-def negative_log_likelihood_loss(input, target, weight=None, ignore_index=None, reduction="mean"):
+def negative_log_likelihood_loss(input, target, weight=None, ignore_index=None, reduction="mean"):  # noqa: A002
     return _picked_loss(input, target, weight, ignore_index, reduction)
 
 

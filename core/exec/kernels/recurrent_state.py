@@ -15,7 +15,7 @@ def _wide(dtype):
 
 
 @kernel("CausalConvWithState", since=27)
-def causal_conv_with_state(input, weight, bias=None, past_state=None, activation="none"):
+def causal_conv_with_state(input, weight, bias=None, past_state=None, activation="none"):  # noqa: A002
     x, w = np.asarray(input), np.asarray(weight)
     if x.ndim != 3 or w.ndim != 3 or w.shape[1] != 1:
         raise ValueError(f"input must be (batch, channels, length) and weight (channels, 1, k); "
