@@ -67,7 +67,8 @@ def test_attributes_and_defaults_match_onnx_everywhere():
                     expected = expected.decode()
                 if isinstance(expected, list):
                     expected = tuple(e.decode() if isinstance(e, bytes) else e for e in expected)
-                assert spec.default == pytest.approx(expected) if isinstance(expected, float) else spec.default == expected
+                assert (spec.default == pytest.approx(expected) if isinstance(expected, float)
+                        else spec.default == expected)
             else:
                 assert spec.default is None
         assert ours.has_function == bool(theirs.has_function or theirs.has_context_dependent_function)

@@ -64,7 +64,8 @@ def test_found_beside_a_checkout_anywhere(tmp_path):
     for checkout in (tmp_path / "a" / "checkout", tmp_path / "b" / "ci" / "checkout"):
         (checkout / "tests").mkdir(parents=True)
         (checkout / "tests" / "shared_models.py").write_text((TESTS / "shared_models.py").read_text())
-        models = checkout.parent / "shared" / "models" if "a" in checkout.parts else tmp_path / "b" / "shared" / "models"
+        models = (checkout.parent / "shared" / "models" if "a" in checkout.parts
+                  else tmp_path / "b" / "shared" / "models")
         (models / "tiny").mkdir(parents=True)
         (models / "tiny" / "model.onnx").write_bytes(b"")
         r = _finder({}, checkout / "tests", "import shared_models as s; print(s.shared_models_root())")

@@ -156,7 +156,8 @@ def lupdate(ts: pathlib.Path, files: list[pathlib.Path] | None = None) -> str:
 
 
 def lrelease(ts: pathlib.Path, qm: pathlib.Path) -> str:
-    done = subprocess.run([tool("lrelease"), "-nounfinished", str(ts), "-qm", str(qm)], capture_output=True, text=True, check=False)
+    done = subprocess.run([tool("lrelease"), "-nounfinished", str(ts), "-qm", str(qm)],
+                          capture_output=True, text=True, check=False)
     if done.returncode != 0:
         raise SystemExit(f"i18n: lrelease failed on {ts.name}:\n{done.stderr or done.stdout}")
     return (done.stdout + done.stderr).strip()

@@ -50,7 +50,8 @@ class FileActions:
     def add_to_menu(self, menu) -> None:
         first = menu.actions()[3] if len(menu.actions()) > 3 else None
         self.save_action = _action(self.window, translate("FileActions", "&Save"), self.save, QKeySequence.Save)
-        self.save_as_action = _action(self.window, translate("FileActions", "Save &As…"), self.save_as, QKeySequence("Ctrl+Shift+S"))
+        self.save_as_action = _action(self.window, translate("FileActions", "Save &As…"), self.save_as,
+                                      QKeySequence("Ctrl+Shift+S"))
         menu.insertActions(first, [self.save_action, self.save_as_action])
         menu.insertSeparator(first)
 

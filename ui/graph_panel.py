@@ -406,11 +406,13 @@ class GraphPanel(QWidget):
         if isinstance(item, EdgeItem) and self.edge_menu_hook is not None:
             self.edge_menu_hook(menu, item)
         if isinstance(item, GroupFrame):
-            menu.addAction(self.tr("Collapse {name}").format(name=item.path[-1]), lambda: self.collapse_group(item.path))
+            menu.addAction(self.tr("Collapse {name}").format(name=item.path[-1]),
+                           lambda: self.collapse_group(item.path))
         elif isinstance(item, NodeItem) and item.ref is not None:
             vnode = item.ref
             if vnode.kind == "group":
-                menu.addAction(self.tr("Expand {name}").format(name=vnode.group[-1]), lambda: self.expand_group(vnode.group))
+                menu.addAction(self.tr("Expand {name}").format(name=vnode.group[-1]),
+                               lambda: self.expand_group(vnode.group))
             elif vnode.node is not None:
                 for name, graph in vnode.node.subgraphs():
                     menu.addAction(self.tr("Open {name}").format(name=name), lambda g=graph: self.enter_graph(g))

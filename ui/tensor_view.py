@@ -67,7 +67,8 @@ def parse_element(text: str, dtype: np.dtype):
             value = int(text, 0)
             info = np.iinfo(dtype)
             if not info.min <= value <= info.max:
-                raise _OutOfRange(QCoreApplication.translate("TensorView", "{value} does not fit {dtype} ({low}..{high})")
+                raise _OutOfRange(QCoreApplication.translate("TensorView",
+                                                             "{value} does not fit {dtype} ({low}..{high})")
                                   .format(value=value, dtype=dtype.name, low=info.min, high=info.max))
             return dtype.type(value)
         if dtype.kind == "c":

@@ -485,7 +485,8 @@ class DebugRun:
 def _equal(a, b) -> bool:
     try:
         if isinstance(a, np.ndarray) and isinstance(b, np.ndarray):
-            return a.dtype == b.dtype and a.shape == b.shape and bool(np.array_equal(a, b, equal_nan=a.dtype.kind in "fc"))
+            return (a.dtype == b.dtype and a.shape == b.shape
+                    and bool(np.array_equal(a, b, equal_nan=a.dtype.kind in "fc")))
         return bool(a == b)
     except (TypeError, ValueError):
         return False

@@ -24,7 +24,8 @@ def _graph(reads="a_out"):
 
 
 def _sparse():
-    return SparseTensor(Tensor.from_numpy(np.array([1.0], np.float32)), Tensor.from_numpy(np.array([2], np.int64)), (4,))
+    return SparseTensor(Tensor.from_numpy(np.array([1.0], np.float32)), Tensor.from_numpy(np.array([2], np.int64)),
+                        (4,))
 
 
 @pytest.mark.parametrize("field,value", [("name", "relu"), ("op_type", "Sigmoid"), ("domain", "ai.onnx"),

@@ -39,7 +39,8 @@ pytestmark = pytest.mark.slow
 LONG = int(os.environ.get("ONNXSTUDIO_RANDOM_EDITS", "0"))
 EXAMPLES = LONG or 4
 STEPS = 6
-SETTINGS = settings(max_examples=EXAMPLES, derandomize=not LONG or bool(os.environ.get("ONNXSTUDIO_RANDOM_EDITS_SEEDED")),
+SETTINGS = settings(max_examples=EXAMPLES,
+                    derandomize=not LONG or bool(os.environ.get("ONNXSTUDIO_RANDOM_EDITS_SEEDED")),
                     deadline=None, database=None, phases=(Phase.explicit, Phase.generate),
                     suppress_health_check=[HealthCheck.too_slow, HealthCheck.data_too_large])
 

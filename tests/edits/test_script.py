@@ -93,7 +93,8 @@ def test_a_step_that_no_longer_applies_stops_the_replay_and_changes_nothing():
                         SetModelField("producer_name", "never")])
     doc = Document(chain())
     before = core.to_bytes(doc.model)
-    with pytest.raises(ScriptError, match=r'step 2 \(Remove node gone\) no longer applies: graph: no node named "gone"'):
+    with pytest.raises(ScriptError,
+                       match=r'step 2 \(Remove node gone\) no longer applies: graph: no node named "gone"'):
         doc.replay(script)
     assert core.to_bytes(doc.model) == before and not doc.can_undo and not doc.dirty
 

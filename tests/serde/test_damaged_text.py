@@ -16,7 +16,8 @@ def _damaged_model(tmp_path):
     """Names, producer, metadata, a dim_param and an attribute name, each
     with its last letter replaced by 0xff."""
     node = helper.make_node("LeakyRelu", ["XIN"], ["YOUT"], name="NAMEX", alpha=0.5)
-    graph = helper.make_graph([node], "GRAPHX", [helper.make_tensor_value_info("XIN", TensorProto.FLOAT, ["BATCHX", 2])],
+    graph = helper.make_graph([node], "GRAPHX",
+                              [helper.make_tensor_value_info("XIN", TensorProto.FLOAT, ["BATCHX", 2])],
                               [helper.make_tensor_value_info("YOUT", TensorProto.FLOAT, ["BATCHX", 2])])
     model = helper.make_model(graph, opset_imports=[helper.make_opsetid("", 17)], producer_name="PRODX")
     helper.set_model_props(model, {"KEYX": "VALX"})

@@ -371,7 +371,8 @@ class PropertiesPanel(QWidget):
                 f"<b>{esc(a.name)}</b><br>&nbsp;&nbsp;{self._attr_text(a)}"
                 for a in node.attributes.values()))
         if node.doc_string:
-            body += section(self.tr("Documentation"), f"<pre style='white-space: pre-wrap'>{esc(node.doc_string)}</pre>")
+            body += section(self.tr("Documentation"),
+                            f"<pre style='white-space: pre-wrap'>{esc(node.doc_string)}</pre>")
         self._render(body)
 
     def _attr_text(self, attr) -> str:
@@ -450,7 +451,8 @@ class PropertiesPanel(QWidget):
         if tensor is not None:
             body += self._initializer_section(tensor)
         if value.doc_string:
-            body += section(self.tr("Documentation"), f"<pre style='white-space: pre-wrap'>{esc(value.doc_string)}</pre>")
+            body += section(self.tr("Documentation"),
+                            f"<pre style='white-space: pre-wrap'>{esc(value.doc_string)}</pre>")
         self._render(body, tensor, value.name)
         self._value_tensor_editor(value, tensor)
 

@@ -91,7 +91,8 @@ class TensorInspector(QWidget):
 
     def _show_comparison(self) -> None:
         if self.other is None:
-            self.compare_text.setText(self.tr("Nothing to compare with: keep a reference run or compare with onnxruntime"))
+            self.compare_text.setText(
+                self.tr("Nothing to compare with: keep a reference run or compare with onnxruntime"))
             self.diff_histogram.set_data([], [])
             return
         from onnxstudio.core.exec.compare import compare_value

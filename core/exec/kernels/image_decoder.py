@@ -10,7 +10,8 @@ the format and what to install.
 
 The output is always 8-bit: 16-bit samples keep their high byte (Pillow,
 the ONNX reference, clips them to 255 instead, which loses the image);
-alpha is dropped. Images Pillow decodes follow Pillow's conversion to RGB. Grayscale uses ITU-R 601 luma in Pillow's fixed point.
+alpha is dropped. Images Pillow decodes follow Pillow's conversion to RGB.
+Grayscale uses ITU-R 601 luma in Pillow's fixed point.
 """
 from __future__ import annotations
 

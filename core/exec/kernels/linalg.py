@@ -45,7 +45,8 @@ def gemm_core(a, b, c, alpha, beta, transA, transB):
     if c is not None and beta != 0.0:
         if beta != 1.0:
             c = c * beta
-        if y.flags.writeable and y.dtype == np.result_type(y.dtype, c.dtype) and y.shape == np.broadcast_shapes(y.shape, c.shape):
+        if (y.flags.writeable and y.dtype == np.result_type(y.dtype, c.dtype)
+                and y.shape == np.broadcast_shapes(y.shape, c.shape)):
             y += c.astype(y.dtype, copy=False)
         else:
             y = y + c

@@ -146,7 +146,8 @@ def lp_pool(x, *, auto_pad="NOTSET", ceil_mode=0, dilations=None, kernel_shape, 
         x, kernel_shape, strides, dilations, pads, auto_pad, ceil_mode)
     work = np.abs(x if x.dtype.itemsize >= 4 else x.astype(np.float32))
     powered = work * work if p == 2 else work ** p
-    sums = _window_sum(pad_for_windows(powered, begin, end, extra, 0), kernel_shape, strides, dilations, out, powered.dtype)
+    sums = _window_sum(pad_for_windows(powered, begin, end, extra, 0), kernel_shape, strides, dilations, out,
+                       powered.dtype)
     return (np.sqrt(sums) if p == 2 else sums ** (1.0 / p)).astype(x.dtype, copy=False)
 
 
@@ -211,5 +212,6 @@ def max_unpool(x, indices, output_shape=None, *, kernel_shape, pads=None, stride
         return y
     shape = tuple(int(v) for v in np.asarray(output_shape).reshape(-1))
     out = np.zeros(shape, dtype=x.dtype)
-    out[tuple(slice(0, min(a, b)) for a, b in zip(inferred, shape))] = y[tuple(slice(0, min(a, b)) for a, b in zip(inferred, shape))]
+    common = tuple(slice(0, min(a, b)) for a, b in zip(inferred, shape))
+    out[common] = y[common]
     return out
