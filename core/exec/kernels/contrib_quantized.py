@@ -8,7 +8,11 @@ them. Each kernel here follows the arithmetic those kernels do (float32
 steps in the same order, lookup tables over all 256 inputs, integer
 accumulators) so a quantized model gives the same integers, not merely
 close ones. Where onnxruntime's x86 code depends on the instruction set,
-the AVX2/FMA path (any x86-64 CPU of the last decade) is the one followed.
+the AVX2/FMA path (any x86-64 CPU of the last decade) is the one followed,
+except for QGemm's integer product, which is exact: onnxruntime's AVX2
+kernel without VNNI saturates u8 x s8 pair sums at int16 (its VNNI and ARM
+kernels do not): the exact sum is what every kernel that does not saturate
+gives.
 """
 from __future__ import annotations
 
@@ -360,8 +364,9 @@ def qgemm(a, a_scale, a_zero_point, b, b_scale, b_zero_point, c=None, y_scale=No
           alpha=1.0, transA=0, transB=0):
     a = a.T if transA else a
     b = b.T if transB else b
-    # exact integer products (float64 holds every partial sum exactly), the
-    # int32 bias C added before scaling, as MLAS accumulates it
+    # exact integer products (float64 holds every partial sum exactly; not
+    # MLAS's AVX2 int16 pair sums, which saturate), the int32 bias C added
+    # before scaling, as MLAS accumulates it
     acc = np.matmul(centered(a, a_zero_point, False), centered(b, b_zero_point, False))
     if c is not None:
         acc = acc + c.astype(np.float64)
