@@ -14,7 +14,7 @@ from typing import Optional, Sequence
 from ..ir import TensorType
 from .base import Edit, EditError, Macro
 from .model_edits import SetOpsetImport
-from .reads import captured, subgraph_reads
+from .reads import subgraph_reads
 from .refs import GraphPath, find_graph, find_node, graph_path, node_ref
 from .values import (AddGraphInput, AddGraphOutput, AddInitializer, RemoveGraphInput, RemoveGraphOutput,
                      RemoveInitializer, RemoveValueInfo, RenameValue, SetValueType, norm_shape)
@@ -308,54 +308,122 @@ def toposort(model, graph: GraphPath = ()) -> Macro:
 def cleanup(model) -> Macro:
     """Remove what nothing needs: nodes whose outputs nobody reads (in the
     main graph, live bodies and function bodies), initializers nothing reads,
-    value_info of values that no longer exist, and opset imports no node uses
-    (the default domain always stays)."""
-    edits: list[Edit] = []
-    dead: set = set()
-    graphs = [model.graph] + [f.graph for f in model.functions.values()]
-    live_graphs = []
-    while graphs:
-        g = graphs.pop()
-        live_graphs.append(g)
-        live_values = {id(v) for v in g.outputs}
-        keep = []
-        for n in reversed(list(g.nodes)):
-            if any(v is not None and id(v) in live_values for v in n.outputs):
-                keep.append(n)
-                for v in n.inputs:
-                    if v is not None:
-                        live_values.add(id(v))
-                for _, body in n.subgraphs():
-                    graphs.append(body)
-                    for v in captured(body):
-                        live_values.add(id(v))
-            else:
-                dead.add(id(n))
-                for _, body in n.subgraphs():
-                    dead.update(id(x) for x in body.all_nodes())
-                edits.append(RemoveNode(stable_ref(n), graph_path(g)))
-    for g in live_graphs:
-        path = graph_path(g)
-        for table in (g.initializers, g.sparse_initializers):
-            for name, v in table.items():
-                if v.is_graph_input or v.is_graph_output:
-                    continue
-                if not any(id(u) not in dead for u, _ in v.uses):
-                    edits.append(RemoveInitializer(name, path))
-                    dead.add(("init", id(v)))
-        for x in g.value_info:
-            gone = x.producer is not None and id(x.producer) in dead
-            undefined = x.producer is None and x.const is None and not x.is_graph_input and \
-                g.lookup(x.name) is None
-            unused_init = ("init", id(x)) in dead
-            if gone or undefined or unused_init:
-                edits.append(RemoveValueInfo(x.name, path))
-    used = set()
-    for g in live_graphs:
-        for n in g.nodes:
-            if id(n) not in dead:
-                used.add("" if n.domain == "ai.onnx" else n.domain)
-    for domain in list(model.opset_imports):
-        if domain and domain not in used:
-            edits.append(SetOpsetImport(domain, None))
+    value_info entries the cleaned graph defines no value for (what the
+    checker reports as graph.value-info-unused), and opset imports no node
+    uses (the default domain always stays)."""
+    roots = [model.graph] + [f.graph for f in model.functions.values()]
+    live = _live_nodes(roots)
+    dead_units = [n for g in _live_graphs(roots, live) for n in g.nodes if id(n) not in live]
+    edits: list[Edit] = [RemoveNode(stable_ref(n), graph_path(n.graph)) for n in _users_first(dead_units, live)]
+    removed_inits: set = set()
+    for g in _live_graphs(roots, live):
+        edits += _unused_initializers(g, live, removed_inits)
+    for g in _live_graphs(roots, live):
+        edits += _stale_value_info(g, live, removed_inits)
+    used = {"" if n.domain == "ai.onnx" else n.domain
+            for g in _live_graphs(roots, live) for n in g.nodes if id(n) in live}
+    edits += [SetOpsetImport(d, None) for d in list(model.opset_imports) if d and d not in used]
     return Macro(edits, "Clean up")
+
+
+def _live_nodes(roots) -> set:
+    """ids of the nodes the graph outputs of `roots` depend on, followed from
+    the outputs back through producers (so the file's node order, even an
+    unsorted one, does not matter). A live node's bodies are live up to
+    their outputs, and the outside values they read are needed."""
+    live: set = set()
+    todo = [v for g in roots for v in g.outputs]
+    while todo:
+        v = todo.pop()
+        n = v.producer if v is not None else None
+        if n is None or id(n) in live:
+            continue
+        live.add(id(n))
+        todo.extend(n.inputs)
+        for _, body in n.subgraphs():
+            todo.extend(body.outputs)
+    return live
+
+
+def _live_graphs(roots, live):
+    """The roots and the bodies of their live nodes, nested ones included."""
+    todo = list(roots)
+    while todo:
+        g = todo.pop()
+        yield g
+        for n in g.nodes:
+            if id(n) in live:
+                todo.extend(body for _, body in n.subgraphs())
+
+
+def _users_first(units, live) -> list:
+    """`units` (dead nodes of live graphs) ordered so that every node comes
+    after the dead nodes reading its outputs: RemoveNode refuses a node whose
+    outputs are still read. A reader inside a dead node's body goes with that
+    node."""
+    unit_ids = {id(n) for n in units}
+
+    def unit_of(node):
+        # The dead node of a live graph that holds `node` (itself, or the node
+        # whose body it is in).
+        while id(node) not in unit_ids and node.graph is not None and node.graph.parent_node is not None:
+            node = node.graph.parent_node
+        return node if id(node) in unit_ids else None
+
+    order, state = [], {}
+    for first in units:
+        stack = [(first, False)]
+        while stack:
+            n, expanded = stack.pop()
+            if expanded:
+                state[id(n)] = "done"
+                order.append(n)
+                continue
+            if state.get(id(n)):
+                continue        # done, or on the stack already (a cycle: RemoveNode will say so)
+            state[id(n)] = "open"
+            stack.append((n, True))
+            for inner in [n] + [m for _, body in n.subgraphs() for m in body.all_nodes()]:
+                for v in inner.outputs:
+                    for user, _ in (v.uses if v is not None else ()):
+                        u = unit_of(user)
+                        if u is not None and u is not n and not state.get(id(u)):
+                            stack.append((u, False))
+    return order
+
+
+def _unused_initializers(g, live, removed: set) -> list:
+    """Remove the initializers of `g` only dead nodes read; their ids go into `removed`."""
+    edits: list[Edit] = []
+    for table in (g.initializers, g.sparse_initializers):
+        for name, v in table.items():
+            if v.is_graph_input or v.is_graph_output:
+                continue
+            if not any(_is_live(u, live) for u, _ in v.uses):
+                edits.append(RemoveInitializer(name, graph_path(g)))
+                removed.add(id(v))
+    return edits
+
+
+def _is_live(node, live) -> bool:
+    # A node in the body of a dead node goes with it, whatever it is itself.
+    while node is not None:
+        if id(node) not in live:
+            return False
+        node = node.graph.parent_node if node.graph is not None else None
+    return True
+
+
+def _stale_value_info(g, live, removed_inits: set) -> list:
+    """Remove each value_info entry of `g` that does not describe a value `g`
+    itself defines after the cleanup: output of a node that stays, graph
+    input, or initializer that stays. That takes the entries of removed
+    values, of names nothing defines, and of a value of an enclosing graph
+    listed in a body (the checker reports each as graph.value-info-unused)."""
+    edits: list[Edit] = []
+    for x in g.value_info:
+        if x.graph is g and (x.is_graph_input or (x.const is not None and id(x) not in removed_inits)
+                             or (x.producer is not None and _is_live(x.producer, live))):
+            continue
+        edits.append(RemoveValueInfo(x.name, graph_path(g)))
+    return edits
