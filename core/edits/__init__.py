@@ -10,8 +10,8 @@ checking and change events.
 """
 from .base import EDIT_KINDS, Changes, Edit, EditError, Macro, register
 from .node_edits import SetAttribute, SetNodeField
-from .compound import (bypass_node, cleanup, demote_input, insert_on_edge, promote_initializer,
-                       rename_everywhere, replace_with_node, set_input_shape, toposort)
+from .compound import (RankChangeRefused, bypass_node, cleanup, demote_input, insert_on_edge,
+                       promote_initializer, rename_everywhere, replace_with_node, set_input_shape, toposort)
 from .extract import extract_model
 from .model_edits import SetGraphField, SetMetadata, SetModelField, SetOpsetImport
 from .script import ScriptError, from_script, replay, to_script
@@ -27,7 +27,8 @@ __all__ = ["EDIT_KINDS", "Changes", "Edit", "EditError", "Macro", "register", "S
            "AddGraphInput", "AddGraphOutput", "AddInitializer", "AddValueInfo", "MoveGraphInput",
            "MoveGraphOutput", "RemoveGraphInput", "RemoveGraphOutput", "RemoveInitializer", "RemoveValueInfo",
            "RenameValue", "SetInitializer", "SetValueType", "SetGraphField", "SetMetadata", "SetModelField",
-           "SetOpsetImport", "bypass_node", "cleanup", "demote_input", "extract_model", "insert_on_edge",
+           "SetOpsetImport", "RankChangeRefused", "bypass_node", "cleanup", "demote_input", "extract_model",
+           "insert_on_edge",
            "promote_initializer", "rename_everywhere", "replace_with_node", "set_input_shape", "sparse_from_dense",
            "toposort",
            "ScriptError", "from_script", "replay", "to_script"]

@@ -220,52 +220,140 @@ def demote_input(model, name: str, array=None, graph: GraphPath = ()) -> Macro:
     return Macro(edits, f"Make {name} a constant")
 
 
-def set_input_shape(model, name: str, dims) -> Macro:
+class RankChangeRefused(EditError):
+    """set_input_shape was asked to change an input's rank without
+    `allow_rank_change`: the nodes that read the input were made for its
+    rank, so the app asks first and the CLI wants --allow-rank-change.
+    `input_name`, `old_rank` and `new_rank` say what was asked."""
+
+    def __init__(self, message: str, input_name: str, old_rank: int, new_rank: int):
+        super().__init__(message)
+        self.input_name, self.old_rank, self.new_rank = input_name, old_rank, new_rank
+
+
+def set_input_shape(model, name: str, dims, *, allow_rank_change: bool = False) -> Macro:
     """Give the main graph's input `name` the shape `dims` (ints, names or
-    None), re-propagate shapes and rewrite every value_info entry and output
-    declaration that no longer agrees. A dim given as "1" is the int 1."""
-    from ..infer import Inference
+    None), re-propagate shapes and rewrite the value_info entries and output
+    declarations the change reaches. A dim given as "1" is the int 1.
+
+    A new rank is refused (RankChangeRefused, nothing changed) unless
+    `allow_rank_change`. Declarations are re-derived by inference with the
+    declarations set aside, once from the input as it is and once from the
+    new shape: a value whose inferred type the change does not alter keeps
+    its declaration; otherwise what inference now knows is written, and
+    where it knows less than the declaration (an If whose branches differ, a
+    data-dependent size) the declaration keeps its rank and those of its
+    dims inference never derived from the input, so a valid declaration is
+    never traded for a missing shape (see _rederived)."""
     g = model.graph
     v = next((x for x in g.inputs if x.name == name), None)
     if v is None:
         raise EditError(f"{g.path}: no graph input named {name!r}")
-    shape = norm_shape(dims, f'{g.path}/input "{name}"')
-    first = SetValueType(name, None, list(shape), ())
-    # Look at the model as it would be, with the declarations the change may
-    # have made stale set aside, then put everything back.
+    place = f'{g.path}/input "{name}"'
+    shape = norm_shape(dims, place)
+    old_shape = getattr(v.type, "shape", None)
+    if not allow_rank_change and shape is not None and old_shape is not None and len(shape) != len(old_shape):
+        raise RankChangeRefused(
+            f"{place}: the new shape {_shown(shape)} has rank {len(shape)}, the input has rank "
+            f"{len(old_shape)} {_shown(old_shape)}; the nodes that read it expect rank {len(old_shape)}. "
+            f"Give {len(old_shape)} dims, or allow the rank change (--allow-rank-change)",
+            name, len(old_shape), len(shape))
+    first = SetValueType(name, None, None if shape is None else list(shape), ())
+    declared = _rederivable_declarations(g)
+    before = _inferred_without_declarations(model, declared)
     undo = first.apply(model)
-    declared = []
+    try:
+        after = _inferred_without_declarations(model, declared)
+    finally:
+        undo.apply(model)
+    edits: list[Edit] = [first]
+    for sub, x, old in declared:
+        if getattr(sub.owner, "is_function", False):
+            continue
+        new = _rederived(old, before.get(id(x)), after.get(id(x)))
+        if new is not None:
+            edits.append(SetValueType(x.name, new.elem_type, None if new.shape is None else list(new.shape),
+                                      graph_path(sub)))
+    return Macro(edits, f"Set shape of {name}")
+
+
+def _shown(shape) -> str:
+    return "[" + ",".join("?" if d is None else str(d) for d in shape) + "]"
+
+
+def _rederivable_declarations(g) -> list:
+    """(graph, value, declared type) of every value_info entry and output
+    declaration in `g` and its bodies, each value once."""
+    declared, seen = [], set()
     for sub in g.walk():
         for items in (sub.value_info, sub.outputs):
             for x in items:
-                if x.graph is sub or sub.parent_graph is None:
+                if (x.graph is sub or sub.parent_graph is None) and id(x) not in seen:
+                    seen.add(id(x))
                     declared.append((sub, x, x.type))
+    return declared
+
+
+def _inferred_without_declarations(model, declared) -> dict:
+    """id(value) -> the type inference gives it with `declared`'s types set
+    aside (so a stale declaration does not feed the result), then put back."""
+    from ..infer import Inference
     try:
         for _, x, _ in declared:
             x.type = None
         inf = Inference(model)
         inf.run()
-        new_types = {id(x): inf.type_of(x) for _, x, _ in declared}
+        return {id(x): inf.type_of(x) for _, x, _ in declared}
     finally:
         for _, x, t in declared:
             x.type = t
-        undo.apply(model)
-    edits: list[Edit] = [first]
-    seen = set()
-    for sub, x, old in declared:
-        if id(x) in seen:
-            continue
-        seen.add(id(x))
-        new = new_types.get(id(x))
-        if not isinstance(new, TensorType) or (new.elem_type == 0 and new.shape is None):
-            continue
-        if isinstance(old, TensorType) and old.elem_type == new.elem_type and old.shape == new.shape:
-            continue
-        if getattr(sub.owner, "is_function", False):
-            continue
-        edits.append(SetValueType(x.name, new.elem_type or getattr(old, "elem_type", 0), _shape_list(new.shape),
-                                  graph_path(sub)))
-    return Macro(edits, f"Set shape of {name}")
+
+
+def _rederived(old, before, after) -> Optional[TensorType]:
+    """The type to declare for a value declared `old`, inferred `before` the
+    input's change and `after` it; None to keep the declaration as it is.
+
+    - inference knows nothing of the value, or infers the same type from
+      the old and the new input: the change does not reach it; keep `old`.
+    - a dim inference now knows is written as inferred.
+    - a dim it does not know keeps the declared one, unless inference had
+      derived exactly that dim from the old input (it followed the input
+      there, so it may be stale now): then it is written unknown.
+    - a rank it does not know keeps the declared rank (a graph output needs
+      a shape; the checker and onnx refuse a missing one).
+    """
+    if not isinstance(after, TensorType) or (after.elem_type == 0 and after.shape is None):
+        return None
+    a = _file_dims(after.shape)
+    b = _file_dims(before.shape) if isinstance(before, TensorType) else None
+    if isinstance(before, TensorType) and before.elem_type == after.elem_type and a == b:
+        return None
+    o = old.shape if isinstance(old, TensorType) else None
+    elem = after.elem_type or getattr(old, "elem_type", 0)
+    b_dims = b if b is not None and o is not None and len(b) == len(o) else None
+    if o is not None and (a is None or len(a) == len(o)):
+        shape = tuple(_kept(od, None if a is None else a[i], None if b_dims is None else b_dims[i])
+                      for i, od in enumerate(o))
+    else:
+        shape = a
+    if isinstance(old, TensorType) and old.elem_type == elem and old.shape == shape:
+        return None
+    return TensorType(elem, shape)
+
+
+def _kept(declared, now, was):
+    """One dim for _rederived: inferred now, else declared, else unknown."""
+    if now is not None:
+        return now
+    if was is not None and was == declared:
+        return None
+    return declared
+
+
+def _file_dims(shape) -> Optional[tuple]:
+    # Names inference made up for unknown sizes (`?3`, `?3+1`) are not the
+    # file's: they are unknown dims, as Inference.write writes them.
+    return None if shape is None else tuple(_shape_list(shape))
 
 
 # -- whole-graph compounds --------------------------------------------------------------------

@@ -4,7 +4,8 @@ and output lists.
 
 A shape is a list of dims: an int, a symbolic name, or None (unknown); a
 string of digits is taken as the int it spells, so a dim never becomes the
-string "1". `shape=None` means the rank is unknown.
+string "1", and a string written like any other number is refused (see
+norm_shape and core/dims_text.py). `shape=None` means the rank is unknown.
 """
 from __future__ import annotations
 
@@ -14,6 +15,7 @@ from typing import Any, ClassVar, Optional
 
 import numpy as np
 
+from ..dims_text import INT64_MAX, DimsTextError, looks_like_number, parse_dim
 from ..ir import SparseTensor, Tensor, TensorType, Value
 from ..ir.dtypes import to_numpy_dtype
 from .base import Changes, Edit, EditError, register
@@ -26,7 +28,14 @@ from .wiring import _OPAQUE, check_new_name, ir, visible_value
 
 def norm_shape(shape, place: str) -> Optional[tuple]:
     """`shape` as the IR stores it; EditError naming the dim that is neither
-    an int, a name nor unknown."""
+    an int, a name nor unknown.
+
+    A string dim is read with the shared dims grammar (core/dims_text.py)
+    when it is written like a number or is `?`/empty: "1" is the int 1, and
+    "-3", "2.5" or a size beyond int64 are refused rather than stored as a
+    name. Other strings are names, kept as they are: names read from a file
+    or made by inference may be any text. Ints must fit in int64 (negative
+    ones stay: files write -1 for "any size")."""
     if shape is None:
         return None
     if isinstance(shape, (str, bytes)) or not hasattr(shape, "__iter__"):
@@ -38,13 +47,17 @@ def norm_shape(shape, place: str) -> Optional[tuple]:
         elif isinstance(d, (bool, np.bool_)):
             raise EditError(f"{place}: dim {i} is {d!r}; give an int, a name or None")
         elif isinstance(d, numbers.Integral):
+            if not -INT64_MAX - 1 <= int(d) <= INT64_MAX:
+                raise EditError(f"{place}: dim {i} is {int(d)}: a size must fit in int64 "
+                                f"(at most {INT64_MAX})")
             out.append(int(d))
         elif isinstance(d, str):
             s = d.strip()
-            if s in ("", "?"):
-                out.append(None)
-            elif s.lstrip("-").isdigit():
-                out.append(int(s))
+            if s in ("", "?") or looks_like_number(s):
+                try:
+                    out.append(parse_dim(s or "?", i))
+                except DimsTextError as e:
+                    raise EditError(f"{place}: {e}") from None
             else:
                 out.append(s)
         else:

@@ -82,3 +82,11 @@ def problems_note(model) -> str:
     from ..core.diagnostics import ERROR
     errors = sum(1 for d in check(model) if d.severity == ERROR)
     return f"; the checker finds {errors} error(s) (`onnxstudio check` lists them)" if errors else ""
+
+
+def errors_added(before, after) -> list:
+    """The error diagnostics in `after` that `before` did not have, matched by
+    (code, path): messages name shapes, which is what an edit changes."""
+    from ..core.diagnostics import ERROR
+    had = {(d.code, d.path) for d in before if d.severity == ERROR}
+    return [d for d in after if d.severity == ERROR and (d.code, d.path) not in had]

@@ -1,54 +1,64 @@
 """`onnxstudio set-shape FILE -o OUT --input NAME=DIM,DIM,...`"""
 from __future__ import annotations
 
+from ..core.dims_text import DimsTextError, parse_dims
 from ..core.edits import set_input_shape
 from ..errors import UserError
-from ._editing import add_io_arguments, apply, open_document, pair, problems_note, refusals_name, save_output
+from ._editing import (add_io_arguments, apply, errors_added, open_document, pair, problems_note, refusals_name,
+                       save_output)
+from .counts import counted
 
 NAME = "set-shape"
-HELP = ("Give graph inputs new shapes (numbers, symbolic names, or ? for unknown), re-infer the shapes "
-        "after them and rewrite the value_info and output declarations that changed.")
+HELP = ("Give graph inputs new shapes (sizes, symbolic names, or ? for unknown), re-infer the shapes "
+        "after them and rewrite the value_info and output declarations the change reaches. "
+        "A rank change needs --allow-rank-change; a result the checker finds new errors in is "
+        "not written unless --force.")
 
 
 def configure(p) -> None:
     add_io_arguments(p)
     p.add_argument("--input", action="append", required=True, metavar="NAME=DIM,DIM,...",
-                   help="e.g. input_ids=1,seq or image=1,3,224,224 (repeat for several inputs)")
+                   help="e.g. input_ids=1,seq or image=1,3,224,224 (repeat for several inputs); a dim is a "
+                        "size (0 to 2**63-1), a name (letters, digits, _ . :, not starting with a digit) or ?")
+    p.add_argument("--allow-rank-change", action="store_true",
+                   help="let an input take a different number of dims than it has (refused otherwise: "
+                        "the nodes that read it were made for its rank)")
+    p.add_argument("--force", action="store_true",
+                   help="write the result even when the checker finds errors in it that the input did not have")
 
 
-def parse_dims(text: str, option: str) -> list:
-    dims = []
-    for part in text.split(","):
-        part = part.strip()
-        if not part:
-            raise UserError(f"{option}: an empty dim in {text!r}")
-        if part == "?":
-            dims.append(None)
-        elif part.lstrip("-").isdigit():
-            n = int(part)
-            if n < 0:
-                raise UserError(f"{option}: dim {part} is negative; use a name or ? for an unknown size")
-            dims.append(n)
-        elif part.isidentifier() or all(c.isalnum() or c in "_.:-" for c in part):
-            dims.append(part)
-        else:
-            raise UserError(f"{option}: {part!r} is neither a number, a name nor ?")
-    return dims
+def parse_input_dims(text: str, option: str) -> list:
+    """DIMS of `--input NAME=DIMS` in the shared dims grammar (core/dims_text.py);
+    a UserError naming the option and the bad dim."""
+    try:
+        return parse_dims(text)
+    except DimsTextError as e:
+        raise UserError(f"{option}: {e}") from None
 
 
 def run(args) -> int:
     wanted = []
     for text in args.input:
         name, dims = pair(text, "--input")
-        wanted.append((name, parse_dims(dims, f"--input {name}")))
+        wanted.append((name, parse_input_dims(dims, f"--input {name}")))
     doc = open_document(args.file)
+    errors_before = doc.diagnostics
     changed = 0
     for name, dims in wanted:
         with refusals_name(args.file):
-            macro = set_input_shape(doc.model, name, dims)
+            macro = set_input_shape(doc.model, name, dims, allow_rank_change=args.allow_rank_change)
         apply(doc, macro)
         changed += len(macro.edits) - 1
+    new_errors = errors_added(errors_before, doc.diagnostics)
+    if new_errors and not args.force:
+        first = new_errors[0]
+        raise UserError(f"{args.file}: the new shapes make the model invalid: the checker finds "
+                        f"{counted(len(new_errors), 'error')} the input did not have, first {first.path}: "
+                        f"{first.code}: {first.message}. Nothing written; give other shapes, or --force to "
+                        f"write it anyway", exit_code=1)
     save_output(doc.model, args.file, args.output)
     shapes = "; ".join(f"{n}=[{','.join('?' if d is None else str(d) for d in dims)}]" for n, dims in wanted)
-    print(f"wrote {args.output}: {shapes}; {changed} declared types rewritten{problems_note(doc.model)}")
+    forced = (f"; written although the checker finds {counted(len(new_errors), 'new error')} (--force)"
+              if new_errors else "")
+    print(f"wrote {args.output}: {shapes}; {changed} declared types rewritten{forced or problems_note(doc.model)}")
     return 0
