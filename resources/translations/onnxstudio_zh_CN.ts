@@ -3096,8 +3096,12 @@
         <translation>第 {i} 维为 {part}：大小必须是整数</translation>
     </message>
     <message>
-        <source>dim {i} is {part}: write a size, a name (no quotes or spaces) or ?</source>
-        <translation>第 {i} 维为 {part}：请写大小、名称（不带引号或空格）或 ?</translation>
+        <source>dim {i} is {part}: a size must fit in int64 (at most 9223372036854775807)</source>
+        <translation>第 {i} 维为 {part}：大小必须在 int64 范围内（最大 9223372036854775807）</translation>
+    </message>
+    <message>
+        <source>dim {i}: {part} is neither a size, a name nor ? (a name starts with a letter or _ and has only letters, digits, _ . or :, no quotes or spaces)</source>
+        <translation>第 {i} 维：{part} 既不是大小、名称，也不是 ?（名称以字母或 _ 开头，只含字母、数字、_ . 或 :，不带引号或空格）</translation>
     </message>
     <message>
         <source>{type} (not a tensor: shown, not edited here)</source>

@@ -139,3 +139,49 @@ def test_graph_inputs_added_reordered_removed_and_rank_unknown(qtbot, window, tm
     assert [i.name for i in saved.graph.input] == ["mask", "x"]
     assert not saved.graph.input[0].type.tensor_type.HasField("shape")
     assert saved.graph.input[0].type.tensor_type.elem_type == onnx.TensorProto.BOOL
+
+
+def test_the_app_reads_dims_with_the_grammar_of_the_cli_and_core():
+    import pytest
+    from onnxstudio.core import dims_text
+    from onnxstudio.ui.panels.value_editor import REFUSALS, parse_dims
+    # The same refusals as core's, word for word (the zh_CN catalogue translates these texts).
+    assert {k: dims_text.TEMPLATES[k] for k in REFUSALS} == REFUSALS
+    assert parse_dims("1, p2o.DynamicDimension.0, input:0, ?") == [1, "p2o.DynamicDimension.0", "input:0", None]
+    for bad in ("1,3,99999999999999999999999,4", "1,3,2.5,4", "2x", "a b", "1,-3"):
+        with pytest.raises(dims_text.DimsTextError) as core_refusal:
+            dims_text.parse_dims(bad)
+        with pytest.raises(ValueError) as app_refusal:
+            parse_dims(bad)
+        assert str(app_refusal.value) == str(core_refusal.value)
+
+
+def test_a_size_beyond_int64_is_refused_at_the_field(qtbot, window, tmp_path):
+    import onnx
+    path = open_conv_model(qtbot, window, tmp_path)
+    x = window.model.graph.get_value("x")
+    before = list(x.type.shape)
+    for bad, words in (("1, 3, 99999999999999999999999, 8", "dim 2 is 99999999999999999999999: a size must fit "
+                                                             "in int64"),
+                       ("1, 3, 2x, 8", "dim 2: '2x' is neither a size, a name nor ?")):
+        type_into(qtbot, _value_editor(window, "x").dims_edit, bad)
+        message = window.properties.editor.message.text()
+        assert words in message and "not changed" in message, message
+        assert list(x.type.shape) == before
+    # the largest int64 is a size like any other, and saved as one
+    type_into(qtbot, _value_editor(window, "x").dims_edit, "9223372036854775807, 3, 8, 8")
+    assert list(x.type.shape) == [2 ** 63 - 1, 3, 8, 8]
+    assert window.edit_actions.files.save()
+    assert onnx.load(path).graph.input[0].type.tensor_type.shape.dim[0].dim_value == 2 ** 63 - 1
+
+
+def test_the_type_changes_without_retyping_dims_the_grammar_would_refuse(qtbot, window, tmp_path):
+    # An exporter's dim name with spaces shows in the field; changing only the
+    # element type keeps it instead of refusing the untouched dims.
+    open_conv_model(qtbot, window, tmp_path)
+    from onnxstudio.core.edits import SetValueType
+    window.document.apply(SetValueType("x", None, ["seq + 1", 3, 8, 8]))
+    editor = _value_editor(window, "x")
+    _pick(editor.type_combo, "float16")
+    x = window.model.graph.get_value("x")
+    assert x.type.elem_type == 10 and list(x.type.shape) == ["seq + 1", 3, 8, 8]

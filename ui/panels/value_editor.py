@@ -3,66 +3,50 @@ picked by name, dims typed as ints, symbolic names or `?`), whether it is a
 graph input or output and where in that list, and its value_info entry.
 
 Every change is an Edit pushed through `qdoc.apply`; an entry that does not
-fit (a negative dim, "1.5", a name already used) is refused at the field
-with a message and the model is left as it was.
+fit (a negative dim, "1.5", a size beyond int64, a name already used) is
+refused at the field with a message and the model is left as it was. Dims
+are read with the grammar the CLI and core share (core/dims_text.py).
 """
 from __future__ import annotations
 
-import re
-
-from PySide6.QtCore import QCoreApplication, Signal
+from PySide6.QtCore import QT_TRANSLATE_NOOP, QCoreApplication, Signal
 from PySide6.QtWidgets import (QCheckBox, QComboBox, QFormLayout, QHBoxLayout, QLabel, QLineEdit,
                                QPushButton, QVBoxLayout, QWidget)
 
+from ...core import dims_text
 from ...core.edits import (AddGraphOutput, AddValueInfo, MoveGraphInput, MoveGraphOutput,
                            RemoveGraphInput, RemoveGraphOutput, RemoveValueInfo, RenameValue,
                            SetValueType, graph_path)
 from ...core.ir.dtypes import DataType, type_name
 from .refusal_line import RefusalLine, apply_edit
 
-_INT = re.compile(r"\d+\Z")
-_SIGNED = re.compile(r"[+-]\d+\Z")
-_NUMBER = re.compile(r"[+-]?(\d+\.\d*|\.\d+|\d+)([eE][+-]?\d+)?\Z")
+# The refusals of the shared dims grammar (core/dims_text.py TEMPLATES), in
+# the user's language: the same texts, so the app refuses what the CLI
+# refuses with the same words (tests/ui/test_edit_values.py keeps them equal).
+REFUSALS = {
+    "empty": QT_TRANSLATE_NOOP("ValueEditor", "dim {i} is empty; write ? for an unknown size"),
+    "negative": QT_TRANSLATE_NOOP("ValueEditor", "dim {i} is {part}: a size cannot be negative (use ? or a name)"),
+    "fraction": QT_TRANSLATE_NOOP("ValueEditor", "dim {i} is {part}: a size is a whole number"),
+    "too_large": QT_TRANSLATE_NOOP("ValueEditor",
+                                   "dim {i} is {part}: a size must fit in int64 (at most 9223372036854775807)"),
+    "not_a_dim": QT_TRANSLATE_NOOP("ValueEditor",
+                                   "dim {i}: {part} is neither a size, a name nor ? (a name starts with a letter "
+                                   "or _ and has only letters, digits, _ . or :, no quotes or spaces)"),
+}
 
 
 def parse_dims(text: str) -> list:
-    """'1, 3, batch, ?' -> [1, 3, 'batch', None]. A dim is a size (a whole
-    number, never negative), a symbolic name, or `?` (unknown); ValueError
-    naming the dim otherwise. An empty text is a scalar (rank 0)."""
-    text = text.strip()
-    if text.startswith("[") and text.endswith("]"):
-        text = text[1:-1].strip()
-    if not text:
-        return []
-    dims = []
-    for i, part in enumerate(p.strip() for p in text.split(",")):
-        if part == "?":
-            dims.append(None)
-        elif not part:
-            raise ValueError(QCoreApplication.translate(
-                "ValueEditor", "dim {i} is empty; write ? for an unknown size").format(i=i))
-        elif _INT.match(part):
-            dims.append(int(part))
-        elif _SIGNED.match(part):
-            if int(part) < 0:
-                raise ValueError(QCoreApplication.translate(
-                    "ValueEditor", "dim {i} is {part}: a size cannot be negative (use ? or a name)")
-                    .format(i=i, part=part))
-            dims.append(int(part))
-        elif _NUMBER.match(part):
-            raise ValueError(QCoreApplication.translate(
-                "ValueEditor", "dim {i} is {part}: a size is a whole number").format(i=i, part=part))
-        elif part[0] in "'\"" or any(c in part for c in " ,[]"):
-            raise ValueError(QCoreApplication.translate(
-                "ValueEditor", "dim {i} is {part}: write a size, a name (no quotes or spaces) or ?")
-                .format(i=i, part=repr(part)))
-        else:
-            dims.append(part)
-    return dims
+    """'1, 3, batch, ?' -> [1, 3, 'batch', None], read with the grammar the
+    CLI and core share (core/dims_text.py); ValueError with the refusal in
+    the user's language, naming the dim. An empty text is a scalar (rank 0)."""
+    try:
+        return dims_text.parse_dims(text)
+    except dims_text.DimsTextError as e:
+        raise ValueError(QCoreApplication.translate("ValueEditor", REFUSALS[e.reason]).format(
+            i=e.index, part=dims_text.shown_part(e.reason, e.part))) from None
 
 
-def format_dims(shape) -> str:
-    return ", ".join("?" if d is None else str(d) for d in shape or ())
+format_dims = dims_text.format_dims
 
 
 def elem_type_combo() -> QComboBox:
@@ -234,15 +218,20 @@ class ValueEditor(QWidget):
         elem = int(self.type_combo.currentData())
         unknown = self.unknown_rank.isChecked()
         self.dims_edit.setEnabled(not unknown)
+        vtype = self.value.type
+        current = getattr(vtype, "shape", None)
         if unknown:
             shape = None
+        elif current is not None and self.dims_edit.text().strip() == format_dims(current):
+            # Unchanged: keep the dims as they are, names the grammar would not
+            # accept from the keyboard ("seq + 1" from an exporter) included.
+            shape = list(current)
         else:
             try:
                 shape = parse_dims(self.dims_edit.text())
             except ValueError as e:
                 self._refuse(str(e))
                 return
-        vtype = self.value.type
         if vtype is not None and vtype.elem_type == elem and \
                 (None if vtype.shape is None else list(vtype.shape)) == shape:
             return
