@@ -3,9 +3,13 @@ app's model panel shows."""
 from __future__ import annotations
 
 import collections
+import os
+import stat
 from typing import Any
 
+from .errors import ExternalDataError
 from .ir import Model, SparseTensor, Tensor, Value, type_name
+from .ir.tensor import ExternalRef
 from .ir.types import TensorType
 
 
@@ -37,11 +41,9 @@ def summarize(model: Model) -> dict[str, Any]:
             tensors = [c] if isinstance(c, Tensor) else [c.values, c.indices]
             for t in tensors:
                 init_bytes += t.nbytes
-                if t.is_external:
-                    e = external.setdefault(t.external_location, {"tensors": 0, "bytes": 0})
-                    e["tensors"] += 1
-                    e["bytes"] += t.nbytes
-    const_count, const_bytes = _constant_weights(model)
+                _note_external(external, t)
+    const_count, const_bytes = _constant_weights(model, external)
+    _look_for_external_files(model, external)
     return {
         "path": str(model.path) if model.path else None,
         "ir_version": model.ir_version,
@@ -69,9 +71,44 @@ def summarize(model: Model) -> dict[str, Any]:
     }
 
 
-def _constant_weights(model: Model) -> tuple[int, int]:
+def _note_external(external: dict, t: Tensor) -> None:
+    if t.is_external:
+        e = external.setdefault(t.external_location, {"tensors": 0, "bytes": 0, "_end": 0})
+        e["tensors"] += 1
+        e["bytes"] += t.nbytes
+        ref = t.external
+        e["_end"] = max(e["_end"], ref.offset + (t.nbytes if ref.length is None else ref.length))
+
+
+def _look_for_external_files(model: Model, external: dict) -> None:
+    """Say of each external data file whether it is there and long enough:
+    `missing` (True, False, or None when the model was not read from a
+    folder), `path`, `file_bytes` and `short` (smaller than its tensors
+    need): a summary listing a file nobody can read as if it were there
+    misleads."""
+    files = getattr(model, "_external_files", None)
+    for loc, e in external.items():
+        end = e.pop("_end")
+        e["missing"], e["file_bytes"], e["short"] = None, None, False
+        if files is None:
+            continue
+        try:
+            path = files.path(ExternalRef(loc, 0, None))
+            e["path"] = str(path)
+            st = os.stat(path)
+        except (OSError, ExternalDataError):
+            e["missing"] = True
+            continue
+        e["missing"] = not stat.S_ISREG(st.st_mode)
+        if not e["missing"]:
+            e["file_bytes"] = st.st_size
+            e["short"] = st.st_size < end
+
+
+def _constant_weights(model: Model, external: dict) -> tuple[int, int]:
     """Constant nodes and the bytes they hold: some exporters put every
-    weight in a Constant node, leaving no initializers at all."""
+    weight in a Constant node, leaving no initializers at all. Those kept in
+    external data are added to `external`."""
     count = size = 0
     for graph in model.graphs():
         for n in graph._nodes:
@@ -82,8 +119,11 @@ def _constant_weights(model: Model) -> tuple[int, int]:
                 v = a.value
                 if isinstance(v, Tensor):
                     size += v.nbytes
+                    _note_external(external, v)
                 elif isinstance(v, SparseTensor):
                     size += v.values.nbytes + v.indices.nbytes
+                    _note_external(external, v.values)
+                    _note_external(external, v.indices)
                 elif isinstance(v, (list, tuple)):
                     size += (4 if a.name == "value_floats" else 8) * len(v)
                 elif isinstance(v, (int, float)):

@@ -226,7 +226,9 @@ def _check_external(t, path, ctx, out, nbytes) -> None:
             return
         st = os.stat(resolved)
     except OSError:
-        out.add("tensor.external-missing-file", path, f"external data file {location!r} does not exist next to the model")
+        out.add("tensor.external-missing-file", path,
+                f"external data file {location!r} does not exist in the model's folder {base}; "
+                "put the file back there, next to the model")
         return
     if not stat.S_ISREG(st.st_mode):
         # A folder, FIFO or device cannot hold tensor bytes (and reading a

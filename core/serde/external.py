@@ -5,7 +5,7 @@ import mmap
 import os
 import pathlib
 import stat
-from typing import Optional
+from typing import Callable, Optional
 
 from ..errors import ExternalDataError
 from ..ir.tensor import ExternalRef
@@ -63,39 +63,69 @@ class ExternalFiles:
     def __init__(self, base_dir: pathlib.Path):
         self.base_dir = base_dir
         self._maps: dict[str, object] = {}
+        # Set by the loader: says where a tensor without a name sits (a
+        # Constant's value, another attribute), so an error names the place.
+        self.describe: Optional[Callable[[object], str]] = None
+
+    def _where(self, tensor) -> str:
+        if tensor.name:
+            return f"tensor {tensor.name!r}"
+        place = self.describe(tensor) if self.describe is not None else None
+        return place or "a tensor with no name"
 
     def path(self, ref: ExternalRef, tensor_name: str = "") -> pathlib.Path:
         return safe_path(self.base_dir, ref.location, tensor_name)
 
-    def _map(self, ref: ExternalRef, tensor_name: str):
+    def _map(self, ref: ExternalRef, tensor):
         m = self._maps.get(ref.location)
         if m is None:
-            path = self.path(ref, tensor_name)
+            path = self.path(ref, tensor.name)
             try:
                 # A FIFO would block the open forever and a device has no end:
                 # only regular files hold tensor data.
                 if not stat.S_ISREG(os.stat(path).st_mode):
                     raise ExternalDataError(
-                        f"tensor {tensor_name!r}: external data {ref.location!r} is not a regular file "
+                        f"{self._where(tensor)}: external data {ref.location!r} is not a regular file "
                         f"(a folder, FIFO or device); refusing to read it")
                 with open(path, "rb") as f:
                     size = os.fstat(f.fileno()).st_size
                     m = mmap.mmap(f.fileno(), 0, access=mmap.ACCESS_READ) if size else b""
             except FileNotFoundError:
                 raise ExternalDataError(
-                    f"tensor {tensor_name!r}: external data file {ref.location!r} not found next to the "
-                    f"model in {self.base_dir}") from None
+                    f"{self._where(tensor)}: its external data file {ref.location!r} is not found in the "
+                    f"model's folder {self.base_dir}; put the file back there, next to the model") from None
             except OSError as e:
-                raise ExternalDataError(f"tensor {tensor_name!r}: cannot read {path}: {e}") from None
+                raise ExternalDataError(f"{self._where(tensor)}: cannot read {path}: {e}") from None
             self._maps[ref.location] = m
         return m
 
     def read(self, tensor) -> memoryview:
         ref = tensor.external
-        m = self._map(ref, tensor.name)
+        m = self._map(ref, tensor)
         end = len(m) if ref.length is None else ref.offset + ref.length
         if ref.offset > len(m) or end > len(m):
             raise ExternalDataError(
-                f"tensor {tensor.name!r}: external data {ref.location!r} has {len(m)} bytes, but the tensor "
-                f"needs bytes {ref.offset}..{end}")
+                f"{self._where(tensor)}: external data {ref.location!r} has {len(m)} bytes, but the tensor "
+                f"needs bytes {ref.offset}..{end}; the file is cut short or is not this model's")
         return memoryview(m)[ref.offset:end]
+
+
+def tensor_place(model, tensor) -> Optional[str]:
+    """Where `tensor` sits in `model` when it has no name of its own: the
+    node attribute holding it, or the sparse initializer it is part of. Only
+    errors ask, so a walk over the model is fine."""
+    for g in model.graphs():
+        for name, v in g.sparse_initializers.items():
+            if tensor is v.const.values or tensor is v.const.indices:
+                return f"{g.path}/sparse_initializer {name!r}"
+        for n in g.nodes:
+            for a in n.attributes.values():
+                if _holds(a.value, tensor):
+                    return f'{n.path}/attribute "{a.name}"'
+    return None
+
+
+def _holds(value, tensor) -> bool:
+    items = value if isinstance(value, (list, tuple)) else [value]
+    return any(x is tensor or getattr(x, "values", None) is tensor or getattr(x, "indices", None) is tensor
+               for x in items)

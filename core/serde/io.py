@@ -13,6 +13,7 @@ import mmap
 import os
 import pathlib
 import tempfile
+import weakref
 from dataclasses import dataclass
 from typing import Optional, Union
 
@@ -86,6 +87,10 @@ def _build(mp: pb.ModelProto, stripper: wire.Stripper, files: Optional[external.
                     raise ExternalDataError(f"{origin}: {e}") from None
     model = model_from_proto(mp, make_tensor, lazy=True)
     model._external_files = files
+    if files is not None:
+        # Weakly: the model holds `files`; a strong reference back would be a cycle.
+        owner = weakref.ref(model)
+        files.describe = lambda t: external.tensor_place(owner(), t) if owner() is not None else None
     return model
 
 

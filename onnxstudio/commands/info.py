@@ -23,6 +23,17 @@ def _shapes(model) -> dict:
     return {name: str(t) for name, t in infer(model).items()}
 
 
+def _file_problem(e: dict) -> str:
+    """What is wrong with one external data file, as the end of its line."""
+    if e["missing"]:
+        return (f" - MISSING: {e.get('path') or 'the file'} does not exist; put the file back there, "
+                "next to the model")
+    if e["short"]:
+        return (f" - CUT SHORT: the file has {human_bytes(e['file_bytes'])}, less than its tensors need "
+                "(copy the whole file again)")
+    return ""
+
+
 def run(args) -> int:
     model = load(args.file)
     s = summarize(model)
@@ -52,7 +63,8 @@ def run(args) -> int:
     if s["constants"]:
         print(f"constants:    {s['constants']} Constant nodes ({human_bytes(s['constant_bytes'])})")
     for loc, e in s["external_data"].items():
-        print(f"  external file {loc}: {e['tensors']} tensors, {human_bytes(e['bytes'])}")
+        print(f"  external file {loc}: {counted(e['tensors'], 'tensor')}, {human_bytes(e['bytes'])}"
+              f"{_file_problem(e)}")
     print("operators:")
     for op, n in s["op_counts"].items():
         print(f"  {n:6d}  {op}")
