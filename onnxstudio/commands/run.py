@@ -13,7 +13,8 @@ import numpy as np
 
 from ..core import load
 from ..core.exec import ExecError, FeedError, Session
-from ..core.exec.debug import boundary_feeds
+from ..core.exec.debug import boundary_feeds, typed_value
+from ..core.exec.dim_sizes import DimSizeError, resolve_dim_sizes
 from ..core.exec.feeds import RANDOM_INT_RANGE, read_array_file
 from ..core.exec.plan import nodes_between
 from ..core.exec.values import describe
@@ -31,8 +32,10 @@ def configure(p) -> None:
     p.add_argument("--random", action="store_true", help="make random values for inputs not given")
     p.add_argument("--seed", type=int, default=0, help="seed for --random and random operators")
     p.add_argument("--dim", action="append", default=[], metavar="NAME=VALUE",
-                   help="for --random: the size of a symbolic dimension (NAME=VALUE) or of one axis "
-                        "of an input (INPUT[AXIS]=VALUE); unknown sizes default to 1")
+                   help="for --random: the size of a symbolic dimension (NAME=VALUE), in every input "
+                        "that has it, or of one axis of an input (INPUT[AXIS]=VALUE; an axis that is a "
+                        "symbolic dimension sizes that symbol everywhere); a name that sizes no dimension "
+                        "is refused; unknown sizes default to 1")
     sel = p.add_mutually_exclusive_group()
     sel.add_argument("--nodes", metavar="NAME,NAME", help="run only these nodes (by node name)")
     sel.add_argument("--from", dest="from_", metavar="VALUE", help="run the nodes from these values (comma-separated) ...")
@@ -47,14 +50,24 @@ def configure(p) -> None:
                    help="print one JSON object (outputs, and the comparison node by node)")
 
 
-def _parse_pairs(items, what):
-    out = {}
-    for item in items:
-        if "=" not in item:
-            raise UserError(f"{what} {item!r}: expected NAME=VALUE")
-        k, v = item.split("=", 1)
-        out[k] = v
-    return out
+def _dim_sizes(args, model, session) -> dict:
+    """The --dim options as sizes by symbol or by INPUT[AXIS] (see
+    core/exec/dim_sizes.py): an axis that is a symbol sizes the symbol, so
+    the inputs sharing it agree; a name that sizes no dim is refused."""
+    if not args.dim:
+        return {}
+    requests = []
+    for item in args.dim:
+        key, sep, size = item.partition("=")
+        if not sep or not key.strip():
+            raise UserError(f"--dim {item!r}: expected NAME=SIZE or INPUT[AXIS]=SIZE")
+        requests.append((key.strip(), size))
+    inferred: dict = {}
+    inputs = [typed_value(model, n, inferred) for n in session.input_names if n not in model.graph.initializers]
+    try:
+        return resolve_dim_sizes([v for v in inputs if v is not None], requests)
+    except DimSizeError as e:
+        raise UserError(f"--dim {e}") from None
 
 
 def _feeds(args, model, session) -> tuple[dict, list, list]:
@@ -64,14 +77,7 @@ def _feeds(args, model, session) -> tuple[dict, list, list]:
     for item in args.input:
         name, path = item.split("=", 1) if "=" in item and not pathlib.Path(item).exists() else (None, item)
         feeds.update(read_array_file(path, name))
-    dims = {}
-    for k, v in _parse_pairs(args.dim, "--dim").items():
-        try:
-            dims[k] = int(v)
-        except ValueError:
-            dims[k] = -1
-        if dims[k] < 0:
-            raise UserError(f"--dim {k}={v}: the size must be a whole number, 0 or more")
+    dims = _dim_sizes(args, model, session)
     missing = [n for n in session.input_names if n not in feeds and n not in model.graph.initializers]
     if not args.random:
         return feeds, [], []
