@@ -14,7 +14,8 @@ from PySide6.QtWidgets import QApplication, QMessageBox, QPushButton
 # Answers are English keys (callers compare them); the buttons show them translated.
 BUTTON_LABELS = (QT_TRANSLATE_NOOP("Prompter", "Save"), QT_TRANSLATE_NOOP("Prompter", "Discard"),
                  QT_TRANSLATE_NOOP("Prompter", "Cancel"), QT_TRANSLATE_NOOP("Prompter", "Overwrite"),
-                 QT_TRANSLATE_NOOP("Prompter", "Recover"), QT_TRANSLATE_NOOP("Prompter", "Not now"))
+                 QT_TRANSLATE_NOOP("Prompter", "Recover"), QT_TRANSLATE_NOOP("Prompter", "Not now"),
+                 QT_TRANSLATE_NOOP("Prompter", "Change rank"))
 
 
 class Prompter:

@@ -1787,6 +1787,10 @@
         <translation>暂不</translation>
     </message>
     <message>
+        <source>Change rank</source>
+        <translation>更改秩</translation>
+    </message>
+    <message>
         <source>{what} failed unexpectedly: {error}. The model was left as it was before.</source>
         <translation>{what}意外失败：{error}。模型保持原样未变。</translation>
     </message>
@@ -3154,6 +3158,18 @@
     <message>
         <source>the name {new} is already used</source>
         <translation>名称 {new} 已被使用</translation>
+    </message>
+    <message>
+        <source>Input {name} has rank {old}, and the nodes that read it expect that rank. Give it rank {new}?</source>
+        <translation>输入 {name} 的秩为 {old}，读取它的节点都按这个秩工作。要把它的秩改为 {new} 吗？</translation>
+    </message>
+    <message>
+        <source>Change rank</source>
+        <translation>更改秩</translation>
+    </message>
+    <message>
+        <source>rank {old} kept: the nodes that read it expect it</source>
+        <translation>秩保持为 {old}：读取它的节点需要这个秩</translation>
     </message>
 </context>
 <context>

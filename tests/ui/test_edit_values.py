@@ -185,3 +185,20 @@ def test_the_type_changes_without_retyping_dims_the_grammar_would_refuse(qtbot, 
     _pick(editor.type_combo, "float16")
     x = window.model.graph.get_value("x")
     assert x.type.elem_type == 10 and list(x.type.shape) == ["seq + 1", 3, 8, 8]
+
+
+def test_a_graph_input_changes_rank_only_when_the_user_says_so(qtbot, window, tmp_path):
+    open_conv_model(qtbot, window, tmp_path)
+    x = window.model.graph.get_value("x")
+    before = list(x.type.shape)
+    prompter = window.edit_actions.prompter
+    type_into(qtbot, _value_editor(window, "x").dims_edit, "1, 3, 64")
+    assert list(x.type.shape) == before
+    title, text = prompter.asked[-1]
+    assert title == "Change rank" and "Input x has rank 4" in text and "rank 3" in text
+    assert "rank 4 kept" in window.properties.editor.message.text()
+    prompter.answers = ["Change rank"]
+    type_into(qtbot, _value_editor(window, "x").dims_edit, "1, 3, 64")
+    assert list(x.type.shape) == [1, 3, 64]
+    window.edit_actions.undo()
+    assert list(x.type.shape) == before

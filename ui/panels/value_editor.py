@@ -235,8 +235,30 @@ class ValueEditor(QWidget):
         if vtype is not None and vtype.elem_type == elem and \
                 (None if vtype.shape is None else list(vtype.shape)) == shape:
             return
+        if self._rank_change_declined(shape):
+            self.sync()
+            return
         if not self._apply(SetValueType(self.value.name, elem, shape, self.gpath)):
             self.sync()
+
+    def _rank_change_declined(self, shape) -> bool:
+        """A main-graph input given another rank: the nodes that read it were
+        made for its rank, so ask first (core's set_input_shape refuses the
+        same change unless allow_rank_change, set-shape unless
+        --allow-rank-change). True when the user keeps the rank."""
+        v = self.value
+        old = getattr(v.type, "shape", None)
+        if shape is None or old is None or len(shape) == len(old) or not v.is_graph_input \
+                or v.graph.parent_graph is not None:
+            return False
+        prompter = getattr(getattr(self.window(), "edit_actions", None), "prompter", None)
+        text = self.tr("Input {name} has rank {old}, and the nodes that read it expect that rank. "
+                       "Give it rank {new}?").format(name=v.name, old=len(old), new=len(shape))
+        if prompter is not None and \
+                prompter.ask(self.tr("Change rank"), text, ("Change rank", "Cancel"), "Cancel") == "Change rank":
+            return False
+        self._refuse(self.tr("rank {old} kept: the nodes that read it expect it").format(old=len(old)))
+        return True
 
     def declare(self) -> None:
         """Add a value_info entry, typed as inference found it (when it did)."""
