@@ -15,6 +15,7 @@ name), so changing one input's source leaves the others' values as they were.
 from __future__ import annotations
 
 import pathlib
+import re
 import zlib
 from dataclasses import asdict, dataclass, field
 from typing import Optional
@@ -327,20 +328,32 @@ def image_input(v: Value, spec: InputSpec, dims: Optional[dict] = None) -> np.nd
 
 def make_feeds(inputs, input_set: InputSet, skip=()) -> dict:
     """Every input of `inputs` (IR Values) made as `input_set` says; inputs
-    named in `skip` (initializers with defaults, given elsewhere) are left out."""
+    named in `skip` (initializers with defaults, given elsewhere) are left out.
+
+    A file or an image keeps its own size on every axis the user gave no
+    size for; made values (random, zeros ...) take the user's sizes, else
+    the sizes the model needs to run (`runnable_sizes`), else 1."""
     feeds = {}
+    made_dims = {**runnable_sizes(inputs), **input_set.dims}
     for v in inputs:
         if v.name in skip:
             continue
-        feeds[v.name] = make_value(v, input_set.spec(v.name), input_set.seed, input_set.dims)
+        spec = input_set.spec(v.name)
+        dims = input_set.dims if spec.source in ("file", "image") else made_dims
+        feeds[v.name] = make_value(v, spec, input_set.seed, dims)
     return feeds
 
 
-def default_spec(v: Value) -> InputSpec:
+def default_spec(v: Value, outputs=()) -> InputSpec:
     """A first guess: random normal floats; integers that index a table (token
     ids into an embedding) anywhere below its size, other integers 0..1 (valid
-    as masks and as indices into any axis); the image source for image-shaped
-    float inputs is left to the user."""
+    as masks and as indices into any axis); a sample rate its usual value and
+    a state fed back from an output (among `outputs`) zeros, as a model
+    starts from (`runnable_spec`); the image source for image-shaped float
+    inputs is left to the user."""
+    runnable = runnable_spec(v, outputs)
+    if runnable is not None:
+        return runnable
     spec = InputSpec(v.name)
     try:
         dtype = declared_dtype(v)
@@ -367,6 +380,269 @@ def _table_rows(v: Value) -> Optional[int]:
     return min(sizes) if sizes else None
 
 
+# -- defaults a model can run on -------------------------------------------------------------
+#
+# Random values of the declared types run most models, but not those that
+# test an input against a few allowed values (a sample rate), carry a state
+# from one call to the next, or slide a window along an axis. What the model
+# itself says is read here, so the app and `onnxstudio run --random` agree.
+
+DEFAULT_SAMPLE_RATE = 16000         # the usual speech rate, when the model names none
+_SAMPLE_RATE = re.compile(r"(?:^|[_.\-])(?:sr|fs|sample_?rate|sampling_?rate|samplerate|sampling_frequency)$",
+                          re.IGNORECASE)
+_COMPARISONS = frozenset({"Equal", "Greater", "Less", "GreaterOrEqual", "LessOrEqual"})
+# A fed-back state's output is the input's name with one of these after it
+# (silero's state -> stateN, h -> hn, state_in -> state_out), or past_* -> present_*.
+_STATE_SUFFIXES = ("n", "_n", "out", "_out", ".out", "new", "_new", "next", "_next")
+_STATE_WORDS = frozenset({"state", "states", "hidden", "cell", "cache", "memory", "h", "c", "h0", "c0"})
+
+
+def _constant(v: Optional[Value]):
+    """`v`'s array when it is an initializer or a Constant node's output, else None."""
+    if v is None:
+        return None
+    try:
+        if v.const is not None:
+            from .values import normalize
+            return np.asarray(normalize(v.const))
+        node = v.producer
+        if node is not None and node.op_type == "Constant" and node.domain in ("", "ai.onnx"):
+            for attr in ("value", "value_int", "value_ints", "value_float", "value_floats"):
+                got = node.attr(attr)
+                if got is not None:
+                    return np.asarray(got.numpy() if hasattr(got, "numpy") else got)
+    except Exception:  # noqa: BLE001  (an unreadable constant only means no hint from it)
+        return None
+    return None
+
+
+def sample_rate(v: Value) -> Optional[int]:
+    """The rate for an integer scalar input named like a sample rate (sr,
+    sample_rate, sampling_rate ...): a constant the model compares it with
+    (16000 when that is one of them), else DEFAULT_SAMPLE_RATE; None for
+    any other input."""
+    t = tensor_type(v)
+    if t is None or t.shape is None or tuple(t.shape) not in ((), (1,)):       # a scalar, or one number
+        return None
+    if not _SAMPLE_RATE.search(v.name) or not _is_int(v):
+        return None
+    found = []
+    for node, i in v.uses:
+        if node.op_type not in _COMPARISONS or len(node.inputs) != 2:
+            continue
+        other = _constant(node.inputs[1 - i])
+        if other is not None and other.size == 1 and other.dtype.kind in "iuf" and float(other.flat[0]) > 0:
+            found.append(int(other.flat[0]))
+    if not found or DEFAULT_SAMPLE_RATE in found:
+        return DEFAULT_SAMPLE_RATE
+    return found[0]
+
+
+def _is_int(v: Value) -> bool:
+    try:
+        dtype = declared_dtype(v)
+    except FeedError:
+        return False
+    return dtype.kind in "iu"
+
+
+def fed_back_from(v: Value, outputs) -> Optional[Value]:
+    """The output (among `outputs`) that gives `v`'s value for the next call
+    (a recurrent state, a key/value cache), or None. Paired by name (state ->
+    stateN, h -> hn, past_key -> present_key) with the same element type and
+    rank, or, for a name like a state (state, hidden, cache, h, c ...), by the
+    same element type and fully declared shape."""
+    t = tensor_type(v)
+    if t is None or t.shape is None:
+        return None
+    name = v.name.lower()
+    words = set(re.split(r"[^a-z0-9]+", name))
+    for out in outputs:
+        o = tensor_type(out)
+        if o is None or o.elem_type != t.elem_type:
+            continue
+        other = out.name.lower()
+        paired = (any(other == name + s for s in _STATE_SUFFIXES)
+                  or ("past" in name and other == name.replace("past", "present", 1))
+                  or (name.endswith("_in") and other == name[:-3] + "_out"))
+        if paired and (o.shape is None or _compatible(t.shape, o.shape)):
+            return out
+        if words & _STATE_WORDS and o.shape is not None and tuple(o.shape) == tuple(t.shape) \
+                and all(isinstance(d, int) and d >= 0 for d in t.shape):
+            return out
+    return None
+
+
+def _compatible(a, b) -> bool:
+    """Same rank, and every axis fixed on both sides the same size."""
+    if len(a) != len(b):
+        return False
+    return all(not (isinstance(x, int) and x >= 0 and isinstance(y, int) and y >= 0) or x == y
+               for x, y in zip(a, b))
+
+
+def runnable_spec(v: Value, outputs=()) -> Optional[InputSpec]:
+    """The source `v` needs for the model to run, where a random value of its
+    type would not do: a sample rate its rate (a random 0 or 1 matches no
+    branch of the model), a fed-back state zeros (the first call's state).
+    None when random is as good as anything."""
+    rate = sample_rate(v)
+    if rate is not None:
+        return InputSpec(v.name, "constant", value=float(rate))
+    if fed_back_from(v, outputs) is not None:
+        return InputSpec(v.name, "zeros")
+    return None
+
+
+# Ops whose output keeps each input axis where it was, counted from the last
+# axis (elementwise ops broadcast by aligning the last axes; Pad only resizes).
+_ALIGNED = frozenset({"Identity", "Cast", "CastLike", "Relu", "LeakyRelu", "Abs", "Neg", "Sqrt", "Exp", "Log",
+                      "Tanh", "Sigmoid", "Clip", "Add", "Sub", "Mul", "Div", "Pow", "Pad", "Dropout",
+                      "BatchNormalization", "InstanceNormalization", "Where"})
+_WINDOWED = frozenset({"Conv", "ConvInteger", "QLinearConv", "MaxPool", "AveragePool", "LpPool"})
+_WALK_LIMIT = 64            # values followed from one input: a window is met early or not at all
+
+
+def runnable_sizes(inputs) -> dict:
+    """{dim key: size} for the free sequence axes a window slides along: the
+    smallest size the first Conv or pooling it reaches can run on (its
+    dilated kernel less its padding), where that is more than 1. A sequence
+    axis is any free axis of an input of 1 to 3 axes but a batch axis (the
+    first of 2 or 3): audio samples, frames, tokens. Image axes are left to
+    their file, or to the user; an axis no window reads stays 1."""
+    sizes: dict = {}
+    for v in inputs:
+        t = tensor_type(v)
+        if t is None or t.shape is None or not 1 <= len(t.shape) <= 3:
+            continue
+        rank = len(t.shape)
+        for axis, d in enumerate(t.shape):
+            if (axis == 0 and rank > 1) or (isinstance(d, int) and d >= 0):
+                continue
+            need = _window_need(v, axis - rank, rank)
+            if need > 1:
+                key = d if isinstance(d, str) and d not in ANONYMOUS_DIMS else f"{v.name}[{axis}]"
+                sizes[key] = max(sizes.get(key, 1), need)
+    return sizes
+
+
+def _window_need(start: Value, axis: int, rank: int) -> int:
+    """The largest size a window needs along `axis` (counted from the end) of
+    `start`, over the paths from `start` through axis-keeping ops (into
+    subgraphs too) to the first windowed op on each path; 1 for none."""
+    need, todo, seen = 1, [(start, axis, rank)], set()
+    while todo and len(seen) < _WALK_LIMIT:
+        v, axis, rank = todo.pop()
+        if id(v) in seen:
+            continue
+        seen.add(id(v))
+        for node, i in v.uses:
+            if node.domain not in ("", "ai.onnx"):
+                continue
+            if node.op_type in _WINDOWED and i == 0:
+                need = max(need, _window_size(node, axis, rank))
+                continue
+            out_rank = _rank_after(node, i, rank)
+            if out_rank is None:
+                continue
+            moved = _axis_after(node, axis, rank, out_rank)
+            if moved is not None:
+                todo += [(o, moved, out_rank) for o in node.outputs if o is not None]
+    return need
+
+
+_FIRST_INPUT_ONLY = frozenset({"Pad", "BatchNormalization", "InstanceNormalization", "Clip", "Dropout", "CastLike"})
+
+
+def _rank_after(node, i: int, rank: int) -> Optional[int]:
+    """The rank of `node`'s output when its input `i` has `rank`; None when
+    the axis cannot be followed through it."""
+    if node.op_type in _FIRST_INPUT_ONLY:
+        return rank if i == 0 else None          # pads, scales, bounds: the data's own axes
+    if node.op_type in _ALIGNED:
+        ranks = [rank]
+        for j, other in enumerate(node.inputs):
+            if j != i and other is not None:
+                ot = tensor_type(other)
+                if ot is None or ot.shape is None:
+                    return None
+                ranks.append(len(ot.shape))
+        return max(ranks)                         # broadcasting adds axes in front
+    if node.op_type == "Unsqueeze" and i == 0:
+        axes = _unsqueeze_axes(node)
+        return rank + len(axes) if axes is not None else None
+    return None
+
+
+def _unsqueeze_axes(node) -> Optional[list]:
+    if len(node.inputs) > 1:
+        axes = _constant(node.inputs[1])
+        return [int(a) for a in axes.ravel()] if axes is not None else None
+    axes = node.attr("axes")
+    return list(axes) if axes else None
+
+
+def _axis_after(node, axis: int, rank: int, out_rank: int) -> Optional[int]:
+    """Where `axis` (counted from the end) of the input is in the output."""
+    if node.op_type != "Unsqueeze":
+        return axis
+    inserted = {a % out_rank for a in _unsqueeze_axes(node)}
+    kept = [p for p in range(out_rank) if p not in inserted]
+    return kept[rank + axis] - out_rank
+
+
+def _window_size(node, axis: int, rank: int) -> int:
+    """The size `node`'s window needs along `axis` of its input: the dilated
+    kernel less the padding on that axis (explicit pads; SAME pads to fit)."""
+    spatial = rank + axis - 2
+    if spatial < 0:
+        return 1
+    kernel = node.attr("kernel_shape")
+    if not kernel and len(node.inputs) > 1 and node.op_type in ("Conv", "ConvInteger"):
+        w = node.inputs[1]
+        wt = tensor_type(w) if w is not None else None
+        shape = tuple(wt.shape) if wt is not None and wt.shape is not None else ()
+        if not shape:
+            c = _constant(w)
+            shape = c.shape if c is not None else ()
+        kernel = shape[2:]
+    if not kernel or spatial >= len(kernel) or not isinstance(kernel[spatial], int):
+        return 1
+    if str(node.attr("auto_pad", "NOTSET")).startswith("SAME"):
+        return 1
+    dilations = node.attr("dilations") or [1] * len(kernel)
+    pads = node.attr("pads") or [0] * (2 * len(kernel))
+    span = (kernel[spatial] - 1) * dilations[spatial] + 1
+    return max(1, span - pads[spatial] - pads[spatial + len(kernel)])
+
+
+def runnable_defaults(inputs, outputs, names, seed: int = 0, dims: Optional[dict] = None) -> tuple[dict, dict]:
+    """What `onnxstudio run --random` takes from the model, as the app does:
+    ({name: value} for those of `names` (among the graph `inputs`) that a
+    random value would not run (`runnable_spec`), `dims` with the sizes of
+    `runnable_sizes` added where `dims` gives none)."""
+    sizes = {**runnable_sizes(inputs), **(dims or {})}
+    feeds = {}
+    for v in inputs:
+        spec = runnable_spec(v, outputs) if v.name in names else None
+        if spec is not None:
+            feeds[v.name] = make_value(v, spec, seed, sizes)
+    return feeds, sizes
+
+
+def specs_from_npz(inputs, path) -> tuple[dict, list]:
+    """({input name: file spec} for every array of the .npz at `path` named
+    like one of `inputs`, [the array names no input has]); FeedError names
+    the file when it cannot be read."""
+    arrays = read_array_file(path)
+    if not str(path).lower().endswith(".npz"):
+        raise FeedError(f"{path}: not an .npz file; give each input its own file instead")
+    names = {v.name for v in inputs}
+    specs = {k: InputSpec(k, "file", path=str(path), key=k) for k in arrays if k in names}
+    return specs, [k for k in arrays if k not in names]
+
+
 __all__ = ["InputSpec", "InputSet", "SOURCES", "IMAGE_LAYOUTS", "free_dims", "resolved_shape", "make_value",
            "make_feeds", "image_input", "read_image", "resize_bilinear", "check_against_type", "describe_type",
-           "default_spec", "declared_dtype"]
+           "default_spec", "declared_dtype", "runnable_spec", "runnable_sizes", "sample_rate", "fed_back_from",
+           "specs_from_npz", "runnable_defaults", "DEFAULT_SAMPLE_RATE"]

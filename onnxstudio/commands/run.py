@@ -16,6 +16,7 @@ from ..core.exec import ExecError, FeedError, Session
 from ..core.exec.debug import boundary_feeds, typed_value
 from ..core.exec.dim_sizes import DimSizeError, resolve_dim_sizes
 from ..core.exec.feeds import RANDOM_INT_RANGE, read_array_file
+from ..core.exec.input_gen import runnable_defaults
 from ..core.exec.plan import nodes_between
 from ..core.exec.values import describe
 from ..errors import UserError
@@ -81,6 +82,10 @@ def _feeds(args, model, session) -> tuple[dict, list, list]:
     missing = [n for n in session.input_names if n not in feeds and n not in model.graph.initializers]
     if not args.random:
         return feeds, [], []
+    # A sample rate, a fed-back state and a window's length as the app sets them (input_gen's defaults).
+    fixed, dims = runnable_defaults(model.graph.inputs, model.graph.outputs, missing, args.seed, dims)
+    feeds.update(fixed)
+    missing = [n for n in missing if n not in fixed]
     made = boundary_feeds(model, missing, given={}, rng=np.random.default_rng(args.seed), dims=dims)
     feeds.update(made.feeds)
     return feeds, made.randomised, made.sized_one

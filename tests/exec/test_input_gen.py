@@ -108,3 +108,69 @@ def test_token_ids_default_to_the_whole_embedding_table():
                  if n.op_type == "Gather" and n.inputs[1].name == "input_ids")
     assert (specs["input_ids"].low, specs["input_ids"].high) == (0, vocab - 1) and vocab > 1000
     assert (specs["attention_mask"].low, specs["attention_mask"].high) == (0, 1)
+
+
+def test_silero_vad_defaults_come_from_the_model():
+    """sr compared with a 16000 constant gets 16000, the state fed back as
+    stateN zeros, and the samples axis the STFT's 256-wide window: the model
+    runs on them (on a 1-sample chunk and a random sr it cannot)."""
+    from shared_models import SHARED_MODELS
+    from onnxstudio import core
+    from onnxstudio.core.exec import Session
+    from onnxstudio.core.exec.input_gen import default_spec, runnable_sizes
+    model = core.load(SHARED_MODELS / "silero_vad" / "model.onnx")
+    inputs = list(model.graph.inputs)
+    specs = {v.name: default_spec(v, model.graph.outputs) for v in inputs}
+    assert (specs["sr"].source, specs["sr"].value) == ("constant", 16000)
+    assert specs["state"].source == "zeros" and specs["input"].source == "random"
+    assert runnable_sizes(inputs) == {"input[1]": 256}
+    feeds = make_feeds(inputs, InputSet(inputs=specs))
+    assert feeds["input"].shape == (1, 256) and feeds["sr"].dtype == np.int64
+    assert Session(model).run(feeds)["output"].shape == (1, 1)
+
+
+def test_defaults_read_the_rate_state_and_window_a_model_declares(tmp_path):
+    from onnx import TensorProto, helper
+    from onnxstudio import core
+    from onnxstudio.core.exec.input_gen import default_spec, runnable_sizes
+    nodes = [helper.make_node("Constant", [], ["rate_8k"], value=helper.make_tensor("", TensorProto.INT64, [], [8000])),
+             helper.make_node("Equal", ["sample_rate", "rate_8k"], ["is_8k"]),
+             helper.make_node("Unsqueeze", ["audio", "one"], ["channel"]),
+             helper.make_node("Conv", ["channel", "w"], ["frames"], pads=[1, 1], dilations=[2]),
+             helper.make_node("Identity", ["past_key"], ["present_key"])]
+    graph = helper.make_graph(
+        nodes, "g",
+        [helper.make_tensor_value_info("audio", TensorProto.FLOAT, ["batch", "samples"]),
+         helper.make_tensor_value_info("sample_rate", TensorProto.INT64, []),
+         helper.make_tensor_value_info("past_key", TensorProto.FLOAT, [1, 4, "past"]),
+         helper.make_tensor_value_info("ids", TensorProto.INT64, ["batch", "seq"])],
+        [helper.make_tensor_value_info("frames", TensorProto.FLOAT, None),
+         helper.make_tensor_value_info("is_8k", TensorProto.BOOL, []),
+         helper.make_tensor_value_info("present_key", TensorProto.FLOAT, [1, 4, "total"])],
+        initializer=[helper.make_tensor("one", TensorProto.INT64, [1], [1]),
+                     helper.make_tensor("w", TensorProto.FLOAT, [2, 1, 5], [0.0] * 10)])
+    path = tmp_path / "audio.onnx"
+    path.write_bytes(helper.make_model(graph, opset_imports=[helper.make_opsetid("", 17)]).SerializeToString())
+    model = core.load(path)
+    inputs = [v for v in model.graph.inputs if v.name not in model.graph.initializers]
+    specs = {v.name: default_spec(v, model.graph.outputs) for v in inputs}
+    assert (specs["sample_rate"].source, specs["sample_rate"].value) == ("constant", 8000)
+    assert specs["past_key"].source == "zeros"
+    assert specs["audio"].source == specs["ids"].source == "random"
+    # The dilated kernel spans 9 samples, the padding gives 2 of them; ids meet no window.
+    assert runnable_sizes(inputs) == {"samples": 7}
+    feeds = make_feeds(inputs, InputSet(dims={"batch": 2}, inputs=specs))
+    assert feeds["audio"].shape == (2, 7) and feeds["ids"].shape == (2, 1) and int(feeds["sample_rate"]) == 8000
+    typed = make_feeds(inputs, InputSet(dims={"samples": 3}, inputs=specs))
+    assert typed["audio"].shape == (1, 3)                  # a size the user gives wins
+
+
+def test_every_input_from_one_npz(tmp_path):
+    from onnxstudio.core.exec.input_gen import specs_from_npz
+    a, b = val("a", DataType.FLOAT, [2]), val("b", DataType.INT64, [])
+    np.savez(tmp_path / "set.npz", a=np.ones(2, np.float32), stray=np.zeros(1))
+    specs, unknown = specs_from_npz([a, b], tmp_path / "set.npz")
+    assert list(specs) == ["a"] and unknown == ["stray"]
+    assert make_value(a, specs["a"]).tolist() == [1.0, 1.0]
+    with pytest.raises(FeedError, match="no such file"):
+        specs_from_npz([a, b], tmp_path / "none.npz")

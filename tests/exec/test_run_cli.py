@@ -222,3 +222,11 @@ def test_selected_nodes_take_random_boundary_inputs_of_inferred_type():
     r = _cli(d / "model.onnx", "--nodes", "/m/encoder/layer.0/attention/self/Softmax", "--random")
     assert r.returncode == 0, r.stderr
     assert "ran 1 node in" in r.stdout and "Softmax_output_0: float[1,4,128,128]" in r.stdout
+
+
+def test_silero_vad_runs_on_random_inputs():
+    """--random gives sr the rate the model compares it with, the state
+    zeros and the samples a length the model's window runs on, as the app."""
+    r = _cli(SHARED_MODELS / "silero_vad" / "model.onnx", "--random")
+    assert r.returncode == 0, r.stderr
+    assert "output: float[1,1]" in r.stdout and "stateN: float[2,1,128]" in r.stdout
