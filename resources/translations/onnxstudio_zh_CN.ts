@@ -774,6 +774,58 @@
         <source>Loaded the input set {path}</source>
         <translation>已加载输入集 {path}</translation>
     </message>
+    <message>
+        <source>Arrays by input name (*.npz);;All files (*)</source>
+        <translation>按输入名称命名的数组 (*.npz);;所有文件 (*)</translation>
+    </message>
+    <message>
+        <source>Load all inputs…</source>
+        <translation>加载全部输入…</translation>
+    </message>
+    <message>
+        <source>Every input from one .npz file whose arrays are named like the inputs (such as a model&apos;s inputs.npz)</source>
+        <translation>从一个 .npz 文件加载全部输入，其中的数组以输入名称命名（例如模型附带的 inputs.npz）</translation>
+    </message>
+    <message>
+        <source>size of {name} in every input that uses it; below 0: auto (the input&apos;s file or image, or what the model needs)</source>
+        <translation>{name} 在所有使用它的输入中的大小；小于 0 为自动（取自输入的文件或图像，或模型运行所需的大小）</translation>
+    </message>
+    <message>
+        <source>from the image</source>
+        <translation>取自图像</translation>
+    </message>
+    <message>
+        <source>Load all inputs</source>
+        <translation>加载全部输入</translation>
+    </message>
+    <message>
+        <source>{path}: no array is named like an input of this model (it has {names}; the inputs are {inputs})</source>
+        <translation>{path}：没有与本模型输入同名的数组（文件中有 {names}；模型的输入为 {inputs}）</translation>
+    </message>
+    <message>
+        <source>none</source>
+        <translation>无</translation>
+    </message>
+    <message>
+        <source>Loaded {names} from {path}</source>
+        <translation>已从 {path} 加载 {names}</translation>
+    </message>
+    <message>
+        <source>not in the file, kept as they were: {names}</source>
+        <translation>文件中没有、保持原设置的输入：{names}</translation>
+    </message>
+    <message>
+        <source>the model has no input {names} (ignored)</source>
+        <translation>模型没有输入 {names}（已忽略）</translation>
+    </message>
+    <message>
+        <source>from the file</source>
+        <translation>取自文件</translation>
+    </message>
+    <message>
+        <source>auto: {size}</source>
+        <translation>自动：{size}</translation>
+    </message>
 </context>
 <context>
     <name>Language</name>
@@ -2298,6 +2350,14 @@
         <source>Compared with {who}: first divergent node {node} (rel. error {rel})</source>
         <translation>已与 {who} 对比：第一个分歧节点为 {node}（相对误差 {rel}）</translation>
     </message>
+    <message>
+        <source>{name} is now {new} (was {old})</source>
+        <translation>{name} 现为 {new}（原为 {old}）</translation>
+    </message>
+    <message>
+        <source>inputs changed shape since the last run: {changes}</source>
+        <translation>输入的形状自上次运行后已改变：{changes}</translation>
+    </message>
 </context>
 <context>
     <name>RunDock</name>
@@ -2442,6 +2502,14 @@
     <message>
         <source>output of {node}</source>
         <translation>{node} 的输出</translation>
+    </message>
+    <message>
+        <source>computed from the inputs before your last change: run again to see their value</source>
+        <translation>由上次修改之前的输入计算得出：请重新运行以查看新值</translation>
+    </message>
+    <message>
+        <source>no value in this run: run the model, or step to it, to see it</source>
+        <translation>本次运行中没有此值：运行模型或单步执行到此处即可查看</translation>
     </message>
 </context>
 <context>

@@ -472,3 +472,112 @@ def test_a_wrong_npy_is_named_in_the_inputs_panel(qtbot, window, tmp_path):
     r.run_all()                                                            # fixed: the app goes on
     finish(qtbot, window)
     assert not r.controller.last_error and r.controller.debug.values
+
+
+# -- never a silent or stale answer ---------------------------------------------------------------
+
+def test_changing_the_seed_keeps_an_image_input_its_size(qtbot, window, tmp_path):
+    """The size boxes the user never typed in stay out of the input set: the
+    image gives x its height and width whatever else changes; a typed size
+    resizes it, and the run says so."""
+    open_model(qtbot, window, SHARED_MODELS / "ppocr_v4_det" / "model.onnx")
+    r = run_ui(window)
+    r.inputs.set_source("x", "image", path=str(write_ppm(tmp_path / "page.ppm", h=32, w=64)))
+    r.run_all()
+    finish(qtbot, window)
+    assert not r.controller.last_error, r.controller.last_error
+    assert r.controller.debug.values["x"].shape == (1, 3, 32, 64)
+    height, width = "p2o.DynamicDimension.1", "p2o.DynamicDimension.2"      # Paddle's names for x's axes
+    assert r.inputs.dim_spins[width].text() == "from the image"
+    r.inputs.seed.setValue(1)
+    r.run_all()
+    finish(qtbot, window)
+    assert not r.controller.last_error, r.controller.last_error
+    assert r.controller.debug.values["x"].shape == (1, 3, 32, 64)
+    assert "changed shape" not in r.dock_widget.status.text()
+    r.inputs.set_dim(width, 96)
+    r.run_all()
+    finish(qtbot, window)
+    assert r.controller.debug.values["x"].shape == (1, 3, 32, 96)
+    assert r.inputs.dim_spins[height].text() == "from the image"
+    status = r.dock_widget.status.text()
+    assert "inputs changed shape since the last run: x is now 1×3×32×96 (was 1×3×32×64)" in status, status
+
+
+def test_the_inspector_shows_the_current_run_of_the_current_model(qtbot, window, tmp_path):
+    open_model(qtbot, window, copy_demo(tmp_path))
+    r = run_ui(window)
+    r.run_all()
+    finish(qtbot, window)
+    conv_out = list(r.controller.model.graph.nodes)[0].outputs[0]
+    assert r.inspect(conv_out)
+    ins = r.inspector
+    before = ins.array.copy()
+    r.inputs.seed.setValue(5)                      # new random pixels
+    assert not ins.note.isHidden() and "run again" in ins.note.text()
+    r.run_all()
+    finish(qtbot, window)
+    now = r.controller.debug.values[conv_out.name]
+    assert not np.array_equal(now, before)
+    np.testing.assert_array_equal(ins.array, now)
+    assert ins.note.isHidden()
+    assert ins.export(tmp_path / "conv.npy")
+    np.testing.assert_array_equal(np.load(tmp_path / "conv.npy"), now)
+    other = tmp_path / "other"
+    other.mkdir()
+    open_model(qtbot, window, copy_demo(other))    # the same names in another model
+    assert ins.array is None and ins.name == "" and not ins.export_button.isEnabled()
+    assert ins.histogram.counts.size == 0
+
+
+def test_nan_in_a_changed_input_is_reported(qtbot, window, tmp_path):
+    open_model(qtbot, window, copy_demo(tmp_path))
+    r = run_ui(window)
+    r.run_all()
+    finish(qtbot, window)
+    pixels = r.controller.model.graph.inputs[0]
+    assert r.inspect(pixels) and "no NaN/Inf" in r.inspector.stats.text()
+    r.inputs.set_source("pixels", "constant", value=float("nan"))
+    r.run_all()
+    finish(qtbot, window)
+    stats = r.inspector.stats.text()
+    assert "NaN" in stats and "no NaN/Inf" not in stats, stats
+    assert np.isnan(r.inspector.array).all()
+
+
+def test_silero_vad_runs_on_its_default_inputs(qtbot, window):
+    """A sample rate the model knows, a zero state, and a chunk long enough
+    for the STFT's window: the first Run works without touching an input."""
+    open_model(qtbot, window, SHARED_MODELS / "silero_vad" / "model.onnx")
+    r = run_ui(window)
+    assert r.inputs.dim_spins["input[1]"].text() == "auto: 256"
+    r.run_all()
+    finish(qtbot, window)
+    assert not r.controller.last_error, r.controller.last_error
+    feeds = r.controller.ran_feeds
+    assert int(feeds["sr"]) == 16000 and not feeds["state"].any() and feeds["input"].shape == (1, 256)
+    assert r.controller.debug.values["output"].shape == (1, 1)
+
+
+def test_load_all_inputs_from_an_npz(qtbot, window, tmp_path):
+    d = SHARED_MODELS / "silero_vad"
+    open_model(qtbot, window, d / "model.onnx")
+    r = run_ui(window)
+    panel = r.inputs
+    with np.load(d / "inputs.npz") as z:
+        np.savez(tmp_path / "some.npz", input=z["input"], volume=np.ones(3))
+    panel.set_source("sr", "constant", value=8000)
+    assert panel.load_all_inputs(tmp_path / "some.npz")
+    text = panel.message.text()
+    assert "volume" in text and "state, sr" in text, text
+    assert panel.input_set.spec("input").source == "file" and panel.input_set.spec("sr").value == 8000
+    assert panel.load_all_inputs(d / "inputs.npz")
+    assert {panel.input_set.spec(v.name).source for v in panel.inputs} == {"file"}
+    assert [panel.table.cellWidget(row, 2).currentData() for row in range(3)] == ["file"] * 3
+    r.run_all()
+    finish(qtbot, window)
+    assert not r.controller.last_error, r.controller.last_error
+    with np.load(d / "expected_outputs.npz") as expected:
+        for name in expected.files:
+            np.testing.assert_allclose(r.controller.debug.values[name], expected[name], rtol=1e-3, atol=1e-4)
+    assert not panel.load_all_inputs(tmp_path / "missing.npz") and "missing.npz" in panel.message.text()

@@ -95,6 +95,8 @@ class RunController(QObject):
         self.last_error = ""
         self.last_event = None                    # core.exec.debug.StepEvent where the last step ended
         self.ran_feeds: dict = {}
+        self.fed_shapes: dict = {}                # input name -> shape of the last value fed to the model
+        self.shape_note = ""                      # which inputs the last fed values resized
 
     # -- document -------------------------------------------------------------------------
 
@@ -114,6 +116,8 @@ class RunController(QObject):
         self.other_values = {}
         self.invalidated = set()
         self.last_event = None
+        self.fed_shapes = {}
+        self.shape_note = ""
         if qdoc is not None:
             qdoc.changed.connect(self._document_changed)
         self.updated.emit()
@@ -168,6 +172,7 @@ class RunController(QObject):
         job.finished.connect(lambda j=job: self._end(j))
         self.job = job
         self.last_error = ""
+        self.shape_note = ""              # set by this job's _feeds, if it makes inputs
         self.busy.emit(what)
         # A full collection walks every object of the process (the model's IR,
         # the scene's items ...): 100-200 ms with everything stopped, the UI
@@ -196,7 +201,7 @@ class RunController(QObject):
     def _failed(self, job, text: str, node) -> None:
         if self._end(job):
             self.last_error = text
-            self.message.emit("error", text)
+            self.message.emit("error", self._noted(text))
             self.updated.emit()       # the values computed before the failure stay shown
 
     def _cancelled(self, job) -> None:
@@ -226,7 +231,27 @@ class RunController(QObject):
         return self.job is None
 
     def _feeds(self) -> dict:
-        return self.feeds_source() if self.feeds_source is not None else {}
+        """The inputs, made in the worker; notes which changed shape since the
+        last values fed (a run on inputs of another size must say so)."""
+        feeds = self.feeds_source() if self.feeds_source is not None else {}
+        changes = []
+        for name, value in feeds.items():
+            shape = getattr(value, "shape", None)
+            before = self.fed_shapes.get(name)
+            if shape is not None and before is not None and tuple(before) != tuple(shape):
+                changes.append(self.tr("{name} is now {new} (was {old})").format(
+                    name=name, new=_shape_text(shape), old=_shape_text(before)))
+            if shape is not None:
+                self.fed_shapes[name] = tuple(shape)
+        self.shape_note = "; ".join(changes)
+        return feeds
+
+    def _noted(self, text: str) -> str:
+        """`text`, with the note of the inputs that changed shape (said once)."""
+        note, self.shape_note = self.shape_note, ""
+        if not note:
+            return text
+        return text + " — " + self.tr("inputs changed shape since the last run: {changes}").format(changes=note)
 
     # -- commands --------------------------------------------------------------------------
 
@@ -267,7 +292,7 @@ class RunController(QObject):
             text = (self.tr("Ran the model: {n} node computed (the other {kept} kept from the last run)") if one
                     else self.tr("Ran the model: {n} nodes computed (the other {kept} kept from the last run)")
                     ).format(n=computed, kept=total - computed)
-        self.message.emit("info", text)
+        self.message.emit("info", self._noted(text))
         self.invalidated = set()
         self.ran.emit(outputs)
 
@@ -328,7 +353,7 @@ class RunController(QObject):
         else:
             text = self.tr("Ready to step: {node}").format(
                 node=self._where(d.current) if d.current is not None else self.tr("nothing to run"))
-        self.message.emit("info", text)
+        self.message.emit("info", self._noted(text))
         self.stopped.emit(event)
 
     def _where(self, node) -> str:
@@ -413,6 +438,10 @@ class RunController(QObject):
             self.message.emit("info", self.tr("Compared with {who}: first divergent node {node} (rel. error {rel})")
                               .format(who=kind, node=first.node.display_name, rel=f"{first.rel:.3g}"))
         self.report_ready.emit(report)
+
+
+def _shape_text(shape) -> str:
+    return "×".join(str(d) for d in shape) if len(shape) else "scalar"
 
 
 def _preload_executor() -> None:

@@ -1,7 +1,13 @@
 """The inputs panel: one row per graph input with its declared type and the
 source of its value; the sizes of symbolic dims (asked once for the whole
-model); the seed; saving and loading input sets. What is chosen here is
-remembered per model (settings.update_model_state, key "run_inputs").
+model); the seed; saving and loading input sets; loading every input at
+once from an .npz. What is chosen here is remembered per model
+(settings.update_model_state, key "run_inputs").
+
+A size box the user never touched says "auto": the input's file or image
+gives that size, or, for made values, what the model needs to run
+(input_gen.runnable_sizes), else 1. Only sizes the user typed go into the
+input set, so changing the seed never resizes an image.
 
 The values themselves are made by core.exec.input_gen, in the run's worker
 thread (files and images can be slow to read); a problem comes back as a
@@ -14,16 +20,21 @@ import pathlib
 from typing import Optional
 
 from PySide6.QtCore import QT_TRANSLATE_NOOP, QCoreApplication, Qt, Signal
-from PySide6.QtWidgets import (QComboBox, QDoubleSpinBox, QFileDialog, QFormLayout, QGroupBox,
-                               QHBoxLayout, QHeaderView, QLabel, QLineEdit, QPushButton, QSpinBox,
+from PySide6.QtWidgets import (QComboBox, QDoubleSpinBox, QFileDialog, QFormLayout, QGridLayout,
+                               QGroupBox, QHBoxLayout, QHeaderView, QLabel, QLineEdit, QPushButton, QSpinBox,
                                QTableWidget, QTableWidgetItem, QToolButton, QVBoxLayout, QWidget)
 
 from onnxstudio.core.exec.errors import FeedError
 from onnxstudio.core.exec.input_gen import (IMAGE_LAYOUTS, SOURCES, InputSet, InputSpec, declared_dtype,
-                                            default_spec, describe_type, free_dims, make_feeds)
+                                            default_spec, describe_type, free_dims, make_feeds, runnable_sizes,
+                                            specs_from_npz, tensor_type)
+from onnxstudio.core.exec.values import ANONYMOUS_DIMS
 
 STATE_KEY = "run_inputs"
 SET_FILTER = QT_TRANSLATE_NOOP("InputsPanel", "Input sets (*.json);;All files (*)")
+NPZ_FILTER = QT_TRANSLATE_NOOP("InputsPanel", "Arrays by input name (*.npz);;All files (*)")
+AUTO = -1            # a size box's value when the user typed no size
+RunDockWidth = 470   # install.RunDock's minimum width
 ARRAY_FILTER = QT_TRANSLATE_NOOP("InputsPanel", "Arrays (*.npy *.npz *.pb);;All files (*)")
 IMAGE_FILTER = QT_TRANSLATE_NOOP("InputsPanel", "Images (*.png *.jpg *.jpeg *.bmp *.ppm *.pgm *.pnm *.tif *.tiff "
                                                 "*.webp *.gif);;All files (*)")
@@ -68,13 +79,17 @@ class InputsPanel(QWidget):
         self.seed.setPrefix(self.tr("seed "))
         self.save_button = QPushButton(self.tr("Save set…"))
         self.load_button = QPushButton(self.tr("Load set…"))
+        self.load_all_button = QPushButton(self.tr("Load all inputs…"))
+        self.load_all_button.setToolTip(self.tr("Every input from one .npz file whose arrays are named like "
+                                                "the inputs (such as a model's inputs.npz)"))
         top = QHBoxLayout()
         top.addWidget(self.seed)
         top.addStretch(1)
+        top.addWidget(self.load_all_button)
         top.addWidget(self.load_button)
         top.addWidget(self.save_button)
         self.dims_box = QGroupBox(self.tr("Sizes of symbolic dimensions"))
-        self.dims_layout = QHBoxLayout(self.dims_box)
+        self.dims_layout = QGridLayout(self.dims_box)
         self.dim_spins: dict[str, QSpinBox] = {}
         self.table = QTableWidget(0, 4)
         self.table.setHorizontalHeaderLabels([self.tr("Input"), self.tr("Type"), self.tr("Source"),
@@ -85,7 +100,7 @@ class InputsPanel(QWidget):
         self.table.setEditTriggers(QTableWidget.NoEditTriggers)
         header = self.table.horizontalHeader()
         header.setSectionResizeMode(0, QHeaderView.ResizeToContents)
-        header.setSectionResizeMode(1, QHeaderView.ResizeToContents)
+        header.setSectionResizeMode(1, QHeaderView.Interactive)      # sized in _fit_table, long types elided
         header.setSectionResizeMode(2, QHeaderView.ResizeToContents)
         header.setStretchLastSection(True)
         self.details = _SpecEditor(self)
@@ -100,9 +115,10 @@ class InputsPanel(QWidget):
         layout.addWidget(self.details)
         layout.addWidget(self.message)
         layout.addStretch(1)
-        self.seed.valueChanged.connect(self._edited)
+        self.seed.valueChanged.connect(self._seed_edited)
         self.save_button.clicked.connect(self.save_dialog)
         self.load_button.clicked.connect(self.load_dialog)
+        self.load_all_button.clicked.connect(self.load_all_dialog)
         self.table.currentCellChanged.connect(lambda row, *_: self._show_details(row))
         self.details.changed.connect(self._detail_changed)
 
@@ -113,7 +129,7 @@ class InputsPanel(QWidget):
         graph = model.graph
         self.inputs = [v for v in graph.inputs if v.name not in graph.initializers]
         stored = self._stored()
-        specs = {v.name: stored.inputs.get(v.name) or default_spec(v) for v in self.inputs}
+        specs = {v.name: stored.inputs.get(v.name) or default_spec(v, graph.outputs) for v in self.inputs}
         self.input_set = InputSet(stored.seed, dict(stored.dims), specs)
         self._rebuild()
 
@@ -138,26 +154,37 @@ class InputsPanel(QWidget):
         while self.dims_layout.count():
             w = self.dims_layout.takeAt(0).widget()
             if w is not None:
+                w.hide()                # gone now, not when the event loop deletes it
                 w.deleteLater()
+        for column in range(self.dims_layout.columnCount()):
+            self.dims_layout.setColumnStretch(column, 0)
         self.dim_spins = {}
         dims = free_dims(self.inputs)
-        for name in dims:
+        columns = self._dim_columns(dims)
+        for i, name in enumerate(dims):
             spin = QSpinBox()
-            spin.setRange(0, 1 << 20)
-            spin.setValue(int(self.input_set.dims.get(name, 1)))
-            spin.setToolTip(self.tr("size of {name} in every input that uses it").format(name=name))
-            spin.valueChanged.connect(self._edited)
-            self.dims_layout.addWidget(QLabel(name))
-            self.dims_layout.addWidget(spin)
+            spin.setRange(AUTO, 1 << 20)
+            spin.setValue(int(self.input_set.dims.get(name, AUTO)))
+            spin.setToolTip(self.tr("size of {name} in every input that uses it; below 0: auto (the "
+                                    "input's file or image, or what the model needs)").format(name=name))
+            spin.valueChanged.connect(lambda size, n=name: self._dim_edited(n, size))
+            label = QLabel(name)
+            label.setToolTip(name)
+            row, column = divmod(i, columns)
+            self.dims_layout.addWidget(label, row, 2 * column)
+            self.dims_layout.addWidget(spin, row, 2 * column + 1)
             self.dim_spins[name] = spin
-        self.dims_layout.addStretch(1)
+        self.dims_layout.setColumnStretch(2 * columns, 1)
+        self._show_auto_sizes()
         self.dims_box.setVisible(bool(dims))
         self.table.setRowCount(len(self.inputs))
         for row, v in enumerate(self.inputs):
             name = QTableWidgetItem(v.name)
             name.setToolTip(v.name)
             self.table.setItem(row, 0, name)
-            self.table.setItem(row, 1, QTableWidgetItem(describe_type(v)))
+            type_item = QTableWidgetItem(describe_type(v))
+            type_item.setToolTip(describe_type(v))
+            self.table.setItem(row, 1, type_item)
             combo = QComboBox()
             for source in SOURCES:
                 combo.addItem(source_label(source), source)
@@ -173,8 +200,21 @@ class InputsPanel(QWidget):
             self._show_details(0)
         self.message.clear()
 
+    def _dim_columns(self, dims: list) -> int:
+        """How many name + size pairs fit side by side (long names such as
+        Paddle's "p2o.DynamicDimension.1" get a row each, never cut)."""
+        if not dims:
+            return 1
+        metrics = self.fontMetrics()
+        pair = max(metrics.horizontalAdvance(n) for n in dims) + metrics.horizontalAdvance(self.tr("from the image"))
+        # The panel is often hidden when a model opens: plan for the Run dock's narrowest width.
+        return max(1, min(4, (RunDockWidth - 40) // (pair + 70)))
+
     def _fit_table(self) -> None:
-        """As tall as its rows (up to 12), so the settings sit right below."""
+        """As tall as its rows (up to 12), so the settings sit right below; a
+        long type (Paddle's dim names) is cut, not the Source column pushed out."""
+        self.table.resizeColumnToContents(1)
+        self.table.setColumnWidth(1, min(self.table.columnWidth(1), 16 * self.fontMetrics().averageCharWidth()))
         self.table.resizeRowsToContents()
         rows = min(self.table.rowCount(), 12)
         height = self.table.horizontalHeader().height() + 2 * self.table.frameWidth() + 4
@@ -199,18 +239,62 @@ class InputsPanel(QWidget):
             base = pathlib.Path(s.path).name if s.path else self.tr("(choose a file)")
             if s.source == "image":
                 base += f" · {s.layout} · ×{s.scale:g}"
+            elif s.key:
+                base += f" · {s.key}"       # which array of an .npz
             return base
         return source_label(s.source)
 
     # -- editing -------------------------------------------------------------------------
 
-    def _edited(self, *_):
+    def _seed_edited(self, seed: int) -> None:
         if self._loading:
             return
-        self.input_set.seed = self.seed.value()
-        self.input_set.dims = {k: spin.value() for k, spin in self.dim_spins.items()}
+        self.input_set.seed = seed
         self.remember()
         self.changed.emit()
+
+    def _dim_edited(self, name: str, size: int) -> None:
+        """Only this box's size goes into the set: the others stay auto."""
+        if self._loading:
+            return
+        if size == AUTO:
+            self.input_set.dims.pop(name, None)
+        else:
+            self.input_set.dims[name] = size
+        self.remember()
+        self.changed.emit()
+
+    def _show_auto_sizes(self) -> None:
+        """What "auto" means in each size box: the size of an input's own file
+        or image (when every input with that dim has one), or the size made
+        values get."""
+        sizes = runnable_sizes(self.inputs)
+        for name, spin in self.dim_spins.items():
+            origins = {self._origin(v, name) for v in self.inputs if name in free_dims([v])}
+            if origins == {"image"}:
+                text = self.tr("from the image")
+            elif origins and origins <= {"file", "image"}:
+                text = self.tr("from the file")
+            else:
+                text = self.tr("auto: {size}").format(size=sizes.get(name, 1))
+            spin.setSpecialValueText(text)
+            # Wide enough for the text and the arrows (the size hint keeps the first text's width).
+            spin.setMinimumWidth(spin.fontMetrics().horizontalAdvance(text) + 40)
+
+    def _origin(self, v, dim: str) -> str:
+        """"file" or "image" when `v`'s source gives the size of `dim`, else "made"."""
+        source = self.input_set.spec(v.name).source
+        if source == "file":
+            return "file"
+        if source != "image":
+            return "made"
+        # An image gives the height and width; the batch and channel axes are the model's.
+        t = tensor_type(v)
+        shape = tuple(t.shape or ()) if t is not None else ()
+        axes = (2, 3) if self.input_set.spec(v.name).layout == "NCHW" else (1, 2)
+        keys = {shape[a] if isinstance(shape[a], str) and shape[a] not in ANONYMOUS_DIMS else f"{v.name}[{a}]"
+                for a in axes if a < len(shape)}
+        return "image" if dim in keys else "made"
 
     def _source_chosen(self, name: str, source: str) -> None:
         if self._loading:
@@ -221,6 +305,7 @@ class InputsPanel(QWidget):
         self.table.setCurrentCell(row, 0)
         self._refresh_row(row)
         self._show_details(row)
+        self._show_auto_sizes()
         self.remember()
         self.changed.emit()
 
@@ -236,6 +321,7 @@ class InputsPanel(QWidget):
         row = self.table.currentRow()
         if 0 <= row < len(self.inputs):
             self._refresh_row(row)
+        self._show_auto_sizes()
         self.remember()
         self.changed.emit()
 
@@ -250,9 +336,11 @@ class InputsPanel(QWidget):
         spec.source = source
         self._refresh_row(row)
         self._show_details(row)
+        self._show_auto_sizes()
         self.remember()
 
     def set_dim(self, name: str, size: int) -> None:
+        """Type a size (AUTO: back to the file's or the model's)."""
         self.dim_spins[name].setValue(size)
 
     # -- values ------------------------------------------------------------------------------
@@ -312,6 +400,42 @@ class InputsPanel(QWidget):
                 path=path, names=", ".join(unknown)))
         else:
             self.message.setText(self.tr("Loaded the input set {path}").format(path=path))
+        self.changed.emit()
+        return True
+
+
+    # -- every input from one .npz ------------------------------------------------------------
+
+    def load_all_dialog(self) -> None:
+        start = str(self.path.parent) if self.path else ""
+        path, _ = QFileDialog.getOpenFileName(self, self.tr("Load all inputs"), start, _tr(NPZ_FILTER))
+        if path:
+            self.load_all_inputs(path)
+
+    def load_all_inputs(self, path) -> bool:
+        """Each input named in the .npz at `path` takes its array from there;
+        the others keep their settings; names no input has are said."""
+        try:
+            specs, unknown = specs_from_npz(self.inputs, path)
+        except FeedError as e:
+            self.show_problem(str(e))
+            return False
+        if not specs:
+            self.show_problem(self.tr("{path}: no array is named like an input of this model (it has {names}; "
+                                      "the inputs are {inputs})").format(
+                path=path, names=", ".join(unknown) or self.tr("none"),
+                inputs=", ".join(v.name for v in self.inputs)))
+            return False
+        self.input_set.inputs.update(specs)
+        self._rebuild()
+        self.remember()
+        lines = [self.tr("Loaded {names} from {path}").format(names=", ".join(specs), path=path)]
+        kept = [v.name for v in self.inputs if v.name not in specs]
+        if kept:
+            lines.append(self.tr("not in the file, kept as they were: {names}").format(names=", ".join(kept)))
+        if unknown:
+            lines.append(self.tr("the model has no input {names} (ignored)").format(names=", ".join(unknown)))
+        self.message.setText(_escape("; ".join(lines)))
         self.changed.emit()
         return True
 

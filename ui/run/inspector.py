@@ -1,12 +1,17 @@
 """The tensor inspector dock: statistics, histogram, a slicing table, an
 image view for image-shaped tensors and the comparison with a second tensor
 (the reference run's or onnxruntime's value) for any computed value or
-initializer; export as .npy."""
+initializer; export as .npy.
+
+It shows the value of the current run of the current model: the run UI
+shows the new value after every run or step (install.RunUI), says when
+there is none (show_none) and when the inputs changed since (mark_stale)."""
 from __future__ import annotations
 
 from typing import Optional
 
 import numpy as np
+from PySide6.QtCore import QT_TRANSLATE_NOOP
 from PySide6.QtWidgets import (QFileDialog, QHBoxLayout, QLabel, QPushButton, QTabWidget, QVBoxLayout,
                                QWidget)
 
@@ -23,8 +28,11 @@ class TensorInspector(QWidget):
         self.array: Optional[np.ndarray] = None
         self.other: Optional[np.ndarray] = None
         self.other_label = ""
-        self.title = QLabel(self.tr("Select an edge after a run (or an initializer) to inspect its value"))
+        self.title = QLabel(self.tr(HINT))
         self.title.setWordWrap(True)
+        self.note = QLabel()             # the inputs changed since this value was computed
+        self.note.setWordWrap(True)
+        self.note.hide()
         self.stats = QLabel()
         self.stats.setWordWrap(True)
         self.export_button = QPushButton(self.tr("Export .npy…"))
@@ -51,6 +59,7 @@ class TensorInspector(QWidget):
         layout = QVBoxLayout(self)
         layout.setContentsMargins(4, 4, 4, 4)
         layout.addLayout(head)
+        layout.addWidget(self.note)
         layout.addWidget(self.stats)
         layout.addWidget(self.tabs, 1)
         self.export_button.clicked.connect(self.export_dialog)
@@ -60,9 +69,37 @@ class TensorInspector(QWidget):
         self.tabs.setTabEnabled(2, image)
         self.tabs.setTabEnabled(3, compare)
 
+    def clear(self) -> None:
+        """Nothing inspected (another model was opened)."""
+        self.show_none("", self.tr(HINT))
+
+    def show_none(self, name: str, text: str) -> None:
+        """`name` has no value to show (`text` says why): nothing of an
+        earlier run or model stays on screen or goes into an export."""
+        self.name = name
+        self.array = None
+        self.other = None
+        self.note.hide()
+        self.title.setText(f"<b>{_escape(name)}</b>: {_escape(text)}" if name else _escape(text))
+        self.stats.clear()
+        self.export_button.setEnabled(False)
+        self.histogram.set_data([], [])
+        self.table.set_array(np.zeros((0, 0)))
+        self.diff_histogram.set_data([], [])
+        self._set_tabs(False, False)
+        self.tabs.setCurrentIndex(0)
+
+    def mark_stale(self, text: str) -> None:
+        """Say the shown value was computed before a change (`text` says which)."""
+        if self.array is None:
+            return
+        self.note.setText(_orange(text))
+        self.note.show()
+
     def show_value(self, name: str, value, *, where: str = "", other=None, other_label: str = "") -> None:
         """Show `value` (array, sequence, map); `other` is the tensor to compare it with."""
         self.name = name
+        self.note.hide()
         if isinstance(value, (list, dict)) or value is None:
             self.array = None
             self.title.setText(f"<b>{name}</b>: {describe(value)}" + (f" — {where}" if where else ""))
@@ -134,6 +171,17 @@ class TensorInspector(QWidget):
             return False
         self.stats.setText(_lines(self.stats.text(), self.tr("Exported to {path}").format(path=path)))
         return True
+
+
+HINT = QT_TRANSLATE_NOOP("TensorInspector", "Select an edge after a run (or an initializer) to inspect its value")
+
+
+def _orange(text: str) -> str:
+    return f"<span style='color:#b06000'>{_escape(text)}</span>"
+
+
+def _escape(text: str) -> str:
+    return text.replace("&", "&amp;").replace("<", "&lt;").replace(">", "&gt;")
 
 
 def _lines(*texts: str) -> str:

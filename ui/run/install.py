@@ -75,6 +75,8 @@ class RunUI(QObject):
         self.controller.feeds_source = self.inputs.make_feeds
         self.controller.drawn_inside = self._drawn_inside
         self.overlay = RunOverlay(window.graph, self.controller, self.inspect)
+        self._inspected = None            # the IR Value the inspector shows
+        self._inspected_source = None     # the array (or initializer) it was shown from
         self._build_actions()
         self._connect()
         self._follow_pending = None
@@ -162,6 +164,7 @@ class RunUI(QObject):
         c.report_ready.connect(lambda r: (self.compare.set_report(r, c.report_kind), self.compare_dock.show(),
                                           self.compare_dock.raise_()))
         c.updated.connect(self._updated)
+        self.inputs.changed.connect(self._inputs_changed)
         d.cancel_button.clicked.connect(lambda: c.cancel())
         d.nan_box.toggled.connect(lambda on: (self.nan_action.setChecked(on), c.set_break_on_nonfinite(on)))
         self.compare.jump.connect(self.show_node)
@@ -267,6 +270,12 @@ class RunUI(QObject):
 
     def _updated(self) -> None:
         self.breakpoint_action.setEnabled(self.controller.qdoc is not None)
+        self._refresh_inspector()
+
+    def _inputs_changed(self) -> None:
+        if self._inspected is not None and self._inspected.const is None:
+            self.inspector.mark_stale(self.tr("computed from the inputs before your last change: run again "
+                                              "to see their value"))
 
     def _drawn_inside(self, node):
         """'LayerNormalization "LayerNorm_3"' (or 'group a/b') when the shown
@@ -347,29 +356,69 @@ class RunUI(QObject):
             self.inspect(value, raise_dock=False)
 
     def inspect(self, value, raise_dock: bool = True) -> bool:
-        debug = self.controller.debug_if_any
-        array = debug.value_of(value) if debug is not None else None
-        where = ""
-        if array is None and value.const is not None:
-            try:
-                array = normalize(value.const)
-            except Exception as e:  # noqa: BLE001 - e.g. a missing external data file
-                self._message("error", self.tr("{name}: cannot read the initializer ({error})").format(
-                    name=value.name, error=e))
-                return False
-            where = self.tr("initializer")
+        try:
+            array, source, where = self._value_of(value)
+        except ValueError as e:          # an initializer that cannot be read
+            self._message("error", str(e))
+            return False
         if array is None:
             return False
-        producer = getattr(value, "producer", None)
-        if not where and producer is not None:
-            where = self.tr("output of {node}").format(node=producer.display_name)
-        other = self.controller.other_values.get(value.name) if self.controller.report is not None else None
-        self.inspector.show_value(value.name, array, where=where, other=other,
-                                  other_label=self.controller.report_kind)
+        self._show(value, array, source, where)
         if raise_dock or not self.inspector_dock.isVisible():
             self.inspector_dock.show()
             self.inspector_dock.raise_()
         return True
+
+    def _value_of(self, value):
+        """(array, what it came from, where) of `value` in the current run, or
+        from its initializer; (None, None, "") when it has none."""
+        debug = self.controller.debug_if_any
+        array = debug.value_of(value) if debug is not None else None
+        if array is not None:
+            producer = getattr(value, "producer", None)
+            where = self.tr("output of {node}").format(node=producer.display_name) if producer is not None else ""
+            return array, array, where
+        if value.const is None:
+            return None, None, ""
+        try:
+            return normalize(value.const), value.const, self.tr("initializer")
+        except Exception as e:  # noqa: BLE001 - e.g. a missing external data file
+            raise ValueError(self.tr("{name}: cannot read the initializer ({error})").format(
+                name=value.name, error=e)) from None
+
+    def _show(self, value, array, source, where: str) -> None:
+        other = self.controller.other_values.get(value.name) if self.controller.report is not None else None
+        self.inspector.show_value(value.name, array, where=where, other=other,
+                                  other_label=self.controller.report_kind)
+        self._inspected, self._inspected_source = value, source
+
+    def _refresh_inspector(self) -> None:
+        """After a run, a step, an edit or another model: the inspector shows
+        the inspected value as it is now, or says it has none; never an
+        earlier run's array or another model's."""
+        value = self._inspected
+        if value is None:
+            return
+        model = self.controller.model
+        graph = value.graph
+        while graph is not None and graph.parent_graph is not None:
+            graph = graph.parent_graph
+        if model is None or graph is not model.graph:
+            self._inspected = self._inspected_source = None
+            self.inspector.clear()
+            return
+        try:
+            array, source, where = self._value_of(value)
+        except ValueError as e:
+            self.inspector.show_none(value.name, str(e))
+            self._inspected_source = None
+            return
+        if array is None:
+            self.inspector.show_none(value.name, self.tr("no value in this run: run the model, or step to "
+                                                         "it, to see it"))
+            self._inspected_source = None
+        elif source is not self._inspected_source:
+            self._show(value, array, source, where)
 
 
 def _node_of(item):
