@@ -23,6 +23,10 @@ def configure(p) -> None:
 def run(args) -> int:
     if args.size_threshold < 0:
         raise UserError("--size-threshold must be 0 or more")
+    if args.external_data is not None and not args.external_data.strip():
+        # An empty name would quietly keep every tensor inline.
+        raise UserError("--external-data: give the name of the data file to write next to OUTPUT "
+                        "(or --inline to keep every tensor in the model file)")
     model = load(args.input)
     opts = SaveOptions(external_data="" if args.inline else args.external_data,
                        size_threshold=args.size_threshold)

@@ -6,11 +6,17 @@ shows. Needs no display: Qt runs on its offscreen platform.
 from __future__ import annotations
 
 import argparse
+import math
 import os
 import pathlib
 
 NAME = "render"
 HELP = "Draw a model's graph to an SVG or PNG file without opening a window"
+
+# PNG pixels per point. Past this even a small graph makes an image of
+# thousands of pixels a side, and a real one is cut down to the exporter's
+# largest side anyway: a bigger value is a typo, not a wish.
+MAX_SCALE = 16.0
 
 
 def configure(parser: argparse.ArgumentParser) -> None:
@@ -20,7 +26,8 @@ def configure(parser: argparse.ArgumentParser) -> None:
                         help="open name-scope groups down to this depth "
                              "(0: all collapsed; default: the viewer's choice)")
     parser.add_argument("--theme", choices=("light", "dark"), default="light")
-    parser.add_argument("--scale", type=float, default=2.0, help="PNG pixels per point (default 2)")
+    parser.add_argument("--scale", type=float, default=2.0,
+                        help=f"PNG pixels per point, above 0 and at most {MAX_SCALE:g} (default 2)")
     parser.add_argument("--no-infer", action="store_true",
                         help="label edges with declared types only (skip shape inference)")
 
@@ -53,6 +60,15 @@ def render(model, output, depth=None, theme_name="light", scale=2.0, infer=True)
     return scene, result
 
 
+def _check_scale(scale: float) -> None:
+    """Refuse a --scale no picture can be drawn at: zero or less would make a
+    1x1 PNG, nan and inf none at all."""
+    from onnxstudio.errors import UserError
+    if not (math.isfinite(scale) and 0 < scale <= MAX_SCALE):
+        raise UserError(f"--scale {scale:g}: give the PNG pixels per point as a number above 0 and at most "
+                        f"{MAX_SCALE:g} (default 2)", exit_code=2)
+
+
 def _check_writable(output: pathlib.Path) -> None:
     """Refuse an output Qt could not open before painting starts: Qt's
     painter would otherwise print a warning for every item it cannot draw."""
@@ -75,6 +91,7 @@ def run(args) -> int:
         raise UserError(f"{output}: the output must end in .svg or .png", exit_code=2)
     if args.depth is not None and args.depth < 0:
         raise UserError("--depth must be 0 or more", exit_code=2)
+    _check_scale(args.scale)
     _check_writable(output)
     os.environ.setdefault("QT_QPA_PLATFORM", "offscreen")
     from onnxstudio.app import create_application
