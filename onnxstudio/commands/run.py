@@ -20,6 +20,8 @@ from ..core.exec.input_gen import runnable_defaults
 from ..core.exec.plan import nodes_between
 from ..core.exec.values import describe
 from ..errors import UserError
+from ._editing import names
+from ._names import unknown_name
 from .counts import counted
 
 NAME = "run"
@@ -108,16 +110,22 @@ def _random_hint(randomised: list, sized_one: list) -> str:
 
 def _select(args, model):
     g = model.graph
-    if args.nodes:
-        return [n.strip() for n in args.nodes.split(",") if n.strip()]
-    if args.from_ or args.to:
-        if not (args.from_ and args.to):
+    if args.nodes is not None:
+        # Unknown names are bad input (exit 2), like unknown values for --from/--to.
+        wanted = names(args.nodes, "--nodes")
+        known = {n.name for n in g.nodes if n.name}
+        for name in wanted:
+            if name not in known:
+                raise unknown_name("--nodes", name, "node", f"the main graph of {args.file}", known)
+        return wanted
+    if args.from_ is not None or args.to is not None:
+        if args.from_ is None or args.to is None:
             raise UserError("--from and --to go together")
-        src = [s.strip() for s in args.from_.split(",")]
-        dst = [s.strip() for s in args.to.split(",")]
-        for name in src + dst:
-            if g.lookup(name) is None:
-                raise UserError(f"no value named {name!r} in {args.file}")
+        src, dst = names(args.from_, "--from"), names(args.to, "--to")
+        for option, given in (("--from", src), ("--to", dst)):
+            for name in given:
+                if g.lookup(name) is None:
+                    raise unknown_name(option, name, "value", f"the main graph of {args.file}", g.values())
         nodes = nodes_between(g, src, dst)
         if not nodes:
             raise UserError(f"no path from {args.from_} to {args.to}")
@@ -245,6 +253,9 @@ def _output_dir(arg: str | None) -> pathlib.Path | None:
 
 
 def run(args) -> int:
+    if args.seed < 0:
+        # numpy's generators take no negative seed: say so before any work.
+        raise UserError(f"--seed {args.seed}: the seed must be a whole number, 0 or more")
     model = load(args.file)
     nodes = _select(args, model)
     out_dir = _output_dir(args.output_dir)

@@ -50,7 +50,12 @@ def test_selection_by_values_computes_its_inputs_from_the_model_inputs(tmp_path)
 @pytest.mark.parametrize("args,code,needle", [
     (["--input", "pixels=/nonexistent.npy"], 2, "no such file"),
     ([], 2, 'missing inputs "pixels", "use_softmax"'),
-    (["--nodes", "not_a_node", "--random"], 1, "no node named 'not_a_node'"),
+    (["--nodes", "not_a_node", "--random"], 2, "--nodes 'not_a_node': no node of that name"),
+    (["--nodes", "/backbone/stage2/conv/conv", "--random"], 2, "did you mean '/backbone/stage2/conv/Conv'"),
+    (["--from", "pixel", "--to", "probs", "--random"], 2, "--from 'pixel': no value of that name"),
+    (["--from", "pixels", "--to", "prob", "--random"], 2, "did you mean 'probs'"),
+    (["--nodes", ",", "--random"], 2, "--nodes: give at least one name"),
+    (["--random", "--seed", "-1"], 2, "--seed -1: the seed must be a whole number, 0 or more"),
 ])
 def test_errors_have_exit_codes_and_one_line(args, code, needle):
     r = _cli(sample_path(), *args)
