@@ -30,6 +30,7 @@ from .feeds import fill_dims, read_array_file
 from .values import ANONYMOUS_DIMS
 
 SOURCES = ("random", "zeros", "ones", "constant", "file", "image")
+SET_FORMAT = "onnxstudio-inputs/2"      # /2: `dims` holds only the sizes the user typed
 IMAGE_LAYOUTS = ("NCHW", "NHWC")
 
 
@@ -73,7 +74,7 @@ class InputSet:
         return self.inputs.get(name) or InputSpec(name)
 
     def to_json(self) -> dict:
-        return {"format": "onnxstudio-inputs/1", "seed": self.seed, "dims": dict(self.dims),
+        return {"format": SET_FORMAT, "seed": self.seed, "dims": dict(self.dims),
                 "inputs": {k: v.to_json() for k, v in self.inputs.items()}}
 
     @classmethod
@@ -82,6 +83,10 @@ class InputSet:
             raise FeedError("an input set is a JSON object")
         try:
             dims = {str(k): int(v) for k, v in (data.get("dims") or {}).items()}
+            if data.get("format") == "onnxstudio-inputs/1":
+                # /1 held every size box, 1 where untouched: as typed sizes those 1s
+                # would shrink an image input to 1x1 pixels. A 1 made values also get.
+                dims = {k: v for k, v in dims.items() if v != 1}
             inputs = {str(k): InputSpec.from_json({**v, "name": str(k)})
                       for k, v in (data.get("inputs") or {}).items()}
             return cls(int(data.get("seed", 0)), dims, inputs)

@@ -174,3 +174,14 @@ def test_every_input_from_one_npz(tmp_path):
     assert make_value(a, specs["a"]).tolist() == [1.0, 1.0]
     with pytest.raises(FeedError, match="no such file"):
         specs_from_npz([a, b], tmp_path / "none.npz")
+
+
+def test_sets_of_the_first_format_lose_their_untouched_sizes():
+    """Format /1 saved every size box, 1 where the user left it: read as typed
+    sizes, they made an image input 1x1. A 1 there is dropped, other sizes kept;
+    /2 sets hold typed sizes only and keep even a 1."""
+    old = InputSet.from_json({"format": "onnxstudio-inputs/1", "dims": {"x[2]": 1, "seq": 64}})
+    assert old.dims == {"seq": 64}
+    typed = InputSet(dims={"x[2]": 1})
+    assert typed.to_json()["format"] == "onnxstudio-inputs/2"
+    assert InputSet.from_json(json.loads(json.dumps(typed.to_json()))).dims == {"x[2]": 1}
