@@ -104,6 +104,17 @@ CODES = {
     "attr.ref-outside-function": (ERROR, "ref_attr_name used outside a function body"),
     "attr.ref-with-value": (ERROR, "ref_attr_name together with a value"),
     "attr.ref-unknown": (ERROR, "ref_attr_name names no attribute of the function"),
+    # shapes and axes that contradict the operator (found by inference, from known dims only)
+    "shape.broadcast-conflict": (ERROR, "two known dims, both other than 1, that a broadcasting operator cannot broadcast"),
+    "shape.rank-mismatch": (ERROR, "an input whose known rank the operator, its attributes or its other inputs rule out"),
+    "shape.dim-mismatch": (ERROR, "two known dims the operator needs equal differ (MatMul/Gemm inner dims, "
+                                  "Concat's other axes, channels, split sizes)"),
+    "shape.reshape-mismatch": (ERROR, "Reshape's target shape is invalid or cannot hold the input's elements"),
+    "shape.index-out-of-range": (ERROR, "a constant index outside a known axis size"),
+    "attr.axis-out-of-range": (ERROR, "an axis (attribute or constant input) outside the input's rank, or given twice"),
+    "attr.perm-invalid": (ERROR, "Transpose's perm is not a permutation of the input's axes"),
+    "attr.length-mismatch": (ERROR, "a per-axis attribute (kernel_shape, strides, pads, ...) whose length does not "
+                                    "fit the input's rank"),
     # tensors
     "tensor.dtype-missing": (ERROR, "tensor with data_type UNDEFINED"),
     "tensor.dtype-unknown": (ERROR, "tensor with an unknown data_type"),

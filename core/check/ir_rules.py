@@ -9,6 +9,10 @@
   the node that feeds a subgraph). Stale output shapes after hand edits are
   the typical case. Inference keeps such contradictions
   (`Inference.contradictions`); here they are pinned to the declaration.
+- Contradictions inside the graph that inference proves from known dims
+  (shapes that cannot broadcast, a rank the operator rules out, an axis
+  outside the rank: `ctx.error` in core/infer). Inference keeps them per
+  node (`Inference.errors`); here they get the node's current path.
 """
 from __future__ import annotations
 
@@ -104,6 +108,30 @@ def declared_vs_inferred(model, inference) -> list:
                               f"({_difference(declared, derived, what)}); correct the declaration or remove it"),
                         source))
     return out
+
+
+def inferred_errors(model, inference) -> list:
+    """One error per contradiction inference found in a node of `model`, in
+    graph order, each at the node's path as it is now (an insertion moves
+    the indices of the nodes after it; their findings stay with them)."""
+    found = inference.errors
+    if not found:
+        return []
+    main = model.graph
+    in_main, in_subgraphs = [], False
+    for n in found:
+        g = n.graph
+        if g is main:
+            in_main.append(n)
+        elif g is not None:         # (None: a node removed from the model)
+            in_subgraphs = True
+    if in_subgraphs:
+        ordered = [n for g in main.walk() for n in g._nodes if n in found]
+    else:
+        # The usual case: no subgraph walk, just the nodes in index order.
+        main._refresh_indices()
+        ordered = sorted(in_main, key=lambda n: n._index)
+    return [_diag(code, n.path, message) for n in ordered for code, message in found[n]]
 
 
 def _difference(declared, derived, what) -> str:

@@ -21,7 +21,7 @@ from __future__ import annotations
 import pathlib
 
 from ..ir.types import TensorType
-from .ir_rules import bad_value_diagnostics, combine, declared_vs_inferred
+from .ir_rules import bad_value_diagnostics, combine, declared_vs_inferred, inferred_errors
 from .mirror import Mirror
 from .session import CheckSession
 
@@ -53,16 +53,20 @@ class LiveChecker:
     @property
     def diagnostics(self) -> list:
         """The checker's findings on the file form, with the IR-level ones:
-        attribute values serde cannot write, and declarations that
-        contradict inference (ir_rules)."""
+        attribute values serde cannot write, contradictions inference found
+        in nodes, and declarations that contradict inference (ir_rules)."""
         found = self._session.diagnostics
         bad = self._mirror.bad_attributes() if self._mirror.bad_values else ()
-        contradictions = []
-        if self.inference is not None and self.inference.contradictions:
-            contradictions = declared_vs_inferred(self.model, self.inference)
-        if not bad and not contradictions:
+        contradictions = in_nodes = []
+        inference = self.inference
+        if inference is not None:
+            if inference.contradictions:
+                contradictions = declared_vs_inferred(self.model, inference)
+            if inference.errors:
+                in_nodes = inferred_errors(self.model, inference)
+        if not bad and not contradictions and not in_nodes:
             return found
-        return combine(found, bad_value_diagnostics(self.model, bad), contradictions)
+        return combine(found, bad_value_diagnostics(self.model, bad) + in_nodes, contradictions)
 
     def refresh(self) -> list:
         """Re-read the whole model and check everything."""
@@ -120,6 +124,7 @@ class LiveChecker:
         for n in changes.nodes_removed:
             if n.graph is None:
                 inference._diags.pop(n, None)
+                inference.errors.pop(n, None)
                 for v in n.outputs:
                     if v is not None and (v.producer is None or v.producer is n):
                         inference.types.pop(v, None)

@@ -1581,6 +1581,38 @@
         <translation>ref_attr_name 引用的属性在函数中不存在</translation>
     </message>
     <message>
+        <source>two known dims, both other than 1, that a broadcasting operator cannot broadcast</source>
+        <translation>广播运算中两个已知维度不相等且都不为 1，无法广播</translation>
+    </message>
+    <message>
+        <source>an input whose known rank the operator, its attributes or its other inputs rule out</source>
+        <translation>输入的已知秩与算子、其属性或其他输入的要求不符</translation>
+    </message>
+    <message>
+        <source>two known dims the operator needs equal differ (MatMul/Gemm inner dims, Concat&apos;s other axes, channels, split sizes)</source>
+        <translation>算子要求相等的两个已知维度不相等（MatMul/Gemm 的内侧维度、Concat 拼接轴以外的维度、通道数、split 各段长度之和）</translation>
+    </message>
+    <message>
+        <source>Reshape&apos;s target shape is invalid or cannot hold the input&apos;s elements</source>
+        <translation>Reshape 的目标形状无效，或与输入的元素个数不符</translation>
+    </message>
+    <message>
+        <source>a constant index outside a known axis size</source>
+        <translation>常量索引超出已知轴长度的范围</translation>
+    </message>
+    <message>
+        <source>an axis (attribute or constant input) outside the input&apos;s rank, or given twice</source>
+        <translation>轴（属性或常量输入）超出输入的秩的范围，或被重复给出</translation>
+    </message>
+    <message>
+        <source>Transpose&apos;s perm is not a permutation of the input&apos;s axes</source>
+        <translation>Transpose 的 perm 不是输入各轴的一个排列</translation>
+    </message>
+    <message>
+        <source>a per-axis attribute (kernel_shape, strides, pads, ...) whose length does not fit the input&apos;s rank</source>
+        <translation>逐轴属性（kernel_shape、strides、pads 等）的长度与输入的秩不符</translation>
+    </message>
+    <message>
         <source>tensor with data_type UNDEFINED</source>
         <translation>张量的 data_type 为 UNDEFINED</translation>
     </message>
