@@ -38,6 +38,10 @@ How it works and what we decided:
   the file's name wins (as in onnx). A real disagreement is a warning; the
   inferred type is kept, and `contradictions` keeps (declared, derived,
   what) per value for the checker (graph.declared-type-contradicts).
+- Contradictions a rule proves from known dims (shapes that cannot
+  broadcast, a rank or an axis the operator rules out: findings.py) are kept
+  per node in `Inference.errors` as (code, message); the checker reports
+  them as errors at the node.
 - A node that cannot be inferred yields unknown outputs (element types still
   come from the signature table when it can tell) and an info diagnostic with
   the node path; nothing raises on a bad model.

@@ -5,17 +5,19 @@ from ..ir.dtypes import DataType
 from ..ir.types import TensorType
 from .context import rule, tensor
 from .dims import broadcast_shapes, dim_add, dim_floordiv, dim_mul, dim_sub
+from . import findings
+from .findings import broadcast_conflict
 
 BOOL = DataType.BOOL
 
 # Output has the type and shape of input 0.
 SAME_AS_INPUT = (
     "Abs", "Acos", "Acosh", "Asin", "Asinh", "Atan", "Atanh", "Ceil", "Celu", "Cos",
-    "Cosh", "Elu", "Erf", "Exp", "Floor", "Gelu", "HardSigmoid", "HardSwish", "Hardmax",
-    "Identity", "LeakyRelu", "Log", "LogSoftmax", "Mish", "Neg", "Reciprocal", "Relu",
-    "Round", "Selu", "Shrink", "Sigmoid", "Sign", "Sin", "Sinh", "Softmax", "Softplus",
+    "Cosh", "Elu", "Erf", "Exp", "Floor", "Gelu", "HardSigmoid", "HardSwish",
+    "Identity", "LeakyRelu", "Log", "Mish", "Neg", "Reciprocal", "Relu",
+    "Round", "Selu", "Shrink", "Sigmoid", "Sign", "Sin", "Sinh", "Softplus",
     "Softsign", "Sqrt", "Swish", "Tan", "Tanh", "ThresholdedRelu", "BitwiseNot", "Not",
-    "Clip", "CumSum", "CumProd", "LpNormalization", "MeanVarianceNormalization", "LRN",
+    "Clip", "MeanVarianceNormalization", "LRN",
     "InstanceNormalization", "Trilu", "ReverseSequence", "RandomNormalLike",
     "RandomUniformLike", "GroupNormalization", "RMSNormalization",
 )
@@ -34,17 +36,44 @@ def same_as_input(ctx):
     return [t]
 
 
+@rule("Softmax", "LogSoftmax", "Hardmax", "LpNormalization")
+def same_as_input_along_axis(ctx):
+    """Same type as the input; `axis` must lie inside its rank."""
+    t = ctx.type(0)
+    shape = ctx.shape(0)
+    if shape is not None:
+        default = 1 if ctx.opset < 13 and ctx.op_type != "LpNormalization" else -1
+        findings.axis(ctx, ctx.attr("axis", default), len(shape))
+    return [t]
+
+
+@rule("CumSum", "CumProd")
+def cumulative(ctx):
+    shape, axis = ctx.shape(0), ctx.ints(1)
+    if shape is not None and axis is not None and len(axis) == 1:
+        findings.axis(ctx, axis[0], len(shape), "input 1 (axis)")
+    return [ctx.type(0)]
+
+
 @rule("IsInf", "IsNaN")
 def bool_same_shape(ctx):
     return [tensor(BOOL, ctx.shape(0))]
 
 
 def _broadcast(ctx, n=None):
-    idx = range(ctx.num_inputs if n is None else n)
-    shapes = [ctx.shape(i) for i in idx if ctx.has_input(i)]
+    idx = [i for i in range(ctx.num_inputs if n is None else n) if ctx.has_input(i)]
     if ctx.opset < 7 and ctx.op_type in _LEGACY_BROADCAST:
         return ctx.shape(0)          # before opset 7 B was broadcast onto A
-    return broadcast_shapes(shapes)
+    return _checked_broadcast(ctx, idx)
+
+
+def _checked_broadcast(ctx, indices):
+    """The broadcast of inputs `indices`; two known dims that cannot
+    broadcast come out unknown (None) and are reported."""
+    shape = broadcast_shapes([ctx.shape(i) for i in indices])
+    if shape is not None and None in shape:
+        broadcast_conflict(ctx, indices)
+    return shape
 
 
 _LEGACY_BROADCAST = {"Add", "Sub", "Mul", "Div", "Pow", "And", "Or", "Xor",
@@ -65,6 +94,8 @@ def broadcast_same_type(ctx):
         if type(a) is TensorType and type(b) is TensorType:
             sa, sb = a.shape, b.shape
             shape = sa if sa == sb else broadcast_shapes((sa, sb))
+            if shape is not sa and shape is not None and None in shape:
+                broadcast_conflict(ctx, (0, 1))
             elem = a.elem_type if ctx.op_type == "Pow" else (a.elem_type or b.elem_type)
             if elem in _SHAPE_INTS and (ctx._syms or ctx._consts):
                 fn = _SYM_ARITH.get(ctx.op_type)
@@ -151,7 +182,7 @@ def where(ctx):
                     for i in range(n)]
             if all(len(v) in (1, n) for v in (cond, x, y)):
                 ctx.out_syms[0] = tuple(pick)
-    return [tensor(ctx.elem(1) or ctx.elem(2), broadcast_shapes([ctx.shape(0), ctx.shape(1), ctx.shape(2)]))]
+    return [tensor(ctx.elem(1) or ctx.elem(2), _checked_broadcast(ctx, (0, 1, 2)))]
 
 
 @rule("CastLike")
@@ -180,6 +211,8 @@ def dropout(ctx):
 @rule("BatchNormalization")
 def batch_norm(ctx):
     out = [ctx.type(0)]
+    if ctx.opset >= 9:              # (before, `spatial=0` gave per-element statistics)
+        _per_channel_inputs_fit(ctx)
     # Training-mode extra outputs are per-channel statistics.
     shape = ctx.shape(0)
     chan = None if shape is None or len(shape) < 2 else (shape[1],)
@@ -187,17 +220,30 @@ def batch_norm(ctx):
     return out + [stat] * (ctx.num_outputs - 1)
 
 
+def _per_channel_inputs_fit(ctx) -> None:
+    """scale, B, mean and var: one value per channel of X (its dim 1)."""
+    x = ctx.shape(0)
+    channels = x[1] if x is not None and len(x) >= 2 else None
+    for i in range(1, min(ctx.num_inputs, 5)):
+        if not findings.require_rank(ctx, i, 1, "one value per channel"):
+            return
+        s = ctx.shape(i)
+        if s is not None and findings.dims_differ(s[0], channels):
+            ctx.error(findings.DIM, f"{findings.input_label(ctx, i)} has {s[0]} values but "
+                                    f"{findings.input_label(ctx, 0)} {findings.show(x)} has {channels} channels")
+            return
+
+
 @rule("LayerNormalization")
 def layer_norm(ctx):
     shape = ctx.shape(0)
     axis = ctx.attr("axis", -1)
     stats_elem = ctx.attr("stash_type", 1)
-    if shape is None:
+    a = None if shape is None else findings.axis(ctx, axis, len(shape))
+    if a is None:
         stat_shape = None
     else:
-        r = len(shape)
-        a = axis + r if axis < 0 else axis
-        stat_shape = tuple(shape[:a]) + (1,) * (r - a)
+        stat_shape = tuple(shape[:a]) + (1,) * (len(shape) - a)
     return [ctx.type(0), tensor(stats_elem, stat_shape), tensor(stats_elem, stat_shape)]
 
 

@@ -6,6 +6,8 @@ from __future__ import annotations
 from ..ir.dtypes import DataType
 from .context import rule, tensor
 from .dims import axis_index, dim_add, dim_prod, dim_sub
+from . import findings
+from .findings import INDEX, input_label, known, show
 
 INT64 = DataType.INT64
 
@@ -58,6 +60,8 @@ def slice_op(ctx):
                     out[a] = None
             return [tensor(elem, out)]
         return [tensor(elem, (None,) * len(shape))]
+    if axes is not None and findings.axes(ctx, axes, len(shape), "axes" if ctx.opset < 10 else "input 3 (axes)") is None:
+        return [tensor(elem, (None,) * len(shape))]
     axes = axes if axes is not None else list(range(len(starts)))
     steps = steps if steps is not None else [1] * len(starts)
     out = list(shape)
@@ -95,9 +99,10 @@ def gather(ctx):
     elem, shape, ishape = ctx.elem(0), ctx.shape(0), ctx.shape(1)
     if shape is None or ishape is None:
         return [tensor(elem, None)]
-    axis = axis_index(ctx.attr("axis", 0), len(shape))
+    axis = findings.axis(ctx, ctx.attr("axis", 0), len(shape))
     if axis is None:
         return [tensor(elem, None)]
+    _indices_in_range(ctx, shape, axis)
     src, idx = ctx.sym(0), ctx.ints(1)
     if src is not None and idx is not None and len(shape) == 1 and ctx.const(0) is None:
         try:
@@ -107,9 +112,28 @@ def gather(ctx):
     return [tensor(elem, shape[:axis] + ishape + shape[axis + 1:])]
 
 
+def _indices_in_range(ctx, shape, axis) -> None:
+    """Constant indices must lie in [-s, s-1] for a known axis size s."""
+    size, idx = shape[axis], ctx.const(1)
+    if not known(size) or idx is None or idx.size == 0 or idx.dtype.kind not in "iu":
+        return
+    low, high = int(idx.min()), int(idx.max())
+    bad = high if high >= size else low if low < -size else None
+    if bad is not None:
+        ctx.error(INDEX, f"index {bad} in {input_label(ctx, 1)} is out of range for axis {axis} of "
+                         f"{input_label(ctx, 0)} {show(shape)}, whose size is {size} (valid: {-size}..{size - 1})")
+
+
 @rule("GatherElements")
 def gather_elements(ctx):
-    return [tensor(ctx.elem(0), ctx.shape(1))]
+    shape, ishape = ctx.shape(0), ctx.shape(1)
+    if shape is not None:
+        findings.axis(ctx, ctx.attr("axis", 0), len(shape))
+        if ishape is not None and len(ishape) != len(shape):
+            ctx.error(findings.RANK, f"{input_label(ctx, 1)} has rank {len(ishape)} {show(ishape)} but "
+                                     f"{input_label(ctx, 0)} has rank {len(shape)} {show(shape)}: "
+                                     "GatherElements needs them equal")
+    return [tensor(ctx.elem(0), ishape)]
 
 
 @rule("GatherND")
@@ -134,8 +158,9 @@ def one_hot(ctx):
     depth = ctx.const(1)
     d = int(depth.reshape(-1)[0]) if depth is not None else None
     r = len(ishape) + 1
-    axis = ctx.attr("axis", -1)
-    axis = axis + r if axis < 0 else axis
+    axis = findings.axis(ctx, ctx.attr("axis", -1), r, what="the output")
+    if axis is None:
+        return [tensor(elem, (None,) * r)]
     out = list(ishape)
     out.insert(axis, d)
     return [tensor(elem, out)]
@@ -146,7 +171,7 @@ def top_k(ctx):
     elem, shape = ctx.elem(0), ctx.shape(0)
     if shape is None:
         return [tensor(elem, None), tensor(INT64, None)]
-    axis = axis_index(ctx.attr("axis", -1), len(shape))
+    axis = findings.axis(ctx, ctx.attr("axis", -1), len(shape))
     k = ctx.attr("k") if ctx.opset < 10 else (ctx.sym(1) or (None,))[0]
     out = list(shape)
     if axis is not None:
@@ -166,7 +191,7 @@ def compress(ctx):
     axis = ctx.attr("axis")
     if axis is None or shape is None:
         return [tensor(elem, (None,))]
-    a = axis_index(axis, len(shape))
+    a = findings.axis(ctx, axis, len(shape))
     out = list(shape)
     if a is not None:
         out[a] = None

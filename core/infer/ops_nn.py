@@ -4,6 +4,7 @@ from __future__ import annotations
 from ..ir.dtypes import DataType
 from .context import rule, tensor
 from .dims import broadcast_shapes, dim_add, dim_floordiv, dim_mul
+from .findings import DIM, RANK, broadcast_conflict, dims_differ, input_label, length, require_min_rank, require_rank, show
 
 INT32, INT64, FLOAT = DataType.INT32, DataType.INT64, DataType.FLOAT
 
@@ -59,7 +60,9 @@ def _spatial(ctx, x_shape, kernel, ceil_mode=False):
 
 def _conv_like(ctx, x_idx, w_idx, elem):
     x, w = ctx.shape(x_idx), ctx.shape(w_idx)
-    if x is None or len(x) < 2:
+    if x is None or len(x) < 2 or not _conv_fits(ctx, x_idx, w_idx, x, w):
+        if x is not None:
+            require_min_rank(ctx, x_idx, 2, "batch and channel dims")
         rank = len(w) if w is not None else None
         return tensor(elem, None if rank is None else (None,) * rank)
     kernel = ctx.attr("kernel_shape") or (list(w[2:]) if w is not None else None)
@@ -67,6 +70,46 @@ def _conv_like(ctx, x_idx, w_idx, elem):
         kernel = None
     m = w[0] if w is not None else None
     return tensor(elem, (x[0], m) + _spatial(ctx, x, kernel))
+
+
+def _conv_fits(ctx, x_idx, w_idx, x, w) -> bool:
+    """Whether X (rank >= 2), the weights and the per-axis attributes
+    agree; reports the first contradiction (the rest follow from it)."""
+    if w is not None and len(w) != len(x):
+        ctx.error(RANK, f"{input_label(ctx, x_idx)} has rank {len(x)} {show(x)} but the weight "
+                        f"{input_label(ctx, w_idx)} has rank {len(w)} {show(w)}: {ctx.op_type} needs them equal "
+                        "(batch, channels and one dim per spatial axis)")
+        return False
+    if not _window_attrs_fit(ctx, len(x) - 2):
+        return False
+    if w is not None:
+        kernel = ctx.attr("kernel_shape")
+        if kernel is not None and any(dims_differ(k, d) for k, d in zip(kernel, w[2:])):
+            ctx.error(DIM, f"attribute 'kernel_shape' is {list(kernel)} but the weight {input_label(ctx, w_idx)} "
+                           f"has spatial dims {show(w[2:])}")
+            return False
+        group = ctx.attr("group", 1)
+        if ctx.op_type == "ConvTranspose":
+            if dims_differ(x[1], w[0]):
+                ctx.error(DIM, f"{input_label(ctx, x_idx)} has {x[1]} channels {show(x)} but the weight "
+                               f"{input_label(ctx, w_idx)} {show(w)} expects {w[0]} (its dim 0)")
+                return False
+        elif type(group) is int and type(w[1]) is int and dims_differ(x[1], w[1] * group):
+            ctx.error(DIM, f"{input_label(ctx, x_idx)} has {x[1]} channels {show(x)} but the weight "
+                           f"{input_label(ctx, w_idx)} {show(w)} with group {group} expects "
+                           f"{w[1]} x {group} = {w[1] * group}")
+            return False
+    return True
+
+
+def _window_attrs_fit(ctx, n) -> bool:
+    """kernel_shape, strides, dilations: one entry per spatial axis; pads:
+    a begin and an end per axis."""
+    what = f"an input with {n} spatial axes"
+    return (length(ctx, "kernel_shape", ctx.attr("kernel_shape"), n, what)
+            and length(ctx, "strides", ctx.attr("strides"), n, what)
+            and length(ctx, "dilations", ctx.attr("dilations"), n, what)
+            and length(ctx, "pads", ctx.attr("pads"), 2 * n, what))
 
 
 @rule("Conv")
@@ -92,7 +135,10 @@ def qlinear_conv(ctx):
 @rule("ConvTranspose")
 def conv_transpose(ctx):
     elem, x, w = ctx.elem(0), ctx.shape(0), ctx.shape(1)
-    if x is None or len(x) < 2:
+    if x is None or len(x) < 2 or not _conv_fits(ctx, 0, 1, x, w) or not length(
+            ctx, "output_padding", ctx.attr("output_padding"), len(x) - 2, f"an input with {len(x) - 2} spatial axes"):
+        if x is not None:
+            require_min_rank(ctx, 0, 2, "batch and channel dims")
         return [tensor(elem, None)]
     n = len(x) - 2
     group = ctx.attr("group", 1)
@@ -123,7 +169,9 @@ def conv_transpose(ctx):
 @rule("MaxPool", "AveragePool", "LpPool")
 def pool(ctx):
     elem, x = ctx.elem(0), ctx.shape(0)
-    if x is None or len(x) < 2:
+    if x is None or len(x) < 2 or not _window_attrs_fit(ctx, len(x) - 2):
+        if x is not None:
+            require_min_rank(ctx, 0, 2, "batch and channel dims")
         return [tensor(elem, None), tensor(INT64, None)]
     out = tensor(elem, (x[0], x[1]) + _spatial(ctx, x, ctx.attr("kernel_shape"), bool(ctx.attr("ceil_mode", 0))))
     return [out, tensor(INT64, out.shape)]
@@ -172,18 +220,56 @@ def max_unpool(ctx):
 @rule("Gemm")
 def gemm(ctx):
     a, b = ctx.shape(0), ctx.shape(1)
-    m = (a[1] if ctx.attr("transA", 0) else a[0]) if a is not None and len(a) == 2 else None
-    n = (b[0] if ctx.attr("transB", 0) else b[1]) if b is not None and len(b) == 2 else None
+    a_ok = require_rank(ctx, 0, 2, "a matrix")
+    b_ok = require_rank(ctx, 1, 2, "a matrix")
+    trans_a, trans_b = ctx.attr("transA", 0), ctx.attr("transB", 0)
+    m = (a[1] if trans_a else a[0]) if a is not None and a_ok else None
+    n = (b[0] if trans_b else b[1]) if b is not None and b_ok else None
+    if a is not None and b is not None and a_ok and b_ok:
+        k_a, k_b = (a[0] if trans_a else a[1]), (b[1] if trans_b else b[0])
+        if dims_differ(k_a, k_b):
+            ctx.error(DIM, f"{input_label(ctx, 0)} of shape {show(a)}{' (transposed)' if trans_a else ''} and "
+                           f"{input_label(ctx, 1)} of shape {show(b)}{' (transposed)' if trans_b else ''} cannot be "
+                           f"multiplied: inner dims {k_a} and {k_b} differ")
+        elif ctx.opset >= 7 and ctx.has_input(2):
+            _gemm_bias_fits(ctx, (m, n))
     return [tensor(ctx.elem(0), (m, n))]
 
 
-def _matmul_shape(a, b):
-    if a is None or b is None or not a or not b:
+def _gemm_bias_fits(ctx, target) -> None:
+    """C broadcasts one way, onto (M, N)."""
+    c = ctx.shape(2)
+    if c is None:
+        return
+    if len(c) > 2:
+        ctx.error(RANK, f"{input_label(ctx, 2)} has rank {len(c)} {show(c)} but Gemm's C must broadcast to "
+                        f"(M, N) {show(target)}")
+        return
+    for d, t in zip(reversed(c), reversed(target)):
+        if d != 1 and dims_differ(d, t):
+            ctx.error(DIM, f"{input_label(ctx, 2)} of shape {show(c)} cannot broadcast to the product's shape "
+                           f"{show(target)}: dim {d} against {t}")
+            return
+
+
+def _matmul_shape(a, b, ctx=None, ia=0, ib=1):
+    """The product's shape; with `ctx`, contradictions are reported."""
+    if a is None or b is None:
+        return None
+    if not a or not b:
+        if ctx is not None:
+            i = ia if not a else ib
+            ctx.error(RANK, f"{input_label(ctx, i)} is a scalar: {ctx.op_type} needs rank 1 or more")
         return None
     a1, b1 = len(a) == 1, len(b) == 1
     a = (1,) + a if a1 else a
     b = b + (1,) if b1 else b
+    if ctx is not None and dims_differ(a[-1], b[-2]):
+        ctx.error(DIM, f"{input_label(ctx, ia)} of shape {show(ctx.shape(ia))} and {input_label(ctx, ib)} of shape "
+                       f"{show(ctx.shape(ib))} cannot be multiplied: inner dims {a[-1]} and {b[-2]} differ")
     batch = broadcast_shapes([a[:-2], b[:-2]])
+    if ctx is not None and None in batch:
+        broadcast_conflict(ctx, (ia, ib), (a[:-2], b[:-2]))
     out = batch + (a[-2], b[-1])
     if a1:
         out = out[:-2] + out[-1:]
@@ -194,22 +280,25 @@ def _matmul_shape(a, b):
 
 @rule("MatMul")
 def matmul(ctx):
-    return [tensor(ctx.elem(0), _matmul_shape(ctx.shape(0), ctx.shape(1)))]
+    return [tensor(ctx.elem(0), _matmul_shape(ctx.shape(0), ctx.shape(1), ctx))]
 
 
 @rule("MatMulInteger")
 def matmul_integer(ctx):
-    return [tensor(INT32, _matmul_shape(ctx.shape(0), ctx.shape(1)))]
+    return [tensor(INT32, _matmul_shape(ctx.shape(0), ctx.shape(1), ctx))]
 
 
 @rule("QLinearMatMul")
 def qlinear_matmul(ctx):
-    return [tensor(ctx.elem(7) or ctx.elem(0), _matmul_shape(ctx.shape(0), ctx.shape(3)))]
+    return [tensor(ctx.elem(7) or ctx.elem(0), _matmul_shape(ctx.shape(0), ctx.shape(3), ctx, 0, 3))]
 
 
 @rule("LSTM", "GRU", "RNN")
 def recurrent(ctx):
     elem, x = ctx.elem(0), ctx.shape(0)
+    for i, why in ((0, "sequence, batch, features"), (1, "directions, gates x hidden, features"),
+                   (2, "directions, gates x hidden, hidden")):
+        require_rank(ctx, i, 3, why)
     direction = ctx.attr("direction", "forward")
     if isinstance(direction, bytes):
         direction = direction.decode()

@@ -3,6 +3,7 @@ from __future__ import annotations
 
 from ..ir.dtypes import DataType
 from .context import rule, tensor
+from . import findings
 
 REDUCE_OPS = ("ReduceL1", "ReduceL2", "ReduceLogSum", "ReduceLogSumExp", "ReduceMax",
               "ReduceMean", "ReduceMin", "ReduceProd", "ReduceSum", "ReduceSumSquare")
@@ -40,6 +41,8 @@ def reduce(ctx):
         if ctx.attr("noop_with_empty_axes", 0):
             return [tensor(elem, shape)]
         axes = list(range(len(shape)))
+    elif findings.axes(ctx, axes, len(shape), findings.list_source(ctx, "axes", 1)) is None:
+        return [tensor(elem, None)]
     return [tensor(elem, _reduced(shape, axes, keepdims))]
 
 
@@ -48,4 +51,7 @@ def arg_reduce(ctx):
     shape = ctx.shape(0)
     if shape is None:
         return [tensor(DataType.INT64, None)]
-    return [tensor(DataType.INT64, _reduced(shape, [ctx.attr("axis", 0)], ctx.attr("keepdims", 1)))]
+    axis = ctx.attr("axis", 0)
+    if findings.axis(ctx, axis, len(shape)) is None:
+        return [tensor(DataType.INT64, None)]
+    return [tensor(DataType.INT64, _reduced(shape, [axis], ctx.attr("keepdims", 1)))]

@@ -9,6 +9,8 @@ from __future__ import annotations
 from ..ir.dtypes import DataType
 from .context import rule, tensor
 from .dims import axis_index, broadcast_shapes, dim_add, dim_floordiv, dim_mul, dim_prod
+from . import findings
+from .findings import DIM, RANK, RESHAPE, broadcast_conflict, dims_differ, input_label, known, show
 
 INT64 = DataType.INT64
 
@@ -69,11 +71,74 @@ def reshape(ctx):
         n = ctx.shape(1)
         rank = n[0] if n is not None and len(n) == 1 and isinstance(n[0], int) else None
         return [tensor(elem, None if rank is None else (None,) * rank)]
-    out = _reshape_dims(in_shape, target, ctx.attr("allowzero", 0))
+    allowzero = ctx.attr("allowzero", 0)
+    if not _reshape_fits(ctx, in_shape, target, allowzero):
+        return [tensor(elem, (None,) * len(target))]
+    out = _reshape_dims(in_shape, target, allowzero)
     src = ctx.sym(0)
     if src is not None and ctx.const(0) is None and len(out) <= 1:
         ctx.out_syms[0] = src
     return [tensor(elem, out)]
+
+
+def _reshape_fits(ctx, in_shape, target, allowzero) -> bool:
+    """The spec's rules for a target shape, and (when every dim the count
+    needs is known) that it holds as many elements as the input."""
+    # One pass for the common case: plain positive entries.
+    minus_ones = zeros = 0
+    product = 1                     # of the known entries other than -1 and 0
+    fixed = True                    # every entry a number
+    for d in target:
+        if type(d) is not int:
+            fixed = False
+        elif d > 0:
+            product *= d
+        elif d == -1:
+            minus_ones += 1
+        elif d == 0:
+            zeros += 1
+        else:
+            ctx.error(RESHAPE, f"the target shape {show(target)} has a negative dim other than -1")
+            return False
+    if minus_ones > 1:
+        ctx.error(RESHAPE, f"the target shape {show(target)} has more than one -1")
+        return False
+    if zeros and allowzero and minus_ones:
+        ctx.error(RESHAPE, f"the target shape {show(target)} has both 0 and -1, which allowzero=1 forbids "
+                           "(the -1 could be any size)")
+        return False
+    if in_shape is None:
+        return True
+    if zeros and not allowzero:
+        rank = len(in_shape)
+        for i, d in enumerate(target):
+            if d == 0 and type(d) is int:
+                if i >= rank:
+                    ctx.error(RESHAPE, f"the target shape {show(target)} has 0 (copy the input's dim) at position "
+                                       f"{i}, but {input_label(ctx, 0)} {show(in_shape)} has rank {rank}")
+                    return False
+                copied = in_shape[i]
+                if not known(copied):
+                    return True
+                product *= copied
+    if not fixed:
+        return True
+    count = 1
+    for d in in_shape:
+        if not known(d):
+            return True
+        count *= d
+    if zeros and allowzero:
+        product = 0
+    if minus_ones:
+        fits = count % product == 0 if product else count == 0
+    else:
+        fits = product == count
+    if not fits:
+        ctx.error(RESHAPE, f"{input_label(ctx, 0)} of shape {show(in_shape)} has {count} elements, which the "
+                           f"target shape {show(target)} cannot hold"
+                           + (f" (the other dims make {product})" if minus_ones else f" ({product})"))
+    return fits
 
 
 @rule("Transpose")
@@ -81,7 +146,10 @@ def transpose(ctx):
     shape = ctx.shape(0)
     if shape is None:
         return [ctx.type(0)]
-    perm = ctx.attr("perm") or list(reversed(range(len(shape))))
+    perm = ctx.attr("perm")
+    if perm is not None and not findings.perm(ctx, perm, len(shape)):
+        return [tensor(ctx.elem(0), (None,) * len(shape))]
+    perm = perm or list(reversed(range(len(shape))))
     return [tensor(ctx.elem(0), tuple(shape[p] if 0 <= p < len(shape) else None for p in perm))]
 
 
@@ -106,7 +174,60 @@ def concat(ctx):
             ctx.out_syms[0] = tuple([d for s in syms for d in s])
     if all(s is None for s in shapes):
         return [tensor(elem, None)]
-    return [tensor(elem, concat_shape(shapes, ctx.attr("axis", 1 if ctx.opset < 4 else None)))]
+    axis = ctx.attr("axis", 1 if ctx.opset < 4 else None)
+    if not _concat_fits(ctx, present, shapes, axis):
+        known_shape = next(s for s in shapes if s is not None)
+        return [tensor(elem, (None,) * len(known_shape))]
+    return [tensor(elem, concat_shape(shapes, axis))]
+
+
+def _concat_fits(ctx, present, shapes, axis) -> bool:
+    """Equal ranks, the axis inside them, and equal known dims off the axis."""
+    first = None
+    for s in shapes:
+        if s is not None:
+            first = s
+            break
+    rank = len(first)
+    same = True                     # every known shape equal to the first
+    for s in shapes:
+        if s is not None and s != first:
+            same = False
+            if len(s) != rank:
+                return _concat_rank_error(ctx, present, shapes)
+    a = findings.axis(ctx, axis, rank)
+    if a is None:
+        return type(axis) is not int
+    if same or rank == 1:           # (1-D: the only axis is the one joined)
+        return True
+    for k in range(rank):
+        if k != a and not _concat_dims_agree(ctx, present, shapes, k, a):
+            return False
+    return True
+
+
+def _concat_rank_error(ctx, present, shapes) -> bool:
+    ranked = [(i, s) for i, s in zip(present, shapes) if s is not None]
+    i0, s0 = ranked[0]
+    i, s = next((i, s) for i, s in ranked if len(s) != len(s0))
+    ctx.error(RANK, f"{input_label(ctx, i0)} has rank {len(s0)} {show(s0)} but {input_label(ctx, i)} has "
+                    f"rank {len(s)} {show(s)}: Concat needs equal ranks")
+    return False
+
+
+def _concat_dims_agree(ctx, present, shapes, k, axis) -> bool:
+    first = None
+    for i, s in zip(present, shapes):
+        if s is None or not known(s[k]):
+            continue
+        if first is None:
+            first = (i, s)
+        elif s[k] != first[1][k]:
+            ctx.error(DIM, f"{input_label(ctx, first[0])} of shape {show(first[1])} and {input_label(ctx, i)} "
+                           f"of shape {show(s)} differ at axis {k} ({first[1][k]} and {s[k]}); Concat along "
+                           f"axis {axis} needs every other dim equal")
+            return False
+    return True
 
 
 def concat_shape(shapes, axis) -> tuple:
@@ -143,7 +264,7 @@ def split(ctx):
     n = ctx.num_outputs
     if shape is None:
         return [tensor(elem, None)] * n
-    axis = axis_index(ctx.attr("axis", 0), len(shape))
+    axis = findings.axis(ctx, ctx.attr("axis", 0), len(shape))
     if axis is None:
         return [tensor(elem, None)] * n
     sizes = ctx.attr("split")
@@ -152,6 +273,8 @@ def split(ctx):
         if sizes is None:
             return [tensor(elem, shape[:axis] + (None,) + shape[axis + 1:])] * n
     total = shape[axis]
+    if sizes is not None and not _split_fits(ctx, sizes, total, axis, n):
+        return [tensor(elem, shape[:axis] + (None,) + shape[axis + 1:])] * n
     if sizes is None:
         if isinstance(total, int):
             parts = ctx.attr("num_outputs", n)
@@ -163,6 +286,20 @@ def split(ctx):
             # n equal parts of a symbolic dim: exact only when it divides.
             sizes = [dim_floordiv(total, n)] * n
     return [tensor(elem, shape[:axis] + (s,) + shape[axis + 1:]) for s in sizes[:n]]
+
+
+def _split_fits(ctx, sizes, total, axis, n) -> bool:
+    if not findings.int_list(sizes):
+        return True
+    sizes = list(sizes)
+    if len(sizes) != n:
+        ctx.error(findings.LENGTH, f"the split sizes {sizes} give {len(sizes)} parts but the node has {n} outputs")
+        return False
+    if known(total) and all(known(d) for d in sizes) and sum(sizes) != total:
+        ctx.error(DIM, f"the split sizes {sizes} add up to {sum(sizes)} but {input_label(ctx, 0)} "
+                       f"{show(ctx.shape(0))} has {total} at axis {axis}")
+        return False
+    return True
 
 
 def _axes_list(ctx):
@@ -184,7 +321,14 @@ def squeeze(ctx):
         if any(d is None or isinstance(d, str) for d in shape):
             return [tensor(elem, None)]
         return [tensor(elem, tuple(d for d in shape if d != 1))]
-    drop = {axis_index(a, len(shape)) for a in axes}
+    drop = findings.axes(ctx, axes, len(shape), findings.list_source(ctx, "axes", 1))
+    if drop is None:
+        return [tensor(elem, None)]
+    for a in drop:
+        if known(shape[a]) and shape[a] != 1:
+            ctx.error(DIM, f"Squeeze removes axis {a} of {input_label(ctx, 0)} {show(shape)}, whose size is "
+                           f"{shape[a]}, not 1")
+            return [tensor(elem, None)]
     return [tensor(elem, tuple(d for i, d in enumerate(shape) if i not in drop))]
 
 
@@ -197,7 +341,10 @@ def unsqueeze(ctx):
     if shape is None or axes is None:
         return [tensor(elem, None)]
     r = len(shape) + len(axes)
-    ins = {axis_index(a, r) for a in axes}
+    ins = findings.axes(ctx, axes, r, findings.list_source(ctx, "axes", 1), what="the output",
+                        unique=True)
+    if ins is None:
+        return [tensor(elem, (None,) * r)]
     it = iter(shape)
     return [tensor(elem, tuple(1 if i in ins else next(it, None) for i in range(r)))]
 
@@ -207,9 +354,9 @@ def flatten(ctx):
     elem, shape = ctx.elem(0), ctx.shape(0)
     if shape is None:
         return [tensor(elem, (None, None))]
-    axis = ctx.attr("axis", 1)
-    if axis < 0:
-        axis += len(shape)
+    axis = findings.axis(ctx, ctx.attr("axis", 1), len(shape), end_ok=True)
+    if axis is None:
+        return [tensor(elem, (None, None))]
     return [tensor(elem, (dim_prod(shape[:axis]), dim_prod(shape[axis:])))]
 
 
@@ -223,7 +370,10 @@ def expand(ctx):
             return [tensor(elem, None)]
         target = (None,) * n[0]
     # Expand broadcasts both ways; a target entry of 1 keeps the input dim.
-    return [tensor(elem, broadcast_shapes([shape, tuple(target)]))]
+    out = broadcast_shapes([shape, tuple(target)])
+    if out is not None and None in out:
+        broadcast_conflict(ctx, (0, 1), (shape, tuple(target)))
+    return [tensor(elem, out)]
 
 
 @rule("Tile")
@@ -248,6 +398,11 @@ def pad(ctx):
         return [tensor(elem, (None,) * r)]
     axes = ctx.ints(3) if ctx.has_input(3) else None
     if ctx.has_input(3) and axes is None:
+        return [tensor(elem, (None,) * r)]
+    if axes is not None and findings.axes(ctx, axes, r, "input 3 (axes)") is None:
+        return [tensor(elem, (None,) * r)]
+    n_axes = r if axes is None else len(axes)
+    if not findings.length(ctx, "pads" if ctx.opset < 11 else "input 1 (pads)", pads, 2 * n_axes, f"padding {n_axes} axes (a begin and an end each)"):
         return [tensor(elem, (None,) * r)]
     axes = [axis_index(a, r) for a in axes] if axes is not None else list(range(r))
     out = list(shape)
@@ -288,7 +443,7 @@ def range_op(ctx):
 def depth_space(ctx):
     elem, shape = ctx.elem(0), ctx.shape(0)
     b = ctx.attr("blocksize", 1)
-    if shape is None or len(shape) != 4:
+    if shape is None or not findings.require_rank(ctx, 0, 4, "N, C, H, W"):
         return [tensor(elem, (None,) * 4)]
     n, c, h, w = shape
     if ctx.op_type == "DepthToSpace":
