@@ -283,11 +283,15 @@ def _shown(shape) -> str:
 
 def _rederivable_declarations(g) -> list:
     """(graph, value, declared type) of every value_info entry and output
-    declaration in `g` and its bodies, each value once."""
+    declaration in `g` and its bodies, each value once. Inputs and
+    initializers are left out, even when value_info lists them too: their
+    type is where inference starts, not what it derives."""
     declared, seen = [], set()
     for sub in g.walk():
         for items in (sub.value_info, sub.outputs):
             for x in items:
+                if x.is_graph_input or x.const is not None:
+                    continue
                 if (x.graph is sub or sub.parent_graph is None) and id(x) not in seen:
                     seen.add(id(x))
                     declared.append((sub, x, x.type))
