@@ -56,6 +56,7 @@ def test_selection_by_values_computes_its_inputs_from_the_model_inputs(tmp_path)
     (["--from", "pixels", "--to", "prob", "--random"], 2, "did you mean 'probs'"),
     (["--nodes", ",", "--random"], 2, "--nodes: give at least one name"),
     (["--random", "--seed", "-1"], 2, "--seed -1: the seed must be a whole number, 0 or more"),
+    (["--random", "--nodes", "/head/fc/Gemm", "--compare-onnxruntime"], 2, "compares whole-model runs only"),
 ])
 def test_errors_have_exit_codes_and_one_line(args, code, needle):
     r = _cli(sample_path(), *args)
