@@ -26,7 +26,7 @@ value_editor.py translates the same texts).
 from __future__ import annotations
 
 import re
-from typing import Optional, Union
+from typing import Optional, Sequence, Union
 
 Dim = Union[int, str, None]
 
@@ -91,15 +91,26 @@ def parse_dim(text: str, index: int = 0) -> Dim:
     raise DimsTextError("not_a_dim", index, part)
 
 
-def parse_dims(text: str) -> list:
+def parse_dims(text: str, known: Optional[Sequence] = None) -> list:
     """A shape written as comma-separated dims (see the module's grammar);
-    optional surrounding brackets; an empty text is a scalar (rank 0)."""
+    optional surrounding brackets; an empty text is a scalar (rank 0).
+
+    `known` is the shape being edited, when there is one: a part that spells
+    the name already at its position is that name, even one the grammar
+    would not take from the keyboard (names read from a file or written by
+    inference, such as `floor((x.2+1)/2)`, may be any text without a comma),
+    so editing one dim never forces retyping the others."""
     text = text.strip()
     if text.startswith("[") and text.endswith("]"):
         text = text[1:-1].strip()
     if not text:
         return []
-    return [parse_dim(part, i) for i, part in enumerate(text.split(","))]
+    known = list(known or ())
+    dims = []
+    for i, part in enumerate(text.split(",")):
+        mine = known[i] if i < len(known) else None
+        dims.append(mine if isinstance(mine, str) and part.strip() == mine.strip() else parse_dim(part, i))
+    return dims
 
 
 def parse_size(text: str) -> int:

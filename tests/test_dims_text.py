@@ -57,3 +57,11 @@ def test_core_edits_read_string_dims_with_the_same_rules():
                        ("99999999999999999999999", "int64"), (2 ** 63, "int64"), (-2 ** 63 - 1, "int64")):
         with pytest.raises(EditError, match=words):
             norm_shape([bad], 'graph/input "x"')
+
+
+def test_names_already_in_the_shape_being_edited_stay_as_they_are():
+    known = ("floor((x.2+1)/2)", 3, "seq + 1")
+    assert parse_dims("floor((x.2+1)/2), 4, seq + 1", known) == ["floor((x.2+1)/2)", 4, "seq + 1"]
+    # only at their own position, and only names: typed elsewhere they are refused
+    with pytest.raises(DimsTextError, match="dim 1: 'seq \\+ 1' is neither"):
+        parse_dims("1, seq + 1", known)

@@ -176,8 +176,8 @@ def test_a_size_beyond_int64_is_refused_at_the_field(qtbot, window, tmp_path):
 
 
 def test_the_type_changes_without_retyping_dims_the_grammar_would_refuse(qtbot, window, tmp_path):
-    # An exporter's dim name with spaces shows in the field; changing only the
-    # element type keeps it instead of refusing the untouched dims.
+    # An exporter's dim name with spaces shows in the field; changing the
+    # element type or another dim keeps it instead of refusing it.
     open_conv_model(qtbot, window, tmp_path)
     from onnxstudio.core.edits import SetValueType
     window.document.apply(SetValueType("x", None, ["seq + 1", 3, 8, 8]))
@@ -185,6 +185,9 @@ def test_the_type_changes_without_retyping_dims_the_grammar_would_refuse(qtbot, 
     _pick(editor.type_combo, "float16")
     x = window.model.graph.get_value("x")
     assert x.type.elem_type == 10 and list(x.type.shape) == ["seq + 1", 3, 8, 8]
+    # ... and editing another dim keeps it too
+    type_into(qtbot, _value_editor(window, "x").dims_edit, "seq + 1, 3, 16, 8")
+    assert list(x.type.shape) == ["seq + 1", 3, 16, 8]
 
 
 def test_a_graph_input_changes_rank_only_when_the_user_says_so(qtbot, window, tmp_path):

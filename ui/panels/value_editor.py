@@ -35,12 +35,13 @@ REFUSALS = {
 }
 
 
-def parse_dims(text: str) -> list:
+def parse_dims(text: str, known=None) -> list:
     """'1, 3, batch, ?' -> [1, 3, 'batch', None], read with the grammar the
-    CLI and core share (core/dims_text.py); ValueError with the refusal in
-    the user's language, naming the dim. An empty text is a scalar (rank 0)."""
+    CLI and core share (core/dims_text.py; `known`, the shape being edited,
+    keeps its names as they are); ValueError with the refusal in the user's
+    language, naming the dim. An empty text is a scalar (rank 0)."""
     try:
-        return dims_text.parse_dims(text)
+        return dims_text.parse_dims(text, known)
     except dims_text.DimsTextError as e:
         raise ValueError(QCoreApplication.translate("ValueEditor", REFUSALS[e.reason]).format(
             i=e.index, part=dims_text.shown_part(e.reason, e.part))) from None
@@ -222,13 +223,11 @@ class ValueEditor(QWidget):
         current = getattr(vtype, "shape", None)
         if unknown:
             shape = None
-        elif current is not None and self.dims_edit.text().strip() == format_dims(current):
-            # Unchanged: keep the dims as they are, names the grammar would not
-            # accept from the keyboard ("seq + 1" from an exporter) included.
-            shape = list(current)
         else:
             try:
-                shape = parse_dims(self.dims_edit.text())
+                # Names already there stay as they are, also those the grammar
+                # would not take from the keyboard ("seq + 1" from an exporter).
+                shape = parse_dims(self.dims_edit.text(), current)
             except ValueError as e:
                 self._refuse(str(e))
                 return
