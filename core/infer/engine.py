@@ -22,7 +22,7 @@ from . import (ops_contrib, ops_contrib_fused, ops_contrib_llm, ops_control, ops
 from .context import NodeContext, find_rule
 from .fallback import schema_output_types
 from .folding import MAX_FOLD_ELEMENTS, fold
-from .fresh import FreshSymbols, any_size, mentions_fresh
+from .fresh import FreshSymbols, any_size, as_written, declared_names
 from .merge import merge_types
 
 _MISSING = object()
@@ -71,7 +71,7 @@ class Inference:
         self.errors.clear()
         self._const_checked.clear()
         self.contradictions.clear()
-        self.fresh.avoid(_declared_names(self.model.graph))
+        self.fresh.avoid(*declared_names(self.model.graph))
         self._functions = self.model.functions
         # The walk allocates many small short-lived objects but no reference
         # cycles; pausing the cyclic collector (which would otherwise traverse
@@ -149,8 +149,8 @@ class Inference:
 
         try:
             for v in values:
-                if self.fresh.declares_new(v.type):
-                    raise _FullRerun    # a file's own "?N" the fresh names must now avoid
+                if self.fresh.declares_new(v.type, v.is_graph_input):
+                    raise _FullRerun    # a name of ours ("?N", an input dim's) the names must now avoid
                 old_type = self.types.get(v, _MISSING)
                 self.consts.pop(v, None)
                 self.syms.pop(v, None)
@@ -225,7 +225,7 @@ class Inference:
                 for v in node.outputs:
                     if v is None or id(v) in inputs:
                         continue
-                    t = _without_fresh(self.types.get(v))
+                    t = as_written(self.types.get(v))
                     if t is None or t == v.type:
                         continue
                     v.type = t
@@ -261,9 +261,12 @@ class Inference:
 
     def _input_type(self, v, t):
         # A graph input's "any size" dims get names, so what flows from the
-        # same input dim stays visibly the same.
+        # same input dim stays visibly the same; the main graph's are named
+        # after the input and axis (`x.2`) and written to files (fresh.py).
         t = any_size(t)
-        return t if self._attr_scopes else self.fresh.fill(v, t)
+        if self._attr_scopes:
+            return t
+        return self.fresh.fill(v, t, v.name if v.graph is self.model.graph else None)
 
     def _source_type(self, v):
         c = v.const
@@ -515,29 +518,6 @@ def _small_outputs(outs) -> bool:
         if n > MAX_FOLD_ELEMENTS:
             return False
     return True
-
-
-def _declared_names(graph) -> set:
-    """Every dim name the file's own declarations use, in every graph."""
-    names = set()
-    for g in graph.walk():
-        for vals in (g.inputs, g.outputs, g.value_info):
-            for v in vals:
-                shape = getattr(v.type, "shape", None)
-                if shape:
-                    names.update(d for d in shape if type(d) is str)
-    return names
-
-
-def _without_fresh(t):
-    # Our `?N` names mean something only within one inference: a file gets
-    # an unknown dim in their place (another reader, or our next run, would
-    # take the name for a declared symbol and could meet it elsewhere).
-    shape = getattr(t, "shape", None)
-    if type(t) is not TensorType or not shape or not any(mentions_fresh(d) for d in shape):
-        return t
-    return TensorType(t.elem_type, tuple(None if mentions_fresh(d) else d for d in shape),
-                      t.denotation, t.dim_denotations)
 
 
 def _key(arr):

@@ -19,13 +19,37 @@ Real files say "any size" in several ways: no dim at all, `dim_param` "?"
 or "" (some converters), and `dim_value` -1 (Paddle). `any_size()` reads them
 all as unknown, so -1 never takes part in arithmetic and two "?" are not one
 symbol.
+
+A main-graph input's "any size" dim is different: it is one size the caller
+chooses, fixed by the file (input and axis), not by the order of a walk. It
+is named `<input>.<axis>` (`x.2` for input x, axis 2), and what is computed
+from it is an expression over that name (`floor((x.2+1)/2)` after a stride-2
+Conv). Unlike `?N` these names are written to files (Inference.write,
+`onnxstudio infer`, set-shape's re-derived declarations) as dim_param
+strings: they mean the same in the next run, which names the dim the same.
+Why they cannot be mistaken for another size:
+- `<input>.<digits>` is one-to-one: the axis has no dot, so the name tells
+  input and axis apart, and two inputs never get one name;
+- a name some graph input of the file declares (where a file introduces a
+  size of its own, e.g. `p2o.DynamicDimension.0`) is never taken: the dim
+  becomes `x.2#2` (#3 ...) instead;
+- they never look like `?N` (no leading ?), nor like an any-size spelling.
+A value_info or output declaration that uses the name is read as saying
+that value has that input's size: it is what our own written copies say,
+so a written copy infers as it was written.
 """
 from __future__ import annotations
+
+import re
 
 from ..ir.types import OptionalType, SequenceType, TensorType
 
 PREFIX = "?"
 _ANY_SIZE_NAMES = frozenset({"?", "", "-1"})
+# `?N` as a whole symbol inside an expression we print (`floor((?3+1)/2)`):
+# delimited by the operators and brackets symexpr writes, so a name that
+# merely holds a "?" (an input called "a?1" gives `a?1.0`) is not one.
+_FRESH_IN_TEXT = re.compile(r"(?:^|[-+*/( ])\?\d+(?=$|[-+*/) ])")
 
 
 def is_fresh(d) -> bool:
@@ -35,7 +59,36 @@ def is_fresh(d) -> bool:
 
 def mentions_fresh(d) -> bool:
     """True for a fresh name or an expression built on one (`?3+1`)."""
-    return isinstance(d, str) and PREFIX in d
+    return isinstance(d, str) and PREFIX in d and _FRESH_IN_TEXT.search(d) is not None
+
+
+def as_written(t):
+    """`t` as a file gets it: our `?N` names (and expressions over them) mean
+    something only within one inference, so they become unknown dims
+    (another reader, or our next run, would take such a name for a declared
+    symbol and could meet it elsewhere). Input-dim names (`x.2`) stay."""
+    shape = getattr(t, "shape", None)
+    if type(t) is not TensorType or not shape or not any(mentions_fresh(d) for d in shape):
+        return t
+    return TensorType(t.elem_type, tuple(None if mentions_fresh(d) else d for d in shape),
+                      t.denotation, t.dim_denotations)
+
+
+def declared_names(graph) -> tuple[set, set]:
+    """(every dim name the file's declarations use, the names its graph
+    inputs declare), over the graph and all its bodies."""
+    names, introduced = set(), set()
+    for g in graph.walk():
+        for vals, into in ((g.inputs, introduced), (g.outputs, None), (g.value_info, None)):
+            for v in vals:
+                shape = getattr(v.type, "shape", None)
+                if shape:
+                    for d in shape:
+                        if type(d) is str:
+                            names.add(d)
+                            if into is not None:
+                                into.add(d)
+    return names, introduced
 
 
 def any_size(t):
@@ -67,34 +120,50 @@ def _dim(d):
 
 
 class FreshSymbols:
-    """Hands out `?N` per (value, axis), stable across re-inference."""
+    """Hands out `?N` per (value, axis) and `<input>.<axis>` per main-graph
+    input dim, stable across re-inference."""
 
     def __init__(self):
         self._names: dict = {}
         self._next = 1
         self._taken: frozenset = frozenset()
+        self._introduced: frozenset = frozenset()
+        self._input_dims: dict = {}     # name -> its key, for the names of input dims
 
-    def avoid(self, names) -> None:
-        """Names a file already uses (a copy we wrote earlier): never reuse."""
+    def avoid(self, names, introduced=()) -> None:
+        """`names`: every dim name the file uses (a `?N` there, from a copy
+        we wrote earlier, is never reused); `introduced`: the names its graph
+        inputs declare (never given to an input dim of ours)."""
         self._taken = frozenset(n for n in names if is_fresh(n))
-        if self._taken and self._names:
+        self._introduced = frozenset(introduced)
+        if (self._taken or self._introduced) and self._names:
             # A name handed out before the file came to use it is given up.
-            self._names = {k: n for k, n in self._names.items() if n not in self._taken}
+            self._names = {k: n for k, n in self._names.items()
+                           if n not in self._taken and n not in self._introduced}
+            self._input_dims = {n: k for n, k in self._input_dims.items() if n not in self._introduced}
 
-    def declares_new(self, t) -> bool:
+    def declares_new(self, t, is_input=False) -> bool:
         """Whether a declared type uses a name of our form (`?N`) that `avoid`
-        was not told about (then names already handed out may clash)."""
+        was not told about, or (`is_input`) an input declares a name we gave
+        an input dim: then names already handed out may clash."""
         shape = getattr(t, "shape", None)
         if type(t) is not TensorType or not shape:
             return False
-        return any(is_fresh(d) and d not in self._taken for d in shape)
+        given = self._input_dims if is_input else ()
+        return any(type(d) is str and (is_fresh(d) and d not in self._taken or d in given) for d in shape)
 
-    def fill(self, key, t):
-        """`t` with every unknown dim of a known rank named; `key` is the value."""
+    def fill(self, key, t, input_name=None):
+        """`t` with every unknown dim of a known rank named; `key` is the
+        value. With `input_name` (a main-graph input) the names are
+        `<input_name>.<axis>`, else `?N`."""
         if type(t) is TensorType:
             shape = t.shape
             if shape is None or None not in shape:
                 return t
+            if input_name is not None:
+                return TensorType(t.elem_type, tuple(self._input_dim(key, input_name, i) if d is None else d
+                                                     for i, d in enumerate(shape)),
+                                  t.denotation, t.dim_denotations)
             return TensorType(t.elem_type, tuple(self._name(key, i) if d is None else d
                                                  for i, d in enumerate(shape)),
                               t.denotation, t.dim_denotations)
@@ -116,4 +185,18 @@ class FreshSymbols:
                 name = f"{PREFIX}{self._next}"
                 self._next += 1
             self._names[k] = name
+        return name
+
+    def _input_dim(self, key, input_name, axis) -> str:
+        # Keyed by the name too: a renamed input names its dims anew.
+        k = (key, input_name, axis)
+        name = self._names.get(k)
+        if name is None:
+            base = name = f"{input_name}.{axis}"
+            n = 1
+            while name in self._introduced or self._input_dims.get(name, k) != k:
+                n += 1
+                name = f"{base}#{n}"
+            self._names[k] = name
+            self._input_dims[name] = k
         return name

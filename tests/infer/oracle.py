@@ -62,11 +62,37 @@ def _pairs(theirs_graph, our_graph):
                 yield from _pairs(a.g, sub.value)
 
 
+def any_size_as_unknown(m: "onnx.ModelProto") -> "onnx.ModelProto":
+    """A copy where the file's spellings of "any size" (dim_value -1 or any
+    negative, dim_param "?" or "-1") are plain unknown dims, as the file
+    means them and as we read them. onnx would otherwise compute with -1 as
+    a size (a stride-2 Conv over it gives 0) or take "?" for one symbol
+    shared by every input: neither is an answer to compare with."""
+    out = onnx.ModelProto()
+    out.CopyFrom(m)
+
+    def clean(g):
+        for vi in list(g.input) + list(g.output) + list(g.value_info):
+            if vi.type.HasField("tensor_type") and vi.type.tensor_type.HasField("shape"):
+                for d in vi.type.tensor_type.shape.dim:
+                    if (d.HasField("dim_value") and d.dim_value < 0) or (
+                            d.HasField("dim_param") and d.dim_param in ("?", "-1")):
+                        d.Clear()
+        for n in g.node:
+            for a in n.attribute:
+                if a.HasField("g"):
+                    clean(a.g)
+                for sub in a.graphs:
+                    clean(sub)
+    clean(out.graph)
+    return out
+
+
 def infer_with_onnx(m):
     with warnings.catch_warnings():
         warnings.simplefilter("ignore")
         try:
-            return onnx.shape_inference.infer_shapes(m, strict_mode=False, data_prop=True)
+            return onnx.shape_inference.infer_shapes(any_size_as_unknown(m), strict_mode=False, data_prop=True)
         except Exception:
             return m
 
