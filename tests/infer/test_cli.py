@@ -70,3 +70,24 @@ def test_written_copies_of_the_shared_models_pass_onnx_checks(tmp_path):
             continue
         feeds = dict(np.load(src.parent / "inputs.npz", allow_pickle=True))
         ort.InferenceSession(str(dst), providers=["CPUExecutionProvider"]).run(None, feeds)
+
+
+def test_the_summary_counts_unknown_dims_as_unknown(tmp_path):
+    # x's axis 0 has no size: it is named x.0 and counts as known (a name,
+    # written to the file); NonZero's count is a size only one run knows,
+    # written as an unknown dim: that value has an unknown dim.
+    src, dst = tmp_path / "m.onnx", tmp_path / "out.onnx"
+    g = helper.make_graph(
+        [helper.make_node("Relu", ["x"], ["r"]), helper.make_node("NonZero", ["r"], ["nz"])], "g",
+        [helper.make_tensor_value_info("x", TensorProto.FLOAT, [None, 3])],
+        [helper.make_tensor_value_info("nz", TensorProto.INT64, None)])
+    onnx.save(helper.make_model(g, opset_imports=[helper.make_opsetid("", 21)]), str(src))
+    r = _cli(src, "-o", dst)
+    assert r.returncode == 0, r.stderr
+    assert "of 3 values in the main graph, 2 have every dim known (a number or a name), 1 an unknown dim, " \
+           "0 no known rank" in r.stdout
+    assert "input dims without a size are named after their input and axis: x.0" in r.stdout
+    m = onnx.load(str(dst))
+    dims = {vi.name: [d.dim_param or d.dim_value or None for d in vi.type.tensor_type.shape.dim]
+            for vi in list(m.graph.value_info) + list(m.graph.output)}
+    assert dims == {"r": ["x.0", 3], "nz": [2, None]}
