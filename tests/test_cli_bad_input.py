@@ -88,3 +88,16 @@ def test_convert_refuses_an_empty_external_data_name(tmp_path, capsys, name):
     _one_line_exit_2(code, err, "--external-data: give the name of the data file")
     assert not out.exists()
 
+
+
+@pytest.mark.parametrize("data_name", ["out.onnx", "in.onnx", "./in.onnx"])
+def test_convert_refuses_external_data_over_a_model_file(tmp_path, capsys, data_name):
+    """The data file named as the model being written, or as the model being
+    read: the weights would overwrite a model file (the source was lost)."""
+    src, out = tmp_path / "in.onnx", tmp_path / "out.onnx"
+    src.write_bytes(sample_path().read_bytes())
+    before = src.read_bytes()
+    code, _, err = _cli(capsys, "convert", src, out, "--external-data", data_name, "--size-threshold", "10")
+    _one_line_exit_2(code, err, f"external data file {data_name!r} is the model file", "a name of its own")
+    assert src.read_bytes() == before and not out.exists()
+    assert [p.name for p in tmp_path.iterdir()] == ["in.onnx"]       # no temporary files left

@@ -152,15 +152,21 @@ class SaveOptions:
 class _ExternalWriter:
     """Collects tensor bytes per external file, then writes each atomically."""
 
-    def __init__(self, folder: pathlib.Path, align: int):
+    def __init__(self, folder: pathlib.Path, align: int, models=()):
         self.folder = folder
         self.align = align
         self.files: dict[str, tuple] = {}   # location -> (tmp file object, path)
+        # The file being written and the one the model came from: weights
+        # written over either would leave a model that cannot be read.
+        self.models = {p.resolve() for p in models}
 
     def add(self, location: str, data, with_checksum: bool) -> list[tuple[str, str]]:
         target = external.safe_path(self.folder, location)
         entry = self.files.get(location)
         if entry is None:
+            if target.resolve() in self.models:
+                raise ExternalDataError(f"external data file {location!r} is the model file {target}; the weights "
+                                        "would overwrite the model: give the data file a name of its own")
             target.parent.mkdir(parents=True, exist_ok=True)
             fd, tmp = tempfile.mkstemp(prefix=f".{target.name}.", suffix=".tmp", dir=target.parent)
             entry = (os.fdopen(fd, "wb"), pathlib.Path(tmp), target)
@@ -249,7 +255,7 @@ def save(model: Model, path: PathLike, options: Optional[SaveOptions] = None, **
     if opts.external_data == "" and _inline_size(model) >= opts.protobuf_limit:
         raise SaveError(f"{path}: the tensors need {_inline_size(model)} bytes, more than protobuf's 2 GB "
                         f"limit; save with external data instead")
-    ext = _ExternalWriter(folder, opts.align)
+    ext = _ExternalWriter(folder, opts.align, [path] + ([pathlib.Path(model.path)] if model.path else []))
     tmp = None
     try:
         mp = model_to_proto(model, _tensor_writer(opts, ext, auto_file))
