@@ -15,6 +15,7 @@ from typing import Callable, Optional
 
 from ..ir import Graph
 from .errors import ExecError
+from .failures import in_function_call
 from .frame import Frame
 from .plan import Plan, Step, decode_attr_value
 
@@ -124,7 +125,10 @@ class BodyRunning:
         for v, x in zip(fn.graph.inputs, args):
             values[v.name] = x
         frame = Frame(values)
-        self._execute(plan, frame)
+        try:
+            self._execute(plan, frame)
+        except ExecError as e:    # the path inside the function starts at the function: lead to it from the call
+            raise in_function_call(s.node, e) from e
         out = []
         for v in fn.graph.outputs:
             try:

@@ -4,7 +4,8 @@ every value computed so far.
 
     run = DebugRun(model)
     run.breakpoints.add(node)            # stops before it
-    run.break_on_nonfinite = True        # stops after the first node that makes NaN/Inf
+    run.break_on_nonfinite = True        # stops after the first node that makes NaN/Inf (inside
+                                         # bodies too), or before the first node for a NaN input
     run.start(feeds)                     # or start(feeds, nodes=[...]) for a selection
     run.step()                           # one node; into an If/Loop/Scan body (see below)
     run.resume()                         # to the next breakpoint or the end
@@ -130,6 +131,7 @@ class DebugRun:
         self.body_values: dict[int, dict] = {}  # id(body graph) -> its values as far as walked
         self.iterations: dict[int, int] = {}   # id(body graph) -> the iteration being walked
         self.nonfinite: dict = {}              # Node -> names of its outputs holding NaN/Inf
+        self.nonfinite_inputs: list = []       # fed inputs holding NaN/Inf (checked when breaking on them)
         self.feeds: dict = {}                  # the model-input (or boundary) feeds of the last start
         self.selection: Optional[list] = None
         self.nodes_run: list = []              # nodes the last run()/steps computed, in order
@@ -139,6 +141,7 @@ class DebugRun:
         self._trace: list = []
         self._trace_pos = 0
         self._cancelled = False
+        self._inputs_checked = False           # the NaN check of the fed inputs is done for this start
 
     # -- state ---------------------------------------------------------------------------
 
@@ -219,6 +222,8 @@ class DebugRun:
         session.start(feeds)
         session.progress = self._progress
         computed = {name for st in session.plan.steps for name in st.outputs if name}
+        self._inputs_checked = False
+        self.nonfinite_inputs = []
         if selection is None:
             self.values = {}
             self.nonfinite = {}
@@ -248,6 +253,8 @@ class DebugRun:
         body nodes are the next steps (see the module docstring)."""
         if self.session is None:
             raise ExecError("start the run first")
+        self.error = None
+        self._inputs_checked = True        # a node runs: the inputs' moment has passed
         self._skip_inputs()
         if self._walking:
             return self._walk_one()
@@ -313,6 +320,12 @@ class DebugRun:
         if self.session is None:
             raise ExecError("start the run first")
         last = StepEvent(None, reason="done")
+        if self.break_on_nonfinite and not self._inputs_checked:
+            self._inputs_checked = True
+            bad = self._nonfinite_feeds()
+            if bad:
+                self.nonfinite_inputs = bad
+                return StepEvent(None, nonfinite=bad, reason="nonfinite")
         first = True
         while not self.done:
             if self._cancelled:
@@ -325,13 +338,27 @@ class DebugRun:
                 last.reason = "target"
                 return last
             first = False
-            enter = into or (not self._walking and self._wanted_inside(node, target))
+            walking = self._walking
+            enter = into or (not walking and (self._wanted_inside(node, target)
+                                              or (self.break_on_nonfinite and is_control_flow(node))))
             last = self.step(into=enter)
-            if self.break_on_nonfinite and last.nonfinite:
+            # A body node that made the NaN/Inf is where to stop, not the
+            # If/Loop/Scan holding it: its recording is walked next.
+            if self.break_on_nonfinite and last.nonfinite and not (enter and not walking and self._nonfinite_ahead()):
                 last.reason = "nonfinite"
                 return last
         last.reason = "done"
         return last
+
+    def _nonfinite_feeds(self) -> list:
+        """Names of the values fed to this run that hold NaN/Inf."""
+        feeds = getattr(self, "_session_feeds", {})
+        return [name for name in self.session.input_names if name in feeds and has_nonfinite(feeds[name])]
+
+    def _nonfinite_ahead(self) -> bool:
+        """True when a node still to be walked in the recording made NaN/Inf."""
+        return any(e.node is not None and any(has_nonfinite(v) for v in e.outputs.values())
+                   for e in self._trace[self._trace_pos:])
 
     def _wanted_inside(self, node: Node, target: Optional[Node]) -> bool:
         if not is_control_flow(node):
@@ -378,9 +405,21 @@ class DebugRun:
             return s.run(feeds)
         except ExecError as e:
             self.error = e
+            self._stop_at(s, e.via[0] if e.via else e.node)
             raise
         finally:
             self._absorb(s)
+
+    @staticmethod
+    def _stop_at(s: Session, node: Optional[Node]) -> None:
+        """After a failed run, the next step is the failing node (or the
+        main-graph node holding it), not the first one: that is where the run
+        stopped, and stepping retries it."""
+        top = top_node(node, s.graph) if node is not None and node.graph is not None else None
+        for i, st in enumerate(s.plan.steps):
+            if st.node is top:
+                s._pos = i
+                return
 
     def _absorb(self, s: Session) -> None:
         """Take every value the session computed (also after a failure) and

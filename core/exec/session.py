@@ -22,6 +22,7 @@ from ..ir import Graph, Model, Node
 from . import kernels  # noqa: F401  (registers every kernel)
 from .allocator import tune_allocator
 from .errors import Cancelled, ExecError, FeedError
+from .failures import node_failure
 from .bodies import Body, BodyRunning
 from .fast_steps import memo_candidate, store_result
 from .fusion import compile_runners
@@ -30,7 +31,7 @@ from .kernels._math_util import quiet_numpy
 from .plan import Plan, Step
 from .registry import VARIES, KernelContext
 from .threads import ThreadTuner
-from .values import FeedCheck, describe, normalize
+from .values import FeedCheck, normalize
 
 Progress = Callable[[int, int, Node], None]
 
@@ -302,10 +303,7 @@ class Session(BodyRunning):
         except (Cancelled, ExecError):
             raise
         except Exception as e:  # noqa: BLE001  (wrap with the node's context)
-            ins = ", ".join(f"{n or '(none)'}: {describe(a)}" for n, a in zip(s.inputs, args))
-            detail = " ".join(str(e).split())    # names from a damaged file may hold line breaks
-            raise ExecError(f"{s.node.path}: {s.node.op_type} failed: {type(e).__name__}: {detail} "
-                            f"[inputs: {ins}]", s.node) from e
+            raise node_failure(s.node, s.inputs, args, e) from e
         outputs = s.outputs
         if collect:
             # Stepping shows every output, also one this step is the last to read.

@@ -120,6 +120,9 @@ def test_break_on_first_nan():
     d = DebugRun(model)
     d.break_on_nonfinite = True
     d.start(feeds)
+    ev = d.resume()                    # the input itself is flagged first, before any node runs
+    assert ev.reason == "nonfinite" and ev.node is None and ev.nonfinite == ["pixels"]
+    assert d.nonfinite_inputs == ["pixels"] and d.position == 0 and not d.nodes_run
     ev = d.resume()
     assert ev.reason == "nonfinite" and ev.node is list(model.graph.nodes)[0]
     assert d.nonfinite[ev.node]

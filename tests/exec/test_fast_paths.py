@@ -128,10 +128,16 @@ def test_pad_by_concatenation_equals_numpy_pad(mode):
             assert got is not None and np.array_equal(got, np.pad(x, widths, mode=mode)), widths
 
 
-def test_reflection_wider_than_the_axis_falls_back_to_numpy():
+def test_reflection_wider_than_the_axis_is_refused():
+    # numpy would repeat the reflection; onnxruntime refuses it, and so do we, at the Pad.
+    from onnxstudio.core.exec.errors import KernelInputError
     x = np.arange(3.0)
     assert _pad_by_concatenation(x, [(4, 0)], "reflect") is None
-    assert np.array_equal(_pad(x, [4, 5], "reflect", 0), np.pad(x, (4, 5), mode="reflect"))
+    with pytest.raises(KernelInputError, match="reflect padding of 5 on axis 0 of length 3"):
+        _pad(x, [4, 5], "reflect", 0)
+    assert np.array_equal(_pad(x, [2, 2], "reflect", 0), np.pad(x, (2, 2), mode="reflect"))
+    with pytest.raises(KernelInputError, match="edge padding of axis 0, which is empty"):
+        _pad(np.zeros(0), [1, 0], "edge", 0)
 
 
 _CONV_CASES = [   # x shape, w shape, attributes, with bias
@@ -215,9 +221,11 @@ def test_prepared_cast_matches_the_kernel_and_stays_silent():
 @pytest.mark.parametrize("mode", ["constant", "reflect", "edge", "wrap"])
 def test_pad_with_negative_and_axis_pads_matches_numpy(mode):
     x = np.arange(24, dtype=np.float32).reshape(2, 3, 4)
-    got = _pad(x, [1, -1, 2, 0, 1, -2], mode, 7.0)          # axes 0..2: begin 1,-1,2  end 0,1,-2
+    # axes 0..2: begin 1,-1,b  end 0,1,-2 (a reflection of the 2 values left on the last axis reaches 1 out)
+    b = 1 if mode == "reflect" else 2
+    got = _pad(x, [1, -1, b, 0, 1, -2], mode, 7.0)
     cropped = x[:, 1:, :2]
-    want = np.pad(cropped, [(1, 0), (0, 1), (2, 0)], mode=mode,
+    want = np.pad(cropped, [(1, 0), (0, 1), (b, 0)], mode=mode,
                   **({"constant_values": 7.0} if mode == "constant" else {}))
     assert np.array_equal(got, want)
     got_axes = _pad(x, [2, 1], mode, 0.0, axes=[-1])

@@ -5,6 +5,7 @@ from __future__ import annotations
 import numpy as np
 
 from ...ir.dtypes import to_numpy_dtype
+from ..errors import KernelInputError
 from ..registry import VARIES, kernel
 from ._tensor_util import ints, norm_axes, norm_axis, scalar
 
@@ -41,11 +42,30 @@ def _padded(data, crop, widths, mode, value):
         out = np.full([n + b + e for n, (b, e) in zip(data.shape, widths)], value, dtype=data.dtype)
         out[tuple(slice(b, b + n) for n, (b, _) in zip(data.shape, widths))] = data
         return out
+    _check_pad_source(data.shape, widths, mode)
     if mode in ("reflect", "edge"):
         quick = _pad_by_concatenation(data, widths, mode)
         if quick is not None:
             return quick
     return np.pad(data, widths, mode=_NUMPY_PAD_MODE[mode])
+
+
+def _check_pad_source(shape, widths, mode) -> None:
+    """Reflect, edge and wrap padding copy values of the axis: an empty axis
+    has none, and a reflection never repeats the edge value, so it reaches at
+    most length - 1 values out (onnxruntime refuses more; numpy would repeat
+    the reflection instead)."""
+    for axis, (b, e) in enumerate(widths):
+        if not (b or e):
+            continue
+        n = shape[axis]
+        if n == 0:
+            raise KernelInputError(f"{mode} padding of axis {axis}, which is empty: there is no value to copy "
+                                   "(use constant padding, or check what made the axis empty)")
+        if mode == "reflect" and max(b, e) > n - 1:
+            raise KernelInputError(f"reflect padding of {max(b, e)} on axis {axis} of length {n}: a reflection "
+                                   f"reaches at most {n - 1} values out (length - 1); give that axis at least "
+                                   f"{max(b, e) + 1} values")
 
 
 def _pad(data, pads, mode, value, axes=None):

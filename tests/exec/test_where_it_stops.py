@@ -1,0 +1,136 @@
+"""Where a run stops and what it says: NaN/Inf made inside nested bodies,
+NaN fed as an input, a node failing two If levels deep, numpy's messages in
+a user's words, and kernels refusing inputs their operator does not take."""
+import numpy as np
+import pytest
+from onnx import TensorProto, helper
+
+from nested_models import load_failing_inside, load_nan_inside
+from one_graph import load_graph, tensor
+from onnxstudio.core.exec import ExecError, Session
+from onnxstudio.core.exec.debug import DebugRun
+from onnxstudio.core.exec.failures import plain_words
+
+FEEDS = {"x": np.array([1.0, 2.0], np.float32), "cond": np.array(True)}
+
+
+def test_nan_made_two_bodies_deep_stops_at_that_node(tmp_path):
+    model = load_nan_inside(tmp_path)
+    d = DebugRun(model)
+    d.break_on_nonfinite = True
+    d.start(FEEDS)
+    ev = d.resume()
+    assert ev.reason == "nonfinite" and ev.node.name == "make_nan", ev
+    assert ev.nonfinite == ["logged"]
+    assert ev.graph is ev.node.graph and ev.graph.parent_node.name == "inner"
+    assert '"outer"/attribute "then_branch"' in ev.node.path and '"inner"/attribute "then_branch"' in ev.node.path
+    assert d.nonfinite[ev.node] == ["logged"]
+    assert np.isnan(d.value_of(ev.node.outputs[0])).all()
+    # The NaN goes on through the body; the run is still inside it, not past the If.
+    assert d.current is not None and d.current.graph is ev.node.graph
+    assert "post" not in [n.name for n in d.nodes_run]
+
+
+def test_a_nan_input_is_flagged_before_the_first_node(tmp_path):
+    model = load_nan_inside(tmp_path)
+    d = DebugRun(model)
+    d.break_on_nonfinite = True
+    d.start({"x": np.array([np.nan, 7.0], np.float32), "cond": np.array(True)})
+    ev = d.resume()
+    assert ev.reason == "nonfinite" and ev.node is None and ev.nonfinite == ["x"]
+    assert d.current.name == "pre" and not d.nodes_run
+    ev = d.resume()                              # then the first node that passes it on
+    assert ev.reason == "nonfinite" and ev.node.name == "pre"
+
+
+def test_without_the_nan_break_resume_runs_to_the_end(tmp_path):
+    d = DebugRun(load_nan_inside(tmp_path))
+    d.start(FEEDS)
+    assert d.resume().reason == "done"
+
+
+def test_a_failing_node_two_bodies_deep_is_named_with_its_path_op_and_inputs(tmp_path):
+    model = load_failing_inside(tmp_path)
+    with pytest.raises(ExecError) as info:
+        Session(model).run(FEEDS)
+    e = info.value
+    text = str(e)
+    assert e.node is not None and e.node.name == "bad_matmul"
+    assert '"outer"/attribute "then_branch"' in text and 'MatMul "bad_matmul"' in text
+    assert "MatMul failed: matrix product with mismatched inner dimensions" in text
+    assert "pre_out: float[2]" in text and "w: float[3,4]" in text
+    assert "gufunc" not in text and "\n" not in text
+    assert "gufunc" in e.detail                 # numpy's own words are kept
+
+
+def test_a_failed_debug_run_stops_at_the_node_holding_the_failure(tmp_path):
+    model = load_failing_inside(tmp_path)
+    d = DebugRun(model)
+    with pytest.raises(ExecError):
+        d.run(FEEDS)
+    assert d.error.node.name == "bad_matmul"
+    assert d.current.name == "outer"              # not the first node: the run stopped there
+    assert "pre_out" in d.values
+    with pytest.raises(ExecError):                # stepping retries it
+        d.step()
+    assert d.error.node.name == "bad_matmul"
+
+
+def test_numpy_messages_in_plain_words():
+    said = []
+    for bad in (lambda: np.ones((2, 3)) @ np.ones((4, 5)), lambda: np.ones((2, 3)) + np.ones(4),
+                lambda: np.ones(6).reshape(4), lambda: np.ones(3)[5],
+                lambda: np.concatenate([np.ones((2, 3)), np.ones((2, 4))])):
+        with pytest.raises(Exception) as info:
+            bad()
+        said.append(plain_words(str(info.value)))
+    assert said[0].startswith("matrix product with mismatched inner dimensions") and "3" in said[0]
+    assert said[1].startswith("shapes (2,3) and (4,) do not broadcast")
+    assert said[2].startswith("cannot reshape 6 elements into shape (4,)")
+    assert said[3].startswith("index 5 is out of range for an axis of size 3")
+    assert said[4].startswith("inputs 0 and 1 differ on axis 1 (3 against 4)")
+    assert plain_words("something else") is None
+
+
+def test_a_function_call_leads_to_the_failing_node_inside(tmp_path):
+    from onnx import numpy_helper
+    fn = helper.make_function("local", "Twice", ["a", "b"], ["c"],
+                              [helper.make_node("MatMul", ["a", "b"], ["c"], name="inner_matmul")],
+                              [helper.make_opsetid("", 17)])
+    graph = helper.make_graph([helper.make_node("Twice", ["x", "w"], ["y"], name="call", domain="local")], "g",
+                              [tensor("x", [2])], [tensor("y", None)],
+                              [numpy_helper.from_array(np.ones((3, 4), np.float32), "w")])
+    proto = helper.make_model(graph, functions=[fn], ir_version=8,
+                              opset_imports=[helper.make_opsetid("", 17), helper.make_opsetid("local", 1)])
+    path = tmp_path / "fn.onnx"
+    path.write_bytes(proto.SerializeToString())
+    from onnxstudio import core
+    model = core.load(path)
+    d = DebugRun(model)
+    with pytest.raises(ExecError) as info:
+        d.run({"x": np.ones(2, np.float32)})
+    text = str(info.value)
+    assert text.startswith('graph/node[0] Twice "call", calling functions/"Twice"/node[0] MatMul "inner_matmul"')
+    assert info.value.node.name == "inner_matmul" and info.value.via[0].name == "call"
+    assert d.current.name == "call"
+
+
+# -- kernels refuse what their operator does not take -------------------------------------------
+
+def _pad_model(tmp_path, mode, length):
+    nodes = [helper.make_node("Relu", ["x"], ["r"], name="first"),
+             helper.make_node("Pad", ["r", "pads"], ["y"], name="the_pad", mode=mode)]
+    return load_graph(tmp_path, nodes, [tensor("x", [1, length])], [tensor("y", None)],
+                      inits=[("pads", np.array([0, 1, 0, 1], np.int64))])
+
+
+def test_pad_reflect_on_a_length_one_axis_fails_at_the_pad(tmp_path):
+    model = _pad_model(tmp_path, "reflect", 1)
+    for session in (Session(model), Session(model, keep=True)):
+        with pytest.raises(ExecError) as info:
+            session.run({"x": np.ones((1, 1), np.float32)})
+        assert info.value.node.name == "the_pad"
+        assert "reflect" in str(info.value) and "axis 1" in str(info.value)
+    # A longer axis pads as before.
+    out = Session(_pad_model(tmp_path, "reflect", 3)).run({"x": np.arange(3, dtype=np.float32)[None]})["y"]
+    assert out.tolist() == [[1, 0, 1, 2, 1]]
