@@ -90,3 +90,45 @@ def test_check_says_where_the_file_should_be(tmp_path, capsys, in_constant):
     found = [d for d in json.loads(out[:out.rindex("]") + 1]) if d["code"] == "tensor.external-missing-file"]
     assert len(found) == 1
     assert str(tmp_path) in found[0]["message"] and "put the file back" in found[0]["message"]
+
+
+def _onnx_saved_with_external_data(tmp_path):
+    """The demo model saved by onnx with its weights in w.bin (onnx's layout:
+    offsets ours would not give)."""
+    from onnxstudio.resources import sample_path
+    m = onnx.load(sample_path())
+    path = tmp_path / "m.onnx"
+    onnx.save_model(m, path, save_as_external_data=True, all_tensors_to_one_file=True, location="w.bin",
+                    size_threshold=10)
+    return path
+
+
+@pytest.mark.parametrize("command", ["infer", "convert"])
+def test_a_copy_beside_the_source_leaves_the_source_weights_alone(tmp_path, capsys, command):
+    """infer/convert to another name in the same folder rewrote w.bin with
+    their own layout: the source then read wrong weights, silently."""
+    import onnxruntime as ort
+    src = _onnx_saved_with_external_data(tmp_path)
+    before = (tmp_path / "w.bin").read_bytes()
+    out = tmp_path / "copy.onnx"
+    args = [src, "-o", out, "-q"] if command == "infer" else [src, out]
+    code, _, err = _cli(capsys, command, *args)
+    assert code == 0, err
+    assert (tmp_path / "w.bin").read_bytes() == before
+    assert (tmp_path / "copy.onnx.data").is_file()
+    feeds = {"pixels": np.random.default_rng(0).standard_normal((1, 3, 32, 32)).astype(np.float32),
+             "use_softmax": np.array(True)}
+    want = ort.InferenceSession(str(src), providers=["CPUExecutionProvider"]).run(None, feeds)
+    code, _, err = _cli(capsys, "run", src, "--input", _npz(tmp_path, feeds), "-o", tmp_path / "a")
+    assert code == 0, err
+    code, _, err = _cli(capsys, "run", out, "--input", _npz(tmp_path, feeds), "-o", tmp_path / "b")
+    assert code == 0, err
+    for name, w in zip(["logits", "probs"], want):
+        np.testing.assert_allclose(np.load(tmp_path / "a" / f"{name}.npy"), w, rtol=1e-5, atol=1e-6)
+        np.testing.assert_allclose(np.load(tmp_path / "b" / f"{name}.npy"), w, rtol=1e-5, atol=1e-6)
+
+
+def _npz(folder, feeds):
+    path = folder / "feeds.npz"
+    np.savez(path, **feeds)
+    return path

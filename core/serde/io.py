@@ -213,14 +213,34 @@ def _inline_size(model: Model) -> int:
     return total
 
 
-def _tensor_writer(opts: SaveOptions, ext: _ExternalWriter, auto_file: Optional[str]):
+def _source_data_moves(model: Model, path: pathlib.Path, opts: SaveOptions) -> Optional[str]:
+    """The file external tensors kept where they were go to instead, or None.
+
+    Saving a model next to the file it was read from under another name
+    would rewrite that file's external data with this save's layout, and
+    the file read from, untouched otherwise, would then read wrong bytes
+    at its old offsets. Its tensors go to `<new model>.data` instead."""
+    files = getattr(model, "_external_files", None)
+    if opts.external_data is not None or files is None or model.path is None:
+        return None
+    try:
+        if pathlib.Path(model.path).resolve() == path.resolve() or \
+                files.base_dir.resolve() != path.parent.resolve():
+            return None
+    except OSError:
+        return None
+    return path.name + ".data"
+
+
+def _tensor_writer(opts: SaveOptions, ext: _ExternalWriter, auto_file: Optional[str],
+                   moved_to: Optional[str] = None):
     def write(t: Tensor) -> pb.TensorProto:
         location = None
         if opts.external_data:
             location = opts.external_data if t.nbytes >= opts.size_threshold else None
         elif opts.external_data is None:
             if t.is_external:
-                location = t.external.location
+                location = moved_to or t.external.location
             elif auto_file and t.nbytes >= opts.size_threshold:
                 location = auto_file
         if location is None or t.dtype == 8:   # strings cannot be stored externally
@@ -258,7 +278,7 @@ def save(model: Model, path: PathLike, options: Optional[SaveOptions] = None, **
     ext = _ExternalWriter(folder, opts.align, [path] + ([pathlib.Path(model.path)] if model.path else []))
     tmp = None
     try:
-        mp = model_to_proto(model, _tensor_writer(opts, ext, auto_file))
+        mp = model_to_proto(model, _tensor_writer(opts, ext, auto_file, _source_data_moves(model, path, opts)))
         data = mp.SerializeToString()
         if len(data) >= PROTOBUF_LIMIT:
             raise SaveError(f"{path}: the model is {len(data)} bytes, over protobuf's 2 GB limit; "
