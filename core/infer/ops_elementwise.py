@@ -18,7 +18,7 @@ SAME_AS_INPUT = (
     "Round", "Selu", "Shrink", "Sigmoid", "Sign", "Sin", "Sinh", "Softplus",
     "Softsign", "Sqrt", "Swish", "Tan", "Tanh", "ThresholdedRelu", "BitwiseNot", "Not",
     "Clip", "MeanVarianceNormalization", "LRN",
-    "InstanceNormalization", "Trilu", "ReverseSequence", "RandomNormalLike",
+    "Trilu", "ReverseSequence", "RandomNormalLike",
     "RandomUniformLike", "GroupNormalization", "RMSNormalization",
 )
 
@@ -221,7 +221,8 @@ def batch_norm(ctx):
 
 
 def _per_channel_inputs_fit(ctx) -> None:
-    """scale, B, mean and var: one value per channel of X (its dim 1)."""
+    """scale, B (and BatchNormalization's mean and var): one value per
+    channel of X (its dim 1)."""
     x = ctx.shape(0)
     channels = x[1] if x is not None and len(x) >= 2 else None
     for i in range(1, min(ctx.num_inputs, 5)):
@@ -232,6 +233,12 @@ def _per_channel_inputs_fit(ctx) -> None:
             ctx.error(findings.DIM, f"{findings.input_label(ctx, i)} has {s[0]} values but "
                                     f"{findings.input_label(ctx, 0)} {findings.show(x)} has {channels} channels")
             return
+
+
+@rule("InstanceNormalization")
+def instance_norm(ctx):
+    _per_channel_inputs_fit(ctx)
+    return [ctx.type(0)]
 
 
 @rule("LayerNormalization")

@@ -60,7 +60,8 @@ def slice_op(ctx):
                     out[a] = None
             return [tensor(elem, out)]
         return [tensor(elem, (None,) * len(shape))]
-    if axes is not None and findings.axes(ctx, axes, len(shape), "axes" if ctx.opset < 10 else "input 3 (axes)") is None:
+    axes_name = "axes" if ctx.opset < 10 else "input 3 (axes)"
+    if axes is not None and findings.axes(ctx, axes, len(shape), axes_name) is None:
         return [tensor(elem, (None,) * len(shape))]
     axes = axes if axes is not None else list(range(len(starts)))
     steps = steps if steps is not None else [1] * len(starts)

@@ -4,7 +4,8 @@ from __future__ import annotations
 from ..ir.dtypes import DataType
 from .context import rule, tensor
 from .dims import broadcast_shapes, dim_add, dim_floordiv, dim_mul
-from .findings import DIM, RANK, broadcast_conflict, dims_differ, input_label, length, require_min_rank, require_rank, show
+from .findings import (DIM, RANK, broadcast_conflict, dims_differ, input_label, int_list, length, require_min_rank,
+                       require_rank, show)
 
 INT32, INT64, FLOAT = DataType.INT32, DataType.INT64, DataType.FLOAT
 
@@ -84,7 +85,7 @@ def _conv_fits(ctx, x_idx, w_idx, x, w) -> bool:
         return False
     if w is not None:
         kernel = ctx.attr("kernel_shape")
-        if kernel is not None and any(dims_differ(k, d) for k, d in zip(kernel, w[2:])):
+        if int_list(kernel) and any(dims_differ(k, d) for k, d in zip(kernel, w[2:])):
             ctx.error(DIM, f"attribute 'kernel_shape' is {list(kernel)} but the weight {input_label(ctx, w_idx)} "
                            f"has spatial dims {show(w[2:])}")
             return False
@@ -334,6 +335,11 @@ def einsum(ctx):
         if shape is None:
             return [tensor(elem, None)]
         n_ell = len(shape) - len(term.replace("...", ""))
+        if n_ell < 0 or n_ell > 0 and "..." not in term:
+            ctx.error(RANK, f"{input_label(ctx, i)} has rank {len(shape)} {show(shape)} but its term {term!r} "
+                            f"in the equation {eq!r} names {len(term.replace('...', ''))} axes"
+                            + (" and more through '...'" if "..." in term else ""))
+            return [tensor(elem, None)]
         pos = 0
         for part in term.split("...")[:1]:
             for ch in part:

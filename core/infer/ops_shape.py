@@ -10,7 +10,7 @@ from ..ir.dtypes import DataType
 from .context import rule, tensor
 from .dims import axis_index, broadcast_shapes, dim_add, dim_floordiv, dim_mul, dim_prod
 from . import findings
-from .findings import DIM, RANK, RESHAPE, broadcast_conflict, dims_differ, input_label, known, show
+from .findings import DIM, RANK, RESHAPE, broadcast_conflict, input_label, known, show
 
 INT64 = DataType.INT64
 
@@ -402,7 +402,8 @@ def pad(ctx):
     if axes is not None and findings.axes(ctx, axes, r, "input 3 (axes)") is None:
         return [tensor(elem, (None,) * r)]
     n_axes = r if axes is None else len(axes)
-    if not findings.length(ctx, "pads" if ctx.opset < 11 else "input 1 (pads)", pads, 2 * n_axes, f"padding {n_axes} axes (a begin and an end each)"):
+    pads_name = "pads" if ctx.opset < 11 else "input 1 (pads)"
+    if not findings.length(ctx, pads_name, pads, 2 * n_axes, f"padding {n_axes} axes (a begin and an end each)"):
         return [tensor(elem, (None,) * r)]
     axes = [axis_index(a, r) for a in axes] if axes is not None else list(range(r))
     out = list(shape)
@@ -457,6 +458,8 @@ def depth_space(ctx):
 @rule("Det")
 def det(ctx):
     shape = ctx.shape(0)
+    if shape is not None and not findings.require_min_rank(ctx, 0, 2, "square matrices in its last two dims"):
+        return [tensor(ctx.elem(0), None)]
     return [tensor(ctx.elem(0), None if shape is None else shape[:-2])]
 
 
