@@ -9,6 +9,7 @@ import onnx.shape_inference
 
 from onnxstudio import core
 from onnxstudio.core.infer import Inference
+from onnxstudio.core.infer.fresh import as_written
 from onnxstudio.core.infer.merge import at_least_as_precise
 from onnxstudio.core.ir.types import OptionalType, SequenceType, TensorType, type_from_proto
 from onnxstudio.core.proto import onnx_pb2 as pb
@@ -98,10 +99,15 @@ def infer_with_onnx(m):
 
 
 def compare(path, strip=False):
-    """(agree, total, [(name, ours, theirs)], our diagnostics, graph output names).
+    """(agree, total, [(name, ours, theirs)], our diagnostics, graph output
+    names, agree as written).
 
     Every graph and subgraph counts: values are matched by name within the
-    graph that defines them.
+    graph that defines them. A value agrees when ours is at least as precise
+    as onnx's on every dim: an unknown dim of ours where onnx has a name (its
+    own dim_param or an unk__N) is a miss. "As written" compares what
+    Inference.write would store instead: there our per-run `?N` names are
+    unknown dims, so each one where onnx has a name is a miss too.
     """
     m = onnx.load(str(path), load_external_data=False)
     if strip:
@@ -111,7 +117,7 @@ def compare(path, strip=False):
     model = core.load_bytes(m.SerializeToString(), base_dir=str(pathlib.Path(path).parent))
     inf = Inference(model)
     inf.run()
-    agree, total, bad = 0, 0, []
+    agree, total, agree_written, bad = 0, 0, 0, []
     global more_precise
     for tg, og in _pairs(inferred.graph, model.graph):
         theirs = _graph_types(tg)
@@ -123,9 +129,10 @@ def compare(path, strip=False):
                 agree += 1
                 if o != t and not at_least_as_precise(t, o):
                     more_precise += 1
+                agree_written += at_least_as_precise(as_written(o), t)
             else:
                 bad.append((name, o, t))
-    return agree, total, bad, inf.diagnostics, outputs
+    return agree, total, bad, inf.diagnostics, outputs, agree_written
 
 
 # Values where ours says strictly more than onnx (e.g. a symbol or number

@@ -17,6 +17,9 @@ from shared_models import shared_model_dirs
 
 
 MIN_OVERALL = 0.98
+# Every model on its own: equal or more precise than onnx on 99 % of its
+# values at least (an unknown dim where onnx has a name is a miss).
+MIN_PER_MODEL = 0.99
 
 # (case id, value name): why we differ. Every entry is checked to still differ,
 # so the list cannot go stale.
@@ -26,15 +29,34 @@ KNOWN_DIFFERENCES = {
         "slices; onnx repeats the declaration, we report the element rank unknown",
 }
 
+# Model -> why what Inference.write stores says less than onnx on more than
+# 1 % of its values (checked to still fall short, so it cannot go stale).
+WRITTEN_SHORTFALLS = {
+    "silero_vad":
+        "its If's branches give sizes only a run knows (our ?N, onnx's unk__N); "
+        "?N names are per run, so a file gets an unknown dim there",
+}
+
+
+def _below(agree, total) -> bool:
+    return total > 0 and agree / total < MIN_PER_MODEL
+
 
 def _run(cases, strip):
-    agree = total = 0
+    agree = total = written_agree = 0
     outputs_total = outputs_agree = 0
-    unexpected, seen_known = [], set()
+    unexpected, seen_known, low, low_written = [], set(), [], 0
     for case in cases:
-        a, t, bad, _diags, outputs = compare(case.model_path, strip=strip)
+        a, t, bad, _diags, outputs, written = compare(case.model_path, strip=strip)
         agree += a
         total += t
+        written_agree += written
+        # A documented difference (onnx repeats a wrong declaration) is not
+        # held against the model; it is checked to still be there below.
+        excused = sum(1 for name, _, _ in bad if (case.id, name) in KNOWN_DIFFERENCES)
+        if _below(a + excused, t):
+            low.append(f"{case.id}: {a}/{t}")
+        low_written += _below(written, t)
         bad_names = {name for name, _, _ in bad}
         if case.kind == "node":
             # Only graph outputs onnx could type count.
@@ -45,21 +67,27 @@ def _run(cases, strip):
                 seen_known.add((case.id, name))
             else:
                 unexpected.append(f"{case.id}: {name}: ours {ours}, onnx {theirs}")
-    return agree, total, outputs_agree, outputs_total, unexpected, seen_known
+    return agree, total, outputs_agree, outputs_total, unexpected, seen_known, low, (written_agree, low_written)
 
 
 @pytest.mark.parametrize("strip", [False, True], ids=["as-stored", "stripped"])
 def test_agreement_with_onnx_on_backend_data(strip):
     cases = all_cases()
     before = oracle.more_precise
-    agree, total, out_ok, out_total, unexpected, seen = _run(cases, strip)
+    agree, total, out_ok, out_total, unexpected, seen, low, (written, low_written) = _run(cases, strip)
     known_outputs = sum(1 for cid, _ in seen if cid.startswith("node/"))
+    # As written is reported, not held to 99 %: many node tests feed a
+    # shape, size or count as a graph input, and the sizes that follow
+    # are per-run ?N names, which a file gets as unknown dims.
     print(f"\ninference agreement ({'stripped' if strip else 'as stored'}): "
           f"{agree}/{total} values = {agree / total:.4%}; node-test graph outputs "
           f"{out_ok}/{out_total} (+{known_outputs} known differences); "
-          f"strictly more precise than onnx: {oracle.more_precise - before}")
+          f"strictly more precise than onnx: {oracle.more_precise - before}; "
+          f"models below {MIN_PER_MODEL:.0%}: {low or 'none'}; as written {written}/{total} values = "
+          f"{written / total:.4%}, {low_written} models below {MIN_PER_MODEL:.0%}")
     assert total > 10000
     assert agree / total >= MIN_OVERALL, "\n".join(unexpected[:50])
+    assert not low, f"models below {MIN_PER_MODEL:.0%}: {low}"
     assert not unexpected, "\n".join(unexpected[:50])
     # Graph outputs of node tests: 100% apart from the documented differences.
     assert out_ok + known_outputs == out_total
@@ -70,17 +98,43 @@ def test_agreement_with_onnx_on_backend_data(strip):
 def test_agreement_with_onnx_on_shared_models(strip):
     paths = [d / "model.onnx" for d in shared_model_dirs()]
     agree = total = 0
-    problems = []
+    problems, low, low_written, lines = [], [], set(), []
     before = oracle.more_precise
     for p in paths:
-        a, t, bad, _diags, _ = compare(p, strip=strip)
+        a, t, bad, _diags, _, written = compare(p, strip=strip)
         agree += a
         total += t
-        problems += [f"{p.parent.name}: {n}: ours {o}, onnx {th}" for n, o, th in bad]
+        name = p.parent.name
+        lines.append(f"  {name:22s} {a:5d}/{t:5d} = {a / t if t else 1:8.2%}; "
+                     f"as written {written:5d}/{t:5d} = {written / t if t else 1:8.2%}")
+        if _below(a, t):
+            low.append(name)
+        if _below(written, t):
+            low_written.add(name)
+        problems += [f"{name}: {n}: ours {o}, onnx {th}" for n, o, th in bad]
     print(f"\nshared models agreement ({'stripped' if strip else 'as stored'}): {agree}/{total}; "
-          f"strictly more precise than onnx: {oracle.more_precise - before}")
+          f"strictly more precise than onnx: {oracle.more_precise - before}\n" + "\n".join(lines))
     assert total > 2000
+    assert not low, f"models below {MIN_PER_MODEL:.0%}: {low}"
     assert not problems, "\n".join(problems[:30])
+    assert low_written == set(WRITTEN_SHORTFALLS), f"as written, below {MIN_PER_MODEL:.0%}: {low_written}"
+
+
+def test_an_unknown_dim_where_onnx_has_a_name_is_a_miss():
+    from onnxstudio.core.infer.fresh import as_written
+    from onnxstudio.core.infer.merge import at_least_as_precise
+    from onnxstudio.core.ir.types import TensorType
+
+    theirs = oracle._fresh_unk(TensorType(1, ("N", "unk__3", 4)))
+    assert theirs.shape == ("N", "?3", 4)
+    assert at_least_as_precise(TensorType(1, ("N", "x.2", 4)), theirs)
+    assert at_least_as_precise(TensorType(1, ("N", "floor((x.2+1)/2)", 4)), theirs)
+    assert at_least_as_precise(TensorType(1, ("N", "?7", 4)), theirs)
+    assert not at_least_as_precise(TensorType(1, ("N", None, 4)), theirs)
+    assert not at_least_as_precise(TensorType(1, (None, "x.2", 4)), theirs)
+    # As written, a per-run ?N is an unknown dim: a miss there.
+    assert not at_least_as_precise(as_written(TensorType(1, ("N", "?7", 4))), theirs)
+    assert at_least_as_precise(as_written(TensorType(1, ("N", "x.2", 4))), theirs)
 
 
 def test_where_onnx_names_a_fresh_symbol_we_say_as_much_or_more():
