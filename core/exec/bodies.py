@@ -113,20 +113,26 @@ class BodyRunning:
             return merged
         return self.model.opset_imports
 
-    def _call_function(self, s: Step, args: list):
-        fn = s.function
+    def _function_plan(self, s: Step) -> Plan:
+        """The plan of the function `s` calls, with `s`'s attributes, made once."""
         plan = s.body_cache.get("plan")
         if plan is None:
+            fn = s.function
             defaults = {k: decode_attr_value(a.value, a.type) for k, a in fn.attribute_defaults.items()}
             plan = Plan(fn.graph, self.model, self._opsets_of(fn.graph), caller_attrs=s.attrs,
                         attr_defaults=defaults)
             s.body_cache["plan"] = plan
+        return plan
+
+    def _call_function(self, s: Step, args: list):
+        fn = s.function
+        plan = self._function_plan(s)
         values = {}
         for v, x in zip(fn.graph.inputs, args):
             values[v.name] = x
         frame = Frame(values)
         try:
-            self._execute(plan, frame)
+            self._run_function(plan, frame)
         except ExecError as e:    # the path inside the function starts at the function: lead to it from the call
             raise in_function_call(s.node, e) from e
         out = []
@@ -136,6 +142,10 @@ class BodyRunning:
             except KeyError:
                 raise ExecError(f"function {fn.name}: output {v.name!r} was not computed") from None
         return tuple(out)
+
+
+    def _run_function(self, plan: Plan, frame: Frame) -> None:
+        self._execute(plan, frame)
 
 
 def _copy_outer(values: dict, names, parent: Frame) -> None:

@@ -97,6 +97,18 @@ class _DebugSession(Session):
             self._record(TraceEntry(graph, s.node, it, outs))
         return body.outputs(values, frame)
 
+    def _run_function(self, plan, frame):
+        if self.trace is None:
+            return super()._run_function(plan, frame)
+        graph = plan.graph
+        it = self._iterations.get(id(graph), 0)
+        self._iterations[id(graph)] = it + 1
+        self._record(TraceEntry(graph, None, it, dict(frame.values)))
+        for s in plan.steps:
+            if self._cancelled:
+                raise Cancelled("run cancelled")
+            self._record(TraceEntry(graph, s.node, it, self._run_step(s, frame, True)))
+
     def _body_runner(self, graph, parent):
         if self.trace is None:
             return super()._body_runner(graph, parent)
@@ -118,6 +130,15 @@ def top_node(node: Node, graph: Graph) -> Optional[Node]:
 
 def is_control_flow(node: Node) -> bool:
     return bool(node.subgraphs()) and node.domain in ("", "ai.onnx")
+
+
+def calls_function(session: Session, node: Node) -> bool:
+    """True when `node`, a step of `session`'s plan, calls a model-local function."""
+    steps = session.plan.steps
+    pos = session.position
+    s = steps[pos] if pos < len(steps) and steps[pos].node is node else next(
+        (st for st in steps if st.node is node), None)
+    return s is not None and s.function is not None
 
 
 class DebugRun:
@@ -261,7 +282,10 @@ class DebugRun:
         if self.session.done:
             return StepEvent(None, reason="done")
         node = self.current
-        record = into and is_control_flow(node)
+        # A function's body is walked only when looking for NaN/Inf (the app
+        # steps over calls otherwise).
+        record = into and (is_control_flow(node)
+                           or (self.break_on_nonfinite and calls_function(self.session, node)))
         if record:
             self.session.trace = []
             self.session.truncated = False
@@ -340,7 +364,8 @@ class DebugRun:
             first = False
             walking = self._walking
             enter = into or (not walking and (self._wanted_inside(node, target)
-                                              or (self.break_on_nonfinite and is_control_flow(node))))
+                                              or (self.break_on_nonfinite
+                                                  and (is_control_flow(node) or calls_function(self.session, node)))))
             last = self.step(into=enter)
             # A body node that made the NaN/Inf is where to stop, not the
             # If/Loop/Scan holding it: its recording is walked next.
@@ -515,6 +540,8 @@ class DebugRun:
             self.values.pop(name, None)
         for n in nodes:
             self.nonfinite.pop(n, None)
+        self.error = None              # it was of the model before the edit
+        self.nonfinite_inputs = []
         self.session = None
         self.body_values = {}
         self.iterations = {}

@@ -715,10 +715,6 @@
         <translation>设置</translation>
     </message>
     <message>
-        <source>size of {name} in every input that uses it</source>
-        <translation>所有使用 {name} 的输入中它的大小</translation>
-    </message>
-    <message>
         <source>integers {low}..{high}</source>
         <translation>整数 {low}..{high}</translation>
     </message>
@@ -2311,6 +2307,10 @@
         <translation>在断点 {node} 处停止</translation>
     </message>
     <message>
+        <source>Input {names} holds NaN/Inf: stopped before the first node</source>
+        <translation>输入 {names} 含有 NaN/Inf：在第一个节点之前停止</translation>
+    </message>
+    <message>
         <source>{node} produced NaN/Inf in {names}</source>
         <translation>{node} 在 {names} 中产生了 NaN/Inf</translation>
     </message>
@@ -2408,6 +2408,10 @@
 </context>
 <context>
     <name>RunOverlay</name>
+    <message>
+        <source>failed</source>
+        <translation>失败</translation>
+    </message>
     <message>
         <source>max abs error {abs}, rel {rel}</source>
         <translation>最大绝对误差 {abs}，相对误差 {rel}</translation>
@@ -2522,6 +2526,10 @@
     <message>
         <source>group {path}</source>
         <translation>分组 {path}</translation>
+    </message>
+    <message>
+        <source>In numpy&apos;s words: {detail}</source>
+        <translation>numpy 的原话：{detail}</translation>
     </message>
     <message>
         <source>{name}: cannot read the initializer ({error})</source>

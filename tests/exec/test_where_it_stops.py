@@ -134,3 +134,31 @@ def test_pad_reflect_on_a_length_one_axis_fails_at_the_pad(tmp_path):
     # A longer axis pads as before.
     out = Session(_pad_model(tmp_path, "reflect", 3)).run({"x": np.arange(3, dtype=np.float32)[None]})["y"]
     assert out.tolist() == [[1, 0, 1, 2, 1]]
+
+
+def test_nan_made_inside_a_function_stops_at_that_node(tmp_path):
+    from onnx import numpy_helper
+    from onnxstudio import core
+    fn = helper.make_function("local", "LogShifted", ["a", "s"], ["c"],
+                              [helper.make_node("Sub", ["a", "s"], ["d"], name="fn_shift"),
+                               helper.make_node("Log", ["d"], ["c"], name="fn_log"),
+                               ], [helper.make_opsetid("", 17)])
+    graph = helper.make_graph([helper.make_node("Relu", ["x"], ["r"], name="pre"),
+                               helper.make_node("LogShifted", ["r", "five"], ["y0"], name="call", domain="local"),
+                               helper.make_node("Neg", ["y0"], ["y"], name="post")], "g",
+                              [tensor("x", [2])], [tensor("y", None)],
+                              [numpy_helper.from_array(np.array([5.0], np.float32), "five")])
+    proto = helper.make_model(graph, functions=[fn], ir_version=8,
+                              opset_imports=[helper.make_opsetid("", 17), helper.make_opsetid("local", 1)])
+    path = tmp_path / "fn_nan.onnx"
+    path.write_bytes(proto.SerializeToString())
+    d = DebugRun(core.load(path))
+    d.break_on_nonfinite = True
+    d.start({"x": np.array([1.0, 2.0], np.float32)})
+    ev = d.resume()
+    assert ev.reason == "nonfinite" and ev.node.name == "fn_log" and ev.nonfinite == ["c"]
+    assert np.isnan(d.value_of(ev.node.outputs[0])).all()
+    d.break_on_nonfinite = False                 # without it, a call is one step
+    d.start({"x": np.array([1.0, 2.0], np.float32)})
+    d.step()
+    assert d.step().node.name == "call" and d.current.name == "post"

@@ -433,6 +433,11 @@ def test_nan_is_flagged_and_can_stop_the_run(qtbot, window):
     finish(qtbot, window)
     nodes = list(r.controller.model.graph.nodes)
     debug = r.controller.debug
+    # the input itself is named first, before any node runs
+    assert r.controller.last_event.reason == "nonfinite" and not debug.nodes_run
+    assert "Input pixels holds NaN/Inf" in r.dock_widget.status.text()
+    r.continue_action.trigger()
+    finish(qtbot, window)
     assert r.controller.last_event.reason == "nonfinite" and debug.nodes_run == nodes[:1]
     assert "NaN/Inf" in r.dock_widget.status.text()
     assert marks(window, nonfinite=True)

@@ -76,6 +76,7 @@ class RunController(QObject):
     message = Signal(str, str)        # level ("info", "error"), text
     report_ready = Signal(object)     # core.exec.compare.Report
     ran = Signal(object)              # outputs of a finished run
+    failed_at = Signal(object)        # the node a job failed at (the innermost, inside its body)
 
     def __init__(self, parent=None):
         super().__init__(parent)
@@ -203,6 +204,8 @@ class RunController(QObject):
             self.last_error = text
             self.message.emit("error", self._noted(text))
             self.updated.emit()       # the values computed before the failure stay shown
+            if node is not None:
+                self.failed_at.emit(node)
 
     def _cancelled(self, job) -> None:
         if self._end(job):
@@ -336,6 +339,9 @@ class RunController(QObject):
             text = self.tr("Run complete")
         elif event.reason == "breakpoint":
             text = self.tr("Stopped at breakpoint {node}").format(node=d.current.display_name)
+        elif event.reason == "nonfinite" and event.node is None:
+            text = self.tr("Input {names} holds NaN/Inf: stopped before the first node").format(
+                names=", ".join(event.nonfinite))
         elif event.reason == "nonfinite":
             text = self.tr("{node} produced NaN/Inf in {names}").format(
                 node=event.node.display_name, names=", ".join(event.nonfinite))

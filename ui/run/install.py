@@ -161,6 +161,7 @@ class RunUI(QObject):
         c.progressed.connect(self._progress)
         c.message.connect(self._message)
         c.stopped.connect(self._stopped)
+        c.failed_at.connect(self._failed_at)
         c.report_ready.connect(lambda r: (self.compare.set_report(r, c.report_kind), self.compare_dock.show(),
                                           self.compare_dock.raise_()))
         c.updated.connect(self._updated)
@@ -245,6 +246,7 @@ class RunUI(QObject):
         d = self.dock_widget
         d.set_running(True)
         d.status.setText(what)
+        d.status.setToolTip("")
         if self.inputs.message.text():
             self.inputs.show_problem("")
 
@@ -297,6 +299,10 @@ class RunUI(QObject):
 
     def _stopped(self, event) -> None:
         debug = self.controller.debug_if_any
+        if event.reason == "nonfinite" and event.node is not None:
+            # the node that made the NaN/Inf, in its body, even when the run has left that body
+            self.show_node(event.node)
+            return
         node = debug.current if debug is not None and debug.current is not None else event.node
         if node is None:
             return
@@ -311,6 +317,16 @@ class RunUI(QObject):
             if not panel.view.visible_scene_rect().contains(rect):
                 panel.view.centerOn(rect.center())
             return
+        self.show_node(node, select=False)
+
+    def _failed_at(self, node) -> None:
+        """Show the node a run failed at (entering its body), with what numpy
+        said, when the message puts it in other words, in the status's tooltip."""
+        debug = self.controller.debug_if_any
+        error = debug.error if debug is not None else None
+        detail = getattr(error, "detail", "")
+        self.dock_widget.status.setToolTip(
+            self.tr("In numpy's words: {detail}").format(detail=detail) if detail else "")
         self.show_node(node, select=False)
 
     # -- keeping the current node in view ----------------------------------------------------------

@@ -7,6 +7,8 @@ graph scene (the scene's node and edge items stay as the viewer made them):
 - the current node (the one the next step runs): a thick outline and a ▶;
 - breakpoints: a red dot on the node's left edge;
 - nodes that produced NaN/Inf: a red "NaN" flag;
+- the node a run failed at (inside its body when it is in one): a red
+  outline and a "failed" flag, the message in its tooltip;
 - after a comparison, each node's band coloured by its error on the
   legend's scale (green = agrees, yellow .. red = larger errors).
 
@@ -99,24 +101,25 @@ class ValueTag(QGraphicsItem):
 
 
 class NodeMark(QGraphicsItem):
-    """Run state of one node box: current, breakpoint, NaN/Inf flag, error band."""
+    """Run state of one node box: current, breakpoint, NaN/Inf flag, failure, error band."""
 
     def __init__(self, rect: QRectF, *, current=False, breakpoint=False, nonfinite=False,  # noqa: A002
-                 band: Optional[QColor] = None, tooltip: str = ""):
+                 failed=False, band: Optional[QColor] = None, tooltip: str = ""):
         super().__init__()
         self.rect = QRectF(rect)
         self.current = current
         self.breakpoint = breakpoint
         self.nonfinite = nonfinite
+        self.failed = failed
         self.band = band
         if tooltip:
             self.setToolTip(tooltip)
         # Bands sit under the box (they frame it); markers above it.
-        self.setZValue(1.9 if band is not None and not (current or breakpoint or nonfinite) else 3.5)
+        self.setZValue(1.9 if band is not None and not (current or breakpoint or nonfinite or failed) else 3.5)
         self.setAcceptedMouseButtons(Qt.NoButton)
 
     def boundingRect(self) -> QRectF:
-        return self.rect.adjusted(-22, -14, 8, 8)
+        return self.rect.adjusted(-22, -16, 8, 8)
 
     def shape(self) -> QPainterPath:
         path = QPainterPath()
@@ -150,6 +153,8 @@ class NodeMark(QGraphicsItem):
             painter.setPen(QPen(QColor("white"), 1.5))
             painter.setBrush(BREAK)
             painter.drawEllipse(self._dot())
+        if self.failed:
+            self._paint_failed(painter)
         if self.nonfinite:
             tag = QRectF(self.rect.right() - 30, self.rect.top() - 12, 30, 14)
             painter.setPen(Qt.NoPen)
@@ -158,6 +163,27 @@ class NodeMark(QGraphicsItem):
             painter.setPen(QColor("white"))
             painter.setFont(fonts.body_font())
             painter.drawText(tag, Qt.AlignCenter, "NaN")
+
+
+    @staticmethod
+    def failed_flag(rect: QRectF) -> QRectF:
+        """Where the "failed" flag of a box at `rect` goes (value tags keep clear of it)."""
+        width = fonts.text_width(QCoreApplication.translate("RunOverlay", "failed")) + 12
+        return QRectF(rect.left() + 4, rect.top() - 15, width, 15)
+
+    def _paint_failed(self, painter: QPainter) -> None:
+        """A red outline outside the current one, and a "failed" flag on the top left edge."""
+        painter.setPen(QPen(BREAK, 3.0, Qt.DashLine))
+        painter.setBrush(Qt.NoBrush)
+        painter.drawRoundedRect(self.rect.adjusted(-7, -7, 7, 7), 8, 8)
+        text = QCoreApplication.translate("RunOverlay", "failed")
+        tag = self.failed_flag(self.rect)
+        painter.setPen(Qt.NoPen)
+        painter.setBrush(BREAK)
+        painter.drawRoundedRect(tag, 3, 3)
+        painter.setPen(QColor("white"))
+        painter.setFont(fonts.body_font())
+        painter.drawText(tag, Qt.AlignCenter, text)
 
 
 class RunOverlay:
@@ -197,7 +223,11 @@ class RunOverlay:
     def _value_tags(self, scene, debug, graph) -> None:
         done = set()
         room = _Room(scene)
+        failed = self._failed_item(scene, debug, graph)
+        if failed is not None:
+            room.add(_box(NodeMark.failed_flag(failed.scene_rect())))
         bad_names = {name for names in debug.nonfinite.values() for name in names}
+        bad_names.update(debug.nonfinite_inputs)
         for edge in scene.edge_items.values():
             value = getattr(edge.ref, "value", None)
             if value is None or id(value) in done:
@@ -300,6 +330,9 @@ class RunOverlay:
                 mark(bp, breakpoint=True)
         for node in debug.nonfinite:
             mark(node, nonfinite=True)
+        failed = self._failed_node(debug, graph)
+        if failed is not None:
+            mark(failed, failed=True, tooltip=str(debug.error))
         report = self.controller.report
         bands: dict = {}
         if report is not None:
@@ -324,6 +357,20 @@ class RunOverlay:
             m = NodeMark(item.scene_rect(), **flags)
             scene.addItem(m)
             self.items.append(m)
+
+    def _failed_node(self, debug, graph):
+        """The node to mark as failed on `graph`'s level (None without a failure):
+        the failing node, or for one inside a function shown from outside it, the call."""
+        error = debug.error
+        if error is None or error.node is None or self.controller.running:
+            return None
+        return error.via[0] if error.via and graph is not error.node.graph else error.node
+
+    def _failed_item(self, scene, debug, graph):
+        node = self._failed_node(debug, graph)
+        while node is not None and node.graph is not graph and node.graph.parent_node is not None:
+            node = node.graph.parent_node
+        return scene.item_for_node(node) if node is not None and node.graph is graph else None
 
     def current_item(self):
         """The node box of the current node, when it is on this level."""
