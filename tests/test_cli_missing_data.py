@@ -132,3 +132,17 @@ def _npz(folder, feeds):
     path = folder / "feeds.npz"
     np.savez(path, **feeds)
     return path
+
+
+def test_damaged_data_of_a_constant_names_the_node_attribute(tmp_path, capsys):
+    """A Constant's tensor has no name: run named it tensor ''."""
+    t = numpy_helper.from_array(np.arange(16, dtype=np.float32))
+    t.raw_data = t.raw_data[:30]                 # 30 of the 64 bytes
+    nodes = [helper.make_node("Constant", [], ["c"], value=t), helper.make_node("Add", ["x", "c"], ["y"])]
+    g = helper.make_graph(nodes, "g", [helper.make_tensor_value_info("x", TensorProto.FLOAT, [16])],
+                          [helper.make_tensor_value_info("y", TensorProto.FLOAT, [16])])
+    path = tmp_path / "m.onnx"
+    onnx.save(helper.make_model(g, opset_imports=[helper.make_opsetid("", 18)], ir_version=10), path)
+    code, _, err = _cli(capsys, "run", path, "--random")
+    assert code == 2 and len(err.strip().splitlines()) == 1, err
+    assert "tensor ''" not in err and 'graph/node[0] Constant/attribute "value": raw_data has 30 bytes' in err

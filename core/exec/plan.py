@@ -10,7 +10,9 @@ from dataclasses import dataclass, field
 from operator import itemgetter
 from typing import Iterable, Optional
 
+from ..errors import CoreError
 from ..ir import AttrType, Graph, Model, Node
+from ..ir.tensor import NAMELESS
 from ..opsets import canonical_domain
 from .errors import ExecError
 from .registry import Kernel, find_kernel
@@ -70,7 +72,14 @@ def node_attrs(node: Node, caller_attrs: Optional[dict] = None, defaults: Option
             elif defaults is not None and a.ref_attr_name in defaults:
                 out[name] = defaults[a.ref_attr_name]
             continue
-        out[name] = decode_attr_value(a.value, a.type)
+        try:
+            out[name] = decode_attr_value(a.value, a.type)
+        except CoreError as e:
+            text = str(e)
+            if not text.startswith(NAMELESS):
+                raise
+            # The tensor has no name to give: the place is this attribute.
+            raise type(e)(f'{node.path}/attribute "{name}"{text[len(NAMELESS):]}') from None
     return out
 
 

@@ -26,6 +26,11 @@ class ExternalRef:
     checksum: str = ""
 
 
+# How errors start for a tensor without a name; exec replaces it by the
+# node attribute holding the tensor.
+NAMELESS = "a tensor with no name"
+
+
 class Tensor:
     __slots__ = ("_proto", "_raw", "_array", "external", "_reader", "_dtype", "_shape", "_name")
 
@@ -62,6 +67,11 @@ class Tensor:
     @name.setter
     def name(self, value: str) -> None:
         self._name = value
+
+    def _who(self) -> str:
+        # A Constant's value (any attribute's tensor) has no name: the caller
+        # that knows the node puts its place in front (exec's node_attrs).
+        return f"tensor {self._name!r}" if self._name else NAMELESS
 
     @property
     def dtype(self) -> int:
@@ -111,13 +121,13 @@ class Tensor:
             if self.external is not None:
                 if self._reader is None:
                     raise codec.TensorDataError(
-                        f"tensor {self._name!r}: its data is in external file "
+                        f"{self._who()}: its data is in external file "
                         f"{self.external.location!r}, but the model was loaded from bytes without a folder")
                 raw = self._reader(self)
             try:
                 arr = codec.to_numpy(self._proto, raw)
             except codec.TensorDataError as e:
-                raise codec.TensorDataError(f"tensor {self._name!r}: {e} (the file holds damaged data; "
+                raise codec.TensorDataError(f"{self._who()}: {e} (the file holds damaged data; "
                                             "`onnxstudio check` lists every such tensor)") from None
             if not arr.flags.aligned:
                 # raw_data inside a protobuf message lands at any byte offset;

@@ -8,7 +8,7 @@ import stat
 from typing import Callable, Optional
 
 from ..errors import ExternalDataError
-from ..ir.tensor import ExternalRef
+from ..ir.tensor import NAMELESS, ExternalRef
 from ..proto import onnx_pb2 as pb
 
 EXTERNAL = 1  # TensorProto.DataLocation.EXTERNAL
@@ -71,7 +71,7 @@ class ExternalFiles:
         if tensor.name:
             return f"tensor {tensor.name!r}"
         place = self.describe(tensor) if self.describe is not None else None
-        return place or "a tensor with no name"
+        return place or NAMELESS
 
     def path(self, ref: ExternalRef, tensor_name: str = "") -> pathlib.Path:
         return safe_path(self.base_dir, ref.location, tensor_name)
