@@ -1,7 +1,8 @@
 """How many inferred values have a full shape (every dim known: a number, a
 symbol or an expression), per model, and how many are less precise than
 onnx's own shape inference (which names each dim it cannot work out
-`unk__N`; here such a fresh symbol counts as "known").
+`unk__N`; here such a fresh symbol counts as "known"). "As written" counts
+what Inference.write stores, where our per-run `?N` names are unknown dims.
 
     python tools/shape_precision.py [--stripped] [MODEL.onnx ...]
         (default: ppocr_v4_det and silero_vad from the shared models)
@@ -59,11 +60,12 @@ def _theirs(proto, strip: bool) -> dict:
     return out
 
 
-def measure(path: pathlib.Path, strip: bool) -> tuple[int, int, int, int]:
+def measure(path: pathlib.Path, strip: bool) -> tuple[int, int, int, int, int]:
     """(tensor values, full shapes ours, full shapes onnx, values where onnx
-    is full and ours is not)."""
+    is full and ours is not, full shapes ours as written)."""
     from onnxstudio import core
     from onnxstudio.core.infer import Inference
+    from onnxstudio.core.infer.fresh import as_written
     from onnxstudio.core.ir.types import TensorType
 
     data = path.read_bytes()
@@ -79,7 +81,7 @@ def measure(path: pathlib.Path, strip: bool) -> tuple[int, int, int, int]:
     model = core.load_bytes(data, base_dir=str(path.parent))
     inf = Inference(model)
     inf.run()
-    total = ours_full = their_full = worse = 0
+    total = ours_full = their_full = worse = written_full = 0
     for g in model.graph.walk():
         for node in g.nodes:
             for v in node.outputs:
@@ -91,10 +93,11 @@ def measure(path: pathlib.Path, strip: bool) -> tuple[int, int, int, int]:
                 total += 1
                 full = _full(t)
                 ours_full += full
+                written_full += _full(as_written(t))
                 tf = theirs.get(v.name, False)
                 their_full += tf
                 worse += tf and not full
-    return total, ours_full, their_full, worse
+    return total, ours_full, their_full, worse, written_full
 
 
 def main(argv=None) -> int:
@@ -108,9 +111,10 @@ def main(argv=None) -> int:
         root = shared_models_root()
         paths = [root / "ppocr_v4_det" / "model.onnx", root / "silero_vad" / "model.onnx"]
     for p in paths:
-        total, ours, theirs, worse = measure(p, args.stripped)
+        total, ours, theirs, worse, written = measure(p, args.stripped)
         name = p.parent.name if p.name == "model.onnx" else p.stem
         print(f"{name:24s} tensor values {total:5d}  full shape: ours {ours:5d} ({ours / total:6.1%})"
+              f"  as written {written:5d} ({written / total:6.1%})"
               f"  onnx {theirs:5d} ({theirs / total:6.1%})  full in onnx but not ours: {worse}")
     return 0
 

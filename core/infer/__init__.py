@@ -28,9 +28,13 @@ How it works and what we decided:
   four); `dims.compact_dim` shows them as `⌈H/2⌉`. Division by a symbol only
   when exact. Names from the file are never parsed.
 - What no rule can tell (data-dependent sizes, two unrelated symbols in a
-  broadcast, an input without a size) gets a fresh name `?N` per value and
-  axis that travels downstream, so equal unknowns stay equal (fresh.py).
-  `-1`, "?" and "" dims in files mean "any size", never a number.
+  broadcast) gets a fresh name `?N` per value and axis that travels
+  downstream, so equal unknowns stay equal; `?N` lives for one run and is
+  written to files as an unknown dim. A main-graph input's dim without a
+  size is named after the input and axis (`x.2`), and those names and the
+  expressions over them are written (fresh.py says why they cannot be
+  mistaken for the file's own). `-1`, "?" and "" dims in files mean "any
+  size", never a number.
 - Slicing `x[0:seq]` with a symbolic end assumes the slice is in bounds and
   gives `seq` (onnx gives unknown); windows with stride 1 keep symbols.
 - Declared types (graph inputs/outputs, value_info) refine inferred ones:
