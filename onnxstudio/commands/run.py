@@ -282,7 +282,9 @@ def run(args) -> int:
     except FeedError as e:
         raise UserError(str(e), exit_code=2) from None
     except ExecError as e:
-        raise UserError(str(e) + _random_hint(randomised, sized_one), exit_code=1) from None
+        # numpy's own words last: the line first says what is wrong in a user's words
+        said = f" (numpy said: {e.detail})" if e.detail else ""
+        raise UserError(str(e) + _random_hint(randomised, sized_one) + said, exit_code=1) from None
     say = (lambda *a, **k: None) if args.json else print    # --json: stdout is one JSON object
     say(f"ran {counted(len(session.nodes), 'node')} in {elapsed * 1e3:.1f} ms")
     for name, value in results.items():

@@ -162,3 +162,21 @@ def test_nan_made_inside_a_function_stops_at_that_node(tmp_path):
     d.start({"x": np.array([1.0, 2.0], np.float32)})
     d.step()
     assert d.step().node.name == "call" and d.current.name == "post"
+
+
+def test_the_cli_names_the_failing_node_inside_its_body(tmp_path):
+    import subprocess
+    import sys
+    from nested_models import write_failing_inside
+    path = write_failing_inside(tmp_path / "fail.onnx")
+    for name, value in FEEDS.items():
+        np.save(tmp_path / f"{name}.npy", value)
+    r = subprocess.run([sys.executable, "-m", "onnxstudio", "run", str(path), "-i", f"x={tmp_path / 'x.npy'}",
+                        "-i", f"cond={tmp_path / 'cond.npy'}"], capture_output=True, text=True, timeout=300)
+    assert r.returncode == 1, r.stderr
+    lines = r.stderr.strip().splitlines()
+    assert len(lines) == 1 and "Traceback" not in r.stderr, r.stderr
+    line = lines[0]
+    assert '"inner"/attribute "then_branch"/node[0] MatMul "bad_matmul": MatMul failed: matrix product' in line
+    assert "[inputs: pre_out: float[2], w: float[3,4]]" in line
+    assert line.index("matrix product") < line.index("(numpy said: ValueError: matmul:")
