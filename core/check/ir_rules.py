@@ -146,7 +146,15 @@ def _difference(declared, derived, what) -> str:
 
 def _type(t) -> str:
     shape = getattr(t, "shape", None)
-    return str(t) if shape is not None or not hasattr(t, "elem_type") else f"{t} (rank unknown)"
+    if shape is None:
+        return str(t) if not hasattr(t, "elem_type") else f"{t} (rank unknown)"
+    from ..infer.fresh import mentions_fresh  # noqa: PLC0415 - only with inference, which loaded it
+    from ..ir.types import TensorType  # noqa: PLC0415
+    if any(mentions_fresh(d) for d in shape):
+        # Fresh names (`?3`) are numbered per inference run: shown as `?`,
+        # the message reads the same after an edit as after a fresh load.
+        t = TensorType(t.elem_type, tuple(None if mentions_fresh(d) else d for d in shape))
+    return str(t)
 
 
 def _source(v) -> str:

@@ -301,3 +301,17 @@ def test_other_ranks_fixed_by_the_op():
     m = _model([h.make_node("InstanceNormalization", ["x", "s", "b"], ["y"])], [("x", [1, 3, 5])],
                inits=[("s", np.ones(4, np.float32)), ("b", np.ones(3, np.float32))])
     assert "4 values" in _one(m, "shape.dim-mismatch").message
+
+
+def test_messages_show_fresh_dims_as_question_marks():
+    # NonZero's count gets a fresh name (`?N`), numbered per run: a message
+    # naming it would read differently after an edit than after a fresh load.
+    nodes = [h.make_node("NonZero", ["x"], ["nz"]), h.make_node("Add", ["nz", "b"], ["y"])]
+    inputs = [h.make_tensor_value_info("x", F, [2, 3]), h.make_tensor_value_info("b", T.INT64, [3, 1])]
+    g = h.make_graph(nodes, "g", inputs,
+                     [h.make_tensor_value_info("y", T.INT64, None)],
+                     value_info=[h.make_tensor_value_info("nz", F, None)])
+    m = core.load_bytes(h.make_model(g, opset_imports=[h.make_opsetid("", 17)]).SerializeToString())
+    found = [d for d in check(m) if d.code == "graph.declared-type-contradicts"]
+    assert len(found) == 1 and "gives int64[2,?]" in found[0].message, found
+    assert "[2, ?]" in _one(m, "shape.broadcast-conflict").message
