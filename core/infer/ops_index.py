@@ -148,6 +148,10 @@ def gather_nd(ctx):
 
 @rule("ScatterElements", "ScatterND", "Scatter", "TensorScatter")
 def scatter(ctx):
+    if ctx.op_type in ("ScatterElements", "Scatter"):
+        shape = ctx.shape(0)
+        if shape is not None:
+            findings.axis(ctx, ctx.attr("axis", 0), len(shape))
     return [ctx.type(0)]
 
 
@@ -208,7 +212,7 @@ def unique(ctx):
         y = (None,)
         inv = (n,)
     else:
-        a = axis_index(axis, len(shape))
+        a = findings.axis(ctx, axis, len(shape))
         y = tuple(None if i == a else d for i, d in enumerate(shape))
         inv = (shape[a] if a is not None else None,)
     return [tensor(elem, y), tensor(INT64, (None,)), tensor(INT64, inv), tensor(INT64, (None,))]

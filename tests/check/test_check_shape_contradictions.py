@@ -196,14 +196,16 @@ def test_batch_norm_statistics_are_per_channel():
     (h.make_node("CumSum", ["x", "ax"], ["y"]), [2, 3]),
     (h.make_node("LayerNormalization", ["x", "g"], ["y"], axis=2), [2, 3]),
     (h.make_node("TopK", ["x", "k"], ["y", "z"], axis=2), [2, 3]),
+    (h.make_node("ScatterElements", ["x", "i", "x"], ["y"], axis=2), [2, 3]),
+    (h.make_node("OneHot", ["x", "k", "v"], ["y"], axis=3), [2, 3]),
 ])
 def test_axes_outside_the_rank(node, shape):
     inits = [("i", np.array([0], np.int64)), ("axes", np.array([3], np.int64)), ("ax", np.array(2, np.int64)),
-             ("g", np.ones(3, np.float32)), ("k", np.array([1], np.int64))]
+             ("g", np.ones(3, np.float32)), ("k", np.array([1], np.int64)), ("v", np.array([0, 1], np.float32))]
     inits = [i for i in inits if i[0] in node.input]
     m = _model([node], [("x", shape)], inits=inits, outputs=tuple(node.output))
     d = _one(m, "attr.axis-out-of-range")
-    assert f"rank {len(shape) + (1 if node.op_type == 'Unsqueeze' else 0)}" in d.message
+    assert f"rank {len(shape) + (1 if node.op_type in ('Unsqueeze', 'OneHot') else 0)}" in d.message
 
 
 def test_unsqueeze_axis_twice_and_squeeze_of_a_dim_other_than_1():
