@@ -80,6 +80,10 @@ def plain_words(text: str) -> str | None:
     if m:
         i, a, j, b = m.groups()
         return f"inputs {i} and {j} have different ranks ({a} against {b}): they must have the same rank"
+    if "can only specify one unknown dimension" in text:
+        return "the new shape has more than one -1: only one size can be left for the data to decide"
+    if "negative dimensions are not allowed" in text:
+        return "a size below 0 (only Reshape's -1 means \"what is left\")"
     return None
 
 

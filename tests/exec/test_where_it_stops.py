@@ -180,3 +180,52 @@ def test_the_cli_names_the_failing_node_inside_its_body(tmp_path):
     assert '"inner"/attribute "then_branch"/node[0] MatMul "bad_matmul": MatMul failed: matrix product' in line
     assert "[inputs: pre_out: float[2], w: float[3,4]]" in line
     assert line.index("matrix product") < line.index("(numpy said: ValueError: matmul:")
+
+
+def _f(*shape):
+    return np.ones(shape, np.float32)
+
+
+def _i(*values):
+    return np.array(values, np.int64)
+
+
+# op, inputs, attributes, the refusal's words; each of these ran (or failed
+# with numpy's words elsewhere) before, and onnxruntime refuses every one.
+REFUSED = [
+    ("Slice", [_f(5, 5), _i(0, 0), _i(3, 3), _i(0, -2)], {}, "axes [0, 0] name an axis twice"),
+    ("Slice", [_f(5), _i(0), _i(3), _i(0), _i(0)], {}, "a step of 0 on axis 0"),
+    ("Tile", [_f(2, 2), _i(2)], {}, "repeats [2]: one count of 0 or more for each of the input's 2 axes"),
+    ("Pad", [_f(1, 2), _i(0, -3, 0, 0)], {}, "negative pads remove 3 values from axis 1, which has 2"),
+    ("Pad", [np.ones((0, 2), np.float32), _i(1, 0, 1, 0)], {"mode": "edge"}, "edge padding of axis 0, which is empty"),
+    ("Resize", [_f(1, 1, 2, 2), None, np.array([1, 1, 2], np.float32)], {},
+     "scales has 3 values for a tensor of rank 4"),
+    ("Conv", [_f(1, 4, 5, 5), _f(2, 3, 3, 3)], {}, "X has 4 channels but W [2, 3, 3, 3] with group 1 takes 3"),
+    ("Conv", [_f(1, 4, 5, 5), _f(3, 2, 3, 3)], {"group": 2}, "has 3 output channels, which must be a multiple"),
+    ("LSTM", [_f(1, 1, 1, 4), _f(1, 8, 4), _f(1, 8, 2)], {"hidden_size": 2}, "X must have rank 3"),
+    ("LSTM", [_f(1, 1, 3), _f(1, 8, 4), _f(1, 8, 2)], {"hidden_size": 2}, "X has 3 features on its last axis but W "
+                                                                          "expects 4"),
+    ("GRU", [_f(1, 1, 3), _f(1, 6, 4), _f(1, 6, 2)], {"hidden_size": 2}, "X has 3 features"),
+    ("DepthToSpace", [_f(1, 3, 2, 2)], {"blocksize": 2}, "3 channels cannot be spread over 2x2 blocks"),
+    ("SpaceToDepth", [_f(1, 1, 3, 4)], {"blocksize": 2}, "a 3x4 image cannot be cut into 2x2 blocks"),
+    ("Range", [np.array(0, np.int64), np.array(5, np.int64), np.array(0, np.int64)], {}, "delta is 0"),
+    ("Reshape", [_f(2, 3), _i(-2, 3)], {}, "shape [-2, 3] has a size below -1"),
+    ("Reshape", [_f(2, 3), _i(0, 0, 0)], {}, "shape [0, 0, 0] copies (0) an axis the input of rank 2 does not have"),
+]
+
+
+@pytest.mark.parametrize("op,inputs,attrs,words", REFUSED, ids=[f"{c[0]}-{i}" for i, c in enumerate(REFUSED)])
+def test_kernels_refuse_what_their_operator_does_not_take(tmp_path, op, inputs, attrs, words):
+    names = [f"in{k}" if v is not None else "" for k, v in enumerate(inputs)]
+    n_out = {"LSTM": 3, "GRU": 2}.get(op, 1)
+    node = helper.make_node(op, names, [f"out{k}" for k in range(n_out)], name="the_node", **attrs)
+    feeds = {n: v for n, v in zip(names, inputs) if v is not None}
+    ins = [helper.make_tensor_value_info(n, helper.np_dtype_to_tensor_dtype(v.dtype), v.shape)
+           for n, v in feeds.items()]
+    model = load_graph(tmp_path, [node], ins, [helper.make_tensor_value_info("out0", TensorProto.UNDEFINED, None)],
+                       opset=18)
+    with pytest.raises(ExecError) as info:
+        Session(model).run(feeds)
+    assert info.value.node.name == "the_node"
+    assert words in str(info.value), str(info.value)
+    assert "Error:" not in str(info.value)          # the executor's own words, not a Python exception's

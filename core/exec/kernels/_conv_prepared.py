@@ -17,7 +17,7 @@ import math
 import numpy as np
 
 from ..registry import VARIES
-from ._nn_util import compute_dtype, spatial_pads
+from ._nn_util import check_conv_shapes, compute_dtype, spatial_pads
 
 # Above this many im2col cells per batch item the index would cost more memory
 # traffic than the window view it replaces.
@@ -48,6 +48,7 @@ def prepare_conv(consts, attrs, conv_core, general):
     geometry: dict = {}    # input shape -> (pads, out shape, im2col index or None)
 
     def plan_for(shape):
+        check_conv_shapes(shape, w.shape, group)
         begin, end, out, strides, dilations = spatial_pads(
             shape[2:], kernel, attrs.get("strides"), attrs.get("dilations"), attrs.get("pads"),
             attrs.get("auto_pad", "NOTSET"))

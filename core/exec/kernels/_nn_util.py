@@ -3,6 +3,8 @@ from __future__ import annotations
 
 import numpy as np
 
+from ..errors import KernelInputError
+
 # numpy has no BLAS for half precision (and ml_dtypes types have none at all):
 # such tensors are computed in float32 and cast back at the end.
 _BLAS_KINDS = (np.dtype(np.float32), np.dtype(np.float64),
@@ -21,6 +23,20 @@ def compute_dtype(dtype) -> np.dtype:
 def as_compute(x: np.ndarray) -> np.ndarray:
     dt = compute_dtype(x.dtype)
     return x if x.dtype == dt else x.astype(dt)
+
+
+def check_conv_shapes(x_shape, w_shape, group) -> None:
+    """Conv's X [N, C, ...] and W [M, C/group, ...]: numpy would fail
+    later with a reshape's words, or not at all."""
+    if len(x_shape) < 3 or len(x_shape) != len(w_shape):
+        raise KernelInputError(f"X {list(x_shape)} and W {list(w_shape)} must have the same rank, 3 or more "
+                               "([N, C, spatial...] and [M, C/group, kernel...])")
+    if group < 1 or w_shape[0] % group:
+        raise KernelInputError(f"group {group}: W {list(w_shape)} has {w_shape[0]} output channels, which must be "
+                               "a multiple of group (1 or more)")
+    if x_shape[1] != w_shape[1] * group:
+        raise KernelInputError(f"X has {x_shape[1]} channels but W {list(w_shape)} with group {group} takes "
+                               f"{w_shape[1] * group} (W's second axis times group)")
 
 
 def spatial_pads(in_shape, kernel, strides, dilations, pads, auto_pad, ceil_mode=False):

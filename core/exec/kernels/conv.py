@@ -13,7 +13,7 @@ import numpy as np
 
 from ..registry import kernel
 from ._conv_prepared import prepare_conv
-from ._nn_util import (as_compute, offset_slices, pad_spatial, spatial_pads,
+from ._nn_util import (as_compute, check_conv_shapes, offset_slices, pad_spatial, spatial_pads,
                        windows)
 
 
@@ -130,7 +130,8 @@ def _add_bias(y, b):
     return y
 
 
-def _resolve(x, w, kernel_shape, strides, dilations, pads, auto_pad):
+def _resolve(x, w, kernel_shape, strides, dilations, pads, auto_pad, group=1):
+    check_conv_shapes(x.shape, w.shape, group)
     ks = list(kernel_shape) if kernel_shape else list(w.shape[2:])
     return spatial_pads(x.shape[2:], ks, strides, dilations, pads, auto_pad)
 
@@ -142,7 +143,7 @@ def _prepare_conv(consts, attrs):
 @kernel("Conv", since=1, prepare=_prepare_conv)
 def conv(x, w, b=None, *, auto_pad="NOTSET", dilations=None, group=1, kernel_shape=None,
          pads=None, strides=None):
-    begin, end, out, strides, dilations = _resolve(x, w, kernel_shape, strides, dilations, pads, auto_pad)
+    begin, end, out, strides, dilations = _resolve(x, w, kernel_shape, strides, dilations, pads, auto_pad, group)
     y = conv_core(as_compute(x), as_compute(w), group, strides, dilations, begin, end, out)
     return _add_bias(y, b).astype(x.dtype, copy=False)
 
@@ -157,7 +158,7 @@ def _int_conv(x, x_zp, w, w_zp, auto_pad, dilations, group, kernel_shape, pads, 
     if w_zp is not None:
         zp = np.asarray(w_zp, dtype=np.float64).reshape(-1)
         ws -= zp.reshape((-1,) + (1,) * (w.ndim - 1)) if zp.size > 1 else zp[0]
-    begin, end, out, strides, dilations = _resolve(x, w, kernel_shape, strides, dilations, pads, auto_pad)
+    begin, end, out, strides, dilations = _resolve(x, w, kernel_shape, strides, dilations, pads, auto_pad, group)
     return conv_core(xs, ws, group, strides, dilations, begin, end, out)
 
 

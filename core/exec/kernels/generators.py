@@ -7,6 +7,7 @@ import math
 import numpy as np
 
 from ...ir.dtypes import to_numpy_dtype
+from ..errors import KernelInputError
 from ..registry import kernel
 from ._tensor_util import ints, str_array
 
@@ -45,6 +46,8 @@ def constant_of_shape(shape, value=None):
 def _range(start, limit, delta, compute_dtype):
     dtype = np.asarray(start).dtype
     s, e, d = (np.asarray(v).reshape(-1)[0].astype(compute_dtype) for v in (start, limit, delta))
+    if d == 0:
+        raise KernelInputError("delta is 0: the range would never reach its limit")
     if dtype.kind in "iu":
         # Exact for int64 beyond 2**53, where a float quotient would round.
         count = max(-((int(s) - int(e)) // int(d)), 0)

@@ -10,6 +10,7 @@ import math
 
 import numpy as np
 
+from ..errors import KernelInputError
 from ..registry import kernel
 
 
@@ -117,6 +118,7 @@ def _output_geometry(shape, scales, sizes, axes, policy):
     out = list(shape)
     if sizes is not None and np.asarray(sizes).size:
         sizes = [int(v) for v in np.asarray(sizes).reshape(-1)]
+        _check_count("sizes", len(sizes), axes, r)
         for a, v in zip(axes, sizes):
             out[a] = v
             scale[a] = v / shape[a]
@@ -127,10 +129,20 @@ def _output_geometry(shape, scales, sizes, axes, policy):
                 scale[a] = s
                 out[a] = int(s * shape[a] + 0.5)
     else:
-        for a, v in zip(axes, np.asarray(scales, dtype=np.float64).reshape(-1)):
+        scales = np.asarray(scales, dtype=np.float64).reshape(-1)
+        _check_count("scales", scales.size, axes, r)
+        for a, v in zip(axes, scales):
             scale[a] = float(v)
             out[a] = int(math.floor(v * shape[a]))
     return axes, scale, out
+
+
+def _check_count(what, n, axes, rank) -> None:
+    # zip() would resize only the first axes, or ignore the extra values
+    if n != len(axes):
+        raise KernelInputError(f"{what} has {n} values for a tensor of rank {rank}"
+                               + (f" resized on {len(axes)} axes" if len(axes) != rank else "")
+                               + f": give one per {'resized ' if len(axes) != rank else ''}axis")
 
 
 def _cast_back(y, dtype):

@@ -6,6 +6,7 @@ import math
 
 import numpy as np
 
+from ..errors import KernelInputError
 from ..registry import VARIES, kernel
 from ._tensor_util import ints, norm_axes, norm_axis, scalar
 
@@ -15,6 +16,12 @@ def _slice_index(rank, starts, ends, axes, steps) -> tuple:
     starts, ends = ints(starts), ints(ends)
     axes = norm_axes(axes, rank) if axes is not None else range(len(starts))
     steps = ints(steps) if steps is not None else None
+    if len(ends) != len(starts) or len(axes) != len(starts) or (steps is not None and len(steps) != len(starts)):
+        raise KernelInputError(f"starts, ends, axes and steps must have one value per sliced axis; got "
+                               f"{len(starts)} starts, {len(ends)} ends, {len(axes)} axes"
+                               + (f", {len(steps)} steps" if steps is not None else ""))
+    if len(set(axes)) != len(axes):
+        raise KernelInputError(f"axes {list(axes)} name an axis twice (after counting negative axes from the end)")
     index = [slice(None)] * rank
     # ONNX's rules (negative values count from the end, then clamp to the
     # dimension, differently for negative steps) are exactly Python's.
@@ -24,7 +31,7 @@ def _slice_index(rank, starts, ends, axes, steps) -> tuple:
     else:
         for a, s, e, st in zip(axes, starts, ends, steps):
             if st == 0:
-                raise ValueError("Slice step cannot be 0")
+                raise KernelInputError(f"a step of 0 on axis {a}: a slice's steps must not be 0")
             index[a] = slice(s, e, st)
     return tuple(index)
 

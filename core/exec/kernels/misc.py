@@ -33,6 +33,10 @@ def _padded(data, crop, widths, mode, value):
     if mode not in _NUMPY_PAD_MODE:
         raise ValueError(f"unknown Pad mode {mode!r}")
     if crop is not None:
+        for axis, (n, c) in enumerate(zip(data.shape, crop)):
+            removed = c.start - (c.stop or 0)
+            if removed > n:     # numpy's slice would clamp and give an empty axis
+                raise KernelInputError(f"negative pads remove {removed} values from axis {axis}, which has {n}")
         data = data[crop]
     if mode == "constant":
         if data.dtype == object:

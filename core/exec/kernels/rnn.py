@@ -9,6 +9,7 @@ from __future__ import annotations
 
 import numpy as np
 
+from ..errors import KernelInputError
 from ..registry import VARIES, kernel
 
 
@@ -163,6 +164,7 @@ def _plain_gru(x, w, r, b, h0, linear_before_reset):
 def rnn(x, w, r, b=None, sequence_lens=None, initial_h=None, *, activation_alpha=None,
         activation_beta=None, activations=None, clip=None, direction="forward", hidden_size=None,
         layout=0, output_sequence=0):
+    _check_shapes(x, w, 1)
     if _is_plain(("tanh",), x, w, r, sequence_lens, activations, activation_alpha, activation_beta,
                  clip, direction):
         lay = _Layout(layout)
@@ -189,6 +191,7 @@ def rnn(x, w, r, b=None, sequence_lens=None, initial_h=None, *, activation_alpha
 def gru(x, w, r, b=None, sequence_lens=None, initial_h=None, *, activation_alpha=None,
         activation_beta=None, activations=None, clip=None, direction="forward", hidden_size=None,
         layout=0, linear_before_reset=0, output_sequence=0):
+    _check_shapes(x, w, 3)
     if _is_plain(("sigmoid", "tanh"), x, w, r, sequence_lens, activations, activation_alpha, activation_beta,
                  clip, direction):
         lay = _Layout(layout)
@@ -278,6 +281,17 @@ def _sigmoid_in_place(v):
     return v
 
 
+def _check_shapes(x, w, gates: int) -> None:
+    """X is [seq, batch, input] (or [batch, seq, input]), W [dirs, gates*hidden, input]:
+    anything else would fail later in a product with numpy's words, or not at all."""
+    if x.ndim != 3 or w.ndim != 3:
+        raise KernelInputError(f"X must have rank 3 ([seq, batch, input] or [batch, seq, input]) and W rank 3; "
+                               f"got X of rank {x.ndim} {list(x.shape)} and W of rank {w.ndim}")
+    if x.shape[2] != w.shape[2]:
+        raise KernelInputError(f"X has {x.shape[2]} features on its last axis but W expects {w.shape[2]} "
+                               f"(W is {list(w.shape)}: [directions, {gates} x hidden, input size])")
+
+
 def _initial(state, batch, hidden, dtype):
     return state[0] if state is not None else np.zeros((batch, hidden), dtype)
 
@@ -301,6 +315,8 @@ def _prepare_lstm(consts, attrs):
     lay = _Layout(attrs.get("layout", 0))
 
     def run(x, w_, r_, b_=None, sequence_lens=None, initial_h=None, initial_c=None, p=None):
+        if x.ndim != 3 or x.shape[2] != w.shape[2]:
+            _check_shapes(x, w, 4)
         if x.dtype != w.dtype:
             return lstm(x, w_, r_, b_, sequence_lens, initial_h, initial_c, p, **attrs)
         y, h, c = _lstm_steps(lay.x_in(x), wt, rt, bias, lay.state_in(initial_h), lay.state_in(initial_c))
@@ -312,6 +328,7 @@ def _prepare_lstm(consts, attrs):
 def lstm(x, w, r, b=None, sequence_lens=None, initial_h=None, initial_c=None, p=None, *,
          activation_alpha=None, activation_beta=None, activations=None, clip=None,
          direction="forward", hidden_size=None, input_forget=0, layout=0, output_sequence=0):
+    _check_shapes(x, w, 4)
     if p is None and not input_forget and _is_plain(_LSTM_DEFAULTS, x, w, r, sequence_lens, activations,
                                                     activation_alpha, activation_beta, clip, direction):
         lay = _Layout(layout)

@@ -7,6 +7,7 @@ import math
 
 import numpy as np
 
+from ..errors import KernelInputError
 from ..registry import VARIES, kernel
 from ._tensor_util import ints, norm_axes, norm_axis, scalar
 
@@ -23,8 +24,17 @@ def _reshape(data, shape, allowzero=0):
         else ints(shape)
     if not allowzero and 0 in target:
         # A 0 means "keep this dimension of the input" unless allowzero is set.
+        if max(i for i, d in enumerate(target) if d == 0) >= data.ndim:
+            raise KernelInputError(f"shape {target} copies (0) an axis the input of rank {data.ndim} does not have")
         target = [data.shape[i] if d == 0 else d for i, d in enumerate(target)]
-    return data.reshape(target)
+    _check_target(target)
+    return data.reshape(target)     # two -1s: numpy's words, put in a user's by failures.py
+
+
+def _check_target(target) -> None:
+    # numpy takes any negative size as "the rest"; ONNX only -1
+    if target and min(target) < -1:
+        raise KernelInputError(f"shape {target} has a size below -1: sizes are 0 or more, or -1 for what is left")
 
 
 @kernel("Reshape", since=1)
@@ -45,6 +55,7 @@ def _prepare_reshape(consts, attrs):
         fixed = ints(consts[1])
         if not allowzero and 0 in fixed:
             return None
+        _check_target(fixed)
         return lambda data, _shape: data.reshape(fixed)
     last = [None, None]         # the target array, its decoded list (no 0 in it)
 
@@ -54,7 +65,7 @@ def _prepare_reshape(consts, attrs):
         if type(shape) is np.ndarray and not shape.flags.writeable and shape.base is None \
                 and shape.dtype == np.int64 and shape.ndim == 1:
             target = shape.tolist()
-            if allowzero or 0 not in target:
+            if (allowzero or 0 not in target) and (not target or min(target) >= -1):
                 last[0], last[1] = shape, target
                 return data.reshape(target)
         return _reshape(data, shape, allowzero)
@@ -264,13 +275,27 @@ def tile_v1(x, tiles, axis):
 
 @kernel("Tile", since=6)
 def tile(x, repeats):
-    return np.tile(x, ints(repeats))
+    reps = ints(repeats)
+    if len(reps) != x.ndim or any(r < 0 for r in reps):
+        # numpy would add axes for a longer list and take a shorter one as the last axes'
+        raise KernelInputError(f"repeats {reps}: one count of 0 or more for each of the input's {x.ndim} axes")
+    return np.tile(x, reps)
+
+
+def _check_blocks(x, blocksize) -> None:
+    if x.ndim != 4 or blocksize < 1:
+        raise KernelInputError(f"needs a rank-4 input [N, C, H, W] and a blocksize of 1 or more; got rank {x.ndim}, "
+                               f"blocksize {blocksize}")
 
 
 @kernel("DepthToSpace", since=1)
 def depth_to_space(x, blocksize, mode="DCR"):
+    _check_blocks(x, blocksize)
     b, c, h, w = x.shape
     bs = blocksize
+    if c % (bs * bs):
+        raise KernelInputError(f"{c} channels cannot be spread over {bs}x{bs} blocks: the channel count must be a "
+                               f"multiple of {bs * bs}")
     if mode == "DCR":
         t = x.reshape(b, bs, bs, c // (bs * bs), h, w).transpose(0, 3, 4, 1, 5, 2)
     elif mode == "CRD":
@@ -283,8 +308,12 @@ def depth_to_space(x, blocksize, mode="DCR"):
 @kernel("SpaceToDepth", since=1)
 def space_to_depth(x, blocksize, mode="DCR"):
     # Opset 28 added CRD; before it every model meant DCR.
+    _check_blocks(x, blocksize)
     b, c, h, w = x.shape
     bs = blocksize
+    if h % bs or w % bs:
+        raise KernelInputError(f"a {h}x{w} image cannot be cut into {bs}x{bs} blocks: height and width must be "
+                               f"multiples of {bs}")
     t = x.reshape(b, c, h // bs, bs, w // bs, bs)
     if mode == "DCR":
         t = t.transpose(0, 3, 5, 1, 2, 4)
