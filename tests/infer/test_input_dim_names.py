@@ -174,3 +174,14 @@ def test_an_input_name_with_a_question_mark_is_written_whole():
     assert inf.run()["r"].shape == ("a?1.0",)
     inf.write()
     assert m.graph.get_value("r").type.shape == ("a?1.0",)
+
+
+def test_a_renamed_input_names_its_dims_anew_as_a_full_run_does():
+    m = make_model([node("Relu", ["x"], ["r"])], [("x", F, [None, 3])], [out("r")])
+    inf = Inference(m)
+    inf.run()
+    x = m.graph.get_value("x")
+    m.graph.rename_value(x, "img")
+    inf.update(values=[x])
+    assert inf.type_of(m.graph.get_value("r")).shape == ("img.0", 3)
+    assert dict(Inference(m).run()) == inf.types_in(m.graph)
