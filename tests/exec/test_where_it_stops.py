@@ -211,6 +211,14 @@ REFUSED = [
     ("Range", [np.array(0, np.int64), np.array(5, np.int64), np.array(0, np.int64)], {}, "delta is 0"),
     ("Reshape", [_f(2, 3), _i(-2, 3)], {}, "shape [-2, 3] has a size below -1"),
     ("Reshape", [_f(2, 3), _i(0, 0, 0)], {}, "shape [0, 0, 0] copies (0) an axis the input of rank 2 does not have"),
+    # an index below -size was made -1 and read the last element
+    ("GatherElements", [_f(3, 2), np.array([[0, -3]], np.int64)], {"axis": 1},
+     "index -3 is out of range for axis 1 of size 2"),
+    ("ScatterElements", [_f(3, 2), np.array([[0, -3]], np.int64), _f(1, 2)], {"axis": 1},
+     "index -3 is out of range for axis 1 of size 2"),
+    ("GatherND", [_f(3, 2), np.array([[-4]], np.int64)], {}, "index -4 is out of range for axis 0 of size 3"),
+    ("ScatterND", [_f(3, 2), np.array([[-4]], np.int64), _f(1, 2)], {},
+     "index -4 is out of range for axis 0 of size 3"),
 ]
 
 

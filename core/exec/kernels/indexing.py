@@ -79,15 +79,38 @@ def gather(data, indices, axis=0):
     return np.asarray(picked)
 
 
-def _positive(indices, dim):
+def _positive(indices, dim, axis):
+    """Indices in [-dim, dim) counted from 0. Out of range ones are refused
+    here: numpy would take -dim - 1 (made -1) as the last element."""
     indices = indices.astype(np.int64, copy=False)
-    return np.where(indices < 0, indices + dim, indices)
+    if not indices.size:
+        return indices
+    lo, hi = int(indices.min()), int(indices.max())
+    if lo < -dim or hi >= dim:
+        _out_of_range(lo if lo < -dim else hi, dim, axis)
+    return np.where(indices < 0, indices + dim, indices) if lo < 0 else indices
+
+
+def _positive_nd(idx, dims, first_axis=0):
+    """_positive for the last axis of ND indices, column j indexing axis first_axis + j (size dims[j])."""
+    if not idx.size:
+        return idx
+    lo, hi = idx.min(axis=tuple(range(idx.ndim - 1))), idx.max(axis=tuple(range(idx.ndim - 1)))
+    for j, d in enumerate(dims.tolist()):
+        if lo[j] < -d or hi[j] >= d:
+            _out_of_range(int(lo[j] if lo[j] < -d else hi[j]), d, first_axis + j)
+    return np.where(idx < 0, idx + dims, idx) if lo.min() < 0 else idx
+
+
+def _out_of_range(index, dim, axis):
+    valid = f"from {-dim} to {dim - 1}" if dim else "none: the axis is empty"
+    raise KernelInputError(f"index {index} is out of range for axis {axis} of size {dim} (valid indices: {valid})")
 
 
 @kernel("GatherElements", since=11)
 def gather_elements(data, indices, axis=0):
     axis = norm_axis(axis, data.ndim)
-    return np.take_along_axis(data, _positive(indices, data.shape[axis]), axis=axis)
+    return np.take_along_axis(data, _positive(indices, data.shape[axis], axis), axis=axis)
 
 
 @kernel("GatherND", since=11)
@@ -99,7 +122,7 @@ def gather_nd(data, indices, batch_dims=0):
     flat_data = data.reshape((nb,) + data.shape[b:])
     idx = indices.reshape(nb, -1, k).astype(np.int64, copy=False)
     dims = np.array(data.shape[b:b + k], dtype=np.int64)
-    idx = np.where(idx < 0, idx + dims, idx)
+    idx = _positive_nd(idx, dims, b)
     batch = np.arange(nb)[:, None]
     picked = flat_data[(batch,) + tuple(idx[..., j] for j in range(k))]
     return picked.reshape(indices.shape[:-1] + data.shape[b + k:])
@@ -122,7 +145,7 @@ def _put(out, index, updates, reduction):
 def _scatter_elements(data, indices, updates, axis, reduction):
     axis = norm_axis(axis, data.ndim)
     grid = list(np.indices(indices.shape, sparse=True))
-    grid[axis] = _positive(indices, data.shape[axis])
+    grid[axis] = _positive(indices, data.shape[axis], axis)
     return _put(data.copy(), tuple(grid), updates, reduction)
 
 
@@ -142,8 +165,7 @@ def scatter_elements(data, indices, updates, axis=0, reduction="none"):
 def scatter_nd(data, indices, updates, reduction="none"):
     k = indices.shape[-1]
     dims = np.array(data.shape[:k], dtype=np.int64)
-    idx = indices.astype(np.int64, copy=False)
-    idx = np.where(idx < 0, idx + dims, idx)
+    idx = _positive_nd(indices.astype(np.int64, copy=False), dims)
     index = tuple(idx[..., j] for j in range(k))
     return _put(data.copy(), index, updates, reduction)
 
