@@ -80,6 +80,10 @@ def plain_words(text: str) -> str | None:
     if m:
         i, a, j, b = m.groups()
         return f"inputs {i} and {j} have different ranks ({a} against {b}): they must have the same rank"
+    if "repeated axis in transpose" in text:
+        return "the permutation names an axis twice: it must list each axis once"
+    if "cannot select an axis to squeeze out which has size not equal to one" in text:
+        return "an axis to squeeze is not of size 1: only axes of size 1 can be removed"
     if "can only specify one unknown dimension" in text:
         return "the new shape has more than one -1: only one size can be left for the data to decide"
     if "negative dimensions are not allowed" in text:

@@ -219,13 +219,18 @@ REFUSED = [
     ("GatherND", [_f(3, 2), np.array([[-4]], np.int64)], {}, "index -4 is out of range for axis 0 of size 3"),
     ("ScatterND", [_f(3, 2), np.array([[-4]], np.int64), _f(1, 2)], {},
      "index -4 is out of range for axis 0 of size 3"),
+    # refused before too, in a Python exception's words
+    ("Split", [_f(6), _i(2, 3)], {}, "split sizes [2, 3] do not add up to the length 6 of axis 0"),
+    ("Softmax", [_f(3, 2)], {"axis": 3}, "axis 3 is out of range for a tensor of rank 2 (valid axes: -2 to 1)"),
+    ("Flatten", [_f(2, 3)], {"axis": 5}, "axis 5 is out of range for Flatten of a rank-2 tensor"),
+    ("Transpose", [_f(2, 3)], {"perm": [0, 0]}, "the permutation names an axis twice"),
 ]
 
 
 @pytest.mark.parametrize("op,inputs,attrs,words", REFUSED, ids=[f"{c[0]}-{i}" for i, c in enumerate(REFUSED)])
 def test_kernels_refuse_what_their_operator_does_not_take(tmp_path, op, inputs, attrs, words):
     names = [f"in{k}" if v is not None else "" for k, v in enumerate(inputs)]
-    n_out = {"LSTM": 3, "GRU": 2}.get(op, 1)
+    n_out = {"LSTM": 3, "GRU": 2, "Split": 2}.get(op, 1)
     node = helper.make_node(op, names, [f"out{k}" for k in range(n_out)], name="the_node", **attrs)
     feeds = {n: v for n, v in zip(names, inputs) if v is not None}
     ins = [helper.make_tensor_value_info(n, helper.np_dtype_to_tensor_dtype(v.dtype), v.shape)

@@ -6,6 +6,7 @@ import threading
 import numpy as np
 
 from ...ir.dtypes import to_numpy_dtype
+from ..errors import KernelInputError
 
 # numpy's own float types. The ml_dtypes ones (bfloat16, float8 ...; their
 # dtype.kind is "V" or even "f") would round after every step of a formula,
@@ -89,7 +90,8 @@ def prepare_native(fn, general):
 
 def normalize_axis(axis: int, rank: int) -> int:
     if not -rank <= axis < max(rank, 1):
-        raise ValueError(f"axis {axis} is out of range for rank {rank}")
+        raise KernelInputError(f"axis {axis} is out of range for a tensor of rank {rank}"
+                               + (f" (valid axes: {-rank} to {rank - 1})" if rank else " (a scalar has no axis)"))
     return axis + rank if axis < 0 else axis
 
 

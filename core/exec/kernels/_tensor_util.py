@@ -3,12 +3,15 @@ from __future__ import annotations
 
 import numpy as np
 
+from ..errors import KernelInputError
+
 
 def norm_axis(axis: int, rank: int) -> int:
     """A possibly negative axis as a non-negative one, checked against rank."""
     a = int(axis)
     if not -rank <= a < max(rank, 1):
-        raise ValueError(f"axis {axis} out of range for rank {rank}")
+        raise KernelInputError(f"axis {axis} is out of range for a tensor of rank {rank}"
+                               + (f" (valid axes: {-rank} to {rank - 1})" if rank else " (a scalar has no axis)"))
     return a + rank if a < 0 else a
 
 

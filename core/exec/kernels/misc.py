@@ -19,7 +19,8 @@ def _pad_layout(rank: int, pads, axes):
     pads = ints(pads)
     axes = norm_axes(axes, rank) if axes is not None else list(range(rank))
     if len(pads) != 2 * len(axes):
-        raise ValueError(f"pads has {len(pads)} values, expected {2 * len(axes)}")
+        raise KernelInputError(f"pads has {len(pads)} values; {len(axes)} padded axes need {2 * len(axes)} "
+                               "(every axis's begin, then every axis's end)")
     begin, end = [0] * rank, [0] * rank
     for i, a in enumerate(axes):
         begin[a], end[a] = pads[i], pads[i + len(axes)]
@@ -168,7 +169,7 @@ def _topk(x, k, axis, largest, sorted_):
     axis = norm_axis(axis, x.ndim)
     n = x.shape[axis]
     if not 0 <= k <= n:
-        raise ValueError(f"k={k} out of range for dimension {n}")
+        raise KernelInputError(f"k={k}: TopK takes from 0 to the {n} values along axis {axis}")
     moved = np.moveaxis(x, axis, -1)
     # For a small k, select in O(n) with a partition and sort only the k
     # winners; NaNs (which partition places arbitrarily) take the full sort.

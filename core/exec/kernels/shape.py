@@ -103,7 +103,8 @@ def concat(*inputs, axis):
 
 def _split_by_sizes(x, axis, sizes):
     if sum(sizes) != x.shape[axis] or any(s < 0 for s in sizes):
-        raise ValueError(f"split sizes {sizes} do not add up to dimension {x.shape[axis]}")
+        raise KernelInputError(f"split sizes {sizes} do not add up to the length {x.shape[axis]} of axis {axis}"
+                               " (each size 0 or more)")
     # basic slices (views, as np.split gives) at a fraction of np.split's
     # Python cost (~12 us a call: a transformer's per-token QKV split)
     lead = (slice(None),) * axis
@@ -117,7 +118,7 @@ def _split_by_sizes(x, axis, sizes):
 def _split_equal(x, axis, parts):
     n = x.shape[axis]
     if n % parts:
-        raise ValueError(f"dimension {n} cannot be split into {parts} equal parts")
+        raise KernelInputError(f"axis {axis} of length {n} cannot be split into {parts} equal parts")
     return _split_by_sizes(x, axis, [n // parts] * parts)
 
 
@@ -195,7 +196,7 @@ def _unsqueeze_positions(axes, rank: int) -> list[int]:
     """Where the new axes go in the result (of rank `rank`), ascending."""
     axes = sorted(norm_axes(axes, rank))
     if len(set(axes)) != len(axes):
-        raise ValueError(f"repeated axes in {axes}")
+        raise KernelInputError(f"axes {axes} name an axis twice (after counting negative axes from the end)")
     return axes
 
 
@@ -242,9 +243,10 @@ def unsqueeze(data, axes):
 
 @kernel("Flatten", since=1)
 def flatten(x, axis=1):
-    axis = axis + x.ndim if axis < 0 else axis
+    given, axis = axis, axis + x.ndim if axis < 0 else axis
     if not 0 <= axis <= x.ndim:
-        raise ValueError(f"axis {axis} out of range for rank {x.ndim}")
+        raise KernelInputError(f"axis {given} is out of range for Flatten of a rank-{x.ndim} tensor "
+                               f"(valid: {-x.ndim} to {x.ndim})")
     return x.reshape(math.prod(x.shape[:axis]), math.prod(x.shape[axis:]))
 
 
