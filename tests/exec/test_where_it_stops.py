@@ -216,6 +216,10 @@ REFUSED = [
     ("GatherND", [_f(3, 2), np.array([[-4]], np.int64)], {}, "index -4 is out of range for axis 0 of size 3"),
     ("ScatterND", [_f(3, 2), np.array([[-4]], np.int64), _f(1, 2)], {},
      "index -4 is out of range for axis 0 of size 3"),
+    ("ConvTranspose", [_f(1, 4, 5, 5), _f(3, 2, 3, 3)], {}, "X has 4 channels but W [3, 2, 3, 3] takes 3"),
+    ("Conv", [_f(1, 1, 2, 2), _f(1, 1, 3, 3)], {}, "shorter than the kernel's span of 3: no output position fits"),
+    ("InstanceNormalization", [_f(1, 3, 4), _f(2), _f(2)], {}, "need one value per channel of X [1, 3, 4]"),
+    ("OneHot", [_i(1), np.array(0, np.int64), np.array([0, 1], np.float32)], {}, "depth 0: a one-hot encoding"),
     # refused before too, in a Python exception's words
     ("Split", [_f(6), _i(2, 3)], {}, "split sizes [2, 3] do not add up to the length 6 of axis 0"),
     ("Softmax", [_f(3, 2)], {"axis": 3}, "axis 3 is out of range for a tensor of rank 2 (valid axes: -2 to 1)"),
@@ -239,3 +243,11 @@ def test_kernels_refuse_what_their_operator_does_not_take(tmp_path, op, inputs, 
     assert info.value.node.name == "the_node"
     assert words in str(info.value), str(info.value)
     assert "Error:" not in str(info.value)          # the executor's own words, not a Python exception's
+
+
+def test_compress_reads_only_as_much_condition_as_there_is_data(tmp_path):
+    """The spec (and onnxruntime) read a longer condition's first values; np.compress refused it."""
+    node = helper.make_node("Compress", ["x", "c"], ["y"], name="pick")
+    model = load_graph(tmp_path, [node], [tensor("x", [3]), tensor("c", [5], TensorProto.BOOL)], [tensor("y", None)])
+    out = Session(model).run({"x": np.arange(3, dtype=np.float32), "c": np.array([1, 0, 1, 1, 1], bool)})["y"]
+    assert out.tolist() == [0.0, 2.0]

@@ -17,7 +17,7 @@ import math
 import numpy as np
 
 from ..registry import VARIES
-from ._nn_util import check_conv_shapes, compute_dtype, spatial_pads
+from ._nn_util import check_conv_output, check_conv_shapes, compute_dtype, spatial_pads
 
 # Above this many im2col cells per batch item the index would cost more memory
 # traffic than the window view it replaces.
@@ -49,9 +49,10 @@ def prepare_conv(consts, attrs, conv_core, general):
 
     def plan_for(shape):
         check_conv_shapes(shape, w.shape, group)
-        begin, end, out, strides, dilations = spatial_pads(
-            shape[2:], kernel, attrs.get("strides"), attrs.get("dilations"), attrs.get("pads"),
-            attrs.get("auto_pad", "NOTSET"))
+        geometry = spatial_pads(shape[2:], kernel, attrs.get("strides"), attrs.get("dilations"), attrs.get("pads"),
+                                attrs.get("auto_pad", "NOTSET"))
+        check_conv_output(shape[2:], kernel, geometry)
+        begin, end, out, strides, dilations = geometry
         cells = shape[1] * math.prod(kernel) * math.prod(out)
         index = None
         if pointwise and all(s == 1 for s in strides) and not any(begin) and not any(end):

@@ -39,6 +39,17 @@ def check_conv_shapes(x_shape, w_shape, group) -> None:
                                f"{w_shape[1] * group} (W's second axis times group)")
 
 
+def check_conv_output(in_shape, kernel, geometry) -> None:
+    """A convolution whose window is longer than its padded input has no
+    output there: onnxruntime refuses it rather than give an empty tensor."""
+    begin, end, out, _strides, dilations = geometry
+    for i, o in enumerate(out):
+        if o <= 0 and in_shape[i] > 0:
+            span = (kernel[i] - 1) * dilations[i] + 1
+            raise KernelInputError(f"spatial axis {i} is {in_shape[i]} long ({in_shape[i] + begin[i] + end[i]} "
+                                   f"padded), shorter than the kernel's span of {span}: no output position fits")
+
+
 def spatial_pads(in_shape, kernel, strides, dilations, pads, auto_pad, ceil_mode=False):
     """Resolve auto_pad / explicit pads into (begin, end, out_shape) per spatial axis."""
     n = len(in_shape)

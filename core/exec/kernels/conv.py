@@ -11,9 +11,10 @@ import math
 
 import numpy as np
 
+from ..errors import KernelInputError
 from ..registry import kernel
 from ._conv_prepared import prepare_conv
-from ._nn_util import (as_compute, check_conv_shapes, offset_slices, pad_spatial, spatial_pads,
+from ._nn_util import (as_compute, check_conv_output, check_conv_shapes, offset_slices, pad_spatial, spatial_pads,
                        windows)
 
 
@@ -133,7 +134,9 @@ def _add_bias(y, b):
 def _resolve(x, w, kernel_shape, strides, dilations, pads, auto_pad, group=1):
     check_conv_shapes(x.shape, w.shape, group)
     ks = list(kernel_shape) if kernel_shape else list(w.shape[2:])
-    return spatial_pads(x.shape[2:], ks, strides, dilations, pads, auto_pad)
+    geometry = spatial_pads(x.shape[2:], ks, strides, dilations, pads, auto_pad)
+    check_conv_output(x.shape[2:], ks, geometry)
+    return geometry
 
 
 def _prepare_conv(consts, attrs):
@@ -207,9 +210,22 @@ def _transpose_pads(in_shape, ks, strides, dilations, pads, auto_pad, output_pad
     return [0] * nd, full
 
 
+def _check_transpose_shapes(x_shape, w_shape, group) -> None:
+    """ConvTranspose's X [N, C, ...] and W [C, M/group, ...]."""
+    if len(x_shape) < 3 or len(x_shape) != len(w_shape):
+        raise KernelInputError(f"X {list(x_shape)} and W {list(w_shape)} must have the same rank, 3 or more "
+                               "([N, C, spatial...] and [C, M/group, kernel...])")
+    if group < 1 or x_shape[1] % group:
+        raise KernelInputError(f"X has {x_shape[1]} channels, which group {group} does not divide")
+    if x_shape[1] != w_shape[0]:
+        raise KernelInputError(f"X has {x_shape[1]} channels but W {list(w_shape)} takes {w_shape[0]} "
+                               "(W's first axis)")
+
+
 @kernel("ConvTranspose", since=1)
 def conv_transpose(x, w, b=None, *, auto_pad="NOTSET", dilations=None, group=1, kernel_shape=None,
                    output_padding=None, output_shape=None, pads=None, strides=None):
+    _check_transpose_shapes(x.shape, w.shape, group)
     dt = x.dtype
     x, w = as_compute(x), as_compute(w)
     n, c = x.shape[:2]

@@ -173,9 +173,12 @@ def scatter_nd(data, indices, updates, reduction="none"):
 @kernel("Compress", since=9)
 def compress(x, condition, axis=None):
     cond = np.asarray(condition, dtype=bool).reshape(-1)
+    # a condition longer than the data: the spec reads only its first values
+    # (onnxruntime too), where np.compress refuses it
     if axis is None:
-        return np.compress(cond, x.reshape(-1))
-    return np.compress(cond, x, axis=norm_axis(axis, x.ndim))
+        return np.compress(cond[:x.size], x.reshape(-1))
+    axis = norm_axis(axis, x.ndim)
+    return np.compress(cond[:x.shape[axis]], x, axis=axis)
 
 
 @kernel("NonZero", since=9)
@@ -186,6 +189,8 @@ def nonzero(x):
 @kernel("OneHot", since=9)
 def one_hot(indices, depth, values, axis=-1):
     depth = int(scalar(depth))
+    if depth < 1:
+        raise KernelInputError(f"depth {depth}: a one-hot encoding needs 1 class or more")
     rank = indices.ndim + 1
     axis = norm_axis(axis, rank)
     idx = np.asarray(indices).astype(np.int64)

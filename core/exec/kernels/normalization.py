@@ -9,6 +9,7 @@ from __future__ import annotations
 
 import numpy as np
 
+from ..errors import KernelInputError
 from ..registry import VARIES, kernel
 from ._math_util import compute_dtype, last_axis_mean, normalize_axes, normalize_axis, onnx_dtype
 
@@ -220,6 +221,9 @@ def group_norm(x, scale, bias, num_groups, epsilon=1e-5, stash_type=1):
 
 @kernel("InstanceNormalization", since=1)
 def instance_norm(x, scale, b, epsilon=1e-5, consumed_inputs=None):
+    if x.ndim < 2 or scale.size != x.shape[1] or b.size != x.shape[1]:
+        raise KernelInputError(f"scale ({scale.size} values) and B ({b.size}) need one value per channel of X "
+                               f"{list(x.shape)} (its second axis)")
     work = _stat_dtype(x)
     y = _group_stats_normalize(x, x.shape[1], epsilon, work)
     y = y * _channel_view(scale.astype(work), x.ndim) + _channel_view(b.astype(work), x.ndim)
