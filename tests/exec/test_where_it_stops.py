@@ -251,3 +251,28 @@ def test_compress_reads_only_as_much_condition_as_there_is_data(tmp_path):
     model = load_graph(tmp_path, [node], [tensor("x", [3]), tensor("c", [5], TensorProto.BOOL)], [tensor("y", None)])
     out = Session(model).run({"x": np.arange(3, dtype=np.float32), "c": np.array([1, 0, 1, 1, 1], bool)})["y"]
     assert out.tolist() == [0.0, 2.0]
+
+
+def test_nan_made_in_a_later_loop_iteration_stops_there(tmp_path):
+    """log(2 - i) is finite for i = 0, 1 and NaN/-Inf from i = 2: the stop is in that iteration."""
+    from onnxstudio import core
+    body = helper.make_graph(
+        [helper.make_node("Cast", ["i"], ["fi"], to=TensorProto.FLOAT, name="as_float"),
+         helper.make_node("Sub", ["two", "fi"], ["left"], name="left"),
+         helper.make_node("Log", ["left"], ["logged"], name="body_log"),
+         helper.make_node("Identity", ["cond_in"], ["cond_out"], name="keep_going")], "body",
+        [tensor("i", [], TensorProto.INT64), tensor("cond_in", [], TensorProto.BOOL)],
+        [tensor("cond_out", [], TensorProto.BOOL), tensor("logged", [])])
+    graph = helper.make_graph(
+        [helper.make_node("Constant", [], ["two"], value=helper.make_tensor("v", TensorProto.FLOAT, [], [2.0]),
+                          name="two"),
+         helper.make_node("Loop", ["trips", "go"], ["logs"], body=body, name="the_loop")], "g",
+        [tensor("trips", [], TensorProto.INT64), tensor("go", [], TensorProto.BOOL)], [tensor("logs", None)])
+    path = tmp_path / "loop.onnx"
+    path.write_bytes(helper.make_model(graph, opset_imports=[helper.make_opsetid("", 17)],
+                                       ir_version=8).SerializeToString())
+    d = DebugRun(core.load(path))
+    d.break_on_nonfinite = True
+    d.start({"trips": np.array(4, np.int64), "go": np.array(True)})
+    ev = d.resume()
+    assert ev.reason == "nonfinite" and ev.node.name == "body_log" and ev.iteration == 2, ev
