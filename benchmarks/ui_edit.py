@@ -33,7 +33,7 @@ def main() -> None:
     from PySide6.QtCore import QCoreApplication, QSettings
     from onnxstudio.app import create_application
     app = create_application()  # noqa: F841
-    from onnxstudio.settings import Settings
+    from onnxstudio.ui.settings import Settings
     from onnxstudio.ui.main_window import MainWindow
     from onnxstudio.core.edits import SetAttribute, insert_on_edge
     from onnxstudio.core.ir import AttrType

@@ -54,7 +54,7 @@ def main(argv: list[str]) -> int:
         print(reason, file=sys.stderr)
         return 2
     app = create_application()
-    from onnxstudio.settings import Settings
+    from onnxstudio.ui.settings import Settings
     from onnxstudio.ui import i18n
     settings = Settings()
     # Before any widget exists: texts are translated when they are built.

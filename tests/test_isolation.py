@@ -17,7 +17,7 @@ def _inside_test_root(path) -> bool:
 
 def test_layout_cache_recovery_and_settings_live_in_the_test_root():
     from onnxstudio.core.layout.cache import default_cache_dir
-    from onnxstudio.recovery import recovery_dir
+    from onnxstudio.core.recovery import recovery_dir
     assert _inside_test_root(default_cache_dir())
     assert _inside_test_root(recovery_dir())
     assert _inside_test_root(os.environ["ONNXSTUDIO_SETTINGS"])
@@ -27,7 +27,7 @@ def test_layout_cache_recovery_and_settings_live_in_the_test_root():
 
 
 def test_default_settings_file_is_in_the_test_root():
-    from onnxstudio.settings import Settings
+    from onnxstudio.ui.settings import Settings
     settings = Settings()
     assert _inside_test_root(settings.q.fileName())
 

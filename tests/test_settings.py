@@ -4,7 +4,7 @@ import os
 import pytest
 from PySide6.QtCore import QByteArray, QSettings, Qt
 
-from onnxstudio.settings import FORMAT, MAX_MODELS, Settings
+from onnxstudio.ui.settings import FORMAT, MAX_MODELS, Settings
 
 
 def open_settings(path) -> Settings:

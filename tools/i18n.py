@@ -253,7 +253,7 @@ def screenshot(out: pathlib.Path, lang: str = "zh_CN", model: pathlib.Path | Non
     os.environ["ONNXSTUDIO_SETTINGS"] = str(pathlib.Path(settings_dir) / "settings.ini")
     import time
     from onnxstudio.app import create_application
-    from onnxstudio.settings import Settings
+    from onnxstudio.ui.settings import Settings
     from onnxstudio.ui import i18n
     app = create_application()
     if i18n.install(lang, app) != lang:

@@ -37,7 +37,7 @@ class MainWindow(QMainWindow):
 
     def __init__(self, settings=None):
         super().__init__()
-        from onnxstudio.settings import Settings
+        from .settings import Settings
         self.settings = settings or Settings()
         self.model = None
         self.path: pathlib.Path | None = None
@@ -113,7 +113,7 @@ class MainWindow(QMainWindow):
         is opened again (keyed by its resolved path)."""
         if self.model is None or self.path is None or not self.graph.levels:
             return
-        from onnxstudio.settings import viewer_values
+        from .settings import viewer_values
         self.settings.update_model_state(self.path, **viewer_values(*self.graph.main_graph_state()))
 
     def _build_status_bar(self) -> None:
@@ -256,7 +256,7 @@ class MainWindow(QMainWindow):
             self.settings.set_last_directory(path.parent)
             self._refresh_recent()
         self._set_document(model, path)
-        from onnxstudio.settings import viewer_state
+        from .settings import viewer_state
         self.graph.set_document(self.qdoc, *viewer_state(self.settings.model_state(path)))
         self.model_loaded.emit(model)
         self._infer_pending = True

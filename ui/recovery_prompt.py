@@ -1,7 +1,7 @@
 """Autosave of the edit history, and the offer to recover it after a crash.
 
 The open document's unsaved steps are written to a recovery file
-(onnxstudio/recovery.py) every minute and also shortly after a burst of edits
+(core/recovery.py) every minute and also shortly after a burst of edits
 ends; saving or closing the model cleanly removes the file. At start-up,
 files left by an instance that died are offered: recovering opens the
 original model and replays the steps, naming any that no longer apply.
@@ -14,7 +14,7 @@ import os
 
 from PySide6.QtCore import QObject, QTimer
 
-from onnxstudio import recovery as rec
+from onnxstudio.core import recovery as rec
 
 INTERVAL_MS = 60_000          # the periodic autosave
 SETTLE_MS = 3_000             # after the last edit of a burst

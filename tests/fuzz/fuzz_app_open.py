@@ -24,7 +24,7 @@ def main() -> int:
     from PySide6.QtCore import QSettings
     from PySide6.QtWidgets import QApplication
 
-    from onnxstudio.settings import Settings
+    from onnxstudio.ui.settings import Settings
     from onnxstudio.ui.main_window import MainWindow
 
     app = QApplication.instance() or QApplication([])

@@ -19,7 +19,7 @@ def _isolated_settings(tmp_path_factory):
 @pytest.fixture
 def window(qtbot, tmp_path):
     from PySide6.QtCore import QSettings
-    from onnxstudio.settings import Settings
+    from onnxstudio.ui.settings import Settings
     from onnxstudio.ui.main_window import MainWindow
     settings = Settings(QSettings(str(tmp_path / "settings.ini"), QSettings.IniFormat))
     win = MainWindow(settings)

@@ -7,7 +7,7 @@ import time
 
 
 def test_recovery_question_explains_each_answer(window):
-    from onnxstudio import recovery as rec
+    from onnxstudio.core import recovery as rec
     rf = rec.RecoveryFile(pathlib.Path("/tmp/x.json"), {"path": "/models/<a&b>/model.onnx"},
                           [{"name": "s", "edits": []}] * 3, 1, time.time())
     text = window.recovery._question(rf)

@@ -353,7 +353,7 @@ def _english_left(win, english) -> tuple[list, list]:
 
 def test_the_app_in_chinese_shows_no_english_of_the_catalogue(qtbot, tmp_path):
     from PySide6.QtCore import QSettings
-    from onnxstudio.settings import Settings
+    from onnxstudio.ui.settings import Settings
     from onnxstudio.ui import i18n
     from onnxstudio.ui.main_window import MainWindow
     from viewer_helpers import wait_idle
@@ -446,7 +446,7 @@ def test_onnxstudio_lang_zh_CN_starts_the_app_in_chinese(qapp, tmp_path, monkeyp
     from PySide6.QtCore import QSettings, QTimer
     from PySide6.QtWidgets import QApplication
     from onnxstudio import app
-    from onnxstudio.settings import Settings
+    from onnxstudio.ui.settings import Settings
     from onnxstudio.ui import i18n
     from onnxstudio.ui.main_window import MainWindow
     settings_file = tmp_path / "settings.ini"
@@ -616,7 +616,7 @@ def _diagnostic(item):
 
 def _window_on(qtbot, tmp_path, model):
     from PySide6.QtCore import QSettings
-    from onnxstudio.settings import Settings
+    from onnxstudio.ui.settings import Settings
     from onnxstudio.ui.main_window import MainWindow
     from viewer_helpers import open_model
     win = MainWindow(Settings(QSettings(str(tmp_path / "settings.ini"), QSettings.IniFormat)))

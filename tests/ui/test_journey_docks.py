@@ -14,7 +14,7 @@ from onnxstudio.resources import sample_path
 
 
 def _window(qtbot, ini):
-    from onnxstudio.settings import Settings
+    from onnxstudio.ui.settings import Settings
     from onnxstudio.ui.main_window import MainWindow
     win = MainWindow(Settings(QSettings(str(ini), QSettings.IniFormat)))
     qtbot.addWidget(win)

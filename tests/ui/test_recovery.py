@@ -21,7 +21,7 @@ CHILD = textwrap.dedent("""
     from onnxstudio.app import create_application
     app = create_application()
     from PySide6.QtCore import QSettings
-    from onnxstudio.settings import Settings
+    from onnxstudio.ui.settings import Settings
     from onnxstudio.ui.main_window import MainWindow
     from onnxstudio.core.edits import SetAttribute, insert_on_edge
     from onnxstudio.core.ir import AttrType
@@ -120,7 +120,7 @@ def test_killed_app_is_recovered_in_a_new_instance(qtbot, window, tmp_path, monk
 def _write_recovery(tmp_path, model_path):
     """A recovery file as a dead instance would leave it (written by the core,
     with a pid that no longer runs)."""
-    from onnxstudio import recovery as rec
+    from onnxstudio.core import recovery as rec
     from onnxstudio.core.document import Document
     from onnxstudio.core.edits import SetAttribute, insert_on_edge
     from onnxstudio.core.ir import AttrType
@@ -160,7 +160,7 @@ def test_a_step_that_no_longer_applies_is_named_and_the_rest_kept(qtbot, window,
 
 
 def test_discard_and_files_of_running_instances(qtbot, window, tmp_path, monkeypatch):
-    from onnxstudio import recovery as rec
+    from onnxstudio.core import recovery as rec
     model = pathlib.Path(write_conv_model(tmp_path / "m.onnx"))
     rfile = _write_recovery(tmp_path, model)
     monkeypatch.setenv("ONNXSTUDIO_RECOVERY_DIR", str(tmp_path / "recovery"))
@@ -208,7 +208,7 @@ def test_autosave_follows_edits_save_and_close(qtbot, window, tmp_path, monkeypa
     steps = json.loads(writer.path.read_text())["steps"]
     assert [s["name"].startswith("Undo") for s in steps] == [True, False]
     # Replaying them on the saved file gives the current model.
-    from onnxstudio import recovery as rec
+    from onnxstudio.core import recovery as rec
     from onnxstudio.core.document import Document
     other = Document.open(path)
     outcome = rec.recover(other, rec.read(writer.path))

@@ -396,7 +396,7 @@ class _FakeEvent:
 
 def test_inputs_are_remembered_per_model_and_sets_saved(qtbot, window, tmp_path):
     from PySide6.QtCore import QSettings
-    from onnxstudio.settings import Settings
+    from onnxstudio.ui.settings import Settings
     from onnxstudio.ui.main_window import MainWindow
     path = SHARED_MODELS / "bert_12layer_narrow" / "model.onnx"
     open_model(qtbot, window, path)

@@ -29,7 +29,7 @@ PRELUDE = textwrap.dedent("""
     from onnxstudio.app import create_application
     app = create_application()
     from PySide6.QtCore import QCoreApplication, QSettings, QTimer
-    from onnxstudio.settings import Settings
+    from onnxstudio.ui.settings import Settings
     from onnxstudio.ui.main_window import MainWindow
 
     def new_window():

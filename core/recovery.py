@@ -88,7 +88,7 @@ class History:
         """The steps from the base file to the document's state. Raises
         Unrecordable when an undo the file would need cannot be written as a
         script (it holds an object only this process has)."""
-        from onnxstudio.core.edits.script import to_script
+        from .edits.script import to_script
         doc = self.document
         now = doc.steps[:doc.index]
         common = 0
@@ -113,7 +113,7 @@ def _scriptable(edit):
     exact object to put back (fields a script leaves out); an attribute's is
     turned into its type and value, anything else cannot be recorded."""
     import dataclasses
-    from onnxstudio.core.edits import Macro, SetAttribute, SetNodeInput, SetNodeInputs
+    from .edits import Macro, SetAttribute, SetNodeInput, SetNodeInputs
     if isinstance(edit, (SetNodeInput, SetNodeInputs)) and edit.restore is not None:
         return dataclasses.replace(edit, restore=None)     # the names are in the fields already
     if isinstance(edit, Macro):
@@ -270,8 +270,8 @@ def recover(document, rf: RecoveryFile) -> Outcome:
     """Replay the recorded steps on `document` (the original, just opened),
     each as its own undo step. A step that no longer applies is skipped and
     named; the others are kept."""
-    from onnxstudio.core.edits import EditError
-    from onnxstudio.core.edits.script import from_script
+    from .edits import EditError
+    from .edits.script import from_script
     out = Outcome()
     for i, step in enumerate(rf.steps, 1):
         try:
