@@ -17,6 +17,7 @@ from ..ir import Graph
 from .errors import ExecError
 from .failures import in_function_call
 from .frame import Frame
+from .kept import BodyValues
 from .plan import Plan, Step, decode_attr_value
 
 
@@ -49,8 +50,10 @@ class BodyRunning:
             # The enclosing graph's constants are constants of the body too
             # (its plan exists: the body runs from one of its steps).
             parent = self._plans.get(id(graph.parent_graph)) if graph.parent_graph is not None else None
+            # Keeping body values: no frees, so the whole frame is there to keep.
             p = Plan(graph, self.model, opsets or self.model.opset_imports,
-                     outer_consts=parent.consts if parent is not None else frozenset())
+                     outer_consts=parent.consts if parent is not None else frozenset(),
+                     keep=self.body_values is not None)
             self._plans[id(graph)] = p
         return p
 
@@ -103,6 +106,46 @@ class BodyRunning:
             run_live(plan, frame)
             return outputs(values, frame)
         return run
+
+    # -- keeping body values (kept.py) ------------------------------------------------
+
+    def keep_bodies(self, budget: int, every_iteration: bool = False) -> None:
+        """From the next run on, keep what every body run computes in
+        `self.body_values`. Bodies run through the methods below then, set on
+        the instance so that a session not keeping pays nothing for it."""
+        self.body_values = BodyValues(budget, every_iteration)
+        self._keep_options = (budget, every_iteration)
+        self._run_graph = self._run_graph_kept
+        self._body_runner = self._body_runner_kept
+        # Body plans made so far free their values: make them again, keeping.
+        self._plans = {id(self.graph): self.plan}
+        self._bodies = {}
+
+    def stop_keeping(self) -> None:
+        """Bodies run as usual again (stepping records them its own way);
+        `body_values` stays as the last run left it."""
+        self.__dict__.pop("_run_graph", None)
+        self.__dict__.pop("_body_runner", None)
+        self._keep_options = None
+
+    def _run_graph_kept(self, graph: Graph, inputs: list, parent: Frame) -> list:
+        body = self._bodies.get(id(graph)) or self._body(graph)
+        plan = body.plan
+        values = dict(body.consts) if body.base is None else body.base.copy()
+        _copy_outer(values, plan.outer_names, parent)
+        values.update(zip(body.in_names, inputs))
+        frame = Frame(values, parent)
+        kept = self.body_values
+        try:
+            self._execute(plan, frame)
+        finally:   # a body that fails keeps what it computed before the failing node
+            kept.keep(graph, kept.names_for(graph, plan), values)
+        if body.base is None:
+            body.base = {**body.consts, **plan.folded}
+        return body.outputs(values, frame)
+
+    def _body_runner_kept(self, graph: Graph, parent: Frame) -> Callable[[list], list]:
+        return lambda inputs: self._run_graph_kept(graph, inputs, parent)
 
     def _opsets_of(self, graph: Graph) -> dict:
         root = graph._root()

@@ -44,6 +44,7 @@ from .bodies import _copy_outer
 from .errors import Cancelled, ExecError, FeedError
 from .feeds import defaulted_dims, random_value
 from .frame import Frame
+from .kept import DEFAULT_BUDGET, BodyValues
 from .plan import _reads
 from .session import Session
 from .tensor_stats import has_nonfinite
@@ -159,6 +160,12 @@ class DebugRun:
         self.error: Optional[ExecError] = None
         self.truncated = False                 # a body recording hit TRACE_LIMIT
         self.session: Optional[_DebugSession] = None
+        # Whole runs keep the values inside bodies when asked (kept.py); `kept`
+        # is the last whole run's record, None when it has none or it is stale.
+        self.keep_body_values = False
+        self.body_budget = DEFAULT_BUDGET
+        self.every_iteration = False
+        self.kept: Optional[BodyValues] = None
         self._trace: list = []
         self._trace_pos = 0
         self._cancelled = False
@@ -260,6 +267,7 @@ class DebugRun:
         self.session = session
         self.body_values = {}
         self.iterations = {}
+        self.kept = None
         self._trace, self._trace_pos = [], 0
         self.nodes_run = []
 
@@ -415,14 +423,22 @@ class DebugRun:
         values survive from it, only the missing values are computed."""
         self._cancelled = False
         self.error = None
-        if nodes is None and self.values and self._same_feeds(feeds):
+        if nodes is None and self.values and self._same_feeds(feeds) and not self._wants_bodies():
             needed = self._missing_nodes()
             if not needed:
                 self.nodes_run = []
                 return self._outputs()
             return self._run_part(needed)
         self.start(feeds, nodes, **start_options)
+        if self.keep_body_values:
+            self.session.keep_bodies(self.body_budget, self.every_iteration)
         return self._run_rest(self._session_feeds)
+
+    def _wants_bodies(self) -> bool:
+        """Body values are asked for and the last run left none (it was before
+        the option, or an edit dropped them): only a whole run gives them."""
+        return (self.keep_body_values and self.kept is None
+                and any(n.subgraphs() for n in self.graph.nodes))
 
     def _run_rest(self, feeds: dict) -> dict:
         s = self.session
@@ -434,6 +450,7 @@ class DebugRun:
             raise
         finally:
             self._absorb(s)
+            self._absorb_bodies(s)
 
     @staticmethod
     def _stop_at(s: Session, node: Optional[Node]) -> None:
@@ -461,6 +478,17 @@ class DebugRun:
                 self.nonfinite[node] = bad
             else:
                 self.nonfinite.pop(node, None)
+
+    def _absorb_bodies(self, s: Session) -> None:
+        """The body values a keeping run recorded, where value_of finds them."""
+        kept = s.body_values
+        if s._keep_options is None or kept is None:
+            return
+        s.stop_keeping()
+        self.kept = kept
+        for path, graph in kept.graphs.items():
+            self.body_values[id(graph)] = kept.of_graph(graph)
+            self.iterations[id(graph)] = kept.iterations[path]
 
     def _run_part(self, nodes: list) -> dict:
         session = _DebugSession(self.model, nodes=nodes, keep=True, seed=self.seed)
@@ -545,6 +573,7 @@ class DebugRun:
         self.session = None
         self.body_values = {}
         self.iterations = {}
+        self.kept = None
         self._trace, self._trace_pos = [], 0
 
 

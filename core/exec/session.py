@@ -27,6 +27,7 @@ from .bodies import Body, BodyRunning
 from .fast_steps import memo_candidate, store_result
 from .fusion import compile_runners
 from .frame import Frame
+from .kept import DEFAULT_BUDGET, BodyValues
 from .kernels._math_util import quiet_numpy
 from .plan import Plan, Step
 from .registry import VARIES, KernelContext
@@ -45,7 +46,9 @@ class StepResult:
 
 class Session(BodyRunning):
     def __init__(self, model: Model, *, graph: Optional[Graph] = None, nodes: Optional[Iterable] = None,
-                 outputs: Optional[list[str]] = None, keep: bool = False, seed: int = 0):
+                 outputs: Optional[list[str]] = None, keep: bool = False, seed: int = 0,
+                 keep_body_values: bool = False, body_budget: int = DEFAULT_BUDGET,
+                 every_iteration: bool = False):
         tune_allocator()
         self.model = model
         self.graph = graph if graph is not None else model.graph
@@ -64,6 +67,11 @@ class Session(BodyRunning):
         self._rng = None
         self.progress: Optional[Progress] = None
         self._threads = ThreadTuner()
+        # Values inside bodies, kept only when asked (kept.py): None otherwise.
+        self.body_values: Optional[BodyValues] = None
+        self._keep_options: Optional[tuple] = None
+        if keep_body_values:
+            self.keep_bodies(body_budget, every_iteration)
 
     # -- interface -------------------------------------------------------------------
 
@@ -123,6 +131,8 @@ class Session(BodyRunning):
                             + "; the model takes " + ", ".join(f'"{n}"' for n in self.plan.inputs))
         self._frame = Frame(values)
         self._pos = 0
+        if self._keep_options is not None:     # each run keeps its own body values
+            self.body_values = BodyValues(*self._keep_options)
 
     def step(self) -> StepResult:
         if self._frame is None:
