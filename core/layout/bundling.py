@@ -9,7 +9,7 @@ the two lines crosses no box, because no box reaches into that band.
 """
 from __future__ import annotations
 
-from .geometry import EdgePath, Layout, Point
+from .geometry import EdgePath, Layout, Point, cut_after, cut_before
 
 MIN_FAN = 3          # bundle only sources with at least this many edges
 MIN_SPAN = 3.0       # ... that run at least this many rank gaps down
@@ -68,7 +68,6 @@ def _band_above(bands, y: float):
 def _branch(trunk: tuple[Point, ...], own: tuple[Point, ...], target, bands):
     """trunk's start down to the free band above `target`, a hop across the
     band onto the edge's own curve, then its own curve to the target."""
-    from .stacking import _cut_after, _cut_before
     band = _band_above(bands, target.y)
     if band is None:
         return None
@@ -76,8 +75,8 @@ def _branch(trunk: tuple[Point, ...], own: tuple[Point, ...], target, bands):
     if y1 - y0 < 8.0:
         return None
     a_y, c_y = y0 + (y1 - y0) * 0.2, y0 + (y1 - y0) * 0.8
-    head = _cut_before(list(trunk), a_y)
-    tail = _cut_after(list(own), c_y)
+    head = cut_before(list(trunk), a_y)
+    tail = cut_after(list(own), c_y)
     if len(head) < 4 or len(tail) < 1 or abs(head[-1][1] - a_y) > 0.5 or abs(tail[0][1] - c_y) > 0.5:
         return None     # a curve that does not pass through the band there
     a, c = head[-1], tail[0]

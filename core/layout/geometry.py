@@ -187,3 +187,68 @@ class CancelToken:
     def raise_if_cancelled(self) -> None:
         if self._event.is_set():
             raise LayoutCancelled("layout cancelled")
+
+
+# Cutting EdgePath curves (chained cubics, see EdgePath.points). Shared by stacking (cutting curves at a piece's edge) and bundling (cutting
+# them at a free band), so neither has to import the other.
+
+def split_cubic(seg: list[Point], t: float) -> tuple[list[Point], list[Point]]:
+    """de Casteljau: a cubic [p0, p1, p2, p3] cut at t into two cubics."""
+    def lerp(p, q):
+        return (p[0] + (q[0] - p[0]) * t, p[1] + (q[1] - p[1]) * t)
+    p0, p1, p2, p3 = seg
+    a, b, c = lerp(p0, p1), lerp(p1, p2), lerp(p2, p3)
+    d, e = lerp(a, b), lerp(b, c)
+    f = lerp(d, e)
+    return [p0, a, d, f], [f, e, c, p3]
+
+
+def _crossing(points: list[Point], y: float):
+    """(segment index, t) where the curve first gets down to height y."""
+    for s in range(0, len(points) - 3, 3):
+        seg = points[s:s + 4]
+        if max(q[1] for q in seg) < y:
+            continue
+        # The segment's hull reaches y: find the first sample at or below it.
+        steps = 16
+        prev = 0.0
+        for j in range(1, steps + 1):
+            t = j / steps
+            if split_cubic(seg, t)[0][-1][1] >= y:
+                lo, hi = prev, t
+                for _ in range(20):
+                    m = (lo + hi) / 2
+                    if split_cubic(seg, m)[0][-1][1] >= y:
+                        hi = m
+                    else:
+                        lo = m
+                return s, hi
+            prev = t
+    return None
+
+
+def cut_after(points: list[Point], y: float) -> list[Point]:
+    """The part of a curve after it first gets down to height y (whole if
+    it starts there already, its end point if it never does)."""
+    points = list(points)
+    if not points or points[0][1] >= y:
+        return points
+    hit = _crossing(points, y)
+    if hit is None:
+        return points[-1:]
+    s, t = hit
+    _, rest = split_cubic(points[s:s + 4], t)
+    return rest + points[s + 4:]
+
+
+def cut_before(points: list[Point], y: float) -> list[Point]:
+    """The part of a curve before it first gets down to height y."""
+    points = list(points)
+    if not points or points[0][1] >= y:
+        return points[:1]
+    hit = _crossing(points, y)
+    if hit is None:
+        return points
+    s, t = hit
+    first, _ = split_cubic(points[s:s + 4], t)
+    return points[:s] + first

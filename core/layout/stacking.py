@@ -15,7 +15,7 @@ from __future__ import annotations
 from dataclasses import dataclass, field
 
 from .bundling import bundle_fan_outs
-from .geometry import EdgePath, GroupBox, Layout, LayoutRequest, NodeBox, Point
+from .geometry import EdgePath, GroupBox, Layout, LayoutRequest, NodeBox, Point, cut_after, cut_before
 from .pieces import CanonicalPiece, Piece
 
 LANE_SEP = 8.0
@@ -116,8 +116,8 @@ def stack(pieces: list[Piece], canons: list[CanonicalPiece], results: list[Layou
     for k, piece in enumerate(pieces):
         for e in piece.entry_edges:
             i = piece_of[e.source]
-            head = _cut_before(placed[i].exit_paths[e.source], last_bottom[i] + CUT_MARGIN)
-            tail = _cut_after(placed[k].entry_paths[e.id], first_top[k] - CUT_MARGIN)
+            head = cut_before(placed[i].exit_paths[e.source], last_bottom[i] + CUT_MARGIN)
+            tail = cut_after(placed[k].entry_paths[e.id], first_top[k] - CUT_MARGIN)
             a, c = head[-1], tail[0]
             if k == i + 1:
                 middle = _s_curve(a, c)
@@ -221,65 +221,3 @@ def _s_curve(a: Point, c: Point) -> list[Point]:
     """One cubic from a down to c, leaving and arriving vertically."""
     mid = max((c[1] - a[1]) / 2, CORNER)
     return [a, (a[0], a[1] + mid), (c[0], c[1] - mid), c]
-
-
-def _split(seg: list[Point], t: float) -> tuple[list[Point], list[Point]]:
-    """de Casteljau: a cubic [p0, p1, p2, p3] cut at t into two cubics."""
-    def lerp(p, q):
-        return (p[0] + (q[0] - p[0]) * t, p[1] + (q[1] - p[1]) * t)
-    p0, p1, p2, p3 = seg
-    a, b, c = lerp(p0, p1), lerp(p1, p2), lerp(p2, p3)
-    d, e = lerp(a, b), lerp(b, c)
-    f = lerp(d, e)
-    return [p0, a, d, f], [f, e, c, p3]
-
-
-def _crossing(points: list[Point], y: float):
-    """(segment index, t) where the curve first gets down to height y."""
-    for s in range(0, len(points) - 3, 3):
-        seg = points[s:s + 4]
-        if max(q[1] for q in seg) < y:
-            continue
-        # The segment's hull reaches y: find the first sample at or below it.
-        steps = 16
-        prev = 0.0
-        for j in range(1, steps + 1):
-            t = j / steps
-            if _split(seg, t)[0][-1][1] >= y:
-                lo, hi = prev, t
-                for _ in range(20):
-                    m = (lo + hi) / 2
-                    if _split(seg, m)[0][-1][1] >= y:
-                        hi = m
-                    else:
-                        lo = m
-                return s, hi
-            prev = t
-    return None
-
-
-def _cut_after(points: list[Point], y: float) -> list[Point]:
-    """The part of a curve after it first gets down to height y (whole if
-    it starts there already, its end point if it never does)."""
-    points = list(points)
-    if not points or points[0][1] >= y:
-        return points
-    hit = _crossing(points, y)
-    if hit is None:
-        return points[-1:]
-    s, t = hit
-    _, rest = _split(points[s:s + 4], t)
-    return rest + points[s + 4:]
-
-
-def _cut_before(points: list[Point], y: float) -> list[Point]:
-    """The part of a curve before it first gets down to height y."""
-    points = list(points)
-    if not points or points[0][1] >= y:
-        return points[:1]
-    hit = _crossing(points, y)
-    if hit is None:
-        return points
-    s, t = hit
-    first, _ = _split(points[s:s + 4], t)
-    return points[:s] + first
