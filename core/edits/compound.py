@@ -12,9 +12,9 @@ import heapq
 from typing import Optional, Sequence
 
 from ..ir import TensorType
+from ..ir.nesting import subgraph_reads, top_level_node
 from .base import Edit, EditError, Macro
 from .model_edits import SetOpsetImport
-from .reads import subgraph_reads
 from .refs import GraphPath, find_graph, find_node, graph_path, node_ref
 from .values import (AddGraphInput, AddGraphOutput, AddInitializer, RemoveGraphInput, RemoveGraphOutput,
                      RemoveInitializer, RemoveValueInfo, RenameValue, SetValueType, norm_shape)
@@ -40,13 +40,6 @@ def _inside(graph, top) -> bool:
     return False
 
 
-def _top_node(node, top):
-    """The node of graph `top` that holds `node` (itself, or the If/Loop/Scan around it)."""
-    while node.graph is not top:
-        node = node.graph.parent_node
-    return node
-
-
 def _uses_in(value, top, consumers=None):
     """(node, input index) reading `value` inside graph `top` (and its bodies),
     restricted to the nodes of `top` listed in `consumers`."""
@@ -55,7 +48,7 @@ def _uses_in(value, top, consumers=None):
     for n, i in value.uses:
         if n.graph is None or not _inside(n.graph, top):
             continue
-        if wanted is not None and id(_top_node(n, top)) not in wanted:
+        if wanted is not None and id(top_level_node(n, top)) not in wanted:
             continue
         out.append((n, i))
     return out

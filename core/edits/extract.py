@@ -7,10 +7,10 @@ from __future__ import annotations
 from typing import Sequence
 
 from ..ir import SparseTensor
+from ..ir.nesting import subgraph_reads
 from ..ir.types import type_to_proto
 from ..proto import onnx_pb2 as pb
 from .base import EditError
-from .reads import subgraph_reads
 
 
 def _needed(graph, inputs, outputs):

@@ -14,6 +14,7 @@ from __future__ import annotations
 
 from collections import Counter
 
+from ..ir.nesting import outer_values
 from .geometry import LayoutEdge, LayoutNode, LayoutRequest
 from .labels import group_label, io_label, op_label
 from .scopes import default_expanded, follow_expanded, raw_scope, tidy_scopes, visible_box
@@ -311,8 +312,10 @@ class _Builder:
         # Values a subgraph body reads from this graph arrive at the node
         # owning the body: draw that dependency too.
         for _, body in n.subgraphs():
-            for v in _captured(body):
-                if not self.foldable(v):
+            # Values from further out are "from enclosing graph" boxes in this
+            # view; a value attached to no graph has nowhere to be drawn from.
+            for v in outer_values(body):
+                if v.graph is not None and not self.foldable(v):
                     self._connect(v, target)
 
 
@@ -338,16 +341,3 @@ def _fresh(name: str, taken: dict) -> str:
     while f"{name}#{k}" in taken:
         k += 1
     return f"{name}#{k}"
-
-
-def _captured(body):
-    """Values defined outside `body` (in `outer` or above) read anywhere in it."""
-    found: dict[int, object] = {}
-    inner_graphs = {id(g) for g in body.walk()}
-    for g in body.walk():
-        for n in g.nodes:
-            for v in n.inputs:
-                if v is not None and v.graph is not None and id(v.graph) not in inner_graphs:
-                    found[id(v)] = v
-    # Values from further out are "from enclosing graph" boxes in this view.
-    return list(found.values())
