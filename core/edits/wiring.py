@@ -16,7 +16,7 @@ from .base import Changes, Edit, EditError, register
 from .graph_edit import GraphEdit
 from .node_edits import make_attr
 from .refs import GraphPath, NodeRef, find_node, node_ref
-from ..ir.subgraphs import attach_bodies, detach_bodies
+from ..ir.graph import attach_bodies, detach_bodies
 
 _OPAQUE = {"json": False}
 

@@ -273,7 +273,6 @@ class Node:
         A replaced attribute keeps its place; a new one goes last or to
         `position`. Subgraph bodies are attached: their reads of outer values
         join those values' use lists (and the old body's leave them)."""
-        from .subgraphs import attach_bodies
         old = self.remove_attribute(attr.name) if attr.name in self.attributes else None
         if old is not None and position is None:
             position = old[1]
@@ -289,7 +288,6 @@ class Node:
 
     def remove_attribute(self, name: str) -> tuple["Attr", int]:
         """Remove attribute `name`; returns it with its position."""
-        from .subgraphs import detach_bodies
         if name not in self.attributes:
             raise IRError(f'{self.path}: no attribute "{name}"')
         position = list(self.attributes).index(name)
@@ -697,6 +695,78 @@ class Graph:
 
     def __repr__(self) -> str:
         return f"Graph({self.name!r}, {len(self._nodes)} nodes)"
+
+
+# Subgraph bodies (If/Loop/Scan attributes) attached to or detached from a
+# node: their reads of outer values join or leave those values' use lists.
+# Here rather than in a module of their own because they keep the private
+# state of Value, Node and Graph (_uses, _inputs, _values) right.
+
+
+def _bodies(attr):
+    if attr.ref_attr_name:
+        return []
+    if attr.type == AttrType.GRAPH and attr.value is not None:
+        return [attr.value]
+    if attr.type == AttrType.GRAPHS:
+        return list(attr.value or ())
+    return []
+
+
+def _outer_uses(body):
+    """(node, index, value) for every input inside `body` that reads a value
+    defined outside it."""
+    inside = {id(g) for g in body.walk()}
+    for g in body.walk():
+        for n in g.nodes:
+            for i, v in enumerate(n.inputs):
+                if v is not None and id(v.graph) not in inside:
+                    yield n, i, v
+
+
+def detach_bodies(node, attr) -> None:
+    for body in _bodies(attr):
+        for n, i, v in _outer_uses(body):
+            if (n, i) in v._uses:
+                v._uses.remove((n, i))
+
+
+def _defined(v) -> bool:
+    return v.producer is not None or v.const is not None or v.is_graph_input
+
+
+def _bind_outer_names(node, body) -> None:
+    """A body built on its own (from an edit script) reads outer values
+    through placeholder Values of its own; make it read the real ones."""
+    outer = node.graph
+    if outer is None:
+        return
+    for g in body.walk():
+        for name, v in list(g._values.items()):
+            if _defined(v):
+                continue
+            h, shadowed = g.parent_graph, False
+            while h is not None and h is not outer and not shadowed:
+                shadowed = name in h._values and _defined(h._values[name])
+                h = h.parent_graph
+            real = None if shadowed else outer.lookup(name)
+            if real is None or real is v:
+                continue
+            for n, i in list(v._uses):
+                n._inputs[i] = real
+            v._uses.clear()
+            g.outputs[:] = [real if o is v else o for o in g.outputs]
+            del g._values[name]
+
+
+def attach_bodies(node, attr) -> None:
+    for body in _bodies(attr):
+        body.parent_node = node
+        body.attr_name = attr.name
+        _bind_outer_names(node, body)
+        for n, i, v in _outer_uses(body):
+            if (n, i) not in v._uses:
+                v._uses.append((n, i))
 
 
 def _users(v: Value) -> str:
