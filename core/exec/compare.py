@@ -28,6 +28,13 @@ The first divergence is the first node, in graph order, whose outputs
 disagree while every input another node produced agrees: the place to look.
 Graph inputs and initializers that differ between the runs are listed
 apart (`Report.differing_sources`); their first reader is a divergence.
+So are the outputs of nodes that only hold or reshape constants (a
+Constant holding a weight, a Cast or Identity of an initializer): an
+edited weight shows as the Conv that reads it, not as the unnamed
+Constant that holds it.
+
+`rtol` and `atol` hold for every value; `tolerances` ({value name: (rtol,
+atol)}) sets them for the values it names (an output that is allowed more).
 """
 from __future__ import annotations
 
@@ -41,6 +48,7 @@ from ..ir import Graph, Model, Node
 
 RTOL = 1e-3
 ATOL = 1e-4
+DEFAULT_PROVIDER = "CPUExecutionProvider"      # onnxruntime's, for the comparison
 
 
 @dataclass
@@ -54,6 +62,8 @@ class ValueDiff:
     ours: object = None                  # that element in A and B
     theirs: object = None
     note: str = ""                       # shape / type / key mismatch, NaN on one side, ...
+    rtol: float = RTOL                   # the tolerances this value was judged with
+    atol: float = ATOL
 
     @property
     def rel(self) -> float:
@@ -65,7 +75,8 @@ class ValueDiff:
     def to_json(self) -> dict:
         return {"name": self.name, "agrees": self.agrees, "max_abs_error": _finite(self.max_abs),
                 "rel_error": _finite(self.rel), "scale": _finite(self.scale), "where": self.where,
-                "ours": _plain(self.ours), "theirs": _plain(self.theirs), "note": self.note}
+                "ours": _plain(self.ours), "theirs": _plain(self.theirs), "note": self.note,
+                "rtol": self.rtol, "atol": self.atol}
 
 
 @dataclass
@@ -74,6 +85,7 @@ class NodeDiff:
     node: Node
     outputs: list[ValueDiff]
     inputs_agree: bool                   # every node-produced input agrees (or was not compared)
+    constant: bool = False               # computes from constants only: never the first divergence
 
     @property
     def agrees(self) -> bool:
@@ -107,10 +119,11 @@ class Report:
     skipped: list[str] = field(default_factory=list)             # values one side could not give
     rtol: float = RTOL
     atol: float = ATOL
+    tolerances: dict = field(default_factory=dict)               # value name -> (rtol, atol)
 
     @property
     def first_divergence(self) -> Optional[NodeDiff]:
-        return next((n for n in self.nodes if not n.agrees and n.inputs_agree), None)
+        return next((n for n in self.nodes if not n.agrees and n.inputs_agree and not n.constant), None)
 
     @property
     def agrees(self) -> bool:
@@ -119,6 +132,7 @@ class Report:
     def to_json(self) -> dict:
         first = self.first_divergence
         return {"rtol": self.rtol, "atol": self.atol, "agrees": self.agrees,
+                "tolerances": {k: list(v) for k, v in self.tolerances.items()},
                 "first_divergence": first.to_json() if first else None,
                 "differing_sources": self.differing_sources, "skipped": self.skipped,
                 "nodes": [n.to_json() for n in self.nodes]}
@@ -130,13 +144,22 @@ def compare_value(name: str, a, b, *, rtol: float = RTOL, atol: float = ATOL) ->
     """Compare value `a` with reference `b` (tensors, sequences, maps, None)."""
     acc = _Acc(name, rtol, atol)
     acc.visit(a, b, "")
+    acc.diff.rtol, acc.diff.atol = rtol, atol
     return acc.result()
 
 
-def compare_values(a: dict, b: dict, *, rtol: float = RTOL, atol: float = ATOL) -> dict[str, ValueDiff]:
+def compare_values(a: dict, b: dict, *, rtol: float = RTOL, atol: float = ATOL,
+                   tolerances: Optional[dict] = None) -> dict[str, ValueDiff]:
     """Compare two runs given as {name: value}; `b` is the reference.
-    Only names both runs hold are compared, in `a`'s order."""
-    return {name: compare_value(name, a[name], b[name], rtol=rtol, atol=atol) for name in a if name in b}
+    Only names both runs hold are compared, in `a`'s order; a value named in
+    `tolerances` ({name: (rtol, atol)}) is judged with its own."""
+    tolerances = tolerances or {}
+    out = {}
+    for name in a:
+        if name in b:
+            r, t = tolerances.get(name, (rtol, atol))
+            out[name] = compare_value(name, a[name], b[name], rtol=r, atol=t)
+    return out
 
 
 class _Acc:
@@ -259,22 +282,43 @@ def _plain(v):
 # -- nodes -----------------------------------------------------------------------------
 
 def node_report(graph: Graph, diffs: dict[str, ValueDiff], *, skipped: Optional[list] = None,
-                rtol: float = RTOL, atol: float = ATOL) -> Report:
+                rtol: float = RTOL, atol: float = ATOL, tolerances: Optional[dict] = None) -> Report:
     """Group value diffs by the node of `graph` that produced them, in graph
-    order, and mark which nodes had every compared node-made input agree."""
+    order, and mark which nodes had every compared node-made input agree.
+    Outputs of constant-only nodes count as sources, like initializers."""
     produced: set = set()
+    constants = _constant_values(graph)
     nodes = []
     for node in graph.nodes:
         outs = [diffs[v.name] for v in node.outputs if v is not None and v.name in diffs]
+        constant = all(v is None or v.name in constants for v in node.outputs)
         for v in node.outputs:
-            if v is not None:
+            if v is not None and not constant:
                 produced.add(v.name)
         reads = [v.name for v in _reads(node)]
         inputs_agree = all(diffs[n].agrees for n in reads if n in diffs and n in produced)
         if outs:
-            nodes.append(NodeDiff(node, outs, inputs_agree))
+            nodes.append(NodeDiff(node, outs, inputs_agree, constant))
     sources = [n for n, d in diffs.items() if n not in produced and not d.agrees]
-    return Report(nodes, diffs, sources, list(skipped or []), rtol, atol)
+    return Report(nodes, diffs, sources, list(skipped or []), rtol, atol, dict(tolerances or {}))
+
+
+_RANDOM_OPS = frozenset({"RandomNormal", "RandomUniform", "RandomNormalLike", "RandomUniformLike", "Multinomial",
+                         "Bernoulli", "Dropout"})
+
+
+def _constant_values(graph: Graph) -> set:
+    """Names of `graph`'s values that hold constants: initializers, Constant
+    outputs, and what nodes compute from those alone (a Cast, an Identity,
+    a Reshape of a weight). Random and control-flow nodes are computations."""
+    names = set(graph.initializers)
+    for node in graph.nodes:
+        if node.op_type in _RANDOM_OPS or any(True for _ in node.subgraphs()):
+            continue
+        ins = [v for v in node.inputs if v is not None]
+        if (node.op_type == "Constant" and not ins) or (ins and all(v.name in names for v in ins)):
+            names.update(v.name for v in node.outputs if v is not None)
+    return names
 
 
 def _reads(node: Node):
@@ -300,16 +344,45 @@ class CompareError(Exception):
     """The comparison could not be made (onnxruntime missing or refusing the model)."""
 
 
+# onnxruntime's graph optimisation levels by the names the app and the CLI show.
+OPT_LEVELS = {"disable": "ORT_DISABLE_ALL", "basic": "ORT_ENABLE_BASIC", "extended": "ORT_ENABLE_EXTENDED",
+              "all": "ORT_ENABLE_ALL"}
+
+
+def available_providers() -> list[str]:
+    """The execution providers of the installed onnxruntime; CompareError
+    when it is not installed."""
+    return list(_load_onnxruntime().get_available_providers())
+
+
+def _session_options(ort, provider: str, opt_level: str):
+    """onnxruntime's SessionOptions for `opt_level`; CompareError naming
+    the choices when the provider or the level is not one it has."""
+    providers = ort.get_available_providers()
+    if provider not in providers:
+        raise CompareError(f"onnxruntime has no execution provider {provider!r} here; "
+                           f"choose one of {', '.join(providers)}")
+    if opt_level not in OPT_LEVELS:
+        raise CompareError(f"no graph optimisation level {opt_level!r}; choose one of {', '.join(OPT_LEVELS)}")
+    options = ort.SessionOptions()
+    options.log_severity_level = 3          # errors only: its notes on unused initializers are not ours
+    options.graph_optimization_level = getattr(ort.GraphOptimizationLevel, OPT_LEVELS[opt_level])
+    return options
+
+
 def compare_with_onnxruntime(model: Model, feeds: dict, *, rtol: float = RTOL, atol: float = ATOL,
-                             seed: int = 0, intermediates: bool = True) -> Report:
+                             seed: int = 0, intermediates: bool = True, tolerances: Optional[dict] = None,
+                             provider: str = DEFAULT_PROVIDER, opt_level: str = "disable") -> Report:
     """Run `feeds` through our executor and through onnxruntime, exposing every
     intermediate of the main graph on both sides, and compare them per node.
 
     onnxruntime sees a copy of the model with the intermediates added as
     graph outputs (values it cannot expose are left out and listed in
-    `Report.skipped`); its graph optimisations are off, so each value it
-    returns is the one its node computed. Raises CompareError when
-    onnxruntime is not installed or cannot run the model.
+    `Report.skipped`) and runs it on `provider` (one of
+    `available_providers()`) at graph optimisation `opt_level` (one of
+    OPT_LEVELS; "disable" by default, so each value it returns is the one its
+    node computed). Raises CompareError when onnxruntime is not installed,
+    the provider or level is not one it has, or it cannot run the model.
     """
     from .session import Session
 
@@ -317,11 +390,12 @@ def compare_with_onnxruntime(model: Model, feeds: dict, *, rtol: float = RTOL, a
     outputs = ours_session.run({k: v for k, v in feeds.items() if k in ours_session.input_names})
     ours = {**ours_session.values, **outputs} if intermediates else dict(outputs)
     wanted = _intermediate_names(model.graph) if intermediates else []
-    theirs, skipped = _run_onnxruntime(model, feeds, [n for n in wanted if n in ours])
+    theirs, skipped = _run_onnxruntime(model, feeds, [n for n in wanted if n in ours], provider=provider,
+                                       opt_level=opt_level)
     skipped += [n for n in wanted if n not in ours and n not in skipped]
     ordered = {n: ours[n] for n in [*wanted, *(v.name for v in model.graph.outputs)] if n in ours}
-    diffs = compare_values(ordered, theirs, rtol=rtol, atol=atol)
-    return node_report(model.graph, diffs, skipped=skipped, rtol=rtol, atol=atol)
+    diffs = compare_values(ordered, theirs, rtol=rtol, atol=atol, tolerances=tolerances)
+    return node_report(model.graph, diffs, skipped=skipped, rtol=rtol, atol=atol, tolerances=tolerances)
 
 
 def _intermediate_names(graph: Graph) -> list[str]:
@@ -343,9 +417,11 @@ def _load_onnxruntime():
     return onnxruntime
 
 
-def _run_onnxruntime(model: Model, feeds: dict, extra: list[str]) -> tuple[dict, list[str]]:
+def _run_onnxruntime(model: Model, feeds: dict, extra: list[str], *, provider: str = DEFAULT_PROVIDER,
+                     opt_level: str = "disable") -> tuple[dict, list[str]]:
     """onnxruntime's outputs plus as many of `extra` as it can expose."""
     ort = _load_onnxruntime()
+    options = _session_options(ort, provider, opt_level)
     from ..proto import onnx_pb2 as pb
     from ..serde.io import to_bytes
 
@@ -360,11 +436,8 @@ def _run_onnxruntime(model: Model, feeds: dict, extra: list[str]) -> tuple[dict,
         mp.ParseFromString(base)
         for n in names:
             mp.graph.output.add().name = n
-        options = ort.SessionOptions()
-        options.log_severity_level = 3          # errors only: its notes on unused initializers are not ours
-        options.graph_optimization_level = ort.GraphOptimizationLevel.ORT_DISABLE_ALL
         try:
-            sess = ort.InferenceSession(mp.SerializeToString(), options, providers=["CPUExecutionProvider"])
+            sess = ort.InferenceSession(mp.SerializeToString(), options, providers=[provider])
             takes = {i.name for i in sess.get_inputs()}
             out_names = [o.name for o in sess.get_outputs()]
             got = sess.run(out_names, {k: v for k, v in feeds.items() if k in takes})

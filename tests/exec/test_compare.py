@@ -128,3 +128,59 @@ def test_without_onnxruntime_the_comparison_says_so(monkeypatch):
     model = core.load(sample_path())
     with pytest.raises(cmp.CompareError, match="onnxruntime is not installed"):
         cmp.compare_with_onnxruntime(model, _feeds())
+
+
+def _constant_weight_conv():
+    """A Conv whose weight is held by an unnamed Constant node (as torch
+    exports write them), and a Relu after it."""
+    from onnx import TensorProto, helper, numpy_helper
+    w = np.random.default_rng(0).standard_normal((2, 1, 3, 3)).astype(np.float32)
+    graph = helper.make_graph(
+        [helper.make_node("Constant", [], ["w"], value=numpy_helper.from_array(w)),
+         helper.make_node("Cast", ["w"], ["w32"], to=TensorProto.FLOAT),
+         helper.make_node("Conv", ["x", "w32"], ["y"], name="conv"),
+         helper.make_node("Relu", ["y"], ["z"], name="relu")], "g",
+        [helper.make_tensor_value_info("x", TensorProto.FLOAT, [1, 1, 5, 5])],
+        [helper.make_tensor_value_info("z", TensorProto.FLOAT, None)])
+    model = helper.make_model(graph, opset_imports=[helper.make_opsetid("", 17)])
+    return core.load_bytes(model.SerializeToString())
+
+
+def test_a_changed_constant_weight_is_named_by_the_node_that_reads_it():
+    model = _constant_weight_conv()
+    feeds = {"x": np.random.default_rng(1).standard_normal((1, 1, 5, 5)).astype(np.float32)}
+    ours = _run_keeping(model, feeds)
+    theirs = {k: (v * 1.5 if k in ("w", "w32") else v) for k, v in ours.items()}
+    theirs["y"] = ours["y"] * 1.5
+    theirs["z"] = ours["z"] * 1.5
+    report = cmp.node_report(model.graph, cmp.compare_values(ours, theirs))
+    rows = {n.node.op_type: n for n in report.nodes}
+    assert rows["Constant"].constant and rows["Cast"].constant and not rows["Conv"].constant
+    assert report.first_divergence.node.name == "conv"
+    assert {"w", "w32"} <= set(report.differing_sources)
+    assert report.to_json()["first_divergence"]["name"] == "conv"
+
+
+def test_per_value_tolerances_judge_the_values_they_name():
+    ours = {"a": np.float32([1.0, 2.0]), "b": np.float32([1.0, 2.0])}
+    theirs = {"a": np.float32([1.0, 2.01]), "b": np.float32([1.0, 2.01])}
+    diffs = cmp.compare_values(ours, theirs, tolerances={"b": (1e-2, 0.0)})
+    assert not diffs["a"].agrees and diffs["b"].agrees
+    assert (diffs["b"].rtol, diffs["b"].atol) == (1e-2, 0.0) and diffs["a"].rtol == cmp.RTOL
+    diffs = cmp.compare_values(ours, theirs, rtol=0.0, atol=0.0, tolerances={"a": (0.1, 0.1)})
+    assert diffs["a"].agrees and not diffs["b"].agrees
+
+
+def test_onnxruntime_provider_and_optimisation_level_are_chosen():
+    pytest.importorskip("onnxruntime")
+    model = core.load(sample_path("demo.onnx"))
+    assert "CPUExecutionProvider" in cmp.available_providers()
+    tolerances = {"probs": (0.0, 0.0)}
+    report = cmp.compare_with_onnxruntime(model, _feeds(), provider="CPUExecutionProvider", opt_level="all",
+                                          tolerances=tolerances)
+    assert report.values["logits"].agrees and report.tolerances == tolerances
+    assert (report.values["probs"].rtol, report.values["probs"].atol) == (0.0, 0.0)
+    with pytest.raises(cmp.CompareError, match="no execution provider 'NoSuchProvider'.*CPUExecutionProvider"):
+        cmp.compare_with_onnxruntime(model, _feeds(), provider="NoSuchProvider")
+    with pytest.raises(cmp.CompareError, match="no graph optimisation level 'most'; choose one of disable"):
+        cmp.compare_with_onnxruntime(model, _feeds(), opt_level="most")
