@@ -103,6 +103,8 @@ class Mirror:
             top = _top_node(graph, g)
             if top is not None:
                 touched.add(top)
+        if changes.values_retyped:
+            touched.update(self._holders_declaring(changes.values_retyped))
         functions = set(changes.functions)
         if functions:
             if not self._sync_functions(functions):
@@ -159,6 +161,22 @@ class Mirror:
         return plan
 
     # -- pieces ------------------------------------------------------------------------
+
+    def _holders_declaring(self, values) -> set:
+        """Main-graph nodes whose subgraphs list one of `values` among their
+        inputs, outputs or value_info: a subgraph output may be a value of an
+        enclosing graph, and its file form carries that value's type."""
+        g = self.model.graph
+        ids = {id(v) for v in values}
+        out = set()
+        for sub in g.walk():
+            if sub is g:
+                continue
+            if any(id(v) in ids for part in (sub.outputs, sub.inputs, sub.value_info) for v in part):
+                top = _top_node(sub, g)
+                if top is not None:
+                    out.add(top)
+        return out
 
     def _sync_graph_fields(self) -> bool:
         """Inputs, outputs, value_info, sparse initializers, name, doc_string,

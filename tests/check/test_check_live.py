@@ -107,3 +107,33 @@ def test_the_document_reports_ir_level_findings_as_core_check_does():
     stale = [d for d in doc.diagnostics if d.code == "graph.declared-type-contradicts"]
     assert stale and stale[0].path.startswith("graph/output[0]") and "12345" in stale[0].message
     assert stale == [d for d in core.check(doc.model) if d.code == "graph.declared-type-contradicts"]
+
+
+def test_a_subgraph_output_naming_an_outer_value_follows_its_retyping():
+    # A then-branch whose output is the outer value a_out: the branch's file
+    # form carries a_out's type, so removing a_out's value_info in the main
+    # graph re-writes the If (found by a long random-edit run).
+    from onnx import TensorProto, helper
+    from onnxstudio.core import edits
+    from onnxstudio.core.analysis import Analysis
+    from onnxstudio.core.document import Document
+    then_g = helper.make_graph([helper.make_node("Identity", ["a_out"], ["t"], name="inner")], "then", [],
+                               [helper.make_tensor_value_info("t", TensorProto.FLOAT, None)])
+    else_g = helper.make_graph([helper.make_node("Neg", ["x"], ["e"], name="inner_neg")], "else", [],
+                               [helper.make_tensor_value_info("e", TensorProto.FLOAT, None)])
+    nodes = [helper.make_node("Relu", ["x"], ["a_out"], name="a"),
+             helper.make_node("If", ["cond"], ["z"], name="if", then_branch=then_g, else_branch=else_g)]
+    g = helper.make_graph(nodes, "g", [helper.make_tensor_value_info("x", TensorProto.FLOAT, ["N", 4]),
+                                       helper.make_tensor_value_info("cond", TensorProto.BOOL, [])],
+                          [helper.make_tensor_value_info("z", TensorProto.FLOAT, ["N", 4])],
+                          value_info=[helper.make_tensor_value_info("a_out", TensorProto.FLOAT, ["N", 4])])
+    model = core.load_bytes(helper.make_model(g, opset_imports=[helper.make_opsetid("", 18)]).SerializeToString())
+    doc = Document(model)
+    doc.diagnostics
+    then_branch = dict(model.graph.nodes[1].subgraphs())["then_branch"]
+    doc.apply(edits.bypass_node(model, "inner", graph=edits.graph_path(then_branch)))
+    doc.diagnostics
+    doc.apply(edits.RemoveValueInfo("a_out"))
+    got = doc.diagnostics
+    assert doc.analysis.checker._mirror.proto == model_to_proto(model)
+    assert got == Analysis(model).diagnostics()
