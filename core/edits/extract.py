@@ -8,8 +8,8 @@ from typing import Sequence
 
 from ..ir import SparseTensor
 from ..ir.nesting import subgraph_reads
-from ..ir.types import type_to_proto
 from ..proto import onnx_pb2 as pb
+from ..serde.type_proto import type_to_proto
 from .base import EditError
 
 

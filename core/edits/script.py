@@ -50,7 +50,7 @@ def _encode_array(arr: np.ndarray, data_type=None) -> dict:
 def encode(value: Any) -> Any:
     """A JSON-able form of an edit field's value."""
     from ..serde.convert import _Writer
-    from ..ir.types import type_to_proto
+    from ..serde.type_proto import type_to_proto
     from ..proto import onnx_pb2 as pb
     if value is None or isinstance(value, (bool, int, float, str)):
         return value
@@ -119,7 +119,7 @@ def _decode_array(spec: dict) -> np.ndarray:
 
 def decode(value: Any) -> Any:
     from ..proto import onnx_pb2 as pb
-    from ..ir.types import type_from_proto
+    from ..serde.type_proto import type_from_proto
     if isinstance(value, list):
         return [decode(v) for v in value]
     if not isinstance(value, dict):

@@ -189,8 +189,9 @@ class CancelToken:
             raise LayoutCancelled("layout cancelled")
 
 
-# Cutting EdgePath curves (chained cubics, see EdgePath.points). Shared by stacking (cutting curves at a piece's edge) and bundling (cutting
-# them at a free band), so neither has to import the other.
+# Cutting EdgePath curves (chained cubics, see EdgePath.points). Shared by
+# stacking (cutting curves at a piece's edge) and bundling (cutting them at a
+# free band), so neither has to import the other.
 
 def split_cubic(seg: list[Point], t: float) -> tuple[list[Point], list[Point]]:
     """de Casteljau: a cubic [p0, p1, p2, p3] cut at t into two cubics."""

@@ -17,7 +17,7 @@ from ..ir.graph import _UNSET, Attr, AttrType, Graph, Node, Value
 from ..ir.model import Function, Model
 from ..ir.tensor import SparseTensor, Tensor
 from ..ir.text import as_text
-from ..ir.types import type_from_proto, type_to_proto
+from .type_proto import type_from_proto, type_to_proto
 from ..proto import onnx_pb2 as pb
 from .wire import encode_varint
 

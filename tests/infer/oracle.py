@@ -11,7 +11,8 @@ from onnxstudio import core
 from onnxstudio.core.infer import Inference
 from onnxstudio.core.infer.fresh import as_written
 from onnxstudio.core.infer.merge import at_least_as_precise
-from onnxstudio.core.ir.types import OptionalType, SequenceType, TensorType, type_from_proto
+from onnxstudio.core.ir.types import OptionalType, SequenceType, TensorType
+from onnxstudio.core.serde.type_proto import type_from_proto
 from onnxstudio.core.proto import onnx_pb2 as pb
 
 

@@ -14,7 +14,8 @@ from onnxstudio import core
 from onnxstudio.core.infer import Inference
 from onnxstudio.core.infer.fresh import is_fresh
 from onnxstudio.core.infer.merge import at_least_as_precise
-from onnxstudio.core.ir.types import TensorType, type_from_proto
+from onnxstudio.core.ir.types import TensorType
+from onnxstudio.core.serde.type_proto import type_from_proto
 from onnxstudio.core.proto import onnx_pb2 as pb
 
 from . import oracle
