@@ -8,6 +8,7 @@ every value computed so far.
                                          # bodies too), or before the first node for a NaN input
     run.start(feeds)                     # or start(feeds, nodes=[...]) for a selection
     run.step()                           # one node; into an If/Loop/Scan body (see below)
+    run.step_over() / step_into() / step_out()   # as in an IDE, past constants (stepping.py)
     run.resume()                         # to the next breakpoint or the end
     run.values["logits"]                 # every main-graph value so far, by name
     run.value_of(value)                  # any IR value, also one inside a body being walked
@@ -20,7 +21,8 @@ Stepping into a control-flow node runs it whole (its kernel decides the
 branch and the iterations), recording every body node it runs, and then
 walks that recording one node per step: the body's values appear on its
 edges iteration by iteration, breakpoints inside bodies stop the walk, and
-the node after the If/Loop/Scan comes next. The values are the real ones;
+the node after the If/Loop/Scan comes next. A nested If/Loop/Scan or call
+in the recording is a step of its own (it is entered, or stepped over). The values are the real ones;
 only the order of pausing differs from a live interpreter.
 
 Selections take their boundary values (values read by a selected node and
@@ -47,6 +49,7 @@ from .frame import Frame
 from .kept import DEFAULT_BUDGET, BodyValues
 from .plan import _reads
 from .session import Session
+from .stepping import Stepping, calls_function, is_control_flow, quiet_kinds
 from .tensor_stats import has_nonfinite
 
 TRACE_LIMIT = 20000       # body steps recorded per control-flow node; later ones run unrecorded
@@ -58,6 +61,13 @@ class TraceEntry:
     node: Optional[Node]          # None: the body's inputs at the start of an iteration
     iteration: int
     outputs: dict
+    # "node" (a step), "inputs" (node None), "enter" (a nested If/Loop/Scan
+    # or function call starts: a step; its outputs are its "exit"'s) or
+    # "exit" (it ended; applied on the way, not a step).
+    kind: str = "node"
+    end: int = -1                 # of an "enter": the index of its "exit" (-1: not recorded)
+    within: int = -1              # index of the "enter" holding this entry (-1: the body walked first)
+    quiet: str = ""               # "constant" / "shape": a node debugger steps pass by (stepping.py)
 
 
 @dataclass
@@ -69,6 +79,7 @@ class StepEvent:
     iteration: int = -1           # inside a body: which run of it (from 0)
     nonfinite: list = field(default_factory=list)   # output names holding NaN/Inf
     reason: str = "step"          # "step", "breakpoint", "nonfinite", "done", "target"
+    how: str = ""                 # "into": a body was entered; "out": the body holding the step was finished
 
 
 class _DebugSession(Session):
@@ -79,6 +90,23 @@ class _DebugSession(Session):
         self.trace: Optional[list] = None       # set for the one step that records
         self.truncated = False
         self._iterations: dict[int, int] = {}
+        self._open: list = []                   # indexes of the "enter" entries running now
+        self._kinds: dict[int, list] = {}       # id(plan) -> per step: (runs a body or call, quiet kind)
+
+    def begin_trace(self) -> None:
+        self.trace = []
+        self.truncated = False
+        self._iterations = {}
+        self._open = []
+
+    def kinds(self, plan) -> list:
+        """Per step of `plan`: (whether it runs a body or a function, its quiet kind)."""
+        found = self._kinds.get(id(plan))
+        if found is None:
+            quiet = quiet_kinds(plan)
+            found = [(s.function is not None or is_control_flow(s.node), q) for s, q in zip(plan.steps, quiet)]
+            self._kinds[id(plan)] = found
+        return found
 
     def _run_graph(self, graph, inputs, parent):
         if self.trace is None:
@@ -90,12 +118,8 @@ class _DebugSession(Session):
         frame = Frame(values, parent)
         it = self._iterations.get(id(graph), 0)
         self._iterations[id(graph)] = it + 1
-        self._record(TraceEntry(graph, None, it, dict(zip(body.in_names, inputs))))
-        for s in body.plan.steps:
-            if self._cancelled:
-                raise Cancelled("run cancelled")
-            outs = self._run_step(s, frame, True)
-            self._record(TraceEntry(graph, s.node, it, outs))
+        self._record(TraceEntry(graph, None, it, dict(zip(body.in_names, inputs)), "inputs"))
+        self._run_recorded(body.plan, frame, graph, it)
         return body.outputs(values, frame)
 
     def _run_function(self, plan, frame):
@@ -104,22 +128,42 @@ class _DebugSession(Session):
         graph = plan.graph
         it = self._iterations.get(id(graph), 0)
         self._iterations[id(graph)] = it + 1
-        self._record(TraceEntry(graph, None, it, dict(frame.values)))
-        for s in plan.steps:
+        self._record(TraceEntry(graph, None, it, dict(frame.values), "inputs"))
+        self._run_recorded(plan, frame, graph, it)
+
+    def _run_recorded(self, plan, frame, graph, it) -> None:
+        """Run `plan`'s steps, recording each; a step that runs a body or a
+        call is bracketed by "enter" and "exit" entries, so stepping can
+        stop before it and pass over it."""
+        for s, (holds, quiet) in zip(plan.steps, self.kinds(plan)):
             if self._cancelled:
                 raise Cancelled("run cancelled")
-            self._record(TraceEntry(graph, s.node, it, self._run_step(s, frame, True)))
+            if not holds:
+                self._record(TraceEntry(graph, s.node, it, self._run_step(s, frame, True), quiet=quiet))
+                continue
+            start = self._record(TraceEntry(graph, s.node, it, {}, "enter"))
+            self._open.append(start)
+            try:
+                outs = self._run_step(s, frame, True)
+            finally:
+                self._open.pop()
+            end = self._record(TraceEntry(graph, s.node, it, outs, "exit"))
+            if start >= 0 and end >= 0:
+                self.trace[start].end = end
 
     def _body_runner(self, graph, parent):
         if self.trace is None:
             return super()._body_runner(graph, parent)
         return lambda inputs: self._run_graph(graph, inputs, parent)
 
-    def _record(self, entry: TraceEntry) -> None:
+    def _record(self, entry: TraceEntry) -> int:
+        """Append `entry`; its index, or -1 past TRACE_LIMIT."""
         if len(self.trace) < TRACE_LIMIT:
+            entry.within = self._open[-1] if self._open else -1
             self.trace.append(entry)
-        else:
-            self.truncated = True
+            return len(self.trace) - 1
+        self.truncated = True
+        return -1
 
 
 def top_node(node: Node, graph: Graph) -> Optional[Node]:
@@ -129,20 +173,7 @@ def top_node(node: Node, graph: Graph) -> Optional[Node]:
     return node if node is not None and node.graph is graph else None
 
 
-def is_control_flow(node: Node) -> bool:
-    return bool(node.subgraphs()) and node.domain in ("", "ai.onnx")
-
-
-def calls_function(session: Session, node: Node) -> bool:
-    """True when `node`, a step of `session`'s plan, calls a model-local function."""
-    steps = session.plan.steps
-    pos = session.position
-    s = steps[pos] if pos < len(steps) and steps[pos].node is node else next(
-        (st for st in steps if st.node is node), None)
-    return s is not None and s.function is not None
-
-
-class DebugRun:
+class DebugRun(Stepping):
     def __init__(self, model: Model, *, seed: int = 0):
         self.model = model
         self.seed = seed
@@ -168,6 +199,7 @@ class DebugRun:
         self.kept: Optional[BodyValues] = None
         self._trace: list = []
         self._trace_pos = 0
+        self._holder: Optional[Node] = None    # the main-graph node whose recording is walked
         self._cancelled = False
         self._inputs_checked = False           # the NaN check of the fed inputs is done for this start
 
@@ -292,12 +324,14 @@ class DebugRun:
         node = self.current
         # A function's body is walked only when looking for NaN/Inf (the app
         # steps over calls otherwise).
-        record = into and (is_control_flow(node)
-                           or (self.break_on_nonfinite and calls_function(self.session, node)))
+        return self._step_main(into and (is_control_flow(node)
+                                         or (self.break_on_nonfinite and calls_function(self.session, node))))
+
+    def _step_main(self, record: bool) -> StepEvent:
+        """Run the next main-graph node; with `record`, the bodies it runs are
+        recorded and walked by the next steps."""
         if record:
-            self.session.trace = []
-            self.session.truncated = False
-            self.session._iterations = {}
+            self.session.begin_trace()
         try:
             result = self.session.step()
         except ExecError as e:
@@ -312,7 +346,9 @@ class DebugRun:
         if record and trace:
             self.truncated = self.truncated or self.session.truncated
             self._trace, self._trace_pos = trace, 0
+            self._holder = result.node
             self._skip_inputs()
+            event.how = "into"
         return event
 
     def _store(self, node: Node, outputs: dict) -> None:
@@ -323,21 +359,38 @@ class DebugRun:
             self.nonfinite[node] = bad
 
     def _skip_inputs(self) -> None:
-        """Apply the body-input entries (they are not steps) up to the next node."""
-        while self._walking and self._trace[self._trace_pos].node is None:
-            e = self._trace[self._trace_pos]
-            self.body_values[id(e.graph)] = dict(e.outputs)   # a new iteration starts afresh
-            self.iterations[id(e.graph)] = e.iteration
-            self._trace_pos += 1
+        """Apply the entries that are not steps (a body's inputs, the end of a
+        nested body or call) up to the next step."""
+        while self._walking and self._trace[self._trace_pos].kind in ("inputs", "exit"):
+            self._apply(self._trace[self._trace_pos])
 
-    def _walk_one(self) -> StepEvent:
-        e = self._trace[self._trace_pos]
+    def _apply(self, e: TraceEntry) -> list:
+        """Take the values of the entry at the walk's position and move past
+        it; the names of its outputs holding NaN/Inf."""
         self._trace_pos += 1
-        self.body_values.setdefault(id(e.graph), {}).update(e.outputs)
         self.iterations[id(e.graph)] = e.iteration
+        if e.kind == "inputs":
+            self.body_values[id(e.graph)] = dict(e.outputs)   # a new iteration starts afresh
+            return []
+        if e.kind == "enter":
+            return []
+        self.body_values.setdefault(id(e.graph), {}).update(e.outputs)
         bad = [name for name, v in e.outputs.items() if has_nonfinite(v)]
         if bad:
             self.nonfinite[e.node] = bad
+        return bad
+
+    def _walk_one(self) -> StepEvent:
+        e = self._trace[self._trace_pos]
+        if e.kind == "enter":
+            # Entering a nested If/Loop/Scan or call: it ran whole, so its
+            # outputs are known now; its body's nodes are the next steps.
+            self._apply(e)
+            outs = self._trace[e.end].outputs if e.end >= 0 else {}
+            self.body_values.setdefault(id(e.graph), {}).update(outs)
+            self._skip_inputs()
+            return StepEvent(e.node, outs, e.graph, e.iteration, how="into")
+        bad = self._apply(e)
         self._skip_inputs()
         return StepEvent(e.node, e.outputs, e.graph, e.iteration, bad)
 
