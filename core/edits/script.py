@@ -49,9 +49,8 @@ def _encode_array(arr: np.ndarray, data_type=None) -> dict:
 
 def encode(value: Any) -> Any:
     """A JSON-able form of an edit field's value."""
-    from ..serde.convert import _Writer
+    from ..serde.convert import graph_to_proto
     from ..serde.type_proto import type_to_proto
-    from ..proto import onnx_pb2 as pb
     if value is None or isinstance(value, (bool, int, float, str)):
         return value
     if isinstance(value, np.generic):
@@ -66,8 +65,7 @@ def encode(value: Any) -> Any:
     if isinstance(value, _TYPES):
         return {"$type": base64.b64encode(type_to_proto(value).SerializeToString()).decode("ascii")}
     if hasattr(value, "nodes") and hasattr(value, "inputs"):       # an IR Graph
-        gp = pb.GraphProto()
-        _Writer(lambda t: t.to_proto(), False).graph(value, gp)
+        gp = graph_to_proto(value)
         return {"$graph": base64.b64encode(gp.SerializeToString()).decode("ascii")}
     if isinstance(value, (bytes, bytearray)):
         return {"$bytes": base64.b64encode(bytes(value)).decode("ascii")}
@@ -136,10 +134,10 @@ def decode(value: Any) -> Any:
             tp.ParseFromString(base64.b64decode(body))
             return type_from_proto(tp)
         if tag == "$graph":
-            from ..serde.convert import _Reader
+            from ..serde.convert import graph_from_proto
             gp = pb.GraphProto()
             gp.ParseFromString(base64.b64decode(body))
-            return _Reader(Tensor).graph(gp)
+            return graph_from_proto(gp)
         if tag == "$bytes":
             return base64.b64decode(body)
     if "kind" in value and value.get("kind") in EDIT_KINDS:

@@ -48,14 +48,16 @@ class IRError(ValueError):
     """A mutation was refused; the message says why and names the values/nodes."""
 
 
-_UNSET = object()
+# The value of an Attr not decoded from its source message yet. Public because
+# serde builds Attrs without __init__ (once per attribute of every node).
+NOT_DECODED = object()
 
 
 class Attr:
     """A node attribute. Its value is decoded from the file on first access."""
     __slots__ = ("name", "_type", "_value", "ref_attr_name", "doc_string", "_proto", "_decode")
 
-    def __init__(self, name: str, type: int, value=_UNSET, *, ref_attr_name: str = "",  # noqa: A002  (ONNX's field)
+    def __init__(self, name: str, type: int, value=NOT_DECODED, *, ref_attr_name: str = "",  # noqa: A002  (ONNX's field)
                  doc_string: str = "", _proto=None, _decode=None):
         self.name = name
         self._type = type
@@ -72,7 +74,7 @@ class Attr:
 
     @property
     def value(self):
-        if self._value is _UNSET:
+        if self._value is NOT_DECODED:
             self._value = self._decode(self._proto) if self._decode and self._proto is not None else None
         return self._value
 
