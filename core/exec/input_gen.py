@@ -635,6 +635,29 @@ def runnable_defaults(inputs, outputs, names, seed: int = 0, dims: Optional[dict
     return feeds, sizes
 
 
+def default_input_set(inputs, outputs=(), seed: int = 0, dims: Optional[dict] = None) -> InputSet:
+    """The set a model's inputs start from in the app's Run dock, and what
+    `onnxstudio run --random --seed N` makes: each of `inputs` its
+    `default_spec` (reading `outputs` for fed-back states), the seed, and
+    the sizes the user gave (`dims`). Made by `make_feeds`, so the app and
+    the command line give the same arrays, bit for bit, for one seed."""
+    return InputSet(int(seed), dict(dims or {}), {v.name: default_spec(v, outputs) for v in inputs})
+
+
+def unsized_dims(inputs, input_set: InputSet, skip=()) -> list:
+    """The dims `make_feeds` makes 1 for want of a size (neither typed in
+    `input_set.dims` nor needed by a window, `runnable_sizes`), over the
+    inputs it makes (not in `skip`, not from a file or an image)."""
+    from .feeds import defaulted_dims
+    sizes = {**runnable_sizes(inputs), **input_set.dims}
+    found: list = []
+    for v in inputs:
+        if v.name in skip or input_set.spec(v.name).source in ("file", "image"):
+            continue
+        found += [d for d in defaulted_dims(v, sizes) if d not in found]
+    return found
+
+
 def specs_from_npz(inputs, path) -> tuple[dict, list]:
     """({input name: file spec} for every array of the .npz at `path` named
     like one of `inputs`, [the array names no input has]); FeedError names
@@ -650,4 +673,4 @@ def specs_from_npz(inputs, path) -> tuple[dict, list]:
 __all__ = ["InputSpec", "InputSet", "SOURCES", "IMAGE_LAYOUTS", "free_dims", "resolved_shape", "make_value",
            "make_feeds", "image_input", "read_image", "resize_bilinear", "check_against_type", "describe_type",
            "default_spec", "declared_dtype", "runnable_spec", "runnable_sizes", "sample_rate", "fed_back_from",
-           "specs_from_npz", "runnable_defaults", "DEFAULT_SAMPLE_RATE"]
+           "specs_from_npz", "runnable_defaults", "DEFAULT_SAMPLE_RATE", "default_input_set", "unsized_dims"]

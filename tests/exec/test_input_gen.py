@@ -185,3 +185,30 @@ def test_sets_of_the_first_format_lose_their_untouched_sizes():
     typed = InputSet(dims={"x[2]": 1})
     assert typed.to_json()["format"] == "onnxstudio-inputs/2"
     assert InputSet.from_json(json.loads(json.dumps(typed.to_json()))).dims == {"x[2]": 1}
+
+
+def test_default_set_and_saved_arrays_round_trip(tmp_path):
+    """default_input_set is what the app starts from and `run --random`
+    makes; save_npz keeps odd names and leaves out what an .npz cannot hold."""
+    import ml_dtypes
+    from onnxstudio.core.exec.input_gen import default_input_set, unsized_dims
+    from onnxstudio.core.exec.run_files import load_npz, save_npz
+    ids = val("ids", DataType.INT64, ["batch", 4])
+    x = val("x", DataType.FLOAT, ["batch", "n"])
+    s = default_input_set([ids, x], seed=3, dims={"batch": 2})
+    assert (s.spec("ids").low, s.spec("ids").high) == (0, 1) and s.seed == 3
+    feeds = make_feeds([ids, x], s)
+    assert feeds["ids"].shape == (2, 4) and unsized_dims([ids, x], s) == ["n"]
+    np.testing.assert_array_equal(make_feeds([ids, x], default_input_set([ids, x], seed=3, dims={"batch": 2}))["x"],
+                                  feeds["x"])
+    path = tmp_path / "run.npz"
+    arrays = {"/m/Add_output_0": feeds["x"], "file": feeds["ids"], "s": np.array(["a"], dtype=object),
+              "b": np.ones(2, ml_dtypes.bfloat16), "seq": [np.ones(1)], "scalar": np.float32(2)}
+    written, left_out = save_npz(path, arrays)
+    assert left_out == ["b", "seq"] and [p.name for p in tmp_path.iterdir()] == ["run.npz"]
+    back = load_npz(path)
+    assert sorted(back) == sorted(written)
+    np.testing.assert_array_equal(back["/m/Add_output_0"], feeds["x"])
+    assert back["scalar"].shape == () and back["s"].tolist() == ["a"]
+    with pytest.raises(FeedError, match="not an .npz file"):
+        load_npz(tmp_path / "run.npy")
