@@ -16,7 +16,8 @@ from ..core.exec import ExecError, FeedError, Session
 from ..core.exec.debug import boundary_feeds, typed_value
 from ..core.exec.dim_sizes import DimSizeError, resolve_dim_sizes
 from ..core.exec.feeds import RANDOM_INT_RANGE, read_array_file
-from ..core.exec.input_gen import runnable_defaults
+from ..core.exec.input_gen import InputSet, default_input_set, default_spec, make_feeds, tensor_type, unsized_dims
+from ..core.exec.run_files import load_npz, save_npz
 from ..core.exec.plan import nodes_between
 from ..core.exec.values import describe
 from ..errors import UserError
@@ -32,7 +33,18 @@ def configure(p) -> None:
     p.add_argument("file", help="the .onnx file")
     p.add_argument("--input", "-i", action="append", default=[], metavar="NAME=FILE",
                    help="an input from a .npy/.pb file (NAME=FILE), or every array of an .npz file")
-    p.add_argument("--random", action="store_true", help="make random values for inputs not given")
+    p.add_argument("--load-inputs", metavar="FILE", action="append", default=[],
+                   help="inputs saved by --save-inputs or the app's Save Inputs (an .npz of arrays named like "
+                        "the inputs), or an input set the app saved (.json: its sources and seed)")
+    p.add_argument("--save-inputs", metavar="FILE.npz",
+                   help="write every input fed to the run to one .npz (arrays by input name), before the run")
+    p.add_argument("--save-values", metavar="FILE.npz",
+                   help="write every value the run computed (the outputs and every intermediate of the main "
+                        "graph) to one .npz, by value name")
+    p.add_argument("--random", action="store_true",
+                   help="make values for inputs not given, as the app's Run dock makes them for the same "
+                        "--seed: floats standard normal, integers 0..1 (token ids below their table's size), "
+                        "a sample rate its rate, a fed-back state zeros")
     p.add_argument("--seed", type=int, default=0, help="seed for --random and random operators")
     p.add_argument("--dim", action="append", default=[], metavar="NAME=VALUE",
                    help="for --random: the size of a symbolic dimension (NAME=VALUE), in every input "
@@ -48,7 +60,21 @@ def configure(p) -> None:
                    help="keep (and with --output-dir write) every intermediate value")
     p.add_argument("--compare-onnxruntime", action="store_true",
                    help="also run onnxruntime (if installed) with every intermediate exposed: print the error "
-                        "per output, the first node whose result diverges and a per-node error table")
+                        "per output, the first node whose result diverges and a per-node error table; "
+                        "exit 1 when an output differs")
+    p.add_argument("--rtol", metavar="R", help="with --compare-onnxruntime: relative tolerance "
+                                                           "(default 1e-3)")
+    p.add_argument("--atol", metavar="A", help="with --compare-onnxruntime: absolute tolerance, "
+                                                           "times the value's largest |value| above 1 (default 1e-4)")
+    p.add_argument("--tolerance", action="append", default=[], metavar="NAME=RTOL,ATOL",
+                   help="with --compare-onnxruntime: the tolerances of one value (an output, or any "
+                        "intermediate); repeat for more")
+    p.add_argument("--ort-provider", metavar="NAME",
+                   help="with --compare-onnxruntime: onnxruntime's execution provider (default "
+                        "CPUExecutionProvider; one of onnxruntime.get_available_providers())")
+    p.add_argument("--ort-opt-level", choices=("disable", "basic", "extended", "all"),
+                   help="with --compare-onnxruntime: onnxruntime's graph optimisation level (default disable, "
+                        "so each intermediate is the one its node computed)")
     p.add_argument("--json", action="store_true",
                    help="print one JSON object (outputs, and the comparison node by node)")
 
@@ -81,16 +107,77 @@ def _feeds(args, model, session) -> tuple[dict, list, list]:
         name, path = item.split("=", 1) if "=" in item and not pathlib.Path(item).exists() else (None, item)
         feeds.update(read_array_file(path, name))
     dims = _dim_sizes(args, model, session)
+    graph_inputs = [v for v in model.graph.inputs if v.name not in model.graph.initializers]
+    input_set = None
+    for path in args.load_inputs:
+        if path.lower().endswith(".json"):
+            input_set = _load_set(path, graph_inputs, model.graph.outputs, dims)
+        else:
+            feeds.update(_loaded_arrays(path, graph_inputs, session))
     missing = [n for n in session.input_names if n not in feeds and n not in model.graph.initializers]
-    if not args.random:
+    if input_set is None and not args.random:
         return feeds, [], []
-    # A sample rate, a fed-back state and a window's length as the app sets them (input_gen's defaults).
-    fixed, dims = runnable_defaults(model.graph.inputs, model.graph.outputs, missing, args.seed, dims)
-    feeds.update(fixed)
-    missing = [n for n in missing if n not in fixed]
-    made = boundary_feeds(model, missing, given={}, rng=np.random.default_rng(args.seed), dims=dims)
-    feeds.update(made.feeds)
-    return feeds, made.randomised, made.sized_one
+    if input_set is None:
+        input_set = default_input_set(graph_inputs, model.graph.outputs, args.seed, dims)
+    # One generator with the app (input_gen): the same seed gives the same arrays, and
+    # a sample rate, a fed-back state and a window's length get the app's defaults.
+    made_here = {v.name for v in graph_inputs if v.name in missing and _tensor_declared(v)}
+    skip = {v.name for v in graph_inputs} - made_here
+    feeds.update(make_feeds(graph_inputs, input_set, skip=skip))
+    randomised = [n for n in made_here if input_set.spec(n).source == "random"]
+    sized_one = unsized_dims(graph_inputs, input_set, skip)
+    rest = [n for n in missing if n not in feeds]
+    if rest and args.random:
+        # A selection's intermediates, and inputs of no declared tensor type: random values of
+        # their (inferred) type.
+        made = boundary_feeds(model, rest, given={}, rng=np.random.default_rng(args.seed), dims=dims)
+        feeds.update(made.feeds)
+        randomised += made.randomised
+        sized_one += [d for d in made.sized_one if d not in sized_one]
+    return feeds, randomised, sized_one
+
+
+def _tensor_declared(v) -> bool:
+    """A tensor input whose element type and rank the file declares: the
+    inputs input_gen makes (the app's Run dock lists the same)."""
+    from ..core.ir.types import TensorType
+    t = tensor_type(v)
+    return isinstance(v.type, TensorType) and t is not None and t.shape is not None and bool(t.elem_type)
+
+
+def _loaded_arrays(path: str, graph_inputs, session) -> dict:
+    """The arrays of the .npz at `path` that the run takes (a model input, or
+    a selection's boundary value); the other names are said on stderr."""
+    try:
+        arrays = load_npz(path)
+    except FeedError as e:
+        raise UserError(f"--load-inputs {e}") from None
+    takes = set(session.input_names) | {v.name for v in graph_inputs}
+    unused = [k for k in arrays if k not in takes]
+    if unused:
+        print(f"--load-inputs {path}: the run has no input {', '.join(unused)} (ignored)", file=sys.stderr)
+    return {k: v for k, v in arrays.items() if k in takes}
+
+
+def _load_set(path: str, graph_inputs, outputs, dims: dict) -> InputSet:
+    """An input set the app saved: its sources (random with its seed, files,
+    images, constants), with each input it does not name at its default
+    and the --dim sizes over its own."""
+    try:
+        data = json.loads(pathlib.Path(path).read_text(encoding="utf-8"))
+        loaded = InputSet.from_json(data)
+    except FileNotFoundError:
+        raise UserError(f"--load-inputs {path}: no such file") from None
+    except (OSError, ValueError, FeedError) as e:
+        raise UserError(f"--load-inputs {path}: not an input set the app saved ({e})") from None
+    known = {v.name for v in graph_inputs}
+    unknown = [n for n in loaded.inputs if n not in known]
+    if unknown:
+        print(f"--load-inputs {path}: the model has no input {', '.join(unknown)} (ignored)", file=sys.stderr)
+    for v in graph_inputs:
+        loaded.inputs.setdefault(v.name, default_spec(v, outputs))
+    loaded.dims.update(dims)
+    return loaded
 
 
 def _random_hint(randomised: list, sized_one: list) -> str:
@@ -100,8 +187,8 @@ def _random_hint(randomised: list, sized_one: list) -> str:
     if not randomised:
         return ""
     lo, hi = RANDOM_INT_RANGE
-    hint = (f"\n(random values were used for {', '.join(randomised)}; integers are {lo} or {hi}, floats standard "
-            "normal: give real inputs with --input")
+    hint = (f"\n(random values were used for {', '.join(randomised)}; integers are {lo} or {hi} (token ids below "
+            "their table's size), floats standard normal: give real inputs with --input or --load-inputs")
     if sized_one:
         shown = ", ".join(sized_one[:6]) + (f" and {len(sized_one) - 6} more" if len(sized_one) > 6 else "")
         hint += f"; dimensions of unknown size were made 1 ({shown}): give sizes with --dim"
@@ -159,22 +246,78 @@ def _write(out_dir: pathlib.Path, values: dict) -> None:
 TABLE_ROWS = 40     # nodes listed in the text table; --json has them all
 
 
-def _compare_ort(args, model, feeds) -> dict | None:
+_COMPARE_OPTIONS = ("rtol", "atol", "tolerance", "ort_provider", "ort_opt_level")
+
+
+def _compare_options(args, model) -> dict:
+    """compare_with_onnxruntime's keyword arguments from --rtol, --atol,
+    --tolerance, --ort-provider and --ort-opt-level, checked before the run
+    (a typo should not cost a long run): exit 2 naming the option."""
+    given = [o for o in _COMPARE_OPTIONS if getattr(args, o)]
+    if not args.compare_onnxruntime:
+        if given:
+            flag = "--" + given[0].replace("_", "-")
+            raise UserError(f"{flag} sets the onnxruntime comparison: add --compare-onnxruntime")
+        return {}
+    from ..core.exec.compare import ATOL, RTOL, CompareError, available_providers
+    options = {"rtol": _tolerance("--rtol", args.rtol, RTOL), "atol": _tolerance("--atol", args.atol, ATOL)}
+    tolerances = {}
+    for item in args.tolerance:
+        name, sep, pair = item.rpartition("=")
+        parts = pair.split(",")
+        if not sep or not name or len(parts) != 2:
+            raise UserError(f"--tolerance {item!r}: expected NAME=RTOL,ATOL (e.g. logits=1e-2,1e-3)")
+        if model.graph.lookup(name) is None:
+            raise unknown_name("--tolerance", name, "value", f"the main graph of {args.file}", model.graph.values())
+        tolerances[name] = (_tolerance(f"--tolerance {item}: RTOL", parts[0], RTOL),
+                            _tolerance(f"--tolerance {item}: ATOL", parts[1], ATOL))
+    options["tolerances"] = tolerances
+    if args.ort_provider:
+        try:
+            providers = available_providers()
+        except CompareError as e:
+            raise UserError(f"--ort-provider: {e}") from None
+        if args.ort_provider not in providers:
+            raise UserError(f"--ort-provider {args.ort_provider!r}: onnxruntime has no such execution provider "
+                            f"here; choose one of {', '.join(providers)}")
+        options["provider"] = args.ort_provider
+    if args.ort_opt_level:
+        options["opt_level"] = args.ort_opt_level
+    return options
+
+
+def _tolerance(what: str, value, default: float) -> float:
+    """A tolerance from the command line: a number, 0 or more."""
+    if value is None:
+        return default
+    try:
+        number = float(value)
+    except ValueError:
+        number = -1.0
+    if not number >= 0 or number == float("inf"):
+        raise UserError(f"{what} {value}: a tolerance is a number, 0 or more (e.g. 1e-3)")
+    return number
+
+
+def _compare_ort(args, model, feeds, options: dict):
     """Ours against onnxruntime, every intermediate of the main graph
     compared; prints the outputs, the first divergent node and a per-node
-    table (or returns the JSON report with --json)."""
+    table. Returns (the JSON report with --json, else None; whether every
+    output agrees)."""
     from ..core.exec.compare import CompareError, compare_with_onnxruntime
     try:
         with warnings.catch_warnings():
             warnings.simplefilter("ignore", RuntimeWarning)
-            report = compare_with_onnxruntime(model, feeds, seed=args.seed)
+            report = compare_with_onnxruntime(model, feeds, seed=args.seed, **options)
     except CompareError as e:
         print(str(e), file=sys.stderr)
-        return None
+        return None, True
+    outputs_agree = all(report.values[v.name].agrees for v in model.graph.outputs if v.name in report.values)
     if args.json:
-        return report.to_json()
+        return report.to_json(), outputs_agree
     print(f"compared with onnxruntime, every intermediate (an element agrees when |ours - theirs| <= "
-          f"{report.atol:g} x max(1, the value's largest |value|) + {report.rtol:g} x |theirs|):")
+          f"{report.atol:g} x max(1, the value's largest |value|) + {report.rtol:g} x |theirs|"
+          + "".join(f"; {n}: atol {a:g}, rtol {r:g}" for n, (r, a) in report.tolerances.items()) + "):")
     for v in model.graph.outputs:
         d = report.values.get(v.name)
         if d is not None:
@@ -194,7 +337,7 @@ def _compare_ort(args, model, feeds) -> dict | None:
         print(f"not compared ({len(report.skipped)}: onnxruntime cannot expose them): "
               + ", ".join(report.skipped[:5]) + (" ..." if len(report.skipped) > 5 else ""))
     _node_table(report)
-    return None
+    return None, outputs_agree
 
 
 def _value_line(d) -> str:
@@ -263,16 +406,25 @@ def run(args) -> int:
     model = load(args.file)
     nodes = _select(args, model)
     out_dir = _output_dir(args.output_dir)
+    save_inputs = _npz_target("--save-inputs", args.save_inputs)
+    save_values = _npz_target("--save-values", args.save_values)
+    compare_options = _compare_options(args, model)
     try:
-        session = Session(model, nodes=nodes, keep=args.keep_intermediates, seed=args.seed)
+        session = Session(model, nodes=nodes, keep=args.keep_intermediates or save_values is not None,
+                          seed=args.seed)
     except ExecError as e:
         raise UserError(str(e), exit_code=1) from None
-    feeds, randomised, sized_one = _feeds(args, model, session)
+    randomised, sized_one = [], []
     try:
+        feeds, randomised, sized_one = _feeds(args, model, session)
         missing = [n for n in session.input_names if n not in feeds and n not in model.graph.initializers]
         if nodes is not None and missing:
             # The selection's boundary values, computed from the model inputs (the policy is core's).
             feeds = boundary_feeds(model, session.input_names, given=feeds, seed=args.seed).feeds
+        if save_inputs is not None:
+            # Before the run: the inputs of a failing run are the ones worth keeping.
+            _save("--save-inputs", save_inputs, {n: feeds[n] for n in session.input_names if n in feeds},
+                  "input", args.json)
         t0 = time.perf_counter()
         with warnings.catch_warnings():
             # numpy warns of reductions over empty axes; NaN says it in the result.
@@ -296,11 +448,40 @@ def run(args) -> int:
         except OSError as e:
             raise UserError(f"--output-dir {out_dir}: cannot write ({e.strerror or e})") from None
         say(f"wrote {len(values)} arrays to {out_dir}")
-    comparison = None
+    if save_values is not None:
+        _save("--save-values", save_values, {**session.values, **results}, "value", args.json)
+    comparison, agrees = None, True
     if args.compare_onnxruntime:
-        comparison = _compare_ort(args, model, feeds)
+        comparison, agrees = _compare_ort(args, model, feeds, compare_options)
     if args.json:
         print(json.dumps({"nodes_run": len(session.nodes), "milliseconds": round(elapsed * 1e3, 3),
                           "outputs": {name: describe(value) for name, value in results.items()},
                           "comparison": comparison}, indent=1))
-    return 0
+    return 0 if agrees else 1
+
+
+def _npz_target(option: str, arg: str | None) -> pathlib.Path | None:
+    """The .npz an option writes, checked before the run: its name ends in
+    .npz (what --load-inputs and the app read) and its folder exists."""
+    if not arg:
+        return None
+    path = pathlib.Path(arg)
+    if path.suffix.lower() != ".npz":
+        raise UserError(f"{option} {arg}: name the file FILE.npz")
+    if not path.parent.absolute().is_dir():
+        raise UserError(f"{option} {arg}: the folder {path.parent} does not exist")
+    if path.is_dir():
+        raise UserError(f"{option} {arg}: is a folder; name a file")
+    return path
+
+
+def _save(option: str, path: pathlib.Path, values: dict, what: str, quiet: bool) -> None:
+    try:
+        written, left_out = save_npz(path, values)
+    except OSError as e:
+        raise UserError(f"{option} {path}: cannot write ({e.strerror or e})") from None
+    if not quiet:
+        print(f"wrote {counted(len(written), what)} to {path}")
+    if left_out:
+        print(f"{option} {path}: an .npz cannot hold {', '.join(left_out)} (sequences, maps, absent optionals, "
+              "bfloat16/float8): left out", file=sys.stderr)

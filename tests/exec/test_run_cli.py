@@ -57,6 +57,16 @@ def test_selection_by_values_computes_its_inputs_from_the_model_inputs(tmp_path)
     (["--nodes", ",", "--random"], 2, "--nodes: give at least one name"),
     (["--random", "--seed", "-1"], 2, "--seed -1: the seed must be a whole number, 0 or more"),
     (["--random", "--nodes", "/head/fc/Gemm", "--compare-onnxruntime"], 2, "compares whole-model runs only"),
+    (["--random", "--rtol", "1e-2"], 2, "--rtol sets the onnxruntime comparison: add --compare-onnxruntime"),
+    (["--random", "--compare-onnxruntime", "--atol", "-1"], 2, "--atol -1: a tolerance is a number, 0 or more"),
+    (["--random", "--compare-onnxruntime", "--tolerance", "prob=1e-2,1e-3"], 2, "did you mean 'probs'"),
+    (["--random", "--compare-onnxruntime", "--tolerance", "probs=1e-2"], 2, "expected NAME=RTOL,ATOL"),
+    (["--random", "--compare-onnxruntime", "--ort-provider", "NoSuchProvider"], 2,
+     "--ort-provider 'NoSuchProvider': onnxruntime has no such execution provider here; choose one of"),
+    (["--random", "--save-inputs", "inputs.npy"], 2, "--save-inputs inputs.npy: name the file FILE.npz"),
+    (["--random", "--save-values", "/nonexistent/v.npz"], 2, "the folder /nonexistent does not exist"),
+    (["--load-inputs", "/nonexistent.npz"], 2, "/nonexistent.npz: no such file"),
+    (["--load-inputs", "/nonexistent.json"], 2, "--load-inputs /nonexistent.json: no such file"),
 ])
 def test_errors_have_exit_codes_and_one_line(args, code, needle):
     r = _cli(sample_path(), *args)
@@ -64,25 +74,40 @@ def test_errors_have_exit_codes_and_one_line(args, code, needle):
     assert needle in r.stderr and "Traceback" not in r.stderr
 
 
-def test_a_failure_on_random_inputs_names_them(tmp_path):
-    """Random integers are 0 or 1, so a one-row table indexed by them fails
-    on some seed, and the error says the inputs were made up."""
+def _gather_model(path, table_through_identity: bool):
+    """ids -> Gather from a one-row table, the table an initializer or (when
+    `table_through_identity`) an Identity of one, which no default reads."""
     from onnx import TensorProto, helper
+    nodes = [helper.make_node("Gather", ["t" if table_through_identity else "table", "ids"], ["rows"],
+                              name="lookup")]
+    if table_through_identity:
+        nodes.insert(0, helper.make_node("Identity", ["table"], ["t"], name="copy"))
     graph = helper.make_graph(
-        [helper.make_node("Gather", ["table", "ids"], ["rows"], name="lookup")], "g",
+        nodes, "g",
         [helper.make_tensor_value_info("ids", TensorProto.INT64, [16])],
         [helper.make_tensor_value_info("rows", TensorProto.FLOAT, [16, 2])],
         initializer=[helper.make_tensor("table", TensorProto.FLOAT, [1, 2], [1.0, 2.0])])
-    path = tmp_path / "gather.onnx"
     path.write_bytes(helper.make_model(graph, opset_imports=[helper.make_opsetid("", 17)]).SerializeToString())
+    return path
+
+
+def test_a_failure_on_random_inputs_names_them(tmp_path):
+    """Random integers are 0 or 1, so a one-row table indexed by them fails
+    on some seed, and the error says the inputs were made up. Ids into a
+    constant table are made below its size, as in the app: they run."""
+    path = _gather_model(tmp_path / "gather.onnx", table_through_identity=True)
     r = _cli(path, "--random")
     assert r.returncode == 1, r.stderr
-    assert 'node[0] Gather "lookup"' in r.stderr and "random values were used for ids" in r.stderr
+    assert 'node[1] Gather "lookup"' in r.stderr and "random values were used for ids" in r.stderr
     assert "Traceback" not in r.stderr
     ones = tmp_path / "ids.npy"
     np.save(ones, np.zeros(16, np.int64))
     r = _cli(path, "-i", f"ids={ones}")
     assert r.returncode == 0 and "rows: float[16,2]" in r.stdout, r.stderr
+    direct = _gather_model(tmp_path / "embedding.onnx", table_through_identity=False)
+    r = _cli(direct, "--random", "--save-inputs", tmp_path / "ids.npz")
+    assert r.returncode == 0 and "rows: float[16,2]" in r.stdout, r.stderr
+    assert not np.load(tmp_path / "ids.npz")["ids"].any()
 
 
 def _paddle_style_classifier(path):
@@ -236,3 +261,68 @@ def test_silero_vad_runs_on_random_inputs():
     r = _cli(SHARED_MODELS / "silero_vad" / "model.onnx", "--random")
     assert r.returncode == 0, r.stderr
     assert "output: float[1,1]" in r.stdout and "stateN: float[2,1,128]" in r.stdout
+
+
+def test_a_saved_run_reloaded_gives_the_same_outputs(tmp_path):
+    """--save-inputs and --save-values write one .npz each, keyed by the
+    values' own names ("/backbone/..."); --load-inputs runs them again."""
+    first, again = tmp_path / "first", tmp_path / "again"
+    r = _cli(sample_path(), "--random", "--seed", "5", "--dim", "batch=2", "--save-inputs", tmp_path / "in.npz",
+             "--save-values", tmp_path / "values.npz", "-o", first)
+    assert r.returncode == 0, r.stderr
+    assert f"wrote 2 inputs to {tmp_path / 'in.npz'}" in r.stdout
+    assert sorted(p.name for p in tmp_path.iterdir()) == ["again", "first", "in.npz", "values.npz"] or \
+        sorted(p.name for p in tmp_path.iterdir()) == ["first", "in.npz", "values.npz"]   # nothing left beside
+    with np.load(tmp_path / "in.npz") as saved:
+        assert sorted(saved.files) == ["pixels", "use_softmax"] and saved["pixels"].shape[0] == 2
+    with np.load(tmp_path / "values.npz") as values:
+        assert "/backbone/stage1/conv/Conv_output_0" in values.files or any(
+            k.startswith("/backbone/") for k in values.files), values.files
+        np.testing.assert_array_equal(values["probs"], np.load(first / "probs.npy"))
+    r = _cli(sample_path(), "--load-inputs", tmp_path / "in.npz", "-o", again)
+    assert r.returncode == 0, r.stderr
+    for name in ("logits", "probs"):
+        np.testing.assert_array_equal(np.load(again / f"{name}.npy"), np.load(first / f"{name}.npy"))
+
+
+def test_load_inputs_takes_an_input_set_the_app_saved(tmp_path):
+    """An app's input set (.json) is made by the same generator: its seed,
+    its sources, its sizes; --dim sizes over its own."""
+    import json
+    from onnxstudio.core import load
+    from onnxstudio.core.exec.input_gen import InputSet, InputSpec, default_input_set, make_feeds
+    model = load(sample_path())
+    inputs = list(model.graph.inputs)
+    chosen = InputSet(seed=9, dims={"batch": 3}, inputs={"use_softmax": InputSpec("use_softmax", "ones")})
+    (tmp_path / "set.json").write_text(json.dumps(chosen.to_json()))
+    r = _cli(sample_path(), "--load-inputs", tmp_path / "set.json", "--save-inputs", tmp_path / "made.npz")
+    assert r.returncode == 0, r.stderr
+    whole = default_input_set(inputs, model.graph.outputs, 9, {"batch": 3})
+    whole.inputs.update(chosen.inputs)
+    expected = make_feeds(inputs, whole)
+    with np.load(tmp_path / "made.npz") as made:
+        assert made["pixels"].shape[0] == 3 and bool(made["use_softmax"])
+        for name, value in expected.items():
+            np.testing.assert_array_equal(made[name], value)
+    r = _cli(sample_path(), "--load-inputs", tmp_path / "set.json", "--dim", "batch=2")
+    assert r.returncode == 0 and "probs: float[2,10]" in r.stdout, r.stderr
+    (tmp_path / "bad.json").write_text("[1]")
+    r = _cli(sample_path(), "--load-inputs", tmp_path / "bad.json")
+    assert r.returncode == 2 and "not an input set the app saved" in r.stderr
+
+
+def test_compare_tolerances_provider_and_level():
+    """A zero tolerance on one output makes float rounding a difference:
+    exit 1; the defaults agree: exit 0; the level and provider are taken."""
+    path = SHARED_MODELS / "silero_vad" / "model.onnx"
+    r = _cli(path, "--random", "--compare-onnxruntime", "--tolerance", "output=0,0",
+             "--ort-provider", "CPUExecutionProvider", "--ort-opt-level", "all")
+    line = next(l for l in r.stdout.splitlines() if l.startswith("  output: max abs"))
+    if "max abs error 0," not in line:          # onnxruntime rounded it differently: the 0 tolerance sees it
+        assert r.returncode == 1 and line.endswith("DIFFERENT"), r.stdout
+    assert "output: atol 0, rtol 0" in r.stdout
+    r = _cli(path, "--random", "--compare-onnxruntime", "--rtol", "1e-2", "--atol", "1e-3", "--json")
+    assert r.returncode == 0, r.stderr
+    import json
+    data = json.loads(r.stdout)["comparison"]
+    assert data["rtol"] == 1e-2 and data["atol"] == 1e-3 and data["agrees"]
