@@ -21,7 +21,7 @@ from ..ir.dtypes import to_numpy_dtype
 from .base import Changes, Edit, EditError, register
 from .graph_edit import GraphEdit
 from .refs import GraphPath
-from .wiring import _OPAQUE, check_new_name, ir, visible_value
+from .wiring import NOT_IN_SCRIPT, check_new_name, ir, visible_value
 
 
 # -- helpers ----------------------------------------------------------------------------------
@@ -161,7 +161,7 @@ class AddInitializer(GraphEdit):
     sparse: bool = False
     dtype: Optional[int] = None
     graph: GraphPath = ()
-    restore: Any = field(default=None, repr=False, compare=False, metadata=_OPAQUE)
+    restore: Any = field(default=None, repr=False, compare=False, metadata=NOT_IN_SCRIPT)
 
     def edit_graph(self, model, g, changes: Changes) -> Edit:
         place = f'{g.path}/initializer "{self.name}"'
@@ -232,7 +232,7 @@ class SetInitializer(GraphEdit):
     dtype: Optional[int] = None
     shape: Optional[list] = None
     graph: GraphPath = ()
-    restore: Any = field(default=None, repr=False, compare=False, metadata=_OPAQUE)
+    restore: Any = field(default=None, repr=False, compare=False, metadata=NOT_IN_SCRIPT)
 
     def edit_graph(self, model, g, changes: Changes) -> Edit:
         place = f'{g.path}/initializer "{self.name}"'
@@ -329,7 +329,7 @@ class SetValueType(GraphEdit):
     elem_type: Optional[int] = None
     shape: Optional[list] = None
     graph: GraphPath = ()
-    restore: Any = field(default=None, repr=False, compare=False, metadata=_OPAQUE)
+    restore: Any = field(default=None, repr=False, compare=False, metadata=NOT_IN_SCRIPT)
 
     def edit_graph(self, model, g, changes: Changes) -> Edit:
         place = f'{g.path}/value "{self.value}"'

@@ -18,7 +18,9 @@ from .node_edits import make_attr
 from .refs import GraphPath, NodeRef, find_node, node_ref
 from ..ir.graph import attach_bodies, detach_bodies
 
-_OPAQUE = {"json": False}
+# Field metadata for what an edit keeps only to undo itself (objects taken
+# out): the edit script leaves such fields out.
+NOT_IN_SCRIPT = {"json": False}
 
 
 def visible_value(graph, name: str, place: str) -> Value:
@@ -82,7 +84,7 @@ class SetNodeInput(GraphEdit):
     index: int
     value: str
     graph: GraphPath = ()
-    restore: Any = field(default=None, repr=False, compare=False, metadata=_OPAQUE)
+    restore: Any = field(default=None, repr=False, compare=False, metadata=NOT_IN_SCRIPT)
 
     def edit_graph(self, model, g, changes: Changes) -> Edit:
         node = find_node(g, self.node)
@@ -115,7 +117,7 @@ class _NodeValueList(GraphEdit):
     node: NodeRef
     names: list
     graph: GraphPath = ()
-    restore: Any = field(default=None, repr=False, compare=False, metadata=_OPAQUE)
+    restore: Any = field(default=None, repr=False, compare=False, metadata=NOT_IN_SCRIPT)
 
 
 @register
@@ -184,7 +186,7 @@ class AddNode(GraphEdit):
     domain: str = ""
     index: Optional[int] = None
     graph: GraphPath = ()
-    restore: Any = field(default=None, repr=False, compare=False, metadata=_OPAQUE)
+    restore: Any = field(default=None, repr=False, compare=False, metadata=NOT_IN_SCRIPT)
 
     def edit_graph(self, model, g, changes: Changes) -> Edit:
         if self.restore is not None:

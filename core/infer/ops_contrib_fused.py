@@ -8,7 +8,7 @@ from __future__ import annotations
 from ..ir.dtypes import DataType
 from .context import rule, tensor
 from .dims import axis_index, broadcast_shapes
-from .ops_nn import _conv_like, _matmul_shape, gemm
+from .ops_nn import conv_output_type, gemm, matmul_shape
 
 MS = "com.microsoft"
 
@@ -41,7 +41,7 @@ def _fused_matmul_operand(shape, trans_batch, trans):
 def fused_matmul(ctx):
     a = _fused_matmul_operand(ctx.shape(0), ctx.attr("transBatchA", 0), ctx.attr("transA", 0))
     b = _fused_matmul_operand(ctx.shape(1), ctx.attr("transBatchB", 0), ctx.attr("transB", 0))
-    return [tensor(ctx.elem(0), _matmul_shape(a, b))]
+    return [tensor(ctx.elem(0), matmul_shape(a, b))]
 
 
 @rule("FusedGemm", domain=MS)
@@ -53,7 +53,7 @@ def fused_gemm(ctx):
 @rule("FusedConv", domain=MS)
 def fused_conv(ctx):
     # Conv's shape; Z (added before the activation) has the output's shape
-    return [_conv_like(ctx, 0, 1, ctx.elem(0))]
+    return [conv_output_type(ctx, 0, 1, ctx.elem(0))]
 
 
 def _reduced(shape, axis):

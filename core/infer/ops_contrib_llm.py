@@ -15,7 +15,7 @@ from __future__ import annotations
 from ..ir.dtypes import DataType
 from .context import rule, tensor
 from .dims import axis_index, dim_add, dim_floordiv, dim_mul
-from .ops_nn import _matmul_shape
+from .ops_nn import matmul_shape
 
 MS = "com.microsoft"
 
@@ -284,18 +284,18 @@ def matmul_n_bits(ctx):
 
 @rule("GemmFastGelu", domain=MS)
 def gemm_fast_gelu(ctx):
-    return [tensor(ctx.elem(0), _matmul_shape(ctx.shape(0), ctx.shape(1)))]
+    return [tensor(ctx.elem(0), matmul_shape(ctx.shape(0), ctx.shape(1)))]
 
 
 @rule("DynamicQuantizeMatMul", domain=MS)
 def dynamic_quantize_matmul(ctx):
-    return [tensor(ctx.elem(0), _matmul_shape(ctx.shape(0), ctx.shape(1)))]
+    return [tensor(ctx.elem(0), matmul_shape(ctx.shape(0), ctx.shape(1)))]
 
 
 @rule("MatMulIntegerToFloat", domain=MS)
 def matmul_integer_to_float(ctx):
     # integer operands; the product comes out in the scales' float type
-    return [tensor(ctx.elem(2), _matmul_shape(ctx.shape(0), ctx.shape(1)))]
+    return [tensor(ctx.elem(2), matmul_shape(ctx.shape(0), ctx.shape(1)))]
 
 
 _BYTE_PACKED = {DataType.UINT8}

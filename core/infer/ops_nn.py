@@ -47,7 +47,9 @@ def _ceil_div(size, stride):
     return dim_floordiv(dim_add(size, stride - 1), stride)
 
 
-def _spatial(ctx, x_shape, kernel, ceil_mode=False):
+def window_output_dims(ctx, x_shape, kernel, ceil_mode=False):
+    """The spatial dims a convolution or pooling window gives (strides,
+    dilations, pads, auto_pad and ceil_mode from the node's attributes)."""
     n = len(x_shape) - 2
     strides = ctx.attr("strides") or [1] * n
     dils = ctx.attr("dilations") or [1] * n
@@ -59,7 +61,9 @@ def _spatial(ctx, x_shape, kernel, ceil_mode=False):
                              pads[i], pads[i + n], auto_pad, ceil_mode) for i in range(n))
 
 
-def _conv_like(ctx, x_idx, w_idx, elem):
+def conv_output_type(ctx, x_idx, w_idx, elem):
+    """The output type of a Conv-like node: (N, M, spatial...) from input
+    `x_idx` and weight `w_idx`; unknown dims where the shapes do not fit."""
     x, w = ctx.shape(x_idx), ctx.shape(w_idx)
     if x is None or len(x) < 2 or not _conv_fits(ctx, x_idx, w_idx, x, w):
         if x is not None:
@@ -70,7 +74,7 @@ def _conv_like(ctx, x_idx, w_idx, elem):
     if kernel is not None and any(not isinstance(k, int) for k in kernel):
         kernel = None
     m = w[0] if w is not None else None
-    return tensor(elem, (x[0], m) + _spatial(ctx, x, kernel))
+    return tensor(elem, (x[0], m) + window_output_dims(ctx, x, kernel))
 
 
 def _conv_fits(ctx, x_idx, w_idx, x, w) -> bool:
@@ -115,22 +119,22 @@ def _window_attrs_fit(ctx, n) -> bool:
 
 @rule("Conv")
 def conv(ctx):
-    return [_conv_like(ctx, 0, 1, ctx.elem(0))]
+    return [conv_output_type(ctx, 0, 1, ctx.elem(0))]
 
 
 @rule("DeformConv")
 def deform_conv(ctx):
-    return [_conv_like(ctx, 0, 1, ctx.elem(0))]
+    return [conv_output_type(ctx, 0, 1, ctx.elem(0))]
 
 
 @rule("ConvInteger")
 def conv_integer(ctx):
-    return [_conv_like(ctx, 0, 1, INT32)]
+    return [conv_output_type(ctx, 0, 1, INT32)]
 
 
 @rule("QLinearConv")
 def qlinear_conv(ctx):
-    return [_conv_like(ctx, 0, 3, ctx.elem(7) or ctx.elem(0))]
+    return [conv_output_type(ctx, 0, 3, ctx.elem(7) or ctx.elem(0))]
 
 
 @rule("ConvTranspose")
@@ -174,7 +178,8 @@ def pool(ctx):
         if x is not None:
             require_min_rank(ctx, 0, 2, "batch and channel dims")
         return [tensor(elem, None), tensor(INT64, None)]
-    out = tensor(elem, (x[0], x[1]) + _spatial(ctx, x, ctx.attr("kernel_shape"), bool(ctx.attr("ceil_mode", 0))))
+    spatial = window_output_dims(ctx, x, ctx.attr("kernel_shape"), bool(ctx.attr("ceil_mode", 0)))
+    out = tensor(elem, (x[0], x[1]) + spatial)
     return [out, tensor(INT64, out.shape)]
 
 
@@ -253,7 +258,7 @@ def _gemm_bias_fits(ctx, target) -> None:
             return
 
 
-def _matmul_shape(a, b, ctx=None, ia=0, ib=1):
+def matmul_shape(a, b, ctx=None, ia=0, ib=1):
     """The product's shape; with `ctx`, contradictions are reported."""
     if a is None or b is None:
         return None
@@ -281,17 +286,17 @@ def _matmul_shape(a, b, ctx=None, ia=0, ib=1):
 
 @rule("MatMul")
 def matmul(ctx):
-    return [tensor(ctx.elem(0), _matmul_shape(ctx.shape(0), ctx.shape(1), ctx))]
+    return [tensor(ctx.elem(0), matmul_shape(ctx.shape(0), ctx.shape(1), ctx))]
 
 
 @rule("MatMulInteger")
 def matmul_integer(ctx):
-    return [tensor(INT32, _matmul_shape(ctx.shape(0), ctx.shape(1), ctx))]
+    return [tensor(INT32, matmul_shape(ctx.shape(0), ctx.shape(1), ctx))]
 
 
 @rule("QLinearMatMul")
 def qlinear_matmul(ctx):
-    return [tensor(ctx.elem(7) or ctx.elem(0), _matmul_shape(ctx.shape(0), ctx.shape(3), ctx, 0, 3))]
+    return [tensor(ctx.elem(7) or ctx.elem(0), matmul_shape(ctx.shape(0), ctx.shape(3), ctx, 0, 3))]
 
 
 @rule("LSTM", "GRU", "RNN")
