@@ -538,7 +538,10 @@ class DebugRun(Stepping):
         if s._keep_options is None or kept is None:
             return
         s.stop_keeping()
-        self.kept = kept
+        if self.kept is None:
+            self.kept = kept
+        else:           # a partial run after an edit: its bodies join the other kept ones
+            self.kept.merge(kept)
         for path, graph in kept.graphs.items():
             self.body_values[id(graph)] = kept.of_graph(graph)
             self.iterations[id(graph)] = kept.iterations[path]
@@ -546,6 +549,8 @@ class DebugRun(Stepping):
     def _run_part(self, nodes: list) -> dict:
         session = _DebugSession(self.model, nodes=nodes, keep=True, seed=self.seed)
         session.progress = self._progress
+        if self.keep_body_values and self.kept is not None:    # what the budget has left
+            session.keep_bodies(max(0, self.kept.budget - self.kept.nbytes), self.every_iteration)
         self.session = session
         self._trace, self._trace_pos = [], 0
         self._run_rest({name: self.values[name] for name in session.input_names})
@@ -587,6 +592,7 @@ class DebugRun(Stepping):
         run in progress ends (its compiled plan is of the old model)."""
         if changes.model_fields or changes.functions:
             dropped = set(self.values) - {v.name for v in self.graph.inputs}
+            self.kept = None          # every body value is stale too
             self._drop(dropped, set(self.nonfinite))
             return dropped
         graph = self.graph
@@ -624,10 +630,25 @@ class DebugRun(Stepping):
         self.error = None              # it was of the model before the edit
         self.nonfinite_inputs = []
         self.session = None
-        self.body_values = {}
-        self.iterations = {}
-        self.kept = None
+        self._drop_bodies(nodes)
         self._trace, self._trace_pos = [], 0
+
+    def _drop_bodies(self, stale: set) -> None:
+        """Values inside the bodies of `stale` main-graph nodes go. Those a
+        whole run kept in other bodies stay, so the partial run after an
+        edit recomputes only the stale ones; a stepping walk's go."""
+        kept = self.kept
+        if kept is None:
+            self.body_values = {}
+            self.iterations = {}
+            return
+        for path, graph in list(kept.graphs.items()):
+            holder = graph.parent_node
+            top = top_node(holder, self.graph) if holder is not None and holder.graph is not None else None
+            if top is None or top in stale:
+                kept.forget(path)
+                self.body_values.pop(id(graph), None)
+                self.iterations.pop(id(graph), None)
 
 
 def _equal(a, b) -> bool:

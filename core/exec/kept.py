@@ -104,6 +104,33 @@ class BodyValues:
         self.values.pop(key, None)
         self.history.pop(key, None)
 
+    def forget(self, path: str) -> None:
+        """Drop everything kept for the body at `path` (its values went stale)."""
+        for key in [k for k in self._sizes if k[0] == path]:
+            self._drop(key)
+        for key in [k for k in self.values if k[0] == path]:
+            self.values.pop(key)
+        for key in [k for k in self.not_kept if k[0] == path]:
+            del self.not_kept[key]
+        for table in (self.graphs, self.runs, self.iterations):
+            table.pop(path, None)
+        self.full = bool(self.not_kept)
+
+    def merge(self, other: "BodyValues") -> None:
+        """Take over the bodies `other` (a later run, kept within what this
+        one's budget left) recorded, replacing what this one had of them."""
+        for path in other.graphs:
+            self.forget(path)
+        self.graphs.update(other.graphs)
+        self.runs.update(other.runs)
+        self.iterations.update(other.iterations)
+        self.values.update(other.values)
+        self.history.update(other.history)
+        self._sizes.update(other._sizes)
+        self.not_kept.update(other.not_kept)
+        self.nbytes += other.nbytes
+        self.full = self.full or other.full
+
     # -- reading -----------------------------------------------------------------------
 
     def of_graph(self, graph: Graph) -> dict:

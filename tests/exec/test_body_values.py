@@ -180,3 +180,40 @@ def test_silero_vad_body_values_after_a_whole_run():
     small.run(feeds)
     assert small.kept.nbytes <= 64 << 10 and small.kept.not_kept
     assert len(small.kept.values) < len(kept.values)
+
+
+def two_part_model(path):
+    """LeakyRelu "leaky" on x, and beside it (not downstream) a Loop: an edit
+    of the LeakyRelu leaves the Loop's body values as they are."""
+    f = TensorProto.FLOAT
+    loop_model(path)
+    model = onnx.load(str(path))
+    model.graph.node.append(helper.make_node("LeakyRelu", ["start"], ["leaky_out"], name="leaky", alpha=0.1))
+    model.graph.output.append(helper.make_tensor_value_info("leaky_out", f, [2]))
+    onnx.checker.check_model(model)
+    onnx.save(model, str(path))
+    return path
+
+
+def test_an_edit_drops_only_the_stale_bodies_and_the_rerun_keeps_them_again(tmp_path):
+    from onnxstudio.core.document import Document
+    from onnxstudio.core.edits import SetAttribute, SetInitializer
+    from onnxstudio.core.ir import AttrType
+    doc = Document.open(two_part_model(tmp_path / "m.onnx"))
+    model = doc.model
+    body = _body(model, "body")
+    d = DebugRun(model)
+    d.keep_body_values = True
+    doc.subscribe(lambda ev: d.invalidate(ev.changes))
+    d.run(LOOP_FEEDS)
+    kept_bytes = d.kept.nbytes
+    doc.apply(SetAttribute("leaky", "alpha", AttrType.FLOAT, 0.2))
+    assert d.value_of("acc_sum", body).tolist() == [3, 6]      # not downstream of the edit
+    d.run(LOOP_FEEDS)
+    assert [n.name for n in d.nodes_run] == ["leaky"]           # the Loop did not run again
+    assert d.value_of("acc_sum", body).tolist() == [3, 6] and d.kept.nbytes == kept_bytes
+    doc.apply(SetInitializer("step", np.array([2, 2], np.float32)))     # read inside the body: stale
+    assert d.value_of("acc_sum", body) is None and (body.path, "acc_sum") not in d.kept.values
+    d.run(LOOP_FEEDS)
+    assert [n.op_type for n in d.nodes_run] == ["Loop"]
+    assert d.value_of("acc_sum", body).tolist() == [6, 6] and d.kept.nbytes == kept_bytes
