@@ -45,10 +45,12 @@ from typing import Optional
 import numpy as np
 
 from ..ir import Graph, Model, Node
+from ..ir.nesting import node_reads
 
 RTOL = 1e-3
 ATOL = 1e-4
 DEFAULT_PROVIDER = "CPUExecutionProvider"      # onnxruntime's, for the comparison
+DEFAULT_BUDGET = 512 << 20                     # bytes of body values kept to compare (kept.py's default)
 
 
 @dataclass
@@ -120,6 +122,7 @@ class Report:
     rtol: float = RTOL
     atol: float = ATOL
     tolerances: dict = field(default_factory=dict)               # value name -> (rtol, atol)
+    bodies: list = field(default_factory=list)                   # compare_bodies.BodyReport per body
 
     @property
     def first_divergence(self) -> Optional[NodeDiff]:
@@ -135,7 +138,8 @@ class Report:
                 "tolerances": {k: list(v) for k, v in self.tolerances.items()},
                 "first_divergence": first.to_json() if first else None,
                 "differing_sources": self.differing_sources, "skipped": self.skipped,
-                "nodes": [n.to_json() for n in self.nodes]}
+                "nodes": [n.to_json() for n in self.nodes],
+                **({"bodies": [b.to_json() for b in self.bodies]} if self.bodies else {})}
 
 
 # -- values ----------------------------------------------------------------------------
@@ -322,20 +326,10 @@ def _constant_values(graph: Graph) -> set:
 
 
 def _reads(node: Node):
-    """The values a node reads: its inputs and what its subgraphs take from outside."""
-    seen = []
-    for v in node.inputs:
-        if v is not None:
-            seen.append(v)
-    for _, sub in node.subgraphs():
-        local = {v.name for g in sub.walk() for v in list(g.inputs) + list(g.initializers.values())}
-        local |= {v.name for g in sub.walk() for n in g.nodes for v in n.outputs if v is not None}
-        for g in sub.walk():
-            for n in g.nodes:
-                for v in n.inputs:
-                    if v is not None and v.name not in local:
-                        seen.append(v)
-    return seen
+    """The values a node reads: its inputs and what its subgraphs take from
+    outside, scoped by graph (a body's own value named like an outer one is
+    not a read of the outer one)."""
+    return node_reads(node)
 
 
 # -- onnxruntime -----------------------------------------------------------------------
@@ -372,7 +366,8 @@ def _session_options(ort, provider: str, opt_level: str):
 
 def compare_with_onnxruntime(model: Model, feeds: dict, *, rtol: float = RTOL, atol: float = ATOL,
                              seed: int = 0, intermediates: bool = True, tolerances: Optional[dict] = None,
-                             provider: str = DEFAULT_PROVIDER, opt_level: str = "disable") -> Report:
+                             provider: str = DEFAULT_PROVIDER, opt_level: str = "disable",
+                             bodies: bool = True, body_budget: int = DEFAULT_BUDGET) -> Report:
     """Run `feeds` through our executor and through onnxruntime, exposing every
     intermediate of the main graph on both sides, and compare them per node.
 
@@ -383,10 +378,15 @@ def compare_with_onnxruntime(model: Model, feeds: dict, *, rtol: float = RTOL, a
     OPT_LEVELS; "disable" by default, so each value it returns is the one its
     node computed). Raises CompareError when onnxruntime is not installed,
     the provider or level is not one it has, or it cannot run the model.
+
+    With `bodies` (and `intermediates`), our run also keeps the values inside
+    If/Loop/Scan bodies (up to `body_budget` bytes) and each body is compared
+    as a model of its own (compare_bodies.py): `Report.bodies`.
     """
     from .session import Session
 
-    ours_session = Session(model, keep=intermediates, seed=seed)
+    ours_session = Session(model, keep=intermediates, seed=seed, keep_body_values=intermediates and bodies,
+                           body_budget=body_budget)
     outputs = ours_session.run({k: v for k, v in feeds.items() if k in ours_session.input_names})
     ours = {**ours_session.values, **outputs} if intermediates else dict(outputs)
     wanted = _intermediate_names(model.graph) if intermediates else []
@@ -395,7 +395,40 @@ def compare_with_onnxruntime(model: Model, feeds: dict, *, rtol: float = RTOL, a
     skipped += [n for n in wanted if n not in ours and n not in skipped]
     ordered = {n: ours[n] for n in [*wanted, *(v.name for v in model.graph.outputs)] if n in ours}
     diffs = compare_values(ordered, theirs, rtol=rtol, atol=atol, tolerances=tolerances)
-    return node_report(model.graph, diffs, skipped=skipped, rtol=rtol, atol=atol, tolerances=tolerances)
+    report = node_report(model.graph, diffs, skipped=skipped, rtol=rtol, atol=atol, tolerances=tolerances)
+    if intermediates and bodies:
+        report.bodies = body_reports(model, ours, ours_session.body_values, rtol=rtol, atol=atol,
+                                     tolerances=tolerances, provider=provider, opt_level=opt_level)
+    return report
+
+
+def body_reports(model: Model, ours: dict, kept, *, rtol: float = RTOL, atol: float = ATOL,
+                 tolerances: Optional[dict] = None, provider: str = DEFAULT_PROVIDER,
+                 opt_level: str = "disable") -> list:
+    """Every body of `model` compared with onnxruntime running it on its own
+    (compare_bodies.py), from `ours` (main-graph values) and `kept` (the
+    run's kept.BodyValues, or None)."""
+    from .compare_bodies import compare_bodies
+
+    def run_body(blob, feeds, names):
+        return _run_onnxruntime_bytes(blob, feeds, names, provider, opt_level)
+
+    def compare(graph, mine, theirs):
+        diffs = compare_values(mine, theirs, rtol=rtol, atol=atol, tolerances=tolerances)
+        return node_report(graph, diffs, rtol=rtol, atol=atol, tolerances=tolerances)
+    return compare_bodies(model, ours, kept, run_body=run_body, compare=compare)
+
+
+def _run_onnxruntime_bytes(blob: bytes, feeds: dict, names: list, provider: str, opt_level: str) -> dict:
+    """onnxruntime's values of `names` for the model `blob`; CompareError with its first line."""
+    ort = _load_onnxruntime()
+    options = _session_options(ort, provider, opt_level)
+    try:
+        sess = ort.InferenceSession(blob, options, providers=[provider])
+        return dict(zip(names, sess.run(names, feeds)))
+    except Exception as e:  # noqa: BLE001 - onnxruntime's own errors: report its first line
+        text = str(e).strip()
+        raise CompareError(text.splitlines()[0] if text else type(e).__name__) from None
 
 
 def _intermediate_names(graph: Graph) -> list[str]:
