@@ -70,7 +70,7 @@ class BodyRunning:
         plan = body.plan
         if body.base is None:
             values = dict(body.consts)
-            _copy_outer(values, plan.outer_names, parent)
+            copy_outer_values(values, plan.outer_names, parent)
             values.update(zip(body.in_names, inputs))
             frame = Frame(values, parent)
             self._execute(plan, frame)
@@ -79,7 +79,7 @@ class BodyRunning:
         # the steady path of every If a run takes: kept to the few calls it needs
         values = body.base.copy()
         if plan.live_outer_names:
-            _copy_outer(values, plan.live_outer_names, parent)
+            copy_outer_values(values, plan.live_outer_names, parent)
         if inputs:
             values.update(zip(body.in_names, inputs))
         frame = Frame(values, parent)
@@ -99,7 +99,7 @@ class BodyRunning:
                 if body.base is None:
                     return self._run_graph(graph, inputs, parent)
                 start = dict(body.base)
-                _copy_outer(start, plan.live_outer_names, parent)
+                copy_outer_values(start, plan.live_outer_names, parent)
             values = dict(start)
             values.update(zip(in_names, inputs))
             frame = Frame(values, parent)
@@ -132,7 +132,7 @@ class BodyRunning:
         body = self._bodies.get(id(graph)) or self._body(graph)
         plan = body.plan
         values = dict(body.consts) if body.base is None else body.base.copy()
-        _copy_outer(values, plan.outer_names, parent)
+        copy_outer_values(values, plan.outer_names, parent)
         values.update(zip(body.in_names, inputs))
         frame = Frame(values, parent)
         kept = self.body_values
@@ -191,7 +191,9 @@ class BodyRunning:
         self._execute(plan, frame)
 
 
-def _copy_outer(values: dict, names, parent: Frame) -> None:
+def copy_outer_values(values: dict, names, parent: Frame) -> None:
+    """Copy into a body's `values` the outer values it reads (`names`), from
+    the nearest enclosing frame that has them."""
     near = parent.values
     for name in names:
         if name in near:

@@ -42,12 +42,12 @@ import numpy as np
 
 from ..ir import Graph, Model, Node, Value
 from ..ir.types import TensorType
-from .bodies import _copy_outer
+from .bodies import copy_outer_values as _copy_outer
 from .errors import Cancelled, ExecError, FeedError
 from .feeds import defaulted_dims, random_value
 from .frame import Frame
 from .kept import DEFAULT_BUDGET, BodyValues
-from .plan import _reads
+from .plan import values_read_by as _reads
 from .session import Session
 from .stepping import Stepping, calls_function, is_control_flow, quiet_kinds
 from .tensor_stats import has_nonfinite

@@ -46,7 +46,8 @@ from .errors import Cancelled, ExecError
 from .fast_steps import compile_step
 from .kernels.activation import softmax_last_axis
 from .kernels.normalization import normalized_rows
-from .plan import NONDETERMINISTIC, Plan, Step, _reads
+from .plan import NONDETERMINISTIC, Plan, Step
+from .plan import values_read_by as _reads
 
 _CSE_CONST_MAX = 256     # constant inputs up to this size are compared by value
 _NATIVE_FLOATS = (np.dtype(np.float32), np.dtype(np.float64))

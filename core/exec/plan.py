@@ -131,7 +131,7 @@ class Plan:
         self.live_outer_names = _outer_reads(self.live_steps, local)
         # Folded values worth putting into a run's frame: those live steps
         # (or their bodies) read, and requested outputs; with keep, all.
-        self.live_reads = {v.name for st in self.live_steps for v in _reads(st.node)} | set(self.outputs)
+        self.live_reads = {v.name for st in self.live_steps for v in values_read_by(st.node)} | set(self.outputs)
         if keep:
             self.live_reads.update(name for st in self.steps for name in st.outputs if name)
         self.folded: Optional[dict] = None
@@ -163,7 +163,7 @@ class Plan:
         names: list[str] = []
         seen = set()
         for n in selected:
-            for v in _reads(n):
+            for v in values_read_by(n):
                 if v.name in produced or v.name in seen or (v.const is not None and not v.is_graph_input):
                     continue
                 seen.add(v.name)
@@ -223,7 +223,7 @@ class Plan:
     def _plan_frees(self) -> None:
         last: dict[str, int] = {}
         for i, s in enumerate(self.steps):
-            for v in _reads(s.node):
+            for v in values_read_by(s.node):
                 last[v.name] = i
         keep = set(self.outputs)
         for name, i in last.items():
@@ -235,7 +235,7 @@ class Plan:
                     s.frees.append(name)
 
 
-def _reads(node: Node):
+def values_read_by(node: Node):
     """Values a node reads, including those its subgraphs capture from outside."""
     for v in node.inputs:
         if v is not None:
@@ -251,7 +251,7 @@ def _reads(node: Node):
 def _outer_reads(steps: list, local: set) -> list[str]:
     names: dict = {}
     for st in steps:
-        for v in _reads(st.node):
+        for v in values_read_by(st.node):
             if v.name and v.name not in local:
                 names[v.name] = None
     return list(names)
@@ -295,7 +295,7 @@ def _needed(selected: list[Node], outputs: set) -> list[Node]:
     for n in reversed(selected):
         if any(v is not None and v.name in need for v in n.outputs):
             keep.append(n)
-            need.update(v.name for v in _reads(n))
+            need.update(v.name for v in values_read_by(n))
     return keep[::-1]
 
 
@@ -304,7 +304,7 @@ def nodes_between(graph: Graph, sources: list[str], targets: list[str]) -> list[
     forward = set(sources)
     reach = set()
     for n in graph.nodes:
-        if any(v.name in forward for v in _reads(n)):
+        if any(v.name in forward for v in values_read_by(n)):
             reach.add(id(n))
             forward.update(v.name for v in n.outputs if v is not None)
     backward = set(targets)
@@ -313,6 +313,6 @@ def nodes_between(graph: Graph, sources: list[str], targets: list[str]) -> list[
         if any(v is not None and v.name in backward for v in n.outputs):
             if id(n) in reach:
                 out.append(n)
-            backward.update(v.name for v in _reads(n))
+            backward.update(v.name for v in values_read_by(n))
     return out[::-1]
 
