@@ -2323,6 +2323,14 @@
         <translation>结束</translation>
     </message>
     <message>
+        <source>Entered {node}; next: {next}</source>
+        <translation>已进入 {node}；下一个：{next}</translation>
+    </message>
+    <message>
+        <source>Finished {node}; next: {next}</source>
+        <translation>已完成 {node}；下一个：{next}</translation>
+    </message>
+    <message>
         <source>Ran {node} (iteration {i}); next: {next}</source>
         <translation>已运行 {node}（第 {i} 次迭代）；下一个：{next}</translation>
     </message>
@@ -2436,14 +2444,6 @@
         <translation>运行所选节点</translation>
     </message>
     <message>
-        <source>&amp;Step</source>
-        <translation>单步执行(&amp;S)</translation>
-    </message>
-    <message>
-        <source>Step: run the next node</source>
-        <translation>单步执行：运行下一个节点</translation>
-    </message>
-    <message>
         <source>&amp;Continue</source>
         <translation>继续(&amp;C)</translation>
     </message>
@@ -2500,6 +2500,38 @@
         <translation>运行</translation>
     </message>
     <message>
+        <source>Step &amp;Into</source>
+        <translation>单步进入(&amp;I)</translation>
+    </message>
+    <message>
+        <source>Step into: enter the body of an If/Loop/Scan or a function call</source>
+        <translation>单步进入：进入 If/Loop/Scan 或函数调用的子图</translation>
+    </message>
+    <message>
+        <source>Step O&amp;ut</source>
+        <translation>单步跳出(&amp;U)</translation>
+    </message>
+    <message>
+        <source>Step out: finish the body and stop after the node holding it</source>
+        <translation>单步跳出：运行完子图，停在包含它的节点之后</translation>
+    </message>
+    <message>
+        <source>Step on &amp;Constants</source>
+        <translation>在常量上单步(&amp;C)</translation>
+    </message>
+    <message>
+        <source>Stop on Constant nodes (and nodes computed from constants only) when stepping</source>
+        <translation>单步时在 Constant 节点（以及仅由常量计算的节点）上停下</translation>
+    </message>
+    <message>
+        <source>Step on S&amp;hape Arithmetic</source>
+        <translation>在形状运算上单步(&amp;H)</translation>
+    </message>
+    <message>
+        <source>Stop on Shape, Size and the arithmetic on their results when stepping</source>
+        <translation>单步时在 Shape、Size 及对其结果的运算上停下</translation>
+    </message>
+    <message>
         <source>Run to {node}</source>
         <translation>运行到 {node}</translation>
     </message>
@@ -2538,6 +2570,14 @@
     <message>
         <source>initializer</source>
         <translation>初始化器</translation>
+    </message>
+    <message>
+        <source>Step &amp;Over</source>
+        <translation>单步跳过(&amp;O)</translation>
+    </message>
+    <message>
+        <source>Step over: run the next node; an If/Loop/Scan or a function call runs whole</source>
+        <translation>单步跳过：运行下一个节点；If/Loop/Scan 或函数调用整体运行</translation>
     </message>
     <message>
         <source>output of {node}</source>

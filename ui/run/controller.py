@@ -78,6 +78,8 @@ class RunController(QObject):
     ran = Signal(object)              # outputs of a finished run
     failed_at = Signal(object)        # the node a job failed at (the innermost, inside its body)
 
+    step_on = (False, False)          # whether constants / shape arithmetic are steps (Run menu)
+
     def __init__(self, parent=None):
         super().__init__(parent)
         self.qdoc = None
@@ -304,11 +306,20 @@ class RunController(QObject):
         if not d.started or d.done:
             d.start(self._feeds())
 
-    def step(self) -> bool:
+    def step(self, how: str = "into") -> bool:
+        """One debugger step: "over", "into" or "out" (DebugRun.step_over ...)."""
         def work(job):
             self._ensure_started()
-            return self.debug.step(into=True)
+            self._apply_step_options()
+            return getattr(self.debug, "step_" + how)()
         return self._start(self.tr("Stepping…"), work, self._stepped)
+
+    def set_step_options(self, constants: bool, shapes: bool) -> None:
+        """Whether constants / shape arithmetic are steps (else passed by); from the next step on."""
+        self.step_on = (bool(constants), bool(shapes))
+
+    def _apply_step_options(self) -> None:
+        self.debug.step_on_constants, self.debug.step_on_shapes = self.step_on
 
     def resume(self) -> bool:
         def work(job):
@@ -329,6 +340,8 @@ class RunController(QObject):
 
         def work(job):
             self.debug.start(self._feeds())
+            self._apply_step_options()
+            self.debug.settle()             # ready at the first node that is a step
             return StepEvent(None, reason="start")
         return self._start(self.tr("Starting…"), work, self._stepped)
 
@@ -351,7 +364,11 @@ class RunController(QObject):
             owner = event.graph.parent_node if event.graph is not None else None
             looping = owner is not None and owner.op_type in ("Loop", "Scan")
             following = self._where(d.current) if d.current is not None else self.tr("end")
-            if looping and event.iteration >= 0:
+            if event.how == "into":
+                text = self.tr("Entered {node}; next: {next}").format(node=event.node.display_name, next=following)
+            elif event.how == "out":
+                text = self.tr("Finished {node}; next: {next}").format(node=event.node.display_name, next=following)
+            elif looping and event.iteration >= 0:
                 text = self.tr("Ran {node} (iteration {i}); next: {next}").format(
                     node=event.node.display_name, i=event.iteration, next=following)
             else:

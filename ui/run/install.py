@@ -100,7 +100,9 @@ class RunUI(QObject):
         self.run_action = self._action(self.tr("&Run Model"), self.run_all, "Ctrl+R")
         self.run_selection_action = self._action(self.tr("Run &Selection"), self.run_selection, "Ctrl+Shift+R",
                                                  self.tr("Run the selected nodes"))
-        self.step_action = self._action(self.tr("&Step"), self.step, "F10", self.tr("Step: run the next node"))
+        self.step_action = self._action(self.tr("Step &Over"), lambda: self.step("over"), "F10",
+                                        self.tr("Step over: run the next node; an If/Loop/Scan or a function "
+                                                "call runs whole"))
         self.continue_action = self._action(self.tr("&Continue"), self.resume, "F5",
                                             self.tr("Continue to the next breakpoint"))
         self.run_to_action = self._action(self.tr("Run &to Selected Node"), self.run_to_selected, "Ctrl+F10")
@@ -136,12 +138,41 @@ class RunUI(QObject):
         extenders = getattr(panel, "menu_extenders", None)
         if extenders is not None:
             extenders.append(self._extend_menu)
+        self._add_debugger_steps(menu, bar)
+
+    def _add_debugger_steps(self, menu, bar) -> None:
+        """Step Into / Step Out beside Step Over (F10), as in an IDE, and the
+        choice of what stepping passes by."""
+        self.step_into_action = self._action(self.tr("Step &Into"), lambda: self.step("into"), "F11",
+                                             self.tr("Step into: enter the body of an If/Loop/Scan or "
+                                                     "a function call"))
+        self.step_out_action = self._action(self.tr("Step O&ut"), lambda: self.step("out"), "Shift+F11",
+                                            self.tr("Step out: finish the body and stop after the node "
+                                                    "holding it"))
+        self.constants_action = self._action(self.tr("Step on &Constants"), self._step_options_toggled,
+                                             tip=self.tr("Stop on Constant nodes (and nodes computed from "
+                                                         "constants only) when stepping"))
+        self.shapes_action = self._action(self.tr("Step on S&hape Arithmetic"), self._step_options_toggled,
+                                          tip=self.tr("Stop on Shape, Size and the arithmetic on their "
+                                                      "results when stepping"))
+        for a in (self.constants_action, self.shapes_action):
+            a.setCheckable(True)
+        for a in (self.step_into_action, self.step_out_action):
+            menu.insertAction(self.continue_action, a)
+            bar.insertAction(self.continue_action, a)
+        for a in (self.constants_action, self.shapes_action):
+            menu.insertAction(self.restart_action, a)
+
+    def _step_options_toggled(self, _on=None) -> None:
+        self.controller.set_step_options(self.constants_action.isChecked(), self.shapes_action.isChecked())
 
     def _extend_menu(self, item, menu) -> None:
         node = _node_of(item)
         if node is None or self.controller.qdoc is None:
             return
         menu.addAction(self.tr("Run to {node}").format(node=node.display_name), lambda: self.controller.run_to(node))
+        for a in (self.step_action, self.step_into_action, self.step_out_action):
+            menu.addAction(a)               # the shortcuts show beside them
         on = node in self.controller.debug.breakpoints
         menu.addAction((self.tr("Remove breakpoint") if on else self.tr("Set breakpoint")) + " (F9)",
                        lambda: self.controller.toggle_breakpoint(node))
@@ -199,9 +230,10 @@ class RunUI(QObject):
         self._show_run_dock()
         self.controller.run_selection(self.selected_nodes())
 
-    def step(self) -> None:
+    def step(self, how: str = "into") -> None:
+        """A debugger step: "over" (F10), "into" (F11) or "out" (Shift+F11)."""
         self._show_run_dock()
-        self.controller.step()
+        self.controller.step(how)
 
     def resume(self) -> None:
         self._show_run_dock()
@@ -302,6 +334,7 @@ class RunUI(QObject):
         if event.reason == "nonfinite" and event.node is not None:
             # the node that made the NaN/Inf, in its body, even when the run has left that body
             self.show_node(event.node)
+            self._stepped_to = event.node
             return
         node = debug.current if debug is not None and debug.current is not None else event.node
         if node is None:
@@ -312,13 +345,31 @@ class RunUI(QObject):
         # opens it. A step into a subgraph body always shows the body.
         panel = self.window.graph
         item = panel.scene.item_for_node(node) if panel.levels and panel.level.graph is node.graph else None
+        select = self._stepping_selects()
+        if select:
+            self._stepped_to = node
+            if item is not None and getattr(item.ref, "node", None) is not node:
+                # drawn inside another box (a group, a reader): Properties shows it, the box stays unselected
+                panel.scene.clearSelection()
+                self.window.properties.show_object(node)
+                select = False
         if event.reason == "step" and item is not None and getattr(item.ref, "kind", "") == "group":
             rect = item.scene_rect()
             if not panel.view.visible_scene_rect().contains(rect):
                 panel.view.centerOn(rect.center())
             return
-        self.show_node(node, select=False)
+        self.show_node(node, select=select)
 
+    _stepped_to = None              # the node the last stop selected (see _stepping_selects)
+
+    def _stepping_selects(self) -> bool:
+        """Whether a stop selects the current node, so that Properties shows
+        it: yes unless you selected something else since the last stop;
+        your selection then stays until you clear it (a click on the
+        canvas's background)."""
+        selected = self.window.graph.scene.selectedItems()
+        return all(getattr(getattr(i, "ref", None), "node", None) is self._stepped_to
+                   and self._stepped_to is not None for i in selected)
     def _failed_at(self, node) -> None:
         """Show the node a run failed at (entering its body), with what numpy
         said, when the message puts it in other words, in the status's tooltip."""
