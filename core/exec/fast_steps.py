@@ -257,14 +257,29 @@ def _steady_shape(s: Step, call, general, frees) -> Runner:
     return run
 
 
+def frozen(parts, max_elements: int):
+    """`parts` (a list or tuple of results) made safe to hand out again on
+    later runs: arrays read-only and owning their memory (a view could show
+    a fed array the caller changes later), numpy scalars as they are (they
+    cannot change; 0-d kernels may give them). None when one part is
+    anything else or an array over `max_elements`. Shared by the remembered
+    steps here and shape_blocks.py."""
+    kept = []
+    for p in parts:
+        if isinstance(p, np.generic):
+            kept.append(p)
+        elif type(p) is np.ndarray and p.size <= max_elements:
+            p = p if p.base is None else p.copy()
+            p.flags.writeable = False
+            kept.append(p)
+        else:
+            return None
+    return kept
+
+
 def _frozen(result):
-    """The result made safe to hand out again, or None if it is not small
-    arrays only: read-only, and owning its memory (a view could show a fed
-    array the caller changes later)."""
-    parts = result if type(result) is tuple else (result,)
-    if not all(type(p) is np.ndarray and p.size <= _MEMO_MAX_RESULT for p in parts):
+    """A kernel's result (one value or a tuple) through `frozen`, same form back."""
+    kept = frozen(result if type(result) is tuple else (result,), _MEMO_MAX_RESULT)
+    if kept is None:
         return None
-    owned = tuple(p if p.base is None else p.copy() for p in parts)
-    for p in owned:
-        p.flags.writeable = False
-    return owned if type(result) is tuple else owned[0]
+    return tuple(kept) if type(result) is tuple else kept[0]

@@ -41,7 +41,7 @@ from functools import partial
 
 import numpy as np
 
-from . import in_place, shape_blocks
+from . import fallbacks, in_place, shape_blocks
 from .errors import Cancelled, ExecError
 from .fast_steps import compile_step
 from .kernels.activation import softmax_last_axis
@@ -50,7 +50,9 @@ from .plan import NONDETERMINISTIC, Plan, Step
 from .plan import values_read_by as _reads
 
 _CSE_CONST_MAX = 256     # constant inputs up to this size are compared by value
-_NATIVE_FLOATS = (np.dtype(np.float32), np.dtype(np.float64))
+# softmax_last_axis is written for these (float16 goes through the kernel);
+# not kernels' NATIVE_FLOATS, which has float16 too.
+_SOFTMAX_LAST_AXIS_DTYPES = (np.dtype(np.float32), np.dtype(np.float64))
 _MATMUL_ADDS = 2         # Adds merged into a product: its bias, then a residual or a mask
 
 
@@ -97,7 +99,7 @@ def compile_runners(plan: Plan, general, const_value) -> list:
     runners = []
     for u in units:
         if isinstance(u, _Unit):
-            runners.append(u.make(tuple(u.frees), _fallback(u, general)))
+            runners.append(u.make(tuple(u.frees), _Fallback(u, general)))
         else:
             steady = not any(n in outputs for n in u.outputs)
             fast = in_place.runner(u, _call_of(u), general, untrusted) if _plain(u) else None
@@ -156,31 +158,46 @@ def _assign_frees(units, keep: set, never: set) -> None:
             units[i] = dataclasses.replace(u, frees=f)
 
 
-def _fallback(u: _Unit, general):
-    """Run the members one at a time (general path), then drop what the unit frees."""
-    def run(values, frame, frees):
+class _Fallback:
+    """A unit's members run one at a time through the general path, then
+    what the unit frees is dropped. Called directly for inputs a unit
+    declines on purpose (a dtype it does not take); `after_error` when the
+    unit raised or missed a value, which fallbacks.py counts when the
+    members then succeed."""
+
+    def __init__(self, u: _Unit, general):
+        self.unit, self.general = u, general
+        self.what = "+".join(m.node.op_type for m in u.members)
+
+    def __call__(self, values, frame, frees) -> None:
+        u = self.unit
         for m in u.members:
-            general(dataclasses.replace(m, frees=[]), frame)
+            self.general(dataclasses.replace(m, frees=[]), frame)
         for m in u.members[:-1]:
             for name in m.outputs:
                 if name and name not in u.outputs:
                     values.pop(name, None)
         for name in frees:
             values.pop(name, None)
-    return run
+
+    def after_error(self, values, frame, frees) -> None:
+        fallbacks.run_members(self.what, lambda: self(values, frame, frees))
 
 
-def _guarded(compute, result: str, frees, fallback):
-    """The runner of a merged unit: `compute(values)` gives its result; on
-    anything unexpected (a dtype, a shape, an exception) the members run one
-    by one through the general path, which names the node as always."""
+def _guarded(compute, result: str, frees, fallback: _Fallback):
+    """The runner of a merged unit: `compute(values)` gives its result; when
+    it declines the inputs (fallbacks.Declined) or raises, the members run
+    one by one through the general path, which names the node as always."""
     def run(values, frame):
         try:
             y = compute(values)
         except (Cancelled, ExecError):
             raise
-        except Exception:  # noqa: BLE001  (the members report it with their context)
+        except fallbacks.Declined:
             fallback(values, frame, frees)
+            return
+        except Exception:  # noqa: BLE001  (the members report it with their context)
+            fallback.after_error(values, frame, frees)
             return
         values[result] = y
         for name in frees:
@@ -293,7 +310,7 @@ class _Matching:
                     for src, dst in zip(names, dsts):
                         values[dst] = values[src]
                 except KeyError:
-                    fallback(values, frame, frees)
+                    fallback.after_error(values, frame, frees)
                     return
                 for name in frees:
                     values.pop(name, None)
@@ -387,7 +404,7 @@ class _Matching:
         def compute(values):
             x = values[x_name]
             clean = False
-            if last_axis and type(x) is np.ndarray and x.dtype in _NATIVE_FLOATS and x.ndim and x.size:
+            if last_axis and type(x) is np.ndarray and x.dtype in _SOFTMAX_LAST_AXIS_DTYPES and x.ndim and x.size:
                 p, clean = softmax_last_axis(x)
             else:
                 p = sm_call(x)
@@ -454,12 +471,12 @@ class _Matching:
         def compute(values):
             x = values[x_name]
             if type(x) is not np.ndarray or any(k.dtype != x.dtype or k.ndim > x.ndim for k in consts):
-                raise TypeError("unexpected Gelu input")
+                raise fallbacks.Declined("a dtype or rank the merged Gelu does not take")
             # the members' own operations, in their order, into one buffer
             t = scale_call(*(x if n == x_name else c for n in scale.args))
             y = erf_call(t)
             if not (type(y) is np.ndarray and y.flags.writeable and y.shape == x.shape and y.dtype == x.dtype):
-                raise TypeError("unexpected Erf result")
+                raise fallbacks.Declined("an Erf result it cannot write into")
             np.add(y, one, out=y)
             np.multiply(y, x, out=y)
             np.multiply(y, half, out=y)

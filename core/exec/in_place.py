@@ -23,6 +23,7 @@ import sys
 
 import numpy as np
 
+from . import fallbacks
 from .errors import Cancelled, ExecError
 from .kernels.activation import relu_into
 from .kernels.elementwise_variadic import clip_into
@@ -73,6 +74,7 @@ def runner(s: Step, call, general, untrusted):
         return None
     a_dies, b_dies = dies
     out, frees = s.outputs[0], tuple(s.frees)
+    what = f"{s.node.op_type} in place"
     getrefcount = sys.getrefcount
 
     def run(values, frame):
@@ -80,7 +82,7 @@ def runner(s: Step, call, general, untrusted):
             a = values[a_name]
             b = values[b_name]
         except KeyError:
-            general(s, frame)
+            fallbacks.run_members(what, lambda: general(s, frame))
             return
         target = None
         if type(a) is np.ndarray and type(b) is np.ndarray and a.dtype == b.dtype and a.dtype in _FLOATS:
@@ -101,7 +103,7 @@ def runner(s: Step, call, general, untrusted):
         except (Cancelled, ExecError):
             raise
         except Exception:  # noqa: BLE001  (reported by the general path, with context)
-            general(s, frame)
+            fallbacks.run_members(what, lambda: general(s, frame))
             return
         values[out] = result
         for name in frees:
@@ -118,6 +120,7 @@ def _unary_runner(s: Step, into, call, general, untrusted):
     if x_name not in s.frees or x_name in untrusted or x_name in rest:
         return None
     out, frees = s.outputs[0], tuple(s.frees)
+    what = f"{s.node.op_type} in place"
     getrefcount = sys.getrefcount
 
     def run(values, frame):
@@ -125,7 +128,7 @@ def _unary_runner(s: Step, into, call, general, untrusted):
             x = values[x_name]
             others = [values[n] if n else None for n in rest]
         except KeyError:
-            general(s, frame)
+            fallbacks.run_members(what, lambda: general(s, frame))
             return
         refs = getrefcount(x)
         try:
@@ -137,7 +140,7 @@ def _unary_runner(s: Step, into, call, general, untrusted):
         except (Cancelled, ExecError):
             raise
         except Exception:  # noqa: BLE001  (reported by the general path, with context)
-            general(s, frame)
+            fallbacks.run_members(what, lambda: general(s, frame))
             return
         values[out] = result
         for name in frees:

@@ -24,9 +24,7 @@ from __future__ import annotations
 
 import dataclasses
 
-import numpy as np
-
-from .fast_steps import compile_step
+from .fast_steps import compile_step, frozen
 from .plan import NONDETERMINISTIC
 
 _ENTRIES = 8              # runs remembered per block (a decoder's growing cache length adds one a token)
@@ -107,7 +105,7 @@ def block_runner(members: list, exported: list, frees, general, consts):
             step(values, frame)
         if key is not None:
             misses += 1
-            kept = _frozen([values.get(n) for n in exported])
+            kept = frozen([values.get(n) for n in exported], _MAX_RESULT)
             if kept is not None:
                 if len(cache) >= _ENTRIES:
                     cache.clear()
@@ -119,20 +117,3 @@ def block_runner(members: list, exported: list, frees, general, consts):
         for name in frees:
             values.pop(name, None)
     return run
-
-
-def _frozen(results: list):
-    """The results made safe to hand out on later runs (read-only arrays
-    owning their memory; numpy scalars, which 0-d kernels may give, as they
-    are), or None when one is not a small array or scalar."""
-    kept = []
-    for r in results:
-        if isinstance(r, np.generic):
-            kept.append(r)
-        elif type(r) is np.ndarray and r.size <= _MAX_RESULT:
-            r = r if r.base is None else r.copy()
-            r.flags.writeable = False
-            kept.append(r)
-        else:
-            return None
-    return kept

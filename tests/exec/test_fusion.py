@@ -226,3 +226,41 @@ def test_gelu_as_torch_exports_it(tmp_path, dtype, form):
     x[0, :3] = [np.inf, -np.inf, np.nan]
     s = _merged_matches_unmerged(m, [{"x": x}])
     assert _merged_count(s) == 4
+
+
+def test_a_merged_unit_that_raises_is_counted_and_still_right(tmp_path, monkeypatch):
+    """A fast form raising where the general path computes falls back
+    silently (the numbers stay right) but is counted, so the autouse check
+    in conftest.py fails a test whose model makes one fall back."""
+    from onnxstudio.core.exec import fallbacks, fusion
+
+    rng = np.random.default_rng(5)
+    m = _save(tmp_path, [helper.make_node("Softmax", ["x"], ["p"]),
+                         helper.make_node("IsNaN", ["p"], ["nan"]),
+                         helper.make_node("Where", ["nan", "zero", "p"], ["y"])],
+              [_tensor("x", [3, 5])], [_tensor("y", [3, 5])], [("zero", np.zeros((), np.float32))])
+    feeds = {"x": rng.standard_normal((3, 5)).astype(np.float32)}
+
+    def planted(x):
+        raise RuntimeError("planted")
+    monkeypatch.setattr(fusion, "softmax_last_axis", planted)
+    s = _merged_matches_unmerged(m, [feeds])
+    assert _merged_count(s) == 2
+    assert fallbacks.silent() == {"Softmax+IsNaN+Where": 1}
+    fallbacks.reset()       # planted: not a failure of this test
+
+
+def test_an_in_place_step_that_raises_is_counted(tmp_path, monkeypatch):
+    from onnxstudio.core.exec import fallbacks, in_place
+
+    x = np.ones((4, 1 << 12), np.float32)
+    m = _save(tmp_path, [helper.make_node("Neg", ["x"], ["n"]), helper.make_node("Relu", ["n"], ["y"])],
+              [_tensor("x", list(x.shape))], [_tensor("y", list(x.shape))], [])
+
+    def planted(*args, **kwargs):
+        raise RuntimeError("planted")
+    monkeypatch.setitem(in_place._UNARY, "Relu", (6, planted))
+    _merged_matches_unmerged(m, [{"x": x}])
+    assert fallbacks.silent() == {"Relu in place": 1}
+    fallbacks.reset()       # planted: not a failure of this test
+
