@@ -2398,6 +2398,18 @@
         <source>inputs changed shape since the last run: {changes}</source>
         <translation>输入的形状自上次运行后已改变：{changes}</translation>
     </message>
+    <message>
+        <source>{n} values inside bodies kept ({mib} MiB)</source>
+        <translation>保留了子图内的 {n} 个值（{mib} MiB）</translation>
+    </message>
+    <message>
+        <source>past the {mib} MiB budget, not kept: {names}</source>
+        <translation>超出 {mib} MiB 预算，未保留：{names}</translation>
+    </message>
+    <message>
+        <source>and {n} more</source>
+        <translation>等另外 {n} 个</translation>
+    </message>
 </context>
 <context>
     <name>RunDock</name>
@@ -2413,6 +2425,30 @@
         <source>Stop at first NaN/Inf</source>
         <translation>在第一个 NaN/Inf 处停止</translation>
     </message>
+    <message>
+        <source>Keep values inside bodies</source>
+        <translation>保留子图内的值</translation>
+    </message>
+    <message>
+        <source>A whole run (Ctrl+R) keeps the values computed inside If, Loop and Scan bodies, up to the memory budget; a loop&apos;s last iteration</source>
+        <translation>完整运行（Ctrl+R）时保留 If、Loop、Scan 子图内计算出的值，不超过内存预算；循环保留最后一次迭代</translation>
+    </message>
+    <message>
+        <source> MiB</source>
+        <translation> MiB</translation>
+    </message>
+    <message>
+        <source>Memory budget for the values kept inside bodies; values past it are not kept, and the run says which</source>
+        <translation>子图内保留值的内存预算；超出的值不保留，运行结果会列出这些值</translation>
+    </message>
+    <message>
+        <source>every iteration</source>
+        <translation>每次迭代</translation>
+    </message>
+    <message>
+        <source>Keep the values of every loop iteration, not only the last</source>
+        <translation>保留循环每次迭代的值，而不只是最后一次</translation>
+    </message>
 </context>
 <context>
     <name>RunOverlay</name>
@@ -2427,6 +2463,10 @@
     <message>
         <source>  (differs)</source>
         <translation>  （不一致）</translation>
+    </message>
+    <message>
+        <source>from the last of {n} runs of this body (iteration {i})</source>
+        <translation>来自该子图 {n} 次运行中的最后一次（第 {i} 次迭代）</translation>
     </message>
 </context>
 <context>
@@ -2590,6 +2630,14 @@
     <message>
         <source>no value in this run: run the model, or step to it, to see it</source>
         <translation>本次运行中没有此值：运行模型或单步执行到此处即可查看</translation>
+    </message>
+    <message>
+        <source>Keep Values Inside &amp;Bodies</source>
+        <translation>保留子图内的值(&amp;B)</translation>
+    </message>
+    <message>
+        <source>Keep Every Loop &amp;Iteration</source>
+        <translation>保留循环的每次迭代(&amp;I)</translation>
     </message>
 </context>
 <context>

@@ -100,6 +100,10 @@ class RunController(QObject):
         self.ran_feeds: dict = {}
         self.fed_shapes: dict = {}                # input name -> shape of the last value fed to the model
         self.shape_note = ""                      # which inputs the last fed values resized
+        # What a whole run keeps inside If/Loop/Scan bodies (DebugRun's options
+        # of the same names; 512 MiB is core.exec.kept.DEFAULT_BUDGET, not
+        # imported here: it would load the executor with the window).
+        self.body_options = {"keep_body_values": True, "body_budget": 512 << 20, "every_iteration": False}
 
     # -- document -------------------------------------------------------------------------
 
@@ -131,7 +135,16 @@ class RunController(QObject):
         if self._debug is None and self.qdoc is not None:
             from onnxstudio.core.exec.debug import DebugRun
             self._debug = DebugRun(self.qdoc.document.model)
+            self.set_body_options()
         return self._debug
+
+    def set_body_options(self, **options) -> None:
+        """Change what whole runs keep inside bodies (see `body_options`);
+        the next run uses it."""
+        self.body_options.update(options)
+        if self._debug is not None:
+            for key, value in self.body_options.items():
+                setattr(self._debug, key, value)
 
     @property
     def debug_if_any(self):
@@ -297,9 +310,26 @@ class RunController(QObject):
             text = (self.tr("Ran the model: {n} node computed (the other {kept} kept from the last run)") if one
                     else self.tr("Ran the model: {n} nodes computed (the other {kept} kept from the last run)")
                     ).format(n=computed, kept=total - computed)
-        self.message.emit("info", self._noted(text))
+        self.message.emit("info", self._noted(text + self._bodies_note()))
         self.invalidated = set()
         self.ran.emit(outputs)
+
+    def _bodies_note(self) -> str:
+        """' — …' saying how many body values the run kept and naming those
+        the memory budget left out; '' when it kept none and left none out."""
+        kept = self.debug.kept
+        if kept is None or not (kept.values or kept.not_kept):
+            return ""
+        text = self.tr("{n} values inside bodies kept ({mib} MiB)").format(
+            n=len(kept.values), mib=f"{kept.nbytes / (1 << 20):.1f}")
+        if kept.not_kept:
+            names = [name for _, name in list(kept.not_kept)[:5]]
+            more = len(kept.not_kept) - len(names)
+            text += "; " + self.tr("past the {mib} MiB budget, not kept: {names}").format(
+                mib=kept.budget >> 20, names=", ".join(names))
+            if more:
+                text += " " + self.tr("and {n} more").format(n=more)
+        return " — " + text
 
     def _ensure_started(self) -> None:
         d = self.debug

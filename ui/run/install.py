@@ -7,7 +7,7 @@ from __future__ import annotations
 from PySide6.QtCore import QCoreApplication, QT_TRANSLATE_NOOP, QObject, Qt
 from PySide6.QtGui import QAction, QKeySequence
 from PySide6.QtWidgets import (QCheckBox, QDockWidget, QHBoxLayout, QLabel, QProgressBar, QPushButton,
-                               QToolBar, QVBoxLayout, QWidget)
+                               QSpinBox, QToolBar, QVBoxLayout, QWidget)
 
 from onnxstudio.core.exec.values import normalize
 
@@ -33,6 +33,7 @@ class RunDock(QWidget):
         self.status.setWordWrap(True)
         self.status.setTextInteractionFlags(Qt.TextSelectableByMouse)
         self.nan_box = QCheckBox(self.tr("Stop at first NaN/Inf"))
+        bodies = self._bodies_row()
         row = QHBoxLayout()
         row.addWidget(self.progress, 1)
         row.addWidget(self.cancel_button)
@@ -41,9 +42,31 @@ class RunDock(QWidget):
         layout.setContentsMargins(2, 2, 2, 2)
         layout.addWidget(inputs, 1)
         layout.addWidget(self.nan_box)
+        layout.addLayout(bodies)
         layout.addLayout(row)
         layout.addWidget(self.status)
         self.set_running(False)
+
+    def _bodies_row(self) -> QHBoxLayout:
+        """Keep values inside bodies [x], within [512] MiB, every iteration [ ]."""
+        self.bodies_box = QCheckBox(self.tr("Keep values inside bodies"))
+        self.bodies_box.setChecked(True)
+        self.bodies_box.setToolTip(self.tr("A whole run (Ctrl+R) keeps the values computed inside If, Loop and "
+                                           "Scan bodies, up to the memory budget; a loop's last iteration"))
+        self.budget_box = QSpinBox()
+        self.budget_box.setRange(0, 1 << 20)
+        self.budget_box.setValue(512)
+        self.budget_box.setSuffix(self.tr(" MiB"))
+        self.budget_box.setToolTip(self.tr("Memory budget for the values kept inside bodies; values past it are "
+                                           "not kept, and the run says which"))
+        self.iterations_box = QCheckBox(self.tr("every iteration"))
+        self.iterations_box.setToolTip(self.tr("Keep the values of every loop iteration, not only the last"))
+        row = QHBoxLayout()
+        row.addWidget(self.bodies_box)
+        row.addWidget(self.budget_box)
+        row.addWidget(self.iterations_box)
+        row.addStretch(1)
+        return row
 
     def set_running(self, running: bool) -> None:
         # Enabled/disabled rather than shown/hidden: no relayout of the dock per step.
@@ -113,6 +136,11 @@ class RunUI(QObject):
         self.cancel_action = self._action(self.tr("Ca&ncel Run"), lambda: c.cancel(), "Shift+F5")
         self.nan_action = self._action(self.tr("Stop at First &NaN/Inf"), self._nan_toggled)
         self.nan_action.setCheckable(True)
+        self.bodies_action = self._action(self.tr("Keep Values Inside &Bodies"), self._bodies_toggled)
+        self.bodies_action.setCheckable(True)
+        self.bodies_action.setChecked(True)
+        self.iterations_action = self._action(self.tr("Keep Every Loop &Iteration"), self._iterations_toggled)
+        self.iterations_action.setCheckable(True)
         self.ort_action = self._action(self.tr("Compare with &onnxruntime"), self.compare_onnxruntime)
         self.keep_action = self._action(self.tr("&Keep Run as Reference"), lambda: c.keep_reference())
         self.reference_action = self._action(self.tr("Compare with R&eference Run"),
@@ -120,7 +148,7 @@ class RunUI(QObject):
         menu = self.window.menuBar().addMenu(self.tr("&Run"))
         for a in (self.run_action, self.run_selection_action, None, self.step_action, self.continue_action,
                   self.run_to_action, self.breakpoint_action, self.nan_action, self.restart_action,
-                  self.cancel_action, None, self.ort_action, self.keep_action, self.reference_action, None):
+                  self.cancel_action, None, self.bodies_action, self.iterations_action, None, self.ort_action, self.keep_action, self.reference_action, None):
             if a is None:
                 menu.addSeparator()
             else:
@@ -199,6 +227,9 @@ class RunUI(QObject):
         self.inputs.changed.connect(self._inputs_changed)
         d.cancel_button.clicked.connect(lambda: c.cancel())
         d.nan_box.toggled.connect(lambda on: (self.nan_action.setChecked(on), c.set_break_on_nonfinite(on)))
+        d.bodies_box.toggled.connect(self._bodies_toggled)
+        d.iterations_box.toggled.connect(self._iterations_toggled)
+        d.budget_box.valueChanged.connect(lambda mib: c.set_body_options(body_budget=int(mib) << 20))
         self.compare.jump.connect(self.show_node)
         self.compare.compare_onnxruntime.connect(self.compare_onnxruntime)
         self.compare.keep_reference.connect(lambda: c.keep_reference())
@@ -262,6 +293,19 @@ class RunUI(QObject):
         on = self.nan_action.isChecked()
         self.dock_widget.nan_box.setChecked(on)
         self.controller.set_break_on_nonfinite(on)
+
+    def _bodies_toggled(self, on) -> None:
+        """The menu's action and the dock's box say the same; both set the option."""
+        on = bool(on)
+        self.bodies_action.setChecked(on)
+        self.dock_widget.bodies_box.setChecked(on)
+        self.controller.set_body_options(keep_body_values=on)
+
+    def _iterations_toggled(self, on) -> None:
+        on = bool(on)
+        self.iterations_action.setChecked(on)
+        self.dock_widget.iterations_box.setChecked(on)
+        self.controller.set_body_options(every_iteration=on)
 
     def selected_nodes(self, any_graph: bool = False) -> list:
         panel = self.window.graph

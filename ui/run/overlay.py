@@ -63,6 +63,7 @@ class ValueTag(QGraphicsItem):
         h = fonts.line_height() + 2
         self.rect = QRectF(0, 0, w, h)
         self.setPos(anchor.x() - w - 6, anchor.y() - h / 2)
+        self.note = ""                # which run of its body the value is from, when it ran several
         self.setToolTip(f"{name}\n{describe(value)}")
         self.setZValue(3)
         self.setCursor(Qt.PointingHandCursor)
@@ -76,6 +77,8 @@ class ValueTag(QGraphicsItem):
             tip = f"{self.name}\n{describe(self.value)}"
             if not isinstance(self.value, (list, dict)):
                 tip += "\n" + tensor_stats(self.value).summary()
+            if self.note:
+                tip += "\n" + self.note
             self.setToolTip(tip)
         return self.toolTip()
 
@@ -186,6 +189,18 @@ class NodeMark(QGraphicsItem):
         painter.drawText(tag, Qt.AlignCenter, text)
 
 
+def _kept_run_note(debug, graph, name: str) -> str:
+    """For a body value a whole run kept: which run of the body it is from,
+    when the body ran more than once (a loop's iterations); else ""."""
+    kept = getattr(debug, "kept", None)
+    path = graph.path if kept is not None and graph.parent_node is not None else None
+    runs = kept.runs.get(path, 0) if path is not None else 0
+    if runs < 2 or (path, name) not in kept.values:
+        return ""
+    return QCoreApplication.translate("RunOverlay", "from the last of {n} runs of this body (iteration {i})").format(
+        n=runs, i=kept.iterations[path])
+
+
 class RunOverlay:
     """Places run items on the graph panel's scene."""
 
@@ -239,6 +254,7 @@ class RunOverlay:
             done.add(id(value))
             tag = ValueTag(edge.path.pointAtPercent(0.5), _short(describe(computed)), value.name, computed,
                            value.name in bad_names, lambda v=value: self.inspect(v))
+            tag.note = _kept_run_note(debug, graph, value.name)
             self._place(room, tag, edge)
             scene.addItem(tag)
             self.items.append(tag)
