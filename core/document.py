@@ -39,7 +39,7 @@ class Step:
 
 @dataclass
 class DocumentEvent:
-    kind: str              # "edit", "undo", "redo", "saved", "reloaded"
+    kind: str              # "edit", "undo", "redo", "saved"
     changes: Changes
     revision: int
     step: str = ""         # the name of the step applied or undone

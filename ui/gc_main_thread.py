@@ -1,5 +1,5 @@
 """The UI thread collects cyclic garbage while worker jobs hold the
-automatic collector off (see canvas/gc_pause.py for why).
+automatic collector off (core/gc_policy.py owns the policy and says why).
 
 A timer on the UI thread looks at the collector's counts and collects the
 oldest generation whose threshold is crossed, as the automatic collector
@@ -11,7 +11,7 @@ import gc
 
 from PySide6.QtCore import QCoreApplication, QTimer
 
-from .canvas import gc_pause
+from onnxstudio.core import gc_policy
 
 _INTERVAL_MS = 200
 _timer = None
@@ -20,11 +20,11 @@ _timer = None
 def job_started() -> None:
     """A worker job is about to start (called on the UI thread)."""
     _ensure_timer()
-    gc_pause.job_started()
+    gc_policy.job_started()
 
 
 def job_ended() -> None:
-    gc_pause.job_ended()
+    gc_policy.job_ended()
 
 
 def _ensure_timer() -> None:
@@ -40,7 +40,7 @@ def _ensure_timer() -> None:
 def collect_due() -> int:
     """Collect like the automatic collector when the UI thread stands in for
     it; returns how many generations were collected (0: none was due)."""
-    if not gc_pause.ui_thread_collects():
+    if not gc_policy.ui_thread_collects():
         return 0
     thresholds, counts = gc.get_threshold(), gc.get_count()
     if not thresholds[0] or counts[0] < thresholds[0]:
@@ -49,5 +49,5 @@ def collect_due() -> int:
     while generation + 1 < len(counts) and thresholds[generation + 1] \
             and counts[generation + 1] >= thresholds[generation + 1]:
         generation += 1
-    gc.collect(generation)
+    gc_policy.collect(generation)
     return generation + 1

@@ -301,8 +301,8 @@ class GraphPanel(QWidget):
                 result, self.pinned_changed = pin(self._pin_old, result,
                                                   plan_pieces(view_model.request, MAX_PIECE), same)
             self._pin_old = None
-        from .canvas.gc_pause import gc_paused
-        with gc_paused():
+        from onnxstudio.core import gc_policy
+        with gc_policy.paused():
             self._populate(view_model, result, keep_view=pinned, same=same)
         self.idle.emit()
         self.laid_out.emit()

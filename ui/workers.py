@@ -1,4 +1,4 @@
-"""Background jobs: loading a model, inferring shapes, laying out a graph.
+"""Background jobs: loading a model, analysing it, laying out a graph.
 
 Each job is a QThread whose `run` does the blocking work and reports through
 signals (delivered on the UI thread as queued connections). Cancelling a load
@@ -12,7 +12,7 @@ on window close, application quit, or the runner's own destruction it cancels
 and waits for every running job. Qt aborts the whole process when a QThread
 object is destroyed while its thread still runs, so no timeout applies.
 While any job runs, Python's cyclic collector is held off and the UI thread
-collects in its place (canvas/gc_pause.py says why).
+collects in its place (core/gc_policy.py says why).
 """
 
 from __future__ import annotations
@@ -130,21 +130,6 @@ class LoadJob(QThread):
             self.loaded.emit(model)
 
 
-class InferJob(QThread):
-    """Shape inference is optional: when the module is missing or raises, the
-    viewer keeps the declared types and carries on."""
-    inferred = Signal(object)        # {ir.Value or value name: type}
-
-    def __init__(self, model, parent=None):
-        super().__init__(parent)
-        self.model = model
-
-    def run(self) -> None:
-        types = run_inference(self.model)
-        if types:
-            self.inferred.emit(types)
-
-
 class AnalysisJob(QThread):
     """Inference and the checker for a just-opened Document, off the UI thread;
     the window hands the result to the Document if nothing was edited meanwhile."""
@@ -166,18 +151,13 @@ class AnalysisJob(QThread):
 
 
 def run_inference(model) -> dict:
-    """{ir.Value: type} from core.infer, or {} when it is missing or fails."""
+    """{ir.Value: type} from core.infer, or {} when it fails."""
+    from onnxstudio.core.infer import Inference
     try:
-        from onnxstudio.core import infer as inference
-    except ImportError:
-        return {}
-    try:
-        if hasattr(inference, "Inference"):
-            # Keyed by Value: names repeat across subgraph bodies.
-            engine = inference.Inference(model)
-            engine.run()
-            return dict(engine.types)
-        return dict(inference.infer(model))
+        # Keyed by Value: names repeat across subgraph bodies.
+        engine = Inference(model)
+        engine.run()
+        return dict(engine.types)
     except Exception:          # noqa: BLE001 - inference must never break viewing
         traceback.print_exc()
         return {}
@@ -215,9 +195,9 @@ class LayoutJob(QThread):
         if self.previous is None:
             return self._run()
         # A re-layout after an edit: short, and it makes tens of thousands of
-        # objects that all stay alive (see canvas/gc_pause.py).
-        from .canvas.gc_pause import gc_paused
-        with gc_paused():
+        # objects that all stay alive (see core/gc_policy.py).
+        from onnxstudio.core import gc_policy
+        with gc_policy.paused():
             self._run()
 
     def _run(self) -> None:

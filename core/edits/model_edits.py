@@ -6,17 +6,13 @@ import numbers
 from dataclasses import dataclass
 from typing import ClassVar, Optional
 
+from ..opsets import canonical_domain
 from .base import Changes, Edit, EditError, register
 from .refs import GraphPath, find_graph
 
 MODEL_FIELDS = {"ir_version": int, "producer_name": str, "producer_version": str, "domain": str,
                 "model_version": int, "doc_string": str}
 GRAPH_FIELDS = ("name", "doc_string")
-
-
-def canonical_domain(domain: str) -> str:
-    # "ai.onnx" and "" name the same domain.
-    return "" if domain == "ai.onnx" else domain
 
 
 def _check_type(value, kind, place: str):

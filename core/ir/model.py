@@ -1,10 +1,10 @@
 """Model and Function: the top of the IR."""
 from __future__ import annotations
 
-import gc
 import pathlib
 from typing import Iterator, Optional
 
+from .. import gc_policy
 from ..opsets import imported_version
 from .graph import Attr, Graph, Node
 
@@ -75,13 +75,8 @@ class Model:
         # Building makes a few objects per node and no garbage; with the
         # cyclic collector on, its full passes rescan all of them again and
         # again (a 10**6-node graph took 2-3x as long).
-        collecting = gc.isenabled()
-        gc.disable()
-        try:
+        with gc_policy.paused():
             build(self)
-        finally:
-            if collecting:
-                gc.enable()
 
     @property
     def graph(self) -> Graph:

@@ -8,7 +8,7 @@ import pytest
 from PySide6.QtCore import QThread
 
 from onnxstudio.ui import gc_main_thread
-from onnxstudio.ui.canvas import gc_pause
+from onnxstudio.core import gc_policy
 from onnxstudio.ui.workers import JobRunner
 
 
@@ -16,7 +16,7 @@ from onnxstudio.ui.workers import JobRunner
 def runner(qtbot):
     """A JobRunner deleted, with its jobs, while the application still exists."""
     # another test's job (the executor's preload thread ...) may still hold the collector
-    qtbot.waitUntil(lambda: not gc_pause.held(), timeout=30_000)
+    qtbot.waitUntil(lambda: not gc_policy.held(), timeout=30_000)
     r = JobRunner()
     yield r
     r.shutdown()
@@ -78,19 +78,19 @@ def test_the_ui_thread_collects_garbage_made_during_a_job(qtbot, runner):
         del cycle
         for _ in range(20_000):                 # garbage enough for a due collection
             _Cycle()
-        assert not gone and gc_pause.ui_thread_collects()
+        assert not gone and gc_policy.ui_thread_collects()
         qtbot.waitUntil(lambda: bool(gone), timeout=10_000)   # the timer collected it
     finally:
         job.release.set()
         qtbot.waitUntil(lambda: not runner.jobs, timeout=30_000)
-    assert gc.isenabled() and not gc_pause.ui_thread_collects()
+    assert gc.isenabled() and not gc_policy.ui_thread_collects()
 
 
 def test_a_pause_holds_the_ui_thread_collector_too(qtbot, runner):
     job = _Waiting()
     runner.start(job)
     try:
-        with gc_pause.gc_paused():
+        with gc_policy.paused():
             for _ in range(20_000):
                 _Cycle()
             assert gc_main_thread.collect_due() == 0
