@@ -232,6 +232,53 @@
     </message>
 </context>
 <context>
+    <name>CompareOptions</name>
+    <message>
+        <source>Comparison options</source>
+        <translation>比较选项</translation>
+    </message>
+    <message>
+        <source>relative tolerance: an element agrees when |ours − theirs| ≤ atol × max(1, the value&apos;s largest |value|) + rtol × |theirs|</source>
+        <translation>相对容差：当 |我们的 − 对方的| ≤ atol × max(1, 该值的最大 |值|) + rtol × |对方的| 时，元素视为一致</translation>
+    </message>
+    <message>
+        <source>name=rtol,atol; … (e.g. logits=1e-2,1e-3)</source>
+        <translation>名称=rtol,atol; …（例如 logits=1e-2,1e-3）</translation>
+    </message>
+    <message>
+        <source>tolerances of single values (outputs or intermediates), separated by &apos;;&apos;</source>
+        <translation>单个值（输出或中间值）的容差，用 &apos;;&apos; 分隔</translation>
+    </message>
+    <message>
+        <source>onnxruntime&apos;s graph optimisations; with any but &apos;disable&apos; some intermediates are fused away and cannot be compared</source>
+        <translation>onnxruntime 的图优化；除 &apos;disable&apos; 外，部分中间值会被融合掉，无法比较</translation>
+    </message>
+    <message>
+        <source>tolerances</source>
+        <translation>容差</translation>
+    </message>
+    <message>
+        <source>per value</source>
+        <translation>按值</translation>
+    </message>
+    <message>
+        <source>execution provider</source>
+        <translation>执行提供程序</translation>
+    </message>
+    <message>
+        <source>optimisation level</source>
+        <translation>优化级别</translation>
+    </message>
+    <message>
+        <source>per value: {item} is not name=rtol,atol</source>
+        <translation>按值：{item} 不是 名称=rtol,atol 的形式</translation>
+    </message>
+    <message>
+        <source>{what}: {text} is not a tolerance (a number, 0 or more, such as 1e-3)</source>
+        <translation>{what}：{text} 不是容差（应为 0 或更大的数，例如 1e-3）</translation>
+    </message>
+</context>
+<context>
     <name>CompareView</name>
     <message>
         <source>Compare with onnxruntime</source>
@@ -248,6 +295,10 @@
     <message>
         <source>Go to first divergence</source>
         <translation>转到第一个分歧处</translation>
+    </message>
+    <message>
+        <source>Options</source>
+        <translation>选项</translation>
     </message>
     <message>
         <source>No comparison yet</source>
@@ -2426,6 +2477,30 @@
         <translation>在第一个 NaN/Inf 处停止</translation>
     </message>
     <message>
+        <source>Save inputs…</source>
+        <translation>保存输入…</translation>
+    </message>
+    <message>
+        <source>Every input, as the next run makes it, in one .npz file (arrays by input name)</source>
+        <translation>将下次运行生成的所有输入保存到一个 .npz 文件（数组按输入名命名）</translation>
+    </message>
+    <message>
+        <source>Save values…</source>
+        <translation>保存值…</translation>
+    </message>
+    <message>
+        <source>The values of the last run (the selected nodes&apos; or all) in one .npz file, by value name</source>
+        <translation>将上次运行的值（所选节点的或全部）保存到一个 .npz 文件，按值名命名</translation>
+    </message>
+    <message>
+        <source>Selected nodes&apos; values…</source>
+        <translation>所选节点的值…</translation>
+    </message>
+    <message>
+        <source>All values…</source>
+        <translation>全部值…</translation>
+    </message>
+    <message>
         <source>Keep values inside bodies</source>
         <translation>保留子图内的值</translation>
     </message>
@@ -2536,6 +2611,26 @@
         <translation>运行(&amp;R)</translation>
     </message>
     <message>
+        <source>&amp;Load Inputs…</source>
+        <translation>加载输入(&amp;L)…</translation>
+    </message>
+    <message>
+        <source>Every input from one .npz file named like the inputs</source>
+        <translation>从一个按输入名命名的 .npz 文件加载所有输入</translation>
+    </message>
+    <message>
+        <source>Save &amp;Inputs…</source>
+        <translation>保存输入(&amp;I)…</translation>
+    </message>
+    <message>
+        <source>Save Selected &amp;Values…</source>
+        <translation>保存所选值(&amp;V)…</translation>
+    </message>
+    <message>
+        <source>Save &amp;All Values…</source>
+        <translation>保存全部值(&amp;A)…</translation>
+    </message>
+    <message>
         <source>Run</source>
         <translation>运行</translation>
     </message>
@@ -2594,6 +2689,46 @@
     <message>
         <source>cannot read the saved model to compare with: {error}</source>
         <translation>无法读取用于对比的已保存模型：{error}</translation>
+    </message>
+    <message>
+        <source>NumPy arrays (*.npz)</source>
+        <translation>NumPy 数组 (*.npz)</translation>
+    </message>
+    <message>
+        <source>Open a model first</source>
+        <translation>请先打开模型</translation>
+    </message>
+    <message>
+        <source>Save inputs</source>
+        <translation>保存输入</translation>
+    </message>
+    <message>
+        <source>Saved {n} inputs to {path}</source>
+        <translation>已将 {n} 个输入保存到 {path}</translation>
+    </message>
+    <message>
+        <source>Run the model first, then save its values</source>
+        <translation>请先运行模型，再保存其值</translation>
+    </message>
+    <message>
+        <source>Select nodes of the main graph whose values the run computed, or save all values</source>
+        <translation>请选择主图中运行已计算出值的节点，或保存全部值</translation>
+    </message>
+    <message>
+        <source>Save values</source>
+        <translation>保存值</translation>
+    </message>
+    <message>
+        <source>Saved {n} values to {path}</source>
+        <translation>已将 {n} 个值保存到 {path}</translation>
+    </message>
+    <message>
+        <source>{path}: cannot write ({error})</source>
+        <translation>{path}：无法写入（{error}）</translation>
+    </message>
+    <message>
+        <source>an .npz cannot hold {names}: left out</source>
+        <translation>.npz 无法保存 {names}：已略去</translation>
     </message>
     <message>
         <source>group {path}</source>

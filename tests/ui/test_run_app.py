@@ -586,3 +586,76 @@ def test_load_all_inputs_from_an_npz(qtbot, window, tmp_path):
         for name in expected.files:
             np.testing.assert_allclose(r.controller.debug.values[name], expected[name], rtol=1e-3, atol=1e-4)
     assert not panel.load_all_inputs(tmp_path / "missing.npz") and "missing.npz" in panel.message.text()
+
+
+@pytest.mark.parametrize("model", ["silero_vad", "bert_12layer_narrow"])
+def test_the_app_and_the_cli_make_the_same_random_inputs(qtbot, window, tmp_path, model):
+    """One seed, one generator: the Run dock's inputs and `run --random
+    --seed` are the same arrays, bit for bit (sample rate, state, token ids
+    below the vocabulary, a window's length included)."""
+    path = SHARED_MODELS / model / "model.onnx"
+    open_model(qtbot, window, path)
+    r = run_ui(window)
+    r.inputs.seed.setValue(7)
+    app = r.inputs.make_feeds()
+    cli = subprocess.run([sys.executable, "-m", "onnxstudio", "run", str(path), "--random", "--seed", "7",
+                          "--save-inputs", str(tmp_path / "cli.npz")], capture_output=True, text=True, timeout=300)
+    assert cli.returncode == 0, cli.stderr
+    with np.load(tmp_path / "cli.npz") as made:
+        assert sorted(made.files) == sorted(app)
+        for name, value in app.items():
+            assert made[name].dtype == value.dtype and made[name].shape == value.shape, name
+            assert made[name].tobytes() == value.tobytes(), name
+
+
+def test_a_run_saved_and_loaded_again_gives_the_same_outputs(qtbot, window, tmp_path):
+    """Save inputs… and Save values… (all, or the selected nodes'), then
+    Load inputs… on another seed: the same outputs as the saved values."""
+    open_model(qtbot, window, sample_path("demo.onnx"))
+    r = run_ui(window)
+    r.inputs.seed.setValue(3)
+    r.run_all()
+    finish(qtbot, window)
+    assert r.save_inputs(tmp_path / "in.npz") and "Saved 2 inputs" in r.dock_widget.status.text()
+    assert r.save_values(selected=False, path=tmp_path / "all.npz")
+    nodes = list(r.controller.model.graph.nodes)
+    window.graph.scene.clearSelection()
+    window.graph.scene.item_for_node(nodes[1]).setSelected(True)
+    assert r.save_values(selected=True, path=tmp_path / "one.npz")
+    with np.load(tmp_path / "one.npz") as one:
+        assert one.files == [v.name for v in nodes[1].outputs]
+    assert sorted(p.name for p in tmp_path.iterdir() if p.suffix == ".npz") == ["all.npz", "in.npz", "one.npz"]
+    r.inputs.seed.setValue(4)
+    assert r.inputs.load_all_inputs(tmp_path / "in.npz")
+    r.run_all()
+    finish(qtbot, window)
+    with np.load(tmp_path / "all.npz") as saved:
+        assert nodes[1].outputs[0].name in saved.files
+        for v in r.controller.model.graph.outputs:
+            np.testing.assert_array_equal(r.controller.debug.values[v.name], saved[v.name])
+    window.graph.scene.clearSelection()
+    assert not r.save_values(selected=True, path=tmp_path / "none.npz")
+    assert "Select nodes" in r.dock_widget.status.text() and not (tmp_path / "none.npz").exists()
+
+
+def test_compare_options_set_tolerances_provider_and_level(qtbot, window):
+    pytest.importorskip("onnxruntime")
+    open_model(qtbot, window, sample_path("demo.onnx"))
+    r = run_ui(window)
+    options = r.compare.options
+    r.compare.options_button.setChecked(True)
+    r.compare_dock.show()
+    options.read_providers()
+    assert options.provider.findText("CPUExecutionProvider") >= 0
+    options.rtol.setText("abc")
+    r.compare_onnxruntime()
+    assert r.controller.job is None and "rtol: 'abc' is not a tolerance" in r.dock_widget.status.text()
+    options.rtol.setText("1e-2")
+    options.per_value.setText("probs=0,0; logits=1e-1,1e-2")
+    options.level.setCurrentText("all")
+    r.compare_onnxruntime()
+    finish(qtbot, window)
+    assert not r.controller.last_error, r.controller.last_error
+    report = r.controller.report
+    assert report.rtol == 1e-2 and report.tolerances == {"probs": (0.0, 0.0), "logits": (0.1, 0.01)}
+    assert (report.values["logits"].rtol, report.values["logits"].atol) == (0.1, 0.01)

@@ -1,12 +1,14 @@
 """The comparison dock: compare with onnxruntime or with a kept run of our
 own, a legend of the error colours used on the canvas, the nodes listed by
-error (largest first) and a jump to the first node where the runs part."""
+error (largest first) and a jump to the first node where the runs part.
+Its options set the tolerances (for every value, and per value), and
+onnxruntime's execution provider and graph optimisation level."""
 from __future__ import annotations
 
 from PySide6.QtCore import QRectF, Qt, Signal
 from PySide6.QtGui import QLinearGradient, QPainter
-from PySide6.QtWidgets import (QHBoxLayout, QHeaderView, QLabel, QPushButton, QSizePolicy, QTableWidget,
-                               QTableWidgetItem, QVBoxLayout, QWidget)
+from PySide6.QtWidgets import (QComboBox, QFormLayout, QGroupBox, QHBoxLayout, QHeaderView, QLabel, QLineEdit,
+                               QPushButton, QSizePolicy, QTableWidget, QTableWidgetItem, QVBoxLayout, QWidget)
 
 from .overlay import error_colour
 
@@ -41,6 +43,96 @@ class ErrorLegend(QWidget):
             p.drawText(rect, align, text)
 
 
+# The comparison's defaults (core.exec.compare's, not imported: that would load
+# the executor with the window) and onnxruntime's optimisation levels.
+DEFAULT_RTOL, DEFAULT_ATOL = "1e-3", "1e-4"
+DEFAULT_PROVIDER = "CPUExecutionProvider"
+OPT_LEVELS = ("disable", "basic", "extended", "all")
+
+
+class CompareOptions(QGroupBox):
+    """Tolerances, per-value tolerances, onnxruntime's provider and level.
+    The providers are read from onnxruntime when the options are first
+    shown: importing it when the window opens would cost every start."""
+
+    def __init__(self, parent=None):
+        super().__init__(parent)
+        self.setTitle(self.tr("Comparison options"))
+        self.rtol = QLineEdit(DEFAULT_RTOL)
+        self.atol = QLineEdit(DEFAULT_ATOL)
+        self.rtol.setToolTip(self.tr("relative tolerance: an element agrees when |ours − theirs| ≤ atol × "
+                                     "max(1, the value's largest |value|) + rtol × |theirs|"))
+        self.atol.setToolTip(self.rtol.toolTip())
+        self.per_value = QLineEdit()
+        self.per_value.setPlaceholderText(self.tr("name=rtol,atol; … (e.g. logits=1e-2,1e-3)"))
+        self.per_value.setToolTip(self.tr("tolerances of single values (outputs or intermediates), "
+                                          "separated by ';'"))
+        self.provider = QComboBox()
+        self.provider.addItem(DEFAULT_PROVIDER)
+        self.level = QComboBox()
+        for level in OPT_LEVELS:
+            self.level.addItem(level)
+        self.level.setToolTip(self.tr("onnxruntime's graph optimisations; with any but 'disable' some "
+                                      "intermediates are fused away and cannot be compared"))
+        self._providers_read = False
+        form = QFormLayout(self)
+        row = QHBoxLayout()
+        for symbol, box in (("rtol", self.rtol), ("atol", self.atol)):
+            row.addWidget(QLabel(symbol))      # the formula's symbols, as in the tooltip: never translated
+            row.addWidget(box)
+        form.addRow(self.tr("tolerances"), row)
+        form.addRow(self.tr("per value"), self.per_value)
+        form.addRow(self.tr("execution provider"), self.provider)
+        form.addRow(self.tr("optimisation level"), self.level)
+
+    def showEvent(self, event) -> None:
+        super().showEvent(event)
+        self.read_providers()
+
+    def read_providers(self) -> None:
+        """Offer the providers of the installed onnxruntime (once)."""
+        if self._providers_read:
+            return
+        self._providers_read = True
+        from onnxstudio.core.exec.compare import CompareError, available_providers
+        try:
+            providers = available_providers()
+        except CompareError as e:
+            self.provider.setToolTip(str(e))
+            return
+        current = self.provider.currentText()
+        self.provider.clear()
+        self.provider.addItems(providers)
+        self.provider.setCurrentText(current if current in providers else DEFAULT_PROVIDER)
+
+    def options(self) -> dict:
+        """compare_against_onnxruntime's keyword arguments; ValueError with a
+        sentence naming the field when one is not a tolerance."""
+        out = {"rtol": self._number(self.rtol.text(), "rtol"),
+               "atol": self._number(self.atol.text(), "atol"), "tolerances": {},
+               "provider": self.provider.currentText() or DEFAULT_PROVIDER, "opt_level": self.level.currentText()}
+        for item in self.per_value.text().split(";"):
+            if not item.strip():
+                continue
+            name, sep, pair = item.strip().rpartition("=")
+            parts = pair.split(",")
+            if not sep or not name.strip() or len(parts) != 2:
+                raise ValueError(self.tr("per value: {item} is not name=rtol,atol").format(item=repr(item.strip())))
+            out["tolerances"][name.strip()] = (self._number(parts[0], name.strip()),
+                                               self._number(parts[1], name.strip()))
+        return out
+
+    def _number(self, text: str, what: str) -> float:
+        try:
+            value = float(text)
+        except ValueError:
+            value = -1.0
+        if not 0 <= value < float("inf"):
+            raise ValueError(self.tr("{what}: {text} is not a tolerance (a number, 0 or more, such as 1e-3)")
+                             .format(what=what, text=repr(text.strip())))
+        return value
+
+
 class CompareView(QWidget):
     jump = Signal(object)                  # ir Node to show
     compare_onnxruntime = Signal()
@@ -55,10 +147,16 @@ class CompareView(QWidget):
         self.reference_button = QPushButton(self.tr("Compare with reference"))
         self.first_button = QPushButton(self.tr("Go to first divergence"))
         self.first_button.setEnabled(False)
+        self.options_button = QPushButton(self.tr("Options"))
+        self.options_button.setCheckable(True)
+        self.options = CompareOptions()
+        self.options.hide()
+        self.options_button.toggled.connect(self.options.setVisible)
         buttons = QHBoxLayout()
         for b in (self.ort_button, self.keep_button, self.reference_button):
             buttons.addWidget(b)
         buttons.addStretch(1)
+        buttons.addWidget(self.options_button)
         self.legend = ErrorLegend()
         self.summary = QLabel(self.tr("No comparison yet"))
         self.summary.setWordWrap(True)
@@ -74,6 +172,7 @@ class CompareView(QWidget):
         layout = QVBoxLayout(self)
         layout.setContentsMargins(4, 4, 4, 4)
         layout.addLayout(buttons)
+        layout.addWidget(self.options)
         layout.addWidget(self.legend)
         row = QHBoxLayout()
         row.addWidget(self.summary, 1)

@@ -13,20 +13,24 @@ from typing import Optional
 from onnxstudio.core.exec import compare
 
 
-def compare_against_onnxruntime(model, ours: dict, feeds: dict, reference_model=None):
+def compare_against_onnxruntime(model, ours: dict, feeds: dict, reference_model=None, *, rtol: float = compare.RTOL,
+                                atol: float = compare.ATOL, tolerances=None, provider: str = compare.DEFAULT_PROVIDER,
+                                opt_level: str = "disable"):
     """(Report, onnxruntime's values by name): every intermediate of `model`
-    that onnxruntime can expose, compared with `ours` (a kept run)."""
+    that onnxruntime can expose, compared with `ours` (a kept run), with the
+    Compare dock's options (tolerances, execution provider, optimisation level)."""
     # The per-node comparison of compare.compare_with_onnxruntime, with our
     # side taken from the run already made (no second run of ours) and
     # onnxruntime's values kept for the tensor inspector.
     target = reference_model if reference_model is not None else model
     names = [n for n in compare._intermediate_names(model.graph)
              if n in ours and target.graph.lookup(n) is not None]
-    theirs, skipped = compare._run_onnxruntime(target, feeds, names)
+    theirs, skipped = compare._run_onnxruntime(target, feeds, names, provider=provider, opt_level=opt_level)
     wanted = [*names, *(v.name for v in model.graph.outputs)]
     ordered = {n: ours[n] for n in wanted if n in ours}
-    diffs = compare.compare_values(ordered, theirs)
-    return compare.node_report(model.graph, diffs, skipped=skipped), theirs
+    diffs = compare.compare_values(ordered, theirs, rtol=rtol, atol=atol, tolerances=tolerances)
+    return compare.node_report(model.graph, diffs, skipped=skipped, rtol=rtol, atol=atol,
+                               tolerances=tolerances), theirs
 
 
 def error_colour_fraction(rel: float, lo: float = 1e-7, hi: float = 1.0) -> float:

@@ -432,16 +432,18 @@ class RunController(QObject):
 
     # -- comparisons ------------------------------------------------------------------------
 
-    def compare_onnxruntime(self, reference_model=None) -> bool:
+    def compare_onnxruntime(self, reference_model=None, options: Optional[dict] = None) -> bool:
         """onnxruntime on the same inputs, every intermediate compared with
         ours. `reference_model` (the file as saved, when the document has
-        unsaved edits) is what onnxruntime runs; ours is the document."""
+        unsaved edits) is what onnxruntime runs; ours is the document.
+        `options`: the Compare dock's tolerances, provider and level."""
         from .compare_work import compare_against_onnxruntime
 
         def work(job):
             feeds = self._feeds()
             self.debug.run(feeds)
-            return compare_against_onnxruntime(self.model, self.debug.values, feeds, reference_model)
+            return compare_against_onnxruntime(self.model, self.debug.values, feeds, reference_model,
+                                               **(options or {}))
 
         def done(result):
             report, self.other_values = result

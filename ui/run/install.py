@@ -1,12 +1,14 @@
 """Wiring the run UI into the main window: the Run menu and toolbar (F5
 continue, F9 breakpoint, F10 step ...), the Run dock (inputs, progress with
-Cancel, messages), the Tensor Inspector and Compare docks, "Run to Node"
-in the canvas's context menu, and keeping the current node in view."""
+Cancel, messages, saving the inputs and values of a run), the Tensor
+Inspector and Compare docks, "Run to Node" in the canvas's context menu,
+and keeping the current node in view."""
 from __future__ import annotations
 
 from PySide6.QtCore import QCoreApplication, QT_TRANSLATE_NOOP, QObject, Qt
 from PySide6.QtGui import QAction, QKeySequence
-from PySide6.QtWidgets import (QCheckBox, QDockWidget, QHBoxLayout, QLabel, QProgressBar, QPushButton,
+from PySide6.QtWidgets import (QCheckBox, QDockWidget, QFileDialog, QHBoxLayout, QLabel, QMenu, QProgressBar,
+                               QPushButton,
                                QSpinBox, QToolBar, QVBoxLayout, QWidget)
 
 from onnxstudio.core.exec.values import normalize
@@ -45,7 +47,27 @@ class RunDock(QWidget):
         layout.addLayout(bodies)
         layout.addLayout(row)
         layout.addWidget(self.status)
+        layout.addLayout(self._files_row())
         self.set_running(False)
+
+    def _files_row(self) -> QHBoxLayout:
+        """Save inputs… and Save values… (selected or all): a run in .npz
+        files, read again by Load all inputs… and `onnxstudio run --load-inputs`."""
+        self.save_inputs_button = QPushButton(self.tr("Save inputs…"))
+        self.save_inputs_button.setToolTip(self.tr("Every input, as the next run makes it, in one .npz file "
+                                                   "(arrays by input name)"))
+        self.save_values_button = QPushButton(self.tr("Save values…"))
+        self.save_values_button.setToolTip(self.tr("The values of the last run (the selected nodes' or all) "
+                                                   "in one .npz file, by value name"))
+        values_menu = QMenu(self.save_values_button)
+        self.save_selected_values = values_menu.addAction(self.tr("Selected nodes' values…"))
+        self.save_all_values = values_menu.addAction(self.tr("All values…"))
+        self.save_values_button.setMenu(values_menu)
+        row = QHBoxLayout()
+        row.addWidget(self.save_inputs_button)
+        row.addWidget(self.save_values_button)
+        row.addStretch(1)
+        return row
 
     def _bodies_row(self) -> QHBoxLayout:
         """Keep values inside bodies [x], within [512] MiB, every iteration [ ]."""
@@ -153,6 +175,16 @@ class RunUI(QObject):
                 menu.addSeparator()
             else:
                 menu.addAction(a)
+        # A run kept in files: inputs in and out (Load Inputs is the Run dock's "Load all inputs…").
+        self.load_inputs_action = self._action(self.tr("&Load Inputs…"), self.inputs.load_all_dialog,
+                                               tip=self.tr("Every input from one .npz file named like the inputs"))
+        self.save_inputs_action = self._action(self.tr("Save &Inputs…"), lambda: self.save_inputs())
+        self.save_selected_action = self._action(self.tr("Save Selected &Values…"),
+                                                 lambda: self.save_values(selected=True))
+        self.save_all_action = self._action(self.tr("Save &All Values…"), lambda: self.save_values(selected=False))
+        for a in (self.load_inputs_action, self.save_inputs_action, self.save_selected_action, self.save_all_action):
+            menu.addAction(a)
+        menu.addSeparator()
         for dock in (self.run_dock, self.inspector_dock, self.compare_dock):
             menu.addAction(dock.toggleViewAction())
         bar = QToolBar(self.tr("Run"), self.window)
@@ -234,6 +266,9 @@ class RunUI(QObject):
         self.compare.compare_onnxruntime.connect(self.compare_onnxruntime)
         self.compare.keep_reference.connect(lambda: c.keep_reference())
         self.compare.compare_reference.connect(lambda: c.compare_with_reference())
+        d.save_inputs_button.clicked.connect(lambda: self.save_inputs())
+        d.save_selected_values.triggered.connect(lambda: self.save_values(selected=True))
+        d.save_all_values.triggered.connect(lambda: self.save_values(selected=False))
         self.window.graph.selection_changed.connect(self._selection)
         self.window.graph.laid_out.connect(self._after_layout)
 
@@ -286,8 +321,84 @@ class RunUI(QObject):
         except Exception as e:  # noqa: BLE001 - the saved file may have become unreadable
             self._message("error", self.tr("cannot read the saved model to compare with: {error}").format(error=e))
             return
+        try:
+            options = self.compare.options.options()
+        except ValueError as e:           # a tolerance that is not a number: said, the options shown
+            self.compare.options_button.setChecked(True)
+            self.compare_dock.show()
+            self._message("error", str(e))
+            return
         self._show_run_dock()
-        self.controller.compare_onnxruntime(reference)
+        self.controller.compare_onnxruntime(reference, options)
+
+    # -- a run in files ----------------------------------------------------------------------
+
+    def _npz_path(self, title: str, suffix: str):
+        """A file to write, asked for with a dialog; None when cancelled."""
+        base = self.inputs.path
+        start = str(base.with_suffix(suffix)) if base is not None else "run" + suffix
+        path, _ = QFileDialog.getSaveFileName(self.window, title, start, self.tr("NumPy arrays (*.npz)"))
+        if path and not path.lower().endswith(".npz"):
+            path += ".npz"
+        return path or None
+
+    def save_inputs(self, path=None) -> bool:
+        """Every input as the next run makes it (the seed, files, images)
+        in one .npz; Load all inputs… and `run --load-inputs` read it."""
+        from onnxstudio.core.exec.errors import FeedError
+        if self.controller.qdoc is None:
+            self._message("error", self.tr("Open a model first"))
+            return False
+        path = path or self._npz_path(self.tr("Save inputs"), ".inputs.npz")
+        if not path:
+            return False
+        try:
+            feeds = self.inputs.make_feeds()
+        except FeedError as e:
+            self._message("error", str(e))
+            return False
+        return self._write_npz(path, feeds, self.tr("Saved {n} inputs to {path}"))
+
+    def save_values(self, selected: bool, path=None) -> bool:
+        """The last run's main-graph values in one .npz, by value name: all of
+        them, or the outputs of the selected nodes (and the selected edge's)."""
+        debug = self.controller.debug_if_any
+        if debug is None or not debug.values:
+            self._message("error", self.tr("Run the model first, then save its values"))
+            return False
+        values = debug.values
+        if selected:
+            names = self._selected_value_names()
+            values = {n: values[n] for n in names if n in values}
+            if not values:
+                self._message("error", self.tr("Select nodes of the main graph whose values the run computed, "
+                                               "or save all values"))
+                return False
+        path = path or self._npz_path(self.tr("Save values"), ".values.npz")
+        if not path:
+            return False
+        return self._write_npz(path, values, self.tr("Saved {n} values to {path}"))
+
+    def _selected_value_names(self) -> list:
+        names = [v.name for node in self.selected_nodes() for v in node.outputs if v is not None]
+        for item in self.window.graph.scene.selectedItems():
+            value = getattr(getattr(item, "ref", None), "value", None)
+            if value is not None and value.name not in names:
+                names.append(value.name)
+        return names
+
+    def _write_npz(self, path, arrays: dict, done: str) -> bool:
+        from onnxstudio.core.exec.run_files import save_npz
+        try:
+            written, left_out = save_npz(path, arrays)
+        except OSError as e:
+            self._message("error", self.tr("{path}: cannot write ({error})").format(path=path, error=e.strerror or e))
+            return False
+        text = done.format(n=len(written), path=path)
+        if left_out:
+            text += " — " + self.tr("an .npz cannot hold {names}: left out").format(names=", ".join(left_out))
+        self._message("info", text)
+        return True
 
     def _nan_toggled(self, on=None) -> None:
         on = self.nan_action.isChecked()
