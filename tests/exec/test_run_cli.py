@@ -271,13 +271,11 @@ def test_a_saved_run_reloaded_gives_the_same_outputs(tmp_path):
              "--save-values", tmp_path / "values.npz", "-o", first)
     assert r.returncode == 0, r.stderr
     assert f"wrote 2 inputs to {tmp_path / 'in.npz'}" in r.stdout
-    assert sorted(p.name for p in tmp_path.iterdir()) == ["again", "first", "in.npz", "values.npz"] or \
-        sorted(p.name for p in tmp_path.iterdir()) == ["first", "in.npz", "values.npz"]   # nothing left beside
+    assert sorted(p.name for p in tmp_path.iterdir()) == ["first", "in.npz", "values.npz"]   # nothing left beside
     with np.load(tmp_path / "in.npz") as saved:
         assert sorted(saved.files) == ["pixels", "use_softmax"] and saved["pixels"].shape[0] == 2
     with np.load(tmp_path / "values.npz") as values:
-        assert "/backbone/stage1/conv/Conv_output_0" in values.files or any(
-            k.startswith("/backbone/") for k in values.files), values.files
+        assert any(k.startswith("/backbone/") for k in values.files), values.files      # names as they are
         np.testing.assert_array_equal(values["probs"], np.load(first / "probs.npy"))
     r = _cli(sample_path(), "--load-inputs", tmp_path / "in.npz", "-o", again)
     assert r.returncode == 0, r.stderr
