@@ -58,6 +58,12 @@ def configure(p) -> None:
     p.add_argument("--output-dir", "-o", metavar="DIR", help="write each output as DIR/NAME.npy")
     p.add_argument("--keep-intermediates", action="store_true",
                    help="keep (and with --output-dir write) every intermediate value")
+    p.add_argument("--keep-body-values", action="store_true",
+                   help="keep the values computed inside If/Loop/Scan bodies (a loop's last iteration), up to "
+                        "--body-budget; says what was kept and names what the budget left out")
+    p.add_argument("--body-budget", type=int, default=512, metavar="MIB",
+                   help="memory for the values kept inside bodies, by --keep-body-values and by "
+                        "--compare-onnxruntime, which compares them (default 512)")
     p.add_argument("--compare-onnxruntime", action="store_true",
                    help="also run onnxruntime (if installed) with every intermediate exposed: print the error "
                         "per output, the first node whose result diverges and a per-node error table; "
@@ -308,7 +314,8 @@ def _compare_ort(args, model, feeds, options: dict):
     try:
         with warnings.catch_warnings():
             warnings.simplefilter("ignore", RuntimeWarning)
-            report = compare_with_onnxruntime(model, feeds, seed=args.seed, **options)
+            report = compare_with_onnxruntime(model, feeds, seed=args.seed,
+                                              body_budget=max(0, args.body_budget) << 20, **options)
     except CompareError as e:
         print(str(e), file=sys.stderr)
         return None, True
@@ -336,8 +343,32 @@ def _compare_ort(args, model, feeds, options: dict):
     if report.skipped:
         print(f"not compared ({len(report.skipped)}: onnxruntime cannot expose them): "
               + ", ".join(report.skipped[:5]) + (" ..." if len(report.skipped) > 5 else ""))
+    _bodies_lines(report)
     _node_table(report)
     return None, outputs_agree
+
+
+def _bodies_lines(report) -> None:
+    """What the comparison found inside bodies (each run alone by onnxruntime
+    on our values of its inputs), and what it did not compare, with why."""
+    if not report.bodies:
+        return
+    compared = [d for b in report.bodies if b.report is not None for d in b.report.values.values()]
+    print(f"inside bodies (each body that ran, run alone by onnxruntime on our values of its inputs): "
+          f"{sum(d.agrees for d in compared)} of {counted(len(compared), 'value')} agree")
+    idle = [b for b in report.bodies if not b.runs and b.report is None]
+    if idle:
+        print(f"  {counted(len(idle), 'body', 'bodies')} did not run (If branches not taken, loops of no iteration): "
+              f"nothing there to compare")
+    for b in report.bodies:
+        first = b.report.first_divergence if b.report is not None else None
+        if first is not None:
+            print(f"  first divergent node in {b.path}: {first.node.display_name}")
+        if b.note and b not in idle:
+            print(f"  {b.path}: {b.note}")
+        elif b.not_compared:
+            print(f"  {b.path}: not compared: " + ", ".join(f"{n} ({why})" for n, why in b.not_compared[:3])
+                  + (" ..." if len(b.not_compared) > 3 else ""))
 
 
 def _value_line(d) -> str:
@@ -411,7 +442,8 @@ def run(args) -> int:
     compare_options = _compare_options(args, model)
     try:
         session = Session(model, nodes=nodes, keep=args.keep_intermediates or save_values is not None,
-                          seed=args.seed)
+                          seed=args.seed, keep_body_values=args.keep_body_values,
+                          body_budget=max(0, args.body_budget) << 20)
     except ExecError as e:
         raise UserError(str(e), exit_code=1) from None
     randomised, sized_one = [], []
@@ -441,6 +473,8 @@ def run(args) -> int:
     say(f"ran {counted(len(session.nodes), 'node')} in {elapsed * 1e3:.1f} ms")
     for name, value in results.items():
         say(f"{name}: {describe(value)}{_stats(value)}")
+    if session.body_values is not None:
+        say(session.body_values.summary())
     if out_dir is not None:
         values = {**session.values, **results} if args.keep_intermediates else results
         try:
@@ -456,7 +490,9 @@ def run(args) -> int:
     if args.json:
         print(json.dumps({"nodes_run": len(session.nodes), "milliseconds": round(elapsed * 1e3, 3),
                           "outputs": {name: describe(value) for name, value in results.items()},
-                          "comparison": comparison}, indent=1))
+                          "comparison": comparison,
+                          **({"body_values": session.body_values.to_json()} if session.body_values else {})},
+                         indent=1))
     return 0 if agrees else 1
 
 
