@@ -25,7 +25,9 @@ from typing import Optional
 
 from ..ir import Node
 from .errors import Cancelled, ExecError
-from .shape_blocks import shape_static
+from .plan import NONDETERMINISTIC
+
+_SHAPE_OPS = frozenset({"Shape", "Size"})
 
 
 def is_control_flow(node: Node) -> bool:
@@ -49,9 +51,29 @@ def quiet_kinds(plan) -> list:
     """Per step of `plan`: "constant" when its values are the same on every
     run (a Constant, arithmetic on initializers: what the plan folds),
     "shape" for shape arithmetic (Shape/Size and steps computed from their
-    results and constants only), else ""."""
-    shapes = shape_static(plan.steps, plan.consts, ())
-    return ["constant" if folded else "shape" if shape else "" for folded, shape in zip(plan.foldable, shapes)]
+    results and constants only: shape_blocks.py's shape-static steps, here
+    also when they make a plan output), else ""."""
+    consts = plan.consts
+    static: set = set()
+    out = []
+    for s, folded in zip(plan.steps, plan.foldable):
+        if folded:
+            out.append("constant")
+            continue
+        # Kernels given a context are the ones running bodies (and random
+        # ops): excluded without node.subgraphs(), slow on 10k nodes.
+        ok = (s.function is None and s.kernel is not None and not s.kernel.context
+              and s.node.op_type not in NONDETERMINISTIC)
+        if ok and s.node.op_type in _SHAPE_OPS and s.kernel.domain in ("", "ai.onnx"):
+            ok = len(s.args) == 1 and bool(s.args[0])
+        elif ok:
+            names = [n for n in s.inputs if n]
+            ok = (bool(names) and all(n in consts or n in static for n in names)
+                  and any(n in static for n in names))
+        if ok:
+            static.update(n for n in s.outputs if n)
+        out.append("shape" if ok else "")
+    return out
 
 
 class Stepping:
