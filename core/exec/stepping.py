@@ -36,7 +36,8 @@ def is_control_flow(node: Node) -> bool:
 
 def calls_function(session, node: Node) -> bool:
     """True when `node`, a step of `session`'s plan, calls a model-local function."""
-    return _step_of(session, node) is not None and _step_of(session, node).function is not None
+    step = _step_of(session, node)
+    return step is not None and step.function is not None
 
 
 def _step_of(session, node: Node):

@@ -172,6 +172,11 @@ def test_a_function_call_is_one_step_over_and_entered_into(tmp_path):
     assert d.step_into().node.name == "fn_add" and d.current.name == "fn_add_again"
     d.step_out()
     assert d.current.name == "post" and d.values["y0"].tolist() == [3, 4]
+    body = d.model.function("local", "AddTwice").graph
+    d.breakpoints.add(next(n for n in body.nodes if n.name == "fn_add_again"))
+    d.start({"x": np.array([1.0, 2.0], np.float32)})
+    ev = d.step_over()                              # a breakpoint inside the function stops Step Over there
+    assert ev.reason == "breakpoint" and d.current.name == "fn_add_again"
 
 
 def _silero():
