@@ -360,6 +360,18 @@
         <source>ok</source>
         <translation>一致</translation>
     </message>
+    <message>
+        <source>Inside bodies (each run alone by onnxruntime on our inputs): {ok} of {n} values agree.</source>
+        <translation>子图内（每个子图由 onnxruntime 用我们的输入单独运行）：{n} 个值中 {ok} 个一致。</translation>
+    </message>
+    <message>
+        <source>{n} not compared (this line&apos;s tooltip says which, and why).</source>
+        <translation>{n} 个未比较（此行的提示列出是哪些以及原因）。</translation>
+    </message>
+    <message>
+        <source>{n} bodies did not run: nothing there to compare</source>
+        <translation>{n} 个子图未运行：其中没有可比较的值</translation>
+    </message>
 </context>
 <context>
     <name>Docks</name>

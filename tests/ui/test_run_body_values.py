@@ -100,3 +100,17 @@ def test_a_loop_body_tag_names_its_iteration(qtbot, window, tmp_path):
     assert tag.value.tolist() == [3, 6]
     assert "from the last of 3 runs of this body (iteration 2)" in tag.detail()
 
+
+def test_the_apps_onnxruntime_comparison_covers_body_values(qtbot, window):
+    import pytest
+    pytest.importorskip("onnxruntime")
+    r, debug, body = _run_silero(qtbot, window)
+    r.compare_onnxruntime()
+    _finish(qtbot, window)
+    report = r.controller.report
+    assert report is not None, r.controller.last_error
+    ran = next(b for b in report.bodies if b.graph is body)
+    assert ran.report is not None and ran.compared > 50 and ran.report.agrees
+    assert "Inside bodies (each run alone by onnxruntime on our inputs): " in r.compare.summary.text()
+    # the body's nodes are rows of the table, beside the main graph's
+    assert any(nd.node.graph is body for nd in r.compare.rows)

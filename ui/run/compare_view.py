@@ -210,9 +210,12 @@ class CompareView(QWidget):
             skipped = len(report.skipped)
             text += " " + (self.tr("{n} value could not be compared.") if skipped == 1
                            else self.tr("{n} values could not be compared.")).format(n=skipped)
+        text += self._bodies_text(report)
         self.summary.setText(text)
+        self.summary.setToolTip(self._bodies_tip(report))
         self.first_button.setEnabled(first is not None)
-        self.rows = sorted(report.nodes, key=lambda n: (n.agrees, -n.rel))
+        inside = [nd for b in report.bodies if b.report is not None for nd in b.report.nodes]
+        self.rows = sorted([*report.nodes, *inside], key=lambda n: (n.agrees, -n.rel))
         self.table.setRowCount(len(self.rows))
         for r, nd in enumerate(self.rows):
             name = QTableWidgetItem(nd.node.name or nd.node.op_type)
@@ -225,6 +228,26 @@ class CompareView(QWidget):
                                                                           else self.tr("ok")))
             flag.setBackground(error_colour(nd.rel, nd.agrees))
             self.table.setItem(r, 4, flag)
+
+    def _bodies_text(self, report) -> str:
+        """' Inside bodies: …' — what was compared there (each body run alone
+        by onnxruntime on our inputs) and what was not; '' without bodies."""
+        if not report.bodies:
+            return ""
+        compared = [d for b in report.bodies if b.report is not None for d in b.report.values.values()]
+        left = sum(len(b.not_compared) for b in report.bodies)
+        text = " " + self.tr("Inside bodies (each run alone by onnxruntime on our inputs): {ok} of {n} values "
+                             "agree.").format(ok=sum(d.agrees for d in compared), n=len(compared))
+        if left:
+            text += " " + self.tr("{n} not compared (this line's tooltip says which, and why).").format(n=left)
+        return text
+
+    def _bodies_tip(self, report) -> str:
+        """The body values not compared, with why (the first 30)."""
+        lines = [f"{b.path}: {name} — {why}" for b in report.bodies for name, why in b.not_compared]
+        idle = sum(1 for b in report.bodies if not b.runs)
+        head = [self.tr("{n} bodies did not run: nothing there to compare").format(n=idle)] if idle else []
+        return "\n".join(head + lines[:30] + (["…"] if len(lines) > 30 else []))
 
     def _jump_row(self, row: int) -> None:
         if 0 <= row < len(self.rows):

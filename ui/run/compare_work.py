@@ -15,10 +15,12 @@ from onnxstudio.core.exec import compare
 
 def compare_against_onnxruntime(model, ours: dict, feeds: dict, reference_model=None, *, rtol: float = compare.RTOL,
                                 atol: float = compare.ATOL, tolerances=None, provider: str = compare.DEFAULT_PROVIDER,
-                                opt_level: str = "disable"):
+                                opt_level: str = "disable", kept=None):
     """(Report, onnxruntime's values by name): every intermediate of `model`
     that onnxruntime can expose, compared with `ours` (a kept run), with the
-    Compare dock's options (tolerances, execution provider, optimisation level)."""
+    Compare dock's options (tolerances, execution provider, optimisation level).
+    `kept`: the run's values inside bodies (DebugRun.kept), each body that ran
+    then compared by onnxruntime running it on its own (Report.bodies)."""
     # The per-node comparison of compare.compare_with_onnxruntime, with our
     # side taken from the run already made (no second run of ours) and
     # onnxruntime's values kept for the tensor inspector.
@@ -29,8 +31,11 @@ def compare_against_onnxruntime(model, ours: dict, feeds: dict, reference_model=
     wanted = [*names, *(v.name for v in model.graph.outputs)]
     ordered = {n: ours[n] for n in wanted if n in ours}
     diffs = compare.compare_values(ordered, theirs, rtol=rtol, atol=atol, tolerances=tolerances)
-    return compare.node_report(model.graph, diffs, skipped=skipped, rtol=rtol, atol=atol,
-                               tolerances=tolerances), theirs
+    report = compare.node_report(model.graph, diffs, skipped=skipped, rtol=rtol, atol=atol, tolerances=tolerances)
+    if kept is not None:
+        report.bodies = compare.body_reports(target, ours, kept, rtol=rtol, atol=atol, tolerances=tolerances,
+                                             provider=provider, opt_level=opt_level)
+    return report, theirs
 
 
 def error_colour_fraction(rel: float, lo: float = 1e-7, hi: float = 1.0) -> float:

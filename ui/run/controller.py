@@ -443,6 +443,7 @@ class RunController(QObject):
             feeds = self._feeds()
             self.debug.run(feeds)
             return compare_against_onnxruntime(self.model, self.debug.values, feeds, reference_model,
+                                               kept=self.debug.kept,
                                                **(options or {}))
 
         def done(result):
