@@ -715,9 +715,14 @@ def _bodies(attr):
     return []
 
 
-def _outer_uses(body):
-    """(node, index, value) for every input inside `body` that reads a value
-    defined outside it."""
+def outer_uses(body: Graph) -> Iterator[tuple[Node, int, Value]]:
+    """(node, input index, value) for every input read inside `body` (nested
+    bodies included) whose value is not defined in `body` or below it.
+
+    Scoped by graph, not by name: a body that defines a value with the same
+    name as an outer one still reads the outer one where its nodes point at
+    it. A value attached to no graph counts as outside (it is defined
+    nowhere in the body)."""
     inside = {id(g) for g in body.walk()}
     for g in body.walk():
         for n in g.nodes:
@@ -728,7 +733,7 @@ def _outer_uses(body):
 
 def detach_bodies(node, attr) -> None:
     for body in _bodies(attr):
-        for n, i, v in _outer_uses(body):
+        for n, i, v in outer_uses(body):
             if (n, i) in v._uses:
                 v._uses.remove((n, i))
 
@@ -766,7 +771,7 @@ def attach_bodies(node, attr) -> None:
         body.parent_node = node
         body.attr_name = attr.name
         _bind_outer_names(node, body)
-        for n, i, v in _outer_uses(body):
+        for n, i, v in outer_uses(body):
             if (n, i) not in v._uses:
                 v._uses.append((n, i))
 

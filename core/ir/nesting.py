@@ -8,9 +8,11 @@ a value no longer attached to a graph).
 """
 from __future__ import annotations
 
-from typing import Iterator, Optional
+from typing import Optional
 
-from .graph import Graph, Node, Value
+# outer_uses lives in graph.py, which keeps use lists right with it when a
+# body is attached or detached; ir.nesting is where the rest of core asks.
+from .graph import Graph, Node, Value, outer_uses
 
 
 def top_level_node(node: Node, graph: Graph) -> Optional[Node]:
@@ -27,22 +29,6 @@ def holder_in(body: Graph, graph: Graph) -> Optional[Node]:
     when `body` is not below `graph`, including when it is `graph` itself."""
     holder = body.parent_node
     return None if holder is None else top_level_node(holder, graph)
-
-
-def outer_uses(body: Graph) -> Iterator[tuple[Node, int, Value]]:
-    """(node, input index, value) for every input read inside `body` (nested
-    bodies included) whose value is not defined in `body` or below it.
-
-    Scoped by graph, not by name: a body that defines a value with the same
-    name as an outer one still reads the outer one where its nodes point at
-    it. A value attached to no graph counts as outside (it is defined
-    nowhere in the body)."""
-    inside = {id(g) for g in body.walk()}
-    for g in body.walk():
-        for n in g.nodes:
-            for i, v in enumerate(n.inputs):
-                if v is not None and id(v.graph) not in inside:
-                    yield n, i, v
 
 
 def outer_values(body: Graph) -> list[Value]:
