@@ -98,7 +98,7 @@ def test_wrong_types_are_ignored_with_a_warning(tmp_path, caplog):
         "[window]\n"
         "geometry=not binary\n"
         "state=42\n")
-    with caplog.at_level("WARNING", logger="onnxstudio.settings"):
+    with caplog.at_level("WARNING", logger="onnxstudio.ui.settings"):
         s = open_settings(path)
         assert s.theme() == "system"
         assert s.language() == "system"

@@ -34,7 +34,7 @@ KNOWN_KEYS = {FORMAT_KEY, "recent_files", "theme", "language", "last_directory",
               "window/geometry", "window/state", "models"}
 _LANGUAGE = re.compile(r"^(system|[a-z]{2,3}([_-][A-Za-z0-9]{2,8})*)$")
 
-log = logging.getLogger("onnxstudio.settings")
+log = logging.getLogger("onnxstudio.ui.settings")
 
 
 class Settings:
