@@ -29,7 +29,7 @@ from .edits.base import Changes, Edit, Macro
 
 
 @dataclass
-class Step:
+class HistoryStep:
     """One undo step: the edits as applied, and their inverses in undo order."""
     name: str
     forward: list = field(default_factory=list)
@@ -49,12 +49,12 @@ class Document:
     def __init__(self, model, path=None):
         self.model = model
         self.path = pathlib.Path(path) if path is not None else getattr(model, "path", None)
-        self.steps: list[Step] = []
+        self.steps: list[HistoryStep] = []
         self.index = 0                 # steps[:index] are applied
         self.clean_index: Optional[int] = 0   # None: the saved state is no longer reachable
         self.revision = 0
         self._listeners: list[Callable] = []
-        self._macro: Optional[Step] = None
+        self._macro: Optional[HistoryStep] = None
         self._macro_changes: Optional[Changes] = None
         self._merge_open = True        # a save or an undo closes merging into the last step
         self._analysis = None          # Analysis (inference + checker), created on first use
@@ -87,7 +87,7 @@ class Document:
             last.forward.append(edit)
             last.inverse.insert(0, inverse)
         else:
-            self.steps.append(Step(name or edit.describe(), [edit], [inverse], key))
+            self.steps.append(HistoryStep(name or edit.describe(), [edit], [inverse], key))
             self.index += 1
             self._merge_open = True
         self._changed("edit", changes, self.steps[self.index - 1].name)
@@ -100,7 +100,7 @@ class Document:
         if self._macro is not None:       # nested: joins the outer macro
             yield
             return
-        self._macro = Step(name)
+        self._macro = HistoryStep(name)
         self._macro_changes = Changes()
         try:
             yield

@@ -11,6 +11,7 @@ from __future__ import annotations
 from PySide6.QtCore import QCoreApplication, Qt
 from PySide6.QtGui import QAction, QKeySequence
 
+from ..core.ir import Node, Value
 from .dialogs import Prompter
 from .file_actions import FileActions
 from .history import HistoryPanel
@@ -137,9 +138,9 @@ class EditActions:
         w = self.window
         if obj is not None:
             w.graph.reveal(obj, graph)
-            if hasattr(obj, "op_type"):
+            if isinstance(obj, Node):
                 w.properties.show_node(obj)
-            elif hasattr(obj, "producer"):
+            elif isinstance(obj, Value):
                 w.properties.show_value(obj)
         else:
             from .navigation import levels_for

@@ -7,10 +7,11 @@ from __future__ import annotations
 from PySide6.QtCore import QPointF, Qt, Signal
 from PySide6.QtWidgets import QMenu, QVBoxLayout, QWidget
 
+from ..core.ir import Node, Value
 from .canvas.items import EdgeItem, GroupFrame, NodeItem
 from .canvas.minimap import Minimap
 from .canvas.scene import GraphScene, measure_label
-from .canvas.view import GraphView
+from .canvas.view import CanvasView
 from .canvas.words import shown_label
 from .navigation import Breadcrumbs, Level, level_title, levels_for
 from .theme import LIGHT
@@ -36,7 +37,7 @@ class GraphPanel(QWidget):
         self.inferred = {}                  # value -> type lookup (the document's, once analysed)
         self.levels: list[Level] = []
         self.scene = GraphScene(theme, self)
-        self.view = GraphView(self.scene, self)
+        self.view = CanvasView(self.scene, self)
         self.breadcrumbs = Breadcrumbs(self)
         self.minimap = Minimap(self.view, self.view)
         self._job: LayoutJob | None = None
@@ -339,7 +340,7 @@ class GraphPanel(QWidget):
         self._inputs_laid_out = {id(n): tuple(n.inputs) for n in self.level.graph.nodes}
         self._apply_badges()
         reselected = [self.scene.item_for_node(obj) for obj in selected
-                      if obj is not None and hasattr(obj, "op_type") and obj.graph is not None]
+                      if isinstance(obj, Node) and obj.graph is not None]
         for item in reselected:
             if item is not None:
                 item.setSelected(True)
@@ -507,7 +508,7 @@ class GraphPanel(QWidget):
     def _reveal_needs_expand(self, view_model) -> bool:
         """If the pending target sits in a collapsed group, open it and lay out again."""
         target = self._pending_target
-        if not hasattr(target, "op_type") or self._reveal_steps >= MAX_REVEAL_STEPS:
+        if not isinstance(target, Node) or self._reveal_steps >= MAX_REVEAL_STEPS:
             return False
         box_id = view_model.box_for(target)
         vnode = view_model.nodes.get(box_id) if box_id else None
@@ -524,10 +525,10 @@ class GraphPanel(QWidget):
 
     def select_object(self, obj) -> bool:
         items = []
-        if hasattr(obj, "op_type"):
+        if isinstance(obj, Node):
             item = self.scene.item_for_node(obj)
             items = [item] if item is not None else []
-        elif hasattr(obj, "producer"):
+        elif isinstance(obj, Value):
             items = self.scene.items_for_value(obj)
         if not items:
             return False
@@ -602,8 +603,8 @@ def _same_objects(before, now) -> bool:
 
 def _target_node(obj):
     """Initializers and values are revealed through the node that uses or makes them."""
-    if hasattr(obj, "op_type"):
+    if isinstance(obj, Node):
         return obj
-    if getattr(obj, "is_initializer", False) and obj.uses:
+    if isinstance(obj, Value) and obj.is_initializer and obj.uses:
         return obj.uses[0][0]
     return None

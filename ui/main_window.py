@@ -13,6 +13,7 @@ from PySide6.QtGui import QAction, QActionGroup, QKeySequence
 from PySide6.QtWidgets import (QApplication, QDockWidget, QFileDialog, QLabel, QMainWindow,
                                QMessageBox, QProgressBar, QPushButton, QStyleFactory)
 
+from ..core.ir import Graph, Value
 from . import theme as themes
 from .export import export_scene
 from .graph_panel import GraphPanel
@@ -382,7 +383,7 @@ class MainWindow(QMainWindow):
         self.search.focus_search()
 
     def _navigate(self, obj) -> None:
-        if hasattr(obj, "walk") and hasattr(obj, "nodes"):       # a Graph: enter it
+        if isinstance(obj, Graph):          # enter it
             from .navigation import levels_for
             self.graph.levels = levels_for(self.model, obj)
             self.graph._show_level()
@@ -390,7 +391,7 @@ class MainWindow(QMainWindow):
         graph = getattr(obj, "graph", None)
         if graph is not None:
             self.graph.reveal(obj, graph)
-        if hasattr(obj, "producer"):
+        if isinstance(obj, Value):
             self.properties.show_value(obj)
 
     # -- export and themes ---------------------------------------------------------------------

@@ -22,7 +22,9 @@ STEP = 1.25
 TALL_FIT_SHARE = 0.2
 
 
-class GraphView(QGraphicsView):
+class CanvasView(QGraphicsView):
+    """The scrolling, zooming widget that shows a GraphScene (not the
+    layout's GraphView, which is what the scene is built from)."""
     viewport_changed = Signal()          # scrolled or zoomed (minimap follows)
     item_activated = Signal(object)      # double-clicked item
     back_requested = Signal()            # Esc: leave the current subgraph

@@ -14,6 +14,8 @@ from PySide6.QtWidgets import QScrollArea, QSplitter, QTextBrowser, QToolTip, QV
 from PySide6.QtGui import QCursor
 from PySide6.QtCore import Qt
 
+from ...core.ir import Node, SparseTensor, TensorType, Value
+from ...core.layout import ViewEdge, ViewNode
 from ...core.summary import human_bytes
 from ..canvas.scene import value_type_text
 from ..canvas.words import group_path_text, shown_label
@@ -93,7 +95,7 @@ class PropertiesPanel(QWidget):
     def refresh(self) -> None:
         """Show the current object again (new types, an edit)."""
         obj = self.current
-        if obj is not None and hasattr(obj, "label") and hasattr(obj, "folded"):
+        if isinstance(obj, ViewNode):
             obj = obj.node or obj.value     # a layout box: show what it stood for
         if obj is not None and getattr(obj, "graph", None) is None:
             obj = None                      # removed by the edit
@@ -119,17 +121,17 @@ class PropertiesPanel(QWidget):
         self.current = obj
         if obj is None:
             return self.show_model()
-        if hasattr(obj, "label") and hasattr(obj, "folded"):       # ViewNode
+        if isinstance(obj, ViewNode):
             if obj.node is not None:
                 return self.show_node(obj.node)
             if obj.value is not None:
                 return self.show_value(obj.value)
             return self.show_group(obj)
-        if hasattr(obj, "source") and hasattr(obj, "value"):       # ViewEdge
+        if isinstance(obj, ViewEdge):
             return self.show_value(obj.value)
-        if hasattr(obj, "op_type"):
+        if isinstance(obj, Node):
             return self.show_node(obj)
-        if hasattr(obj, "producer"):
+        if isinstance(obj, Value):
             return self.show_value(obj)
         return self.show_model()
 
@@ -323,7 +325,7 @@ class PropertiesPanel(QWidget):
         if t is None and self.inferred:
             t = self.inferred.get(value)
         shape = getattr(t, "shape", None)
-        if t is None or shape is None or not hasattr(t, "elem_type") or type(t).__name__ != "TensorType":
+        if not isinstance(t, TensorType) or shape is None:
             return esc(text)
         parts = []
         for d in shape:
@@ -458,7 +460,7 @@ class PropertiesPanel(QWidget):
 
     def _initializer_section(self, tensor) -> str:
         from .tensor_editor import LOAD_NOW_BYTES
-        sparse = not hasattr(tensor, "numpy")       # a SparseTensor: values, indices, dims
+        sparse = isinstance(tensor, SparseTensor)   # values, indices, dims
         values = tensor.values if sparse else tensor
         shape = list(tensor.dims if sparse else tensor.shape)
         rows = [(self.tr("dtype"), esc(getattr(values.dtype, "name", values.dtype))),
