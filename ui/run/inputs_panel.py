@@ -16,6 +16,7 @@ message naming the input.
 from __future__ import annotations
 
 import json
+import os
 import pathlib
 from typing import Optional
 
@@ -34,7 +35,9 @@ STATE_KEY = "run_inputs"
 SET_FILTER = QT_TRANSLATE_NOOP("InputsPanel", "Input sets (*.json);;All files (*)")
 NPZ_FILTER = QT_TRANSLATE_NOOP("InputsPanel", "Arrays by input name (*.npz);;All files (*)")
 AUTO = -1            # a size box's value when the user typed no size
-RunDockWidth = 470   # install.RunDock's minimum width
+# install.RunDock's width when it first shows: a third of a 1280 px window
+# at most, so the canvas keeps its third beside the Properties dock.
+RunDockWidth = 400
 ARRAY_FILTER = QT_TRANSLATE_NOOP("InputsPanel", "Arrays (*.npy *.npz *.pb);;All files (*)")
 IMAGE_FILTER = QT_TRANSLATE_NOOP("InputsPanel", "Images (*.png *.jpg *.jpeg *.bmp *.ppm *.pgm *.pnm *.tif *.tiff "
                                                 "*.webp *.gif);;All files (*)")
@@ -82,12 +85,18 @@ class InputsPanel(QWidget):
         self.load_all_button = QPushButton(self.tr("Load all inputs…"))
         self.load_all_button.setToolTip(self.tr("Every input from one .npz file whose arrays are named like "
                                                 "the inputs (such as a model's inputs.npz)"))
-        top = QHBoxLayout()
-        top.addWidget(self.seed)
-        top.addStretch(1)
-        top.addWidget(self.load_all_button)
-        top.addWidget(self.load_button)
-        top.addWidget(self.save_button)
+        # Two rows: in one the buttons alone made the dock ~460 px at least, more
+        # than a third of a laptop's window.
+        top = QVBoxLayout()
+        first, sets = QHBoxLayout(), QHBoxLayout()
+        first.addWidget(self.seed)
+        first.addStretch(1)
+        first.addWidget(self.load_all_button)
+        sets.addStretch(1)
+        sets.addWidget(self.load_button)
+        sets.addWidget(self.save_button)
+        top.addLayout(first)
+        top.addLayout(sets)
         self.dims_box = QGroupBox(self.tr("Sizes of symbolic dimensions"))
         self.dims_layout = QGridLayout(self.dims_box)
         self.dim_spins: dict[str, QSpinBox] = {}
@@ -160,7 +169,8 @@ class InputsPanel(QWidget):
             self.dims_layout.setColumnStretch(column, 0)
         self.dim_spins = {}
         dims = free_dims(self.inputs)
-        columns = self._dim_columns(dims)
+        shown = short_dim_names(dims)
+        columns = self._dim_columns(list(shown.values()))
         for i, name in enumerate(dims):
             spin = QSpinBox()
             spin.setRange(AUTO, 1 << 20)
@@ -168,8 +178,9 @@ class InputsPanel(QWidget):
             spin.setToolTip(self.tr("size of {name} in every input that uses it; below 0: auto (the "
                                     "input's file or image, or what the model needs)").format(name=name))
             spin.valueChanged.connect(lambda size, n=name: self._dim_edited(n, size))
-            label = QLabel(name)
+            label = QLabel(shown[name])
             label.setToolTip(name)
+            label.setBuddy(spin)
             row, column = divmod(i, columns)
             self.dims_layout.addWidget(label, row, 2 * column)
             self.dims_layout.addWidget(spin, row, 2 * column + 1)
@@ -201,8 +212,8 @@ class InputsPanel(QWidget):
         self.message.clear()
 
     def _dim_columns(self, dims: list) -> int:
-        """How many name + size pairs fit side by side (long names such as
-        Paddle's "p2o.DynamicDimension.1" get a row each, never cut)."""
+        """How many name + size pairs fit side by side (`dims`: the names as
+        shown, see short_dim_names)."""
         if not dims:
             return 1
         metrics = self.fontMetrics()
@@ -440,6 +451,47 @@ class InputsPanel(QWidget):
         return True
 
 
+# Characters a dim name may have on its label before the part it shares with
+# the other names is cut; the full name is in the label's tooltip.
+SHORT_DIM_NAME = 14
+_WORD_ENDS = "._/:-"
+
+
+def short_dim_names(names: list, limit: int = SHORT_DIM_NAME) -> dict:
+    """{name: its label}: names longer than `limit` lose the start they all
+    share, from a word boundary, so they stay distinct ("p2o.DynamicDimension.0",
+    ".1" -> "…Dimension.0", "…Dimension.1"). Names still too long are cut
+    in the middle, when that keeps them distinct."""
+    prefix = os.path.commonprefix(list(names)) if len(names) > 1 else ""
+    if len(prefix) > limit // 2 and any(len(n) > limit for n in names):
+        cut = _word_start(prefix, len(prefix) - limit // 2)
+        if cut > 1:
+            return {n: "…" + n[cut:] for n in names}
+    middle = {n: _cut_middle(n, limit) for n in names}
+    return middle if len(set(middle.values())) == len(middle) else {n: n for n in names}
+
+
+def _word_start(text: str, at: int) -> int:
+    """The word start in `text` nearest before `at` (after a dot, underscore
+    ..., or a capital after a small letter), else after it; else `at`."""
+    def starts(i):
+        return text[i - 1] in _WORD_ENDS or (text[i].isupper() and text[i - 1].islower())
+    for i in range(at, max(at - SHORT_DIM_NAME // 2, 1) - 1, -1):
+        if 0 < i < len(text) and starts(i):
+            return i
+    for i in range(max(at, 1), len(text)):
+        if starts(i):
+            return i
+    return at
+
+
+def _cut_middle(text: str, limit: int) -> str:
+    if len(text) <= limit:
+        return text
+    head = (limit - 1) // 2
+    return text[:head] + "…" + text[len(text) - (limit - 1 - head):]
+
+
 def _red(text: str) -> str:
     return f"<span style='color:#c03030'>{_escape(text)}</span>"
 
@@ -461,6 +513,17 @@ def _is_bool(v) -> bool:
         return declared_dtype(v).kind == "b"
     except FeedError:
         return False
+
+
+class _NumberBox(QDoubleSpinBox):
+    """A float box that writes 1 and 0.485, not 1.0000 and 0.4850."""
+
+    def textFromValue(self, value: float) -> str:
+        text = super().textFromValue(value)
+        point = self.locale().decimalPoint()
+        if point in text:
+            text = text.rstrip("0").rstrip(point)
+        return text
 
 
 class _SpecEditor(QGroupBox):
@@ -503,7 +566,10 @@ class _SpecEditor(QGroupBox):
                     self._float_row(self.tr("mean"), "mean")
                     self._float_row(self.tr("std"), "std")
         elif s.source == "constant":
-            self._float_row(self.tr("value"), "value")
+            if _is_integer(value):          # silero_vad's sample rate reads 16000, not 16000.0000
+                self._int_row(self.tr("value"), "value")
+            else:
+                self._float_row(self.tr("value"), "value", decimals=6)
         elif s.source in ("file", "image"):
             row = QHBoxLayout()
             path = QLineEdit(s.path)
@@ -545,7 +611,7 @@ class _SpecEditor(QGroupBox):
         self.changed.emit()
 
     def _float_row(self, label, attr, decimals=4) -> None:
-        box = QDoubleSpinBox()
+        box = _NumberBox()
         box.setDecimals(decimals)
         box.setRange(-1e12, 1e12)
         box.setValue(float(getattr(self.spec, attr)))

@@ -5,7 +5,7 @@ Inspector and Compare docks, "Run to Node" in the canvas's context menu,
 and keeping the current node in view."""
 from __future__ import annotations
 
-from PySide6.QtCore import QCoreApplication, QT_TRANSLATE_NOOP, QObject, Qt
+from PySide6.QtCore import QCoreApplication, QT_TRANSLATE_NOOP, QObject, QSize, Qt
 from PySide6.QtGui import QAction, QKeySequence
 from PySide6.QtWidgets import (QCheckBox, QDockWidget, QFileDialog, QHBoxLayout, QLabel, QMenu, QProgressBar,
                                QPushButton,
@@ -16,7 +16,7 @@ from onnxstudio.core.exec.values import normalize
 from ..canvas.words import group_path_text
 from .compare_view import CompareView
 from .controller import RunController
-from .inputs_panel import InputsPanel
+from .inputs_panel import InputsPanel, RunDockWidth
 from .inspector import TensorInspector
 from .overlay import RunOverlay
 
@@ -39,7 +39,6 @@ class RunDock(QWidget):
         row = QHBoxLayout()
         row.addWidget(self.progress, 1)
         row.addWidget(self.cancel_button)
-        self.setMinimumWidth(470)
         layout = QVBoxLayout(self)
         layout.setContentsMargins(2, 2, 2, 2)
         layout.addWidget(inputs, 1)
@@ -89,6 +88,11 @@ class RunDock(QWidget):
         row.addWidget(self.iterations_box)
         row.addStretch(1)
         return row
+
+    def sizeHint(self) -> QSize:
+        # The width it opens with; the layout's own would be its widest row's,
+        # and the dock may be made as narrow as the rows allow.
+        return QSize(RunDockWidth, super().sizeHint().height())
 
     def set_running(self, running: bool) -> None:
         # Enabled/disabled rather than shown/hidden: no relayout of the dock per step.
@@ -438,6 +442,11 @@ class RunUI(QObject):
             self.inputs.show_problem("")
 
     def _idle(self) -> None:
+        # A disabled button hands its focus to the next widget, a size box of
+        # the inputs (where the arrow keys and the wheel then change a size):
+        # after Cancel, the canvas takes it instead.
+        if self.dock_widget.cancel_button.hasFocus():
+            self.window.graph.view.setFocus(Qt.OtherFocusReason)
         self.dock_widget.set_running(False)
 
     def _progress(self, i: int, n: int, name: str) -> None:
