@@ -2540,6 +2540,14 @@
 <context>
     <name>RunOverlay</name>
     <message>
+        <source>computed again by the last run (amber tags; the others were kept from the run before)</source>
+        <translation>由上一次运行重新计算（琥珀色标签；其余沿用之前的运行）</translation>
+    </message>
+    <message>
+        <source>kept from the run before (the last run computed only the amber tags again)</source>
+        <translation>沿用之前的运行（上一次运行只重新计算了琥珀色标签）</translation>
+    </message>
+    <message>
         <source>failed</source>
         <translation>失败</translation>
     </message>

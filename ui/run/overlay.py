@@ -3,7 +3,9 @@ graph scene (the scene's node and edge items stay as the viewer made them):
 
 - a tag on every edge whose value is computed: shape and dtype, with min,
   max and mean in its tooltip (red when it holds NaN/Inf); a click
-  inspects it;
+  inspects it; after a run that computed only what an edit left out, the
+  tags of the values it computed again are amber, the kept ones as before;
+  tags keep clear of each other, of boxes, group titles and type labels;
 - the current node (the one the next step runs): a thick outline and a ▶;
 - breakpoints: a red dot on the node's left edge;
 - nodes that produced NaN/Inf: a red "NaN" flag;
@@ -36,6 +38,9 @@ BREAK = QColor("#d62828")
 TAG_FILL = QColor("#e6f4f1")
 TAG_TEXT = QColor("#0b6e5f")
 TAG_BAD = QColor("#fde2e2")
+# A value the last run computed again, when it kept the others (after an edit).
+TAG_FRESH_FILL = QColor("#fff0c2")
+TAG_FRESH_TEXT = QColor("#8a5300")
 
 
 def error_colour(rel: float, agrees: bool) -> QColor:
@@ -64,6 +69,7 @@ class ValueTag(QGraphicsItem):
         self.rect = QRectF(0, 0, w, h)
         self.setPos(anchor.x() - w - 6, anchor.y() - h / 2)
         self.note = ""                # which run of its body the value is from, when it ran several
+        self.fresh: Optional[bool] = None   # computed again by the last run (True) or kept (False)
         self.setToolTip(f"{name}\n{describe(value)}")
         self.setZValue(3)
         self.setCursor(Qt.PointingHandCursor)
@@ -79,6 +85,8 @@ class ValueTag(QGraphicsItem):
                 tip += "\n" + tensor_stats(self.value).summary()
             if self.note:
                 tip += "\n" + self.note
+            if self.fresh is not None:
+                tip += "\n" + fresh_text(self.fresh)
             self.setToolTip(tip)
         return self.toolTip()
 
@@ -92,8 +100,9 @@ class ValueTag(QGraphicsItem):
     def paint(self, painter: QPainter, option, widget=None) -> None:
         if option.levelOfDetailFromTransform(painter.worldTransform()) < 0.4:
             return
-        painter.setPen(QPen(BREAK if self.bad else TAG_TEXT, 1))
-        painter.setBrush(TAG_BAD if self.bad else TAG_FILL)
+        fresh = self.fresh and not self.bad
+        painter.setPen(QPen(BREAK if self.bad else TAG_FRESH_TEXT if fresh else TAG_TEXT, 2 if fresh else 1))
+        painter.setBrush(TAG_BAD if self.bad else TAG_FRESH_FILL if fresh else TAG_FILL)
         painter.drawRoundedRect(self.rect, 3, 3)
         painter.setFont(fonts.body_font())
         painter.drawText(self.rect, Qt.AlignCenter, self.text)
@@ -101,6 +110,15 @@ class ValueTag(QGraphicsItem):
     def mousePressEvent(self, event) -> None:
         self.on_click()
         event.accept()
+
+
+def fresh_text(fresh: bool) -> str:
+    """The tag tooltip's legend line for a value computed again or kept."""
+    if fresh:
+        return QCoreApplication.translate("RunOverlay", "computed again by the last run (amber tags; the "
+                                                        "others were kept from the run before)")
+    return QCoreApplication.translate("RunOverlay", "kept from the run before (the last run computed only "
+                                                    "the amber tags again)")
 
 
 class NodeMark(QGraphicsItem):
@@ -210,6 +228,11 @@ class RunOverlay:
         self.inspect = inspect          # inspect(ir Value) when a value tag is clicked
         self.items: list = []
         self.show_values = True
+        self.recomputed: set = set()    # names the last whole run computed again while it kept others
+        self._placed: dict = {}         # where each tag went last time (see _place_all)
+        self._points: dict = {}         # points along each edge (see _along)
+        controller.busy.connect(lambda _what: self.recomputed.clear())
+        controller.ran.connect(self._note_ran)
         panel.laid_out.connect(self.refresh)
         controller.updated.connect(self.refresh)
         controller.stopped.connect(lambda _e: self.refresh())
@@ -237,10 +260,11 @@ class RunOverlay:
 
     def _value_tags(self, scene, debug, graph) -> None:
         done = set()
+        tags = []          # (tag, edge), placed together once all are known
         room = _Room(scene)
         failed = self._failed_item(scene, debug, graph)
         if failed is not None:
-            room.add(_box(NodeMark.failed_flag(failed.scene_rect())))
+            room.add_mark(_box(NodeMark.failed_flag(failed.scene_rect())))
         bad_names = {name for names in debug.nonfinite.values() for name in names}
         bad_names.update(debug.nonfinite_inputs)
         for edge in scene.edge_items.values():
@@ -252,18 +276,66 @@ class RunOverlay:
             if computed is None or value.const is not None:
                 continue
             done.add(id(value))
-            tag = ValueTag(edge.path.pointAtPercent(0.5), _short(describe(computed)), value.name, computed,
+            tag = ValueTag(QPointF(*self._along(edge)[0]), _short(describe(computed)), value.name, computed,
                            value.name in bad_names, lambda v=value: self.inspect(v))
             tag.note = _kept_run_note(debug, graph, value.name)
-            self._place(room, tag, edge)
+            if self.recomputed and graph is self.controller.model.graph:
+                tag.fresh = value.name in self.recomputed
+            tags.append((tag, edge))
+        self._place_all(room, tags)
+        for tag, _edge in tags:
             scene.addItem(tag)
             self.items.append(tag)
+
+    def _note_ran(self, _outputs) -> None:
+        """After a whole run that computed only what an edit left out: the
+        names it computed, so their tags stand apart from the kept ones. A
+        run that computed everything (or a selection) marks none."""
+        debug = self.controller.debug_if_any
+        model = self.controller.model
+        self.recomputed = set()
+        if debug is None or model is None or debug.selection:
+            return
+        ran = debug.nodes_run
+        if 0 < len(ran) < len(model.graph.nodes):
+            self.recomputed = {v.name for node in ran for v in node.outputs if v is not None}
 
     PLACES = (0.5, 0.35, 0.65, 0.25, 0.75, 0.15, 0.85)
     GAP = 6.0              # between an edge and a tag beside it
     OVERLAP_COST = 10.0    # a px of overlap with a box or tag costs as much as 10 px of distance
 
-    def _place(self, room: "_Room", tag: ValueTag, edge) -> None:
+    def _place_all(self, room: "_Room", tags: list) -> None:
+        """Place every (tag, edge). A tag whose edge, size and label are as at
+        the last refresh on this layout goes where it went then (the search
+        below costs ~1 ms a tag in a crowded graph, and a step or a second
+        refresh for the same run would redo all of them); they go in first,
+        so the new ones keep clear of them."""
+        placed, fresh = {}, []
+        for tag, edge in tags:
+            key = _place_key(tag, edge, room.fixed)
+            rect = self._placed.get(key)
+            if rect is None:
+                fresh.append((tag, edge, key))
+            else:
+                self._put(room, tag, rect)
+                placed[key] = rect
+        for tag, edge, key in fresh:
+            placed[key] = self._place(room, tag, edge)
+        self._placed = placed
+
+    def _along(self, edge) -> list:
+        """The points at PLACES along the edge, kept until a layout moves it
+        (QPainterPath measures the whole curve on each pointAtPercent: a
+        few ms a refresh, each time)."""
+        key = (edge.key, edge.points[0], edge.points[-1], len(edge.points))
+        points = self._points.get(key)
+        if points is None:
+            if len(self._points) > 20000:          # layouts come and go: forget the old ones
+                self._points.clear()
+            points = self._points[key] = [(p.x(), p.y()) for p in map(edge.path.pointAtPercent, self.PLACES)]
+        return points
+
+    def _place(self, room: "_Room", tag: ValueTag, edge) -> tuple:
         """Beside the edge, where the tag covers no box, group title, other
         tag or the edge's own label: left of it at the first free point
         along it, else right of it. When no such place exists (an edge
@@ -272,7 +344,7 @@ class RunOverlay:
         clear of every group title, overlapping boxes and tags as little as
         it can: a tag never hides a frame's title."""
         w, h = tag.rect.width(), tag.rect.height()
-        points = [(p.x(), p.y()) for p in (edge.path.pointAtPercent(t) for t in self.PLACES)]
+        points = self._along(edge)
         label = getattr(edge, "_label_rect", None)      # the edge's type label, where it is drawn
         own = [] if label is None else [_box(label)]
         left = [(x - self.GAP - w, y - h / 2, x - self.GAP, y + h / 2) for x, y in points]
@@ -281,16 +353,21 @@ class RunOverlay:
             if room.free(rect, own):
                 return self._put(room, tag, rect)
         best, best_cost = None, None
+        room.remember()          # the search below asks about most rects twice
         for rect in self._clear_of_titles(room, left, own, True) + self._clear_of_titles(room, right, own, False):
-            cost = self.OVERLAP_COST * room.meets(rect, own)[1] + min(_distance(rect, p) for p in points)
+            cost = self.OVERLAP_COST * room.meets(rect, own)[1]
+            if best_cost is not None and cost >= best_cost - 1e-6:
+                continue            # already worse than the best without its distance
+            cost += _nearest(rect, points)
             if best_cost is None or cost < best_cost - 1e-6:
                 best, best_cost = rect, cost
-        self._put(room, tag, best)
+        return self._put(room, tag, best)
 
     @staticmethod
-    def _put(room: "_Room", tag: ValueTag, rect: tuple) -> None:
+    def _put(room: "_Room", tag: ValueTag, rect: tuple) -> tuple:
         tag.setPos(rect[0], rect[1])
         room.add(rect)
+        return rect
 
     def _clear_of_titles(self, room: "_Room", rects: list, own: list, left: bool) -> list:
         """For each rect (on the `left` side of the edge or the right), itself
@@ -398,20 +475,44 @@ class RunOverlay:
 
 class _Room:
     """What value tags keep clear of, as (left, top, right, bottom) boxes
-    bucketed by area: node boxes, group title tabs and the tags placed so
-    far (plain geometry: asking the scene for the items under each trial
+    bucketed by area: node boxes, group title tabs, the edges' type labels
+    and the tags placed so far (plain geometry: asking the scene for the items under each trial
     place costs more than the whole rest of a refresh)."""
     CELL = 200.0
+    # Covering a type label by a pixel hides more than covering a box's
+    # corner: when a tag has no free place, any overlap with a label costs
+    # as much as reaching this far into a box.
+    LABEL_DEPTH = 20.0
 
     def __init__(self, scene):
-        self.boxes: list = []       # (left, top, right, bottom, is_title)
+        self.boxes: list = []       # (left, top, right, bottom, True for a title / _LABEL / False)
         self.cells: dict = {}
+        self._memo = None
         for item in scene.node_items.values():
             self.add(_box(item.scene_rect()))
         for frame in scene.group_frames.values():
             title = getattr(frame, "title_item", None)
             if title is not None:
                 self.add(_box(title.scene_rect()), title=True)
+        # The edges' type labels: a tag over one hides the declared shape it is read against.
+        labels = []
+        for edge in scene.edge_items.values():
+            label = getattr(edge, "_label_rect", None)
+            if label is not None:
+                labels.append(_box(label))
+                self.add(labels[-1], title=_LABEL)
+        self.marks: list = []       # run marks tags keep clear of (the "failed" flag)
+        self._labels = hash(tuple(labels))
+
+    @property
+    def fixed(self) -> tuple:
+        """What, besides a tag's own edge, decides where it goes and may change
+        without a new layout: the run's marks and the labels (relabelled after an edit)."""
+        return tuple(self.marks), self._labels
+
+    def add_mark(self, rect) -> None:
+        self.marks.append(rect)
+        self.add(rect)
 
     def _cells(self, rect):
         c = self.CELL
@@ -419,30 +520,78 @@ class _Room:
             for cy in range(math.floor(rect[1] / c), math.floor(rect[3] / c) + 1):
                 yield cx, cy
 
-    def add(self, rect, title: bool = False) -> None:
-        index = len(self.boxes)
-        self.boxes.append((*rect[:4], title))
+    def add(self, rect, title=False) -> None:
+        """`title`: True for a group title tab, _LABEL for an edge's type label."""
+        self._memo = None
+        box = (*rect[:4], title)
+        self.boxes.append(box)
         for cell in self._cells(rect):
-            self.cells.setdefault(cell, []).append(index)
+            self.cells.setdefault(cell, []).append(box)
+
+    def remember(self) -> None:
+        """Answer `meets` from memory until the next `add` (one tag's search)."""
+        self._memo = {}
 
     def meets(self, rect, extra=()) -> tuple[list, float]:
         """(the titles `rect` overlaps, how deep it reaches into the boxes,
         tags and `extra` boxes it overlaps: the largest overlap's smaller side)."""
-        near = {i for cell in self._cells(rect) for i in self.cells.get(cell, ())}
+        memo = self._memo
+        if memo is None:
+            return self._meets(rect, extra)
+        key = (rect, tuple(extra))
+        found = memo.get(key)
+        if found is None:
+            found = memo[key] = self._meets(rect, extra)
+        return found
+
+    def _meets(self, rect, extra=()) -> tuple[list, float]:
         titles, depth = [], 0.0
-        for other in [self.boxes[i] for i in near] + [(*e, False) for e in extra]:
-            w = min(rect[2], other[2]) - max(rect[0], other[0])
-            h = min(rect[3], other[3]) - max(rect[1], other[1])
-            if w > 0 and h > 0:
-                if other[4]:
-                    titles.append(other)
-                else:
-                    depth = max(depth, min(w, h))
+        left, top, right, bottom = rect[0], rect[1], rect[2], rect[3]
+        for other in self._near(rect, extra):
+            # Comparisons, not min/max calls: this loop is most of a refresh's time in a crowded graph.
+            w = (right if right < other[2] else other[2]) - (left if left > other[0] else other[0])
+            if w <= 0:
+                continue
+            h = (bottom if bottom < other[3] else other[3]) - (top if top > other[1] else other[1])
+            if h <= 0:
+                continue
+            if other[4] is True:
+                titles.append(other)
+                continue
+            deep = w if w < h else h
+            if other[4] == _LABEL:
+                deep += self.LABEL_DEPTH
+            if deep > depth:
+                depth = deep
         return titles, depth
 
+    def _near(self, rect, extra=()):
+        """The boxes in `rect`'s cells (one that spans two cells comes twice:
+        harmless to both callers, cheaper than making them unique)."""
+        cells = self.cells
+        for cell in self._cells(rect):
+            yield from cells.get(cell, ())
+        for e in extra:
+            yield (*e[:4], False)
+
     def free(self, rect, extra=()) -> bool:
-        titles, depth = self.meets(rect, extra)
-        return not titles and depth == 0
+        """Whether `rect` overlaps nothing (stops at the first overlap: most trial places are taken)."""
+        left, top, right, bottom = rect[0], rect[1], rect[2], rect[3]
+        for other in self._near(rect, extra):
+            if min(right, other[2]) > max(left, other[0]) and min(bottom, other[3]) > max(top, other[1]):
+                return False
+        return True
+
+
+_LABEL = "label"      # the kind of an edge's type label among the room's boxes (titles: True, others: False)
+
+
+def _place_key(tag: ValueTag, edge, fixed: tuple) -> tuple:
+    """What a tag's place depends on, besides the node boxes and titles (a
+    new layout moves the edge's ends, so those are in it too)."""
+    label = getattr(edge, "_label_rect", None)
+    return (edge.key, edge.points[0], edge.points[-1], tag.rect.width(), tag.rect.height(),
+            None if label is None else _box(label), fixed)
 
 
 def _box(rect: QRectF) -> tuple:
@@ -453,6 +602,19 @@ def _distance(rect: tuple, point: tuple) -> float:
     dx = max(rect[0] - point[0], 0.0, point[0] - rect[2])
     dy = max(rect[1] - point[1], 0.0, point[1] - rect[3])
     return math.hypot(dx, dy)
+
+
+def _nearest(rect: tuple, points: list) -> float:
+    """The distance from `rect` to the nearest of `points` (a hot loop: plain comparisons)."""
+    left, top, right, bottom = rect[0], rect[1], rect[2], rect[3]
+    best = None
+    for x, y in points:
+        dx = left - x if x < left else x - right if x > right else 0.0
+        dy = top - y if y < top else y - bottom if y > bottom else 0.0
+        d2 = dx * dx + dy * dy
+        if best is None or d2 < best:
+            best = d2
+    return math.sqrt(best)
 
 
 def _short(text: str) -> str:
