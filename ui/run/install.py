@@ -534,6 +534,7 @@ class RunUI(QObject):
         selected = self.window.graph.scene.selectedItems()
         return all(getattr(getattr(i, "ref", None), "node", None) is self._stepped_to
                    and self._stepped_to is not None for i in selected)
+
     def _failed_at(self, node) -> None:
         """Show the node a run failed at (entering its body), with what numpy
         said, when the message puts it in other words, in the status's tooltip."""
