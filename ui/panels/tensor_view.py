@@ -1,5 +1,6 @@
-"""An initializer's statistics and values: a table of a 2-D slice of the
-tensor (leading dimensions picked with spin boxes) and an .npy export.
+"""An initializer's statistics and values: the shared slicing table
+(ui/tensor_view.py's TensorTable, any two axes as rows and columns) behind
+a "Show values" button, and an .npy export.
 
 Values are read only when the user looks at them, so selecting a node never
 decodes weights; statistics are computed once per tensor and cached.
@@ -7,9 +8,10 @@ decodes weights; statistics are computed once per tensor and cached.
 from __future__ import annotations
 
 import numpy as np
-from PySide6.QtCore import QAbstractTableModel, QModelIndex, Qt
-from PySide6.QtWidgets import (QFileDialog, QHBoxLayout, QLabel, QMessageBox, QPushButton,
-                               QSpinBox, QTableView, QVBoxLayout, QWidget)
+from PySide6.QtWidgets import QFileDialog, QHBoxLayout, QLabel, QMessageBox, QPushButton, QVBoxLayout, QWidget
+
+from ...core.ir import SparseTensor
+from ..tensor_view import TensorTable
 
 
 def tensor_stats(array: np.ndarray) -> dict:
@@ -30,45 +32,6 @@ def tensor_stats(array: np.ndarray) -> dict:
         return {}
 
 
-def slice_2d(array: np.ndarray, leading: tuple[int, ...]) -> np.ndarray:
-    """The 2-D view shown in the table: leading indexes fix all but the last two dims."""
-    if array.ndim == 0:
-        return array.reshape(1, 1)
-    if array.ndim == 1:
-        return array.reshape(-1, 1)
-    return array[tuple(leading)] if leading else array
-
-
-class SliceModel(QAbstractTableModel):
-    def __init__(self, parent=None):
-        super().__init__(parent)
-        self.data2d = np.zeros((0, 0))
-
-    def set_array(self, data2d: np.ndarray) -> None:
-        self.beginResetModel()
-        self.data2d = data2d
-        self.endResetModel()
-
-    def rowCount(self, parent=QModelIndex()) -> int:
-        return 0 if parent.isValid() else self.data2d.shape[0]
-
-    def columnCount(self, parent=QModelIndex()) -> int:
-        return 0 if parent.isValid() else self.data2d.shape[1]
-
-    def data(self, index, role=Qt.DisplayRole):
-        if role != Qt.DisplayRole or not index.isValid():
-            return None
-        value = self.data2d[index.row(), index.column()]
-        if isinstance(value, (float, np.floating)):
-            return f"{float(value):.6g}"
-        if isinstance(value, bytes):
-            return value.decode("utf-8", "replace")
-        return str(value)
-
-    def headerData(self, section, orientation, role=Qt.DisplayRole):
-        return str(section) if role == Qt.DisplayRole else None
-
-
 class TensorView(QWidget):
     def __init__(self, parent=None):
         super().__init__(parent)
@@ -78,11 +41,7 @@ class TensorView(QWidget):
         self.title.setWordWrap(True)
         self.show_button = QPushButton(self.tr("Show values"))
         self.export_button = QPushButton(self.tr("Export .npy…"))
-        self.spin_row = QHBoxLayout()
-        self.spins: list[QSpinBox] = []
-        self.model = SliceModel(self)
-        self.table = QTableView()
-        self.table.setModel(self.model)
+        self.table = TensorTable()
         self.table.setVisible(False)
         buttons = QHBoxLayout()
         buttons.addWidget(self.show_button)
@@ -92,7 +51,6 @@ class TensorView(QWidget):
         layout.setContentsMargins(0, 0, 0, 0)
         layout.addWidget(self.title)
         layout.addLayout(buttons)
-        layout.addLayout(self.spin_row)
         layout.addWidget(self.table, 1)
         self.show_button.clicked.connect(self.show_values)
         self.export_button.clicked.connect(self.export_npy)
@@ -102,22 +60,14 @@ class TensorView(QWidget):
         self.name = name
         self.array = None
         self.table.setVisible(False)
-        self._clear_spins()
         self.title.setText(self.tr("Values of {name}").format(name=f"<b>{name}</b>"))
         self.show_button.setEnabled(True)
 
     def _load(self) -> np.ndarray:
         if self.array is None:
             t = self.tensor          # a SparseTensor is shown as its dense values
-            self.array = np.asarray(t.numpy() if hasattr(t, "numpy") else t.to_dense())
+            self.array = np.asarray(t.to_dense() if isinstance(t, SparseTensor) else t.numpy())
         return self.array
-
-    def _clear_spins(self) -> None:
-        while self.spin_row.count():
-            widget = self.spin_row.takeAt(0).widget()
-            if widget is not None:
-                widget.deleteLater()
-        self.spins = []
 
     def show_values(self) -> None:
         try:
@@ -125,23 +75,8 @@ class TensorView(QWidget):
         except Exception as exc:    # noqa: BLE001 - shown to the user, e.g. missing external file
             QMessageBox.warning(self, self.tr("Cannot read tensor"), f"{self.name}: {exc}")
             return
-        self._clear_spins()
-        if array.ndim > 2:
-            self.spin_row.addWidget(QLabel(self.tr("slice")))
-            for axis in range(array.ndim - 2):
-                spin = QSpinBox()
-                spin.setRange(0, max(array.shape[axis] - 1, 0))
-                spin.setPrefix(f"[{axis}] ")
-                spin.valueChanged.connect(self._update_slice)
-                self.spin_row.addWidget(spin)
-                self.spins.append(spin)
-            self.spin_row.addWidget(QLabel("[:, :]"))
+        self.table.set_array(array)
         self.table.setVisible(True)
-        self._update_slice()
-
-    def _update_slice(self) -> None:
-        leading = tuple(spin.value() for spin in self.spins)
-        self.model.set_array(slice_2d(self._load(), leading))
 
     def export_npy(self) -> None:
         path, _ = QFileDialog.getSaveFileName(self, self.tr("Export tensor"), f"{self.name}.npy",
