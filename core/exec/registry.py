@@ -105,8 +105,6 @@ class KernelContext:
         return self._rng() if callable(self._rng) else self._rng
 
 
-DuplicateKernelError = DuplicateEntryError
-
 _KERNELS: VersionedTable[Kernel] = VersionedTable("kernel")
 
 
@@ -118,7 +116,7 @@ def kernel(op_type: str, since: int, domain: str = "", *, context: bool = False,
         try:
             _KERNELS.add(domain, op_type, since, Kernel(domain, op_type, since, fn, context, prepare))
         except DuplicateEntryError as e:
-            raise DuplicateKernelError(f"{e} (second: {fn.__module__}.{fn.__qualname__})") from None
+            raise DuplicateEntryError(f"{e} (second: {fn.__module__}.{fn.__qualname__})") from None
         return fn
 
     return register

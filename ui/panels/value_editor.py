@@ -47,9 +47,6 @@ def parse_dims(text: str, known=None) -> list:
             i=e.index, part=dims_text.shown_part(e.reason, e.part))) from None
 
 
-format_dims = dims_text.format_dims
-
-
 def elem_type_combo() -> QComboBox:
     """Element types by name ("float", "int64"), the DataType number as data."""
     combo = QComboBox()
@@ -129,7 +126,7 @@ class ValueEditor(QWidget):
             select_elem_type(self.type_combo, v.type.elem_type or int(DataType.FLOAT))
             self.type_combo.activated.connect(lambda _i: self._set_type())
             self.form.addRow(self.tr("element type"), self.type_combo)
-            self.dims_edit = QLineEdit(format_dims(v.type.shape))
+            self.dims_edit = QLineEdit(dims_text.format_dims(v.type.shape))
             self.dims_edit.setPlaceholderText(self.tr("scalar"))
             self.dims_edit.setToolTip(self.tr("Sizes, symbolic names or ? (unknown), comma separated"))
             self.dims_edit.editingFinished.connect(self._set_type)
@@ -189,7 +186,7 @@ class ValueEditor(QWidget):
         if self.type_combo is not None and v.type is not None:
             select_elem_type(self.type_combo, v.type.elem_type or int(DataType.FLOAT))
             if not self.dims_edit.hasFocus():
-                self.dims_edit.setText(format_dims(v.type.shape))
+                self.dims_edit.setText(dims_text.format_dims(v.type.shape))
 
     # -- edits ---------------------------------------------------------------------------------
 
@@ -275,4 +272,4 @@ class ValueEditor(QWidget):
         self._apply(move(self.value.name, index + delta, self.gpath))
 
 
-__all__ = ["ValueEditor", "parse_dims", "format_dims", "elem_type_combo", "select_elem_type"]
+__all__ = ["ValueEditor", "parse_dims", "elem_type_combo", "select_elem_type"]
