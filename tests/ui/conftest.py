@@ -1,19 +1,11 @@
-"""pytest-qt fixtures for the viewer; Qt runs offscreen (no display needed)."""
+"""pytest-qt fixtures for the viewer; Qt runs offscreen (no display needed).
+Settings, layout cache and recovery files are in a temporary folder for every
+test (tests/isolation.py)."""
 import os
 
 os.environ.setdefault("QT_QPA_PLATFORM", "offscreen")
 
 import pytest  # noqa: E402
-
-
-@pytest.fixture(scope="session", autouse=True)
-def _isolated_settings(tmp_path_factory):
-    # Never touch the developer's real settings or layout cache.
-    base = tmp_path_factory.mktemp("ui-settings")
-    os.environ["ONNXSTUDIO_SETTINGS"] = str(base / "settings.ini")
-    os.environ.setdefault("ONNXSTUDIO_LAYOUT_CACHE", str(base / "layout-cache"))
-    os.environ.setdefault("ONNXSTUDIO_RECOVERY_DIR", str(base / "recovery"))
-    yield
 
 
 @pytest.fixture
