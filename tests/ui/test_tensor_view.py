@@ -1,15 +1,22 @@
 import numpy as np
 
-from onnxstudio.ui.panels.tensor_view import TensorView, tensor_stats
+from onnxstudio.core.exec.tensor_stats import tensor_stats
+from onnxstudio.ui.panels.properties import stat_rows
+from onnxstudio.ui.panels.tensor_view import TensorView
 
 
-def test_stats_match_numpy():
-    a = np.arange(12, dtype=np.float16).reshape(3, 4)
-    stats = tensor_stats(a)
-    assert stats == {"min": 0.0, "max": 11.0, "mean": 5.5, "std": float(np.arange(12).std())}
-    assert tensor_stats(np.array([], dtype=np.float32)) == {}
-    assert tensor_stats(np.array([b"a"], dtype=object)) == {}
-    assert tensor_stats(np.array([True, False]))["mean"] == 0.5
+def test_properties_stats_are_cores_over_finite_elements():
+    """The panel's statistics are core's (core/exec/tensor_stats.py), as the
+    tensor editor and the run inspector show: its own copy used to take
+    NaN-ignoring min/max over infinities and say nothing of them."""
+    rows = dict(stat_rows(tensor_stats(np.arange(12, dtype=np.float16).reshape(3, 4))))
+    assert rows == {"min": "0", "max": "11", "mean": "5.5", "std": f"{np.arange(12).std():.6g}"}
+    assert stat_rows(tensor_stats(np.array([], dtype=np.float32))) == []
+    assert stat_rows(tensor_stats(np.array([b"a"], dtype=object))) == []
+    assert stat_rows(None) == []
+    assert dict(stat_rows(tensor_stats(np.array([True, False]))))["mean"] == "0.5"
+    rows = dict(stat_rows(tensor_stats(np.array([1.0, np.nan, np.inf, 3.0], np.float32))))
+    assert (rows["min"], rows["max"], rows["NaN"], rows["+Inf"]) == ("1", "3", "1", "1")
 
 
 class _Dense:

@@ -156,10 +156,10 @@ def test_initializer_statistics_and_slices(qtbot, window):
     assert f"{array.min():.6g}" in text and str(list(weight.const.shape)) in text
     view = window.properties.tensor_view
     view.show_values()
-    assert view.model.rowCount() == weight.const.shape[0]
-    assert view.model.columnCount() == weight.const.shape[1]
-    cell = view.model.index(1, 2)
-    assert view.model.data(cell) == f"{float(array[1, 2]):.6g}"
+    assert view.table.model.rowCount() == weight.const.shape[0]
+    assert view.table.model.columnCount() == weight.const.shape[1]
+    cell = view.table.model.index(1, 2)
+    assert view.table.model.data(cell) == f"{float(array[1, 2]):.6g}"
 
 
 def test_unreadable_file_names_the_file(qtbot, window, tmp_path):

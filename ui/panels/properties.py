@@ -14,13 +14,14 @@ from PySide6.QtWidgets import QScrollArea, QSplitter, QTextBrowser, QToolTip, QV
 from PySide6.QtGui import QCursor
 from PySide6.QtCore import Qt
 
+from ...core.exec.tensor_stats import tensor_stats
 from ...core.ir import Node, SparseTensor, TensorType, Value
 from ...core.layout import ViewEdge, ViewNode
 from ...core.summary import human_bytes
 from ..canvas.scene import value_type_text
 from ..canvas.words import group_path_text, shown_label
 from .html import STYLE, esc, operator_url, section, table
-from .tensor_view import TensorView, tensor_stats
+from .tensor_view import TensorView
 
 MAX_LIST = 200          # consumers listed before "… and N more"
 DIM_CHARS = 16         # a symbolic dim longer than this is abbreviated (full on hover)
@@ -32,6 +33,20 @@ STAT_NAMES = {"min": QT_TRANSLATE_NOOP("PropertiesPanel", "min"),
               "max": QT_TRANSLATE_NOOP("PropertiesPanel", "max"),
               "mean": QT_TRANSLATE_NOOP("PropertiesPanel", "mean"),
               "std": QT_TRANSLATE_NOOP("PropertiesPanel", "std")}
+
+
+def stat_rows(stats) -> list[tuple[str, str]]:
+    """(name, text) rows for a tensor's statistics, core's one definition
+    (as the tensor editor and the run inspector show them): min, max, mean
+    and std over the finite elements, then how many are NaN or infinite;
+    none for strings, an empty tensor or one not read."""
+    if stats is None or not stats.numeric or not stats.count:
+        return []
+    rows = [(k, f"{getattr(stats, k):.6g}") for k in ("min", "max", "mean", "std")
+            if getattr(stats, k) is not None]
+    rows += [(what, str(n)) for what, n in (("NaN", stats.nan), ("+Inf", stats.posinf), ("-Inf", stats.neginf))
+             if n]
+    return rows
 
 
 class PropertiesPanel(QWidget):
@@ -476,13 +491,13 @@ class PropertiesPanel(QWidget):
         try:
             if sparse:      # densified only when small: the tensor editor reads large ones on request
                 small = values.size == 0 or size * values.nbytes // values.size <= LOAD_NOW_BYTES
-                stats = tensor_stats(tensor.to_dense()) if small else {}
+                stats = tensor_stats(tensor.to_dense()) if small else None
             else:
                 stats = tensor_stats(tensor.numpy())
         except Exception as exc:   # noqa: BLE001 - e.g. external file missing
-            stats = {}
+            stats = None
             rows.append((self.tr("data"), esc(self.tr("cannot be read: {error}").format(error=exc))))
-        rows.extend((self.tr(STAT_NAMES.get(k, k)), f"{v:.6g}") for k, v in stats.items())
+        rows.extend((self.tr(STAT_NAMES.get(k, k)), v) for k, v in stat_rows(stats))
         return section(self.tr("Tensor"), table(rows))
 
     def show_group(self, vnode) -> None:

@@ -1,9 +1,9 @@
-"""An initializer's statistics and values: the shared slicing table
+"""An initializer's values: the shared slicing table
 (ui/tensor_view.py's TensorTable, any two axes as rows and columns) behind
 a "Show values" button, and an .npy export.
 
 Values are read only when the user looks at them, so selecting a node never
-decodes weights; statistics are computed once per tensor and cached.
+decodes weights.
 """
 from __future__ import annotations
 
@@ -12,24 +12,6 @@ from PySide6.QtWidgets import QFileDialog, QHBoxLayout, QLabel, QMessageBox, QPu
 
 from ...core.ir import SparseTensor
 from ..tensor_view import TensorTable
-
-
-def tensor_stats(array: np.ndarray) -> dict:
-    """min/max/mean/std for numeric data; empty for strings and empty tensors."""
-    if array.size == 0 or array.dtype == object:
-        return {}
-    try:
-        data = array.astype(np.float64) if array.dtype.kind not in "fiub" or array.dtype.itemsize < 4 \
-            else array
-        if data.dtype == np.bool_:
-            data = data.astype(np.int8)
-        if np.iscomplexobj(data):
-            data = np.abs(data)
-        return {"min": float(np.nanmin(data)), "max": float(np.nanmax(data)),
-                "mean": float(np.nanmean(data, dtype=np.float64)),
-                "std": float(np.nanstd(data, dtype=np.float64))}
-    except (TypeError, ValueError):
-        return {}
 
 
 class TensorView(QWidget):
