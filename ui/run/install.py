@@ -5,7 +5,7 @@ Inspector and Compare docks, "Run to Node" in the canvas's context menu,
 and keeping the current node in view."""
 from __future__ import annotations
 
-from PySide6.QtCore import QCoreApplication, QT_TRANSLATE_NOOP, QObject, QSize, Qt
+from PySide6.QtCore import QCoreApplication, QT_TRANSLATE_NOOP, QObject, QSignalBlocker, QSize, Qt
 from PySide6.QtGui import QAction, QKeySequence
 from PySide6.QtWidgets import (QCheckBox, QDockWidget, QFileDialog, QHBoxLayout, QLabel, QMenu, QProgressBar,
                                QPushButton,
@@ -561,8 +561,11 @@ class RunUI(QObject):
         # The node's own box, or the box it is drawn inside (a Constant folded
         # into its reader); only a collapsed group has to be opened first.
         if on_level and item is not None and getattr(item.ref, "kind", "") != "group":
-            if select:
-                panel.scene.clearSelection()
+            if select and panel.scene.selectedItems() != [item]:
+                # One selection change, not two: each rebuilds the Properties editor
+                # (the model's, then the node's), the longest part of a step's pause.
+                with QSignalBlocker(panel.scene):
+                    panel.scene.clearSelection()
                 item.setSelected(True)
             rect = item.scene_rect()
             if not panel.view.visible_scene_rect().contains(rect):

@@ -19,6 +19,7 @@ its own besides the items it placed.
 """
 from __future__ import annotations
 
+import bisect
 import math
 from typing import Callable, Optional
 
@@ -324,15 +325,17 @@ class RunOverlay:
         self._placed = placed
 
     def _along(self, edge) -> list:
-        """The points at PLACES along the edge, kept until a layout moves it
-        (QPainterPath measures the whole curve on each pointAtPercent: a
-        few ms a refresh, each time)."""
+        """The points at PLACES along the edge, kept until a layout moves it.
+        Measured on the curve flattened once: QPainterPath measures the whole
+        curve again on each pointAtPercent (70 us an edge for the seven)."""
         key = (edge.key, edge.points[0], edge.points[-1], len(edge.points))
         points = self._points.get(key)
         if points is None:
             if len(self._points) > 20000:          # layouts come and go: forget the old ones
                 self._points.clear()
-            points = self._points[key] = [(p.x(), p.y()) for p in map(edge.path.pointAtPercent, self.PLACES)]
+            line = [(p.x(), p.y()) for polygon in edge.path.toSubpathPolygons() for p in polygon]
+            points = self._points[key] = _points_at(line, self.PLACES) if len(line) > 1 else \
+                [(p.x(), p.y()) for p in map(edge.path.pointAtPercent, self.PLACES)]
         return points
 
     def _place(self, room: "_Room", tag: ValueTag, edge) -> tuple:
@@ -602,6 +605,23 @@ def _distance(rect: tuple, point: tuple) -> float:
     dx = max(rect[0] - point[0], 0.0, point[0] - rect[2])
     dy = max(rect[1] - point[1], 0.0, point[1] - rect[3])
     return math.hypot(dx, dy)
+
+
+def _points_at(line: list, fractions) -> list:
+    """The points at `fractions` of the length of the polyline `line`."""
+    lengths = [0.0]
+    for (x0, y0), (x1, y1) in zip(line, line[1:]):
+        lengths.append(lengths[-1] + math.hypot(x1 - x0, y1 - y0))
+    total = lengths[-1]
+    points = []
+    for f in fractions:
+        at = f * total
+        i = min(bisect.bisect_right(lengths, at), len(line) - 1)
+        span = lengths[i] - lengths[i - 1]
+        t = (at - lengths[i - 1]) / span if span > 0 else 0.0
+        (x0, y0), (x1, y1) = line[i - 1], line[i]
+        points.append((x0 + (x1 - x0) * t, y0 + (y1 - y0) * t))
+    return points
 
 
 def _nearest(rect: tuple, points: list) -> float:
