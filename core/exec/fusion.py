@@ -31,7 +31,8 @@ A merged unit runs where its last member ran; the names it reads stay in
 the frame until then (frees are recomputed for the merged list). When a
 merged unit meets anything unexpected (a dtype, a shape, an exception), it
 runs its members one by one through the general path instead, so errors
-name the node as always. Intermediates inside a unit are never stored:
+name the node as always; when the members then succeed, fallbacks.py
+counts it (the executor's tests fail on any). Intermediates inside a unit are never stored:
 that is why none of this happens when values are observed.
 """
 from __future__ import annotations
