@@ -7,7 +7,7 @@ demand, so replaying a long edit script costs one update, not one per edit.
 """
 from __future__ import annotations
 
-from .edits.base import Changes
+from .changes import Changes
 
 
 class Analysis:

@@ -101,7 +101,7 @@ class LiveChecker:
     def node_changed(self, node) -> list:
         """`node` (in the main graph or any subgraph below it) was edited in
         place: attributes, op_type, name, inputs or outputs."""
-        from ..edits.base import Changes  # noqa: PLC0415
+        from ..changes import Changes  # noqa: PLC0415
         changes = Changes()
         changes.node(node)
         return self.apply(changes)
