@@ -58,7 +58,7 @@ def extract_model(model, inputs: Sequence[str], outputs: Sequence[str]):
     graph). Weights are shared with `model` (external data stays readable
     and is written beside the new file when it is saved)."""
     from ..infer import Inference
-    from ..serde.convert import _Writer, model_from_proto, node_to_proto, value_info_to_proto
+    from ..serde.convert import ProtoWriter, model_from_proto, node_to_proto, value_info_to_proto
     g = model.graph
     if not outputs:
         raise EditError("give at least one output to extract")
@@ -118,7 +118,7 @@ def extract_model(model, inputs: Sequence[str], outputs: Sequence[str]):
     for v in g.value_info:
         if id(v) in kept and id(v) not in boundary:
             mp.graph.value_info.append(value_info_to_proto(v))
-    writer = _Writer(lambda t: t.to_proto(), False)
+    writer = ProtoWriter(lambda t: t.to_proto(), False)
     for f in _functions_used(model, nodes):
         writer.function(f, mp.functions.add())
     new = model_from_proto(mp)

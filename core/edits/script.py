@@ -49,7 +49,7 @@ def _encode_array(arr: np.ndarray, data_type=None) -> dict:
 
 def encode(value: Any) -> Any:
     """A JSON-able form of an edit field's value."""
-    from ..serde.convert import _Writer
+    from ..serde.convert import ProtoWriter
     from ..ir.types import type_to_proto
     from ..proto import onnx_pb2 as pb
     if value is None or isinstance(value, (bool, int, float, str)):
@@ -67,7 +67,7 @@ def encode(value: Any) -> Any:
         return {"$type": base64.b64encode(type_to_proto(value).SerializeToString()).decode("ascii")}
     if hasattr(value, "nodes") and hasattr(value, "inputs"):       # an IR Graph
         gp = pb.GraphProto()
-        _Writer(lambda t: t.to_proto(), False).graph(value, gp)
+        ProtoWriter(lambda t: t.to_proto(), False).graph(value, gp)
         return {"$graph": base64.b64encode(gp.SerializeToString()).decode("ascii")}
     if isinstance(value, (bytes, bytearray)):
         return {"$bytes": base64.b64encode(bytes(value)).decode("ascii")}

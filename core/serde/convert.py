@@ -344,11 +344,25 @@ def model_from_proto(mp: pb.ModelProto, make_tensor: Optional[TensorFactory] = N
 
 # --- writing ----------------------------------------------------------------------------
 
-class _Writer:
+class ProtoWriter:
+    """Writes IR objects as messages. `tensor_proto` decides how each dense
+    tensor is stored (serde.save moves data to external files; the checker
+    leaves weights out, see check/file_form.py); sparse tensors are written
+    through `sparse`. `keep_unknown`: carry the source messages' unknown
+    fields (`has_unknown_fields`)."""
+
     def __init__(self, tensor_proto: Callable[[Tensor], pb.TensorProto], keep_unknown: bool):
         self.tensor_proto = tensor_proto
         self.keep_unknown = keep_unknown
         self.on_bad_value = None   # callable(attr, exc): report instead of raising
+
+    @classmethod
+    def for_model(cls, m: Model, tensor_proto: Optional[Callable[[Tensor], pb.TensorProto]] = None,
+                  on_bad_value: Optional[Callable] = None) -> "ProtoWriter":
+        """The writer model_to_proto uses for `m`."""
+        w = cls(tensor_proto or (lambda t: t.to_proto()), has_unknown_fields(getattr(m, "_src", None)))
+        w.on_bad_value = on_bad_value
+        return w
 
     def unknown(self, obj, out) -> None:
         """Carry over fields of the source message that our schema does not know."""
@@ -470,9 +484,9 @@ class _Writer:
         for n in g._nodes:
             self.node(n, out.node.add())
         for name, v in g.initializers.items():
-            out.initializer.append(self._named_tensor(v))
+            out.initializer.append(self.named_tensor(v))
         for v in g._dup_initializers:
-            out.initializer.append(self._named_tensor(v))
+            out.initializer.append(self.named_tensor(v))
         self.graph_fields(g, out)
         self.unknown(g, out)
 
@@ -502,7 +516,8 @@ class _Writer:
             e = out.metadata_props.add()
             e.key, e.value = k, val
 
-    def _named_tensor(self, v: Value) -> pb.TensorProto:
+    def named_tensor(self, v: Value) -> pb.TensorProto:
+        """An initializer's TensorProto, named as its value."""
         tp = self.tensor_proto(v.const)
         if tp.name != v.name:
             tp.name = v.name
@@ -548,13 +563,13 @@ def _opsets_to_write(as_read, resolved: dict) -> list:
 
 
 def model_to_proto(m: Model, tensor_proto: Optional[Callable[[Tensor], pb.TensorProto]] = None,
-                   on_bad_value: Optional[Callable] = None) -> pb.ModelProto:
+                   on_bad_value: Optional[Callable] = None, writer: Optional[ProtoWriter] = None) -> pb.ModelProto:
     """ModelProto for `m`. `tensor_proto` decides how each tensor is stored
     (serde.save passes one that moves data to external files). An attribute
     whose value its type cannot carry raises, unless `on_bad_value(attr,
-    exc)` is given (the checker): then it is written without a value."""
-    w = _Writer(tensor_proto or (lambda t: t.to_proto()), has_unknown_fields(m._src))
-    w.on_bad_value = on_bad_value
+    exc)` is given (the checker): then it is written without a value.
+    `writer` replaces the ProtoWriter built from those two."""
+    w = writer or ProtoWriter.for_model(m, tensor_proto, on_bad_value)
     mp = pb.ModelProto()
     present = m._present
     if m.ir_version or "ir_version" in present:
@@ -600,12 +615,12 @@ def has_unknown_fields(mp: Optional[pb.ModelProto]) -> bool:
 def node_to_proto(node: Node) -> pb.NodeProto:
     """One node exactly as model_to_proto writes it (subgraphs included)."""
     out = pb.NodeProto()
-    _Writer(lambda t: t.to_proto(), False).node(node, out)
+    ProtoWriter(lambda t: t.to_proto(), False).node(node, out)
     return out
 
 
 def value_info_to_proto(value: Value) -> pb.ValueInfoProto:
     """A value's declaration (name, type, doc, metadata) as a ValueInfoProto."""
     out = pb.ValueInfoProto()
-    _Writer(lambda t: t.to_proto(), False).value_info(value, out)
+    ProtoWriter(lambda t: t.to_proto(), False).value_info(value, out)
     return out
