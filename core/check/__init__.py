@@ -19,7 +19,7 @@ import types
 
 from ..proto import onnx_pb2 as pb
 from ..diagnostics import CODES, ERROR, INFO, WARNING, Diagnostic, Severity  # noqa: F401
-from .ir_rules import combine, declared_vs_inferred, ir_to_proto, trusted
+from .ir_rules import combine, declared_vs_inferred, inference_findings, ir_to_proto, trusted
 from .live import LiveChecker  # noqa: F401
 from .session import CheckSession  # noqa: F401
 
@@ -56,18 +56,20 @@ def inferred_type_lookup(ir_model):
 
 
 def _with_inference(ir_model):
-    """(type_lookup, declarations that contradict inference) for an IR model."""
+    """(type_lookup, declarations that contradict inference, inference's own
+    error findings) for an IR model."""
     try:
         from ..infer import Inference  # noqa: PLC0415
         inference = Inference(ir_model)
         types = inference.run()
         contradictions = declared_vs_inferred(ir_model, inference)
+        found = inference_findings(inference)
     except Exception:  # noqa: BLE001 - inference is a helper here, never a reason to stop checking
-        return None, []
+        return None, [], []
 
     def lookup(graph_path, name):
         return types.get(name) if graph_path == "graph" else None
-    return lookup, contradictions
+    return lookup, contradictions, found
 
 
 def check(model, *, model_dir=None, type_lookup=None, use_inference: bool = True) -> list:
@@ -88,11 +90,11 @@ def check(model, *, model_dir=None, type_lookup=None, use_inference: bool = True
         folder = pathlib.Path(path).resolve().parent if path else None
     else:
         proto, folder = as_proto(model)
-    contradictions = []
+    contradictions, inferred = [], []
     if type_lookup is None and use_inference and is_ir:
-        type_lookup, contradictions = _with_inference(model)
+        type_lookup, contradictions, inferred = _with_inference(model)
     diagnostics = CheckSession(proto, model_dir=model_dir or folder, type_lookup=type_lookup).diagnostics
-    return combine(diagnostics, extra, contradictions)
+    return combine(diagnostics, extra + inferred, contradictions)
 
 
 def check_file(path, ir_model=None) -> list:
@@ -100,8 +102,8 @@ def check_file(path, ir_model=None) -> list:
     file's IR model, inferred types fill in what value_info leaves out."""
     if ir_model is None:
         return check(path)
-    lookup, contradictions = _with_inference(ir_model)
-    return combine(check(path, type_lookup=lookup), (), contradictions)
+    lookup, contradictions, inferred = _with_inference(ir_model)
+    return combine(check(path, type_lookup=lookup), inferred, contradictions)
 
 
 def errors(diagnostics) -> list:

@@ -8,7 +8,10 @@
   producer gives (the node that computes it, the initializer that holds it,
   the node that feeds a subgraph). Stale output shapes after hand edits are
   the typical case. Inference keeps such contradictions
-  (`Inference.contradictions`); here they are pinned to the declaration.
+  (`Inference.declarations_contradicted`); here they are pinned to the
+  declaration.
+- Error findings inference stores per node (`inference_findings`): reported
+  with the checker's, as they are.
 """
 from __future__ import annotations
 
@@ -27,9 +30,9 @@ def _diag(code, path, message) -> Diagnostic:
 def ir_to_proto(model):
     """(file form of an IR model, diagnostics for attribute values that the
     file form cannot hold). Never raises for such values."""
-    from ..serde.convert import model_to_proto  # noqa: PLC0415
+    from .file_form import file_form  # noqa: PLC0415
     bad = []
-    proto = model_to_proto(model, on_bad_value=lambda a, exc: bad.append(a))
+    proto = file_form(model, on_bad_value=lambda a, exc: bad.append(a))
     return proto, bad_value_diagnostics(model, bad)
 
 
@@ -79,7 +82,7 @@ def _short(v) -> str:
 def declared_vs_inferred(model, inference) -> list:
     """[(diagnostic, path of the producer or None)]: one error per
     declaration that contradicts what inference derives."""
-    found = inference.contradictions
+    found = inference.declarations_contradicted()
     if not found:
         return []
     by_id = {id(v): (v, entry) for v, entry in found.items()}
@@ -104,6 +107,12 @@ def declared_vs_inferred(model, inference) -> list:
                               f"({_difference(declared, derived, what)}); correct the declaration or remove it"),
                         source))
     return out
+
+
+def inference_findings(inference) -> list:
+    """The error-level findings inference stored per node (its infos and
+    warnings stay inference's own): the one place they join the checker's."""
+    return [d for d in inference.diagnostics if d.severity == ERROR]
 
 
 def _difference(declared, derived, what) -> str:
