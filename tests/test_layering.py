@@ -68,3 +68,35 @@ def test_core_works_without_onnx_onnxruntime_and_qt():
     """)
     r = subprocess.run([sys.executable, "-c", script], capture_output=True, text=True, timeout=120)
     assert r.returncode == 0 and r.stdout.strip() == "ok", r.stderr
+
+
+def _imported_names(path: pathlib.Path):
+    """(module, name) for every `from module import name` in a file, the
+    module resolved against core/ for relative imports."""
+    tree = ast.parse(path.read_text(encoding="utf-8"))
+    package = list(path.relative_to(REPO / "core").parent.parts)
+    for node in ast.walk(tree):
+        if isinstance(node, ast.ImportFrom):
+            base = package[:len(package) - node.level + 1] if node.level else []
+            module = ".".join(base + ([node.module] if node.module else []))
+            for alias in node.names:
+                yield module, alias.name
+        elif isinstance(node, ast.Import):
+            for alias in node.names:
+                yield alias.name, ""
+
+
+def test_the_checker_and_inference_stand_below_the_edits_and_use_serde_through_public_names():
+    """The checker and inference take an edit's Changes (core/changes.py) but
+    never import the edits package; the checker reaches serde only through
+    its public names."""
+    offenders = []
+    for folder in ("check", "infer"):
+        for path in (REPO / "core" / folder).rglob("*.py"):
+            for module, name in _imported_names(path):
+                if module == "edits" or module.startswith("edits.") or "onnxstudio.core.edits" in module:
+                    offenders.append(f"{path}: imports {module}")
+                if folder == "check" and (module == "serde" or module.startswith("serde.")) \
+                        and name.startswith("_"):
+                    offenders.append(f"{path}: imports the private {module}.{name}")
+    assert not offenders, "\n".join(offenders)
