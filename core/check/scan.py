@@ -28,7 +28,7 @@ from ..proto import onnx_pb2 as pb
 from ..serde.wire import encode_varint
 from ..diagnostics import Collector
 from .elem_types import ATTRIBUTE_TYPED, output_types
-from .node_rules import check_arity
+from .node_rules import check_arity, type_violations
 from .tensor_rules import tensor_clean
 
 A = pb.AttributeProto
@@ -150,43 +150,13 @@ def _field_value(a, atype):
     return value
 
 
-def _types_clean(schema, in_types, out_types) -> bool:
-    """node_rules' type checks over element types ("" for an empty actual,
-    None for unknown): True when they find nothing."""
-    bound = {}
-    constraints = schema.type_constraints
-    allowed_types = schema.allowed_types
-    for types, formals in ((in_types, schema.inputs), (out_types, schema.outputs)):
-        n_formals = len(formals)
-        tail = formals[-1] if n_formals and formals[-1].is_variadic else None
-        for i, t in enumerate(types):
-            if t == "":
-                continue
-            formal = formals[i] if i < n_formals else tail
-            if formal is None:
-                break
-            if t is None:
-                continue
-            param = formal.type_str
-            if t not in allowed_types(param):
-                return False
-            if param not in constraints or (formal.is_variadic and not formal.homogeneous):
-                continue
-            prior = bound.get(param)
-            if prior is None:
-                bound[param] = t
-            elif prior != t:
-                return False
-    return True
-
-
 def _signature_clean(schema, ins, outs, in_types, out_types) -> bool:
     """Arity and type constraints: True when node_rules finds nothing. Both
     depend only on what (in_types, out_types) hold: counts, which actuals
     are empty (""), element types."""
     found = Collector()
     check_arity(ins, outs, schema, "", found)
-    return not found.items and _types_clean(schema, in_types, out_types)
+    return not found.items and next(type_violations(schema, in_types, out_types), None) is None
 
 
 def _judge_node(node, op, domain, schema, ir):
