@@ -27,25 +27,18 @@ from ..ir.text import as_text
 from ..proto import onnx_pb2 as pb
 from ..serde.wire import encode_varint
 from ..diagnostics import Collector
+from .attr_rules import IMPLIED_BY_FIELD, MAY_BE_EMPTY
 from .elem_types import ATTRIBUTE_TYPED, output_types
 from .node_rules import check_arity, type_violations
 from .tensor_rules import tensor_clean
 
 A = pb.AttributeProto
 _AF = A.DESCRIPTOR.fields_by_name
-# Value field -> the attribute type it implies.
-_VALUE_FIELDS = {_AF[name]: implied for name, implied in (
-    ("f", A.FLOAT), ("i", A.INT), ("s", A.STRING), ("t", A.TENSOR), ("g", A.GRAPH),
-    ("sparse_tensor", A.SPARSE_TENSOR), ("tp", A.TYPE_PROTO), ("floats", A.FLOATS), ("ints", A.INTS),
-    ("strings", A.STRINGS), ("tensors", A.TENSORS), ("graphs", A.GRAPHS),
-    ("sparse_tensors", A.SPARSE_TENSORS), ("type_protos", A.TYPE_PROTOS))}
+# Value field -> the attribute type it implies (attr_rules' table).
+_VALUE_FIELDS = IMPLIED_BY_FIELD
 _REF_FIELD = _AF["ref_attr_name"]
 # The value field of each type, where it sits between name (1) and type (20).
 _FIELD_OF_TYPE = {implied: fd for fd, implied in _VALUE_FIELDS.items() if fd.number < _AF["type"].number}
-# Types whose value may be absent without a finding (attr_rules: empty lists,
-# and proto3 writers drop zero scalars).
-_MAY_BE_EMPTY = frozenset({A.FLOAT, A.INT, A.STRING, A.FLOATS, A.INTS, A.STRINGS, A.TENSORS, A.GRAPHS,
-                           A.SPARSE_TENSORS, A.TYPE_PROTOS})
 # Attribute types the pass judges: plain values by their bytes, tensors by
 # tensor_clean, graphs by checking them (in the caller). Sparse tensors,
 # lists of tensors and type protos go to the rules.
@@ -146,7 +139,7 @@ def _field_value(a, atype):
         elif fd is _REF_FIELD:
             return None
     if value is None:
-        return True if atype in _MAY_BE_EMPTY else None
+        return True if atype in MAY_BE_EMPTY else None
     return value
 
 
