@@ -9,7 +9,8 @@ from onnx import TensorProto, helper
 
 from onnxstudio import core
 from onnxstudio.core.check import CheckSession, check
-from onnxstudio.core.check.file_form import file_form, raw_data_length
+from onnxstudio.core.check.file_form import file_form, parse_without_weights, raw_data_length
+from onnxstudio.core.proto import onnx_pb2 as pb
 from onnxstudio.core.serde import wire
 from onnxstudio.core.serde.convert import model_to_proto
 from shared_models import shared_model, shared_model_names
@@ -62,6 +63,37 @@ def test_stand_in_lengths_give_the_file_verdicts(delta):
     assert from_ir == from_file
     assert (delta != 0) == any(d.code == "tensor.data-length" and d.path == 'graph/initializer "w"'
                                for d in from_file)
+
+
+def _plain(data: bytes) -> pb.ModelProto:
+    proto = pb.ModelProto()
+    proto.ParseFromString(data)
+    return proto
+
+
+@pytest.mark.parametrize("name", shared_model_names())
+def test_a_file_is_judged_as_a_plain_parse_judges_it(name):
+    path = shared_model(name) / "model.onnx"
+    want = CheckSession(_plain(path.read_bytes()), model_dir=path.parent).diagnostics
+    assert check(path) == want
+    assert check(path.read_bytes()) == CheckSession(_plain(path.read_bytes())).diagnostics
+
+
+@pytest.mark.parametrize("delta", [0, -4, 3])
+def test_a_large_file_keeps_its_raw_data_lengths(delta, tmp_path):
+    data = _big_model(delta)
+    assert len(parse_without_weights(data).SerializeToString()) < 1024    # the weight was left out
+    path = tmp_path / "big.onnx"
+    path.write_bytes(data)
+    assert check(path) == check(data) == CheckSession(_plain(data), model_dir=tmp_path).diagnostics
+
+
+def test_malformed_bytes_fail_as_protobuf_fails():
+    data = _big_model(0)[:-5]
+    with pytest.raises(Exception) as theirs:
+        _plain(data)
+    with pytest.raises(type(theirs.value)):
+        check(data)
 
 
 def test_a_real_tensor_is_never_taken_for_a_stand_in():
