@@ -5,6 +5,7 @@ new reader, disconnect from the edge menu (optional inputs only), and a loose
 node dragged onto an edge is inserted there. Each is one undo step."""
 from __future__ import annotations
 
+import pytest
 from PySide6.QtCore import QPoint, Qt
 from PySide6.QtTest import QTest
 
