@@ -347,26 +347,7 @@ def scan_graph(nodes, scope, ctx, names: list):
             if outcome is None and verdict is None:
                 verdict = _judge_node(node, op, domain, schema, ir)
         if outcome is None:
-            # (derived output types, True | False | graphs still to check);
-            # False: the rules must see the node.
-            if verdict.__class__ is str:
-                # A Constant's output type, from the tensor the judgement read.
-                derived_outs = (verdict,) if len(outs) == 1 else (verdict,) + (None,) * (len(outs) - 1)
-            else:
-                derived_outs = _derived(node, op, schema, ins, outs, in_types)
-            if verdict and op in ATTRIBUTE_TYPED and out_types and out_types[0] and derived_outs[0] \
-                    and out_types[0] != derived_outs[0]:
-                verdict = False     # declared otherwise than the attribute says: the rules word it
-            if verdict:
-                sig = (schema, in_types, out_types)
-                clean = _SIGNATURE_CLEAN.get(sig)
-                if clean is None:
-                    clean = _keep(_SIGNATURE_CLEAN, sig, _signature_clean(schema, ins, outs, in_types, out_types))
-                if clean:
-                    clean = verdict if verdict.__class__ is list else True
-            else:
-                clean = False
-            outcome = (derived_outs, clean)
+            outcome = _outcome(node, op, schema, ins, outs, in_types, out_types, verdict)
             if key is not None:
                 outcomes[key] = outcome
         derived_outs, clean = outcome
@@ -384,6 +365,29 @@ def scan_graph(nodes, scope, ctx, names: list):
         if clean is not True:
             suspects.append((i, clean or None))
     return suspects
+
+
+def _outcome(node, op, schema, ins, outs, in_types, out_types, verdict) -> tuple:
+    """(derived output types, True | False | graphs still to check) for a
+    node with the judgement `verdict` (_judge_node); False: the rules must
+    see the node."""
+    if verdict.__class__ is str:
+        # A Constant's output type, from the tensor the judgement read.
+        derived_outs = (verdict,) if len(outs) == 1 else (verdict,) + (None,) * (len(outs) - 1)
+    else:
+        derived_outs = _derived(node, op, schema, ins, outs, in_types)
+    if verdict and op in ATTRIBUTE_TYPED and out_types and out_types[0] and derived_outs[0] \
+            and out_types[0] != derived_outs[0]:
+        verdict = False     # declared otherwise than the attribute says: the rules word it
+    if not verdict:
+        return derived_outs, False
+    sig = (schema, in_types, out_types)
+    clean = _SIGNATURE_CLEAN.get(sig)
+    if clean is None:
+        clean = _keep(_SIGNATURE_CLEAN, sig, _signature_clean(schema, ins, outs, in_types, out_types))
+    if clean:
+        clean = verdict if verdict.__class__ is list else True
+    return derived_outs, clean
 
 
 def _derived(node, op, schema, ins, outs, in_types) -> tuple:
