@@ -116,3 +116,42 @@ def test_the_document_reports_ir_level_findings_as_core_check_does():
     stale = [d for d in doc.diagnostics if d.code == "graph.declared-type-contradicts"]
     assert stale and stale[0].path.startswith("graph/output[0]") and "12345" in stale[0].message
     assert stale == [d for d in core.check(doc.model) if d.code == "graph.declared-type-contradicts"]
+
+
+class _PublicOnly:
+    """An Inference seen through its public methods only: reading its
+    dicts (types, consts, syms, contradictions, previous) or a private
+    name fails the test."""
+    _ALLOWED = frozenset({"run", "apply", "type_of", "types_in", "type_before_update",
+                          "declarations_contradicted", "diagnostics"})
+
+    def __init__(self, inference):
+        object.__setattr__(self, "_inner", inference)
+
+    def __getattr__(self, name):
+        if name not in self._ALLOWED:
+            raise AssertionError(f"the checker read Inference.{name}")
+        return getattr(object.__getattribute__(self, "_inner"), name)
+
+
+def test_the_live_checker_reads_inference_through_its_public_methods():
+    from onnxstudio.core.changes import Changes
+    from onnxstudio.core.edits import SetValueType
+    from onnxstudio.core.infer import Inference
+    m = _ir("branchy")
+    inference = Inference(m)
+    inference.run()
+    live = LiveChecker(m, inference=_PublicOnly(inference))
+    assert live.diagnostics == _fresh_with_inference(m)
+    cast = m.graph.nodes[2]
+    for to in (7, 9, 1):
+        cast.attributes["to"] = Attr("to", AttrType.INT, to)
+        changes = Changes()
+        changes.node(cast)
+        assert live.apply(changes, inference.apply(changes)) == _fresh_with_inference(m), to
+    out = m.graph.outputs[0]
+    changes = Changes()
+    SetValueType(out.name, out.type.elem_type, [12345] * len(out.type.shape or [1])).apply(m, changes)
+    found = live.apply(changes, inference.apply(changes))
+    assert any(d.code == "graph.declared-type-contradicts" for d in found)
+    assert found == core.check(m)
