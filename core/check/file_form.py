@@ -51,14 +51,14 @@ def _tensor_without_weights(tensor) -> pb.TensorProto:
 
 class _FileFormWriter(ProtoWriter):
     def sparse(self, s):
+        # With their data: the rules read sparse indices (range, order).
         return s.to_proto()
 
 
 def writer_for(model, on_bad_value=None) -> ProtoWriter:
     """A writer of the checker's file form of `model` (dense tensors without
     their detached bytes)."""
-    w = _FileFormWriter.for_model(model, _tensor_without_weights, on_bad_value)
-    return w
+    return _FileFormWriter.for_model(model, _tensor_without_weights, on_bad_value)
 
 
 def file_form(model, on_bad_value=None) -> pb.ModelProto:

@@ -17,6 +17,9 @@ after random edits.
 """
 from __future__ import annotations
 
+from ..serde.convert import model_to_proto
+from .file_form import writer_for
+
 _EVERYTHING = frozenset({"ir_version", "opset_imports"})
 
 
@@ -52,8 +55,6 @@ def _initializer_values(g) -> list:
 
 class Mirror:
     def __init__(self, model):
-        from .file_form import writer_for  # noqa: PLC0415
-        from ..serde.convert import model_to_proto  # noqa: PLC0415
         self.model = model
         # Attributes whose value their type cannot carry (set from Python):
         # written without a value, reported by the live checker.
