@@ -25,13 +25,13 @@ from ..serde import wire
 from ..serde.convert import ProtoWriter, model_to_proto
 
 _MAGIC = os.urandom(12)
-_STAND_IN_SIZE = len(_MAGIC) + 8
+STAND_IN_SIZE = len(_MAGIC) + 8
 
 
 def raw_data_length(raw: bytes) -> int:
     """The length of the raw data that `raw` (a raw_data field as read) is
     or stands for."""
-    if len(raw) == _STAND_IN_SIZE and raw[:12] == _MAGIC:
+    if len(raw) == STAND_IN_SIZE and raw[:12] == _MAGIC:
         return int.from_bytes(raw[12:], "little")
     return len(raw)
 

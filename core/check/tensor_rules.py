@@ -11,7 +11,7 @@ import numpy as np
 from ..ir.dtypes import SUB_BYTE_BITS, DataType, itemsize_bits, type_name
 from ..proto import onnx_pb2 as pb
 from ..ir.text import as_text
-from .file_form import raw_data_length
+from .file_form import STAND_IN_SIZE, raw_data_length
 
 _DATA_FIELDS = ("float_data", "int32_data", "string_data", "int64_data", "double_data", "uint64_data")
 _EXTERNAL_KEYS = frozenset({"location", "offset", "length", "checksum", "basepath"})
@@ -91,7 +91,9 @@ def tensor_clean(t: pb.TensorProto, ir_version: int) -> int:
             if data is not None:
                 return 0
             data = fd
-            length = raw_data_length(value) if fd is _RAW_FIELD else len(value)
+            length = len(value)
+            if length == STAND_IN_SIZE and fd is _RAW_FIELD:     # only then can it be a stand-in
+                length = raw_data_length(value)
         elif role == 1:
             dims = value
         elif role == 2:
