@@ -1,13 +1,16 @@
 """Inference and checking kept in step with a Document's edits.
 
-Edits report what they touched (`edits.Changes`); `note` collects those, and
-the next read of `diagnostics()` or `type_of()` brings inference up to date
-first (its types feed the checker), then the checker. Work is done on
-demand, so replaying a long edit script costs one update, not one per edit.
+Edits report what they touched (`Changes`); `note` collects those, and the
+next read of `diagnostics()` or `type_of()` brings everything up to date in
+this order: inference takes the changes and tells which values' types moved;
+the checker re-checks the touched nodes and the readers of those values.
+(Listeners hear of an edit from the Document when it is applied; they read
+results through here.) Work is done on demand, so replaying a long edit
+script costs one update, not one per edit.
 """
 from __future__ import annotations
 
-from .edits.base import Changes
+from .changes import Changes
 
 
 class Analysis:
@@ -16,7 +19,8 @@ class Analysis:
         from .infer import Inference
         self.model = model
         self.inference = Inference(model)
-        self.checker = LiveChecker(model, self.inference)   # runs inference and a full check
+        self.inference.run()
+        self.checker = LiveChecker(model, self.inference)   # a full check, with inferred types
         self._pending = Changes()
         self._noted = False
 
@@ -30,8 +34,15 @@ class Analysis:
         if not self._noted:
             return
         pending, self._pending, self._noted = self._pending, Changes(), False
-        if pending:
-            self.checker.apply(pending)
+        if not pending:
+            return
+        try:
+            moved = self.inference.apply(pending)
+        except Exception:  # noqa: BLE001 - inference trouble must not stop checking: start both over
+            self.inference.run()
+            self.checker.refresh()
+            return
+        self.checker.apply(pending, moved)
 
     def diagnostics(self) -> list:
         self._flush()
@@ -44,4 +55,3 @@ class Analysis:
     def types_in(self, graph) -> dict:
         self._flush()
         return self.inference.types_in(graph)
-

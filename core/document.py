@@ -25,7 +25,8 @@ import pathlib
 from dataclasses import dataclass, field
 from typing import Callable, Optional
 
-from .edits.base import Changes, Edit, Macro
+from .changes import Changes
+from .edits.base import Edit, Macro
 
 
 @dataclass

@@ -44,9 +44,9 @@ IR_MAY_USE = (
 )
 # ... and those leaves stay leaves: they may import only these of core.
 LEAVES_MAY_USE = ("onnxstudio.core.ir.dtypes", "onnxstudio.core.errors", "onnxstudio.core.proto")
-# Issue 21: the checker is being rebuilt without its protobuf mirror. Until
-# then core/check still imports serde's _Writer (mirror.py) and graph_rules'
-# _check_elem_type_given and _type_too_new (structure_cache.py).
+# Issue 21: the checker is being rebuilt on the IR. Until then
+# core/check/structure_cache.py imports graph_rules' _check_elem_type_given
+# and _type_too_new.
 PRIVATE_NAMES_NOT_YET_CHECKED = ("onnxstudio.core.check",)
 
 
@@ -286,3 +286,35 @@ def test_a_planted_violation_breaks_the_contract(tmp_path, contract, rel, text):
     files[rel] = files.get(rel, "") + text
     violations = contract(_write_tree(tmp_path, files))
     assert violations and all(v.startswith(rel + ":") for v in violations), violations
+
+
+def _imported_names(path: pathlib.Path):
+    """(module, name) for every `from module import name` in a file, the
+    module resolved against core/ for relative imports."""
+    tree = ast.parse(path.read_text(encoding="utf-8"))
+    package = list(path.relative_to(REPO / "core").parent.parts)
+    for node in ast.walk(tree):
+        if isinstance(node, ast.ImportFrom):
+            base = package[:len(package) - node.level + 1] if node.level else []
+            module = ".".join(base + ([node.module] if node.module else []))
+            for alias in node.names:
+                yield module, alias.name
+        elif isinstance(node, ast.Import):
+            for alias in node.names:
+                yield alias.name, ""
+
+
+def test_the_checker_and_inference_stand_below_the_edits_and_use_serde_through_public_names():
+    """The checker and inference take an edit's Changes (core/changes.py) but
+    never import the edits package; the checker reaches serde only through
+    its public names."""
+    offenders = []
+    for folder in ("check", "infer"):
+        for path in (REPO / "core" / folder).rglob("*.py"):
+            for module, name in _imported_names(path):
+                if module == "edits" or module.startswith("edits.") or "onnxstudio.core.edits" in module:
+                    offenders.append(f"{path}: imports {module}")
+                if folder == "check" and (module == "serde" or module.startswith("serde.")) \
+                        and name.startswith("_"):
+                    offenders.append(f"{path}: imports the private {module}.{name}")
+    assert not offenders, "\n".join(offenders)

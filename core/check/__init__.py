@@ -12,13 +12,16 @@ their default severities are listed in `CODES`.
 """
 from __future__ import annotations
 
+import mmap
 import os
 import pathlib
 import sys
 import types
 
 from ..proto import onnx_pb2 as pb
+from ..serde import wire
 from ..diagnostics import CODES, ERROR, INFO, WARNING, Diagnostic, Severity  # noqa: F401
+from .file_form import parse_without_weights
 from .ir_rules import combine, declared_vs_inferred, inferred_errors, ir_to_proto, trusted
 from .live import LiveChecker  # noqa: F401
 from .session import CheckSession  # noqa: F401
@@ -34,19 +37,25 @@ def as_proto(model):
     if hasattr(model, "SerializeToString") and hasattr(model, "graph"):
         # Another ModelProto class (e.g. the onnx package's, in tests and tools).
         model = model.SerializeToString()
+    # Files are parsed with their large weights left out (file_form.py).
     if isinstance(model, (bytes, bytearray, memoryview)):
-        proto = pb.ModelProto()
-        proto.ParseFromString(bytes(model))
-        return proto, None
+        return parse_without_weights(model), None
     if isinstance(model, (str, os.PathLike)):
         path = pathlib.Path(model)
-        proto = pb.ModelProto()
-        proto.ParseFromString(path.read_bytes())
-        return proto, path.resolve().parent
-    # An IR Model: the checker judges the file form, which serde writes.
-    from ..serde.convert import model_to_proto  # noqa: PLC0415
+        return parse_without_weights(_read(path)), path.resolve().parent
+    # An IR Model: the checker judges the file form serde writes (weights left out).
+    from .file_form import file_form  # noqa: PLC0415
     path = getattr(model, "path", None)
-    return model_to_proto(model), (pathlib.Path(path).resolve().parent if path else None)
+    return file_form(model), (pathlib.Path(path).resolve().parent if path else None)
+
+
+def _read(path: pathlib.Path):
+    """The file's bytes; a large file is mapped, so weights are not read."""
+    with open(path, "rb") as f:
+        size = os.fstat(f.fileno()).st_size
+        if size < wire.STRIP_FILES_FROM:
+            return f.read()
+        return mmap.mmap(f.fileno(), 0, access=mmap.ACCESS_READ)
 
 
 def inferred_type_lookup(ir_model):
@@ -90,12 +99,11 @@ def check(model, *, model_dir=None, type_lookup=None, use_inference: bool = True
         folder = pathlib.Path(path).resolve().parent if path else None
     else:
         proto, folder = as_proto(model)
-    contradictions = []
+    contradictions, inferred = [], []
     if type_lookup is None and use_inference and is_ir:
-        type_lookup, contradictions, found = _with_inference(model)
-        extra = extra + found
+        type_lookup, contradictions, inferred = _with_inference(model)
     diagnostics = CheckSession(proto, model_dir=model_dir or folder, type_lookup=type_lookup).diagnostics
-    return combine(diagnostics, extra, contradictions)
+    return combine(diagnostics, extra + inferred, contradictions)
 
 
 def check_file(path, ir_model=None) -> list:
@@ -103,8 +111,8 @@ def check_file(path, ir_model=None) -> list:
     file's IR model, inferred types fill in what value_info leaves out."""
     if ir_model is None:
         return check(path)
-    lookup, contradictions, found = _with_inference(ir_model)
-    return combine(check(path, type_lookup=lookup), found, contradictions)
+    lookup, contradictions, inferred = _with_inference(ir_model)
+    return combine(check(path, type_lookup=lookup), inferred, contradictions)
 
 
 def errors(diagnostics) -> list:

@@ -19,6 +19,12 @@ TYPE_NAMES = {v: k for k, v in A.AttributeType.items()}
 
 
 _IMPLIED = {fname: implied for fname, implied, _ in _VALUE_FIELDS}
+# The same by field descriptor (what ListFields hands back; scan.py reads these).
+IMPLIED_BY_FIELD = {A.DESCRIPTOR.fields_by_name[fname]: implied for fname, implied, _ in _VALUE_FIELDS}
+# Types whose value may be absent without a finding: empty lists are legal,
+# and proto3 writers drop 0 / 0.0 / "" scalars; a message-valued attribute
+# without its message has no value at all.
+MAY_BE_EMPTY = LIST_TYPES | {A.FLOAT, A.INT, A.STRING}
 
 
 def set_fields(attr: pb.AttributeProto) -> list:
@@ -60,8 +66,6 @@ def check_attribute(attr: pb.AttributeProto, path: str, ctx, out) -> list:
         if attr.type and attr.type != implied:
             out.add("attr.type-field-mismatch", path,
                     f"type says {TYPE_NAMES.get(attr.type, attr.type)} but the value is in field {fname!r}")
-    elif attr.type and attr.type not in LIST_TYPES and attr.type not in (A.FLOAT, A.INT, A.STRING):
-        # Empty lists are legal, and proto3 writers drop 0 / 0.0 / "" scalars;
-        # a message-valued attribute without its message has no value at all.
+    elif attr.type and attr.type not in MAY_BE_EMPTY:
         out.add("attr.no-value", path, f"a {TYPE_NAMES.get(attr.type, attr.type)} attribute with no value")
     return fields

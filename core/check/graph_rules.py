@@ -147,10 +147,13 @@ def check_ir10_fields(msg, where, ctx, out) -> None:
 
 
 def check_structure(g: pb.GraphProto, gpath: str, ctx, out, parent: Scope | None, cache=None) -> Scope:
-    # cache: a structure_cache.StructureCache remembering per-node names and
-    # per-initializer verdicts between re-checks of the main graph (None: read all).
-    # gpath may be a paths.Lazy (a subgraph's): spelt only if a finding or
-    # a type_lookup needs it.
+    """The graph's own rules (names, IO, initializers, value_info, SSA and
+    def-before-use) and its lexical scope, in which its nodes are checked.
+
+    cache: a structure_cache.StructureCache remembering per-node names and
+    per-initializer verdicts between re-checks of the main graph (None: read
+    all). gpath may be a paths.Lazy (a subgraph's): spelt only if a finding
+    or a type_lookup needs it."""
     ir = ctx.ir_version
     parts = graph_parts(g)
     if not parts.get("name"):
@@ -159,8 +162,19 @@ def check_structure(g: pb.GraphProto, gpath: str, ctx, out, parent: Scope | None
         check_ir10_fields(g, gpath, ctx, out)
     defs: dict = {}
     names = []      # in definition order, for the identifier rule
+    _check_inputs(parts.get("input", ()), gpath, ctx, out, parent, defs, names)
+    init_names = _check_initializers(parts.get("initializer", ()), gpath, ctx, out, defs, names, cache)
+    _check_sparse_initializers(parts.get("sparse_initializer", ()), gpath, ctx, out, defs, init_names)
+    types = declared_types(g, parts) if cache is None else cache.declared_types(g, parts)
+    scope = _scope_of_nodes(g, parts, gpath, ctx, out, parent, defs, names, types, cache)
+    _check_outputs(parts.get("output", ()), gpath, ctx, out, parent, scope.defs)
+    _check_value_info(parts, gpath, ctx, out, scope.defs, cache)
+    _check_names(names, gpath, out)
+    return scope
 
-    for k, vi in enumerate(parts.get("input", ())):
+
+def _check_inputs(inputs, gpath, ctx, out, parent, defs: dict, names: list) -> None:
+    for k, vi in enumerate(inputs):
         name = vi.name
         where = paths.Lazy(paths.graph_input, gpath, k, name)
         if not name:
@@ -178,8 +192,10 @@ def check_structure(g: pb.GraphProto, gpath: str, ctx, out, parent: Scope | None
             _check_elem_type_given(vi, where, out)
         _check_type_version(vi, where, ctx, out)
 
-    init_names = set()
-    inits = parts.get("initializer", ())
+
+def _check_initializers(inits, gpath, ctx, out, defs: dict, names: list, cache) -> set:
+    """Dense initializers; adds them to defs and names, returns their names."""
+    ir = ctx.ir_version
     kept = cache.initializers_kept(inits, ir, defs) if cache is not None else None
     if kept is not None:
         # Nothing the loop below reads changed since the last run, when it
@@ -187,40 +203,45 @@ def check_structure(g: pb.GraphProto, gpath: str, ctx, out, parent: Scope | None
         kept_names, kept_defs, kept_init_names = kept
         names.extend(kept_names)
         defs.update(kept_defs)
-        init_names = set(kept_init_names)
-    else:
-        first, inputs = len(names), set(defs)
-        plain = True
-        for init in inits:
-            name = init.name
-            # The usual initializer (clean, named, once, allowed at this IR
-            # version) has nothing to report: no path is built for it (a large
-            # model has thousands).
-            clean = tensor_clean(init, ir) if cache is None else cache.tensor_clean(init, ir, name)
-            if clean and name and name not in init_names and not (ir and ir < 4 and defs.get(name) != INPUT_POS):
-                init_names.add(name)
-                defs.setdefault(name, INIT_POS)
-                names.append(name)
-                continue
-            plain = False
-            where = paths.Lazy(paths.initializer, gpath, name)
-            if not clean:
-                check_tensor(init, where, ctx, out)
-            if not name:
-                out.add("graph.initializer-name-missing", where, "initializer with an empty name")
-                continue
-            if name in init_names:
-                out.add("graph.initializer-duplicate", where, f"initializer {name!r} is given twice")
+        return set(kept_init_names)
+    init_names = set()
+    first, inputs = len(names), set(defs)
+    plain = True
+    for init in inits:
+        name = init.name
+        # The usual initializer (clean, named, once, allowed at this IR
+        # version) has nothing to report: no path is built for it (a large
+        # model has thousands).
+        clean = tensor_clean(init, ir) if cache is None else cache.tensor_clean(init, ir, name)
+        if clean and name and name not in init_names and not (ir and ir < 4 and defs.get(name) != INPUT_POS):
             init_names.add(name)
-            if ir and ir < 4 and defs.get(name) != INPUT_POS:
-                out.add("graph.initializer-not-input", where,
-                        f"with IR version {ir} (< 4) every initializer must also be a graph input")
             defs.setdefault(name, INIT_POS)
             names.append(name)
-        if cache is not None and plain:
-            added = names[first:]
-            cache.keep_initializers(added, {n: INIT_POS for n in added if n not in inputs}, init_names)
-    for sp in parts.get("sparse_initializer", ()):
+            continue
+        plain = False
+        where = paths.Lazy(paths.initializer, gpath, name)
+        if not clean:
+            check_tensor(init, where, ctx, out)
+        if not name:
+            out.add("graph.initializer-name-missing", where, "initializer with an empty name")
+            continue
+        if name in init_names:
+            out.add("graph.initializer-duplicate", where, f"initializer {name!r} is given twice")
+        init_names.add(name)
+        if ir and ir < 4 and defs.get(name) != INPUT_POS:
+            out.add("graph.initializer-not-input", where,
+                    f"with IR version {ir} (< 4) every initializer must also be a graph input")
+        defs.setdefault(name, INIT_POS)
+        names.append(name)
+    if cache is not None and plain:
+        added = names[first:]
+        cache.keep_initializers(added, {n: INIT_POS for n in added if n not in inputs}, init_names)
+    return init_names
+
+
+def _check_sparse_initializers(sparse, gpath, ctx, out, defs: dict, init_names: set) -> None:
+    ir = ctx.ir_version
+    for sp in sparse:
         name = sp.values.name
         where = paths.initializer(gpath, name, sparse=True)
         if ir and ir < 6:
@@ -236,10 +257,12 @@ def check_structure(g: pb.GraphProto, gpath: str, ctx, out, parent: Scope | None
         init_names.add(name)
         defs.setdefault(name, INIT_POS)
 
-    # The lean pass reads every node once (outside function bodies, whose
-    # nodes all meet the rules). Only when a name is defined twice or used
-    # before its definition do the detailed passes run to say where.
-    types = declared_types(g, parts) if cache is None else cache.declared_types(g, parts)
+
+def _scope_of_nodes(g, parts, gpath, ctx, out, parent, defs: dict, names: list, types: dict, cache) -> Scope:
+    """The scope with every node's outputs defined and their element types
+    derived. The lean pass reads every node once (outside function bodies,
+    whose nodes all meet the rules). Only when a name is defined twice or
+    used before its definition do the detailed passes run to say where."""
     scope = None
     if not ctx.in_function:
         scope = Scope(dict(defs), 1 << 62, parent, types, gpath)
@@ -258,12 +281,14 @@ def check_structure(g: pb.GraphProto, gpath: str, ctx, out, parent: Scope | None
         scope = Scope(defs, 1 << 62, parent, types, gpath)
         _check_def_use(g, gpath, scope, out)
         infer_elem_types(g, scope, ctx)
-    defs = scope.defs
     if not ctx.in_function:
         # What the lean pass of this graph's subgraphs reads (scan_graph).
-        ctx.memo.setdefault("defined", set()).update(defs)
+        ctx.memo.setdefault("defined", set()).update(scope.defs)
+    return scope
 
-    for k, vi in enumerate(parts.get("output", ())):
+
+def _check_outputs(outputs, gpath, ctx, out, parent, defs: dict) -> None:
+    for k, vi in enumerate(outputs):
         name = vi.name
         where = paths.Lazy(paths.graph_output, gpath, k, name)
         if not name:
@@ -281,6 +306,9 @@ def check_structure(g: pb.GraphProto, gpath: str, ctx, out, parent: Scope | None
             _check_elem_type_given(vi, where, out)
         _check_type_version(vi, where, ctx, out)
 
+
+def _check_value_info(parts, gpath, ctx, out, defs: dict, cache) -> None:
+    ir = ctx.ir_version
     vi_names = set()
     io_types = None
     for k, vi in enumerate(parts.get("value_info", ())):
@@ -309,6 +337,11 @@ def check_structure(g: pb.GraphProto, gpath: str, ctx, out, parent: Scope | None
         if message is not None:
             out.add("model.feature-too-new", where or paths.Lazy(paths.value_info, gpath, name), message)
         _check_elem_type_given(vi, where or paths.Lazy(paths.value_info, gpath, name), out)
+
+
+def _check_names(names: list, gpath, out) -> None:
+    """Summary findings over every name the graph defines: invalid UTF-8
+    (a damaged file) and names that are not C identifiers."""
     odd = odd_names(names)
     damaged = [n for n in odd if n.__class__ is bytes]      # invalid UTF-8 is never an identifier
     if damaged:
@@ -321,7 +354,6 @@ def check_structure(g: pb.GraphProto, gpath: str, ctx, out, parent: Scope | None
         out.add("name.not-identifier", gpath,
                 (f"{len(odd)} names are" if len(odd) > 1 else "1 name is")
                 + f" not a C identifier (e.g. {shown}); most tools accept them")
-    return scope
 
 
 def _check_definitions(g, gpath, defs, names, parent, out) -> None:

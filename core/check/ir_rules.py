@@ -8,11 +8,13 @@
   producer gives (the node that computes it, the initializer that holds it,
   the node that feeds a subgraph). Stale output shapes after hand edits are
   the typical case. Inference keeps such contradictions
-  (`Inference.contradictions`); here they are pinned to the declaration.
+  (`Inference.declarations_contradicted`); here they are pinned to the
+  declaration.
 - Contradictions inside the graph that inference proves from known dims
   (shapes that cannot broadcast, a rank the operator rules out, an axis
   outside the rank: `ctx.error` in core/infer). Inference keeps them per
-  node (`Inference.errors`); here they get the node's current path.
+  node (`Inference.errors`); `inferred_errors` gives them the node's
+  current path: the one place they join the checker's findings.
 """
 from __future__ import annotations
 
@@ -31,9 +33,9 @@ def _diag(code, path, message) -> Diagnostic:
 def ir_to_proto(model):
     """(file form of an IR model, diagnostics for attribute values that the
     file form cannot hold). Never raises for such values."""
-    from ..serde.convert import model_to_proto  # noqa: PLC0415
+    from .file_form import file_form  # noqa: PLC0415
     bad = []
-    proto = model_to_proto(model, on_bad_value=lambda a, exc: bad.append(a))
+    proto = file_form(model, on_bad_value=lambda a, exc: bad.append(a))
     return proto, bad_value_diagnostics(model, bad)
 
 
@@ -83,7 +85,7 @@ def _short(v) -> str:
 def declared_vs_inferred(model, inference) -> list:
     """[(diagnostic, path of the producer or None)]: one error per
     declaration that contradicts what inference derives."""
-    found = inference.contradictions
+    found = inference.declarations_contradicted()
     if not found:
         return []
     by_id = {id(v): (v, entry) for v, entry in found.items()}

@@ -1,15 +1,19 @@
 """Live checking of an IR model while it is edited (the problems panel).
 
 `LiveChecker(model)` checks the file form of an IR `Model` once, then keeps
-a protobuf mirror of it (mirror.py) and the checker's results per unit in
-step with edits. Every edit reports what it touched (`edits.Changes`); hand
-that to `apply`, and only what the edit can have affected is re-written and
-re-checked, insertions and removals included:
+a protobuf mirror of it (mirror.py; weights left out, see file_form.py) and
+the checker's results per unit in step with edits. Every edit reports what
+it touched (`Changes`); `Analysis` (core/analysis.py) hands that to
+inference first and then here, with the values whose inferred type moved,
+and only what the edit can have affected is re-written and re-checked,
+insertions and removals included:
 
-    live = LiveChecker(model, inference=Inference(model))
+    inference = Inference(model); inference.run()
+    live = LiveChecker(model, inference)
     changes = Changes()
     edit.apply(model, changes)
-    diagnostics = live.apply(changes)      # inference updated first, then the checker
+    moved = inference.apply(changes)
+    diagnostics = live.apply(changes, moved)
     diagnostics = live.refresh()           # everything from scratch
 
 The result equals a fresh `LiveChecker(model)` (tests/edits/test_random_edits.py).
@@ -26,14 +30,13 @@ from .mirror import Mirror
 from .session import CheckSession
 
 _EVERYTHING = frozenset({"ir_version", "opset_imports"})
-_MISSING = object()
 
 
 class LiveChecker:
-    """`inference`: an optional `core.infer.Inference` over the same model. Its
-    types fill in what the file does not declare, and `node_changed` updates
-    it first so the re-check sees the new types (and re-checks the nodes
-    whose input types moved)."""
+    """`inference`: an optional `core.infer.Inference` over the same model,
+    already run and kept up to date by the caller (Analysis). Its types fill
+    in what the file does not declare; the values whose type an edit moved
+    (what `Inference.apply` returns) tell which nodes to re-check."""
 
     def __init__(self, model, inference=None):
         self.model = model
@@ -60,8 +63,7 @@ class LiveChecker:
         contradictions = in_nodes = []
         inference = self.inference
         if inference is not None:
-            if inference.contradictions:
-                contradictions = declared_vs_inferred(self.model, inference)
+            contradictions = declared_vs_inferred(self.model, inference)
             if inference.errors:
                 in_nodes = inferred_errors(self.model, inference)
         if not bad and not contradictions and not in_nodes:
@@ -69,26 +71,24 @@ class LiveChecker:
         return combine(found, bad_value_diagnostics(self.model, bad) + in_nodes, contradictions)
 
     def refresh(self) -> list:
-        """Re-read the whole model and check everything."""
-        if self.inference is not None:
-            self.inference.run()
+        """Re-read the whole model and check everything (inference, when
+        given, is the caller's to bring up to date first)."""
         path = getattr(self.model, "path", None)
         folder = pathlib.Path(path).resolve().parent if path else None
         self._mirror = Mirror(self.model)
         self._session = CheckSession(self._mirror.proto, model_dir=folder, type_lookup=self.type_lookup)
         return self.diagnostics
 
-    def apply(self, changes) -> list:
-        """Bring inference and the checker up to date after edits that
-        recorded what they touched in `changes` (one Changes, or several merged)."""
+    def apply(self, changes, moved=None) -> list:
+        """Bring the checker up to date after edits that recorded what they
+        touched in `changes` (one Changes, or several merged). `moved`: the
+        Values whose inferred type moved (`Inference.apply`, run first);
+        None when unknown."""
         if not changes:
             return self.diagnostics
         if changes.model_fields & _EVERYTHING:
             return self.refresh()
-        try:
-            moved = self._update_inference(changes)
-        except Exception:  # noqa: BLE001 - inference trouble must not stop checking
-            return self.refresh()
+        names = self._element_type_moves(moved)
         self._session.remember_names()
         plan = self._mirror.sync(changes)
         if plan is None:
@@ -97,88 +97,35 @@ class LiveChecker:
         if len(plan) == 1 and session.names_unchanged(plan["rewritten"]):
             # Nodes edited in place, their names as they were (attributes,
             # op_type, node name): no name-level work at all.
-            session.recheck(nodes=plan["rewritten"], lookup_changed=moved)
+            session.recheck(nodes=plan["rewritten"], lookup_changed=names)
         else:
-            session.update(lookup_changed=moved, **plan)
+            session.update(lookup_changed=names, **plan)
         return self.diagnostics
 
-    def node_changed(self, node) -> list:
+    def node_changed(self, node, moved=None) -> list:
         """`node` (in the main graph or any subgraph below it) was edited in
         place: attributes, op_type, name, inputs or outputs."""
-        from ..edits.base import Changes  # noqa: PLC0415
+        from ..changes import Changes  # noqa: PLC0415
         changes = Changes()
         changes.node(node)
-        return self.apply(changes)
+        return self.apply(changes, moved)
 
-    # -- inference ---------------------------------------------------------------------
-
-    def _update_inference(self, changes):
-        """Re-infer what the edits can have moved; the main-graph names whose
-        type moved (None without inference)."""
+    def _element_type_moves(self, moved):
+        """The main-graph names among `moved` whose type moved as the rules
+        see it (None when unknown or without inference). The rules read
+        only what schemas.type_string keeps of a type (element types), so a
+        new shape alone moves nothing for them."""
         inference = self.inference
-        if inference is None:
+        if inference is None or moved is None:
             return None
         main = self.model.graph
-        nodes, values = set(), set()
-        calls = set(changes.functions)
-        for n in changes.nodes_removed:
-            if n.graph is None:
-                inference._diags.pop(n, None)
-                inference.errors.pop(n, None)
-                for v in n.outputs:
-                    if v is not None and (v.producer is None or v.producer is n):
-                        inference.types.pop(v, None)
-                        inference.consts.pop(v, None)
-                        inference.syms.pop(v, None)
-                        inference.contradictions.pop(v, None)
-        for n in changes.nodes_changed | changes.nodes_added:
-            if n.graph is main:
-                nodes.add(n)
-            elif n.graph is not None:
-                top, key = _top(n.graph, main)
-                if top is not None:
-                    nodes.add(top)
-                elif key is not None:
-                    calls.add(key)
-        for g in changes.graphs | changes.graph_io | changes.value_info:
-            if g is main:
-                continue
-            top, key = _top(g, main)
-            if top is not None:
-                nodes.add(top)
-            elif key is not None:
-                calls.add(key)
-        for v in changes.values_retyped | changes.initializers:
-            if v.graph is None or v.graph is main:
-                values.add(v)
-            else:
-                top, key = _top(v.graph, main)
-                if top is not None:
-                    nodes.add(top)
-                elif key is not None:
-                    calls.add(key)
-        if main in changes.graph_io:
-            values.update(main.inputs)
-            nodes.update(v.producer for v in main.outputs if v.producer is not None)
-        if calls:
-            for g in main.walk():
-                for n in g._nodes:
-                    if (n.domain, n.op_type, n.overload) in calls:
-                        nodes.add(n if g is main else _top(g, main)[0])
-            nodes.discard(None)
-        moved = inference.update(nodes=nodes, values=values)
-        # The checker reads only what schemas.type_string keeps of a type
-        # (element types): a new shape alone moves nothing for it.
-        previous, types = inference.previous, inference.types
         names = set()
-        # A new input dim moves every value: the usual case (a tensor keeping
-        # its element type) is told inline, without a call per value.
         for v in moved:
             if v.graph is not main:
                 continue
-            old, new = previous.get(v), types.get(v, _MISSING)
-            if new is _MISSING:
-                new = inference.type_of(v)
+            old, new = inference.type_before_update(v), inference.type_of(v)
+            # A new input dim moves every value: the usual case (a tensor
+            # keeping its element type) is told without building type strings.
             if type(old) is TensorType and type(new) is TensorType and old.elem_type == new.elem_type:
                 continue
             if _moved_for_checker(old, new):
@@ -195,19 +142,3 @@ def _moved_for_checker(old, new) -> bool:
 def _seen(t):
     from ..schemas import type_string  # noqa: PLC0415
     return None if t is None else type_string(t)
-
-
-def _top(graph, main):
-    """(the main-graph node holding `graph`, None), or (None, function key)
-    for a function body, or (None, None) for a graph no longer attached."""
-    node = None
-    while graph is not main:
-        holder = graph.parent_node
-        if holder is None:
-            owner = graph.owner
-            return None, (owner.key if getattr(owner, "is_function", False) else None)
-        node = holder
-        graph = holder.graph
-        if graph is None:
-            return None, None
-    return node, None

@@ -168,41 +168,58 @@ def check_arity(inputs, outputs, schema, path, out) -> None:
                     f"the node gives {variadic_count}")
 
 
-def _check_types(node, schema, path, scope, ctx, out) -> None:
-    bound = {}   # type parameter -> (type string, "input"/"output", actual name)
+def type_violations(schema, in_types, out_types):
+    """The type-constraint findings for actuals of these element types (""
+    for an empty actual, None for an unknown type), in order, each as
+    (code, "input" | "output", index, formal, type, type parameter, prior):
+    prior is None for a type outside the constraint, else the (type,
+    side, index) of the actual that bound the parameter first. One
+    implementation for the rules, which word each one, and for scan.py,
+    which only asks whether there is any."""
+    bound = {}   # type parameter -> (type string, side, index)
     constraints = schema.type_constraints
-    type_str = scope.type_str
-    for what, actuals, formals, at in (
-        ("input", node.input, schema.inputs, paths.node_input),
-        ("output", node.output, schema.outputs, paths.node_output),
-    ):
+    allowed_types = schema.allowed_types
+    for what, types, formals in (("input", in_types, schema.inputs), ("output", out_types, schema.outputs)):
         n_formals = len(formals)
         variadic_tail = formals[-1] if n_formals and formals[-1].is_variadic else None
-        for i, name in enumerate(actuals):
-            if not name:
+        for i, actual in enumerate(types):
+            if actual == "":
                 continue
             formal = formals[i] if i < n_formals else variadic_tail
             if formal is None:
                 break
-            actual = type_str(name, ctx)
             if actual is None:
                 continue
             param = formal.type_str
-            allowed = schema.allowed_types(param)
-            if actual not in allowed:
-                out.add("node.input-type", at(path, i, name),
-                        f"{what} {formal.name!r} of {schema.key} is {actual}; allowed: "
-                        f"{', '.join(sorted(allowed))}")
+            if actual not in allowed_types(param):
+                yield "node.input-type", what, i, formal, actual, param, None
                 continue
             if param not in constraints or (formal.is_variadic and not formal.homogeneous):
                 continue
             prior = bound.get(param)
             if prior is None:
-                bound[param] = (actual, what, name)
+                bound[param] = (actual, what, i)
             elif prior[0] != actual:
-                out.add("node.type-mismatch", at(path, i, name),
-                        f"{what} {name!r} is {actual} but {prior[1]} {prior[2]!r} is {prior[0]}; both are "
-                        f"type {param} of {schema.key}")
+                yield "node.type-mismatch", what, i, formal, actual, param, prior
+
+
+def _check_types(node, schema, path, scope, ctx, out) -> None:
+    type_str = scope.type_str
+    actuals = {"input": node.input, "output": node.output}
+    at = {"input": paths.node_input, "output": paths.node_output}
+    in_types = [type_str(name, ctx) if name else "" for name in node.input]
+    out_types = [type_str(name, ctx) if name else "" for name in node.output]
+    for code, what, i, formal, actual, param, prior in type_violations(schema, in_types, out_types):
+        name = actuals[what][i]
+        if prior is None:
+            out.add(code, at[what](path, i, name),
+                    f"{what} {formal.name!r} of {schema.key} is {actual}; allowed: "
+                    f"{', '.join(sorted(schema.allowed_types(param)))}")
+        else:
+            prior_type, prior_what, prior_i = prior
+            out.add(code, at[what](path, i, name),
+                    f"{what} {name!r} is {actual} but {prior_what} {actuals[prior_what][prior_i]!r} is "
+                    f"{prior_type}; both are type {param} of {schema.key}")
     if node.op_type in ATTRIBUTE_TYPED and node.domain in ("", "ai.onnx") and len(node.output) and node.output[0]:
         # Cast's `to`, a Constant's value: the output type is the attribute's,
         # whatever a value_info or graph output says (onnx finds this only

@@ -27,25 +27,18 @@ from ..ir.text import as_text
 from ..proto import onnx_pb2 as pb
 from ..serde.wire import encode_varint
 from ..diagnostics import Collector
+from .attr_rules import IMPLIED_BY_FIELD, MAY_BE_EMPTY
 from .elem_types import ATTRIBUTE_TYPED, output_types
-from .node_rules import check_arity
+from .node_rules import check_arity, type_violations
 from .tensor_rules import tensor_clean
 
 A = pb.AttributeProto
 _AF = A.DESCRIPTOR.fields_by_name
-# Value field -> the attribute type it implies.
-_VALUE_FIELDS = {_AF[name]: implied for name, implied in (
-    ("f", A.FLOAT), ("i", A.INT), ("s", A.STRING), ("t", A.TENSOR), ("g", A.GRAPH),
-    ("sparse_tensor", A.SPARSE_TENSOR), ("tp", A.TYPE_PROTO), ("floats", A.FLOATS), ("ints", A.INTS),
-    ("strings", A.STRINGS), ("tensors", A.TENSORS), ("graphs", A.GRAPHS),
-    ("sparse_tensors", A.SPARSE_TENSORS), ("type_protos", A.TYPE_PROTOS))}
+# Value field -> the attribute type it implies (attr_rules' table).
+_VALUE_FIELDS = IMPLIED_BY_FIELD
 _REF_FIELD = _AF["ref_attr_name"]
 # The value field of each type, where it sits between name (1) and type (20).
 _FIELD_OF_TYPE = {implied: fd for fd, implied in _VALUE_FIELDS.items() if fd.number < _AF["type"].number}
-# Types whose value may be absent without a finding (attr_rules: empty lists,
-# and proto3 writers drop zero scalars).
-_MAY_BE_EMPTY = frozenset({A.FLOAT, A.INT, A.STRING, A.FLOATS, A.INTS, A.STRINGS, A.TENSORS, A.GRAPHS,
-                           A.SPARSE_TENSORS, A.TYPE_PROTOS})
 # Attribute types the pass judges: plain values by their bytes, tensors by
 # tensor_clean, graphs by checking them (in the caller). Sparse tensors,
 # lists of tensors and type protos go to the rules.
@@ -146,38 +139,8 @@ def _field_value(a, atype):
         elif fd is _REF_FIELD:
             return None
     if value is None:
-        return True if atype in _MAY_BE_EMPTY else None
+        return True if atype in MAY_BE_EMPTY else None
     return value
-
-
-def _types_clean(schema, in_types, out_types) -> bool:
-    """node_rules' type checks over element types ("" for an empty actual,
-    None for unknown): True when they find nothing."""
-    bound = {}
-    constraints = schema.type_constraints
-    allowed_types = schema.allowed_types
-    for types, formals in ((in_types, schema.inputs), (out_types, schema.outputs)):
-        n_formals = len(formals)
-        tail = formals[-1] if n_formals and formals[-1].is_variadic else None
-        for i, t in enumerate(types):
-            if t == "":
-                continue
-            formal = formals[i] if i < n_formals else tail
-            if formal is None:
-                break
-            if t is None:
-                continue
-            param = formal.type_str
-            if t not in allowed_types(param):
-                return False
-            if param not in constraints or (formal.is_variadic and not formal.homogeneous):
-                continue
-            prior = bound.get(param)
-            if prior is None:
-                bound[param] = t
-            elif prior != t:
-                return False
-    return True
 
 
 def _signature_clean(schema, ins, outs, in_types, out_types) -> bool:
@@ -186,7 +149,7 @@ def _signature_clean(schema, ins, outs, in_types, out_types) -> bool:
     are empty (""), element types."""
     found = Collector()
     check_arity(ins, outs, schema, "", found)
-    return not found.items and _types_clean(schema, in_types, out_types)
+    return not found.items and next(type_violations(schema, in_types, out_types), None) is None
 
 
 def _judge_node(node, op, domain, schema, ir):
@@ -384,26 +347,7 @@ def scan_graph(nodes, scope, ctx, names: list):
             if outcome is None and verdict is None:
                 verdict = _judge_node(node, op, domain, schema, ir)
         if outcome is None:
-            # (derived output types, True | False | graphs still to check);
-            # False: the rules must see the node.
-            if verdict.__class__ is str:
-                # A Constant's output type, from the tensor the judgement read.
-                derived_outs = (verdict,) if len(outs) == 1 else (verdict,) + (None,) * (len(outs) - 1)
-            else:
-                derived_outs = _derived(node, op, schema, ins, outs, in_types)
-            if verdict and op in ATTRIBUTE_TYPED and out_types and out_types[0] and derived_outs[0] \
-                    and out_types[0] != derived_outs[0]:
-                verdict = False     # declared otherwise than the attribute says: the rules word it
-            if verdict:
-                sig = (schema, in_types, out_types)
-                clean = _SIGNATURE_CLEAN.get(sig)
-                if clean is None:
-                    clean = _keep(_SIGNATURE_CLEAN, sig, _signature_clean(schema, ins, outs, in_types, out_types))
-                if clean:
-                    clean = verdict if verdict.__class__ is list else True
-            else:
-                clean = False
-            outcome = (derived_outs, clean)
+            outcome = _outcome(node, op, schema, ins, outs, in_types, out_types, verdict)
             if key is not None:
                 outcomes[key] = outcome
         derived_outs, clean = outcome
@@ -421,6 +365,29 @@ def scan_graph(nodes, scope, ctx, names: list):
         if clean is not True:
             suspects.append((i, clean or None))
     return suspects
+
+
+def _outcome(node, op, schema, ins, outs, in_types, out_types, verdict) -> tuple:
+    """(derived output types, True | False | graphs still to check) for a
+    node with the judgement `verdict` (_judge_node); False: the rules must
+    see the node."""
+    if verdict.__class__ is str:
+        # A Constant's output type, from the tensor the judgement read.
+        derived_outs = (verdict,) if len(outs) == 1 else (verdict,) + (None,) * (len(outs) - 1)
+    else:
+        derived_outs = _derived(node, op, schema, ins, outs, in_types)
+    if verdict and op in ATTRIBUTE_TYPED and out_types and out_types[0] and derived_outs[0] \
+            and out_types[0] != derived_outs[0]:
+        verdict = False     # declared otherwise than the attribute says: the rules word it
+    if not verdict:
+        return derived_outs, False
+    sig = (schema, in_types, out_types)
+    clean = _SIGNATURE_CLEAN.get(sig)
+    if clean is None:
+        clean = _keep(_SIGNATURE_CLEAN, sig, _signature_clean(schema, ins, outs, in_types, out_types))
+    if clean:
+        clean = verdict if verdict.__class__ is list else True
+    return derived_outs, clean
 
 
 def _derived(node, op, schema, ins, outs, in_types) -> tuple:

@@ -11,6 +11,7 @@ import numpy as np
 from ..ir.dtypes import SUB_BYTE_BITS, DataType, itemsize_bits, type_name
 from ..proto import onnx_pb2 as pb
 from ..ir.text import as_text
+from .file_form import STAND_IN_SIZE, raw_data_length
 
 _DATA_FIELDS = ("float_data", "int32_data", "string_data", "int64_data", "double_data", "uint64_data")
 _EXTERNAL_KEYS = frozenset({"location", "offset", "length", "checksum", "basepath"})
@@ -91,6 +92,8 @@ def tensor_clean(t: pb.TensorProto, ir_version: int) -> int:
                 return 0
             data = fd
             length = len(value)
+            if length == STAND_IN_SIZE and fd is _RAW_FIELD:     # only then can it be a stand-in
+                length = raw_data_length(value)
         elif role == 1:
             dims = value
         elif role == 2:
@@ -140,7 +143,7 @@ def check_tensor(t: pb.TensorProto, path: str, ctx, out) -> None:
             return
         n *= d
     # Each read of raw_data copies the bytes (upb): read its length once.
-    raw_len = len(t.raw_data) if t.HasField("raw_data") else 0
+    raw_len = raw_data_length(t.raw_data) if t.HasField("raw_data") else 0
     fields = [f for f in _DATA_FIELDS if len(getattr(t, f))]
     if raw_len:
         fields.append("raw_data")

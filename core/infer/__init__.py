@@ -8,6 +8,8 @@
 
     inf = Inference(model); inf.run()    # keep it to re-infer after an edit:
     inf.update(nodes=[edited_node], values=[input_whose_type_changed])
+    moved = inf.apply(changes)           # or from an edit's core.changes.Changes (what Analysis does);
+                                         #   inf.type_before_update(v) for each moved value
     inf.type_of(value); inf.types_in(any_graph_or_subgraph); inf.write()
 
 How it works and what we decided:

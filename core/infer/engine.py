@@ -8,6 +8,7 @@ being edited and re-run only downstream of a change (`update`).
 from __future__ import annotations
 
 import gc
+from types import MappingProxyType
 from typing import Iterable, Optional
 
 import numpy as np
@@ -27,6 +28,8 @@ from .merge import merge_types
 
 _MISSING = object()
 _LATEST = 10 ** 6          # a domain the model does not import: use the newest rule
+# Model fields every inferred type depends on.
+_EVERYTHING = frozenset({"ir_version", "opset_imports"})
 _MAX_FUNCTION_DEPTH = 8      # recursive functions are invalid; this bounds the work
 
 
@@ -115,6 +118,42 @@ class Inference:
 
     def result(self) -> InferenceResult:
         return InferenceResult(self.types_in(self.model.graph), self.diagnostics)
+
+    def apply(self, changes) -> Optional[set]:
+        """Bring inference up to date after edits that recorded what they
+        touched in `changes` (core.changes.Changes): the Values whose type
+        moved (`type_before_update` gives what they had), or None after a
+        full run (a new IR version or opset import moves everything)."""
+        if changes.model_fields & _EVERYTHING:
+            self.run()
+            return None
+        from .changes import affected  # noqa: PLC0415
+        nodes, values, removed = affected(self.model, changes)
+        self.forget(removed)
+        return self.update(nodes=nodes, values=values)
+
+    def forget(self, removed_nodes: Iterable) -> None:
+        """Drop what inference holds about nodes removed from the model and
+        the values only they defined."""
+        for n in removed_nodes:
+            self._diags.pop(n, None)
+            self.errors.pop(n, None)
+            for v in n.outputs:
+                if v is not None and (v.producer is None or v.producer is n):
+                    self.types.pop(v, None)
+                    self.consts.pop(v, None)
+                    self.syms.pop(v, None)
+                    self.contradictions.pop(v, None)
+
+    def type_before_update(self, value):
+        """The type `value` had before the last `update` or `apply` moved it
+        (None when it had none)."""
+        return self.previous.get(value)
+
+    def declarations_contradicted(self) -> dict:
+        """{Value: (declared type, derived type, what differs)}: declarations
+        that contradict what the producer gives (read only)."""
+        return MappingProxyType(self.contradictions)
 
     def update(self, nodes: Iterable = (), values: Iterable = ()) -> set:
         """Re-infer after an edit: `nodes` whose attributes/inputs changed and

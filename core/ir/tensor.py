@@ -112,6 +112,15 @@ class Tensor:
     def doc_string(self) -> str:
         return self._proto.doc_string
 
+    @property
+    def detached_raw_size(self) -> Optional[int]:
+        """Bytes of raw data kept outside the message (a view of the loaded
+        file, moved out at load so weights are not copied), or None when the
+        message holds its data itself. Reading it pages nothing in."""
+        if self._raw is None or self.external is not None:
+            return None
+        return memoryview(self._raw).nbytes
+
     # -- data ----------------------------------------------------------------------
 
     def numpy(self) -> np.ndarray:

@@ -365,6 +365,14 @@ class ProtoWriter:
         self.keep_unknown = keep_unknown
         self.on_bad_value = None   # callable(attr, exc): report instead of raising
 
+    @classmethod
+    def for_model(cls, m: Model, tensor_proto: Optional[Callable[[Tensor], pb.TensorProto]] = None,
+                  on_bad_value: Optional[Callable] = None) -> "ProtoWriter":
+        """The writer model_to_proto uses for `m`."""
+        w = cls(tensor_proto or (lambda t: t.to_proto()), has_unknown_fields(getattr(m, "_src", None)))
+        w.on_bad_value = on_bad_value
+        return w
+
     def unknown(self, obj, out) -> None:
         """Carry over fields of the source message that our schema does not know."""
         src = getattr(obj, "_src", None)
@@ -485,9 +493,9 @@ class ProtoWriter:
         for n in g._nodes:
             self.node(n, out.node.add())
         for name, v in g.initializers.items():
-            out.initializer.append(self._named_tensor(v))
+            out.initializer.append(self.named_tensor(v))
         for v in g._dup_initializers:
-            out.initializer.append(self._named_tensor(v))
+            out.initializer.append(self.named_tensor(v))
         self.graph_fields(g, out)
         self.unknown(g, out)
 
@@ -517,7 +525,8 @@ class ProtoWriter:
             e = out.metadata_props.add()
             e.key, e.value = k, val
 
-    def _named_tensor(self, v: Value) -> pb.TensorProto:
+    def named_tensor(self, v: Value) -> pb.TensorProto:
+        """An initializer's TensorProto, named as its value."""
         tp = self.tensor_proto(v.const)
         if tp.name != v.name:
             tp.name = v.name
@@ -563,13 +572,13 @@ def _opsets_to_write(as_read, resolved: dict) -> list:
 
 
 def model_to_proto(m: Model, tensor_proto: Optional[Callable[[Tensor], pb.TensorProto]] = None,
-                   on_bad_value: Optional[Callable] = None) -> pb.ModelProto:
+                   on_bad_value: Optional[Callable] = None, writer: Optional[ProtoWriter] = None) -> pb.ModelProto:
     """ModelProto for `m`. `tensor_proto` decides how each tensor is stored
     (serde.save passes one that moves data to external files). An attribute
     whose value its type cannot carry raises, unless `on_bad_value(attr,
-    exc)` is given (the checker): then it is written without a value."""
-    w = ProtoWriter(tensor_proto, has_unknown_fields(m._src))
-    w.on_bad_value = on_bad_value
+    exc)` is given (the checker): then it is written without a value.
+    `writer` replaces the ProtoWriter built from those two."""
+    w = writer or ProtoWriter.for_model(m, tensor_proto, on_bad_value)
     mp = pb.ModelProto()
     present = m._present
     if m.ir_version or "ir_version" in present:
@@ -636,8 +645,3 @@ def graph_to_proto(graph: Graph) -> pb.GraphProto:
 def graph_from_proto(gp: pb.GraphProto, make_tensor: Optional[TensorFactory] = None) -> Graph:
     """A stand-alone graph built from `gp` (a body kept in an edit script)."""
     return _Reader(make_tensor or Tensor).graph(gp)
-
-
-# core/check/mirror.py still imports the writer by its old private name; the
-# checker is being rebuilt without the mirror (issue 21), which drops this.
-_Writer = ProtoWriter

@@ -71,15 +71,24 @@ def _fresh_with_inference(model):
 
 def test_with_inference_edits_match_a_fresh_inferred_check():
     from onnxstudio.core.infer import Inference
+    from onnxstudio.core.changes import Changes
     m = _ir("branchy")
-    live = LiveChecker(m, inference=Inference(m))
+    inference = Inference(m)
+    inference.run()
+    live = LiveChecker(m, inference=inference)
     assert live.diagnostics == _fresh_with_inference(m)
     cast = m.graph.nodes[2]
+
+    def edited(node):
+        # The order Analysis keeps: inference first, then the checker with what moved.
+        changes = Changes()
+        changes.node(node)
+        return live.apply(changes, inference.apply(changes))
     for to in (1, 7, 9, 8, 9):            # float, int64, bool, string, bool again
         cast.attributes["to"] = Attr("to", AttrType.INT, to)
-        assert live.node_changed(cast) == _fresh_with_inference(m), to
+        assert edited(cast) == _fresh_with_inference(m), to
     cast.attributes["to"] = Attr("to", AttrType.INT, 8)
-    diags = live.node_changed(cast)
+    diags = edited(cast)
     assert any(d.code == "node.input-type" and d.path.startswith('graph/node[3] If "choose"') for d in diags)
 
 
@@ -137,3 +146,42 @@ def test_a_subgraph_output_naming_an_outer_value_follows_its_retyping():
     got = doc.diagnostics
     assert doc.analysis.checker._mirror.proto == model_to_proto(model)
     assert got == Analysis(model).diagnostics()
+
+
+class _PublicOnly:
+    """An Inference seen through its public methods only: reading its
+    dicts (types, consts, syms, contradictions, previous) or a private
+    name fails the test."""
+    _ALLOWED = frozenset({"run", "apply", "type_of", "types_in", "type_before_update",
+                          "declarations_contradicted", "diagnostics"})
+
+    def __init__(self, inference):
+        object.__setattr__(self, "_inner", inference)
+
+    def __getattr__(self, name):
+        if name not in self._ALLOWED:
+            raise AssertionError(f"the checker read Inference.{name}")
+        return getattr(object.__getattribute__(self, "_inner"), name)
+
+
+def test_the_live_checker_reads_inference_through_its_public_methods():
+    from onnxstudio.core.changes import Changes
+    from onnxstudio.core.edits import SetValueType
+    from onnxstudio.core.infer import Inference
+    m = _ir("branchy")
+    inference = Inference(m)
+    inference.run()
+    live = LiveChecker(m, inference=_PublicOnly(inference))
+    assert live.diagnostics == _fresh_with_inference(m)
+    cast = m.graph.nodes[2]
+    for to in (7, 9, 1):
+        cast.attributes["to"] = Attr("to", AttrType.INT, to)
+        changes = Changes()
+        changes.node(cast)
+        assert live.apply(changes, inference.apply(changes)) == _fresh_with_inference(m), to
+    out = m.graph.outputs[0]
+    changes = Changes()
+    SetValueType(out.name, out.type.elem_type, [12345] * len(out.type.shape or [1])).apply(m, changes)
+    found = live.apply(changes, inference.apply(changes))
+    assert any(d.code == "graph.declared-type-contradicts" for d in found)
+    assert found == core.check(m)

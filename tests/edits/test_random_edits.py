@@ -28,7 +28,7 @@ from onnxstudio.core.analysis import Analysis
 from onnxstudio.core.document import Document
 from onnxstudio.core.edits import EditError
 from onnxstudio.core.ir import AttrType
-from onnxstudio.core.serde.convert import model_to_proto
+from onnxstudio.core.check.file_form import file_form
 from shared_models import shared_model_dirs
 
 from .models import chain_model
@@ -97,7 +97,7 @@ def _assert_like_fresh(doc, what: str) -> None:
     got = doc.diagnostics
     analysis = doc.analysis
     mirror = analysis.checker._mirror.proto
-    assert mirror == model_to_proto(doc.model), f"{what}: the checker's mirror differs from the model"
+    assert mirror == file_form(doc.model), f"{what}: the checker's mirror differs from the model"
     fresh = Analysis(doc.model)
     assert got == fresh.diagnostics(), f"{what}: incremental diagnostics differ from a full check"
     assert _types(analysis) == _types(fresh), f"{what}: incremental inference differs from a full run"
