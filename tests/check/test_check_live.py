@@ -153,7 +153,8 @@ class _PublicOnly:
     dicts (types, consts, syms, contradictions, previous) or a private
     name fails the test."""
     _ALLOWED = frozenset({"run", "apply", "type_of", "types_in", "type_before_update",
-                          "declarations_contradicted", "diagnostics"})
+                          "declarations_contradicted", "diagnostics",
+                          "errors"})      # per-node contradictions, reported by ir_rules.inferred_errors
 
     def __init__(self, inference):
         object.__setattr__(self, "_inner", inference)
