@@ -37,6 +37,7 @@ def test_every_menu_entry_without_a_model(qtbot, window, monkeypatch):
         triggered.append(text)
     closer.stop()
     assert {"Collapse All Groups", "Expand All Groups", "Add Node…", "Paste Nodes",
-            "Clean Up (remove unused)", "Run Model", "Step"} <= set(triggered)
+            "Clean Up (remove unused)", "Run Model", "Step Over", "Step Into",
+            "Step Out"} <= set(triggered)
     assert window.edit_actions.prompter.reports == []
     assert window.model is None
