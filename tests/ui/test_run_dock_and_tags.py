@@ -168,3 +168,31 @@ def test_a_rerun_after_an_edit_marks_the_values_it_computed(qtbot, window):
     finish(qtbot, window)
     assert all(t.fresh is None for t in tags(window))
     assert np.isfinite(r.controller.debug.values[nodes[-1].outputs[0].name]).all()
+
+
+def test_a_step_keeps_the_tags_whose_values_it_left_alone(qtbot, window):
+    """A step adds its outputs' tags and keeps the others' items (making all
+    of them again made most of a step's pause on a large model); a refresh
+    with nothing new changes nothing; an edit takes the dropped values' tags away."""
+    open_model(qtbot, window, sample_path("demo.onnx"))
+    r = window.run_ui
+    for _ in range(3):
+        r.step_action.trigger()            # Step Over (F10): the canvas stays on the main graph
+        finish(qtbot, window)
+    before = {t.name: t for t in tags(window)}
+    r.step_action.trigger()
+    finish(qtbot, window)
+    after = {t.name: t for t in tags(window)}
+    assert set(before) < set(after)
+    assert all(after[name] is tag for name, tag in before.items())
+    items = list(r.overlay.items)
+    r.overlay.refresh()
+    assert r.overlay.items == items and all(i.scene() is window.graph.scene for i in items)
+    nodes = list(r.controller.model.graph.nodes)
+    assert window.qdoc.apply(SetAttribute(nodes[2].name, "kernel_shape", AttrType.INTS, [4, 4]))
+    wait_idle(qtbot, window)
+    r.overlay.refresh()
+    left = {t.name for t in tags(window)}
+    dropped = set(after) - left
+    assert dropped and all(after[name].scene() is None for name in dropped)
+    assert_tags_clear(window)

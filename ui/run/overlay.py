@@ -234,7 +234,9 @@ class RunOverlay:
         self._points: dict = {}         # points along each edge (see _along)
         controller.busy.connect(lambda _what: self.recomputed.clear())
         controller.ran.connect(self._note_ran)
-        panel.laid_out.connect(self.refresh)
+        self._shown = None              # what the items show (see _state)
+        self._tags: dict = {}           # the tags shown, by what they show (see _value_tags)
+        panel.laid_out.connect(self._laid_out)
         controller.updated.connect(self.refresh)
         controller.stopped.connect(lambda _e: self.refresh())
         controller.report_ready.connect(lambda _r: self.refresh())
@@ -246,20 +248,75 @@ class RunOverlay:
             if isValid(item) and item.scene() is scene:
                 scene.removeItem(item)
         self.items = []
+        self._tags = {}
+        self._shown = None
+
+    def _take_tags(self, scene) -> dict:
+        """Take every item off the scene but the value tags, and hand those
+        over (by what they show) for the refresh to keep what it can."""
+        tags = {key: tag for key, tag in self._tags.items() if isValid(tag) and tag.scene() is scene}
+        kept = set(map(id, tags.values()))
+        _remove(scene, [item for item in self.items if id(item) not in kept])
+        self.items = []
+        self._tags = {}
+        self._shown = None
+        return tags
+
+    def _laid_out(self) -> None:
+        self.clear()            # the scene's items are new: never take the old state for theirs
+        self.refresh()
 
     def refresh(self) -> None:
-        self.clear()
+        """Place the run's items again, unless they already show the state
+        the run is in: one step asks three times (stopped, keeping the node
+        in view, updated), each a few tens of ms on a large model."""
         debug = self.controller.debug_if_any
         scene = self.panel.scene
         vm = scene.view_model
+        state = self._state(debug, scene, vm)
+        if state is not None and state == self._shown:
+            return
+        old = self._take_tags(scene)         # still on the scene: _value_tags keeps what it can
+        if debug is None or vm is None or not self.panel.levels or not self.show_values:
+            _remove(scene, old.values())
+            old = {}
         if debug is None or vm is None or not self.panel.levels:
             return
+        self._shown = state
         graph = self.panel.level.graph
         if self.show_values:
-            self._value_tags(scene, debug, graph)
+            self._value_tags(scene, debug, graph, old)
+        _remove(scene, old.values())
         self._node_marks(scene, vm, debug, graph)
 
-    def _value_tags(self, scene, debug, graph) -> None:
+    def _state(self, debug, scene, vm):
+        """Everything the items are drawn from, compared by identity (the
+        values by their arrays' ids: a run again gives new arrays); None
+        when there is nothing to show."""
+        if debug is None or vm is None or not self.panel.levels:
+            return None
+        c = self.controller
+        kept = getattr(debug, "kept", None)
+        return (id(scene), id(vm), id(self.panel.level.graph), id(debug), self.show_values, c.running,
+                tuple(map(id, debug.values.values())), id(kept), len(getattr(kept, "values", ()) or ()),
+                id(debug.current), tuple(map(id, debug.breakpoints)), id(debug.error),
+                tuple(map(id, debug.nonfinite)), tuple(debug.nonfinite_inputs), id(c.report),
+                frozenset(self.recomputed), self._body_state(debug))
+
+    def _body_state(self, debug) -> tuple:
+        """The arrays a body level's tags read (a step in a loop replaces them in place)."""
+        bodies = getattr(debug, "body_values", None) or {}
+        graph, out = self.panel.level.graph, []
+        while graph is not None and graph.parent_graph is not None:
+            out.append(tuple(map(id, bodies.get(id(graph), {}).values())))
+            graph = graph.parent_graph
+        return tuple(out)
+
+    def _value_tags(self, scene, debug, graph, old: dict) -> None:
+        """A tag on each edge with a computed value. One that shows the same
+        array the same way as before stays (a step adds a tag or two; making
+        all of them again, and repainting them, was most of its pause);
+        `old` keeps the ones no edge took any more."""
         done = set()
         tags = []          # (tag, edge), placed together once all are known
         room = _Room(scene)
@@ -277,15 +334,23 @@ class RunOverlay:
             if computed is None or value.const is not None:
                 continue
             done.add(id(value))
-            tag = ValueTag(QPointF(*self._along(edge)[0]), _short(describe(computed)), value.name, computed,
-                           value.name in bad_names, lambda v=value: self.inspect(v))
-            tag.note = _kept_run_note(debug, graph, value.name)
-            if self.recomputed and graph is self.controller.model.graph:
-                tag.fresh = value.name in self.recomputed
+            note = _kept_run_note(debug, graph, value.name)
+            fresh = value.name in self.recomputed if self.recomputed and graph is self.controller.model.graph \
+                else None
+            # The tag holds its array, so no other array can have its id meanwhile.
+            key = (id(edge), id(computed), value.name in bad_names, note, fresh)
+            tag = old.pop(key, None)
+            if tag is None:
+                tag = ValueTag(QPointF(*self._along(edge)[0]), _short(describe(computed)), value.name, computed,
+                               value.name in bad_names, lambda v=value: self.inspect(v))
+                tag.note = note
+                tag.fresh = fresh
             tags.append((tag, edge))
+            self._tags[key] = tag
         self._place_all(room, tags)
         for tag, _edge in tags:
-            scene.addItem(tag)
+            if tag.scene() is not scene:
+                scene.addItem(tag)
             self.items.append(tag)
 
     def _note_ran(self, _outputs) -> None:
@@ -587,6 +652,12 @@ class _Room:
 
 
 _LABEL = "label"      # the kind of an edge's type label among the room's boxes (titles: True, others: False)
+
+
+def _remove(scene, items) -> None:
+    for item in items:
+        if isValid(item) and item.scene() is scene:
+            scene.removeItem(item)
 
 
 def _place_key(tag: ValueTag, edge, fixed: tuple) -> tuple:
