@@ -69,11 +69,13 @@ CODES = {
     "graph.value-info-duplicate": (ERROR, "two value_info entries share a name"),
     "graph.value-info-unused": (WARNING, "value_info for a name nothing defines"),
     "graph.value-info-conflict": (ERROR, "value_info disagrees with the declared type of a graph input/output"),
-    "graph.elem-type-missing": (ERROR, "a tensor type in value_info or a subgraph input/output without an element type"),
+    "graph.elem-type-missing": (ERROR, "a tensor type in value_info or a subgraph input/output "
+                                       "without an element type"),
     "graph.declared-type-contradicts": (ERROR, "a declared type (graph input/output, value_info) that contradicts "
                                                "the type inference derives from the producer"),
     "name.not-identifier": (INFO, "a name that is not a C identifier"),
-    "text.invalid-utf8": (ERROR, "a value name, producer, domain, doc string or metadata entry that is not valid UTF-8"),
+    "text.invalid-utf8": (ERROR, "a value name, producer, domain, doc string or metadata entry "
+                                 "that is not valid UTF-8"),
     # node
     "node.op-type-missing": (ERROR, "node has no op_type"),
     "node.no-io": (ERROR, "node has neither inputs nor outputs"),
@@ -105,8 +107,10 @@ CODES = {
     "attr.ref-with-value": (ERROR, "ref_attr_name together with a value"),
     "attr.ref-unknown": (ERROR, "ref_attr_name names no attribute of the function"),
     # shapes and axes that contradict the operator (found by inference, from known dims only)
-    "shape.broadcast-conflict": (ERROR, "two known dims, both other than 1, that a broadcasting operator cannot broadcast"),
-    "shape.rank-mismatch": (ERROR, "an input whose known rank the operator, its attributes or its other inputs rule out"),
+    "shape.broadcast-conflict": (ERROR, "two known dims, both other than 1, that a broadcasting operator "
+                                        "cannot broadcast"),
+    "shape.rank-mismatch": (ERROR, "an input whose known rank the operator, its attributes or its other "
+                                   "inputs rule out"),
     "shape.dim-mismatch": (ERROR, "two known dims the operator needs equal differ (MatMul/Gemm inner dims, "
                                   "Concat's other axes, channels, split sizes)"),
     "shape.reshape-mismatch": (ERROR, "Reshape's target shape is invalid or cannot hold the input's elements"),

@@ -22,7 +22,7 @@ from ..proto import onnx_pb2 as pb
 from ..serde import wire
 from ..diagnostics import CODES, ERROR, INFO, WARNING, Diagnostic, Severity  # noqa: F401
 from .file_form import parse_without_weights
-from .ir_rules import combine, declared_vs_inferred, inferred_errors, ir_to_proto, trusted
+from .ir_rules import combine, declared_vs_inferred, inferred_errors, ir_to_proto
 from .live import LiveChecker  # noqa: F401
 from .session import CheckSession  # noqa: F401
 

@@ -53,7 +53,8 @@ def check_attribute(attr: pb.AttributeProto, path: str, ctx, out) -> list:
                 out.add("attr.ref-unknown", path,
                         f"refers to {attr.ref_attr_name!r}, which the function does not declare as an attribute")
             if fields:
-                out.add("attr.ref-with-value", path, "an attribute that refers to the caller's must not also carry a value")
+                out.add("attr.ref-with-value", path,
+                        "an attribute that refers to the caller's must not also carry a value")
         return fields
     if ctx.ir_version >= 2 and not attr.type:
         out.add("attr.type-missing", path, "the attribute's type field is not set (required since IR version 2)")

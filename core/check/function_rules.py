@@ -25,7 +25,8 @@ def check_functions(model, ctx, out) -> None:
                     f"function attribute defaults need IR version 9; the model declares {ctx.ir_version}")
         if function_key(fn) in seen:
             out.add("function.duplicate", fpath,
-                    f"another function is already named {fn.domain}.{fn.name}" + (f" ({fn.overload})" if fn.overload else ""))
+                    f"another function is already named {fn.domain}.{fn.name}"
+                    + (f" ({fn.overload})" if fn.overload else ""))
         seen.add(function_key(fn))
         _check_function(fn, fpath, ctx, out)
     _check_recursion(model, out)

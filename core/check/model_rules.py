@@ -87,4 +87,5 @@ def check_model_fields(model, out) -> None:
         out.add("model.feature-too-new", "model",
                 f"multi-device configuration needs IR version 11; the model declares {ir}")
     if len(model.functions) and ir and ir < 8:
-        out.add("model.feature-too-new", "functions", f"model-local functions need IR version 8; the model declares {ir}")
+        out.add("model.feature-too-new", "functions",
+                f"model-local functions need IR version 8; the model declares {ir}")

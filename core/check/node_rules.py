@@ -144,7 +144,8 @@ def check_arity(inputs, outputs, schema, path, out) -> None:
     """Counts and empty actuals of a node's `inputs` / `outputs` (names)."""
     for what, actuals, formals, lo, hi, code, at in (
         ("input", inputs, schema.inputs, schema.min_input, schema.max_input, "node.input-count", paths.node_input),
-        ("output", outputs, schema.outputs, schema.min_output, schema.max_output, "node.output-count", paths.node_output),
+        ("output", outputs, schema.outputs, schema.min_output, schema.max_output, "node.output-count",
+         paths.node_output),
     ):
         n = len(actuals)
         if n < lo or (hi != schemas.UNBOUNDED and n > hi):

@@ -189,7 +189,8 @@ def _check_external(t, path, ctx, out, nbytes) -> None:
     seen = {}
     for e in t.external_data:
         if e.key not in _EXTERNAL_KEYS:
-            out.add("tensor.external-key", path, f"external_data key {e.key!r} is not one of location/offset/length/checksum")
+            out.add("tensor.external-key", path,
+                    f"external_data key {e.key!r} is not one of location/offset/length/checksum")
         elif e.key in seen:
             out.add("tensor.external-key", path, f"external_data key {e.key!r} is given twice")
         seen[e.key] = e.value
@@ -205,7 +206,8 @@ def _check_external(t, path, ctx, out, nbytes) -> None:
                 if value < 0:
                     raise ValueError
             except ValueError:
-                out.add("tensor.external-range", path, f"external_data {key} {seen[key]!r} is not a non-negative integer")
+                out.add("tensor.external-range", path,
+                        f"external_data {key} {seen[key]!r} is not a non-negative integer")
                 return
             if key == "offset":
                 offset = value

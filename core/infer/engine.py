@@ -338,7 +338,7 @@ class Inference:
             return None
         try:
             arr = np.asarray(t.numpy())
-        except Exception:  # undecodable data: the checker reports it
+        except Exception:  # noqa: BLE001 - undecodable data: the checker reports it
             return None
         self.consts[v] = arr
         return arr
@@ -395,7 +395,7 @@ class Inference:
                     syms[i] = sv
         try:
             attrs = self._attrs(node) if node.attributes else {}
-        except Exception:  # an attribute that cannot be decoded: the checker reports it
+        except Exception:  # noqa: BLE001 - an attribute that cannot be decoded: the checker reports it
             attrs = {}
         if self._diags:
             self._diags.pop(node, None)
@@ -423,7 +423,7 @@ class Inference:
                                f"(opset {opset if opset != _LATEST else 'not imported'}); outputs left unknown")
                 else:
                     outs = fn(ctx)
-        except Exception as exc:  # a bad model must never stop inference
+        except Exception as exc:  # noqa: BLE001 - a bad model must never stop inference
             self._note(node, INFO, "infer.failed",
                        f"could not infer {op_type}: {type(exc).__name__}: {exc}")
             outs = None
@@ -438,7 +438,7 @@ class Inference:
             try:
                 folded = fold(op_type, domain, opset, [consts.get(i) for i in range(len(types))],
                               attrs, n_outputs)
-            except Exception:
+            except Exception:  # noqa: BLE001 - constant folding is optional
                 folded = None       # the kernel refuses: keep the rule's answer
         self._store_outputs(node, outputs, outs or (), ctx, folded, moved)
 

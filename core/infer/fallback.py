@@ -30,7 +30,7 @@ def schema_output_types(domain: str, op_type: str, opset: int, input_types: list
     from .. import schemas
     try:
         schema = schemas.bind_version(domain, op_type, opset)
-    except Exception:  # table missing or unreadable: no fallback
+    except Exception:  # noqa: BLE001 - table missing or unreadable: no fallback
         return None
     if schema is None:
         return None

@@ -71,7 +71,8 @@ def run(args) -> int:
     if s["functions"]:
         print("functions:")
         for f in s["functions"]:
-            print(f"  {f['domain']}::{f['name']}{':' + f['overload'] if f['overload'] else ''} ({counted(f['nodes'], 'node')})")
+            overload = ':' + f['overload'] if f['overload'] else ''
+            print(f"  {f['domain']}::{f['name']}{overload} ({counted(f['nodes'], 'node')})")
     if s["subgraphs"]:
         print("subgraphs:")
         for sg in s["subgraphs"]:

@@ -53,7 +53,8 @@ def configure(p) -> None:
                         "is refused; unknown sizes default to 1")
     sel = p.add_mutually_exclusive_group()
     sel.add_argument("--nodes", metavar="NAME,NAME", help="run only these nodes (by node name)")
-    sel.add_argument("--from", dest="from_", metavar="VALUE", help="run the nodes from these values (comma-separated) ...")
+    sel.add_argument("--from", dest="from_", metavar="VALUE",
+                     help="run the nodes from these values (comma-separated) ...")
     p.add_argument("--to", metavar="VALUE", help="... to these values (with --from)")
     p.add_argument("--output-dir", "-o", metavar="DIR", help="write each output as DIR/NAME.npy")
     p.add_argument("--keep-intermediates", action="store_true",

@@ -1,4 +1,5 @@
-"""Mutations breaking model and graph rules: versions, opsets, names, SSA, order, initializers, IO types (see check_mutations.py for the contract)."""
+"""Mutations breaking model and graph rules: versions, opsets, names, SSA, order, initializers, IO types
+(see check_mutations.py for the contract)."""
 from __future__ import annotations
 
 import onnx

@@ -1,4 +1,5 @@
-"""Mutations breaking node rules: binding, arity, element types, attributes (see check_mutations.py for the contract)."""
+"""Mutations breaking node rules: binding, arity, element types, attributes
+(see check_mutations.py for the contract)."""
 from __future__ import annotations
 
 import onnx

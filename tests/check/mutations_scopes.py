@@ -1,4 +1,5 @@
-"""Mutations breaking subgraph scoping, model-local functions and training info (see check_mutations.py for the contract)."""
+"""Mutations breaking subgraph scoping, model-local functions and training info
+(see check_mutations.py for the contract)."""
 from __future__ import annotations
 
 from onnx import helper

@@ -73,7 +73,8 @@ def test_subgraph_input_contradicting_what_the_loop_passes():
         "body", [helper.make_tensor_value_info("i", TensorProto.FLOAT, []),      # the iteration number is int64
                  helper.make_tensor_value_info("cond_in", TensorProto.BOOL, []),
                  helper.make_tensor_value_info("v_in", F, [3])],
-        [helper.make_tensor_value_info("cond_out", TensorProto.BOOL, []), helper.make_tensor_value_info("v_out", F, [3])])
+        [helper.make_tensor_value_info("cond_out", TensorProto.BOOL, []),
+         helper.make_tensor_value_info("v_out", F, [3])])
     g = helper.make_graph([helper.make_node("Loop", ["n", "", "v0"], ["v"], name="loop", body=body)], "g",
                           [helper.make_tensor_value_info("n", TensorProto.INT64, []),
                            helper.make_tensor_value_info("v0", F, [3])],

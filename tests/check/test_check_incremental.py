@@ -8,9 +8,9 @@ import pytest
 from check_bases import load_base
 from onnxstudio.core.check import CheckSession
 from onnxstudio.core.proto import onnx_pb2 as pb
+from shared_models import shared_model
 
 A = pb.AttributeProto
-from shared_models import shared_model
 
 
 def _our_proto(onnx_model) -> pb.ModelProto:

@@ -293,7 +293,8 @@ class _GraphBuilder:
         return self.op("Mul", self.op("Div", x, rms), self.weight(h, scale=1))
 
     def model(self, inputs, outputs, opset):
-        graph = helper.make_graph(self.nodes, "g", [helper.make_tensor_value_info(n, TensorProto.FLOAT, s) for n, s in inputs],
+        graph = helper.make_graph(self.nodes, "g",
+                                  [helper.make_tensor_value_info(n, TensorProto.FLOAT, s) for n, s in inputs],
                                   [helper.make_tensor_value_info(o, TensorProto.FLOAT, None) for o in outputs],
                                   initializer=self.inits)
         model = helper.make_model(graph, opset_imports=[helper.make_opsetid("", opset)])
@@ -313,7 +314,10 @@ def _transformer_block(opset):
         ln = b.decomposed_layer_norm("x", h)
     dense = b.op("Add", b.op("MatMul", ln, b.weight(h, h)), b.weight(h))
     res = b.op("Add", b.erf_gelu(dense), ln)
-    ln2 = b.op("LayerNormalization", res, b.weight(h, scale=1), b.weight(h)) if opset >= 17 else b.decomposed_layer_norm(res, h)
+    if opset >= 17:
+        ln2 = b.op("LayerNormalization", res, b.weight(h, scale=1), b.weight(h))
+    else:
+        ln2 = b.decomposed_layer_norm(res, h)
     scores = b.op("Mul", b.op("MatMul", ln2, b.op("Transpose", ln2, perm=[0, 2, 1])), b.const(0.25))
     ctx = b.erf_gelu(b.op("MatMul", b.op("Softmax", scores, axis=-1), ln2))
     quick = b.op("Mul", ctx, b.op("Sigmoid", b.op("Mul", ctx, b.const(1.702))))

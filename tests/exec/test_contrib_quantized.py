@@ -62,7 +62,8 @@ def _assert_same(ours, theirs):
     assert ours.dtype == theirs.dtype and ours.shape == theirs.shape
     differ = ours.astype(np.int64) != theirs.astype(np.int64)
     assert not differ.any(), (f"{differ.sum()} of {differ.size} differ; first at "
-                              f"{np.argwhere(differ)[:5].tolist()}: ours {ours[differ][:5]}, theirs {theirs[differ][:5]}")
+                              f"{np.argwhere(differ)[:5].tolist()}: ours {ours[differ][:5]}, "
+                              f"theirs {theirs[differ][:5]}")
 
 
 DTYPES = [np.uint8, np.int8]

@@ -313,8 +313,10 @@ def test_shape_arithmetic_is_remembered_by_value_and_follows_new_shapes():
          helper.make_node("Concat", ["n2", "minus_one"], ["shape"], axis=0),
          helper.make_node("Reshape", ["x", "shape"], ["y"])], "g",
         [_vi("x", shape=None)], [_vi("y", shape=None)],
-        [helper.make_tensor("zero", TensorProto.INT64, [], [0]), helper.make_tensor("axes", TensorProto.INT64, [1], [0]),
-         helper.make_tensor("two", TensorProto.INT64, [1], [2]), helper.make_tensor("minus_one", TensorProto.INT64, [1], [-1])])
+        [helper.make_tensor("zero", TensorProto.INT64, [], [0]),
+         helper.make_tensor("axes", TensorProto.INT64, [1], [0]),
+         helper.make_tensor("two", TensorProto.INT64, [1], [2]),
+         helper.make_tensor("minus_one", TensorProto.INT64, [1], [-1])])
     s = Session(_load(g))
     for n in (2, 3, 2, 4, 3, 2):
         x = np.arange(n * 6, dtype=np.float32).reshape(n, 6)

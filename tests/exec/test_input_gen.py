@@ -60,7 +60,8 @@ def test_files_are_checked_against_the_declared_type(tmp_path):
     np.savez(tmp_path / "set.npz", x=np.zeros((2, 3), np.float32), other=np.ones(1))
     assert make_value(x, InputSpec("x", "file", path=str(tmp_path / "ok.npy"))).shape == (5, 3)
     assert make_value(x, InputSpec("x", "file", path=str(tmp_path / "set.npz"))).shape == (2, 3)
-    with pytest.raises(FeedError, match=r'input "x" \(wrong_dtype.npy\): holds double\[5,3\], the model wants float\[n,3\]'):
+    with pytest.raises(FeedError,
+                       match=r'input "x" \(wrong_dtype.npy\): holds double\[5,3\], the model wants float\[n,3\]'):
         make_value(x, InputSpec("x", "file", path=str(tmp_path / "wrong_dtype.npy")))
     with pytest.raises(FeedError, match="axis 1 must be 3"):
         make_value(x, InputSpec("x", "file", path=str(tmp_path / "wrong_shape.npy")))

@@ -178,7 +178,8 @@ def test_linear_attention_matches_reference_and_decodes_step_by_step(rule, per_k
     # The same tokens fed one at a time, carrying the state, give the same result.
     s, steps = None, []
     for i in range(q.shape[1]):
-        pick = (lambda a: None if a is None else a[:, i:i + 1])
+        def pick(a):
+            return None if a is None else a[:, i:i + 1]
         o, s = run("LinearAttention", pick(q), pick(k), pick(v), s, pick(decay), pick(beta), **attrs)
         steps.append(o)
     np.testing.assert_allclose(np.concatenate(steps, axis=1), out, rtol=1e-5, atol=1e-6)

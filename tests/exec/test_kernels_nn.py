@@ -91,7 +91,8 @@ def test_matmul_float16_stays_float16():
     a, b = rand(4, 8, dtype=np.float16), rand(8, 3, dtype=np.float16)
     got = run("MatMul", a, b)
     assert got.dtype == np.float16
-    np.testing.assert_allclose(got.astype(np.float32), a.astype(np.float32) @ b.astype(np.float32), rtol=1e-2, atol=1e-2)
+    np.testing.assert_allclose(got.astype(np.float32), a.astype(np.float32) @ b.astype(np.float32),
+                               rtol=1e-2, atol=1e-2)
 
 
 def test_einsum_spaces_implicit_output_and_ints():

@@ -193,7 +193,7 @@ def test_compare_sequence_of_maps_element_wise():
     d = SHARED_MODELS / "skl_logreg_pipeline"
     r = _cli(d / "model.onnx", "--input", d / "inputs.npz", "--compare-onnxruntime")
     assert r.returncode == 0, r.stderr
-    line = next(l for l in r.stdout.splitlines() if l.startswith("  output_probability: max abs"))
+    line = next(ln for ln in r.stdout.splitlines() if ln.startswith("  output_probability: max abs"))
     assert line.endswith("- agrees") and "DIFFERENT" not in r.stdout, r.stdout
     assert "first divergent node: none (5 of 5 nodes agree)" in r.stdout
 
@@ -205,7 +205,7 @@ def test_compare_relative_error_is_relative_to_the_outputs_scale():
     d = SHARED_MODELS / "ppocr_v4_det"
     r = _cli(d / "model.onnx", "--input", d / "inputs.npz", "--compare-onnxruntime")
     assert r.returncode == 0, r.stderr
-    line = next(l for l in r.stdout.splitlines() if l.startswith("  sigmoid_0.tmp_0: max abs"))
+    line = next(ln for ln in r.stdout.splitlines() if ln.startswith("  sigmoid_0.tmp_0: max abs"))
     rel = float(line.split("max rel error ")[1].split()[0])
     assert rel < 0.1, line
     assert " at [0,0," in line and "onnxruntime " in line and line.endswith("- agrees")
@@ -315,7 +315,7 @@ def test_compare_tolerances_provider_and_level():
     path = SHARED_MODELS / "silero_vad" / "model.onnx"
     r = _cli(path, "--random", "--compare-onnxruntime", "--tolerance", "output=0,0",
              "--ort-provider", "CPUExecutionProvider", "--ort-opt-level", "all")
-    line = next(l for l in r.stdout.splitlines() if l.startswith("  output: max abs"))
+    line = next(ln for ln in r.stdout.splitlines() if ln.startswith("  output: max abs"))
     if "max abs error 0," not in line:          # onnxruntime rounded it differently: the 0 tolerance sees it
         assert r.returncode == 1 and line.endswith("DIFFERENT"), r.stdout
     assert "output: atol 0, rtol 0" in r.stdout

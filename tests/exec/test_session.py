@@ -102,7 +102,8 @@ def _long_loop_model(trips=10**7):
         [helper.make_node("Loop", ["n", "c", "x0"], ["x"], body=body)], "g",
         [helper.make_tensor_value_info("x0", TensorProto.FLOAT, [1])],
         [helper.make_tensor_value_info("x", TensorProto.FLOAT, [1])],
-        [helper.make_tensor("n", TensorProto.INT64, [], [trips]), helper.make_tensor("c", TensorProto.BOOL, [], [True])])
+        [helper.make_tensor("n", TensorProto.INT64, [], [trips]),
+         helper.make_tensor("c", TensorProto.BOOL, [], [True])])
     return core.load_bytes(helper.make_model(g, opset_imports=[helper.make_opsetid("", 18)]).SerializeToString())
 
 

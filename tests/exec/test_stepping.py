@@ -2,7 +2,7 @@
 an IDE, passing by constants (and, unless asked, shape arithmetic), on a
 Loop holding an If (onnx.helper), a function call and silero_vad."""
 import numpy as np
-from onnx import TensorProto, helper, numpy_helper
+from onnx import TensorProto, helper
 
 from shared_models import SHARED_MODELS
 from onnxstudio import core

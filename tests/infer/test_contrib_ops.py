@@ -70,7 +70,8 @@ def test_pools(channels_last):
 
 def test_where():
     _check_against_onnxruntime(
-        [node("QLinearWhere", ["c", "a", "x_s", "x_z", "b", "x_s", "x_z", "y_s", "y_z"], ["y"], domain="com.microsoft")],
+        [node("QLinearWhere", ["c", "a", "x_s", "x_z", "b", "x_s", "x_z", "y_s", "y_z"], ["y"],
+              domain="com.microsoft")],
         [("c", BOOL, [2, 1, 4]), ("a", U8, [3, 1]), ("b", U8, [4])], _scalars("x", U8) + _scalars("y", U8))
 
 

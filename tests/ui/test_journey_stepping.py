@@ -102,7 +102,8 @@ def test_the_three_steps_are_in_the_menus_with_their_keys(qtbot, window):
     assert keys == {"F10", "F11", "Shift+F11"}
     toolbar = r.toolbar.actions()
     assert r.step_into_action in toolbar and r.step_out_action in toolbar
-    shortcuts = [a.shortcut().toString() for a in window.findChildren(type(r.step_action)) if not a.shortcut().isEmpty()]
+    shortcuts = [a.shortcut().toString() for a in window.findChildren(type(r.step_action))
+                 if not a.shortcut().isEmpty()]
     for key in ("F10", "F11", "Shift+F11", "Ctrl+F10", "F5", "F9"):
         assert shortcuts.count(key) == 1, key
     from PySide6.QtWidgets import QMenu
