@@ -2346,6 +2346,18 @@
         <translation>已运行模型：计算了 {n} 个节点（其余 {kept} 个沿用上次运行的结果）</translation>
     </message>
     <message>
+        <source>{n} values inside bodies kept ({mib} MiB)</source>
+        <translation>保留了子图内的 {n} 个值（{mib} MiB）</translation>
+    </message>
+    <message>
+        <source>past the {mib} MiB budget, not kept: {names}</source>
+        <translation>超出 {mib} MiB 预算，未保留：{names}</translation>
+    </message>
+    <message>
+        <source>and {n} more</source>
+        <translation>等另外 {n} 个</translation>
+    </message>
+    <message>
         <source>Stepping…</source>
         <translation>正在单步执行…</translation>
     </message>
@@ -2461,18 +2473,6 @@
         <source>inputs changed shape since the last run: {changes}</source>
         <translation>输入的形状自上次运行后已改变：{changes}</translation>
     </message>
-    <message>
-        <source>{n} values inside bodies kept ({mib} MiB)</source>
-        <translation>保留了子图内的 {n} 个值（{mib} MiB）</translation>
-    </message>
-    <message>
-        <source>past the {mib} MiB budget, not kept: {names}</source>
-        <translation>超出 {mib} MiB 预算，未保留：{names}</translation>
-    </message>
-    <message>
-        <source>and {n} more</source>
-        <translation>等另外 {n} 个</translation>
-    </message>
 </context>
 <context>
     <name>RunDock</name>
@@ -2552,16 +2552,16 @@
         <translation>失败</translation>
     </message>
     <message>
+        <source>from the last of {n} runs of this body (iteration {i})</source>
+        <translation>来自该子图 {n} 次运行中的最后一次（第 {i} 次迭代）</translation>
+    </message>
+    <message>
         <source>max abs error {abs}, rel {rel}</source>
         <translation>最大绝对误差 {abs}，相对误差 {rel}</translation>
     </message>
     <message>
         <source>  (differs)</source>
         <translation>  （不一致）</translation>
-    </message>
-    <message>
-        <source>from the last of {n} runs of this body (iteration {i})</source>
-        <translation>来自该子图 {n} 次运行中的最后一次（第 {i} 次迭代）</translation>
     </message>
 </context>
 <context>
@@ -2613,6 +2613,14 @@
     <message>
         <source>Stop at First &amp;NaN/Inf</source>
         <translation>在第一个 NaN/Inf 处停止(&amp;N)</translation>
+    </message>
+    <message>
+        <source>Keep Values Inside &amp;Bodies</source>
+        <translation>保留子图内的值(&amp;B)</translation>
+    </message>
+    <message>
+        <source>Keep Every Loop &amp;Iteration</source>
+        <translation>保留循环的每次迭代(&amp;I)</translation>
     </message>
     <message>
         <source>Compare with &amp;onnxruntime</source>
@@ -2785,14 +2793,6 @@
     <message>
         <source>no value in this run: run the model, or step to it, to see it</source>
         <translation>本次运行中没有此值：运行模型或单步执行到此处即可查看</translation>
-    </message>
-    <message>
-        <source>Keep Values Inside &amp;Bodies</source>
-        <translation>保留子图内的值(&amp;B)</translation>
-    </message>
-    <message>
-        <source>Keep Every Loop &amp;Iteration</source>
-        <translation>保留循环的每次迭代(&amp;I)</translation>
     </message>
 </context>
 <context>

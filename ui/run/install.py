@@ -174,7 +174,8 @@ class RunUI(QObject):
         menu = self.window.menuBar().addMenu(self.tr("&Run"))
         for a in (self.run_action, self.run_selection_action, None, self.step_action, self.continue_action,
                   self.run_to_action, self.breakpoint_action, self.nan_action, self.restart_action,
-                  self.cancel_action, None, self.bodies_action, self.iterations_action, None, self.ort_action, self.keep_action, self.reference_action, None):
+                  self.cancel_action, None, self.bodies_action, self.iterations_action, None,
+                  self.ort_action, self.keep_action, self.reference_action, None):
             if a is None:
                 menu.addSeparator()
             else:
