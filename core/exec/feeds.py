@@ -121,7 +121,7 @@ def random_value(v: Value, rng: np.random.Generator, dims: Optional[dict] = None
     code = DataType(t.elem_type) if t.elem_type in DataType._value2member_map_ else DataType.UNDEFINED
     if code == DataType.UNDEFINED:
         raise FeedError(f'input "{v.name}": its element type is not declared; give it with --input')
-    _refuse_absurd_size(v.name, shape)
+    refuse_absurd_size(v.name, shape)
     try:
         return _random_array(code, shape, rng)
     except MemoryError:
@@ -129,15 +129,16 @@ def random_value(v: Value, rng: np.random.Generator, dims: Optional[dict] = None
                         f'{shape}; give smaller sizes with --dim') from None
 
 
-def _refuse_absurd_size(name: str, shape: list) -> None:
+def refuse_absurd_size(name: str, shape: list) -> None:
     """A declared shape (possibly damaged) can ask for terabytes; refuse
-    before numpy tries: making the value takes about 8 bytes an element."""
+    before numpy tries: making the value takes about 8 bytes an element.
+    The CLI and the app's inputs panel (input_gen) both ask here."""
     count = 1
     for d in shape:
         count *= d
     if count * 8 > _physical_memory():
         raise FeedError(f'input "{name}": a random value of shape {shape} ({count:,} elements) would '
-                        f'not fit in this machine\'s memory; give smaller sizes with --dim')
+                        f'not fit in this machine\'s memory; give its dims smaller sizes')
 
 
 def _physical_memory() -> int:

@@ -26,7 +26,7 @@ from ..ir import Value
 from ..ir.dtypes import DataType, from_numpy_dtype, to_numpy_dtype, type_name
 from ..ir.types import OptionalType, SequenceType, TensorType, format_shape
 from .errors import FeedError
-from .feeds import fill_dims, read_array_file
+from .feeds import fill_dims, read_array_file, refuse_absurd_size
 from .values import ANONYMOUS_DIMS
 
 SOURCES = ("random", "zeros", "ones", "constant", "file", "image")
@@ -169,6 +169,7 @@ def _make_value(v: Value, spec: InputSpec, seed: int, dims: Optional[dict]):
         return image_input(v, spec, dims)
     dtype = declared_dtype(v)
     shape = resolved_shape(v, dims)
+    refuse_absurd_size(v.name, shape)
     if int(np.prod(shape, dtype=np.int64)) > (1 << 28):
         raise FeedError(f"{where}: {shape} is too large to make; choose smaller dimension sizes")
     if spec.source == "zeros":
