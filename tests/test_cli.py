@@ -56,6 +56,7 @@ def test_unreadable_input_exits_2_with_one_line(tmp_path, content, reason, comma
     assert not (tmp_path / "out.onnx").exists()
 
 
+@pytest.mark.slow
 def test_convert_round_trip_and_external_data(tmp_path):
     out = tmp_path / "out.onnx"
     r = _cli("convert", sample_path(), out, "--external-data", "weights.bin", "--size-threshold", "100")

@@ -15,6 +15,7 @@ nothing). The tree is read as source (ast), never imported.
   works with them and Qt blocked.
 """
 import ast
+import functools
 import pathlib
 import subprocess
 import sys
@@ -82,8 +83,10 @@ def _sources(root: pathlib.Path):
             yield from sorted((root / folder).rglob("*.py"))
 
 
-def imports(root: pathlib.Path) -> list[Import]:
-    """Every import in the app's folders under `root`, relative ones resolved."""
+@functools.lru_cache(maxsize=None)
+def imports(root: pathlib.Path) -> tuple[Import, ...]:
+    """Every import in the app's folders under `root`, relative ones resolved
+    (read once per tree: each contract on the checkout asks again)."""
     sources = list(_sources(root))
     known = {_module_of(root, p)[0] for p in sources}
     found = []
@@ -111,7 +114,7 @@ def imports(root: pathlib.Path) -> list[Import]:
                     target, name = (sub, None) if sub in known else (base, alias.name)
                     found.append(Import(where + str(node.lineno), module, package, target, name,
                                         id(node) in top))
-    return found
+    return tuple(found)
 
 
 def _shown(imp: Import) -> str:

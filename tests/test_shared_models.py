@@ -82,6 +82,7 @@ def test_collection_never_stops_for_missing_models(tmp_path):
     assert r.returncode == 0, r.stdout[-3000:]
 
 
+@pytest.mark.slow
 def test_a_missing_folder_fails_the_tests_that_need_it_and_runs_the_rest(tmp_path):
     # The whole suite used to stop at collection; now only the tests that need
     # the models fail, each with the reason.

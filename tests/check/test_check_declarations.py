@@ -114,6 +114,7 @@ def test_an_int_attribute_set_to_a_string_is_a_diagnostic_not_a_traceback():
     assert node.attributes["group"].value == "two"
 
 
+@pytest.mark.slow
 def test_no_contradictions_on_backend_and_shared_models():
     from backend_data import all_cases
     from shared_models import shared_model_dirs

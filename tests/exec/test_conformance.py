@@ -6,6 +6,7 @@ that starts passing fails the test too, so the list only ever shrinks.
 import warnings
 
 import numpy as np
+import pytest
 
 import backend_data
 from conformance import is_random_draw, run_case
@@ -17,6 +18,7 @@ PASS_RATE = 0.97
 EXCLUDED: dict[str, str] = {}
 
 
+@pytest.mark.slow
 def test_backend_conformance():
     cases = backend_data.all_cases()
     assert len(cases) > 2000

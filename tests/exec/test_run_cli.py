@@ -8,6 +8,9 @@ import pytest
 from shared_models import SHARED_MODELS
 from onnxstudio.resources import sample_path
 
+# Each test runs the CLI in a child process.
+pytestmark = pytest.mark.slow
+
 
 def _cli(*args):
     return subprocess.run([sys.executable, "-m", "onnxstudio", "run", *map(str, args)], capture_output=True,

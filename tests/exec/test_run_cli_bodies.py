@@ -8,6 +8,9 @@ import pytest
 
 from shared_models import SHARED_MODELS
 
+# Each test runs the CLI in a child process.
+pytestmark = pytest.mark.slow
+
 SILERO = SHARED_MODELS / "silero_vad"
 
 

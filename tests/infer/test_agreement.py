@@ -70,6 +70,7 @@ def _run(cases, strip):
     return agree, total, outputs_agree, outputs_total, unexpected, seen_known, low, (written_agree, low_written)
 
 
+@pytest.mark.slow
 @pytest.mark.parametrize("strip", [False, True], ids=["as-stored", "stripped"])
 def test_agreement_with_onnx_on_backend_data(strip):
     cases = all_cases()

@@ -5,6 +5,7 @@ import subprocess
 import sys
 
 import onnx
+import pytest
 from onnx import TensorProto, helper
 
 
@@ -49,6 +50,7 @@ def test_infer_default_output_name_and_errors(tmp_path):
     assert r.returncode == 2 and "overwrite" in (r.stderr + r.stdout)
 
 
+@pytest.mark.slow
 def test_written_copies_of_the_shared_models_pass_onnx_checks(tmp_path):
     import numpy as np
     import onnx.shape_inference

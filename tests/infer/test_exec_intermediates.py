@@ -5,6 +5,7 @@ from __future__ import annotations
 
 import numpy as np
 import onnx
+import pytest
 
 from backend_data import all_cases, read_pb_value
 from onnxstudio import core
@@ -13,6 +14,7 @@ from onnxstudio.core.infer import Inference
 from onnxstudio.core.ir.types import TensorType
 
 
+@pytest.mark.slow
 def test_executor_intermediates_have_inferred_shapes():
     checked = cases_run = 0
     problems = []

@@ -37,6 +37,7 @@ def _shape_problems(t, value, bindings):
     return []
 
 
+@pytest.mark.slow
 @pytest.mark.parametrize("kinds", [("node",), ("simple", "pytorch-converted", "pytorch-operator")])
 def test_inferred_output_shapes_match_reference_outputs(kinds):
     checked, problems = 0, []

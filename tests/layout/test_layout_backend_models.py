@@ -45,6 +45,7 @@ def test_builtin_engine_on_every_backend_model():
     assert problems == []
 
 
+@pytest.mark.slow
 @pytest.mark.skipif("dot" not in lay.available_engines(), reason="needs Graphviz dot")
 def test_dot_on_a_sample_of_backend_models():
     graphs, problems = sweep("dot", 15)

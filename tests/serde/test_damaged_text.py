@@ -6,6 +6,7 @@ from __future__ import annotations
 import subprocess
 import sys
 
+import pytest
 from onnx import TensorProto, helper
 
 from onnxstudio import core
@@ -51,6 +52,7 @@ def test_the_checker_reports_the_damaged_text(tmp_path):
     assert ("text.invalid-utf8", "graph") in found
 
 
+@pytest.mark.slow
 def test_every_command_works_on_it(tmp_path):
     path = _damaged_model(tmp_path)
     for args in (["info", path], ["info", path, "--json"], ["render", path, "-o", tmp_path / "g.svg"],

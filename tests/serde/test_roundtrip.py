@@ -62,6 +62,7 @@ def _model_paths():
     return [c.model_path for c in cases] + [d / "model.onnx" for d in shared_model_dirs()]
 
 
+@pytest.mark.slow
 def test_every_model_round_trips(tmp_path):
     paths = _model_paths()
     assert len(paths) > 2000
