@@ -15,6 +15,9 @@ from onnxstudio.cli import main
 
 from shared_models import shared_models_root
 
+# Each test runs the CLI in a child process.
+pytestmark = pytest.mark.slow
+
 
 def _vi(name, elem=TensorProto.FLOAT, shape=(4,)):
     return helper.make_tensor_value_info(name, elem, list(shape))

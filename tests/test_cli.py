@@ -7,6 +7,9 @@ import pytest
 
 from onnxstudio.resources import sample_path
 
+# Each test runs the CLI in a child process.
+pytestmark = pytest.mark.slow
+
 
 def _cli(*args, timeout=120):
     return subprocess.run([sys.executable, "-m", "onnxstudio", *map(str, args)], capture_output=True,
@@ -56,7 +59,6 @@ def test_unreadable_input_exits_2_with_one_line(tmp_path, content, reason, comma
     assert not (tmp_path / "out.onnx").exists()
 
 
-@pytest.mark.slow
 def test_convert_round_trip_and_external_data(tmp_path):
     out = tmp_path / "out.onnx"
     r = _cli("convert", sample_path(), out, "--external-data", "weights.bin", "--size-threshold", "100")

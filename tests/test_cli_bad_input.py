@@ -14,6 +14,9 @@ from onnxstudio.resources import sample_path
 
 from edits.models import chain_model
 
+# Each test runs the CLI in a child process.
+pytestmark = pytest.mark.slow
+
 
 def _cli(capsys, *args):
     code = main([str(a) for a in args])

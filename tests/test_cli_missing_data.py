@@ -11,6 +11,9 @@ from onnx import TensorProto, helper, numpy_helper
 
 from onnxstudio.cli import main
 
+# Each test runs the CLI in a child process.
+pytestmark = pytest.mark.slow
+
 
 def _cli(capsys, *args):
     code = main([str(a) for a in args])

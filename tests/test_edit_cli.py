@@ -18,6 +18,9 @@ from onnxstudio.core.edits import AddInitializer, AddNode, SetInitializer, bypas
 from edits.models import chain, chain_model
 from shared_models import shared_models_root
 
+# Each test runs the CLI in a child process.
+pytestmark = pytest.mark.slow
+
 X = np.array([[-2.0, -1.0, 0.5, 3.0]], np.float32)
 W = np.arange(4, dtype=np.float32)
 FEEDS = {"x": X, "cond": np.array(True)}

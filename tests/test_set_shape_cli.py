@@ -13,6 +13,9 @@ from onnxstudio.cli import main
 
 from shared_models import shared_models_root
 
+# Each test runs the CLI in a child process.
+pytestmark = pytest.mark.slow
+
 
 def _cli(capsys, *args):
     code = main(["set-shape", *map(str, args)])

@@ -8,6 +8,9 @@ import onnx
 import pytest
 from onnx import TensorProto, helper
 
+# Each test runs the CLI in a child process.
+pytestmark = pytest.mark.slow
+
 
 def _model(path):
     g = helper.make_graph(
@@ -50,7 +53,6 @@ def test_infer_default_output_name_and_errors(tmp_path):
     assert r.returncode == 2 and "overwrite" in (r.stderr + r.stdout)
 
 
-@pytest.mark.slow
 def test_written_copies_of_the_shared_models_pass_onnx_checks(tmp_path):
     import numpy as np
     import onnx.shape_inference
