@@ -27,6 +27,7 @@ def _accepted_by_onnx(path) -> bool:
     return True
 
 
+@pytest.mark.slow
 def test_backend_data_has_no_errors_or_warnings():
     cases = all_cases()
     assert len(cases) > 1900

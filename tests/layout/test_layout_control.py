@@ -98,6 +98,7 @@ def test_cancel_before_start_raises():
         lay.layout(random_request(30, 1), cancel=token, cache=False)
 
 
+@pytest.mark.slow
 @needs_dot
 def test_time_limit_stops_dot_and_falls_back(spawned):
     # ten times the limit or more (1,500 boxes took 0.45 s: too close to 0.3 s on a fast machine)

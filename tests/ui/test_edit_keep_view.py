@@ -18,6 +18,7 @@ def _expanded_bert(qtbot, window):
     return window.graph
 
 
+@pytest.mark.slow
 @pytest.mark.parametrize("name", ["Neg", "/x/Neg"])
 def test_insert_keeps_open_groups_and_position(qtbot, window, name):
     from onnxstudio.core.edits import insert_on_edge

@@ -18,6 +18,7 @@ def test_every_shared_model_opens_with_a_clean_scene(qtbot, window, path):
     assert "boxes" in window.status_label.text()
 
 
+@pytest.mark.slow
 @pytest.mark.parametrize("path", shared_models(), ids=lambda p: p.parent.name)
 def test_every_shared_model_fully_expanded(qtbot, window, path):
     open_model(qtbot, window, path)
