@@ -33,15 +33,18 @@ _MAX_RESULT = 1 << 16     # elements: a larger result (a big mask) is not kept b
 _SHAPE_OPS = frozenset({"Shape", "Size"})
 
 
-def shape_static(steps: list, consts, plan_outputs) -> list:
+def shape_static(steps: list, consts, plan_outputs=(), skip=None) -> list:
     """For each step, whether it is shape-static (see module docstring).
-    Steps writing a plan output are not: the caller gets fresh arrays."""
+    Steps writing one of `plan_outputs` are not: the caller gets fresh
+    arrays. `skip[i]` true leaves step i out (not static, its outputs not
+    counted as shape values): the debugger passes the plan's folded steps.
+    The one test of "shape arithmetic", for repeated runs and for stepping."""
     static_names: set = set()
     flags = []
-    for s in steps:
-        ok = (s.function is None and s.kernel is not None and not s.kernel.context
-              and s.node.op_type not in NONDETERMINISTIC and not s.node.subgraphs()
-              and not any(n in plan_outputs for n in s.outputs))
+    for i, s in enumerate(steps):
+        ok = ((skip is None or not skip[i]) and s.function is None and s.kernel is not None
+              and not s.kernel.context and s.node.op_type not in NONDETERMINISTIC
+              and not any(n in plan_outputs for n in s.outputs) and not s.node.subgraphs())
         if ok and s.node.op_type in _SHAPE_OPS and s.node.domain in ("", "ai.onnx"):
             ok = len(s.args) == 1 and bool(s.args[0])
         elif ok:

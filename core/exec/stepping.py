@@ -25,9 +25,7 @@ from typing import Optional
 
 from ..ir import Node
 from .errors import Cancelled, ExecError
-from .plan import NONDETERMINISTIC
-
-_SHAPE_OPS = frozenset({"Shape", "Size"})
+from .shape_blocks import shape_static
 
 
 def is_control_flow(node: Node) -> bool:
@@ -54,27 +52,9 @@ def quiet_kinds(plan) -> list:
     "shape" for shape arithmetic (Shape/Size and steps computed from their
     results and constants only: shape_blocks.py's shape-static steps, here
     also when they make a plan output), else ""."""
-    consts = plan.consts
-    static: set = set()
-    out = []
-    for s, folded in zip(plan.steps, plan.foldable):
-        if folded:
-            out.append("constant")
-            continue
-        # Kernels given a context are the ones running bodies (and random
-        # ops): excluded without node.subgraphs(), slow on 10k nodes.
-        ok = (s.function is None and s.kernel is not None and not s.kernel.context
-              and s.node.op_type not in NONDETERMINISTIC)
-        if ok and s.node.op_type in _SHAPE_OPS and s.kernel.domain in ("", "ai.onnx"):
-            ok = len(s.args) == 1 and bool(s.args[0])
-        elif ok:
-            names = [n for n in s.inputs if n]
-            ok = (bool(names) and all(n in consts or n in static for n in names)
-                  and any(n in static for n in names))
-        if ok:
-            static.update(n for n in s.outputs if n)
-        out.append("shape" if ok else "")
-    return out
+    folded = plan.foldable
+    static = shape_static(plan.steps, plan.consts, skip=folded)
+    return ["constant" if f else "shape" if ok else "" for f, ok in zip(folded, static)]
 
 
 class Stepping:
