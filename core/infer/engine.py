@@ -17,6 +17,7 @@ import numpy as np
 # checker's and inference's findings alike.
 from ..diagnostics import INFO, WARNING, Diagnostic
 from ..ir.dtypes import DataType, from_numpy_dtype
+from ..ir.nesting import top_level_node
 from ..ir.types import TensorType
 from . import (ops_contrib, ops_contrib_fused, ops_contrib_llm, ops_control, ops_elementwise,  # noqa: F401  (register rules)
                ops_index, ops_misc, ops_ml, ops_nn, ops_reduce, ops_sequence, ops_shape)
@@ -177,7 +178,7 @@ class Inference:
 
         def push(node):
             nonlocal cursor
-            top = node if node.graph is main else self._top_level(node, main)
+            top = node if node.graph is main else top_level_node(node, main)
             if top is None:
                 raise _FullRerun
             i = top._index
@@ -528,14 +529,6 @@ class Inference:
 
     def _note(self, node, severity, code, message) -> None:
         self._diags.setdefault(node, []).append(Diagnostic(severity, code, node.path, message))
-
-    @staticmethod
-    def _top_level(node, main):
-        while node.graph is not None and node.graph is not main:
-            node = node.graph.parent_node
-            if node is None:
-                return None          # inside a function body
-        return node if node.graph is main else None
 
 
 class _FullRerun(Exception):
