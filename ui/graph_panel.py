@@ -59,6 +59,7 @@ class GraphPanel(QWidget):
         self._relabel_timer.timeout.connect(lambda: self.scene.relabel_edges(self.inferred))
         self.menu_extenders: list = []      # f(item, menu) adding actions to the context menu
         self._placed: dict = {}             # id(node) -> (node, scene point): loose nodes dropped there
+        self._selection_shown = True        # the last selection_changed may have named an item
         layout = QVBoxLayout(self)
         layout.setContentsMargins(0, 0, 0, 0)
         layout.setSpacing(0)
@@ -91,6 +92,8 @@ class GraphPanel(QWidget):
         qdoc.changed.connect(self._document_changed)
         self.set_model(qdoc.document.model, expanded, view_state)
         self.inferred = qdoc.types
+        # The panels show the new model already: the first scene clears no selection.
+        self._selection_shown = False
 
     def _types_ready(self) -> None:
         self.set_inferred(self.qdoc.types)
@@ -344,7 +347,7 @@ class GraphPanel(QWidget):
         for item in reselected:
             if item is not None:
                 item.setSelected(True)
-        if not any(reselected):
+        if not any(reselected) and self._selection_shown:
             self.selection_changed.emit(None)
         self._apply_placed()
         self.minimap.rebuild()
@@ -476,6 +479,7 @@ class GraphPanel(QWidget):
 
     def _selection(self) -> None:
         items = self.scene.selectedItems()
+        self._selection_shown = True
         self.selection_changed.emit(items[0].ref if items else None)
 
     def reveal(self, obj, graph) -> None:

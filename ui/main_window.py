@@ -256,20 +256,22 @@ class MainWindow(QMainWindow):
             self.settings.add_recent(path)
             self.settings.set_last_directory(path.parent)
             self._refresh_recent()
-        self._set_document(model, path)
-        from .settings import viewer_state
-        self.graph.set_document(self.qdoc, *viewer_state(self.settings.model_state(path)))
-        self.model_loaded.emit(model)
         self._infer_pending = True
+        self._set_document(model, path)
+        self.model_loaded.emit(model)
 
     def _set_document(self, model, path) -> None:
-        """One Document (+ its QtDocument) owns the model; panels observe it."""
+        """One Document (+ its QtDocument) owns the model; panels observe it.
+        The canvas comes first: its layout runs in a worker (dot in a child
+        process) while this thread fills the other panels."""
         from onnxstudio.core.document import Document
+        from .settings import viewer_state
         if self.qdoc is not None:
             self.qdoc.close()
             self.qdoc.deleteLater()
         self.document = Document(model, path)
         self.qdoc = QtDocument(self.document, self)
+        self.graph.set_document(self.qdoc, *viewer_state(self.settings.model_state(path)))
         self.properties.set_document(self.qdoc)
         self.search.set_document(self.qdoc)
         self.edit_actions.set_document(self.qdoc)
@@ -278,11 +280,13 @@ class MainWindow(QMainWindow):
 
     def _start_inference(self) -> None:
         """Inference and the checker start once the first layout is painted:
-        the declared types are already drawn, inferred ones fill in after."""
+        the declared types are already drawn, inferred ones fill in after.
+        Nothing else the user has not asked for runs before that picture."""
         if not getattr(self, "_infer_pending", False) or self.model is None:
             return
         self._infer_pending = False
         if self.document.analysis_ready:
+            self.run_ui.controller.preload_executor()
             return
         job = AnalysisJob(self.document, self)
         job.analysed.connect(lambda analysis, revision, j=job: self._analysed(analysis, revision, j))
@@ -297,6 +301,9 @@ class MainWindow(QMainWindow):
     def _inference_finished(self, job) -> None:
         if job is self._infer_job:
             self._infer_job = None
+            # Last in line: the executor's import (~0.2 s of every kernel), so
+            # that the first Run or Step does not pay for it.
+            self.run_ui.controller.preload_executor()
 
     @property
     def busy(self) -> bool:

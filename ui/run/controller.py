@@ -116,8 +116,6 @@ class RunController(QObject):
                 pass
         self.qdoc = qdoc
         self._debug = None              # made on first use (see `debug`)
-        if qdoc is not None:
-            _preload_executor()
         self.report = None
         self.reference = None
         self.other_values = {}
@@ -128,6 +126,12 @@ class RunController(QObject):
         if qdoc is not None:
             qdoc.changed.connect(self._document_changed)
         self.updated.emit()
+
+    def preload_executor(self) -> None:
+        """Import the executor in the background now. The window asks once
+        the opened model is drawn and analysed: started at open, the import
+        competes with the first paint for the interpreter."""
+        _preload_executor()
 
     @property
     def debug(self):
