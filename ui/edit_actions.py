@@ -76,6 +76,10 @@ class EditActions:
         w.graph.edge_menu_hook = self._edge_menu
         self.script_action = self._action(edit, translate("EditActions", "Save Edits as &Script…"),
                                           self.files.save_script)
+        from .script_apply import ScriptApplier
+        self.scripts = ScriptApplier(w, self.prompter)
+        self.apply_script_action = self._action(edit, translate("EditActions", "Appl&y Edit Script…"),
+                                                self.scripts.apply)
         view_menu = w.view_menu
         if view_menu is not None:
             view_menu.addAction(self.problems_dock.toggleViewAction())
