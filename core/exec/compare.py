@@ -472,7 +472,7 @@ def body_reports(model: Model, ours: dict, kept, *, rtol: float = RTOL, atol: fl
     from .compare_bodies import compare_bodies
 
     def run_body(blob, feeds, names):
-        return _run_onnxruntime_bytes(blob, feeds, names, provider, opt_level)
+        return run_onnxruntime_bytes(blob, feeds, names, provider, opt_level)
 
     def compare(graph, mine, theirs):
         diffs = compare_values(mine, theirs, rtol=rtol, atol=atol, tolerances=tolerances)
@@ -488,10 +488,10 @@ def run_onnxruntime_model(model: Model, feeds: dict, names: list, *, provider: s
         blob = to_bytes(model)
     except Exception as e:  # noqa: BLE001 - a model we cannot serialise is not comparable
         raise CompareError(f"cannot hand the model to onnxruntime: {e}") from None
-    return _run_onnxruntime_bytes(blob, feeds, names, provider, opt_level)
+    return run_onnxruntime_bytes(blob, feeds, names, provider, opt_level)
 
 
-def _run_onnxruntime_bytes(blob: bytes, feeds: dict, names: list, provider: str, opt_level: str) -> dict:
+def run_onnxruntime_bytes(blob: bytes, feeds: dict, names: list, provider: str, opt_level: str) -> dict:
     """onnxruntime's values of `names` for the model `blob`; CompareError with its first line."""
     ort = _load_onnxruntime()
     options = _session_options(ort, provider, opt_level)
