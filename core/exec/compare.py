@@ -145,6 +145,7 @@ class Report:
     atol: float = ATOL
     tolerances: dict = field(default_factory=dict)               # value name -> (rtol, atol)
     bodies: list = field(default_factory=list)                   # compare_bodies.BodyReport per body
+    unmatched: list = field(default_factory=list)                # reference names the model has no value of
 
     @property
     def first_divergence(self) -> Optional[NodeDiff]:
@@ -171,7 +172,8 @@ class Report:
                 "worst_own": worst.brief() if worst else None,
                 "differing_sources": self.differing_sources, "skipped": self.skipped,
                 "nodes": [n.to_json() for n in self.nodes],
-                **({"bodies": [b.to_json() for b in self.bodies]} if self.bodies else {})}
+                **({"bodies": [b.to_json() for b in self.bodies]} if self.bodies else {}),
+                **({"unmatched": self.unmatched} if self.unmatched else {})}
 
 
 # -- values ----------------------------------------------------------------------------
