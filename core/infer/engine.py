@@ -7,7 +7,6 @@ being edited and re-run only downstream of a change (`update`).
 """
 from __future__ import annotations
 
-import gc
 from types import MappingProxyType
 from typing import Iterable, Optional
 
@@ -15,6 +14,7 @@ import numpy as np
 
 # One Diagnostic type for the whole core, so the problems panel lists the
 # checker's and inference's findings alike.
+from .. import gc_policy
 from ..diagnostics import INFO, WARNING, Diagnostic
 from ..ir.dtypes import DataType, from_numpy_dtype
 from ..ir.nesting import top_level_node
@@ -80,13 +80,10 @@ class Inference:
         # The walk allocates many small short-lived objects but no reference
         # cycles; pausing the cyclic collector (which would otherwise traverse
         # the whole IR again and again) halves the time on large models.
-        was_enabled = gc.isenabled()
-        gc.disable()
-        try:
+        # Through gc_policy: turning it back on here by itself would undo a
+        # worker job's hold on it (the walk runs in the analysis job).
+        with gc_policy.paused():
             self._infer_graph(self.model.graph, self.model.opset_imports)
-        finally:
-            if was_enabled:
-                gc.enable()
         return self.result()
 
     @property

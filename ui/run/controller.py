@@ -12,12 +12,12 @@ run computes only those.
 """
 from __future__ import annotations
 
-import gc
 import time
 from typing import Callable, Optional
 
 from PySide6.QtCore import QObject, QThread, Signal
 
+from onnxstudio.core import gc_policy
 from ..workers import JobRunner
 
 # core.exec.debug loads the executor (every kernel): imported when a model is
@@ -198,10 +198,10 @@ class RunController(QObject):
         # the scene's items ...): 100-200 ms with everything stopped, the UI
         # thread included, measured on bert_12layer_narrow. During a job only
         # what the run makes needs looking at; the rest waits until it ends.
-        gc.freeze()
+        gc_policy.freeze()
         if not self.jobs.start(job):      # the application is quitting
             self.job = None
-            gc.unfreeze()
+            gc_policy.unfreeze()
             return False
         return True
 
@@ -209,7 +209,7 @@ class RunController(QObject):
         if job is not self.job:
             return False
         self.job = None
-        gc.unfreeze()
+        gc_policy.unfreeze()
         self.idle.emit()
         return True
 
