@@ -137,6 +137,7 @@ class Plan:
             self.live_reads.update(name for st in self.steps for name in st.outputs if name)
         self.folded: Optional[dict] = None
         self.runners: list = []     # the live steps as closures, made by the session after the first run
+        self.runner_nodes: list = []    # for each runner, the nodes it computes (several when merged)
         self.keep = keep
         if not keep:
             self._plan_frees()
