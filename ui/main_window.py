@@ -54,8 +54,8 @@ class MainWindow(QMainWindow):
         self.properties = PropertiesPanel()
         self.graph.menu_extenders.append(self.properties.extend_canvas_menu)   # "Make graph output"
         self.search = SearchPanel()
-        self.properties_dock = self._dock("Properties", self.properties, Qt.RightDockWidgetArea)
-        self.search_dock = self._dock("Search", self.search, Qt.LeftDockWidgetArea)
+        self.properties_dock = self.add_dock("Properties", self.properties, Qt.RightDockWidgetArea)
+        self.search_dock = self.add_dock("Search", self.search, Qt.LeftDockWidgetArea)
         self.search_dock.hide()
         self._build_status_bar()
         self._build_menus()
@@ -78,7 +78,9 @@ class MainWindow(QMainWindow):
 
     # -- construction ---------------------------------------------------------------------
 
-    def _dock(self, title, widget, area) -> QDockWidget:
+    def add_dock(self, title, widget, area) -> QDockWidget:
+        """A dock titled `title` (English: also its objectName, which the
+        saved window layout is keyed by) in `area`, in its saved place."""
         dock = QDockWidget(QCoreApplication.translate("Docks", title), self)
         dock.setObjectName(title)
         dock.setWidget(widget)
@@ -308,8 +310,7 @@ class MainWindow(QMainWindow):
     @property
     def busy(self) -> bool:
         """Loading, laying out or inferring (tests and tools wait on this)."""
-        return (self._load_job is not None or self.graph._job is not None
-                or self.graph._pending_target is not None or self._infer_job is not None
+        return (self._load_job is not None or not self.graph.settled or self._infer_job is not None
                 or getattr(self, "_infer_pending", False))
 
     def _load_failed(self, message: str, job) -> None:
@@ -391,9 +392,7 @@ class MainWindow(QMainWindow):
 
     def _navigate(self, obj) -> None:
         if isinstance(obj, Graph):          # enter it
-            from .navigation import levels_for
-            self.graph.levels = levels_for(self.model, obj)
-            self.graph._show_level()
+            self.graph.show_graph(obj)
             return
         graph = getattr(obj, "graph", None)
         if graph is not None:
