@@ -235,8 +235,7 @@ class RunController(QObject):
         job = self.job
         if job is None:
             return
-        if self._debug is not None:
-            self._debug.cancel()
+        job.cancel()                      # the DebugRun's cancel, or the one start_job was given
         if wait:
             job.wait(30000)
             self._end(job)
@@ -274,6 +273,16 @@ class RunController(QObject):
         if not note:
             return text
         return text + " — " + self.tr("inputs changed shape since the last run: {changes}").format(changes=note)
+
+    def start_job(self, what: str, work: Callable, done: Callable, on_cancel: Optional[Callable] = None) -> bool:
+        """Other work on the run machinery (profiled runs, ui/run/profile_work.py):
+        `work(job)` in the worker thread, reporting through `job.report`, then
+        `done(result)` here; Cancel calls `on_cancel` (the DebugRun's when None)."""
+        if not self._start(what, work, done):
+            return False
+        if on_cancel is not None:
+            self.job.on_cancel = on_cancel
+        return True
 
     # -- commands --------------------------------------------------------------------------
 
