@@ -10,7 +10,7 @@ from __future__ import annotations
 import numpy as np
 from PySide6.QtCore import QT_TRANSLATE_NOOP, QUrl, Signal
 from PySide6.QtGui import QDesktopServices
-from PySide6.QtWidgets import QScrollArea, QSplitter, QTextBrowser, QToolTip, QVBoxLayout, QWidget
+from PySide6.QtWidgets import QSplitter, QTextBrowser, QToolTip, QVBoxLayout, QWidget
 from PySide6.QtGui import QCursor
 from PySide6.QtCore import Qt
 
@@ -20,6 +20,7 @@ from ...core.layout import ViewEdge, ViewNode
 from ...core.summary import human_bytes
 from ..canvas.scene import value_type_text
 from ..canvas.words import group_path_text, shown_label
+from .editor_slot import EditorSlot
 from .html import STYLE, esc, operator_url, section, table
 from .tensor_view import TensorView
 
@@ -66,12 +67,7 @@ class PropertiesPanel(QWidget):
         self.tensor_view = TensorView()
         self.tensor_view.setVisible(False)
         # The editable form of what is shown (node, value, model), under the summary.
-        self.editor_area = QScrollArea()
-        self.editor_area.setWidgetResizable(True)
-        # A dock narrower than the form scrolls sideways rather than cutting off its buttons.
-        self.editor_area.setHorizontalScrollBarPolicy(Qt.ScrollBarAsNeeded)
-        self.editor_area.setVisible(False)
-        self.editor = None
+        self.editor_area = EditorSlot()
         self.tensor_editor = None         # initializer / tensor attribute being edited
         splitter = QSplitter(Qt.Vertical)
         splitter.addWidget(self.browser)
@@ -91,9 +87,15 @@ class PropertiesPanel(QWidget):
         qdoc.analysed.connect(self.refresh)
         self.set_model(qdoc.document.model, qdoc.types)
 
+    @property
+    def editor(self):
+        """The form under the summary (None when what is shown has none)."""
+        return self.editor_area.editor
+
     def _document_changed(self, event) -> None:
         if event.kind == "saved":
             return
+        self.editor_area.drop_kept()
         editor = self.editor
         node = getattr(editor, "node", None)
         if node is not None and node is self.current and node.graph is not None \
@@ -235,13 +237,16 @@ class PropertiesPanel(QWidget):
         self.current = node
         self._render_node_summary(node)
         if self.qdoc is not None and node.graph is not None:
-            from .node_editor import NodeEditor
-            editor = NodeEditor(self.qdoc, node)
-            editor.navigate.connect(self.navigate)
-            editor.open_tensor.connect(self._open_tensor_attr)
-            self._set_editor(editor)
+            self._set_editor(self.editor_area.node_form(self.qdoc, node, self._new_node_form))
         else:
             self._set_editor(None)
+
+    def _new_node_form(self, node):
+        from .node_editor import NodeEditor
+        editor = NodeEditor(self.qdoc, node)
+        editor.navigate.connect(self.navigate)
+        editor.open_tensor.connect(self._open_tensor_attr)
+        return editor
 
     def extend_canvas_menu(self, item, menu) -> None:
         """Canvas context menu: "Make Graph Output" on an edge or a node's outputs."""
@@ -262,14 +267,9 @@ class PropertiesPanel(QWidget):
     def _set_editor(self, editor) -> None:
         """Put `editor` (a form widget, or None) under the summary."""
         self._keep_tensor_editor(editor)
-        old = self.editor_area.takeWidget()
-        if old is not None:
-            old.deleteLater()
-        self.editor = editor
         if editor is not None:
-            editor.built_shape = editor.shape() if hasattr(editor, "shape") else None
-            self.editor_area.setWidget(editor)
-        self.editor_area.setVisible(editor is not None)
+            editor.built_shape = editor.shape()
+        self.editor_area.put(editor)
 
     # -- the tensor editor (initializers, tensor attributes) -------------------------------
 
