@@ -16,7 +16,6 @@ from .base import Changes, Edit, EditError, register
 from .graph_edit import GraphEdit
 from .node_edits import make_attr
 from .refs import GraphPath, NodeRef, find_node, node_ref
-from ..ir.graph import attach_bodies, detach_bodies
 
 # Field metadata for what an edit keeps only to undo itself (objects taken
 # out): the edit script leaves such fields out.
@@ -192,8 +191,6 @@ class AddNode(GraphEdit):
         if self.restore is not None:
             node, pos = self.restore
             ir(g.restore, node, pos, place=g.path)
-            for a in node.attributes.values():
-                attach_bodies(node, a)
         else:
             node = self._build(g)
             pos = self._position(g, node)
@@ -202,8 +199,6 @@ class AddNode(GraphEdit):
             except IRError as e:
                 node._detach_inputs()
                 raise EditError(f"{g.path}: cannot add {node.display_name}: {e}") from None
-            for a in node.attributes.values():
-                attach_bodies(node, a)
         changes.nodes_added.add(node)
         changes._graph(g)
         return RemoveNode(node_ref(node), self.graph)
@@ -253,8 +248,6 @@ class RemoveNode(GraphEdit):
         pos = node.index
         spec = _spec(node)
         ir(g.remove, node)
-        for a in node.attributes.values():
-            detach_bodies(node, a)
         changes.nodes_removed.add(node)
         changes._graph(g)
         return AddNode(node.op_type, spec[0], spec[1], {}, node.name, node.domain, pos, self.graph,

@@ -2,7 +2,9 @@
 
 Invariants the mutators keep (and the loader establishes):
 - every Value knows its producer (or None) and its uses (node, input index),
-  including uses by nodes inside subgraphs that capture it from an outer scope;
+  including uses by nodes inside subgraphs that capture it from an outer scope
+  (inserting or removing a node with bodies, or setting or removing a graph
+  attribute, adds or drops those uses here, not in the callers);
 - `graph.nodes` is in the order of the file; the mutators refuse changes that
   would break topological order, naming the offending value;
 - names resolve in O(1) through each graph's value table, and lexically
@@ -548,11 +550,13 @@ class Graph:
             if v is not None:
                 self._values[v.name] = v
                 v.graph = self
-        for _, sub in node.subgraphs():
-            sub.parent_node = node
         self._indices_dirty = True
         if pos == len(self._nodes) - 1:
             node._index = pos
+        # The bodies' reads of outer values join those values' use lists
+        # (after node.graph is set: binding names looks through the node).
+        for a in node.attributes.values():
+            attach_bodies(node, a)
         return node
 
     def append(self, node: Node) -> Node:
@@ -566,7 +570,9 @@ class Graph:
 
     def remove(self, node: Node, *, force: bool = False) -> None:
         """Remove `node`. Refuses while its outputs are used (names the users)
-        unless `force`, which is for compound edits that re-wire afterwards."""
+        unless `force`, which is for compound edits that re-wire afterwards.
+        The node's own inputs and its bodies' reads of outer values leave
+        those values' use lists (inserting it again puts them back)."""
         if node.graph is not self:
             raise IRError(f"{node.display_name} is not in {self.path}")
         if not force:
@@ -580,6 +586,8 @@ class Graph:
                     parts.append(f"{v.name!r} (used by {', '.join(who)})")
                 raise IRError(f"cannot remove {node.display_name}: its outputs are still used: " + "; ".join(parts))
         node._detach_inputs()
+        for a in node.attributes.values():
+            detach_bodies(node, a)
         self._refresh_indices()
         del self._nodes[node._index]
         for v in node._outputs:
