@@ -58,14 +58,14 @@ def item_ports(item: NodeItem, model) -> tuple[list, list]:
     """([(input index, scene point)], [(ir Value, scene point)]) of a card."""
     ref = item.ref
     rect = item.scene_rect()
-    node = getattr(ref, "node", None)
+    node = ref.node if ref is not None else None
     if node is not None and item.kind == "op":
         n = input_slot_count(node, model)
         inputs = list(enumerate(_spread(rect, n, rect.top())))
         outs = [v for v in node.outputs if v is not None]
         outputs = list(zip(outs, _spread(rect, len(outs), rect.bottom())))
         return inputs, outputs
-    value = getattr(ref, "value", None)
+    value = ref.value if ref is not None else None
     if item.kind == "input" and value is not None:
         return [], [(value, QPointF(rect.center().x(), rect.bottom()))]
     return [], []
@@ -146,7 +146,7 @@ class PortDragger(QObject):
 
     @property
     def model(self):
-        return getattr(self.panel.qdoc.document, "model", None) if getattr(self.panel, "qdoc", None) else None
+        return self.panel.qdoc.document.model if self.panel.qdoc is not None else None
 
     def _scale(self) -> float:
         return max(self.panel.view.transform().m11(), 1e-3)
@@ -226,7 +226,7 @@ class PortDragger(QObject):
             self._update_connect(pos)
             return True
         item = next((i for i in self.scene.items(pos) if isinstance(i, NodeItem) and i.kind == "op"), None)
-        node = getattr(getattr(item, "ref", None), "node", None)
+        node = item.ref.node if item is not None and item.ref is not None else None
         if node is not None and self.edits.is_loose(node):
             self.mode, self.moving, self.press_at = "maybe-move", (item, item.pos(), pos), event.position()
         return False
