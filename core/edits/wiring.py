@@ -3,8 +3,8 @@ and removing nodes, and the order of the node list.
 
 Refusals (a dangling name, a second producer, a cycle or an order that is no
 longer topological, removing a node whose outputs are read) raise EditError
-naming the place before anything changes. Inverses hold the very objects they
-took out (`restore`), so undo gives back the model byte for byte.
+naming the place before anything changes. Inverses may hold the objects they
+took out (`restore`), as the contract in base.py allows.
 """
 from __future__ import annotations
 
