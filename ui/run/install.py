@@ -18,7 +18,10 @@ from .compare_view import CompareView
 from .controller import RunController
 from .inputs_panel import InputsPanel, RunDockWidth
 from .inspector import TensorInspector
+from .extract_failing import install_compare_actions
+from .extract_failing import install_compare_actions
 from .overlay import RunOverlay
+from .profile_work import install_profile
 
 
 class RunDock(QWidget):
@@ -129,6 +132,9 @@ class RunUI(QObject):
         self._build_actions()
         self._connect()
         self._follow_pending = None
+        self.compare_actions = install_compare_actions(self)   # colour by total/own error, Extract failing subgraph…
+        self.compare_actions = install_compare_actions(self)   # colour by total/own error, Extract failing subgraph…
+        self.profile = install_profile(self)      # Profile Run, the Profile dock, heat on the canvas
 
     def _dock(self, title, widget, area) -> QDockWidget:
         return self.window.add_dock(title, widget, area)
@@ -514,8 +520,10 @@ class RunUI(QObject):
         if select:
             self._stepped_to = node
             if item is not None and getattr(item.ref, "node", None) is not node:
-                # drawn inside another box (a group, a reader): Properties shows it, the box stays unselected
-                panel.scene.clearSelection()
+                # drawn inside another box (a group, a reader): Properties shows it, the box stays unselected.
+                # Quietly: the selection emptied would have Properties build the model's form first.
+                with QSignalBlocker(panel.scene):
+                    panel.scene.clearSelection()
                 self.window.properties.show_object(node)
                 select = False
         if event.reason == "step" and item is not None and getattr(item.ref, "kind", "") == "group":

@@ -32,7 +32,7 @@ from onnxstudio.core.exec.tensor_stats import tensor_stats
 from onnxstudio.core.exec.values import describe
 
 from ..canvas import fonts
-from .compare_work import error_colour_fraction
+from .compare_work import error_colour_fraction, shown_error
 
 CURRENT = QColor("#f08c00")
 BREAK = QColor("#d62828")
@@ -229,6 +229,7 @@ class RunOverlay:
         self.inspect = inspect          # inspect(ir Value) when a value tag is clicked
         self.items: list = []
         self.show_values = True
+        self.colour_by = "total"        # the comparison's colouring: "total" or "own" error (the Compare dock's)
         self.recomputed: set = set()    # names the last whole run computed again while it kept others
         self._placed: dict = {}         # where each tag went last time (see _place_all)
         self._points: dict = {}         # points along each edge (see _along)
@@ -318,7 +319,8 @@ class RunOverlay:
                 tuple(map(id, debug.values.values())), id(kept), len(kept.values) if kept is not None else 0,
                 id(self._failed_node(debug, graph)), tuple(map(id, debug.nonfinite)),
                 tuple(debug.nonfinite_inputs), frozenset(self.recomputed), self._body_state(debug))
-        marks = (c.running, id(debug.current), tuple(map(id, debug.breakpoints)), id(debug.error), id(c.report))
+        marks = (c.running, id(debug.current), tuple(map(id, debug.breakpoints)), id(debug.error), id(c.report),
+                 self.colour_by)
         return tags, marks
 
     def _body_state(self, debug) -> tuple:
@@ -526,16 +528,20 @@ class RunOverlay:
                 box = vm.box_for(nd.node) if nd.node.graph is graph else None
                 if box is None:
                     continue
+                rel, agrees = shown_error(nd, self.colour_by)
                 prev = bands.get(box)
-                if prev is None or (not nd.agrees and (prev.agrees or nd.rel > prev.rel)):
-                    bands[box] = nd
-        for box, nd in bands.items():
+                if prev is None or (not agrees and (prev[1] or rel > prev[0])):
+                    bands[box] = (rel, agrees, nd)
+        for box, (rel, agrees, nd) in bands.items():
             entry = marks.setdefault(box, {})
-            entry["band"] = error_colour(nd.rel, nd.agrees)
+            entry["band"] = error_colour(rel, agrees)
             entry["tooltip"] = (f"{nd.node.display_name}\n"
                                 + QCoreApplication.translate("RunOverlay", "max abs error {abs}, rel {rel}")
                                 .format(abs=f"{nd.max_abs:.3g}", rel=f"{nd.rel:.3g}")
-                                + ("" if nd.agrees else QCoreApplication.translate("RunOverlay", "  (differs)")))
+                                + ("" if nd.agrees else QCoreApplication.translate("RunOverlay", "  (differs)"))
+                                + ("" if nd.own is None else "\n" + QCoreApplication.translate(
+                                    "RunOverlay", "own error (run alone on the reference's inputs): max abs {abs}, "
+                                    "rel {rel}").format(abs=f"{nd.own_max_abs:.3g}", rel=f"{nd.own_rel:.3g}")))
         for box, flags in marks.items():
             item = scene.node_items.get(box)
             if item is None:
