@@ -19,7 +19,6 @@ from .controller import RunController
 from .inputs_panel import InputsPanel, RunDockWidth
 from .inspector import TensorInspector
 from .extract_failing import install_compare_actions
-from .extract_failing import install_compare_actions
 from .overlay import RunOverlay
 from .profile_work import install_profile
 
@@ -132,7 +131,6 @@ class RunUI(QObject):
         self._build_actions()
         self._connect()
         self._follow_pending = None
-        self.compare_actions = install_compare_actions(self)   # colour by total/own error, Extract failing subgraph…
         self.compare_actions = install_compare_actions(self)   # colour by total/own error, Extract failing subgraph…
         self.profile = install_profile(self)      # Profile Run, the Profile dock, heat on the canvas
 
