@@ -47,6 +47,18 @@
         <source>{n} graphs</source>
         <translation>{n} 个图</translation>
     </message>
+    <message>
+        <source>What the operator&apos;s signature says about {name} ({type})</source>
+        <translation type="unfinished"></translation>
+    </message>
+    <message>
+        <source>required</source>
+        <translation type="unfinished"></translation>
+    </message>
+    <message>
+        <source>default {value}</source>
+        <translation type="unfinished"></translation>
+    </message>
 </context>
 <context>
     <name>Breadcrumbs</name>
@@ -232,6 +244,45 @@
     </message>
 </context>
 <context>
+    <name>CompareActions</name>
+    <message>
+        <source>Extract failing subgraph</source>
+        <translation>提取出错的子图</translation>
+    </message>
+    <message>
+        <source>ONNX models (*.onnx)</source>
+        <translation>ONNX 模型 (*.onnx)</translation>
+    </message>
+    <message>
+        <source>Compare with onnxruntime first</source>
+        <translation>请先与 onnxruntime 比较</translation>
+    </message>
+    <message>
+        <source>Extracting the failing subgraph…</source>
+        <translation>正在提取出错的子图…</translation>
+    </message>
+    <message>
+        <source>Cancel</source>
+        <translation>取消</translation>
+    </message>
+    <message>
+        <source>Extracting the failing subgraph… trying {n} node(s)</source>
+        <translation>正在提取出错的子图…正在尝试 {n} 个节点</translation>
+    </message>
+    <message>
+        <source>Extract failing subgraph: {error}</source>
+        <translation>提取出错的子图：{error}</translation>
+    </message>
+    <message>
+        <source>Extracting cancelled: nothing written</source>
+        <translation>已取消提取：未写入任何文件</translation>
+    </message>
+    <message>
+        <source>Wrote the failing subgraph ({n} node(s) from {node}): {files}</source>
+        <translation>已写出出错的子图（从 {node} 起共 {n} 个节点）：{files}</translation>
+    </message>
+</context>
+<context>
     <name>CompareOptions</name>
     <message>
         <source>Comparison options</source>
@@ -297,6 +348,26 @@
         <translation>转到第一个分歧处</translation>
     </message>
     <message>
+        <source>Extract failing subgraph…</source>
+        <translation>提取出错的子图…</translation>
+    </message>
+    <message>
+        <source>Write the smallest part of the model that still disagrees with onnxruntime, from the node with the largest own error, with its inputs as .npz beside it (for a bug report)</source>
+        <translation>从自身误差最大的节点出发，写出仍与 onnxruntime 不一致的最小模型部分，并在旁边以 .npz 保存其输入（用于提交错误报告）</translation>
+    </message>
+    <message>
+        <source>Colour by total error</source>
+        <translation>按总误差着色</translation>
+    </message>
+    <message>
+        <source>Colour by own error</source>
+        <translation>按自身误差着色</translation>
+    </message>
+    <message>
+        <source>Total: each node&apos;s outputs against the reference, so every node after a broken one is coloured. Own: each node run alone on the reference&apos;s values of its inputs, so only the node that makes the error is</source>
+        <translation>总误差：每个节点的输出与参考相比，因此出错节点之后的所有节点都会着色。自身误差：每个节点单独以参考的输入值运行，因此只有产生误差的节点会着色</translation>
+    </message>
+    <message>
         <source>Options</source>
         <translation>选项</translation>
     </message>
@@ -319,6 +390,18 @@
     <message>
         <source>Rel</source>
         <translation>相对误差</translation>
+    </message>
+    <message>
+        <source>Own abs</source>
+        <translation>自身绝对误差</translation>
+    </message>
+    <message>
+        <source>Own rel</source>
+        <translation>自身相对误差</translation>
+    </message>
+    <message>
+        <source>the node run alone on the reference&apos;s values of its inputs, against the reference&apos;s outputs</source>
+        <translation>该节点单独以参考的输入值运行，与参考的输出相比</translation>
     </message>
     <message>
         <source>the reference run</source>
@@ -347,6 +430,10 @@
     <message>
         <source>{n} values could not be compared.</source>
         <translation>{n} 个值无法对比。</translation>
+    </message>
+    <message>
+        <source>Largest own error: &lt;b&gt;{node}&lt;/b&gt; (own rel. error {rel}; the node run alone on the reference&apos;s values of its inputs).</source>
+        <translation>自身误差最大：&lt;b&gt;{node}&lt;/b&gt;（自身相对误差 {rel}；该节点单独以参考的输入值运行）。</translation>
     </message>
     <message>
         <source>first</source>
@@ -403,6 +490,10 @@
         <source>Compare</source>
         <translation>对比</translation>
     </message>
+    <message>
+        <source>Profile</source>
+        <translation>性能分析</translation>
+    </message>
 </context>
 <context>
     <name>EditActions</name>
@@ -449,6 +540,10 @@
     <message>
         <source>Save Edits as &amp;Script…</source>
         <translation>将编辑保存为脚本(&amp;S)…</translation>
+    </message>
+    <message>
+        <source>Appl&amp;y Edit Script…</source>
+        <translation type="unfinished"></translation>
     </message>
     <message>
         <source>&amp;Undo {name}</source>
@@ -640,6 +735,29 @@
     <message>
         <source>Double-click the title to collapse</source>
         <translation>双击标题以折叠</translation>
+    </message>
+</context>
+<context>
+    <name>Heat</name>
+    <message>
+        <source>built-in</source>
+        <translation>内置执行器</translation>
+    </message>
+    <message>
+        <source>time per box, {who} ({ms} a run)</source>
+        <translation>每个框的耗时，{who}（每次运行 {ms}）</translation>
+    </message>
+    <message>
+        <source>group {name}: {time} a run in its nodes ({share})</source>
+        <translation>分组 {name}：其节点每次运行耗时 {time}（{share}）</translation>
+    </message>
+    <message>
+        <source>{node}: {time} a run ({share})</source>
+        <translation>{node}：每次运行 {time}（{share}）</translation>
+    </message>
+    <message>
+        <source>measured together with {nodes}</source>
+        <translation>与 {nodes} 一起计时</translation>
     </message>
 </context>
 <context>
@@ -1398,6 +1516,21 @@
     </message>
 </context>
 <context>
+    <name>OpSignature</name>
+    <message>
+        <source>{name}: {type} (required)</source>
+        <translation type="unfinished"></translation>
+    </message>
+    <message>
+        <source>No signature known (a model-local function or a custom domain).</source>
+        <translation type="unfinished"></translation>
+    </message>
+    <message>
+        <source>attributes</source>
+        <translation type="unfinished"></translation>
+    </message>
+</context>
+<context>
     <name>ProblemCodes</name>
     <message>
         <source>ir_version is not set</source>
@@ -1901,6 +2034,112 @@
         <translation>
             <numerusform>%n 条提示</numerusform>
         </translation>
+    </message>
+</context>
+<context>
+    <name>ProfileUI</name>
+    <message>
+        <source>&amp;Profile Run</source>
+        <translation>性能分析运行(&amp;P)</translation>
+    </message>
+    <message>
+        <source>Run the model a few times, timing every node: heat on the canvas, the slowest nodes and op types in the Profile dock</source>
+        <translation>运行模型数次并为每个节点计时：画布上显示热度，性能分析面板列出最慢的节点和算子类型</translation>
+    </message>
+    <message>
+        <source>Profile with onnx&amp;runtime</source>
+        <translation>用 onnxruntime 分析性能(&amp;R)</translation>
+    </message>
+    <message>
+        <source>onnxruntime&apos;s own profile of the model, its kernels tied back to the nodes</source>
+        <translation>onnxruntime 自己的模型性能分析，其内核对应回节点</translation>
+    </message>
+    <message>
+        <source>Open a model first</source>
+        <translation>请先打开模型</translation>
+    </message>
+    <message>
+        <source>Profiling with onnxruntime…</source>
+        <translation>正在用 onnxruntime 分析性能…</translation>
+    </message>
+    <message>
+        <source>Profiling: {runs} runs, every node timed…</source>
+        <translation>正在分析性能：运行 {runs} 次，为每个节点计时…</translation>
+    </message>
+    <message>
+        <source>Profiled: {wall} a run</source>
+        <translation>性能分析完成：每次运行 {wall}</translation>
+    </message>
+    <message>
+        <source>slowest node {node} ({share})</source>
+        <translation>最慢的节点 {node}（{share}）</translation>
+    </message>
+</context>
+<context>
+    <name>ProfileView</name>
+    <message>
+        <source>Profile a run (Run ▸ Profile Run) to see where its time goes</source>
+        <translation>分析一次运行的性能（运行 ▸ 性能分析运行），查看时间花在哪里</translation>
+    </message>
+    <message>
+        <source>Heat on the canvas</source>
+        <translation>在画布上显示热度</translation>
+    </message>
+    <message>
+        <source>Compare with the previous profile</source>
+        <translation>与上一次性能分析比较</translation>
+    </message>
+    <message>
+        <source>Share</source>
+        <translation>占比</translation>
+    </message>
+    <message>
+        <source>Time</source>
+        <translation>耗时</translation>
+    </message>
+    <message>
+        <source>Change</source>
+        <translation>变化</translation>
+    </message>
+    <message>
+        <source>Op type</source>
+        <translation>算子类型</translation>
+    </message>
+    <message>
+        <source>Node</source>
+        <translation>节点</translation>
+    </message>
+    <message>
+        <source>Nodes</source>
+        <translation>节点数</translation>
+    </message>
+    <message>
+        <source>Slowest nodes</source>
+        <translation>最慢的节点</translation>
+    </message>
+    <message>
+        <source>Op types</source>
+        <translation>算子类型</translation>
+    </message>
+    <message>
+        <source>the built-in executor</source>
+        <translation>内置执行器</translation>
+    </message>
+    <message>
+        <source>{runs} runs with {who}: {wall} a run, {nodes} in nodes</source>
+        <translation>用{who}运行 {runs} 次：每次运行 {wall}，节点内 {nodes}</translation>
+    </message>
+    <message>
+        <source>{share} of the time not tied to a node</source>
+        <translation>{share} 的时间未能对应到节点</translation>
+    </message>
+    <message>
+        <source>the previous profile: {wall} a run ({delta})</source>
+        <translation>上一次性能分析：每次运行 {wall}（{delta}）</translation>
+    </message>
+    <message>
+        <source> (with {n} merged)</source>
+        <translation>（与 {n} 个节点合并）</translation>
     </message>
 </context>
 <context>
@@ -2563,6 +2802,10 @@
         <source>  (differs)</source>
         <translation>  （不一致）</translation>
     </message>
+    <message>
+        <source>own error (run alone on the reference&apos;s inputs): max abs {abs}, rel {rel}</source>
+        <translation>自身误差（单独以参考的输入运行）：最大绝对误差 {abs}，相对误差 {rel}</translation>
+    </message>
 </context>
 <context>
     <name>RunUI</name>
@@ -2793,6 +3036,41 @@
     <message>
         <source>no value in this run: run the model, or step to it, to see it</source>
         <translation>本次运行中没有此值：运行模型或单步执行到此处即可查看</translation>
+    </message>
+</context>
+<context>
+    <name>ScriptApplier</name>
+    <message>
+        <source>Apply edit script {name}</source>
+        <translation type="unfinished"></translation>
+    </message>
+    <message>
+        <source>{path}: cannot read it ({reason}). Nothing was changed.</source>
+        <translation type="unfinished"></translation>
+    </message>
+    <message>
+        <source>{path}: {problem}. Nothing was changed.</source>
+        <translation type="unfinished"></translation>
+    </message>
+    <message>
+        <source>The steps before it applied and were undone:</source>
+        <translation type="unfinished"></translation>
+    </message>
+    <message>
+        <source>{path}: {n} edit replayed as one undo step.</source>
+        <translation type="unfinished"></translation>
+    </message>
+    <message>
+        <source>{path}: {n} edits replayed as one undo step.</source>
+        <translation type="unfinished"></translation>
+    </message>
+    <message>
+        <source>Apply edit script</source>
+        <translation type="unfinished"></translation>
+    </message>
+    <message>
+        <source>Edit script (*.json)</source>
+        <translation type="unfinished">编辑脚本 (*.json)</translation>
     </message>
 </context>
 <context>
@@ -3299,10 +3577,6 @@
     <message>
         <source>Cannot read tensor</source>
         <translation>无法读取张量</translation>
-    </message>
-    <message>
-        <source>slice</source>
-        <translation>切片</translation>
     </message>
     <message>
         <source>Export tensor</source>
