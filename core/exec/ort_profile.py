@@ -27,14 +27,13 @@ profile holds several, the first one's events are left out.
 """
 from __future__ import annotations
 
-import json
 import os
 import pathlib
 import tempfile
 from typing import Optional
 
 from ..ir import Graph, Model, Node
-from .profile import NodeTime, Profile, ProfileError, node_key
+from .profile import NodeTime, Profile, ProfileError, node_key, read_json
 
 KERNEL_SUFFIX = "_kernel_time"
 _COVER_LIMIT = 64          # a fused kernel covering more of our nodes than this was not found right
@@ -46,15 +45,7 @@ def read_ort_profile(path, model: Model, optimized: Optional[Model] = None) -> P
     graph; `optimized` is the optimised model onnxruntime saved in the same
     session, when there is one. ProfileError when the file is not such a
     profile or is a profile of another model."""
-    where = str(path)
-    try:
-        with open(path, encoding="utf-8") as f:
-            events = json.load(f)
-    except OSError as e:
-        raise ProfileError(f"{where}: cannot read ({e.strerror or e})") from None
-    except (ValueError, UnicodeDecodeError) as e:
-        raise ProfileError(f"{where}: not JSON ({e}); give the file onnxruntime's profiling wrote") from None
-    return profile_from_events(events, model, optimized, where)
+    return profile_from_events(read_json(path), model, optimized, str(path))
 
 
 def profile_from_events(events, model: Model, optimized: Optional[Model] = None,

@@ -22,6 +22,7 @@ profiles are compared by profile_compare.py.
 """
 from __future__ import annotations
 
+import json
 import threading
 from dataclasses import dataclass, field
 from typing import Callable, Optional
@@ -115,6 +116,15 @@ class Profile:
         }
 
     @classmethod
+    def read(cls, path, where: str = "") -> "Profile":
+        """A profile saved by `onnxstudio profile --json` (or its `--compare --json`)."""
+        where = where or str(path)
+        data = read_json(path, where)
+        if isinstance(data, dict) and "profile" in data and "compared" in data:
+            data = data["profile"]
+        return cls.from_dict(data, where)
+
+    @classmethod
     def from_dict(cls, data, where: str = "profile") -> "Profile":
         """A profile written by `to_dict` (`onnxstudio profile --json`)."""
         if not isinstance(data, dict) or data.get("format") != PROFILE_FORMAT:
@@ -128,6 +138,19 @@ class Profile:
                        nodes, unmapped, [str(x) for x in data.get("notes", ())])
         except (KeyError, TypeError, ValueError) as e:
             raise ProfileError(f"{where}: a profile with a missing or malformed field ({e})") from None
+
+
+def read_json(path, where: str = ""):
+    """The JSON in `path`; ProfileError naming `where` (the path when not given)
+    when it cannot be read or is not JSON."""
+    where = where or str(path)
+    try:
+        with open(path, encoding="utf-8") as f:
+            return json.load(f)
+    except OSError as e:
+        raise ProfileError(f"{where}: cannot read ({e.strerror or e})") from None
+    except (ValueError, UnicodeDecodeError) as e:
+        raise ProfileError(f"{where}: not JSON ({e})") from None
 
 
 class Profiler:
@@ -251,4 +274,4 @@ def profile_run(model: Model, feeds: dict, runs: int = 3,
     return Profiler(model, runs).run(feeds, progress)
 
 
-__all__ = ["NodeTime", "OpTime", "Profile", "ProfileError", "Profiler", "node_key", "profile_run"]
+__all__ = ["NodeTime", "OpTime", "Profile", "ProfileError", "Profiler", "node_key", "profile_run", "read_json"]

@@ -63,11 +63,16 @@ def test_a_profiled_run_computes_what_a_run_computes(tmp_path):
     model, feeds = _matmul_add_relu(tmp_path)
     expected = Session(model).run(feeds)["y"]
     s = Session(model)
+    s.run(feeds)
+    runners = list(s.plan.runners)
     for merged in (True, False, True):
         outputs, times, wall = s.timed_run(feeds, merged=merged)
         np.testing.assert_array_equal(outputs["y"], expected)
         assert len(times) == (len(s.plan.runners) if merged else len(s.plan.live_steps))
         assert sum(times) <= wall
+    # nothing of the profiled path stays behind: a plain run calls the same runners, unwrapped
+    assert s.plan.runners == runners
+    np.testing.assert_array_equal(s.run(feeds)["y"], expected)
     # the plan says which nodes each runner computes
     assert [[n.name for n in c] for c in s.plan.runner_nodes] == [["mm", "bias"], ["relu"]]
 
@@ -118,7 +123,7 @@ def test_compare_profiles_per_node_and_op_type(tmp_path):
 
 # -- onnxruntime's profiles ---------------------------------------------------------------------
 
-def test_onnxruntime_profile_of_bert_small_maps_to_the_graph(tmp_path):
+def test_onnxruntime_profile_of_bert_small_maps_to_the_graph(tmp_path, capsys):
     shutil.copytree(SHARED_MODELS / "bert_small", tmp_path / "bert_small")
     model = core.load(tmp_path / "bert_small" / "model.onnx")
     feeds = dict(np.load(tmp_path / "bert_small" / "inputs.npz"))
@@ -138,6 +143,12 @@ def test_onnxruntime_profile_of_bert_small_maps_to_the_graph(tmp_path):
     alone = read_ort_profile(written[0], model)
     assert alone.unmapped and any("optimised model" in note for note in alone.notes)
     assert alone.total < mapped
+    # the command line reads the same files
+    from onnxstudio import cli
+    assert cli.main(["profile", str(tmp_path / "bert_small" / "model.onnx"), "--ort-profile", str(written[0]),
+                     "--ort-model", str(tmp_path / "ort_optimized.onnx"), "--json"]) == 0
+    data = json.loads(capsys.readouterr().out)
+    assert data["source"] == "onnxruntime" and data["unmapped_seconds"] < 0.05 * data["node_seconds"]
 
 
 def test_onnxruntime_profile_of_another_model_is_refused(tmp_path):

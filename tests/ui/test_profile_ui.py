@@ -111,6 +111,19 @@ def test_a_profile_can_be_cancelled(qtbot, window):
     assert r.profile.profile is not None
 
 
+@pytest.mark.slow
+def test_profile_with_onnxruntime_draws_its_kernels_on_the_nodes(qtbot, window):
+    r = _bert_small(qtbot, window)
+    r.profile.ort_profile_action.trigger()
+    assert r.controller.wait(300_000)
+    wait_idle(qtbot, window)
+    assert not r.controller.last_error, r.controller.last_error
+    p = r.profile.profile
+    assert p.source == "onnxruntime" and p.share(p.unmapped_seconds) < 0.05
+    assert [i for i in r.profile.heat.items if isinstance(i, HeatMark)]
+    assert "onnxruntime" in r.profile.view.summary.text()
+
+
 def test_heat_scale():
     assert heat_fraction(0, 1) == 0 and heat_fraction(1, 1) == 1 and heat_fraction(0.25, 1) == 0.5
     assert heat_fraction(1, 0) == 0
