@@ -74,3 +74,40 @@ def test_a_field_being_typed_in_is_never_handed_to_another_node(qtbot, window, t
     props.show_node(nodes["leak3"])
     assert props.editor is not form and props.editor.node is nodes["leak3"]
     assert nodes["leak2"].name == "leak2" and nodes["leak3"].name == "leak3"
+
+
+def test_a_step_to_a_node_drawn_inside_another_box_goes_straight_to_it(qtbot, window, monkeypatch):
+    """With constants as steps, bert_small's steps reach constants and their
+    copies drawn inside the box that reads them: after a step that selected
+    a box of its own, the box is unselected and Properties shows the node,
+    without building the model's form in between (the emptied selection
+    did, ~50 ms of the step's pause)."""
+    from shared_models import shared_models_root
+    from onnxstudio.ui.panels.properties import PropertiesPanel
+    open_model(qtbot, window, shared_models_root() / "bert_small" / "model.onnx")
+    qtbot.waitUntil(lambda: window.qdoc.ready, timeout=60_000)
+    r = window.run_ui
+    r.constants_action.trigger()                 # copies of constants are steps only when asked
+    r.restart_action.trigger()
+    assert r.controller.wait(60_000)
+    wait_idle(qtbot, window)
+    def drawn_inside(node):
+        return window.graph.scene.item_for_node(node).ref.node is not node
+    for _ in range(200):                       # to a node with a box of its own, selected by the step
+        if not drawn_inside(r.controller.debug.current):
+            break
+        step(qtbot, window)
+    for _ in range(200):                       # then to the next one drawn inside another box
+        if drawn_inside(r.controller.debug.current):
+            break
+        assert window.graph.scene.selectedItems()
+        shown_model = []
+        show_model = PropertiesPanel.show_model
+        monkeypatch.setattr(PropertiesPanel, "show_model", lambda self: shown_model.append(1) or show_model(self))
+        step(qtbot, window)
+        monkeypatch.undo()
+    current = r.controller.debug.current
+    assert drawn_inside(current)
+    assert window.properties.current is current and window.properties.editor.node is current
+    print('DEBUG', shown_model, current, window.graph.scene.selectedItems())
+    assert not window.graph.scene.selectedItems() and not shown_model

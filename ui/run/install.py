@@ -20,6 +20,7 @@ from .inputs_panel import InputsPanel, RunDockWidth
 from .inspector import TensorInspector
 from .extract_failing import install_compare_actions
 from .overlay import RunOverlay
+from .run_options import RunOptions, remember_options, stored_options
 from .profile_work import install_profile
 
 
@@ -128,6 +129,8 @@ class RunUI(QObject):
         self.overlay = RunOverlay(window.graph, self.controller, self.inspect)
         self._inspected = None            # the IR Value the inspector shows
         self._inspected_source = None     # the array (or initializer) it was shown from
+        self._path = None                 # the model's file: its run options are remembered by it
+        self._restoring = False           # while the stored run options are put back
         self._build_actions()
         self._connect()
         self._follow_pending = None
@@ -280,13 +283,20 @@ class RunUI(QObject):
         d.save_all_values.triggered.connect(lambda: self.save_values(selected=False))
         self.window.graph.selection_changed.connect(self._selection)
         self.window.graph.laid_out.connect(self._after_layout)
+        for action in (self.nan_action, self.constants_action, self.shapes_action, self.bodies_action,
+                       self.iterations_action):
+            action.toggled.connect(self._options_changed)
+        d.budget_box.valueChanged.connect(self._options_changed)
 
     # -- document -----------------------------------------------------------------------------
 
     def set_document(self, qdoc, path=None) -> None:
         self.controller.set_document(qdoc)
+        self._path = path if qdoc is not None else None
         if qdoc is not None:
             self.inputs.set_model(qdoc.document.model, path)
+            self._apply_options(stored_options(self.window.settings, self._path) if path is not None
+                                else RunOptions())
         self.compare.set_report(None)
         self.dock_widget.status.setText(QCoreApplication.translate(
             "RunDock", "Set the inputs, then Run (Ctrl+R) or Step (F10)"))
@@ -408,6 +418,31 @@ class RunUI(QObject):
             text += " — " + self.tr("an .npz cannot hold {names}: left out").format(names=", ".join(left_out))
         self._message("info", text)
         return True
+
+    def _options(self) -> RunOptions:
+        return RunOptions(self.nan_action.isChecked(), self.constants_action.isChecked(),
+                          self.shapes_action.isChecked(), self.bodies_action.isChecked(),
+                          self.iterations_action.isChecked(), self.dock_widget.budget_box.value())
+
+    def _apply_options(self, options: RunOptions) -> None:
+        """Set the menu, the dock and the controller to `options`."""
+        self._restoring = True
+        try:
+            self.nan_action.setChecked(options.stop_at_nonfinite)
+            self._nan_toggled()
+            self.constants_action.setChecked(options.step_on_constants)
+            self.shapes_action.setChecked(options.step_on_shapes)
+            self._step_options_toggled()
+            self._bodies_toggled(options.keep_body_values)
+            self._iterations_toggled(options.every_iteration)
+            self.dock_widget.budget_box.setValue(options.body_budget_mib)
+            self.controller.set_body_options(body_budget=options.body_budget_mib << 20)
+        finally:
+            self._restoring = False
+
+    def _options_changed(self, *_args) -> None:
+        if not self._restoring:
+            remember_options(self.window.settings, self._path, self._options())
 
     def _nan_toggled(self, on=None) -> None:
         on = self.nan_action.isChecked()
