@@ -109,5 +109,4 @@ def test_a_step_to_a_node_drawn_inside_another_box_goes_straight_to_it(qtbot, wi
     current = r.controller.debug.current
     assert drawn_inside(current)
     assert window.properties.current is current and window.properties.editor.node is current
-    print('DEBUG', shown_model, current, window.graph.scene.selectedItems())
     assert not window.graph.scene.selectedItems() and not shown_model
