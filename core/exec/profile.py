@@ -24,6 +24,7 @@ from __future__ import annotations
 
 import json
 import threading
+from contextlib import nullcontext
 from dataclasses import dataclass, field
 from typing import Callable, Optional
 
@@ -205,7 +206,8 @@ class Profiler:
         alone_by_node = {id(st.node): t for st, t in zip(plan.live_steps, alone)}
         per_runner = [0.0] * len(plan.runners)
         wall = 0.0
-        with limited_blas_threads(self._blas_threads(feeds)):
+        threads = self._blas_threads(feeds)
+        with limited_blas_threads(threads) if threads is not None else nullcontext():
             for r in range(self.runs):
                 _, times, seconds = s.timed_run(feeds, progress=phase(first + live + r * len(plan.runners)))
                 wall += seconds
@@ -215,15 +217,15 @@ class Profiler:
             profile.notes.append(self._threads_note)
         return profile
 
-    def _blas_threads(self, feeds: dict) -> int:
+    def _blas_threads(self, feeds: dict) -> Optional[int]:
         """The BLAS thread count the measured runs use: as Session.run's
         tuner does (threads.py), the faster of one and all, tried on a run
-        each; on a worker thread (the app's) the process-wide setting is
-        left as it is."""
+        each. None: leave the setting as it is (one thread only, or a
+        worker thread, the app's: the setting is process-wide)."""
         available = blas_threads()
         self._threads_note = ""
         if not available or available <= 1 or threading.current_thread() is not threading.main_thread():
-            return available or 1
+            return None
         timed = {}
         for n in (1, available):
             with limited_blas_threads(n):
@@ -258,14 +260,18 @@ class Profiler:
         notes = []
         if units:
             covered = sum(len(c) for c in plan.runner_nodes if len(c) > 1)
-            notes.append(f"{units} merged units computed {covered} nodes together (MatMul+Add, shape "
-                         "arithmetic, ...): each unit's time is split among its nodes in proportion to their "
+            notes.append(f"{_count(units, 'merged unit')} computed {_count(covered, 'node')} together (MatMul+Add, "
+                         "shape arithmetic, ...): each unit's time is split among its nodes in proportion to their "
                          "times run alone")
         folded = len(plan.steps) - len(plan.live_steps)
         if folded:
-            notes.append(f"{folded} nodes depend on constants only: computed once on the first run, "
-                         "they take no time on the runs measured")
+            notes.append(f"{_count(folded, 'node')} computed from constants only: run once on the first run, "
+                         "no time on the runs measured")
         return Profile("onnxstudio", self.model.graph.name or "model", runs, wall / runs, nodes, [], notes)
+
+
+def _count(n: int, word: str) -> str:
+    return f"{n} {word}" + ("" if n == 1 else "s")
 
 
 def profile_run(model: Model, feeds: dict, runs: int = 3,
