@@ -2055,6 +2055,14 @@
         <translation>onnxruntime 自己的模型性能分析，其内核对应回节点</translation>
     </message>
     <message>
+        <source>Open onnxruntime Pro&amp;file…</source>
+        <translation>打开 onnxruntime 性能分析文件(&amp;F)…</translation>
+    </message>
+    <message>
+        <source>A profile onnxruntime wrote for this model (enable_profiling), its kernels tied back to the nodes</source>
+        <translation>onnxruntime 为此模型写出的性能分析文件（enable_profiling），其内核对应回节点</translation>
+    </message>
+    <message>
         <source>Open a model first</source>
         <translation>请先打开模型</translation>
     </message>
@@ -2065,6 +2073,14 @@
     <message>
         <source>Profiling: {runs} runs, every node timed…</source>
         <translation>正在分析性能：运行 {runs} 次，为每个节点计时…</translation>
+    </message>
+    <message>
+        <source>Open onnxruntime profile</source>
+        <translation>打开 onnxruntime 性能分析文件</translation>
+    </message>
+    <message>
+        <source>onnxruntime profiles (*.json)</source>
+        <translation>onnxruntime 性能分析文件 (*.json)</translation>
     </message>
     <message>
         <source>Profiled: {wall} a run</source>

@@ -124,6 +124,25 @@ def test_profile_with_onnxruntime_draws_its_kernels_on_the_nodes(qtbot, window):
     assert "onnxruntime" in r.profile.view.summary.text()
 
 
+@pytest.mark.slow
+def test_open_an_onnxruntime_profile(qtbot, window, tmp_path):
+    import numpy as np
+    from onnxstudio import core
+    from onnxstudio.core.exec.ort_profile import profile_with_onnxruntime
+    d = SHARED_MODELS / "bert_small"
+    profile_with_onnxruntime(core.load(d / "model.onnx"), dict(np.load(d / "inputs.npz")), 1, folder=str(tmp_path))
+    path = str(sorted(tmp_path.glob("ort_profile*.json"))[0])
+    r = _bert_small(qtbot, window)
+    assert r.profile.open_ort_profile(path)
+    p = r.profile.profile
+    assert p.source == "onnxruntime" and p.unmapped            # no optimised model here: some kernels untied
+    assert "not tied to a node" in r.profile.view.summary.text()
+    open_model(qtbot, window, SHARED_MODELS / "ppocr_v4_det" / "model.onnx")
+    assert r.profile.profile is None and not r.profile.heat.items    # another model: its profiles are gone
+    assert not r.profile.open_ort_profile(path)
+    assert "does not look like one of" in r.dock_widget.status.text()
+
+
 def test_heat_scale():
     assert heat_fraction(0, 1) == 0 and heat_fraction(1, 1) == 1 and heat_fraction(0.25, 1) == 0.5
     assert heat_fraction(1, 0) == 0

@@ -6,7 +6,7 @@ from __future__ import annotations
 
 from PySide6.QtCore import QT_TRANSLATE_NOOP, QObject, Qt
 from PySide6.QtGui import QAction
-from PySide6.QtWidgets import QMenu
+from PySide6.QtWidgets import QFileDialog, QMenu
 
 from .heat import HeatOverlay, time_text
 from .profile_view import ProfileView
@@ -35,6 +35,10 @@ class ProfileUI(QObject):
         self.ort_profile_action.setToolTip(self.tr("onnxruntime's own profile of the model, its kernels tied "
                                                    "back to the nodes"))
         self.ort_profile_action.triggered.connect(lambda: self.profile_run(onnxruntime=True))
+        self.open_ort_action = QAction(self.tr("Open onnxruntime Pro&file…"), window)
+        self.open_ort_action.setToolTip(self.tr("A profile onnxruntime wrote for this model (enable_profiling), "
+                                                "its kernels tied back to the nodes"))
+        self.open_ort_action.triggered.connect(lambda: self.open_ort_profile())
         self._add_to_menu()
         self.view.jump.connect(run_ui.show_node)
         self.view.heat_toggled.connect(self.heat.set_visible)
@@ -49,7 +53,7 @@ class ProfileUI(QObject):
         actions = menu.actions()
         at = actions.index(self.run_ui.reference_action) + 1
         before = actions[at] if at < len(actions) else None
-        for a in (self.profile_action, self.ort_profile_action):
+        for a in (self.profile_action, self.ort_profile_action, self.open_ort_action):
             menu.insertAction(before, a)
         menu.addAction(self.dock.toggleViewAction())
 
@@ -77,9 +81,12 @@ class ProfileUI(QObject):
 
         def work(job):
             feeds = c.feeds_source() if c.feeds_source is not None else {}
-            if onnxruntime:
+            if onnxruntime:      # onnxruntime cannot be stopped mid-run: Cancel drops its result
                 from onnxstudio.core.exec.ort_profile import profile_with_onnxruntime
-                return profile_with_onnxruntime(model, feeds, RUNS)
+                profile = profile_with_onnxruntime(model, feeds, RUNS)
+                if holder.get("cancelled"):
+                    raise Cancelled("run cancelled")
+                return profile
             from onnxstudio.core.exec.profile import Profiler
             profiler = holder["profiler"] = Profiler(model, RUNS)
             if holder.get("cancelled"):
@@ -90,6 +97,28 @@ class ProfileUI(QObject):
                 else self.tr("Profiling: {runs} runs, every node timed…").format(runs=RUNS))
         self.run_ui.run_dock.show()
         return c.start_job(what, work, self.adopt, on_cancel=cancel)
+
+    def open_ort_profile(self, path=None) -> bool:
+        """Read a profile onnxruntime wrote for the open model (a file dialog
+        when `path` is None); a profile of another model is refused, said."""
+        from onnxstudio.core.exec.profile import ProfileError
+        c = self.controller
+        if c.qdoc is None:
+            c.message.emit("error", self.tr("Open a model first"))
+            return False
+        if path is None:
+            path, _ = QFileDialog.getOpenFileName(self.run_ui.window, self.tr("Open onnxruntime profile"), "",
+                                                  self.tr("onnxruntime profiles (*.json)"))
+            if not path:
+                return False
+        from onnxstudio.core.exec.ort_profile import read_ort_profile
+        try:
+            profile = read_ort_profile(path, c.model)
+        except ProfileError as e:
+            c.message.emit("error", str(e))
+            return False
+        self.adopt(profile)
+        return True
 
     def adopt(self, profile) -> None:
         """Show a profile made now; the one before it becomes the previous."""
