@@ -35,6 +35,10 @@ def main() -> None:
     from shared_models import SHARED_MODELS
     from onnxstudio.ui.main_window import MainWindow
 
+    from onnxstudio.core.exec.threads import set_blas_threads
+    # One BLAS thread: on this shared 2-core machine two threads wait for each
+    # other and a layer's time swings 5x from run to run (core/exec/threads.py).
+    set_blas_threads(1)
     app = QApplication.instance() or QApplication([])
     window = MainWindow()
     window.resize(1500, 1000)
