@@ -71,19 +71,23 @@ def _finite(x: float):
     return x if math.isfinite(x) else str(x)
 
 
+def _num(x) -> str:
+    return f"{x:.4g}" if isinstance(x, (int, float)) else str(x)   # "inf" and "nan" arrive as text
+
+
 def _numeric_lines(n: dict, limit: int) -> list[str]:
     lines = [f"values:   {sum(v['agrees'] for v in n['values'])} of {len(n['values'])} paired values agree "
              f"(rtol {n['rtol']:g}, atol {n['atol']:g})"]
     first = n["first_divergence"]
     if first:
-        lines.append(f"first divergence: {first['node']} (max abs {first['max_abs']:.4g}, "
-                     f"max rel {first['max_rel']:.4g})")
+        lines.append(f"first divergence: {first['node']} (max abs {_num(first['max_abs'])}, "
+                     f"max rel {_num(first['max_rel'])})")
     worst = sorted((v for v in n["values"] if not v["agrees"]),
                    key=lambda v: -v["max_rel"] if isinstance(v["max_rel"], float) else -math.inf)
     for v in worst[:limit]:
         name = v["a"] if v["a"] == v["b"] else f"{v['a']} -> {v['b']}"
         note = f" - {v['note']}" if "note" in v else ""
-        lines.append(f"  {name}: max abs {v['max_abs']:.4g}, max rel {v['max_rel']:.4g}{note}")
+        lines.append(f"  {name}: max abs {_num(v['max_abs'])}, max rel {_num(v['max_rel'])}{note}")
     return lines
 
 
