@@ -26,6 +26,8 @@ def step(qtbot, win):
     win.run_ui.step_action.trigger()
     assert win.run_ui.controller.wait(60_000)
     wait_idle(qtbot, win)
+    # A form not kept is built on the next turn of the event loop (PropertiesPanel.forms_later).
+    qtbot.waitUntil(lambda: win.properties.editor is not None)
 
 
 def test_stepping_to_a_node_of_the_same_kind_keeps_the_form(qtbot, window, tmp_path):
@@ -46,6 +48,7 @@ def test_stepping_to_a_node_of_the_same_kind_keeps_the_form(qtbot, window, tmp_p
     window.run_ui.controller.restart()
     assert window.run_ui.controller.wait(60_000)
     wait_idle(qtbot, window)
+    qtbot.waitUntil(lambda: props.editor is not None)
     assert props.editor.node.name == "leak1"
     form, alpha = props.editor, props.editor.attr_editors["alpha"]
     assert alpha.edit.text() == "0.5" and form.name_edit.text() == "leak1"
@@ -74,6 +77,29 @@ def test_a_field_being_typed_in_is_never_handed_to_another_node(qtbot, window, t
     props.show_node(nodes["leak3"])
     assert props.editor is not form and props.editor.node is nodes["leak3"]
     assert nodes["leak2"].name == "leak2" and nodes["leak3"].name == "leak3"
+
+
+def test_while_stepping_a_form_to_build_comes_a_moment_later(qtbot, window, tmp_path):
+    """The summary at once, the form on the next turn of the event loop: a
+    step's pause and the form's are two short pauses; two nodes shown in a
+    row build only the last one's form."""
+    open_model(qtbot, window, write_leaky_chain(tmp_path / "leaky.onnx"))
+    props = window.properties
+    nodes = {n.name: n for n in window.model.graph.nodes}
+    props.show_node(nodes["leak1"])
+    leaky = props.editor
+    built = []
+    new_form = props._new_node_form
+    props._new_node_form = lambda node: built.append(node.name) or new_form(node)
+    with props.forms_later():
+        props.show_node(nodes["sig"])
+        assert props.current is nodes["sig"] and props.editor is None
+        assert props.editor_area.isVisible() and "Sigmoid" in props.browser.toPlainText()
+        props.show_node(nodes["leak3"])                  # a kept form fits: shown at once
+        assert props.editor is leaky and leaky.node is nodes["leak3"]
+        props.show_node(nodes["sig"])
+    qtbot.waitUntil(lambda: props.editor is not None)
+    assert props.editor.node is nodes["sig"] and built == ["sig"]
 
 
 def test_a_step_to_a_node_drawn_inside_another_box_goes_straight_to_it(qtbot, window, monkeypatch):

@@ -14,10 +14,9 @@ existed when they were built.
 from __future__ import annotations
 
 from collections import OrderedDict
-from typing import Callable
 
 from PySide6.QtCore import Qt
-from PySide6.QtWidgets import QScrollArea, QSizePolicy, QStackedWidget
+from PySide6.QtWidgets import QScrollArea, QSizePolicy, QStackedWidget, QWidget
 
 from .node_editor import NodeEditor
 
@@ -34,19 +33,28 @@ class EditorSlot(QScrollArea):
         # Forms come and go as pages of one stack: putting a widget into a
         # scroll area and taking it out again costs ~15 ms a swap.
         self.stack = QStackedWidget()
+        self.empty = QWidget()
+        self.stack.addWidget(self.empty)
         self.setWidget(self.stack)
         self.editor = None
         self._kept: OrderedDict[int, NodeEditor] = OrderedDict()     # id -> form, least recently used first
 
-    def node_form(self, qdoc, node, make: Callable) -> NodeEditor:
+    def kept_form(self, qdoc, node):
         """A form showing `node`: the one in the slot or a kept one when it
-        fits (see NodeEditor.can_show), else `make(node)`."""
+        fits (see NodeEditor.can_show); None when none does."""
         for form in ([self.editor] if isinstance(self.editor, NodeEditor) else []) + list(self._kept.values()):
             if form.qdoc is qdoc and form.can_show(node):
                 self._kept.pop(id(form), None)
                 form.show_node(node)
                 return form
-        return make(node)
+        return None
+
+    def blank(self) -> None:
+        """No form, for a moment (one is on its way): an empty page, the slot
+        keeping its place (hiding it would lay out the dock twice)."""
+        self.put(None)
+        self.stack.setCurrentWidget(self.empty)
+        self.setVisible(True)
 
     def put(self, editor) -> None:
         """Show `editor` (a form widget, or None); the one it replaces is kept

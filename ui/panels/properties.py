@@ -7,8 +7,10 @@ when clicked, so the main window can select them on the canvas.
 """
 from __future__ import annotations
 
+from contextlib import contextmanager
+
 import numpy as np
-from PySide6.QtCore import QT_TRANSLATE_NOOP, QUrl, Signal
+from PySide6.QtCore import QT_TRANSLATE_NOOP, QTimer, QUrl, Signal
 from PySide6.QtGui import QDesktopServices
 from PySide6.QtWidgets import QSplitter, QTextBrowser, QToolTip, QVBoxLayout, QWidget
 from PySide6.QtGui import QCursor
@@ -68,6 +70,11 @@ class PropertiesPanel(QWidget):
         self.tensor_view.setVisible(False)
         # The editable form of what is shown (node, value, model), under the summary.
         self.editor_area = EditorSlot()
+        self._forms_later = 0             # see forms_later
+        self._form_timer = QTimer(self)
+        self._form_timer.setSingleShot(True)
+        self._form_timer.setInterval(0)
+        self._form_timer.timeout.connect(self._form_due)
         self.tensor_editor = None         # initializer / tensor attribute being edited
         splitter = QSplitter(Qt.Vertical)
         splitter.addWidget(self.browser)
@@ -236,10 +243,33 @@ class PropertiesPanel(QWidget):
     def show_node(self, node) -> None:
         self.current = node
         self._render_node_summary(node)
-        if self.qdoc is not None and node.graph is not None:
-            self._set_editor(self.editor_area.node_form(self.qdoc, node, self._new_node_form))
-        else:
-            self._set_editor(None)
+        if self.qdoc is None or node.graph is None:
+            return self._set_editor(None)
+        form = self.editor_area.kept_form(self.qdoc, node)
+        if form is None and self._forms_later:
+            self._keep_tensor_editor(None)
+            self.editor_area.blank()
+            self._form_timer.start()
+            return
+        self._set_editor(form or self._new_node_form(node))
+
+    @contextmanager
+    def forms_later(self):
+        """Within it, a node form that has to be built is built on the next
+        turn of the event loop, the summary shown at once: a step's stop
+        (the canvas, the tags) and the form it needs are then two short
+        pauses, not one long one; steps faster than forms build only the
+        last one's."""
+        self._forms_later += 1
+        try:
+            yield
+        finally:
+            self._forms_later -= 1
+
+    def _form_due(self) -> None:
+        node = self.current
+        if isinstance(node, Node) and self.editor is None and node.graph is not None and self.qdoc is not None:
+            self._set_editor(self.editor_area.kept_form(self.qdoc, node) or self._new_node_form(node))
 
     def _new_node_form(self, node):
         from .node_editor import NodeEditor

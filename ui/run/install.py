@@ -557,7 +557,8 @@ class RunUI(QObject):
                 # Quietly: the selection emptied would have Properties build the model's form first.
                 with QSignalBlocker(panel.scene):
                     panel.scene.clearSelection()
-                self.window.properties.show_object(node)
+                with self.window.properties.forms_later():
+                    self.window.properties.show_object(node)
                 select = False
         if event.reason == "step" and item is not None and getattr(item.ref, "kind", "") == "group":
             rect = item.scene_rect()
@@ -608,7 +609,8 @@ class RunUI(QObject):
                 # (the model's, then the node's), the longest part of a step's pause.
                 with QSignalBlocker(panel.scene):
                     panel.scene.clearSelection()
-                item.setSelected(True)
+                with self.window.properties.forms_later():
+                    item.setSelected(True)
             rect = item.scene_rect()
             if not panel.view.visible_scene_rect().contains(rect):
                 panel.view.centerOn(rect.center())
