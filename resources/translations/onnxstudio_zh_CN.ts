@@ -748,6 +748,10 @@
         <translation>每个框的耗时，{who}（每次运行 {ms}）</translation>
     </message>
     <message>
+        <source>before your last edit: {title}</source>
+        <translation>最近一次编辑之前：{title}</translation>
+    </message>
+    <message>
         <source>group {name}: {time} a run in its nodes ({share})</source>
         <translation>分组 {name}：其节点每次运行耗时 {time}（{share}）</translation>
     </message>
@@ -2152,6 +2156,10 @@
     <message>
         <source>the previous profile: {wall} a run ({delta})</source>
         <translation>上一次性能分析：每次运行 {wall}（{delta}）</translation>
+    </message>
+    <message>
+        <source>made before your last edit: profile again to see its effect</source>
+        <translation>在您最近一次编辑之前生成：请再次分析以查看其效果</translation>
     </message>
     <message>
         <source> (with {n} merged)</source>

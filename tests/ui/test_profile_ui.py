@@ -96,6 +96,16 @@ def test_compare_with_the_previous_profile(qtbot, window):
     view.compare_box.setChecked(True)
     assert not view.nodes.isColumnHidden(2) and view.nodes.item(0, 2).text()[0] in "+−±"
     assert "the previous profile" in view.summary.text()
+    # an edit: the profile shown is said to be from before it, until the next profile
+    from onnxstudio.core.edits import SetAttribute
+    from onnxstudio.core.ir import AttrType
+    softmax = next(n for n in r.controller.model.graph.nodes if n.op_type == "Softmax")
+    assert r.controller.qdoc.apply(SetAttribute(softmax.name, "axis", AttrType.INT, -1))
+    wait_idle(qtbot, window)
+    assert "before your last edit" in view.summary.text()
+    assert r.profile.heat.legend.title.startswith("before your last edit")
+    _profile(qtbot, window, r)
+    assert "before your last edit" not in view.summary.text() and not r.profile.heat.stale
 
 
 @pytest.mark.slow

@@ -180,6 +180,7 @@ class HeatOverlay:
     def __init__(self, panel):
         self.panel = panel
         self.profile = None
+        self.stale = False            # made before the last edit (the legend says so)
         self.items: list = []
         self.legend = HeatLegend(panel.view)
         self.visible = True
@@ -187,8 +188,9 @@ class HeatOverlay:
         self._resize_filter = _ResizeFilter(self.legend, panel.view)
         panel.view.installEventFilter(self._resize_filter)
 
-    def set_profile(self, profile) -> None:
+    def set_profile(self, profile, stale: bool = False) -> None:
         self.profile = profile
+        self.stale = stale
         self.refresh()
 
     def set_visible(self, on: bool) -> None:
@@ -236,8 +238,11 @@ class HeatOverlay:
             scene.addItem(mark)
             self.items.append(mark)
         who = "onnxruntime" if p.source == "onnxruntime" else QCoreApplication.translate("Heat", "built-in")
-        self.legend.set_scale(hottest, QCoreApplication.translate("Heat", "time per box, {who} ({ms} a run)")
-                              .format(who=who, ms=time_text(p.wall)))
+        title = QCoreApplication.translate("Heat", "time per box, {who} ({ms} a run)").format(
+            who=who, ms=time_text(p.wall))
+        if self.stale:
+            title = QCoreApplication.translate("Heat", "before your last edit: {title}").format(title=title)
+        self.legend.set_scale(hottest, title)
 
     def _tooltip(self, vnode, seconds: float, group: bool) -> str:
         p = self.profile

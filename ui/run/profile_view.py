@@ -24,6 +24,7 @@ class ProfileView(QWidget):
         super().__init__(parent)
         self.profile = None
         self.diff = None
+        self.stale = False            # the model was edited since the profile was made
         self.summary = QLabel(self.tr("Profile a run (Run ▸ Profile Run) to see where its time goes"))
         self.summary.setWordWrap(True)
         self.summary.setTextInteractionFlags(Qt.TextSelectableByMouse)
@@ -88,6 +89,8 @@ class ProfileView(QWidget):
         if diff is not None:
             text += " — " + self.tr("the previous profile: {wall} a run ({delta})").format(
                 wall=time_text(diff.before.wall), delta=_signed(diff.wall_delta))
+        if self.stale:
+            text += " — " + self.tr("made before your last edit: profile again to see its effect")
         self.summary.setText(text)
         self.summary.setToolTip("\n".join(profile.notes))
         changes = {d.name: d.delta for d in diff.nodes} if diff is not None else {}

@@ -60,8 +60,21 @@ class ProfileUI(QObject):
     def _document_maybe_changed(self) -> None:
         """Another model (or none): its profiles are gone with it."""
         if self.controller.qdoc is not self._qdoc:
+            if self._qdoc is not None:
+                try:
+                    self._qdoc.changed.disconnect(self._edited)
+                except (RuntimeError, TypeError):
+                    pass
             self._qdoc = self.controller.qdoc
+            if self._qdoc is not None:
+                self._qdoc.changed.connect(self._edited)
             self.profile = self.previous = None
+            self._show()
+
+    def _edited(self, event) -> None:
+        """The profile shown was made before this edit: said, until the next one."""
+        if event.kind != "saved" and self.profile is not None and not self.view.stale:
+            self.view.stale = True
             self._show()
 
     def profile_run(self, onnxruntime: bool = False) -> bool:
@@ -125,6 +138,7 @@ class ProfileUI(QObject):
         if self.profile is not None:
             self.previous = self.profile
         self.profile = profile
+        self.view.stale = False
         self._show()
         self.dock.show()
         self.dock.raise_()
@@ -142,7 +156,7 @@ class ProfileUI(QObject):
             from onnxstudio.core.exec.profile_compare import compare_profiles
             diff = compare_profiles(self.previous, self.profile)
         self.view.set_profile(self.profile, diff, has_previous=self.previous is not None)
-        self.heat.set_profile(self.profile)
+        self.heat.set_profile(self.profile, stale=self.view.stale)
 
 
 def install_profile(run_ui) -> ProfileUI:
