@@ -253,12 +253,10 @@ def set_input_shape(model, name: str, dims, *, allow_rank_change: bool = False) 
             name, len(old_shape), len(shape))
     first = SetValueType(name, None, None if shape is None else list(shape), ())
     declared = _rederivable_declarations(g)
+    # Both inferences run on copies: the live model changes only through
+    # the Macro returned.
     before = _inferred_without_declarations(model, declared)
-    undo = first.apply(model)
-    try:
-        after = _inferred_without_declarations(model, declared)
-    finally:
-        undo.apply(model)
+    after = _inferred_without_declarations(model, declared, first)
     edits: list[Edit] = [first]
     for sub, x, old in declared:
         if getattr(sub.owner, "is_function", False):
@@ -291,19 +289,21 @@ def _rederivable_declarations(g) -> list:
     return declared
 
 
-def _inferred_without_declarations(model, declared) -> dict:
+def _inferred_without_declarations(model, declared, edit: Optional[Edit] = None) -> dict:
     """id(value) -> the type inference gives it with `declared`'s types set
-    aside (so a stale declaration does not feed the result), then put back."""
+    aside (so a stale declaration does not feed the result), after `edit`.
+    Worked out on a copy (Model.clone, weights shared): `model` is not
+    touched."""
     from ..infer import Inference
-    try:
-        for _, x, _ in declared:
-            x.type = None
-        inf = Inference(model)
-        inf.run()
-        return {id(x): inf.type_of(x) for _, x, _ in declared}
-    finally:
-        for _, x, t in declared:
-            x.type = t
+    copies: dict = {}
+    copy = model.clone(copies)
+    if edit is not None:
+        edit.apply(copy)
+    for _, x, _ in declared:
+        copies[id(x)].type = None     # the copy is private to this function
+    inf = Inference(copy)
+    inf.run()
+    return {id(x): inf.type_of(copies[id(x)]) for _, x, _ in declared}
 
 
 def _rederived(old, before, after) -> Optional[TensorType]:

@@ -20,6 +20,8 @@ import enum
 import itertools
 from typing import TYPE_CHECKING, Iterable, Iterator, Optional, Sequence
 
+from .declarations import KINDS, DeclarationList, InitializerTable
+
 if TYPE_CHECKING:  # pragma: no cover
     from .tensor import SparseTensor, Tensor
     from .types import Type
@@ -129,11 +131,11 @@ class Value:
 
     @property
     def is_graph_input(self) -> bool:
-        return self.graph is not None and any(v is self for v in self.graph.inputs)
+        return self.graph is not None and self in self.graph.inputs
 
     @property
     def is_graph_output(self) -> bool:
-        return self.graph is not None and any(v is self for v in self.graph.outputs)
+        return self.graph is not None and self in self.graph.outputs
 
     @property
     def is_initializer(self) -> bool:
@@ -154,10 +156,7 @@ class Value:
         for node, i in list(self._uses):
             node.replace_input(i, other)
         if self.graph is not None:
-            outs = self.graph.outputs
-            for i, v in enumerate(outs):
-                if v is self:
-                    outs[i] = other
+            self.graph.replace_declared("output", self, other)
 
     def __repr__(self) -> str:
         return f"Value({self.name!r}, {self.type})" if self.type is not None else f"Value({self.name!r})"
@@ -317,11 +316,11 @@ class Graph:
                  attr_name: str = ""):
         self.name = name
         self.doc_string = ""
-        self.inputs: list[Value] = []
-        self.outputs: list[Value] = []
-        self.initializers: dict[str, Value] = {}
-        self.sparse_initializers: dict[str, Value] = {}
-        self.value_info: list[Value] = []
+        self._inputs = DeclarationList("input")
+        self._outputs = DeclarationList("output")
+        self._value_info = DeclarationList("value_info")
+        self._initializers = InitializerTable()
+        self._sparse_initializers = InitializerTable()
         self.quantization_annotation: list = []   # protobuf messages, kept as read
         self.metadata_props: dict[str, str] = {}
         self.owner = owner                  # Model or Function (top-level graphs)
@@ -332,10 +331,48 @@ class Graph:
         self._indices_dirty = False
         self._src = None   # message read from the file (for unknown fields)
         self._present: frozenset = frozenset()
-        # ValueInfo entries that disagree with the value's own declaration
-        # (e.g. an output re-declared with another type): kept verbatim.
-        self._io_override: dict = {}
+        # Initializers repeating a name (invalid, kept for the checker and a
+        # lossless save); core/check/mirror.py reads this list by this name.
         self._dup_initializers: list[Value] = []
+
+    # -- declarations and constants (read-only containers: see declarations.py) ----------
+
+    @property
+    def inputs(self) -> DeclarationList:
+        return self._inputs
+
+    @property
+    def outputs(self) -> DeclarationList:
+        return self._outputs
+
+    @property
+    def value_info(self) -> DeclarationList:
+        """Values with a type declared in a value_info entry."""
+        return self._value_info
+
+    @property
+    def initializers(self) -> InitializerTable:
+        return self._initializers
+
+    @property
+    def sparse_initializers(self) -> InitializerTable:
+        return self._sparse_initializers
+
+    @property
+    def duplicate_initializers(self) -> tuple[Value, ...]:
+        """Initializers whose name an earlier one has (invalid; kept so the
+        checker can name them and the file saves as it was)."""
+        return tuple(self._dup_initializers)
+
+    def declarations(self, kind: str) -> DeclarationList:
+        """The inputs, outputs or value_info (`kind` is one of KINDS)."""
+        if kind == "input":
+            return self._inputs
+        if kind == "output":
+            return self._outputs
+        if kind == "value_info":
+            return self._value_info
+        raise IRError(f"no declaration list {kind!r} (one of {', '.join(KINDS)})")
 
     # -- structure -----------------------------------------------------------------------
 
@@ -443,10 +480,8 @@ class Graph:
             self._values[value.name] = value
 
     def add_input(self, value: Value) -> Value:
-        if value.name in self._values and self._values[value.name] is not value:
-            raise IRError(f"{self.path}: a value named {value.name!r} already exists")
-        self._register(value)
-        self.inputs.append(value)
+        """Append `value` to the graph inputs (insert_declaration at the end)."""
+        self.insert_declaration("input", len(self._inputs), value)
         return value
 
     def add_initializer(self, value: Value, index: Optional[int] = None, *, sparse: bool = False) -> Value:
@@ -457,25 +492,44 @@ class Graph:
             raise IRError(f"{self.path}: a value named {value.name!r} already exists")
         if value.const is None:
             raise IRError(f"initializer {value.name!r} has no tensor")
-        table = self.sparse_initializers if sparse else self.initializers
+        table = self._sparse_initializers if sparse else self._initializers
         if value.name in table:
             raise IRError(f"{self.path}: initializer {value.name!r} already exists")
         self._register(value)
         self._values[value.name] = value
-        items = list(table.items())
-        items.insert(len(items) if index is None else index, (value.name, value))
-        table.clear()
-        table.update(items)
+        table._add(value, index)
         return value
 
+    # -- building from a file (serde's reader) -------------------------------------------
+    # A file may break the invariants the mutators keep (a repeated name, an
+    # entry declared twice): the reader keeps what it read, so the checker
+    # can name it and the model saves as it was. Nothing else calls these.
+
+    def declare_as_read(self, kind: str, value: Value, override=None) -> None:
+        """Append a declaration as read, unchecked; the caller has put the
+        value in the value table (or left a repeated name out of it)."""
+        items = self.declarations(kind)
+        items._insert(len(items), value, override)
+
+    def add_initializer_as_read(self, value: Value, *, sparse: bool = False) -> None:
+        """Append an initializer as read (its `const` set). A dense one
+        repeating a name is kept apart (`duplicate_initializers`); a sparse
+        one repeating a name takes its place, as it always did."""
+        value.graph = self
+        self._values.setdefault(value.name, value)
+        if not sparse and value.name in self._initializers:
+            self._dup_initializers.append(value)
+        else:
+            (self._sparse_initializers if sparse else self._initializers)._add(value)
+
     def remove_initializer(self, name: str, *, sparse: bool = False) -> Value:
-        table = self.sparse_initializers if sparse else self.initializers
+        table = self._sparse_initializers if sparse else self._initializers
         v = table.get(name)
         if v is None:
             raise IRError(f"{self.path}: no initializer named {name!r}")
         if (v._uses or v.is_graph_output) and not v.is_graph_input:
             raise IRError(f"initializer {name!r} is still used by " + _users(v))
-        del table[name]
+        table._remove(name)
         if not v.is_graph_input:
             self._values.pop(name, None)
         v.const = None
@@ -491,22 +545,20 @@ class Graph:
             del self._values[old]
         value.name = new_name
         self._values[new_name] = value
-        if old in self.initializers and self.initializers[old] is value:
-            self.initializers = {new_name if k == old else k: v for k, v in self.initializers.items()}
+        if self._initializers.get(old) is value:
+            self._initializers._rename(old, new_name)
             if value.const is not None:
                 value.const.name = new_name
-        if old in self.sparse_initializers and self.sparse_initializers[old] is value:
-            self.sparse_initializers = {new_name if k == old else k: v
-                                        for k, v in self.sparse_initializers.items()}
+        if self._sparse_initializers.get(old) is value:
+            self._sparse_initializers._rename(old, new_name)
             value.const.values.name = new_name
         # Declarations kept verbatim carry the name too.
-        for key, msg in list(self._io_override.items()):
-            items = self._declarations(key[0])
-            if msg.name == old and key[1] < len(items) and items[key[1]] is value:
+        for (kind, i), msg in self.declaration_overrides_of(value).items():
+            if msg.name == old:
                 renamed = type(msg)()
                 renamed.CopyFrom(msg)
                 renamed.name = new_name
-                self._io_override[key] = renamed
+                self.declarations(kind)._set_override(i, renamed)
 
     # -- node mutators ---------------------------------------------------------------------
 
@@ -642,23 +694,15 @@ class Graph:
         self._indices_dirty = True
 
     # -- declarations: graph inputs, outputs, value_info ---------------------------------------
-    # `_io_override` is keyed by (list, position): inserting or removing an
-    # entry moves the overrides behind it along.
-
-    def _declarations(self, kind: str) -> list:
-        return {"input": self.inputs, "output": self.outputs, "value_info": self.value_info}[kind]
-
-    def _shift_overrides(self, kind: str, start: int, delta: int) -> None:
-        moved = {}
-        for (k, i), msg in list(self._io_override.items()):
-            if k == kind and i >= start:
-                del self._io_override[(k, i)]
-                moved[(k, i + delta)] = msg
-        self._io_override.update(moved)
+    # An entry's verbatim ValueInfo (an "override") lives beside it in its
+    # DeclarationList and moves with it.
 
     def insert_declaration(self, kind: str, index: int, value: Value, override=None) -> None:
-        """Insert `value` into the graph's inputs, outputs or value_info at `index`."""
-        items = self._declarations(kind)
+        """Insert `value` into the graph's inputs, outputs or value_info at
+        `index`, with the ValueInfo message to write for it verbatim (or
+        None: written from the value). A new input joins the value table;
+        its name must be free."""
+        items = self.declarations(kind)
         if not 0 <= index <= len(items):
             raise IRError(f"{self.path}: position {index} is outside the {len(items)} {kind}s")
         if kind == "input":
@@ -667,38 +711,58 @@ class Graph:
                 raise IRError(f"{self.path}: a value named {value.name!r} already exists")
             self._register(value)
             self._values[value.name] = value
-        self._shift_overrides(kind, index, 1)
-        items.insert(index, value)
-        if override is not None:
-            self._io_override[(kind, index)] = override
+        items._insert(index, value, override)
 
     def remove_declaration(self, kind: str, index: int):
         """Take entry `index` out of the inputs, outputs or value_info; returns
         (value, override message or None). A graph input still read by nodes
         (and not an initializer) is refused."""
-        items = self._declarations(kind)
+        items = self.declarations(kind)
         if not 0 <= index < len(items):
             raise IRError(f"{self.path}: no {kind} at position {index}")
         value = items[index]
         if kind == "input" and value.const is None and value._uses:
             raise IRError(f"{self.path}: input {value.name!r} is still used by {_users(value)}")
-        del items[index]
-        override = self._io_override.pop((kind, index), None)
-        self._shift_overrides(kind, index + 1, -1)
+        value, override = items._pop(index)
         if kind == "input" and value.const is None and self._values.get(value.name) is value \
-                and not value.is_graph_output:
+                and not value.is_graph_output and value not in self._inputs:
             del self._values[value.name]
         return value, override
 
+    def move_declaration(self, kind: str, index: int, new_index: int) -> None:
+        """Move entry `index` (with its verbatim message) to `new_index`. A
+        used input may move: it stays an input throughout."""
+        items = self.declarations(kind)
+        if not 0 <= index < len(items) or not 0 <= new_index < len(items):
+            raise IRError(f"{self.path}: cannot move {kind} {index} to {new_index}: "
+                          f"there are {len(items)}")
+        value, override = items._pop(index)
+        items._insert(new_index, value, override)
+
+    def replace_declared(self, kind: str, old: Value, new: Value) -> None:
+        """Every entry of `kind` holding `old` holds `new` instead (its
+        verbatim message dropped: it described `old`)."""
+        items = self.declarations(kind)
+        if old in items:
+            for i, v in enumerate(list(items)):
+                if v is old:
+                    items._replace(i, new)
+
     def declaration_override(self, kind: str, index: int):
-        return self._io_override.get((kind, index))
+        return self.declarations(kind).override(index)
 
     def set_declaration_override(self, kind: str, index: int, override) -> None:
         """Set (or with None drop) the verbatim ValueInfo written for one entry."""
-        if override is None:
-            self._io_override.pop((kind, index), None)
-        else:
-            self._io_override[(kind, index)] = override
+        self.declarations(kind)._set_override(index, override)
+
+    def declaration_overrides_of(self, value: Value) -> dict:
+        """{(kind, position): verbatim message} of the entries holding `value`."""
+        out = {}
+        for kind in KINDS:
+            items = self.declarations(kind)
+            if value in items:
+                out.update(((kind, i), m) for i, m in items.overrides() if items[i] is value)
+        return out
 
     def __len__(self) -> int:
         return len(self._nodes)
@@ -770,7 +834,7 @@ def _bind_outer_names(node, body) -> None:
             for n, i in list(v._uses):
                 n._inputs[i] = real
             v._uses.clear()
-            g.outputs[:] = [real if o is v else o for o in g.outputs]
+            g.replace_declared("output", v, real)
             del g._values[name]
 
 
