@@ -187,13 +187,22 @@ def test_event_names_tie_by_name_and_by_fusion_prefix(tmp_path):
               {"cat": "Session", "name": "model_run", "ts": 200, "dur": 60},
               kernel("mm/MatMulAddFusion", "Gemm", 201, 40),
               kernel("relu", "Relu", 250, 10),
-              kernel("Mystery_token_3", "Mystery", 255, 2)]
+              kernel("Mystery_token_3", "Mystery", 262, 2)]
     p = profile_from_events(events, model)
     by = {n.name: n for n in p.nodes}
     assert p.runs == 1 and p.wall == pytest.approx(60e-6)
     assert by["mm"].seconds == pytest.approx(40e-6) and by["relu"].seconds == pytest.approx(10e-6)
     assert p.unmapped == [("Mystery_token_3", "Mystery", pytest.approx(2e-6))]
     assert any("warm-up" in note for note in p.notes)
+    # a kernel inside another one's time on its thread (a body's node) is the holder's time already
+    nested = events + [kernel("If_0_then_branch__Inline_0__/x", "Relu", 252, 5)]
+    for e in nested:
+        e["tid"] = 7
+    p = profile_from_events(nested, model)
+    by = {n.name: n for n in p.nodes}
+    assert p.unmapped == [("Mystery_token_3", "Mystery", pytest.approx(2e-6))]
+    assert by["relu"].seconds == pytest.approx(10e-6) and by["mm"].seconds == pytest.approx(40e-6)
+    assert any(note.startswith("1 kernel events ran inside another kernel") for note in p.notes)
 
 
 # -- the command line ---------------------------------------------------------------------------
