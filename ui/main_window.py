@@ -140,6 +140,10 @@ class MainWindow(QMainWindow):
         menu.addAction(action)
         return action
 
+    def _compare_with(self) -> None:
+        from .diff.compare_window import compare_with    # the diff UI loads when first asked for
+        compare_with(self)
+
     def _build_menus(self) -> None:
         bar = self.menuBar()
         file_menu = bar.addMenu(self.tr("&File"))
@@ -147,6 +151,7 @@ class MainWindow(QMainWindow):
         self._action(file_menu, self.tr("&Open…"), self.open_dialog, QKeySequence.Open)
         self.recent_menu = file_menu.addMenu(self.tr("Open &Recent"))
         self._action(file_menu, self.tr("Open &Demo Model"), self.open_demo)
+        self._action(file_menu, self.tr("Compare &With…"), self._compare_with)
         file_menu.addSeparator()
         self._action(file_menu, self.tr("Export &Graph as SVG/PNG…"), lambda: self.export_dialog(False),
                      "Ctrl+E")
