@@ -30,6 +30,8 @@ from shiboken6 import isValid
 
 from onnxstudio.core.exec.tensor_stats import tensor_stats
 from onnxstudio.core.exec.values import describe
+from onnxstudio.core.ir import Node
+from onnxstudio.core.layout import ViewEdge
 
 from ..canvas import fonts
 from .compare_work import error_colour_fraction, shown_error
@@ -346,7 +348,7 @@ class RunOverlay:
         bad_names = {name for names in debug.nonfinite.values() for name in names}
         bad_names.update(debug.nonfinite_inputs)
         for edge in scene.edge_items.values():
-            value = getattr(edge.ref, "value", None)
+            value = edge.ref.value if isinstance(edge.ref, ViewEdge) else None
             if value is None or id(value) in done:
                 continue
             computed = debug.value_of(value) if value.graph is graph or value.graph is None else \
@@ -514,7 +516,7 @@ class RunOverlay:
         if current is not None and not self.controller.running:
             mark(current, current=True)
         for bp in debug.breakpoints:
-            if hasattr(bp, "op_type"):
+            if isinstance(bp, Node):          # breakpoints may also be names (set from a script)
                 mark(bp, breakpoint=True)
         for node in debug.nonfinite:
             mark(node, nonfinite=True)
