@@ -84,3 +84,12 @@ def test_ctrl_z_first_takes_back_uncommitted_text_then_the_document(qtbot, windo
     window.graph.view.setFocus()
     qtbot.waitUntil(lambda: not edit.hasFocus())
     assert _epsilon(node) == np.float32(1e-12) and doc.can_redo
+
+
+def test_each_attribute_field_shows_the_schema_default_beside_it(qtbot, window, tmp_path):
+    open_model(qtbot, window, _layernorm_model(tmp_path / "ln.onnx"))
+    window.properties.show_node(window.model.graph.nodes[0])
+    editors = window.properties.editor.attr_editors
+    assert editors["epsilon"].hint.text() == "default 1e-05"
+    assert editors["axis"].hint.text() == "default -1"
+    assert editors["epsilon"].hint.isVisibleTo(window.properties)

@@ -121,8 +121,9 @@ class NodeEditor(QWidget):
             self.form.addRow(self._formal_name(i), row)
             self.input_edits.append(edit)
         self.form.addRow(QLabel("<b>" + self.tr("Attributes") + "</b>"))
+        specs = getattr(self._schema(), "attributes", {})      # defaults shown beside the fields
         for name, attr in node.attributes.items():
-            editor = editor_for(attr)
+            editor = editor_for(attr, specs.get(name))
             editor.committed.connect(lambda v, a=attr: self._set_attr(a.name, int(a.type), v))
             editor.invalid.connect(lambda msg, a=attr: self._refuse(
                 self.tr('attribute "{name}": {problem}').format(name=a.name, problem=msg)))
