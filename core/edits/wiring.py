@@ -195,9 +195,9 @@ class AddNode(GraphEdit):
             node = self._build(g)
             pos = self._position(g, node)
             try:
-                g._insert_at(pos, node)
+                g.insert_at(pos, node)
             except IRError as e:
-                node._detach_inputs()
+                node.detach_inputs()
                 raise EditError(f"{g.path}: cannot add {node.display_name}: {e}") from None
         changes.nodes_added.add(node)
         changes._graph(g)
@@ -221,7 +221,7 @@ class AddNode(GraphEdit):
     def _position(self, g, node) -> int:
         if self.index is not None:
             if not isinstance(self.index, int) or not 0 <= self.index <= len(g.nodes):
-                node._detach_inputs()
+                node.detach_inputs()
                 raise EditError(f"{g.path}: position {self.index} is outside the node list "
                                 f"(0..{len(g.nodes)})")
             return self.index

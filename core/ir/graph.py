@@ -298,7 +298,9 @@ class Node:
         detach_bodies(self, attr)
         return attr, position
 
-    def _detach_inputs(self) -> None:
+    def detach_inputs(self) -> None:
+        """Drop this node's entries from its inputs' use lists: for a node
+        built (the constructor records its uses) and then never inserted."""
         for i, v in enumerate(self._inputs):
             if v is not None:
                 v._uses.remove((self, i))
@@ -570,7 +572,10 @@ class Graph:
             raise IRError(f"{value.name!r} is produced by {value.producer.display_name}, which comes "
                           f"after {node.display_name}: the graph would no longer be in topological order")
 
-    def _insert_at(self, pos: int, node: Node) -> Node:
+    def insert_at(self, pos: int, node: Node) -> Node:
+        """Insert the detached `node` at position `pos` of the node list;
+        refused (IRError, before the node list changes) when that breaks
+        topological order or an output name is defined here already."""
         if node.graph is not None:
             raise IRError(f"node {node.display_name} already belongs to a graph")
         for v in node._inputs:
@@ -612,13 +617,13 @@ class Graph:
         return node
 
     def append(self, node: Node) -> Node:
-        return self._insert_at(len(self._nodes), node)
+        return self.insert_at(len(self._nodes), node)
 
     def insert_before(self, anchor: Node, node: Node) -> Node:
-        return self._insert_at(anchor.index, node)
+        return self.insert_at(anchor.index, node)
 
     def insert_after(self, anchor: Node, node: Node) -> Node:
-        return self._insert_at(anchor.index + 1, node)
+        return self.insert_at(anchor.index + 1, node)
 
     def remove(self, node: Node, *, force: bool = False) -> None:
         """Remove `node`. Refuses while its outputs are used (names the users)
@@ -637,7 +642,7 @@ class Graph:
                         who.append("the graph outputs")
                     parts.append(f"{v.name!r} (used by {', '.join(who)})")
                 raise IRError(f"cannot remove {node.display_name}: its outputs are still used: " + "; ".join(parts))
-        node._detach_inputs()
+        node.detach_inputs()
         for a in node.attributes.values():
             detach_bodies(node, a)
         self._refresh_indices()
@@ -652,7 +657,7 @@ class Graph:
     def restore(self, node: Node, pos: int) -> Node:
         """Put back a node `remove` took out, at `pos`, with its input uses
         (undo of a removal: the very same Node and output Values return)."""
-        self._insert_at(pos, node)
+        self.insert_at(pos, node)
         for i, v in enumerate(node._inputs):
             if v is not None and (node, i) not in v._uses:
                 v._uses.append((node, i))

@@ -84,3 +84,18 @@ def test_editing_the_clone_leaves_the_original_alone(silero, bert):
     assert _bytes(silero) == before
     assert {v.name: len(v.uses) for v in silero.graph.values().values()} == uses
     assert any(uses.values())
+
+
+def test_a_clone_copies_every_field_of_nodes_and_values(silero):
+    from onnxstudio.core.ir import Node, Value
+    vmap = {}
+    c = silero.clone(vmap)
+    linked = {"__weakref__", "_uses", "producer", "graph", "_inputs", "_outputs", "attributes", "const"}
+    for old_g, new_g in zip(silero.graphs(), c.graphs()):
+        for a, b in zip(old_g.nodes, new_g.nodes):
+            for s in set(Node.__slots__) - linked:
+                assert getattr(a, s) == getattr(b, s), s
+        for v in old_g.values().values():
+            w = vmap[id(v)]
+            for s in set(Value.__slots__) - linked:
+                assert getattr(v, s) == getattr(w, s), s
