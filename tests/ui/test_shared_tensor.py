@@ -79,20 +79,6 @@ def test_converting_a_shared_tensor_warns_first(qtbot, window, tmp_path):
     assert "to float16" in editor.preview_label.text()
     qtbot.mouseClick(editor.cast_button, Qt.LeftButton)        # read, applied
     assert int(window.model.graph.get_value("gamma").const.dtype) == int(DataType.FLOAT16)
-    _screenshot(qtbot, window, editor, tmp_path)
-
-
-def _screenshot(qtbot, window, editor, tmp_path):
-    """docs/screenshots/shared-tensor-warning.png when ONNXSTUDIO_SCREENSHOTS
-    names a folder (tools take them; tests only under tmp_path)."""
-    import os
-    folder = os.environ.get("ONNXSTUDIO_SCREENSHOTS")
-    path = os.path.join(folder, "shared-tensor-warning.png") if folder else str(tmp_path / "shot.png")
-    window.edit_actions.undo()
-    editor = window.properties.tensor_editor
-    editor.dtype_combo.setCurrentIndex(editor.dtype_combo.findData(10))
-    editor.preview_dtype()
-    assert window.properties.grab().save(path)
 
 
 def test_going_to_a_shared_weight_goes_to_the_reader_nearest_the_selected_node(qtbot, window, tmp_path):
