@@ -244,6 +244,45 @@
     </message>
 </context>
 <context>
+    <name>CompareAction</name>
+    <message>
+        <source>Compare With</source>
+        <translation>比较</translation>
+    </message>
+    <message>
+        <source>Open a model first: it is A, the model chosen next is B.</source>
+        <translation>请先打开一个模型：它是 A，接着选择的模型是 B。</translation>
+    </message>
+    <message>
+        <source>Compare with ONNX model</source>
+        <translation>与 ONNX 模型比较</translation>
+    </message>
+    <message>
+        <source>ONNX models (*.onnx);;All files (*)</source>
+        <translation>ONNX 模型 (*.onnx);;所有文件 (*)</translation>
+    </message>
+    <message>
+        <source>Matching {name} with the open model…</source>
+        <translation>正在将 {name} 与打开的模型配对…</translation>
+    </message>
+    <message>
+        <source>Cancel</source>
+        <translation>取消</translation>
+    </message>
+    <message>
+        <source>{b} has nothing in common with the open model: no node of one was paired with a node of the other. Compare two versions of the same model.</source>
+        <translation>{b} 与打开的模型没有共同之处：双方没有任何节点能配对。请比较同一模型的两个版本。</translation>
+    </message>
+    <message>
+        <source>open model</source>
+        <translation>打开的模型</translation>
+    </message>
+    <message>
+        <source>The models are the same.</source>
+        <translation>两个模型相同。</translation>
+    </message>
+</context>
+<context>
     <name>CompareActions</name>
     <message>
         <source>Extract failing subgraph</source>
@@ -458,6 +497,131 @@
     <message>
         <source>{n} bodies did not run: nothing there to compare</source>
         <translation>{n} 个子图未运行：其中没有可比较的值</translation>
+    </message>
+</context>
+<context>
+    <name>CompareWindow</name>
+    <message>
+        <source>Compare {a} with {b}</source>
+        <translation>比较 {a} 与 {b}</translation>
+    </message>
+    <message>
+        <source>A: {name}</source>
+        <translation>A：{name}</translation>
+    </message>
+    <message>
+        <source>B: {name}</source>
+        <translation>B：{name}</translation>
+    </message>
+    <message>
+        <source>Differences</source>
+        <translation>差异</translation>
+    </message>
+    <message>
+        <source>A and B</source>
+        <translation>A 与 B</translation>
+    </message>
+</context>
+<context>
+    <name>DiffStatus</name>
+    <message>
+        <source>same</source>
+        <translation>相同</translation>
+    </message>
+    <message>
+        <source>added in B</source>
+        <translation>B 中新增</translation>
+    </message>
+    <message>
+        <source>removed from A</source>
+        <translation>从 A 中删除</translation>
+    </message>
+    <message>
+        <source>changed</source>
+        <translation>已更改</translation>
+    </message>
+    <message>
+        <source>rewritten (fused, folded, …)</source>
+        <translation>已改写（融合、折叠等）</translation>
+    </message>
+    <message>
+        <source>changed inside</source>
+        <translation>内部有更改</translation>
+    </message>
+</context>
+<context>
+    <name>DifferenceList</name>
+    <message>
+        <source>Show More</source>
+        <translation>显示更多</translation>
+    </message>
+    <message>
+        <source>{what}: {a} → {b}</source>
+        <translation>{what}：{a} → {b}</translation>
+    </message>
+    <message>
+        <source>op {a} → {b}</source>
+        <translation>算子 {a} → {b}</translation>
+    </message>
+    <message>
+        <source>attributes {names}</source>
+        <translation>属性 {names}</translation>
+    </message>
+    <message>
+        <source>inputs rewired</source>
+        <translation>输入连线已更改</translation>
+    </message>
+    <message>
+        <source>domain</source>
+        <translation>域</translation>
+    </message>
+    <message>
+        <source>added: {name} ({op})</source>
+        <translation>新增：{name}（{op}）</translation>
+    </message>
+    <message>
+        <source>removed: {name} ({op})</source>
+        <translation>删除：{name}（{op}）</translation>
+    </message>
+    <message>
+        <source>max abs {x:.4g}</source>
+        <translation>最大绝对差 {x:.4g}</translation>
+    </message>
+    <message>
+        <source>dtype or shape</source>
+        <translation>数据类型或形状</translation>
+    </message>
+    <message>
+        <source>weight {name}: {detail}</source>
+        <translation>权重 {name}：{detail}</translation>
+    </message>
+    <message>
+        <source>weight added: {name}</source>
+        <translation>新增权重：{name}</translation>
+    </message>
+    <message>
+        <source>weight removed: {name}</source>
+        <translation>删除权重：{name}</translation>
+    </message>
+    <message>
+        <source>graph input/output added: {name}</source>
+        <translation>新增图输入/输出：{name}</translation>
+    </message>
+    <message>
+        <source>graph input/output removed: {name}</source>
+        <translation>删除图输入/输出：{name}</translation>
+    </message>
+    <message>
+        <source>graph input/output {a}: {ta} → {b}: {tb}</source>
+        <translation>图输入/输出 {a}：{ta} → {b}：{tb}</translation>
+    </message>
+    <message>
+        <source>{shown} of {total} differences</source>
+        <translation>{total} 处差异中的 {shown} 处</translation>
+    </message>
+    <message>
+        <source>{total} differences</source>
+        <translation>{total} 处差异</translation>
     </message>
 </context>
 <context>
@@ -1075,6 +1239,10 @@
     <message>
         <source>Open &amp;Demo Model</source>
         <translation>打开示例模型(&amp;D)</translation>
+    </message>
+    <message>
+        <source>Compare &amp;With…</source>
+        <translation>比较(&amp;W)…</translation>
     </message>
     <message>
         <source>Export &amp;Graph as SVG/PNG…</source>
@@ -3150,6 +3318,57 @@
     </message>
 </context>
 <context>
+    <name>SideBySide</name>
+    <message>
+        <source>A</source>
+        <translation>A</translation>
+    </message>
+    <message>
+        <source>B</source>
+        <translation>B</translation>
+    </message>
+    <message>
+        <source>name</source>
+        <translation>名称</translation>
+    </message>
+    <message>
+        <source>op</source>
+        <translation>算子</translation>
+    </message>
+    <message>
+        <source>domain</source>
+        <translation>域</translation>
+    </message>
+    <message>
+        <source>inputs</source>
+        <translation>输入</translation>
+    </message>
+    <message>
+        <source>outputs</source>
+        <translation>输出</translation>
+    </message>
+    <message>
+        <source>weight</source>
+        <translation>权重</translation>
+    </message>
+    <message>
+        <source>{abs} (relative {rel})</source>
+        <translation>{abs}（相对 {rel}）</translation>
+    </message>
+    <message>
+        <source>largest difference</source>
+        <translation>最大差异</translation>
+    </message>
+    <message>
+        <source>elements changed</source>
+        <translation>已更改的元素</translation>
+    </message>
+    <message>
+        <source>type</source>
+        <translation>类型</translation>
+    </message>
+</context>
+<context>
     <name>StepNames</name>
     <message>
         <source>Set model {field}</source>
@@ -3359,6 +3578,10 @@
         <translation>改变形状</translation>
     </message>
     <message>
+        <source>Make a private copy for this node</source>
+        <translation type="unfinished"></translation>
+    </message>
+    <message>
         <source>dtype</source>
         <translation>数据类型</translation>
     </message>
@@ -3377,6 +3600,30 @@
     <message>
         <source>Stored sparse: {stored} of {total} elements ({size} of values and indices); the others are 0.</source>
         <translation>以稀疏形式存储：{total} 个元素中存储了 {stored} 个（值和索引共 {size}）；其余为 0。</translation>
+    </message>
+    <message>
+        <source>No node reads it.</source>
+        <translation type="unfinished"></translation>
+    </message>
+    <message>
+        <source>Read by 1 node: {node}.</source>
+        <translation type="unfinished"></translation>
+    </message>
+    <message>
+        <source>Shared: read by {n} nodes ({ops}); an edit here changes all of them.</source>
+        <translation type="unfinished"></translation>
+    </message>
+    <message>
+        <source>Through {n} Identity node.</source>
+        <translation type="unfinished"></translation>
+    </message>
+    <message>
+        <source>Through {n} Identity nodes.</source>
+        <translation type="unfinished"></translation>
+    </message>
+    <message>
+        <source>Private copy of {name} for {node}</source>
+        <translation type="unfinished"></translation>
     </message>
     <message>
         <source>Values not read yet ({size}).</source>
@@ -3453,6 +3700,10 @@
     <message>
         <source>, {n} overflow</source>
         <translation>，{n} 个溢出</translation>
+    </message>
+    <message>
+        <source>Warning: {n} nodes read this tensor; converting it changes the input of every one of them (make a private copy to change one).</source>
+        <translation type="unfinished"></translation>
     </message>
     <message>
         <source>the tensor is already {dtype}</source>

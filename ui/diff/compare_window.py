@@ -5,7 +5,7 @@ from __future__ import annotations
 
 import pathlib
 
-from PySide6.QtCore import Qt
+from PySide6.QtCore import QObject, Qt
 from PySide6.QtWidgets import (QDockWidget, QFileDialog, QLabel, QMainWindow, QMessageBox, QProgressDialog,
                                QSplitter, QVBoxLayout, QWidget)
 
@@ -87,11 +87,12 @@ class CompareWindow(QMainWindow):
         self.properties.show_pair(a, b)
 
 
-class CompareAction:
+class CompareAction(QObject):
     """File > Compare With…: choose B, match in a worker with a cancellable
     progress dialog, then open the compare window."""
 
     def __init__(self, window):
+        super().__init__(window)
         self.window = window
         self.jobs = JobRunner(window)
         self.job = None
@@ -101,12 +102,12 @@ class CompareAction:
     def choose(self) -> None:
         w = self.window
         if w.model is None:
-            QMessageBox.information(w, w.tr("Compare With"), w.tr("Open a model first: it is A, the model chosen "
+            QMessageBox.information(w, self.tr("Compare With"), self.tr("Open a model first: it is A, the model chosen "
                                                                  "next is B."))
             return
         start = str(w.path.parent) if w.path else ""
-        path, _ = QFileDialog.getOpenFileName(w, w.tr("Compare with ONNX model"), start,
-                                              w.tr("ONNX models (*.onnx);;All files (*)"))
+        path, _ = QFileDialog.getOpenFileName(w, self.tr("Compare with ONNX model"), start,
+                                              self.tr("ONNX models (*.onnx);;All files (*)"))
         if path:
             self.start(path)
 
@@ -116,8 +117,8 @@ class CompareAction:
         self.job = CompareJob(w.model, path)
         self.job.done.connect(self._done)
         self.job.failed.connect(self._failed)
-        self.progress = QProgressDialog(w.tr("Matching {name} with the open model…").format(
-            name=pathlib.Path(path).name), w.tr("Cancel"), 0, 0, w)
+        self.progress = QProgressDialog(self.tr("Matching {name} with the open model…").format(
+            name=pathlib.Path(path).name), self.tr("Cancel"), 0, 0, w)
         self.progress.setWindowModality(Qt.WindowModal)
         self.progress.setMinimumDuration(300)
         self.progress.canceled.connect(self.job.cancel)
@@ -130,22 +131,22 @@ class CompareAction:
 
     def _failed(self, message: str) -> None:
         self._close_progress()
-        QMessageBox.warning(self.window, self.window.tr("Compare With"), message)
+        QMessageBox.warning(self.window, self.tr("Compare With"), message)
 
     def _done(self, diff) -> None:
         self._close_progress()
         w = self.window
         if diff.matched == 0 and (diff.removed or diff.added):
-            QMessageBox.information(w, w.tr("Compare With"), w.tr(
+            QMessageBox.information(w, self.tr("Compare With"), self.tr(
                 "{b} has nothing in common with the open model: no node of one was paired with a node of the "
                 "other. Compare two versions of the same model.").format(b=pathlib.Path(self.path_b).name))
             return
-        title_a = w.path.name if w.path else w.tr("open model")
+        title_a = w.path.name if w.path else self.tr("open model")
         shown = CompareWindow(diff, title_a, pathlib.Path(self.path_b).name, w, w.graph.scene.theme)
         self.open_windows.append(shown)
         shown.show()
         if diff.equal:
-            w.statusBar().showMessage(w.tr("The models are the same."), 5000)
+            w.statusBar().showMessage(self.tr("The models are the same."), 5000)
 
 
 def compare_with(window) -> None:

@@ -15,51 +15,12 @@ from .status_marks import COLOURS
 PAGE = 500
 
 
-def differences(widget, diff) -> list[tuple[str, str, object, object]]:
-    """(text, status, object of A, object of B) for every difference, in reading order."""
-    tr = widget.tr
-    rows = []
-    for r in diff.rewrites:
-        names = ", ".join(node_label(n) for n in r.a_nodes) or "—"
-        into = ", ".join(node_label(n) for n in r.b_nodes) or "—"
-        rows.append((tr("{what}: {a} → {b}").format(what=r.text, a=names, b=into), REWRITTEN,
-                     r.a_nodes[0] if r.a_nodes else None, r.b_nodes[0] if r.b_nodes else None))
-    for c in diff.changed:
-        what = []
-        if c.op:
-            what.append(tr("op {a} → {b}").format(a=c.op[0], b=c.op[1]))
-        if c.attributes:
-            what.append(tr("attributes {names}").format(names=", ".join(c.attributes)))
-        if c.inputs:
-            what.append(tr("inputs rewired"))
-        if c.domain:
-            what.append(tr("domain"))
-        rows.append((f"{node_label(c.a)}: {'; '.join(what)}", CHANGED, c.a, c.b))
-    rows += [(tr("added: {name} ({op})").format(name=node_label(n), op=n.op_type), ADDED, None, n)
-             for n in diff.added]
-    rows += [(tr("removed: {name} ({op})").format(name=node_label(n), op=n.op_type), REMOVED, n, None)
-             for n in diff.removed]
-    for w in diff.weights_changed:
-        detail = (tr("max abs {x:.4g}").format(x=w.max_abs) if w.max_abs is not None
-                  else tr("dtype or shape"))
-        rows.append((tr("weight {name}: {detail}").format(name=w.a.name, detail=detail), CHANGED, w.a, w.b))
-    rows += [(tr("weight added: {name}").format(name=v.name), ADDED, None, v) for v in diff.weights_added]
-    rows += [(tr("weight removed: {name}").format(name=v.name), REMOVED, v, None) for v in diff.weights_removed]
-    for io in (diff.inputs, diff.outputs):
-        rows += [(tr("graph input/output added: {name}").format(name=v.name), ADDED, None, v) for v in io.added]
-        rows += [(tr("graph input/output removed: {name}").format(name=v.name), REMOVED, v, None)
-                 for v in io.removed]
-        rows += [(tr("graph input/output {a}: {ta} → {b}: {tb}").format(a=x.name, ta=x.type, b=y.name, tb=y.type),
-                  CHANGED, x, y) for x, y in io.changed]
-    return rows
-
-
 class DifferenceList(QWidget):
     chosen = Signal(object, object)          # object of A, object of B (either may be None)
 
     def __init__(self, diff, parent=None):
         super().__init__(parent)
-        self.rows = differences(self, diff)
+        self.rows = self.differences(diff)
         self.list = QListWidget(self)
         self.count = QLabel(self)
         self.more = QPushButton(self.tr("Show More"), self)
@@ -72,6 +33,45 @@ class DifferenceList(QWidget):
         self.list.currentItemChanged.connect(self._current)
         self.list.itemClicked.connect(self._current)
         self.show_page()
+
+    def differences(self, diff) -> list[tuple[str, str, object, object]]:
+        """(text, status, object of A, object of B) for every difference, in reading order."""
+        rows = []
+        for r in diff.rewrites:
+            names = ", ".join(node_label(n) for n in r.a_nodes) or "—"
+            into = ", ".join(node_label(n) for n in r.b_nodes) or "—"
+            rows.append((self.tr("{what}: {a} → {b}").format(what=r.text, a=names, b=into), REWRITTEN,
+                         r.a_nodes[0] if r.a_nodes else None, r.b_nodes[0] if r.b_nodes else None))
+        for c in diff.changed:
+            what = []
+            if c.op:
+                what.append(self.tr("op {a} → {b}").format(a=c.op[0], b=c.op[1]))
+            if c.attributes:
+                what.append(self.tr("attributes {names}").format(names=", ".join(c.attributes)))
+            if c.inputs:
+                what.append(self.tr("inputs rewired"))
+            if c.domain:
+                what.append(self.tr("domain"))
+            rows.append((f"{node_label(c.a)}: {'; '.join(what)}", CHANGED, c.a, c.b))
+        rows += [(self.tr("added: {name} ({op})").format(name=node_label(n), op=n.op_type), ADDED, None, n)
+                 for n in diff.added]
+        rows += [(self.tr("removed: {name} ({op})").format(name=node_label(n), op=n.op_type), REMOVED, n, None)
+                 for n in diff.removed]
+        for w in diff.weights_changed:
+            detail = (self.tr("max abs {x:.4g}").format(x=w.max_abs) if w.max_abs is not None
+                      else self.tr("dtype or shape"))
+            rows.append((self.tr("weight {name}: {detail}").format(name=w.a.name, detail=detail), CHANGED, w.a, w.b))
+        rows += [(self.tr("weight added: {name}").format(name=v.name), ADDED, None, v) for v in diff.weights_added]
+        rows += [(self.tr("weight removed: {name}").format(name=v.name), REMOVED, v, None)
+                 for v in diff.weights_removed]
+        for io in (diff.inputs, diff.outputs):
+            rows += [(self.tr("graph input/output added: {name}").format(name=v.name), ADDED, None, v)
+                     for v in io.added]
+            rows += [(self.tr("graph input/output removed: {name}").format(name=v.name), REMOVED, v, None)
+                     for v in io.removed]
+            changed = self.tr("graph input/output {a}: {ta} → {b}: {tb}")
+            rows += [(changed.format(a=x.name, ta=x.type, b=y.name, tb=y.type), CHANGED, x, y) for x, y in io.changed]
+        return rows
 
     def show_page(self) -> None:
         start = self.list.count()

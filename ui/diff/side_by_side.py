@@ -46,8 +46,8 @@ class SideBySide(QTextBrowser):
         else:
             self.clear()
             return
-        head = (f"<tr><th></th><th align='left'>{esc(self.tr('A'))}</th>"
-                f"<th align='left'>{esc(self.tr('B'))}</th></tr>")
+        a_title, b_title = esc(self.tr("A")), esc(self.tr("B"))
+        head = f"<tr><th></th><th align='left'>{a_title}</th><th align='left'>{b_title}</th></tr>"
         body = "".join(f"<tr style='{_MARK if (x != y if differs is None else differs) else ''}'>"
                        f"<td><b>{esc(k)}</b></td><td>{esc(x)}</td><td>{esc(y)}</td></tr>"
                        for k, x, y, differs in (row + (None,) * (4 - len(row)) for row in rows))
@@ -80,8 +80,9 @@ class SideBySide(QTextBrowser):
                          _weight_text(b) if b is not None and b.const is not None else "—"))
             change = self.diff.weight_change_of(a if a is not None else b)
             if change is not None and change.max_abs is not None:
-                rows.append((self.tr("largest difference"), "", f"{change.max_abs:.4g} "
-                             f"({self.tr('relative')} {change.max_rel:.4g})"))
+                largest = self.tr("{abs} (relative {rel})").format(abs=f"{change.max_abs:.4g}",
+                                                                   rel=f"{change.max_rel:.4g}")
+                rows.append((self.tr("largest difference"), "", largest))
                 rows.append((self.tr("elements changed"), "", f"{100 * change.share_changed:.3g} %"))
         else:
             rows.append((self.tr("type"), str(a.type) if a is not None else "—", str(b.type) if b is not None else "—"))
