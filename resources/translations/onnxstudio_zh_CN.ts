@@ -49,15 +49,15 @@
     </message>
     <message>
         <source>What the operator&apos;s signature says about {name} ({type})</source>
-        <translation type="unfinished"></translation>
+        <translation>算子签名对 {name}（{type}）的说明</translation>
     </message>
     <message>
         <source>required</source>
-        <translation type="unfinished"></translation>
+        <translation>必需</translation>
     </message>
     <message>
         <source>default {value}</source>
-        <translation type="unfinished"></translation>
+        <translation>默认 {value}</translation>
     </message>
 </context>
 <context>
@@ -707,7 +707,7 @@
     </message>
     <message>
         <source>Appl&amp;y Edit Script…</source>
-        <translation type="unfinished"></translation>
+        <translation>应用编辑脚本(&amp;Y)…</translation>
     </message>
     <message>
         <source>&amp;Undo {name}</source>
@@ -1691,15 +1691,15 @@
     <name>OpSignature</name>
     <message>
         <source>{name}: {type} (required)</source>
-        <translation type="unfinished"></translation>
+        <translation>{name}: {type}（必需）</translation>
     </message>
     <message>
         <source>No signature known (a model-local function or a custom domain).</source>
-        <translation type="unfinished"></translation>
+        <translation>没有已知签名（模型本地函数或自定义域）。</translation>
     </message>
     <message>
         <source>attributes</source>
-        <translation type="unfinished"></translation>
+        <translation>属性</translation>
     </message>
 </context>
 <context>
@@ -3234,35 +3234,35 @@
     <name>ScriptApplier</name>
     <message>
         <source>Apply edit script {name}</source>
-        <translation type="unfinished"></translation>
+        <translation>应用编辑脚本 {name}</translation>
     </message>
     <message>
         <source>{path}: cannot read it ({reason}). Nothing was changed.</source>
-        <translation type="unfinished"></translation>
+        <translation>{path}：无法读取（{reason}）。未做任何更改。</translation>
     </message>
     <message>
         <source>{path}: {problem}. Nothing was changed.</source>
-        <translation type="unfinished"></translation>
+        <translation>{path}：{problem}。未做任何更改。</translation>
     </message>
     <message>
         <source>The steps before it applied and were undone:</source>
-        <translation type="unfinished"></translation>
+        <translation>它之前的步骤已应用并已撤销：</translation>
     </message>
     <message>
         <source>{path}: {n} edit replayed as one undo step.</source>
-        <translation type="unfinished"></translation>
+        <translation>{path}：已重放 {n} 个编辑，作为一个撤销步骤。</translation>
     </message>
     <message>
         <source>{path}: {n} edits replayed as one undo step.</source>
-        <translation type="unfinished"></translation>
+        <translation>{path}：已重放 {n} 个编辑，作为一个撤销步骤。</translation>
     </message>
     <message>
         <source>Apply edit script</source>
-        <translation type="unfinished"></translation>
+        <translation>应用编辑脚本</translation>
     </message>
     <message>
         <source>Edit script (*.json)</source>
-        <translation type="unfinished">编辑脚本 (*.json)</translation>
+        <translation>编辑脚本 (*.json)</translation>
     </message>
 </context>
 <context>
@@ -3579,7 +3579,7 @@
     </message>
     <message>
         <source>Make a private copy for this node</source>
-        <translation type="unfinished"></translation>
+        <translation>为此节点创建私有副本</translation>
     </message>
     <message>
         <source>dtype</source>
@@ -3603,27 +3603,27 @@
     </message>
     <message>
         <source>No node reads it.</source>
-        <translation type="unfinished"></translation>
+        <translation>没有节点读取它。</translation>
     </message>
     <message>
         <source>Read by 1 node: {node}.</source>
-        <translation type="unfinished"></translation>
+        <translation>被 1 个节点读取：{node}。</translation>
     </message>
     <message>
         <source>Shared: read by {n} nodes ({ops}); an edit here changes all of them.</source>
-        <translation type="unfinished"></translation>
+        <translation>共享：被 {n} 个节点读取（{ops}）；在此编辑会改变所有这些节点。</translation>
     </message>
     <message>
         <source>Through {n} Identity node.</source>
-        <translation type="unfinished"></translation>
+        <translation>经过 {n} 个 Identity 节点。</translation>
     </message>
     <message>
         <source>Through {n} Identity nodes.</source>
-        <translation type="unfinished"></translation>
+        <translation>经过 {n} 个 Identity 节点。</translation>
     </message>
     <message>
         <source>Private copy of {name} for {node}</source>
-        <translation type="unfinished"></translation>
+        <translation>为 {node} 创建 {name} 的私有副本</translation>
     </message>
     <message>
         <source>Values not read yet ({size}).</source>
@@ -3703,7 +3703,7 @@
     </message>
     <message>
         <source>Warning: {n} nodes read this tensor; converting it changes the input of every one of them (make a private copy to change one).</source>
-        <translation type="unfinished"></translation>
+        <translation>警告：有 {n} 个节点读取此张量；转换它会改变每个节点的输入（若只改一个，请先创建私有副本）。</translation>
     </message>
     <message>
         <source>the tensor is already {dtype}</source>
