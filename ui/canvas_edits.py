@@ -273,6 +273,7 @@ class CanvasEdits:
         """Make input `index` of `node` read `value` (one undo step). When the
         producer comes later in the node list, it and what it needs move
         before `node` first (MoveProducersBefore), so the list stays topological."""
+        self._hint("")          # "Release to connect…" is done with, whatever happens now
         problem = self.connect_problem(value, node, index)
         if problem:
             self.window.qdoc.refused.emit(problem)
@@ -349,6 +350,7 @@ class CanvasEdits:
     def drop_on_edge(self, node, edge_item: EdgeItem) -> bool:
         """Insert a loose node on an edge: it reads the edge's value, and the
         edge's reader reads the node's first output instead (one undo step)."""
+        self._hint("")          # "Release to insert…" is done with
         vedge = edge_item.ref
         value = getattr(vedge, "value", None)
         if value is None or not self.is_loose(node):

@@ -301,11 +301,7 @@ class PortDragger(QObject):
     def _update_move(self, pos: QPointF) -> None:
         item, home, pressed = self.moving
         item.setPos(home + (pos - pressed))
-        r = HIT_PIXELS / self._scale()
-        edges = [e for e in self.scene.items(QRectF(pos.x() - r, pos.y() - r, 2 * r, 2 * r),
-                                             Qt.IntersectsItemShape)
-                 if isinstance(e, EdgeItem) and getattr(e.ref, "value", None) is not None]
-        edge = edges[0] if edges else None
+        edge = self.panel.view.edge_at(pos, HIT_PIXELS)      # the nearest, as a palette drop takes
         if edge is not self.over_edge:
             if self.over_edge is not None and _alive(self.over_edge):
                 self.over_edge.highlighted = False
