@@ -12,6 +12,7 @@ from __future__ import annotations
 
 from typing import Iterable, Optional
 
+from .. import gc_policy
 from .graph import AttrType, Graph, Node, Value
 from .tensor import SparseTensor
 
@@ -23,10 +24,13 @@ def clone_model(model, value_map: Optional[dict] = None):
     """A copy of `model` (see the module docstring). `value_map`, when
     given, is filled with id(original Value) -> its copy."""
     cl = Cloner()
-    new = cl.model_shell(model)
-    new._graph = cl.graph(model.graph, owner=new)
-    new._functions = {key: cl.function(f) for key, f in model.functions.items()}
-    cl.finish()
+    # Copying makes a few objects per node and no garbage: with the cyclic
+    # collector on, its passes rescan them again and again (as when loading).
+    with gc_policy.paused():
+        new = cl.model_shell(model)
+        new._graph = cl.graph(model.graph, owner=new)
+        new._functions = {key: cl.function(f) for key, f in model.functions.items()}
+        cl.finish()
     if value_map is not None:
         value_map.update(cl.values)
     return new
@@ -58,15 +62,19 @@ class Cloner:
         return new
 
     def attr(self, a, node: Optional[Node]):
+        # Decoded once, in the original, and shared: a copy decoding its own
+        # (a Constant's tensor re-read per copy) made set_input_shape, which
+        # infers on two copies, twice as slow.
+        value = a.value
         new = a.copy()
         if a.ref_attr_name:
             return new
-        if a.type == AttrType.GRAPH and a.value is not None:
-            new._value = self.graph(a.value, parent_node=node)
-        elif a.type == AttrType.GRAPHS and a.value:
-            new._value = [self.graph(g, parent_node=node) for g in a.value]
-        elif isinstance(new._value, list):
-            new._value = list(new._value)     # a list value is the copy's own
+        if a.type == AttrType.GRAPH and value is not None:
+            new._value = self.graph(value, parent_node=node)
+        elif a.type == AttrType.GRAPHS and value:
+            new._value = [self.graph(g, parent_node=node) for g in value]
+        elif isinstance(value, list):
+            new._value = list(value)     # a list value is the copy's own
         return new
 
     def node(self, n: Node, graph: Optional[Graph]) -> Node:
