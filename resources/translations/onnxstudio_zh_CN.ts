@@ -3670,6 +3670,14 @@
         <translation>将 {file} 导入到 {name}</translation>
     </message>
     <message>
+        <source>{path} holds {got}, the tensor is {want}: converting it, max abs change {a:.6g}, max rel change {r:.3g}, {n} of {total} values change</source>
+        <translation>{path} 存的是 {got}，张量是 {want}：转换后最大绝对变化 {a:.6g}，最大相对变化 {r:.3g}，{total} 个值中有 {n} 个改变</translation>
+    </message>
+    <message>
+        <source>Import as {dtype}</source>
+        <translation>以 {dtype} 导入</translation>
+    </message>
+    <message>
         <source>Export tensor</source>
         <translation>导出张量</translation>
     </message>

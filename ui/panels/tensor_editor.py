@@ -10,8 +10,9 @@ and the undo step keeps the old tensor object as it was.
 
   * a cell typed in the table (parsed for the tensor's dtype, refused with a
     message when it does not fit);
-  * import .npy (shape and dtype must match the tensor's, or the file is
-    refused naming both), export .npy;
+  * import .npy (the shape must match the tensor's, or the file is refused
+    naming both; numbers of another type are offered as a conversion with
+    what it would lose), export .npy;
   * change the element type, after a preview of the precision lost (largest
     absolute and relative change, values changed, values that overflow);
   * reshape (the element count must stay the same);
@@ -218,6 +219,10 @@ class TensorEditor(QWidget):
         self.message = RefusalLine()
         self.import_button = QPushButton(self.tr("Import .npy…"))
         self.import_button.clicked.connect(lambda: self.import_npy())
+        self.cast_import_button = QPushButton()      # "Import as float32": an offered conversion
+        self.cast_import_button.setVisible(False)
+        self.cast_import_button.clicked.connect(lambda: self.import_cast())
+        self.pending_import = None
         self.export_button = QPushButton(self.tr("Export .npy…"))
         self.export_button.clicked.connect(lambda: self.export_npy())
         self.dtype_combo = elem_type_combo()
@@ -248,6 +253,7 @@ class TensorEditor(QWidget):
 
         files = QHBoxLayout()
         files.addWidget(self.import_button)
+        files.addWidget(self.cast_import_button)
         files.addWidget(self.export_button)
         files.addWidget(self.load_button)
         files.addStretch(1)
@@ -424,10 +430,40 @@ class TensorEditor(QWidget):
             return self._refuse(self.tr("{path} has shape {got}, the tensor has {want}").format(
                 path=path, got=list(data.shape), want=list(shape)))
         if data.dtype != want and not (want.kind in "OUS" and data.dtype.kind in "OUS"):
+            if data.dtype.kind in "biufc" and want.kind in "biufc":
+                return self._offer_cast_import(path, data, want)
             return self._refuse(self.tr("{path} holds {got}, the tensor is {want} (change the dtype first)")
                                 .format(path=path, got=data.dtype.name, want=type_name(self.elem_type)))
         return self._apply(self.tr("Import {file} into {name}").format(
             file=os.path.basename(path), name=self.source.title), data)
+
+    def _offer_cast_import(self, path: str, data: np.ndarray, want: np.dtype) -> bool:
+        """Numbers of another type (a float64 .npy for a float32 tensor): say
+        what converting them would lose and offer the import as a cast; nothing
+        changes until "Import as …" is pressed."""
+        change = precision_change(data, want)
+        text = self.tr("{path} holds {got}, the tensor is {want}: converting it, max abs change {a:.6g}, "
+                       "max rel change {r:.3g}, {n} of {total} values change").format(
+            path=os.path.basename(path), got=data.dtype.name, want=type_name(self.elem_type),
+            a=change["max_abs"], r=change["max_rel"], n=change["changed"], total=data.size)
+        if change["overflow"]:
+            text += self.tr(", {n} overflow").format(n=change["overflow"])
+        self.message.say(text + ".")
+        with np.errstate(all="ignore"):     # overflow is what the message above reports
+            self.pending_import = (path, data.astype(want))
+        self.cast_import_button.setText(self.tr("Import as {dtype}").format(dtype=type_name(self.elem_type)))
+        self.cast_import_button.setVisible(True)
+        return False
+
+    def import_cast(self) -> bool:
+        """Apply the import offered by `_offer_cast_import` (one undo step)."""
+        pending, self.pending_import = self.pending_import, None
+        self.cast_import_button.setVisible(False)
+        if pending is None:
+            return False
+        path, array = pending
+        return self._apply(self.tr("Import {file} into {name}").format(
+            file=os.path.basename(path), name=self.source.title), array)
 
     def export_npy(self, path: str = "") -> bool:
         if not path:
