@@ -48,6 +48,11 @@ def test_the_editor_counts_readers_through_identity_and_makes_a_private_copy(qtb
     assert "read by 4 nodes (Mul)" in text and "Through 3 Identity nodes" in text
     assert [editor.reader_combo.itemText(i) for i in range(editor.reader_combo.count())] == \
         [_node(window, f"m{k}").display_name for k in range(4)]
+    # "This node": the reader selected on the canvas comes first.
+    window.graph.scene.clearSelection()
+    window.graph.scene.item_for_node(_node(window, "m3")).setSelected(True)
+    editor = _editor(window)
+    assert editor.reader_combo.currentData() is _node(window, "m3")
     assert editor.choose_reader(_node(window, "m2"))
     steps = window.document.index
     qtbot.mouseClick(editor.copy_button, Qt.LeftButton)

@@ -321,12 +321,33 @@ class TensorEditor(QWidget):
                            else self.tr("Through {n} Identity nodes.")).format(n=len(identities))
         self.sharing.setText(text)
         self.sharing.setStyleSheet("color: #b35c00;" if shared else "")
-        chosen = self.reader_combo.currentData()
+        chosen = self._selected_reader() or self.reader_combo.currentData()
         self.reader_combo.clear()
         for node in readers:
             self.reader_combo.addItem(node.display_name, node)
         if chosen is not None and chosen in readers:
             self.reader_combo.setCurrentIndex(readers.index(chosen))
+
+    def showEvent(self, event) -> None:
+        # Built before it joins the window: the canvas selection is read once shown.
+        super().showEvent(event)
+        node = self._selected_reader()
+        if node is not None:
+            self.choose_reader(node)
+
+    def _selected_reader(self):
+        """The reader selected on the canvas (or the reader an Identity
+        selected there feeds), so "this node" is the one the user looks at."""
+        scene = getattr(getattr(self.window(), "graph", None), "scene", None)
+        if scene is None:
+            return None
+        for item in scene.selectedItems():
+            node = getattr(getattr(item, "ref", None), "node", None)
+            if node in self.readers:
+                return node
+            if node in self.identities:
+                return next((u for u, _ in node.outputs[0].uses if u in self.readers), None)
+        return None
 
     def choose_reader(self, node) -> bool:
         """Pick the node the private copy is for (the one selected on the canvas)."""
