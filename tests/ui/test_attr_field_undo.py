@@ -104,3 +104,22 @@ def test_refused_text_does_not_stay_in_the_field(qtbot, window, tmp_path):
     message = window.properties.editor.message.text()
     assert "expected a number, got 'tiny'" in message and "not changed" in message
     assert edit.text() == "1e-12" and _epsilon(node) == np.float32(1e-12)
+
+
+def test_ctrl_z_in_the_node_name_field_undoes_the_rename(qtbot, window, tmp_path):
+    open_model(qtbot, window, _layernorm_model(tmp_path / "ln.onnx"))
+    node = window.model.graph.nodes[0]
+    window.properties.show_node(node)
+    edit = window.properties.editor.name_edit
+    window.activateWindow()
+    edit.setFocus()
+    qtbot.waitUntil(edit.hasFocus)
+    edit.selectAll()
+    QTest.keyClicks(edit, "norm")
+    QTest.keyClick(edit, Qt.Key_Return)
+    assert node.name == "norm"
+    QTest.keyClick(edit, Qt.Key_Z, Qt.ControlModifier)
+    assert node.name == "ln" and edit.text() == "ln"
+    window.graph.view.setFocus()
+    qtbot.waitUntil(lambda: not edit.hasFocus())
+    assert node.name == "ln" and window.document.can_redo

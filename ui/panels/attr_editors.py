@@ -13,7 +13,7 @@ import re
 
 import numpy as np
 
-from PySide6.QtCore import QCoreApplication, QEvent, Signal
+from PySide6.QtCore import QCoreApplication, QEvent, QObject, Signal
 from PySide6.QtGui import QKeySequence
 from PySide6.QtWidgets import QComboBox, QHBoxLayout, QLabel, QLineEdit, QPushButton, QWidget
 
@@ -131,10 +131,7 @@ class TextAttrEditor(AttrEditor):
         self.layout_.addWidget(self.edit)
         self.set_value(attr.value, force=True)
         self.edit.editingFinished.connect(self._finish)
-        # Undo/Redo typed here belong to the document, not to the line edit's
-        # own text history (which would revert the text but not the model,
-        # and a focus-out would then commit that stale text as a new edit).
-        self.edit.installEventFilter(self)
+        self.history_keys = HistoryKeys(self.edit, lambda: self.shown)
         hint = {AttrType.INTS: self.tr("whole numbers, comma separated"),
                 AttrType.FLOATS: self.tr("numbers, comma separated"),
                 AttrType.STRINGS: self.tr("texts, comma separated (or a Python list of quoted texts)")}
@@ -153,23 +150,6 @@ class TextAttrEditor(AttrEditor):
         """The field holds text not committed to the document."""
         return self.edit.text() != self.shown
 
-    def eventFilter(self, obj, event) -> bool:
-        if obj is self.edit and event.type() in (QEvent.ShortcutOverride, QEvent.KeyPress):
-            direction = history_key(event)
-            if direction == "undo" and self.typing:
-                # First Ctrl+Z takes back the uncommitted text (the field's own step).
-                if event.type() == QEvent.KeyPress:
-                    self.edit.setText(self.shown)
-                event.accept()
-                return True
-            if direction is not None:
-                # The document's Undo/Redo: leave the key to the window's actions
-                # (an ignored override lets their shortcut fire); the line
-                # edit's own undo never runs.
-                event.ignore()
-                return True
-        return super().eventFilter(obj, event)
-
     def parse(self, text: str):
         return self.PARSERS[int(self.attr.type)](text)
 
@@ -187,6 +167,35 @@ class TextAttrEditor(AttrEditor):
             return
         self.shown = text
         self.committed.emit(value)
+
+
+class HistoryKeys(QObject):
+    """Undo/Redo typed in a line edit of a form belong to the document, not
+    to the line edit's own text history (which reverted the text but not the
+    model, and a focus-out then committed that stale text as a new edit).
+    Ctrl+Z first takes back text typed and not yet committed (`committed()`
+    gives the committed text); otherwise the key is left to the window's
+    Undo/Redo actions. Installed on the line edit it is made for."""
+
+    def __init__(self, edit: QLineEdit, committed):
+        super().__init__(edit)
+        self.edit, self.committed = edit, committed
+        edit.installEventFilter(self)
+
+    def eventFilter(self, obj, event) -> bool:
+        if obj is self.edit and event.type() in (QEvent.ShortcutOverride, QEvent.KeyPress):
+            direction = history_key(event)
+            if direction == "undo" and self.edit.text() != self.committed():
+                if event.type() == QEvent.KeyPress:
+                    self.edit.setText(self.committed())
+                event.accept()
+                return True
+            if direction is not None:
+                # An ignored override lets the Edit menu's shortcut fire; the
+                # line edit's own undo never runs.
+                event.ignore()
+                return True
+        return super().eventFilter(obj, event)
 
 
 def history_key(event) -> str | None:

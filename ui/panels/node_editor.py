@@ -14,7 +14,7 @@ from PySide6.QtWidgets import (QApplication, QComboBox, QCompleter, QFormLayout,
 from ...core import schemas
 from ...core.edits import Macro, SetAttribute, SetNodeField, SetNodeInput, graph_path, node_ref
 from ...core.ir import AttrType
-from .attr_editors import default_for, editor_for, format_value
+from .attr_editors import HistoryKeys, default_for, editor_for, format_value
 from .op_picker import pick_op
 from .refusal_line import RefusalLine, apply_edit
 
@@ -191,6 +191,7 @@ class NodeEditor(QWidget):
     def _line(self, text: str, commit) -> QLineEdit:
         edit = QLineEdit(text)
         edit.shown = text
+        HistoryKeys(edit, lambda: edit.shown)       # Ctrl+Z here undoes the model, not the text alone
         def finish():
             if edit.text() != edit.shown:
                 edit.shown = edit.text()
@@ -227,7 +228,7 @@ class NodeEditor(QWidget):
         n = self.node
         for edit, text in ((self.name_edit, n.name), (self.domain_edit, n.domain),
                            (self.doc_edit, n.doc_string)):
-            if not edit.hasFocus():
+            if not edit.hasFocus() or edit.text() == edit.shown:     # nobody typing here
                 edit.setText(text)
                 edit.shown = text
         for edit, value in zip(self.input_edits, n.inputs):
