@@ -113,3 +113,18 @@ def test_a_failing_step_still_names_itself_and_changes_nothing():
     with pytest.raises(ScriptError, match=r"step 2 \(.*\) no longer applies: .*gone"):
         replay_report(doc, script)
     assert core.to_bytes(doc.model) == before and not doc.can_undo
+
+
+def test_the_cli_prints_one_line_per_step_and_replays_an_old_script_on_a_reexport(tmp_path, capsys):
+    from onnxstudio.cli import main
+    src = tmp_path / "again.onnx"
+    src.write_bytes(core.to_bytes(_model(reexport=True)))
+    script = tmp_path / "old.json"
+    script.write_text(json.dumps(to_script([Macro([SetNodeOrder([0, 2, 1, 3, 4]), SetNodeInput("n", 0, "s_out")],
+                                                  "Connect s_out to n")])), encoding="utf-8")
+    code = main(["edit", str(src), "-o", str(tmp_path / "out.onnx"), "--script", str(script)])
+    out = capsys.readouterr().out
+    assert code == 0
+    assert "  step 1: Connect s_out to n (its node order was recorded as positions in another file" in out
+    assert "1 edits replayed" in out
+    assert _order(core.load(tmp_path / "out.onnx")) == ["k", "r", "s", "n", "add", "add2", "mul"]
