@@ -150,7 +150,9 @@ def tensor_readers(value) -> tuple[list, list]:
                 stack.append(node.outputs[0])
             else:
                 readers.append(node)
-    in_order = lambda n: (n.graph is not value.graph, n.index)  # noqa: E731
+
+    def in_order(n):            # the value's own graph first, in node order
+        return (n.graph is not value.graph, n.index)
     return sorted(readers, key=in_order), sorted(identities, key=in_order)
 
 
