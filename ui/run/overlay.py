@@ -397,6 +397,7 @@ class RunOverlay:
 
     PLACES = (0.5, 0.35, 0.65, 0.25, 0.75, 0.15, 0.85)
     GAP = 6.0              # between an edge and a tag beside it
+    NEAR = 20.0            # how much further out a tag may go to keep clear of boxes
     OVERLAP_COST = 10.0    # a px of overlap with a box or tag costs as much as 10 px of distance
 
     def _place_all(self, room: "_Room", tags: list) -> None:
@@ -435,11 +436,13 @@ class RunOverlay:
     def _place(self, room: "_Room", tag: ValueTag, edge) -> tuple:
         """Beside the edge, where the tag covers no box, group title, other
         tag or the edge's own label: left of it at the first free point
-        along it, else right of it. When no such place exists (an edge
-        entering a group runs under the frame's title tab, often with less
-        than a tag's height free above and below it), the nearest place
-        clear of every group title, overlapping boxes and tags as little as
-        it can: a tag never hides a frame's title."""
+        along it, else right of it, else the same further out to either
+        side. When no such place exists (an edge entering a group runs
+        under the frame's title tab, often with less than a tag's height
+        free above and below it), the nearest place clear of every group
+        title, overlapping as little as it can, boxes last of all: a tag
+        never hides a frame's title, and covers a node box only where
+        every place would."""
         w, h = tag.rect.width(), tag.rect.height()
         points = self._along(edge)
         label = getattr(edge, "_label_rect", None)      # the edge's type label, where it is drawn
@@ -449,13 +452,25 @@ class RunOverlay:
         for rect in left + right:
             if room.free(rect, own):
                 return self._put(room, tag, rect)
+        # A little further out to either side (still within NEAR of the edge) rather than over a box.
+        out = [self.NEAR * step / 3 for step in (1, 2, 3)]
+        left += [(r[0] - dx, r[1] + dy, r[2] - dx, r[3] + dy) for dx in out for dy in (0.0, -h / 2, h / 2)
+                 for r in left]
+        right += [(r[0] + dx, r[1] + dy, r[2] + dx, r[3] + dy) for dx in out for dy in (0.0, -h / 2, h / 2)
+                  for r in right]
+        n = len(points)
+        for rect in left[n:] + right[n:]:
+            if room.free(rect, own):
+                return self._put(room, tag, rect)
         best, best_cost = None, None
         room.remember()          # the search below asks about most rects twice
         for rect in self._clear_of_titles(room, left, own, True) + self._clear_of_titles(room, right, own, False):
             cost = self.OVERLAP_COST * room.meets(rect, own)[1]
             if best_cost is not None and cost >= best_cost - 1e-6:
                 continue            # already worse than the best without its distance
-            cost += _nearest(rect, points)
+            far = _nearest(rect, points)
+            # As bad as covering a box: a tag so far out that it no longer reads as its edge's.
+            cost += far + (self.OVERLAP_COST * _Room.BOX_DEPTH if far > self.GAP + self.NEAR + 1 else 0.0)
             if best_cost is None or cost < best_cost - 1e-6:
                 best, best_cost = rect, cost
         return self._put(room, tag, best)
@@ -585,6 +600,9 @@ class _Room:
     # corner: when a tag has no free place, any overlap with a label costs
     # as much as reaching this far into a box.
     LABEL_DEPTH = 20.0
+    # A tag over a node box hides what the box says: any other overlap is
+    # better, so touching a box costs more than covering anything else.
+    BOX_DEPTH = 1000.0
 
     def __init__(self, ground: "_Ground"):
         self.ground = ground.cells  # the layout's boxes, titles and labels (shared, never changed here)
@@ -644,6 +662,8 @@ class _Room:
             deep = w if w < h else h
             if other[4] == _LABEL:
                 deep += self.LABEL_DEPTH
+            elif other[4] == _BOX:
+                deep += self.BOX_DEPTH
             if deep > depth:
                 depth = deep
         return titles, depth
@@ -668,6 +688,7 @@ class _Room:
 
 
 _LABEL = "label"      # the kind of an edge's type label among the room's boxes (titles: True, others: False)
+_BOX = "box"          # the kind of a node box
 
 
 def _cells(rect, size: float):
@@ -691,7 +712,7 @@ class _Ground:
         self.cells: dict = {}
         size = _Room.CELL
         for item in scene.node_items.values():
-            _add_box(self.cells, (*_box(item.scene_rect()), False), size)
+            _add_box(self.cells, (*_box(item.scene_rect()), _BOX), size)
         for frame in scene.group_frames.values():
             title = getattr(frame, "title_item", None)
             if title is not None:
