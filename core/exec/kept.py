@@ -142,6 +142,21 @@ class BodyValues:
         """The run index of the value kept for (path, name); None when none is."""
         return self.iterations.get(path) if (path, name) in self.values else None
 
+    def holds(self, path: str, name: str) -> bool:
+        """Whether (path, name) is a value the body records (kept in some run)."""
+        return (path, name) in self.values or (path, name) in self.history
+
+    def value_in_run(self, path: str, name: str, run: int):
+        """The value of (path, name) in the body's run `run` (0-based: a loop's
+        iteration); None when that run's value was not kept (only the last
+        run's is, without every_iteration; the budget may have left it out)."""
+        for index, value in self.history.get((path, name), ()):
+            if index == run:
+                return value
+        if self.iterations.get(path) == run:
+            return self.values.get((path, name))
+        return None
+
     def summary(self) -> str:
         """One line for a person: what was kept, and what the budget left out."""
         text = (f"kept {len(self.values)} values inside {len(self.graphs)} bodies "

@@ -1173,6 +1173,25 @@
     </message>
 </context>
 <context>
+    <name>IterationChoice</name>
+    <message>
+        <source>Loop iteration shown:</source>
+        <translation>显示的循环迭代：</translation>
+    </message>
+    <message>
+        <source>last</source>
+        <translation>最后一次</translation>
+    </message>
+    <message>
+        <source>Which iteration of the loop body shown on the canvas its value tags come from (earlier ones are kept with &quot;every iteration&quot;)</source>
+        <translation>画布上所示循环体的数值标签来自哪一次迭代（较早的迭代需勾选“每次迭代”才会保留）</translation>
+    </message>
+    <message>
+        <source>iteration {i} of {n} was not kept: turn on &quot;every iteration&quot; and run again</source>
+        <translation>{n} 次迭代中的第 {i} 次未保留：请勾选“每次迭代”后重新运行</translation>
+    </message>
+</context>
+<context>
     <name>Language</name>
     <message>
         <source>System Language</source>
@@ -2981,6 +3000,10 @@
     <message>
         <source>failed</source>
         <translation>失败</translation>
+    </message>
+    <message>
+        <source>from iteration {i} of the {n} runs of this body</source>
+        <translation>来自此子图 {n} 次运行中的第 {i} 次迭代</translation>
     </message>
     <message>
         <source>from the last of {n} runs of this body (iteration {i})</source>

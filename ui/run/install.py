@@ -18,6 +18,7 @@ from .compare_view import CompareView
 from .controller import RunController
 from .inputs_panel import InputsPanel, RunDockWidth
 from .inspector import TensorInspector
+from .iteration_choice import IterationChoice
 from .extract_failing import install_compare_actions
 from .overlay import RunOverlay
 from .run_options import RunOptions, remember_options, stored_options
@@ -39,6 +40,7 @@ class RunDock(QWidget):
         self.status.setTextInteractionFlags(Qt.TextSelectableByMouse)
         self.nan_box = QCheckBox(self.tr("Stop at first NaN/Inf"))
         bodies = self._bodies_row()
+        self.iteration_choice = IterationChoice()
         row = QHBoxLayout()
         row.addWidget(self.progress, 1)
         row.addWidget(self.cancel_button)
@@ -47,6 +49,7 @@ class RunDock(QWidget):
         layout.addWidget(inputs, 1)
         layout.addWidget(self.nan_box)
         layout.addLayout(bodies)
+        layout.addWidget(self.iteration_choice)
         layout.addLayout(row)
         layout.addWidget(self.status)
         layout.addLayout(self._files_row())
@@ -287,6 +290,10 @@ class RunUI(QObject):
                        self.iterations_action):
             action.toggled.connect(self._options_changed)
         d.budget_box.valueChanged.connect(self._options_changed)
+        # Which iteration of a loop body the canvas shows, once a run kept several.
+        d.iteration_choice.chosen.connect(self.overlay.show_iteration)
+        self.window.graph.laid_out.connect(self._body_shown)
+        c.updated.connect(self._body_shown)
 
     # -- document -----------------------------------------------------------------------------
 
@@ -418,6 +425,14 @@ class RunUI(QObject):
             text += " — " + self.tr("an .npz cannot hold {names}: left out").format(names=", ".join(left_out))
         self._message("info", text)
         return True
+
+    def _body_shown(self) -> None:
+        """The canvas shows another graph, or a run kept other values: offer its iterations."""
+        panel = self.window.graph
+        debug = self.controller.debug_if_any
+        graph = panel.level.graph if panel.levels else None
+        self.dock_widget.iteration_choice.set_body(debug.kept if debug is not None else None, graph)
+        self.overlay.show_iteration(self.dock_widget.iteration_choice.iteration)
 
     def _options(self) -> RunOptions:
         return RunOptions(self.nan_action.isChecked(), self.constants_action.isChecked(),

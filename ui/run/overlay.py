@@ -210,14 +210,17 @@ class NodeMark(QGraphicsItem):
         painter.drawText(tag, Qt.AlignCenter, text)
 
 
-def _kept_run_note(debug, graph, name: str) -> str:
+def _kept_run_note(debug, graph, name: str, iteration: Optional[int] = None) -> str:
     """For a body value a whole run kept: which run of the body it is from,
     when the body ran more than once (a loop's iterations); else ""."""
     kept = debug.kept
     path = graph.path if kept is not None and graph.parent_node is not None else None
     runs = kept.runs.get(path, 0) if path is not None else 0
-    if runs < 2 or (path, name) not in kept.values:
+    if runs < 2 or not kept.holds(path, name):
         return ""
+    if iteration is not None:
+        return QCoreApplication.translate("RunOverlay", "from iteration {i} of the {n} runs of this body").format(
+            i=iteration, n=runs)
     return QCoreApplication.translate("RunOverlay", "from the last of {n} runs of this body (iteration {i})").format(
         n=runs, i=kept.iterations[path])
 
@@ -237,6 +240,7 @@ class RunOverlay:
         self._points: dict = {}         # points along each edge (see _along)
         self._ground = None             # (key, _Ground) of the layout shown (see _ground_of)
         self._marks: list = []          # the NodeMarks among the items
+        self.iteration: Optional[int] = None    # a loop body's iteration to show (None: the last run)
         controller.busy.connect(lambda _what: self.recomputed.clear())
         controller.ran.connect(self._note_ran)
         self._shown = None              # what the items show (see _state)
@@ -320,7 +324,7 @@ class RunOverlay:
         tags = (id(scene), id(vm), id(graph), id(debug), self.show_values,
                 tuple(map(id, debug.values.values())), id(kept), len(kept.values) if kept is not None else 0,
                 id(self._failed_node(debug, graph)), tuple(map(id, debug.nonfinite)),
-                tuple(debug.nonfinite_inputs), frozenset(self.recomputed), self._body_state(debug))
+                tuple(debug.nonfinite_inputs), frozenset(self.recomputed), self._body_state(debug), self.iteration)
         marks = (c.running, id(debug.current), tuple(map(id, debug.breakpoints)), id(debug.error), id(c.report),
                  self.colour_by)
         return tags, marks
@@ -351,12 +355,11 @@ class RunOverlay:
             value = edge.ref.value if isinstance(edge.ref, ViewEdge) else None
             if value is None or id(value) in done:
                 continue
-            computed = debug.value_of(value) if value.graph is graph or value.graph is None else \
-                debug.value_of(value.name, graph)
+            computed = self._value_shown(debug, graph, value)
             if computed is None or value.const is not None:
                 continue
             done.add(id(value))
-            note = _kept_run_note(debug, graph, value.name)
+            note = _kept_run_note(debug, graph, value.name, self._iteration_in(debug, graph, value.name))
             fresh = value.name in self.recomputed if self.recomputed and graph is self.controller.model.graph \
                 else None
             # The tag holds its array, so no other array can have its id meanwhile.
@@ -374,6 +377,28 @@ class RunOverlay:
             if tag.scene() is not scene:
                 scene.addItem(tag)
             self.items.append(tag)
+
+    def _iteration_in(self, debug, graph, name: str) -> Optional[int]:
+        """The iteration chosen (see `iteration`) when `name` is a value the
+        body shown records in each of its runs; else None (its last run)."""
+        kept = debug.kept
+        if self.iteration is None or kept is None or graph.parent_graph is None or not kept.holds(graph.path, name):
+            return None
+        return self.iteration
+
+    def _value_shown(self, debug, graph, value):
+        """The value of `value` the tags show: of the chosen iteration of a
+        loop body (None when that iteration's was not kept), else the run's."""
+        i = self._iteration_in(debug, graph, value.name)
+        if i is not None:
+            return debug.kept.value_in_run(graph.path, value.name, i)
+        return debug.value_of(value) if value.graph is graph or value.graph is None else \
+            debug.value_of(value.name, graph)
+
+    def show_iteration(self, iteration: Optional[int]) -> None:
+        """Show the values of this iteration of the loop body on the canvas (None: the last)."""
+        self.iteration = iteration
+        self.refresh()
 
     def _ground_of(self, scene) -> "_Ground":
         labels = _Ground.labels_of(scene)
