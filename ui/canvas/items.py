@@ -288,6 +288,11 @@ class EdgeItem(QGraphicsItem):
         left = [QRectF(p.x() - 4 - w, p.y() - h / 2, w, h) for p in points]
         return right + left
 
+    @property
+    def label_rect(self) -> Optional[QRectF]:
+        """Where the type label is drawn (None: not drawn), for what must keep clear of it."""
+        return None if self._label_rect is None else QRectF(self._label_rect)
+
     def place_label(self, rect: Optional[QRectF]) -> None:
         """Put the label at `rect`; None hides it (it stays in the tooltip)."""
         self.prepareGeometryChange()
