@@ -4,6 +4,9 @@ from __future__ import annotations
 import html
 
 from ...core import schemas
+from ...core.infer.dims import compact_dim
+from ...core.ir.dtypes import type_name
+from ...core.ir.types import TensorType
 
 
 def esc(text) -> str:
@@ -28,6 +31,34 @@ td.k { padding-right: 10px; color: %(muted)s; white-space: nowrap; vertical-alig
 a { text-decoration: none; }
 </style>
 """
+
+
+DIM_CHARS = 16         # a symbolic dim longer than this is abbreviated (full on hover)
+
+
+def short_type(value, inferred: dict, links: dict, text: str) -> str:
+    """The value's type as HTML with long symbolic dims abbreviated (some
+    exporters name dims like `LayerNormalizationlast_hidden_state_dim_0`):
+    each links to `dim:<key>`, its full name put in `links[key]` for the
+    panel to show on hover. `text` (the type as plain text) when the type
+    is not a tensor's with a shape."""
+    t = value.type
+    if t is None and inferred:
+        t = inferred.get(value)
+    shape = t.shape if isinstance(t, TensorType) else None
+    if shape is None:
+        return esc(text)
+    parts = []
+    for d in shape:
+        full = compact_dim(d) if d is not None else "?"
+        if isinstance(d, str) and len(full) > DIM_CHARS:
+            key = f"dim{len(links)}"
+            links[key] = full
+            short = full[:DIM_CHARS // 2 - 1] + "…" + full[-(DIM_CHARS // 2 - 1):]
+            parts.append(f"<a href='dim:{key}' style='text-decoration: none'>{esc(short)}</a>")
+        else:
+            parts.append(esc(full))
+    return esc(type_name(t.elem_type)) + "[" + ",".join(parts) + "]"
 
 
 def operator_url(op_type: str, domain: str) -> str | None:

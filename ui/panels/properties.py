@@ -17,7 +17,7 @@ from PySide6.QtGui import QCursor
 from PySide6.QtCore import Qt
 
 from ...core.exec.tensor_stats import tensor_stats
-from ...core.ir import Node, SparseTensor, TensorType, Value
+from ...core.ir import Node, SparseTensor, Value
 from ...core.layout import ViewEdge, ViewNode
 from ...core.summary import human_bytes
 from ..canvas.scene import value_type_text
@@ -25,11 +25,11 @@ from ..canvas.words import group_path_text, shown_label
 from .editor_slot import EditorSlot
 from .node_editor import NodeEditor
 from .value_editor import ValueEditor
-from .html import STYLE, esc, operator_url, section, table
+from .html import STYLE, esc, operator_url, section, short_type, table
+from .tensor_slot import TensorSlot
 from .tensor_view import TensorView
 
 MAX_LIST = 200          # consumers listed before "… and N more"
-DIM_CHARS = 16         # a symbolic dim longer than this is abbreviated (full on hover)
 MAX_ATTR_ITEMS = 64     # list attribute items shown before "… (N items)"
 ATTR_TYPE_NAMES = {1: "float", 2: "int", 3: "string", 4: "tensor", 5: "graph", 6: "floats",
                    7: "ints", 8: "strings", 9: "tensors", 10: "graphs", 11: "sparse tensor",
@@ -77,12 +77,13 @@ class PropertiesPanel(QWidget):
         self._form_timer.setSingleShot(True)
         self._form_timer.setInterval(0)
         self._form_timer.timeout.connect(self._form_due)
-        self.tensor_editor = None         # initializer / tensor attribute being edited
         splitter = QSplitter(Qt.Vertical)
         splitter.addWidget(self.browser)
         splitter.addWidget(self.editor_area)
         splitter.addWidget(self.tensor_view)
         self.splitter = splitter
+        # The initializer / tensor attribute being edited, under the form.
+        self.tensor_slot = TensorSlot(splitter, self.tensor_view)
         layout = QVBoxLayout(self)
         layout.setContentsMargins(0, 0, 0, 0)
         layout.addWidget(splitter)
@@ -189,7 +190,8 @@ class PropertiesPanel(QWidget):
         if value is None:
             return ("", "<span class='muted'>" + self.tr("(omitted)") + "</span>")
         kind = self.tr(" · initializer") if value.is_initializer else ""
-        return (self._link(value, value.name), self._short_type(value, value_type_text(value, self.inferred)) + kind)
+        text = value_type_text(value, self.inferred)
+        return (self._link(value, value.name), short_type(value, self.inferred, self._links, text) + kind)
 
     def _value_list(self, values) -> str:
         """Name on one line, type below it: long names and long symbolic shapes
@@ -249,7 +251,7 @@ class PropertiesPanel(QWidget):
             return self._set_editor(None)
         form = self.editor_area.kept_form(self.qdoc, node)
         if form is None and self._forms_later:
-            self._keep_tensor_editor(None)
+            self.tensor_slot.keep_for(None)
             self.editor_area.blank()
             self._form_timer.start()
             return
@@ -276,7 +278,7 @@ class PropertiesPanel(QWidget):
     def _new_node_form(self, node):
         editor = NodeEditor(self.qdoc, node)
         editor.navigate.connect(self.navigate)
-        editor.open_tensor.connect(self._open_tensor_attr)
+        editor.open_tensor.connect(self.open_tensor_editor)
         return editor
 
     def extend_canvas_menu(self, item, menu) -> None:
@@ -297,104 +299,27 @@ class PropertiesPanel(QWidget):
 
     def _set_editor(self, editor) -> None:
         """Put `editor` (a form widget, or None) under the summary."""
-        self._keep_tensor_editor(editor)
+        self.tensor_slot.keep_for(editor)
         if editor is not None:
             editor.built_shape = editor.shape()
         self.editor_area.put(editor)
 
     # -- the tensor editor (initializers, tensor attributes) -------------------------------
 
-    def _keep_tensor_editor(self, editor) -> None:
-        """Keep the tensor editor (refreshed) while the same value or node stays
-        shown, so an edit does not lose the slice being looked at."""
-        te = self.tensor_editor
-        if te is None:
-            return
-        src = te.source
-        shown_value = editor.value if isinstance(editor, ValueEditor) else None
-        keep = editor is not None and src.alive and (
-            (src.value is not None and shown_value is src.value and src.value.is_initializer)
-            or (src.node is not None and src.attr_name in src.node.attributes
-                and ((isinstance(editor, NodeEditor) and editor.node is src.node)
-                     or (shown_value is not None and shown_value.producer is src.node))))
-        if keep:
-            te.sync()
-        else:
-            self.tensor_editor = None
-            te.setParent(None)
-            te.deleteLater()
-
-    def _show_tensor_editor(self, source) -> None:
-        from .tensor_editor import TensorEditor
-        self._keep_tensor_editor(None)
-        self.tensor_editor = TensorEditor(self.qdoc, source)
-        self.splitter.addWidget(self.tensor_editor)
-        self.tensor_view.setVisible(False)
-        # The values get most of the dock: the table was squeezed to four rows.
-        total = max(self.splitter.height(), 600)
-        self.splitter.setSizes([int(total * 0.22), int(total * 0.14), 0, int(total * 0.64)])
-
-    @staticmethod
-    def _tensor_source_for(value, tensor):
-        from .tensor_editor import TensorSource
-        if tensor is None:
-            return None
-        if value.is_initializer:            # dense or sparse
-            return TensorSource(value=value)
-        attrs = value.producer.attributes    # a Constant's value or sparse_value
-        name = next((n for n in ("value", "sparse_value") if n in attrs and attrs[n].value is tensor), None)
-        return None if name is None else TensorSource(node=value.producer, attr_name=name)
-
-    def _value_tensor_editor(self, value, tensor) -> None:
-        if self.qdoc is None or value.graph is None:
-            return
-        source = self._tensor_source_for(value, tensor)
-        if source is None:
-            return
-        if self.tensor_editor is None:
-            self._show_tensor_editor(source)
-        self.tensor_view.setVisible(False)
+    @property
+    def tensor_editor(self):
+        """The tensor editor shown under the form (None when none is)."""
+        return self.tensor_slot.editor
 
     def open_tensor_editor(self, node, attr) -> None:
         """A node's tensor attribute ("Edit tensor…") in the tensor editor."""
-        from .tensor_editor import TensorSource
-        self._show_tensor_editor(TensorSource(node=node, attr_name=attr.name))
-
-    # -- long symbolic dims --------------------------------------------------------------------
-
-    def _short_type(self, value, text) -> str:
-        """The value's type as HTML with long symbolic dims abbreviated (some
-        exporters name dims like `LayerNormalizationlast_hidden_state_dim_0`);
-        the full name shows on hover."""
-        from ...core.infer.dims import compact_dim
-        from ...core.ir.dtypes import type_name
-        t = value.type
-        if t is None and self.inferred:
-            t = self.inferred.get(value)
-        shape = t.shape if isinstance(t, TensorType) else None
-        if shape is None:
-            return esc(text)
-        parts = []
-        for d in shape:
-            full = compact_dim(d) if d is not None else "?"
-            if isinstance(d, str) and len(full) > DIM_CHARS:
-                key = f"dim{len(self._links)}"
-                self._links[key] = full
-                short = full[:DIM_CHARS // 2 - 1] + "…" + full[-(DIM_CHARS // 2 - 1):]
-                parts.append(f"<a href='dim:{key}' style='text-decoration: none'>{esc(short)}</a>")
-            else:
-                parts.append(esc(full))
-        return esc(type_name(t.elem_type)) + "[" + ",".join(parts) + "]"
+        self.tensor_slot.show_attribute(self.qdoc, node, attr)
 
     def _hovered(self, url: QUrl) -> None:
         if url.scheme() == "dim" and isinstance(self._links.get(url.path()), str):
             QToolTip.showText(QCursor.pos(), self._links[url.path()], self.browser)
         else:
             QToolTip.hideText()
-
-    def _open_tensor_attr(self, node, attr) -> None:
-        """A tensor attribute: its values in the tensor view (editing: tensor editor)."""
-        self.open_tensor_editor(node, attr)
 
     def _render_node_summary(self, node) -> None:
         self._links.clear()
@@ -466,7 +391,7 @@ class PropertiesPanel(QWidget):
         self._links.clear()
         vtype = value_type_text(value, self.inferred)
         declared = value.type is not None or value.is_initializer   # typed by its data
-        rows = [(self.tr("type"), self._short_type(value, vtype or self.tr("unknown"))
+        rows = [(self.tr("type"), short_type(value, self.inferred, self._links, vtype or self.tr("unknown"))
                  + ("" if declared or not vtype
                     else " <span class='muted'>" + esc(self.tr("(inferred)")) + "</span>"))]
         producer = value.producer
@@ -497,7 +422,7 @@ class PropertiesPanel(QWidget):
             body += section(self.tr("Documentation"),
                             f"<pre style='white-space: pre-wrap'>{esc(value.doc_string)}</pre>")
         self._render(body, tensor, value.name)
-        self._value_tensor_editor(value, tensor)
+        self.tensor_slot.show_value(self.qdoc, value, tensor)
 
     def _initializer_section(self, tensor) -> str:
         from .tensor_editor import LOAD_NOW_BYTES
