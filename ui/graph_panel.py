@@ -14,7 +14,7 @@ from ..core.ir import Node, Value
 from .canvas import actions
 from .canvas.badges import box_badges
 from .canvas.edit_tracking import EditTracker
-from .canvas.items import NodeItem
+from .canvas.items import EdgeItem, NodeItem
 from .canvas.layout_runner import LayoutRunner
 from .canvas.loose import LoosePlacements
 from .canvas.minimap import Minimap
@@ -263,15 +263,20 @@ class GraphPanel(QWidget):
 
     def _populate(self, view_model, result, keep_view: bool, same=None) -> None:
         state = self.view.view_state() if keep_view else self.level.view_state
-        selected = [item.ref.node or item.ref.value for item in self.scene.selectedItems()
-                    if keep_view and isinstance(item, NodeItem) and item.ref is not None]
+        # What was selected (a node, or a value: its edge or input/output box)
+        # stays selected after an edit relays the level out, and so does the
+        # Properties form showing it.
+        selected = [item.ref.value if isinstance(item, EdgeItem) else item.ref.node or item.ref.value
+                    for item in self.scene.selectedItems()
+                    if keep_view and isinstance(item, (NodeItem, EdgeItem)) and item.ref is not None]
         self.view.reset_first_paint()
         # After an edit (same: box ids matched) unmoved items are kept, not rebuilt.
         self.scene.populate(view_model, result, self.inferred, same)
         self.edits.laid_out(self.level.graph)
         self._apply_badges()
-        reselected = [self.scene.item_for_node(obj) for obj in selected
-                      if isinstance(obj, Node) and obj.graph is not None]
+        reselected = [item for obj in selected if obj.graph is not None
+                      for item in ([self.scene.item_for_node(obj)] if isinstance(obj, Node)
+                                   else self.scene.items_for_value(obj))]
         for item in reselected:
             if item is not None:
                 item.setSelected(True)

@@ -62,14 +62,27 @@ def test_typed_attribute_editors_undo_redo_save_reload(qtbot, window, tmp_path):
 
 
 def test_typing_in_one_field_is_one_step(qtbot, window, tmp_path):
+    from PySide6.QtCore import Qt
     open_conv_model(qtbot, window, tmp_path)
     editor = _node_editor(window, "conv1")
     before = len(window.document.steps)
-    for text in ("2, 1", "2, 2", "3, 3"):
-        type_into(qtbot, window.properties.editor.attr_editors["strides"].edit, text)
+    # Typing continuously, in bursts, until one Return: one step.
+    field = window.properties.editor.attr_editors["strides"].edit
+    field.setFocus()
+    field.selectAll()
+    for burst in ("2", ", ", "1"):
+        qtbot.keyClicks(field, burst)
+    qtbot.keyClick(field, Qt.Key_Return)
+    assert editor.node.attributes["strides"].value == [2, 1]
     assert len(window.document.steps) == before + 1
-    window.edit_actions.undo()
-    assert editor.node.attributes["strides"].value == [1, 1]
+    # Separate commits to the same field are separate steps (a commit ends
+    # what merges), and undo takes them back one at a time.
+    for text in ("2, 2", "3, 3", "4, 4", "5, 5"):
+        type_into(qtbot, window.properties.editor.attr_editors["strides"].edit, text)
+    assert len(window.document.steps) == before + 5
+    for expected in ([4, 4], [3, 3], [2, 2], [2, 1], [1, 1]):
+        window.edit_actions.undo()
+        assert editor.node.attributes["strides"].value == expected
 
 
 def test_op_picker_lists_imported_ops_and_fills_required_attributes(qtbot, window, tmp_path):

@@ -191,7 +191,9 @@ class ValueEditor(QWidget):
     # -- edits ---------------------------------------------------------------------------------
 
     def _apply(self, edit) -> bool:
-        return apply_edit(self.qdoc, self.message, edit)
+        # Each commit of a field (Return, focus-out) is an undo step of its
+        # own: typing until the commit is one edit, five commits are five steps.
+        return apply_edit(self.qdoc, self.message, edit, merge=False)
 
     def _refuse(self, message: str) -> None:
         self.message.say(self.tr("{name}: {message} — not changed.").format(
