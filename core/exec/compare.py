@@ -40,7 +40,7 @@ from __future__ import annotations
 
 import math
 from dataclasses import dataclass, field
-from typing import Optional
+from typing import Callable, Optional
 
 import numpy as np
 
@@ -146,6 +146,7 @@ class Report:
     tolerances: dict = field(default_factory=dict)               # value name -> (rtol, atol)
     bodies: list = field(default_factory=list)                   # compare_bodies.BodyReport per body
     unmatched: list = field(default_factory=list)                # reference names the model has no value of
+    own_cancelled: Optional[tuple] = None   # (measured, to measure) when the own-error pass was cancelled
 
     @property
     def first_divergence(self) -> Optional[NodeDiff]:
@@ -173,7 +174,9 @@ class Report:
                 "differing_sources": self.differing_sources, "skipped": self.skipped,
                 "nodes": [n.to_json() for n in self.nodes],
                 **({"bodies": [b.to_json() for b in self.bodies]} if self.bodies else {}),
-                **({"unmatched": self.unmatched} if self.unmatched else {})}
+                **({"unmatched": self.unmatched} if self.unmatched else {}),
+                **({"own_cancelled": {"measured": self.own_cancelled[0], "nodes": self.own_cancelled[1]}}
+                   if self.own_cancelled else {})}
 
 
 # -- values ----------------------------------------------------------------------------
@@ -459,11 +462,14 @@ def compare_run_with_onnxruntime(model: Model, ours: dict, feeds: dict, *, refer
                                  intermediates: bool = True, own: bool = True, kept=None, rtol: float = RTOL,
                                  atol: float = ATOL, tolerances: Optional[dict] = None,
                                  provider: str = DEFAULT_PROVIDER, opt_level: str = "disable",
-                                 seed: int = 0) -> tuple[Report, dict]:
+                                 seed: int = 0, cancelled: Callable[[], bool] = lambda: False,
+                                 own_progress: Optional[Callable] = None) -> tuple[Report, dict]:
     """(Report, onnxruntime's values by name) for a run of ours already made:
     `ours` holds its values (every intermediate when it kept them), `kept`
     its values inside bodies (kept.BodyValues, or None: bodies not compared).
-    onnxruntime runs `reference_model` when given, else `model`."""
+    onnxruntime runs `reference_model` when given, else `model`.
+    `cancelled()` stops the own-error pass between nodes (Report.own_cancelled
+    says so), which reports `own_progress(i, n, node)` before each node."""
     target = reference_model if reference_model is not None else model
     wanted = intermediate_names(model.graph) if intermediates else []
     names = [n for n in wanted if n in ours and target.graph.lookup(n) is not None]
@@ -474,7 +480,8 @@ def compare_run_with_onnxruntime(model: Model, ours: dict, feeds: dict, *, refer
     report = node_report(model.graph, diffs, skipped=skipped, rtol=rtol, atol=atol, tolerances=tolerances)
     if own and intermediates:
         from .own_error import add_own_errors
-        add_own_errors(report, model, ours, {**feeds, **theirs}, seed=seed)
+        add_own_errors(report, model, ours, {**feeds, **theirs}, seed=seed, cancelled=cancelled,
+                       progress=own_progress)
     if kept is not None:
         report.bodies = body_reports(target, ours, kept, rtol=rtol, atol=atol, tolerances=tolerances,
                                      provider=provider, opt_level=opt_level)

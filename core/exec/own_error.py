@@ -26,6 +26,7 @@ from typing import Callable, Iterable, Optional
 
 from ..ir import Graph, Model, Node
 from ..ir.nesting import node_reads
+from ..opsets import canonical_domain
 from .compare import ATOL, RTOL, RANDOM_OPS, compare_values, constant_values
 
 Lookup = Callable[[str], object]          # a value by name; KeyError when it is not held
@@ -42,20 +43,44 @@ class OwnResult:
 def own_errors(model: Model, nodes: Iterable[Node], reference: Lookup, ours_constant: Lookup, *,
                graph: Optional[Graph] = None, constants: Optional[set] = None, rtol: float = RTOL,
                atol: float = ATOL, tolerances: Optional[dict] = None, seed: int = 0,
-               cancelled: Callable[[], bool] = lambda: False) -> dict[int, OwnResult]:
+               cancelled: Callable[[], bool] = lambda: False,
+               progress: Optional[Callable[[int, int, Node], None]] = None) -> dict[int, OwnResult]:
     """{id(node): OwnResult} for each of `nodes` (nodes of `graph`, the main
     graph by default). `reference(name)` gives the reference's value of a
     computed value, `ours_constant(name)` our value of a constant one (both
-    raise KeyError when they do not hold it)."""
+    raise KeyError when they do not hold it). `cancelled()` is asked before
+    each node (a cancelled pass returns the nodes measured so far), and
+    `progress(i, n, node)` told of it."""
     graph = graph if graph is not None else model.graph
     constants = constants if constants is not None else constant_values(graph)
+    nodes = list(nodes)
     out = {}
-    for node in nodes:
-        if cancelled():
-            break
-        out[id(node)] = own_error(model, node, reference, ours_constant, graph=graph, constants=constants,
-                                  rtol=rtol, atol=atol, tolerances=tolerances, seed=seed)
+    with _one_blas_thread():
+        for i, node in enumerate(nodes):
+            if cancelled():
+                break
+            if progress is not None:
+                progress(i, len(nodes), node)
+            out[id(node)] = own_error(model, node, reference, ours_constant, graph=graph, constants=constants,
+                                      rtol=rtol, atol=atol, tolerances=tolerances, seed=seed)
     return out
+
+
+def _one_blas_thread():
+    """One BLAS thread for the pass, when it runs on the main thread.
+
+    The pass makes one small product per MatMul, where OpenBLAS's threads
+    only wait for each other on a busy machine (threads.ThreadTuner): on
+    bert_12layer_narrow on two shared cores, 192 products took ~25 ms each
+    with two threads, well under 1 ms with one. The results are the same
+    bits. The setting is process-wide, so a worker thread (the app's)
+    leaves it as it is, as the session's tuner does."""
+    import threading
+    from contextlib import nullcontext
+    from .threads import limited_blas_threads
+    if threading.current_thread() is not threading.main_thread():
+        return nullcontext()
+    return limited_blas_threads(1)
 
 
 def own_error(model: Model, node: Node, reference: Lookup, ours_constant: Lookup, *, graph: Graph,
@@ -63,7 +88,6 @@ def own_error(model: Model, node: Node, reference: Lookup, ours_constant: Lookup
               seed: int = 0) -> OwnResult:
     """`node` run alone by our executor on the reference's inputs (our constants)."""
     from .errors import ExecError, FeedError
-    from .session import Session
 
     result = OwnResult(node)
     outs = [v.name for v in node.outputs if v is not None and v.name]
@@ -94,8 +118,7 @@ def own_error(model: Model, node: Node, reference: Lookup, ours_constant: Lookup
             result.note = f"input {v.name!r} is not given by the reference"
             return result
     try:
-        session = Session(model, graph=graph, nodes=[node], outputs=list(theirs), seed=seed)
-        mine = session.run({k: x for k, x in feeds.items() if k in session.input_names})
+        mine = _run_alone(model, node, graph, feeds, list(theirs), seed)
     except (ExecError, FeedError) as e:
         result.note = f"does not run on the reference's inputs: {str(e).splitlines()[0]}"
         return result
@@ -104,23 +127,83 @@ def own_error(model: Model, node: Node, reference: Lookup, ours_constant: Lookup
     return result
 
 
+def _run_alone(model: Model, node: Node, graph: Graph, feeds: dict, outputs: list, seed: int) -> dict:
+    """`node`'s `outputs` computed from `feeds` (its inputs by name).
+
+    A plain kernel is called directly, as a session's step calls it: the
+    node's decoded attributes, its inputs in order, initializers read from
+    the graph. Building a one-node session (its plan, constant folding and
+    runners) cost ~40% of the pass on bert_12layer_narrow, for one call.
+    Nodes that need a session (model-local functions, context kernels:
+    bodies, random number generators, opset queries) still get one."""
+    from .failures import node_failure
+    from .fast_steps import store_result
+    from .plan import node_attrs
+    from .registry import find_kernel
+    from .session import Session
+    from .values import normalize
+
+    domain = canonical_domain(node.domain)
+    opsets = model.opset_imports
+    opset = opsets.get(domain, 0) or (opsets.get("", 1) if domain == "" else 0)
+    kernel = find_kernel(domain, node.op_type, opset) if opset else None
+    if (kernel is None or kernel.context or graph is not model.graph
+            or model.function(node.domain, node.op_type, node.overload) is not None):
+        session = Session(model, graph=graph, nodes=[node], outputs=outputs, seed=seed)
+        return session.run({k: x for k, x in feeds.items() if k in session.input_names})
+    names = [v.name if v is not None else "" for v in node.inputs]
+    while names and not names[-1]:
+        names.pop()
+    args = []
+    for name in names:
+        if not name:
+            args.append(None)
+        elif name in feeds:
+            args.append(feeds[name])
+        elif name in graph.sparse_initializers:  # constants the reference does not hold
+            args.append(graph.sparse_initializers[name].const.to_dense())
+        else:
+            args.append(normalize(graph.initializers[name].const))
+    attrs = node_attrs(node)
+    try:
+        result = kernel.fn(*args, **attrs)
+    except Exception as e:  # noqa: BLE001 - reported as the node's failure, as a run reports it
+        raise node_failure(node, names, args, e) from e
+    values: dict = {}
+    store_result(values, [v.name if v is not None else "" for v in node.outputs], result, ())
+    return {n: values[n] for n in outputs if n in values}
+
+
 def add_own_errors(report, model: Model, ours: dict, reference: dict, *, graph: Optional[Graph] = None,
-                   seed: int = 0, cancelled: Callable[[], bool] = lambda: False) -> None:
+                   seed: int = 0, cancelled: Callable[[], bool] = lambda: False,
+                   progress: Optional[Callable[[int, int, Node], None]] = None) -> None:
     """Fill each compared node's own error (NodeDiff.own, own_note) in
     `report` (a compare.Report of `graph`), from `ours` (our run's values,
     constants taken from it) and `reference` (the reference's values,
-    its graph inputs included), judged with the report's tolerances."""
-    results = own_errors(model, [nd.node for nd in report.nodes if not nd.constant], reference.__getitem__,
-                         ours.__getitem__, graph=graph, rtol=report.rtol, atol=report.atol,
-                         tolerances=report.tolerances, seed=seed, cancelled=cancelled)
-    fill_own(report, results)
+    its graph inputs included), judged with the report's tolerances.
+    A pass `cancelled` partway fills the nodes measured and says so in
+    report.own_cancelled: (measured, to measure)."""
+    todo = [nd.node for nd in report.nodes if not nd.constant]
+    results = own_errors(model, todo, reference.__getitem__, ours.__getitem__, graph=graph, rtol=report.rtol,
+                         atol=report.atol, tolerances=report.tolerances, seed=seed, cancelled=cancelled,
+                         progress=progress)
+    fill_own(report, results, cancelled=len(results) < len(todo))
 
 
-def fill_own(report, results: dict) -> None:
-    """Set each NodeDiff's own error (own, own_note) from `results` ({id(node): OwnResult})."""
+CANCELLED_NOTE = "not measured: the own-error pass was cancelled"
+
+
+def fill_own(report, results: dict, *, cancelled: bool = False) -> None:
+    """Set each NodeDiff's own error (own, own_note) from `results`
+    ({id(node): OwnResult}); with `cancelled`, the nodes without a result
+    say they were not measured, and report.own_cancelled how many were."""
     for nd in report.nodes:
         r = results.get(id(nd.node))
         if nd.constant:
             nd.own_note = "holds a constant"
         elif r is not None:
             nd.own, nd.own_note = (None, r.note) if r.note else (r.outputs, "")
+        elif cancelled:
+            nd.own, nd.own_note = None, CANCELLED_NOTE
+    if cancelled:
+        report.own_cancelled = (len(results), sum(not nd.constant for nd in report.nodes))
