@@ -117,6 +117,7 @@ class BodyRunning:
         self._keep_options = (budget, every_iteration)
         self._run_graph = self._run_graph_kept
         self._body_runner = self._body_runner_kept
+        self._run_function = self._run_function_kept       # a function's body is kept like a subgraph's
         # Body plans made so far free their values: make them again, keeping.
         self._plans = {id(self.graph): self.plan}
         self._bodies = {}
@@ -126,6 +127,7 @@ class BodyRunning:
         `body_values` stays as the last run left it."""
         self.__dict__.pop("_run_graph", None)
         self.__dict__.pop("_body_runner", None)
+        self.__dict__.pop("_run_function", None)
         self._keep_options = None
 
     def _run_graph_kept(self, graph: Graph, inputs: list, parent: Frame) -> list:
@@ -144,6 +146,15 @@ class BodyRunning:
             body.base = {**body.consts, **plan.folded}
         return body.outputs(values, frame)
 
+    def _run_function_kept(self, plan: Plan, frame: Frame) -> None:
+        """A function call's body, keeping what it computes (each call is one
+        run of the body: the last call's values stay, or every call's)."""
+        kept = self.body_values
+        try:
+            self._execute(plan, frame)
+        finally:
+            kept.keep(plan.graph, kept.names_for(plan.graph, plan), frame.values)
+
     def _body_runner_kept(self, graph: Graph, parent: Frame) -> Callable[[list], list]:
         return lambda inputs: self._run_graph_kept(graph, inputs, parent)
 
@@ -158,13 +169,16 @@ class BodyRunning:
 
     def _function_plan(self, s: Step) -> Plan:
         """The plan of the function `s` calls, with `s`'s attributes, made once."""
-        plan = s.body_cache.get("plan")
+        # A run keeping body values keeps every value of the call (a plan of its own).
+        keep = self._keep_options is not None
+        key = "plan kept" if keep else "plan"
+        plan = s.body_cache.get(key)
         if plan is None:
             fn = s.function
             defaults = {k: decode_attr_value(a.value, a.type) for k, a in fn.attribute_defaults.items()}
-            plan = Plan(fn.graph, self.model, self._opsets_of(fn.graph), caller_attrs=s.attrs,
+            plan = Plan(fn.graph, self.model, self._opsets_of(fn.graph), keep=keep, caller_attrs=s.attrs,
                         attr_defaults=defaults)
-            s.body_cache["plan"] = plan
+            s.body_cache[key] = plan
         return plan
 
     def _call_function(self, s: Step, args: list):

@@ -488,8 +488,9 @@ class DebugRun(Stepping):
     def _wants_bodies(self) -> bool:
         """Body values are asked for and the last run left none (it was before
         the option, or an edit dropped them): only a whole run gives them."""
+        functions = self.model.functions
         return (self.keep_body_values and self.kept is None
-                and any(n.subgraphs() for n in self.graph.nodes))
+                and any(n.subgraphs() or (n.domain, n.op_type, n.overload) in functions for n in self.graph.nodes))
 
     def _run_rest(self, feeds: dict) -> dict:
         s = self.session

@@ -232,3 +232,30 @@ def test_silero_vad_shape_arithmetic_is_passed_by_unless_asked():
         kinds[asked] = seen
     assert "Shape" not in kinds[False] and "Shape" in kinds[True]
     assert len(kinds[False]) < len(kinds[True])
+
+
+def test_a_whole_run_keeps_the_values_inside_a_function_body(tmp_path):
+    """Like an If/Loop body's: with keep_body_values, the values a function
+    call computes are kept and read by the body's graph (the last call's)."""
+    fn = helper.make_function("local", "AddTwice", ["a"], ["c"],
+                              [_const("fn_one", "k", 1.0),
+                               helper.make_node("Add", ["a", "k"], ["b"], name="fn_add"),
+                               helper.make_node("Add", ["b", "k"], ["c"], name="fn_add_again")],
+                              [helper.make_opsetid("", 17)])
+    graph = helper.make_graph([helper.make_node("AddTwice", ["x"], ["y0"], name="call", domain="local"),
+                               helper.make_node("AddTwice", ["y0"], ["y1"], name="call_again", domain="local"),
+                               helper.make_node("Neg", ["y1"], ["y"], name="post")], "g",
+                              [_tensor("x", [2])], [_tensor("y", None)])
+    proto = helper.make_model(graph, functions=[fn], ir_version=8,
+                              opset_imports=[helper.make_opsetid("", 17), helper.make_opsetid("local", 1)])
+    path = tmp_path / "fn.onnx"
+    path.write_bytes(proto.SerializeToString())
+    d = DebugRun(core.load(path))
+    d.keep_body_values = True
+    d.every_iteration = True
+    d.run({"x": np.array([1.0, 2.0], np.float32)})
+    body = d.model.function("local", "AddTwice").graph
+    assert d.value_of("b", body).tolist() == [4, 5]               # the last call's (on [3, 4])
+    assert d.kept.runs[body.path] == 2
+    assert d.kept.value_in_run(body.path, "b", 0).tolist() == [2, 3]
+    assert d.values["y"].tolist() == [-5, -6]

@@ -46,8 +46,8 @@ class IterationChoice(QWidget):
     def set_body(self, kept, graph) -> None:
         """The body the canvas shows (graph) and what the run kept (core.exec.kept.BodyValues)."""
         self.kept = kept
-        self.path = graph.path if graph is not None and graph.parent_graph is not None else None
-        runs = kept.runs.get(self.path, 0) if kept is not None and self.path is not None else 0
+        self.path = graph.path if graph is not None else None
+        runs = kept.runs.get(self.path, 0) if kept is not None and self.path is not None else 0   # bodies only
         self.runs = runs
         self.setEnabled(runs > 1)
         self.spin.setRange(LAST, max(runs - 1, LAST))

@@ -214,8 +214,8 @@ def _kept_run_note(debug, graph, name: str, iteration: Optional[int] = None) -> 
     """For a body value a whole run kept: which run of the body it is from,
     when the body ran more than once (a loop's iterations); else ""."""
     kept = debug.kept
-    path = graph.path if kept is not None and graph.parent_node is not None else None
-    runs = kept.runs.get(path, 0) if path is not None else 0
+    path = graph.path
+    runs = kept.runs.get(path, 0) if kept is not None else 0      # a subgraph's or a function's body
     if runs < 2 or not kept.holds(path, name):
         return ""
     if iteration is not None:
@@ -382,7 +382,7 @@ class RunOverlay:
         """The iteration chosen (see `iteration`) when `name` is a value the
         body shown records in each of its runs; else None (its last run)."""
         kept = debug.kept
-        if self.iteration is None or kept is None or graph.parent_graph is None or not kept.holds(graph.path, name):
+        if self.iteration is None or kept is None or not kept.holds(graph.path, name):
             return None
         return self.iteration
 
