@@ -102,10 +102,17 @@ class FileActions:
         path = self.choose_save_path()
         if not path:
             return False
-        choice = self.choose_weights()
+        from onnxstudio.core.serde.io import PROTOBUF_LIMIT, SaveOptions, has_external_data, inline_size
+        # Where the weights go is a question only when there is a choice to
+        # make: some are in an external file, or all inline would pass
+        # protobuf's 2 GB limit. An all-inline model stays all inline.
+        model = doc.model
+        if has_external_data(model) or inline_size(model) >= PROTOBUF_LIMIT:
+            choice = self.choose_weights()
+        else:
+            choice = WEIGHTS_CHOICES[0]
         if choice is None:
             return False
-        from onnxstudio.core.serde.io import SaveOptions
         options = None
         if choice == WEIGHTS_CHOICES[1]:
             options = SaveOptions(external_data="")

@@ -200,17 +200,26 @@ class _ExternalWriter:
                 pass
 
 
-def _inline_size(model: Model) -> int:
-    total = 0
+def _tensors(model: Model):
+    """Every initializer (sparse ones as they are) and tensor attribute, in all graphs."""
     for g in model.graphs():
         for v in list(g.initializers.values()) + list(g.sparse_initializers.values()):
-            c = v.const
-            total += c.nbytes if isinstance(c, Tensor) else c.values.nbytes + c.indices.nbytes
-        for n in g._nodes:
+            yield v.const
+        for n in g.nodes:
             for a in n.attributes.values():
                 if isinstance(a.value, Tensor):
-                    total += a.value.nbytes
-    return total
+                    yield a.value
+
+
+def inline_size(model: Model) -> int:
+    """Bytes the model's tensors take when all are written inside the model file."""
+    return sum(c.nbytes if isinstance(c, Tensor) else c.values.nbytes + c.indices.nbytes
+               for c in _tensors(model))
+
+
+def has_external_data(model: Model) -> bool:
+    """Some tensor of the model is read from an external data file."""
+    return any(isinstance(c, Tensor) and c.is_external for c in _tensors(model))
 
 
 def _source_data_moves(model: Model, path: pathlib.Path, opts: SaveOptions) -> Optional[str]:
@@ -270,10 +279,10 @@ def save(model: Model, path: PathLike, options: Optional[SaveOptions] = None, **
     path = pathlib.Path(path)
     folder = path.parent.absolute()
     auto_file = None
-    if opts.external_data is None and _inline_size(model) >= opts.protobuf_limit:
+    if opts.external_data is None and inline_size(model) >= opts.protobuf_limit:
         auto_file = path.name + ".data"
-    if opts.external_data == "" and _inline_size(model) >= opts.protobuf_limit:
-        raise SaveError(f"{path}: the tensors need {_inline_size(model)} bytes, more than protobuf's 2 GB "
+    if opts.external_data == "" and inline_size(model) >= opts.protobuf_limit:
+        raise SaveError(f"{path}: the tensors need {inline_size(model)} bytes, more than protobuf's 2 GB "
                         f"limit; save with external data instead")
     ext = _ExternalWriter(folder, opts.align, [path] + ([pathlib.Path(model.path)] if model.path else []))
     tmp = None
