@@ -285,6 +285,18 @@
 <context>
     <name>CompareActions</name>
     <message>
+        <source>Extract Failing Subgraph from Selected Node…</source>
+        <translation>从所选节点提取出错子图…</translation>
+    </message>
+    <message>
+        <source>Extract failing subgraph from {node}… (Ctrl+Shift+X)</source>
+        <translation>从 {node} 提取出错子图…（Ctrl+Shift+X）</translation>
+    </message>
+    <message>
+        <source>Select one node compared with onnxruntime to extract the failing subgraph from it</source>
+        <translation>请选择一个已与 onnxruntime 比较过的节点，以从它提取出错子图</translation>
+    </message>
+    <message>
         <source>Extract failing subgraph</source>
         <translation>提取出错的子图</translation>
     </message>
@@ -471,6 +483,14 @@
         <translation>{n} 个值无法对比。</translation>
     </message>
     <message>
+        <source>&lt;b&gt;Own errors incomplete&lt;/b&gt;: the pass was cancelled after {i} of {n} nodes; the others show –.</source>
+        <translation>&lt;b&gt;自身误差不完整&lt;/b&gt;：计算在 {n} 个节点中的 {i} 个之后被取消；其余显示为 –。</translation>
+    </message>
+    <message>
+        <source>Largest own error so far: &lt;b&gt;{node}&lt;/b&gt; (own rel. error {rel}; the node run alone on the reference&apos;s values of its inputs).</source>
+        <translation>目前最大的自身误差：&lt;b&gt;{node}&lt;/b&gt;（自身相对误差 {rel}；该节点在参考方的输入值上单独运行）。</translation>
+    </message>
+    <message>
         <source>Largest own error: &lt;b&gt;{node}&lt;/b&gt; (own rel. error {rel}; the node run alone on the reference&apos;s values of its inputs).</source>
         <translation>自身误差最大：&lt;b&gt;{node}&lt;/b&gt;（自身相对误差 {rel}；该节点单独以参考的输入值运行）。</translation>
     </message>
@@ -520,6 +540,13 @@
     <message>
         <source>A and B</source>
         <translation>A 与 B</translation>
+    </message>
+</context>
+<context>
+    <name>CompareWork</name>
+    <message>
+        <source>own error: {i}/{n} nodes</source>
+        <translation>自身误差：{i}/{n} 个节点</translation>
     </message>
 </context>
 <context>
@@ -3482,12 +3509,12 @@
         <translation>移动 value_info {name}</translation>
     </message>
     <message>
-        <source>Connect input {index} to {value}</source>
-        <translation>将输入 {index} 连接到 {value}</translation>
+        <source>Connect input {index} of {node} to {value}</source>
+        <translation type="unfinished"></translation>
     </message>
     <message>
-        <source>Clear input {index}</source>
-        <translation>清空输入 {index}</translation>
+        <source>Clear input {index} of {node}</source>
+        <translation type="unfinished"></translation>
     </message>
     <message>
         <source>Set node inputs</source>

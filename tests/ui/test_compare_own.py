@@ -4,8 +4,10 @@ Extract failing subgraph… writing a small model that still disagrees."""
 from __future__ import annotations
 
 import shutil
+import time
 
 import pytest
+from PySide6.QtCore import Qt
 
 from viewer_helpers import open_model, wait_idle
 from onnxstudio.core import load
@@ -89,3 +91,87 @@ def test_a_cancelled_extract_writes_nothing(qtbot, tmp_path):
     with qtbot.waitSignal(job.cancelled, timeout=1000):
         job.run()
     assert written == []
+
+
+def _item_of(window, node):
+    return next(i for i in window.graph.scene.node_items.values()
+                if i.ref is not None and i.ref.node is node)
+
+
+def test_the_canvas_menu_extracts_from_the_node_clicked(qtbot, window, tmp_path, monkeypatch):
+    from onnxstudio.ui.canvas import actions
+    r, gemm = _compared_with_an_edit(qtbot, window, tmp_path)
+    later = next(nd.node for nd in r.controller.report.nodes
+                 if not nd.agrees and nd.node is not gemm and not nd.constant)   # inherits gemm's error
+    asked = []
+    monkeypatch.setattr(r.compare_actions, "ask", lambda start=None: asked.append(start))
+    menu = actions.context_menu(window.graph, _item_of(window, later))
+    entry = next(a for a in menu.actions() if a.text().startswith("Extract failing subgraph from"))
+    assert later.display_name in entry.text() and "Ctrl+Shift+X" in entry.text()
+    entry.trigger()
+    assert asked == [later]
+    # The keyboard way: Ctrl+Shift+X on the selected node.
+    window.graph.scene.clearSelection()
+    _item_of(window, gemm).setSelected(True)
+    window.graph.view.setFocus()
+    qtbot.keyClick(window.graph.view, "X", modifier=Qt.ControlModifier | Qt.ShiftModifier)
+    assert asked == [later, gemm]
+
+
+def test_the_extract_starts_at_the_node_asked_for(qtbot, window, tmp_path):
+    r, gemm = _compared_with_an_edit(qtbot, window, tmp_path)
+    later = next(nd.node for nd in r.controller.report.nodes
+                 if not nd.agrees and nd.node is not gemm and not nd.constant)
+    out = tmp_path / "out"
+    out.mkdir()
+    assert r.compare_actions.start(out / "small.onnx", later)
+    qtbot.waitUntil(lambda: r.compare_actions.job is None, timeout=120_000)
+    assert f"from {later.name}" in r.dock_widget.status.text()
+    # From a node that only inherits (the If after the Gemm), the search grows back to the edited Gemm.
+    small = load(out / "small.onnx")
+    assert [n.name for n in small.graph.nodes if n.op_type != "Constant"] == [gemm.name, later.name]
+
+
+def test_menu_offers_no_extract_before_a_comparison(qtbot, window, tmp_path):
+    from onnxstudio.ui.canvas import actions
+    path = shutil.copy(sample_path("demo.onnx"), tmp_path / "demo.onnx")
+    open_model(qtbot, window, path)
+    node = list(window.run_ui.controller.model.graph.nodes)[8]
+    menu = actions.context_menu(window.graph, _item_of(window, node))
+    assert not [a for a in menu.actions() if a.text().startswith("Extract failing subgraph from")]
+
+
+def test_cancel_stops_the_own_error_pass_between_nodes(qtbot, window, tmp_path, monkeypatch):
+    pytest.importorskip("onnxruntime")
+    from onnxstudio.core.exec import own_error
+    path = shutil.copy(sample_path("demo.onnx"), tmp_path / "demo.onnx")
+    open_model(qtbot, window, path)
+    r = window.run_ui
+    r.run_all()
+    finish(qtbot, window)
+    real = own_error.own_error
+
+    def slow(*args, **kwargs):           # each node long enough to press Cancel partway
+        time.sleep(0.3)
+        return real(*args, **kwargs)
+    monkeypatch.setattr(own_error, "own_error", slow)
+    r.compare_onnxruntime()
+    status = r.dock_widget.status
+    qtbot.waitUntil(lambda: "own error: 2/" in status.text(), timeout=60_000)
+    assert r.dock_widget.progress.value() >= 1
+    qtbot.mouseClick(r.dock_widget.cancel_button, Qt.LeftButton)
+    finish(qtbot, window)
+    report = r.controller.report
+    measured, total = report.own_cancelled
+    assert 2 <= measured < total
+    unmeasured = [nd for nd in report.nodes if nd.own_note == own_error.CANCELLED_NOTE]
+    assert len(unmeasured) >= total - measured - 1 and all(nd.own is None for nd in unmeasured)
+    summary = r.compare.summary.text()
+    assert "Own errors incomplete" in summary and f"after {measured} of {total} nodes" in summary
+    assert report.to_json()["own_cancelled"] == {"measured": measured, "nodes": total}
+    # A comparison run through again measures every node.
+    monkeypatch.setattr(own_error, "own_error", real)
+    r.compare_onnxruntime()
+    finish(qtbot, window)
+    assert r.controller.report.own_cancelled is None
+    assert "Own errors incomplete" not in r.compare.summary.text()

@@ -268,9 +268,16 @@ class CompareView(QWidget):
             text += " " + (self.tr("{n} value could not be compared.") if skipped == 1
                            else self.tr("{n} values could not be compared.")).format(n=skipped)
         worst = report.worst_own
+        if report.own_cancelled:
+            # Partial own errors must not read as the whole: the culprit may be among the nodes not measured.
+            measured, total = report.own_cancelled
+            text += " " + self.tr("<b>Own errors incomplete</b>: the pass was cancelled after {i} of {n} nodes; "
+                                  "the others show –.").format(i=measured, n=total)
         if worst is not None and not all(d.agrees for d in worst.own):
-            text += " " + self.tr("Largest own error: <b>{node}</b> (own rel. error {rel}; the node run alone on "
-                                  "the reference's values of its inputs).").format(
+            text += " " + (self.tr("Largest own error so far: <b>{node}</b> (own rel. error {rel}; the node run "
+                                   "alone on the reference's values of its inputs).") if report.own_cancelled
+                           else self.tr("Largest own error: <b>{node}</b> (own rel. error {rel}; the node run alone "
+                                        "on the reference's values of its inputs).")).format(
                 node=worst.node.display_name, rel=f"{worst.own_rel:.3g}")
         text += self._bodies_text(report)
         self.summary.setText(text)

@@ -8,23 +8,64 @@ the results: an edited initializer shows as the node that reads it.
 """
 from __future__ import annotations
 
-from typing import Optional
+import threading
+import time
+from typing import Callable, Optional
+
+from PySide6.QtCore import QCoreApplication
 
 from onnxstudio.core.exec import compare
 
 
 def compare_against_onnxruntime(model, ours: dict, feeds: dict, reference_model=None, *, rtol: float = compare.RTOL,
                                 atol: float = compare.ATOL, tolerances=None, provider: str = compare.DEFAULT_PROVIDER,
-                                opt_level: str = "disable", kept=None):
+                                opt_level: str = "disable", kept=None, job=None, say: Optional[Callable] = None):
     """(Report, onnxruntime's values by name): every intermediate of `model`
     that onnxruntime can expose, compared with `ours` (a kept run), with the
     Compare dock's options (tolerances, execution provider, optimisation level).
     `kept`: the run's values inside bodies (DebugRun.kept), each body that ran
     then compared by onnxruntime running it on its own (Report.bodies).
-    Each node's own error is measured too (own_error.py)."""
+    Each node's own error is measured too (own_error.py).
+
+    `job` (the controller's RunJob): its Cancel stops the own-error pass
+    between nodes, and the report says the own errors are incomplete
+    (Report.own_cancelled); the pass reports its progress through the job
+    (the Run dock's bar) and, as "own error: i/n nodes", through
+    `say(level, text)` (the Run dock's status line)."""
+    stop = threading.Event()
+    progress = None
+    if job is not None:
+        before = job.on_cancel
+
+        def cancel():
+            stop.set()
+            if before is not None:
+                before()
+        job.on_cancel = cancel
+        progress = _OwnProgress(job, say)
     return compare.compare_run_with_onnxruntime(model, ours, feeds, reference_model=reference_model, kept=kept,
                                                 rtol=rtol, atol=atol, tolerances=tolerances, provider=provider,
-                                                opt_level=opt_level)
+                                                opt_level=opt_level, cancelled=stop.is_set, own_progress=progress)
+
+
+class _OwnProgress:
+    """The own-error pass's progress, passed on at most every PROGRESS_S
+    (each node takes well under a millisecond: a signal per node would
+    flood the UI thread)."""
+    PROGRESS_S = 0.1
+
+    def __init__(self, job, say: Optional[Callable]):
+        self.job, self.say, self.last = job, say, 0.0
+
+    def __call__(self, i: int, n: int, node) -> None:
+        now = time.monotonic()
+        if now - self.last < self.PROGRESS_S and i + 1 < n:
+            return
+        self.last = now
+        self.job.report(i, n, node)
+        if self.say is not None:
+            self.say("info", QCoreApplication.translate("CompareWork", "own error: {i}/{n} nodes").format(
+                i=i + 1, n=n))
 
 
 def error_colour_fraction(rel: float, lo: float = 1e-7, hi: float = 1.0) -> float:

@@ -460,7 +460,7 @@ class RunController(QObject):
             feeds = self._feeds()
             self.debug.run(feeds)
             return compare_against_onnxruntime(self.model, self.debug.values, feeds, reference_model,
-                                               kept=self.debug.kept,
+                                               kept=self.debug.kept, job=job, say=self.message.emit,
                                                **(options or {}))
 
         def done(result):

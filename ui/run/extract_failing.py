@@ -8,12 +8,17 @@ outputs on them (.expected.npz) and, when the comparison ran the saved file
 against unsaved edits, the saved file's same nodes (.reference.onnx). It
 runs in a worker thread with a progress dialog whose Cancel stops it;
 nothing is written unless every file is.
+
+The same extract can start from any compared node of the main graph: the
+canvas's right-click menu over a node offers it, and Ctrl+Shift+X does it
+from the selected node (the menu needs a pointer; the shortcut does not).
 """
 from __future__ import annotations
 
 import pathlib
 
 from PySide6.QtCore import QObject, QThread, Qt, Signal
+from PySide6.QtGui import QAction, QKeySequence
 from PySide6.QtWidgets import QFileDialog, QProgressDialog
 
 from ..workers import JobRunner
@@ -67,23 +72,60 @@ class CompareActions(QObject):
         view = run_ui.compare
         view.colour_by_changed.connect(self.set_colouring)
         view.extract_failing.connect(self.ask)
+        window = run_ui.window
+        self.node_action = QAction(self.tr("Extract Failing Subgraph from Selected Node…"), window)
+        self.node_action.setShortcut(QKeySequence("Ctrl+Shift+X"))
+        self.node_action.setShortcutContext(Qt.WindowShortcut)
+        self.node_action.triggered.connect(self.ask_for_selected)
+        window.addAction(self.node_action)
+        window.graph.menu_extenders.append(self._extend_menu)
 
     def set_colouring(self, colour_by: str) -> None:
         overlay = self.run_ui.overlay
         overlay.colour_by = colour_by
         overlay.refresh()
 
-    def ask(self) -> None:
+    def compared_node(self, node):
+        """`node` when the Compare dock's report (onnxruntime's) compared it
+        and an extract can start there (a main-graph node), else None."""
+        view = self.run_ui.compare
+        report = view.report
+        if node is None or report is None or view.kind != "onnxruntime":
+            return None
+        if node.graph is not self.run_ui.controller.model.graph:
+            return None
+        return node if any(nd.node is node and not nd.constant for nd in report.nodes) else None
+
+    def _extend_menu(self, item, menu) -> None:
+        ref = getattr(item, "ref", None)
+        node = self.compared_node(getattr(ref, "node", None) if getattr(ref, "kind", "op") == "op" else None)
+        if node is not None:
+            menu.addSeparator()
+            menu.addAction(self.tr("Extract failing subgraph from {node}… (Ctrl+Shift+X)").format(
+                node=node.display_name), lambda: self.ask(node))
+
+    def ask_for_selected(self) -> None:
+        """Ctrl+Shift+X: the extract from the one selected node."""
+        nodes = [n for n in map(self.compared_node, self.run_ui.selected_nodes()) if n is not None]
+        if len(nodes) != 1:
+            self.run_ui.controller.message.emit("error", self.tr(
+                "Select one node compared with onnxruntime to extract the failing subgraph from it"))
+            return
+        self.ask(nodes[0])
+
+    def ask(self, start=None) -> None:
+        """Ask where to write, then extract from `start` (a node; None: the largest own error)."""
         document = self.run_ui.controller.qdoc.document if self.run_ui.controller.qdoc else None
         folder = document.path.parent if document is not None and document.path else pathlib.Path.home()
         stem = document.path.stem if document is not None and document.path else "model"
         path, _ = QFileDialog.getSaveFileName(self.run_ui.window, self.tr("Extract failing subgraph"),
                                               str(folder / f"{stem}_failing.onnx"), self.tr("ONNX models (*.onnx)"))
         if path:
-            self.start(path)
+            self.start(path, start)
 
-    def start(self, path) -> bool:
-        """Extract into `path` in a worker thread (a progress dialog shows it)."""
+    def start(self, path, start=None) -> bool:
+        """Extract into `path` in a worker thread (a progress dialog shows
+        it), from the node `start` (None: the largest own error)."""
         from .compare_work import saved_model_for
         c = self.run_ui.controller
         view = self.run_ui.compare
@@ -107,7 +149,7 @@ class CompareActions(QObject):
 
         def work(progress):
             from onnxstudio.core.exec.reduce import onnxruntime_runner, reduce_failing, write_reduced
-            small = reduce_failing(model, report, reference, reference_model=reference_model,
+            small = reduce_failing(model, report, reference, reference_model=reference_model, start=start,
                                    run_reference=onnxruntime_runner(options["provider"], options["opt_level"]),
                                    rtol=options["rtol"], atol=options["atol"], progress=progress)
             return write_reduced(small, path), small
