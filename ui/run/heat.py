@@ -1,7 +1,9 @@
 """A profile's time drawn on the canvas: each box framed in a heat colour
 (pale yellow for little time, deep red for the most), its time and share
-under it; a collapsed group's box shows the total of every node inside it,
-an open group's frame its total beside its corner; a legend in the view's
+on a label beside it; a collapsed group's box shows the total of every node
+inside it, an open group's frame its total in its title row. The labels go
+where they cover no box, edge label, title or other label (heat_places.py).
+A legend in the view's
 corner gives the scale. Items of its own on top of the scene, rebuilt
 after every layout, like the run overlay's."""
 from __future__ import annotations
@@ -9,11 +11,16 @@ from __future__ import annotations
 from typing import Optional
 
 from PySide6.QtCore import QCoreApplication, QObject, QPointF, QRectF, Qt
-from PySide6.QtGui import QColor, QLinearGradient, QPainter, QPen
+from PySide6.QtGui import QColor, QFont, QFontMetricsF, QLinearGradient, QPainter, QPen
 from PySide6.QtWidgets import QGraphicsItem, QWidget
 from shiboken6 import isValid
 
 from ..canvas import fonts
+from ..canvas.items import BADGE_OUT
+from .overlay import ValueTag
+from .heat_places import FRAME_REACH, Obstacles, box_label_places, title_row_places
+
+LABEL_HEIGHT = 15.0
 
 
 def heat_fraction(seconds: float, hottest: float) -> float:
@@ -59,9 +66,10 @@ def box_seconds(profile, view_model, graph) -> tuple[dict, dict]:
 
 
 class HeatMark(QGraphicsItem):
-    """One box's heat frame and its time label (under the box)."""
+    """One box's heat frame and its time label (`tag`, a place beside the
+    box that heat_places found clear of other boxes and labels)."""
 
-    def __init__(self, rect: QRectF, colour: QColor, label: str, tooltip: str, group: bool):
+    def __init__(self, rect: QRectF, colour: QColor, label: str, tooltip: str, group: bool, tag: QRectF):
         super().__init__()
         self.rect = QRectF(rect)
         self.colour = colour
@@ -70,8 +78,7 @@ class HeatMark(QGraphicsItem):
         self.setToolTip(tooltip)
         self.setZValue(1.8)          # under the boxes, like the comparison's bands
         self.setAcceptedMouseButtons(Qt.NoButton)
-        width = fonts.text_width(label) + 10
-        self.tag = QRectF(self.rect.center().x() - width / 2, self.rect.bottom() + 5, width, 15)
+        self.tag = QRectF(tag)
 
     def boundingRect(self) -> QRectF:
         return self.rect.adjusted(-6, -6, 6, 6).united(self.tag)
@@ -81,24 +88,16 @@ class HeatMark(QGraphicsItem):
         painter.setPen(QPen(self.colour, 8 if self.group else 6))
         painter.setBrush(Qt.NoBrush)
         painter.drawRoundedRect(self.rect.adjusted(-3, -3, 3, 3), 6, 6)
-        painter.setPen(QPen(self.colour.darker(130), 1))
-        painter.setBrush(self.colour)
-        painter.drawRoundedRect(self.tag, 4, 4)
-        painter.setPen(QColor("#202020"))
-        font = fonts.body_font()
-        font.setBold(self.group)
-        painter.setFont(font)
-        painter.drawText(self.tag, Qt.AlignCenter, self.label)
+        paint_label(painter, self.tag, self.colour, self.label, bold=self.group)
 
 
 class GroupTotal(QGraphicsItem):
-    """An open group's total, beside its frame's top right corner."""
+    """An open group's total, in its frame's title row where there is room
+    (heat_places says where)."""
 
-    def __init__(self, frame_rect: QRectF, colour: QColor, label: str):
+    def __init__(self, rect: QRectF, colour: QColor, label: str):
         super().__init__()
-        width = fonts.text_width(label) + 10
-        # Outside the frame, right of its top: inside, it would cover the title tab of a narrow frame.
-        self.rect = QRectF(frame_rect.right() + 4, frame_rect.top() + 2, width, 15)
+        self.rect = QRectF(rect)
         self.colour = colour
         self.label = label
         self.setZValue(3.2)
@@ -109,12 +108,27 @@ class GroupTotal(QGraphicsItem):
 
     def paint(self, painter: QPainter, option, widget=None) -> None:
         painter.setRenderHint(QPainter.Antialiasing, True)
-        painter.setPen(QPen(self.colour.darker(130), 1))
-        painter.setBrush(self.colour)
-        painter.drawRoundedRect(self.rect, 4, 4)
-        painter.setPen(QColor("#202020"))
-        painter.setFont(fonts.body_font())
-        painter.drawText(self.rect, Qt.AlignCenter, self.label)
+        paint_label(painter, self.rect, self.colour, self.label)
+
+
+def label_font(bold: bool = False) -> QFont:
+    font = QFont(fonts.body_font())     # a copy: the body font is shared (cached)
+    font.setBold(bold)
+    return font
+
+
+def label_size(label: str, bold: bool = False) -> tuple[float, float]:
+    return QFontMetricsF(label_font(bold)).horizontalAdvance(label) + 10, LABEL_HEIGHT
+
+
+def paint_label(painter: QPainter, rect: QRectF, colour: QColor, label: str, bold: bool = False) -> None:
+    painter.setPen(QPen(colour.darker(130), 1))
+    painter.setBrush(colour)
+    painter.drawRoundedRect(rect, 4, 4)
+    # Light text on the deep reds, dark on the rest: readable at either end of the scale.
+    painter.setPen(QColor("#ffffff") if colour.lightnessF() < 0.55 else QColor("#202020"))
+    painter.setFont(label_font(bold))
+    painter.drawText(rect, Qt.AlignCenter, label)
 
 
 class HeatLegend(QWidget):
@@ -218,6 +232,20 @@ class HeatOverlay:
         if hottest <= 0:
             return
         p = self.profile
+        room = self._obstacles(scene)
+        # The open groups' totals first: a title row has one place, a box many.
+        for path, frame in scene.group_frames.items():
+            seconds = groups.get(path, 0.0)
+            if seconds <= 0:
+                continue
+            label = f"Σ {time_text(seconds)} · {p.share(seconds):.1%}"
+            places = title_row_places(frame.scene_rect(), _title_tab(frame), *label_size(label))
+            # In the title row even where edges enter the group under it: the row says whose total it is.
+            rect = room.find(places, None, edge_cost=0.0) or room.least_covered(places)
+            mark = GroupTotal(rect, heat_colour(heat_fraction(seconds, max(hottest, seconds))), label)
+            scene.addItem(mark)
+            self.items.append(mark)
+        whole = p.total + p.unmapped_seconds        # p.share's whole, summed once for every label
         for box, seconds in boxes.items():
             item = scene.node_items.get(box)
             if item is None:
@@ -225,16 +253,8 @@ class HeatOverlay:
             vnode = vm.nodes.get(box)
             group = vnode is not None and vnode.kind == "group"
             colour = heat_colour(heat_fraction(seconds, hottest))
-            label = ("Σ " if group else "") + f"{time_text(seconds)} · {p.share(seconds):.1%}"
-            mark = HeatMark(item.scene_rect(), colour, label, self._tooltip(vnode, seconds, group), group)
-            scene.addItem(mark)
-            self.items.append(mark)
-        for path, frame in scene.group_frames.items():
-            seconds = groups.get(path, 0.0)
-            if seconds <= 0:
-                continue
-            mark = GroupTotal(frame.scene_rect(), heat_colour(heat_fraction(seconds, max(hottest, seconds))),
-                              f"Σ {time_text(seconds)} · {p.share(seconds):.1%}")
+            label, tag = self._label_place(room, item.scene_rect(), seconds, group, whole)
+            mark = HeatMark(item.scene_rect(), colour, label, self._tooltip(vnode, seconds, group), group, tag)
             scene.addItem(mark)
             self.items.append(mark)
         who = "onnxruntime" if p.source == "onnxruntime" else QCoreApplication.translate("Heat", "built-in")
@@ -243,6 +263,38 @@ class HeatOverlay:
         if self.stale:
             title = QCoreApplication.translate("Heat", "before your last edit: {title}").format(title=title)
         self.legend.set_scale(hottest, title)
+
+    @staticmethod
+    def _label_place(room: Obstacles, box: QRectF, seconds: float, group: bool, whole: float) -> tuple:
+        """A box's label and where it goes: time and share where there is
+        room for both; in a crowd where there is none, the time alone (the
+        share is in the tooltip); else where it covers least."""
+        short = ("Σ " if group else "") + time_text(seconds)
+        label = f"{short} · {seconds / whole:.1%}" if whole > 0 else short
+        tag = room.find(box_label_places(box, *label_size(label, group)), box)
+        if tag is None and label != short:
+            label = short
+            tag = room.find(box_label_places(box, *label_size(label, group)), box)
+        return label, tag or room.least_covered(box_label_places(box, *label_size(label, group)))
+
+    @staticmethod
+    def _obstacles(scene) -> Obstacles:
+        """What the labels keep clear of: every box with its heat frame and
+        problem badge, the edges' type labels, the groups' title tabs, the
+        run's value tags (drawn before the heat on a new layout)."""
+        room = Obstacles(scene.sceneRect())
+        for item in scene.node_items.values():
+            room.add(item.scene_rect().adjusted(-FRAME_REACH, -BADGE_OUT, BADGE_OUT, FRAME_REACH))
+        for edge in scene.edge_items.values():
+            room.add_edge(edge)
+            if edge.label_rect is not None:
+                room.add(edge.label_rect)
+        for frame in scene.group_frames.values():
+            room.add(_title_tab(frame))
+        for item in scene.items():
+            if isinstance(item, ValueTag) and item.isVisible():
+                room.add(item.sceneBoundingRect())
+        return room
 
     def _tooltip(self, vnode, seconds: float, group: bool) -> str:
         p = self.profile
@@ -258,6 +310,13 @@ class HeatOverlay:
             text += "\n" + QCoreApplication.translate("Heat", "measured together with {nodes}").format(
                 nodes=", ".join(merged[:4]) + (" …" if len(merged) > 4 else ""))
         return text
+
+
+def _title_tab(frame) -> QRectF:
+    """A group frame's title tab, where it is drawn (its own GroupTitle item
+    when the scene gave it one, as wide as its text)."""
+    title = getattr(frame, "title_item", None)
+    return (title if title is not None else frame).title_rect()
 
 
 class _ResizeFilter(QObject):
