@@ -1,16 +1,18 @@
 """The graph view: pan, zoom, fit, keyboard navigation, paint-time measurement.
 
-Drag on empty canvas pans; clicking an item selects it. A mouse wheel zooms
-around the cursor (the usual expectation on a canvas); a touchpad's two-finger
-scroll (pixel deltas) pans; Shift+wheel pans sideways; pinch zooms.
+Dragging on empty canvas draws a selection rectangle (Shift adds to the
+selection); the middle button or Space+drag pans, as in other graph editors;
+clicking an item selects it. A mouse wheel zooms around the cursor (the usual
+expectation on a canvas); a touchpad's two-finger scroll (pixel deltas) pans;
+Shift+wheel pans sideways; pinch zooms.
 """
 from __future__ import annotations
 
 import time
 
-from PySide6.QtCore import QEvent, QPointF, QRectF, Qt, Signal
+from PySide6.QtCore import QEvent, QPointF, QRect, QRectF, QSize, Qt, Signal
 from PySide6.QtGui import QPainter, QTransform
-from PySide6.QtWidgets import QFrame, QGraphicsView
+from PySide6.QtWidgets import QFrame, QGraphicsView, QRubberBand
 
 from .overview import OVERVIEW_SCALE
 from .scene import GraphScene
@@ -40,7 +42,9 @@ class CanvasView(QGraphicsView):
         super().__init__(parent)
         if scene is not None:
             self.setScene(scene)
-        self.setDragMode(QGraphicsView.ScrollHandDrag)
+        # Left drag on empty canvas selects (mouse handlers below); panning
+        # is the middle button or Space+drag.
+        self.setDragMode(QGraphicsView.NoDrag)
         self.setTransformationAnchor(QGraphicsView.AnchorUnderMouse)
         self.setResizeAnchor(QGraphicsView.AnchorViewCenter)
         # Smart updates repaint only the bounding region of what changed
@@ -60,6 +64,11 @@ class CanvasView(QGraphicsView):
         self.verticalScrollBar().valueChanged.connect(self.viewport_changed)
         self.setAcceptDrops(True)
         self._drop_edge = None           # EdgeItem lit up under a dragged operator
+        self._space_held = False
+        self._pan_from = None            # viewport point of the last pan step
+        self._band_origin = None         # viewport point where a selection drag began
+        self._band_adds = False          # Shift held at its start: add to the selection
+        self._band = QRubberBand(QRubberBand.Rectangle, self.viewport())
 
     # -- dropping an operator from the palette ---------------------------------
 
@@ -272,6 +281,92 @@ class CanvasView(QGraphicsView):
                 return True
         return super().viewportEvent(event)
 
+    # -- pan (middle button, Space+drag) and rubber-band selection ----------------------
+
+    def _on_empty_canvas(self, point) -> bool:
+        item = self.itemAt(point)
+        return item is None or not item.flags() & item.GraphicsItemFlag.ItemIsSelectable
+
+    def mousePressEvent(self, event) -> None:
+        point = event.position().toPoint()
+        if event.button() == Qt.MiddleButton or (event.button() == Qt.LeftButton and self._space_held):
+            self._pan_from = point
+            self.viewport().setCursor(Qt.ClosedHandCursor)
+            event.accept()
+            return
+        if event.button() == Qt.LeftButton and self._on_empty_canvas(point):
+            self._band_origin = point
+            self._band_adds = bool(event.modifiers() & Qt.ShiftModifier)
+            self._band.setGeometry(QRect(point, QSize()))
+            self._band.show()
+            event.accept()
+            return
+        super().mousePressEvent(event)
+
+    def mouseMoveEvent(self, event) -> None:
+        point = event.position().toPoint()
+        if self._pan_from is not None:
+            delta = point - self._pan_from
+            self._pan_from = point
+            self.horizontalScrollBar().setValue(self.horizontalScrollBar().value() - delta.x())
+            self.verticalScrollBar().setValue(self.verticalScrollBar().value() - delta.y())
+            event.accept()
+            return
+        if self._band_origin is not None:
+            self._band.setGeometry(QRect(self._band_origin, point).normalized())
+            event.accept()
+            return
+        super().mouseMoveEvent(event)
+
+    def mouseReleaseEvent(self, event) -> None:
+        if self._pan_from is not None and event.button() in (Qt.MiddleButton, Qt.LeftButton):
+            self._pan_from = None
+            self.viewport().setCursor(Qt.OpenHandCursor if self._space_held else Qt.ArrowCursor)
+            event.accept()
+            return
+        if self._band_origin is not None and event.button() == Qt.LeftButton:
+            rect = QRect(self._band_origin, event.position().toPoint()).normalized()
+            self._band_origin = None
+            self._band.hide()
+            self.select_boxes_in(self.mapToScene(rect).boundingRect(), add=self._band_adds)
+            event.accept()
+            return
+        super().mouseReleaseEvent(event)
+
+    def select_boxes_in(self, rect: QRectF, add: bool = False) -> None:
+        """Select the boxes `rect` (scene coordinates) touches; edges and
+        group frames stay as they are. Without `add` the rest is deselected,
+        so a plain click on empty canvas clears the selection. One
+        selectionChanged for the lot (per item it would rebuild the
+        Properties panel once per box)."""
+        from .items import NodeItem
+        scene = self.scene()
+        if scene is None:
+            return
+        boxes = [i for i in scene.items(rect, Qt.IntersectsItemShape) if isinstance(i, NodeItem)]
+        blocked = scene.blockSignals(True)
+        try:
+            if not add:
+                scene.clearSelection()
+            for box in boxes:
+                box.setSelected(True)
+        finally:
+            scene.blockSignals(blocked)
+        scene.selectionChanged.emit()
+
+    def keyReleaseEvent(self, event) -> None:
+        if event.key() == Qt.Key_Space and not event.isAutoRepeat():
+            self._space_held = False
+            if self._pan_from is None:
+                self.viewport().unsetCursor()
+            return
+        super().keyReleaseEvent(event)
+
+    def focusOutEvent(self, event) -> None:
+        # A Space released in another widget never reaches us.
+        self._space_held = False
+        super().focusOutEvent(event)
+
     def mouseDoubleClickEvent(self, event) -> None:
         item = self.itemAt(event.position().toPoint())
         if item is not None:
@@ -284,6 +379,11 @@ class CanvasView(QGraphicsView):
         # The window's menu owns these shortcuts; handling the keys here too
         # keeps a bare view (tests, embedding) usable from the keyboard.
         key = event.key()
+        if key == Qt.Key_Space:
+            if not event.isAutoRepeat():
+                self._space_held = True
+                self.viewport().setCursor(Qt.OpenHandCursor)
+            return
         if key == Qt.Key_Escape:
             self.back_requested.emit()
             return
