@@ -11,10 +11,11 @@ the loop's node runs.
 """
 from __future__ import annotations
 
+import time
 from typing import Callable, Optional
 
 from ..ir import Graph
-from .errors import ExecError
+from .errors import Cancelled, ExecError
 from .failures import in_function_call
 from .frame import Frame
 from .kept import BodyValues
@@ -106,6 +107,52 @@ class BodyRunning:
             run_live(plan, frame)
             return outputs(values, frame)
         return run
+
+    # -- timing body steps (profile.py) -----------------------------------------------
+
+    def time_bodies(self, times: "BodyTimes") -> None:
+        """From the next run on, time each piece of every If/Loop/Scan body
+        run into `times` (a profiled run). Set on the instance, as keeping
+        is, so that a session not timing pays nothing; not with keep_bodies."""
+        self.body_times = times
+        self._run_graph = self._run_graph_timed
+        self._body_runner = self._body_runner_timed
+
+    def _run_graph_timed(self, graph: Graph, inputs: list, parent: Frame) -> list:
+        body = self._bodies.get(id(graph)) or self._body(graph)
+        if body.base is None:           # its first run folds and compiles: not a repeated run's time
+            return BodyRunning._run_graph(self, graph, inputs, parent)
+        plan = body.plan
+        values = body.base.copy()
+        copy_outer_values(values, plan.live_outer_names, parent)
+        values.update(zip(body.in_names, inputs))
+        frame = Frame(values, parent)
+        self._timed_live(plan, frame)
+        return body.outputs(values, frame)
+
+    def _body_runner_timed(self, graph: Graph, parent: Frame) -> Callable[[list], list]:
+        return lambda inputs: self._run_graph_timed(graph, inputs, parent)
+
+    def _timed_live(self, plan: Plan, frame: Frame) -> None:
+        """The body's live steps, each piece timed: its runners (merged as a
+        repeated run merges them), or with `times.merged` off each step alone."""
+        times = self.body_times
+        clock = time.perf_counter
+        if times.merged:
+            pieces = plan.runners
+        else:
+            run_step = self._run_step
+            pieces = [lambda values, frame, s=s: run_step(s, frame, False) for s in plan.live_steps]
+        spent = times.spent_in(plan, len(pieces))
+        values = frame.values
+        t = clock()
+        for i, piece in enumerate(pieces):
+            if self._cancelled:
+                raise Cancelled("run cancelled")
+            piece(values, frame)
+            now = clock()
+            spent[i] += now - t
+            t = now
 
     # -- keeping body values (kept.py) ------------------------------------------------
 
@@ -203,6 +250,26 @@ class BodyRunning:
 
     def _run_function(self, plan: Plan, frame: Frame) -> None:
         self._execute(plan, frame)
+
+
+class BodyTimes:
+    """Seconds spent in each piece of each body plan over the runs timed
+    (BodyRunning.time_bodies): `merged` pieces are a plan's runners, else its
+    live steps one by one. Nested bodies' time is also their holding node's."""
+
+    def __init__(self):
+        self.merged = True
+        self.plans: dict = {}       # id(plan) -> (plan, merged, [seconds per piece])
+
+    def spent_in(self, plan: Plan, pieces: int) -> list:
+        entry = self.plans.get(id(plan))
+        if entry is None or entry[1] != self.merged or len(entry[2]) != pieces:
+            entry = self.plans[id(plan)] = (plan, self.merged, [0.0] * pieces)
+        return entry[2]
+
+    def clear(self, merged: bool) -> None:
+        self.merged = merged
+        self.plans = {}
 
 
 def copy_outer_values(values: dict, names, parent: Frame) -> None:

@@ -15,7 +15,9 @@ in proportion to each node's time run alone (one unmerged run, which also
 warms up, measures that), and each of those nodes names the others it was
 merged with. Nodes computed from constants only run once, on a session's
 first run, and take no time afterwards. Time spent in an If/Loop/Scan
-body is its node's. The profile is of the top-level graph.
+body is its node's; the body's own nodes are timed too (all their runs in a
+run added up, split among merged nodes the same way) and kept apart, in
+`body_nodes`, for the canvas to show inside the body.
 
 onnxruntime's profiles become the same `Profile` (ort_profile.py), and two
 profiles are compared by profile_compare.py.
@@ -30,6 +32,7 @@ from typing import Callable, Optional
 
 from ..errors import CoreError
 from ..ir import Model, Node
+from .bodies import BodyTimes
 from .errors import Cancelled
 from .session import Progress, Session
 from .threads import blas_threads, limited_blas_threads
@@ -72,6 +75,11 @@ class Profile:
     nodes: list[NodeTime] = field(default_factory=list)     # graph order
     unmapped: list = field(default_factory=list)    # (event name, op type, seconds per run): no node found
     notes: list[str] = field(default_factory=list)  # what a reader should know (merged, folded, dropped)
+    # Nodes inside If/Loop/Scan bodies (graph order, body by body): their time
+    # is also their holding node's, so they are kept apart from `nodes` and
+    # count in no total, list or op type; the canvas shows them on body levels.
+    body_nodes: list[NodeTime] = field(default_factory=list)
+    bodies_timed: bool = False      # whether body nodes were timed at all (onnxruntime's are not)
 
     @property
     def total(self) -> float:
@@ -114,6 +122,9 @@ class Profile:
                           "share": self.share(t.seconds)} for t in self.by_op()],
             "unmapped": [{"event": e, "op_type": op, "seconds": s} for e, op, s in self.unmapped],
             "notes": list(self.notes),
+            "body_nodes": [{"name": n.name, "op_type": n.op_type, "seconds": n.seconds,
+                            "graph": n.node.graph.path if n.node is not None else "",
+                            **({"merged_with": list(n.merged)} if n.merged else {})} for n in self.body_nodes],
         }
 
     @classmethod
@@ -135,8 +146,10 @@ class Profile:
             nodes = [NodeTime(str(n["name"]), str(n["op_type"]), float(n["seconds"]),
                               tuple(n.get("merged_with", ()))) for n in data["nodes"]]
             unmapped = [(str(u["event"]), str(u["op_type"]), float(u["seconds"])) for u in data.get("unmapped", ())]
+            body_nodes = [NodeTime(str(n["name"]), str(n["op_type"]), float(n["seconds"]),
+                                   tuple(n.get("merged_with", ()))) for n in data.get("body_nodes", ())]
             return cls(str(data["source"]), str(data["model"]), int(data["runs"]), float(data["wall_seconds"]),
-                       nodes, unmapped, [str(x) for x in data.get("notes", ())])
+                       nodes, unmapped, [str(x) for x in data.get("notes", ())], body_nodes, bool(body_nodes))
         except (KeyError, TypeError, ValueError) as e:
             raise ProfileError(f"{where}: a profile with a missing or malformed field ({e})") from None
 
@@ -176,6 +189,7 @@ class Profiler:
     def run(self, feeds: dict, progress: Optional[Progress] = None) -> Profile:
         s = self.session
         plan = s.plan
+        body_times = BodyTimes()
         steps, live = len(plan.steps), len(plan.live_steps)
         done = [0, 0]      # pieces done in earlier phases, and the whole count (known once compiled)
 
@@ -202,17 +216,30 @@ class Profiler:
                 s.progress = None
             first = steps
         done[1] = first + live + self.runs * len(plan.runners)
+        # Bodies' pieces timed from here on (their first runs, which compile, are behind us).
+        s.time_bodies(body_times)
+        body_times.clear(merged=False)
         _, alone, _ = s.timed_run(feeds, merged=False, progress=phase(first))
         alone_by_node = {id(st.node): t for st, t in zip(plan.live_steps, alone)}
+        for body_plan, _merged, spent in body_times.plans.values():
+            alone_by_node.update((id(st.node), t) for st, t in zip(body_plan.live_steps, spent))
         per_runner = [0.0] * len(plan.runners)
         wall = 0.0
         threads = self._blas_threads(feeds)
+        body_times.clear(merged=True)
         with limited_blas_threads(threads) if threads is not None else nullcontext():
             for r in range(self.runs):
                 _, times, seconds = s.timed_run(feeds, progress=phase(first + live + r * len(plan.runners)))
                 wall += seconds
                 per_runner = [a + b for a, b in zip(per_runner, times)]
         profile = self._profile(per_runner, alone_by_node, wall)
+        profile.body_nodes = self._body_nodes(body_times, alone_by_node)
+        profile.bodies_timed = True
+        if profile.body_nodes:
+            bodies = len({id(n.node.graph) for n in profile.body_nodes})
+            profile.notes.append(f"{_count(len(profile.body_nodes), 'node')} in {_count(bodies, 'If/Loop/Scan body')} "
+                                 "timed too (all their runs in a run added up): shown inside the bodies, their time "
+                                 "being their holding node's already")
         if self._threads_note:
             profile.notes.append(self._threads_note)
         return profile
@@ -235,14 +262,13 @@ class Profiler:
                               f"{timed[1] * 1e3:.1f} ms on 1 and {timed[available] * 1e3:.1f} ms on {available}")
         return best
 
-    def _profile(self, per_runner: list, alone_by_node: dict, wall: float) -> Profile:
-        plan = self.session.plan
-        runs = self.runs
-        seconds: dict = {}
-        merged: dict = {}
+    def _split(self, runner_nodes: list, per_runner: list, alone_by_node: dict,
+               seconds: dict, merged: dict) -> int:
+        """Each runner's time per run given to the nodes it computes (into
+        `seconds` and `merged`, by id of node); how many merged units there were."""
         units = 0
-        for covered, t in zip(plan.runner_nodes, per_runner):
-            t /= runs
+        for covered, t in zip(runner_nodes, per_runner):
+            t /= self.runs
             if len(covered) == 1:
                 seconds[id(covered[0])] = seconds.get(id(covered[0]), 0.0) + t
                 continue
@@ -255,6 +281,25 @@ class Profiler:
             for n, w, key in zip(covered, weights, keys):
                 seconds[id(n)] = seconds.get(id(n), 0.0) + t * w / whole
                 merged[id(n)] = tuple(k for k in keys if k != key)
+        return units
+
+    def _body_nodes(self, body_times: BodyTimes, alone_by_node: dict) -> list[NodeTime]:
+        """The nodes of every body that ran in the measured runs, with their time per run."""
+        nodes = []
+        for body_plan, _merged, spent in body_times.plans.values():
+            seconds: dict = {}
+            merged: dict = {}
+            self._split(body_plan.runner_nodes, spent, alone_by_node, seconds, merged)
+            nodes += [NodeTime(node_key(st.node), st.node.op_type, seconds.get(id(st.node), 0.0),
+                               merged.get(id(st.node), ()), st.node) for st in body_plan.steps]
+        return nodes
+
+    def _profile(self, per_runner: list, alone_by_node: dict, wall: float) -> Profile:
+        plan = self.session.plan
+        runs = self.runs
+        seconds: dict = {}
+        merged: dict = {}
+        units = self._split(plan.runner_nodes, per_runner, alone_by_node, seconds, merged)
         nodes = [NodeTime(node_key(st.node), st.node.op_type, seconds.get(id(st.node), 0.0),
                           merged.get(id(st.node), ()), st.node) for st in plan.steps]
         notes = []

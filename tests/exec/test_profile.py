@@ -241,3 +241,48 @@ def test_cli_bad_input(tmp_path, capsys):
     assert "no kernel events" in capsys.readouterr().err
     assert cli.main(["profile", str(tmp_path / "none.onnx"), "--random"]) == 2
     assert "none.onnx" in capsys.readouterr().err
+
+
+def _if_and_loop(tmp_path):
+    """x -> If(c: MatMul+Relu | Identity) -> Loop (5 times: Tanh, MatMul) -> y."""
+    from onnx import TensorProto
+    rng = np.random.default_rng(1)
+    then = helper.make_graph([helper.make_node("MatMul", ["x", "w"], ["tp"], name="then_mm"),
+                              helper.make_node("Relu", ["tp"], ["t_out"], name="then_relu")],
+                             "then", [], [tensor("t_out", [32, 64])])
+    other = helper.make_graph([helper.make_node("Identity", ["x"], ["e_out"], name="else_id")],
+                              "else", [], [tensor("e_out", [32, 64])])
+    body = helper.make_graph([helper.make_node("Tanh", ["v_in"], ["v_t"], name="body_tanh"),
+                              helper.make_node("MatMul", ["v_t", "w"], ["v_out"], name="body_mm"),
+                              helper.make_node("Identity", ["c_in"], ["c_out"], name="body_cond")],
+                             "body", [tensor("i", [], TensorProto.INT64), tensor("c_in", [], TensorProto.BOOL),
+                                      tensor("v_in", [32, 64])],
+                             [tensor("c_out", [], TensorProto.BOOL), tensor("v_out", [32, 64])])
+    nodes = [helper.make_node("If", ["c"], ["h"], name="branch", then_branch=then, else_branch=other),
+             helper.make_node("Loop", ["trips", "", "h"], ["y"], name="loop", body=body)]
+    inits = [("w", (rng.standard_normal((64, 64)) / 8).astype(np.float32)), ("trips", np.array(5, np.int64))]
+    model = load_graph(tmp_path, nodes, [tensor("x", [32, 64]), tensor("c", [], TensorProto.BOOL)],
+                       [tensor("y", [32, 64])], inits)
+    return model, {"x": rng.standard_normal((32, 64)).astype(np.float32), "c": np.array(True)}
+
+
+def test_nodes_inside_if_and_loop_bodies_are_timed_apart(tmp_path):
+    model, feeds = _if_and_loop(tmp_path)
+    expected = Session(model).run(feeds)["y"]
+    profiler = Profiler(model, runs=2)
+    profile = profiler.run(feeds)
+    # the top level is as before: its nodes only, the bodies' time in their holding node's
+    assert [n.name for n in profile.nodes] == ["branch", "loop"]
+    by = {n.name: n for n in profile.body_nodes}
+    assert set(by) == {"then_mm", "then_relu", "body_tanh", "body_mm", "body_cond"}    # the else branch never ran
+    assert all(by[k].seconds > 0 for k in ("then_mm", "body_tanh", "body_mm"))
+    assert by["body_mm"].node.graph.parent_node is model.graph.nodes[1]
+    top = {n.name: n.seconds for n in profile.nodes}
+    assert by["then_mm"].seconds + by["then_relu"].seconds <= top["branch"]
+    loop_body = sum(by[k].seconds for k in ("body_tanh", "body_mm", "body_cond"))
+    assert loop_body <= top["loop"]
+    assert profile.bodies_timed and any("If/Loop/Scan bod" in note for note in profile.notes)
+    # a timed session still computes what a plain one does
+    np.testing.assert_allclose(profiler.session.run(feeds)["y"], expected, rtol=1e-6)
+    again = Profile.from_dict(json.loads(json.dumps(profile.to_dict())))
+    assert [(n.name, n.seconds) for n in again.body_nodes] == [(n.name, n.seconds) for n in profile.body_nodes]
