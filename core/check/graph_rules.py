@@ -82,7 +82,7 @@ def _check_io_type(vi, where, ctx, out) -> None:
         out.add("graph.io-type-missing", where, "the declared type is empty")
 
 
-def _check_elem_type_given(vi, where, out) -> None:
+def check_elem_type_given(vi, where, out) -> None:
     """value_info and subgraph inputs/outputs may leave the type out, but a
     tensor type they give must say its element type (the IR spec: MUST be
     present): an incomplete declaration is not "no declaration"."""
@@ -97,7 +97,7 @@ def _check_elem_type_given(vi, where, out) -> None:
                 "element type; give it, or remove the type to leave it to inference")
 
 
-def _type_too_new(vi, ir: int):
+def type_too_new(vi, ir: int):
     """Why the declared type of `vi` needs a newer IR version than `ir`
     (a message), or None."""
     if not ir or not vi.HasField("type"):
@@ -129,7 +129,7 @@ def _type_too_new(vi, ir: int):
 
 
 def _check_type_version(vi, where, ctx, out) -> None:
-    message = _type_too_new(vi, ctx.ir_version)
+    message = type_too_new(vi, ctx.ir_version)
     if message is not None:
         out.add("model.feature-too-new", where, message)
 
@@ -189,7 +189,7 @@ def _check_inputs(inputs, gpath, ctx, out, parent, defs: dict, names: list) -> N
         if ctx.is_main:
             _check_io_type(vi, where, ctx, out)
         else:
-            _check_elem_type_given(vi, where, out)
+            check_elem_type_given(vi, where, out)
         _check_type_version(vi, where, ctx, out)
 
 
@@ -303,7 +303,7 @@ def _check_outputs(outputs, gpath, ctx, out, parent, defs: dict) -> None:
         if ctx.is_main:
             _check_io_type(vi, where, ctx, out)
         else:
-            _check_elem_type_given(vi, where, out)
+            check_elem_type_given(vi, where, out)
         _check_type_version(vi, where, ctx, out)
 
 
@@ -333,10 +333,10 @@ def _check_value_info(parts, gpath, ctx, out, defs: dict, cache) -> None:
             out.add("graph.value-info-unused", where, f"value_info describes {name!r}, which nothing defines")
         if cache is not None and cache.value_info_clean(k, vi, ir):
             continue        # its type passed both tests below at the last run, unchanged since
-        message = _type_too_new(vi, ir)
+        message = type_too_new(vi, ir)
         if message is not None:
             out.add("model.feature-too-new", where or paths.Lazy(paths.value_info, gpath, name), message)
-        _check_elem_type_given(vi, where or paths.Lazy(paths.value_info, gpath, name), out)
+        check_elem_type_given(vi, where or paths.Lazy(paths.value_info, gpath, name), out)
 
 
 def _check_names(names: list, gpath, out) -> None:

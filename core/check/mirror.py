@@ -63,7 +63,7 @@ class Mirror:
         self._writer = writer_for(model, self._bad_value)
         self.proto = model_to_proto(model, writer=self._writer)
         g = model.graph
-        self._order = list(g._nodes)
+        self._order = g.nodes[:]
         self._inits = _initializer_values(g)
 
     def _bad_value(self, attr, exc) -> None:
@@ -122,13 +122,13 @@ class Mirror:
             # Calls of a model-local function are judged against it.
             keys = set(m.functions)
             for sub in g.walk():
-                for n in sub._nodes:
+                for n in sub.nodes:
                     if (n.domain, n.op_type, n.overload) in keys:
                         top = n if sub is g else _top_node(sub, g)
                         if top is not None:
                             touched.add(top)
         # -- the node list: replace the stretch that differs
-        new = g._nodes
+        new = g.nodes[:]     # a list: compared with the last one in C
         old = self._order
         start, old_stop, new_stop = _differing_stretch(old, new)
         if old_stop > start or new_stop > start:
@@ -136,7 +136,7 @@ class Mirror:
             for j in range(start, new_stop):
                 p.node.insert(j, self.node_proto(new[j]))
             plan["region"] = (start, old_stop, new_stop)
-            self._order = list(new)
+            self._order = new
         rewritten = set()
         for node in touched:
             i = node.index

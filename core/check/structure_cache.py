@@ -172,10 +172,10 @@ class StructureCache:
             self._vi_ir = ir
         clean = self._vi_clean.get(k)
         if clean is None:
-            from .graph_rules import _check_elem_type_given, _type_too_new  # noqa: PLC0415
+            from .graph_rules import check_elem_type_given, type_too_new  # noqa: PLC0415
             found = Collector()
-            _check_elem_type_given(vi, "", found)
-            clean = self._vi_clean[k] = not found.items and _type_too_new(vi, ir) is None
+            check_elem_type_given(vi, "", found)
+            clean = self._vi_clean[k] = not found.items and type_too_new(vi, ir) is None
         return clean
 
     def scan(self, nodes, scope, ctx, names):
