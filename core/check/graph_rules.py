@@ -12,7 +12,7 @@ from ..proto import onnx_pb2 as pb
 from . import paths
 from .context import Scope, declared_types, graph_parts, proto_type_str
 from .elem_types import output_types
-from .scan import odd_names, scan_graph
+from .scan import odd_summary, scan_graph
 from .node_rules import check_node
 from ..ir.dtypes import type_name
 from .tensor_rules import DTYPE_SINCE_IR, check_sparse, check_tensor, tensor_clean
@@ -169,7 +169,7 @@ def check_structure(g: pb.GraphProto, gpath: str, ctx, out, parent: Scope | None
     scope = _scope_of_nodes(g, parts, gpath, ctx, out, parent, defs, names, types, cache)
     _check_outputs(parts.get("output", ()), gpath, ctx, out, parent, scope.defs)
     _check_value_info(parts, gpath, ctx, out, scope.defs, cache)
-    _check_names(names, gpath, out)
+    _check_names(odd_summary(names) if cache is None else cache.odd_summary(names), gpath, out)
     return scope
 
 
@@ -339,20 +339,20 @@ def _check_value_info(parts, gpath, ctx, out, defs: dict, cache) -> None:
         check_elem_type_given(vi, where or paths.Lazy(paths.value_info, gpath, name), out)
 
 
-def _check_names(names: list, gpath, out) -> None:
-    """Summary findings over every name the graph defines: invalid UTF-8
-    (a damaged file) and names that are not C identifiers."""
-    odd = odd_names(names)
-    damaged = [n for n in odd if n.__class__ is bytes]      # invalid UTF-8 is never an identifier
+def _check_names(summary: tuple, gpath, out) -> None:
+    """Summary findings over every name the graph defines (`summary`:
+    scan.odd_summary): invalid UTF-8 (a damaged file) and names that are
+    not C identifiers."""
+    count, first, damaged = summary
     if damaged:
         shown = ", ".join(paths.quote(n) for n in damaged[:3])
         out.add("text.invalid-utf8", gpath, f"{len(damaged)} name{'s are' if len(damaged) > 1 else ' is'} not "
                 f"valid UTF-8 (shown with U+FFFD: {shown}); the file is damaged (onnxstudio shows and saves "
                 "them with U+FFFD)")
-    if odd:
-        shown = ", ".join(paths.quote(n) for n in odd[:3])
+    if count:
+        shown = ", ".join(paths.quote(n) for n in first)
         out.add("name.not-identifier", gpath,
-                (f"{len(odd)} names are" if len(odd) > 1 else "1 name is")
+                (f"{count} names are" if count > 1 else "1 name is")
                 + f" not a C identifier (e.g. {shown}); most tools accept them")
 
 

@@ -111,6 +111,22 @@ def odd_names(names: list) -> list:
         return [n for n in names if not _IDENTIFIER.match(as_text(n))]
 
 
+def is_odd(name) -> bool:
+    """odd_names' test for one name."""
+    try:
+        return not (name.isascii() and name.isidentifier())
+    except AttributeError:      # bytes: invalid UTF-8 in a damaged file
+        return not _IDENTIFIER.match(as_text(name))
+
+
+def odd_summary(names: list) -> tuple:
+    """What the summary findings over a graph's names say: (how many are
+    not C identifiers, the first three of them, those that are not valid
+    UTF-8)."""
+    odd = odd_names(names)
+    return len(odd), odd[:3], [n for n in odd if n.__class__ is bytes]
+
+
 def _signature_clean(schema, ins, outs, in_types, out_types) -> bool:
     """Arity and type constraints: True when node_rules finds nothing. Both
     depend only on what (in_types, out_types) hold: counts, which actuals

@@ -26,7 +26,12 @@ from .structure_cache import StructureCache, node_names
 
 
 class CheckSession:
-    def __init__(self, model: pb.ModelProto, model_dir=None, type_lookup=None):
+    def __init__(self, model: pb.ModelProto, model_dir=None, type_lookup=None, readers=None):
+        """`readers(names) -> set of indices`: the main-graph nodes that read
+        any of `names` (in their inputs, or in subgraphs they hold), from a
+        def-use index the caller keeps in step with `model` (LiveChecker:
+        the IR's use lists); without it, a re-check scans every node's
+        inputs for them."""
         self.model = model
         self.model_dir = model_dir
         self.type_lookup = type_lookup
@@ -34,6 +39,7 @@ class CheckSession:
         self._nodes: dict = {}      # main-graph node index -> its diagnostics (only non-empty ones)
         self._scope = None
         self._cache = StructureCache()
+        self._cache.readers_of = readers
         self.full()
 
     # -- public -----------------------------------------------------------------
