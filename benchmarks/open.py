@@ -1,12 +1,26 @@
-"""Time from process start to the first painted canvas, cold and warm.
+"""Time from process start to the first painted canvas, cold and warm, on
+Qt's offscreen platform and on a real X server (Xvfb).
 
     python benchmarks/open.py MODEL... [--synthetic 10000] [--runs 3]
+                              [--display offscreen|xvfb|both] [--bytecode cached|none]
 
-Each measurement is a fresh process (the app, offscreen) that opens the model
-and exits on the canvas's first paint. "cold" uses an empty layout cache,
-"warm" reuses the cache the cold run filled. Also reported: peak resident
-memory of that process and the paint time per frame while panning the fully
-expanded view (`--pan`).
+Each measurement is a fresh process (the app) that opens the model and exits
+on the canvas's first paint. "cold" uses an empty layout cache, "warm"
+reuses the cache the cold run filled. Two times are reported for each: from
+process start (interpreter, imports, window, open) and from the open request
+(`open_path`) to the first paint, the wait of a user who opens a file in a
+running app.
+
+--display xvfb starts one `Xvfb` server for the whole benchmark (the
+xcb platform, as on a desktop; `apt-get install xvfb`) unless DISPLAY already
+names one (e.g. under `xvfb-run -a`). --bytecode cached (the default) runs
+the children with compiled bytecode, as an installed app has it (kept in a
+temporary PYTHONPYCACHEPREFIX, primed by one unmeasured start);
+--bytecode none compiles every module at each start, as a checkout run with
+PYTHONDONTWRITEBYTECODE=1 does.
+
+Also reported: peak resident memory of that process and, with --pan, the
+paint time per frame while panning the fully expanded view.
 """
 from __future__ import annotations
 
@@ -14,6 +28,7 @@ import argparse
 import json
 import os
 import pathlib
+import shutil
 import statistics
 import subprocess
 import sys
@@ -32,7 +47,7 @@ def child(path: str, started: float, pan: bool) -> None:
     window = MainWindow()
     window.resize(1400, 900)
     window.show()
-    report = {}
+    report = {"platform": app.platformName()}
 
     def painted(_seconds):
         report["boxes"] = len(window.graph.scene.node_items)
@@ -46,11 +61,17 @@ def child(path: str, started: float, pan: bool) -> None:
         window.shutdown()
         os._exit(0)
 
-    # first_paint is emitted from inside paintEvent: leave it before doing more.
+    def first_paint(_seconds):
+        now = time.time()
+        report.setdefault("first_paint", now - started)
+        report.setdefault("open_to_paint", now - report["open_at"])
+        # first_paint is emitted from inside paintEvent: leave it before doing more.
+        QTimer.singleShot(0, lambda: painted(_seconds))
+
     from PySide6.QtCore import QTimer
-    window.graph.view.first_paint.connect(lambda seconds: report.setdefault(
-        "first_paint", time.time() - started))
-    window.graph.view.first_paint.connect(lambda seconds: QTimer.singleShot(0, lambda: painted(seconds)))
+    window.graph.view.first_paint.connect(first_paint)
+    report["window_ready"] = time.time() - started
+    report["open_at"] = time.time()
     window.open_path(path, remember=False)
     app.exec()
 
@@ -99,9 +120,49 @@ def pan_frames(window, app, frames: int = 40) -> dict:
             "fit_all": fit, "at_0.5": view.last_paint_seconds * 1000}
 
 
-def measure(path: str, cache_dir: str, pan: bool) -> dict:
-    env = dict(os.environ, ONNXSTUDIO_LAYOUT_CACHE=cache_dir, QT_QPA_PLATFORM="offscreen",
+class Xvfb:
+    """One X server for the whole benchmark (or the one DISPLAY already names)."""
+
+    def __init__(self):
+        self.proc = None
+        self.display = os.environ.get("DISPLAY")
+        if self.display:
+            return
+        if shutil.which("Xvfb") is None:
+            raise SystemExit("Xvfb is not installed (apt-get install xvfb xauth), or run under xvfb-run -a; "
+                             "--display offscreen measures without it")
+        read, write = os.pipe()
+        self.proc = subprocess.Popen(["Xvfb", "-displayfd", str(write), "-screen", "0", "1920x1080x24",
+                                      "-nolisten", "tcp"], pass_fds=(write,),
+                                     stdout=subprocess.DEVNULL, stderr=subprocess.DEVNULL)
+        os.close(write)
+        with os.fdopen(read) as pipe:      # Xvfb writes its display number once it accepts clients
+            number = pipe.readline().strip()
+        if not number:
+            raise SystemExit("Xvfb did not start")
+        self.display = f":{number}"
+
+    def close(self) -> None:
+        if self.proc is not None:
+            self.proc.terminate()
+            self.proc.wait()
+
+
+def child_env(cache_dir: str, platform: str, display: str | None, pycache: str | None) -> dict:
+    env = dict(os.environ, ONNXSTUDIO_LAYOUT_CACHE=cache_dir, QT_QPA_PLATFORM=platform,
                ONNXSTUDIO_SETTINGS=os.path.join(cache_dir, "settings.ini"))
+    if display:
+        env["DISPLAY"] = display
+    if pycache:
+        env.pop("PYTHONDONTWRITEBYTECODE", None)
+        env["PYTHONPYCACHEPREFIX"] = pycache
+    else:
+        env["PYTHONDONTWRITEBYTECODE"] = "1"
+        env.pop("PYTHONPYCACHEPREFIX", None)
+    return env
+
+
+def measure(path: str, env: dict, pan: bool) -> dict:
     started = time.time()
     proc = subprocess.run([sys.executable, __file__, "--child", path, "--started", repr(started)]
                           + (["--pan"] if pan else []),
@@ -120,6 +181,10 @@ def main(argv=None) -> int:
     parser.add_argument("--hidden", type=int, default=16,
                         help="hidden size of the synthetic models (weight bytes grow with its square)")
     parser.add_argument("--runs", type=int, default=3, help="warm runs (median reported)")
+    parser.add_argument("--cold-runs", type=int, default=1,
+                        help="cold runs, each with an empty layout cache (median reported)")
+    parser.add_argument("--display", choices=("offscreen", "xvfb", "both"), default="both")
+    parser.add_argument("--bytecode", choices=("cached", "none"), default="cached")
     parser.add_argument("--pan", action="store_true", help="also time panning the expanded view")
     parser.add_argument("--child", help=argparse.SUPPRESS)
     parser.add_argument("--started", type=float, help=argparse.SUPPRESS)
@@ -136,24 +201,47 @@ def main(argv=None) -> int:
         target = os.path.join(workdir, f"synthetic_{nodes}_h{args.hidden}.onnx")
         onnx.save(build(nodes, hidden=args.hidden), target)
         models.append(target)
-    print(f"{'model':34} {'file MB':>7} {'cold s':>7} {'warm s':>7} {'peak MB':>8} {'boxes':>6}  engine")
-    for model in models:
-        cache = tempfile.mkdtemp(prefix="cache-", dir=workdir)
-        cold = measure(model, cache, pan=False)
-        warm = [measure(model, cache, pan=False) for _ in range(args.runs)]
-        warm_s = statistics.median(r["first_paint"] for r in warm)
-        peak = max([cold["peak_mb"]] + [r["peak_mb"] for r in warm])
-        name = pathlib.Path(model).parent.name if pathlib.Path(model).name == "model.onnx" \
-            else pathlib.Path(model).stem
-        size_mb = os.path.getsize(model) / 2**20
-        print(f"{name:34} {size_mb:7.0f} {cold['first_paint']:7.2f} {warm_s:7.2f} {peak:8.0f} {cold['boxes']:6d}  "
-              f"{cold['engine']}{' (warm from cache)' if warm[0].get('from_cache') else ''}")
-        if args.pan:
-            pan = measure(model, cache, pan=True)["pan_ms"]
-            print(f"{'':34} pan over {pan['boxes']} expanded boxes at 100%: median {pan['median']:.1f} ms, "
-                  f"p95 {pan['p95']:.1f} ms, max {pan['max']:.1f} ms per frame (first frame, "
-                  f"building the index: {pan['first']:.0f} ms); fit-all frame {pan['fit_all']:.0f} ms; "
-                  f"frame at 50% zoom {pan['at_0.5']:.0f} ms")
+    pycache = os.path.join(workdir, "pycache") if args.bytecode == "cached" else None
+    displays = ["offscreen", "xvfb"] if args.display == "both" else [args.display]
+    xvfb = Xvfb() if "xvfb" in displays else None
+    try:
+        print(f"bytecode: {args.bytecode}; times in s, from process start (open→paint in brackets)")
+        print(f"{'model':28} {'display':9} {'file MB':>7} {'cold s':>14} {'warm s':>14} {'peak MB':>8} "
+              f"{'boxes':>6}  engine")
+        for display in displays:
+            platform, x_display = ("xcb", xvfb.display) if display == "xvfb" else ("offscreen", None)
+            if pycache:         # compile once, unmeasured
+                measure(models[0], child_env(tempfile.mkdtemp(dir=workdir), platform, x_display, pycache), False)
+            for model in models:
+                colds = []
+                for _ in range(args.cold_runs):
+                    cache = tempfile.mkdtemp(prefix="cache-", dir=workdir)
+                    env = child_env(cache, platform, x_display, pycache)
+                    colds.append(measure(model, env, pan=False))
+                warm = [measure(model, env, pan=False) for _ in range(args.runs)]
+                cold = colds[0]
+
+                def median(runs, key):
+                    return statistics.median(r[key] for r in runs)
+                peak = max(r["peak_mb"] for r in colds + warm)
+                name = pathlib.Path(model).parent.name if pathlib.Path(model).name == "model.onnx" \
+                    else pathlib.Path(model).stem
+                size_mb = os.path.getsize(model) / 2**20
+                cold_s = f"{median(colds, 'first_paint'):.2f} ({median(colds, 'open_to_paint'):.2f})"
+                warm_s = f"{median(warm, 'first_paint'):.2f} ({median(warm, 'open_to_paint'):.2f})"
+                cached = " (warm from cache)" if warm[0].get("from_cache") else ""
+                print(f"{name:28} {cold['platform']:9} {size_mb:7.0f} {cold_s:>14} {warm_s:>14} {peak:8.0f} "
+                      f"{cold['boxes']:6d}  {cold['engine']}{cached}", flush=True)
+                if args.pan:
+                    pan = measure(model, env, pan=True)["pan_ms"]
+                    print(f"{'':28} pan over {pan['boxes']} expanded boxes at 100%: median {pan['median']:.1f} ms, "
+                          f"p95 {pan['p95']:.1f} ms, max {pan['max']:.1f} ms per frame (first frame, "
+                          f"building the index: {pan['first']:.0f} ms); fit-all frame {pan['fit_all']:.0f} ms; "
+                          f"frame at 50% zoom {pan['at_0.5']:.0f} ms")
+    finally:
+        if xvfb is not None:
+            xvfb.close()
+        shutil.rmtree(workdir, ignore_errors=True)
     return 0
 
 

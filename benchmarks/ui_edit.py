@@ -70,7 +70,7 @@ def main() -> None:
         w.qdoc.apply(SetAttribute(node.name, "axis", AttrType.INT, -1 if k % 2 else 1), merge=False)
         QCoreApplication.processEvents()          # deferred Problems refresh and edge labels
         w.graph.view.viewport().repaint()
-        spin_until(lambda: not problems._refresh_timer.isActive() and not w.graph._relabel_timer.isActive())
+        spin_until(lambda: not problems._refresh_timer.isActive() and not w.graph.relabel_pending)
         times.append(time.perf_counter() - t)
     print(f"attribute edit -> repainted canvas + Problems: median {sorted(times)[len(times) // 2] * 1000:.0f} ms "
           f"(runs: {', '.join(f'{x * 1000:.0f}' for x in times)})")

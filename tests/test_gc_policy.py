@@ -45,3 +45,24 @@ def test_a_caller_that_turned_collection_off_keeps_it_off():
         assert not gc.isenabled()
     finally:
         gc.enable()
+
+
+
+def test_a_job_starting_during_inference_keeps_collection_off(monkeypatch):
+    """Inference pauses the collector for its walk; a worker job that starts
+    meanwhile (the run's, while the analysis job infers) must find it still
+    off when the walk ends: inference turned it back on by itself."""
+    from onnxstudio.core.infer import infer
+    from onnxstudio.core.infer.engine import Inference
+    walk = Inference._infer_graph
+
+    def walk_while_a_job_starts(self, *args):
+        gc_policy.job_started()
+        return walk(self, *args)
+    monkeypatch.setattr(Inference, "_infer_graph", walk_while_a_job_starts)
+    try:
+        infer(_lazy_model())
+        assert not gc.isenabled()
+    finally:
+        gc_policy.job_ended()
+    assert gc.isenabled()

@@ -163,8 +163,7 @@ def test_an_old_file_without_the_marker_is_kept(tmp_path):
 # -- a restart of the app restores what the user left --------------------------------------
 
 def _wait_idle(qtbot, win):
-    qtbot.waitUntil(lambda: win._load_job is None and win.graph._job is None
-                    and win.graph._pending_target is None, timeout=120_000)
+    qtbot.waitUntil(lambda: win._load_job is None and win.graph.settled, timeout=120_000)
 
 
 def _window(qtbot, settings_path):
@@ -209,7 +208,7 @@ def test_restart_restores_layout_and_state(qtbot, tmp_path, monkeypatch):
     search_area = win.dockWidgetArea(win.search_dock)
     properties_width = win.properties_dock.width()
     view.centerOn(150.0, 200.0)
-    scale, cx, cy = win.graph._view_state()
+    scale, cx, cy = win.graph.view_state()
     win.close()
 
     win = _window(qtbot, settings_path)

@@ -42,8 +42,7 @@ def pick_node(scene):
 
 def idle(window) -> bool:
     graph = window.graph
-    return (not window.busy and graph.scene.view_model is not None and graph._job is None
-            and graph._pending_target is None)
+    return (not window.busy and graph.scene.view_model is not None and graph.settled)
 
 
 def focus_on_group(window, app, group: tuple, zoom: float) -> None:

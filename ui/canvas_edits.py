@@ -230,16 +230,14 @@ class CanvasEdits:
     def connect(self, value, node, index: int) -> bool:
         """Make input `index` of `node` read `value` (one undo step). When the
         producer comes later in the node list, it and what it needs move
-        before `node` first, so the list stays topological."""
+        before `node` first (MoveProducersBefore), so the list stays topological."""
         problem = self.connect_problem(value, node, index)
         if problem:
             self.window.qdoc.refused.emit(problem)
             return False
         gpath, ref = self.gpath, E.node_ref(node)
-        edits = []
-        order = _order_for(value.producer, node)
-        if order is not None:
-            edits.append(E.SetNodeOrder(order, gpath))
+        # By name, not by position, so the step replays on a re-export (edit scripts).
+        edits = [E.MoveProducersBefore(ref, [value.name], gpath)]
         if index < len(node.inputs):
             edits.append(E.SetNodeInput(ref, index, value.name, gpath))
         else:
@@ -451,32 +449,6 @@ def _reaches(start, goal) -> bool:
                     seen.add(id(user))
                     stack.append(user)
     return False
-
-
-def _order_for(producer, node):
-    """A node order (SetNodeOrder) in which `producer` and the nodes it needs
-    that come after `node` move, in their order, to just before `node`; None
-    when the producer already comes first."""
-    if producer is None or producer.graph is not node.graph or producer.index < node.index:
-        return None
-    g = node.graph
-    needed, stack = {id(producer)}, [producer]
-    while stack:
-        n = stack.pop()
-        for v in n.inputs:
-            p = v.producer if v is not None else None
-            if p is not None and p.graph is g and p.index > node.index and id(p) not in needed:
-                needed.add(id(p))
-                stack.append(p)
-    nodes = list(g.nodes)
-    moved = [i for i, n in enumerate(nodes) if id(n) in needed]
-    order = []
-    for i, n in enumerate(nodes):
-        if i == node.index:
-            order.extend(moved)
-        if id(n) not in needed:
-            order.append(i)
-    return order
 
 
 def _optional_slot(schema, index: int, count: int) -> bool:

@@ -27,8 +27,8 @@ class EditActions:
         self.prompter = Prompter(window)
         self.history = HistoryPanel()
         self.problems = ProblemsPanel()
-        self.history_dock = window._dock("Undo History", self.history, Qt.LeftDockWidgetArea)
-        self.problems_dock = window._dock("Problems", self.problems, Qt.BottomDockWidgetArea)
+        self.history_dock = window.add_dock("Undo History", self.history, Qt.LeftDockWidgetArea)
+        self.problems_dock = window.add_dock("Problems", self.problems, Qt.BottomDockWidgetArea)
         self.history_dock.hide()
         self.files = FileActions(window, self.prompter)
         self.problems.activated.connect(self._reveal_problem)
@@ -76,6 +76,10 @@ class EditActions:
         w.graph.edge_menu_hook = self._edge_menu
         self.script_action = self._action(edit, translate("EditActions", "Save Edits as &Script…"),
                                           self.files.save_script)
+        from .script_apply import ScriptApplier
+        self.scripts = ScriptApplier(w, self.prompter)
+        self.apply_script_action = self._action(edit, translate("EditActions", "Appl&y Edit Script…"),
+                                                self.scripts.apply)
         view_menu = w.view_menu
         if view_menu is not None:
             view_menu.addAction(self.problems_dock.toggleViewAction())
@@ -143,9 +147,7 @@ class EditActions:
             elif isinstance(obj, Value):
                 w.properties.show_value(obj)
         else:
-            from .navigation import levels_for
-            w.graph.levels = levels_for(w.model, graph)
-            w.graph._show_level()
+            w.graph.show_graph(graph)
 
 
 def _menu(window, title):

@@ -54,8 +54,8 @@ class MainWindow(QMainWindow):
         self.properties = PropertiesPanel()
         self.graph.menu_extenders.append(self.properties.extend_canvas_menu)   # "Make graph output"
         self.search = SearchPanel()
-        self.properties_dock = self._dock("Properties", self.properties, Qt.RightDockWidgetArea)
-        self.search_dock = self._dock("Search", self.search, Qt.LeftDockWidgetArea)
+        self.properties_dock = self.add_dock("Properties", self.properties, Qt.RightDockWidgetArea)
+        self.search_dock = self.add_dock("Search", self.search, Qt.LeftDockWidgetArea)
         self.search_dock.hide()
         self._build_status_bar()
         self._build_menus()
@@ -78,7 +78,9 @@ class MainWindow(QMainWindow):
 
     # -- construction ---------------------------------------------------------------------
 
-    def _dock(self, title, widget, area) -> QDockWidget:
+    def add_dock(self, title, widget, area) -> QDockWidget:
+        """A dock titled `title` (English: also its objectName, which the
+        saved window layout is keyed by) in `area`, in its saved place."""
         dock = QDockWidget(QCoreApplication.translate("Docks", title), self)
         dock.setObjectName(title)
         dock.setWidget(widget)
@@ -256,20 +258,22 @@ class MainWindow(QMainWindow):
             self.settings.add_recent(path)
             self.settings.set_last_directory(path.parent)
             self._refresh_recent()
-        self._set_document(model, path)
-        from .settings import viewer_state
-        self.graph.set_document(self.qdoc, *viewer_state(self.settings.model_state(path)))
-        self.model_loaded.emit(model)
         self._infer_pending = True
+        self._set_document(model, path)
+        self.model_loaded.emit(model)
 
     def _set_document(self, model, path) -> None:
-        """One Document (+ its QtDocument) owns the model; panels observe it."""
+        """One Document (+ its QtDocument) owns the model; panels observe it.
+        The canvas comes first: its layout runs in a worker (dot in a child
+        process) while this thread fills the other panels."""
         from onnxstudio.core.document import Document
+        from .settings import viewer_state
         if self.qdoc is not None:
             self.qdoc.close()
             self.qdoc.deleteLater()
         self.document = Document(model, path)
         self.qdoc = QtDocument(self.document, self)
+        self.graph.set_document(self.qdoc, *viewer_state(self.settings.model_state(path)))
         self.properties.set_document(self.qdoc)
         self.search.set_document(self.qdoc)
         self.edit_actions.set_document(self.qdoc)
@@ -278,11 +282,13 @@ class MainWindow(QMainWindow):
 
     def _start_inference(self) -> None:
         """Inference and the checker start once the first layout is painted:
-        the declared types are already drawn, inferred ones fill in after."""
+        the declared types are already drawn, inferred ones fill in after.
+        Nothing else the user has not asked for runs before that picture."""
         if not getattr(self, "_infer_pending", False) or self.model is None:
             return
         self._infer_pending = False
         if self.document.analysis_ready:
+            self.run_ui.controller.preload_executor()
             return
         job = AnalysisJob(self.document, self)
         job.analysed.connect(lambda analysis, revision, j=job: self._analysed(analysis, revision, j))
@@ -297,12 +303,14 @@ class MainWindow(QMainWindow):
     def _inference_finished(self, job) -> None:
         if job is self._infer_job:
             self._infer_job = None
+            # Last in line: the executor's import (~0.2 s of every kernel), so
+            # that the first Run or Step does not pay for it.
+            self.run_ui.controller.preload_executor()
 
     @property
     def busy(self) -> bool:
         """Loading, laying out or inferring (tests and tools wait on this)."""
-        return (self._load_job is not None or self.graph._job is not None
-                or self.graph._pending_target is not None or self._infer_job is not None
+        return (self._load_job is not None or not self.graph.settled or self._infer_job is not None
                 or getattr(self, "_infer_pending", False))
 
     def _load_failed(self, message: str, job) -> None:
@@ -384,9 +392,7 @@ class MainWindow(QMainWindow):
 
     def _navigate(self, obj) -> None:
         if isinstance(obj, Graph):          # enter it
-            from .navigation import levels_for
-            self.graph.levels = levels_for(self.model, obj)
-            self.graph._show_level()
+            self.graph.show_graph(obj)
             return
         graph = getattr(obj, "graph", None)
         if graph is not None:

@@ -13,8 +13,9 @@ from .node_edits import SetAttribute, SetNodeField
 from .compound import (RankChangeRefused, bypass_node, cleanup, demote_input, insert_on_edge,
                        promote_initializer, rename_everywhere, replace_with_node, set_input_shape, toposort)
 from .extract import extract_model
+from .node_order import MoveProducersBefore, SortNodes
 from .model_edits import SetGraphField, SetMetadata, SetModelField, SetOpsetImport
-from .script import ScriptError, from_script, replay, to_script
+from .script import ScriptError, from_script, portable, replay, replay_report, to_script
 from .refs import find_graph, find_node, graph_path, node_ref
 from .values import (AddGraphInput, AddGraphOutput, AddInitializer, AddValueInfo, MoveGraphInput,
                      MoveGraphOutput, RemoveGraphInput, RemoveGraphOutput, RemoveInitializer, RemoveValueInfo,
@@ -27,8 +28,9 @@ __all__ = ["EDIT_KINDS", "Changes", "Edit", "EditError", "Macro", "register", "S
            "AddGraphInput", "AddGraphOutput", "AddInitializer", "AddValueInfo", "MoveGraphInput",
            "MoveGraphOutput", "RemoveGraphInput", "RemoveGraphOutput", "RemoveInitializer", "RemoveValueInfo",
            "RenameValue", "SetInitializer", "SetValueType", "SetGraphField", "SetMetadata", "SetModelField",
-           "SetOpsetImport", "RankChangeRefused", "bypass_node", "cleanup", "demote_input", "extract_model",
+           "SetOpsetImport", "MoveProducersBefore", "SortNodes",
+           "RankChangeRefused", "bypass_node", "cleanup", "demote_input", "extract_model",
            "insert_on_edge",
            "promote_initializer", "rename_everywhere", "replace_with_node", "set_input_shape", "sparse_from_dense",
            "toposort",
-           "ScriptError", "from_script", "replay", "to_script"]
+           "ScriptError", "from_script", "portable", "replay", "replay_report", "to_script"]

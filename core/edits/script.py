@@ -10,7 +10,10 @@ fixes after exporting it again. Values that are not plain JSON are tagged:
   {"$sparse": {"values": ..., "indices": ..., "dims": [...]}}
   {"$graph": "<base64 GraphProto>"}, {"$type": "<base64 TypeProto>"}, {"$bytes": "..."}
 
-`dtype` is the ONNX element type number. Replaying stops at the first step
+`dtype` is the ONNX element type number. Edits name nodes and values, never
+positions: scripts written before node orders were recorded by name (a
+`set_node_order` listing every node's index) still load, and replay moves
+the nodes by name instead (`portable`). Replaying stops at the first step
 that no longer applies, names it and what is missing, and leaves the model
 (and the document's history) as it was.
 """
@@ -193,22 +196,83 @@ def from_script(data) -> list[Edit]:
     return [edit_from_json(d, f"step {i + 1}") for i, d in enumerate(data)]
 
 
-def replay(document, data, name: str = "Replay edit script") -> int:
-    """Apply every step of a script to `document` as one undo step. A step
-    that no longer applies raises ScriptError naming the step and the
-    reason; the document is then as it was. Returns the number of steps."""
-    edits = from_script(data)
+def portable(edits: list) -> tuple[list, dict]:
+    """The edits with every absolute node order (`set_node_order`, which
+    lists node positions of the file it was recorded on) replaced by an edit
+    that names what it moves: an order followed by a rewiring of a node's
+    inputs (what connecting by drag recorded) becomes "move the producers of
+    what it now reads before it"; any other order becomes "sort the nodes
+    topologically" (the only other edit that recorded one). Returns the
+    edits and {top-level step index: why it was changed}."""
+    from .node_order import MoveProducersBefore, SortNodes
+    from .wiring import SetNodeInput, SetNodeInputs, SetNodeOrder
+
+    def convert(seq: list) -> tuple[list, set]:
+        """The same edits one for one; the positions of those changed."""
+        out, changed = [], set()
+        for i, e in enumerate(seq):
+            nxt = seq[i + 1] if i + 1 < len(seq) else None
+            same_graph = nxt is not None and tuple(getattr(nxt, "graph", ())) == tuple(getattr(e, "graph", ()))
+            if isinstance(e, SetNodeOrder):
+                changed.add(i)
+                if isinstance(nxt, SetNodeInput) and same_graph:
+                    out.append(MoveProducersBefore(nxt.node, [nxt.value], e.graph))
+                elif isinstance(nxt, SetNodeInputs) and same_graph:
+                    out.append(MoveProducersBefore(nxt.node, [n for n in nxt.names if n], e.graph))
+                else:
+                    out.append(SortNodes(e.graph))
+            elif isinstance(e, Macro):
+                inner, sub = convert(list(e.edits))
+                out.append(Macro(inner, e.name) if sub else e)
+                if sub:
+                    changed.add(i)
+            else:
+                out.append(e)
+        return out, changed
+
+    converted, changed = convert(list(edits))
+    why = ("its node order was recorded as positions in another file; replayed as moving only the "
+           "nodes it needs, by name")
+    return converted, {i: why for i in changed}
+
+
+def replay_report(document, data, name: str = "Replay edit script") -> list[str]:
+    """Apply every step of a script to `document` as one undo step and say
+    what each did: one line per step ("step 2: Set attribute epsilon of
+    LayerNorm"). A step that no longer applies raises ScriptError naming the
+    step and the reason (its `report` holds the lines of the steps before
+    it); the document is then as it was. Absolute node
+    orders of older scripts are replayed by name (`portable`)."""
+    edits, notes = portable(from_script(data))
     step = 0
+    lines = []
     try:
         with document.macro(name):
             for step, edit in enumerate(edits, 1):
                 document.apply(edit)
-    except ScriptError:
+                note = notes.get(step - 1)
+                lines.append(f"step {step}: {edit.describe()}" + (f" ({note})" if note else ""))
+    except ScriptError as e:
+        e.report = lines
         raise
     except EditError as e:
-        raise ScriptError(f"step {step} ({edits[step - 1].describe()}) no longer applies: {e}") from None
+        raise _failed(f"step {step} ({edits[step - 1].describe()}) no longer applies: {e}", lines) from None
     except (KeyError, ValueError, TypeError, IndexError, AttributeError) as e:
         # A hand-written step with a field of the wrong shape (the document
         # was rolled back by the macro).
-        raise ScriptError(f"step {step} ({edits[step - 1].kind}) is malformed: {type(e).__name__}: {e}") from None
-    return len(edits)
+        raise _failed(f"step {step} ({edits[step - 1].kind}) is malformed: {type(e).__name__}: {e}",
+                      lines) from None
+    return lines
+
+
+def _failed(message: str, lines: list) -> ScriptError:
+    """The error of a replay that stopped; `report` holds the lines of the
+    steps that had applied before it (undone again)."""
+    error = ScriptError(message)
+    error.report = lines
+    return error
+
+
+def replay(document, data, name: str = "Replay edit script") -> int:
+    """`replay_report` without the report: the number of steps applied."""
+    return len(replay_report(document, data, name))

@@ -88,6 +88,17 @@ class NodeDiff:
     outputs: list[ValueDiff]
     inputs_agree: bool                   # every node-produced input agrees (or was not compared)
     constant: bool = False               # computes from constants only: never the first divergence
+    own: Optional[list] = None           # ValueDiffs of the node run alone on the reference's inputs
+    own_note: str = ""                   # why the own error was not measured
+
+    @property
+    def own_max_abs(self) -> Optional[float]:
+        return max((d.max_abs for d in self.own), default=0.0) if self.own is not None else None
+
+    @property
+    def own_rel(self) -> Optional[float]:
+        """The largest relative error of the node's own outputs (own_error.py); None when not measured."""
+        return max((d.rel for d in self.own), default=0.0) if self.own is not None else None
 
     @property
     def agrees(self) -> bool:
@@ -106,10 +117,21 @@ class NodeDiff:
         return max(self.outputs, key=lambda d: (not d.agrees, d.rel), default=None)
 
     def to_json(self) -> dict:
+        own = {} if self.own is None and not self.own_note else {
+            "own_max_abs": _maybe(self.own_max_abs), "own_max_rel": _maybe(self.own_rel),
+            "own_agrees": all(d.agrees for d in self.own) if self.own is not None else None,
+            **({"own_note": self.own_note} if self.own_note else {})}
         return {"node": self.node.path, "name": self.node.name, "op_type": self.node.op_type,
                 "agrees": self.agrees, "inputs_agree": self.inputs_agree,
+                "max_abs": _finite(self.max_abs), "max_rel": _finite(self.rel), **own,
                 "max_abs_error": _finite(self.max_abs), "rel_error": _finite(self.rel),
                 "outputs": [d.to_json() for d in self.outputs]}
+
+    def brief(self) -> dict:
+        """The node named, with its total and own errors (the report's top-level entries)."""
+        return {"node": self.node.path, "name": self.node.name, "op_type": self.node.op_type,
+                "max_abs": _finite(self.max_abs), "max_rel": _finite(self.rel),
+                "own_max_abs": _maybe(self.own_max_abs), "own_max_rel": _maybe(self.own_rel)}
 
 
 @dataclass
@@ -123,10 +145,19 @@ class Report:
     atol: float = ATOL
     tolerances: dict = field(default_factory=dict)               # value name -> (rtol, atol)
     bodies: list = field(default_factory=list)                   # compare_bodies.BodyReport per body
+    unmatched: list = field(default_factory=list)                # reference names the model has no value of
 
     @property
     def first_divergence(self) -> Optional[NodeDiff]:
         return next((n for n in self.nodes if not n.agrees and n.inputs_agree and not n.constant), None)
+
+    @property
+    def worst_own(self) -> Optional[NodeDiff]:
+        """The node with the largest own error (own_error.py), when any was
+        measured and is not zero: the culprit, where first_divergence may be
+        a node that only inherits."""
+        judged = [n for n in self.nodes if n.own_rel]
+        return max(judged, key=lambda n: n.own_rel, default=None)
 
     @property
     def agrees(self) -> bool:
@@ -134,12 +165,15 @@ class Report:
 
     def to_json(self) -> dict:
         first = self.first_divergence
+        worst = self.worst_own
         return {"rtol": self.rtol, "atol": self.atol, "agrees": self.agrees,
                 "tolerances": {k: list(v) for k, v in self.tolerances.items()},
-                "first_divergence": first.to_json() if first else None,
+                "first_divergence": {**first.to_json(), **first.brief()} if first else None,
+                "worst_own": worst.brief() if worst else None,
                 "differing_sources": self.differing_sources, "skipped": self.skipped,
                 "nodes": [n.to_json() for n in self.nodes],
-                **({"bodies": [b.to_json() for b in self.bodies]} if self.bodies else {})}
+                **({"bodies": [b.to_json() for b in self.bodies]} if self.bodies else {}),
+                **({"unmatched": self.unmatched} if self.unmatched else {})}
 
 
 # -- values ----------------------------------------------------------------------------
@@ -273,6 +307,10 @@ def _finite(x: float):
     return x if math.isfinite(x) else str(x)
 
 
+def _maybe(x: Optional[float]):
+    return None if x is None else _finite(x)
+
+
 def _plain(v):
     if isinstance(v, np.generic):
         v = v.item()
@@ -291,7 +329,7 @@ def node_report(graph: Graph, diffs: dict[str, ValueDiff], *, skipped: Optional[
     order, and mark which nodes had every compared node-made input agree.
     Outputs of constant-only nodes count as sources, like initializers."""
     produced: set = set()
-    constants = _constant_values(graph)
+    constants = constant_values(graph)
     nodes = []
     for node in graph.nodes:
         outs = [diffs[v.name] for v in node.outputs if v is not None and v.name in diffs]
@@ -307,17 +345,17 @@ def node_report(graph: Graph, diffs: dict[str, ValueDiff], *, skipped: Optional[
     return Report(nodes, diffs, sources, list(skipped or []), rtol, atol, dict(tolerances or {}))
 
 
-_RANDOM_OPS = frozenset({"RandomNormal", "RandomUniform", "RandomNormalLike", "RandomUniformLike", "Multinomial",
+RANDOM_OPS = frozenset({"RandomNormal", "RandomUniform", "RandomNormalLike", "RandomUniformLike", "Multinomial",
                          "Bernoulli", "Dropout"})
 
 
-def _constant_values(graph: Graph) -> set:
+def constant_values(graph: Graph) -> set:
     """Names of `graph`'s values that hold constants: initializers, Constant
     outputs, and what nodes compute from those alone (a Cast, an Identity,
     a Reshape of a weight). Random and control-flow nodes are computations."""
     names = set(graph.initializers)
     for node in graph.nodes:
-        if node.op_type in _RANDOM_OPS or any(True for _ in node.subgraphs()):
+        if node.op_type in RANDOM_OPS or any(True for _ in node.subgraphs()):
             continue
         ins = [v for v in node.inputs if v is not None]
         if (node.op_type == "Constant" and not ins) or (ins and all(v.name in names for v in ins)):
@@ -367,17 +405,22 @@ def _session_options(ort, provider: str, opt_level: str):
 def compare_with_onnxruntime(model: Model, feeds: dict, *, rtol: float = RTOL, atol: float = ATOL,
                              seed: int = 0, intermediates: bool = True, tolerances: Optional[dict] = None,
                              provider: str = DEFAULT_PROVIDER, opt_level: str = "disable",
-                             bodies: bool = True, body_budget: int = DEFAULT_BUDGET) -> Report:
+                             bodies: bool = True, body_budget: int = DEFAULT_BUDGET,
+                             reference_model: Optional[Model] = None, own: bool = True) -> Report:
     """Run `feeds` through our executor and through onnxruntime, exposing every
     intermediate of the main graph on both sides, and compare them per node.
 
-    onnxruntime sees a copy of the model with the intermediates added as
-    graph outputs (values it cannot expose are left out and listed in
-    `Report.skipped`) and runs it on `provider` (one of
-    `available_providers()`) at graph optimisation `opt_level` (one of
-    OPT_LEVELS; "disable" by default, so each value it returns is the one its
-    node computed). Raises CompareError when onnxruntime is not installed,
-    the provider or level is not one it has, or it cannot run the model.
+    onnxruntime sees a copy of the model (of `reference_model` when given:
+    the file before an edit) with the intermediates added as graph outputs
+    (values it cannot expose are left out and listed in `Report.skipped`)
+    and runs it on `provider` (one of `available_providers()`) at graph
+    optimisation `opt_level` (one of OPT_LEVELS; "disable" by default, so
+    each value it returns is the one its node computed). Raises
+    CompareError when onnxruntime is not installed, the provider or level
+    is not one it has, or it cannot run the model.
+
+    With `own`, each node's own error is measured too (own_error.py): the
+    node run alone on onnxruntime's values of its inputs.
 
     With `bodies` (and `intermediates`), our run also keeps the values inside
     If/Loop/Scan bodies (up to `body_budget` bytes) and each body is compared
@@ -389,17 +432,37 @@ def compare_with_onnxruntime(model: Model, feeds: dict, *, rtol: float = RTOL, a
                            body_budget=body_budget)
     outputs = ours_session.run({k: v for k, v in feeds.items() if k in ours_session.input_names})
     ours = {**ours_session.values, **outputs} if intermediates else dict(outputs)
-    wanted = _intermediate_names(model.graph) if intermediates else []
-    theirs, skipped = _run_onnxruntime(model, feeds, [n for n in wanted if n in ours], provider=provider,
-                                       opt_level=opt_level)
-    skipped += [n for n in wanted if n not in ours and n not in skipped]
+    report, _ = compare_run_with_onnxruntime(
+        model, ours, feeds, reference_model=reference_model, intermediates=intermediates, own=own,
+        kept=ours_session.body_values if intermediates and bodies else None, rtol=rtol, atol=atol,
+        tolerances=tolerances, provider=provider, opt_level=opt_level, seed=seed)
+    return report
+
+
+def compare_run_with_onnxruntime(model: Model, ours: dict, feeds: dict, *, reference_model: Optional[Model] = None,
+                                 intermediates: bool = True, own: bool = True, kept=None, rtol: float = RTOL,
+                                 atol: float = ATOL, tolerances: Optional[dict] = None,
+                                 provider: str = DEFAULT_PROVIDER, opt_level: str = "disable",
+                                 seed: int = 0) -> tuple[Report, dict]:
+    """(Report, onnxruntime's values by name) for a run of ours already made:
+    `ours` holds its values (every intermediate when it kept them), `kept`
+    its values inside bodies (kept.BodyValues, or None: bodies not compared).
+    onnxruntime runs `reference_model` when given, else `model`."""
+    target = reference_model if reference_model is not None else model
+    wanted = intermediate_names(model.graph) if intermediates else []
+    names = [n for n in wanted if n in ours and target.graph.lookup(n) is not None]
+    theirs, skipped = _run_onnxruntime(target, feeds, names, provider=provider, opt_level=opt_level)
+    skipped += [n for n in wanted if n not in names and n not in skipped]
     ordered = {n: ours[n] for n in [*wanted, *(v.name for v in model.graph.outputs)] if n in ours}
     diffs = compare_values(ordered, theirs, rtol=rtol, atol=atol, tolerances=tolerances)
     report = node_report(model.graph, diffs, skipped=skipped, rtol=rtol, atol=atol, tolerances=tolerances)
-    if intermediates and bodies:
-        report.bodies = body_reports(model, ours, ours_session.body_values, rtol=rtol, atol=atol,
-                                     tolerances=tolerances, provider=provider, opt_level=opt_level)
-    return report
+    if own and intermediates:
+        from .own_error import add_own_errors
+        add_own_errors(report, model, ours, {**feeds, **theirs}, seed=seed)
+    if kept is not None:
+        report.bodies = body_reports(target, ours, kept, rtol=rtol, atol=atol, tolerances=tolerances,
+                                     provider=provider, opt_level=opt_level)
+    return report, theirs
 
 
 def body_reports(model: Model, ours: dict, kept, *, rtol: float = RTOL, atol: float = ATOL,
@@ -411,7 +474,7 @@ def body_reports(model: Model, ours: dict, kept, *, rtol: float = RTOL, atol: fl
     from .compare_bodies import compare_bodies
 
     def run_body(blob, feeds, names):
-        return _run_onnxruntime_bytes(blob, feeds, names, provider, opt_level)
+        return run_onnxruntime_bytes(blob, feeds, names, provider, opt_level)
 
     def compare(graph, mine, theirs):
         diffs = compare_values(mine, theirs, rtol=rtol, atol=atol, tolerances=tolerances)
@@ -419,7 +482,18 @@ def body_reports(model: Model, ours: dict, kept, *, rtol: float = RTOL, atol: fl
     return compare_bodies(model, ours, kept, run_body=run_body, compare=compare)
 
 
-def _run_onnxruntime_bytes(blob: bytes, feeds: dict, names: list, provider: str, opt_level: str) -> dict:
+def run_onnxruntime_model(model: Model, feeds: dict, names: list, *, provider: str = DEFAULT_PROVIDER,
+                          opt_level: str = "disable") -> dict:
+    """onnxruntime's values of `names` (outputs of `model`) on `feeds`; CompareError when it refuses."""
+    from ..serde.io import to_bytes
+    try:
+        blob = to_bytes(model)
+    except Exception as e:  # noqa: BLE001 - a model we cannot serialise is not comparable
+        raise CompareError(f"cannot hand the model to onnxruntime: {e}") from None
+    return run_onnxruntime_bytes(blob, feeds, names, provider, opt_level)
+
+
+def run_onnxruntime_bytes(blob: bytes, feeds: dict, names: list, provider: str, opt_level: str) -> dict:
     """onnxruntime's values of `names` for the model `blob`; CompareError with its first line."""
     ort = _load_onnxruntime()
     options = _session_options(ort, provider, opt_level)
@@ -431,7 +505,8 @@ def _run_onnxruntime_bytes(blob: bytes, feeds: dict, names: list, provider: str,
         raise CompareError(text.splitlines()[0] if text else type(e).__name__) from None
 
 
-def _intermediate_names(graph: Graph) -> list[str]:
+def intermediate_names(graph: Graph) -> list[str]:
+    """The values the main graph's nodes compute that are not graph outputs, in graph order."""
     outs = {v.name for v in graph.outputs}
     names = []
     for node in graph.nodes:

@@ -41,6 +41,7 @@ from typing import Callable, Iterable, Optional
 import numpy as np
 
 from ..ir import Graph, Model, Node, Value
+from ..ir.nesting import top_level_node
 from ..ir.types import TensorType
 from .bodies import copy_outer_values as _copy_outer
 from .errors import Cancelled, ExecError, FeedError
@@ -168,13 +169,6 @@ class _DebugSession(Session):
             return len(self.trace) - 1
         self.truncated = True
         return -1
-
-
-def top_node(node: Node, graph: Graph) -> Optional[Node]:
-    """The node of `graph` that is or contains `node` (None when it is not inside `graph`)."""
-    while node is not None and node.graph is not None and node.graph is not graph:
-        node = node.graph.parent_node
-    return node if node is not None and node.graph is graph else None
 
 
 class DebugRun(Stepping):
@@ -454,9 +448,9 @@ class DebugRun(Stepping):
         if not is_control_flow(node):
             return False
         inside = [b for b in self.breakpoints if isinstance(b, Node) and b is not node
-                  and top_node(b, self.graph) is node]
+                  and top_level_node(b, self.graph) is node]
         return bool(inside) or (target is not None and target is not node
-                                and top_node(target, self.graph) is node)
+                                and top_level_node(target, self.graph) is node)
 
     def can_reach(self, node: Node) -> bool:
         """True when `node` is still ahead in this run (run_to can stop before it)."""
@@ -464,7 +458,7 @@ class DebugRun(Stepping):
             return False
         if any(e.node is node for e in self._trace[self._trace_pos:]):
             return True
-        top = top_node(node, self.graph)
+        top = top_level_node(node, self.graph)
         steps = self.session.plan.steps
         return any(st.node is top for st in steps[self.session.position:])
 
@@ -514,7 +508,7 @@ class DebugRun(Stepping):
         """After a failed run, the next step is the failing node (or the
         main-graph node holding it), not the first one: that is where the run
         stopped, and stepping retries it."""
-        top = top_node(node, s.graph) if node is not None and node.graph is not None else None
+        top = top_level_node(node, s.graph) if node is not None and node.graph is not None else None
         for i, st in enumerate(s.plan.steps):
             if st.node is top:
                 s._pos = i
@@ -603,12 +597,12 @@ class DebugRun(Stepping):
         touched = set()
         dirty = set()
         for n in set(changes.nodes_changed) | set(changes.nodes_added):
-            top = top_node(n, graph)
+            top = top_level_node(n, graph)
             if top is not None:
                 touched.add(top)
         for n in changes.nodes_removed:
             dirty.update(v.name for v in n.outputs if v is not None and v.name)
-            top = top_node(n, graph) if n.graph is not None else None
+            top = top_level_node(n, graph) if n.graph is not None else None
             if top is not None:
                 touched.add(top)
         for v in changes.initializers:
@@ -648,7 +642,7 @@ class DebugRun(Stepping):
             return
         for path, graph in list(kept.graphs.items()):
             holder = graph.parent_node
-            top = top_node(holder, self.graph) if holder is not None and holder.graph is not None else None
+            top = top_level_node(holder, self.graph) if holder is not None and holder.graph is not None else None
             if top is None or top in stale:
                 kept.forget(path)
                 self.body_values.pop(id(graph), None)
@@ -725,4 +719,4 @@ def typed_value(model: Model, name: str, inferred: dict) -> Optional[Value]:
 
 
 __all__ = ["DebugRun", "StepEvent", "TraceEntry", "BoundaryFeeds", "boundary_feeds", "typed_value",
-           "top_node", "is_control_flow", "TRACE_LIMIT"]
+           "is_control_flow", "TRACE_LIMIT"]

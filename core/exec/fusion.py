@@ -73,6 +73,7 @@ def compile_runners(plan: Plan, general, const_value) -> list:
     """The plan's live steps as runners, merged where possible (see module
     docstring); `const_value(name)` gives a constant's value."""
     if plan.keep:
+        plan.runner_nodes = [(s.node,) for s in plan.live_steps]
         return [compile_step(s, general) for s in plan.live_steps]
     steps = plan.live_steps
     outputs = set(plan.outputs)
@@ -105,6 +106,8 @@ def compile_runners(plan: Plan, general, const_value) -> list:
             steady = not any(n in outputs for n in u.outputs)
             fast = in_place.runner(u, _call_of(u), general, untrusted) if _plain(u) else None
             runners.append(fast or compile_step(u, general, steady=steady, untrusted=untrusted))
+    # Which nodes each runner computes: a profiled run (profile.py) times runners, not nodes.
+    plan.runner_nodes = [tuple(m.node for m in u.members) if isinstance(u, _Unit) else (u.node,) for u in units]
     return runners
 
 

@@ -12,6 +12,7 @@ from typing import Iterable, Optional
 
 from ..errors import CoreError
 from ..ir import AttrType, Graph, Model, Node
+from ..ir.nesting import top_level_node
 from ..ir.tensor import NAMELESS
 from ..opsets import canonical_domain
 from .errors import ExecError
@@ -136,6 +137,7 @@ class Plan:
             self.live_reads.update(name for st in self.steps for name in st.outputs if name)
         self.folded: Optional[dict] = None
         self.runners: list = []     # the live steps as closures, made by the session after the first run
+        self.runner_nodes: list = []    # for each runner, the nodes it computes (several when merged)
         self.keep = keep
         if not keep:
             self._plan_frees()
@@ -151,7 +153,9 @@ class Plan:
             for v in n.outputs:
                 if v is None or not v.name:
                     continue
-                used_outside = any(id(_top_node(u, self.graph)) not in chosen for u, _ in v._uses)
+                # A use in a function body or a detached node has no top-level
+                # node (None), which is never chosen: it counts as outside.
+                used_outside = any(id(top_level_node(u, self.graph)) not in chosen for u, _ in v._uses)
                 if used_outside or id(v) in graph_outs or not v._uses:
                     outs.append(v.name)
         return outs
@@ -263,13 +267,6 @@ def _inside(g: Graph, root: Graph) -> bool:
             return True
         g = g.parent_graph
     return False
-
-
-def _top_node(node: Node, graph: Graph) -> Node:
-    """The node of `graph` that contains `node` (itself, or an ancestor via subgraphs)."""
-    while node.graph is not None and node.graph is not graph and node.graph.parent_node is not None:
-        node = node.graph.parent_node
-    return node
 
 
 def _in_order(graph: Graph, nodes: Iterable) -> list[Node]:

@@ -58,7 +58,16 @@ How it works and what we decided:
   subgraph re-runs the owning top-level node) and stops where outputs come
   out unchanged; edits inside function bodies fall back to a full run.
 """
-from .engine import Inference, InferenceResult, infer
 from ..diagnostics import Diagnostic
 
 __all__ = ["Diagnostic", "Inference", "InferenceResult", "infer"]
+
+
+def __getattr__(name: str):
+    # The engine (and with it every rule module) loads on first use, not
+    # with `infer.dims`: the canvas formats declared dims before the app has
+    # drawn anything, and inference starts only after that first picture.
+    if name in ("Inference", "InferenceResult", "infer"):
+        from . import engine
+        return getattr(engine, name)
+    raise AttributeError(f"module {__name__!r} has no attribute {name!r}")

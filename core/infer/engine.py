@@ -7,7 +7,6 @@ being edited and re-run only downstream of a change (`update`).
 """
 from __future__ import annotations
 
-import gc
 from types import MappingProxyType
 from typing import Iterable, Optional
 
@@ -15,8 +14,10 @@ import numpy as np
 
 # One Diagnostic type for the whole core, so the problems panel lists the
 # checker's and inference's findings alike.
+from .. import gc_policy
 from ..diagnostics import INFO, WARNING, Diagnostic
 from ..ir.dtypes import DataType, from_numpy_dtype
+from ..ir.nesting import top_level_node
 from ..ir.types import TensorType
 from . import (ops_contrib, ops_contrib_fused, ops_contrib_llm, ops_control, ops_elementwise,  # noqa: F401  (register rules)
                ops_index, ops_misc, ops_ml, ops_nn, ops_reduce, ops_sequence, ops_shape)
@@ -79,13 +80,10 @@ class Inference:
         # The walk allocates many small short-lived objects but no reference
         # cycles; pausing the cyclic collector (which would otherwise traverse
         # the whole IR again and again) halves the time on large models.
-        was_enabled = gc.isenabled()
-        gc.disable()
-        try:
+        # Through gc_policy: turning it back on here by itself would undo a
+        # worker job's hold on it (the walk runs in the analysis job).
+        with gc_policy.paused():
             self._infer_graph(self.model.graph, self.model.opset_imports)
-        finally:
-            if was_enabled:
-                gc.enable()
         return self.result()
 
     @property
@@ -177,7 +175,7 @@ class Inference:
 
         def push(node):
             nonlocal cursor
-            top = node if node.graph is main else self._top_level(node, main)
+            top = node if node.graph is main else top_level_node(node, main)
             if top is None:
                 raise _FullRerun
             i = top._index
@@ -528,14 +526,6 @@ class Inference:
 
     def _note(self, node, severity, code, message) -> None:
         self._diags.setdefault(node, []).append(Diagnostic(severity, code, node.path, message))
-
-    @staticmethod
-    def _top_level(node, main):
-        while node.graph is not None and node.graph is not main:
-            node = node.graph.parent_node
-            if node is None:
-                return None          # inside a function body
-        return node if node.graph is main else None
 
 
 class _FullRerun(Exception):

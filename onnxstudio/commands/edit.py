@@ -3,7 +3,7 @@ from __future__ import annotations
 
 import pathlib
 
-from ..core.edits import ScriptError
+from ..core.edits import ScriptError, replay_report
 from ..errors import UserError
 from ._editing import add_io_arguments, open_document, problems_note, save_output
 
@@ -27,9 +27,11 @@ def run(args) -> int:
         raise UserError(f"{path}: cannot read ({getattr(e, 'strerror', None) or e})") from None
     doc = open_document(args.file)
     try:
-        steps = doc.replay(text, name=f"Replay {path.name}")
+        report = replay_report(doc, text, name=f"Replay {path.name}")
     except ScriptError as e:
         raise UserError(f"{path}: {e}; nothing was written") from None
     save_output(doc.model, args.file, args.output)
-    print(f"wrote {args.output}: {steps} edits replayed{problems_note(doc.model)}")
+    for line in report:
+        print(f"  {line}")
+    print(f"wrote {args.output}: {len(report)} edits replayed{problems_note(doc.model)}")
     return 0

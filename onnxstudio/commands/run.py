@@ -23,24 +23,21 @@ from ..core.exec.values import describe
 from ..errors import UserError
 from ._editing import names
 from ._names import unknown_name
+from ._compare import compare, comparison_options, configure_comparison
 from .counts import counted
 
 NAME = "run"
 HELP = "Run a model (or selected nodes) on inputs with the built-in numpy executor."
 
 
-def configure(p) -> None:
+def configure_inputs(p) -> None:
+    """The model file and the options that make its inputs (run and reduce share them)."""
     p.add_argument("file", help="the .onnx file")
     p.add_argument("--input", "-i", action="append", default=[], metavar="NAME=FILE",
                    help="an input from a .npy/.pb file (NAME=FILE), or every array of an .npz file")
     p.add_argument("--load-inputs", metavar="FILE", action="append", default=[],
                    help="inputs saved by --save-inputs or the app's Save Inputs (an .npz of arrays named like "
                         "the inputs), or an input set the app saved (.json: its sources and seed)")
-    p.add_argument("--save-inputs", metavar="FILE.npz",
-                   help="write every input fed to the run to one .npz (arrays by input name), before the run")
-    p.add_argument("--save-values", metavar="FILE.npz",
-                   help="write every value the run computed (the outputs and every intermediate of the main "
-                        "graph) to one .npz, by value name")
     p.add_argument("--random", action="store_true",
                    help="make values for inputs not given, as the app's Run dock makes them for the same "
                         "--seed: floats standard normal, integers 0..1 (token ids below their table's size), "
@@ -51,6 +48,15 @@ def configure(p) -> None:
                         "that has it, or of one axis of an input (INPUT[AXIS]=VALUE; an axis that is a "
                         "symbolic dimension sizes that symbol everywhere); a name that sizes no dimension "
                         "is refused; unknown sizes default to 1")
+
+
+def configure(p) -> None:
+    configure_inputs(p)
+    p.add_argument("--save-inputs", metavar="FILE.npz",
+                   help="write every input fed to the run to one .npz (arrays by input name), before the run")
+    p.add_argument("--save-values", metavar="FILE.npz",
+                   help="write every value the run computed (the outputs and every intermediate of the main "
+                        "graph) to one .npz, by value name")
     sel = p.add_mutually_exclusive_group()
     sel.add_argument("--nodes", metavar="NAME,NAME", help="run only these nodes (by node name)")
     sel.add_argument("--from", dest="from_", metavar="VALUE",
@@ -65,23 +71,7 @@ def configure(p) -> None:
     p.add_argument("--body-budget", type=int, default=512, metavar="MIB",
                    help="memory for the values kept inside bodies, by --keep-body-values and by "
                         "--compare-onnxruntime, which compares them (default 512)")
-    p.add_argument("--compare-onnxruntime", action="store_true",
-                   help="also run onnxruntime (if installed) with every intermediate exposed: print the error "
-                        "per output, the first node whose result diverges and a per-node error table; "
-                        "exit 1 when an output differs")
-    p.add_argument("--rtol", metavar="R", help="with --compare-onnxruntime: relative tolerance "
-                                                           "(default 1e-3)")
-    p.add_argument("--atol", metavar="A", help="with --compare-onnxruntime: absolute tolerance, "
-                                                           "times the value's largest |value| above 1 (default 1e-4)")
-    p.add_argument("--tolerance", action="append", default=[], metavar="NAME=RTOL,ATOL",
-                   help="with --compare-onnxruntime: the tolerances of one value (an output, or any "
-                        "intermediate); repeat for more")
-    p.add_argument("--ort-provider", metavar="NAME",
-                   help="with --compare-onnxruntime: onnxruntime's execution provider (default "
-                        "CPUExecutionProvider; one of onnxruntime.get_available_providers())")
-    p.add_argument("--ort-opt-level", choices=("disable", "basic", "extended", "all"),
-                   help="with --compare-onnxruntime: onnxruntime's graph optimisation level (default disable, "
-                        "so each intermediate is the one its node computed)")
+    configure_comparison(p)
     p.add_argument("--json", action="store_true",
                    help="print one JSON object (outputs, and the comparison node by node)")
 
@@ -106,7 +96,7 @@ def _dim_sizes(args, model, session) -> dict:
         raise UserError(f"--dim {e}") from None
 
 
-def _feeds(args, model, session) -> tuple[dict, list, list]:
+def input_feeds(args, model, session) -> tuple[dict, list, list]:
     """(feeds, names of the inputs given random values, the dims of those
     inputs sized 1 for want of a --dim)."""
     feeds = {}
@@ -250,164 +240,6 @@ def _write(out_dir: pathlib.Path, values: dict) -> None:
             np.save(out_dir / f"{_safe_name(name)}.npy", value, allow_pickle=value.dtype == object)
 
 
-TABLE_ROWS = 40     # nodes listed in the text table; --json has them all
-
-
-_COMPARE_OPTIONS = ("rtol", "atol", "tolerance", "ort_provider", "ort_opt_level")
-
-
-def _compare_options(args, model) -> dict:
-    """compare_with_onnxruntime's keyword arguments from --rtol, --atol,
-    --tolerance, --ort-provider and --ort-opt-level, checked before the run
-    (a typo should not cost a long run): exit 2 naming the option."""
-    given = [o for o in _COMPARE_OPTIONS if getattr(args, o)]
-    if not args.compare_onnxruntime:
-        if given:
-            flag = "--" + given[0].replace("_", "-")
-            raise UserError(f"{flag} sets the onnxruntime comparison: add --compare-onnxruntime")
-        return {}
-    from ..core.exec.compare import ATOL, RTOL, CompareError, available_providers
-    options = {"rtol": _tolerance("--rtol", args.rtol, RTOL), "atol": _tolerance("--atol", args.atol, ATOL)}
-    tolerances = {}
-    for item in args.tolerance:
-        name, sep, pair = item.rpartition("=")
-        parts = pair.split(",")
-        if not sep or not name or len(parts) != 2:
-            raise UserError(f"--tolerance {item!r}: expected NAME=RTOL,ATOL (e.g. logits=1e-2,1e-3)")
-        if model.graph.lookup(name) is None:
-            raise unknown_name("--tolerance", name, "value", f"the main graph of {args.file}", model.graph.values())
-        tolerances[name] = (_tolerance(f"--tolerance {item}: RTOL", parts[0], RTOL),
-                            _tolerance(f"--tolerance {item}: ATOL", parts[1], ATOL))
-    options["tolerances"] = tolerances
-    if args.ort_provider:
-        try:
-            providers = available_providers()
-        except CompareError as e:
-            raise UserError(f"--ort-provider: {e}") from None
-        if args.ort_provider not in providers:
-            raise UserError(f"--ort-provider {args.ort_provider!r}: onnxruntime has no such execution provider "
-                            f"here; choose one of {', '.join(providers)}")
-        options["provider"] = args.ort_provider
-    if args.ort_opt_level:
-        options["opt_level"] = args.ort_opt_level
-    return options
-
-
-def _tolerance(what: str, value, default: float) -> float:
-    """A tolerance from the command line: a number, 0 or more."""
-    if value is None:
-        return default
-    try:
-        number = float(value)
-    except ValueError:
-        number = -1.0
-    if not number >= 0 or number == float("inf"):
-        raise UserError(f"{what} {value}: a tolerance is a number, 0 or more (e.g. 1e-3)")
-    return number
-
-
-def _compare_ort(args, model, feeds, options: dict):
-    """Ours against onnxruntime, every intermediate of the main graph
-    compared; prints the outputs, the first divergent node and a per-node
-    table. Returns (the JSON report with --json, else None; whether every
-    output agrees)."""
-    from ..core.exec.compare import CompareError, compare_with_onnxruntime
-    try:
-        with warnings.catch_warnings():
-            warnings.simplefilter("ignore", RuntimeWarning)
-            report = compare_with_onnxruntime(model, feeds, seed=args.seed,
-                                              body_budget=max(0, args.body_budget) << 20, **options)
-    except CompareError as e:
-        print(str(e), file=sys.stderr)
-        return None, True
-    outputs_agree = all(report.values[v.name].agrees for v in model.graph.outputs if v.name in report.values)
-    if args.json:
-        return report.to_json(), outputs_agree
-    print(f"compared with onnxruntime, every intermediate (an element agrees when |ours - theirs| <= "
-          f"{report.atol:g} x max(1, the value's largest |value|) + {report.rtol:g} x |theirs|"
-          + "".join(f"; {n}: atol {a:g}, rtol {r:g}" for n, (r, a) in report.tolerances.items()) + "):")
-    for v in model.graph.outputs:
-        d = report.values.get(v.name)
-        if d is not None:
-            print("  " + _value_line(d))
-    first = report.first_divergence
-    if first is None:
-        bad = sum(not n.agrees for n in report.nodes)
-        print(f"first divergent node: none ({len(report.nodes) - bad} of {counted(len(report.nodes), 'node')} agree)")
-    else:
-        print(f"first divergent node: {first.node.path}")
-        for d in first.outputs:
-            if not d.agrees:
-                print("  " + _value_line(d))
-    if report.differing_sources:
-        print("inputs or initializers that differ: " + ", ".join(report.differing_sources))
-    if report.skipped:
-        print(f"not compared ({len(report.skipped)}: onnxruntime cannot expose them): "
-              + ", ".join(report.skipped[:5]) + (" ..." if len(report.skipped) > 5 else ""))
-    _bodies_lines(report)
-    _node_table(report)
-    return None, outputs_agree
-
-
-def _bodies_lines(report) -> None:
-    """What the comparison found inside bodies (each run alone by onnxruntime
-    on our values of its inputs), and what it did not compare, with why."""
-    if not report.bodies:
-        return
-    compared = [d for b in report.bodies if b.report is not None for d in b.report.values.values()]
-    print(f"inside bodies (each body that ran, run alone by onnxruntime on our values of its inputs): "
-          f"{sum(d.agrees for d in compared)} of {counted(len(compared), 'value')} agree")
-    idle = [b for b in report.bodies if not b.runs and b.report is None]
-    if idle:
-        print(f"  {counted(len(idle), 'body', 'bodies')} did not run (If branches not taken, loops of no iteration): "
-              f"nothing there to compare")
-    for b in report.bodies:
-        first = b.report.first_divergence if b.report is not None else None
-        if first is not None:
-            print(f"  first divergent node in {b.path}: {first.node.display_name}")
-        if b.note and b not in idle:
-            print(f"  {b.path}: {b.note}")
-        elif b.not_compared:
-            print(f"  {b.path}: not compared: " + ", ".join(f"{n} ({why})" for n, why in b.not_compared[:3])
-                  + (" ..." if len(b.not_compared) > 3 else ""))
-
-
-def _value_line(d) -> str:
-    line = f"{d.name}: max abs error {d.max_abs:.3g}, max rel error {d.rel:.3g}"
-    if d.max_abs:
-        line += (f" (of the largest |value| {d.scale:.3g}) at {d.where or '[]'}: ours {_num(d.ours)}, "
-                 f"onnxruntime {_num(d.theirs)}")
-    if d.note:
-        line += f"; {d.note}"
-    return line + (" - agrees" if d.agrees else " - DIFFERENT")
-
-
-def _num(x) -> str:
-    try:
-        return f"{complex(x) if np.iscomplexobj(x) else float(x):.7g}"
-    except (TypeError, ValueError):
-        return repr(x)
-
-
-def _node_table(report) -> None:
-    rows = report.nodes
-    if len(rows) > TABLE_ROWS:
-        worst = sorted(range(len(rows)), key=lambda i: (rows[i].agrees, -rows[i].rel))[:TABLE_ROWS]
-        shown = [rows[i] for i in sorted(worst)]
-        print(f"per node, the {TABLE_ROWS} with the largest errors of {len(rows)} (graph order; --json lists all):")
-    else:
-        shown = rows
-        print("per node (graph order):")
-    width = min(60, max((len(n.node.display_name) for n in shown), default=4))
-    print(f"  {'node':<{width}}  {'op':<18} {'max abs':>9} {'rel':>9}")
-    for n in shown:
-        name = n.node.display_name
-        if len(name) > width:
-            name = "..." + name[-(width - 3):]
-        flag = "" if n.agrees else ("  DIFFERENT" if n.inputs_agree else "  different (fed by a differing input)")
-        print(f"  {name:<{width}}  {n.node.op_type:<18} {n.max_abs:9.3g} {n.rel:9.3g}{flag}")
-
-
 def _output_dir(arg: str | None) -> pathlib.Path | None:
     """The --output-dir, made (and proved writable) before the run: a typo
     should not cost a long run, and it is the user's input, not our bug."""
@@ -431,16 +263,17 @@ def run(args) -> int:
     if args.seed < 0:
         # numpy's generators take no negative seed: say so before any work.
         raise UserError(f"--seed {args.seed}: the seed must be a whole number, 0 or more")
-    if args.compare_onnxruntime and (args.nodes is not None or args.from_ is not None or args.to is not None):
+    compares = args.compare_onnxruntime or args.golden or args.compare_model
+    if compares and (args.nodes is not None or args.from_ is not None or args.to is not None):
         # Refused before the run, not noted after it: the comparison asked for would never come.
-        raise UserError("--compare-onnxruntime compares whole-model runs only; leave out --nodes/--from/--to "
-                        "to compare")
+        raise UserError("a comparison (--compare-onnxruntime, --golden, --compare-model) compares whole-model "
+                        "runs only; leave out --nodes/--from/--to to compare")
     model = load(args.file)
     nodes = _select(args, model)
     out_dir = _output_dir(args.output_dir)
     save_inputs = _npz_target("--save-inputs", args.save_inputs)
     save_values = _npz_target("--save-values", args.save_values)
-    compare_options = _compare_options(args, model)
+    compare_options = comparison_options(args, model)
     try:
         session = Session(model, nodes=nodes, keep=args.keep_intermediates or save_values is not None,
                           seed=args.seed, keep_body_values=args.keep_body_values,
@@ -449,7 +282,7 @@ def run(args) -> int:
         raise UserError(str(e), exit_code=1) from None
     randomised, sized_one = [], []
     try:
-        feeds, randomised, sized_one = _feeds(args, model, session)
+        feeds, randomised, sized_one = input_feeds(args, model, session)
         missing = [n for n in session.input_names if n not in feeds and n not in model.graph.initializers]
         if nodes is not None and missing:
             # The selection's boundary values, computed from the model inputs (the policy is core's).
@@ -486,8 +319,8 @@ def run(args) -> int:
     if save_values is not None:
         _save("--save-values", save_values, {**session.values, **results}, "value", args.json)
     comparison, agrees = None, True
-    if args.compare_onnxruntime:
-        comparison, agrees = _compare_ort(args, model, feeds, compare_options)
+    if compare_options is not None:
+        comparison, agrees = compare(args, model, feeds, compare_options)
     if args.json:
         print(json.dumps({"nodes_run": len(session.nodes), "milliseconds": round(elapsed * 1e3, 3),
                           "outputs": {name: describe(value) for name, value in results.items()},

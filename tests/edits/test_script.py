@@ -8,6 +8,7 @@ import pytest
 from onnxstudio import core
 from onnxstudio.core import Document
 from onnxstudio.core.edits import (EDIT_KINDS, AddGraphInput, AddGraphOutput, AddInitializer, AddNode, AddValueInfo,
+                                   MoveProducersBefore, SortNodes,
                                    MoveGraphInput, MoveGraphOutput, RemoveGraphInput, RemoveGraphOutput,
                                    RemoveInitializer, RemoveNode, RemoveValueInfo, RenameValue, ScriptError,
                                    SetAttribute, SetGraphField, SetInitializer, SetMetadata, SetModelField,
@@ -32,7 +33,7 @@ def _forward_edits(m):
         SetAttribute("if", "then_branch", AttrType.GRAPH, _graph()),
         SetNodeInput("c", 0, "a_out"), SetNodeInputs("b", ["a_out", "W"]), SetNodeOutputs("b", ["b_out", ""]),
         AddNode("Neg", ["x"], ["nx"], {"alpha": (AttrType.INTS, [1, 2])}, name="n"), RemoveNode("n"),
-        SetNodeOrder([0, 3, 1, 2, 4]),
+        SetNodeOrder([0, 3, 1, 2, 4]), MoveProducersBefore("if", ["b_out"]), SortNodes(),
         AddInitializer("K", np.ones((2, 2), np.float32)), AddInitializer("SP", np.array([0, 3.0]), sparse=True),
         SetInitializer("K", shape=[4]), SetInitializer("K", dtype=DataType.FLOAT16), RemoveInitializer("SP"),
         RenameValue("K", "K2"), SetValueType("x", None, [1, 4]), AddValueInfo("b_out", DataType.FLOAT, [1, 4]),

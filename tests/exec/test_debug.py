@@ -7,8 +7,9 @@ from onnxstudio.core import load
 from onnxstudio.core.document import Document
 from onnxstudio.core.edits import SetAttribute
 from onnxstudio.core.exec import Cancelled, ExecError, run
-from onnxstudio.core.exec.debug import DebugRun, boundary_feeds, top_node
+from onnxstudio.core.exec.debug import DebugRun, boundary_feeds
 from onnxstudio.core.ir import AttrType
+from onnxstudio.core.ir.nesting import top_level_node
 from onnxstudio.resources import sample_path
 
 
@@ -82,7 +83,7 @@ def test_silero_vad_steps_into_nested_bodies():
     ev = d.resume()
     assert ev.reason == "breakpoint" and d.current in lstms
     lstm = d.current
-    assert top_node(lstm, model.graph) is if0 and lstm.graph.parent_graph is not model.graph
+    assert top_level_node(lstm, model.graph) is if0 and lstm.graph.parent_graph is not model.graph
     ev = d.step()
     assert ev.node is lstm and all(d.value_of(v) is not None for v in lstm.outputs if v is not None)
     d.breakpoints.clear()

@@ -255,11 +255,11 @@ def test_an_edit_inside_a_collapsed_group_needs_no_layout_unless_it_renames(qtbo
     assert box is not None and box.kind == "group"         # hidden in a collapsed group
     items = set(map(id, scene.items()))
     assert window.qdoc.apply(SetAttribute(node.name, "axis", AttrType.INT, -1))
-    assert window.graph._job is None                      # no re-layout started
+    assert not window.graph.layout_running                     # no re-layout started
     wait_idle(qtbot, window)
     assert set(map(id, scene.items())) == items
     # A new name may move the node to another group: laid out again.
     assert window.qdoc.apply(SetNodeField(node.name, "name", "elsewhere/Softmax_moved"))
-    assert window.graph._job is not None
+    assert window.graph.layout_running
     wait_idle(qtbot, window)
     assert scene.item_for_node(node) is not box

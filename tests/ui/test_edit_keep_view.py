@@ -29,7 +29,7 @@ def test_insert_keeps_open_groups_and_position(qtbot, window, name):
     assert boxes_before > 800 and len(groups_before) > 100
     node = [n for n in window.model.graph.nodes if n.op_type == "MatMul"][10]
     graph.select_object(node)          # the user is looking at layer 1
-    scale, cx, cy = graph._view_state()
+    scale, cx, cy = graph.view_state()
     # The edge's menu names the node after its neighbour; a name without that
     # scope ("Neg") or with a scope of its own ("/x/Neg") used to move every
     # group path ("encoder" -> "m/encoder"), so everything showed closed.
@@ -39,7 +39,7 @@ def test_insert_keeps_open_groups_and_position(qtbot, window, name):
     assert len(scene.node_items) == boxes_before + 1
     neg = next(n for n in window.model.graph.nodes if n.name == name)
     assert scene.item_for_node(neg) is not None and scene.item_for_node(neg).ref.node is neg
-    scale_after, cx_after, cy_after = graph._view_state()
+    scale_after, cx_after, cy_after = graph.view_state()
     assert scale_after == pytest.approx(scale)
     assert abs(cx_after - cx) < 2 and abs(cy_after - cy) < 2
     # The unchanged box under the view did not move either.

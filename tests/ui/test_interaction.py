@@ -145,7 +145,7 @@ def test_double_click_on_function_call_opens_its_body(qtbot, window):
     call = next(item for item in graph.scene.node_items.values()
                 if item.ref.function_key is not None)
     function = window.model.functions[call.ref.function_key]
-    graph._activate(call)
+    graph.activate(call)
     wait_idle(qtbot, window)
     assert graph.level.graph is function.graph
     assert graph.level.title.endswith(function.name)

@@ -105,7 +105,7 @@ def test_esc_leaves_a_subgraph_from_the_canvas_only(qtbot, window):
     open_model(qtbot, window, SHARED_MODELS / "silero_vad" / "model.onnx")
     if_node = next(n for n in window.model.graph.nodes if n.op_type == "If")
     window.graph.enter_graph(if_node.attributes["then_branch"].value)
-    qtbot.waitUntil(lambda: window.graph._job is None)
+    qtbot.waitUntil(lambda: not window.graph.layout_running)
     window.activateWindow()
     qtbot.keyClick(window, Qt.Key_F, Qt.ControlModifier)
     field = QApplication.focusWidget()

@@ -72,7 +72,7 @@ def test_double_click_on_group_expands_it(qtbot, window):
     window.graph.collapse_all()
     wait_idle(qtbot, window)
     key, group = _first_group_box(window.graph.scene)
-    window.graph._activate(window.graph.scene.node_items[key])
+    window.graph.activate(window.graph.scene.node_items[key])
     wait_idle(qtbot, window)
     assert group in window.graph.scene.group_frames
 
@@ -99,7 +99,7 @@ def test_search_finds_node_in_loop_body_and_goes_there(qtbot, window, tmp_path):
     # Double-clicking the Loop (one body) goes straight into it.
     loop_item = next(item for item in graph.scene.node_items.values()
                      if item.ref.node is not None and item.ref.node.op_type == "Loop")
-    graph._activate(loop_item)
+    graph.activate(loop_item)
     wait_idle(qtbot, window)
     assert graph.level.graph.parent_node is loop_item.ref.node
 

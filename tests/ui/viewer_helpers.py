@@ -14,8 +14,7 @@ def shared_models() -> list[pathlib.Path]:
 def wait_idle(qtbot, win, timeout=120_000):
     """Until the model is loaded, laid out and any pending reveal is done."""
     graph = win.graph
-    qtbot.waitUntil(lambda: win._load_job is None and graph._job is None
-                    and graph._pending_target is None, timeout=timeout)
+    qtbot.waitUntil(lambda: win._load_job is None and graph.settled, timeout=timeout)
 
 
 def open_model(qtbot, win, path, timeout=120_000):

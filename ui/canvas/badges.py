@@ -27,3 +27,14 @@ def paint_badge(painter: QPainter, rect: QRectF, severity: int, lod: float) -> N
     painter.setPen(QColor(255, 255, 255))
     painter.drawText(QRectF(centre.x() - RADIUS, centre.y() - RADIUS, 2 * RADIUS, 2 * RADIUS),
                      Qt.AlignCenter, "!")
+
+
+def box_badges(view_model, severities: dict) -> dict:
+    """{box id: worst severity} from {ir.Node: severity}: a collapsed group
+    carries the worst badge of what it hides; removed nodes carry none."""
+    wanted: dict = {}
+    for node, severity in severities.items():
+        box_id = view_model.box_for(node) if node.graph is not None else None
+        if box_id is not None and wanted.get(box_id, 0) < severity:
+            wanted[box_id] = severity
+    return wanted

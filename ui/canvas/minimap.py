@@ -26,7 +26,7 @@ class Minimap(QWidget):
         self.setFixedSize(200, 150)
         self.setCursor(Qt.PointingHandCursor)
         self.setToolTip(self.tr("Overview: click or drag to move the view"))
-        view.viewport_changed.connect(self._follow)
+        view.viewport_changed.connect(self.follow)
 
     def rebuild(self) -> None:
         """Redraw the cached overview; call after the scene was repopulated."""
@@ -64,9 +64,10 @@ class Minimap(QWidget):
             painter.drawRect(rect)
         painter.end()
         self._pixmap = pixmap
-        self._follow()
+        self.follow()
 
-    def _follow(self) -> None:
+    def follow(self) -> None:
+        """Show or hide the minimap for the view's current viewport."""
         # Nothing to orient by when the whole graph is on screen.
         everything_visible = (self._pixmap is None or
                               self.view.visible_scene_rect().contains(self._scene_rect))

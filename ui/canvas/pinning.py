@@ -114,3 +114,33 @@ def _fit_groups(new: Layout, pieces, deltas) -> dict:
         dx, dy = deltas[count.most_common(1)[0][0]] if count else (0.0, 0.0)
         groups[path] = GroupBox(path, g.x + dx, g.y + dy, g.width, g.height)
     return groups
+
+
+def same_boxes(old_vm, new_vm) -> dict:
+    """New box id -> old box id of the box showing the same node, value or group."""
+    if old_vm is None:
+        return {}
+    old_values = {id(v.value): k for k, v in old_vm.nodes.items() if v.value is not None}
+    out = {}
+    for k, v in new_vm.nodes.items():
+        if v.node is not None:
+            found = old_vm.box_for(v.node)
+        elif v.value is not None:
+            found = old_values.get(id(v.value))
+        else:
+            found = k if k in old_vm.nodes else None
+        if found is not None:
+            out[k] = found
+    return out
+
+
+def pin_to_shown(old_layout: Layout, old_view_model, view_model, result: Layout):
+    """(pinned layout, new box id -> old box id, ids that moved or changed):
+    a new layout of the shown level pinned to the one on screen. Pure
+    geometry, run in the layout worker so the UI thread pays nothing."""
+    from onnxstudio.core.layout.api import MAX_PIECE
+    from onnxstudio.core.layout.pieces import plan_pieces
+    same = same_boxes(old_view_model, view_model)
+    pieces = result.pieces or plan_pieces(view_model.request, MAX_PIECE)    # planned once
+    pinned, changed = pin(old_layout, result, pieces, same)
+    return pinned, same, changed

@@ -20,6 +20,8 @@ STEP = 1.25
 # A whole-graph fit using less than this share of the view's width is a
 # thin column (tall graphs): Fit fits the width instead.
 TALL_FIT_SHARE = 0.2
+READABLE_SCALE = 0.45     # below this the labels are not drawn (items.LOD_TEXT)
+START_SCALE = 0.8         # a graph too big to fit readably starts at this zoom
 
 
 class CanvasView(QGraphicsView):
@@ -61,13 +63,21 @@ class CanvasView(QGraphicsView):
     # -- dropping an operator from the palette ---------------------------------
 
     def edge_at(self, scene_pos: QPointF, pixels: float = 9.0):
-        """The edge (carrying a value) passing within `pixels` of scene_pos."""
+        """The edge (carrying a value) nearest to scene_pos among those passing
+        within `pixels` of it: the one a drop there inserts on, and the one lit
+        up while dragging (the first in drawing order was often a neighbour)."""
+        from .edge_pick import distance_to_path
         from .items import EdgeItem
         r = pixels / max(self.current_scale(), 1e-3)
         near = self.scene().items(QRectF(scene_pos.x() - r, scene_pos.y() - r, 2 * r, 2 * r),
                                   Qt.IntersectsItemShape) if self.scene() is not None else []
-        return next((e for e in near if isinstance(e, EdgeItem) and getattr(e.ref, "value", None) is not None),
-                    None)
+        best, best_d = None, None
+        for e in near:
+            if isinstance(e, EdgeItem) and getattr(e.ref, "value", None) is not None:
+                d = distance_to_path(e.path, e.mapFromScene(scene_pos))
+                if best_d is None or d < best_d:
+                    best, best_d = e, d
+        return best
 
     def _dragged_op(self, event):
         from ..panels.op_picker import op_from_mime
@@ -325,3 +335,28 @@ class CanvasView(QGraphicsView):
 
     def visible_scene_rect(self) -> QRectF:
         return self.mapToScene(self.viewport().rect()).boundingRect()
+
+    # -- where the view is, to come back to it ------------------------------------------
+
+    def view_state(self) -> tuple[float, float, float]:
+        """(scale, centre x, centre y): kept per level and between sessions."""
+        centre = self.visible_scene_rect().center()
+        return (self.current_scale(), centre.x(), centre.y())
+
+    def restore_view_state(self, state) -> None:
+        scale, x, y = state
+        self.zoom_by(scale / self.current_scale())
+        self.centerOn(QPointF(x, y))
+
+    def show_start(self, tops) -> None:
+        """The first view of a freshly laid out graph: fit it when it stays
+        readable; otherwise start at its top (`tops`: the scene rects of the
+        boxes, where the inputs are) at reading size: a 3,000-node graph
+        fitted to the window is a grey smear, the minimap gives the overview."""
+        self.fit_all()
+        if self.current_scale() >= READABLE_SCALE or not tops:
+            return
+        self.zoom_by(START_SCALE / self.current_scale())
+        anchor = min(tops, key=lambda rect: rect.top())
+        visible = self.visible_scene_rect()
+        self.centerOn(anchor.center().x(), anchor.top() - 30 + visible.height() / 2)

@@ -13,7 +13,8 @@ import re
 
 import numpy as np
 
-from PySide6.QtCore import QCoreApplication, Signal
+from PySide6.QtCore import QCoreApplication, QEvent, Signal
+from PySide6.QtGui import QKeySequence
 from PySide6.QtWidgets import QComboBox, QHBoxLayout, QLabel, QLineEdit, QPushButton, QWidget
 
 from ...core.ir import AttrType
@@ -79,7 +80,9 @@ def format_value(attr_type: int, value) -> str:
 
 
 def _num(v) -> str:
-    return f"{v:.9g}" if isinstance(v, float) else str(v)
+    # Attribute floats are float32: the shortest text that reads back as the
+    # same float32 ("1e-12", not the float64 expansion "9.99999996e-13").
+    return str(np.float32(v)) if isinstance(v, float) else str(v)
 
 
 def _text(v) -> str:
@@ -98,6 +101,7 @@ class AttrEditor(QWidget):
     `invalid(message)` when the entry does not fit the type."""
     committed = Signal(object)
     invalid = Signal(str)
+    hint = None         # the QLabel with the schema's default or "required", when known
 
     def __init__(self, attr, parent=None):
         super().__init__(parent)
@@ -127,15 +131,44 @@ class TextAttrEditor(AttrEditor):
         self.layout_.addWidget(self.edit)
         self.set_value(attr.value, force=True)
         self.edit.editingFinished.connect(self._finish)
+        # Undo/Redo typed here belong to the document, not to the line edit's
+        # own text history (which would revert the text but not the model,
+        # and a focus-out would then commit that stale text as a new edit).
+        self.edit.installEventFilter(self)
         hint = {AttrType.INTS: self.tr("whole numbers, comma separated"),
                 AttrType.FLOATS: self.tr("numbers, comma separated"),
                 AttrType.STRINGS: self.tr("texts, comma separated (or a Python list of quoted texts)")}
         self.edit.setToolTip(hint.get(int(attr.type), ""))
 
     def set_value(self, value, force: bool = False) -> None:
-        if force or not self.edit.hasFocus():
+        """Show the document's value; text the user has typed and not yet
+        committed stays (a focused field showing the committed text follows
+        the document, e.g. after Ctrl+Z pressed in it)."""
+        if force or not self.edit.hasFocus() or self.edit.text() == self.shown:
             self.shown = format_value(int(self.attr.type), value)
             self.edit.setText(self.shown)
+
+    @property
+    def typing(self) -> bool:
+        """The field holds text not committed to the document."""
+        return self.edit.text() != self.shown
+
+    def eventFilter(self, obj, event) -> bool:
+        if obj is self.edit and event.type() in (QEvent.ShortcutOverride, QEvent.KeyPress):
+            direction = history_key(event)
+            if direction == "undo" and self.typing:
+                # First Ctrl+Z takes back the uncommitted text (the field's own step).
+                if event.type() == QEvent.KeyPress:
+                    self.edit.setText(self.shown)
+                event.accept()
+                return True
+            if direction is not None:
+                # The document's Undo/Redo: leave the key to the window's actions
+                # (an ignored override lets their shortcut fire); the line
+                # edit's own undo never runs.
+                event.ignore()
+                return True
+        return super().eventFilter(obj, event)
 
     def parse(self, text: str):
         return self.PARSERS[int(self.attr.type)](text)
@@ -151,6 +184,18 @@ class TextAttrEditor(AttrEditor):
             return
         self.shown = text
         self.committed.emit(value)
+
+
+def history_key(event) -> str | None:
+    """"undo" or "redo" when a key event is the document's Undo or Redo
+    (Ctrl+Z; Ctrl+Shift+Z or Ctrl+Y, as the Edit menu has them), else None."""
+    if event.matches(QKeySequence.Undo):
+        return "undo"
+    combo = event.keyCombination()
+    if event.matches(QKeySequence.Redo) or combo in (
+            QKeySequence("Ctrl+Shift+Z")[0], QKeySequence("Ctrl+Y")[0]):
+        return "redo"
+    return None
 
 
 class DtypeAttrEditor(AttrEditor):
@@ -228,13 +273,40 @@ EDITORS = {
 }
 
 
-def editor_for(attr) -> AttrEditor:
+def editor_for(attr, spec=None) -> AttrEditor:
+    """The editor for `attr`; with its schema entry (`spec`, a
+    schemas.AttrSpec) the default or "required" shows beside it."""
     t = int(attr.type)
     if attr.ref_attr_name:
-        return ReadOnlyAttrEditor(attr)
-    if t == AttrType.INT and attr.name in DTYPE_ATTRIBUTES:
-        return DtypeAttrEditor(attr)
-    return EDITORS.get(t, ReadOnlyAttrEditor)(attr)
+        editor = ReadOnlyAttrEditor(attr)
+    elif t == AttrType.INT and attr.name in DTYPE_ATTRIBUTES:
+        editor = DtypeAttrEditor(attr)
+    else:
+        editor = EDITORS.get(t, ReadOnlyAttrEditor)(attr)
+    hint = spec_hint(spec)
+    if hint:
+        editor.hint = QLabel(hint)
+        editor.hint.setObjectName("attrHint")
+        editor.hint.setStyleSheet("color: palette(placeholder-text);")
+        editor.hint.setToolTip(QCoreApplication.translate("AttrEditors", "What the operator's signature says "
+                                                          "about {name} ({type})").format(
+            name=attr.name, type=AttrType(int(spec.type)).name.lower()))
+        editor.layout_.addWidget(editor.hint)
+    return editor
+
+
+def spec_hint(spec) -> str:
+    """"default 1e-05", "required" or "" (no schema, or no default)."""
+    if spec is None:
+        return ""
+    if spec.required:
+        return QCoreApplication.translate("AttrEditors", "required")
+    if spec.default is None:
+        return ""
+    t = int(spec.type)
+    shown = dtype_label(int(spec.default)) if t == AttrType.INT and spec.name in DTYPE_ATTRIBUTES \
+        else format_value(t, spec.default)
+    return QCoreApplication.translate("AttrEditors", "default {value}").format(value=shown)
 
 
 def default_for(attr_type: int):

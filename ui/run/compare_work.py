@@ -20,22 +20,11 @@ def compare_against_onnxruntime(model, ours: dict, feeds: dict, reference_model=
     that onnxruntime can expose, compared with `ours` (a kept run), with the
     Compare dock's options (tolerances, execution provider, optimisation level).
     `kept`: the run's values inside bodies (DebugRun.kept), each body that ran
-    then compared by onnxruntime running it on its own (Report.bodies)."""
-    # The per-node comparison of compare.compare_with_onnxruntime, with our
-    # side taken from the run already made (no second run of ours) and
-    # onnxruntime's values kept for the tensor inspector.
-    target = reference_model if reference_model is not None else model
-    names = [n for n in compare._intermediate_names(model.graph)
-             if n in ours and target.graph.lookup(n) is not None]
-    theirs, skipped = compare._run_onnxruntime(target, feeds, names, provider=provider, opt_level=opt_level)
-    wanted = [*names, *(v.name for v in model.graph.outputs)]
-    ordered = {n: ours[n] for n in wanted if n in ours}
-    diffs = compare.compare_values(ordered, theirs, rtol=rtol, atol=atol, tolerances=tolerances)
-    report = compare.node_report(model.graph, diffs, skipped=skipped, rtol=rtol, atol=atol, tolerances=tolerances)
-    if kept is not None:
-        report.bodies = compare.body_reports(target, ours, kept, rtol=rtol, atol=atol, tolerances=tolerances,
-                                             provider=provider, opt_level=opt_level)
-    return report, theirs
+    then compared by onnxruntime running it on its own (Report.bodies).
+    Each node's own error is measured too (own_error.py)."""
+    return compare.compare_run_with_onnxruntime(model, ours, feeds, reference_model=reference_model, kept=kept,
+                                                rtol=rtol, atol=atol, tolerances=tolerances, provider=provider,
+                                                opt_level=opt_level)
 
 
 def error_colour_fraction(rel: float, lo: float = 1e-7, hi: float = 1.0) -> float:

@@ -12,12 +12,12 @@ run computes only those.
 """
 from __future__ import annotations
 
-import gc
 import time
 from typing import Callable, Optional
 
 from PySide6.QtCore import QObject, QThread, Signal
 
+from onnxstudio.core import gc_policy
 from ..workers import JobRunner
 
 # core.exec.debug loads the executor (every kernel): imported when a model is
@@ -116,8 +116,6 @@ class RunController(QObject):
                 pass
         self.qdoc = qdoc
         self._debug = None              # made on first use (see `debug`)
-        if qdoc is not None:
-            _preload_executor()
         self.report = None
         self.reference = None
         self.other_values = {}
@@ -128,6 +126,12 @@ class RunController(QObject):
         if qdoc is not None:
             qdoc.changed.connect(self._document_changed)
         self.updated.emit()
+
+    def preload_executor(self) -> None:
+        """Import the executor in the background now. The window asks once
+        the opened model is drawn and analysed: started at open, the import
+        competes with the first paint for the interpreter."""
+        _preload_executor()
 
     @property
     def debug(self):
@@ -194,10 +198,10 @@ class RunController(QObject):
         # the scene's items ...): 100-200 ms with everything stopped, the UI
         # thread included, measured on bert_12layer_narrow. During a job only
         # what the run makes needs looking at; the rest waits until it ends.
-        gc.freeze()
+        gc_policy.freeze()
         if not self.jobs.start(job):      # the application is quitting
             self.job = None
-            gc.unfreeze()
+            gc_policy.unfreeze()
             return False
         return True
 
@@ -205,7 +209,7 @@ class RunController(QObject):
         if job is not self.job:
             return False
         self.job = None
-        gc.unfreeze()
+        gc_policy.unfreeze()
         self.idle.emit()
         return True
 
@@ -231,8 +235,7 @@ class RunController(QObject):
         job = self.job
         if job is None:
             return
-        if self._debug is not None:
-            self._debug.cancel()
+        job.cancel()                      # the DebugRun's cancel, or the one start_job was given
         if wait:
             job.wait(30000)
             self._end(job)
@@ -270,6 +273,16 @@ class RunController(QObject):
         if not note:
             return text
         return text + " — " + self.tr("inputs changed shape since the last run: {changes}").format(changes=note)
+
+    def start_job(self, what: str, work: Callable, done: Callable, on_cancel: Optional[Callable] = None) -> bool:
+        """Other work on the run machinery (profiled runs, ui/run/profile_work.py):
+        `work(job)` in the worker thread, reporting through `job.report`, then
+        `done(result)` here; Cancel calls `on_cancel` (the DebugRun's when None)."""
+        if not self._start(what, work, done):
+            return False
+        if on_cancel is not None:
+            self.job.on_cancel = on_cancel
+        return True
 
     # -- commands --------------------------------------------------------------------------
 

@@ -131,7 +131,7 @@ class RunUI(QObject):
         self._follow_pending = None
 
     def _dock(self, title, widget, area) -> QDockWidget:
-        return self.window._dock(title, widget, area)
+        return self.window.add_dock(title, widget, area)
 
     # -- actions ---------------------------------------------------------------------------
 
@@ -554,7 +554,7 @@ class RunUI(QObject):
         panel = self.window.graph
         if node.graph is None:
             return
-        if panel._job is not None or panel._pending_target is not None:
+        if not panel.settled:
             self._follow_pending = (node, select)      # a layout is on its way: follow once it is shown
             return
         item = panel.scene.item_for_node(node)

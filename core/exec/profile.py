@@ -1,0 +1,254 @@
+"""Time per node: where a run of the model spends its time.
+
+    from onnxstudio.core.exec.profile import Profiler
+
+    profile = Profiler(model, runs=3).run(feeds)
+    profile.top_nodes(10)          # NodeTime, slowest first
+    profile.by_op()                # OpTime per op type, slowest first
+    profile.to_dict()              # what `onnxstudio profile --json` prints
+
+A profiled run is `Session.timed_run`, a path of its own: a run nobody
+profiles is untouched. What it times is what a repeated run does: the
+compiled runners, some of which compute several nodes at once (fusion.py,
+shape_blocks.py). The time of such a merged unit is split among its nodes
+in proportion to each node's time run alone (one unmerged run, which also
+warms up, measures that), and each of those nodes names the others it was
+merged with. Nodes computed from constants only run once, on a session's
+first run, and take no time afterwards. Time spent in an If/Loop/Scan
+body is its node's. The profile is of the top-level graph.
+
+onnxruntime's profiles become the same `Profile` (ort_profile.py), and two
+profiles are compared by profile_compare.py.
+"""
+from __future__ import annotations
+
+import threading
+from dataclasses import dataclass, field
+from typing import Callable, Optional
+
+from ..errors import CoreError
+from ..ir import Model, Node
+from .errors import Cancelled
+from .session import Progress, Session
+from .threads import blas_threads, limited_blas_threads
+
+PROFILE_FORMAT = "onnxstudio-profile-1"
+
+
+class ProfileError(CoreError):
+    """A profile that cannot be made or read; the message says why and what to do."""
+
+
+def node_key(node: Node) -> str:
+    """How a profile names a node: its name, or for an unnamed one its
+    place and op (`#12 Relu`), so two profiles of one file can be matched."""
+    return node.name or f"#{node.index} {node.op_type}"
+
+
+@dataclass
+class NodeTime:
+    name: str                 # node_key of the node
+    op_type: str
+    seconds: float            # per run
+    merged: tuple = ()        # the nodes this time was measured together with (their keys)
+    node: Optional[Node] = None   # the graph's node (None in a profile read back from JSON)
+
+
+@dataclass
+class OpTime:
+    op_type: str
+    seconds: float
+    count: int                # nodes of that op type with a time
+
+
+@dataclass
+class Profile:
+    source: str               # "onnxstudio" or "onnxruntime"
+    model: str                # the graph's name or the file's
+    runs: int                 # runs the times are the mean of
+    wall: float               # mean seconds of one run, measured around it
+    nodes: list[NodeTime] = field(default_factory=list)     # graph order
+    unmapped: list = field(default_factory=list)    # (event name, op type, seconds per run): no node found
+    notes: list[str] = field(default_factory=list)  # what a reader should know (merged, folded, dropped)
+
+    @property
+    def total(self) -> float:
+        """Seconds per run given to nodes."""
+        return sum(n.seconds for n in self.nodes)
+
+    @property
+    def unmapped_seconds(self) -> float:
+        return sum(s for _, _, s in self.unmapped)
+
+    def share(self, seconds: float) -> float:
+        """`seconds` as a fraction of all the time measured (nodes and unmapped)."""
+        whole = self.total + self.unmapped_seconds
+        return seconds / whole if whole > 0 else 0.0
+
+    def top_nodes(self, k: Optional[int] = None) -> list[NodeTime]:
+        ranked = sorted((n for n in self.nodes if n.seconds > 0), key=lambda n: -n.seconds)
+        return ranked if k is None else ranked[:k]
+
+    def by_op(self) -> list[OpTime]:
+        ops: dict = {}
+        for n in self.nodes:
+            if n.seconds > 0:
+                t = ops.setdefault(n.op_type, OpTime(n.op_type, 0.0, 0))
+                t.seconds += n.seconds
+                t.count += 1
+        return sorted(ops.values(), key=lambda t: -t.seconds)
+
+    def seconds_by_node(self) -> dict:
+        """id(graph node) -> seconds, for drawing on the graph."""
+        return {id(n.node): n.seconds for n in self.nodes if n.node is not None}
+
+    def to_dict(self) -> dict:
+        return {
+            "format": PROFILE_FORMAT, "source": self.source, "model": self.model, "runs": self.runs,
+            "wall_seconds": self.wall, "node_seconds": self.total, "unmapped_seconds": self.unmapped_seconds,
+            "nodes": [{"name": n.name, "op_type": n.op_type, "seconds": n.seconds, "share": self.share(n.seconds),
+                       **({"merged_with": list(n.merged)} if n.merged else {})} for n in self.nodes],
+            "op_types": [{"op_type": t.op_type, "seconds": t.seconds, "nodes": t.count,
+                          "share": self.share(t.seconds)} for t in self.by_op()],
+            "unmapped": [{"event": e, "op_type": op, "seconds": s} for e, op, s in self.unmapped],
+            "notes": list(self.notes),
+        }
+
+    @classmethod
+    def from_dict(cls, data, where: str = "profile") -> "Profile":
+        """A profile written by `to_dict` (`onnxstudio profile --json`)."""
+        if not isinstance(data, dict) or data.get("format") != PROFILE_FORMAT:
+            raise ProfileError(f"{where}: not a profile written by onnxstudio (`onnxstudio profile FILE --json` "
+                               f"writes one; its \"format\" is {PROFILE_FORMAT!r})")
+        try:
+            nodes = [NodeTime(str(n["name"]), str(n["op_type"]), float(n["seconds"]),
+                              tuple(n.get("merged_with", ()))) for n in data["nodes"]]
+            unmapped = [(str(u["event"]), str(u["op_type"]), float(u["seconds"])) for u in data.get("unmapped", ())]
+            return cls(str(data["source"]), str(data["model"]), int(data["runs"]), float(data["wall_seconds"]),
+                       nodes, unmapped, [str(x) for x in data.get("notes", ())])
+        except (KeyError, TypeError, ValueError) as e:
+            raise ProfileError(f"{where}: a profile with a missing or malformed field ({e})") from None
+
+
+class Profiler:
+    """Profiled runs of `model`'s main graph with our executor. `cancel()`
+    may be called from another thread (the run stops before the next node)."""
+
+    def __init__(self, model: Model, runs: int = 3):
+        if runs < 1:
+            raise ProfileError(f"runs must be at least 1 (got {runs})")
+        self.model = model
+        self.runs = runs
+        self.session = Session(model)
+        self._threads_note = ""
+        self._cancelled = False
+
+    def cancel(self) -> None:
+        # Each run of the session starts with its flag cleared: between two
+        # runs only this one holds the request (checked at every progress report).
+        self._cancelled = True
+        self.session.cancel()
+
+    def run(self, feeds: dict, progress: Optional[Progress] = None) -> Profile:
+        s = self.session
+        plan = s.plan
+        steps, live = len(plan.steps), len(plan.live_steps)
+        done = [0, 0]      # pieces done in earlier phases, and the whole count (known once compiled)
+
+        def phase(count_before: int) -> Optional[Progress]:
+            if progress is None:
+                return None
+            done[0] = count_before
+
+            def report(i, n, node):
+                if self._cancelled:
+                    raise Cancelled("run cancelled")
+                progress(done[0] + i, done[1], node)
+            return report
+
+        self._cancelled = False
+
+        done[1] = steps + live + self.runs * live      # until the runners are known
+        first = 0
+        if plan.folded is None:                         # folds constants, compiles the runners
+            s.progress = phase(0)
+            try:
+                s.run(feeds)
+            finally:
+                s.progress = None
+            first = steps
+        done[1] = first + live + self.runs * len(plan.runners)
+        _, alone, _ = s.timed_run(feeds, merged=False, progress=phase(first))
+        alone_by_node = {id(st.node): t for st, t in zip(plan.live_steps, alone)}
+        per_runner = [0.0] * len(plan.runners)
+        wall = 0.0
+        with limited_blas_threads(self._blas_threads(feeds)):
+            for r in range(self.runs):
+                _, times, seconds = s.timed_run(feeds, progress=phase(first + live + r * len(plan.runners)))
+                wall += seconds
+                per_runner = [a + b for a, b in zip(per_runner, times)]
+        profile = self._profile(per_runner, alone_by_node, wall)
+        if self._threads_note:
+            profile.notes.append(self._threads_note)
+        return profile
+
+    def _blas_threads(self, feeds: dict) -> int:
+        """The BLAS thread count the measured runs use: as Session.run's
+        tuner does (threads.py), the faster of one and all, tried on a run
+        each; on a worker thread (the app's) the process-wide setting is
+        left as it is."""
+        available = blas_threads()
+        self._threads_note = ""
+        if not available or available <= 1 or threading.current_thread() is not threading.main_thread():
+            return available or 1
+        timed = {}
+        for n in (1, available):
+            with limited_blas_threads(n):
+                timed[n] = self.session.timed_run(feeds)[2]
+        best = min(timed, key=timed.get)
+        self._threads_note = (f"BLAS on {best} thread{'s' if best > 1 else ''}: a run took "
+                              f"{timed[1] * 1e3:.1f} ms on 1 and {timed[available] * 1e3:.1f} ms on {available}")
+        return best
+
+    def _profile(self, per_runner: list, alone_by_node: dict, wall: float) -> Profile:
+        plan = self.session.plan
+        runs = self.runs
+        seconds: dict = {}
+        merged: dict = {}
+        units = 0
+        for covered, t in zip(plan.runner_nodes, per_runner):
+            t /= runs
+            if len(covered) == 1:
+                seconds[id(covered[0])] = seconds.get(id(covered[0]), 0.0) + t
+                continue
+            units += 1
+            weights = [alone_by_node.get(id(n), 0.0) for n in covered]
+            whole = sum(weights)
+            if whole <= 0:
+                weights, whole = [1.0] * len(covered), float(len(covered))
+            keys = [node_key(n) for n in covered]
+            for n, w, key in zip(covered, weights, keys):
+                seconds[id(n)] = seconds.get(id(n), 0.0) + t * w / whole
+                merged[id(n)] = tuple(k for k in keys if k != key)
+        nodes = [NodeTime(node_key(st.node), st.node.op_type, seconds.get(id(st.node), 0.0),
+                          merged.get(id(st.node), ()), st.node) for st in plan.steps]
+        notes = []
+        if units:
+            covered = sum(len(c) for c in plan.runner_nodes if len(c) > 1)
+            notes.append(f"{units} merged units computed {covered} nodes together (MatMul+Add, shape "
+                         "arithmetic, ...): each unit's time is split among its nodes in proportion to their "
+                         "times run alone")
+        folded = len(plan.steps) - len(plan.live_steps)
+        if folded:
+            notes.append(f"{folded} nodes depend on constants only: computed once on the first run, "
+                         "they take no time on the runs measured")
+        return Profile("onnxstudio", self.model.graph.name or "model", runs, wall / runs, nodes, [], notes)
+
+
+def profile_run(model: Model, feeds: dict, runs: int = 3,
+                progress: Optional[Callable] = None) -> Profile:
+    """`runs` profiled runs of `model` on `feeds` (see Profiler)."""
+    return Profiler(model, runs).run(feeds, progress)
+
+
+__all__ = ["NodeTime", "OpTime", "Profile", "ProfileError", "Profiler", "node_key", "profile_run"]
