@@ -167,6 +167,7 @@ class CheckSession:
             cache.ensure_io(g.node)
             cache.lean = False
             region, rewritten = None, ()
+            header = True       # nor what the header held: nothing of it is taken as kept
         io = cache.io
         start, old_stop, new_stop = region or (0, 0, 0)
         delta = new_stop - old_stop
