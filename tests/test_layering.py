@@ -45,9 +45,6 @@ IR_MAY_USE = (
 )
 # ... and those leaves stay leaves: they may import only these of core.
 LEAVES_MAY_USE = ("onnxstudio.core.ir.dtypes", "onnxstudio.core.errors", "onnxstudio.core.proto")
-# Packages still allowed to import other modules' private names: none (the
-# checker's last ones went with issue 21's first step).
-PRIVATE_NAMES_NOT_YET_CHECKED: tuple = ()
 
 
 def _within(module: str, prefixes) -> bool:
@@ -165,7 +162,7 @@ def private_name_violations(root: pathlib.Path) -> list[str]:
     for imp in imports(root):
         if imp.name is None or not _is_private(imp.name) or not _within(imp.target, ("onnxstudio",)):
             continue
-        if imp.target in (imp.importer, imp.package) or _within(imp.importer, PRIVATE_NAMES_NOT_YET_CHECKED):
+        if imp.target in (imp.importer, imp.package):
             continue
         out.append(f"{imp.where}: {imp.importer} imports {imp.name} from {imp.target}")
     return out
