@@ -45,6 +45,14 @@ def node_names(node) -> tuple:
     return tuple(node.input), tuple(node.output), holds
 
 
+def _first_odd(names: list, count: int) -> list:
+    """The positions of the first three odd names among `names`, `count` of
+    which are odd (none: no walk over the names at all)."""
+    if not count:
+        return []
+    return list(itertools.islice((k for k, n in enumerate(names) if is_odd(n)), min(count, 3)))
+
+
 class _Nodes:
     """Lets graph_rules.infer_node read `g.node[i]` from the repeated field."""
     __slots__ = ("node",)
@@ -209,11 +217,11 @@ class StructureCache:
             if not any(n.__class__ is bytes for n in added):
                 count = self._odd_count - len(odd_names(prev[start:old_stop])) + len(added)
                 if len(first_at) < 3 or first_at[2] >= start:
-                    first_at = list(itertools.islice((k for k, n in enumerate(names) if is_odd(n)), 3))
+                    first_at = _first_odd(names, count)
                 found = count, [names[k] for k in first_at], []
         if found is None:       # the first run, or names that are not valid UTF-8: judge them all
             found = odd_summary(names)
-            first_at = list(itertools.islice((k for k, n in enumerate(names) if is_odd(n)), 3))
+            first_at = _first_odd(names, found[0])
         if found[2]:
             self._names = None
         else:

@@ -221,3 +221,25 @@ def test_the_name_summary_follows_structural_edits_as_a_full_check_words_it():
         doc.undo()
         assert summary(doc.diagnostics) == summary(core.check(doc.model)), f"undo {k}"
     assert "4 names are" in summary(doc.diagnostics)[0][1]
+
+
+def test_the_name_summary_comes_and_goes_with_the_only_odd_name():
+    from onnx import TensorProto, helper
+    from onnxstudio.core import edits
+    from onnxstudio.core.document import Document
+    nodes = [helper.make_node("Relu", ["x"], ["a"], name="r0"), helper.make_node("Relu", ["a"], ["y"], name="r1")]
+    graph = helper.make_graph(nodes, "g", [helper.make_tensor_value_info("x", TensorProto.FLOAT, [2])],
+                              [helper.make_tensor_value_info("y", TensorProto.FLOAT, [2])])
+    doc = Document(core.load_bytes(helper.make_model(
+        graph, opset_imports=[helper.make_opsetid("", 17)]).SerializeToString()))
+
+    def summary():
+        return [d.message for d in doc.diagnostics if d.code == "name.not-identifier"]
+    assert summary() == []
+    doc.apply(edits.rename_everywhere(doc.model, "a", "a/0"))
+    assert summary() == ['1 name is not a C identifier (e.g. "a/0"); most tools accept them']
+    doc.apply(edits.insert_on_edge(doc.model, "a/0", "Identity"))
+    assert summary() == [d.message for d in core.check(doc.model) if d.code == "name.not-identifier"]
+    doc.undo()
+    doc.undo()
+    assert summary() == []
