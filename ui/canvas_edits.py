@@ -164,13 +164,55 @@ class CanvasEdits:
             self.palette.chosen.connect(self.add_node)
         self.palette.set_model(self.window.model)
         if not self.palette.isVisible():
-            view = self.window.graph.view
-            corner = view.mapToGlobal(view.rect().topLeft())
-            self.palette.move(corner.x() + 12, corner.y() + 12)
+            self.palette.move(self._palette_place())
         self.palette.show()
         self.palette.raise_()
-        self.palette.search.setFocus()
+        # A tool window is not active by itself: without this, typing went to the canvas.
+        self.palette.activateWindow()
+        self.palette.search.setFocus(Qt.ActiveWindowFocusReason)
+        self.palette.search.selectAll()
         return self.palette
+
+    def _palette_place(self):
+        """Where the palette opens (global position): beside the selected
+        nodes (the ones being edited), never over them. Inside the canvas on
+        the side with room; when neither side has room, the canvas scrolls
+        to make it; when it cannot, the palette goes just outside the
+        selection's side, over the docks rather than over the nodes."""
+        from PySide6.QtCore import QPoint
+        view = self.window.graph.view
+        vp = view.viewport()
+        size, margin = self.palette.frameGeometry().size(), 12
+        need = size.width() + 2 * margin
+        items = [i for i in self.window.graph.scene.selectedItems() if isinstance(i, NodeItem)]
+        if not items:
+            return vp.mapToGlobal(QPoint(max(margin, vp.width() - size.width() - margin), margin))
+
+        def selection():
+            rect = view.mapFromScene(items[0].sceneBoundingRect()).boundingRect()
+            for item in items[1:]:
+                rect = rect.united(view.mapFromScene(item.sceneBoundingRect()).boundingRect())
+            return rect, rect.left(), vp.width() - rect.right()
+
+        rect, room_left, room_right = selection()
+        if max(room_left, room_right) < need:
+            # Scroll the selection towards the side with more room.
+            towards_left = room_left >= room_right
+            shift = need - (room_right if not towards_left else room_left)
+            centre = view.mapToScene(vp.rect().center())
+            scale = max(view.current_scale(), 1e-3)
+            view.centerOn(centre.x() + (shift if not towards_left else -shift) / scale, centre.y())
+            rect, room_left, room_right = selection()
+        top = margin
+        if room_right >= need:
+            return vp.mapToGlobal(QPoint(vp.width() - size.width() - margin, top))
+        if room_left >= need:
+            return vp.mapToGlobal(QPoint(margin, top))
+        right = vp.mapToGlobal(QPoint(rect.right() + margin, top))
+        screen = vp.screen().availableGeometry() if vp.screen() is not None else None
+        if screen is None or right.x() + size.width() <= screen.right():
+            return right
+        return vp.mapToGlobal(QPoint(rect.left() - margin - size.width(), top))
 
     def _palette_menu(self, item, menu) -> None:
         if self.window.model is not None:
@@ -231,6 +273,7 @@ class CanvasEdits:
         """Make input `index` of `node` read `value` (one undo step). When the
         producer comes later in the node list, it and what it needs move
         before `node` first (MoveProducersBefore), so the list stays topological."""
+        self._hint("")          # "Release to connect…" is done with, whatever happens now
         problem = self.connect_problem(value, node, index)
         if problem:
             self.window.qdoc.refused.emit(problem)
@@ -307,6 +350,7 @@ class CanvasEdits:
     def drop_on_edge(self, node, edge_item: EdgeItem) -> bool:
         """Insert a loose node on an edge: it reads the edge's value, and the
         edge's reader reads the node's first output instead (one undo step)."""
+        self._hint("")          # "Release to insert…" is done with
         vedge = edge_item.ref
         value = getattr(vedge, "value", None)
         if value is None or not self.is_loose(node):

@@ -131,7 +131,7 @@ class EditActions:
 
     def _edge_menu(self, menu, item) -> None:
         """Entries the canvas adds to an edge's context menu."""
-        value = getattr(item.ref, "value", None)
+        value = item.ref.value if item.ref is not None else None
         if value is not None:
             menu.addAction(translate("EditActions", "Insert Node on {name}…").format(name=value.name),
                            lambda: self.canvas.insert_on_edge(item))

@@ -343,6 +343,8 @@ class GraphPanel(QWidget):
         """Show `obj` (ir.Node or ir.Value) of `graph`: enter the graph, open the
         groups hiding it, select and centre it."""
         target = target_node(obj)
+        if isinstance(obj, Value) and obj.is_initializer and len(obj.uses) > 1 and self.level.graph is graph:
+            target = self.reader_near(obj) or target
         self.pending.set(target if target is not None else obj)
         if self.level.graph is graph and not self.layouts.running and self.scene.view_model is not None:
             if not self.pending.open_hiding_group(self.scene.view_model, self.level):
@@ -352,6 +354,19 @@ class GraphPanel(QWidget):
             return
         self._remember_view()
         self.show_graph(graph)
+
+    def reader_near(self, value):
+        """Of the nodes reading `value` (a weight shared by many layers), the
+        one nearest to the selected item, else to the middle of the view;
+        None when none is on the canvas."""
+        shown = [(n, self.scene.item_for_node(n)) for n, _slot in value.uses]
+        shown = [(n, item) for n, item in shown if item is not None]
+        if not shown:
+            return None
+        selected = self.scene.selectedItems()
+        anchor = (selected[0].sceneBoundingRect().center() if selected
+                  else self.view.visible_scene_rect().center())
+        return min(shown, key=lambda p: _distance(p[1].sceneBoundingRect().center(), anchor))[0]
 
     def select_new_node(self, node) -> None:
         """Select a node an edit just made, once the canvas shows it. Named in
@@ -373,10 +388,17 @@ class GraphPanel(QWidget):
             items = self.scene.items_for_value(obj)
         if not items:
             return False
+        # A value read in many places (a shared weight) has many edges: go to
+        # the one nearest to what was selected, else to where the view is,
+        # not to whichever the scene listed first (a layer far away).
+        selected = self.scene.selectedItems()
+        anchor = (selected[0].sceneBoundingRect().center() if selected
+                  else self.view.visible_scene_rect().center())
+        nearest = min(items, key=lambda i: _distance(i.sceneBoundingRect().center(), anchor))
         self.scene.clearSelection()
         for item in items:
             item.setSelected(True)
-        self.view.center_on_item(items[0], zoom=1.0)
+        self.view.center_on_item(nearest, zoom=1.0)
         return True
 
     # -- view state ----------------------------------------------------------------------
@@ -398,3 +420,7 @@ class GraphPanel(QWidget):
         super().resizeEvent(event)
         self._place_minimap()
         self.minimap.follow()          # hidden while the canvas is too small for it
+
+
+def _distance(a, b) -> float:
+    return ((a.x() - b.x()) ** 2 + (a.y() - b.y()) ** 2) ** 0.5

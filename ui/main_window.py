@@ -13,7 +13,7 @@ from PySide6.QtGui import QAction, QActionGroup, QKeySequence
 from PySide6.QtWidgets import (QApplication, QDockWidget, QFileDialog, QLabel, QMainWindow,
                                QMessageBox, QProgressBar, QPushButton, QStyleFactory)
 
-from ..core.ir import Graph, Value
+from ..core.ir import Graph, Node, Value
 from . import theme as themes
 from .export import export_scene
 from .graph_panel import GraphPanel
@@ -46,6 +46,8 @@ class MainWindow(QMainWindow):
         self.qdoc: QtDocument | None = None  # its Qt adapter, observed by every panel
         self._load_job: LoadJob | None = None
         self._infer_job: AnalysisJob | None = None
+        self._infer_pending = False         # analyse the opened model once it is drawn
+        self._remember = True               # the model being loaded goes into the recent files
         self.jobs = JobRunner(self)         # owns load and analysis threads until they end
         self._theme_choice = self.settings.theme()
         theme = themes.resolve(self._theme_choice)
@@ -104,9 +106,7 @@ class MainWindow(QMainWindow):
     def _default_dock_sizes(self) -> None:
         """First start: the Problems dock is a strip under the canvas (a few
         rows; it is empty for most models), not a third of the window."""
-        problems = getattr(getattr(self, "edit_actions", None), "problems_dock", None)
-        if problems is not None:
-            self.resizeDocks([problems], [PROBLEMS_DOCK_HEIGHT], Qt.Vertical)
+        self.resizeDocks([self.edit_actions.problems_dock], [PROBLEMS_DOCK_HEIGHT], Qt.Vertical)
         # Sizing one dock lays the others out at their size hints: keep the
         # editors of the Properties dock readable.
         self.resizeDocks([self.properties_dock], [PROPERTIES_DOCK_WIDTH], Qt.Horizontal)
@@ -140,6 +140,10 @@ class MainWindow(QMainWindow):
         menu.addAction(action)
         return action
 
+    def _compare_with(self) -> None:
+        from .diff.compare_window import compare_with    # the diff UI loads when first asked for
+        compare_with(self)
+
     def _build_menus(self) -> None:
         bar = self.menuBar()
         file_menu = bar.addMenu(self.tr("&File"))
@@ -147,6 +151,7 @@ class MainWindow(QMainWindow):
         self._action(file_menu, self.tr("&Open…"), self.open_dialog, QKeySequence.Open)
         self.recent_menu = file_menu.addMenu(self.tr("Open &Recent"))
         self._action(file_menu, self.tr("Open &Demo Model"), self.open_demo)
+        self._action(file_menu, self.tr("Compare &With…"), self._compare_with)
         file_menu.addSeparator()
         self._action(file_menu, self.tr("Export &Graph as SVG/PNG…"), lambda: self.export_dialog(False),
                      "Ctrl+E")
@@ -208,9 +213,7 @@ class MainWindow(QMainWindow):
         self.graph.laid_out.connect(lambda: QTimer.singleShot(1000, self._start_inference))
         self.properties.navigate.connect(self._navigate)
         self.search.activated.connect(lambda hit: self.graph.reveal(hit.obj, hit.graph))
-        hints = QApplication.styleHints()
-        if hasattr(hints, "colorSchemeChanged"):
-            hints.colorSchemeChanged.connect(lambda *_: self.apply_theme(self._theme_choice))
+        QApplication.styleHints().colorSchemeChanged.connect(lambda *_: self.apply_theme(self._theme_choice))
 
     # -- opening ------------------------------------------------------------------------------
 
@@ -284,7 +287,7 @@ class MainWindow(QMainWindow):
         """Inference and the checker start once the first layout is painted:
         the declared types are already drawn, inferred ones fill in after.
         Nothing else the user has not asked for runs before that picture."""
-        if not getattr(self, "_infer_pending", False) or self.model is None:
+        if not self._infer_pending or self.model is None:
             return
         self._infer_pending = False
         if self.document.analysis_ready:
@@ -311,7 +314,7 @@ class MainWindow(QMainWindow):
     def busy(self) -> bool:
         """Loading, laying out or inferring (tests and tools wait on this)."""
         return (self._load_job is not None or not self.graph.settled or self._infer_job is not None
-                or getattr(self, "_infer_pending", False))
+                or self._infer_pending)
 
     def _load_failed(self, message: str, job) -> None:
         if job is not self._load_job:
@@ -394,9 +397,8 @@ class MainWindow(QMainWindow):
         if isinstance(obj, Graph):          # enter it
             self.graph.show_graph(obj)
             return
-        graph = getattr(obj, "graph", None)
-        if graph is not None:
-            self.graph.reveal(obj, graph)
+        if isinstance(obj, (Node, Value)) and obj.graph is not None:
+            self.graph.reveal(obj, obj.graph)
         if isinstance(obj, Value):
             self.properties.show_value(obj)
 

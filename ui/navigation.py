@@ -12,6 +12,8 @@ from typing import Optional
 from PySide6.QtCore import QCoreApplication, Signal
 from PySide6.QtWidgets import QHBoxLayout, QLabel, QToolButton, QWidget
 
+from ..core.ir import Function
+
 
 @dataclass
 class Level:
@@ -23,14 +25,14 @@ class Level:
 
 
 def level_title(graph) -> str:
-    owner = getattr(graph, "owner", None)
-    if getattr(owner, "is_function", False):
+    owner = graph.owner
+    if isinstance(owner, Function):
         return f"ƒ {owner.name}"
-    parent = getattr(graph, "parent_node", None)
+    parent = graph.parent_node
     if parent is None:
         return graph.name or QCoreApplication.translate("Navigation", "main graph")
     who = parent.name or parent.op_type
-    body = (getattr(graph, 'attr_name', '') or graph.name
+    body = (graph.attr_name or graph.name
             or QCoreApplication.translate("Navigation", "body"))
     return f"{who} › {body}"
 
@@ -41,10 +43,9 @@ def levels_for(model, graph) -> list[Level]:
     g = graph
     while g is not None:
         chain.append(g)
-        owner = getattr(g, "owner", None)
         if g.parent_node is not None:
             g = g.parent_node.graph
-        elif getattr(owner, "is_function", False):
+        elif isinstance(g.owner, Function):
             g = model.graph if g is not model.graph else None
         else:
             g = None

@@ -12,6 +12,8 @@ from dataclasses import dataclass
 from PySide6.QtCore import QCoreApplication, QT_TRANSLATE_NOOP, Qt, Signal
 from PySide6.QtWidgets import QLabel, QLineEdit, QListWidget, QListWidgetItem, QVBoxLayout, QWidget
 
+from ..core.ir import Function
+
 MAX_HITS = 500
 # What the list calls each kind of hit (SearchHit.kind stays the English key).
 KIND_NAMES = {"node": QT_TRANSLATE_NOOP("Search", "node"),
@@ -34,10 +36,10 @@ class SearchHit:
 
 
 def graph_location(graph) -> str:
-    owner = getattr(graph, "owner", None)
-    if getattr(owner, "is_function", False):
+    owner = graph.owner
+    if isinstance(owner, Function):
         return QCoreApplication.translate("Search", "function {name}").format(name=owner.name)
-    parent = getattr(graph, "parent_node", None)
+    parent = graph.parent_node
     if parent is None:
         return QCoreApplication.translate("Search", "main graph")
     body = graph.name or QCoreApplication.translate("Search", "body")

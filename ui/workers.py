@@ -69,12 +69,6 @@ class JobRunner(QObject):
         # the last instructions of the thread in its destructor).
         job.deleteLater()
 
-    def cancel_all(self) -> None:
-        for job in list(self._running):
-            cancel = getattr(job, "cancel", None)
-            if cancel is not None:
-                cancel()
-
     def shutdown(self) -> None:
         """Cancel every job and wait until each thread has ended."""
         _stop_and_wait(self._running)

@@ -4,9 +4,9 @@
     inverse = SetAttribute("conv1", "group", AttrType.INT, 2).apply(model)
     inverse.apply(model)            # back as it was
 
-Edits name nodes and graphs by name and path (refs.py), so inverses survive
-delete-and-recreate. Use them through `core.Document` to get undo/redo, live
-checking and change events.
+Edits name nodes and graphs by name and path (refs.py); inverses may also
+hold the objects they took out (the rule is in base.py). Use them through
+`core.Document` to get undo/redo, live checking and change events.
 """
 from .base import EDIT_KINDS, Changes, Edit, EditError, Macro, register
 from .node_edits import SetAttribute, SetNodeField

@@ -4,9 +4,22 @@
 An `Edit` is a small value object (a dataclass of names, paths and plain
 values). `apply(model, changes)` performs it through the IR's mutators,
 records what it touched in `changes`, and returns the inverse edit, which is
-again an `Edit`. Edits name things by path and name, never by Python
-identity, so an inverse still applies after its target was deleted and
-re-created by other undo steps.
+again an `Edit`.
+
+The contract about identity (the one place it is written down; the
+README and ARCHITECTURE.md point here):
+
+- A forward edit, the kind a user or an edit script makes, names what it
+  changes by graph path, node reference and value name, never by Python
+  object, so it replays on another copy of the model (script.py writes it
+  as JSON).
+- An inverse may also hold the very objects its edit took out (the Node,
+  the Value with its declared type, the Attr with its source message, the
+  declaration's verbatim ValueInfo) in fields marked NOT_IN_SCRIPT, so
+  undo gives back the file's bytes exactly. That is sound because the
+  history is linear: an inverse is applied only to the model state its
+  edit left, after every later step has been undone, so those objects are
+  the ones that state lacks. Such fields are never written to a script.
 
 An edit that would break the IR's invariants raises `EditError` *before*
 changing anything; a `Macro` that fails half-way undoes the steps it did.

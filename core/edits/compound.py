@@ -253,12 +253,9 @@ def set_input_shape(model, name: str, dims, *, allow_rank_change: bool = False) 
             name, len(old_shape), len(shape))
     first = SetValueType(name, None, None if shape is None else list(shape), ())
     declared = _rederivable_declarations(g)
-    before = _inferred_without_declarations(model, declared)
-    undo = first.apply(model)
-    try:
-        after = _inferred_without_declarations(model, declared)
-    finally:
-        undo.apply(model)
+    # Both inferences run on one copy: the live model changes only through
+    # the Macro returned.
+    before, after = _inferred_without_declarations(model, declared, first)
     edits: list[Edit] = [first]
     for sub, x, old in declared:
         if getattr(sub.owner, "is_function", False):
@@ -291,19 +288,24 @@ def _rederivable_declarations(g) -> list:
     return declared
 
 
-def _inferred_without_declarations(model, declared) -> dict:
+def _inferred_without_declarations(model, declared, edit: Edit) -> tuple[dict, dict]:
     """id(value) -> the type inference gives it with `declared`'s types set
-    aside (so a stale declaration does not feed the result), then put back."""
+    aside (so a stale declaration does not feed the result), before and
+    after `edit`. Worked out on a copy (Model.clone, weights shared):
+    `model` is not touched."""
     from ..infer import Inference
-    try:
-        for _, x, _ in declared:
-            x.type = None
-        inf = Inference(model)
+    copies: dict = {}
+    copy = model.clone(copies)
+    for _, x, _ in declared:
+        copies[id(x)].type = None     # the copy is private to this function
+
+    def inferred() -> dict:
+        inf = Inference(copy)
         inf.run()
-        return {id(x): inf.type_of(x) for _, x, _ in declared}
-    finally:
-        for _, x, t in declared:
-            x.type = t
+        return {id(x): inf.type_of(copies[id(x)]) for _, x, _ in declared}
+    before = inferred()
+    edit.apply(copy)
+    return before, inferred()
 
 
 def _rederived(old, before, after) -> Optional[TensorType]:

@@ -8,8 +8,6 @@ from typing import Sequence
 
 from ..ir import SparseTensor
 from ..ir.nesting import subgraph_reads
-from ..proto import onnx_pb2 as pb
-from ..serde.type_proto import type_to_proto
 from .base import EditError
 
 
@@ -55,10 +53,12 @@ def _functions_used(model, nodes) -> list:
 
 def extract_model(model, inputs: Sequence[str], outputs: Sequence[str]):
     """A new Model computing `outputs` from `inputs` (value names of the main
-    graph). Weights are shared with `model` (external data stays readable
-    and is written beside the new file when it is saved)."""
+    graph), built with the IR's copier (the machinery of Model.clone): the
+    needed nodes, bodies and functions are copies, weights are shared with
+    `model` (external data stays readable and is written beside the new
+    file when it is saved). The boundary is declared with inferred types."""
     from ..infer import Inference
-    from ..serde.convert import ProtoWriter, model_from_proto, node_to_proto, value_info_to_proto
+    from ..ir.clone import Cloner
     g = model.graph
     if not outputs:
         raise EditError("give at least one output to extract")
@@ -75,54 +75,34 @@ def extract_model(model, inputs: Sequence[str], outputs: Sequence[str]):
     inf = Inference(model)
     inf.run()
 
-    mp = pb.ModelProto()
-    mp.ir_version = model.ir_version
-    for domain, version in model.opset_imports.items():
-        o = mp.opset_import.add()
-        o.domain, o.version = domain, version
-    for field in ("producer_name", "producer_version", "domain", "doc_string"):
-        if getattr(model, field):
-            setattr(mp, field, getattr(model, field))
-    if model.model_version:
-        mp.model_version = model.model_version
-    mp.graph.name = g.name or "extracted"
-    for n in nodes:
-        mp.graph.node.append(node_to_proto(n))
+    cl = Cloner()
+    new = cl.model_shell(model)
+    # The new model says only what it is: no metadata, training info or
+    # unknown fields of the model it was cut from.
+    new.metadata_props, new.training_info, new.configuration = {}, [], []
+    new._src, new._present, new._opset_list, new.path = None, frozenset(), None, None
+    ng = cl.graph(g, owner=new, nodes=nodes, name=g.name or "extracted")
+    new.graph = ng
 
-    def declare(field, v):
-        vi = field.add()
-        vi.name = v.name
-        t = inf.type_of(v) or v.type
-        if t is not None:
-            type_to_proto(t, vi.type)
+    def declare(kind, v):
+        c = cl.value(v)
+        c.type = inf.type_of(v) or v.type     # the copy is not shared with anyone yet
+        declarations = ng.declarations(kind)
+        ng.insert_declaration(kind, len(declarations), c)
 
     for v in ins:
-        declare(mp.graph.input, v)
-    for v in outs:
-        declare(mp.graph.output, v)
-    # Initializers go in as placeholders and get the original tensors back
-    # below: no weight is copied or read here.
+        declare("input", v)
+        cl.value(v).const = None     # an initializer cut at: the new model is fed it
     for v in inits:
-        c = v.const
-        if isinstance(c, SparseTensor):
-            sp = mp.graph.sparse_initializer.add()
-            sp.values.name = v.name
-            sp.dims.extend(c.dims)
-        else:
-            tp = mp.graph.initializer.add()
-            tp.name = v.name
-            tp.data_type = int(c.dtype)
-            tp.dims.extend(c.shape)
+        ng.add_initializer(cl.value(v), sparse=isinstance(v.const, SparseTensor))
+    for v in outs:
+        declare("output", v)
     boundary = {id(v) for v in ins} | {id(v) for v in outs}
     kept = {id(x) for n in nodes for x in n.outputs if x is not None}
     for v in g.value_info:
         if id(v) in kept and id(v) not in boundary:
-            mp.graph.value_info.append(value_info_to_proto(v))
-    writer = ProtoWriter()
+            ng.insert_declaration("value_info", len(ng.value_info), cl.value(v))
     for f in _functions_used(model, nodes):
-        writer.function(f, mp.functions.add())
-    new = model_from_proto(mp)
-    for v in inits:
-        table = new.graph.sparse_initializers if isinstance(v.const, SparseTensor) else new.graph.initializers
-        table[v.name].const = v.const
+        new.functions[f.key] = cl.function(f)
+    cl.finish()
     return new

@@ -92,23 +92,17 @@ def defined_value(graph, name: str, place: str) -> Value:
     v = graph.get_value(name)
     if v is None:
         for items in (graph.inputs, graph.outputs, graph.value_info):
-            v = next((x for x in items if x.name == name), None)
-            if v is not None:
+            i = items.find(name)
+            if i >= 0:
+                v = items[i]
                 break
     if v is None:
         raise EditError(f"{place}: {graph.path} has no value named {name!r}")
     return v
 
 
-def _index_of(items, value=None, name=None) -> int:
-    for i, v in enumerate(items):
-        if v is value or (value is None and v.name == name):
-            return i
-    return -1
-
-
 def _declared(graph, value) -> bool:
-    return any(v is value for items in (graph.inputs, graph.outputs, graph.value_info) for v in items)
+    return value in graph.inputs or value in graph.outputs or value in graph.value_info
 
 
 def _is_function_body(graph) -> bool:
@@ -208,7 +202,7 @@ class RemoveInitializer(GraphEdit):
         table = g.sparse_initializers if sparse else g.initializers
         if self.name not in table:
             raise EditError(f'{g.path}: no initializer named "{self.name}"')
-        index = list(table).index(self.name)
+        index = table.position(self.name)
         value = table[self.name]
         const = value.const
         ir(g.remove_initializer, self.name, sparse=sparse, place=f'{g.path}/initializer "{self.name}"')
@@ -308,7 +302,7 @@ class RenameValue(GraphEdit):
             changes.initializers.add(v)
         if v.is_graph_input or v.is_graph_output:
             changes.graph_io.add(g)
-        if any(x is v for x in g.value_info):
+        if v in g.value_info:
             changes.value_info.add(g)
         return RenameValue(self.new, self.old, self.graph)
 
@@ -336,11 +330,10 @@ class SetValueType(GraphEdit):
         v = defined_value(g, self.value, place)
         if not _declared(g, v):
             raise EditError(f"{place}: the value has no declaration to type (add a value_info entry first)")
-        if _is_function_body(g) and not any(x is v for x in g.value_info):
+        if _is_function_body(g) and v not in g.value_info:
             raise EditError(f"{place}: a function's inputs and outputs carry no types in the file")
         old_type = v.type
-        old_overrides = {k: m for k, m in g._io_override.items()
-                         if k[1] < len(g._declarations(k[0])) and g._declarations(k[0])[k[1]] is v}
+        old_overrides = g.declaration_overrides_of(v)
         if self.restore is not None:
             new_type, overrides = self.restore
         else:
@@ -354,7 +347,7 @@ class SetValueType(GraphEdit):
         changes._graph(g)
         if v.is_graph_input or v.is_graph_output:
             changes.graph_io.add(g)
-        if any(x is v for x in g.value_info):
+        if v in g.value_info:
             changes.value_info.add(g)
         return SetValueType(self.value, getattr(old_type, "elem_type", None), list(old_type.shape)
                             if getattr(old_type, "shape", None) is not None else None, self.graph,
@@ -396,8 +389,7 @@ def _note_decl(changes: Changes, g, decl: str, value) -> None:
 
 
 def _remove_decl(g, changes, graph_path, decl: str, name: str) -> Edit:
-    items = g._declarations(decl)
-    index = _index_of(items, name=name)
+    index = g.declarations(decl).find(name)
     if index < 0:
         what = {"input": "graph input", "output": "graph output", "value_info": "value_info entry"}[decl]
         raise EditError(f"{g.path}: no {what} named {name!r}")
@@ -427,7 +419,7 @@ class AddValueInfo(GraphEdit):
     def edit_graph(self, model, g, changes: Changes) -> Edit:
         place = f'{g.path}/value_info "{self.value}"'
         v = visible_value(g, self.value, place)
-        if any(x is v for x in g.value_info):
+        if v in g.value_info:
             raise EditError(f"{place}: {self.value!r} already has a value_info entry")
         old_type = v.type
         if self.elem_type is not None or self.shape is not None:
@@ -556,7 +548,7 @@ class AddGraphOutput(GraphEdit):
     def edit_graph(self, model, g, changes: Changes) -> Edit:
         place = f'{g.path}/output "{self.name}"'
         v = visible_value(g, self.name, place)
-        if v.is_graph_output and v.graph is g or any(x is v for x in g.outputs):
+        if v in g.outputs:
             raise EditError(f"{place}: {self.name!r} is already a graph output")
         index = len(g.outputs) if self.index is None else self.index
         ir(g.insert_declaration, "output", index, v, place=place)
@@ -595,31 +587,16 @@ class _MoveDeclaration(GraphEdit):
 
 
 def _move(g, changes, graph_path, decl: str, name: str, index: int, kind) -> Edit:
-    items = g._declarations(decl)
-    old = _index_of(items, name=name)
+    items = g.declarations(decl)
+    old = items.find(name)
     if old < 0:
         raise EditError(f"{g.path}: no graph {decl} named {name!r}")
     if not isinstance(index, int) or not 0 <= index < len(items):
         raise EditError(f'{g.path}/{decl} "{name}": position {index} is outside 0..{len(items) - 1}')
-    value, override = g.remove_declaration(decl, old) if decl != "input" or value_free(items[old]) \
-        else _take_input(g, old)
-    g.insert_declaration(decl, index, value, override)
+    g.move_declaration(decl, old, index)
     changes.graph_io.add(g)
     changes._graph(g)
     return kind(name, old, graph_path)
-
-
-def value_free(v) -> bool:
-    return not v._uses or v.const is not None
-
-
-def _take_input(g, index):
-    # Moving a used input: take it out of the list without the use check
-    # (it goes straight back in).
-    value = g.inputs.pop(index)
-    override = g._io_override.pop(("input", index), None)
-    g._shift_overrides("input", index + 1, -1)
-    return value, override
 
 
 @register

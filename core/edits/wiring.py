@@ -3,8 +3,8 @@ and removing nodes, and the order of the node list.
 
 Refusals (a dangling name, a second producer, a cycle or an order that is no
 longer topological, removing a node whose outputs are read) raise EditError
-naming the place before anything changes. Inverses hold the very objects they
-took out (`restore`), so undo gives back the model byte for byte.
+naming the place before anything changes. Inverses may hold the objects they
+took out (`restore`), as the contract in base.py allows.
 """
 from __future__ import annotations
 
@@ -16,7 +16,6 @@ from .base import Changes, Edit, EditError, register
 from .graph_edit import GraphEdit
 from .node_edits import make_attr
 from .refs import GraphPath, NodeRef, find_node, node_ref
-from ..ir.graph import attach_bodies, detach_bodies
 
 # Field metadata for what an edit keeps only to undo itself (objects taken
 # out): the edit script leaves such fields out.
@@ -192,18 +191,14 @@ class AddNode(GraphEdit):
         if self.restore is not None:
             node, pos = self.restore
             ir(g.restore, node, pos, place=g.path)
-            for a in node.attributes.values():
-                attach_bodies(node, a)
         else:
             node = self._build(g)
             pos = self._position(g, node)
             try:
-                g._insert_at(pos, node)
+                g.insert_at(pos, node)
             except IRError as e:
-                node._detach_inputs()
+                node.detach_inputs()
                 raise EditError(f"{g.path}: cannot add {node.display_name}: {e}") from None
-            for a in node.attributes.values():
-                attach_bodies(node, a)
         changes.nodes_added.add(node)
         changes._graph(g)
         return RemoveNode(node_ref(node), self.graph)
@@ -226,7 +221,7 @@ class AddNode(GraphEdit):
     def _position(self, g, node) -> int:
         if self.index is not None:
             if not isinstance(self.index, int) or not 0 <= self.index <= len(g.nodes):
-                node._detach_inputs()
+                node.detach_inputs()
                 raise EditError(f"{g.path}: position {self.index} is outside the node list "
                                 f"(0..{len(g.nodes)})")
             return self.index
@@ -253,8 +248,6 @@ class RemoveNode(GraphEdit):
         pos = node.index
         spec = _spec(node)
         ir(g.remove, node)
-        for a in node.attributes.values():
-            detach_bodies(node, a)
         changes.nodes_removed.add(node)
         changes._graph(g)
         return AddNode(node.op_type, spec[0], spec[1], {}, node.name, node.domain, pos, self.graph,

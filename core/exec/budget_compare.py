@@ -38,6 +38,7 @@ import numpy as np
 
 from ..ir import Model
 from ..ir.nesting import node_reads
+from .own_error import fill_own, own_error
 from .compare import (ATOL, DEFAULT_PROVIDER, RTOL, CompareError, Report, compare_value, constant_values,
                       node_report)
 
@@ -152,7 +153,6 @@ def compare_bounded(model: Model, feeds: dict, *, budget: Optional[int] = None,
         if own:
             reference = _Chain(theirs, theirs_kept, feeds)
             mine = _Chain(held, consts_kept)
-            from .own_error import own_error
             for node in chunk:
                 if all(v is None or v.name in constants for v in node.outputs):
                     continue
@@ -199,12 +199,7 @@ def compare_bounded(model: Model, feeds: dict, *, budget: Optional[int] = None,
             diffs[v.name] = compare_value(v.name, feeds[v.name], feeds[v.name])
     report = node_report(graph, diffs, skipped=chunks.skipped, rtol=rtol, atol=atol, tolerances=tolerances)
     if own:
-        for nd in report.nodes:
-            r = own_results.get(id(nd.node))
-            if nd.constant:
-                nd.own_note = "holds a constant"
-            elif r is not None:
-                nd.own, nd.own_note = (None, r.note) if r.note else (r.outputs, "")
+        fill_own(report, own_results)
     return Bounded(report, budget, ledger.peak, chunks.runs)
 
 

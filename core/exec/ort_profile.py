@@ -27,14 +27,13 @@ profile holds several, the first one's events are left out.
 """
 from __future__ import annotations
 
-import json
 import os
 import pathlib
 import tempfile
 from typing import Optional
 
 from ..ir import Graph, Model, Node
-from .profile import NodeTime, Profile, ProfileError, node_key
+from .profile import NodeTime, Profile, ProfileError, node_key, read_json
 
 KERNEL_SUFFIX = "_kernel_time"
 _COVER_LIMIT = 64          # a fused kernel covering more of our nodes than this was not found right
@@ -46,15 +45,7 @@ def read_ort_profile(path, model: Model, optimized: Optional[Model] = None) -> P
     graph; `optimized` is the optimised model onnxruntime saved in the same
     session, when there is one. ProfileError when the file is not such a
     profile or is a profile of another model."""
-    where = str(path)
-    try:
-        with open(path, encoding="utf-8") as f:
-            events = json.load(f)
-    except OSError as e:
-        raise ProfileError(f"{where}: cannot read ({e.strerror or e})") from None
-    except (ValueError, UnicodeDecodeError) as e:
-        raise ProfileError(f"{where}: not JSON ({e}); give the file onnxruntime's profiling wrote") from None
-    return profile_from_events(events, model, optimized, where)
+    return profile_from_events(read_json(path), model, optimized, str(path))
 
 
 def profile_from_events(events, model: Model, optimized: Optional[Model] = None,
@@ -111,30 +102,44 @@ def _model_name(model: Model) -> str:
 
 def _kernel_events(events: list, where: str) -> tuple[list, int, list]:
     """(node name, op type, microseconds) of every kernel event after the
-    warm-up run, the number of runs they cover, and notes."""
+    warm-up run, the number of runs they cover, and notes. A kernel that
+    runs inside another one's time on the same thread (a node of an If,
+    Loop or Scan body) is left out: the node holding the body counts it."""
     starts = sorted(float(e.get("ts", 0)) for e in events
                     if e.get("cat") == "Session" and e.get("name") == "model_run")
-    kernels = []
+    found = []
     notes = []
     cutoff = starts[1] if len(starts) > 1 else None
     for e in events:
         name = e.get("name")
         if e.get("cat") != "Node" or not isinstance(name, str) or not name.endswith(KERNEL_SUFFIX):
             continue
-        if cutoff is not None and float(e.get("ts", 0)) < cutoff:
-            continue
         args = e.get("args") if isinstance(e.get("args"), dict) else {}
         try:
-            micros = float(e.get("dur", 0))
+            ts, micros = float(e.get("ts", 0)), float(e.get("dur", 0))
         except (TypeError, ValueError):
-            raise ProfileError(f"{where}: the event {name!r} has a duration that is not a number") from None
-        kernels.append((name[:-len(KERNEL_SUFFIX)], str(args.get("op_name", "")), micros))
-    if not kernels:
+            raise ProfileError(f"{where}: the event {name!r} has a time that is not a number") from None
+        if cutoff is not None and ts < cutoff:
+            continue
+        found.append((str(e.get("tid", "")), ts, micros, name[:-len(KERNEL_SUFFIX)], str(args.get("op_name", ""))))
+    if not found:
         raise ProfileError(f"{where}: no kernel events (names ending in {KERNEL_SUFFIX!r}); was the profile "
                            "made with SessionOptions.enable_profiling and at least one run?")
+    kernels = []
+    nested = 0
+    ends: dict = {}        # thread -> end of the outermost kernel running on it
+    for tid, ts, micros, name, op in sorted(found, key=lambda k: (k[0], k[1], -k[2])):
+        if ts < ends.get(tid, float("-inf")):
+            nested += 1
+            continue
+        ends[tid] = ts + micros
+        kernels.append((name, op, micros))
     runs = max(1, len(starts) - 1) if cutoff is not None else max(1, len(starts))
     if cutoff is not None:
         notes.append(f"the first of {len(starts)} runs is left out as a warm-up")
+    if nested:
+        notes.append(f"{nested} kernel events ran inside another kernel (nodes of If/Loop/Scan bodies): "
+                     "counted in the time of the node holding the body")
     return kernels, runs, notes
 
 

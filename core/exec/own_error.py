@@ -113,6 +113,11 @@ def add_own_errors(report, model: Model, ours: dict, reference: dict, *, graph: 
     results = own_errors(model, [nd.node for nd in report.nodes if not nd.constant], reference.__getitem__,
                          ours.__getitem__, graph=graph, rtol=report.rtol, atol=report.atol,
                          tolerances=report.tolerances, seed=seed, cancelled=cancelled)
+    fill_own(report, results)
+
+
+def fill_own(report, results: dict) -> None:
+    """Set each NodeDiff's own error (own, own_note) from `results` ({id(node): OwnResult})."""
     for nd in report.nodes:
         r = results.get(id(nd.node))
         if nd.constant:

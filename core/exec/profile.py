@@ -22,7 +22,9 @@ profiles are compared by profile_compare.py.
 """
 from __future__ import annotations
 
+import json
 import threading
+from contextlib import nullcontext
 from dataclasses import dataclass, field
 from typing import Callable, Optional
 
@@ -115,6 +117,15 @@ class Profile:
         }
 
     @classmethod
+    def read(cls, path, where: str = "") -> "Profile":
+        """A profile saved by `onnxstudio profile --json` (or its `--compare --json`)."""
+        where = where or str(path)
+        data = read_json(path, where)
+        if isinstance(data, dict) and "profile" in data and "compared" in data:
+            data = data["profile"]
+        return cls.from_dict(data, where)
+
+    @classmethod
     def from_dict(cls, data, where: str = "profile") -> "Profile":
         """A profile written by `to_dict` (`onnxstudio profile --json`)."""
         if not isinstance(data, dict) or data.get("format") != PROFILE_FORMAT:
@@ -128,6 +139,19 @@ class Profile:
                        nodes, unmapped, [str(x) for x in data.get("notes", ())])
         except (KeyError, TypeError, ValueError) as e:
             raise ProfileError(f"{where}: a profile with a missing or malformed field ({e})") from None
+
+
+def read_json(path, where: str = ""):
+    """The JSON in `path`; ProfileError naming `where` (the path when not given)
+    when it cannot be read or is not JSON."""
+    where = where or str(path)
+    try:
+        with open(path, encoding="utf-8") as f:
+            return json.load(f)
+    except OSError as e:
+        raise ProfileError(f"{where}: cannot read ({e.strerror or e})") from None
+    except (ValueError, UnicodeDecodeError) as e:
+        raise ProfileError(f"{where}: not JSON ({e})") from None
 
 
 class Profiler:
@@ -182,7 +206,8 @@ class Profiler:
         alone_by_node = {id(st.node): t for st, t in zip(plan.live_steps, alone)}
         per_runner = [0.0] * len(plan.runners)
         wall = 0.0
-        with limited_blas_threads(self._blas_threads(feeds)):
+        threads = self._blas_threads(feeds)
+        with limited_blas_threads(threads) if threads is not None else nullcontext():
             for r in range(self.runs):
                 _, times, seconds = s.timed_run(feeds, progress=phase(first + live + r * len(plan.runners)))
                 wall += seconds
@@ -192,15 +217,15 @@ class Profiler:
             profile.notes.append(self._threads_note)
         return profile
 
-    def _blas_threads(self, feeds: dict) -> int:
+    def _blas_threads(self, feeds: dict) -> Optional[int]:
         """The BLAS thread count the measured runs use: as Session.run's
         tuner does (threads.py), the faster of one and all, tried on a run
-        each; on a worker thread (the app's) the process-wide setting is
-        left as it is."""
+        each. None: leave the setting as it is (one thread only, or a
+        worker thread, the app's: the setting is process-wide)."""
         available = blas_threads()
         self._threads_note = ""
         if not available or available <= 1 or threading.current_thread() is not threading.main_thread():
-            return available or 1
+            return None
         timed = {}
         for n in (1, available):
             with limited_blas_threads(n):
@@ -235,14 +260,18 @@ class Profiler:
         notes = []
         if units:
             covered = sum(len(c) for c in plan.runner_nodes if len(c) > 1)
-            notes.append(f"{units} merged units computed {covered} nodes together (MatMul+Add, shape "
-                         "arithmetic, ...): each unit's time is split among its nodes in proportion to their "
+            notes.append(f"{_count(units, 'merged unit')} computed {_count(covered, 'node')} together (MatMul+Add, "
+                         "shape arithmetic, ...): each unit's time is split among its nodes in proportion to their "
                          "times run alone")
         folded = len(plan.steps) - len(plan.live_steps)
         if folded:
-            notes.append(f"{folded} nodes depend on constants only: computed once on the first run, "
-                         "they take no time on the runs measured")
+            notes.append(f"{_count(folded, 'node')} computed from constants only: run once on the first run, "
+                         "no time on the runs measured")
         return Profile("onnxstudio", self.model.graph.name or "model", runs, wall / runs, nodes, [], notes)
+
+
+def _count(n: int, word: str) -> str:
+    return f"{n} {word}" + ("" if n == 1 else "s")
 
 
 def profile_run(model: Model, feeds: dict, runs: int = 3,
@@ -251,4 +280,4 @@ def profile_run(model: Model, feeds: dict, runs: int = 3,
     return Profiler(model, runs).run(feeds, progress)
 
 
-__all__ = ["NodeTime", "OpTime", "Profile", "ProfileError", "Profiler", "node_key", "profile_run"]
+__all__ = ["NodeTime", "OpTime", "Profile", "ProfileError", "Profiler", "node_key", "profile_run", "read_json"]

@@ -62,12 +62,15 @@ def onnxruntime_runner(provider: str = "CPUExecutionProvider", opt_level: str = 
 
 def reduce_failing(model: Model, report, reference_values: dict, *, run_reference: RunReference,
                    reference_model: Optional[Model] = None, start: Optional[Node] = None, rtol: float = RTOL,
-                   atol: float = ATOL, max_nodes: int = MAX_NODES, seed: int = 0) -> Reduced:
+                   atol: float = ATOL, max_nodes: int = MAX_NODES, seed: int = 0,
+                   progress: Optional[Callable[[int, int], None]] = None) -> Reduced:
     """The smallest failing subgraph of `model`'s main graph, from `report`
     (a compare.Report of the whole run, own errors measured) and the
     reference's values (`reference_values`, its graph inputs included).
     Starts at `start`, else the worst own error, else the first divergence.
-    ReduceError when nothing disagrees or no subgraph up to `max_nodes` does."""
+    ReduceError when nothing disagrees or no subgraph up to `max_nodes` does.
+    `progress(nodes tried, max_nodes)` is called before each attempt (it may
+    raise to stop the search: the app's Cancel)."""
     if start is None:
         culprit = report.worst_own
         if culprit is None or all(d.agrees for d in culprit.own or []):
@@ -82,6 +85,8 @@ def reduce_failing(model: Model, report, reference_values: dict, *, run_referenc
     chosen = [start]
     order = {id(n): i for i, n in enumerate(graph.nodes)}
     while True:
+        if progress is not None:
+            progress(len(chosen), max_nodes)
         attempt = _try(model, chosen, constants, reference_values, run_reference, reference_model,
                        rtol=rtol, atol=atol, seed=seed)
         if attempt is not None and any(not d.agrees for d in attempt.diffs.values()):

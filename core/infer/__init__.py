@@ -4,13 +4,13 @@
     types = infer(model)                 # {value name: ir.types Type} of the main graph
     types.diagnostics                    # [check.Diagnostic]: infer.unknown-op / infer.failed (info),
                                          #   infer.conflict (warning: stored vs inferred, both named)
-    infer(model, write=True)             # also store the types (value_info, output types)
+    copy, n = Inference(model).written_copy()   # after run(): a clone with the types stored
 
     inf = Inference(model); inf.run()    # keep it to re-infer after an edit:
     inf.update(nodes=[edited_node], values=[input_whose_type_changed])
     moved = inf.apply(changes)           # or from an edit's core.changes.Changes (what Analysis does);
                                          #   inf.type_before_update(v) for each moved value
-    inf.type_of(value); inf.types_in(any_graph_or_subgraph); inf.write()
+    inf.type_of(value); inf.types_in(any_graph_or_subgraph); inf.written_copy()
 
 How it works and what we decided:
 

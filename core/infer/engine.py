@@ -252,25 +252,30 @@ class Inference:
             return {v for v, t in self.types.items() if old.get(v, _MISSING) != t}
         return set(previous)            # every changed value has its entry
 
-    def write(self) -> int:
-        """Store inferred types in the model (value_info, outputs); returns count."""
+    def written_copy(self):
+        """(a copy of the model with the inferred types stored, how many were
+        stored). The copy is `Model.clone()` (weights shared); a value whose
+        type moved gets it, in a new value_info entry unless it is declared
+        already or is a graph output. The model inferred is left alone:
+        every change to it goes through an Edit."""
+        copies: dict = {}
+        copy = self.model.clone(copies)
         n = 0
         for g in self.model.graph.walk():
-            declared = {id(v) for v in g.value_info}
-            inputs = {id(v) for v in g.inputs}
             for node in g.nodes:
                 for v in node.outputs:
-                    if v is None or id(v) in inputs:
+                    if v is None or v in g.inputs:
                         continue
                     t = as_written(self.types.get(v))
                     if t is None or t == v.type:
                         continue
-                    v.type = t
+                    c = copies[id(v)]
+                    c.type = t          # the copy is ours until returned
                     n += 1
-                    if id(v) not in declared and not v.is_graph_output:
-                        g.value_info.append(v)
-                        declared.add(id(v))
-        return n
+                    home = c.graph
+                    if c not in home.value_info and not c.is_graph_output:
+                        home.insert_declaration("value_info", len(home.value_info), c)
+        return copy, n
 
     # --- subgraphs and functions (called by rules) ------------------------------------
     def infer_subgraph(self, graph, input_types: list) -> list:
@@ -553,10 +558,7 @@ def _key(arr):
     return None if arr is None else (arr.dtype.str, arr.shape, arr.tobytes())
 
 
-def infer(model, *, write: bool = False) -> InferenceResult:
-    """Infer every value's type; store them in the model only if `write`."""
-    inf = Inference(model)
-    result = inf.run()
-    if write:
-        inf.write()
-    return result
+def infer(model) -> InferenceResult:
+    """Infer every value's type (the model is not changed; for a copy with
+    the types stored, see Inference.written_copy)."""
+    return Inference(model).run()

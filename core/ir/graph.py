@@ -2,7 +2,9 @@
 
 Invariants the mutators keep (and the loader establishes):
 - every Value knows its producer (or None) and its uses (node, input index),
-  including uses by nodes inside subgraphs that capture it from an outer scope;
+  including uses by nodes inside subgraphs that capture it from an outer scope
+  (inserting or removing a node with bodies, or setting or removing a graph
+  attribute, adds or drops those uses here, not in the callers);
 - `graph.nodes` is in the order of the file; the mutators refuse changes that
   would break topological order, naming the offending value;
 - names resolve in O(1) through each graph's value table, and lexically
@@ -17,6 +19,8 @@ from __future__ import annotations
 import enum
 import itertools
 from typing import TYPE_CHECKING, Iterable, Iterator, Optional, Sequence
+
+from .declarations import KINDS, DeclarationList, InitializerTable
 
 if TYPE_CHECKING:  # pragma: no cover
     from .tensor import SparseTensor, Tensor
@@ -127,11 +131,11 @@ class Value:
 
     @property
     def is_graph_input(self) -> bool:
-        return self.graph is not None and any(v is self for v in self.graph.inputs)
+        return self.graph is not None and self in self.graph.inputs
 
     @property
     def is_graph_output(self) -> bool:
-        return self.graph is not None and any(v is self for v in self.graph.outputs)
+        return self.graph is not None and self in self.graph.outputs
 
     @property
     def is_initializer(self) -> bool:
@@ -152,10 +156,7 @@ class Value:
         for node, i in list(self._uses):
             node.replace_input(i, other)
         if self.graph is not None:
-            outs = self.graph.outputs
-            for i, v in enumerate(outs):
-                if v is self:
-                    outs[i] = other
+            self.graph.replace_declared("output", self, other)
 
     def __repr__(self) -> str:
         return f"Value({self.name!r}, {self.type})" if self.type is not None else f"Value({self.name!r})"
@@ -297,7 +298,9 @@ class Node:
         detach_bodies(self, attr)
         return attr, position
 
-    def _detach_inputs(self) -> None:
+    def detach_inputs(self) -> None:
+        """Drop this node's entries from its inputs' use lists: for a node
+        built (the constructor records its uses) and then never inserted."""
         for i, v in enumerate(self._inputs):
             if v is not None:
                 v._uses.remove((self, i))
@@ -315,11 +318,11 @@ class Graph:
                  attr_name: str = ""):
         self.name = name
         self.doc_string = ""
-        self.inputs: list[Value] = []
-        self.outputs: list[Value] = []
-        self.initializers: dict[str, Value] = {}
-        self.sparse_initializers: dict[str, Value] = {}
-        self.value_info: list[Value] = []
+        self._inputs = DeclarationList("input")
+        self._outputs = DeclarationList("output")
+        self._value_info = DeclarationList("value_info")
+        self._initializers = InitializerTable()
+        self._sparse_initializers = InitializerTable()
         self.quantization_annotation: list = []   # protobuf messages, kept as read
         self.metadata_props: dict[str, str] = {}
         self.owner = owner                  # Model or Function (top-level graphs)
@@ -330,10 +333,48 @@ class Graph:
         self._indices_dirty = False
         self._src = None   # message read from the file (for unknown fields)
         self._present: frozenset = frozenset()
-        # ValueInfo entries that disagree with the value's own declaration
-        # (e.g. an output re-declared with another type): kept verbatim.
-        self._io_override: dict = {}
+        # Initializers repeating a name (invalid, kept for the checker and a
+        # lossless save); core/check/mirror.py reads this list by this name.
         self._dup_initializers: list[Value] = []
+
+    # -- declarations and constants (read-only containers: see declarations.py) ----------
+
+    @property
+    def inputs(self) -> DeclarationList:
+        return self._inputs
+
+    @property
+    def outputs(self) -> DeclarationList:
+        return self._outputs
+
+    @property
+    def value_info(self) -> DeclarationList:
+        """Values with a type declared in a value_info entry."""
+        return self._value_info
+
+    @property
+    def initializers(self) -> InitializerTable:
+        return self._initializers
+
+    @property
+    def sparse_initializers(self) -> InitializerTable:
+        return self._sparse_initializers
+
+    @property
+    def duplicate_initializers(self) -> tuple[Value, ...]:
+        """Initializers whose name an earlier one has (invalid; kept so the
+        checker can name them and the file saves as it was)."""
+        return tuple(self._dup_initializers)
+
+    def declarations(self, kind: str) -> DeclarationList:
+        """The inputs, outputs or value_info (`kind` is one of KINDS)."""
+        if kind == "input":
+            return self._inputs
+        if kind == "output":
+            return self._outputs
+        if kind == "value_info":
+            return self._value_info
+        raise IRError(f"no declaration list {kind!r} (one of {', '.join(KINDS)})")
 
     # -- structure -----------------------------------------------------------------------
 
@@ -441,10 +482,8 @@ class Graph:
             self._values[value.name] = value
 
     def add_input(self, value: Value) -> Value:
-        if value.name in self._values and self._values[value.name] is not value:
-            raise IRError(f"{self.path}: a value named {value.name!r} already exists")
-        self._register(value)
-        self.inputs.append(value)
+        """Append `value` to the graph inputs (insert_declaration at the end)."""
+        self.insert_declaration("input", len(self._inputs), value)
         return value
 
     def add_initializer(self, value: Value, index: Optional[int] = None, *, sparse: bool = False) -> Value:
@@ -455,25 +494,44 @@ class Graph:
             raise IRError(f"{self.path}: a value named {value.name!r} already exists")
         if value.const is None:
             raise IRError(f"initializer {value.name!r} has no tensor")
-        table = self.sparse_initializers if sparse else self.initializers
+        table = self._sparse_initializers if sparse else self._initializers
         if value.name in table:
             raise IRError(f"{self.path}: initializer {value.name!r} already exists")
         self._register(value)
         self._values[value.name] = value
-        items = list(table.items())
-        items.insert(len(items) if index is None else index, (value.name, value))
-        table.clear()
-        table.update(items)
+        table._add(value, index)
         return value
 
+    # -- building from a file (serde's reader) -------------------------------------------
+    # A file may break the invariants the mutators keep (a repeated name, an
+    # entry declared twice): the reader keeps what it read, so the checker
+    # can name it and the model saves as it was. Nothing else calls these.
+
+    def declare_as_read(self, kind: str, value: Value, override=None) -> None:
+        """Append a declaration as read, unchecked; the caller has put the
+        value in the value table (or left a repeated name out of it)."""
+        items = self.declarations(kind)
+        items._insert(len(items), value, override)
+
+    def add_initializer_as_read(self, value: Value, *, sparse: bool = False) -> None:
+        """Append an initializer as read (its `const` set). A dense one
+        repeating a name is kept apart (`duplicate_initializers`); a sparse
+        one repeating a name takes its place, as it always did."""
+        value.graph = self
+        self._values.setdefault(value.name, value)
+        if not sparse and value.name in self._initializers:
+            self._dup_initializers.append(value)
+        else:
+            (self._sparse_initializers if sparse else self._initializers)._add(value)
+
     def remove_initializer(self, name: str, *, sparse: bool = False) -> Value:
-        table = self.sparse_initializers if sparse else self.initializers
+        table = self._sparse_initializers if sparse else self._initializers
         v = table.get(name)
         if v is None:
             raise IRError(f"{self.path}: no initializer named {name!r}")
         if (v._uses or v.is_graph_output) and not v.is_graph_input:
             raise IRError(f"initializer {name!r} is still used by " + _users(v))
-        del table[name]
+        table._remove(name)
         if not v.is_graph_input:
             self._values.pop(name, None)
         v.const = None
@@ -489,22 +547,20 @@ class Graph:
             del self._values[old]
         value.name = new_name
         self._values[new_name] = value
-        if old in self.initializers and self.initializers[old] is value:
-            self.initializers = {new_name if k == old else k: v for k, v in self.initializers.items()}
+        if self._initializers.get(old) is value:
+            self._initializers._rename(old, new_name)
             if value.const is not None:
                 value.const.name = new_name
-        if old in self.sparse_initializers and self.sparse_initializers[old] is value:
-            self.sparse_initializers = {new_name if k == old else k: v
-                                        for k, v in self.sparse_initializers.items()}
+        if self._sparse_initializers.get(old) is value:
+            self._sparse_initializers._rename(old, new_name)
             value.const.values.name = new_name
         # Declarations kept verbatim carry the name too.
-        for key, msg in list(self._io_override.items()):
-            items = self._declarations(key[0])
-            if msg.name == old and key[1] < len(items) and items[key[1]] is value:
+        for (kind, i), msg in self.declaration_overrides_of(value).items():
+            if msg.name == old:
                 renamed = type(msg)()
                 renamed.CopyFrom(msg)
                 renamed.name = new_name
-                self._io_override[key] = renamed
+                self.declarations(kind)._set_override(i, renamed)
 
     # -- node mutators ---------------------------------------------------------------------
 
@@ -516,7 +572,10 @@ class Graph:
             raise IRError(f"{value.name!r} is produced by {value.producer.display_name}, which comes "
                           f"after {node.display_name}: the graph would no longer be in topological order")
 
-    def _insert_at(self, pos: int, node: Node) -> Node:
+    def insert_at(self, pos: int, node: Node) -> Node:
+        """Insert the detached `node` at position `pos` of the node list;
+        refused (IRError, before the node list changes) when that breaks
+        topological order or an output name is defined here already."""
         if node.graph is not None:
             raise IRError(f"node {node.display_name} already belongs to a graph")
         for v in node._inputs:
@@ -548,25 +607,29 @@ class Graph:
             if v is not None:
                 self._values[v.name] = v
                 v.graph = self
-        for _, sub in node.subgraphs():
-            sub.parent_node = node
         self._indices_dirty = True
         if pos == len(self._nodes) - 1:
             node._index = pos
+        # The bodies' reads of outer values join those values' use lists
+        # (after node.graph is set: binding names looks through the node).
+        for a in node.attributes.values():
+            attach_bodies(node, a)
         return node
 
     def append(self, node: Node) -> Node:
-        return self._insert_at(len(self._nodes), node)
+        return self.insert_at(len(self._nodes), node)
 
     def insert_before(self, anchor: Node, node: Node) -> Node:
-        return self._insert_at(anchor.index, node)
+        return self.insert_at(anchor.index, node)
 
     def insert_after(self, anchor: Node, node: Node) -> Node:
-        return self._insert_at(anchor.index + 1, node)
+        return self.insert_at(anchor.index + 1, node)
 
     def remove(self, node: Node, *, force: bool = False) -> None:
         """Remove `node`. Refuses while its outputs are used (names the users)
-        unless `force`, which is for compound edits that re-wire afterwards."""
+        unless `force`, which is for compound edits that re-wire afterwards.
+        The node's own inputs and its bodies' reads of outer values leave
+        those values' use lists (inserting it again puts them back)."""
         if node.graph is not self:
             raise IRError(f"{node.display_name} is not in {self.path}")
         if not force:
@@ -579,7 +642,9 @@ class Graph:
                         who.append("the graph outputs")
                     parts.append(f"{v.name!r} (used by {', '.join(who)})")
                 raise IRError(f"cannot remove {node.display_name}: its outputs are still used: " + "; ".join(parts))
-        node._detach_inputs()
+        node.detach_inputs()
+        for a in node.attributes.values():
+            detach_bodies(node, a)
         self._refresh_indices()
         del self._nodes[node._index]
         for v in node._outputs:
@@ -592,7 +657,7 @@ class Graph:
     def restore(self, node: Node, pos: int) -> Node:
         """Put back a node `remove` took out, at `pos`, with its input uses
         (undo of a removal: the very same Node and output Values return)."""
-        self._insert_at(pos, node)
+        self.insert_at(pos, node)
         for i, v in enumerate(node._inputs):
             if v is not None and (node, i) not in v._uses:
                 v._uses.append((node, i))
@@ -634,23 +699,15 @@ class Graph:
         self._indices_dirty = True
 
     # -- declarations: graph inputs, outputs, value_info ---------------------------------------
-    # `_io_override` is keyed by (list, position): inserting or removing an
-    # entry moves the overrides behind it along.
-
-    def _declarations(self, kind: str) -> list:
-        return {"input": self.inputs, "output": self.outputs, "value_info": self.value_info}[kind]
-
-    def _shift_overrides(self, kind: str, start: int, delta: int) -> None:
-        moved = {}
-        for (k, i), msg in list(self._io_override.items()):
-            if k == kind and i >= start:
-                del self._io_override[(k, i)]
-                moved[(k, i + delta)] = msg
-        self._io_override.update(moved)
+    # An entry's verbatim ValueInfo (an "override") lives beside it in its
+    # DeclarationList and moves with it.
 
     def insert_declaration(self, kind: str, index: int, value: Value, override=None) -> None:
-        """Insert `value` into the graph's inputs, outputs or value_info at `index`."""
-        items = self._declarations(kind)
+        """Insert `value` into the graph's inputs, outputs or value_info at
+        `index`, with the ValueInfo message to write for it verbatim (or
+        None: written from the value). A new input joins the value table;
+        its name must be free."""
+        items = self.declarations(kind)
         if not 0 <= index <= len(items):
             raise IRError(f"{self.path}: position {index} is outside the {len(items)} {kind}s")
         if kind == "input":
@@ -659,38 +716,58 @@ class Graph:
                 raise IRError(f"{self.path}: a value named {value.name!r} already exists")
             self._register(value)
             self._values[value.name] = value
-        self._shift_overrides(kind, index, 1)
-        items.insert(index, value)
-        if override is not None:
-            self._io_override[(kind, index)] = override
+        items._insert(index, value, override)
 
     def remove_declaration(self, kind: str, index: int):
         """Take entry `index` out of the inputs, outputs or value_info; returns
         (value, override message or None). A graph input still read by nodes
         (and not an initializer) is refused."""
-        items = self._declarations(kind)
+        items = self.declarations(kind)
         if not 0 <= index < len(items):
             raise IRError(f"{self.path}: no {kind} at position {index}")
         value = items[index]
         if kind == "input" and value.const is None and value._uses:
             raise IRError(f"{self.path}: input {value.name!r} is still used by {_users(value)}")
-        del items[index]
-        override = self._io_override.pop((kind, index), None)
-        self._shift_overrides(kind, index + 1, -1)
+        value, override = items._pop(index)
         if kind == "input" and value.const is None and self._values.get(value.name) is value \
-                and not value.is_graph_output:
+                and not value.is_graph_output and value not in self._inputs:
             del self._values[value.name]
         return value, override
 
+    def move_declaration(self, kind: str, index: int, new_index: int) -> None:
+        """Move entry `index` (with its verbatim message) to `new_index`. A
+        used input may move: it stays an input throughout."""
+        items = self.declarations(kind)
+        if not 0 <= index < len(items) or not 0 <= new_index < len(items):
+            raise IRError(f"{self.path}: cannot move {kind} {index} to {new_index}: "
+                          f"there are {len(items)}")
+        value, override = items._pop(index)
+        items._insert(new_index, value, override)
+
+    def replace_declared(self, kind: str, old: Value, new: Value) -> None:
+        """Every entry of `kind` holding `old` holds `new` instead (its
+        verbatim message dropped: it described `old`)."""
+        items = self.declarations(kind)
+        if old in items:
+            for i, v in enumerate(list(items)):
+                if v is old:
+                    items._replace(i, new)
+
     def declaration_override(self, kind: str, index: int):
-        return self._io_override.get((kind, index))
+        return self.declarations(kind).override(index)
 
     def set_declaration_override(self, kind: str, index: int, override) -> None:
         """Set (or with None drop) the verbatim ValueInfo written for one entry."""
-        if override is None:
-            self._io_override.pop((kind, index), None)
-        else:
-            self._io_override[(kind, index)] = override
+        self.declarations(kind)._set_override(index, override)
+
+    def declaration_overrides_of(self, value: Value) -> dict:
+        """{(kind, position): verbatim message} of the entries holding `value`."""
+        out = {}
+        for kind in KINDS:
+            items = self.declarations(kind)
+            if value in items:
+                out.update(((kind, i), m) for i, m in items.overrides() if items[i] is value)
+        return out
 
     def __len__(self) -> int:
         return len(self._nodes)
@@ -762,7 +839,7 @@ def _bind_outer_names(node, body) -> None:
             for n, i in list(v._uses):
                 n._inputs[i] = real
             v._uses.clear()
-            g.outputs[:] = [real if o is v else o for o in g.outputs]
+            g.replace_declared("output", v, real)
             del g._values[name]
 
 

@@ -6,6 +6,7 @@ from typing import Iterator, Optional
 
 from .. import gc_policy
 from ..opsets import imported_version
+from .clone import clone_model
 from .graph import Attr, Graph, Node
 
 
@@ -96,6 +97,12 @@ class Model:
         if self._pending is not None:
             self._materialize()
         return self._functions
+
+    def clone(self, value_map: Optional[dict] = None) -> "Model":
+        """A copy to change freely: its own graphs, nodes, values, attributes,
+        bodies and functions; weights shared, not copied (see ir/clone.py).
+        `value_map`, when given, is filled with id(original Value) -> copy."""
+        return clone_model(self, value_map)
 
     def opset(self, domain: str = "") -> Optional[int]:
         return imported_version(domain, self.opset_imports)

@@ -155,7 +155,7 @@ class _Reader:
             name = as_text(vi.name)
             v = Value(name, graph=g)
             self._value_from_info(vi, v)
-            g.inputs.append(v)
+            g.declare_as_read("input", v)
             vals.setdefault(name, v)
         for tp in gp.initializer:
             name = as_text(tp.name)
@@ -164,10 +164,7 @@ class _Reader:
                 v = Value(name, graph=g)
                 vals.setdefault(name, v)
             v.const = self.make_tensor(tp)
-            if name in g.initializers:
-                g._dup_initializers.append(v)   # invalid, but kept for the checker and the save
-            else:
-                g.initializers[name] = v
+            g.add_initializer_as_read(v)    # a repeated name is kept apart, for the checker and the save
         for sp in gp.sparse_initializer:
             name = as_text(sp.values.name)
             v = vals.get(name)
@@ -175,26 +172,28 @@ class _Reader:
                 v = Value(name, graph=g)
                 vals.setdefault(name, v)
             v.const = self.sparse(sp)
-            g.sparse_initializers[name] = v
+            g.add_initializer_as_read(v, sparse=True)
         self._nodes(gp.node, g)
         for vi in gp.output:
             v = _resolve(g, as_text(vi.name))
+            override = None
             if vi.HasField("type") or vi.doc_string or vi.metadata_props:
                 if v.type is not None and vi.HasField("type") and type_from_proto(vi.type) != v.type:
-                    g._io_override[("output", len(g.outputs))] = vi
+                    override = vi       # another type than the value's own: written back verbatim
                 else:
                     self._value_from_info(vi, v)
-            g.outputs.append(v)
+            g.declare_as_read("output", v, override)
         for vi in gp.value_info:
             name = as_text(vi.name)
             v = vals.get(name)
             if v is None:
                 v = _resolve(g, name)
+            override = None
             if v.type is not None and vi.HasField("type") and type_from_proto(vi.type) != v.type:
-                g._io_override[("value_info", len(g.value_info))] = vi
+                override = vi
             else:
                 self._value_from_info(vi, v)
-            g.value_info.append(v)
+            g.declare_as_read("value_info", v, override)
         if gp.quantization_annotation:
             g.quantization_annotation = list(gp.quantization_annotation)
         if gp.metadata_props:
@@ -275,16 +274,16 @@ class _Reader:
         for name in fp.input:
             name = as_text(name)
             v = Value(name, graph=g)
-            g.inputs.append(v)
+            g.declare_as_read("input", v)
             g._values.setdefault(name, v)
         self._nodes(fp.node, g)
         for name in fp.output:
-            g.outputs.append(_resolve(g, as_text(name)))
+            g.declare_as_read("output", _resolve(g, as_text(name)))
         for vi in fp.value_info:
             name = as_text(vi.name)
             v = g._values.get(name) or _resolve(g, name)
             self._value_from_info(vi, v)
-            g.value_info.append(v)
+            g.declare_as_read("value_info", v)
         f._src = fp
         return f
 
@@ -494,7 +493,7 @@ class ProtoWriter:
             self.node(n, out.node.add())
         for name, v in g.initializers.items():
             out.initializer.append(self.named_tensor(v))
-        for v in g._dup_initializers:
+        for v in g.duplicate_initializers:
             out.initializer.append(self.named_tensor(v))
         self.graph_fields(g, out)
         self.unknown(g, out)
@@ -512,10 +511,9 @@ class ProtoWriter:
             out.sparse_initializer.append(sp)
         if g.doc_string or "doc_string" in present:
             out.doc_string = g.doc_string
-        for kind, values, field in (("input", g.inputs, out.input), ("output", g.outputs, out.output),
-                                    ("value_info", g.value_info, out.value_info)):
+        for values, field in ((g.inputs, out.input), (g.outputs, out.output), (g.value_info, out.value_info)):
             for i, v in enumerate(values):
-                override = g._io_override.get((kind, i))
+                override = values.override(i)
                 if override is not None:
                     field.append(override)
                 else:

@@ -205,6 +205,9 @@ def compare(args, model, feeds, chosen: dict):
     if "peak_memory" in extra:
         print(f"  in {counted(extra['chunks'], 'chunk')} within a budget of {_mib(extra['memory_budget'])}: "
               f"at most {_mib(extra['peak_memory'])} of arrays held at once")
+        if any(True for n in model.graph.nodes for _ in n.subgraphs()):
+            print("  the values inside If/Loop/Scan bodies are not compared within a budget (leave out "
+                  "--memory-budget to compare them)")
     for v in model.graph.outputs:
         d = report.values.get(v.name)
         if d is not None:

@@ -33,14 +33,14 @@ def run(args) -> int:
     model = load(src)
     inf = Inference(model)
     types = inf.run()
-    stored = inf.write()
+    written, stored = inf.written_copy()
     diags = inf.diagnostics
     if not args.quiet:
         for d in diags:
             print(d)
     full, partial, unranked = _shape_counts(types.values())
     named = _named_input_dims(model, inf)
-    save(model, out)
+    save(written, out)
     warnings = sum(1 for d in diags if d.severity == WARNING)
     print(f"wrote {out}: {stored} value types stored; of {len(types)} values in the main graph, "
           f"{full} have every dim known (a number or a name), {partial} an unknown dim, "

@@ -93,16 +93,7 @@ def _profile(args, model) -> Profile:
 
 def _read_saved(path: str) -> Profile:
     try:
-        with open(path, encoding="utf-8") as f:
-            data = json.load(f)
-    except OSError as e:
-        raise UserError(f"--compare {path}: cannot read ({e.strerror or e})") from None
-    except (ValueError, UnicodeDecodeError) as e:
-        raise UserError(f"--compare {path}: not JSON ({e})") from None
-    if isinstance(data, dict) and "profile" in data and "compared" in data:
-        data = data["profile"]          # the output of an earlier --compare --json
-    try:
-        return Profile.from_dict(data, f"--compare {path}")
+        return Profile.read(path, f"--compare {path}")
     except ProfileError as e:
         raise UserError(str(e)) from None
 

@@ -4,7 +4,6 @@ beside it, to attach to a bug report (core/exec/reduce.py)."""
 from __future__ import annotations
 
 import json
-import pathlib
 
 from ..core import load
 from ..core.exec import ExecError, FeedError, Session
@@ -12,7 +11,7 @@ from ..errors import UserError
 from ._compare import WHO, comparison_options, configure_comparison, make_report
 from ._names import unknown_name
 from .counts import counted
-from .run import configure_inputs, input_feeds
+from .run import configure_inputs, file_target, input_feeds
 
 NAME = "reduce"
 HELP = ("Write the smallest subgraph that still disagrees with the reference (onnxruntime, a golden .npz or a "
@@ -30,17 +29,6 @@ def configure(p) -> None:
     p.add_argument("--max-nodes", type=int, default=64, metavar="N",
                    help="give up when the smallest failing subgraph would have more than N nodes (default 64)")
     p.add_argument("--json", action="store_true", help="print one JSON object: the files written and the nodes")
-
-
-def _target(arg: str) -> pathlib.Path:
-    path = pathlib.Path(arg)
-    if path.suffix.lower() != ".onnx":
-        raise UserError(f"--output {arg}: name the file SMALL.onnx")
-    if not path.parent.absolute().is_dir():
-        raise UserError(f"--output {arg}: the folder {path.parent} does not exist")
-    if path.is_dir():
-        raise UserError(f"--output {arg}: is a folder; name a file")
-    return path
 
 
 def _runner(chosen: dict):
@@ -76,7 +64,7 @@ def run(args) -> int:
                         "leave it out (use run --memory-budget to find the divergence first)")
     if args.max_nodes < 1:
         raise UserError(f"--max-nodes {args.max_nodes}: give 1 or more")
-    target = _target(args.output)
+    target = file_target("--output", args.output, ".onnx", "SMALL")
     start = None
     if args.node:
         start = next((n for n in model.graph.nodes if n.name == args.node), None)

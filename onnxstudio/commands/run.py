@@ -271,8 +271,8 @@ def run(args) -> int:
     model = load(args.file)
     nodes = _select(args, model)
     out_dir = _output_dir(args.output_dir)
-    save_inputs = _npz_target("--save-inputs", args.save_inputs)
-    save_values = _npz_target("--save-values", args.save_values)
+    save_inputs = file_target("--save-inputs", args.save_inputs)
+    save_values = file_target("--save-values", args.save_values)
     compare_options = comparison_options(args, model)
     try:
         session = Session(model, nodes=nodes, keep=args.keep_intermediates or save_values is not None,
@@ -330,14 +330,15 @@ def run(args) -> int:
     return 0 if agrees else 1
 
 
-def _npz_target(option: str, arg: str | None) -> pathlib.Path | None:
-    """The .npz an option writes, checked before the run: its name ends in
-    .npz (what --load-inputs and the app read) and its folder exists."""
+def file_target(option: str, arg: str | None, suffix: str = ".npz", stem: str = "FILE") -> pathlib.Path | None:
+    """The file an option writes, checked before the run: its name ends in
+    `suffix` (an .npz is what --load-inputs and the app read) and its folder
+    exists."""
     if not arg:
         return None
     path = pathlib.Path(arg)
-    if path.suffix.lower() != ".npz":
-        raise UserError(f"{option} {arg}: name the file FILE.npz")
+    if path.suffix.lower() != suffix:
+        raise UserError(f"{option} {arg}: name the file {stem}{suffix}")
     if not path.parent.absolute().is_dir():
         raise UserError(f"{option} {arg}: the folder {path.parent} does not exist")
     if path.is_dir():

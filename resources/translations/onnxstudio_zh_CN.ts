@@ -47,6 +47,18 @@
         <source>{n} graphs</source>
         <translation>{n} 个图</translation>
     </message>
+    <message>
+        <source>What the operator&apos;s signature says about {name} ({type})</source>
+        <translation>算子签名对 {name}（{type}）的说明</translation>
+    </message>
+    <message>
+        <source>required</source>
+        <translation>必需</translation>
+    </message>
+    <message>
+        <source>default {value}</source>
+        <translation>默认 {value}</translation>
+    </message>
 </context>
 <context>
     <name>Breadcrumbs</name>
@@ -232,6 +244,84 @@
     </message>
 </context>
 <context>
+    <name>CompareAction</name>
+    <message>
+        <source>Compare With</source>
+        <translation>比较</translation>
+    </message>
+    <message>
+        <source>Open a model first: it is A, the model chosen next is B.</source>
+        <translation>请先打开一个模型：它是 A，接着选择的模型是 B。</translation>
+    </message>
+    <message>
+        <source>Compare with ONNX model</source>
+        <translation>与 ONNX 模型比较</translation>
+    </message>
+    <message>
+        <source>ONNX models (*.onnx);;All files (*)</source>
+        <translation>ONNX 模型 (*.onnx);;所有文件 (*)</translation>
+    </message>
+    <message>
+        <source>Matching {name} with the open model…</source>
+        <translation>正在将 {name} 与打开的模型配对…</translation>
+    </message>
+    <message>
+        <source>Cancel</source>
+        <translation>取消</translation>
+    </message>
+    <message>
+        <source>{b} has nothing in common with the open model: no node of one was paired with a node of the other. Compare two versions of the same model.</source>
+        <translation>{b} 与打开的模型没有共同之处：双方没有任何节点能配对。请比较同一模型的两个版本。</translation>
+    </message>
+    <message>
+        <source>open model</source>
+        <translation>打开的模型</translation>
+    </message>
+    <message>
+        <source>The models are the same.</source>
+        <translation>两个模型相同。</translation>
+    </message>
+</context>
+<context>
+    <name>CompareActions</name>
+    <message>
+        <source>Extract failing subgraph</source>
+        <translation>提取出错的子图</translation>
+    </message>
+    <message>
+        <source>ONNX models (*.onnx)</source>
+        <translation>ONNX 模型 (*.onnx)</translation>
+    </message>
+    <message>
+        <source>Compare with onnxruntime first</source>
+        <translation>请先与 onnxruntime 比较</translation>
+    </message>
+    <message>
+        <source>Extracting the failing subgraph…</source>
+        <translation>正在提取出错的子图…</translation>
+    </message>
+    <message>
+        <source>Cancel</source>
+        <translation>取消</translation>
+    </message>
+    <message>
+        <source>Extracting the failing subgraph… trying {n} node(s)</source>
+        <translation>正在提取出错的子图…正在尝试 {n} 个节点</translation>
+    </message>
+    <message>
+        <source>Extract failing subgraph: {error}</source>
+        <translation>提取出错的子图：{error}</translation>
+    </message>
+    <message>
+        <source>Extracting cancelled: nothing written</source>
+        <translation>已取消提取：未写入任何文件</translation>
+    </message>
+    <message>
+        <source>Wrote the failing subgraph ({n} node(s) from {node}): {files}</source>
+        <translation>已写出出错的子图（从 {node} 起共 {n} 个节点）：{files}</translation>
+    </message>
+</context>
+<context>
     <name>CompareOptions</name>
     <message>
         <source>Comparison options</source>
@@ -297,6 +387,26 @@
         <translation>转到第一个分歧处</translation>
     </message>
     <message>
+        <source>Extract failing subgraph…</source>
+        <translation>提取出错的子图…</translation>
+    </message>
+    <message>
+        <source>Write the smallest part of the model that still disagrees with onnxruntime, from the node with the largest own error, with its inputs as .npz beside it (for a bug report)</source>
+        <translation>从自身误差最大的节点出发，写出仍与 onnxruntime 不一致的最小模型部分，并在旁边以 .npz 保存其输入（用于提交错误报告）</translation>
+    </message>
+    <message>
+        <source>Colour by total error</source>
+        <translation>按总误差着色</translation>
+    </message>
+    <message>
+        <source>Colour by own error</source>
+        <translation>按自身误差着色</translation>
+    </message>
+    <message>
+        <source>Total: each node&apos;s outputs against the reference, so every node after a broken one is coloured. Own: each node run alone on the reference&apos;s values of its inputs, so only the node that makes the error is</source>
+        <translation>总误差：每个节点的输出与参考相比，因此出错节点之后的所有节点都会着色。自身误差：每个节点单独以参考的输入值运行，因此只有产生误差的节点会着色</translation>
+    </message>
+    <message>
         <source>Options</source>
         <translation>选项</translation>
     </message>
@@ -319,6 +429,18 @@
     <message>
         <source>Rel</source>
         <translation>相对误差</translation>
+    </message>
+    <message>
+        <source>Own abs</source>
+        <translation>自身绝对误差</translation>
+    </message>
+    <message>
+        <source>Own rel</source>
+        <translation>自身相对误差</translation>
+    </message>
+    <message>
+        <source>the node run alone on the reference&apos;s values of its inputs, against the reference&apos;s outputs</source>
+        <translation>该节点单独以参考的输入值运行，与参考的输出相比</translation>
     </message>
     <message>
         <source>the reference run</source>
@@ -349,6 +471,10 @@
         <translation>{n} 个值无法对比。</translation>
     </message>
     <message>
+        <source>Largest own error: &lt;b&gt;{node}&lt;/b&gt; (own rel. error {rel}; the node run alone on the reference&apos;s values of its inputs).</source>
+        <translation>自身误差最大：&lt;b&gt;{node}&lt;/b&gt;（自身相对误差 {rel}；该节点单独以参考的输入值运行）。</translation>
+    </message>
+    <message>
         <source>first</source>
         <translation>第一个</translation>
     </message>
@@ -371,6 +497,131 @@
     <message>
         <source>{n} bodies did not run: nothing there to compare</source>
         <translation>{n} 个子图未运行：其中没有可比较的值</translation>
+    </message>
+</context>
+<context>
+    <name>CompareWindow</name>
+    <message>
+        <source>Compare {a} with {b}</source>
+        <translation>比较 {a} 与 {b}</translation>
+    </message>
+    <message>
+        <source>A: {name}</source>
+        <translation>A：{name}</translation>
+    </message>
+    <message>
+        <source>B: {name}</source>
+        <translation>B：{name}</translation>
+    </message>
+    <message>
+        <source>Differences</source>
+        <translation>差异</translation>
+    </message>
+    <message>
+        <source>A and B</source>
+        <translation>A 与 B</translation>
+    </message>
+</context>
+<context>
+    <name>DiffStatus</name>
+    <message>
+        <source>same</source>
+        <translation>相同</translation>
+    </message>
+    <message>
+        <source>added in B</source>
+        <translation>B 中新增</translation>
+    </message>
+    <message>
+        <source>removed from A</source>
+        <translation>从 A 中删除</translation>
+    </message>
+    <message>
+        <source>changed</source>
+        <translation>已更改</translation>
+    </message>
+    <message>
+        <source>rewritten (fused, folded, …)</source>
+        <translation>已改写（融合、折叠等）</translation>
+    </message>
+    <message>
+        <source>changed inside</source>
+        <translation>内部有更改</translation>
+    </message>
+</context>
+<context>
+    <name>DifferenceList</name>
+    <message>
+        <source>Show More</source>
+        <translation>显示更多</translation>
+    </message>
+    <message>
+        <source>{what}: {a} → {b}</source>
+        <translation>{what}：{a} → {b}</translation>
+    </message>
+    <message>
+        <source>op {a} → {b}</source>
+        <translation>算子 {a} → {b}</translation>
+    </message>
+    <message>
+        <source>attributes {names}</source>
+        <translation>属性 {names}</translation>
+    </message>
+    <message>
+        <source>inputs rewired</source>
+        <translation>输入连线已更改</translation>
+    </message>
+    <message>
+        <source>domain</source>
+        <translation>域</translation>
+    </message>
+    <message>
+        <source>added: {name} ({op})</source>
+        <translation>新增：{name}（{op}）</translation>
+    </message>
+    <message>
+        <source>removed: {name} ({op})</source>
+        <translation>删除：{name}（{op}）</translation>
+    </message>
+    <message>
+        <source>max abs {x:.4g}</source>
+        <translation>最大绝对差 {x:.4g}</translation>
+    </message>
+    <message>
+        <source>dtype or shape</source>
+        <translation>数据类型或形状</translation>
+    </message>
+    <message>
+        <source>weight {name}: {detail}</source>
+        <translation>权重 {name}：{detail}</translation>
+    </message>
+    <message>
+        <source>weight added: {name}</source>
+        <translation>新增权重：{name}</translation>
+    </message>
+    <message>
+        <source>weight removed: {name}</source>
+        <translation>删除权重：{name}</translation>
+    </message>
+    <message>
+        <source>graph input/output added: {name}</source>
+        <translation>新增图输入/输出：{name}</translation>
+    </message>
+    <message>
+        <source>graph input/output removed: {name}</source>
+        <translation>删除图输入/输出：{name}</translation>
+    </message>
+    <message>
+        <source>graph input/output {a}: {ta} → {b}: {tb}</source>
+        <translation>图输入/输出 {a}：{ta} → {b}：{tb}</translation>
+    </message>
+    <message>
+        <source>{shown} of {total} differences</source>
+        <translation>{total} 处差异中的 {shown} 处</translation>
+    </message>
+    <message>
+        <source>{total} differences</source>
+        <translation>{total} 处差异</translation>
     </message>
 </context>
 <context>
@@ -402,6 +653,10 @@
     <message>
         <source>Compare</source>
         <translation>对比</translation>
+    </message>
+    <message>
+        <source>Profile</source>
+        <translation>性能分析</translation>
     </message>
 </context>
 <context>
@@ -449,6 +704,10 @@
     <message>
         <source>Save Edits as &amp;Script…</source>
         <translation>将编辑保存为脚本(&amp;S)…</translation>
+    </message>
+    <message>
+        <source>Appl&amp;y Edit Script…</source>
+        <translation>应用编辑脚本(&amp;Y)…</translation>
     </message>
     <message>
         <source>&amp;Undo {name}</source>
@@ -640,6 +899,33 @@
     <message>
         <source>Double-click the title to collapse</source>
         <translation>双击标题以折叠</translation>
+    </message>
+</context>
+<context>
+    <name>Heat</name>
+    <message>
+        <source>built-in</source>
+        <translation>内置执行器</translation>
+    </message>
+    <message>
+        <source>time per box, {who} ({ms} a run)</source>
+        <translation>每个框的耗时，{who}（每次运行 {ms}）</translation>
+    </message>
+    <message>
+        <source>before your last edit: {title}</source>
+        <translation>最近一次编辑之前：{title}</translation>
+    </message>
+    <message>
+        <source>group {name}: {time} a run in its nodes ({share})</source>
+        <translation>分组 {name}：其节点每次运行耗时 {time}（{share}）</translation>
+    </message>
+    <message>
+        <source>{node}: {time} a run ({share})</source>
+        <translation>{node}：每次运行 {time}（{share}）</translation>
+    </message>
+    <message>
+        <source>measured together with {nodes}</source>
+        <translation>与 {nodes} 一起计时</translation>
     </message>
 </context>
 <context>
@@ -953,6 +1239,10 @@
     <message>
         <source>Open &amp;Demo Model</source>
         <translation>打开示例模型(&amp;D)</translation>
+    </message>
+    <message>
+        <source>Compare &amp;With…</source>
+        <translation>比较(&amp;W)…</translation>
     </message>
     <message>
         <source>Export &amp;Graph as SVG/PNG…</source>
@@ -1395,6 +1685,21 @@
     <message>
         <source>Type to search operators…</source>
         <translation>输入以搜索算子…</translation>
+    </message>
+</context>
+<context>
+    <name>OpSignature</name>
+    <message>
+        <source>{name}: {type} (required)</source>
+        <translation>{name}: {type}（必需）</translation>
+    </message>
+    <message>
+        <source>No signature known (a model-local function or a custom domain).</source>
+        <translation>没有已知签名（模型本地函数或自定义域）。</translation>
+    </message>
+    <message>
+        <source>attributes</source>
+        <translation>属性</translation>
     </message>
 </context>
 <context>
@@ -1901,6 +2206,132 @@
         <translation>
             <numerusform>%n 条提示</numerusform>
         </translation>
+    </message>
+</context>
+<context>
+    <name>ProfileUI</name>
+    <message>
+        <source>&amp;Profile Run</source>
+        <translation>性能分析运行(&amp;P)</translation>
+    </message>
+    <message>
+        <source>Run the model a few times, timing every node: heat on the canvas, the slowest nodes and op types in the Profile dock</source>
+        <translation>运行模型数次并为每个节点计时：画布上显示热度，性能分析面板列出最慢的节点和算子类型</translation>
+    </message>
+    <message>
+        <source>Profile with onnx&amp;runtime</source>
+        <translation>用 onnxruntime 分析性能(&amp;R)</translation>
+    </message>
+    <message>
+        <source>onnxruntime&apos;s own profile of the model, its kernels tied back to the nodes</source>
+        <translation>onnxruntime 自己的模型性能分析，其内核对应回节点</translation>
+    </message>
+    <message>
+        <source>Open onnxruntime Pro&amp;file…</source>
+        <translation>打开 onnxruntime 性能分析文件(&amp;F)…</translation>
+    </message>
+    <message>
+        <source>A profile onnxruntime wrote for this model (enable_profiling), its kernels tied back to the nodes</source>
+        <translation>onnxruntime 为此模型写出的性能分析文件（enable_profiling），其内核对应回节点</translation>
+    </message>
+    <message>
+        <source>Open a model first</source>
+        <translation>请先打开模型</translation>
+    </message>
+    <message>
+        <source>Profiling with onnxruntime…</source>
+        <translation>正在用 onnxruntime 分析性能…</translation>
+    </message>
+    <message>
+        <source>Profiling: {runs} runs, every node timed…</source>
+        <translation>正在分析性能：运行 {runs} 次，为每个节点计时…</translation>
+    </message>
+    <message>
+        <source>Open onnxruntime profile</source>
+        <translation>打开 onnxruntime 性能分析文件</translation>
+    </message>
+    <message>
+        <source>onnxruntime profiles (*.json)</source>
+        <translation>onnxruntime 性能分析文件 (*.json)</translation>
+    </message>
+    <message>
+        <source>Profiled: {wall} a run</source>
+        <translation>性能分析完成：每次运行 {wall}</translation>
+    </message>
+    <message>
+        <source>slowest node {node} ({share})</source>
+        <translation>最慢的节点 {node}（{share}）</translation>
+    </message>
+</context>
+<context>
+    <name>ProfileView</name>
+    <message>
+        <source>Profile a run (Run ▸ Profile Run) to see where its time goes</source>
+        <translation>分析一次运行的性能（运行 ▸ 性能分析运行），查看时间花在哪里</translation>
+    </message>
+    <message>
+        <source>Heat on the canvas</source>
+        <translation>在画布上显示热度</translation>
+    </message>
+    <message>
+        <source>Compare with the previous profile</source>
+        <translation>与上一次性能分析比较</translation>
+    </message>
+    <message>
+        <source>Share</source>
+        <translation>占比</translation>
+    </message>
+    <message>
+        <source>Time</source>
+        <translation>耗时</translation>
+    </message>
+    <message>
+        <source>Change</source>
+        <translation>变化</translation>
+    </message>
+    <message>
+        <source>Op type</source>
+        <translation>算子类型</translation>
+    </message>
+    <message>
+        <source>Node</source>
+        <translation>节点</translation>
+    </message>
+    <message>
+        <source>Nodes</source>
+        <translation>节点数</translation>
+    </message>
+    <message>
+        <source>Slowest nodes</source>
+        <translation>最慢的节点</translation>
+    </message>
+    <message>
+        <source>Op types</source>
+        <translation>算子类型</translation>
+    </message>
+    <message>
+        <source>the built-in executor</source>
+        <translation>内置执行器</translation>
+    </message>
+    <message>
+        <source>{runs} runs with {who}: {wall} a run, {nodes} in nodes</source>
+        <translation>用{who}运行 {runs} 次：每次运行 {wall}，节点内 {nodes}</translation>
+    </message>
+    <message>
+        <source>{share} of the time not tied to a node</source>
+        <translation>{share} 的时间未能对应到节点</translation>
+    </message>
+    <message>
+        <source>the previous profile: {wall} a run ({delta})</source>
+        <translation>上一次性能分析：每次运行 {wall}（{delta}）</translation>
+    </message>
+    <message>
+        <source>made before your last edit: profile again to see its effect</source>
+        <translation>在您最近一次编辑之前生成：请再次分析以查看其效果</translation>
+    </message>
+    <message>
+        <source> (with {n} merged)</source>
+        <translation>（与 {n} 个节点合并）</translation>
     </message>
 </context>
 <context>
@@ -2563,6 +2994,10 @@
         <source>  (differs)</source>
         <translation>  （不一致）</translation>
     </message>
+    <message>
+        <source>own error (run alone on the reference&apos;s inputs): max abs {abs}, rel {rel}</source>
+        <translation>自身误差（单独以参考的输入运行）：最大绝对误差 {abs}，相对误差 {rel}</translation>
+    </message>
 </context>
 <context>
     <name>RunUI</name>
@@ -2796,6 +3231,41 @@
     </message>
 </context>
 <context>
+    <name>ScriptApplier</name>
+    <message>
+        <source>Apply edit script {name}</source>
+        <translation>应用编辑脚本 {name}</translation>
+    </message>
+    <message>
+        <source>{path}: cannot read it ({reason}). Nothing was changed.</source>
+        <translation>{path}：无法读取（{reason}）。未做任何更改。</translation>
+    </message>
+    <message>
+        <source>{path}: {problem}. Nothing was changed.</source>
+        <translation>{path}：{problem}。未做任何更改。</translation>
+    </message>
+    <message>
+        <source>The steps before it applied and were undone:</source>
+        <translation>它之前的步骤已应用并已撤销：</translation>
+    </message>
+    <message>
+        <source>{path}: {n} edit replayed as one undo step.</source>
+        <translation>{path}：已重放 {n} 个编辑，作为一个撤销步骤。</translation>
+    </message>
+    <message>
+        <source>{path}: {n} edits replayed as one undo step.</source>
+        <translation>{path}：已重放 {n} 个编辑，作为一个撤销步骤。</translation>
+    </message>
+    <message>
+        <source>Apply edit script</source>
+        <translation>应用编辑脚本</translation>
+    </message>
+    <message>
+        <source>Edit script (*.json)</source>
+        <translation>编辑脚本 (*.json)</translation>
+    </message>
+</context>
+<context>
     <name>Search</name>
     <message>
         <source>node</source>
@@ -2845,6 +3315,57 @@
     <message>
         <source>{n} matches</source>
         <translation>{n} 个匹配</translation>
+    </message>
+</context>
+<context>
+    <name>SideBySide</name>
+    <message>
+        <source>A</source>
+        <translation>A</translation>
+    </message>
+    <message>
+        <source>B</source>
+        <translation>B</translation>
+    </message>
+    <message>
+        <source>name</source>
+        <translation>名称</translation>
+    </message>
+    <message>
+        <source>op</source>
+        <translation>算子</translation>
+    </message>
+    <message>
+        <source>domain</source>
+        <translation>域</translation>
+    </message>
+    <message>
+        <source>inputs</source>
+        <translation>输入</translation>
+    </message>
+    <message>
+        <source>outputs</source>
+        <translation>输出</translation>
+    </message>
+    <message>
+        <source>weight</source>
+        <translation>权重</translation>
+    </message>
+    <message>
+        <source>{abs} (relative {rel})</source>
+        <translation>{abs}（相对 {rel}）</translation>
+    </message>
+    <message>
+        <source>largest difference</source>
+        <translation>最大差异</translation>
+    </message>
+    <message>
+        <source>elements changed</source>
+        <translation>已更改的元素</translation>
+    </message>
+    <message>
+        <source>type</source>
+        <translation>类型</translation>
     </message>
 </context>
 <context>
@@ -3057,6 +3578,10 @@
         <translation>改变形状</translation>
     </message>
     <message>
+        <source>Make a private copy for this node</source>
+        <translation>为此节点创建私有副本</translation>
+    </message>
+    <message>
         <source>dtype</source>
         <translation>数据类型</translation>
     </message>
@@ -3075,6 +3600,30 @@
     <message>
         <source>Stored sparse: {stored} of {total} elements ({size} of values and indices); the others are 0.</source>
         <translation>以稀疏形式存储：{total} 个元素中存储了 {stored} 个（值和索引共 {size}）；其余为 0。</translation>
+    </message>
+    <message>
+        <source>No node reads it.</source>
+        <translation>没有节点读取它。</translation>
+    </message>
+    <message>
+        <source>Read by 1 node: {node}.</source>
+        <translation>被 1 个节点读取：{node}。</translation>
+    </message>
+    <message>
+        <source>Shared: read by {n} nodes ({ops}); an edit here changes all of them.</source>
+        <translation>共享：被 {n} 个节点读取（{ops}）；在此编辑会改变所有这些节点。</translation>
+    </message>
+    <message>
+        <source>Through {n} Identity node.</source>
+        <translation>经过 {n} 个 Identity 节点。</translation>
+    </message>
+    <message>
+        <source>Through {n} Identity nodes.</source>
+        <translation>经过 {n} 个 Identity 节点。</translation>
+    </message>
+    <message>
+        <source>Private copy of {name} for {node}</source>
+        <translation>为 {node} 创建 {name} 的私有副本</translation>
     </message>
     <message>
         <source>Values not read yet ({size}).</source>
@@ -3151,6 +3700,10 @@
     <message>
         <source>, {n} overflow</source>
         <translation>，{n} 个溢出</translation>
+    </message>
+    <message>
+        <source>Warning: {n} nodes read this tensor; converting it changes the input of every one of them (make a private copy to change one).</source>
+        <translation>警告：有 {n} 个节点读取此张量；转换它会改变每个节点的输入（若只改一个，请先创建私有副本）。</translation>
     </message>
     <message>
         <source>the tensor is already {dtype}</source>
@@ -3299,10 +3852,6 @@
     <message>
         <source>Cannot read tensor</source>
         <translation>无法读取张量</translation>
-    </message>
-    <message>
-        <source>slice</source>
-        <translation>切片</translation>
     </message>
     <message>
         <source>Export tensor</source>

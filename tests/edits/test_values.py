@@ -147,7 +147,7 @@ def test_set_value_type_replaces_an_output_override():
                           [helper.make_tensor_value_info("y", TensorProto.FLOAT, [3])],
                           value_info=[helper.make_tensor_value_info("y", TensorProto.FLOAT, [2])])
     m = core.load_bytes(helper.make_model(g).SerializeToString())
-    assert m.graph._io_override
+    assert m.graph.declaration_overrides_of(m.graph.get_value("y"))
 
     def look(model, ch):
         assert onnx_model(model).graph.output[0].type.tensor_type.shape.dim[0].dim_value == 5

@@ -54,7 +54,7 @@ def test_merged_units_share_their_time_and_say_with_whom(tmp_path):
     assert by["mm"].merged == ("bias",) and by["bias"].merged == ("mm",)
     assert by["relu"].merged == ()
     assert all(by[k].seconds > 0 for k in by)
-    assert any("merged units" in note for note in profile.notes)
+    assert any(note.startswith("1 merged unit computed 2 nodes together") for note in profile.notes)
     assert {t.op_type for t in profile.by_op()} == {"MatMul", "Add", "Relu"}
     assert profile.top_nodes(1)[0].seconds == max(n.seconds for n in profile.nodes)
 
@@ -63,11 +63,16 @@ def test_a_profiled_run_computes_what_a_run_computes(tmp_path):
     model, feeds = _matmul_add_relu(tmp_path)
     expected = Session(model).run(feeds)["y"]
     s = Session(model)
+    s.run(feeds)
+    runners = list(s.plan.runners)
     for merged in (True, False, True):
         outputs, times, wall = s.timed_run(feeds, merged=merged)
         np.testing.assert_array_equal(outputs["y"], expected)
         assert len(times) == (len(s.plan.runners) if merged else len(s.plan.live_steps))
         assert sum(times) <= wall
+    # nothing of the profiled path stays behind: a plain run calls the same runners, unwrapped
+    assert s.plan.runners == runners
+    np.testing.assert_array_equal(s.run(feeds)["y"], expected)
     # the plan says which nodes each runner computes
     assert [[n.name for n in c] for c in s.plan.runner_nodes] == [["mm", "bias"], ["relu"]]
 
@@ -118,7 +123,7 @@ def test_compare_profiles_per_node_and_op_type(tmp_path):
 
 # -- onnxruntime's profiles ---------------------------------------------------------------------
 
-def test_onnxruntime_profile_of_bert_small_maps_to_the_graph(tmp_path):
+def test_onnxruntime_profile_of_bert_small_maps_to_the_graph(tmp_path, capsys):
     shutil.copytree(SHARED_MODELS / "bert_small", tmp_path / "bert_small")
     model = core.load(tmp_path / "bert_small" / "model.onnx")
     feeds = dict(np.load(tmp_path / "bert_small" / "inputs.npz"))
@@ -138,6 +143,12 @@ def test_onnxruntime_profile_of_bert_small_maps_to_the_graph(tmp_path):
     alone = read_ort_profile(written[0], model)
     assert alone.unmapped and any("optimised model" in note for note in alone.notes)
     assert alone.total < mapped
+    # the command line reads the same files
+    from onnxstudio import cli
+    assert cli.main(["profile", str(tmp_path / "bert_small" / "model.onnx"), "--ort-profile", str(written[0]),
+                     "--ort-model", str(tmp_path / "ort_optimized.onnx"), "--json"]) == 0
+    data = json.loads(capsys.readouterr().out)
+    assert data["source"] == "onnxruntime" and data["unmapped_seconds"] < 0.05 * data["node_seconds"]
 
 
 def test_onnxruntime_profile_of_another_model_is_refused(tmp_path):
@@ -176,13 +187,22 @@ def test_event_names_tie_by_name_and_by_fusion_prefix(tmp_path):
               {"cat": "Session", "name": "model_run", "ts": 200, "dur": 60},
               kernel("mm/MatMulAddFusion", "Gemm", 201, 40),
               kernel("relu", "Relu", 250, 10),
-              kernel("Mystery_token_3", "Mystery", 255, 2)]
+              kernel("Mystery_token_3", "Mystery", 262, 2)]
     p = profile_from_events(events, model)
     by = {n.name: n for n in p.nodes}
     assert p.runs == 1 and p.wall == pytest.approx(60e-6)
     assert by["mm"].seconds == pytest.approx(40e-6) and by["relu"].seconds == pytest.approx(10e-6)
     assert p.unmapped == [("Mystery_token_3", "Mystery", pytest.approx(2e-6))]
     assert any("warm-up" in note for note in p.notes)
+    # a kernel inside another one's time on its thread (a body's node) is the holder's time already
+    nested = events + [kernel("If_0_then_branch__Inline_0__/x", "Relu", 252, 5)]
+    for e in nested:
+        e["tid"] = 7
+    p = profile_from_events(nested, model)
+    by = {n.name: n for n in p.nodes}
+    assert p.unmapped == [("Mystery_token_3", "Mystery", pytest.approx(2e-6))]
+    assert by["relu"].seconds == pytest.approx(10e-6) and by["mm"].seconds == pytest.approx(40e-6)
+    assert any(note.startswith("1 kernel events ran inside another kernel") for note in p.notes)
 
 
 # -- the command line ---------------------------------------------------------------------------

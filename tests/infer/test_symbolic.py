@@ -4,7 +4,7 @@ from __future__ import annotations
 import numpy as np
 
 from onnxstudio.core.diagnostics import INFO, WARNING
-from onnxstudio.core.infer import infer
+from onnxstudio.core.infer import Inference, infer
 from onnxstudio.core.infer.dims import broadcast_shapes, dim_add, dim_floordiv, dim_mul, dim_sub
 from onnxstudio.core.ir.types import TensorType
 
@@ -161,14 +161,17 @@ def test_bad_model_never_raises():
     assert set(r) >= {"a", "b", "c", "d"}
 
 
-def test_write_stores_value_info_only_when_asked():
+def test_written_copy_stores_value_info_and_leaves_the_model_alone():
     m = make_model([node("Relu", ["x"], ["y"]), node("Neg", ["y"], ["z"])], [("x", F, ["N"])], [out("z")])
     infer(m)
     assert m.graph.get_value("y").type is None
-    infer(m, write=True)
-    assert m.graph.get_value("y").type == TensorType(F, ("N",))
-    assert any(v.name == "y" for v in m.graph.value_info)
-    assert m.graph.get_value("z").type.shape == ("N",)
+    inf = Inference(m)
+    inf.run()
+    copy, stored = inf.written_copy()
+    assert m.graph.get_value("y").type is None and not m.graph.value_info
+    assert copy.graph.get_value("y").type == TensorType(F, ("N",)) and stored >= 1
+    assert any(v.name == "y" for v in copy.graph.value_info)
+    assert copy.graph.get_value("z").type.shape == ("N",)
 
 
 def test_if_branches_join_and_outer_scope_is_visible():

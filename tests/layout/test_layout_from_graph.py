@@ -186,7 +186,7 @@ def test_broken_graph_still_opens():
     a, b = Value(""), Value("")
     out = Value("y")
     g.append(Node("Add", [a, b], [out]))
-    g.outputs.append(out)
+    g.insert_declaration("output", 0, out)
     view = build_view(g, measure)
     assert len([v for v in view.nodes.values() if v.id.startswith("outer:")]) == 2
     assert all("not defined" in v.label.lines for v in view.nodes.values() if v.id.startswith("outer:"))

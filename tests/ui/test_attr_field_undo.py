@@ -84,3 +84,23 @@ def test_ctrl_z_first_takes_back_uncommitted_text_then_the_document(qtbot, windo
     window.graph.view.setFocus()
     qtbot.waitUntil(lambda: not edit.hasFocus())
     assert _epsilon(node) == np.float32(1e-12) and doc.can_redo
+
+
+def test_each_attribute_field_shows_the_schema_default_beside_it(qtbot, window, tmp_path):
+    open_model(qtbot, window, _layernorm_model(tmp_path / "ln.onnx"))
+    window.properties.show_node(window.model.graph.nodes[0])
+    editors = window.properties.editor.attr_editors
+    assert editors["epsilon"].hint.text() == "default 1e-05"
+    assert editors["axis"].hint.text() == "default -1"
+    assert editors["epsilon"].hint.isVisibleTo(window.properties)
+
+
+def test_refused_text_does_not_stay_in_the_field(qtbot, window, tmp_path):
+    open_model(qtbot, window, _layernorm_model(tmp_path / "ln.onnx"))
+    node, edit = _epsilon_field(qtbot, window)
+    edit.selectAll()
+    QTest.keyClicks(edit, "tiny")
+    QTest.keyClick(edit, Qt.Key_Return)
+    message = window.properties.editor.message.text()
+    assert "expected a number, got 'tiny'" in message and "not changed" in message
+    assert edit.text() == "1e-12" and _epsilon(node) == np.float32(1e-12)

@@ -62,6 +62,7 @@ def test_a_drag_connect_script_replays_on_a_reexport_from_the_edit_menu(qtbot, w
     cast_in = _ports(window, "cast1")[0][0][1]
     _drag(qtbot, window, s_port, cast_in)                 # sig1 comes after cast1: it moves first
     assert _node(window.model, "cast1").inputs[0].name == "s"
+    assert "Release to connect" not in window.statusBar().currentMessage()   # the hint goes with the drag
     script = tmp_path / "fix.edits.json"
     script.write_text(json.dumps(window.document.script()), encoding="utf-8")
     assert "set_node_order" not in script.read_text(encoding="utf-8")

@@ -4,7 +4,6 @@ refused), graph inputs/outputs reordered, removed and added (also from the
 canvas context menu), value_info declared; then undo, redo, save, reload."""
 from __future__ import annotations
 
-from types import SimpleNamespace
 
 from PySide6.QtWidgets import QMenu
 
@@ -57,7 +56,8 @@ def test_value_type_name_and_graph_lists_undo_redo_save_reload(qtbot, window, tm
     # make "r" a graph output from the canvas context menu, "c" from the panel
     menu = QMenu()
     r = window.model.graph.get_value("r")
-    window.properties.extend_canvas_menu(SimpleNamespace(ref=SimpleNamespace(node=None, value=r)), menu)
+    edge = next(e for e in window.graph.scene.edge_items.values() if e.ref.value is r)    # r's edge on the canvas
+    window.properties.extend_canvas_menu(edge, menu)
     action = next(a for a in menu.actions() if "r a Graph Output" in a.text())
     action.trigger()
     assert [v.name for v in window.model.graph.outputs] == ["y", "s", "r"]

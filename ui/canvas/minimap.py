@@ -12,6 +12,7 @@ from PySide6.QtGui import QColor, QPainter, QPen, QPixmap
 from PySide6.QtWidgets import QWidget
 
 from ..theme import LIGHT
+from .scene import GraphScene
 
 MAX_STRETCH = 40.0
 MIN_VIEWPORT_RATIO = 2.5   # the canvas must be this many times the minimap's size to show it
@@ -32,7 +33,7 @@ class Minimap(QWidget):
         """Redraw the cached overview; call after the scene was repopulated."""
         scene = self.view.scene()
         self._pixmap = None
-        if scene is None or not hasattr(scene, "minimap_boxes"):
+        if not isinstance(scene, GraphScene):
             self.update()
             return
         boxes = scene.minimap_boxes()

@@ -58,14 +58,14 @@ def item_ports(item: NodeItem, model) -> tuple[list, list]:
     """([(input index, scene point)], [(ir Value, scene point)]) of a card."""
     ref = item.ref
     rect = item.scene_rect()
-    node = getattr(ref, "node", None)
+    node = ref.node if ref is not None else None
     if node is not None and item.kind == "op":
         n = input_slot_count(node, model)
         inputs = list(enumerate(_spread(rect, n, rect.top())))
         outs = [v for v in node.outputs if v is not None]
         outputs = list(zip(outs, _spread(rect, len(outs), rect.bottom())))
         return inputs, outputs
-    value = getattr(ref, "value", None)
+    value = ref.value if ref is not None else None
     if item.kind == "input" and value is not None:
         return [], [(value, QPointF(rect.center().x(), rect.bottom()))]
     return [], []
@@ -146,7 +146,7 @@ class PortDragger(QObject):
 
     @property
     def model(self):
-        return getattr(self.panel.qdoc.document, "model", None) if getattr(self.panel, "qdoc", None) else None
+        return self.panel.qdoc.document.model if self.panel.qdoc is not None else None
 
     def _scale(self) -> float:
         return max(self.panel.view.transform().m11(), 1e-3)
@@ -226,7 +226,7 @@ class PortDragger(QObject):
             self._update_connect(pos)
             return True
         item = next((i for i in self.scene.items(pos) if isinstance(i, NodeItem) and i.kind == "op"), None)
-        node = getattr(getattr(item, "ref", None), "node", None)
+        node = item.ref.node if item is not None and item.ref is not None else None
         if node is not None and self.edits.is_loose(node):
             self.mode, self.moving, self.press_at = "maybe-move", (item, item.pos(), pos), event.position()
         return False
@@ -301,11 +301,7 @@ class PortDragger(QObject):
     def _update_move(self, pos: QPointF) -> None:
         item, home, pressed = self.moving
         item.setPos(home + (pos - pressed))
-        r = HIT_PIXELS / self._scale()
-        edges = [e for e in self.scene.items(QRectF(pos.x() - r, pos.y() - r, 2 * r, 2 * r),
-                                             Qt.IntersectsItemShape)
-                 if isinstance(e, EdgeItem) and getattr(e.ref, "value", None) is not None]
-        edge = edges[0] if edges else None
+        edge = self.panel.view.edge_at(pos, HIT_PIXELS)      # the nearest, as a palette drop takes
         if edge is not self.over_edge:
             if self.over_edge is not None and _alive(self.over_edge):
                 self.over_edge.highlighted = False

@@ -372,14 +372,6 @@ class GraphScene(QGraphicsScene):
                 found.append(item)
         return found
 
-    def set_highlight(self, items) -> None:
-        wanted = set(map(id, items))
-        for item in list(self.node_items.values()) + list(self.edge_items.values()):
-            on = id(item) in wanted
-            if item.highlighted != on:
-                item.highlighted = on
-                item.update()
-
     def minimap_boxes(self) -> list[tuple[QRectF, object]]:
         # From the layout's numbers: asking 10k items for their position is slow.
         layout = self.layout_result

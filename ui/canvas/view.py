@@ -13,6 +13,7 @@ from PySide6.QtGui import QPainter, QTransform
 from PySide6.QtWidgets import QFrame, QGraphicsView
 
 from .overview import OVERVIEW_SCALE
+from .scene import GraphScene
 
 MIN_SCALE = 0.01
 MAX_SCALE = 6.0
@@ -73,7 +74,7 @@ class CanvasView(QGraphicsView):
                                   Qt.IntersectsItemShape) if self.scene() is not None else []
         best, best_d = None, None
         for e in near:
-            if isinstance(e, EdgeItem) and getattr(e.ref, "value", None) is not None:
+            if isinstance(e, EdgeItem) and e.ref is not None and e.ref.value is not None:
                 d = distance_to_path(e.path, e.mapFromScene(scene_pos))
                 if best_d is None or d < best_d:
                     best, best_d = e, d
@@ -320,7 +321,7 @@ class CanvasView(QGraphicsView):
 
     def _overview_batches(self):
         scene = self.scene()
-        if scene is None or self.current_scale() >= OVERVIEW_SCALE or not hasattr(scene, "overview"):
+        if not isinstance(scene, GraphScene) or self.current_scale() >= OVERVIEW_SCALE:
             return None
         return scene.overview()
 
@@ -328,10 +329,10 @@ class CanvasView(QGraphicsView):
         self._painted_once = False
 
     def drawBackground(self, painter: QPainter, rect: QRectF) -> None:
-        theme = getattr(self.scene(), "theme", None)
-        if theme is None:
+        scene = self.scene()
+        if not isinstance(scene, GraphScene):
             return super().drawBackground(painter, rect)
-        painter.fillRect(rect, theme.background)
+        painter.fillRect(rect, scene.theme.background)
 
     def visible_scene_rect(self) -> QRectF:
         return self.mapToScene(self.viewport().rect()).boundingRect()

@@ -180,7 +180,10 @@ class TextAttrEditor(AttrEditor):
         try:
             value = self.parse(text)
         except ValueError as e:
+            # The message under the form quotes what was refused; the field
+            # shows the value the model still holds, not the refused text.
             self.invalid.emit(str(e))
+            self.edit.setText(self.shown)
             return
         self.shown = text
         self.committed.emit(value)

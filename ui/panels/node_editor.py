@@ -8,7 +8,7 @@ entry shows its message under the form and leaves the model as it was.
 from __future__ import annotations
 
 from PySide6.QtCore import QCoreApplication, QStringListModel, Qt, Signal
-from PySide6.QtWidgets import (QComboBox, QCompleter, QFormLayout, QHBoxLayout, QLabel, QLineEdit,
+from PySide6.QtWidgets import (QApplication, QComboBox, QCompleter, QFormLayout, QHBoxLayout, QLabel, QLineEdit,
                                QPushButton, QToolButton, QVBoxLayout, QWidget)
 
 from ...core import schemas
@@ -44,6 +44,11 @@ def change_op_edit(node, model, domain: str, op_type: str):
     # Later edits find the node by its name or first output, which stay put.
     return Macro(edits, QCoreApplication.translate("NodeEditor", "Change op of {node} to {op}").format(
         node=node.display_name, op=op_type))
+
+
+def _shape(node) -> tuple:
+    return (tuple((k, int(a.type), a.ref_attr_name) for k, a in node.attributes.items()), len(node.inputs),
+            node.op_type)
 
 
 def _plain(value):
@@ -116,8 +121,9 @@ class NodeEditor(QWidget):
             self.form.addRow(self._formal_name(i), row)
             self.input_edits.append(edit)
         self.form.addRow(QLabel("<b>" + self.tr("Attributes") + "</b>"))
+        specs = getattr(self._schema(), "attributes", {})      # defaults shown beside the fields
         for name, attr in node.attributes.items():
-            editor = editor_for(attr)
+            editor = editor_for(attr, specs.get(name))
             editor.committed.connect(lambda v, a=attr: self._set_attr(a.name, int(a.type), v))
             editor.invalid.connect(lambda msg, a=attr: self._refuse(
                 self.tr('attribute "{name}": {problem}').format(name=a.name, problem=msg)))
@@ -195,8 +201,26 @@ class NodeEditor(QWidget):
     # -- keeping in step -------------------------------------------------------------------
 
     def shape(self) -> tuple:
-        n = self.node
-        return (tuple((k, int(a.type)) for k, a in n.attributes.items()), len(n.inputs), n.op_type)
+        """What the fields are built for: the attributes (name, type, a
+        reference to a function's attribute), the number of inputs, the op."""
+        return _shape(self.node)
+
+    def can_show(self, node) -> bool:
+        """Whether these fields fit `node` as they stand: the same op, domain,
+        graph (the inputs' completer offers its names) and shape, and nobody
+        typing in them (a field left with focus would commit its text to the
+        node shown next)."""
+        mine = self.node
+        return (node.graph is mine.graph and node.domain == mine.domain and _shape(node) == self.shape()
+                and not self.isAncestorOf(QApplication.focusWidget()))
+
+    def show_node(self, node) -> None:
+        """Show `node` in these fields (see `can_show`): stepping through a
+        model shows node after node of the same kind, and building the form
+        again each time was most of a step's pause on the UI thread."""
+        self.node = node
+        self.message.clear_refusal()        # a refusal was about the node shown before
+        self.sync()
 
     def sync(self) -> None:
         """Show the node's current values in the existing fields (after an undo)."""

@@ -4,14 +4,16 @@ domains (and its model-local functions), filtered as the user types.
 Used by the properties panel (change a node's op) and the canvas palette
 (add a node, insert on an edge). `OpPalette` is the same list in a small
 window that stays open: its ops can be dragged onto the canvas (onto an edge:
-inserted there; onto empty canvas: added where dropped)."""
+inserted there; onto empty canvas: added where dropped). Both show the
+current op's signature (op_signature.py) under the list."""
 from __future__ import annotations
 
-from PySide6.QtCore import QMimeData, Qt, Signal
+from PySide6.QtCore import QEvent, QMimeData, Qt, Signal
 from PySide6.QtWidgets import (QAbstractItemView, QDialog, QDialogButtonBox, QLabel, QLineEdit, QListWidget,
                                QListWidgetItem, QVBoxLayout, QWidget)
 
 from ...core import schemas
+from .op_signature import signature_html
 
 
 def available_ops(model) -> list[tuple[str, str]]:
@@ -26,6 +28,26 @@ def available_ops(model) -> list[tuple[str, str]]:
     for (domain, name, _overload) in model.functions:
         found.append((domain, name))
     return sorted(set(found), key=lambda d: (d[0] != "", d[0], d[1].lower()))
+
+
+def signature_label() -> QLabel:
+    """The label under an op list showing the current op's signature."""
+    label = QLabel()
+    label.setObjectName("signature")
+    label.setWordWrap(True)
+    label.setTextFormat(Qt.RichText)
+    label.setTextInteractionFlags(Qt.TextSelectableByMouse)
+    label.setMinimumHeight(96)
+    label.setAlignment(Qt.AlignTop | Qt.AlignLeft)
+    return label
+
+
+def show_signature(label: QLabel, item, imports: dict) -> None:
+    if item is None:
+        label.clear()
+        return
+    domain, op = item.data(Qt.UserRole)
+    label.setText(signature_html(domain, op, imports))
 
 
 def op_label(domain: str, op: str) -> str:
@@ -53,21 +75,25 @@ class OpPicker(QDialog):
         super().__init__(parent)
         self.setWindowTitle(title or self.tr("Choose an operator"))
         self.ops = available_ops(model)
+        self.imports = dict(model.opset_imports)
         self.chosen = None
         self.search = QLineEdit()
         self.search.setPlaceholderText(self.tr("Type to search operators…"))
         self.list = QListWidget()
+        self.signature = signature_label()
+        self.list.currentItemChanged.connect(lambda item, _old: show_signature(self.signature, item, self.imports))
         buttons = QDialogButtonBox(QDialogButtonBox.Ok | QDialogButtonBox.Cancel)
         layout = QVBoxLayout(self)
         layout.addWidget(self.search)
         layout.addWidget(self.list, 1)
+        layout.addWidget(self.signature)
         layout.addWidget(buttons)
         self.search.textChanged.connect(self._fill)
         self.search.returnPressed.connect(self.accept)
         self.list.itemActivated.connect(lambda _i: self.accept())
         buttons.accepted.connect(self.accept)
         buttons.rejected.connect(self.reject)
-        self.resize(360, 480)
+        self.resize(420, 560)
         self._fill("")
 
     def _fill(self, text: str) -> None:
@@ -129,9 +155,12 @@ class OpPalette(QWidget):
         super().__init__(parent, Qt.Tool)
         self.setWindowTitle(self.tr("Operators"))
         self.ops: list = []
+        self.imports: dict = {}
         self.search = QLineEdit()
         self.search.setPlaceholderText(self.tr("Type to search operators…"))
         self.list = _OpList()
+        self.signature = signature_label()
+        self.list.currentItemChanged.connect(lambda item, _old: show_signature(self.signature, item, self.imports))
         self.list.setDragEnabled(True)
         self.list.setDragDropMode(QAbstractItemView.DragOnly)
         self.list.setSelectionMode(QAbstractItemView.SingleSelection)
@@ -143,14 +172,26 @@ class OpPalette(QWidget):
         layout.setContentsMargins(6, 6, 6, 6)
         layout.addWidget(self.search)
         layout.addWidget(self.list, 1)
+        layout.addWidget(self.signature)
         layout.addWidget(hint)
         self.search.textChanged.connect(self._fill)
         self.search.returnPressed.connect(self._choose_current)
         self.list.itemActivated.connect(lambda _i: self._choose_current())
-        self.resize(260, 440)
+        # Up/Down move through the list while the cursor stays in the search field.
+        self.search.installEventFilter(self)
+        self.resize(300, 560)
+
+    def eventFilter(self, obj, event) -> bool:
+        if obj is self.search and event.type() == QEvent.KeyPress and event.key() in (Qt.Key_Up, Qt.Key_Down):
+            row = self.list.currentRow() + (1 if event.key() == Qt.Key_Down else -1)
+            if 0 <= row < self.list.count():
+                self.list.setCurrentRow(row)
+            return True
+        return super().eventFilter(obj, event)
 
     def set_model(self, model) -> None:
         self.ops = available_ops(model) if model is not None else []
+        self.imports = dict(model.opset_imports) if model is not None else {}
         self._fill(self.search.text())
 
     def _fill(self, text: str) -> None:

@@ -7,10 +7,12 @@ when clicked, so the main window can select them on the canvas.
 """
 from __future__ import annotations
 
+from contextlib import contextmanager
+
 import numpy as np
-from PySide6.QtCore import QT_TRANSLATE_NOOP, QUrl, Signal
+from PySide6.QtCore import QT_TRANSLATE_NOOP, QTimer, QUrl, Signal
 from PySide6.QtGui import QDesktopServices
-from PySide6.QtWidgets import QScrollArea, QSplitter, QTextBrowser, QToolTip, QVBoxLayout, QWidget
+from PySide6.QtWidgets import QSplitter, QTextBrowser, QToolTip, QVBoxLayout, QWidget
 from PySide6.QtGui import QCursor
 from PySide6.QtCore import Qt
 
@@ -20,6 +22,9 @@ from ...core.layout import ViewEdge, ViewNode
 from ...core.summary import human_bytes
 from ..canvas.scene import value_type_text
 from ..canvas.words import group_path_text, shown_label
+from .editor_slot import EditorSlot
+from .node_editor import NodeEditor
+from .value_editor import ValueEditor
 from .html import STYLE, esc, operator_url, section, table
 from .tensor_view import TensorView
 
@@ -66,12 +71,12 @@ class PropertiesPanel(QWidget):
         self.tensor_view = TensorView()
         self.tensor_view.setVisible(False)
         # The editable form of what is shown (node, value, model), under the summary.
-        self.editor_area = QScrollArea()
-        self.editor_area.setWidgetResizable(True)
-        # A dock narrower than the form scrolls sideways rather than cutting off its buttons.
-        self.editor_area.setHorizontalScrollBarPolicy(Qt.ScrollBarAsNeeded)
-        self.editor_area.setVisible(False)
-        self.editor = None
+        self.editor_area = EditorSlot()
+        self._forms_later = 0             # see forms_later
+        self._form_timer = QTimer(self)
+        self._form_timer.setSingleShot(True)
+        self._form_timer.setInterval(0)
+        self._form_timer.timeout.connect(self._form_due)
         self.tensor_editor = None         # initializer / tensor attribute being edited
         splitter = QSplitter(Qt.Vertical)
         splitter.addWidget(self.browser)
@@ -91,11 +96,17 @@ class PropertiesPanel(QWidget):
         qdoc.analysed.connect(self.refresh)
         self.set_model(qdoc.document.model, qdoc.types)
 
+    @property
+    def editor(self):
+        """The form under the summary (None when what is shown has none)."""
+        return self.editor_area.editor
+
     def _document_changed(self, event) -> None:
         if event.kind == "saved":
             return
+        self.editor_area.drop_kept()
         editor = self.editor
-        node = getattr(editor, "node", None)
+        node = editor.node if isinstance(editor, NodeEditor) else None
         if node is not None and node is self.current and node.graph is not None \
                 and editor.shape() == editor.built_shape:
             # Same fields as before: update them in place, keeping the focus
@@ -112,7 +123,7 @@ class PropertiesPanel(QWidget):
         obj = self.current
         if isinstance(obj, ViewNode):
             obj = obj.node or obj.value     # a layout box: show what it stood for
-        if obj is not None and getattr(obj, "graph", None) is None:
+        if isinstance(obj, (Node, Value)) and obj.graph is None:
             obj = None                      # removed by the edit
         from .model_editor import ModelEditor
         editor = self.editor
@@ -234,24 +245,49 @@ class PropertiesPanel(QWidget):
     def show_node(self, node) -> None:
         self.current = node
         self._render_node_summary(node)
-        if self.qdoc is not None and node.graph is not None:
-            from .node_editor import NodeEditor
-            editor = NodeEditor(self.qdoc, node)
-            editor.navigate.connect(self.navigate)
-            editor.open_tensor.connect(self._open_tensor_attr)
-            self._set_editor(editor)
-        else:
-            self._set_editor(None)
+        if self.qdoc is None or node.graph is None:
+            return self._set_editor(None)
+        form = self.editor_area.kept_form(self.qdoc, node)
+        if form is None and self._forms_later:
+            self._keep_tensor_editor(None)
+            self.editor_area.blank()
+            self._form_timer.start()
+            return
+        self._set_editor(form or self._new_node_form(node))
+
+    @contextmanager
+    def forms_later(self):
+        """Within it, a node form that has to be built is built on the next
+        turn of the event loop, the summary shown at once: a step's stop
+        (the canvas, the tags) and the form it needs are then two short
+        pauses, not one long one; steps faster than forms build only the
+        last one's."""
+        self._forms_later += 1
+        try:
+            yield
+        finally:
+            self._forms_later -= 1
+
+    def _form_due(self) -> None:
+        node = self.current
+        if isinstance(node, Node) and self.editor is None and node.graph is not None and self.qdoc is not None:
+            self._set_editor(self.editor_area.kept_form(self.qdoc, node) or self._new_node_form(node))
+
+    def _new_node_form(self, node):
+        editor = NodeEditor(self.qdoc, node)
+        editor.navigate.connect(self.navigate)
+        editor.open_tensor.connect(self._open_tensor_attr)
+        return editor
 
     def extend_canvas_menu(self, item, menu) -> None:
         """Canvas context menu: "Make Graph Output" on an edge or a node's outputs."""
         if self.qdoc is None:
             return
-        ref = getattr(item, "ref", None)
+        ref = getattr(item, "ref", None)       # canvas items without one: the background, titles
         values = []
-        if getattr(ref, "node", None) is not None:
+        if isinstance(ref, ViewNode) and ref.node is not None:
             values = [v for v in ref.node.outputs if v is not None]
-        elif getattr(ref, "value", None) is not None:
+        elif isinstance(ref, (ViewNode, ViewEdge)) and ref.value is not None:
             values = [ref.value]
         from ...core.edits import AddGraphOutput, graph_path
         for value in values:
@@ -262,14 +298,9 @@ class PropertiesPanel(QWidget):
     def _set_editor(self, editor) -> None:
         """Put `editor` (a form widget, or None) under the summary."""
         self._keep_tensor_editor(editor)
-        old = self.editor_area.takeWidget()
-        if old is not None:
-            old.deleteLater()
-        self.editor = editor
         if editor is not None:
-            editor.built_shape = editor.shape() if hasattr(editor, "shape") else None
-            self.editor_area.setWidget(editor)
-        self.editor_area.setVisible(editor is not None)
+            editor.built_shape = editor.shape()
+        self.editor_area.put(editor)
 
     # -- the tensor editor (initializers, tensor attributes) -------------------------------
 
@@ -280,11 +311,12 @@ class PropertiesPanel(QWidget):
         if te is None:
             return
         src = te.source
+        shown_value = editor.value if isinstance(editor, ValueEditor) else None
         keep = editor is not None and src.alive and (
-            (src.value is not None and getattr(editor, "value", None) is src.value and src.value.is_initializer)
+            (src.value is not None and shown_value is src.value and src.value.is_initializer)
             or (src.node is not None and src.attr_name in src.node.attributes
-                and (getattr(editor, "node", None) is src.node
-                     or getattr(getattr(editor, "value", None), "producer", None) is src.node)))
+                and ((isinstance(editor, NodeEditor) and editor.node is src.node)
+                     or (shown_value is not None and shown_value.producer is src.node))))
         if keep:
             te.sync()
         else:
@@ -336,11 +368,11 @@ class PropertiesPanel(QWidget):
         the full name shows on hover."""
         from ...core.infer.dims import compact_dim
         from ...core.ir.dtypes import type_name
-        t = getattr(value, "type", None)
+        t = value.type
         if t is None and self.inferred:
             t = self.inferred.get(value)
-        shape = getattr(t, "shape", None)
-        if not isinstance(t, TensorType) or shape is None:
+        shape = t.shape if isinstance(t, TensorType) else None
+        if shape is None:
             return esc(text)
         parts = []
         for d in shape:
@@ -362,12 +394,7 @@ class PropertiesPanel(QWidget):
 
     def _open_tensor_attr(self, node, attr) -> None:
         """A tensor attribute: its values in the tensor view (editing: tensor editor)."""
-        opener = getattr(self, "open_tensor_editor", None)
-        if opener is not None:
-            opener(node, attr)
-        else:
-            self.tensor_view.setVisible(True)
-            self.tensor_view.set_tensor(attr.value, f"{node.display_name}.{attr.name}")
+        self.open_tensor_editor(node, attr)
 
     def _render_node_summary(self, node) -> None:
         self._links.clear()
@@ -433,13 +460,12 @@ class PropertiesPanel(QWidget):
     def show_value(self, value) -> None:
         self.current = value
         if self.qdoc is not None and value.graph is not None:
-            from .value_editor import ValueEditor
             self._set_editor(ValueEditor(self.qdoc, value))
         else:
             self._set_editor(None)
         self._links.clear()
         vtype = value_type_text(value, self.inferred)
-        declared = getattr(value, "type", None) is not None or value.is_initializer   # typed by its data
+        declared = value.type is not None or value.is_initializer   # typed by its data
         rows = [(self.tr("type"), self._short_type(value, vtype or self.tr("unknown"))
                  + ("" if declared or not vtype
                     else " <span class='muted'>" + esc(self.tr("(inferred)")) + "</span>"))]

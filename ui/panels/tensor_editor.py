@@ -14,7 +14,11 @@ and the undo step keeps the old tensor object as it was.
     refused naming both), export .npy;
   * change the element type, after a preview of the precision lost (largest
     absolute and relative change, values changed, values that overflow);
-  * reshape (the element count must stay the same).
+  * reshape (the element count must stay the same);
+  * see how many nodes read an initializer (through Identity nodes too:
+    exporters share one weight that way) and give one of them a private
+    copy to edit alone; a dtype conversion of a shared one says how many
+    readers it changes.
 
 A sparse tensor stays sparse through every one of these: the edit stores the
 new dense data's nonzeros (a cell set to 0 leaves the stored indices, a
@@ -25,10 +29,11 @@ from __future__ import annotations
 import os
 
 import numpy as np
-from PySide6.QtWidgets import (QFileDialog, QHBoxLayout, QLabel, QLineEdit, QPushButton,
+from PySide6.QtWidgets import (QComboBox, QFileDialog, QHBoxLayout, QLabel, QLineEdit, QPushButton,
                                QVBoxLayout, QWidget)
 
-from ...core.edits import EditError, SetAttribute, SetInitializer, graph_path, node_ref, sparse_from_dense
+from ...core.edits import (AddInitializer, EditError, Macro, SetAttribute, SetInitializer, SetNodeInput, graph_path,
+                           node_ref, sparse_from_dense)
 from ...core.exec.tensor_stats import tensor_stats
 from ...core.ir import AttrType, SparseTensor
 from ...core.ir.dtypes import itemsize_bits, to_numpy_dtype, type_name
@@ -126,6 +131,45 @@ class TensorSource:
                             graph=graph_path(self.node.graph))
 
 
+def tensor_readers(value) -> tuple[list, list]:
+    """(readers, identities): the nodes reading `value`, directly or through
+    chains of Identity nodes, each once in graph order; the Identity nodes
+    passed through are listed apart (they read it only to hand it on)."""
+    readers, identities, seen, stack = [], [], set(), [value]
+    while stack:
+        v = stack.pop()
+        for node, _slot in v.uses:
+            if id(node) in seen:
+                continue
+            seen.add(id(node))
+            passes_on = (node.op_type == "Identity" and node.domain in ("", "ai.onnx") and node.outputs
+                         and node.outputs[0] is not None and not node.outputs[0].is_graph_output)
+            if passes_on:
+                identities.append(node)
+                stack.append(node.outputs[0])
+            else:
+                readers.append(node)
+    in_order = lambda n: (n.graph is not value.graph, n.index)  # noqa: E731
+    return sorted(readers, key=in_order), sorted(identities, key=in_order)
+
+
+def private_copy_edit(value, reader, identities=(), name: str = "") -> Macro:
+    """A copy of initializer `value` for `reader` alone: a new initializer
+    with the same data, read by every input of `reader` that read `value`
+    (directly or through one of `identities`). One undo step."""
+    g = value.graph
+    new_name = g.unique_name(f"{value.name}_{reader.name or reader.op_type}".replace("/", "_"))
+    tensor = value.const
+    sparse = isinstance(tensor, SparseTensor)
+    array = np.array(tensor.to_dense() if sparse else tensor.numpy(), copy=True)
+    dtype = int(tensor.values.dtype if sparse else tensor.dtype)
+    passing = {id(value)} | {id(i.outputs[0]) for i in identities}
+    edits = [AddInitializer(new_name, array, sparse, dtype, graph_path(g))]
+    edits += [SetNodeInput(node_ref(reader), i, new_name, graph_path(reader.graph))
+              for i, v in enumerate(reader.inputs) if v is not None and id(v) in passing]
+    return Macro(edits, name or f"Private copy of {value.name} for {reader.display_name}")
+
+
 def precision_change(array: np.ndarray, dtype: np.dtype) -> dict:
     """What casting `array` to `dtype` would do to its values: the largest
     absolute and relative change, how many values change, how many do not fit
@@ -189,6 +233,18 @@ class TensorEditor(QWidget):
         self.reshape_button = QPushButton(self.tr("Reshape"))
         self.reshape_button.clicked.connect(self.reshape)
         self.shape_edit.returnPressed.connect(self.reshape)
+        # Who reads this initializer, and a private copy for one of them.
+        self.sharing = QLabel()
+        self.sharing.setObjectName("sharing")
+        self.sharing.setWordWrap(True)
+        self.reader_combo = QComboBox()
+        self.copy_button = QPushButton(self.tr("Make a private copy for this node"))
+        self.copy_button.clicked.connect(lambda: self.make_private_copy())
+        self.copy_row = QWidget()
+        copy_row = QHBoxLayout(self.copy_row)
+        copy_row.setContentsMargins(0, 0, 0, 0)
+        copy_row.addWidget(self.reader_combo, 1)
+        copy_row.addWidget(self.copy_button)
 
         files = QHBoxLayout()
         files.addWidget(self.import_button)
@@ -208,6 +264,8 @@ class TensorEditor(QWidget):
         layout.setContentsMargins(0, 0, 0, 0)
         layout.addWidget(self.title)
         layout.addWidget(self.storage)
+        layout.addWidget(self.sharing)
+        layout.addWidget(self.copy_row)
         layout.addWidget(self.message)
         layout.addWidget(self.stats)
         layout.addWidget(self.histogram)
@@ -233,12 +291,67 @@ class TensorEditor(QWidget):
                                          "({size} of values and indices); the others are 0.").format(
                 stored=stored, total=src.size, size=human_bytes(size)))
 
+    def _sharing(self) -> None:
+        """How many nodes read the initializer; with more than one, the
+        warning and the private-copy row (the selected node first)."""
+        value = self.source.value
+        readers, identities = tensor_readers(value) if value is not None else ([], [])
+        self.readers, self.identities = readers, identities
+        shared = len(readers) > 1
+        self.sharing.setVisible(value is not None)
+        self.copy_row.setVisible(shared)
+        if value is None:
+            return
+        if not readers:
+            text = self.tr("No node reads it.")
+        elif len(readers) == 1:
+            text = self.tr("Read by 1 node: {node}.").format(node=readers[0].display_name)
+        else:
+            ops = sorted({n.op_type for n in readers})
+            text = self.tr("Shared: read by {n} nodes ({ops}); an edit here changes all of them.").format(
+                n=len(readers), ops=", ".join(ops))
+        if identities:
+            text += " " + (self.tr("Through {n} Identity node.") if len(identities) == 1
+                           else self.tr("Through {n} Identity nodes.")).format(n=len(identities))
+        self.sharing.setText(text)
+        self.sharing.setStyleSheet("color: #b35c00;" if shared else "")
+        chosen = self.reader_combo.currentData()
+        self.reader_combo.clear()
+        for node in readers:
+            self.reader_combo.addItem(node.display_name, node)
+        if chosen is not None and chosen in readers:
+            self.reader_combo.setCurrentIndex(readers.index(chosen))
+
+    def choose_reader(self, node) -> bool:
+        """Pick the node the private copy is for (the one selected on the canvas)."""
+        i = next((k for k, n in enumerate(self.readers) if n is node), -1)
+        if i >= 0:
+            self.reader_combo.setCurrentIndex(i)
+        return i >= 0
+
+    def make_private_copy(self) -> bool:
+        """Give the chosen reader its own copy of the initializer (one undo
+        step) and edit that copy from now on."""
+        value, reader = self.source.value, self.reader_combo.currentData()
+        if value is None or reader is None:
+            return False
+        edit = private_copy_edit(value, reader, self.identities, self.tr("Private copy of {name} for {node}").format(
+            name=value.name, node=reader.display_name))
+        if not apply_edit(self.qdoc, self.message, edit, merge=False):
+            return False
+        copy = value.graph.get_value(edit.edits[0].name)
+        self.source = TensorSource(value=copy)
+        self.array = None
+        self.sync(first=True)
+        return True
+
     def sync(self, first: bool = False) -> None:
         """Show the tensor as it is now (after an edit, undo or redo), keeping
         the table's axes and slice when the shape did not change."""
         if not self.source.alive or self.source.tensor is None:
             return
         self._header()
+        self._sharing()
         if first:
             select_elem_type(self.dtype_combo, self.elem_type)
             self.shape_edit.setText(", ".join(str(d) for d in self.source.shape))
@@ -345,6 +458,13 @@ class TensorEditor(QWidget):
                     ).format(dtype=type_name(code), a=change["max_abs"], r=change["max_rel"], n=change["changed"])
             if change["overflow"]:
                 text += self.tr(", {n} overflow").format(n=change["overflow"])
+        readers = getattr(self, "readers", [])
+        if len(readers) > 1:
+            text = self.tr("Warning: {n} nodes read this tensor; converting it changes the input of every one "
+                           "of them (make a private copy to change one).").format(n=len(readers)) + "\n" + text
+            self.preview_label.setStyleSheet("color: #b35c00;")
+        else:
+            self.preview_label.setStyleSheet("")
         self.preview_label.setText(text)
         self.previewed = code
         return change
@@ -353,8 +473,11 @@ class TensorEditor(QWidget):
         code = int(self.dtype_combo.currentData())
         if code == self.elem_type:
             return self._refuse(self.tr("the tensor is already {dtype}").format(dtype=type_name(code)))
-        if getattr(self, "previewed", None) != code and self.preview_dtype() is None:
-            return False            # the preview always shows before the cast applies
+        if getattr(self, "previewed", None) != code:
+            # The preview always shows before the cast applies; for a shared
+            # tensor its warning is read first: Apply again to convert.
+            if self.preview_dtype() is None or len(getattr(self, "readers", [])) > 1:
+                return False
         return self._apply(self.tr("Convert {name} to {dtype}").format(
             name=self.source.title, dtype=type_name(code)), dtype=code)
 
@@ -377,4 +500,4 @@ class TensorEditor(QWidget):
                            shape=dims)
 
 
-__all__ = ["TensorEditor", "TensorSource", "precision_change"]
+__all__ = ["TensorEditor", "TensorSource", "precision_change", "private_copy_edit", "tensor_readers"]

@@ -1,6 +1,10 @@
 """The comparison dock: compare with onnxruntime or with a kept run of our
 own, a legend of the error colours used on the canvas, the nodes listed by
-error (largest first) and a jump to the first node where the runs part.
+error (largest first; sortable by total or own error) and a jump to the
+first node where the runs part. The canvas colours either each node's
+total error or its own error (the node run alone on the reference's
+values of its inputs: large only where the error is made); "Extract
+failing subgraph…" writes the smallest part that still disagrees.
 Its options set the tolerances (for every value, and per value), and
 onnxruntime's execution provider and graph optimisation level."""
 from __future__ import annotations
@@ -10,6 +14,7 @@ from PySide6.QtGui import QLinearGradient, QPainter
 from PySide6.QtWidgets import (QComboBox, QFormLayout, QGroupBox, QHBoxLayout, QHeaderView, QLabel, QLineEdit,
                                QPushButton, QSizePolicy, QTableWidget, QTableWidgetItem, QVBoxLayout, QWidget)
 
+from .compare_work import shown_error
 from .overlay import error_colour
 
 
@@ -133,20 +138,52 @@ class CompareOptions(QGroupBox):
         return value
 
 
+class _SortItem(QTableWidgetItem):
+    """A table cell shown as text, sorted by a number (or by its text)."""
+
+    def __init__(self, text: str, key=None):
+        super().__init__(text)
+        self.key = key if key is not None else text
+
+    def __lt__(self, other) -> bool:
+        mine, theirs = self.key, getattr(other, "key", other.text())
+        if isinstance(mine, str) != isinstance(theirs, str):
+            return isinstance(mine, str)            # a number sorts after '-' (not measured)
+        return mine < theirs
+
+
+ROW = Qt.UserRole + 1          # a row's index into CompareView.rows, kept by its first cell when sorting
+
+
 class CompareView(QWidget):
     jump = Signal(object)                  # ir Node to show
     compare_onnxruntime = Signal()
     keep_reference = Signal()
     compare_reference = Signal()
+    colour_by_changed = Signal(str)        # "total" or "own": which error the canvas colours
+    extract_failing = Signal()             # Extract failing subgraph… was asked for
 
     def __init__(self, parent=None):
         super().__init__(parent)
         self.report = None
+        self.kind = ""
         self.ort_button = QPushButton(self.tr("Compare with onnxruntime"))
         self.keep_button = QPushButton(self.tr("Keep run as reference"))
         self.reference_button = QPushButton(self.tr("Compare with reference"))
         self.first_button = QPushButton(self.tr("Go to first divergence"))
         self.first_button.setEnabled(False)
+        self.extract_button = QPushButton(self.tr("Extract failing subgraph…"))
+        self.extract_button.setEnabled(False)
+        self.extract_button.setToolTip(self.tr("Write the smallest part of the model that still disagrees with "
+                                               "onnxruntime, from the node with the largest own error, with its "
+                                               "inputs as .npz beside it (for a bug report)"))
+        self.colour_by = QComboBox()
+        self.colour_by.addItem(self.tr("Colour by total error"), "total")
+        self.colour_by.addItem(self.tr("Colour by own error"), "own")
+        self.colour_by.setToolTip(self.tr("Total: each node's outputs against the reference, so every node after "
+                                          "a broken one is coloured. Own: each node run alone on the reference's "
+                                          "values of its inputs, so only the node that makes the error is"))
+        self.colour_by.currentIndexChanged.connect(lambda _i: self._colour_by_changed())
         self.options_button = QPushButton(self.tr("Options"))
         self.options_button.setCheckable(True)
         self.options = CompareOptions()
@@ -160,14 +197,18 @@ class CompareView(QWidget):
         self.legend = ErrorLegend()
         self.summary = QLabel(self.tr("No comparison yet"))
         self.summary.setWordWrap(True)
-        self.table = QTableWidget(0, 5)
-        self.table.setHorizontalHeaderLabels([self.tr("Node"), self.tr("Op"), self.tr("Max abs"), self.tr("Rel"), ""])
+        self.table = QTableWidget(0, 7)
+        self.table.setHorizontalHeaderLabels([self.tr("Node"), self.tr("Op"), self.tr("Max abs"), self.tr("Rel"),
+                                              self.tr("Own abs"), self.tr("Own rel"), ""])
+        self.table.horizontalHeaderItem(5).setToolTip(self.tr("the node run alone on the reference's values of "
+                                                              "its inputs, against the reference's outputs"))
+        self.table.setSortingEnabled(True)
         self.table.verticalHeader().hide()
         self.table.setEditTriggers(QTableWidget.NoEditTriggers)
         self.table.setSelectionBehavior(QTableWidget.SelectRows)
         header = self.table.horizontalHeader()
         header.setSectionResizeMode(0, QHeaderView.Stretch)
-        for c in (1, 2, 3, 4):
+        for c in range(1, 7):
             header.setSectionResizeMode(c, QHeaderView.ResizeToContents)
         layout = QVBoxLayout(self)
         layout.setContentsMargins(4, 4, 4, 4)
@@ -176,19 +217,35 @@ class CompareView(QWidget):
         layout.addWidget(self.legend)
         row = QHBoxLayout()
         row.addWidget(self.summary, 1)
-        row.addWidget(self.first_button)
+        side = QVBoxLayout()
+        for w in (self.first_button, self.extract_button, self.colour_by):
+            side.addWidget(w)
+        row.addLayout(side)
         layout.addLayout(row)
         layout.addWidget(self.table, 1)
         self.ort_button.clicked.connect(self.compare_onnxruntime)
         self.keep_button.clicked.connect(self.keep_reference)
         self.reference_button.clicked.connect(self.compare_reference)
         self.first_button.clicked.connect(self.go_to_first)
+        self.extract_button.clicked.connect(self.extract_failing)
         self.table.cellDoubleClicked.connect(lambda row, _c: self._jump_row(row))
         self.table.cellClicked.connect(lambda row, _c: self._jump_row(row))
         self.rows: list = []
 
+    @property
+    def colouring(self) -> str:
+        """"total" or "own": which error the canvas colours and the table sorts by first."""
+        return self.colour_by.currentData()
+
+    def _colour_by_changed(self) -> None:
+        if self.report is not None:
+            self.set_report(self.report, self.kind)        # the status colours and the order follow
+        self.colour_by_changed.emit(self.colouring)
+
     def set_report(self, report, kind: str = "onnxruntime") -> None:
-        self.report = report
+        self.report, self.kind = report, kind
+        self.extract_button.setEnabled(report is not None and kind == "onnxruntime"
+                                       and (report.worst_own is not None or report.first_divergence is not None))
         if report is None:
             self.summary.setText(self.tr("No comparison yet"))
             self.table.setRowCount(0)
@@ -210,24 +267,39 @@ class CompareView(QWidget):
             skipped = len(report.skipped)
             text += " " + (self.tr("{n} value could not be compared.") if skipped == 1
                            else self.tr("{n} values could not be compared.")).format(n=skipped)
+        worst = report.worst_own
+        if worst is not None and not all(d.agrees for d in worst.own):
+            text += " " + self.tr("Largest own error: <b>{node}</b> (own rel. error {rel}; the node run alone on "
+                                  "the reference's values of its inputs).").format(
+                node=worst.node.display_name, rel=f"{worst.own_rel:.3g}")
         text += self._bodies_text(report)
         self.summary.setText(text)
         self.summary.setToolTip(self._bodies_tip(report))
         self.first_button.setEnabled(first is not None)
         inside = [nd for b in report.bodies if b.report is not None for nd in b.report.nodes]
         self.rows = sorted([*report.nodes, *inside], key=lambda n: (n.agrees, -n.rel))
+        self.table.setSortingEnabled(False)         # filled row by row, sorted once
         self.table.setRowCount(len(self.rows))
         for r, nd in enumerate(self.rows):
-            name = QTableWidgetItem(nd.node.name or nd.node.op_type)
+            name = _SortItem(nd.node.name or nd.node.op_type)
             name.setToolTip(nd.node.path)
+            name.setData(ROW, r)
             self.table.setItem(r, 0, name)
-            self.table.setItem(r, 1, QTableWidgetItem(nd.node.op_type))
-            self.table.setItem(r, 2, QTableWidgetItem(f"{nd.max_abs:.3g}"))
-            self.table.setItem(r, 3, QTableWidgetItem(f"{nd.rel:.3g}"))
-            flag = QTableWidgetItem(self.tr("first") if nd is first else (self.tr("differs") if not nd.agrees
-                                                                          else self.tr("ok")))
-            flag.setBackground(error_colour(nd.rel, nd.agrees))
-            self.table.setItem(r, 4, flag)
+            self.table.setItem(r, 1, _SortItem(nd.node.op_type))
+            self.table.setItem(r, 2, _SortItem(f"{nd.max_abs:.3g}", nd.max_abs))
+            self.table.setItem(r, 3, _SortItem(f"{nd.rel:.3g}", nd.rel))
+            own = nd.own is not None
+            self.table.setItem(r, 4, _SortItem(f"{nd.own_max_abs:.3g}" if own else "–", nd.own_max_abs if own else ""))
+            own_rel = _SortItem(f"{nd.own_rel:.3g}" if own else "–", nd.own_rel if own else "")
+            if not own and nd.own_note:
+                own_rel.setToolTip(nd.own_note)
+            self.table.setItem(r, 5, own_rel)
+            flag = _SortItem(self.tr("first") if nd is first else (self.tr("differs") if not nd.agrees
+                                                                   else self.tr("ok")), (nd.agrees, nd is not first))
+            flag.setBackground(error_colour(*shown_error(nd, self.colouring)))
+            self.table.setItem(r, 6, flag)
+        self.table.setSortingEnabled(True)
+        self.table.sortItems(5 if self.colouring == "own" else 3, Qt.DescendingOrder)
 
     def _bodies_text(self, report) -> str:
         """' Inside bodies: …' — what was compared there (each body run alone
@@ -249,9 +321,16 @@ class CompareView(QWidget):
         head = [self.tr("{n} bodies did not run: nothing there to compare").format(n=idle)] if idle else []
         return "\n".join(head + lines[:30] + (["…"] if len(lines) > 30 else []))
 
+    def node_at(self, row: int):
+        """The NodeDiff shown in table row `row` (as sorted now), or None."""
+        item = self.table.item(row, 0)
+        index = item.data(ROW) if item is not None else None
+        return self.rows[index] if index is not None and 0 <= index < len(self.rows) else None
+
     def _jump_row(self, row: int) -> None:
-        if 0 <= row < len(self.rows):
-            self.jump.emit(self.rows[row].node)
+        nd = self.node_at(row)
+        if nd is not None:
+            self.jump.emit(nd.node)
 
     def go_to_first(self) -> None:
         if self.report is not None and self.report.first_divergence is not None:

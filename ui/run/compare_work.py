@@ -43,3 +43,16 @@ def saved_model_for(document) -> Optional[object]:
         return None
     from onnxstudio.core import load
     return load(document.path)
+
+
+def shown_error(nd, colour_by: str = "total") -> tuple[float, bool]:
+    """(relative error, agrees) of a compare.NodeDiff as the canvas and the
+    table colour it: its total error, or with colour_by "own" its own error
+    (the node run alone on the reference's inputs). A node whose own error
+    was not measured (a constant, a node whose inputs the reference lacks)
+    shows as agreeing under "own": it is not where the error is made."""
+    if colour_by != "own":
+        return nd.rel, nd.agrees
+    if nd.own is None:
+        return 0.0, True
+    return nd.own_rel, all(d.agrees for d in nd.own)

@@ -84,6 +84,7 @@ class RunController(QObject):
         super().__init__(parent)
         self.qdoc = None
         self._debug = None                # core.exec.debug.DebugRun of the open document
+        self.break_on_nonfinite = False   # given to each document's DebugRun
         self.job: Optional[RunJob] = None
         self.jobs = JobRunner(self)       # keeps every started RunJob alive until it ends
         # node -> the box of another node (or group) that draws it, or None: a
@@ -139,6 +140,7 @@ class RunController(QObject):
         if self._debug is None and self.qdoc is not None:
             from onnxstudio.core.exec.debug import DebugRun
             self._debug = DebugRun(self.qdoc.document.model)
+            self._debug.break_on_nonfinite = self.break_on_nonfinite
             self.set_body_options()
         return self._debug
 
@@ -440,8 +442,10 @@ class RunController(QObject):
         return on
 
     def set_break_on_nonfinite(self, on: bool) -> None:
-        if self.debug is not None:
-            self.debug.break_on_nonfinite = bool(on)
+        """Stop at the first NaN/Inf, in this document's runs and the next one's."""
+        self.break_on_nonfinite = bool(on)
+        if self._debug is not None:
+            self._debug.break_on_nonfinite = self.break_on_nonfinite
 
     # -- comparisons ------------------------------------------------------------------------
 

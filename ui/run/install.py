@@ -18,7 +18,10 @@ from .compare_view import CompareView
 from .controller import RunController
 from .inputs_panel import InputsPanel, RunDockWidth
 from .inspector import TensorInspector
+from .extract_failing import install_compare_actions
 from .overlay import RunOverlay
+from .run_options import RunOptions, remember_options, stored_options
+from .profile_work import install_profile
 
 
 class RunDock(QWidget):
@@ -126,9 +129,13 @@ class RunUI(QObject):
         self.overlay = RunOverlay(window.graph, self.controller, self.inspect)
         self._inspected = None            # the IR Value the inspector shows
         self._inspected_source = None     # the array (or initializer) it was shown from
+        self._path = None                 # the model's file: its run options are remembered by it
+        self._restoring = False           # while the stored run options are put back
         self._build_actions()
         self._connect()
         self._follow_pending = None
+        self.compare_actions = install_compare_actions(self)   # colour by total/own error, Extract failing subgraph…
+        self.profile = install_profile(self)      # Profile Run, the Profile dock, heat on the canvas
 
     def _dock(self, title, widget, area) -> QDockWidget:
         return self.window.add_dock(title, widget, area)
@@ -276,13 +283,20 @@ class RunUI(QObject):
         d.save_all_values.triggered.connect(lambda: self.save_values(selected=False))
         self.window.graph.selection_changed.connect(self._selection)
         self.window.graph.laid_out.connect(self._after_layout)
+        for action in (self.nan_action, self.constants_action, self.shapes_action, self.bodies_action,
+                       self.iterations_action):
+            action.toggled.connect(self._options_changed)
+        d.budget_box.valueChanged.connect(self._options_changed)
 
     # -- document -----------------------------------------------------------------------------
 
     def set_document(self, qdoc, path=None) -> None:
         self.controller.set_document(qdoc)
+        self._path = path if qdoc is not None else None
         if qdoc is not None:
             self.inputs.set_model(qdoc.document.model, path)
+            self._apply_options(stored_options(self.window.settings, self._path) if path is not None
+                                else RunOptions())
         self.compare.set_report(None)
         self.dock_widget.status.setText(QCoreApplication.translate(
             "RunDock", "Set the inputs, then Run (Ctrl+R) or Step (F10)"))
@@ -405,6 +419,31 @@ class RunUI(QObject):
         self._message("info", text)
         return True
 
+    def _options(self) -> RunOptions:
+        return RunOptions(self.nan_action.isChecked(), self.constants_action.isChecked(),
+                          self.shapes_action.isChecked(), self.bodies_action.isChecked(),
+                          self.iterations_action.isChecked(), self.dock_widget.budget_box.value())
+
+    def _apply_options(self, options: RunOptions) -> None:
+        """Set the menu, the dock and the controller to `options`."""
+        self._restoring = True
+        try:
+            self.nan_action.setChecked(options.stop_at_nonfinite)
+            self._nan_toggled()
+            self.constants_action.setChecked(options.step_on_constants)
+            self.shapes_action.setChecked(options.step_on_shapes)
+            self._step_options_toggled()
+            self._bodies_toggled(options.keep_body_values)
+            self._iterations_toggled(options.every_iteration)
+            self.dock_widget.budget_box.setValue(options.body_budget_mib)
+            self.controller.set_body_options(body_budget=options.body_budget_mib << 20)
+        finally:
+            self._restoring = False
+
+    def _options_changed(self, *_args) -> None:
+        if not self._restoring:
+            remember_options(self.window.settings, self._path, self._options())
+
     def _nan_toggled(self, on=None) -> None:
         on = self.nan_action.isChecked()
         self.dock_widget.nan_box.setChecked(on)
@@ -514,9 +553,12 @@ class RunUI(QObject):
         if select:
             self._stepped_to = node
             if item is not None and getattr(item.ref, "node", None) is not node:
-                # drawn inside another box (a group, a reader): Properties shows it, the box stays unselected
-                panel.scene.clearSelection()
-                self.window.properties.show_object(node)
+                # drawn inside another box (a group, a reader): Properties shows it, the box stays unselected.
+                # Quietly: the selection emptied would have Properties build the model's form first.
+                with QSignalBlocker(panel.scene):
+                    panel.scene.clearSelection()
+                with self.window.properties.forms_later():
+                    self.window.properties.show_object(node)
                 select = False
         if event.reason == "step" and item is not None and getattr(item.ref, "kind", "") == "group":
             rect = item.scene_rect()
@@ -567,7 +609,8 @@ class RunUI(QObject):
                 # (the model's, then the node's), the longest part of a step's pause.
                 with QSignalBlocker(panel.scene):
                     panel.scene.clearSelection()
-                item.setSelected(True)
+                with self.window.properties.forms_later():
+                    item.setSelected(True)
             rect = item.scene_rect()
             if not panel.view.visible_scene_rect().contains(rect):
                 panel.view.centerOn(rect.center())

@@ -30,9 +30,11 @@ from shiboken6 import isValid
 
 from onnxstudio.core.exec.tensor_stats import tensor_stats
 from onnxstudio.core.exec.values import describe
+from onnxstudio.core.ir import Node
+from onnxstudio.core.layout import ViewEdge
 
 from ..canvas import fonts
-from .compare_work import error_colour_fraction
+from .compare_work import error_colour_fraction, shown_error
 
 CURRENT = QColor("#f08c00")
 BREAK = QColor("#d62828")
@@ -211,7 +213,7 @@ class NodeMark(QGraphicsItem):
 def _kept_run_note(debug, graph, name: str) -> str:
     """For a body value a whole run kept: which run of the body it is from,
     when the body ran more than once (a loop's iterations); else ""."""
-    kept = getattr(debug, "kept", None)
+    kept = debug.kept
     path = graph.path if kept is not None and graph.parent_node is not None else None
     runs = kept.runs.get(path, 0) if path is not None else 0
     if runs < 2 or (path, name) not in kept.values:
@@ -229,9 +231,12 @@ class RunOverlay:
         self.inspect = inspect          # inspect(ir Value) when a value tag is clicked
         self.items: list = []
         self.show_values = True
+        self.colour_by = "total"        # the comparison's colouring: "total" or "own" error (the Compare dock's)
         self.recomputed: set = set()    # names the last whole run computed again while it kept others
         self._placed: dict = {}         # where each tag went last time (see _place_all)
         self._points: dict = {}         # points along each edge (see _along)
+        self._ground = None             # (key, _Ground) of the layout shown (see _ground_of)
+        self._marks: list = []          # the NodeMarks among the items
         controller.busy.connect(lambda _what: self.recomputed.clear())
         controller.ran.connect(self._note_ran)
         self._shown = None              # what the items show (see _state)
@@ -248,8 +253,10 @@ class RunOverlay:
             if isValid(item) and item.scene() is scene:
                 scene.removeItem(item)
         self.items = []
+        self._marks = []
         self._tags = {}
         self._shown = None
+        self._ground = None
 
     def _take_tags(self, scene) -> dict:
         """Take every item off the scene but the value tags, and hand those
@@ -258,6 +265,7 @@ class RunOverlay:
         kept = set(map(id, tags.values()))
         _remove(scene, [item for item in self.items if id(item) not in kept])
         self.items = []
+        self._marks = []
         self._tags = {}
         self._shown = None
         return tags
@@ -276,6 +284,16 @@ class RunOverlay:
         state = self._state(debug, scene, vm)
         if state is not None and state == self._shown:
             return
+        if state is not None and self._shown is not None and state[0] == self._shown[0]:
+            # The tags show what they showed (a step starting, a breakpoint
+            # set): only the node marks change.
+            self._shown = state
+            marks = set(map(id, self._marks))
+            _remove(scene, self._marks)
+            self.items = [item for item in self.items if id(item) not in marks]
+            self._marks = []
+            self._node_marks(scene, vm, debug, self.panel.level.graph)
+            return
         old = self._take_tags(scene)         # still on the scene: _value_tags keeps what it can
         if debug is None or vm is None or not self.panel.levels or not self.show_values:
             _remove(scene, old.values())
@@ -291,21 +309,25 @@ class RunOverlay:
 
     def _state(self, debug, scene, vm):
         """Everything the items are drawn from, compared by identity (the
-        values by their arrays' ids: a run again gives new arrays); None
-        when there is nothing to show."""
+        values by their arrays' ids: a run again gives new arrays), as (what
+        the value tags show, what only the node marks show); None when
+        there is nothing to show."""
         if debug is None or vm is None or not self.panel.levels:
             return None
         c = self.controller
-        kept = getattr(debug, "kept", None)
-        return (id(scene), id(vm), id(self.panel.level.graph), id(debug), self.show_values, c.running,
-                tuple(map(id, debug.values.values())), id(kept), len(getattr(kept, "values", ()) or ()),
-                id(debug.current), tuple(map(id, debug.breakpoints)), id(debug.error),
-                tuple(map(id, debug.nonfinite)), tuple(debug.nonfinite_inputs), id(c.report),
-                frozenset(self.recomputed), self._body_state(debug))
+        kept = debug.kept
+        graph = self.panel.level.graph
+        tags = (id(scene), id(vm), id(graph), id(debug), self.show_values,
+                tuple(map(id, debug.values.values())), id(kept), len(kept.values) if kept is not None else 0,
+                id(self._failed_node(debug, graph)), tuple(map(id, debug.nonfinite)),
+                tuple(debug.nonfinite_inputs), frozenset(self.recomputed), self._body_state(debug))
+        marks = (c.running, id(debug.current), tuple(map(id, debug.breakpoints)), id(debug.error), id(c.report),
+                 self.colour_by)
+        return tags, marks
 
     def _body_state(self, debug) -> tuple:
         """The arrays a body level's tags read (a step in a loop replaces them in place)."""
-        bodies = getattr(debug, "body_values", None) or {}
+        bodies = debug.body_values
         graph, out = self.panel.level.graph, []
         while graph is not None and graph.parent_graph is not None:
             out.append(tuple(map(id, bodies.get(id(graph), {}).values())))
@@ -319,14 +341,14 @@ class RunOverlay:
         `old` keeps the ones no edge took any more."""
         done = set()
         tags = []          # (tag, edge), placed together once all are known
-        room = _Room(scene)
+        room = _Room(self._ground_of(scene))
         failed = self._failed_item(scene, debug, graph)
         if failed is not None:
             room.add_mark(_box(NodeMark.failed_flag(failed.scene_rect())))
         bad_names = {name for names in debug.nonfinite.values() for name in names}
         bad_names.update(debug.nonfinite_inputs)
         for edge in scene.edge_items.values():
-            value = getattr(edge.ref, "value", None)
+            value = edge.ref.value if isinstance(edge.ref, ViewEdge) else None
             if value is None or id(value) in done:
                 continue
             computed = debug.value_of(value) if value.graph is graph or value.graph is None else \
@@ -352,6 +374,13 @@ class RunOverlay:
             if tag.scene() is not scene:
                 scene.addItem(tag)
             self.items.append(tag)
+
+    def _ground_of(self, scene) -> "_Ground":
+        labels = _Ground.labels_of(scene)
+        key = (id(scene), id(scene.view_model), hash(labels))
+        if self._ground is None or self._ground[0] != key:
+            self._ground = (key, _Ground(scene, labels))
+        return self._ground[1]
 
     def _note_ran(self, _outputs) -> None:
         """After a whole run that computed only what an edit left out: the
@@ -487,7 +516,7 @@ class RunOverlay:
         if current is not None and not self.controller.running:
             mark(current, current=True)
         for bp in debug.breakpoints:
-            if hasattr(bp, "op_type"):
+            if isinstance(bp, Node):          # breakpoints may also be names (set from a script)
                 mark(bp, breakpoint=True)
         for node in debug.nonfinite:
             mark(node, nonfinite=True)
@@ -501,16 +530,20 @@ class RunOverlay:
                 box = vm.box_for(nd.node) if nd.node.graph is graph else None
                 if box is None:
                     continue
+                rel, agrees = shown_error(nd, self.colour_by)
                 prev = bands.get(box)
-                if prev is None or (not nd.agrees and (prev.agrees or nd.rel > prev.rel)):
-                    bands[box] = nd
-        for box, nd in bands.items():
+                if prev is None or (not agrees and (prev[1] or rel > prev[0])):
+                    bands[box] = (rel, agrees, nd)
+        for box, (rel, agrees, nd) in bands.items():
             entry = marks.setdefault(box, {})
-            entry["band"] = error_colour(nd.rel, nd.agrees)
+            entry["band"] = error_colour(rel, agrees)
             entry["tooltip"] = (f"{nd.node.display_name}\n"
                                 + QCoreApplication.translate("RunOverlay", "max abs error {abs}, rel {rel}")
                                 .format(abs=f"{nd.max_abs:.3g}", rel=f"{nd.rel:.3g}")
-                                + ("" if nd.agrees else QCoreApplication.translate("RunOverlay", "  (differs)")))
+                                + ("" if nd.agrees else QCoreApplication.translate("RunOverlay", "  (differs)"))
+                                + ("" if nd.own is None else "\n" + QCoreApplication.translate(
+                                    "RunOverlay", "own error (run alone on the reference's inputs): max abs {abs}, "
+                                    "rel {rel}").format(abs=f"{nd.own_max_abs:.3g}", rel=f"{nd.own_rel:.3g}")))
         for box, flags in marks.items():
             item = scene.node_items.get(box)
             if item is None:
@@ -518,6 +551,7 @@ class RunOverlay:
             m = NodeMark(item.scene_rect(), **flags)
             scene.addItem(m)
             self.items.append(m)
+            self._marks.append(m)
 
     def _failed_node(self, debug, graph):
         """The node to mark as failed on `graph`'s level (None without a failure):
@@ -552,25 +586,12 @@ class _Room:
     # as much as reaching this far into a box.
     LABEL_DEPTH = 20.0
 
-    def __init__(self, scene):
-        self.boxes: list = []       # (left, top, right, bottom, True for a title / _LABEL / False)
-        self.cells: dict = {}
+    def __init__(self, ground: "_Ground"):
+        self.ground = ground.cells  # the layout's boxes, titles and labels (shared, never changed here)
+        self.cells: dict = {}       # what this refresh adds: tags, marks
         self._memo = None
-        for item in scene.node_items.values():
-            self.add(_box(item.scene_rect()))
-        for frame in scene.group_frames.values():
-            title = getattr(frame, "title_item", None)
-            if title is not None:
-                self.add(_box(title.scene_rect()), title=True)
-        # The edges' type labels: a tag over one hides the declared shape it is read against.
-        labels = []
-        for edge in scene.edge_items.values():
-            label = getattr(edge, "_label_rect", None)
-            if label is not None:
-                labels.append(_box(label))
-                self.add(labels[-1], title=_LABEL)
         self.marks: list = []       # run marks tags keep clear of (the "failed" flag)
-        self._labels = hash(tuple(labels))
+        self._labels = ground.labels
 
     @property
     def fixed(self) -> tuple:
@@ -583,18 +604,12 @@ class _Room:
         self.add(rect)
 
     def _cells(self, rect):
-        c = self.CELL
-        for cx in range(math.floor(rect[0] / c), math.floor(rect[2] / c) + 1):
-            for cy in range(math.floor(rect[1] / c), math.floor(rect[3] / c) + 1):
-                yield cx, cy
+        return _cells(rect, self.CELL)
 
-    def add(self, rect, title=False) -> None:
-        """`title`: True for a group title tab, _LABEL for an edge's type label."""
+    def add(self, rect) -> None:
+        """A tag or mark placed: later tags keep clear of it."""
         self._memo = None
-        box = (*rect[:4], title)
-        self.boxes.append(box)
-        for cell in self._cells(rect):
-            self.cells.setdefault(cell, []).append(box)
+        _add_box(self.cells, (*rect[:4], False), self.CELL)
 
     def remember(self) -> None:
         """Answer `meets` from memory until the next `add` (one tag's search)."""
@@ -636,8 +651,9 @@ class _Room:
     def _near(self, rect, extra=()):
         """The boxes in `rect`'s cells (one that spans two cells comes twice:
         harmless to both callers, cheaper than making them unique)."""
-        cells = self.cells
+        cells, ground = self.cells, self.ground
         for cell in self._cells(rect):
+            yield from ground.get(cell, ())
             yield from cells.get(cell, ())
         for e in extra:
             yield (*e[:4], False)
@@ -652,6 +668,44 @@ class _Room:
 
 
 _LABEL = "label"      # the kind of an edge's type label among the room's boxes (titles: True, others: False)
+
+
+def _cells(rect, size: float):
+    for cx in range(math.floor(rect[0] / size), math.floor(rect[2] / size) + 1):
+        for cy in range(math.floor(rect[1] / size), math.floor(rect[3] / size) + 1):
+            yield cx, cy
+
+
+def _add_box(cells: dict, box: tuple, size: float) -> None:
+    for cell in _cells(box, size):
+        cells.setdefault(cell, []).append(box)
+
+
+class _Ground:
+    """What stays put between the refreshes of one layout, bucketed like the
+    room: node boxes, group title tabs and the edges' type labels. Made once
+    per layout and set of labels (making it on every refresh was two thirds
+    of a step's tag refresh on bert_12layer_narrow)."""
+
+    def __init__(self, scene, labels: tuple):
+        self.cells: dict = {}
+        size = _Room.CELL
+        for item in scene.node_items.values():
+            _add_box(self.cells, (*_box(item.scene_rect()), False), size)
+        for frame in scene.group_frames.values():
+            title = getattr(frame, "title_item", None)
+            if title is not None:
+                _add_box(self.cells, (*_box(title.scene_rect()), True), size)
+        # The edges' type labels: a tag over one hides the declared shape it is read against.
+        for label in labels:
+            _add_box(self.cells, (*label, _LABEL), size)
+        self.labels = hash(labels)
+
+    @staticmethod
+    def labels_of(scene) -> tuple:
+        """The type labels' boxes as drawn now (relabelled after an edit, without a new layout)."""
+        return tuple(_box(label) for label in (getattr(edge, "_label_rect", None)
+                                               for edge in scene.edge_items.values()) if label is not None)
 
 
 def _remove(scene, items) -> None:

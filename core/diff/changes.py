@@ -1,0 +1,137 @@
+"""What differs between paired things, and what is only on one side.
+
+A paired node is changed when its op, domain, attributes or input wiring
+differ. A wiring difference that an added node upstream in B (an insertion)
+or a removed node upstream in A (a bypass) explains is not counted: the
+insertion or removal is the difference. A paired weight is changed when
+its dtype, shape or values differ (largest absolute and relative
+difference, share of elements changed)."""
+from __future__ import annotations
+
+from dataclasses import dataclass, field
+from typing import Optional
+
+import numpy as np
+
+from ..ir import Node, Value
+from .match import Matching
+from .signature import attr_value_key, op_key
+
+
+@dataclass
+class NodeChange:
+    a: Node
+    b: Node
+    op: Optional[tuple] = None               # (A's op, B's op) when they differ
+    domain: Optional[tuple] = None
+    attributes: list = field(default_factory=list)   # names added, removed or with another value
+    inputs: bool = False                     # wired to other values (unexplained)
+
+    @property
+    def changed(self) -> bool:
+        return bool(self.op or self.domain or self.attributes or self.inputs)
+
+
+@dataclass
+class WeightChange:
+    a: Value
+    b: Value
+    dtype: Optional[tuple] = None
+    shape: Optional[tuple] = None
+    max_abs: Optional[float] = None
+    max_rel: Optional[float] = None
+    share_changed: Optional[float] = None
+
+
+def pair_changed_ops(m: Matching, claimed: set) -> None:
+    """Pair unpaired nodes of different ops that stand in the same place:
+    their outputs are partners, or they read exactly the partners of each
+    other's inputs."""
+    for ga, gb in m.graphs:
+        for na in ga.nodes:
+            if na in m.nodes or na in claimed:
+                continue
+            nb = _same_place(m, na, gb)
+            if nb is not None and nb not in m.nodes_back and nb not in claimed:
+                m.pair_nodes(na, nb)
+
+
+def _same_place(m: Matching, na: Node, gb) -> Optional[Node]:
+    for oa in na.outputs:
+        ob = m.values.get(oa) if oa is not None else None
+        if ob is not None and ob.producer is not None and ob.producer.graph is gb:
+            return ob.producer
+    ins = [m.values.get(v) if v is not None else None for v in na.inputs]
+    if not ins or any(v is None for v in ins) or len(na.outputs) == 0:
+        return None
+    cands = [c for c, _ in ins[0].uses if c.graph is gb and c not in m.nodes_back
+             and list(c.inputs) == ins and len(c.outputs) == len(na.outputs)]
+    return cands[0] if len(cands) == 1 else None
+
+
+def node_change(m: Matching, na: Node, nb: Node) -> NodeChange:
+    c = NodeChange(na, nb)
+    if (na.op_type, na.overload) != (nb.op_type, nb.overload):
+        c.op = (na.op_type, nb.op_type)
+    if (na.domain or "") != (nb.domain or ""):
+        c.domain = (na.domain, nb.domain)
+    names = sorted(set(na.attributes) | set(nb.attributes))
+    for name in names:
+        x, y = na.attributes.get(name), nb.attributes.get(name)
+        if x is None or y is None or x.type != y.type or attr_value_key(x) != attr_value_key(y):
+            c.attributes.append(name)
+    c.inputs = _wiring_changed(m, na, nb)
+    return c
+
+
+def _wiring_changed(m: Matching, na: Node, nb: Node) -> bool:
+    if len(na.inputs) != len(nb.inputs):
+        return True
+    for va, vb in zip(na.inputs, nb.inputs):
+        if va is None and vb is None:
+            continue
+        if va is None or vb is None:
+            return True
+        if m.values.get(va) is vb:
+            continue
+        explained = ((va.producer is not None and va.producer not in m.nodes)
+                     or (vb.producer is not None and vb.producer not in m.nodes_back))
+        if not explained:
+            return True
+    return False
+
+
+def weight_change(va: Value, vb: Value) -> Optional[WeightChange]:
+    """None when both hold the same dtype, shape and bytes (both are read)."""
+    ta, tb = va.const, vb.const
+    c = WeightChange(va, vb)
+    if ta.dtype != tb.dtype:
+        c.dtype = (ta.dtype, tb.dtype)
+    if tuple(ta.shape) != tuple(tb.shape):
+        c.shape = (tuple(ta.shape), tuple(tb.shape))
+    if c.dtype or c.shape:
+        return c
+    if not hasattr(ta, "raw_bytes") or not hasattr(tb, "raw_bytes"):
+        xa, xb = ta.to_dense(), tb.to_dense()
+    else:
+        if np.array_equal(np.frombuffer(ta.raw_bytes(), np.uint8), np.frombuffer(tb.raw_bytes(), np.uint8)):
+            return None
+        xa, xb = ta.numpy(), tb.numpy()
+    if xa.dtype.kind in "fciub" and xa.dtype.kind == xb.dtype.kind:
+        fa, fb = xa.astype(np.float64, copy=False), xb.astype(np.float64, copy=False)
+        delta = np.abs(fa - fb)
+        c.max_abs = float(delta.max()) if delta.size else 0.0
+        scale = float(np.abs(fa).max()) if fa.size else 0.0
+        c.max_rel = c.max_abs / scale if scale > 0 else (0.0 if c.max_abs == 0 else float("inf"))
+        c.share_changed = float(np.count_nonzero(fa != fb)) / fa.size if fa.size else 0.0
+    else:
+        same = np.asarray(xa == xb)
+        c.share_changed = 1.0 - float(same.mean()) if same.size else 0.0
+        if c.share_changed == 0.0:
+            return None
+    return c
+
+
+def op_text(node: Node) -> str:
+    d, op, overload = op_key(node)
+    return f"{d + '::' if d else ''}{op}"

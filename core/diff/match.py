@@ -1,0 +1,297 @@
+"""Pair the nodes, values and initializers of model A with those of model B.
+
+Names first, where both sides use the same one for the same kind of thing.
+Then structure, so that a re-export that renamed everything still pairs
+everything:
+
+- anchors: graph inputs and outputs (by name, then by position) and
+  initializers (by name, then by content: a hash of the bytes, computed
+  only for weights whose dtype and shape some weight on the other side
+  shares; a lone weight of a given dtype and shape on each side pairs as
+  a changed weight);
+- forward: a node whose inputs are all paired pairs with the node of the
+  same op reading the partners of those inputs (value numbering: with
+  every input anchored this alone pairs a renamed model in one pass);
+- backward: the producers of paired values pair when their ops agree;
+- along an edge: a node with one paired input pairs with the only
+  consumer of that input's partner that has the same op at the same slot
+  (preferring equal attributes), which carries on past a changed weight;
+- a Weisfeiler-Lehman-style signature (op, attributes, the ops around it,
+  refined twice) for what is left, pairing signatures unique on both sides.
+
+Paired nodes pair their inputs and outputs by position where the values
+are still unpaired and of the same kind (an initializer with an
+initializer, a Conv's output with a Conv's output), so an inserted node
+does not pull the wrong value into a pair.
+
+Bodies (If/Loop/Scan) of paired nodes are matched by attribute name the
+same way, as are model-local functions by (domain, name, overload). One
+map spans every graph, so a body's reads of outer values are already
+paired when the body is matched.
+"""
+from __future__ import annotations
+
+from collections import defaultdict
+from typing import Callable, Iterable, Optional
+
+from ..ir import Graph, Model, Node, Value
+from .signature import attr_signature, op_key, tensor_digest, tensor_key, value_kind
+
+
+class Cancelled(Exception):
+    """The caller asked matching to stop."""
+
+
+class Matching:
+    """Pairs found between model A and model B (objects of each, by identity)."""
+
+    def __init__(self, a: Model, b: Model):
+        self.a, self.b = a, b
+        self.nodes: dict[Node, Node] = {}
+        self.nodes_back: dict[Node, Node] = {}
+        self.values: dict[Value, Value] = {}
+        self.values_back: dict[Value, Value] = {}
+        self.graphs: list[tuple[Graph, Graph]] = []       # every graph pair matched, outermost first
+        self._attrs: dict[Node, tuple] = {}
+
+    # -- pairs -------------------------------------------------------------------
+
+    def pair_values(self, va: Optional[Value], vb: Optional[Value]) -> bool:
+        if va is None or vb is None or va in self.values or vb in self.values_back:
+            return False
+        self.values[va] = vb
+        self.values_back[vb] = va
+        return True
+
+    def pair_nodes(self, na: Node, nb: Node) -> None:
+        self.nodes[na] = nb
+        self.nodes_back[nb] = na
+        for oa, ob in zip(na.outputs, nb.outputs):
+            self.pair_values(oa, ob)
+        for ia, ib in zip(na.inputs, nb.inputs):
+            if ia is not None and ib is not None and value_kind(ia) == value_kind(ib):
+                self.pair_values(ia, ib)
+
+    def attrs(self, node: Node) -> tuple:
+        sig = self._attrs.get(node)
+        if sig is None:
+            sig = self._attrs[node] = attr_signature(node)
+        return sig
+
+
+def match_models(a: Model, b: Model, *, check: Callable[[], None] = lambda: None) -> Matching:
+    """Everything of A paired with what it is in B. `check` is called
+    between passes; it may raise Cancelled to stop."""
+    m = Matching(a, b)
+    _match_graph(m, a.graph, b.graph, check)
+    for key, fa in a.functions.items():
+        fb = b.functions.get(key)
+        if fb is not None:
+            _match_graph(m, fa.graph, fb.graph, check)
+    return m
+
+
+def _match_graph(m: Matching, ga: Graph, gb: Graph, check) -> None:
+    m.graphs.append((ga, gb))
+    _pair_named_or_positional(m, ga.inputs, gb.inputs)
+    _pair_named_or_positional(m, ga.outputs, gb.outputs)
+    _pair_initializers(m, ga, gb)
+    _pair_named_nodes(m, ga, gb)
+    check()
+    while True:
+        progress = _forward(m, ga, gb) + _backward(m, ga) + _along_edges(m, ga)
+        check()
+        if not progress:
+            progress = _by_signature(m, ga, gb)
+            if not progress:
+                break
+    for na in ga.nodes:
+        nb = m.nodes.get(na)
+        if nb is None:
+            continue
+        bodies_b = dict(nb.subgraphs())
+        for attr, body_a in na.subgraphs():
+            body_b = bodies_b.get(attr)
+            if body_b is not None:
+                _match_graph(m, body_a, body_b, check)
+
+
+def _pair_named_or_positional(m: Matching, va: list, vb: list) -> None:
+    by_name = {v.name: v for v in vb}
+    for v in va:
+        if v.name in by_name:
+            m.pair_values(v, by_name[v.name])
+    rest_a = [v for v in va if v not in m.values]
+    rest_b = [v for v in vb if v not in m.values_back]
+    if len(rest_a) == len(rest_b):
+        for x, y in zip(rest_a, rest_b):
+            m.pair_values(x, y)
+
+
+def _pair_initializers(m: Matching, ga: Graph, gb: Graph) -> None:
+    for name, va in ga.initializers.items():
+        vb = gb.initializers.get(name)
+        if vb is not None:
+            m.pair_values(va, vb)
+    left_a = _by_tensor_key(v for v in ga.initializers.values() if v not in m.values)
+    left_b = _by_tensor_key(v for v in gb.initializers.values() if v not in m.values_back)
+    for key, xs in left_a.items():
+        ys = left_b.get(key)
+        if not ys:
+            continue
+        # Only weights that share dtype and shape with one on the other side are read.
+        digests_b = defaultdict(list)
+        for y in ys:
+            digests_b[tensor_digest(y.const)].append(y)
+        for x in xs:
+            same = digests_b.get(tensor_digest(x.const))
+            if same:
+                m.pair_values(x, same.pop(0))
+    for key, xs in left_a.items():
+        xs = [x for x in xs if x not in m.values]
+        ys = [y for y in left_b.get(key, ()) if y not in m.values_back]
+        if len(xs) == 1 and len(ys) == 1:
+            m.pair_values(xs[0], ys[0])   # the one weight of its kind on each side: changed values
+
+
+def _by_tensor_key(values: Iterable[Value]) -> dict:
+    out = defaultdict(list)
+    for v in values:
+        out[tensor_key(v.const)].append(v)
+    return out
+
+
+def _pair_named_nodes(m: Matching, ga: Graph, gb: Graph) -> None:
+    counts = defaultdict(int)
+    for n in gb.nodes:
+        if n.name:
+            counts[n.name] += 1
+    by_name = {n.name: n for n in gb.nodes if n.name and counts[n.name] == 1}
+    for na in ga.nodes:
+        nb = by_name.get(na.name) if na.name else None
+        if nb is not None and nb not in m.nodes_back and op_key(na) == op_key(nb):
+            m.pair_nodes(na, nb)
+
+
+def _forward(m: Matching, ga: Graph, gb: Graph) -> int:
+    index = defaultdict(list)
+    for nb in gb.nodes:
+        if nb not in m.nodes_back:
+            index[_input_key(m, nb, [id(v) if v is not None else None for v in nb.inputs])].append(nb)
+    found = 0
+    for na in ga.nodes:
+        if na in m.nodes:
+            continue
+        key = []
+        for v in na.inputs:
+            if v is None:
+                key.append(None)
+            elif v in m.values:
+                key.append(id(m.values[v]))
+            else:
+                break
+        else:
+            bucket = index.get(_input_key(m, na, key))
+            nb = _pick(m, na, [c for c in bucket if c not in m.nodes_back], unique=False) if bucket else None
+            if nb is not None:
+                bucket.remove(nb)
+                m.pair_nodes(na, nb)
+                found += 1
+    return found
+
+
+def _input_key(m: Matching, node: Node, inputs: list) -> tuple:
+    # A node reading nothing (Constant, RandomNormal) is told apart by its attributes.
+    return (op_key(node), tuple(inputs), None if inputs else m.attrs(node))
+
+
+def _backward(m: Matching, ga: Graph) -> int:
+    found = 0
+    for na in reversed(ga.nodes):
+        if na in m.nodes:
+            continue
+        for i, oa in enumerate(na.outputs):
+            ob = m.values.get(oa) if oa is not None else None
+            nb = ob.producer if ob is not None else None
+            if (nb is not None and nb.graph is not None and nb not in m.nodes_back and op_key(nb) == op_key(na)
+                    and i < len(nb.outputs) and nb.outputs[i] is ob):
+                m.pair_nodes(na, nb)
+                found += 1
+                break
+    return found
+
+
+def _along_edges(m: Matching, ga: Graph) -> int:
+    found = 0
+    for na in ga.nodes:
+        if na in m.nodes:
+            continue
+        for slot, va in enumerate(na.inputs):
+            vb = m.values.get(va) if va is not None else None
+            if vb is None:
+                continue
+            cands = [c for c, j in vb.uses if j == slot and c.graph is not None and c not in m.nodes_back
+                     and op_key(c) == op_key(na)]
+            nb = _pick(m, na, cands, unique=True)
+            if nb is not None:
+                m.pair_nodes(na, nb)
+                found += 1
+                break
+    return found
+
+
+def _pick(m: Matching, na: Node, cands: list, *, unique: bool) -> Optional[Node]:
+    """The candidate to pair with `na`: one with equal attributes first.
+    With `unique`, only when the choice is not ambiguous."""
+    if not cands:
+        return None
+    if len(cands) == 1:
+        return cands[0]
+    sig = m.attrs(na)
+    same = [c for c in cands if m.attrs(c) == sig]
+    if unique:
+        return same[0] if len(same) == 1 else None
+    return same[0] if same else cands[0]
+
+
+def _by_signature(m: Matching, ga: Graph, gb: Graph) -> int:
+    """Pair what is left by a signature of op, attributes and neighbourhood,
+    refined twice; only signatures that occur once on each side pair."""
+    left_a = [n for n in ga.nodes if n not in m.nodes]
+    left_b = [n for n in gb.nodes if n not in m.nodes_back]
+    if not left_a or not left_b:
+        return 0
+    sig_a = _signatures(m, left_a, m.values)
+    sig_b = _signatures(m, left_b, m.values_back, mirror=True)
+    count_a, count_b = defaultdict(int), defaultdict(int)
+    for s in sig_a.values():
+        count_a[s] += 1
+    for s in sig_b.values():
+        count_b[s] += 1
+    by_sig = {s: n for n, s in sig_b.items() if count_b[s] == 1}
+    found = 0
+    for na, s in sig_a.items():
+        if count_a[s] == 1 and s in by_sig:
+            m.pair_nodes(na, by_sig[s])
+            found += 1
+    return found
+
+
+def _signatures(m: Matching, nodes: list, pairs: dict, *, mirror: bool = False) -> dict:
+    """{node: signature}. A paired value is named by A's object on both
+    sides (`mirror` for B), so the two sides' signatures agree."""
+    def source(v, sig) -> object:
+        if v is None:
+            return None
+        if v in pairs:
+            return ("paired", id(pairs[v]) if mirror else id(v))
+        if v.producer in sig:
+            return sig[v.producer]
+        return op_key(v.producer) if v.producer is not None else "unpaired"
+
+    sig = {n: hash((op_key(n), m.attrs(n))) for n in nodes}
+    for _ in range(2):
+        sig = {n: hash((sig[n], tuple(source(v, sig) for v in n.inputs),
+                        tuple(sorted(hash(op_key(c)) for v in n.outputs if v is not None for c in v.consumers))))
+               for n in nodes}
+    return sig

@@ -1,0 +1,124 @@
+"""diff_models(A, B): the matching, the rewrites it recognised, and every
+difference left, with a status per node for drawing."""
+from __future__ import annotations
+
+from dataclasses import dataclass, field
+from typing import Callable, Optional
+
+from ..ir import Model, Node, Value
+from .changes import NodeChange, WeightChange, node_change, pair_changed_ops, weight_change
+from .match import Matching, match_models
+from .rewrites import Rewrite, find_rewrites
+
+SAME, CHANGED, ADDED, REMOVED, REWRITTEN = "same", "changed", "added", "removed", "rewritten"
+
+
+@dataclass
+class IoDiff:
+    added: list = field(default_factory=list)       # Values of B
+    removed: list = field(default_factory=list)     # Values of A
+    changed: list = field(default_factory=list)     # (Value of A, Value of B): another type or name
+
+    def __bool__(self) -> bool:
+        return bool(self.added or self.removed or self.changed)
+
+
+@dataclass
+class ModelDiff:
+    matching: Matching
+    rewrites: list[Rewrite]
+    changed: list[NodeChange]
+    added: list[Node]
+    removed: list[Node]
+    weights_changed: list[WeightChange]
+    weights_added: list[Value]
+    weights_removed: list[Value]
+    inputs: IoDiff
+    outputs: IoDiff
+    renamed_nodes: list[tuple[Node, Node]]
+    renamed_values: list[tuple[Value, Value]]
+    _status_a: dict = field(default_factory=dict, repr=False)
+    _status_b: dict = field(default_factory=dict, repr=False)
+
+    @property
+    def matched(self) -> int:
+        return len(self.matching.nodes)
+
+    @property
+    def equal(self) -> bool:
+        return not (self.rewrites or self.changed or self.added or self.removed or self.weights_changed
+                    or self.weights_added or self.weights_removed or self.inputs or self.outputs
+                    or self.renamed_nodes or self.renamed_values)
+
+    def status_a(self, node: Node) -> str:
+        return self._status_a.get(node, SAME if node in self.matching.nodes else REMOVED)
+
+    def status_b(self, node: Node) -> str:
+        return self._status_b.get(node, SAME if node in self.matching.nodes_back else ADDED)
+
+    def partner_of_a(self, node: Node) -> Optional[Node]:
+        return self.matching.nodes.get(node)
+
+    def partner_of_b(self, node: Node) -> Optional[Node]:
+        return self.matching.nodes_back.get(node)
+
+    def change_of(self, node: Node) -> Optional[NodeChange]:
+        return next((c for c in self.changed if c.a is node or c.b is node), None)
+
+    def weight_change_of(self, value: Value) -> Optional[WeightChange]:
+        return next((c for c in self.weights_changed if c.a is value or c.b is value), None)
+
+
+def diff_models(a: Model, b: Model, *, check: Callable[[], None] = lambda: None) -> ModelDiff:
+    """Match A with B and classify. `check` is called between passes and
+    may raise match.Cancelled."""
+    m = match_models(a, b, check=check)
+    rewrites = find_rewrites(m)
+    claimed_a = {n for r in rewrites for n in r.a_nodes + r.a_constants}
+    claimed_b = {n for r in rewrites for n in r.b_nodes + r.b_constants}
+    pair_changed_ops(m, claimed_a | claimed_b)
+    check()
+    status_a, status_b = {}, {}
+    for n in claimed_a:
+        status_a[n] = REWRITTEN
+    for n in claimed_b:
+        status_b[n] = REWRITTEN
+    changed = []
+    for na, nb in m.nodes.items():
+        if na in claimed_a or nb in claimed_b:
+            continue
+        c = node_change(m, na, nb)
+        if c.changed:
+            changed.append(c)
+            status_a[na] = status_b[nb] = CHANGED
+    removed, added = [], []
+    for ga, gb in m.graphs:
+        removed += [n for n in ga.nodes if n not in m.nodes and n not in claimed_a]
+        added += [n for n in gb.nodes if n not in m.nodes_back and n not in claimed_b]
+    explained_a = {v for r in rewrites for v in r.a_values}
+    explained_b = {v for r in rewrites for v in r.b_values}
+    weights_changed = []
+    for va, vb in m.values.items():
+        if va.const is not None and vb.const is not None and va not in explained_a and vb not in explained_b:
+            c = weight_change(va, vb)
+            if c is not None:
+                weights_changed.append(c)
+    weights_removed, weights_added = [], []
+    for ga, gb in m.graphs:
+        weights_removed += [v for v in ga.initializers.values() if v not in m.values and v not in explained_a]
+        weights_added += [v for v in gb.initializers.values() if v not in m.values_back and v not in explained_b]
+    ga, gb = a.graph, b.graph
+    renamed_nodes = [(x, y) for x, y in m.nodes.items() if x.name != y.name]
+    renamed_values = [(x, y) for x, y in m.values.items() if x.name != y.name]
+    return ModelDiff(m, rewrites, changed, added, removed, weights_changed, weights_added, weights_removed,
+                     _io(m, ga.inputs, gb.inputs), _io(m, ga.outputs, gb.outputs), renamed_nodes, renamed_values,
+                     status_a, status_b)
+
+
+def _io(m: Matching, va: list, vb: list) -> IoDiff:
+    d = IoDiff()
+    d.removed = [v for v in va if m.values.get(v) not in vb]
+    d.added = [v for v in vb if m.values_back.get(v) not in va]
+    d.changed = [(x, m.values[x]) for x in va if m.values.get(x) in vb
+                 and (str(x.type) != str(m.values[x].type) or x.name != m.values[x].name)]
+    return d

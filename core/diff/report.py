@@ -1,0 +1,133 @@
+"""A ModelDiff written out: JSON in the shape issue 24 gives, and the
+summary `onnxstudio diff` prints."""
+from __future__ import annotations
+
+from ..ir import Node, type_name
+from .changes import op_text
+from .model_diff import ModelDiff
+
+
+def node_label(node: Node) -> str:
+    """The node's name, or op[index] when it has none; a node inside a body
+    or function is prefixed with where that body is."""
+    own = node.name or f"{node.op_type}[{node.index}]"
+    g = node.graph
+    if g is None:
+        return own
+    if g.parent_node is not None:
+        return f"{node_label(g.parent_node)}/{g.attr_name}/{own}"
+    if getattr(g.owner, "is_function", False):
+        return f"{g.owner.name}/{own}"
+    return own
+
+
+def _float(x):
+    return None if x is None else (x if x == x and abs(x) != float("inf") else str(x))
+
+
+def _weight_json(c) -> dict:
+    out = {"a": c.a.name, "b": c.b.name, "max_abs": _float(c.max_abs), "max_rel": _float(c.max_rel),
+           "share_changed": _float(c.share_changed)}
+    if c.dtype:
+        out["dtype"] = [type_name(t) for t in c.dtype]
+    if c.shape:
+        out["shape"] = [list(s) for s in c.shape]
+    return out
+
+
+def _io_json(d) -> dict:
+    return {"added": [v.name for v in d.added], "removed": [v.name for v in d.removed],
+            "changed": [{"a": x.name, "b": y.name, "a_type": str(x.type), "b_type": str(y.type)}
+                        for x, y in d.changed]}
+
+
+def to_json(d: ModelDiff) -> dict:
+    total_a = sum(len(ga.nodes) for ga, _ in d.matching.graphs)
+    total_b = sum(len(gb.nodes) for _, gb in d.matching.graphs)
+    return {
+        "matched": d.matched,
+        "nodes_a": total_a, "nodes_b": total_b,
+        "nodes": {
+            "added": [node_label(n) for n in d.added],
+            "removed": [node_label(n) for n in d.removed],
+            "changed": [{"a": node_label(c.a), "b": node_label(c.b),
+                         "op": list(c.op) if c.op else op_text(c.a),
+                         "attributes": c.attributes, "inputs": c.inputs,
+                         **({"domain": list(c.domain)} if c.domain else {})} for c in d.changed],
+        },
+        "renamed": ([[node_label(x), node_label(y)] for x, y in d.renamed_nodes]
+                    + [[x.name, y.name] for x, y in d.renamed_values]),
+        "initializers": {"changed": [_weight_json(c) for c in d.weights_changed],
+                         "added": [v.name for v in d.weights_added],
+                         "removed": [v.name for v in d.weights_removed]},
+        "io": {"inputs": _io_json(d.inputs), "outputs": _io_json(d.outputs)},
+        "rewrites": [{"kind": r.kind, "text": r.text, "a": [node_label(n) for n in r.a_nodes],
+                      "b": [node_label(n) for n in r.b_nodes],
+                      "initializers_a": [v.name for v in r.a_values],
+                      "initializers_b": [v.name for v in r.b_values]} for r in d.rewrites],
+        "equal": d.equal,
+    }
+
+
+def _list(title: str, names: list, limit: int) -> list[str]:
+    if not names:
+        return []
+    lines = [f"{title} ({len(names)}):"] + [f"  {n}" for n in names[:limit]]
+    if len(names) > limit:
+        lines.append(f"  ... and {len(names) - limit} more (--json lists all)")
+    return lines
+
+
+def summary_lines(d: ModelDiff, *, limit: int = 20) -> list[str]:
+    j = to_json(d)
+    share = 100.0 * d.matched / max(j["nodes_a"], j["nodes_b"], 1)
+    lines = [f"matched:  {d.matched} of {j['nodes_a']} nodes in A and {j['nodes_b']} in B ({share:.1f} %)",
+             f"changed:  {len(d.changed)}   added: {len(d.added)}   removed: {len(d.removed)}   "
+             f"renamed: {len(j['renamed'])}   rewrites: {len(d.rewrites)}",
+             f"weights:  {len(d.weights_changed)} changed, {len(d.weights_added)} added, "
+             f"{len(d.weights_removed)} removed"]
+    if d.equal:
+        return lines + ["the models are the same"]
+    lines += _list("rewrites", [f"{r['text']}: {', '.join(r['a']) or '-'} -> {', '.join(r['b']) or '-'}"
+                                for r in j["rewrites"]], limit)
+    changes = []
+    for c in j["nodes"]["changed"]:
+        what = []
+        if isinstance(c["op"], list):
+            what.append(f"op {c['op'][0]} -> {c['op'][1]}")
+        if c["attributes"]:
+            what.append("attributes " + ", ".join(c["attributes"]))
+        if c["inputs"]:
+            what.append("inputs rewired")
+        if "domain" in c:
+            what.append("domain")
+        name = c["a"] if c["a"] == c["b"] else f"{c['a']} -> {c['b']}"
+        changes.append(f"{name}: {'; '.join(what)}")
+    lines += _list("changed nodes", changes, limit)
+    lines += _list("added nodes (in B)", j["nodes"]["added"], limit)
+    lines += _list("removed nodes (from A)", j["nodes"]["removed"], limit)
+    lines += _list("changed weights", [_weight_text(w) for w in j["initializers"]["changed"]], limit)
+    lines += _list("added weights", j["initializers"]["added"], limit)
+    lines += _list("removed weights", j["initializers"]["removed"], limit)
+    for side in ("inputs", "outputs"):
+        io = j["io"][side]
+        lines += _list(f"{side} added", io["added"], limit)
+        lines += _list(f"{side} removed", io["removed"], limit)
+        lines += _list(f"{side} changed", [f"{c['a']}: {c['a_type']} -> {c['b']}: {c['b_type']}"
+                                           for c in io["changed"]], limit)
+    lines += _list("renamed", [f"{x} -> {y}" for x, y in j["renamed"]], limit)
+    return lines
+
+
+def _weight_text(w: dict) -> str:
+    name = w["a"] if w["a"] == w["b"] else f"{w['a']} -> {w['b']}"
+    if "dtype" in w or "shape" in w:
+        parts = []
+        if "dtype" in w:
+            parts.append(f"dtype {w['dtype'][0]} -> {w['dtype'][1]}")
+        if "shape" in w:
+            parts.append(f"shape {w['shape'][0]} -> {w['shape'][1]}")
+        return f"{name}: {', '.join(parts)}"
+    return (f"{name}: max abs {w['max_abs']:.4g}, max rel {w['max_rel']:.4g}, "
+            f"{100 * w['share_changed']:.3g} % of elements changed")
+

@@ -1,0 +1,79 @@
+"""What two nodes or two weights must share to be taken for the same thing.
+
+Attribute signatures are plain tuples (hashable, cheap to compare); tensor
+contents are hashed only when asked, so a weight that is never a candidate
+for a content match is never read from its external file."""
+from __future__ import annotations
+
+import hashlib
+from typing import Optional
+
+import numpy as np
+
+from ..ir import AttrType, Node, Tensor, Value
+
+
+def tensor_key(t) -> tuple:
+    """(dtype, shape): what a content match must agree on before any byte is read."""
+    return (t.dtype, tuple(t.shape))
+
+
+def tensor_digest(t) -> str:
+    """A hash of the tensor's bytes, or for a large tensor of 256 evenly
+    spaced 256-byte pieces of them: enough to tell weights apart, and it
+    reads 64 KB of a weight rather than all of it. Two weights with the
+    same digest are paired; whether they are equal is decided by
+    `changes.weight_change`, which compares every byte of that pair."""
+    if not isinstance(t, Tensor):
+        return hashlib.sha1(t.to_dense().tobytes()).hexdigest()
+    raw = np.frombuffer(t.raw_bytes(), np.uint8)
+    if raw.size > _WHOLE:
+        step = raw.size // _PIECES
+        raw = np.ascontiguousarray(raw[:step * _PIECES].reshape(_PIECES, step)[:, :_PIECE])
+    return hashlib.sha1(raw).hexdigest()
+
+
+_PIECES, _PIECE = 256, 256
+_WHOLE = 2 * _PIECES * _PIECE
+
+
+def attr_value_key(attr) -> object:
+    """A hashable stand-in for one attribute's value."""
+    t = attr.type
+    v = attr.value
+    if attr.ref_attr_name:
+        return ("ref", attr.ref_attr_name)
+    if t == AttrType.TENSOR and v is not None:
+        return ("tensor", tensor_key(v), tensor_digest(v))
+    if t == AttrType.TENSORS:
+        return ("tensors", tuple((tensor_key(x), tensor_digest(x)) for x in v or ()))
+    if t == AttrType.GRAPH:
+        return ("graph", len(v.nodes) if v is not None else 0)
+    if t == AttrType.GRAPHS:
+        return ("graphs", tuple(len(g.nodes) for g in v or ()))
+    if t in (AttrType.SPARSE_TENSOR, AttrType.SPARSE_TENSORS, AttrType.TYPE_PROTO, AttrType.TYPE_PROTOS):
+        return (int(t), repr(v))
+    if isinstance(v, (list, tuple)):
+        return tuple(v)
+    return v
+
+
+def attr_signature(node: Node) -> tuple:
+    return tuple(sorted((name, attr_value_key(a)) for name, a in node.attributes.items()))
+
+
+def op_key(node: Node) -> tuple:
+    return (node.domain or "", node.op_type, node.overload)
+
+
+def value_kind(v: Optional[Value]) -> tuple:
+    """What produces a value, for pairing the inputs of paired nodes: an
+    initializer is only ever paired with an initializer, a Conv's output
+    with a Conv's output."""
+    if v is None:
+        return ("none",)
+    if v.producer is not None:
+        return ("node",) + op_key(v.producer)
+    if v.const is not None:
+        return ("const",)
+    return ("input",)

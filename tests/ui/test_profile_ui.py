@@ -1,0 +1,160 @@
+"""Profiled runs in the app: Run ▸ Profile Run, heat on the canvas with a
+legend, a collapsed group's total, the Profile dock's lists (a click goes
+to the node), comparing with the previous profile, progress and Cancel."""
+import pytest
+
+from shared_models import SHARED_MODELS
+from viewer_helpers import open_model, wait_idle
+from PySide6.QtWidgets import QMenu
+
+from onnxstudio.ui.run.heat import GroupTotal, HeatMark, heat_colour, heat_fraction, time_text
+
+# bert_small laid out and profiled: several seconds a test
+
+
+def _bert_small(qtbot, window):
+    open_model(qtbot, window, SHARED_MODELS / "bert_small" / "model.onnx")
+    r = window.run_ui
+    r.inputs.set_source("input_ids", "random", low=0, high=1000)
+    r.inputs.set_source("attention_mask", "ones")
+    r.inputs.set_source("token_type_ids", "zeros")
+    return r
+
+
+def _profile(qtbot, window, r):
+    r.profile.profile_action.trigger()
+    assert r.controller.wait(300_000)
+    wait_idle(qtbot, window)
+    assert not r.controller.last_error, r.controller.last_error
+
+
+def _group(window, last: str):
+    return next(p for p in window.graph.scene.view_model.groups if p[-1] == last)
+
+
+@pytest.mark.slow
+def test_profile_run_draws_heat_with_group_totals_and_lists(qtbot, window):
+    r = _bert_small(qtbot, window)
+    panel = window.graph
+    encoder = _group(window, "encoder")
+    panel.collapse_all()
+    wait_idle(qtbot, window)
+    panel.expand_group(encoder)
+    wait_idle(qtbot, window)
+    run_menu = next(o for o in r.reference_action.associatedObjects() if isinstance(o, QMenu))
+    assert r.profile.profile_action in run_menu.actions() and r.profile.ort_profile_action in run_menu.actions()
+    _profile(qtbot, window, r)
+    p = r.profile.profile
+    assert p is not None and p.source == "onnxstudio" and r.profile.dock.isVisible()
+    marks = [i for i in r.profile.heat.items if isinstance(i, HeatMark)]
+    assert marks and r.profile.heat.legend.isVisible()
+    # a collapsed layer's box shows the total of its nodes, and the hottest box is the reddest
+    vm = panel.scene.view_model
+    layer0 = encoder + ("layer.0",)
+    box = next(b for b, v in vm.nodes.items() if v.kind == "group" and v.group == layer0)
+    inside = sum(n.seconds for n in p.nodes if vm.path_of_node.get(id(n.node), ())[:len(layer0)] == layer0)
+    item = panel.scene.node_items[box]
+    mark = next(m for m in marks if m.rect == item.scene_rect())
+    assert mark.group and mark.label.startswith("Σ ") and inside > 0
+    assert f"{p.share(inside):.1%}" in mark.label
+    assert r.profile.heat.legend.hottest >= inside
+    # the open encoder frame has its total beside it
+    totals = [i for i in r.profile.heat.items if isinstance(i, GroupTotal)]
+    in_encoder = sum(n.seconds for n in p.nodes if vm.path_of_node.get(id(n.node), ())[:len(encoder)] == encoder)
+    frame = panel.scene.group_frames[encoder].scene_rect()
+    total = next(t for t in totals if abs(t.rect.left() - frame.right() - 4) < 1e-6
+                 and abs(t.rect.top() - frame.top() - 2) < 1e-6)
+    assert total.label == f"Σ {time_text(in_encoder)} · {p.share(in_encoder):.1%}" and in_encoder > inside
+    # the lists: slowest node first; a click goes to the node
+    view = r.profile.view
+    assert view.nodes.rowCount() > 10 and view.ops.item(0, 4).text() == p.by_op()[0].op_type
+    top = p.top_nodes(1)[0]
+    assert view.nodes.item(0, 3).text() == top.op_type and top.name in view.nodes.item(0, 4).text()
+    jumped = []
+    view.jump.connect(jumped.append)
+    view.nodes.cellClicked.emit(0, 1)
+    assert jumped == [top.node]
+    wait_idle(qtbot, window)
+    assert panel.scene.item_for_node(top.node) is not None          # its group was opened to show it
+    # heat off and on
+    view.heat_box.setChecked(False)
+    assert not r.profile.heat.items and not r.profile.heat.legend.isVisible()
+    view.heat_box.setChecked(True)
+    assert r.profile.heat.items
+
+
+@pytest.mark.slow
+def test_compare_with_the_previous_profile(qtbot, window):
+    r = _bert_small(qtbot, window)
+    _profile(qtbot, window, r)
+    view = r.profile.view
+    assert not view.compare_box.isEnabled()
+    first = r.profile.profile
+    _profile(qtbot, window, r)
+    assert r.profile.previous is first and view.compare_box.isEnabled()
+    assert view.nodes.isColumnHidden(2)
+    view.compare_box.setChecked(True)
+    assert not view.nodes.isColumnHidden(2) and view.nodes.item(0, 2).text()[0] in "+−±"
+    assert "the previous profile" in view.summary.text()
+    # an edit: the profile shown is said to be from before it, until the next profile
+    from onnxstudio.core.edits import SetAttribute
+    from onnxstudio.core.ir import AttrType
+    softmax = next(n for n in r.controller.model.graph.nodes if n.op_type == "Softmax")
+    assert r.controller.qdoc.apply(SetAttribute(softmax.name, "axis", AttrType.INT, -1))
+    wait_idle(qtbot, window)
+    assert "before your last edit" in view.summary.text()
+    assert r.profile.heat.legend.title.startswith("before your last edit")
+    _profile(qtbot, window, r)
+    assert "before your last edit" not in view.summary.text() and not r.profile.heat.stale
+
+
+@pytest.mark.slow
+def test_a_profile_can_be_cancelled(qtbot, window):
+    r = _bert_small(qtbot, window)
+    assert r.profile.profile_run()
+    assert r.dock_widget.cancel_button.isEnabled()
+    r.dock_widget.cancel_button.click()
+    assert r.controller.wait(300_000)
+    assert "cancelled" in r.dock_widget.status.text()
+    assert r.profile.profile is None
+    _profile(qtbot, window, r)                     # the app goes on
+    assert r.profile.profile is not None
+
+
+@pytest.mark.slow
+def test_profile_with_onnxruntime_draws_its_kernels_on_the_nodes(qtbot, window):
+    r = _bert_small(qtbot, window)
+    r.profile.ort_profile_action.trigger()
+    assert r.controller.wait(300_000)
+    wait_idle(qtbot, window)
+    assert not r.controller.last_error, r.controller.last_error
+    p = r.profile.profile
+    assert p.source == "onnxruntime" and p.share(p.unmapped_seconds) < 0.05
+    assert [i for i in r.profile.heat.items if isinstance(i, HeatMark)]
+    assert "onnxruntime" in r.profile.view.summary.text()
+
+
+@pytest.mark.slow
+def test_open_an_onnxruntime_profile(qtbot, window, tmp_path):
+    import numpy as np
+    from onnxstudio import core
+    from onnxstudio.core.exec.ort_profile import profile_with_onnxruntime
+    d = SHARED_MODELS / "bert_small"
+    profile_with_onnxruntime(core.load(d / "model.onnx"), dict(np.load(d / "inputs.npz")), 1, folder=str(tmp_path))
+    path = str(sorted(tmp_path.glob("ort_profile*.json"))[0])
+    r = _bert_small(qtbot, window)
+    assert r.profile.open_ort_profile(path)
+    p = r.profile.profile
+    assert p.source == "onnxruntime" and p.unmapped            # no optimised model here: some kernels untied
+    assert "not tied to a node" in r.profile.view.summary.text()
+    open_model(qtbot, window, SHARED_MODELS / "ppocr_v4_det" / "model.onnx")
+    assert r.profile.profile is None and not r.profile.heat.items    # another model: its profiles are gone
+    assert not r.profile.open_ort_profile(path)
+    assert "does not look like one of" in r.dock_widget.status.text()
+
+
+def test_heat_scale():
+    assert heat_fraction(0, 1) == 0 and heat_fraction(1, 1) == 1 and heat_fraction(0.25, 1) == 0.5
+    assert heat_fraction(1, 0) == 0
+    pale, red = heat_colour(0), heat_colour(1)
+    assert pale.saturationF() < red.saturationF() and red.hueF() < pale.hueF()

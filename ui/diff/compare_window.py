@@ -1,0 +1,157 @@
+"""The compare window: A's canvas and B's side by side with the legend,
+the list of differences and the side-by-side properties; and
+compare_with(window), what File > Compare With… does."""
+from __future__ import annotations
+
+import pathlib
+
+from PySide6.QtCore import QObject, Qt
+from PySide6.QtWidgets import (QDockWidget, QFileDialog, QLabel, QMainWindow, QMessageBox, QProgressDialog,
+                               QSplitter, QVBoxLayout, QWidget)
+
+from ...core.diff.report import summary_lines
+from ..graph_panel import GraphPanel
+from ..workers import JobRunner
+from .compare_job import CompareJob
+from .difference_list import DifferenceList
+from .side_by_side import SideBySide
+from .status_marks import Legend, StatusMarks
+from .sync import NavigationSync, selected_object
+
+
+class CompareWindow(QMainWindow):
+    def __init__(self, diff, title_a: str, title_b: str, parent=None, theme=None):
+        super().__init__(parent, Qt.Window)
+        self.diff = diff
+        self.setWindowTitle(self.tr("Compare {a} with {b}").format(a=title_a, b=title_b))
+        kwargs = {"theme": theme} if theme is not None else {}
+        self.left, self.right = GraphPanel(**kwargs), GraphPanel(**kwargs)
+        self.marks = (StatusMarks(self.left, diff, "a"), StatusMarks(self.right, diff, "b"))
+        self.sync = NavigationSync(self.left, self.right, diff)
+        splitter = QSplitter(Qt.Horizontal, self)
+        for panel, title in ((self.left, self.tr("A: {name}").format(name=title_a)),
+                             (self.right, self.tr("B: {name}").format(name=title_b))):
+            column = QWidget(splitter)
+            box = QVBoxLayout(column)
+            box.setContentsMargins(0, 0, 0, 0)
+            box.setSpacing(0)
+            heading = QLabel(title, column)
+            heading.setStyleSheet("font-weight: bold; padding: 3px 6px;")
+            box.addWidget(heading)
+            box.addWidget(panel, 1)
+            splitter.addWidget(column)
+        centre = QWidget(self)
+        layout = QVBoxLayout(centre)
+        layout.setContentsMargins(0, 0, 0, 0)
+        layout.setSpacing(0)
+        summary = QLabel(" · ".join(summary_lines(diff)[:2]), centre)
+        summary.setStyleSheet("padding: 3px 6px;")
+        layout.addWidget(summary)
+        layout.addWidget(Legend(centre))
+        layout.addWidget(splitter, 1)
+        self.setCentralWidget(centre)
+        self.differences = DifferenceList(diff, self)
+        self.properties = SideBySide(diff, self)
+        self._dock(self.tr("Differences"), self.differences, Qt.RightDockWidgetArea)
+        self._dock(self.tr("A and B"), self.properties, Qt.BottomDockWidgetArea)
+        self.differences.chosen.connect(self.go_to)
+        self.left.selection_changed.connect(lambda _: self._show_selected(self.left))
+        self.right.selection_changed.connect(lambda _: self._show_selected(self.right))
+        self.left.set_model(diff.matching.a)
+        self.right.set_model(diff.matching.b)
+        self.resize(1500, 900)
+
+    def _dock(self, title: str, widget, area) -> None:
+        dock = QDockWidget(title, self)
+        dock.setObjectName(title)
+        dock.setWidget(widget)
+        self.addDockWidget(area, dock)
+
+    def go_to(self, a, b) -> None:
+        """Show `a` on A's canvas and `b` on B's (the partner of whichever is missing)."""
+        if a is None and b is not None:
+            a = self.sync.partner(self.right, b)
+        if b is None and a is not None:
+            b = self.sync.partner(self.left, a)
+        for panel, obj in ((self.left, a), (self.right, b)):
+            if obj is not None and obj.graph is not None:
+                panel.reveal(obj, obj.graph)
+        self.properties.show_pair(a, b)
+
+    def _show_selected(self, panel) -> None:
+        obj = selected_object(panel)
+        if obj is None:
+            return
+        partner = self.sync.partner(panel, obj)
+        a, b = (obj, partner) if panel is self.left else (partner, obj)
+        self.properties.show_pair(a, b)
+
+
+class CompareAction(QObject):
+    """File > Compare With…: choose B, match in a worker with a cancellable
+    progress dialog, then open the compare window."""
+
+    def __init__(self, window):
+        super().__init__(window)
+        self.window = window
+        self.jobs = JobRunner(window)
+        self.job = None
+        self.progress = None
+        self.open_windows: list = []
+
+    def choose(self) -> None:
+        w = self.window
+        if w.model is None:
+            QMessageBox.information(w, self.tr("Compare With"), self.tr("Open a model first: it is A, the model chosen "
+                                                                 "next is B."))
+            return
+        start = str(w.path.parent) if w.path else ""
+        path, _ = QFileDialog.getOpenFileName(w, self.tr("Compare with ONNX model"), start,
+                                              self.tr("ONNX models (*.onnx);;All files (*)"))
+        if path:
+            self.start(path)
+
+    def start(self, path: str) -> None:
+        w = self.window
+        self.path_b = path
+        self.job = CompareJob(w.model, path)
+        self.job.done.connect(self._done)
+        self.job.failed.connect(self._failed)
+        self.progress = QProgressDialog(self.tr("Matching {name} with the open model…").format(
+            name=pathlib.Path(path).name), self.tr("Cancel"), 0, 0, w)
+        self.progress.setWindowModality(Qt.WindowModal)
+        self.progress.setMinimumDuration(300)
+        self.progress.canceled.connect(self.job.cancel)
+        self.jobs.start(self.job)
+
+    def _close_progress(self) -> None:
+        if self.progress is not None:
+            self.progress.reset()
+            self.progress = None
+
+    def _failed(self, message: str) -> None:
+        self._close_progress()
+        QMessageBox.warning(self.window, self.tr("Compare With"), message)
+
+    def _done(self, diff) -> None:
+        self._close_progress()
+        w = self.window
+        if diff.matched == 0 and (diff.removed or diff.added):
+            QMessageBox.information(w, self.tr("Compare With"), self.tr(
+                "{b} has nothing in common with the open model: no node of one was paired with a node of the "
+                "other. Compare two versions of the same model.").format(b=pathlib.Path(self.path_b).name))
+            return
+        title_a = w.path.name if w.path else self.tr("open model")
+        shown = CompareWindow(diff, title_a, pathlib.Path(self.path_b).name, w, w.graph.scene.theme)
+        self.open_windows.append(shown)
+        shown.show()
+        if diff.equal:
+            w.statusBar().showMessage(self.tr("The models are the same."), 5000)
+
+
+def compare_with(window) -> None:
+    """File > Compare With… (one CompareAction per main window)."""
+    action = getattr(window, "compare_action", None)
+    if action is None:
+        action = window.compare_action = CompareAction(window)
+    action.choose()

@@ -1,0 +1,89 @@
+"""A changed node's or weight's A and B side by side, differing rows marked."""
+from __future__ import annotations
+
+from PySide6.QtWidgets import QTextBrowser
+
+from ...core.ir import Node, Value, type_name
+from ..panels.html import esc
+
+_MARK = "background:#fde7c2;"
+
+
+def _attr_text(node: Node, name: str) -> str:
+    a = node.attributes.get(name)
+    if a is None:
+        return "—"
+    v = a.value
+    if hasattr(v, "shape") and hasattr(v, "dtype"):
+        return f"tensor {type_name(v.dtype)}{list(v.shape)}"
+    if hasattr(v, "nodes"):
+        return f"graph ({len(v.nodes)} nodes)"
+    text = repr(v)
+    return text if len(text) < 120 else text[:117] + "…"
+
+
+def _names(values) -> str:
+    return ", ".join(v.name if v is not None else "∅" for v in values)
+
+
+def _weight_text(v: Value) -> str:
+    t = v.const
+    return f"{type_name(t.dtype)}{list(t.shape)}"
+
+
+class SideBySide(QTextBrowser):
+    def __init__(self, diff, parent=None):
+        super().__init__(parent)
+        self.diff = diff
+        self.setOpenLinks(False)
+
+    def show_pair(self, a, b) -> None:
+        """`a` of model A and `b` of model B (either may be None)."""
+        if isinstance(a, Node) or isinstance(b, Node):
+            rows = self._node_rows(a, b)
+        elif isinstance(a, Value) or isinstance(b, Value):
+            rows = self._value_rows(a, b)
+        else:
+            self.clear()
+            return
+        a_title, b_title = esc(self.tr("A")), esc(self.tr("B"))
+        head = f"<tr><th></th><th align='left'>{a_title}</th><th align='left'>{b_title}</th></tr>"
+        body = "".join(f"<tr style='{_MARK if (x != y if differs is None else differs) else ''}'>"
+                       f"<td><b>{esc(k)}</b></td><td>{esc(x)}</td><td>{esc(y)}</td></tr>"
+                       for k, x, y, differs in (row + (None,) * (4 - len(row)) for row in rows))
+        self.setHtml(f"<table cellspacing='0' cellpadding='3' width='100%'>{head}{body}</table>")
+
+    def _node_rows(self, a, b) -> list:
+        def field(n, f):
+            return f(n) if n is not None else "—"
+        rows = [(self.tr("name"), field(a, lambda n: n.name), field(b, lambda n: n.name)),
+                (self.tr("op"), field(a, lambda n: n.op_type), field(b, lambda n: n.op_type)),
+                (self.tr("domain"), field(a, lambda n: n.domain or "ai.onnx"),
+                 field(b, lambda n: n.domain or "ai.onnx"))]
+        names = sorted(set(a.attributes if a is not None else ()) | set(b.attributes if b is not None else ()))
+        for name in names:
+            rows.append((name, _attr_text(a, name) if a is not None else "—",
+                         _attr_text(b, name) if b is not None else "—"))
+        # Renamed values are not a difference: the row is marked when the wiring changed.
+        change = self.diff.change_of(a if a is not None else b)
+        rewired = a is None or b is None or (change is not None and change.inputs)
+        rows.append((self.tr("inputs"), field(a, lambda n: _names(n.inputs)), field(b, lambda n: _names(n.inputs)),
+                     rewired))
+        rows.append((self.tr("outputs"), field(a, lambda n: _names(n.outputs)), field(b, lambda n: _names(n.outputs)),
+                     a is None or b is None))
+        return rows
+
+    def _value_rows(self, a, b) -> list:
+        rows = [(self.tr("name"), a.name if a is not None else "—", b.name if b is not None else "—")]
+        if (a is not None and a.const is not None) or (b is not None and b.const is not None):
+            rows.append((self.tr("weight"), _weight_text(a) if a is not None and a.const is not None else "—",
+                         _weight_text(b) if b is not None and b.const is not None else "—"))
+            change = self.diff.weight_change_of(a if a is not None else b)
+            if change is not None and change.max_abs is not None:
+                largest = self.tr("{abs} (relative {rel})").format(abs=f"{change.max_abs:.4g}",
+                                                                   rel=f"{change.max_rel:.4g}")
+                rows.append((self.tr("largest difference"), "", largest))
+                rows.append((self.tr("elements changed"), "", f"{100 * change.share_changed:.3g} %"))
+        else:
+            rows.append((self.tr("type"), str(a.type) if a is not None else "—", str(b.type) if b is not None else "—"))
+        return rows

@@ -1,0 +1,139 @@
+"""Colour by status on a canvas: a frame over every box whose node was
+added, removed, changed or rewritten, a dashed frame over a collapsed
+group (or a node holding bodies) with anything changed inside, and the
+legend that names the colours.
+
+Frames are child items of the boxes, so they move and vanish with them;
+they take no mouse buttons, so clicks reach the box below."""
+from __future__ import annotations
+
+from PySide6.QtCore import QT_TRANSLATE_NOOP, QCoreApplication, QRectF, Qt
+from PySide6.QtGui import QBrush, QColor, QPainter, QPen
+from PySide6.QtWidgets import QGraphicsItem, QHBoxLayout, QLabel, QWidget
+
+from ...core.diff import ADDED, CHANGED, REMOVED, REWRITTEN, SAME
+
+INSIDE = "inside"        # a group or a node with bodies holding a difference
+
+COLOURS = {ADDED: "#2e9d46", REMOVED: "#d0343a", CHANGED: "#e08a00", REWRITTEN: "#8a55c9", INSIDE: "#e08a00"}
+
+_SOURCE_TEXT = {
+    SAME: QT_TRANSLATE_NOOP("DiffStatus", "same"),
+    ADDED: QT_TRANSLATE_NOOP("DiffStatus", "added in B"),
+    REMOVED: QT_TRANSLATE_NOOP("DiffStatus", "removed from A"),
+    CHANGED: QT_TRANSLATE_NOOP("DiffStatus", "changed"),
+    REWRITTEN: QT_TRANSLATE_NOOP("DiffStatus", "rewritten (fused, folded, …)"),
+    INSIDE: QT_TRANSLATE_NOOP("DiffStatus", "changed inside"),
+}
+
+
+def status_text(status: str) -> str:
+    return QCoreApplication.translate("DiffStatus", _SOURCE_TEXT[status])
+
+
+class StatusFrame(QGraphicsItem):
+    def __init__(self, parent: QGraphicsItem, rect: QRectF, status: str):
+        super().__init__(parent)
+        self.rect = QRectF(rect)
+        self.status = status
+        self.setAcceptedMouseButtons(Qt.NoButton)
+        self.setZValue(1)
+
+    def set_status(self, status: str) -> None:
+        if status != self.status:
+            self.status = status
+            self.update()
+
+    def boundingRect(self) -> QRectF:
+        return self.rect.adjusted(-5, -5, 5, 5)
+
+    def paint(self, painter: QPainter, option, widget=None) -> None:
+        colour = QColor(COLOURS[self.status])
+        pen = QPen(colour, 4, Qt.DashLine if self.status == INSIDE else Qt.SolidLine)
+        painter.setPen(pen)
+        fill = QColor(colour)
+        fill.setAlpha(0 if self.status == INSIDE else 45)
+        painter.setBrush(QBrush(fill))
+        painter.drawRoundedRect(self.rect.adjusted(-3, -3, 3, 3), 5, 5)
+
+
+class StatusMarks:
+    """Keeps the frames of one side ('a' or 'b') up to date with its canvas."""
+
+    def __init__(self, panel, diff, side: str):
+        self.panel, self.diff, self.side = panel, diff, side
+        self._inside: dict = {}
+        panel.laid_out.connect(self.apply)
+
+    def node_status(self, node) -> str:
+        status = self.diff.status_a(node) if self.side == "a" else self.diff.status_b(node)
+        if status == SAME and self.changed_inside(node):
+            return INSIDE
+        return status
+
+    def changed_inside(self, node) -> bool:
+        """A node of a body below `node` is not the same on the other side."""
+        known = self._inside.get(node)
+        if known is None:
+            known = any(self.node_status(n) != SAME for _, body in node.subgraphs() for n in body.nodes)
+            self._inside[node] = known
+        return known
+
+    def value_status(self, value) -> str:
+        io = self.diff.inputs if value.is_graph_input else self.diff.outputs
+        if value in (io.removed if self.side == "a" else io.added):
+            return ADDED if self.side == "b" else REMOVED
+        if any(value is (x if self.side == "a" else y) for x, y in io.changed):
+            return CHANGED
+        return SAME
+
+    def box_statuses(self, view_model) -> dict:
+        """{box id: status} for the shown level; a collapsed group is INSIDE
+        when any node in it (or in its bodies) differs."""
+        out = {}
+        for box_id, vnode in view_model.nodes.items():
+            if vnode.node is not None:
+                out[box_id] = self.node_status(vnode.node)
+            elif vnode.value is not None:
+                out[box_id] = self.value_status(vnode.value)
+        for node in view_model.graph.nodes:
+            box_id = view_model.box_of_node.get(id(node))
+            vnode = view_model.nodes.get(box_id)
+            if vnode is not None and vnode.group is not None and self.node_status(node) != SAME:
+                out[box_id] = INSIDE
+        return out
+
+    def apply(self) -> None:
+        scene = self.panel.scene
+        if scene.view_model is None:
+            return
+        wanted = self.box_statuses(scene.view_model)
+        for box_id, item in scene.node_items.items():
+            status = wanted.get(box_id, SAME)
+            frame = next((c for c in item.childItems() if isinstance(c, StatusFrame)), None)
+            if status == SAME:
+                if frame is not None:
+                    frame.setVisible(False)
+            elif frame is None:
+                StatusFrame(item, item.rect, status)
+            else:
+                frame.set_status(status)
+                frame.setVisible(True)
+
+
+class Legend(QWidget):
+    """The colours and what they mean, in a row."""
+
+    def __init__(self, parent=None):
+        super().__init__(parent)
+        row = QHBoxLayout(self)
+        row.setContentsMargins(6, 2, 6, 2)
+        for status in (ADDED, REMOVED, CHANGED, REWRITTEN, INSIDE):
+            swatch = QLabel(self)
+            style = "dashed" if status == INSIDE else "solid"
+            swatch.setFixedSize(16, 12)
+            swatch.setStyleSheet(f"border: 3px {style} {COLOURS[status]}; background: transparent;")
+            row.addWidget(swatch)
+            row.addWidget(QLabel(status_text(status), self))
+            row.addSpacing(10)
+        row.addStretch(1)
