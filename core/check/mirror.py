@@ -25,7 +25,7 @@ _EVERYTHING = frozenset({"ir_version", "opset_imports"})
 
 
 def _initializer_values(g) -> list:
-    return list(g.initializers.values()) + list(g._dup_initializers)
+    return list(g.initializers.values()) + list(g.duplicate_initializers)
 
 
 class Mirror:
