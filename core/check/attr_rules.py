@@ -25,6 +25,10 @@ IMPLIED_BY_FIELD = {A.DESCRIPTOR.fields_by_name[fname]: implied for fname, impli
 # and proto3 writers drop 0 / 0.0 / "" scalars; a message-valued attribute
 # without its message has no value at all.
 MAY_BE_EMPTY = LIST_TYPES | {A.FLOAT, A.INT, A.STRING}
+_REF_FIELD = A.DESCRIPTOR.fields_by_name["ref_attr_name"]
+# The value field of each type, where it sits between name (1) and type (20).
+_FIELD_OF_TYPE = {implied: fd for fd, implied in IMPLIED_BY_FIELD.items()
+                 if fd.number < A.DESCRIPTOR.fields_by_name["type"].number}
 
 
 def set_fields(attr: pb.AttributeProto) -> list:
@@ -70,3 +74,28 @@ def check_attribute(attr: pb.AttributeProto, path: str, ctx, out) -> list:
     elif attr.type and attr.type not in MAY_BE_EMPTY:
         out.add("attr.no-value", path, f"a {TYPE_NAMES.get(attr.type, attr.type)} attribute with no value")
     return fields
+
+
+def lone_value(a, atype):
+    """check_attribute's value rules in their fast form, for the lean pass
+    (scan.py): the attribute's one value (True when it legally has none),
+    or None when its fields call for check_attribute (several values, a
+    value that does not fit the type, ref_attr_name, a missing message).
+    A change to the rules above changes this too; test_check_scan.py holds
+    the two equal on every model it finds."""
+    fields = a.ListFields()
+    if len(fields) == 3 and fields[1][0] is _FIELD_OF_TYPE.get(atype):
+        # name, the value, type (fields come in number order): the usual form.
+        return fields[1][1]
+    value = None
+    for fd, v in fields:
+        implied = IMPLIED_BY_FIELD.get(fd)
+        if implied is not None:
+            if value is not None or implied != atype:
+                return None
+            value = v
+        elif fd is _REF_FIELD:
+            return None
+    if value is None:
+        return True if atype in MAY_BE_EMPTY else None
+    return value

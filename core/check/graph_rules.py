@@ -12,7 +12,7 @@ from ..proto import onnx_pb2 as pb
 from . import paths
 from .context import Scope, declared_types, graph_parts, proto_type_str
 from .elem_types import output_types
-from .scan import odd_names, scan_graph
+from .scan import odd_summary, scan_graph
 from .node_rules import check_node
 from ..ir.dtypes import type_name
 from .tensor_rules import DTYPE_SINCE_IR, check_sparse, check_tensor, tensor_clean
@@ -82,7 +82,7 @@ def _check_io_type(vi, where, ctx, out) -> None:
         out.add("graph.io-type-missing", where, "the declared type is empty")
 
 
-def _check_elem_type_given(vi, where, out) -> None:
+def check_elem_type_given(vi, where, out) -> None:
     """value_info and subgraph inputs/outputs may leave the type out, but a
     tensor type they give must say its element type (the IR spec: MUST be
     present): an incomplete declaration is not "no declaration"."""
@@ -97,7 +97,7 @@ def _check_elem_type_given(vi, where, out) -> None:
                 "element type; give it, or remove the type to leave it to inference")
 
 
-def _type_too_new(vi, ir: int):
+def type_too_new(vi, ir: int):
     """Why the declared type of `vi` needs a newer IR version than `ir`
     (a message), or None."""
     if not ir or not vi.HasField("type"):
@@ -129,7 +129,7 @@ def _type_too_new(vi, ir: int):
 
 
 def _check_type_version(vi, where, ctx, out) -> None:
-    message = _type_too_new(vi, ctx.ir_version)
+    message = type_too_new(vi, ctx.ir_version)
     if message is not None:
         out.add("model.feature-too-new", where, message)
 
@@ -169,7 +169,7 @@ def check_structure(g: pb.GraphProto, gpath: str, ctx, out, parent: Scope | None
     scope = _scope_of_nodes(g, parts, gpath, ctx, out, parent, defs, names, types, cache)
     _check_outputs(parts.get("output", ()), gpath, ctx, out, parent, scope.defs)
     _check_value_info(parts, gpath, ctx, out, scope.defs, cache)
-    _check_names(names, gpath, out)
+    _check_names(odd_summary(names) if cache is None else cache.odd_summary(names), gpath, out)
     return scope
 
 
@@ -189,7 +189,7 @@ def _check_inputs(inputs, gpath, ctx, out, parent, defs: dict, names: list) -> N
         if ctx.is_main:
             _check_io_type(vi, where, ctx, out)
         else:
-            _check_elem_type_given(vi, where, out)
+            check_elem_type_given(vi, where, out)
         _check_type_version(vi, where, ctx, out)
 
 
@@ -303,7 +303,7 @@ def _check_outputs(outputs, gpath, ctx, out, parent, defs: dict) -> None:
         if ctx.is_main:
             _check_io_type(vi, where, ctx, out)
         else:
-            _check_elem_type_given(vi, where, out)
+            check_elem_type_given(vi, where, out)
         _check_type_version(vi, where, ctx, out)
 
 
@@ -333,26 +333,26 @@ def _check_value_info(parts, gpath, ctx, out, defs: dict, cache) -> None:
             out.add("graph.value-info-unused", where, f"value_info describes {name!r}, which nothing defines")
         if cache is not None and cache.value_info_clean(k, vi, ir):
             continue        # its type passed both tests below at the last run, unchanged since
-        message = _type_too_new(vi, ir)
+        message = type_too_new(vi, ir)
         if message is not None:
             out.add("model.feature-too-new", where or paths.Lazy(paths.value_info, gpath, name), message)
-        _check_elem_type_given(vi, where or paths.Lazy(paths.value_info, gpath, name), out)
+        check_elem_type_given(vi, where or paths.Lazy(paths.value_info, gpath, name), out)
 
 
-def _check_names(names: list, gpath, out) -> None:
-    """Summary findings over every name the graph defines: invalid UTF-8
-    (a damaged file) and names that are not C identifiers."""
-    odd = odd_names(names)
-    damaged = [n for n in odd if n.__class__ is bytes]      # invalid UTF-8 is never an identifier
+def _check_names(summary: tuple, gpath, out) -> None:
+    """Summary findings over every name the graph defines (`summary`:
+    scan.odd_summary): invalid UTF-8 (a damaged file) and names that are
+    not C identifiers."""
+    count, first, damaged = summary
     if damaged:
         shown = ", ".join(paths.quote(n) for n in damaged[:3])
         out.add("text.invalid-utf8", gpath, f"{len(damaged)} name{'s are' if len(damaged) > 1 else ' is'} not "
                 f"valid UTF-8 (shown with U+FFFD: {shown}); the file is damaged (onnxstudio shows and saves "
                 "them with U+FFFD)")
-    if odd:
-        shown = ", ".join(paths.quote(n) for n in odd[:3])
+    if count:
+        shown = ", ".join(paths.quote(n) for n in first)
         out.add("name.not-identifier", gpath,
-                (f"{len(odd)} names are" if len(odd) > 1 else "1 name is")
+                (f"{count} names are" if count > 1 else "1 name is")
                 + f" not a C identifier (e.g. {shown}); most tools accept them")
 
 

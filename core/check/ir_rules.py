@@ -128,11 +128,10 @@ def inferred_errors(model, inference) -> list:
         elif g is not None:         # (None: a node removed from the model)
             in_subgraphs = True
     if in_subgraphs:
-        ordered = [n for g in main.walk() for n in g._nodes if n in found]
+        ordered = [n for g in main.walk() for n in g.nodes if n in found]
     else:
         # The usual case: no subgraph walk, just the nodes in index order.
-        main._refresh_indices()
-        ordered = sorted(in_main, key=lambda n: n._index)
+        ordered = sorted(in_main, key=lambda n: n.index)
     return [_diag(code, n.path, message) for n in ordered for code, message in found[n]]
 
 

@@ -4,12 +4,13 @@ attributes are checked by `graph_rules` through the `check_subgraph` hook."""
 from __future__ import annotations
 
 from .. import schemas
+from ..ir.dtypes import type_name
 from ..proto import onnx_pb2 as pb
 from . import paths
-from .attr_rules import TYPE_NAMES, check_attribute
+from .attr_rules import TYPE_NAMES, check_attribute, lone_value
 from .context import bind_cached
 from .elem_types import ATTRIBUTE_TYPED, type_from_attributes
-from .tensor_rules import check_sparse, check_tensor
+from .tensor_rules import check_sparse, check_tensor, tensor_clean
 
 A = pb.AttributeProto
 
@@ -20,6 +21,13 @@ _ONNXRUNTIME_OWN_DEFAULT_DOMAIN_OPS = frozenset({"LayerNormalization", "Simplifi
 
 # Value fields holding something that has checks of its own.
 _PAYLOAD_FIELDS = frozenset({"t", "tensors", "sparse_tensor", "sparse_tensors", "g", "graphs"})
+# Attribute types node_fields_clean judges: plain values by their fields,
+# tensors by tensor_clean, graphs by handing them back (their checks depend
+# on the enclosing scope). Sparse tensors, lists of tensors and type protos
+# go to the rules.
+_PLAIN, _TENSOR, _GRAPH = 1, 2, 3
+_KIND = {A.FLOAT: _PLAIN, A.INT: _PLAIN, A.STRING: _PLAIN, A.FLOATS: _PLAIN, A.INTS: _PLAIN,
+         A.STRINGS: _PLAIN, A.TENSOR: _TENSOR, A.GRAPH: _GRAPH, A.GRAPHS: _GRAPH}
 
 
 def check_node(node: pb.NodeProto, path: str, scope, ctx, out, check_subgraph) -> None:
@@ -69,6 +77,85 @@ def check_node(node: pb.NodeProto, path: str, scope, ctx, out, check_subgraph) -
             out.add("attr.required-missing", path, f"{schema.key} requires attribute {name!r}")
     check_arity(node.input, node.output, schema, path, out)
     _check_types(node, schema, path, scope, ctx, out)
+
+
+def node_fields_clean(node, op, domain, schema, ir):
+    """check_node's rules on the node's own fields and attributes in their
+    fast form, for the lean pass (scan.py), which clears a node only when
+    this says the rules find nothing there: no field newer than the IR
+    version, then _attributes_clean. A change to check_node (or to
+    check_attribute, lone_value's rules) changes this too;
+    test_check_scan.py holds the two equal on every model it finds."""
+    if 0 < ir < 11 and (len(node.device_configurations) or (ir < 10 and (node.overload or len(node.metadata_props)))):
+        return False
+    return _attributes_clean(node.attribute, op, domain, schema, ir)
+
+
+def _attributes_clean(attrs, op, domain, schema, ir):
+    """False when the rules may find something in the attributes; otherwise
+    True, except for
+      - a node holding graphs: [(attribute name, type, graph or graphs)],
+        whose checks are all that is left to do;
+      - a Constant / ConstantOfShape whose only attribute is a "value"
+        tensor: that tensor's type string (its output type)."""
+    spec_of = schema.attributes
+    seen = None
+    value_type = None
+    graphs = None
+    for a in attrs:
+        name = a.name
+        spec = spec_of.get(name)
+        atype = a.type
+        if spec is None or not atype or (spec.type and atype != spec.type):
+            return False
+        if seen is None:
+            seen = {name}
+        elif name in seen:
+            return False
+        else:
+            seen.add(name)
+        kind = _KIND.get(atype)
+        if kind is _PLAIN:
+            if lone_value(a, atype) is None:
+                return False
+        elif kind is _TENSOR:
+            value = lone_value(a, atype)
+            if value is None or value is True:
+                return False
+            dtype = tensor_clean(value, ir)
+            if not dtype:
+                return False
+            if name == "value" and len(seen) == 1:
+                value_type = _tensor_type(dtype)
+        elif kind is _GRAPH:
+            value = lone_value(a, atype)
+            if value is None:
+                return False
+            if value is not True:
+                if graphs is None:
+                    graphs = []
+                graphs.append((name, atype, value))
+        else:
+            return False
+    for name in schema.required_attributes:
+        if seen is None or name not in seen:
+            return False
+    if graphs is not None:
+        return graphs
+    if value_type is None or len(seen) != 1 or op not in ("Constant", "ConstantOfShape") \
+            or domain not in ("", "ai.onnx"):
+        return True
+    return value_type
+
+
+_TENSOR_TYPES: dict = {}
+
+
+def _tensor_type(dtype: int) -> str:
+    t = _TENSOR_TYPES.get(dtype)
+    if t is None:
+        t = _TENSOR_TYPES[dtype] = f"tensor({type_name(dtype)})"
+    return t
 
 
 def _bind(node, path, ctx, out):

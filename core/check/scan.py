@@ -2,12 +2,16 @@
 and a node the cheap tests clear never meets the rule code.
 
 Reading a protobuf field from Python costs about as much as a dict lookup
-on the result, so the pass reads each node's inputs, outputs and attributes
-once and judges them with set and dict lookups. Anything a cheap test cannot
-clear makes the node a *suspect*; suspects go through `node_rules` (which
-builds paths and messages), so every finding is still reported exactly as
-the rules word it. A false alarm here only costs time; a node cleared here
-must be one the rules would not report. `tests/check/test_check_scan.py`
+on the result, so the pass reads each node's inputs and outputs once and
+asks the rule modules' fast forms (`node_rules.node_fields_clean` over the
+node's fields and attributes, with `attr_rules.lone_value` and
+`tensor_rules.tensor_clean`; `node_rules.check_arity` and `type_violations`
+for the signature), which judge with set and dict lookups. This module
+holds no rule of its own. Anything a fast form cannot clear makes the node
+a *suspect*; suspects go through `node_rules` (which builds paths and
+messages), so every finding is still reported exactly as the rules word
+it. A false alarm here only costs time; a node cleared here must be one
+the rules would not report. `tests/check/test_check_scan.py`
 compares the pass with the rules on every model it can find.
 
 A node of a signature without subgraph attributes is judged once per run
@@ -22,33 +26,19 @@ from __future__ import annotations
 import re
 
 from .. import schemas
-from ..ir.dtypes import type_name
 from ..ir.text import as_text
 from ..proto import onnx_pb2 as pb
 from ..serde.wire import encode_varint
 from ..diagnostics import Collector
-from .attr_rules import IMPLIED_BY_FIELD, MAY_BE_EMPTY
+from .attr_rules import IMPLIED_BY_FIELD
 from .elem_types import ATTRIBUTE_TYPED, output_types
-from .node_rules import check_arity, type_violations
-from .tensor_rules import tensor_clean
+from .node_rules import check_arity, node_fields_clean, type_violations
 
 A = pb.AttributeProto
-_AF = A.DESCRIPTOR.fields_by_name
-# Value field -> the attribute type it implies (attr_rules' table).
-_VALUE_FIELDS = IMPLIED_BY_FIELD
-_REF_FIELD = _AF["ref_attr_name"]
-# The value field of each type, where it sits between name (1) and type (20).
-_FIELD_OF_TYPE = {implied: fd for fd, implied in _VALUE_FIELDS.items() if fd.number < _AF["type"].number}
-# Attribute types the pass judges: plain values by their bytes, tensors by
-# tensor_clean, graphs by checking them (in the caller). Sparse tensors,
-# lists of tensors and type protos go to the rules.
-_PLAIN, _TENSOR, _GRAPH = 1, 2, 3
-_KIND = {A.FLOAT: _PLAIN, A.INT: _PLAIN, A.STRING: _PLAIN, A.FLOATS: _PLAIN, A.INTS: _PLAIN,
-         A.STRINGS: _PLAIN, A.TENSOR: _TENSOR, A.GRAPH: _GRAPH, A.GRAPHS: _GRAPH}
 # Attribute types other than subgraphs (whose checks depend on the
 # enclosing scope): a node of a signature declaring only these is judged by
 # its bytes alone, so it is judged once per its bytes.
-_KEYABLE_TYPES = frozenset(implied for implied in _VALUE_FIELDS.values() if implied not in (A.GRAPH, A.GRAPHS))
+_KEYABLE_TYPES = frozenset(implied for implied in IMPLIED_BY_FIELD.values() if implied not in (A.GRAPH, A.GRAPHS))
 # Nodes whose attributes are longer (tree ensembles, tables, weights held
 # by Constants) are judged each time: they rarely repeat, and remembering
 # them costs memory for nothing.
@@ -121,26 +111,20 @@ def odd_names(names: list) -> list:
         return [n for n in names if not _IDENTIFIER.match(as_text(n))]
 
 
-def _field_value(a, atype):
-    """The attribute's one value (True when it legally has none), or None
-    when its fields call for the rules (several values, a value that does
-    not fit the type, ref_attr_name, a missing message)."""
-    fields = a.ListFields()
-    if len(fields) == 3 and fields[1][0] is _FIELD_OF_TYPE.get(atype):
-        # name, the value, type (fields come in number order): the usual form.
-        return fields[1][1]
-    value = None
-    for fd, v in fields:
-        implied = _VALUE_FIELDS.get(fd)
-        if implied is not None:
-            if value is not None or implied != atype:
-                return None
-            value = v
-        elif fd is _REF_FIELD:
-            return None
-    if value is None:
-        return True if atype in MAY_BE_EMPTY else None
-    return value
+def is_odd(name) -> bool:
+    """odd_names' test for one name."""
+    try:
+        return not (name.isascii() and name.isidentifier())
+    except AttributeError:      # bytes: invalid UTF-8 in a damaged file
+        return not _IDENTIFIER.match(as_text(name))
+
+
+def odd_summary(names: list) -> tuple:
+    """What the summary findings over a graph's names say: (how many are
+    not C identifiers, the first three of them, those that are not valid
+    UTF-8)."""
+    odd = odd_names(names)
+    return len(odd), odd[:3], [n for n in odd if n.__class__ is bytes]
 
 
 def _signature_clean(schema, ins, outs, in_types, out_types) -> bool:
@@ -150,81 +134,6 @@ def _signature_clean(schema, ins, outs, in_types, out_types) -> bool:
     found = Collector()
     check_arity(ins, outs, schema, "", found)
     return not found.items and next(type_violations(schema, in_types, out_types), None) is None
-
-
-def _judge_node(node, op, domain, schema, ir):
-    """The node's own fields: no field newer than the IR version, then
-    _judge_attributes."""
-    if 0 < ir < 11 and (len(node.device_configurations) or (ir < 10 and (node.overload or len(node.metadata_props)))):
-        return False
-    return _judge_attributes(node.attribute, op, domain, schema, ir)
-
-
-def _judge_attributes(attrs, op, domain, schema, ir):
-    """False when the rules may find something in the attributes; otherwise
-    True, except for
-      - a node holding graphs: [(attribute name, type, graph or graphs)],
-        whose checks are all that is left to do;
-      - a Constant / ConstantOfShape whose only attribute is a "value"
-        tensor: that tensor's type string (its output type)."""
-    spec_of = schema.attributes
-    seen = None
-    value_type = None
-    graphs = None
-    for a in attrs:
-        name = a.name
-        spec = spec_of.get(name)
-        atype = a.type
-        if spec is None or not atype or (spec.type and atype != spec.type):
-            return False
-        if seen is None:
-            seen = {name}
-        elif name in seen:
-            return False
-        else:
-            seen.add(name)
-        kind = _KIND.get(atype)
-        if kind is _PLAIN:
-            if _field_value(a, atype) is None:
-                return False
-        elif kind is _TENSOR:
-            value = _field_value(a, atype)
-            if value is None or value is True:
-                return False
-            dtype = tensor_clean(value, ir)
-            if not dtype:
-                return False
-            if name == "value" and len(seen) == 1:
-                value_type = _tensor_type(dtype)
-        elif kind is _GRAPH:
-            value = _field_value(a, atype)
-            if value is None:
-                return False
-            if value is not True:
-                if graphs is None:
-                    graphs = []
-                graphs.append((name, atype, value))
-        else:
-            return False
-    for name in schema.required_attributes:
-        if seen is None or name not in seen:
-            return False
-    if graphs is not None:
-        return graphs
-    if value_type is None or len(seen) != 1 or op not in ("Constant", "ConstantOfShape") \
-            or domain not in ("", "ai.onnx"):
-        return True
-    return value_type
-
-
-_TENSOR_TYPES: dict = {}
-
-
-def _tensor_type(dtype: int) -> str:
-    t = _TENSOR_TYPES.get(dtype)
-    if t is None:
-        t = _TENSOR_TYPES[dtype] = f"tensor({type_name(dtype)})"
-    return t
 
 
 def scan_graph(nodes, scope, ctx, names: list):
@@ -335,7 +244,7 @@ def scan_graph(nodes, scope, ctx, names: list):
                     if outcome is None:
                         verdict = nodes_judged.get(tail)
                         if verdict is None:
-                            verdict = nodes_judged[tail] = _judge_node(node, op, domain, schema, ir)
+                            verdict = nodes_judged[tail] = node_fields_clean(node, op, domain, schema, ir)
                         else:
                             repeat = True
                     else:
@@ -345,7 +254,7 @@ def scan_graph(nodes, scope, ctx, names: list):
                 elif credit < _KEY_CREDIT_MAX:
                     credit_of[schema] = credit + _KEY_REFUND
             if outcome is None and verdict is None:
-                verdict = _judge_node(node, op, domain, schema, ir)
+                verdict = node_fields_clean(node, op, domain, schema, ir)
         if outcome is None:
             outcome = _outcome(node, op, schema, ins, outs, in_types, out_types, verdict)
             if key is not None:
@@ -369,7 +278,7 @@ def scan_graph(nodes, scope, ctx, names: list):
 
 def _outcome(node, op, schema, ins, outs, in_types, out_types, verdict) -> tuple:
     """(derived output types, True | False | graphs still to check) for a
-    node with the judgement `verdict` (_judge_node); False: the rules must
+    node with the judgement `verdict` (node_rules.node_fields_clean); False: the rules must
     see the node."""
     if verdict.__class__ is str:
         # A Constant's output type, from the tensor the judgement read.

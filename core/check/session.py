@@ -14,6 +14,7 @@ by comparing a re-checked session with a new one.
 from __future__ import annotations
 
 import dataclasses
+import itertools
 from typing import Iterable
 
 from ..proto import onnx_pb2 as pb
@@ -26,7 +27,12 @@ from .structure_cache import StructureCache, node_names
 
 
 class CheckSession:
-    def __init__(self, model: pb.ModelProto, model_dir=None, type_lookup=None):
+    def __init__(self, model: pb.ModelProto, model_dir=None, type_lookup=None, readers=None):
+        """`readers(names) -> set of indices`: the main-graph nodes that read
+        any of `names` (in their inputs, or in subgraphs they hold), from a
+        def-use index the caller keeps in step with `model` (LiveChecker:
+        the IR's use lists); without it, a re-check scans every node's
+        inputs for them."""
         self.model = model
         self.model_dir = model_dir
         self.type_lookup = type_lookup
@@ -34,6 +40,7 @@ class CheckSession:
         self._nodes: dict = {}      # main-graph node index -> its diagnostics (only non-empty ones)
         self._scope = None
         self._cache = StructureCache()
+        self._cache.readers_of = readers
         self.full()
 
     # -- public -----------------------------------------------------------------
@@ -161,6 +168,7 @@ class CheckSession:
             cache.ensure_io(g.node)
             cache.lean = False
             region, rewritten = None, ()
+            header = True       # nor what the header held: nothing of it is taken as kept
         io = cache.io
         start, old_stop, new_stop = region or (0, 0, 0)
         delta = new_stop - old_stop
@@ -333,7 +341,11 @@ def _header_defs(scope) -> dict:
     """The graph inputs and initializers of a scope (negative positions)."""
     if scope is None:
         return {}
-    return {k: v for k, v in scope.defs.items() if v < 0}
+    # They were defined before any node output (graph_rules.check_structure),
+    # and a definition is never replaced: they are the dict's first entries,
+    # so the walk stops at the first node output (a header edit walked all
+    # 20,000 names of a 10,000-node graph twice).
+    return dict(itertools.takewhile(lambda item: item[1] < 0, scope.defs.items()))
 
 
 def _moved(nodes: dict, start: int, stop: int, delta: int) -> dict:

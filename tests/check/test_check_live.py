@@ -186,3 +186,60 @@ def test_the_live_checker_reads_inference_through_its_public_methods():
     found = live.apply(changes, inference.apply(changes))
     assert any(d.code == "graph.declared-type-contradicts" for d in found)
     assert found == core.check(m)
+
+
+def test_the_name_summary_follows_structural_edits_as_a_full_check_words_it():
+    """The live checker judges only the names an edit replaced for the
+    "not a C identifier" summary (count and first three shown): after
+    renames, inserts and deletions at the start, middle and end of the
+    names, it says what a fresh check says."""
+    from onnx import TensorProto, helper
+    from onnxstudio.core import edits
+    from onnxstudio.core.document import Document
+    names = ["x", "a0", "b/1", "c2", "d/3", "e/4", "f5", "g/6", "h7"]
+    nodes = [helper.make_node("Relu", [names[k]], [names[k + 1]], name=f"r{k}") for k in range(len(names) - 1)]
+    graph = helper.make_graph(nodes, "g", [helper.make_tensor_value_info("x", TensorProto.FLOAT, [2])],
+                              [helper.make_tensor_value_info(names[-1], TensorProto.FLOAT, [2])])
+    onnx_model = helper.make_model(graph, opset_imports=[helper.make_opsetid("", 17)])
+    doc = Document(core.load_bytes(onnx_model.SerializeToString()))
+
+    def summary(diags):
+        return [(d.path, d.message) for d in diags if d.code == "name.not-identifier"]
+    assert summary(doc.diagnostics) == summary(core.check(doc.model))
+    steps = [
+        lambda: edits.rename_everywhere(doc.model, "a0", "a/0"),       # a new first odd name
+        lambda: edits.rename_everywhere(doc.model, "b/1", "b1"),       # one of the first three no longer odd
+        lambda: edits.insert_on_edge(doc.model, "x", "Identity"),      # an inserted node's output, at the start
+        lambda: edits.rename_everywhere(doc.model, "g/6", "g6"),       # past the first three
+        lambda: edits.bypass_node(doc.model, edits.node_ref(doc.model.graph.nodes[4])),
+        lambda: edits.rename_everywhere(doc.model, "x", "in/x"),       # a graph input
+    ]
+    for k, make in enumerate(steps):
+        doc.apply(make())
+        assert summary(doc.diagnostics) == summary(core.check(doc.model)), k
+    for k in range(len(steps)):
+        doc.undo()
+        assert summary(doc.diagnostics) == summary(core.check(doc.model)), f"undo {k}"
+    assert "4 names are" in summary(doc.diagnostics)[0][1]
+
+
+def test_the_name_summary_comes_and_goes_with_the_only_odd_name():
+    from onnx import TensorProto, helper
+    from onnxstudio.core import edits
+    from onnxstudio.core.document import Document
+    nodes = [helper.make_node("Relu", ["x"], ["a"], name="r0"), helper.make_node("Relu", ["a"], ["y"], name="r1")]
+    graph = helper.make_graph(nodes, "g", [helper.make_tensor_value_info("x", TensorProto.FLOAT, [2])],
+                              [helper.make_tensor_value_info("y", TensorProto.FLOAT, [2])])
+    doc = Document(core.load_bytes(helper.make_model(
+        graph, opset_imports=[helper.make_opsetid("", 17)]).SerializeToString()))
+
+    def summary():
+        return [d.message for d in doc.diagnostics if d.code == "name.not-identifier"]
+    assert summary() == []
+    doc.apply(edits.rename_everywhere(doc.model, "a", "a/0"))
+    assert summary() == ['1 name is not a C identifier (e.g. "a/0"); most tools accept them']
+    doc.apply(edits.insert_on_edge(doc.model, "a/0", "Identity"))
+    assert summary() == [d.message for d in core.check(doc.model) if d.code == "name.not-identifier"]
+    doc.undo()
+    doc.undo()
+    assert summary() == []

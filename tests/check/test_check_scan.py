@@ -35,7 +35,7 @@ def _vi(name, elem=TensorProto.FLOAT):
 def _rules_only(model, monkeypatch):
     # Every node a suspect: the rules judge them all (types still derived).
     with monkeypatch.context() as m:
-        m.setattr(scan, "_judge_attributes", lambda *args: False)
+        m.setattr(scan, "node_fields_clean", lambda *args: False)
         return check(model)
 
 
