@@ -479,12 +479,11 @@ class RunOverlay:
                 return self._put(room, tag, rect)
         # A little further out to either side (still within NEAR of the edge) rather than over a box.
         out = [self.NEAR * step / 3 for step in (1, 2, 3)]
-        left += [(r[0] - dx, r[1] + dy, r[2] - dx, r[3] + dy) for dx in out for dy in (0.0, -h / 2, h / 2)
-                 for r in left]
-        right += [(r[0] + dx, r[1] + dy, r[2] + dx, r[3] + dy) for dx in out for dy in (0.0, -h / 2, h / 2)
-                  for r in right]
+        left += [(r[0] - dx, r[1], r[2] - dx, r[3]) for dx in out for r in left]
+        right += [(r[0] + dx, r[1], r[2] + dx, r[3]) for dx in out for r in right]
         n = len(points)
-        for rect in left[n:] + right[n:]:
+        nudged = [(r[0], r[1] + dy, r[2], r[3] + dy) for dy in (-h / 2, h / 2) for r in left[n:] + right[n:]]
+        for rect in left[n:] + right[n:] + nudged:
             if room.free(rect, own):
                 return self._put(room, tag, rect)
         best, best_cost = None, None
@@ -717,9 +716,11 @@ _BOX = "box"          # the kind of a node box
 
 
 def _cells(rect, size: float):
-    for cx in range(math.floor(rect[0] / size), math.floor(rect[2] / size) + 1):
-        for cy in range(math.floor(rect[1] / size), math.floor(rect[3] / size) + 1):
-            yield cx, cy
+    """The grid cells `rect` touches (most tags touch one: asked thousands of times a refresh)."""
+    x0, x1, y0, y1 = int(rect[0] // size), int(rect[2] // size), int(rect[1] // size), int(rect[3] // size)
+    if x0 == x1 and y0 == y1:
+        return ((x0, y0),)
+    return [(cx, cy) for cx in range(x0, x1 + 1) for cy in range(y0, y1 + 1)]
 
 
 def _add_box(cells: dict, box: tuple, size: float) -> None:
