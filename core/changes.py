@@ -10,6 +10,10 @@ import dataclasses
 from dataclasses import dataclass, field
 
 
+# Model fields whose change makes every verdict stale (see changes_every_verdict).
+_EVERY_VERDICT = frozenset({"ir_version", "opset_imports"})
+
+
 @dataclass
 class Changes:
     """What one or more edits touched, for the Document to route: inference
@@ -45,6 +49,13 @@ class Changes:
         fields/attributes of existing nodes or declared types)."""
         return bool(self.nodes_added or self.nodes_removed or self.values_renamed or self.graph_io
                     or self.initializers or self.functions or self.model_fields)
+
+    @property
+    def changes_every_verdict(self) -> bool:
+        """A new IR version or opset import: every node's signature, and so
+        every inferred type and every finding, may differ; inference and the
+        checker start over rather than update."""
+        return bool(self.model_fields & _EVERY_VERDICT)
 
     def __bool__(self) -> bool:
         return any(bool(getattr(self, f.name)) for f in dataclasses.fields(self))

@@ -30,8 +30,6 @@ from .ir_rules import bad_value_diagnostics, combine, declared_vs_inferred, infe
 from .mirror import Mirror
 from .session import CheckSession
 
-_EVERYTHING = frozenset({"ir_version", "opset_imports"})
-
 
 class LiveChecker:
     """`inference`: an optional `core.infer.Inference` over the same model,
@@ -88,7 +86,7 @@ class LiveChecker:
         None when unknown."""
         if not changes:
             return self.diagnostics
-        if changes.model_fields & _EVERYTHING:
+        if changes.changes_every_verdict:
             return self.refresh()
         names = self._element_type_moves(moved)
         self._session.remember_names()

@@ -21,8 +21,6 @@ from ..serde.convert import model_to_proto
 from .file_form import writer_for
 from .stretch import differing_stretch
 
-_EVERYTHING = frozenset({"ir_version", "opset_imports"})
-
 
 def _initializer_values(g) -> list:
     return list(g.initializers.values()) + list(g.duplicate_initializers)
@@ -68,7 +66,7 @@ class Mirror:
         CheckSession.update, or None (then rebuild and check in full)."""
         m = self.model
         g = m.graph
-        if changes.model_fields & _EVERYTHING:
+        if changes.changes_every_verdict:
             return None
         p = self.proto.graph
         plan = {}

@@ -29,8 +29,6 @@ from .merge import merge_types
 
 _MISSING = object()
 _LATEST = 10 ** 6          # a domain the model does not import: use the newest rule
-# Model fields every inferred type depends on.
-_EVERYTHING = frozenset({"ir_version", "opset_imports"})
 _MAX_FUNCTION_DEPTH = 8      # recursive functions are invalid; this bounds the work
 
 
@@ -122,7 +120,7 @@ class Inference:
         touched in `changes` (core.changes.Changes): the Values whose type
         moved (`type_before_update` gives what they had), or None after a
         full run (a new IR version or opset import moves everything)."""
-        if changes.model_fields & _EVERYTHING:
+        if changes.changes_every_verdict:
             self.run()
             return None
         from .changes import affected  # noqa: PLC0415
