@@ -8,7 +8,7 @@ read) comes back as a message naming the place.
 """
 from __future__ import annotations
 
-from PySide6.QtCore import QCoreApplication, Qt
+from PySide6.QtCore import QCoreApplication, Qt, QTimer
 
 from onnxstudio.core import edits as E
 
@@ -147,12 +147,49 @@ class CanvasEdits:
             consumers = [E.node_ref(target.node)]
         near = value.producer or (target.node if target is not None else None)
         name = self.graph.unique_name(scoped_name(near, op))
+        held = self._screen_spot(near)
         done = self._build(translate("CanvasEdits", "Insert {op}").format(op=op), lambda: E.insert_on_edge(
             self.window.model, value.name, op, consumers=consumers, graph=self.gpath, domain=domain,
             name=name))
         if done:
             self._select_new(name)
+            self._hold_on_screen(near, held, name)
         return done
+
+    # -- the edited card stays where it was on screen ---------------------------------------
+
+    def _screen_spot(self, node):
+        item = self.window.graph.scene.item_for_node(node) if node is not None else None
+        return self.window.graph.view.screen_spot(item) if item is not None else None
+
+    def _hold_on_screen(self, node, spot, new_name: str) -> None:
+        """After the insert is laid out (and the new node selected, which
+        centred the view on it), scroll back so `node`'s card is where the
+        user saw it; the new node is then scrolled into view only if it is
+        not visible already."""
+        if spot is None:
+            return
+        panel = self.window.graph
+
+        def restore():
+            item = panel.scene.item_for_node(node)
+            if item is None:
+                return
+            panel.view.hold_on_screen(spot, item)
+            new = next((n for n in self.graph.nodes if n.name == new_name), None)
+            new_item = panel.scene.item_for_node(new) if new is not None else None
+            if new_item is not None:
+                panel.view.ensureVisible(new_item, 20, 20)
+
+        if not panel.layouts.running:        # relabelled in place: already selected
+            restore()
+            return
+
+        def laid_out():
+            panel.laid_out.disconnect(laid_out)
+            # The new node is selected (and centred) right after laid_out.
+            QTimer.singleShot(0, restore)
+        panel.laid_out.connect(laid_out)
 
     # -- the operator palette (drag an op onto the canvas) -------------------------------------
 

@@ -449,6 +449,34 @@ class CanvasView(QGraphicsView):
         self.zoom_by(scale / self.current_scale())
         self.centerOn(QPointF(x, y))
 
+    def screen_spot(self, item) -> tuple[float, QPointF]:
+        """(scale, where `item`'s centre is in the viewport): to put it back
+        there with hold_on_screen after a relayout has moved it."""
+        centre = item.sceneBoundingRect().center()
+        return self.current_scale(), QPointF(self.mapFromScene(centre))
+
+    def hold_on_screen(self, spot, item) -> None:
+        """Scroll (and zoom back) so `item` is where screen_spot found it: an
+        edit relays the level out, and centring on the new node used to shift
+        the picture by ~100 px under the user's eyes."""
+        scale, at = spot
+        if abs(scale / self.current_scale() - 1.0) > 1e-6:
+            self.zoom_by(scale / self.current_scale())
+        # The scene rect hugs the graph: where the wanted view reaches past
+        # it (a narrow graph that grew a scroll bar, a card near an edge)
+        # widen it, or the scroll bars stop short and the card jumps anyway.
+        vp = self.viewport().rect()
+        top_left = item.sceneBoundingRect().center() - at / scale
+        wanted = QRectF(top_left.x(), top_left.y(), vp.width() / scale, vp.height() / scale)
+        scene = self.scene()
+        if not scene.sceneRect().contains(wanted):
+            scene.setSceneRect(scene.sceneRect().united(wanted))
+        now = QPointF(self.mapFromScene(item.sceneBoundingRect().center()))
+        shift = now - at
+        for bar, d in ((self.horizontalScrollBar(), shift.x()), (self.verticalScrollBar(), shift.y())):
+            bar.setValue(bar.value() + round(d))
+        self.viewport_changed.emit()
+
     def show_start(self, tops) -> None:
         """The first view of a freshly laid out graph: fit it when it stays
         readable; otherwise start at its top (`tops`: the scene rects of the
