@@ -3252,6 +3252,10 @@
         <translation>numpy 的原话：{detail}</translation>
     </message>
     <message>
+        <source>{where}, iteration {i}</source>
+        <translation>{where}，第 {i} 次迭代</translation>
+    </message>
+    <message>
         <source>{name}: cannot read the initializer ({error})</source>
         <translation>{name}：无法读取初始化器（{error}）</translation>
     </message>

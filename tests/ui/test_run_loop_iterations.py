@@ -43,6 +43,9 @@ def test_every_iteration_of_a_loop_body_can_be_shown(qtbot, window, tmp_path):
         assert tag.value.tolist() == expected, i
         assert f"from iteration {i} of the 3 runs of this body" in tag.detail()
         assert choice.note.text() == ""
+    choice.spin.setValue(1)                   # a click on a tag inspects the iteration shown, and says which
+    _tag(r, "acc_sum").on_click()
+    assert r.inspector.array.tolist() == [2, 4] and "iteration 1" in r.inspector.title.text()
     choice.spin.setValue(-1)                                      # "last"
     assert _tag(r, "acc_sum").value.tolist() == [3, 6]
 

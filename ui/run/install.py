@@ -666,11 +666,13 @@ class RunUI(QObject):
     def _value_of(self, value):
         """(array, what it came from, where) of `value` in the current run, or
         from its initializer; (None, None, "") when it has none."""
-        debug = self.controller.debug_if_any
-        array = debug.value_of(value) if debug is not None else None
+        # What the canvas shows: inside a loop body, the iteration chosen in the Run dock.
+        array, iteration = self.overlay.value_shown(value)
         if array is not None:
             producer = getattr(value, "producer", None)
             where = self.tr("output of {node}").format(node=producer.display_name) if producer is not None else ""
+            if iteration is not None:
+                where = self.tr("{where}, iteration {i}").format(where=where or value.name, i=iteration)
             return array, array, where
         if value.const is None:
             return None, None, ""

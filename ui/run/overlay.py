@@ -395,6 +395,17 @@ class RunOverlay:
         return debug.value_of(value) if value.graph is graph or value.graph is None else \
             debug.value_of(value.name, graph)
 
+    def value_shown(self, value):
+        """(the array the canvas shows for `value`, the loop iteration it is
+        from or None): inside a loop body the chosen iteration's, else the run's."""
+        debug = self.controller.debug_if_any
+        if debug is None:
+            return None, None
+        graph = self.panel.level.graph if self.panel.levels else None
+        if graph is None or value.graph is not graph:
+            return debug.value_of(value), None
+        return self._value_shown(debug, graph, value), self._iteration_in(debug, graph, value.name)
+
     def show_iteration(self, iteration: Optional[int]) -> None:
         """Show the values of this iteration of the loop body on the canvas (None: the last)."""
         self.iteration = iteration
