@@ -25,8 +25,14 @@ memory-mapped weights, not intermediates), the chunk's outputs on both
 sides, the values kept for later chunks, and a node run alone for its own
 error. The float64 temporaries of comparing one value (a few times that
 value's size, freed at once) and onnxruntime's own working memory are not
-counted. Values inside bodies are not compared here (compare.py's whole
-comparison does that).
+counted.
+
+Values inside If/Loop/Scan bodies are compared as the whole comparison
+compares them (compare_bodies.py: onnxruntime runs each body on its own, fed
+our values of what it reads), right after the node holding them ran: our run
+keeps a body's values up to an eighth of the budget (onnxruntime's copy of
+them is as large), those over it are listed as not kept, and they are
+dropped once compared.
 """
 from __future__ import annotations
 
@@ -127,7 +133,8 @@ def compare_bounded(model: Model, feeds: dict, *, budget: Optional[int] = None,
     ledger = _Ledger()
     tolerances = tolerances or {}
     chunks = _ChunkRunner(target, feeds, provider, opt_level)
-    session = Session(model, keep=False, seed=seed)
+    body_share = budget // 8
+    session = Session(model, keep=False, seed=seed, keep_body_values=True, body_budget=body_share)
     session.progress = progress
     session.start({k: v for k, v in feeds.items() if k in session.input_names})
     weights = set(graph.initializers) | set(graph.sparse_initializers)
@@ -173,8 +180,15 @@ def compare_bounded(model: Model, feeds: dict, *, budget: Optional[int] = None,
         chunk.clear()
         held.clear()
 
+    bodies: list = []               # BodyReport per body, compared as its node runs
+
     for i, node in enumerate(steps):
+        outer = _outer_reads(graph, node, session.values) if any(True for _ in node.subgraphs()) else None
         result = session.step()
+        if outer is not None:
+            bodies += _compare_node_bodies(target, node, outer, session.body_values, ledger, live,
+                                           rtol=rtol, atol=atol, tolerances=tolerances, provider=provider,
+                                           opt_level=opt_level)
         outs = {k: v for k, v in result.outputs.items() if v is not None}
         size = sum(nbytes(v) for v in outs.values())
         largest = max(largest, size)
@@ -200,7 +214,29 @@ def compare_bounded(model: Model, feeds: dict, *, budget: Optional[int] = None,
     report = node_report(graph, diffs, skipped=chunks.skipped, rtol=rtol, atol=atol, tolerances=tolerances)
     if own:
         fill_own(report, own_results)
+    report.bodies = bodies
     return Bounded(report, budget, ledger.peak, chunks.runs)
+
+
+def _outer_reads(graph, node, values: dict) -> dict:
+    """Our main-graph values that `node`'s bodies read from outside, taken
+    before the node runs (the run frees what the node is the last to read)."""
+    from ..ir.nesting import subgraph_reads
+    names = {v.name for v in subgraph_reads(node) if v.const is None and (v.graph is None or v.graph is graph)}
+    return {n: values[n] for n in names if n in values}
+
+
+def _compare_node_bodies(target: Model, node, outer: dict, kept, ledger: "_Ledger", live, **options) -> list:
+    """The bodies of `node` (just run) compared with onnxruntime, then their
+    kept values dropped; the ledger counts ours and onnxruntime's copy."""
+    from .compare import body_reports
+    paths = {g.path for sub in node.subgraphs() for g in sub[1].walk()}
+    ours = sum(nbytes(v) for (path, _), v in kept.values.items() if path in paths)
+    ledger.note(live(), outer.values(), extra=2 * ours)
+    reports = body_reports(target, outer, kept, paths=paths, **options)
+    for path in paths:
+        kept.forget(path)
+    return reports
 
 
 def _mib(n: int) -> str:

@@ -490,10 +490,10 @@ def compare_run_with_onnxruntime(model: Model, ours: dict, feeds: dict, *, refer
 
 def body_reports(model: Model, ours: dict, kept, *, rtol: float = RTOL, atol: float = ATOL,
                  tolerances: Optional[dict] = None, provider: str = DEFAULT_PROVIDER,
-                 opt_level: str = "disable") -> list:
-    """Every body of `model` compared with onnxruntime running it on its own
-    (compare_bodies.py), from `ours` (main-graph values) and `kept` (the
-    run's kept.BodyValues, or None)."""
+                 opt_level: str = "disable", paths: Optional[set] = None) -> list:
+    """Every body of `model` (those at `paths` when given) compared with
+    onnxruntime running it on its own (compare_bodies.py), from `ours`
+    (main-graph values) and `kept` (the run's kept.BodyValues, or None)."""
     from .compare_bodies import compare_bodies
 
     def run_body(blob, feeds, names):
@@ -502,7 +502,7 @@ def body_reports(model: Model, ours: dict, kept, *, rtol: float = RTOL, atol: fl
     def compare(graph, mine, theirs):
         diffs = compare_values(mine, theirs, rtol=rtol, atol=atol, tolerances=tolerances)
         return node_report(graph, diffs, rtol=rtol, atol=atol, tolerances=tolerances)
-    return compare_bodies(model, ours, kept, run_body=run_body, compare=compare)
+    return compare_bodies(model, ours, kept, run_body=run_body, compare=compare, paths=paths)
 
 
 def run_onnxruntime_model(model: Model, feeds: dict, names: list, *, provider: str = DEFAULT_PROVIDER,

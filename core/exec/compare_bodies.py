@@ -61,15 +61,17 @@ class BodyReport:
                 "not_compared": [{"name": n, "why": why} for n, why in self.not_compared]}
 
 
-def compare_bodies(model: Model, ours: dict, kept: Optional[BodyValues], *, run_body, compare) -> list:
-    """A BodyReport for every body of `model`'s main graph (at any depth).
+def compare_bodies(model: Model, ours: dict, kept: Optional[BodyValues], *, run_body, compare,
+                   paths: Optional[set] = None) -> list:
+    """A BodyReport for every body of `model`'s main graph (at any depth),
+    or only those whose path is in `paths`.
     `ours`: the main graph's values of our run; `kept`: its body values;
     `run_body(model_proto_bytes, feeds, names)` runs onnxruntime and returns
     {name: value} (raising compare.CompareError when it refuses);
     `compare(graph, ours, theirs)` makes the node report."""
     reports = []
     for graph in model.graph.walk():
-        if graph is model.graph:
+        if graph is model.graph or (paths is not None and graph.path not in paths):
             continue
         reports.append(_one_body(model, graph, ours, kept, run_body, compare))
     return reports

@@ -37,7 +37,9 @@ def configure_comparison(p, *, reduce: bool = False) -> None:
     p.add_argument("--memory-budget", metavar="SIZE",
                    help="with --compare-onnxruntime: compare in topological chunks holding at most SIZE of "
                         "arrays (512MiB, 2GiB, or 'auto' for a quarter of this machine's memory) instead of "
-                        "every intermediate of both sides at once; reports the peak")
+                        "every intermediate of both sides at once; reports the peak. Without it, the whole "
+                        "comparison is made unless its intermediates would pass a quarter of this machine's "
+                        "memory, then the chunked one within that")
     p.add_argument("--rtol", metavar="R", help="for the comparison: relative tolerance (default 1e-3)")
     p.add_argument("--atol", metavar="A", help="for the comparison: absolute tolerance, "
                                                "times the value's largest |value| above 1 (default 1e-4)")
@@ -173,21 +175,44 @@ def make_report(args, model, feeds, chosen: dict):
                 report, theirs = compare_models(model, chosen["other"], feeds, seed=args.seed,
                                                 other_name=args.compare_model, **options)
                 return report, {**feeds, **theirs}, extra
+            body_budget = max(0, getattr(args, "body_budget", 512)) << 20
+            s = Session(model, keep=True, seed=args.seed, keep_body_values=True, body_budget=body_budget)
+            if "budget" not in chosen:
+                outputs = _whole_run_within(s, feeds, chosen, extra)
             if "budget" in chosen:
                 from ..core.exec.budget_compare import compare_bounded
+                s = None                  # what the stopped run held goes before the bounded comparison
                 bounded = compare_bounded(model, feeds, budget=chosen["budget"], seed=args.seed,
                                           reference_model=chosen.get("reference_model"), **options)
                 extra.update(memory_budget=bounded.budget, peak_memory=bounded.peak, chunks=bounded.chunks)
                 return bounded.report, None, extra
-            body_budget = max(0, getattr(args, "body_budget", 512)) << 20
-            s = Session(model, keep=True, seed=args.seed, keep_body_values=True, body_budget=body_budget)
-            outputs = s.run({k: v for k, v in feeds.items() if k in s.input_names})
             report, theirs = compare_run_with_onnxruntime(
                 model, {**s.values, **outputs}, feeds, reference_model=chosen.get("reference_model"),
                 kept=s.body_values, seed=args.seed, **options)
             return report, {**feeds, **theirs}, extra
     except CompareError as e:
         raise UserError(f"cannot compare with {WHO[kind]}: {e}") from None
+
+
+def _whole_run_within(session, feeds: dict, chosen: dict, extra: dict):
+    """Our run for the whole comparison, every intermediate kept, stepped so
+    that its size is known as it grows: the whole comparison holds every
+    intermediate twice (ours and onnxruntime's). When that passes the
+    default budget (a quarter of this machine's memory), the run stops and
+    `chosen` turns to the bounded comparison within that budget
+    (extra["bounded_by_default"] says so). Returns the run's outputs, or
+    None when it stopped."""
+    from ..core.exec.budget_compare import default_budget, nbytes
+    limit = default_budget()
+    session.start({k: v for k, v in feeds.items() if k in session.input_names})
+    held = 0
+    while not session.done:
+        held += sum(nbytes(v) for v in session.step().outputs.values())
+        if 2 * held > limit:
+            chosen["budget"] = limit
+            extra["bounded_by_default"] = True
+            return None
+    return session.results()
 
 
 def compare(args, model, feeds, chosen: dict):
@@ -202,12 +227,16 @@ def compare(args, model, feeds, chosen: dict):
     print(f"compared with {who}, every intermediate (an element agrees when |ours - theirs| <= "
           f"{report.atol:g} x max(1, the value's largest |value|) + {report.rtol:g} x |theirs|"
           + "".join(f"; {n}: atol {a:g}, rtol {r:g}" for n, (r, a) in report.tolerances.items()) + "):")
+    if "bounded_by_default" in extra:
+        print(f"  every intermediate of both sides at once would pass a quarter of this machine's memory "
+              f"({_mib(extra['memory_budget'])}): compared in chunks within it instead (--memory-budget SIZE "
+              f"chooses the budget)")
     if "peak_memory" in extra:
         print(f"  in {counted(extra['chunks'], 'chunk')} within a budget of {_mib(extra['memory_budget'])}: "
               f"at most {_mib(extra['peak_memory'])} of arrays held at once")
         if any(True for n in model.graph.nodes for _ in n.subgraphs()):
-            print("  the values inside If/Loop/Scan bodies are not compared within a budget (leave out "
-                  "--memory-budget to compare them)")
+            print(f"  values inside If/Loop/Scan bodies are compared when they fit an eighth of the budget "
+                  f"({_mib(extra['memory_budget'] // 8)}); those that do not are named below as not kept")
     for v in model.graph.outputs:
         d = report.values.get(v.name)
         if d is not None:

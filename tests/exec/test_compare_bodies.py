@@ -127,3 +127,30 @@ def test_a_subgraphs_outer_reads_are_scoped_by_graph_not_by_name():
     # defines a t of its own: its inputs do not all agree.
     assert not outer.inputs_agree
     assert report.first_divergence.node.name == "pre"
+
+
+def test_within_a_memory_budget_bodies_are_compared_as_in_the_whole_comparison(tmp_path):
+    from onnxstudio.core.exec.budget_compare import compare_bounded
+    model = nested_if_model(tmp_path / "m.onnx")
+    whole = _by_path(compare_with_onnxruntime(model, X))
+    bounded = compare_bounded(model, X, budget=1 << 20)
+    bodies = _by_path(bounded.report)
+    assert set(bodies) == set(whole)
+    for path, b in bodies.items():
+        assert (b.report is None) == (whole[path].report is None), path
+        if b.report is not None:
+            assert set(b.report.values) == set(whole[path].report.values) and b.report.agrees
+    assert "did not run" in bodies[_body(model, "else_branch").path].note
+    loop = loop_model(tmp_path / "loop.onnx")
+    b = _by_path(compare_bounded(loop, LOOP_FEEDS, budget=1 << 20).report)[_body(loop, "body").path]
+    assert b.runs == 3 and b.report.values["acc_sum"].agrees and b.report.values["acc_sum"].scale == 6
+
+
+def test_body_values_over_an_eighth_of_the_budget_are_named_not_compared(tmp_path):
+    from onnxstudio.core.exec.budget_compare import compare_bounded
+    model = loop_model(tmp_path / "m.onnx")
+    bounded = compare_bounded(model, LOOP_FEEDS, budget=8 * 20)      # the body keeps up to 20 bytes
+    b = _by_path(bounded.report)[_body(model, "body").path]
+    assert ("acc_sum", "not kept: over the memory budget") in b.not_compared or b.report is None
+    assert "acc_sum" not in (b.report.values if b.report is not None else {})
+    assert bounded.peak <= bounded.budget

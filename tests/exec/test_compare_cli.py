@@ -122,3 +122,42 @@ def test_reduce_refuses_bad_input_and_writes_nothing(tmp_path, capsys):
                          "-o", tmp_path / "s.onnx")
     assert code == 2 and "--node" in err
     assert list(tmp_path.iterdir()) == []
+
+
+def test_without_a_budget_a_comparison_too_large_for_the_machine_is_bounded(tmp_path, capsys, monkeypatch):
+    pytest.importorskip("onnxruntime")
+    from onnxstudio.core.exec import budget_compare
+    common = ("run", BERT / "model.onnx", "--load-inputs", BERT / "inputs.npz", "--compare-onnxruntime")
+    code, out, err = _main(capsys, *common, "--json")
+    assert code == 0, err
+    whole = json.loads(out)["comparison"]
+    assert "memory_budget" not in whole and "bounded_by_default" not in whole      # fits: the whole comparison
+    # A machine whose quarter is 4 MiB: bert_12layer_narrow's intermediates (~30 MiB a side) pass it.
+    monkeypatch.setattr(budget_compare, "default_budget", lambda: 4 << 20)
+    code, out, err = _main(capsys, *common, "--json")
+    assert code == 0, err
+    bounded = json.loads(out)["comparison"]
+    assert bounded["bounded_by_default"] is True and bounded["memory_budget"] == 4 << 20
+    assert bounded["peak_memory"] <= 4 << 20 and bounded["chunks"] > 1
+    assert len(bounded["nodes"]) == len(whole["nodes"]) and bounded["first_divergence"] is None
+    code, out, err = _main(capsys, *common)
+    assert "would pass a quarter of this machine's memory (4.0 MiB): compared in chunks" in out
+    assert "within a budget of 4.0 MiB" in out
+
+
+def test_within_a_budget_the_cli_compares_body_values_and_names_those_not_kept(tmp_path, capsys):
+    pytest.importorskip("onnxruntime")
+    from test_body_values import LOOP_FEEDS, loop_model
+    path = tmp_path / "loop.onnx"
+    loop_model(path)
+    np.savez(tmp_path / "feeds.npz", **LOOP_FEEDS)
+    common = ("run", path, "--load-inputs", tmp_path / "feeds.npz", "--compare-onnxruntime")
+    code, out, err = _main(capsys, *common, "--memory-budget", "1MiB")
+    assert code == 0, err
+    assert "values inside If/Loop/Scan bodies are compared when they fit an eighth of the budget (0.1 MiB)" in out
+    assert "inside bodies (each body that ran, run alone by onnxruntime on our values of its inputs): 4 of 4 " \
+           "values agree" in out and "not compared" not in out
+    code, out, err = _main(capsys, *common, "--memory-budget", "160", "--json")
+    body = json.loads(out)["comparison"]["bodies"][0]
+    why = {e["name"]: e["why"] for e in body["not_compared"]}
+    assert "not kept" in why["acc_sum"]             # acc_sum itself, or the body's inputs, over 20 bytes
