@@ -237,7 +237,8 @@ class Profiler:
         profile.bodies_timed = True
         if profile.body_nodes:
             bodies = len({id(n.node.graph) for n in profile.body_nodes})
-            profile.notes.append(f"{_count(len(profile.body_nodes), 'node')} in {_count(bodies, 'If/Loop/Scan body')} "
+            where = f"{bodies} If/Loop/Scan bod{'y' if bodies == 1 else 'ies'}"
+            profile.notes.append(f"{_count(len(profile.body_nodes), 'node')} in {where} "
                                  "timed too (all their runs in a run added up): shown inside the bodies, their time "
                                  "being their holding node's already")
         if self._threads_note:

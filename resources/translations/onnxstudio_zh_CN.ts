@@ -939,8 +939,24 @@
         <translation>每个框的耗时，{who}（每次运行 {ms}）</translation>
     </message>
     <message>
+        <source>time per box inside {node}, all its runs in a run</source>
+        <translation>{node} 内部每个框的耗时，一次运行中其所有执行之和</translation>
+    </message>
+    <message>
         <source>before your last edit: {title}</source>
         <translation>最近一次编辑之前：{title}</translation>
+    </message>
+    <message>
+        <source>no times inside a function: its call&apos;s node has them</source>
+        <translation>函数内部没有耗时：耗时计在调用它的节点上</translation>
+    </message>
+    <message>
+        <source>times inside bodies are not measured by this profile (onnxruntime&apos;s): {node} has its body&apos;s time</source>
+        <translation>此性能剖析（onnxruntime 的）不测量子图内部的耗时：子图的耗时计在 {node} 上</translation>
+    </message>
+    <message>
+        <source>no times: this body did not run in the profiled runs</source>
+        <translation>没有耗时：剖析的运行中此子图未执行</translation>
     </message>
     <message>
         <source>group {name}: {time} a run in its nodes ({share})</source>

@@ -201,3 +201,52 @@ def test_heat_scale():
     assert heat_fraction(1, 0) == 0
     pale, red = heat_colour(0), heat_colour(1)
     assert pale.saturationF() < red.saturationF() and red.hueF() < pale.hueF()
+
+
+def _enter(qtbot, window, graph):
+    window.graph.enter_graph(graph)
+    qtbot.waitUntil(lambda: window.graph.level.graph is graph and bool(window.graph.scene.node_items),
+                    timeout=60_000)
+    wait_idle(qtbot, window)
+
+
+@pytest.mark.slow
+def test_stepping_into_a_body_shows_its_nodes_heat(qtbot, window):
+    """silero_vad profiled: the If's branch that ran has its own heat, its
+    nodes' times; the branch that did not run says so, as does an
+    onnxruntime profile, which does not time inside bodies."""
+    import numpy as np
+    open_model(qtbot, window, SHARED_MODELS / "silero_vad" / "model.onnx")
+    r = window.run_ui
+    with np.load(SHARED_MODELS / "silero_vad" / "inputs.npz") as z:
+        feeds = {k: z[k] for k in z.files}
+    r.controller.feeds_source = lambda: feeds
+    _profile(qtbot, window, r)
+    p = r.profile.profile
+    branch = next(n for n in r.controller.model.graph.nodes if n.op_type == "If")
+    ran = {id(n.node.graph) for n in p.body_nodes}
+    bodies = [g for _, g in branch.subgraphs()]
+    body = next(g for g in bodies if id(g) in ran)
+    _enter(qtbot, window, body)
+    heat = r.profile.heat
+    marks = [i for i in heat.items if isinstance(i, HeatMark)]
+    timed = [n for n in p.body_nodes if n.node.graph is body and n.seconds > 0]
+    assert timed and len(marks) >= min(len(timed), 5)
+    assert heat.legend.isVisible() and heat.legend.hottest > 0 and "inside" in heat.legend.title
+    assert _heat_label_overlaps(window.graph.scene, heat.items) == []
+    # the hottest box there is the slowest node of the body (or the group holding it)
+    slowest = max(timed, key=lambda n: n.seconds)
+    assert heat.legend.hottest >= slowest.seconds
+    idle = next((g for g in bodies if id(g) not in ran), None)
+    if idle is not None:
+        _enter(qtbot, window, idle)
+        assert not heat.items and heat.legend.isVisible() and heat.legend.hottest == 0
+        assert "did not run" in heat.legend.title
+    # onnxruntime's profile: the body level says its times are not measured
+    _enter(qtbot, window, r.controller.model.graph)
+    r.profile.ort_profile_action.trigger()
+    assert r.controller.wait(300_000)
+    wait_idle(qtbot, window)
+    assert r.profile.profile.source == "onnxruntime"
+    _enter(qtbot, window, body)
+    assert not heat.items and "not measured" in heat.legend.title

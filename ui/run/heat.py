@@ -48,11 +48,12 @@ def time_text(seconds: float) -> str:
 
 def box_seconds(profile, view_model, graph) -> tuple[dict, dict]:
     """(box id -> seconds, group path -> seconds) on the level showing
-    `graph`: a box sums the nodes it shows (a collapsed group all of its
-    nodes), a group every node inside it at any depth."""
+    `graph` (the main graph or an If/Loop/Scan body): a box sums the nodes
+    it shows (a collapsed group all of its nodes), a group every node inside
+    it at any depth."""
     boxes: dict = {}
     groups: dict = {}
-    for n in profile.nodes:
+    for n in (profile.nodes if graph.parent_node is None else profile.body_nodes):
         node = n.node
         if node is None or n.seconds <= 0 or node.graph is not graph:
             continue
@@ -145,8 +146,10 @@ class HeatLegend(QWidget):
         self.hide()
 
     def set_scale(self, hottest: float, title: str) -> None:
+        """The scale up to `hottest`; 0: no scale, `title` alone says why."""
         self.hottest = hottest
         self.title = title
+        self.setToolTip(title)
         self.place()
         self.show()
         self.raise_()
@@ -168,7 +171,13 @@ class HeatLegend(QWidget):
         painter.drawRoundedRect(QRectF(0.5, 0.5, self.WIDTH - 1, self.HEIGHT - 1), 5, 5)
         painter.setFont(fonts.body_font())
         painter.setPen(QColor("#202020"))
-        painter.drawText(QRectF(8, 2, self.WIDTH - 16, 16), Qt.AlignLeft | Qt.AlignVCenter, self.title)
+        if self.hottest <= 0:         # a note instead of a scale, on up to two lines
+            painter.drawText(QRectF(8, 2, self.WIDTH - 16, self.HEIGHT - 4),
+                             Qt.AlignLeft | Qt.AlignVCenter | Qt.TextWordWrap, self.title)
+            painter.end()
+            return
+        painter.drawText(QRectF(8, 2, self.WIDTH - 16, 16), Qt.AlignLeft | Qt.AlignVCenter,
+                         fonts.elide(self.title, self.WIDTH - 16))
         bar = QRectF(8, 20, self.WIDTH - 16, 9)
         gradient = QLinearGradient(bar.topLeft(), bar.topRight())
         for i in range(11):
@@ -230,6 +239,8 @@ class HeatOverlay:
         boxes, groups = box_seconds(self.profile, vm, graph)
         hottest = max(boxes.values(), default=0.0)
         if hottest <= 0:
+            if graph is not panel.levels[0].graph:       # a body or function: say why it has no heat
+                self.legend.set_scale(0.0, self._no_times_here(graph))
             return
         p = self.profile
         room = self._obstacles(scene)
@@ -258,11 +269,25 @@ class HeatOverlay:
             scene.addItem(mark)
             self.items.append(mark)
         who = "onnxruntime" if p.source == "onnxruntime" else QCoreApplication.translate("Heat", "built-in")
-        title = QCoreApplication.translate("Heat", "time per box, {who} ({ms} a run)").format(
-            who=who, ms=time_text(p.wall))
+        if graph.parent_node is None:
+            title = QCoreApplication.translate("Heat", "time per box, {who} ({ms} a run)").format(
+                who=who, ms=time_text(p.wall))
+        else:
+            title = QCoreApplication.translate("Heat", "time per box inside {node}, all its runs in a run").format(
+                node=graph.parent_node.display_name)
         if self.stale:
             title = QCoreApplication.translate("Heat", "before your last edit: {title}").format(title=title)
         self.legend.set_scale(hottest, title)
+
+    def _no_times_here(self, graph) -> str:
+        """Why the level showing `graph` (not the main graph) has no times."""
+        if graph.parent_node is None:
+            return QCoreApplication.translate("Heat", "no times inside a function: its call's node has them")
+        if not self.profile.bodies_timed:
+            return QCoreApplication.translate("Heat", "times inside bodies are not measured by this profile "
+                                                      "(onnxruntime's): {node} has its body's time").format(
+                node=graph.parent_node.display_name)
+        return QCoreApplication.translate("Heat", "no times: this body did not run in the profiled runs")
 
     @staticmethod
     def _label_place(room: Obstacles, box: QRectF, seconds: float, group: bool, whole: float) -> tuple:
@@ -305,7 +330,7 @@ class HeatOverlay:
         node = getattr(vnode, "node", None)
         text = QCoreApplication.translate("Heat", "{node}: {time} a run ({share})").format(
             node=node.display_name if node is not None else "", time=time_text(seconds), share=share)
-        merged = next((n.merged for n in p.nodes if n.node is node), ()) if node is not None else ()
+        merged = next((n.merged for n in (*p.nodes, *p.body_nodes) if n.node is node), ()) if node is not None else ()
         if merged:
             text += "\n" + QCoreApplication.translate("Heat", "measured together with {nodes}").format(
                 nodes=", ".join(merged[:4]) + (" …" if len(merged) > 4 else ""))
