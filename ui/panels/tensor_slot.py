@@ -27,6 +27,7 @@ class TensorSlot:
         self.splitter = splitter            # summary, form, read-only tensor view, then this editor
         self.tensor_view = tensor_view
         self.editor = None                  # the TensorEditor shown, if any
+        self.sizes_before = None            # the splitter's sizes before the editor took most of it
 
     def keep_for(self, form) -> None:
         """Keep the editor when `form` (the form shown next: a NodeEditor,
@@ -47,15 +48,43 @@ class TensorSlot:
             self.editor = None
             te.setParent(None)
             te.deleteLater()
+            self._give_back_room(form)
 
     def show(self, qdoc, source) -> None:
         self.keep_for(None)
+        self.sizes_before = self.splitter.sizes()
         self.editor = TensorEditor(qdoc, source)
         self.splitter.addWidget(self.editor)
         self.tensor_view.setVisible(False)
-        # The values get most of the dock: the table was squeezed to four rows.
-        total = max(self.splitter.height(), 600)
-        self.splitter.setSizes([int(total * 0.22), int(total * 0.14), 0, int(total * 0.64)])
+        # The form gets what its rows need (up to a third): the editor's own
+        # minimum (a dozen table rows, the histogram: ~560 px) left the form
+        # a squeezed sliver when shares were fixed. The values get the rest
+        # but a fifth for the summary, and never less than their minimum.
+        # The room of the summary, the form and the editor: two handles between them.
+        total = max(self.splitter.height() - 2 * self.splitter.handleWidth(), 600)
+        form = min(self._form_wants(), total // 3)
+        values = max(self.editor.minimumSizeHint().height(), total - form - total // 5)
+        self.splitter.setSizes([max(0, total - form - values), form, 0, values])
+
+    def _form_wants(self, form=None) -> int:
+        """The height `form` (by default the one under the summary) needs to
+        show all its rows; 0 when there is none."""
+        area = self.splitter.widget(1)          # the EditorSlot
+        form = form if form is not None else getattr(area, "editor", None)
+        return form.sizeHint().height() + 2 * area.frameWidth() if form is not None else 0
+
+    def _give_back_room(self, form) -> None:
+        """The editor closed: its room goes back to the summary and the form
+        as they were before it opened; the form gets at least what it needs
+        (up to half), so a form is never left squeezed (it was left at the
+        share it had beside the editor)."""
+        before, self.sizes_before = self.sizes_before, None
+        total = sum(self.splitter.sizes())
+        if not before or total <= 0:
+            return
+        form = max(before[1], min(self._form_wants(form), total // 2))
+        tensor_view = self.splitter.sizes()[2] if self.tensor_view.isVisible() else 0
+        self.splitter.setSizes([max(0, total - form - tensor_view), form, tensor_view])
 
     def show_value(self, qdoc, value, tensor) -> None:
         """The tensor shown for `value`, when it can be edited (kept if shown already)."""
