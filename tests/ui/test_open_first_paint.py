@@ -5,9 +5,11 @@ problems" before the check ran), and the executor's background import
 starts only after the analysis."""
 from __future__ import annotations
 
+import pytest
 from shared_models import shared_models_root
 
 
+@pytest.mark.slow          # analyses bert_12layer_narrow: ~5 s
 def test_first_paint_before_analysis_then_executor_preload(qtbot, window):
     path = shared_models_root() / "bert_12layer_narrow" / "model.onnx"
     order: list[str] = []
