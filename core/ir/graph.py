@@ -142,6 +142,21 @@ class Value:
         return self.const is not None
 
     @property
+    def own_type(self) -> "Optional[Type]":
+        """The declared type, else the tensor type an initializer's data
+        fixes (files often leave initializers undeclared); None when neither.
+        Unlike an inferred type it is known before any analysis has run."""
+        if self.type is not None or self.const is None:
+            return self.type
+        # Imported here: graph.py keeps protobuf (which tensor.py reads) off its import path.
+        from .tensor import SparseTensor  # noqa: PLC0415
+        from .types import TensorType  # noqa: PLC0415
+        c = self.const
+        if isinstance(c, SparseTensor):
+            return TensorType(c.values.dtype, tuple(c.dims))
+        return TensorType(c.dtype, tuple(c.shape))
+
+    @property
     def shape(self):
         return getattr(self.type, "shape", None)
 

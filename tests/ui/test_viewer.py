@@ -306,11 +306,12 @@ def test_whole_fit_holds_the_whole_scene(qtbot, window, size):
 def test_edge_labels_show_compact_dims_and_the_full_expression_on_hover(qtbot):
     from types import SimpleNamespace
     from onnxstudio.core.infer import dims
+    from onnxstudio.core.ir import Value
     from onnxstudio.core.ir.types import TensorType
     from onnxstudio.ui.canvas.items import EdgeItem
     from onnxstudio.ui.canvas.scene import _edge_text, compact_type_text
     d = dims.dim_floordiv(dims.dim_add("H", 15), 16)
-    value = SimpleNamespace(name="feat", type=TensorType(1, (1, 32, d, None)))
+    value = Value("feat", TensorType(1, (1, 32, d, None)))
     assert compact_type_text(value) == "float[1,32,⌈H/16⌉,?]"
     item = EdgeItem("e", [(0, 0), (0, 10), (0, 20), (0, 30)], "", ref=SimpleNamespace(value=value))
     _edge_text(item, value, None)

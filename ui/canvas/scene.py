@@ -51,7 +51,7 @@ def value_type_text(value, inferred: Optional[dict] = None) -> str:
     """"float32[1,128]" from the declared type, else the inferred one, else ""."""
     if value is None:
         return ""
-    vtype = getattr(value, "type", None)
+    vtype = value.own_type
     if vtype is None and inferred:
         vtype = inferred.get(value)
         if vtype is None:
@@ -63,7 +63,7 @@ def compact_type_text(value, inferred: Optional[dict] = None) -> str:
     """value_type_text with each dim read compactly (`float32[1,⌈H/16⌉]` for
     `floor((H+15)/16)`): what an edge label shows; the full text goes in its tooltip."""
     full = value_type_text(value, inferred)
-    vtype = getattr(value, "type", None) if value is not None else None
+    vtype = value.own_type if value is not None else None
     if vtype is None and inferred and value is not None:
         vtype = inferred.get(value) or inferred.get(value.name)
     shape = getattr(vtype, "shape", None)

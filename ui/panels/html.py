@@ -42,7 +42,7 @@ def short_type(value, inferred: dict, links: dict, text: str) -> str:
     each links to `dim:<key>`, its full name put in `links[key]` for the
     panel to show on hover. `text` (the type as plain text) when the type
     is not a tensor's with a shape."""
-    t = value.type
+    t = value.own_type
     if t is None and inferred:
         t = inferred.get(value)
     shape = t.shape if isinstance(t, TensorType) else None
