@@ -72,6 +72,10 @@ class EditActions:
         self._action(edit, translate("EditActions", "&Paste Nodes"), c.paste, [QKeySequence.Paste], canvas=True)
         self._action(edit, translate("EditActions", "E&xtract Selection to New Model…"), c.extract)
         self._action(edit, translate("EditActions", "C&lean Up (remove unused)"), c.cleanup)
+        from .input_dims import InputDims
+        self.input_dims = InputDims(w, self.prompter)
+        self.input_dims_action = self._action(edit, translate("EditActions", "Set D&ims of All Inputs…"),
+                                              self.input_dims.open)
         edit.addSeparator()
         w.graph.edge_menu_hook = self._edge_menu
         self.script_action = self._action(edit, translate("EditActions", "Save Edits as &Script…"),
