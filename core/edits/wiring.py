@@ -84,9 +84,12 @@ class SetNodeInput(GraphEdit):
     value: str
     graph: GraphPath = ()
     restore: Any = field(default=None, repr=False, compare=False, metadata=NOT_IN_SCRIPT)
+    # The node's op, noted when applied, so the step's name says what it is
+    op_type: str = field(default="", repr=False, compare=False, metadata=NOT_IN_SCRIPT)
 
     def edit_graph(self, model, g, changes: Changes) -> Edit:
         node = find_node(g, self.node)
+        self.op_type = node.op_type
         place = f"{node.path}/input[{self.index}]"
         if not isinstance(self.index, int) or not 0 <= self.index < len(node.inputs):
             raise EditError(f"{node.path}: no input {self.index} (it has {len(node.inputs)}); "
@@ -103,10 +106,15 @@ class SetNodeInput(GraphEdit):
         ir(node.replace_input, self.index, new, place=place)
         changes.node(node)
         return SetNodeInput(node_ref(node), self.index, old.name if old is not None else "", self.graph,
-                            restore=(old,))
+                            restore=(old,), op_type=node.op_type)
 
     def describe(self) -> str:
-        return f"Connect input {self.index} to {self.value!r}" if self.value else f"Clear input {self.index}"
+        """'Connect input 0 of Add "/m/add" to 'input_ids'' (the op once applied)."""
+        ref = self.node
+        named = f'"{ref}"' if isinstance(ref, str) else ", ".join(f"{k} {v!r}" for k, v in ref.items())
+        node = f"{self.op_type or 'node'} {named}"
+        return f"Connect input {self.index} of {node} to {self.value!r}" if self.value \
+            else f"Clear input {self.index} of {node}"
 
 
 @dataclass

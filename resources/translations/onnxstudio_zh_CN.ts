@@ -729,6 +729,10 @@
         <translation>清理（删除未使用的内容）(&amp;L)</translation>
     </message>
     <message>
+        <source>Set D&amp;ims of All Inputs…</source>
+        <translation>设置所有输入的维度(&amp;I)…</translation>
+    </message>
+    <message>
         <source>Save Edits as &amp;Script…</source>
         <translation>将编辑保存为脚本(&amp;S)…</translation>
     </message>
@@ -1030,6 +1034,60 @@
     <message>
         <source>{w}×{h}, stretched min..max</source>
         <translation>{w}×{h}，按最小值..最大值拉伸</translation>
+    </message>
+</context>
+<context>
+    <name>InputDims</name>
+    <message>
+        <source>Set dims of all inputs</source>
+        <translation>设置所有输入的维度</translation>
+    </message>
+    <message>
+        <source>Dims not changed</source>
+        <translation>维度未更改</translation>
+    </message>
+    <message>
+        <source>{problem}. Nothing was changed.</source>
+        <translation>{problem}。没有做任何更改。</translation>
+    </message>
+</context>
+<context>
+    <name>InputDimsDialog</name>
+    <message>
+        <source>Set Dims of All Inputs</source>
+        <translation>设置所有输入的维度</translation>
+    </message>
+    <message>
+        <source>first dim (batch) of every input</source>
+        <translation>每个输入的第一个维度(批大小)</translation>
+    </message>
+    <message>
+        <source>every dim named {name}</source>
+        <translation>每个名为 {name} 的维度</translation>
+    </message>
+    <message>
+        <source>set</source>
+        <translation>设置</translation>
+    </message>
+    <message>
+        <source>a size, a name or ?</source>
+        <translation>大小、名称或 ?</translation>
+    </message>
+    <message>
+        <source>to</source>
+        <translation>为</translation>
+    </message>
+    <message>
+        <source>Inputs changed: {names}</source>
+        <translation>将更改的输入:{names}</translation>
+    </message>
+    <message>
+        <source>The inputs do not agree on this dim now ({dims}); all of them will get the value above.</source>
+        <translation>各输入目前在此维度上不一致({dims});它们都将取上面的值。</translation>
+    </message>
+    <message>
+        <source>give one dim: a size, a name or ?</source>
+        <translation>请给出一个维度:大小、名称或 ?</translation>
     </message>
 </context>
 <context>
@@ -3530,11 +3588,11 @@
     </message>
     <message>
         <source>Connect input {index} of {node} to {value}</source>
-        <translation type="unfinished"></translation>
+        <translation>将 {node} 的输入 {index} 连接到 {value}</translation>
     </message>
     <message>
         <source>Clear input {index} of {node}</source>
-        <translation type="unfinished"></translation>
+        <translation>清空 {node} 的输入 {index}</translation>
     </message>
     <message>
         <source>Set node inputs</source>
