@@ -243,20 +243,21 @@ class HeatOverlay:
                 self.legend.set_scale(0.0, self._no_times_here(graph))
             return
         p = self.profile
+        whole = p.total + p.unmapped_seconds        # p.share's whole, summed once for every label
+        merged_with = {id(n.node): n.merged for n in (*p.nodes, *p.body_nodes) if n.merged}
         room = self._obstacles(scene)
         # The open groups' totals first: a title row has one place, a box many.
         for path, frame in scene.group_frames.items():
             seconds = groups.get(path, 0.0)
             if seconds <= 0:
                 continue
-            label = f"Σ {time_text(seconds)} · {p.share(seconds):.1%}"
+            label = f"Σ {time_text(seconds)} · {seconds / whole:.1%}"
             places = title_row_places(frame.scene_rect(), _title_tab(frame), *label_size(label))
             # In the title row even where edges enter the group under it: the row says whose total it is.
             rect = room.find(places, None, edge_cost=0.0) or room.least_covered(places)
             mark = GroupTotal(rect, heat_colour(heat_fraction(seconds, max(hottest, seconds))), label)
             scene.addItem(mark)
             self.items.append(mark)
-        whole = p.total + p.unmapped_seconds        # p.share's whole, summed once for every label
         for box, seconds in boxes.items():
             item = scene.node_items.get(box)
             if item is None:
@@ -265,7 +266,8 @@ class HeatOverlay:
             group = vnode is not None and vnode.kind == "group"
             colour = heat_colour(heat_fraction(seconds, hottest))
             label, tag = self._label_place(room, item.scene_rect(), seconds, group, whole)
-            mark = HeatMark(item.scene_rect(), colour, label, self._tooltip(vnode, seconds, group), group, tag)
+            mark = HeatMark(item.scene_rect(), colour, label, self._tooltip(vnode, seconds, group, whole, merged_with),
+                            group, tag)
             scene.addItem(mark)
             self.items.append(mark)
         who = "onnxruntime" if p.source == "onnxruntime" else QCoreApplication.translate("Heat", "built-in")
@@ -321,16 +323,16 @@ class HeatOverlay:
                 room.add(item.sceneBoundingRect())
         return room
 
-    def _tooltip(self, vnode, seconds: float, group: bool) -> str:
-        p = self.profile
-        share = f"{p.share(seconds):.1%}"
+    def _tooltip(self, vnode, seconds: float, group: bool, whole: float, merged_with: dict) -> str:
+        """`whole`: the profile's total (its share's); `merged_with`: id(node) -> what it was measured with."""
+        share = f"{seconds / whole if whole > 0 else 0.0:.1%}"
         if group:
             return QCoreApplication.translate("Heat", "group {name}: {time} a run in its nodes ({share})").format(
                 name="/".join(vnode.group), time=time_text(seconds), share=share)
         node = getattr(vnode, "node", None)
         text = QCoreApplication.translate("Heat", "{node}: {time} a run ({share})").format(
             node=node.display_name if node is not None else "", time=time_text(seconds), share=share)
-        merged = next((n.merged for n in (*p.nodes, *p.body_nodes) if n.node is node), ()) if node is not None else ()
+        merged = merged_with.get(id(node), ())
         if merged:
             text += "\n" + QCoreApplication.translate("Heat", "measured together with {nodes}").format(
                 nodes=", ".join(merged[:4]) + (" …" if len(merged) > 4 else ""))

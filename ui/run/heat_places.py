@@ -7,8 +7,9 @@ label. Among the places that cover none of those, the nearest to what it
 labels, where crossing an edge line or leaving the scene (the scrollable
 area) counts as further; when every place covers something, the one that
 covers least. Plain geometry
-bucketed by area, as the run overlay's tags do: a heat refresh places a
-label per box of the level shown.
+bucketed by area, as the run overlay's tags do, in (left, top, right,
+bottom) tuples: a heat refresh tries a hundred places for each box of a
+crowded level, and QRectF's method calls were most of its time.
 """
 from __future__ import annotations
 
@@ -27,37 +28,44 @@ class Obstacles:
     """What heat labels keep clear of, and the edge lines they prefer not to cross."""
 
     def __init__(self, scene_rect: QRectF):
-        self.scene_rect = QRectF(scene_rect)
-        self._hard: dict = {}       # cell -> [QRectF]
+        self.scene_rect = _box(scene_rect)
+        self._hard: dict = {}       # cell -> [box]
         self._edges: dict = {}      # cell -> [edge item]
 
     def add(self, rect: QRectF) -> None:
-        rect = QRectF(rect)
-        for cell in _cells(rect):
-            self._hard.setdefault(cell, []).append(rect)
+        self._add(_box(rect))
+
+    def _add(self, box: tuple) -> None:
+        for cell in _cells(box):
+            self._hard.setdefault(cell, []).append(box)
 
     def add_edge(self, edge) -> None:
-        for cell in _cells(edge.boundingRect()):
+        for cell in _cells(_box(edge.boundingRect())):
             self._edges.setdefault(cell, []).append(edge)
 
-    def covered(self, rect: QRectF) -> float:
-        """How much of `rect` the hard obstacles cover (the largest overlap's area)."""
-        left, top, right, bottom = rect.left(), rect.top(), rect.right(), rect.bottom()
+    def covered(self, box: tuple) -> float:
+        """How much of `box` the hard obstacles cover (the largest overlap's area)."""
+        left, top, right, bottom = box
         worst = 0.0
-        for other in self._near(self._hard, rect):
-            w = min(right, other.right()) - max(left, other.left())
-            h = min(bottom, other.bottom()) - max(top, other.top())
+        for other in self._near(self._hard, box):
+            w = min(right, other[2]) - max(left, other[0])
+            h = min(bottom, other[3]) - max(top, other[1])
             if w > 0 and h > 0 and w * h > worst:
                 worst = w * h
         return worst
 
-    def free(self, rect: QRectF) -> bool:
-        """Whether no hard obstacle meets `rect` (stops at the first: most trial places are taken)."""
-        return not any(other.intersects(rect) for other in self._near(self._hard, rect))
+    def free(self, box: tuple) -> bool:
+        """Whether no hard obstacle meets `box` (stops at the first: most trial places are taken)."""
+        left, top, right, bottom = box
+        for other in self._near(self._hard, box):
+            if min(right, other[2]) > max(left, other[0]) and min(bottom, other[3]) > max(top, other[1]):
+                return False
+        return True
 
-    def crosses_edge(self, rect: QRectF) -> bool:
+    def crosses_edge(self, box: tuple) -> bool:
+        rect = _rect(box)
         seen = set()
-        for edge in self._near(self._edges, rect):
+        for edge in self._near(self._edges, box):
             if id(edge) in seen:
                 continue
             seen.add(id(edge))
@@ -66,95 +74,103 @@ class Obstacles:
                 return True
         return False
 
-    def find(self, candidates: Iterable[QRectF], anchor: Optional[QRectF],
+    def find(self, candidates: Iterable[tuple], anchor: Optional[QRectF],
              edge_cost: float = EDGE_COST) -> Optional[QRectF]:
         """The candidate clear of the hard obstacles nearest to `anchor` (what
         it labels; None: the first clear one), crossing an edge line counting
         as `edge_cost` px further and leaving the scene as far again as
         anything else; ties go to the earlier candidate. None when none is
         clear. Found: placed (later labels keep clear of it)."""
-        ranked = [(0.0 if anchor is None else _gap(rect, anchor), rect) for rect in candidates]
+        at = None if anchor is None else _box(anchor)
+        ranked = [(0.0 if at is None else _gap(box, at), box) for box in candidates]
         ranked.sort(key=lambda pair: pair[0])       # stable: equally near ones stay in the given order
         best, best_cost = None, None
-        for near, rect in ranked:
+        scene = self.scene_rect
+        for near, box in ranked:
             if best_cost is not None and near >= best_cost:
                 break               # the rest are further out still
-            if not self.free(rect):
+            if not self.free(box):
                 continue
-            cost = near + (0.0 if self.scene_rect.contains(rect) else OUTSIDE_COST)
+            inside = scene[0] <= box[0] and scene[1] <= box[1] and box[2] <= scene[2] and box[3] <= scene[3]
+            cost = near + (0.0 if inside else OUTSIDE_COST)
             if best_cost is not None and cost >= best_cost:
                 continue
-            if edge_cost and self.crosses_edge(rect):
+            if edge_cost and self.crosses_edge(box):
                 cost += edge_cost
             if best_cost is None or cost < best_cost:
-                best, best_cost = rect, cost
+                best, best_cost = box, cost
         return None if best is None else self.place(best)
 
-    def least_covered(self, candidates: Iterable[QRectF]) -> QRectF:
+    def least_covered(self, candidates: Iterable[tuple]) -> QRectF:
         """The candidate the hard obstacles cover least, placed."""
         return self.place(min(candidates, key=self.covered))
 
-    def place(self, rect: QRectF) -> QRectF:
-        self.add(rect)
-        return rect
+    def place(self, box: tuple) -> QRectF:
+        self._add(box)
+        return _rect(box)
 
     @staticmethod
-    def _near(cells: dict, rect: QRectF):
-        for cell in _cells(rect):
+    def _near(cells: dict, box: tuple):
+        for cell in _cells(box):
             yield from cells.get(cell, ())
 
 
-def box_label_places(box: QRectF, width: float, height: float) -> list[QRectF]:
+def box_label_places(box: QRectF, width: float, height: float) -> list[tuple]:
     """Places for a box's time label, best first: beside the box's bottom
     (edges leave and enter boxes at their top and bottom, so their sides are
     freest), beside its top, below and above it; then the same further out,
     sliding along the box's sides, as far as a label still reads as its
     box's (a crowded row of small boxes leaves little room near each)."""
     gap = FRAME_REACH + 2
+    left_, top_, right_, bottom_ = _box(box)
+    cx = (left_ + right_ - width) / 2
     places = []
-    cx = box.center().x() - width / 2
     for out in (0.0, 10.0, 24.0, 40.0, 60.0, 90.0, 120.0):
-        right = box.right() + gap + out
-        left = box.left() - gap - out - width
-        below = box.bottom() + gap + out
-        above = box.top() - gap - out - height
-        sides = [box.bottom() - height, box.top()]
-        sides += [box.bottom() - height + dy for dy in (height, -height, 2 * height, -2 * height)]
+        right = right_ + gap + out
+        left = left_ - gap - out - width
+        below = bottom_ + gap + out
+        above = top_ - gap - out - height
+        sides = [bottom_ - height, top_]
+        sides += [bottom_ - height + dy for dy in (height, -height, 2 * height, -2 * height)]
         for y in sides:
-            places += [QRectF(right, y, width, height), QRectF(left, y, width, height)]
+            places += [(right, y, right + width, y + height), (left, y, left + width, y + height)]
         for y in (below, above):
-            xs = [box.right() - width, box.left(), cx, cx - width / 2, cx + width / 2]
-            places += [QRectF(x, y, width, height) for x in xs]
+            for x in (right_ - width, left_, cx, cx - width / 2, cx + width / 2):
+                places.append((x, y, x + width, y + height))
     return places
 
 
-def title_row_places(frame: QRectF, title: QRectF, width: float, height: float) -> list[QRectF]:
+def title_row_places(frame: QRectF, title: QRectF, width: float, height: float) -> list[tuple]:
     """Places for an open group's total, best first: in the frame's title
     row right of its title tab (right-aligned in the frame when it fits),
     then above the frame's top corners, then beside them outside."""
     top = frame.top() + (title.height() - height) / 2
-    places = []
+    xs = []
     inside = frame.right() - 4 - width
     if inside >= title.right() + 4:
-        places.append(QRectF(inside, top, width, height))
-    places.append(QRectF(title.right() + 4, top, width, height))
+        xs.append((inside, top))
     above = frame.top() - height - 3
-    places += [QRectF(frame.right() - width, above, width, height),
-               QRectF(frame.left(), above, width, height),
-               QRectF(title.right() + 4, above, width, height),
-               QRectF(frame.right() + 4, top, width, height),
-               QRectF(frame.left() - 4 - width, top, width, height)]
-    return places
+    xs += [(title.right() + 4, top), (frame.right() - width, above), (frame.left(), above),
+           (title.right() + 4, above), (frame.right() + 4, top), (frame.left() - 4 - width, top)]
+    return [(x, y, x + width, y + height) for x, y in xs]
 
 
-def _gap(rect: QRectF, anchor: QRectF) -> float:
-    """The distance between two rects (0 when they touch or overlap)."""
-    dx = max(anchor.left() - rect.right(), 0.0, rect.left() - anchor.right())
-    dy = max(anchor.top() - rect.bottom(), 0.0, rect.top() - anchor.bottom())
+def _box(rect: QRectF) -> tuple:
+    return rect.left(), rect.top(), rect.right(), rect.bottom()
+
+
+def _rect(box: tuple) -> QRectF:
+    return QRectF(box[0], box[1], box[2] - box[0], box[3] - box[1])
+
+
+def _gap(box: tuple, anchor: tuple) -> float:
+    """The distance between two boxes (0 when they touch or overlap)."""
+    dx = max(anchor[0] - box[2], 0.0, box[0] - anchor[2])
+    dy = max(anchor[1] - box[3], 0.0, box[1] - anchor[3])
     return math.hypot(dx, dy)
 
 
-def _cells(rect: QRectF):
-    for cx in range(math.floor(rect.left() / CELL), math.floor(rect.right() / CELL) + 1):
-        for cy in range(math.floor(rect.top() / CELL), math.floor(rect.bottom() / CELL) + 1):
+def _cells(box: tuple):
+    for cx in range(math.floor(box[0] / CELL), math.floor(box[2] / CELL) + 1):
+        for cy in range(math.floor(box[1] / CELL), math.floor(box[3] / CELL) + 1):
             yield cx, cy
