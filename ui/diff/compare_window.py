@@ -52,8 +52,10 @@ class CompareWindow(QMainWindow):
         self.setCentralWidget(centre)
         self.differences = DifferenceList(diff, self)
         self.properties = SideBySide(diff, self)
-        self._dock(self.tr("Differences"), self.differences, Qt.RightDockWidgetArea)
-        self._dock(self.tr("A and B"), self.properties, Qt.BottomDockWidgetArea)
+        lists = self._dock(self.tr("Differences"), self.differences, Qt.RightDockWidgetArea)
+        props = self._dock(self.tr("A and B"), self.properties, Qt.BottomDockWidgetArea)
+        self.resizeDocks([lists], [380], Qt.Horizontal)
+        self.resizeDocks([props], [200], Qt.Vertical)
         self.differences.chosen.connect(self.go_to)
         self.left.selection_changed.connect(lambda _: self._show_selected(self.left))
         self.right.selection_changed.connect(lambda _: self._show_selected(self.right))
@@ -61,11 +63,12 @@ class CompareWindow(QMainWindow):
         self.right.set_model(diff.matching.b)
         self.resize(1500, 900)
 
-    def _dock(self, title: str, widget, area) -> None:
+    def _dock(self, title: str, widget, area) -> QDockWidget:
         dock = QDockWidget(title, self)
         dock.setObjectName(title)
         dock.setWidget(widget)
         self.addDockWidget(area, dock)
+        return dock
 
     def go_to(self, a, b) -> None:
         """Show `a` on A's canvas and `b` on B's (the partner of whichever is missing)."""
@@ -73,10 +76,21 @@ class CompareWindow(QMainWindow):
             a = self.sync.partner(self.right, b)
         if b is None and a is not None:
             b = self.sync.partner(self.left, a)
-        for panel, obj in ((self.left, a), (self.right, b)):
-            if obj is not None and obj.graph is not None:
-                panel.reveal(obj, obj.graph)
+        for panel, obj, other in ((self.left, a, b), (self.right, b, a)):
+            # A node only one side has is shown there; the other side shows where it would be.
+            shown = obj if obj is not None else self._near_partner(panel, other)
+            if shown is not None and shown.graph is not None:
+                panel.reveal(shown, shown.graph)
         self.properties.show_pair(a, b)
+
+    def _near_partner(self, panel, node):
+        """On `panel`, the partner of the first value `node` (of the other side) reads that has one."""
+        other = self.right if panel is self.left else self.left
+        for v in getattr(node, "inputs", ()):
+            partner = self.sync.partner(other, v) if v is not None else None
+            if partner is not None:
+                return partner.producer or partner
+        return None
 
     def _show_selected(self, panel) -> None:
         obj = selected_object(panel)
