@@ -18,6 +18,7 @@ after random edits.
 from __future__ import annotations
 
 from ..serde.convert import model_to_proto
+from ..ir.nesting import holder_in
 from .file_form import writer_for
 from .stretch import differing_stretch
 
@@ -82,7 +83,7 @@ class Mirror:
         for graph in graphs:
             if graph is g:
                 continue
-            top = _top_node(graph, g)
+            top = holder_in(graph, g)
             if top is not None:
                 touched.add(top)
         if changes.values_retyped:
@@ -97,7 +98,7 @@ class Mirror:
             for sub in g.walk():
                 for n in sub.nodes:
                     if (n.domain, n.op_type, n.overload) in keys:
-                        top = n if sub is g else _top_node(sub, g)
+                        top = n if sub is g else holder_in(sub, g)
                         if top is not None:
                             touched.add(top)
         # -- the node list: replace the stretch that differs
@@ -155,7 +156,7 @@ class Mirror:
             if sub is g:
                 continue
             if any(id(v) in ids for part in (sub.outputs, sub.inputs, sub.value_info) for v in part):
-                top = _top_node(sub, g)
+                top = holder_in(sub, g)
                 if top is not None:
                     out.add(top)
         return out
@@ -235,15 +236,3 @@ class Mirror:
         for k, val in m.metadata_props.items():
             e = mp.metadata_props.add()
             e.key, e.value = k, val
-
-
-def _top_node(graph, main):
-    """The main-graph node holding `graph` (a subgraph at any depth), or None
-    (a function body, or a graph no longer attached)."""
-    while True:
-        node = graph.parent_node
-        if node is None or node.graph is None:
-            return None
-        if node.graph is main:
-            return node
-        graph = node.graph
