@@ -408,7 +408,12 @@ class CanvasEdits:
             add = dataclasses.replace(insert.edits[0], outputs=outputs)
             return E.Macro([E.RemoveNode(ref, self.gpath), add, *insert.edits[1:]],
                            translate("CanvasEdits", "Insert {op} on {value}").format(op=op, value=value.name))
-        return self._build(translate("CanvasEdits", "Insert {op}").format(op=op), build)
+        near = value.producer or (target.node if target is not None else None)
+        held = self._screen_spot(near)
+        done = self._build(translate("CanvasEdits", "Insert {op}").format(op=op), build)
+        if done:
+            self._hold_on_screen(near, held, name)
+        return done
 
     def copy(self) -> int:
         nodes = self.selected_nodes()
