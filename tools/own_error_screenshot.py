@@ -11,26 +11,17 @@ Runs the real main window offscreen; look at the picture.
 """
 from __future__ import annotations
 
-import argparse
-import os
 import pathlib
 import shutil
 import sys
-import tempfile
 
 sys.path.insert(0, str(pathlib.Path(__file__).resolve().parent))
-from screenshots import REPO  # noqa: E402
+from screenshots import prepare  # noqa: E402
 from run_screenshots import open_model, settle  # noqa: E402
 
 
 def main() -> None:
-    ap = argparse.ArgumentParser()
-    ap.add_argument("--out", default=str(REPO / "docs" / "screenshots"))
-    args = ap.parse_args()
-    out = pathlib.Path(args.out)
-    tmp = pathlib.Path(tempfile.mkdtemp())
-    os.environ.setdefault("QT_QPA_PLATFORM", "offscreen")
-    os.environ["ONNXSTUDIO_SETTINGS"] = str(tmp / "settings.ini")
+    out, tmp = prepare()
     from PySide6.QtCore import Qt
     from PySide6.QtWidgets import QApplication
 

@@ -12,16 +12,13 @@ Runs the real main window offscreen; look at every picture.
 """
 from __future__ import annotations
 
-import argparse
-import os
 import pathlib
 import shutil
 import sys
-import tempfile
 import time
 
 sys.path.insert(0, str(pathlib.Path(__file__).resolve().parent))
-from screenshots import REPO, wait  # noqa: E402
+from screenshots import REPO, prepare, wait  # noqa: E402
 
 
 def settle(app, window) -> None:
@@ -50,13 +47,7 @@ def text_picture(path: pathlib.Path) -> pathlib.Path:
 
 
 def main() -> None:
-    ap = argparse.ArgumentParser()
-    ap.add_argument("--out", default=str(REPO / "docs" / "screenshots"))
-    args = ap.parse_args()
-    out = pathlib.Path(args.out)
-    tmp = pathlib.Path(tempfile.mkdtemp())
-    os.environ.setdefault("QT_QPA_PLATFORM", "offscreen")
-    os.environ["ONNXSTUDIO_SETTINGS"] = str(tmp / "settings.ini")
+    out, tmp = prepare()
     sys.path.insert(0, str(REPO / "tests"))
     from PySide6.QtCore import Qt
     from PySide6.QtWidgets import QApplication
