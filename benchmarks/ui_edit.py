@@ -56,7 +56,9 @@ def main() -> None:
     graph = w.model.graph
     problems = w.edit_actions.problems
     transposes = [n for n in graph.nodes if n.op_type == "Softmax"]
-    print(f"{len(graph.nodes)} nodes, {len(w.graph.scene.node_items)} boxes shown")
+    # Other work on a shared machine moves these figures by 2x or more: say how busy it was.
+    print(f"{len(graph.nodes)} nodes, {len(w.graph.scene.node_items)} boxes shown; "
+          f"load average {os.getloadavg()[0]:.1f} on {os.cpu_count()} CPUs")
     times = []
     for k in range(args.runs):
         node = transposes[k % len(transposes)]

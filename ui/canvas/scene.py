@@ -280,33 +280,36 @@ class GraphScene(QGraphicsScene):
             todo = [items for items in fans.values() if any(id(i) in fresh for i in items)]
             if not todo:
                 return
-        if todo is not None and len(todo) <= 200:
+        around = None
+        if todo is not None:
             # Only what lies around the fresh edges can collide with their
-            # labels: ask the scene's index for each one's area instead of
-            # gridding every box of a 10k-box level.
-            placing = {id(i) for items in todo for i in items}
-            seen = set()
+            # labels: ask the scene's index for that area (one query: the
+            # edges an insert re-routes lie in its piece; one per value cost
+            # ~1 ms each, hundreds after an insert with every box shown)
+            # instead of gridding every box of a 10k-box level.
+            around = QRectF()
             for items in todo:
-                region = QRectF()
                 for i in items:
-                    region = region.united(i.path.boundingRect())
-                region.adjust(-EdgeItem.LABEL_MAX_WIDTH - 20, -40, EdgeItem.LABEL_MAX_WIDTH + 20, 40)
-                for item in self.items(region):
-                    if id(item) in seen:
-                        continue
-                    seen.add(id(item))
-                    if isinstance(item, NodeItem):
-                        boxes.add(item.scene_rect())
-                    elif type(item) is GroupFrame:
-                        boxes.add(item.title_rect())
-                    elif isinstance(item, EdgeItem) and id(item) not in placing and item.label:
-                        rect = getattr(item, "_label_rect", None)
-                        if rect is not None:
-                            labels.add(rect)
-        elif todo is not None:          # many fresh edges: grid everything, keep the others' labels
+                    around = around.united(i.path.boundingRect())
+            around.adjust(-EdgeItem.LABEL_MAX_WIDTH - 20, -40, EdgeItem.LABEL_MAX_WIDTH + 20, 40)
+            whole = self.sceneRect()
+            if around.width() * around.height() > 0.25 * whole.width() * whole.height():
+                around = None           # spread over the level: grid everything
+        if around is not None:
             placing = {id(i) for items in todo for i in items}
-            for item in self.node_items.values():
-                boxes.add(item.scene_rect())
+            for item in self.items(around):
+                if isinstance(item, NodeItem):
+                    boxes.add(item.scene_rect())
+                elif type(item) is GroupFrame:
+                    boxes.add(item.title_rect())
+                elif isinstance(item, EdgeItem) and id(item) not in placing and item.label:
+                    rect = getattr(item, "_label_rect", None)
+                    if rect is not None:
+                        labels.add(rect)
+        elif todo is not None:          # fresh edges all over: grid everything, keep the others' labels
+            placing = {id(i) for items in todo for i in items}
+            for rect in self._box_rects():
+                boxes.add(rect)
             for frame in self.group_frames.values():
                 boxes.add(frame.title_rect())
             for item in self.edge_items.values():
@@ -314,8 +317,8 @@ class GraphScene(QGraphicsScene):
                 if id(item) not in placing and item.label and rect is not None:
                     labels.add(rect)
         else:
-            for item in self.node_items.values():
-                boxes.add(item.scene_rect())
+            for rect in self._box_rects():
+                boxes.add(rect)
             for frame in self.group_frames.values():
                 boxes.add(frame.title_rect())
             todo = fans.values()
@@ -339,6 +342,14 @@ class GraphScene(QGraphicsScene):
             labels.add(rect)
             if getattr(item, "_label_rect", None) != rect:
                 item.place_label(rect)
+
+    def _box_rects(self):
+        """Every box's scene rect, from the layout's numbers where it has
+        them: asking 10k items for their position costs ~50 ms."""
+        layout = self.layout_result
+        for key, item in self.node_items.items():
+            b = layout.nodes.get(key) if layout is not None else None
+            yield QRectF(b.x, b.y, b.width, b.height) if b is not None else item.scene_rect()
 
     def relabel_edges(self, inferred: Optional[dict]) -> None:
         changed = set()
@@ -420,8 +431,18 @@ class _RectGrid:
                 yield gx, gy
 
     def add(self, rect: QRectF) -> None:
-        for key in self._keys(rect):
-            self.cells.setdefault(key, []).append(rect)
+        # Loops written out (no generator): a 10k-box level adds every box
+        # after an insert that re-routes edges all over it.
+        c, cells = self.CELL, self.cells
+        left, top = rect.left(), rect.top()
+        y0, y1 = int(top // c), int((top + rect.height()) // c) + 1
+        for gx in range(int(left // c), int((left + rect.width()) // c) + 1):
+            for gy in range(y0, y1):
+                cell = cells.get((gx, gy))
+                if cell is None:
+                    cells[(gx, gy)] = [rect]
+                else:
+                    cell.append(rect)
 
     def hits(self, rect: QRectF) -> bool:
         return any(rect.intersects(other) for key in self._keys(rect)
