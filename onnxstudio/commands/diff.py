@@ -1,6 +1,7 @@
-"""`onnxstudio diff A.onnx B.onnx [--json] [--inputs FILE.npz]`: what
+"""`onnxstudio diff A.onnx B.onnx [--json] [--inputs FILE.npz] [--script OUT.json]`: what
 changed between two versions of a model (core/diff), and with inputs how
-far apart their values are. Exit 0 when equal, 1 when different, 2 when
+far apart their values are; with --script, the edit script turning A into
+B (core/diff/to_script.py) and what it could not express. Exit 0 when equal, 1 when different, 2 when
 a file or the inputs cannot be used."""
 from __future__ import annotations
 
@@ -25,6 +26,9 @@ def configure(p) -> None:
                         "executor and compare every paired value; B is the reference")
     p.add_argument("--rtol", type=float, default=1e-3, help="relative tolerance for --inputs (default 1e-3)")
     p.add_argument("--atol", type=float, default=1e-4, help="absolute tolerance for --inputs (default 1e-4)")
+    p.add_argument("--script", metavar="OUT.json",
+                   help="also write the edit script that turns A into B (replay it with `onnxstudio edit`); "
+                        "differences no edit expresses are printed (to stderr with --json)")
     p.add_argument("--limit", type=int, default=20, metavar="N",
                    help="list at most N entries of each kind in the summary (default 20; --json lists all)")
 
@@ -91,6 +95,22 @@ def _numeric_lines(n: dict, limit: int) -> list[str]:
     return lines
 
 
+def _write_script(d, path: str, to_stderr: bool) -> None:
+    import sys
+    from ..core.diff.to_script import derive_script, write_script
+    derived = derive_script(d)
+    try:
+        write_script(derived, path)
+    except OSError as e:
+        raise UserError(f"--script {path}: cannot be written: {e}") from None
+    out = sys.stderr if to_stderr else sys.stdout
+    print(f"edit script: {len(derived.script)} step(s) written to {path}", file=out)
+    if derived.not_expressed:
+        print(f"not expressed as edits ({len(derived.not_expressed)}):", file=out)
+        for line in derived.not_expressed:
+            print(f"  {line}", file=out)
+
+
 def run(args) -> int:
     from ..core.diff import diff_models
     from ..core.diff.report import summary_lines, to_json
@@ -108,4 +128,6 @@ def run(args) -> int:
         print("\n".join(summary_lines(d, limit=args.limit)))
         if numeric is not None:
             print("\n".join(_numeric_lines(numeric, args.limit)))
+    if args.script:
+        _write_script(d, args.script, args.json)
     return 1 if different else 0
