@@ -144,6 +144,10 @@ class MainWindow(QMainWindow):
         from .diff.compare_window import compare_with    # the diff UI loads when first asked for
         compare_with(self)
 
+    def _show_changes(self) -> None:
+        from .diff.compare_window import show_changes_since_save
+        show_changes_since_save(self)
+
     def _build_menus(self) -> None:
         bar = self.menuBar()
         file_menu = bar.addMenu(self.tr("&File"))
@@ -152,6 +156,10 @@ class MainWindow(QMainWindow):
         self.recent_menu = file_menu.addMenu(self.tr("Open &Recent"))
         self._action(file_menu, self.tr("Open &Demo Model"), self.open_demo)
         self._action(file_menu, self.tr("Compare &With…"), self._compare_with)
+        changes = self._action(file_menu, self.tr("Show &Changes Since Save"), self._show_changes)
+        changes.setStatusTip(self.tr("Compare the saved file with the model as edited (enabled when there are "
+                                     "unsaved changes)"))
+        file_menu.aboutToShow.connect(lambda: changes.setEnabled(bool(self.document and self.document.dirty)))
         file_menu.addSeparator()
         self._action(file_menu, self.tr("Export &Graph as SVG/PNG…"), lambda: self.export_dialog(False),
                      "Ctrl+E")

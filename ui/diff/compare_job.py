@@ -1,5 +1,6 @@
-"""Load model B and match it with A off the UI thread, cancellable between
-matching passes."""
+"""Load one model and match it with another off the UI thread, cancellable
+between matching passes. The model handed in must not change meanwhile
+(Show Changes Since Save hands in a clone of the document's model)."""
 from __future__ import annotations
 
 from PySide6.QtCore import QThread, Signal
@@ -11,10 +12,11 @@ class CompareJob(QThread):
     done = Signal(object)            # core.diff.ModelDiff
     failed = Signal(str)             # one line naming the file
 
-    def __init__(self, model_a, path_b: str, parent=None):
+    def __init__(self, model_a, path_b: str, parent=None, *, loaded_is_a: bool = False):
         super().__init__(parent)
         self.model_a = model_a
         self.path_b = path_b
+        self.loaded_is_a = loaded_is_a     # the file read is A (the saved model), the model given B
         self.cancelled = False
 
     def cancel(self) -> None:
@@ -36,7 +38,8 @@ class CompareJob(QThread):
                 self.failed.emit(friendly_error(exc, str(self.path_b)))
             return
         try:
-            diff = diff_models(self.model_a, model_b, check=self._check)
+            a, b = (model_b, self.model_a) if self.loaded_is_a else (self.model_a, model_b)
+            diff = diff_models(a, b, check=self._check)
         except Cancelled:
             return
         except Exception as exc:   # noqa: BLE001 - a matching bug is shown, never a crash of the window

@@ -1,13 +1,15 @@
 """The compare window: A's canvas and B's side by side with the legend,
-the list of differences and the side-by-side properties; and
-compare_with(window), what File > Compare With… does."""
+the list of differences, the side-by-side properties and "Save as edit
+script…"; compare_with(window), what File > Compare With… does, and
+show_changes_since_save(window), File > Show Changes Since Save."""
 from __future__ import annotations
 
 import pathlib
 
-from PySide6.QtCore import QObject, Qt
-from PySide6.QtWidgets import (QDockWidget, QFileDialog, QLabel, QMainWindow, QMessageBox, QProgressDialog,
-                               QSplitter, QVBoxLayout, QWidget)
+from PySide6.QtCore import QCoreApplication, QObject, Qt
+from PySide6.QtGui import QGuiApplication
+from PySide6.QtWidgets import (QDockWidget, QFileDialog, QHBoxLayout, QLabel, QMainWindow, QMessageBox,
+                               QProgressDialog, QPushButton, QSplitter, QVBoxLayout, QWidget)
 
 from ...core.diff.report import summary_lines
 from ..graph_panel import GraphPanel
@@ -17,6 +19,8 @@ from .difference_list import DifferenceList
 from .side_by_side import SideBySide
 from .status_marks import Legend, StatusMarks
 from .sync import NavigationSync, selected_object
+
+translate = QCoreApplication.translate    # lupdate reads translate("Context", "text")
 
 
 class CompareWindow(QMainWindow):
@@ -44,9 +48,16 @@ class CompareWindow(QMainWindow):
         layout = QVBoxLayout(centre)
         layout.setContentsMargins(0, 0, 0, 0)
         layout.setSpacing(0)
+        top = QHBoxLayout()
         summary = QLabel(" · ".join(summary_lines(diff)[:2]), centre)
         summary.setStyleSheet("padding: 3px 6px;")
-        layout.addWidget(summary)
+        top.addWidget(summary, 1)
+        self.save_script = QPushButton(self.tr("Save as Edit Script…"), centre)
+        self.save_script.setToolTip(self.tr("Write the edits that turn A into B as an edit script, to replay "
+                                            "with onnxstudio edit"))
+        self.save_script.clicked.connect(self.save_script_dialog)
+        top.addWidget(self.save_script)
+        layout.addLayout(top)
         layout.addWidget(Legend(centre))
         layout.addWidget(splitter, 1)
         self.setCentralWidget(centre)
@@ -62,6 +73,36 @@ class CompareWindow(QMainWindow):
         self.left.set_model(diff.matching.a)
         self.right.set_model(diff.matching.b)
         self.resize(1500, 900)
+
+    def save_script_dialog(self) -> None:
+        path, _ = QFileDialog.getSaveFileName(self, self.tr("Save as Edit Script"), "edits.json",
+                                              self.tr("Edit scripts (*.json);;All files (*)"))
+        if path:
+            self.write_script(path)
+
+    def write_script(self, path: str):
+        """Derive the script from the diff, write it, and say what it could not express."""
+        from ...core.diff.to_script import derive_script, write_script
+        QGuiApplication.setOverrideCursor(Qt.WaitCursor)
+        try:
+            derived = derive_script(self.diff)
+            write_script(derived, path)
+        except OSError as e:
+            QGuiApplication.restoreOverrideCursor()
+            QMessageBox.warning(self, self.tr("Save as Edit Script"),
+                                self.tr("{path} cannot be written: {error}").format(path=path, error=e))
+            return None
+        QGuiApplication.restoreOverrideCursor()
+        text = self.tr("{count} edit(s) written to {path}.").format(count=len(derived.script), path=path)
+        if derived.not_expressed:
+            text += "\n\n" + self.tr("Not expressed as edits ({count}):").format(count=len(derived.not_expressed))
+            text += "\n" + "\n".join(derived.not_expressed[:20])
+            if len(derived.not_expressed) > 20:
+                text += "\n" + self.tr("… and {count} more").format(count=len(derived.not_expressed) - 20)
+        self.script_message = QMessageBox(QMessageBox.Information, self.tr("Save as Edit Script"), text,
+                                          QMessageBox.Ok, self)
+        self.script_message.open()
+        return derived
 
     def _dock(self, title: str, widget, area) -> QDockWidget:
         dock = QDockWidget(title, self)
@@ -125,10 +166,15 @@ class CompareAction(QObject):
         if path:
             self.start(path)
 
-    def start(self, path: str) -> None:
+    def start(self, path: str, *, since_save: bool = False) -> None:
         w = self.window
         self.path_b = path
-        self.job = CompareJob(w.model, path)
+        self.since_save = since_save
+        if since_save:
+            # A clone taken here, on the UI thread: the worker never reads the model being edited.
+            self.job = CompareJob(w.document.model.clone(), path, loaded_is_a=True)
+        else:
+            self.job = CompareJob(w.model, path)
         self.job.done.connect(self._done)
         self.job.failed.connect(self._failed)
         self.progress = QProgressDialog(self.tr("Matching {name} with the open model…").format(
@@ -156,16 +202,42 @@ class CompareAction(QObject):
                 "other. Compare two versions of the same model.").format(b=pathlib.Path(self.path_b).name))
             return
         title_a = w.path.name if w.path else self.tr("open model")
-        shown = CompareWindow(diff, title_a, pathlib.Path(self.path_b).name, w, w.graph.scene.theme)
+        title_b = pathlib.Path(self.path_b).name
+        if getattr(self, "since_save", False):
+            title_a, title_b = self.tr("{name} (saved)").format(name=title_b), self.tr("{name} (edited)").format(
+                name=title_b)
+        shown = CompareWindow(diff, title_a, title_b, w, w.graph.scene.theme)
         self.open_windows.append(shown)
         shown.show()
         if diff.equal:
             w.statusBar().showMessage(self.tr("The models are the same."), 5000)
 
 
-def compare_with(window) -> None:
-    """File > Compare With… (one CompareAction per main window)."""
+def _compare_action(window) -> CompareAction:
+    """The main window's one CompareAction."""
     action = getattr(window, "compare_action", None)
     if action is None:
         action = window.compare_action = CompareAction(window)
-    action.choose()
+    return action
+
+
+def compare_with(window) -> None:
+    """File > Compare With…"""
+    _compare_action(window).choose()
+
+
+def show_changes_since_save(window) -> None:
+    """File > Show Changes Since Save: the saved file, as read from disk (the
+    file opened, when never saved), on the left; the model as edited on the
+    right. Explained instead when there is nothing unsaved."""
+    doc = window.document
+    title = translate("CompareAction", "Show Changes Since Save")
+    if doc is None or not doc.dirty:
+        QMessageBox.information(window, title, translate(
+            "CompareAction", "There are no unsaved changes: the model is as saved."))
+        return
+    if doc.path is None or not pathlib.Path(doc.path).is_file():
+        QMessageBox.information(window, title, translate(
+            "CompareAction", "The model has no saved file to compare with: save it first."))
+        return
+    _compare_action(window).start(str(doc.path), since_save=True)
