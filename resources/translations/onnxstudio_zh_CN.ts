@@ -278,8 +278,28 @@
         <translation>打开的模型</translation>
     </message>
     <message>
+        <source>{name} (saved)</source>
+        <translation>{name}（已保存）</translation>
+    </message>
+    <message>
+        <source>{name} (edited)</source>
+        <translation>{name}（已编辑）</translation>
+    </message>
+    <message>
         <source>The models are the same.</source>
         <translation>两个模型相同。</translation>
+    </message>
+    <message>
+        <source>Show Changes Since Save</source>
+        <translation>显示自保存以来的更改</translation>
+    </message>
+    <message>
+        <source>There are no unsaved changes: the model is as saved.</source>
+        <translation>没有未保存的更改：模型与保存时相同。</translation>
+    </message>
+    <message>
+        <source>The model has no saved file to compare with: save it first.</source>
+        <translation>模型没有可比较的已保存文件：请先保存。</translation>
     </message>
 </context>
 <context>
@@ -534,12 +554,44 @@
         <translation>B：{name}</translation>
     </message>
     <message>
+        <source>Save as Edit Script…</source>
+        <translation>另存为编辑脚本…</translation>
+    </message>
+    <message>
+        <source>Write the edits that turn A into B as an edit script, to replay with onnxstudio edit</source>
+        <translation>将把 A 变为 B 的编辑写成编辑脚本，可用 onnxstudio edit 重放</translation>
+    </message>
+    <message>
         <source>Differences</source>
         <translation>差异</translation>
     </message>
     <message>
         <source>A and B</source>
         <translation>A 与 B</translation>
+    </message>
+    <message>
+        <source>Save as Edit Script</source>
+        <translation>另存为编辑脚本</translation>
+    </message>
+    <message>
+        <source>Edit scripts (*.json);;All files (*)</source>
+        <translation>编辑脚本 (*.json);;所有文件 (*)</translation>
+    </message>
+    <message>
+        <source>{path} cannot be written: {error}</source>
+        <translation>无法写入 {path}：{error}</translation>
+    </message>
+    <message>
+        <source>{count} edit(s) written to {path}.</source>
+        <translation>已将 {count} 个编辑写入 {path}。</translation>
+    </message>
+    <message>
+        <source>Not expressed as edits ({count}):</source>
+        <translation>无法用编辑表达的差异（{count}）：</translation>
+    </message>
+    <message>
+        <source>… and {count} more</source>
+        <translation>… 以及另外 {count} 项</translation>
     </message>
 </context>
 <context>
@@ -1363,6 +1415,14 @@
     <message>
         <source>Compare &amp;With…</source>
         <translation>比较(&amp;W)…</translation>
+    </message>
+    <message>
+        <source>Show &amp;Changes Since Save</source>
+        <translation>显示自保存以来的更改(&amp;C)</translation>
+    </message>
+    <message>
+        <source>Compare the saved file with the model as edited (enabled when there are unsaved changes)</source>
+        <translation>将已保存的文件与编辑后的模型进行比较（有未保存的更改时可用）</translation>
     </message>
     <message>
         <source>Export &amp;Graph as SVG/PNG…</source>
