@@ -578,8 +578,12 @@
         <translation>编辑脚本 (*.json);;所有文件 (*)</translation>
     </message>
     <message>
-        <source>{path} cannot be written: {error}</source>
-        <translation>无法写入 {path}：{error}</translation>
+        <source>Deriving the edit script…</source>
+        <translation>正在生成编辑脚本…</translation>
+    </message>
+    <message>
+        <source>Cancel</source>
+        <translation>取消</translation>
     </message>
     <message>
         <source>{count} edit(s) written to {path}.</source>

@@ -56,6 +56,7 @@ def test_changes_since_save_compares_the_file_with_the_edited_model(qtbot, tmp_p
 
         # Save as Edit Script…: the script replays the unsaved edit on the saved file.
         win.write_script(str(tmp_path / "edits.json"))
+        qtbot.waitUntil(lambda: win.script_message is not None, timeout=60_000)
         doc = Document.open(tmp_path / "m.onnx")
         replay(doc, (tmp_path / "edits.json").read_text())
         assert diff_models(doc.model, main.document.model).equal
@@ -79,11 +80,19 @@ def test_save_as_edit_script_says_what_is_not_expressed(qtbot, tmp_path):
                           .SerializeToString())
     win = CompareWindow(diff_models(dropout(["y", "mask"]), dropout(["y"])), "a", "b")
     qtbot.addWidget(win)
-    derived = win.write_script(str(tmp_path / "s.json"))
-    assert derived is not None and not derived.complete
+    win.write_script(str(tmp_path / "s.json"))
+    qtbot.waitUntil(lambda: win.script_message is not None, timeout=60_000)
+    assert not win.derived.complete
     assert "Not expressed as edits" in win.script_message.text() and "drop" in win.script_message.text()
     win.script_message.close()
     assert (tmp_path / "s.json").exists()
+    # A folder that does not exist: a message naming the file, the button usable again.
+    win.script_message = None
+    win.write_script(str(tmp_path / "missing" / "s.json"))
+    qtbot.waitUntil(lambda: win.script_message is not None, timeout=60_000)
+    assert "s.json" in win.script_message.text() and "Traceback" not in win.script_message.text()
+    assert win.save_script.isEnabled()
+    win.script_message.close()
 
 
 def _node(i):

@@ -7,7 +7,6 @@ from __future__ import annotations
 import pathlib
 
 from PySide6.QtCore import QCoreApplication, QObject, Qt
-from PySide6.QtGui import QGuiApplication
 from PySide6.QtWidgets import (QDockWidget, QFileDialog, QHBoxLayout, QLabel, QMainWindow, QMessageBox,
                                QProgressDialog, QPushButton, QSplitter, QVBoxLayout, QWidget)
 
@@ -16,6 +15,7 @@ from ..graph_panel import GraphPanel
 from ..workers import JobRunner
 from .compare_job import CompareJob
 from .difference_list import DifferenceList
+from .script_job import ScriptJob
 from .side_by_side import SideBySide
 from .status_marks import Legend, StatusMarks
 from .sync import NavigationSync, selected_object
@@ -27,6 +27,8 @@ class CompareWindow(QMainWindow):
     def __init__(self, diff, title_a: str, title_b: str, parent=None, theme=None):
         super().__init__(parent, Qt.Window)
         self.diff = diff
+        self.jobs = JobRunner(self)
+        self.script_message = None
         self.setWindowTitle(self.tr("Compare {a} with {b}").format(a=title_a, b=title_b))
         kwargs = {"theme": theme} if theme is not None else {}
         self.left, self.right = GraphPanel(**kwargs), GraphPanel(**kwargs)
@@ -80,19 +82,32 @@ class CompareWindow(QMainWindow):
         if path:
             self.write_script(path)
 
-    def write_script(self, path: str):
-        """Derive the script from the diff, write it, and say what it could not express."""
-        from ...core.diff.to_script import derive_script, write_script
-        QGuiApplication.setOverrideCursor(Qt.WaitCursor)
-        try:
-            derived = derive_script(self.diff)
-            write_script(derived, path)
-        except OSError as e:
-            QGuiApplication.restoreOverrideCursor()
-            QMessageBox.warning(self, self.tr("Save as Edit Script"),
-                                self.tr("{path} cannot be written: {error}").format(path=path, error=e))
-            return None
-        QGuiApplication.restoreOverrideCursor()
+    def write_script(self, path: str) -> None:
+        """Derive the script from the diff and write it in a ScriptJob; then
+        say how many edits it has and what it could not express."""
+        self.script_job = ScriptJob(self.diff, path)
+        self.script_job.done.connect(lambda derived: self._script_written(derived, path))
+        self.script_job.failed.connect(self._script_failed)
+        self.script_progress = QProgressDialog(self.tr("Deriving the edit script…"), self.tr("Cancel"), 0, 0, self)
+        self.script_progress.setWindowModality(Qt.WindowModal)
+        self.script_progress.setMinimumDuration(300)
+        self.script_progress.canceled.connect(self.script_job.cancel)
+        self.save_script.setEnabled(False)
+        self.jobs.start(self.script_job)
+
+    def _script_ended(self) -> None:
+        self.script_progress.reset()
+        self.save_script.setEnabled(True)
+
+    def _script_failed(self, message: str) -> None:
+        self._script_ended()
+        self.script_message = QMessageBox(QMessageBox.Warning, self.tr("Save as Edit Script"), message,
+                                          QMessageBox.Ok, self)
+        self.script_message.open()
+
+    def _script_written(self, derived, path: str) -> None:
+        self._script_ended()
+        self.derived = derived
         text = self.tr("{count} edit(s) written to {path}.").format(count=len(derived.script), path=path)
         if derived.not_expressed:
             text += "\n\n" + self.tr("Not expressed as edits ({count}):").format(count=len(derived.not_expressed))
@@ -102,7 +117,6 @@ class CompareWindow(QMainWindow):
         self.script_message = QMessageBox(QMessageBox.Information, self.tr("Save as Edit Script"), text,
                                           QMessageBox.Ok, self)
         self.script_message.open()
-        return derived
 
     def _dock(self, title: str, widget, area) -> QDockWidget:
         dock = QDockWidget(title, self)
@@ -170,11 +184,10 @@ class CompareAction(QObject):
         w = self.window
         self.path_b = path
         self.since_save = since_save
-        if since_save:
-            # A clone taken here, on the UI thread: the worker never reads the model being edited.
-            self.job = CompareJob(w.document.model.clone(), path, loaded_is_a=True)
-        else:
-            self.job = CompareJob(w.model, path)
+        # A clone taken here, on the UI thread: the workers (matching, deriving
+        # an edit script) never read the model being edited, and the window
+        # keeps showing the model as it was compared.
+        self.job = CompareJob(w.document.model.clone(), path, loaded_is_a=since_save)
         self.job.done.connect(self._done)
         self.job.failed.connect(self._failed)
         self.progress = QProgressDialog(self.tr("Matching {name} with the open model…").format(
