@@ -7,6 +7,8 @@ core.edits.script. It is derived from the matching, not from the report,
 so a recognised rewrite (a fold, a fusion) becomes the removals, additions
 and rewirings that make it. Steps, in an order in which each applies:
 
+0. the model's opset imports and IR version, where they differ (the
+   diff's report does not show these, but a replay must reproduce them);
 1. renames of paired values and nodes (so every later step can use B's
    names); a name still held by a value that is going away is moved aside;
 2. ops, domains and attributes of paired nodes;
@@ -33,7 +35,8 @@ import numpy as np
 
 from ..edits import (AddGraphInput, AddGraphOutput, AddInitializer, AddNode, EditError, Macro,
                      MoveProducersBefore, RemoveGraphInput, RemoveGraphOutput, RemoveInitializer, RemoveNode,
-                     RenameValue, SetAttribute, SetInitializer, SetNodeField, SetNodeInputs, SetValueType,
+                     RenameValue, SetAttribute, SetInitializer, SetModelField, SetNodeField, SetNodeInputs,
+                     SetOpsetImport, SetValueType,
                      graph_path, node_ref, set_input_shape)
 from ..edits.script import from_script, to_script
 from ..ir import AttrType, Model
@@ -105,6 +108,7 @@ class _Deriver:
             if gw is None:
                 self.out.not_expressed.append(f"{ga.path}: edits cannot reach this graph (a function body)")
         pairs = [p for p in pairs if p[2] is not None]
+        self.model_fields()
         for step in (self.renames, self.node_fields, self.weights, self.inputs, self.added_nodes,
                      self.rewiring, self.outputs, self.removals):
             for ga, gb, gw in pairs:
@@ -113,6 +117,14 @@ class _Deriver:
         if verify:
             self.out.not_expressed += _still_different(self.work, self.b, self.check)
         return self.out
+
+    def model_fields(self) -> None:
+        ia, ib = self.a.opset_imports, self.b.opset_imports
+        for domain in sorted(set(ia) | set(ib)):
+            if ia.get(domain) != ib.get(domain):
+                self.apply(SetOpsetImport(domain, ib.get(domain)), f"opset import {domain or 'ai.onnx'}")
+        if self.a.ir_version != self.b.ir_version:
+            self.apply(SetModelField("ir_version", self.b.ir_version), "IR version")
 
     def renames(self, ga, gb, gw) -> None:
         for va, vb in list(self.m.values.items()):

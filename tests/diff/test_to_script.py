@@ -104,3 +104,23 @@ def test_cli_lists_what_is_not_expressed_and_keeps_an_old_file_on_failure(tmp_pa
     with pytest.raises(TypeError):
         write_script(derived, old)
     assert old.read_text() == "[]" and [p.name for p in tmp_path.iterdir() if p.name.startswith(".")] == []
+
+
+def test_swapped_names_and_an_opset_import_replay():
+    from onnxstudio.core.edits import SetOpsetImport
+
+    from .models import fused_pair
+    a, _ = fused_pair()
+    b, _ = fused_pair()
+    g = b.graph
+    g.rename_value(g.get_value("mm"), "tmp")
+    g.rename_value(g.get_value("sum"), "mm")
+    g.rename_value(g.get_value("tmp"), "sum")
+    SetOpsetImport("", 18).apply(b)
+    derived = derive_script(diff_models(a, b))
+    assert derived.complete and derived.script[0] == {"kind": "set_opset_import", "domain": "", "version": 18,
+                                                      "graph": []}
+    assert _replayed_equals(a, b, derived.script)
+    doc = Document(a.clone())
+    replay(doc, derived.script)
+    assert doc.model.opset_imports == {"": 18}
