@@ -90,6 +90,10 @@ class _Deriver:
         except EditError as e:
             self.out.not_expressed.append(f"{what}: {e}")
             return False
+        except (ValueError, TypeError, KeyError) as e:
+            # A value the script format cannot carry (an attribute or tensor of a kind it does not write).
+            self.out.not_expressed.append(f"{what}: cannot be written as an edit ({type(e).__name__}: {e})")
+            return False
         self.out.script += spec
         return True
 
