@@ -573,7 +573,8 @@ class RunOverlay:
         failed = self._failed_node(debug, graph)
         if failed is not None:
             mark(failed, failed=True, tooltip=str(debug.error))
-        report = self.controller.report
+        # colour_by "": the comparison's colouring is hidden (the profile's heat is shown instead).
+        report = self.controller.report if self.colour_by else None
         bands: dict = {}
         if report is not None:
             for nd in report.nodes:
