@@ -175,3 +175,73 @@ def test_cancel_stops_the_own_error_pass_between_nodes(qtbot, window, tmp_path, 
     finish(qtbot, window)
     assert r.controller.report.own_cancelled is None
     assert "Own errors incomplete" not in r.compare.summary.text()
+
+
+def test_the_own_error_counts_say_which_nodes_compute_in_the_status_and_the_summary(qtbot, window, tmp_path):
+    """The status counted "own error: i/n nodes" while the summary said
+    "m of m nodes agree" (m > n) with nothing tying the two together."""
+    onnx = pytest.importorskip("onnx")
+    pytest.importorskip("onnxruntime")
+    from onnx import TensorProto, helper
+    nodes = [helper.make_node("Constant", [], ["k"], value=helper.make_tensor("kv", TensorProto.FLOAT, [3], [2, 2, 2])),
+             helper.make_node("Mul", ["k", "w"], ["kw"], name="scale_weight"),      # constants only: no own error
+             helper.make_node("Relu", ["x"], ["r"], name="relu"),
+             helper.make_node("Add", ["r", "kw"], ["y"], name="add")]
+    graph = helper.make_graph(nodes, "g", [helper.make_tensor_value_info("x", TensorProto.FLOAT, [2, 3])],
+                              [helper.make_tensor_value_info("y", TensorProto.FLOAT, [2, 3])],
+                              [helper.make_tensor("w", TensorProto.FLOAT, [3], [1, 2, 3])])
+    path = tmp_path / "consts.onnx"
+    onnx.save(helper.make_model(graph, opset_imports=[helper.make_opsetid("", 17)]), path)
+    said: list = []
+    window.run_ui.controller.message.connect(lambda _level, text: said.append(text))
+    open_model(qtbot, window, path)
+    r = window.run_ui
+    r.run_all()
+    finish(qtbot, window)
+    r.compare_onnxruntime()
+    finish(qtbot, window)
+    report = r.controller.report
+    constants = sum(nd.constant for nd in report.nodes)
+    computing = len(report.nodes) - constants
+    assert (computing, constants) == (2, 2)
+    own = [t for t in said if t.startswith("own error:")]
+    assert own and own[-1] == (f"own error: {computing}/{computing} nodes that compute "
+                               "(constants and shape-only nodes skipped)")
+    assert (f"Own errors: {computing} nodes that compute ({constants} constants and shape-only nodes skipped)."
+            in r.compare.summary.text())
+    # a comparison with a reference run measures no own errors: no such sentence
+    r.controller.keep_reference()
+    r.controller.compare_with_reference()
+    finish(qtbot, window)
+    assert "Own errors:" not in r.compare.summary.text()
+
+
+def test_the_onnxruntime_phase_is_said_with_a_busy_bar(qtbot, window, tmp_path):
+    """onnxruntime's run reports no progress: its phase is named in the
+    status line and the bar is busy (0 of 0) until the own-error pass counts."""
+    events: list = []
+    c = window.run_ui.controller
+    c.message.connect(lambda _level, text: events.append(("say", text)))
+    c.progressed.connect(lambda i, n, _name: events.append(("bar", (i, n))))
+    _compared_with_an_edit(qtbot, window, tmp_path)
+    phase = next(k for k, e in enumerate(events) if e[0] == "say" and e[1].startswith("onnxruntime: running"))
+    own = next(k for k, e in enumerate(events) if e[0] == "say" and e[1].startswith("own error:"))
+    busy = [k for k, e in enumerate(events) if e == ("bar", (0, 0))]
+    assert busy and phase < own and busy[0] < own
+
+
+def test_compare_table_rows_keep_one_line_and_room(qtbot, window):
+    view = window.run_ui.compare
+    table = view.table
+    assert not table.wordWrap() and table.textElideMode() == Qt.ElideMiddle
+    assert table.minimumHeight() >= 5 * table.verticalHeader().defaultSectionSize()
+
+
+def test_compare_dock_is_a_tab_beside_problems(qtbot, window):
+    """Side by side, the bottom docks left the Compare table two rows and cut
+    the Profile dock's columns off: by default they are tabs of one dock."""
+    problems = window.edit_actions.problems_dock
+    for dock in (problems, window.run_ui.compare_dock, window.run_ui.profile.dock):
+        dock.show()
+    tabs = window.tabifiedDockWidgets(problems)
+    assert window.run_ui.compare_dock in tabs and window.run_ui.profile.dock in tabs

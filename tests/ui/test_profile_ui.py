@@ -5,6 +5,7 @@ import pytest
 
 from shared_models import SHARED_MODELS
 from viewer_helpers import open_model, wait_idle
+from PySide6.QtCore import Qt
 from PySide6.QtWidgets import QMenu
 
 from onnxstudio.ui.run.heat import GroupTotal, HeatMark, heat_colour, heat_fraction, time_text
@@ -250,3 +251,52 @@ def test_stepping_into_a_body_shows_its_nodes_heat(qtbot, window):
     assert r.profile.profile.source == "onnxruntime"
     _enter(qtbot, window, body)
     assert not heat.items and "not measured" in heat.legend.title
+
+
+def _compared_demo(qtbot, window, tmp_path):
+    import shutil
+    from onnxstudio.resources import sample_path
+    pytest.importorskip("onnxruntime")
+    open_model(qtbot, window, shutil.copy(sample_path("demo.onnx"), tmp_path / "demo.onnx"))
+    r = window.run_ui
+    r.run_all()
+    assert r.controller.wait(300_000)
+    r.compare_onnxruntime()
+    assert r.controller.wait(300_000)
+    wait_idle(qtbot, window)
+    return r
+
+
+def _bands(r) -> list:
+    from onnxstudio.ui.run.overlay import NodeMark
+    return [m for m in r.overlay.items if isinstance(m, NodeMark) and m.band is not None]
+
+
+def test_heat_and_comparison_colours_take_turns_on_the_boxes(qtbot, window, tmp_path):
+    """After Compare then Profile Run the boxes kept their green 'agrees'
+    outlines under the heat frames: now the canvas colours one way at a
+    time, and the Compare dock says when its colours are hidden."""
+    r = _compared_demo(qtbot, window, tmp_path)
+    compare, view = r.compare, r.profile.view
+    assert _bands(r) and compare.canvas_note.isHidden()
+    _profile(qtbot, window, r)
+    assert r.profile.heat.items and r.profile.heat.legend.isVisible()
+    assert not _bands(r)                                   # the heat alone
+    assert not compare.canvas_note.isHidden() and not compare.show_button.isHidden()
+    assert "heat" in compare.canvas_note.text()
+    # the Compare dock's button brings its colours back, the heat goes
+    qtbot.mouseClick(compare.show_button, Qt.LeftButton)
+    assert _bands(r) and not r.profile.heat.items and not view.heat_box.isChecked()
+    assert compare.canvas_note.isHidden() and not r.profile.heat.legend.isVisible()
+    # the heat's checkbox takes the boxes back
+    view.heat_box.setChecked(True)
+    assert r.profile.heat.items and not _bands(r)
+    # choosing a colouring in the Compare dock shows it, in place of the heat
+    compare.colour_by.setCurrentIndex(compare.colour_by.findData("own"))
+    assert _bands(r) and not r.profile.heat.items and r.overlay.colour_by == "own"
+    # so does a new comparison
+    view.heat_box.setChecked(True)
+    r.compare_onnxruntime()
+    assert r.controller.wait(300_000)
+    wait_idle(qtbot, window)
+    assert _bands(r) and not r.profile.heat.items

@@ -152,6 +152,7 @@ class _SortItem(QTableWidgetItem):
         return mine < theirs
 
 
+MIN_ROWS = 5                   # the table keeps room for this many rows in a crowded bottom dock
 ROW = Qt.UserRole + 1          # a row's index into CompareView.rows, kept by its first cell when sorting
 
 
@@ -162,6 +163,7 @@ class CompareView(QWidget):
     compare_reference = Signal()
     colour_by_changed = Signal(str)        # "total" or "own": which error the canvas colours
     extract_failing = Signal()             # Extract failing subgraph… was asked for
+    show_on_canvas = Signal()              # the colours were asked back onto the canvas (in place of the heat)
 
     def __init__(self, parent=None):
         super().__init__(parent)
@@ -197,6 +199,13 @@ class CompareView(QWidget):
         self.legend = ErrorLegend()
         self.summary = QLabel(self.tr("No comparison yet"))
         self.summary.setWordWrap(True)
+        # The canvas colours its boxes one way at a time: said here while the profile's heat has them.
+        self.canvas_note = QLabel(self.tr("The canvas shows the profile's heat: these colours are hidden there."))
+        self.canvas_note.setWordWrap(True)
+        self.show_button = QPushButton(self.tr("Show on the canvas"))
+        self.show_button.setToolTip(self.tr("Colour the boxes by this comparison again, in place of the heat"))
+        self.show_button.clicked.connect(self.show_on_canvas)
+        self.on_canvas = True
         self.table = QTableWidget(0, 7)
         self.table.setHorizontalHeaderLabels([self.tr("Node"), self.tr("Op"), self.tr("Max abs"), self.tr("Rel"),
                                               self.tr("Own abs"), self.tr("Own rel"), ""])
@@ -206,6 +215,12 @@ class CompareView(QWidget):
         self.table.verticalHeader().hide()
         self.table.setEditTriggers(QTableWidget.NoEditTriggers)
         self.table.setSelectionBehavior(QTableWidget.SelectRows)
+        # One line a row, long names elided in the middle (the tooltip has them whole): wrapped
+        # names left room for two rows in a bottom dock.
+        self.table.setWordWrap(False)
+        self.table.setTextElideMode(Qt.ElideMiddle)
+        self.table.setMinimumHeight(self.table.horizontalHeader().sizeHint().height()
+                                    + MIN_ROWS * self.table.verticalHeader().defaultSectionSize())
         header = self.table.horizontalHeader()
         header.setSectionResizeMode(0, QHeaderView.Stretch)
         for c in range(1, 7):
@@ -215,6 +230,10 @@ class CompareView(QWidget):
         layout.addLayout(buttons)
         layout.addWidget(self.options)
         layout.addWidget(self.legend)
+        note = QHBoxLayout()
+        note.addWidget(self.canvas_note, 1)
+        note.addWidget(self.show_button)
+        layout.addLayout(note)
         row = QHBoxLayout()
         row.addWidget(self.summary, 1)
         side = QVBoxLayout()
@@ -231,6 +250,15 @@ class CompareView(QWidget):
         self.table.cellDoubleClicked.connect(lambda row, _c: self._jump_row(row))
         self.table.cellClicked.connect(lambda row, _c: self._jump_row(row))
         self.rows: list = []
+        self.set_on_canvas(True)
+
+    def set_on_canvas(self, on: bool) -> None:
+        """Whether the canvas shows this comparison's colours (False: the
+        profile's heat has the boxes; the dock says so and offers them back)."""
+        self.on_canvas = on
+        hidden = not on and self.report is not None
+        self.canvas_note.setVisible(hidden)
+        self.show_button.setVisible(hidden)
 
     @property
     def colouring(self) -> str:
@@ -250,6 +278,7 @@ class CompareView(QWidget):
             self.summary.setText(self.tr("No comparison yet"))
             self.table.setRowCount(0)
             self.first_button.setEnabled(False)
+            self.set_on_canvas(self.on_canvas)
             return
         bad = sum(not n.agrees for n in report.nodes)
         first = report.first_divergence
@@ -267,6 +296,7 @@ class CompareView(QWidget):
             skipped = len(report.skipped)
             text += " " + (self.tr("{n} value could not be compared.") if skipped == 1
                            else self.tr("{n} values could not be compared.")).format(n=skipped)
+        text += self._own_counts_text(report)
         worst = report.worst_own
         if report.own_cancelled:
             # Partial own errors must not read as the whole: the culprit may be among the nodes not measured.
@@ -281,6 +311,7 @@ class CompareView(QWidget):
                 node=worst.node.display_name, rel=f"{worst.own_rel:.3g}")
         text += self._bodies_text(report)
         self.summary.setText(text)
+        self.set_on_canvas(self.on_canvas)
         self.summary.setToolTip(self._bodies_tip(report))
         self.first_button.setEnabled(first is not None)
         inside = [nd for b in report.bodies if b.report is not None for nd in b.report.nodes]
@@ -293,7 +324,7 @@ class CompareView(QWidget):
         self.table.setRowCount(len(self.rows))
         for r, nd in enumerate(self.rows):
             name = _SortItem(nd.node.name or nd.node.op_type)
-            name.setToolTip(nd.node.path)
+            name.setToolTip(f"{nd.node.name}\n{nd.node.path}" if nd.node.name else nd.node.path)
             name.setData(ROW, r)
             self.table.setItem(r, 0, name)
             self.table.setItem(r, 1, _SortItem(nd.node.op_type))
@@ -311,6 +342,16 @@ class CompareView(QWidget):
             self.table.setItem(r, 6, flag)
         self.table.setSortingEnabled(True)
         self.table.sortItems(5 if self.colouring == "own" else 3, Qt.DescendingOrder)
+
+    def _own_counts_text(self, report) -> str:
+        """' Own errors: …' — which nodes the own-error pass measured (the
+        status line counted them while it ran) and which it skipped; '' when
+        there was no such pass (a comparison with a reference run)."""
+        if not report.own_cancelled and all(nd.own is None for nd in report.nodes):
+            return ""
+        constants = sum(nd.constant for nd in report.nodes)
+        return " " + self.tr("Own errors: {n} nodes that compute ({k} constants and shape-only nodes "
+                             "skipped).").format(n=len(report.nodes) - constants, k=constants)
 
     def _bodies_text(self, report) -> str:
         """' Inside bodies: …' — what was compared there (each body run alone

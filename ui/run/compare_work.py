@@ -30,8 +30,10 @@ def compare_against_onnxruntime(model, ours: dict, feeds: dict, reference_model=
     `job` (the controller's RunJob): its Cancel stops the own-error pass
     between nodes, and the report says the own errors are incomplete
     (Report.own_cancelled); the pass reports its progress through the job
-    (the Run dock's bar) and, as "own error: i/n nodes", through
-    `say(level, text)` (the Run dock's status line)."""
+    (the Run dock's bar) and, as "own error: i/n nodes that compute", through
+    `say(level, text)` (the Run dock's status line). Before it, the phase
+    of onnxruntime's run (which reports no progress of its own) is said
+    there too, the bar showing it is busy."""
     stop = threading.Event()
     progress = None
     if job is not None:
@@ -43,6 +45,10 @@ def compare_against_onnxruntime(model, ours: dict, feeds: dict, reference_model=
                 before()
         job.on_cancel = cancel
         progress = _OwnProgress(job, say)
+        job.progressed.emit(0, 0, "")          # 0 of 0: the bar says busy, for as long as onnxruntime runs
+    if say is not None:
+        say("info", QCoreApplication.translate("CompareWork", "onnxruntime: running the model with every "
+                                                              "intermediate exposed…"))
     return compare.compare_run_with_onnxruntime(model, ours, feeds, reference_model=reference_model, kept=kept,
                                                 rtol=rtol, atol=atol, tolerances=tolerances, provider=provider,
                                                 opt_level=opt_level, cancelled=stop.is_set, own_progress=progress)
@@ -64,8 +70,11 @@ class _OwnProgress:
         self.last = now
         self.job.report(i, n, node)
         if self.say is not None:
-            self.say("info", QCoreApplication.translate("CompareWork", "own error: {i}/{n} nodes").format(
-                i=i + 1, n=n))
+            # n counts the nodes that compute: constants and shape-only nodes have no own error
+            # (the Compare dock's summary gives both counts).
+            self.say("info", QCoreApplication.translate(
+                "CompareWork", "own error: {i}/{n} nodes that compute (constants and shape-only nodes "
+                               "skipped)").format(i=i + 1, n=n))
 
 
 def error_colour_fraction(rel: float, lo: float = 1e-7, hi: float = 1.0) -> float:

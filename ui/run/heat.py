@@ -3,14 +3,14 @@
 on a label beside it; a collapsed group's box shows the total of every node
 inside it, an open group's frame its total in its title row. The labels go
 where they cover no box, edge label, title or other label (heat_places.py).
-A legend in the view's
-corner gives the scale. Items of its own on top of the scene, rebuilt
+A legend in a corner of the view gives the scale: the corner where it
+covers least (the selected box counts most). Items of its own on top of the scene, rebuilt
 after every layout, like the run overlay's."""
 from __future__ import annotations
 
 from typing import Optional
 
-from PySide6.QtCore import QCoreApplication, QObject, QPointF, QRectF, Qt
+from PySide6.QtCore import QCoreApplication, QObject, QPoint, QPointF, QRect, QRectF, Qt
 from PySide6.QtGui import QColor, QFont, QFontMetricsF, QLinearGradient, QPainter, QPen
 from PySide6.QtWidgets import QGraphicsItem, QWidget
 from shiboken6 import isValid
@@ -133,9 +133,13 @@ def paint_label(painter: QPainter, rect: QRectF, colour: QColor, label: str, bol
 
 
 class HeatLegend(QWidget):
-    """The scale, fixed in the view's top right corner: no time .. the hottest box's."""
+    """The scale, no time .. the hottest box's, in a corner of the view:
+    the top right one unless it covers more there than in another (the
+    bottom right is the minimap's)."""
 
     WIDTH, HEIGHT = 300, 46
+    MARGIN = 12
+    SELECTED_WEIGHT = 50          # covering the box the user chose costs as much as 50 boxes' worth of area
 
     def __init__(self, parent: QWidget):
         super().__init__(parent)
@@ -156,12 +160,28 @@ class HeatLegend(QWidget):
         self.update()
 
     def place(self) -> None:
-        """Over the view's viewport, in its top right corner. A child of the
+        """Over the view's viewport, in the corner where it hides least of
+        the boxes, edge labels and tags under it; the one it is in while
+        none is better (it does not jump about on a tie). A child of the
         view, not of the viewport: a scroll moves the viewport's children."""
         view = self.parentWidget()
-        if view is not None:
-            area = view.viewport().geometry()
-            self.move(area.right() - self.WIDTH - 12, area.top() + 10)
+        if view is None:
+            return
+        corners = self.corners(view.viewport().geometry())
+        if self.pos() not in corners:
+            self.move(corners[0])
+        if self.isVisible() or self.hottest > 0 or self.title:
+            costs = {corner: covered(view, QRect(corner, self.size()), self.SELECTED_WEIGHT) for corner in corners}
+            best = min(corners, key=lambda c: costs[c])
+            if costs[best] < costs[self.pos()]:
+                self.move(best)
+
+    def corners(self, area: QRect) -> list:
+        """Top left points of the top right, top left and bottom left corners of `area`."""
+        right = area.right() - self.WIDTH - self.MARGIN
+        bottom = area.bottom() - self.HEIGHT - self.MARGIN
+        return [QPoint(right, area.top() + 10), QPoint(area.left() + self.MARGIN, area.top() + 10),
+                QPoint(area.left() + self.MARGIN, bottom)]
 
     def paintEvent(self, event) -> None:
         painter = QPainter(self)
@@ -197,6 +217,33 @@ class HeatLegend(QWidget):
         painter.end()
 
 
+def covered(view, rect: QRect, selected_weight: float) -> float:
+    """How much a widget at `rect` (the view's coordinates) hides: the area
+    of boxes, edge labels, value tags and heat labels under it, in scene
+    units; a selected box's counts `selected_weight` times."""
+    scene = view.scene()
+    if scene is None:
+        return 0.0
+    inside = QRect(rect.topLeft() - view.viewport().pos(), rect.size())
+    area = view.mapToScene(inside).boundingRect()
+    boxes = {id(item) for item in getattr(scene, "node_items", {}).values()}
+    total = 0.0
+    for item in scene.items(area):
+        if id(item) in boxes:
+            under, weight = item.sceneBoundingRect(), selected_weight if item.isSelected() else 1.0
+        elif getattr(item, "label_rect", None) is not None:        # an edge: its type label only
+            under, weight = item.label_rect, 1.0
+        elif isinstance(item, HeatMark):
+            under, weight = item.tag, 1.0
+        elif isinstance(item, (ValueTag, GroupTotal)):
+            under, weight = item.sceneBoundingRect(), 1.0
+        else:
+            continue
+        part = under.intersected(area)
+        total += weight * max(part.width(), 0.0) * max(part.height(), 0.0)
+    return total
+
+
 class HeatOverlay:
     """Draws `profile` on the graph panel's shown level (None: nothing)."""
 
@@ -210,6 +257,12 @@ class HeatOverlay:
         panel.laid_out.connect(self.refresh)
         self._resize_filter = _ResizeFilter(self.legend, panel.view)
         panel.view.installEventFilter(self._resize_filter)
+        panel.view.viewport_changed.connect(self._view_moved)
+        panel.scene.selectionChanged.connect(self._view_moved)     # off the box the user just chose
+
+    def _view_moved(self) -> None:
+        if self.legend.isVisible():
+            self.legend.place()
 
     def set_profile(self, profile, stale: bool = False) -> None:
         self.profile = profile

@@ -127,6 +127,11 @@ class RunUI(QObject):
         self.compare_dock = self._dock(QT_TRANSLATE_NOOP("Docks", "Compare"), self.compare, Qt.BottomDockWidgetArea)
         for dock in (self.run_dock, self.inspector_dock, self.compare_dock):
             dock.hide()
+        # Compare is a tab beside Problems: side by side, the bottom docks left each table two rows
+        # and cut-off columns. A saved window layout, restored after this, still wins.
+        problems = getattr(getattr(window, "edit_actions", None), "problems_dock", None)
+        if problems is not None:
+            window.tabifyDockWidget(problems, self.compare_dock)
         self.controller.feeds_source = self.inputs.make_feeds
         self.controller.drawn_inside = self._drawn_inside
         self.overlay = RunOverlay(window.graph, self.controller, self.inspect)

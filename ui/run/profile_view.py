@@ -13,6 +13,7 @@ from PySide6.QtWidgets import (QAbstractItemView, QCheckBox, QHBoxLayout, QHeade
 from .heat import heat_colour, heat_fraction, time_text
 
 TOP_NODES = 100
+MIN_ROWS = 5          # each table keeps room for this many rows in a crowded bottom dock
 
 
 class ProfileView(QWidget):
@@ -69,6 +70,11 @@ class ProfileView(QWidget):
         table.horizontalHeader().setStretchLastSection(True)
         table.horizontalHeader().setSectionResizeMode(QHeaderView.ResizeToContents)
         table.setColumnHidden(2, True)
+        # One line a row, long names elided in the middle (their tooltip has them whole).
+        table.setWordWrap(False)
+        table.setTextElideMode(Qt.ElideMiddle)
+        table.setMinimumHeight(table.horizontalHeader().sizeHint().height()
+                               + MIN_ROWS * table.verticalHeader().defaultSectionSize())
         return table
 
     def set_profile(self, profile, diff=None, has_previous: bool = False) -> None:
@@ -120,8 +126,10 @@ class ProfileView(QWidget):
         for c, item in enumerate(cells):
             if c < 3:
                 item.setTextAlignment(Qt.AlignRight | Qt.AlignVCenter)
-            if tip:
-                item.setToolTip(tip)
+            # Names may be elided: the tooltip has each text whole, then what was measured with it.
+            whole = item.text() if c >= 3 else ""
+            if whole or tip:
+                item.setToolTip("\n".join(t for t in (whole, tip) if t))
             table.setItem(r, c, item)
 
     def _jump(self, table: QTableWidget, row: int) -> None:

@@ -8,6 +8,7 @@ from PySide6.QtCore import QT_TRANSLATE_NOOP, QObject, Qt
 from PySide6.QtGui import QAction
 from PySide6.QtWidgets import QFileDialog, QMenu
 
+from .colouring_choice import ColouringChoice
 from .heat import HeatOverlay, time_text
 from .profile_view import ProfileView
 
@@ -23,6 +24,9 @@ class ProfileUI(QObject):
         self.view = ProfileView()
         self.dock = window.add_dock(QT_TRANSLATE_NOOP("Docks", "Profile"), self.view, Qt.BottomDockWidgetArea)
         self.dock.hide()
+        # A tab beside the Compare dock (itself one beside Problems), not a third dock squeezed
+        # in beside them; a saved window layout, restored after this, still wins.
+        window.tabifyDockWidget(run_ui.compare_dock, self.dock)
         self.heat = HeatOverlay(window.graph)
         self.profile = None
         self.previous = None
@@ -44,6 +48,7 @@ class ProfileUI(QObject):
         self.view.heat_toggled.connect(self.heat.set_visible)
         self.view.compare_toggled.connect(lambda _on: self._show())
         self.controller.updated.connect(self._document_maybe_changed)
+        self.colouring = ColouringChoice(run_ui, self)     # the heat or the comparison's colours, not both
 
     def _add_to_menu(self) -> None:
         """After "Compare with Reference Run", in the Run menu."""
@@ -140,6 +145,7 @@ class ProfileUI(QObject):
         self.profile = profile
         self.view.stale = False
         self._show()
+        self.colouring.show_heat()
         self.dock.show()
         self.dock.raise_()
         top = profile.top_nodes(1)
