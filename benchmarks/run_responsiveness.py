@@ -7,17 +7,23 @@ Opens the model in the main window (offscreen), runs it with the Run
 command (progress bar, values on edges afterwards) and records the gaps
 between the ticks of a 5 ms timer during each run (tests/ui/event_loop_probe.py).
 Prints the run time and the longest gap, also for stepping 50 nodes.
+--why also times the UI thread's main handlers (the canvas's paint, the
+run overlay, the Properties form, the run dock) and the collector's
+collections (in any thread) and prints, for the
+longest gap of each measurement, which of them ran inside it and for how long.
 --load N keeps N other processes spinning meanwhile (a machine whose cores
 are busy with something else, where the pauses are longest).
 """
 from __future__ import annotations
 
 import argparse
+import gc
 import os
 import pathlib
 import subprocess
 import sys
 import tempfile
+import threading
 import time
 
 HERE = pathlib.Path(__file__).resolve().parent
@@ -33,6 +39,7 @@ def main() -> None:
     ap.add_argument("--batch", type=int, default=1)
     ap.add_argument("--repeat", type=int, default=3)
     ap.add_argument("--load", type=int, default=0, help="processes spinning on other cores meanwhile")
+    ap.add_argument("--why", action="store_true", help="name the handlers that ran inside each longest gap")
     args = ap.parse_args()
     spinners = [subprocess.Popen([sys.executable, "-c", "while True: pass"]) for _ in range(args.load)]
     try:
@@ -53,6 +60,7 @@ def measure_all(args) -> None:
     from onnxstudio.ui.main_window import MainWindow
 
     _app = QApplication.instance() or QApplication([])      # held for the whole run
+    calls = _time_handlers() if args.why else None
     win = MainWindow()
     win.resize(1400, 900)
     win.show()
@@ -72,15 +80,33 @@ def measure_all(args) -> None:
         if any(v.name == input_name for v in r.inputs.inputs):
             r.inputs.set_source(input_name, "ones")
 
+    class Probe(EventLoopProbe):
+        """Also remembers when the longest gap was (start, end in perf_counter time)."""
+        longest_at = None
+
+        def _tick(self):
+            now, last = time.perf_counter(), self._last
+            if last is not None and (now - last) * 1000 > self.longest_ms:
+                self.longest_at = (last, now)
+            super()._tick()
+
     def measure(what, start):
-        with EventLoopProbe() as probe:
+        if calls is not None:
+            calls.clear()
+        with Probe() as probe:
             t0 = time.perf_counter()
             start()
-            spin(lambda: r.controller.job is None)     # the event loop runs while we wait
+            # The event loop runs while we wait, also for the value tags placed over several turns.
+            spin(lambda: r.controller.job is None and not r.overlay.placing)
             elapsed = time.perf_counter() - t0
         assert not r.controller.last_error, r.controller.last_error
         print(f"{what}: {elapsed * 1e3:8.1f} ms, {probe.ticks} timer ticks, longest event-loop gap "
-              f"{probe.longest_ms:6.1f} ms")
+              f"{probe.longest_ms:6.1f} ms (load average {os.getloadavg()[0]:.1f})")
+        if calls is not None and probe.longest_at is not None:
+            start_gap, end_gap = probe.longest_at
+            inside = [(t1 - t0, name) for name, t0, t1 in calls if t0 >= start_gap and t1 <= end_gap]
+            print("    inside it: " + (", ".join(f"{name} {ms * 1e3:.1f} ms" for ms, name in inside)
+                                       or "no timed handler (Qt's own work, a collection)"))
         return probe.longest_ms
     worst = 0.0
     for i in range(args.repeat):
@@ -100,6 +126,45 @@ def measure_all(args) -> None:
     worst = max(worst, measure("restart + 50 steps", step50))
     print(f"longest event-loop gap over all: {worst:.1f} ms (limit 100 ms)")
     win.shutdown()
+
+
+def _time_handlers() -> list:
+    """Wrap the UI thread's main handlers to record (name, start, end) of each call (outermost calls only)."""
+    from onnxstudio.ui.canvas.view import CanvasView
+    from onnxstudio.ui.panels.properties import PropertiesPanel
+    from onnxstudio.ui.run.controller import RunController
+    from onnxstudio.ui.run.install import RunUI
+    from onnxstudio.ui.run.overlay import RunOverlay
+    calls: list = []
+    depth = [0]
+
+    def wrap(cls, name):
+        original = getattr(cls, name)
+
+        def timed(*a, **k):
+            depth[0] += 1
+            t0 = time.perf_counter()
+            try:
+                return original(*a, **k)
+            finally:
+                depth[0] -= 1
+                if depth[0] == 0:
+                    calls.append((f"{cls.__name__}.{name}", t0, time.perf_counter()))
+        setattr(cls, name, timed)
+    for cls, name in [(CanvasView, "paintEvent"), (RunOverlay, "refresh"), (RunOverlay, "_place_some"),
+                      (PropertiesPanel, "_form_due"), (PropertiesPanel, "show_object"),
+                      (RunController, "_finished"), (RunUI, "_progress"), (RunUI, "_stopped")]:
+        wrap(cls, name)
+    started: dict = {}
+
+    def collecting(phase, info):         # the cyclic collector's own pauses, in whichever handler
+        if phase == "start":
+            started[threading.get_ident()] = time.perf_counter()
+        elif threading.get_ident() in started:
+            calls.append((f"gc of generation {info['generation']}", started.pop(threading.get_ident()),
+                          time.perf_counter()))
+    gc.callbacks.append(collecting)
+    return calls
 
 
 if __name__ == "__main__":

@@ -12,9 +12,12 @@ def shared_models() -> list[pathlib.Path]:
 
 
 def wait_idle(qtbot, win, timeout=120_000):
-    """Until the model is loaded, laid out and any pending reveal is done."""
+    """Until the model is loaded, laid out, any pending reveal is done and
+    the run's value tags are all placed (a few per event-loop turn)."""
     graph = win.graph
-    qtbot.waitUntil(lambda: win._load_job is None and graph.settled, timeout=timeout)
+    overlay = getattr(getattr(win, "run_ui", None), "overlay", None)
+    qtbot.waitUntil(lambda: win._load_job is None and graph.settled
+                    and not (overlay is not None and overlay.placing), timeout=timeout)
 
 
 def open_model(qtbot, win, path, timeout=120_000):

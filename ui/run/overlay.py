@@ -23,7 +23,9 @@ import bisect
 import math
 from typing import Callable, Optional
 
-from PySide6.QtCore import QCoreApplication, QPointF, QRectF, Qt
+import time
+
+from PySide6.QtCore import QCoreApplication, QPointF, QRectF, Qt, QTimer
 from PySide6.QtGui import QColor, QPainter, QPainterPath, QPen, QPolygonF
 from PySide6.QtWidgets import QGraphicsItem
 from shiboken6 import isValid
@@ -77,6 +79,9 @@ class ValueTag(QGraphicsItem):
         self.setZValue(3)
         self.setCursor(Qt.PointingHandCursor)
         self.setAcceptHoverEvents(True)
+        # Kept as a pixmap: a step or a progress update repaints the canvas,
+        # and drawing 150 tags' text again each time was a good part of it.
+        self.setCacheMode(QGraphicsItem.DeviceCoordinateCache)
         self._detailed = False
 
     def detail(self) -> str:
@@ -237,6 +242,7 @@ class RunOverlay:
         self.colour_by = "total"        # the comparison's colouring: "total" or "own" error (the Compare dock's)
         self.recomputed: set = set()    # names the last whole run computed again while it kept others
         self._placed: dict = {}         # where each tag went last time (see _place_all)
+        self._placed_before: dict = {}  # _placed of the refresh before, while tags are being placed
         self._points: dict = {}         # points along each edge (see _along)
         self._ground = None             # (key, _Ground) of the layout shown (see _ground_of)
         self._marks: list = []          # the NodeMarks among the items
@@ -245,6 +251,16 @@ class RunOverlay:
         controller.ran.connect(self._note_ran)
         self._shown = None              # what the items show (see _state)
         self._tags: dict = {}           # the tags shown, by what they show (see _value_tags)
+        # Tags still to be placed, a few per event-loop turn (see _place_some),
+        # with the room they keep clear of; `chunks` counts the tags each turn
+        # placed since the last refresh that had new places to find.
+        self._pending: list = []
+        self._pending_room: Optional[_Room] = None
+        self.chunks: list = []
+        self._placer = QTimer()
+        self._placer.setSingleShot(True)
+        self._placer.setInterval(0)
+        self._placer.timeout.connect(self._place_some)
         panel.laid_out.connect(self._laid_out)
         controller.updated.connect(self.refresh)
         controller.stopped.connect(lambda _e: self.refresh())
@@ -261,11 +277,25 @@ class RunOverlay:
         self._tags = {}
         self._shown = None
         self._ground = None
+        self._stop_placing()
+
+    @property
+    def placing(self) -> bool:
+        """Whether some value tags still wait for their place (they appear over a few event-loop turns)."""
+        return bool(self._pending)
+
+    def _stop_placing(self) -> None:
+        self._pending = []
+        self._pending_room = None
+        self._placer.stop()
 
     def _take_tags(self, scene) -> dict:
         """Take every item off the scene but the value tags, and hand those
         over (by what they show) for the refresh to keep what it can."""
-        tags = {key: tag for key, tag in self._tags.items() if isValid(tag) and tag.scene() is scene}
+        waiting = {id(entry[0]) for entry in self._pending}
+        tags = {key: tag for key, tag in self._tags.items()
+                if isValid(tag) and (tag.scene() is scene or id(tag) in waiting)}
+        self._stop_placing()
         kept = set(map(id, tags.values()))
         _remove(scene, [item for item in self.items if id(item) not in kept])
         self.items = []
@@ -344,8 +374,8 @@ class RunOverlay:
         all of them again, and repainting them, was most of its pause);
         `old` keeps the ones no edge took any more."""
         done = set()
-        tags = []          # (tag, edge), placed together once all are known
-        room = _Room(self._ground_of(scene))
+        tags = []          # (tag or what makes it, edge), placed together once all are known
+        room = _Room(self._ground_of(scene), scene)
         failed = self._failed_item(scene, debug, graph)
         if failed is not None:
             room.add_mark(_box(NodeMark.failed_flag(failed.scene_rect())))
@@ -362,20 +392,30 @@ class RunOverlay:
             note = _kept_run_note(debug, graph, value.name, self._iteration_in(debug, graph, value.name))
             fresh = value.name in self.recomputed if self.recomputed and graph is self.controller.model.graph \
                 else None
-            # The tag holds its array, so no other array can have its id meanwhile.
+            # The tag (or what makes it) holds its array, so no other array can have its id meanwhile.
             key = (id(edge), id(computed), value.name in bad_names, note, fresh)
             tag = old.pop(key, None)
             if tag is None:
-                tag = ValueTag(QPointF(*self._along(edge)[0]), _short(describe(computed)), value.name, computed,
-                               value.name in bad_names, lambda v=value: self.inspect(v))
-                tag.note = note
-                tag.fresh = fresh
+                tag = _TagToMake(key, value, computed, value.name in bad_names, note, fresh)
+            else:
+                self._tags[key] = tag            # still on the scene where it was
+                self.items.append(tag)
             tags.append((tag, edge))
-            self._tags[key] = tag
-        self._place_all(room, tags)
-        for tag, _edge in tags:
-            if tag.scene() is not scene:
-                scene.addItem(tag)
+        for tag in self._place_all(room, tags):
+            self._show_tag(scene, tag)
+
+    def _make_tag(self, spec: "_TagToMake", edge) -> ValueTag:
+        value = spec.value
+        tag = ValueTag(QPointF(*self._along(edge)[0]), _short(describe(spec.computed)), value.name, spec.computed,
+                       spec.bad, lambda v=value: self.inspect(v))
+        tag.note = spec.note
+        tag.fresh = spec.fresh
+        self._tags[spec.key] = tag
+        return tag
+
+    def _show_tag(self, scene, tag: ValueTag) -> None:
+        if tag.scene() is not scene:
+            scene.addItem(tag)
             self.items.append(tag)
 
     def _iteration_in(self, debug, graph, name: str) -> Optional[int]:
@@ -436,24 +476,74 @@ class RunOverlay:
     NEAR = 20.0            # how much further out a tag may go to keep clear of boxes
     OVERLAP_COST = 10.0    # a px of overlap with a box or tag costs as much as 10 px of distance
 
-    def _place_all(self, room: "_Room", tags: list) -> None:
-        """Place every (tag, edge). A tag whose edge, size and label are as at
-        the last refresh on this layout goes where it went then (the search
-        below costs ~1 ms a tag in a crowded graph, and a step or a second
-        refresh for the same run would redo all of them); they go in first,
-        so the new ones keep clear of them."""
-        placed, fresh = {}, []
-        for tag, edge in tags:
-            key = _place_key(tag, edge, room.fixed)
-            rect = self._placed.get(key)
-            if rect is None:
-                fresh.append((tag, edge, key))
+    # Making a tag and finding its place cost up to ~1 ms in a crowded graph:
+    # after the first run of a large model (149 tags on bert_12layer_narrow)
+    # doing all of them at once held the UI for 56-95 ms (more on a loaded
+    # machine). So they are made and placed a few per event-loop turn, each
+    # turn at most CHUNK_S or CHUNK_TAGS tags, and appear as they are placed.
+    CHUNK_S = 0.008
+    CHUNK_TAGS = 25
+
+    def _place_all(self, room: "_Room", tags: list) -> list:
+        """Place every (tag, edge); a tag may still be to make (_TagToMake).
+        A tag whose edge, size and label are as at the last refresh on this
+        layout goes where it went then (the search costs ~1 ms a tag in a
+        crowded graph, and a step or a second refresh for the same run would
+        redo all of them); they go in first, so the new ones keep clear of
+        them. Returns the tags placed now; the rest wait for _place_some,
+        the first turn's share done at once."""
+        self._stop_placing()
+        # A placement cut short by this refresh still remembers the places before it.
+        self._placed_before, self._placed = {**self._placed_before, **self._placed}, {}
+        self._pending, self._pending_room = [[tag, edge, None] for tag, edge in tags], room
+        self.chunks = []
+        now = self._place_chunk()
+        if self._pending:
+            self._placer.start()
+        return now
+
+    def _place_chunk(self) -> list:
+        """Make and place pending tags for up to CHUNK_S (at most CHUNK_TAGS
+        new places searched); the tags placed. The queue holds first every
+        tag to make or put where it went before, then (appended as they come
+        up) those whose place is to be searched."""
+        end = time.perf_counter() + self.CHUNK_S
+        done, room, searched = [], self._pending_room, 0
+        while self._pending and searched < self.CHUNK_TAGS:
+            entry = self._pending.pop(0)
+            tag, edge, key = entry
+            if key is None:                    # first time in the queue
+                if isinstance(tag, _TagToMake):
+                    tag = entry[0] = self._make_tag(tag, edge)
+                key = entry[2] = _place_key(tag, edge, room.fixed)
+                rect = self._placed_before.get(key)
+                if rect is None:
+                    self._pending.append(entry)
+                    continue
+                self._placed[key] = self._put(room, tag, rect)
             else:
-                self._put(room, tag, rect)
-                placed[key] = rect
-        for tag, edge, key in fresh:
-            placed[key] = self._place(room, tag, edge)
-        self._placed = placed
+                self._placed[key] = self._place(room, tag, edge)
+                searched += 1
+            done.append(tag)
+            if time.perf_counter() >= end:
+                break
+        self.chunks.append(len(done))
+        if not self._pending:
+            self._pending_room = None
+            self._placed_before = {}
+        return done
+
+    def _place_some(self) -> None:
+        """One event-loop turn's share of the pending tags, then the next turn."""
+        scene = self.panel.scene
+        if self._pending_room is None or not isValid(scene) or scene is not self._pending_room.scene:
+            self._stop_placing()             # the scene they were for is gone (another level or model)
+            return
+        for tag in self._place_chunk():
+            if isValid(tag):
+                self._show_tag(scene, tag)
+        if self._pending:
+            self._placer.start()
 
     def _along(self, edge) -> list:
         """The points at PLACES along the edge, kept until a layout moves it.
@@ -640,7 +730,8 @@ class _Room:
     # better, so touching a box costs more than covering anything else.
     BOX_DEPTH = 1000.0
 
-    def __init__(self, ground: "_Ground"):
+    def __init__(self, ground: "_Ground", scene):
+        self.scene = scene          # the scene the tags are placed on
         self.ground = ground.cells  # the layout's boxes, titles and labels (shared, never changed here)
         self.cells: dict = {}       # what this refresh adds: tags, marks
         self._memo = None
@@ -765,6 +856,14 @@ class _Ground:
         """The type labels' boxes as drawn now (relabelled after an edit, without a new layout)."""
         return tuple(_box(label) for label in (getattr(edge, "_label_rect", None)
                                                for edge in scene.edge_items.values()) if label is not None)
+
+
+class _TagToMake:
+    """What a value tag is made from, kept until its event-loop turn comes (see RunOverlay._place_chunk)."""
+    __slots__ = ("key", "value", "computed", "bad", "note", "fresh")
+
+    def __init__(self, key, value, computed, bad, note, fresh):
+        self.key, self.value, self.computed, self.bad, self.note, self.fresh = key, value, computed, bad, note, fresh
 
 
 def _remove(scene, items) -> None:
