@@ -1,8 +1,9 @@
 """Edit ▸ Apply Edit Script…: replay a JSON edit script (as Save Edits as
 Script writes it, or `onnxstudio edit` reads it) on the open model.
 
-The whole script is one undo step. The dialog afterwards lists what each
-step did, the same lines `onnxstudio edit` prints; when a step no longer
+The whole script is one undo step (none when every step sets what the model
+already holds). The dialog afterwards lists what each step did, naming the
+node and the value, the same lines `onnxstudio edit` prints; when a step no longer
 applies it says which and why, and that nothing was changed.
 """
 from __future__ import annotations
@@ -79,9 +80,17 @@ class ScriptApplier:
             return False
         finally:
             qdoc.history_changed.emit()      # the macro's closing step emits no event of its own
-        headline = (translate("ScriptApplier", "{path}: {n} edit replayed as one undo step.") if len(lines) == 1
-                    else translate("ScriptApplier", "{path}: {n} edits replayed as one undo step.")).format(
-            path=path.name, n=len(lines))
+        if not lines.changed:
+            headline = translate("ScriptApplier", "{path}: the model already holds what every step sets; nothing "
+                                 "changed and no undo step was added.").format(path=path.name)
+        else:
+            headline = (translate("ScriptApplier", "{path}: {n} edit replayed as one undo step.")
+                        if lines.changed == 1
+                        else translate("ScriptApplier", "{path}: {n} edits replayed as one undo step.")).format(
+                path=path.name, n=lines.changed)
+            if lines.changed < len(lines):
+                headline += " " + translate("ScriptApplier", "{n} step(s) were already so.").format(
+                    n=len(lines) - lines.changed)
         self._show(title, headline, lines, failed=False)
         self.window.statusBar().showMessage(headline, 8000)
         return True

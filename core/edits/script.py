@@ -29,6 +29,7 @@ import numpy as np
 from ..ir import SparseTensor, Tensor
 from ..ir.types import MapType, OpaqueType, OptionalType, SequenceType, SparseTensorType, TensorType, UndefinedType
 from .base import EDIT_KINDS, Edit, EditError, Macro
+from .step_wording import already_holds, describe_step, step_line
 
 SMALL_ARRAY = 64          # arrays up to this many elements are written as lists
 _TYPES = (TensorType, SparseTensorType, SequenceType, MapType, OptionalType, OpaqueType, UndefinedType)
@@ -236,22 +237,36 @@ def portable(edits: list) -> tuple[list, dict]:
     return converted, {i: why for i in changed}
 
 
-def replay_report(document, data, name: str = "Replay edit script") -> list[str]:
+class ReplayLines(list):
+    """The report lines of a replay (one per step); `changed` counts the
+    steps that changed the model (the others were already so)."""
+    changed: int = 0
+
+
+def replay_report(document, data, name: str = "Replay edit script") -> ReplayLines:
     """Apply every step of a script to `document` as one undo step and say
-    what each did: one line per step ("step 2: Set attribute epsilon of
-    LayerNorm"). A step that no longer applies raises ScriptError naming the
-    step and the reason (its `report` holds the lines of the steps before
-    it); the document is then as it was. Absolute node
-    orders of older scripts are replayed by name (`portable`)."""
+    what each did, one line per step in the wording of `step_wording`
+    ('step 1: Set attribute epsilon of LayerNormalization "/m/ln" to 1e-05').
+    A step that sets what the model already holds is not applied and reads
+    "step 1: already so: ...; nothing to undo"; when every step is so, no
+    undo step is added. A step that no longer applies raises ScriptError
+    naming the step and the reason (its `report` holds the lines of the
+    steps before it); the document is then as it was. Absolute node orders
+    of older scripts are replayed by name (`portable`)."""
     edits, notes = portable(from_script(data))
     step = 0
-    lines = []
+    lines = ReplayLines()
     try:
         with document.macro(name):
             for step, edit in enumerate(edits, 1):
+                # Described before it applies: the node it names may be renamed or removed by it.
+                description = describe_step(document.model, edit)
+                if already_holds(document.model, edit):
+                    lines.append(step_line(step, description, already=True))
+                    continue
                 document.apply(edit)
-                note = notes.get(step - 1)
-                lines.append(f"step {step}: {edit.describe()}" + (f" ({note})" if note else ""))
+                lines.changed += 1
+                lines.append(step_line(step, description, note=notes.get(step - 1, "")))
     except ScriptError as e:
         e.report = lines
         raise

@@ -33,5 +33,7 @@ def run(args) -> int:
     save_output(doc.model, args.file, args.output)
     for line in report:
         print(f"  {line}")
-    print(f"wrote {args.output}: {len(report)} edits replayed{problems_note(doc.model)}")
+    already = len(report) - report.changed
+    note = f" ({already} already so: nothing changed by them)" if already else ""
+    print(f"wrote {args.output}: {len(report)} edits replayed{note}{problems_note(doc.model)}")
     return 0
