@@ -284,10 +284,15 @@ def test_heat_and_comparison_colours_take_turns_on_the_boxes(qtbot, window, tmp_
     assert not _bands(r)                                   # the heat alone
     assert not compare.canvas_note.isHidden() and not compare.show_button.isHidden()
     assert "heat" in compare.canvas_note.text()
+    # the legend sits in a strip kept above the canvas's viewport: it covers no box or label
+    canvas, legend = window.graph.view, r.profile.heat.legend
+    assert legend.geometry().bottom() < canvas.viewport().geometry().top()
+    assert canvas.viewportMargins().top() >= legend.height()
     # the Compare dock's button brings its colours back, the heat goes
     qtbot.mouseClick(compare.show_button, Qt.LeftButton)
     assert _bands(r) and not r.profile.heat.items and not view.heat_box.isChecked()
     assert compare.canvas_note.isHidden() and not r.profile.heat.legend.isVisible()
+    assert canvas.viewportMargins().top() == 0                # the strip is the canvas's again
     # the heat's checkbox takes the boxes back
     view.heat_box.setChecked(True)
     assert r.profile.heat.items and not _bands(r)

@@ -3,14 +3,15 @@
 on a label beside it; a collapsed group's box shows the total of every node
 inside it, an open group's frame its total in its title row. The labels go
 where they cover no box, edge label, title or other label (heat_places.py).
-A legend in a corner of the view gives the scale: the corner where it
-covers least (the selected box counts most). Items of its own on top of the scene, rebuilt
+A legend gives the scale in a strip kept for it above the canvas's
+viewport (its top margin while the heat is shown): drawn over the canvas,
+it hid boxes and labels under it. Items of its own on top of the scene, rebuilt
 after every layout, like the run overlay's."""
 from __future__ import annotations
 
 from typing import Optional
 
-from PySide6.QtCore import QCoreApplication, QObject, QPoint, QPointF, QRect, QRectF, Qt
+from PySide6.QtCore import QCoreApplication, QObject, QPointF, QRectF, Qt
 from PySide6.QtGui import QColor, QFont, QFontMetricsF, QLinearGradient, QPainter, QPen
 from PySide6.QtWidgets import QGraphicsItem, QWidget
 from shiboken6 import isValid
@@ -133,13 +134,12 @@ def paint_label(painter: QPainter, rect: QRectF, colour: QColor, label: str, bol
 
 
 class HeatLegend(QWidget):
-    """The scale, no time .. the hottest box's, in a corner of the view:
-    the top right one unless it covers more there than in another (the
-    bottom right is the minimap's)."""
+    """The scale, no time .. the hottest box's, in the top right of a strip
+    above the view's viewport: the view's top margin, kept while the legend
+    is shown, so it covers no box, label or tag however the canvas scrolls."""
 
     WIDTH, HEIGHT = 300, 46
-    MARGIN = 12
-    SELECTED_WEIGHT = 50          # covering the box the user chose costs as much as 50 boxes' worth of area
+    GAP = 3              # between the strip's edges and the legend
 
     def __init__(self, parent: QWidget):
         super().__init__(parent)
@@ -154,34 +154,30 @@ class HeatLegend(QWidget):
         self.hottest = hottest
         self.title = title
         self.setToolTip(title)
-        self.place()
+        self._keep_strip(True)
         self.show()
+        self.place()
         self.raise_()
         self.update()
 
+    def take_away(self) -> None:
+        """Hidden, and the strip given back to the canvas."""
+        self.hide()
+        self._keep_strip(False)
+
+    def _keep_strip(self, on: bool) -> None:
+        view = self.parentWidget()
+        top = self.HEIGHT + 2 * self.GAP if on else 0
+        if view is not None and view.viewportMargins().top() != top:
+            view.setViewportMargins(0, top, 0, 0)
+
     def place(self) -> None:
-        """Over the view's viewport, in the corner where it hides least of
-        the boxes, edge labels and tags under it; the one it is in while
-        none is better (it does not jump about on a tie). A child of the
+        """In the strip above the viewport, at its right. A child of the
         view, not of the viewport: a scroll moves the viewport's children."""
         view = self.parentWidget()
-        if view is None:
-            return
-        corners = self.corners(view.viewport().geometry())
-        if self.pos() not in corners:
-            self.move(corners[0])
-        if self.isVisible() or self.hottest > 0 or self.title:
-            costs = {corner: covered(view, QRect(corner, self.size()), self.SELECTED_WEIGHT) for corner in corners}
-            best = min(corners, key=lambda c: costs[c])
-            if costs[best] < costs[self.pos()]:
-                self.move(best)
-
-    def corners(self, area: QRect) -> list:
-        """Top left points of the top right, top left and bottom left corners of `area`."""
-        right = area.right() - self.WIDTH - self.MARGIN
-        bottom = area.bottom() - self.HEIGHT - self.MARGIN
-        return [QPoint(right, area.top() + 10), QPoint(area.left() + self.MARGIN, area.top() + 10),
-                QPoint(area.left() + self.MARGIN, bottom)]
+        if view is not None:
+            area = view.viewport().geometry()
+            self.move(area.right() - self.WIDTH - 12, area.top() - self.HEIGHT - self.GAP)
 
     def paintEvent(self, event) -> None:
         painter = QPainter(self)
@@ -217,33 +213,6 @@ class HeatLegend(QWidget):
         painter.end()
 
 
-def covered(view, rect: QRect, selected_weight: float) -> float:
-    """How much a widget at `rect` (the view's coordinates) hides: the area
-    of boxes, edge labels, value tags and heat labels under it, in scene
-    units; a selected box's counts `selected_weight` times."""
-    scene = view.scene()
-    if scene is None:
-        return 0.0
-    inside = QRect(rect.topLeft() - view.viewport().pos(), rect.size())
-    area = view.mapToScene(inside).boundingRect()
-    boxes = {id(item) for item in getattr(scene, "node_items", {}).values()}
-    total = 0.0
-    for item in scene.items(area):
-        if id(item) in boxes:
-            under, weight = item.sceneBoundingRect(), selected_weight if item.isSelected() else 1.0
-        elif getattr(item, "label_rect", None) is not None:        # an edge: its type label only
-            under, weight = item.label_rect, 1.0
-        elif isinstance(item, HeatMark):
-            under, weight = item.tag, 1.0
-        elif isinstance(item, (ValueTag, GroupTotal)):
-            under, weight = item.sceneBoundingRect(), 1.0
-        else:
-            continue
-        part = under.intersected(area)
-        total += weight * max(part.width(), 0.0) * max(part.height(), 0.0)
-    return total
-
-
 class HeatOverlay:
     """Draws `profile` on the graph panel's shown level (None: nothing)."""
 
@@ -257,12 +226,6 @@ class HeatOverlay:
         panel.laid_out.connect(self.refresh)
         self._resize_filter = _ResizeFilter(self.legend, panel.view)
         panel.view.installEventFilter(self._resize_filter)
-        panel.view.viewport_changed.connect(self._view_moved)
-        panel.scene.selectionChanged.connect(self._view_moved)     # off the box the user just chose
-
-    def _view_moved(self) -> None:
-        if self.legend.isVisible():
-            self.legend.place()
 
     def set_profile(self, profile, stale: bool = False) -> None:
         self.profile = profile
@@ -274,27 +237,38 @@ class HeatOverlay:
         self.refresh()
 
     def clear(self) -> None:
+        self._remove_items()
+        self.legend.take_away()
+
+    def _remove_items(self) -> None:
         scene = self.panel.scene
         for item in self.items:
             if isValid(item) and item.scene() is scene:
                 scene.removeItem(item)
         self.items = []
-        self.legend.hide()
 
     def refresh(self) -> None:
-        self.clear()
+        # The legend's strip is kept across a refresh that shows it again: given back and taken
+        # again, the viewport would jump by its height each time.
+        self._remove_items()
+        if not self._draw():
+            self.legend.take_away()
+
+    def _draw(self) -> bool:
+        """The heat's items and legend for the level shown; False: no legend."""
         panel = self.panel
         scene = panel.scene
         vm = scene.view_model
         if self.profile is None or not self.visible or vm is None or not panel.levels:
-            return
+            return False
         graph = panel.level.graph
         boxes, groups = box_seconds(self.profile, vm, graph)
         hottest = max(boxes.values(), default=0.0)
         if hottest <= 0:
             if graph is not panel.levels[0].graph:       # a body or function: say why it has no heat
                 self.legend.set_scale(0.0, self._no_times_here(graph))
-            return
+                return True
+            return False
         p = self.profile
         whole = p.total + p.unmapped_seconds        # p.share's whole, summed once for every label
         merged_with = {id(n.node): n.merged for n in (*p.nodes, *p.body_nodes) if n.merged}
@@ -333,6 +307,7 @@ class HeatOverlay:
         if self.stale:
             title = QCoreApplication.translate("Heat", "before your last edit: {title}").format(title=title)
         self.legend.set_scale(hottest, title)
+        return True
 
     def _no_times_here(self, graph) -> str:
         """Why the level showing `graph` (not the main graph) has no times."""
@@ -400,7 +375,7 @@ def _title_tab(frame) -> QRectF:
 
 
 class _ResizeFilter(QObject):
-    """Keeps the legend in the view's corner when the view is resized."""
+    """Keeps the legend at the right of its strip when the view is resized."""
 
     def __init__(self, legend: HeatLegend, parent: Optional[QObject] = None):
         super().__init__(parent)
