@@ -447,6 +447,18 @@
         <translation>尚无对比</translation>
     </message>
     <message>
+        <source>The canvas shows the profile&apos;s heat: these colours are hidden there.</source>
+        <translation>画布正显示性能分析的热度：这些颜色在画布上已隐藏。</translation>
+    </message>
+    <message>
+        <source>Show on the canvas</source>
+        <translation>在画布上显示</translation>
+    </message>
+    <message>
+        <source>Colour the boxes by this comparison again, in place of the heat</source>
+        <translation>改回按此对比为方框着色，取代热度</translation>
+    </message>
+    <message>
         <source>Node</source>
         <translation>节点</translation>
     </message>
@@ -527,6 +539,10 @@
         <translation>一致</translation>
     </message>
     <message>
+        <source>Own errors: {n} nodes that compute ({k} constants and shape-only nodes skipped).</source>
+        <translation>自身误差：{n} 个参与计算的节点（跳过 {k} 个常量和仅形状节点）。</translation>
+    </message>
+    <message>
         <source>Inside bodies (each run alone by onnxruntime on our inputs): {ok} of {n} values agree.</source>
         <translation>子图内（每个子图由 onnxruntime 用我们的输入单独运行）：{n} 个值中 {ok} 个一致。</translation>
     </message>
@@ -601,8 +617,12 @@
 <context>
     <name>CompareWork</name>
     <message>
-        <source>own error: {i}/{n} nodes</source>
-        <translation>自身误差：{i}/{n} 个节点</translation>
+        <source>onnxruntime: running the model with every intermediate exposed…</source>
+        <translation>onnxruntime：正在运行模型，暴露所有中间值…</translation>
+    </message>
+    <message>
+        <source>own error: {i}/{n} nodes that compute (constants and shape-only nodes skipped)</source>
+        <translation>自身误差：{i}/{n} 个参与计算的节点（跳过常量和仅形状节点）</translation>
     </message>
 </context>
 <context>
