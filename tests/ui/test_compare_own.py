@@ -245,3 +245,22 @@ def test_compare_dock_is_a_tab_beside_problems(qtbot, window):
         dock.show()
     tabs = window.tabifiedDockWidgets(problems)
     assert window.run_ui.compare_dock in tabs and window.run_ui.profile.dock in tabs
+
+
+def test_a_saved_dock_layout_wins_over_the_tabs(qtbot, window, tmp_path):
+    """The window fixture's settings live in tmp_path/settings.ini: a second window reads them."""
+    from PySide6.QtCore import QSettings
+    from onnxstudio.ui.main_window import MainWindow
+    from onnxstudio.ui.settings import Settings
+    compare = window.run_ui.compare_dock
+    window.addDockWidget(Qt.RightDockWidgetArea, compare)          # the user moved it
+    compare.show()
+    window.settings.set_window_state(window.saveState())
+    window.settings.sync()
+    again = MainWindow(Settings(QSettings(str(tmp_path / "settings.ini"), QSettings.IniFormat)))
+    qtbot.addWidget(again)
+    try:
+        assert again.dockWidgetArea(again.run_ui.compare_dock) == Qt.RightDockWidgetArea
+        assert again.run_ui.compare_dock not in again.tabifiedDockWidgets(again.edit_actions.problems_dock)
+    finally:
+        again.shutdown()
