@@ -68,9 +68,28 @@ class Matching:
         self.nodes_back[nb] = na
         for oa, ob in zip(na.outputs, nb.outputs):
             self.pair_values(oa, ob)
+        if _commutative(na) and _commutative(nb):
+            self._pair_unordered_inputs(na, nb)
+            return
         for ia, ib in zip(na.inputs, nb.inputs):
             if ia is not None and ib is not None and value_kind(ia) == value_kind(ib):
                 self.pair_values(ia, ib)
+
+    def _pair_unordered_inputs(self, na: Node, nb: Node) -> None:
+        # Add(bias, x) against Add(x, bias): an input pairs with the one input
+        # of the same kind on the other side, wherever it stands.
+        rest_b = [ib for ib in nb.inputs if ib is not None]
+        for ia in na.inputs:
+            if ia is None:
+                continue
+            if ia in self.values:
+                if self.values[ia] in rest_b:
+                    rest_b.remove(self.values[ia])
+                continue
+            same = [ib for ib in rest_b if value_kind(ib) == value_kind(ia) and ib not in self.values_back]
+            if len(same) == 1:
+                self.pair_values(ia, same[0])
+                rest_b.remove(same[0])
 
     def attrs(self, node: Node) -> tuple:
         sig = self._attrs.get(node)
@@ -202,7 +221,20 @@ def _forward(m: Matching, ga: Graph, gb: Graph) -> int:
 
 def _input_key(m: Matching, node: Node, inputs: list) -> tuple:
     # A node reading nothing (Constant, RandomNormal) is told apart by its attributes.
+    # A commutative op's inputs are a set: exporters order them differently
+    # (torch's legacy exporter writes Add(bias, x), its dynamo exporter Add(x, bias)).
+    if _commutative(node):
+        inputs = sorted(inputs, key=lambda i: (i is None, i or 0))
     return (op_key(node), tuple(inputs), None if inputs else m.attrs(node))
+
+
+# Ops of the default domain whose result does not depend on the order of their inputs.
+_COMMUTATIVE = frozenset({"Add", "Mul", "Sum", "Max", "Min", "Mean", "And", "Or", "Xor", "Equal",
+                          "BitwiseAnd", "BitwiseOr", "BitwiseXor"})
+
+
+def _commutative(node: Node) -> bool:
+    return (node.domain or "") in ("", "ai.onnx") and node.op_type in _COMMUTATIVE
 
 
 def _backward(m: Matching, ga: Graph) -> int:
@@ -230,14 +262,26 @@ def _along_edges(m: Matching, ga: Graph) -> int:
             vb = m.values.get(va) if va is not None else None
             if vb is None:
                 continue
-            cands = [c for c, j in vb.uses if j == slot and c.graph is not None and c not in m.nodes_back
-                     and op_key(c) == op_key(na)]
+            any_slot = _commutative(na)
+            cands = [c for c, j in vb.uses if (j == slot or any_slot) and c.graph is not None
+                     and c not in m.nodes_back and op_key(c) == op_key(na) and _outputs_free(m, na, c)]
             nb = _pick(m, na, cands, unique=True)
             if nb is not None:
                 m.pair_nodes(na, nb)
                 found += 1
                 break
     return found
+
+
+def _outputs_free(m: Matching, na: Node, nb: Node) -> bool:
+    """Whether no output of `nb` is already paired with a value other than
+    `na`'s output there: one found to be another node's result (a value
+    paired downstream) is not taken by an edge guess from upstream."""
+    for i, ob in enumerate(nb.outputs):
+        va = m.values_back.get(ob) if ob is not None else None
+        if va is not None and (i >= len(na.outputs) or na.outputs[i] is not va):
+            return False
+    return True
 
 
 def _pick(m: Matching, na: Node, cands: list, *, unique: bool) -> Optional[Node]:

@@ -5,8 +5,9 @@ additions:
 - fused: MatMul followed by Add in A, one Gemm in B reading the same data;
 - folded: a BatchNormalization after a Conv in A is gone in B, whose Conv
   (paired with A's) now feeds what the BatchNormalization fed;
-- constant folded: nodes of A computing only from constants, an initializer
-  of B in their place;
+- constant folded: nodes of A computing only from constants and from the
+  shapes of tensors (Shape), an initializer of B in their place (torch's
+  legacy exporter computes reshape targets from Shape; dynamo writes them);
 - Q/DQ inserted: B reads a paired value through a new QuantizeLinear ->
   DequantizeLinear pair.
 
@@ -119,7 +120,8 @@ def _constant_folded(m: Matching, va: Value, vb: Value) -> Optional[Rewrite]:
 
 
 def _constant_cone(m: Matching, top: Node) -> Optional[list]:
-    """The unpaired nodes `top` is computed from, when they read only constants; else None."""
+    """The unpaired nodes `top` is computed from, when they read only
+    constants or shapes; else None."""
     seen, stack = [], [top]
     while stack:
         n = stack.pop()
@@ -128,6 +130,8 @@ def _constant_cone(m: Matching, top: Node) -> Optional[list]:
         if not _unpaired(m, n, "a") or n.subgraphs():
             return None
         seen.append(n)
+        if n.op_type == "Shape" and not n.domain:
+            continue                 # a tensor's shape: an exporter that knows it writes a constant
         for v in n.inputs:
             if v is None or v.const is not None:
                 continue
