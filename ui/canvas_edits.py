@@ -199,6 +199,7 @@ class CanvasEdits:
         if self.palette is None:
             self.palette = OpPalette(self.window)
             self.palette.chosen.connect(self.add_node)
+            self.palette.dismissed.connect(self._canvas_focus)
         self.palette.set_model(self.window.model)
         if not self.palette.isVisible():
             self.palette.move(self._palette_place())
@@ -209,6 +210,11 @@ class CanvasEdits:
         self.palette.search.setFocus(Qt.ActiveWindowFocusReason)
         self.palette.search.selectAll()
         return self.palette
+
+    def _canvas_focus(self):
+        """After Esc closed the palette, typing goes to the canvas again."""
+        self.window.activateWindow()
+        self.window.graph.view.setFocus(Qt.ActiveWindowFocusReason)
 
     def _palette_place(self):
         """Where the palette opens (global position): beside the selected

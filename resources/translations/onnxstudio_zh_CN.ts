@@ -1876,8 +1876,8 @@
         <translation>输入以搜索算子…</translation>
     </message>
     <message>
-        <source>Drag onto an edge to insert, onto the canvas to add; Enter adds after the selected node.</source>
-        <translation>拖到边上即插入，拖到画布空白处即添加；回车则添加在所选节点之后。</translation>
+        <source>Drag onto an edge to insert, onto the canvas to add; Enter adds after the selected node. Esc clears the search, then closes.</source>
+        <translation>拖到边上即插入，拖到画布空白处即添加；回车则添加在所选节点之后。Esc 先清空搜索，再按一次关闭。</translation>
     </message>
 </context>
 <context>
@@ -3461,12 +3461,20 @@
         <translation>它之前的步骤已应用并已撤销：</translation>
     </message>
     <message>
+        <source>{path}: the model already holds what every step sets; nothing changed and no undo step was added.</source>
+        <translation>{path}：模型已具有每个步骤所设置的内容；没有任何更改，也未添加撤销步骤。</translation>
+    </message>
+    <message>
         <source>{path}: {n} edit replayed as one undo step.</source>
         <translation>{path}：已重放 {n} 个编辑，作为一个撤销步骤。</translation>
     </message>
     <message>
         <source>{path}: {n} edits replayed as one undo step.</source>
         <translation>{path}：已重放 {n} 个编辑，作为一个撤销步骤。</translation>
+    </message>
+    <message>
+        <source>{n} step(s) were already so.</source>
+        <translation>{n} 个步骤已是如此。</translation>
     </message>
     <message>
         <source>Apply edit script</source>

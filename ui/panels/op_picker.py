@@ -148,8 +148,10 @@ class OpPalette(QWidget):
     """A small window listing the model's operators, searchable, that stays
     open beside the canvas: drag an op onto an edge to insert it there, onto
     empty canvas to add it at that place; Enter or double-click adds it after
-    the selected node (as Tab does)."""
+    the selected node (as Tab does). Esc clears the search; Esc on an empty
+    search closes the palette (`dismissed`: the canvas takes the focus back)."""
     chosen = Signal(object)          # (domain, op)
+    dismissed = Signal()             # closed with Esc
 
     def __init__(self, parent=None):
         super().__init__(parent, Qt.Tool)
@@ -165,7 +167,7 @@ class OpPalette(QWidget):
         self.list.setDragDropMode(QAbstractItemView.DragOnly)
         self.list.setSelectionMode(QAbstractItemView.SingleSelection)
         hint = QLabel(self.tr("Drag onto an edge to insert, onto the canvas to add; Enter adds after the "
-                              "selected node."))
+                              "selected node. Esc clears the search, then closes."))
         hint.setWordWrap(True)
         hint.setStyleSheet("color: palette(placeholder-text);")
         layout = QVBoxLayout(self)
@@ -182,12 +184,30 @@ class OpPalette(QWidget):
         self.resize(300, 560)
 
     def eventFilter(self, obj, event) -> bool:
+        if obj is self.search and event.type() == QEvent.KeyPress and event.key() == Qt.Key_Escape:
+            # One rule, said in the hint: the first Esc clears what was typed, the next closes.
+            if self.search.text():
+                self.search.clear()
+            else:
+                self.dismiss()
+            return True
         if obj is self.search and event.type() == QEvent.KeyPress and event.key() in (Qt.Key_Up, Qt.Key_Down):
             row = self.list.currentRow() + (1 if event.key() == Qt.Key_Down else -1)
             if 0 <= row < self.list.count():
                 self.list.setCurrentRow(row)
             return True
         return super().eventFilter(obj, event)
+
+    def keyPressEvent(self, event) -> None:
+        # Esc with the focus in the list (the search field filters its own).
+        if event.key() == Qt.Key_Escape:
+            self.dismiss()
+            return
+        super().keyPressEvent(event)
+
+    def dismiss(self) -> None:
+        self.hide()
+        self.dismissed.emit()
 
     def set_model(self, model) -> None:
         self.ops = available_ops(model) if model is not None else []
