@@ -49,6 +49,14 @@ class EditorSlot(QScrollArea):
                 return form
         return None
 
+    def keep(self, form) -> None:
+        """Keep a node form built but not shown yet, for kept_form to offer."""
+        if form is self.editor or id(form) in self._kept:
+            return
+        _counts(form, False)
+        self._kept[id(form)] = form
+        self._trim()
+
     def blank(self) -> None:
         """No form, for a moment (one is on its way): an empty page, the slot
         keeping its place (hiding it would lay out the dock twice)."""
@@ -71,12 +79,15 @@ class EditorSlot(QScrollArea):
             _counts(old, False)
             if isinstance(old, NodeEditor):
                 self._kept[id(old)] = old
-                while len(self._kept) > KEPT_FORMS:
-                    self._drop(self._kept.popitem(last=False)[1])
+                self._trim()
             else:
                 self._drop(old)
         self.editor = editor
         self.setVisible(editor is not None)
+
+    def _trim(self) -> None:
+        while len(self._kept) > KEPT_FORMS:
+            self._drop(self._kept.popitem(last=False)[1])
 
     def _drop(self, form) -> None:
         self.stack.removeWidget(form)

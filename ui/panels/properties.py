@@ -73,6 +73,7 @@ class PropertiesPanel(QWidget):
         # The editable form of what is shown (node, value, model), under the summary.
         self.editor_area = EditorSlot()
         self._forms_later = 0             # see forms_later
+        self._built_form = None           # a form built on one turn, shown on the next (see _form_due)
         self._form_timer = QTimer(self)
         self._form_timer.setSingleShot(True)
         self._form_timer.setInterval(0)
@@ -249,6 +250,7 @@ class PropertiesPanel(QWidget):
         self._render_node_summary(node)
         if self.qdoc is None or node.graph is None:
             return self._set_editor(None)
+        self._keep_built_form()
         form = self.editor_area.kept_form(self.qdoc, node)
         if form is None and self._forms_later:
             self.tensor_slot.keep_for(None)
@@ -271,9 +273,26 @@ class PropertiesPanel(QWidget):
             self._forms_later -= 1
 
     def _form_due(self) -> None:
+        self._keep_built_form()
         node = self.current
-        if isinstance(node, Node) and self.editor is None and node.graph is not None and self.qdoc is not None:
-            self._set_editor(self.editor_area.kept_form(self.qdoc, node) or self._new_node_form(node))
+        if not (isinstance(node, Node) and self.editor is None and node.graph is not None and self.qdoc is not None):
+            return
+        form = self.editor_area.kept_form(self.qdoc, node)
+        if form is not None:
+            return self._set_editor(form)
+        # A node of a kind no kept form fits: building its form and putting
+        # it into the dock (laying out and polishing its widgets) are ~10 ms
+        # each on an idle machine, several times that on a loaded one, while
+        # a step's stop has just held the loop: one turn each.
+        self._built_form = self._new_node_form(node)
+        self._form_timer.start()
+
+    def _keep_built_form(self) -> None:
+        """A form built on the turn before (for the node shown or one stepped
+        past since) goes to the kept forms, to be shown where it fits."""
+        built, self._built_form = self._built_form, None
+        if built is not None:
+            self.editor_area.keep(built)
 
     def _new_node_form(self, node):
         editor = NodeEditor(self.qdoc, node)
