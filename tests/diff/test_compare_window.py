@@ -27,6 +27,11 @@ def bodies_window(qtbot):
     qtbot.addWidget(win)
     win.show()
     _settled(qtbot, win)
+    # It opens inside the body at the first difference: back to the main graphs.
+    win.left.show_graph(a.graph)
+    qtbot.waitUntil(lambda: win.left.level.graph is a.graph and win.right.level.graph is win.right.model.graph,
+                    timeout=60_000)
+    _settled(qtbot, win)
     return win, a, b
 
 
@@ -43,7 +48,7 @@ def test_choosing_a_difference_inside_a_body_shows_it_on_both_sides(qtbot, bodie
     texts = [rows.item(i).text() for i in range(rows.count())]
     assert "alpha" in texts[0]
     assert all(t.startswith("graph input/output") for t in texts[1:])     # renamed x0, cond and y
-    rows.setCurrentRow(0)
+    qtbot.mouseClick(rows.viewport(), Qt.LeftButton, pos=rows.visualItemRect(rows.item(0)).center())
     _settled(qtbot, win)
     leaky_a = dict(a.graph.find_node("choose").subgraphs())["then_branch"].find_node("leaky")
     qtbot.waitUntil(lambda: selected_object(win.left) is leaky_a and
@@ -107,3 +112,65 @@ def test_file_compare_with_opens_b_beside_a(qtbot, tmp_path, monkeypatch):
         assert "broken.onnx" in shown[0] and len(action.open_windows) == 1
     finally:
         main.shutdown()
+
+
+@pytest.fixture
+def one_change_window(qtbot):
+    """A model and its copy with one attribute changed inside an If body."""
+    a, b = with_bodies(0.1), with_bodies(0.3)
+    win = CompareWindow(diff_models(a, b), "a.onnx", "b.onnx")
+    qtbot.addWidget(win)
+    win.show()
+    _settled(qtbot, win)
+    return win, a, b
+
+
+def test_the_window_opens_at_the_first_difference(qtbot, one_change_window):
+    win, a, b = one_change_window
+    leaky_a = dict(a.graph.find_node("choose").subgraphs())["then_branch"].find_node("leaky")
+    # Nothing is clicked: the first difference is chosen and both canvases go there.
+    assert win.differences.list.currentRow() == 0
+    qtbot.waitUntil(lambda: selected_object(win.left) is leaky_a and
+                    selected_object(win.right) is win.diff.partner_of_a(leaky_a), timeout=60_000)
+    assert "alpha" in win.properties.toPlainText()
+
+
+def test_a_and_b_shows_a_hint_until_something_is_chosen_and_fits_its_content(qtbot):
+    same = CompareWindow(diff_models(with_bodies(0.1), with_bodies(0.1)), "a.onnx", "b.onnx")
+    qtbot.addWidget(same)
+    same.show()
+    _settled(qtbot, same)
+    qtbot.wait(50)
+    assert same.properties.toPlainText() == "Click a difference to see A and B side by side"
+    # One line of hint: the dock does not take a fifth of the window.
+    assert same.properties_dock.height() < same.height() // 10
+
+
+def test_a_and_b_grows_to_show_the_chosen_pair(qtbot, one_change_window):
+    win, _, _ = one_change_window
+    qtbot.waitUntil(lambda: "alpha" in win.properties.toPlainText(), timeout=30_000)
+    qtbot.wait(50)
+    scroll = win.properties.verticalScrollBar()
+    assert scroll.maximum() == 0                   # every row in view, none scrolled off
+    assert win.properties_dock.height() <= win.height() // 3
+
+
+def test_long_difference_texts_keep_their_end_and_have_the_whole_text_as_tooltip(qtbot, one_change_window):
+    win, _, _ = one_change_window
+    rows = win.differences.list
+    item = rows.item(0)
+    assert item.toolTip() == item.text() and item.text().endswith("attributes alpha")
+    assert rows.textElideMode() == Qt.ElideMiddle
+    win.resizeDocks([win.findChild(type(win.properties_dock), "Differences")], [120], Qt.Horizontal)
+    qtbot.wait(50)
+    # Too narrow for the text: elided in place, not scrolled off to the right.
+    assert rows.fontMetrics().horizontalAdvance(item.text()) > rows.viewport().width()
+    assert rows.horizontalScrollBar().maximum() == 0
+
+
+def test_the_count_of_differences_is_singular_for_one(qtbot, one_change_window):
+    win, _, _ = one_change_window
+    assert win.differences.total == 1
+    assert win.differences.count.text() == "1 difference"
+    assert win.differences.count_text(3, 3) == "3 differences"
+    assert win.differences.count_text(500, 1200) == "500 of 1200 differences"

@@ -6,7 +6,7 @@ from __future__ import annotations
 
 import pathlib
 
-from PySide6.QtCore import QCoreApplication, QObject, Qt
+from PySide6.QtCore import QCoreApplication, QObject, Qt, QTimer
 from PySide6.QtWidgets import (QDockWidget, QFileDialog, QHBoxLayout, QLabel, QMainWindow, QMessageBox,
                                QProgressDialog, QPushButton, QSplitter, QVBoxLayout, QWidget)
 
@@ -66,15 +66,31 @@ class CompareWindow(QMainWindow):
         self.differences = DifferenceList(diff, self)
         self.properties = SideBySide(diff, self)
         lists = self._dock(self.tr("Differences"), self.differences, Qt.RightDockWidgetArea)
-        props = self._dock(self.tr("A and B"), self.properties, Qt.BottomDockWidgetArea)
+        self.properties_dock = self._dock(self.tr("A and B"), self.properties, Qt.BottomDockWidgetArea)
         self.resizeDocks([lists], [380], Qt.Horizontal)
-        self.resizeDocks([props], [200], Qt.Vertical)
+        self.properties.shown.connect(self._fit_properties)
         self.differences.chosen.connect(self.go_to)
         self.left.selection_changed.connect(lambda _: self._show_selected(self.left))
         self.right.selection_changed.connect(lambda _: self._show_selected(self.right))
         self.left.set_model(diff.matching.a)
         self.right.set_model(diff.matching.b)
         self.resize(1500, 900)
+        # Open at the first difference: both canvases go there (its group
+        # opened) once laid out, instead of at the model's top.
+        if self.differences.total:
+            self.differences.list.setCurrentRow(0)
+
+    def showEvent(self, event) -> None:
+        super().showEvent(event)
+        # Docks take their sizes once the window has its own.
+        QTimer.singleShot(0, self._fit_properties)
+
+    def _fit_properties(self) -> None:
+        """The "A and B" dock as tall as what it shows (a hint is a line),
+        at most a third of the window: the canvases keep the room."""
+        chrome = self.properties_dock.height() - self.properties.height() if self.properties.height() else 24
+        wanted = self.properties.content_height() + max(chrome, 0)
+        self.resizeDocks([self.properties_dock], [min(wanted, self.height() // 3)], Qt.Vertical)
 
     def save_script_dialog(self) -> None:
         path, _ = QFileDialog.getSaveFileName(self, self.tr("Save as Edit Script"), "edits.json",

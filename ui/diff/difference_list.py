@@ -25,6 +25,10 @@ class DifferenceList(QWidget):
         self._sections = self.sections(diff)
         self.total = sum(len(items) for items, _ in self._sections)
         self.list = QListWidget(self)
+        # A row too long for the dock keeps its start (the node) and its end
+        # (the kind of change) and loses its middle; the whole text is its tooltip.
+        self.list.setTextElideMode(Qt.ElideMiddle)
+        self.list.setHorizontalScrollBarPolicy(Qt.ScrollBarAlwaysOff)
         self.count = QLabel(self)
         self.more = QPushButton(self.tr("Show More"), self)
         self.more.clicked.connect(self.show_page)
@@ -103,13 +107,20 @@ class DifferenceList(QWidget):
         for i in range(start, min(start + PAGE, self.total)):
             text, status, a, b = self.row(i)
             item = QListWidgetItem(text)
+            item.setToolTip(text)
             item.setData(Qt.UserRole, (a, b))
             item.setForeground(QBrush(QColor(COLOURS[status])))
             self.list.addItem(item)
         shown = self.list.count()
-        self.count.setText(self.tr("{shown} of {total} differences").format(shown=shown, total=self.total)
-                           if shown < self.total else self.tr("{total} differences").format(total=self.total))
+        self.count.setText(self.count_text(shown, self.total))
         self.more.setVisible(shown < self.total)
+
+    def count_text(self, shown: int, total: int) -> str:
+        # Plural forms through Qt's %n, as ui/problems.py does: English is the
+        # source language (no translator), so its singular is picked here.
+        if shown < total:
+            return self.tr("{shown} of %n differences", "", total).format(shown=shown)
+        return self.tr("%n difference", "", total) if total == 1 else self.tr("%n differences", "", total)
 
     def _current(self, item, *_) -> None:
         if item is not None:

@@ -1,6 +1,7 @@
 """A changed node's or weight's A and B side by side, differing rows marked."""
 from __future__ import annotations
 
+from PySide6.QtCore import Signal
 from PySide6.QtWidgets import QTextBrowser
 
 from ...core.ir import Node, Value, type_name
@@ -32,10 +33,24 @@ def _weight_text(v: Value) -> str:
 
 
 class SideBySide(QTextBrowser):
+    shown = Signal()       # new contents: the window fits the dock to content_height()
+
     def __init__(self, diff, parent=None):
         super().__init__(parent)
         self.diff = diff
         self.setOpenLinks(False)
+        self.show_hint()
+
+    def show_hint(self) -> None:
+        """Until a difference or a node is chosen: what this pane is for."""
+        hint = esc(self.tr("Click a difference to see A and B side by side"))
+        self.setHtml(f"<p style='color:#808080'>{hint}</p>")
+        self.shown.emit()
+
+    def content_height(self) -> int:
+        """Pixels the contents need, frame included, to show without scrolling."""
+        self.document().setTextWidth(self.viewport().width())
+        return int(self.document().size().height()) + 2 * self.frameWidth() + 2
 
     def show_pair(self, a, b) -> None:
         """`a` of model A and `b` of model B (either may be None)."""
@@ -44,7 +59,7 @@ class SideBySide(QTextBrowser):
         elif isinstance(a, Value) or isinstance(b, Value):
             rows = self._value_rows(a, b)
         else:
-            self.clear()
+            self.show_hint()
             return
         a_title, b_title = esc(self.tr("A")), esc(self.tr("B"))
         head = f"<tr><th></th><th align='left'>{a_title}</th><th align='left'>{b_title}</th></tr>"
@@ -52,6 +67,7 @@ class SideBySide(QTextBrowser):
                        f"<td><b>{esc(k)}</b></td><td>{esc(x)}</td><td>{esc(y)}</td></tr>"
                        for k, x, y, differs in (row + (None,) * (4 - len(row)) for row in rows))
         self.setHtml(f"<table cellspacing='0' cellpadding='3' width='100%'>{head}{body}</table>")
+        self.shown.emit()
 
     def _node_rows(self, a, b) -> list:
         def field(n, f):
