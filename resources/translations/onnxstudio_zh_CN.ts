@@ -678,6 +678,24 @@
         <source>domain</source>
         <translation>域</translation>
     </message>
+    <message numerus="yes">
+        <source>{shown} of %n differences</source>
+        <translation>
+            <numerusform>%n 处差异中的 {shown} 处</numerusform>
+        </translation>
+    </message>
+    <message numerus="yes">
+        <source>%n difference</source>
+        <translation>
+            <numerusform>%n 处差异</numerusform>
+        </translation>
+    </message>
+    <message numerus="yes">
+        <source>%n differences</source>
+        <translation>
+            <numerusform>%n 处差异</numerusform>
+        </translation>
+    </message>
     <message>
         <source>added: {name} ({op})</source>
         <translation>新增：{name}（{op}）</translation>
@@ -717,14 +735,6 @@
     <message>
         <source>graph input/output {a}: {ta} → {b}: {tb}</source>
         <translation>图输入/输出 {a}：{ta} → {b}：{tb}</translation>
-    </message>
-    <message>
-        <source>{shown} of {total} differences</source>
-        <translation>{total} 处差异中的 {shown} 处</translation>
-    </message>
-    <message>
-        <source>{total} differences</source>
-        <translation>{total} 处差异</translation>
     </message>
 </context>
 <context>
@@ -3539,6 +3549,10 @@
 </context>
 <context>
     <name>SideBySide</name>
+    <message>
+        <source>Click a difference to see A and B side by side</source>
+        <translation>点击一处差异，并排查看 A 与 B</translation>
+    </message>
     <message>
         <source>A</source>
         <translation>A</translation>
