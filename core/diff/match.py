@@ -264,24 +264,13 @@ def _along_edges(m: Matching, ga: Graph) -> int:
                 continue
             any_slot = _commutative(na)
             cands = [c for c, j in vb.uses if (j == slot or any_slot) and c.graph is not None
-                     and c not in m.nodes_back and op_key(c) == op_key(na) and _outputs_free(m, na, c)]
+                     and c not in m.nodes_back and op_key(c) == op_key(na)]
             nb = _pick(m, na, cands, unique=True)
             if nb is not None:
                 m.pair_nodes(na, nb)
                 found += 1
                 break
     return found
-
-
-def _outputs_free(m: Matching, na: Node, nb: Node) -> bool:
-    """Whether no output of `nb` is already paired with a value other than
-    `na`'s output there: one found to be another node's result (a value
-    paired downstream) is not taken by an edge guess from upstream."""
-    for i, ob in enumerate(nb.outputs):
-        va = m.values_back.get(ob) if ob is not None else None
-        if va is not None and (i >= len(na.outputs) or na.outputs[i] is not va):
-            return False
-    return True
 
 
 def _pick(m: Matching, na: Node, cands: list, *, unique: bool) -> Optional[Node]:

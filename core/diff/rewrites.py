@@ -9,7 +9,10 @@ additions:
   shapes of tensors (Shape), an initializer of B in their place (torch's
   legacy exporter computes reshape targets from Shape; dynamo writes them);
 - Q/DQ inserted: B reads a paired value through a new QuantizeLinear ->
-  DequantizeLinear pair.
+  DequantizeLinear pair;
+- split: Slices of one tensor in A (with the arithmetic of their bounds),
+  one Split of its partner in B (torch.chunk by the legacy and the dynamo
+  exporter).
 
 Each is found at a disagreement: a slot where a paired node of A reads a
 value whose partner is not what its partner in B reads (or a graph output
@@ -25,7 +28,7 @@ from .match import Matching
 
 @dataclass
 class Rewrite:
-    kind: str                                   # "fused", "folded", "constant_folded", "qdq_inserted"
+    kind: str              # "fused", "folded", "constant_folded", "qdq_inserted", "split"
     text: str                                   # "MatMul+Add -> Gemm"
     a_nodes: list = field(default_factory=list)
     b_nodes: list = field(default_factory=list)
@@ -59,7 +62,7 @@ def disagreements(m: Matching) -> Iterator[tuple[Value, Value]]:
 def find_rewrites(m: Matching) -> list[Rewrite]:
     found, claimed = [], set()
     for va, vb in list(disagreements(m)):
-        for finder in (_fused, _folded, _constant_folded, _qdq_inserted):
+        for finder in (_fused, _folded, _constant_folded, _qdq_inserted, _split_of_slices):
             r = finder(m, va, vb)
             if r is not None and not claimed.intersection(r.a_nodes + r.b_nodes):
                 claimed.update(r.a_nodes + r.b_nodes)
@@ -151,6 +154,37 @@ def _qdq_inserted(m: Matching, va: Value, vb: Value) -> Optional[Rewrite]:
     if m.values.get(va) is not q.inputs[0]:
         return None
     return Rewrite.over("qdq_inserted", "QuantizeLinear/DequantizeLinear inserted", [], [q, dq])
+
+
+def _split_of_slices(m: Matching, va: Value, vb: Value) -> Optional[Rewrite]:
+    slice_a, split = va.producer, vb.producer
+    if not (slice_a is not None and split is not None and slice_a.op_type == "Slice"
+            and split.op_type == "Split" and not slice_a.domain and not split.domain
+            and _unpaired(m, slice_a, "a") and _unpaired(m, split, "b") and slice_a.inputs[0] is not None
+            and m.values.get(slice_a.inputs[0]) is split.inputs[0]):
+        return None
+    slices = [c for c in slice_a.inputs[0].consumers if c.op_type == "Slice" and not c.domain
+              and c.inputs[0] is slice_a.inputs[0] and _unpaired(m, c, "a")]
+    if len(slices) != len(split.outputs):
+        return None
+    bounds = []
+    for s in slices:
+        for v in s.inputs[1:]:
+            if v is None or v.const is not None or v.producer is None:
+                continue
+            cone = _constant_cone(m, v.producer)
+            if cone is None:
+                return None     # bounds computed from data: not a plain split
+            bounds += [n for n in cone if n not in bounds]
+    # Each Slice's result is the Split output read where its readers' partners read.
+    for s in slices:
+        for c, slot in s.outputs[0].uses:
+            partner = m.nodes.get(c)
+            vb_read = partner.inputs[slot] if partner is not None and slot < len(partner.inputs) else None
+            if vb_read is not None and vb_read.producer is split:
+                m.pair_values(s.outputs[0], vb_read)
+    text = f"{len(slices)} Slice -> Split"
+    return Rewrite.over("split", text, bounds + slices, [split])
 
 
 def _weights(nodes: list) -> tuple[list, list]:
