@@ -72,8 +72,12 @@ def dim_floordiv(a, b):
 
 
 def compact_dim(d) -> str:
-    """How a dim reads on the canvas and in panels: `?` for unknown, rounding
-    divisions as `⌈H/2⌉` / `⌊H/2⌋`, everything else as stored."""
+    """How a dim reads on the canvas and in panels: `?` for unknown, and for
+    a size inference made up a name for (`?41` reads like a typo on screen;
+    the name stays in the type, shown in tooltips), rounding divisions as
+    `⌈H/2⌉` / `⌊H/2⌋`, everything else as stored."""
+    if is_fresh(d):
+        return "?"
     return compact(d)
 
 

@@ -738,6 +738,13 @@
     </message>
 </context>
 <context>
+    <name>DimNames</name>
+    <message>
+        <source>{name}: a size nothing names; inference calls it {name} (the same name on two values means the same size)</source>
+        <translation>{name}：一个没有名字的尺寸；推断称其为 {name}（两个值上的同名即同一尺寸）</translation>
+    </message>
+</context>
+<context>
     <name>Docks</name>
     <message>
         <source>Properties</source>
