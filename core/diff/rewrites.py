@@ -184,7 +184,7 @@ def _split_of_slices(m: Matching, va: Value, vb: Value) -> Optional[Rewrite]:
             if vb_read is not None and vb_read.producer is split:
                 m.pair_values(s.outputs[0], vb_read)
     text = f"{len(slices)} Slice -> Split"
-    return Rewrite.over("split", text, bounds + slices, [split])
+    return Rewrite.over("split", text, slices + bounds, [split])   # the Slices first: where a click goes
 
 
 def _weights(nodes: list) -> tuple[list, list]:
