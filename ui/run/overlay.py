@@ -15,7 +15,8 @@ graph scene (the scene's node and edge items stay as the viewer made them):
   legend's scale (green = agrees, yellow .. red = larger errors).
 
 The overlay rebuilds after every layout and run update; it keeps no state of
-its own besides the items it placed.
+its own besides the items it placed and the tags still to place (a few per
+event-loop turn, so a large model's tags never hold the UI at once).
 """
 from __future__ import annotations
 
