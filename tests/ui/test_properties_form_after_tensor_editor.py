@@ -59,3 +59,27 @@ def test_form_keeps_room_for_its_rows_around_the_tensor_editor(qtbot, window, tm
     qtbot.wait(50)
     shot("properties_after_tensor_editor.png")
     assert _all_rows_shown(props), props.splitter.sizes()
+
+
+def test_a_form_shown_the_first_time_has_room_for_its_rows(qtbot, window, tmp_path):
+    """Before the tensor editor was ever used, the first node form got the
+    ~60 px Qt's first split left under a tall summary (QA: only "name" of a
+    LayerNormalization's form visible, epsilon behind a scroll bar)."""
+    window.resize(1500, 950)
+    open_conv_model(qtbot, window, tmp_path)
+    qtbot.waitUntil(lambda: window.graph.settled, timeout=20_000)
+    props = window.properties
+    nodes = {n.name: n for n in window.model.graph.nodes}
+    conv = next(n for n in nodes.values() if n.op_type == "Conv")
+    _click(qtbot, window, window.graph.scene.item_for_node(conv))
+    qtbot.waitUntil(lambda: getattr(props.editor, "node", None) is conv)
+    qtbot.wait(50)
+    assert _all_rows_shown(props), props.splitter.sizes()
+    # A split the user dragged wider for the form stays as it is.
+    sizes = props.splitter.sizes()
+    wider = [sizes[0] - 40, sizes[1] + 40] + sizes[2:]
+    props.splitter.setSizes(wider)
+    _click(qtbot, window, window.graph.scene.item_for_node(nodes["relu1"]))
+    qtbot.waitUntil(lambda: getattr(props.editor, "node", None) is nodes["relu1"])
+    qtbot.wait(50)
+    assert props.splitter.sizes()[1] >= wider[1] - 2

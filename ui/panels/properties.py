@@ -322,6 +322,8 @@ class PropertiesPanel(QWidget):
         if editor is not None:
             editor.built_shape = editor.shape()
         self.editor_area.put(editor)
+        if editor is not None:
+            self.tensor_slot.fit_form()
 
     # -- the tensor editor (initializers, tensor attributes) -------------------------------
 

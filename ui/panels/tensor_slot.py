@@ -73,6 +73,25 @@ class TensorSlot:
         form = form if form is not None else getattr(area, "editor", None)
         return form.sizeHint().height() + 2 * area.frameWidth() if form is not None else 0
 
+    def fit_form(self) -> None:
+        """The form just shown gets the height its rows need (up to three
+        fifths of the dock), taken from the summary above it. Qt's first
+        split left a form a ~60 px strip under a tall summary with its
+        fields behind a scroll bar. Only ever grows the form, so a split the
+        user dragged wider stays; beside the tensor editor `show` decides."""
+        if self.editor is not None:
+            return
+        sizes = self.splitter.sizes()
+        total = sum(sizes)
+        if total <= 0 or len(sizes) < 2:
+            return
+        want = min(self._form_wants(), total * 3 // 5)
+        if sizes[1] >= want:
+            return
+        sizes[0] = max(0, sizes[0] - (want - sizes[1]))
+        sizes[1] = want
+        self.splitter.setSizes(sizes)
+
     def _give_back_room(self, form) -> None:
         """The editor closed: its room goes back to the summary and the form
         as they were before it opened; the form gets at least what it needs
