@@ -1,7 +1,9 @@
 """What differs between paired things, and what is only on one side.
 
 A paired node is changed when its op, domain, attributes or input wiring
-differ. A wiring difference that an added node upstream in B (an insertion)
+differ. An attribute left out on one side is compared with the default the
+operator's signature gives it; a commutative op's inputs are compared as a
+multiset (Add(bias, x) is Add(x, bias)). A wiring difference that an added node upstream in B (an insertion)
 or a removed node upstream in A (a bypass) explains is not counted: the
 insertion or removal is the difference. A paired weight is changed when
 its dtype, shape or values differ (largest absolute and relative
@@ -13,7 +15,9 @@ from typing import Optional
 
 import numpy as np
 
-from ..ir import Node, Value
+from .. import schemas
+from ..ir import AttrType, Model, Node, Value
+from .commutative import is_commutative
 from .match import Matching
 from .signature import attr_value_key, op_key
 
@@ -78,16 +82,83 @@ def node_change(m: Matching, na: Node, nb: Node) -> NodeChange:
     names = sorted(set(na.attributes) | set(nb.attributes))
     for name in names:
         x, y = na.attributes.get(name), nb.attributes.get(name)
-        if x is None or y is None or x.type != y.type or attr_value_key(x) != attr_value_key(y):
+        if x is None:
+            same = _is_default(y, _default_of(m.a, na, name))
+        elif y is None:
+            same = _is_default(x, _default_of(m.b, nb, name))
+        else:
+            same = x.type == y.type and attr_value_key(x) == attr_value_key(y)
+        if not same:
             c.attributes.append(name)
     c.inputs = _wiring_changed(m, na, nb)
     return c
 
 
+def _default_of(model: Model, node: Node, name: str):
+    """The value an attribute the node leaves out takes: the default in the
+    operator's signature for the node's domain under the opsets in force
+    where it stands (a function's own imports over the model's); None when
+    the signature is unknown or gives no default."""
+    g = node.graph
+    while g is not None and g.parent_graph is not None:
+        g = g.parent_graph
+    imports = dict(model.opset_imports)
+    owner = g.owner if g is not None else None
+    if owner is not None and getattr(owner, "is_function", False):
+        imports.update(owner.opset_imports)
+    schema = schemas.bind(node.domain or "", node.op_type, imports)
+    spec = schema.attributes.get(name) if schema is not None else None
+    return None if spec is None else spec.default
+
+
+def _is_default(attr, default) -> bool:
+    # Exporters differ in writing defaults out (torch's legacy exporter writes
+    # auto_pad="NOTSET", its dynamo exporter leaves it out): written at its
+    # default, an attribute says what leaving it out says.
+    if default is None or attr.ref_attr_name:
+        return False
+    value = attr.value
+    if attr.type in (AttrType.FLOAT, AttrType.FLOATS):
+        # Stored as float32: 1e-5 written out reads back as 9.9999997e-06.
+        try:
+            return bool(np.array_equal(np.asarray(value, np.float32), np.asarray(default, np.float32)))
+        except (TypeError, ValueError):
+            return False
+    if isinstance(value, bytes):
+        value = value.decode("utf-8", "replace")
+    if isinstance(value, (list, tuple)):
+        value = tuple(v.decode("utf-8", "replace") if isinstance(v, bytes) else v for v in value)
+    return value == default
+
+
 def _wiring_changed(m: Matching, na: Node, nb: Node) -> bool:
     if len(na.inputs) != len(nb.inputs):
         return True
-    for va, vb in zip(na.inputs, nb.inputs):
+    if is_commutative(na) and is_commutative(nb):
+        return _unordered_wiring_changed(m, na, nb)
+    return _slots_changed(m, zip(na.inputs, nb.inputs))
+
+
+def _unordered_wiring_changed(m: Matching, na: Node, nb: Node) -> bool:
+    """Add(bias, x) against Add(x, bias): the inputs compared as a multiset
+    of paired values; what is left over on each side is compared in order."""
+    left_b = list(nb.inputs)
+    left_a = []
+    for va in na.inputs:
+        if va is None:
+            hit = next((i for i, vb in enumerate(left_b) if vb is None), None)
+        else:
+            partner = m.values.get(va)
+            hit = None if partner is None else next((i for i, vb in enumerate(left_b) if vb is partner), None)
+        if hit is None:
+            left_a.append(va)
+        else:
+            del left_b[hit]
+    return _slots_changed(m, zip(left_a, left_b))
+
+
+def _slots_changed(m: Matching, slots) -> bool:
+    for va, vb in slots:
         if va is None and vb is None:
             continue
         if va is None or vb is None:

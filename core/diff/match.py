@@ -35,6 +35,7 @@ from collections import defaultdict
 from typing import Callable, Iterable, Optional
 
 from ..ir import Graph, Model, Node, Value
+from .commutative import is_commutative
 from .signature import attr_signature, op_key, tensor_digest, tensor_key, value_kind
 
 
@@ -68,7 +69,7 @@ class Matching:
         self.nodes_back[nb] = na
         for oa, ob in zip(na.outputs, nb.outputs):
             self.pair_values(oa, ob)
-        if _commutative(na) and _commutative(nb):
+        if is_commutative(na) and is_commutative(nb):
             self._pair_unordered_inputs(na, nb)
             return
         for ia, ib in zip(na.inputs, nb.inputs):
@@ -223,18 +224,9 @@ def _input_key(m: Matching, node: Node, inputs: list) -> tuple:
     # A node reading nothing (Constant, RandomNormal) is told apart by its attributes.
     # A commutative op's inputs are a set: exporters order them differently
     # (torch's legacy exporter writes Add(bias, x), its dynamo exporter Add(x, bias)).
-    if _commutative(node):
+    if is_commutative(node):
         inputs = sorted(inputs, key=lambda i: (i is None, i or 0))
     return (op_key(node), tuple(inputs), None if inputs else m.attrs(node))
-
-
-# Ops of the default domain whose result does not depend on the order of their inputs.
-_COMMUTATIVE = frozenset({"Add", "Mul", "Sum", "Max", "Min", "Mean", "And", "Or", "Xor", "Equal",
-                          "BitwiseAnd", "BitwiseOr", "BitwiseXor"})
-
-
-def _commutative(node: Node) -> bool:
-    return (node.domain or "") in ("", "ai.onnx") and node.op_type in _COMMUTATIVE
 
 
 def _backward(m: Matching, ga: Graph) -> int:
@@ -262,7 +254,7 @@ def _along_edges(m: Matching, ga: Graph) -> int:
             vb = m.values.get(va) if va is not None else None
             if vb is None:
                 continue
-            any_slot = _commutative(na)
+            any_slot = is_commutative(na)
             cands = [c for c, j in vb.uses if (j == slot or any_slot) and c.graph is not None
                      and c not in m.nodes_back and op_key(c) == op_key(na)]
             nb = _pick(m, na, cands, unique=True)

@@ -41,12 +41,35 @@ def _io_json(d) -> dict:
                         for x, y in d.changed]}
 
 
+def _side_counts(nodes: list, partners: dict, rewritten: set) -> dict:
+    """How one side's nodes divide: those a recognised rewrite explains
+    (folded, fused, split), Constant nodes, and the rest, which compute on
+    data; with how many of each kind are paired."""
+    rewritten_here = [n for n in nodes if n in rewritten]
+    constants = [n for n in nodes if n not in rewritten and n.op_type == "Constant" and not n.domain]
+    computing = [n for n in nodes if n not in rewritten and not (n.op_type == "Constant" and not n.domain)]
+    return {"computing": len(computing), "computing_matched": sum(n in partners for n in computing),
+            "constants": len(constants), "constants_matched": sum(n in partners for n in constants),
+            "rewritten": len(rewritten_here)}
+
+
+def node_counts(d: ModelDiff) -> dict:
+    """{"a": ..., "b": ...} as `_side_counts` gives them, over every graph paired."""
+    m = d.matching
+    nodes_a = [n for ga, _ in m.graphs for n in ga.nodes]
+    nodes_b = [n for _, gb in m.graphs for n in gb.nodes]
+    rewritten_a = {n for r in d.rewrites for n in r.a_nodes + r.a_constants}
+    rewritten_b = {n for r in d.rewrites for n in r.b_nodes + r.b_constants}
+    return {"a": _side_counts(nodes_a, m.nodes, rewritten_a), "b": _side_counts(nodes_b, m.nodes_back, rewritten_b)}
+
+
 def to_json(d: ModelDiff) -> dict:
     total_a = sum(len(ga.nodes) for ga, _ in d.matching.graphs)
     total_b = sum(len(gb.nodes) for _, gb in d.matching.graphs)
     return {
         "matched": d.matched,
         "nodes_a": total_a, "nodes_b": total_b,
+        "node_counts": node_counts(d),
         "nodes": {
             "added": [node_label(n) for n in d.added],
             "removed": [node_label(n) for n in d.removed],
@@ -80,8 +103,7 @@ def _list(title: str, names: list, limit: int) -> list[str]:
 
 def summary_lines(d: ModelDiff, *, limit: int = 20) -> list[str]:
     j = to_json(d)
-    share = 100.0 * d.matched / max(j["nodes_a"], j["nodes_b"], 1)
-    lines = [f"matched:  {d.matched} of {j['nodes_a']} nodes in A and {j['nodes_b']} in B ({share:.1f} %)",
+    lines = [_matched_line(j["node_counts"]),
              f"changed:  {len(d.changed)}   added: {len(d.added)}   removed: {len(d.removed)}   "
              f"renamed: {len(j['renamed'])}   rewrites: {len(d.rewrites)}",
              f"weights:  {len(d.weights_changed)} changed, {len(d.weights_added)} added, "
@@ -117,6 +139,17 @@ def summary_lines(d: ModelDiff, *, limit: int = 20) -> list[str]:
                                            for c in io["changed"]], limit)
     lines += _list("renamed", [f"{x} -> {y}" for x, y in j["renamed"]], limit)
     return lines
+
+
+def _matched_line(counts: dict) -> str:
+    """Paired computing nodes of each side out of that side's computing
+    nodes: dividing by every node, Constant and folded ones included, would
+    call a re-export that folds shape arithmetic half different. Short: the
+    Compare window shows it in one line above the canvases."""
+    a, b = counts["a"], counts["b"]
+    return (f"matched:  {a['computing_matched']} of {a['computing']} computing nodes in A, "
+            f"{b['computing_matched']} of {b['computing']} in B (apart, A/B: constants "
+            f"{a['constants']}/{b['constants']}, rewritten {a['rewritten']}/{b['rewritten']})")
 
 
 def _weight_text(w: dict) -> str:
