@@ -3581,6 +3581,10 @@
         <translation>域</translation>
     </message>
     <message>
+        <source>(default)</source>
+        <translation>（默认值）</translation>
+    </message>
+    <message>
         <source>inputs</source>
         <translation>输入</translation>
     </message>

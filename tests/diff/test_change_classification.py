@@ -107,3 +107,26 @@ def test_a_model_against_itself_matches_every_node_and_constant():
                                 "constants": constants, "constants_matched": constants, "rewritten": 0}
     assert summary_lines(d)[0].startswith(f"matched:  {70 - constants} of {70 - constants} computing nodes in A, "
                                           f"{70 - constants} of {70 - constants} in B (")
+
+
+def test_the_side_by_side_view_marks_only_what_the_diff_calls_changed(qtbot):
+    """The compare window's A and B table follows the diff's verdict: an
+    attribute one side leaves out at its default reads "(default)" and is
+    not marked; one left out at another value is marked (QA: ReduceMean's
+    noop_with_empty_axes was marked beside an unchanged node)."""
+    from onnxstudio.ui.diff.side_by_side import SideBySide
+    a, b = load(LEGACY), load(LEGACY)
+    _node(b, "/stem/Conv").remove_attribute("group")        # at its default
+    _node(b, "/head/Gemm").remove_attribute("transB")       # 1 in A; the default is 0
+    view = SideBySide(diff_models(a, b))
+    qtbot.addWidget(view)
+    marked = "#fde7c2"
+
+    def row(html, name):
+        """The table row (as Qt writes the HTML back) whose first cell is `name`."""
+        return next(r for r in html.split("<tr")[1:] if f">{name}</span>" in r)
+    view.show_pair(_node(a, "/stem/Conv"), _node(b, "/stem/Conv"))
+    group = row(view.toHtml(), "group")
+    assert "(default)" in group and marked not in group
+    view.show_pair(_node(a, "/head/Gemm"), _node(b, "/head/Gemm"))
+    assert marked in row(view.toHtml(), "transB")

@@ -53,6 +53,9 @@ class CompareWindow(QMainWindow):
         top = QHBoxLayout()
         summary = QLabel(" · ".join(summary_lines(diff)[:2]), centre)
         summary.setStyleSheet("padding: 3px 6px;")
+        # Wraps rather than widening the window: the counts line names what
+        # it counts and is long (it set a 1,229 px minimum width).
+        summary.setWordWrap(True)
         top.addWidget(summary, 1)
         self.save_script = QPushButton(self.tr("Save as Edit Script…"), centre)
         self.save_script.setToolTip(self.tr("Write the edits that turn A into B as an edit script, to replay "

@@ -39,6 +39,9 @@ class SideBySide(QTextBrowser):
         super().__init__(parent)
         self.diff = diff
         self.setOpenLinks(False)
+        # A text view's own minimum (~70 px) would keep the one-line hint's
+        # dock several lines tall; the window sizes it to its content.
+        self.setMinimumHeight(self.fontMetrics().height() + 2 * self.frameWidth() + 4)
         self.show_hint()
 
     def show_hint(self) -> None:
@@ -76,12 +79,23 @@ class SideBySide(QTextBrowser):
                 (self.tr("op"), field(a, lambda n: n.op_type), field(b, lambda n: n.op_type)),
                 (self.tr("domain"), field(a, lambda n: n.domain or "ai.onnx"),
                  field(b, lambda n: n.domain or "ai.onnx"))]
+        change = self.diff.change_of(a if a is not None else b)
         names = sorted(set(a.attributes if a is not None else ()) | set(b.attributes if b is not None else ()))
         for name in names:
-            rows.append((name, _attr_text(a, name) if a is not None else "—",
-                         _attr_text(b, name) if b is not None else "—"))
+            x = _attr_text(a, name) if a is not None else "—"
+            y = _attr_text(b, name) if b is not None else "—"
+            if a is None or b is None:
+                differs = True
+            else:
+                # The diff's verdict, not the texts: an attribute one side
+                # leaves out at its default is the same (core/diff/changes.py).
+                differs = change is not None and name in change.attributes
+                if not differs:
+                    default = self.tr("(default)")
+                    x = default if x == "—" else x
+                    y = default if y == "—" else y
+            rows.append((name, x, y, differs))
         # Renamed values are not a difference: the row is marked when the wiring changed.
-        change = self.diff.change_of(a if a is not None else b)
         rewired = a is None or b is None or (change is not None and change.inputs)
         rows.append((self.tr("inputs"), field(a, lambda n: _names(n.inputs)), field(b, lambda n: _names(n.inputs)),
                      rewired))
