@@ -47,7 +47,7 @@ def not_a_file_or_command(argv: list[str]) -> str:
         return f"onnxstudio: {first}: no such file"
     import difflib
     names = sorted(_command_modules())
-    close = difflib.get_close_matches(first, names, n=3, cutoff=0.5) or \
+    close = difflib.get_close_matches(first, names, n=3, cutoff=0.6) or \
         [n for n in names if n.startswith(first[:3])]
     hint = f"; did you mean {' or '.join(repr(c) for c in close)}?" if close else ""
     return (f"onnxstudio: unknown command {first!r}{hint} (commands: {', '.join(names)}; "

@@ -9,18 +9,18 @@ import shutil
 
 import numpy as np
 
-MODELS = pathlib.Path("/work/shared/models")
+from shared_models import shared_model
 
 
 def copy_model(name: str, tmp_path: pathlib.Path) -> pathlib.Path:
     """The shared model `name` copied into `tmp_path` (never changed in place)."""
     target = tmp_path / f"{name}.onnx"
-    shutil.copyfile(MODELS / name / "model.onnx", target)
+    shutil.copyfile(shared_model(name) / "model.onnx", target)
     return target
 
 
 def inputs_of(name: str) -> dict:
-    with np.load(MODELS / name / "inputs.npz") as z:
+    with np.load(shared_model(name) / "inputs.npz") as z:
         return {k: z[k] for k in z.files}
 
 
@@ -32,7 +32,7 @@ def ppocr_conv_scaled(tmp_path: pathlib.Path, conv_index: int = 10, channel: int
     import onnx
     from onnx import numpy_helper
 
-    m = onnx.load(str(MODELS / "ppocr_v4_det" / "model.onnx"))
+    m = onnx.load(str(shared_model("ppocr_v4_det") / "model.onnx"))
     convs = [n for n in m.graph.node if n.op_type == "Conv"]
     conv = convs[conv_index]
     weight = conv.input[1]
@@ -51,7 +51,7 @@ def bert_layernorm_epsilon(tmp_path: pathlib.Path, index: int = 5, epsilon: floa
     `epsilon`. Returns (edited file, the node's name)."""
     import onnx
 
-    m = onnx.load(str(MODELS / "bert_12layer_narrow" / "model.onnx"))
+    m = onnx.load(str(shared_model("bert_12layer_narrow") / "model.onnx"))
     norms = [n for n in m.graph.node if n.op_type == "LayerNormalization"]
     node = norms[index]
     for a in node.attribute:

@@ -11,7 +11,8 @@ from onnxstudio.core.exec.budget_compare import compare_bounded, nbytes, parse_s
 from onnxstudio.core.exec.compare import CompareError, compare_with_onnxruntime
 from onnxstudio.core.exec.session import Session
 
-from edited_models import MODELS, bert_layernorm_epsilon
+from edited_models import bert_layernorm_epsilon
+from shared_models import shared_model
 
 pytest.importorskip("onnxruntime")
 
@@ -25,7 +26,7 @@ def _bert_feeds(batch: int, seq: int) -> dict:
 @pytest.mark.slow
 def test_bounded_comparison_stays_within_budget_and_finds_the_same_divergence(tmp_path):
     path, culprit = bert_layernorm_epsilon(tmp_path)
-    model, reference = load(path), load(MODELS / "bert_12layer_narrow" / "model.onnx")
+    model, reference = load(path), load(shared_model("bert_12layer_narrow") / "model.onnx")
     feeds = _bert_feeds(2, 48)
     s = Session(model, keep=True)
     s.run(feeds)
@@ -46,7 +47,7 @@ def test_bounded_comparison_stays_within_budget_and_finds_the_same_divergence(tm
 
 
 def test_a_budget_too_small_for_one_node_names_it():
-    model = load(MODELS / "bert_12layer_narrow" / "model.onnx")
+    model = load(shared_model("bert_12layer_narrow") / "model.onnx")
     with pytest.raises(CompareError, match=r"too small for node .*\(.*\).*--memory-budget"):
         compare_bounded(model, _bert_feeds(1, 16), budget=1000)
 

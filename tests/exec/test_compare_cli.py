@@ -12,9 +12,13 @@ from onnxstudio.core import load
 from onnxstudio.core.exec.compare import run_onnxruntime_model
 from onnxstudio.core.exec.session import run
 
-from edited_models import MODELS, bert_layernorm_epsilon
+from edited_models import bert_layernorm_epsilon
+from shared_models import shared_model
 
-BERT = MODELS / "bert_12layer_narrow"
+
+def _bert():
+    """The shared bert_12layer_narrow folder (asked at run time: collection never needs the models)."""
+    return shared_model("bert_12layer_narrow")
 
 
 def _main(capsys, *argv):
@@ -27,8 +31,8 @@ def _main(capsys, *argv):
 def test_run_json_names_first_divergence_and_worst_own_and_a_budget_finds_the_same(tmp_path, capsys):
     pytest.importorskip("onnxruntime")
     path, culprit = bert_layernorm_epsilon(tmp_path)
-    common = (path, "--load-inputs", BERT / "inputs.npz", "--compare-onnxruntime", "--reference-model",
-              BERT / "model.onnx", "--json")
+    common = (path, "--load-inputs", _bert() / "inputs.npz", "--compare-onnxruntime", "--reference-model",
+              _bert() / "model.onnx", "--json")
     code, out, err = _main(capsys, "run", *common)
     assert code == 1, err
     whole = json.loads(out)["comparison"]
@@ -41,8 +45,8 @@ def test_run_json_names_first_divergence_and_worst_own_and_a_budget_finds_the_sa
     bounded = json.loads(out)["comparison"]
     assert bounded["peak_memory"] <= bounded["memory_budget"] == 2 << 20
     assert bounded["first_divergence"]["name"] == bounded["worst_own"]["name"] == culprit
-    code, out, err = _main(capsys, "run", path, "--load-inputs", BERT / "inputs.npz", "--compare-onnxruntime",
-                           "--reference-model", BERT / "model.onnx")
+    code, out, err = _main(capsys, "run", path, "--load-inputs", _bert() / "inputs.npz", "--compare-onnxruntime",
+                           "--reference-model", _bert() / "model.onnx")
     assert "largest own error (the node run alone on onnxruntime's values of its inputs): " in out
     assert "own rel" in out
 
@@ -52,8 +56,8 @@ def test_reduce_writes_a_small_failing_model_with_its_inputs(tmp_path, capsys):
     pytest.importorskip("onnxruntime")
     path, culprit = bert_layernorm_epsilon(tmp_path)
     small = tmp_path / "small.onnx"
-    code, out, err = _main(capsys, "reduce", path, "--load-inputs", BERT / "inputs.npz", "--compare-onnxruntime",
-                           "--reference-model", BERT / "model.onnx", "-o", small)
+    code, out, err = _main(capsys, "reduce", path, "--load-inputs", _bert() / "inputs.npz", "--compare-onnxruntime",
+                           "--reference-model", _bert() / "model.onnx", "-o", small)
     assert code == 0, err
     assert f"1 node from {culprit}" in out
     model = load(small)
@@ -71,8 +75,8 @@ def test_reduce_writes_a_small_failing_model_with_its_inputs(tmp_path, capsys):
 @pytest.mark.slow
 def test_reduce_with_a_second_model_as_reference(tmp_path, capsys):
     path, culprit = bert_layernorm_epsilon(tmp_path)
-    code, out, err = _main(capsys, "reduce", path, "--load-inputs", BERT / "inputs.npz", "--compare-model",
-                           BERT / "model.onnx", "-o", tmp_path / "small.onnx", "--json")
+    code, out, err = _main(capsys, "reduce", path, "--load-inputs", _bert() / "inputs.npz", "--compare-model",
+                           _bert() / "model.onnx", "-o", tmp_path / "small.onnx", "--json")
     assert code == 0, err
     data = json.loads(out)
     assert data["nodes"] == [culprit] and len(data["written"]) == 4
@@ -80,17 +84,17 @@ def test_reduce_with_a_second_model_as_reference(tmp_path, capsys):
 
 @pytest.mark.slow
 def test_golden_and_second_model_from_the_command_line(tmp_path, capsys):
-    code, out, err = _main(capsys, "run", BERT / "model.onnx", "--load-inputs", BERT / "inputs.npz",
-                           "--golden", BERT / "expected_outputs.npz")
+    code, out, err = _main(capsys, "run", _bert() / "model.onnx", "--load-inputs", _bert() / "inputs.npz",
+                           "--golden", _bert() / "expected_outputs.npz")
     assert code == 0, err
     assert "compared with golden" in out and "first divergent node: none" in out
     np.savez(tmp_path / "wrong.npz", logits=np.zeros(3))
-    code, out, err = _main(capsys, "run", BERT / "model.onnx", "--load-inputs", BERT / "inputs.npz",
+    code, out, err = _main(capsys, "run", _bert() / "model.onnx", "--load-inputs", _bert() / "inputs.npz",
                            "--golden", tmp_path / "wrong.npz")
     assert code == 2 and "names no value of the model: it holds logits" in err and err.count("\n") == 1
     path, culprit = bert_layernorm_epsilon(tmp_path)
-    code, out, err = _main(capsys, "run", path, "--load-inputs", BERT / "inputs.npz", "--compare-model",
-                           BERT / "model.onnx", "--json")
+    code, out, err = _main(capsys, "run", path, "--load-inputs", _bert() / "inputs.npz", "--compare-model",
+                           _bert() / "model.onnx", "--json")
     assert code == 1, err
     assert json.loads(out)["comparison"]["worst_own"]["name"] == culprit
 
@@ -105,20 +109,20 @@ def test_golden_and_second_model_from_the_command_line(tmp_path, capsys):
     (["--golden", "/nonexistent/g.npz"], "--golden /nonexistent/g.npz"),
 ])
 def test_bad_comparison_options_are_refused_before_the_run(extra, message, capsys):
-    code, out, err = _main(capsys, "run", BERT / "model.onnx", "--load-inputs", BERT / "inputs.npz", *extra)
+    code, out, err = _main(capsys, "run", _bert() / "model.onnx", "--load-inputs", _bert() / "inputs.npz", *extra)
     assert code == 2 and message in err and err.count("\n") == 1, err
 
 
 def test_reduce_refuses_bad_input_and_writes_nothing(tmp_path, capsys):
-    args = (BERT / "model.onnx", "--load-inputs", BERT / "inputs.npz")
+    args = (_bert() / "model.onnx", "--load-inputs", _bert() / "inputs.npz")
     code, _, err = _main(capsys, "reduce", *args, "-o", tmp_path / "small.onnx")
     assert code == 2 and "reduce needs a reference" in err
-    code, _, err = _main(capsys, "reduce", *args, "--compare-model", BERT / "model.onnx", "-o", tmp_path / "s.onnx")
+    code, _, err = _main(capsys, "reduce", *args, "--compare-model", _bert() / "model.onnx", "-o", tmp_path / "s.onnx")
     assert code == 1 and "the runs agree: there is no failing subgraph" in err
-    code, _, err = _main(capsys, "reduce", *args, "--compare-model", BERT / "model.onnx", "-o",
+    code, _, err = _main(capsys, "reduce", *args, "--compare-model", _bert() / "model.onnx", "-o",
                          tmp_path / "no" / "s.onnx")
     assert code == 2 and "does not exist" in err
-    code, _, err = _main(capsys, "reduce", *args, "--compare-model", BERT / "model.onnx", "--node", "nope",
+    code, _, err = _main(capsys, "reduce", *args, "--compare-model", _bert() / "model.onnx", "--node", "nope",
                          "-o", tmp_path / "s.onnx")
     assert code == 2 and "--node" in err
     assert list(tmp_path.iterdir()) == []
@@ -127,7 +131,7 @@ def test_reduce_refuses_bad_input_and_writes_nothing(tmp_path, capsys):
 def test_without_a_budget_a_comparison_too_large_for_the_machine_is_bounded(tmp_path, capsys, monkeypatch):
     pytest.importorskip("onnxruntime")
     from onnxstudio.core.exec import budget_compare
-    common = ("run", BERT / "model.onnx", "--load-inputs", BERT / "inputs.npz", "--compare-onnxruntime")
+    common = ("run", _bert() / "model.onnx", "--load-inputs", _bert() / "inputs.npz", "--compare-onnxruntime")
     code, out, err = _main(capsys, *common, "--json")
     assert code == 0, err
     whole = json.loads(out)["comparison"]

@@ -13,7 +13,8 @@ from onnxstudio.core.exec.compare import compare_run_with_onnxruntime, run_onnxr
 from onnxstudio.core.exec.reduce import onnxruntime_runner, reduce_failing, write_reduced
 from onnxstudio.core.exec.session import Session, run
 
-from edited_models import MODELS, bert_layernorm_epsilon, inputs_of, ppocr_conv_scaled, text_lines_image
+from edited_models import bert_layernorm_epsilon, inputs_of, ppocr_conv_scaled, text_lines_image
+from shared_models import shared_model
 
 pytest.importorskip("onnxruntime")
 
@@ -27,7 +28,7 @@ def _compared(name, tmp_path):
     make, feeds_of = CASES[name]
     path, culprit = make(tmp_path)
     feeds = feeds_of()
-    model, reference = load(path), load(MODELS / name / "model.onnx")
+    model, reference = load(path), load(shared_model(name) / "model.onnx")
     s = Session(model, keep=True)
     outputs = s.run(feeds)
     report, theirs = compare_run_with_onnxruntime(model, {**s.values, **outputs}, feeds,
