@@ -41,6 +41,7 @@ from ..edits import (AddGraphInput, AddGraphOutput, AddInitializer, AddNode, Edi
 from ..edits.script import from_script, to_script
 from ..ir import AttrType, Model
 from ..ir.types import TensorType
+from ..whole_file import whole_file
 from .changes import node_change
 from .model_diff import ModelDiff, diff_models
 from .report import node_label, summary_lines
@@ -329,25 +330,8 @@ def _still_different(work: Model, b: Model, check) -> list:
 
 
 def write_script(derived: DerivedScript, path) -> None:
-    """Write the script as JSON, all or nothing: into a file beside `path`,
-    flushed to disk, then renamed over it (an error leaves `path` as it was)."""
+    """Write the script as JSON, all or nothing (core/whole_file.py: an
+    error leaves `path` as it was)."""
     import json
-    import os
-    import pathlib
-    import tempfile
-    path = pathlib.Path(path)
-    text = json.dumps(derived.script, indent=1)
-    fd, tmp = tempfile.mkstemp(prefix=f".{path.name}.", suffix=".tmp", dir=path.parent.absolute())
-    try:
-        with os.fdopen(fd, "w", encoding="utf-8") as f:
-            f.write(text)
-            f.flush()
-            os.fsync(f.fileno())
-        os.replace(tmp, path)
-        tmp = None
-    finally:
-        if tmp is not None:
-            try:
-                os.unlink(tmp)
-            except OSError:
-                pass
+    with whole_file(path, "w") as f:
+        f.write(json.dumps(derived.script, indent=1))

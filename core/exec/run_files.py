@@ -16,13 +16,12 @@ types of ml_dtypes). Strings are stored as numpy unicode arrays.
 """
 from __future__ import annotations
 
-import os
 import pathlib
-import tempfile
 import zipfile
 
 import numpy as np
 
+from ..whole_file import whole_file
 from .errors import FeedError
 from .feeds import read_array_file
 
@@ -58,25 +57,13 @@ def save_npz(path, arrays: dict) -> tuple[list, list]:
             left_out.append(name)
         else:
             kept[name] = array
-    fd, tmp = tempfile.mkstemp(prefix=f".{path.name}.", suffix=".tmp", dir=path.parent.absolute())
-    try:
-        with os.fdopen(fd, "wb") as f:
-            # Written member by member (np.savez takes names as keyword arguments, so a
-            # value called "file" would clash); the member format is np.save's.
-            with zipfile.ZipFile(f, "w", zipfile.ZIP_STORED, allowZip64=True) as z:
-                for name, array in kept.items():
-                    with z.open(name + ".npy", "w", force_zip64=True) as member:
-                        np.lib.format.write_array(member, array, allow_pickle=False)
-            f.flush()
-            os.fsync(f.fileno())
-        os.replace(tmp, path)
-        tmp = None
-    finally:
-        if tmp is not None:
-            try:
-                os.unlink(tmp)
-            except OSError:
-                pass
+    with whole_file(path, "wb") as f:
+        # Written member by member (np.savez takes names as keyword arguments, so a
+        # value called "file" would clash); the member format is np.save's.
+        with zipfile.ZipFile(f, "w", zipfile.ZIP_STORED, allowZip64=True) as z:
+            for name, array in kept.items():
+                with z.open(name + ".npy", "w", force_zip64=True) as member:
+                    np.lib.format.write_array(member, array, allow_pickle=False)
     return list(kept), left_out
 
 
