@@ -8,15 +8,14 @@ from PySide6.QtCore import QThread, Signal
 from ..workers import friendly_error
 
 
-class CompareJob(QThread):
-    done = Signal(object)            # core.diff.ModelDiff
+class DiffJob(QThread):
+    """A diff's work off the UI thread that stops at the next check after
+    `cancel` (core.diff's passes call `_check` between steps)."""
+    done = Signal(object)            # what the job made
     failed = Signal(str)             # one line naming the file
 
-    def __init__(self, model_a, path_b: str, parent=None, *, loaded_is_a: bool = False):
+    def __init__(self, parent=None):
         super().__init__(parent)
-        self.model_a = model_a
-        self.path_b = path_b
-        self.loaded_is_a = loaded_is_a     # the file read is A (the saved model), the model given B
         self.cancelled = False
 
     def cancel(self) -> None:
@@ -26,6 +25,16 @@ class CompareJob(QThread):
         from onnxstudio.core.diff import Cancelled
         if self.cancelled:
             raise Cancelled()
+
+
+class CompareJob(DiffJob):
+    """Emits done(core.diff.ModelDiff)."""
+
+    def __init__(self, model_a, path_b: str, parent=None, *, loaded_is_a: bool = False):
+        super().__init__(parent)
+        self.model_a = model_a
+        self.path_b = path_b
+        self.loaded_is_a = loaded_is_a     # the file read is A (the saved model), the model given B
 
     def run(self) -> None:
         from onnxstudio import core

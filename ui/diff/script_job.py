@@ -4,28 +4,17 @@ cancel. The diff's models are private copies (compare_window clones the
 open model before matching), so nothing edits them meanwhile."""
 from __future__ import annotations
 
-from PySide6.QtCore import QThread, Signal
-
 from ..workers import friendly_error
+from .compare_job import DiffJob
 
 
-class ScriptJob(QThread):
-    done = Signal(object)            # core.diff.to_script.DerivedScript, written
-    failed = Signal(str)             # one line naming the file
+class ScriptJob(DiffJob):
+    """Emits done(core.diff.to_script.DerivedScript) once it is written."""
 
     def __init__(self, diff, path: str, parent=None):
         super().__init__(parent)
         self.diff = diff
         self.path = path
-        self.cancelled = False
-
-    def cancel(self) -> None:
-        self.cancelled = True
-
-    def _check(self) -> None:
-        from onnxstudio.core.diff import Cancelled
-        if self.cancelled:
-            raise Cancelled()
 
     def run(self) -> None:
         from onnxstudio.core.diff import Cancelled
