@@ -11,11 +11,10 @@ the loop's node runs.
 """
 from __future__ import annotations
 
-import time
 from typing import Callable, Optional
 
 from ..ir import Graph
-from .errors import Cancelled, ExecError
+from .errors import ExecError
 from .failures import in_function_call
 from .frame import Frame
 from .kept import BodyValues
@@ -136,23 +135,8 @@ class BodyRunning:
     def _timed_live(self, plan: Plan, frame: Frame) -> None:
         """The body's live steps, each piece timed: its runners (merged as a
         repeated run merges them), or with `times.merged` off each step alone."""
-        times = self.body_times
-        clock = time.perf_counter
-        if times.merged:
-            pieces = plan.runners
-        else:
-            run_step = self._run_step
-            pieces = [lambda values, frame, s=s: run_step(s, frame, False) for s in plan.live_steps]
-        spent = times.spent_in(plan, len(pieces))
-        values = frame.values
-        t = clock()
-        for i, piece in enumerate(pieces):
-            if self._cancelled:
-                raise Cancelled("run cancelled")
-            piece(values, frame)
-            now = clock()
-            spent[i] += now - t
-            t = now
+        pieces = self._timed_pieces(plan, self.body_times.merged)
+        self._run_timed(pieces, frame, self.body_times.spent_in(plan, len(pieces)))
 
     # -- keeping body values (kept.py) ------------------------------------------------
 

@@ -204,37 +204,48 @@ class Session(BodyRunning):
         if self.plan.folded is None:
             self.run(feeds)
         plan = self.plan
-        if merged:
-            pieces, nodes = plan.runners, [covered[-1] for covered in plan.runner_nodes]
-        else:
-            run_step = self._run_step
-            pieces = [lambda values, frame, s=s: run_step(s, frame, False) for s in plan.live_steps]
-            nodes = [s.node for s in plan.live_steps]
-        n = len(pieces)
-        times = [0.0] * n
+        pieces = self._timed_pieces(plan, merged)
+        nodes = [covered[-1] for covered in plan.runner_nodes] if merged else [s.node for s in plan.live_steps]
+        times = [0.0] * len(pieces)
         clock = time.perf_counter
         begin = clock()
         self.start(feeds)
         frame = self._frame
-        values = frame.values
         with quiet_numpy():
-            values.update(plan.folded)
-            t = clock()
-            # Each piece's time runs from the previous one's end, so the
-            # pieces add up to the loop's whole time, bookkeeping included.
-            for i, piece in enumerate(pieces):
-                if self._cancelled:
-                    raise Cancelled("run cancelled")
-                piece(values, frame)
-                now = clock()
-                times[i] = now - t
-                if progress is not None:     # its own time is left out of the nodes'
-                    progress(i, n, nodes[i])
-                    now = clock()
-                t = now
+            frame.values.update(plan.folded)
+            self._run_timed(pieces, frame, times, progress, nodes)
         self._pos = len(plan.steps)
         outputs = self.results()
         return outputs, times, clock() - begin
+
+    def _timed_pieces(self, plan: Plan, merged: bool) -> list:
+        """What a profiled run times: the runners of a repeated run (merged
+        as it merges them), or each live step alone through the general step."""
+        if merged:
+            return plan.runners
+        run_step = self._run_step
+        return [lambda values, frame, s=s: run_step(s, frame, False) for s in plan.live_steps]
+
+    def _run_timed(self, pieces: list, frame: Frame, spent: list, progress: Optional[Progress] = None,
+                   nodes: Optional[list] = None) -> None:
+        """Run `pieces` in order, adding each one's seconds to `spent[i]`
+        (a body that runs many times sums its runs). Each piece's time runs
+        from the previous one's end, so the pieces add up to the loop's whole
+        time, bookkeeping included; `progress`'s own time is left out."""
+        values = frame.values
+        clock = time.perf_counter
+        n = len(pieces)
+        t = clock()
+        for i, piece in enumerate(pieces):
+            if self._cancelled:
+                raise Cancelled("run cancelled")
+            piece(values, frame)
+            now = clock()
+            spent[i] += now - t
+            if progress is not None:
+                progress(i, n, nodes[i])
+                now = clock()
+            t = now
 
     def _execute(self, plan: Plan, frame: Frame, progress: Optional[Progress] = None) -> None:
         """Run every step of `plan`, reusing constant-only results after the first run."""
