@@ -10,6 +10,7 @@ from typing import Callable, Optional
 
 from PySide6.QtCore import QCoreApplication, QRectF
 from PySide6.QtWidgets import QGraphicsScene
+from shiboken6 import isValid
 
 from onnxstudio.core.infer.dims import compact_dim
 from onnxstudio.core.ir.types import format_shape
@@ -22,6 +23,15 @@ from .words import group_name, group_path_text, shown_label
 IO_MIN_WIDTH = 60.0
 
 TypeLookup = Callable[[object], str]
+
+
+def remove_items(scene, items) -> None:
+    """Take drawn extras (tags, marks, heat labels) off `scene`. Items a new
+    layout already cleared with the scene, or that sit on another scene
+    now, are left alone: touching a deleted item would crash."""
+    for item in items:
+        if isValid(item) and item.scene() is scene:
+            scene.removeItem(item)
 
 
 def group_title_text(name: str, node_count) -> str:

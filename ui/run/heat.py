@@ -14,9 +14,9 @@ from typing import Optional
 from PySide6.QtCore import QCoreApplication, QObject, QPointF, QRectF, Qt
 from PySide6.QtGui import QColor, QFont, QFontMetricsF, QLinearGradient, QPainter, QPen
 from PySide6.QtWidgets import QGraphicsItem, QWidget
-from shiboken6 import isValid
 
 from ..canvas import fonts
+from ..canvas.scene import remove_items
 from ..canvas.items import BADGE_OUT
 from .overlay import ValueTag
 from .heat_places import FRAME_REACH, Obstacles, box_label_places, title_row_places
@@ -241,10 +241,7 @@ class HeatOverlay:
         self.legend.take_away()
 
     def _remove_items(self) -> None:
-        scene = self.panel.scene
-        for item in self.items:
-            if isValid(item) and item.scene() is scene:
-                scene.removeItem(item)
+        remove_items(self.panel.scene, self.items)
         self.items = []
 
     def refresh(self) -> None:

@@ -37,6 +37,7 @@ from onnxstudio.core.ir import Node
 from onnxstudio.core.layout import ViewEdge
 
 from ..canvas import fonts
+from ..canvas.scene import remove_items
 from .compare_work import error_colour_fraction, shown_error
 
 CURRENT = QColor("#f08c00")
@@ -268,11 +269,7 @@ class RunOverlay:
         controller.report_ready.connect(lambda _r: self.refresh())
 
     def clear(self) -> None:
-        scene = self.panel.scene
-        for item in self.items:
-            # A new layout clears the scene, which deletes our items with it.
-            if isValid(item) and item.scene() is scene:
-                scene.removeItem(item)
+        remove_items(self.panel.scene, self.items)
         self.items = []
         self._marks = []
         self._tags = {}
@@ -298,7 +295,7 @@ class RunOverlay:
                 if isValid(tag) and (tag.scene() is scene or id(tag) in waiting)}
         self._stop_placing()
         kept = set(map(id, tags.values()))
-        _remove(scene, [item for item in self.items if id(item) not in kept])
+        remove_items(scene, [item for item in self.items if id(item) not in kept])
         self.items = []
         self._marks = []
         self._tags = {}
@@ -324,14 +321,14 @@ class RunOverlay:
             # set): only the node marks change.
             self._shown = state
             marks = set(map(id, self._marks))
-            _remove(scene, self._marks)
+            remove_items(scene, self._marks)
             self.items = [item for item in self.items if id(item) not in marks]
             self._marks = []
             self._node_marks(scene, vm, debug, self.panel.level.graph)
             return
         old = self._take_tags(scene)         # still on the scene: _value_tags keeps what it can
         if debug is None or vm is None or not self.panel.levels or not self.show_values:
-            _remove(scene, old.values())
+            remove_items(scene, old.values())
             old = {}
         if debug is None or vm is None or not self.panel.levels:
             return
@@ -339,7 +336,7 @@ class RunOverlay:
         graph = self.panel.level.graph
         if self.show_values:
             self._value_tags(scene, debug, graph, old)
-        _remove(scene, old.values())
+        remove_items(scene, old.values())
         self._node_marks(scene, vm, debug, graph)
 
     def _state(self, debug, scene, vm):
@@ -865,12 +862,6 @@ class _TagToMake:
 
     def __init__(self, key, value, computed, bad, note, fresh):
         self.key, self.value, self.computed, self.bad, self.note, self.fresh = key, value, computed, bad, note, fresh
-
-
-def _remove(scene, items) -> None:
-    for item in items:
-        if isValid(item) and item.scene() is scene:
-            scene.removeItem(item)
 
 
 def _place_key(tag: ValueTag, edge, fixed: tuple) -> tuple:
