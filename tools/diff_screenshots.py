@@ -11,7 +11,6 @@ Runs the real main window offscreen; look at every picture.
 """
 from __future__ import annotations
 
-import argparse
 import os
 import pathlib
 import sys
@@ -20,7 +19,7 @@ import tempfile
 os.environ.setdefault("QT_QPA_PLATFORM", "offscreen")
 HERE = pathlib.Path(__file__).resolve().parent
 sys.path[:0] = [str(HERE.parent / "tests"), str(HERE)]
-from screenshots import REPO, wait  # noqa: E402
+from screenshots import prepare, wait  # noqa: E402
 
 
 def _shoot(app, window, a, b, choose: str, out: pathlib.Path, tmp: pathlib.Path) -> None:
@@ -52,9 +51,7 @@ def _shoot(app, window, a, b, choose: str, out: pathlib.Path, tmp: pathlib.Path)
 
 
 def main() -> None:
-    p = argparse.ArgumentParser(description=__doc__.splitlines()[0])
-    p.add_argument("--out", default=str(REPO / "docs" / "screenshots"))
-    args = p.parse_args()
+    out, _settings_folder = prepare()
     from PySide6.QtCore import QSettings
     from PySide6.QtWidgets import QApplication
 
@@ -63,7 +60,6 @@ def main() -> None:
     from onnxstudio.ui.settings import Settings
     from shared_models import SHARED_MODELS
     app = QApplication.instance() or QApplication([])
-    out = pathlib.Path(args.out)
     with tempfile.TemporaryDirectory() as tmp:
         tmp = pathlib.Path(tmp)
         window = MainWindow(Settings(QSettings(str(tmp / "settings.ini"), QSettings.IniFormat)))
