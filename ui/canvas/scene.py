@@ -280,63 +280,44 @@ class GraphScene(QGraphicsScene):
         fan-out said nothing more. With `fresh` (ids of new or relabelled
         edges) the labels of the other values stay where they are and only
         those are placed, around them."""
-        boxes, labels = _RectGrid(), _RectGrid()
         fans: dict[tuple, list[EdgeItem]] = {}
         for item in self.edge_items.values():
             value = getattr(item.ref, "value", None)
             fans.setdefault((item.src_key, id(value) if value is not None else id(item)), []).append(item)
-        todo = None
-        if fresh is not None:
+        if fresh is None:
+            todo = list(fans.values())
+        else:
             todo = [items for items in fans.values() if any(id(i) in fresh for i in items)]
             if not todo:
                 return
-        around = None
-        if todo is not None:
-            # Only what lies around the fresh edges can collide with their
-            # labels: ask the scene's index for that area (one query: the
-            # edges an insert re-routes lie in its piece; one per value cost
-            # ~1 ms each, hundreds after an insert with every box shown)
-            # instead of gridding every box of a 10k-box level.
-            around = QRectF()
-            for items in todo:
-                for i in items:
-                    around = around.united(i.path.boundingRect())
-            around.adjust(-EdgeItem.LABEL_MAX_WIDTH - 20, -40, EdgeItem.LABEL_MAX_WIDTH + 20, 40)
-            whole = self.sceneRect()
-            if around.width() * around.height() > 0.25 * whole.width() * whole.height():
-                around = None           # spread over the level: grid everything
-        if around is not None:
-            placing = {id(i) for items in todo for i in items}
-            for item in self.items(around):
-                if isinstance(item, NodeItem):
-                    boxes.add(item.scene_rect())
-                elif type(item) is GroupFrame:
-                    boxes.add(item.title_rect())
-                elif isinstance(item, EdgeItem) and id(item) not in placing and item.label:
-                    rect = getattr(item, "_label_rect", None)
-                    if rect is not None:
-                        labels.add(rect)
-        elif todo is not None:          # fresh edges all over: grid everything, keep the others' labels
-            placing = {id(i) for items in todo for i in items}
-            for rect in self._box_rects():
-                boxes.add(rect)
-            for frame in self.group_frames.values():
+        spots = [(items, _label_spots(items)) for items in todo]
+        boxes, labels = _RectGrid(), _RectGrid()
+        # A spot collides only with what shares a grid cell with it: after an
+        # edit only the cells the fresh edges' spots touch are filled (an
+        # insert re-routes a few edges, some of them long; gridding all 10k
+        # boxes of an expanded level, or asking the scene's index for the
+        # whole span of a long edge, cost ~250 ms). Same answer as gridding all.
+        cells = None
+        if fresh is not None:
+            cells = set()
+            for _items, candidates in spots:
+                for _item, rect in candidates:
+                    cells.update(_RectGrid.keys_of(rect))
+        for rect in self._box_rects(cells):
+            boxes.add(rect)
+        title_height = fonts.line_height() + 4
+        for frame in self.group_frames.values():
+            rect = frame.rect
+            if cells is None or _RectGrid.touches(cells, rect.left(), rect.top(), rect.width(), title_height):
                 boxes.add(frame.title_rect())
+        if fresh is not None:
+            placing = {id(i) for items in todo for i in items}
             for item in self.edge_items.values():
                 rect = getattr(item, "_label_rect", None)
-                if id(item) not in placing and item.label and rect is not None:
+                if rect is not None and id(item) not in placing and item.label and _RectGrid.touches(
+                        cells, rect.left(), rect.top(), rect.width(), rect.height()):
                     labels.add(rect)
-        else:
-            for rect in self._box_rects():
-                boxes.add(rect)
-            for frame in self.group_frames.values():
-                boxes.add(frame.title_rect())
-            todo = fans.values()
-        for items in todo:
-            if len(items) == 1:
-                candidates = [(items[0], r) for r in items[0].label_candidates()]
-            else:
-                candidates = _near_source_candidates(items)
+        for items, candidates in spots:
             if not candidates:
                 continue
             choice = next(((it, r) for it, r in candidates if not boxes.hits(r) and not labels.hits(r)), None)
@@ -353,13 +334,19 @@ class GraphScene(QGraphicsScene):
             if getattr(item, "_label_rect", None) != rect:
                 item.place_label(rect)
 
-    def _box_rects(self):
-        """Every box's scene rect, from the layout's numbers where it has
-        them: asking 10k items for their position costs ~50 ms."""
+    def _box_rects(self, cells: Optional[set] = None):
+        """Every box's scene rect (with `cells`: those touching one of these
+        grid cells), from the layout's numbers where it has them: asking 10k
+        items for their position costs ~50 ms."""
         layout = self.layout_result
         for key, item in self.node_items.items():
             b = layout.nodes.get(key) if layout is not None else None
-            yield QRectF(b.x, b.y, b.width, b.height) if b is not None else item.scene_rect()
+            if b is None:
+                rect = item.scene_rect()
+                if cells is None or _RectGrid.touches(cells, rect.left(), rect.top(), rect.width(), rect.height()):
+                    yield rect
+            elif cells is None or _RectGrid.touches(cells, b.x, b.y, b.width, b.height):
+                yield QRectF(b.x, b.y, b.width, b.height)
 
     def relabel_edges(self, inferred: Optional[dict]) -> None:
         changed = set()
@@ -405,6 +392,13 @@ class GraphScene(QGraphicsScene):
         return out
 
 
+def _label_spots(items) -> list:
+    """(edge, rect) spots for the one label of a value drawn as `items`, best first."""
+    if len(items) == 1:
+        return [(items[0], r) for r in items[0].label_candidates()]
+    return _near_source_candidates(items)
+
+
 def _near_source_candidates(items) -> list:
     """(edge, rect) spots for one label of a value drawn as several edges:
     beside each edge a short way after its start, nearest first."""
@@ -434,11 +428,24 @@ class _RectGrid:
     def __init__(self):
         self.cells: dict[tuple[int, int], list[QRectF]] = {}
 
-    def _keys(self, rect: QRectF):
-        c = self.CELL
+    @classmethod
+    def keys_of(cls, rect: QRectF):
+        c = cls.CELL
         for gx in range(int(rect.left() // c), int(rect.right() // c) + 1):
             for gy in range(int(rect.top() // c), int(rect.bottom() // c) + 1):
                 yield gx, gy
+
+    @classmethod
+    def touches(cls, cells: set, left: float, top: float, width: float, height: float) -> bool:
+        """Whether the rect (left, top, width, height) shares a cell with `cells`
+        (the cells add() would put it in)."""
+        c = cls.CELL
+        y0, y1 = int(top // c), int((top + height) // c) + 1
+        for gx in range(int(left // c), int((left + width) // c) + 1):
+            for gy in range(y0, y1):
+                if (gx, gy) in cells:
+                    return True
+        return False
 
     def add(self, rect: QRectF) -> None:
         # Loops written out (no generator): a 10k-box level adds every box
@@ -455,7 +462,7 @@ class _RectGrid:
                     cell.append(rect)
 
     def hits(self, rect: QRectF) -> bool:
-        return any(rect.intersects(other) for key in self._keys(rect)
+        return any(rect.intersects(other) for key in self.keys_of(rect)
                    for other in self.cells.get(key, ()))
 
 
