@@ -283,7 +283,10 @@ class GraphPanel(QWidget):
         if not any(reselected) and self._selection_shown:
             self.selection_changed.emit(None)
         self.loose.apply(self.scene, self.level.graph)
-        self.minimap.rebuild()
+        if same is not None:
+            self.minimap.rebuild_later()    # after an edit: the canvas is shown first
+        else:
+            self.minimap.rebuild()
         self._place_minimap()
         if state is not None:
             self.view.restore_view_state(state)
