@@ -48,11 +48,17 @@ class MainWindow(QMainWindow):
         self._infer_job: AnalysisJob | None = None
         self._infer_pending = False         # analyse the opened model once it is drawn
         self._remember = True               # the model being loaded goes into the recent files
+        # The Properties and Run panels take an opened document once its picture
+        # is on screen (see _fill_panels): (path, the QtDocument they showed before).
+        self._panels_pending: tuple | None = None
         self.jobs = JobRunner(self)         # owns load and analysis threads until they end
         self._theme_choice = self.settings.theme()
         theme = themes.resolve(self._theme_choice)
         self.graph = GraphPanel(self, theme)
         self.setCentralWidget(self.graph)
+        # Connected first: the panels take the document before any other
+        # reaction to the new scene (the run UI's among them) reads it.
+        self.graph.laid_out.connect(self._canvas_laid_out)
         self.properties = PropertiesPanel()
         self.graph.menu_extenders.append(self.properties.extend_canvas_menu)   # "Make graph output"
         self.search = SearchPanel()
@@ -275,21 +281,46 @@ class MainWindow(QMainWindow):
 
     def _set_document(self, model, path) -> None:
         """One Document (+ its QtDocument) owns the model; panels observe it.
-        The canvas comes first: its layout runs in a worker (dot in a child
-        process) while this thread fills the other panels."""
+        The canvas comes first: its layout runs in a worker. The panels that
+        cost nothing to fill take the document now; Properties (the model's
+        form) and Run (a row per input) cost 50-250 ms on a transformer and,
+        filled now, would compete for the interpreter with the layout's
+        worker: they take it once the canvas has painted the model."""
         from onnxstudio.core.document import Document
         from .settings import viewer_state
-        if self.qdoc is not None:
-            self.qdoc.close()
-            self.qdoc.deleteLater()
+        if self._panels_pending is not None:
+            self._fill_panels()             # the previous open never reached the screen
+        shown_before = self.qdoc
+        if shown_before is not None:
+            shown_before.close()
         self.document = Document(model, path)
         self.qdoc = QtDocument(self.document, self)
         self.graph.set_document(self.qdoc, *viewer_state(self.settings.model_state(path)))
-        self.properties.set_document(self.qdoc)
         self.search.set_document(self.qdoc)
         self.edit_actions.set_document(self.qdoc)
-        self.run_ui.set_document(self.qdoc, path)
         self.recovery.set_document(self.qdoc)
+        self._panels_pending = (path, shown_before)
+
+    def _canvas_laid_out(self) -> None:
+        """The first scene of an opened model: paint it now, then fill the panels."""
+        if self._panels_pending is None:
+            return
+        viewport = self.graph.view.viewport()
+        if viewport.isVisible():
+            viewport.repaint()              # on screen before the panels' work
+        self._fill_panels()
+
+    def _fill_panels(self) -> None:
+        """Hand the open document to Properties and Run (after its first paint,
+        or when no paint will come: the layout failed or was cancelled)."""
+        if self._panels_pending is None:
+            return
+        path, shown_before = self._panels_pending
+        self._panels_pending = None
+        self.properties.set_document(self.qdoc)
+        self.run_ui.set_document(self.qdoc, path)
+        if shown_before is not None:        # no panel observes it any more
+            shown_before.deleteLater()
 
     def _start_inference(self) -> None:
         """Inference and the checker start once the first layout is painted:
@@ -309,6 +340,7 @@ class MainWindow(QMainWindow):
 
     def _layout_failed(self, message: str) -> None:
         self._infer_pending = False
+        self._fill_panels()
         self._error(self.tr("Layout failed"), message)
 
     def _inference_finished(self, job) -> None:
@@ -322,7 +354,7 @@ class MainWindow(QMainWindow):
     def busy(self) -> bool:
         """Loading, laying out or inferring (tests and tools wait on this)."""
         return (self._load_job is not None or not self.graph.settled or self._infer_job is not None
-                or self._infer_pending)
+                or self._infer_pending or self._panels_pending is not None)
 
     def _load_failed(self, message: str, job) -> None:
         if job is not self._load_job:
@@ -345,6 +377,7 @@ class MainWindow(QMainWindow):
             self._load_job = None
         self.graph.cancel_layout()
         self._infer_pending = False
+        self._fill_panels()                 # no picture will come for them to wait for
         self._set_busy(None)
 
     def _set_busy(self, message) -> None:
@@ -459,6 +492,7 @@ class MainWindow(QMainWindow):
     def shutdown(self) -> None:
         """Stop background jobs before the window goes away: a QThread object
         destroyed while its thread runs aborts the process."""
+        self._panels_pending = None         # closing: no panel needs the document any more
         self.cancel_work()
         self.run_ui.controller.cancel()
         # Every runner (this window's, the canvas's, the run controller's)
