@@ -2,8 +2,11 @@
 pieces, lay out the rest in parallel, stack, and route between pieces."""
 from __future__ import annotations
 
+import dataclasses
 import functools
 import os
+import threading
+from collections import OrderedDict
 from concurrent.futures import FIRST_EXCEPTION, ThreadPoolExecutor, wait
 from typing import Callable
 
@@ -109,6 +112,28 @@ def _validate(request: LayoutRequest) -> None:
         edge_ids.add(e.id)
 
 
+# The pieces of the last few requests planned, by whole-request key.
+_plans: "OrderedDict[str, list]" = OrderedDict()
+_plans_lock = threading.Lock()
+_PLANS_KEPT = 4
+
+
+def _planned(whole_key: str, request: LayoutRequest, max_piece: int) -> list:
+    """plan_pieces(request, max_piece), from memory when planned lately (the
+    key names the request's boxes, edges and max_piece)."""
+    with _plans_lock:
+        pieces = _plans.get(whole_key)
+        if pieces is not None:
+            _plans.move_to_end(whole_key)
+            return pieces
+    pieces = plan_pieces(request, max_piece)
+    with _plans_lock:
+        _plans[whole_key] = pieces
+        while len(_plans) > _PLANS_KEPT:
+            _plans.popitem(last=False)
+    return pieces
+
+
 def layout(request: LayoutRequest, *, engine: str = "auto", cancel: CancelToken | None = None,
            time_limit: float | None = DEFAULT_TIME_LIMIT, cache: LayoutCache | None | bool = None,
            max_piece: int = MAX_PIECE, workers: int | None = None,
@@ -134,11 +159,16 @@ def layout(request: LayoutRequest, *, engine: str = "auto", cancel: CancelToken 
     if store is not None:
         hit = store.get(whole_key)
         if hit is not None:
-            return hit
+            if between_pieces:
+                return hit
+            # A caller pinning pieces needs them. An insert inside a closed
+            # group often leaves the request as it was (same box sizes and
+            # edges): plan it once, not after every such edit (~50 ms).
+            return dataclasses.replace(hit, pieces=_planned(whole_key, request, max_piece))
 
     token = _Linked(cancel)
     token.raise_if_cancelled()
-    pieces = plan_pieces(request, max_piece)
+    pieces = _planned(whole_key, request, max_piece)
     canons = [canonical(p, request, tag) for p in pieces]
     unique = {c.key: c for c in canons}
     results: dict[str, Layout] = {}
