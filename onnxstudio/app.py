@@ -65,6 +65,14 @@ def main(argv: list[str]) -> int:
     if reason:
         print(reason, file=sys.stderr)
         return 2
+    app, window = start_window(args)
+    open_requested(window, args)
+    return app.exec()
+
+
+def start_window(args: argparse.Namespace):
+    """The QApplication and the shown main window, in the user's settings,
+    language and theme (benchmarks/open.py starts the app through here)."""
     app = create_application()
     from onnxstudio.ui.settings import Settings
     from onnxstudio.ui import i18n
@@ -76,13 +84,18 @@ def main(argv: list[str]) -> int:
     if args.theme:
         window.apply_theme(args.theme)
     window.show()
+    return app, window
+
+
+def open_requested(window, args: argparse.Namespace) -> None:
+    """What the command line asked to see, unless a crashed session's edits
+    are recovered instead."""
     if window.recovery.offer():
         pass                        # the recovered model is opening
     elif args.demo:
         window.open_demo()
     elif args.file:
         window.open_path(args.file)
-    return app.exec()
 
 
 if __name__ == "__main__":
