@@ -80,9 +80,7 @@ def start_window(args: argparse.Namespace):
     # Before any widget exists: texts are translated when they are built.
     i18n.install(args.lang or settings.language(), app)
     from onnxstudio.ui.main_window import MainWindow
-    window = MainWindow(settings)
-    if args.theme:
-        window.apply_theme(args.theme)
+    window = MainWindow(settings, theme_choice=args.theme)
     window.show()
     return app, window
 

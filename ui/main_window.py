@@ -36,7 +36,9 @@ PROPERTIES_DOCK_WIDTH = 480
 class MainWindow(QMainWindow):
     model_loaded = Signal(object)
 
-    def __init__(self, settings=None):
+    def __init__(self, settings=None, theme_choice: str | None = None):
+        """`theme_choice`: this session's theme instead of the saved one
+        (applied once: every theme applied re-polishes every widget)."""
         super().__init__()
         from .settings import Settings
         self.settings = settings or Settings()
@@ -52,7 +54,7 @@ class MainWindow(QMainWindow):
         # is on screen (see _fill_panels): (path, the QtDocument they showed before).
         self._panels_pending: tuple | None = None
         self.jobs = JobRunner(self)         # owns load and analysis threads until they end
-        self._theme_choice = self.settings.theme()
+        self._theme_choice = theme_choice or self.settings.theme()
         theme = themes.resolve(self._theme_choice)
         self.graph = GraphPanel(self, theme)
         self.setCentralWidget(self.graph)
