@@ -192,22 +192,21 @@ class GraphScene(QGraphicsScene):
         self._edges_by_value.clear()
         self.view_model = view_model
         self.layout_result = layout_result
-        self._add_groups(view_model, layout_result, reuse=True)
+        self._add_groups(view_model, layout_result, reuse=True, old_layout=old_layout)
+        old_boxes, new_boxes, node_items = old_layout.nodes, layout_result.nodes, self.node_items
         for box_id, vnode in view_model.nodes.items():
-            box = layout_result.nodes.get(box_id)
+            box = new_boxes.get(box_id)
             if box is None:
                 continue
             old_id = same.get(box_id)
             old = old_nodes.get(old_id)
-            before = old_layout.nodes.get(old_id) if old is not None else None
-            shown = shown_label(vnode.label) if before is not None else None
-            if (before is not None and (before.x, before.y, before.width, before.height) ==
-                    (box.x, box.y, box.width, box.height) and old.kind == vnode.kind
-                    and old.title == shown.title and old.lines == list(shown.lines)
-                    and old.family == _family(vnode)):
+            before = old_boxes.get(old_id) if old is not None else None
+            if before is not None and before.x == box.x and before.y == box.y \
+                    and before.width == box.width and before.height == box.height \
+                    and _same_card(old, vnode):
                 del old_nodes[old_id]
                 old.key, old.ref = box_id, vnode
-                self.node_items[box_id] = old
+                node_items[box_id] = old
                 continue
             self._add_node_item(box_id, box, vnode, inferred)
         for item in old_nodes.values():
@@ -219,7 +218,7 @@ class GraphScene(QGraphicsScene):
             if path is None or not path.points:
                 continue
             old = by_ends.pop((same.get(vedge.source), same.get(vedge.target), id(vedge.value)), None)
-            if old is not None and old.points == [tuple(p) for p in path.points]:
+            if old is not None and _same_points(old.points, path.points):
                 # Its label text is kept up to date by relabel_edges after every edit.
                 old.key, old.ref, old.src_key, old.dst_key = edge_id, vedge, vedge.source, vedge.target
                 item = old
@@ -243,18 +242,30 @@ class GraphScene(QGraphicsScene):
         self.setSceneRect(QRectF(0, 0, layout_result.width, layout_result.height).adjusted(
             -margin, -40, margin, 40))
 
-    def _add_groups(self, view_model, layout_result, reuse: bool = False) -> None:
+    def _add_groups(self, view_model, layout_result, reuse: bool = False, old_layout=None) -> None:
         """Group frames and their title tabs; with `reuse`, a frame whose box
-        and title did not change is kept (a 10k-node level has thousands)."""
+        and title did not change is kept (a 10k-node level has thousands).
+        `old_layout`: the layout the frames were made from (a frame's box is
+        its group's box there), to compare plain numbers."""
         old = self.group_frames if reuse else {}
+        old_groups = old_layout.groups if old_layout is not None else {}
         self.group_frames = {}
         for path, box in layout_result.groups.items():
             info = view_model.groups.get(path)
-            # Nested frames sit inside their parent's: the last name is enough.
-            title = group_title_text(path[-1], info.node_count) if info is not None else path[-1]
-            rect = QRectF(box.x, box.y, box.width, box.height)
+            count = info.node_count if info is not None else None
             frame = old.pop(path, None)
+            if frame is not None:
+                # The title says the last name and the count: the same count, the same title.
+                before = old_groups.get(path)
+                if before is not None and getattr(frame, "count", False) == count and before.x == box.x \
+                        and before.y == box.y and before.width == box.width and before.height == box.height:
+                    self.group_frames[path] = frame
+                    continue
+            # Nested frames sit inside their parent's: the last name is enough.
+            title = group_title_text(path[-1], count) if info is not None else path[-1]
+            rect = QRectF(box.x, box.y, box.width, box.height)
             if frame is not None and frame.title == title and frame.scene_rect() == rect:
+                frame.count = count
                 self.group_frames[path] = frame
                 continue
             if frame is not None:
@@ -262,6 +273,7 @@ class GraphScene(QGraphicsScene):
             frame = GroupFrame(_group_key(path), rect, title, depth=len(path))
             frame.setToolTip(group_path_text(path) + "\n" + self.tr("Double-click the title to collapse"))
             frame.path = path
+            frame.count = count
             frame.title_item = GroupTitle(frame)
             self.addItem(frame)
             self.addItem(frame.title_item)
@@ -339,14 +351,25 @@ class GraphScene(QGraphicsScene):
         grid cells), from the layout's numbers where it has them: asking 10k
         items for their position costs ~50 ms."""
         layout = self.layout_result
+        boxes = layout.nodes if layout is not None else {}
+        c = _RectGrid.CELL
+        rows = {gy for _, gy in cells} if cells is not None else None
         for key, item in self.node_items.items():
-            b = layout.nodes.get(key) if layout is not None else None
+            b = boxes.get(key)
             if b is None:
                 rect = item.scene_rect()
                 if cells is None or _RectGrid.touches(cells, rect.left(), rect.top(), rect.width(), rect.height()):
                     yield rect
-            elif cells is None or _RectGrid.touches(cells, b.x, b.y, b.width, b.height):
-                yield QRectF(b.x, b.y, b.width, b.height)
+                continue
+            if rows is not None:
+                # Most boxes share no row of cells with the spots: one look.
+                y0, y1 = int(b.y // c), int((b.y + b.height) // c)
+                if y0 not in rows and y1 not in rows and (
+                        y1 - y0 < 2 or not any(gy in rows for gy in range(y0 + 1, y1))):
+                    continue
+                if not _RectGrid.touches(cells, b.x, b.y, b.width, b.height):
+                    continue
+            yield QRectF(b.x, b.y, b.width, b.height)
 
     def relabel_edges(self, inferred: Optional[dict]) -> None:
         changed = set()
@@ -397,6 +420,27 @@ def _label_spots(items) -> list:
     if len(items) == 1:
         return [(items[0], r) for r in items[0].label_candidates()]
     return _near_source_candidates(items)
+
+
+def _same_card(item, vnode) -> bool:
+    """Whether `item` already draws what `vnode` shows (kind, texts, colour).
+    A view built after an edit hands on the label object of every box the
+    edit did not touch: the same object, the same card, nothing to compare."""
+    ref = item.ref
+    if ref is not None and ref.label is vnode.label and ref.node is vnode.node \
+            and ref.function_key == vnode.function_key:
+        return True
+    shown = shown_label(vnode.label)
+    return (item.kind == vnode.kind and item.title == shown.title and item.lines == list(shown.lines)
+            and item.family == _family(vnode))
+
+
+def _same_points(drawn: list, points) -> bool:
+    """Whether an edge drawn through `drawn` (a list of (x, y) tuples) runs
+    through `points` (a layout's EdgePath.points)."""
+    if type(points) is tuple and (not points or type(points[0]) is tuple):
+        return tuple(drawn) == points       # the usual form: compared in C
+    return drawn == [tuple(p) for p in points]
 
 
 def _near_source_candidates(items) -> list:
