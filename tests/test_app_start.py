@@ -1,6 +1,6 @@
 """`onnxstudio FILE` starts the app without importing what its first picture
 does not need: no headless command, not the executor, not the checker, not
-the onnx or onnxruntime packages. Each of these cost the cold open time
+the Properties panel's forms, not the onnx or onnxruntime packages. Each of these cost the cold open time
 (the commands alone, with the executor's kernels they import, 0.6 s)."""
 from __future__ import annotations
 
@@ -39,6 +39,8 @@ NOT_BEFORE_THE_FIRST_PAINT = (
     "onnxstudio.core.exec.kernels", "onnxstudio.core.exec.session", "onnxstudio.core.exec.debug",
     "onnxstudio.core.check", "onnxstudio.core.infer.engine", "onnxstudio.core.diff",
     "onnxstudio.ui.diff",
+    # Properties and its forms: built after the first paint (MainWindow.properties)
+    "onnxstudio.ui.panels.properties", "onnxstudio.ui.panels.editor_slot", "onnxstudio.ui.panels.node_editor",
 )
 
 

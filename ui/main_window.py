@@ -11,13 +11,13 @@ import pathlib
 from PySide6.QtCore import QCoreApplication, QT_TRANSLATE_NOOP, Qt, QTimer, Signal
 from PySide6.QtGui import QAction, QActionGroup, QKeySequence
 from PySide6.QtWidgets import (QApplication, QDockWidget, QFileDialog, QLabel, QMainWindow,
-                               QMessageBox, QProgressBar, QPushButton, QStyleFactory)
+                               QMessageBox, QProgressBar, QPushButton, QSizePolicy, QStyleFactory,
+                               QTextBrowser)
 
 from ..core.ir import Graph, Node, Value
 from . import theme as themes
 from .export import export_scene
 from .graph_panel import GraphPanel
-from .panels.properties import PropertiesPanel
 from .search import SearchPanel
 from .document_qt import QtDocument
 from .workers import AnalysisJob, JobRunner, LoadJob
@@ -61,10 +61,13 @@ class MainWindow(QMainWindow):
         # Connected first: the panels take the document before any other
         # reaction to the new scene (the run UI's among them) reads it.
         self.graph.laid_out.connect(self._canvas_laid_out)
-        self.properties = PropertiesPanel()
-        self.graph.menu_extenders.append(self.properties.extend_canvas_menu)   # "Make graph output"
+        # Properties is built when first needed (see the property): its forms'
+        # modules and widgets are ~10% of the start; until then its dock shows
+        # the empty page the panel shows without a model.
+        self._properties = None
+        self.graph.menu_extenders.append(lambda item, menu: self.properties.extend_canvas_menu(item, menu))
         self.search = SearchPanel()
-        self.properties_dock = self.add_dock("Properties", self.properties, Qt.RightDockWidgetArea)
+        self.properties_dock = self.add_dock("Properties", _empty_page(), Qt.RightDockWidgetArea)
         self.search_dock = self.add_dock("Search", self.search, Qt.LeftDockWidgetArea)
         self.search_dock.hide()
         self._build_status_bar()
@@ -87,6 +90,20 @@ class MainWindow(QMainWindow):
         self._restore_window_state()
 
     # -- construction ---------------------------------------------------------------------
+
+    @property
+    def properties(self):
+        """The Properties panel (ui/panels/properties.py), built on first use:
+        for an opened model, once its picture is on screen (_fill_panels)."""
+        if self._properties is None:
+            from .panels.properties import PropertiesPanel
+            panel = PropertiesPanel()
+            panel.navigate.connect(self._navigate)
+            self._properties = panel
+            empty = self.properties_dock.widget()
+            self.properties_dock.setWidget(panel)
+            empty.deleteLater()
+        return self._properties
 
     def add_dock(self, title, widget, area) -> QDockWidget:
         """A dock titled `title` (English: also its objectName, which the
@@ -216,7 +233,7 @@ class MainWindow(QMainWindow):
         self._refresh_recent()
 
     def _connect(self) -> None:
-        self.graph.selection_changed.connect(self.properties.show_object)
+        self.graph.selection_changed.connect(lambda obj: self.properties.show_object(obj))
         self.graph.busy.connect(self._set_busy)
         self.graph.idle.connect(lambda: self._set_busy(None))
         self.graph.failed.connect(self._layout_failed)
@@ -227,7 +244,6 @@ class MainWindow(QMainWindow):
         self.graph.view.first_paint.connect(lambda _s: QTimer.singleShot(0, self._start_inference))
         # ...and starts anyway if no paint comes (a hidden window).
         self.graph.laid_out.connect(lambda: QTimer.singleShot(1000, self._start_inference))
-        self.properties.navigate.connect(self._navigate)
         self.search.activated.connect(lambda hit: self.graph.reveal(hit.obj, hit.graph))
         QApplication.styleHints().colorSchemeChanged.connect(lambda *_: self.apply_theme(self._theme_choice))
 
@@ -525,6 +541,14 @@ def _style_sheet() -> str:
         return _resource("styles", "app.qss").read_text(encoding="utf-8")
     except OSError:
         return ""
+
+
+def _empty_page():
+    """What the Properties dock shows before its panel is built: the panel's
+    own look without a model (a blank, borderless page)."""
+    page = QTextBrowser()
+    page.setSizePolicy(QSizePolicy.Preferred, QSizePolicy.Preferred)
+    return page
 
 
 def _app_icon():
