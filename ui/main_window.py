@@ -16,7 +16,6 @@ from PySide6.QtWidgets import (QApplication, QDockWidget, QFileDialog, QLabel, Q
 
 from ..core.ir import Graph, Node, Value
 from . import theme as themes
-from .export import export_scene
 from .graph_panel import GraphPanel
 from .search import SearchPanel
 from .document_qt import QtDocument
@@ -472,6 +471,7 @@ class MainWindow(QMainWindow):
         if not path:
             return
         rect = self.graph.view.visible_scene_rect() if visible_only else None
+        from .export import export_scene        # loaded when first asked for, not at start
         try:
             export_scene(self.graph.scene, path, rect)
         except (OSError, ValueError) as exc:
