@@ -47,3 +47,41 @@ def test_the_overview_follows_an_insert_after_the_canvas(qtbot, window, tmp_path
     after_edit = _pixels(minimap)
     minimap.rebuild()
     assert _pixels(minimap) == after_edit
+
+
+def test_labels_placed_after_an_insert_keep_clear_of_boxes_titles_and_labels(qtbot, window, tmp_path):
+    """After an insert only the re-routed edges' labels are placed, around
+    the others (the grid holds just the cells their spots touch): none may
+    land on a box, a group's title or another label anywhere on the level."""
+    from onnxstudio.ui.canvas import scene as scene_module
+    open_editable(qtbot, window, _synthetic(tmp_path, 600))
+    window.graph.expand_all()
+    wait_idle(qtbot, window)
+    scene = window.graph.scene
+    calls = []
+    placing = scene_module.GraphScene._place_edge_labels
+
+    def spy(self, fresh=None):
+        calls.append(None if fresh is None else len(fresh))
+        return placing(self, fresh)
+    scene_module.GraphScene._place_edge_labels = spy
+    try:
+        graph = window.model.graph
+        for node in [n for n in graph.nodes if n.op_type == "MatMul"][-4:-1]:
+            _insert_relu(window, node)
+            wait_idle(qtbot, window)
+    finally:
+        scene_module.GraphScene._place_edge_labels = placing
+    assert calls and all(c for c in calls), calls     # the incremental placement ran, with edges to place
+    labels = {key: item.label_rect for key, item in scene.edge_items.items()
+              if item.label and item.label_rect is not None}
+    assert len(labels) > 50
+    obstacles = [item.scene_rect() for item in scene.node_items.values()]
+    obstacles += [frame.title_rect() for frame in scene.group_frames.values()]
+    for key, rect in labels.items():
+        hit = next((o for o in obstacles if rect.intersects(o)), None)
+        assert hit is None, (key, rect, hit)
+    keys = sorted(labels)
+    for i, a in enumerate(keys):
+        for b in keys[i + 1:]:
+            assert not labels[a].intersects(labels[b]), (a, b)

@@ -302,12 +302,11 @@ class EdgeItem(QGraphicsItem):
         self._update_geometry()
 
     def _place_label(self) -> Optional[QRectF]:
-        candidates = self.label_candidates()
-        if not candidates:
-            return None
+        if not self.label or len(self.points) < 2:
+            return None                 # no candidates (label_candidates)
         if getattr(self, "_label_fixed", False):
-            return self._label_rect
-        return candidates[0]
+            return self._label_rect     # placed by the scene: no candidates to work out
+        return self.label_candidates()[0]
 
     def boundingRect(self) -> QRectF:
         return self._bounds

@@ -50,7 +50,7 @@ def pin(old: Layout, new: Layout, pieces, old_id=None) -> tuple[Layout, set]:
         if ks is not None and ks == kt:
             dx, dy = deltas[ks]
             edges[edge_id] = EdgePath(edge_id, e.source, e.target,
-                                      tuple((x + dx, y + dy) for x, y in e.points))
+                                      tuple([(x + dx, y + dy) for x, y in e.points]))
         else:
             edges[edge_id] = _direct(edge_id, e, nodes)
     for piece in pieces:      # edges between pieces the layout left to us (layout(between_pieces=False))
