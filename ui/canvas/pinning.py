@@ -118,10 +118,11 @@ def same_boxes(old_vm, new_vm) -> dict:
     if old_vm is None:
         return {}
     old_values = {id(v.value): k for k, v in old_vm.nodes.items() if v.value is not None}
+    old_box_of = old_vm.box_of_node         # old_vm.box_for, looked up 10k times
     out = {}
     for k, v in new_vm.nodes.items():
         if v.node is not None:
-            found = old_vm.box_for(v.node)
+            found = old_box_of.get(id(v.node))
         elif v.value is not None:
             found = old_values.get(id(v.value))
         else:

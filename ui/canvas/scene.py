@@ -373,9 +373,22 @@ class GraphScene(QGraphicsScene):
 
     def relabel_edges(self, inferred: Optional[dict]) -> None:
         changed = set()
+        # _edge_text's test for "the type shown is the type now" written out,
+        # with the lookup's readiness asked once: 12k edges after every edit.
+        known = bool(inferred)
         for item in self.edge_items.values():
+            value = item.ref.value
+            vtype = None
+            if value is not None:
+                vtype = getattr(value, "type", None)
+                if vtype is None and known:
+                    vtype = inferred.get(value)
+                    if vtype is None:
+                        vtype = inferred.get(value.name)
+            if vtype is not None and getattr(item, "_shown_type", None) is vtype:
+                continue
             before = item.full_label
-            _edge_text(item, item.ref.value, inferred)
+            _edge_text(item, value, inferred)
             if item.full_label != before:
                 changed.add(id(item))
         if changed:                 # placing every label costs ~0.1 s on a big level: only those that changed
