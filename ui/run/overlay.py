@@ -252,8 +252,10 @@ class RunOverlay:
         # Tags with no place beside their edge (value name -> tag text), and the
         # edges whose tooltip says so (see _hide).
         self.hidden: dict = {}
+        self._hidden_tags: set = set()  # their ids
         self._noted_edges: list = []
         self._ground = None             # the _Ground of the layout shown (see _ground_of)
+        self._ground_seen = None
         self._marks: list = []          # the NodeMarks among the items
         self.iteration: Optional[int] = None    # a loop body's iteration to show (None: the last run)
         controller.busy.connect(lambda _what: self.recomputed.clear())
@@ -298,7 +300,8 @@ class RunOverlay:
     def _take_tags(self, scene) -> dict:
         """Take every item off the scene but the value tags, and hand those
         over (by what they show) for the refresh to keep what it can."""
-        waiting = {id(entry[0]) for entry in self._pending}
+        # Hidden ones too (see _hide): made again each step, they were a good part of its refresh.
+        waiting = {id(entry[0]) for entry in self._pending} | self._hidden_tags
         tags = {key: tag for key, tag in self._tags.items()
                 if isValid(tag) and (tag.scene() is scene or id(tag) in waiting)}
         self._stop_placing()
@@ -406,8 +409,9 @@ class RunOverlay:
             if tag is None:
                 tag = _TagToMake(key, value, computed, value.name in bad_names, note, fresh)
             else:
-                self._tags[key] = tag            # still on the scene where it was
-                self.items.append(tag)
+                self._tags[key] = tag            # still on the scene where it was, or hidden
+                if tag.scene() is scene:
+                    self.items.append(tag)
             tags.append((tag, edge))
         for tag in self._place_all(room, tags):
             self._show_tag(scene, tag)
@@ -460,9 +464,14 @@ class RunOverlay:
         self.refresh()
 
     def _ground_of(self, scene) -> "_Ground":
-        labels = _Ground.labels_of(scene)
-        if self._ground is None or self._ground.key != (id(scene), id(scene.view_model), hash(labels)):
-            self._ground = _Ground(scene, labels, self._line)
+        # The labels as drawn now cost ~5 ms to read on a large level: read again
+        # only for another scene, layout or set of types (see _state).
+        seen = (id(scene), id(scene.view_model), id(getattr(self.panel, "inferred", None)))
+        if self._ground is None or self._ground_seen != seen:
+            labels = _Ground.labels_of(scene)
+            if self._ground is None or self._ground.key != (id(scene), id(scene.view_model), hash(labels)):
+                self._ground = _Ground(scene, labels, self._line)
+            self._ground_seen = seen
         return self._ground
 
     def _note_ran(self, _outputs) -> None:
@@ -553,6 +562,7 @@ class RunOverlay:
             tag.scene().removeItem(tag)
         self.items = [item for item in self.items if item is not tag]
         self.hidden[tag.name] = tag.text
+        self._hidden_tags.add(id(tag))
         if isValid(edge):
             edge.setToolTip(edge.tooltip_text() + "\n" + QCoreApplication.translate(
                 "RunOverlay", "run value {text}: no room for its tag beside this edge (select the edge to "
@@ -566,6 +576,7 @@ class RunOverlay:
                 edge.setToolTip(edge.tooltip_text())
         self._noted_edges = []
         self.hidden = {}
+        self._hidden_tags = set()
 
     def _place_some(self) -> None:
         """One event-loop turn's share of the pending tags, then the next turn."""
@@ -615,9 +626,11 @@ class RunOverlay:
         further = [(r[0] - dx, r[1], r[2] - dx, r[3]) for dx in out for r in left] + \
                   [(r[0] + dx, r[1], r[2] + dx, r[3]) for dx in out for r in right]
         nudged = [(r[0], r[1] + dy, r[2], r[3] + dy) for dy in (-h / 2, h / 2) for r in further]
-        for candidates in (left + right, on, further + nudged,
-                           self._past_titles(room, left, own, True) + self._past_titles(room, right, own, False)):
-            for rect in candidates:
+        # Made only when the ones before found no place (moving past titles costs the most).
+        for candidates in (lambda: left + right, lambda: on, lambda: further + nudged,
+                           lambda: self._past_titles(room, left, own, True) + self._past_titles(room, right, own,
+                                                                                                  False)):
+            for rect in candidates():
                 if room.free(rect, own) and room.reads_as_own(rect, line, owner, self.GAP + self.NEAR + 1):
                     return rect
         return None
@@ -785,14 +798,18 @@ class _Room:
         """Whether a tag at `rect` reads as the tag of the edge drawn as
         `line`: at most `furthest` from it, and every edge of another value
         further from it than that one (none crosses it)."""
-        own = _line_distance(rect, line)
+        own = _line_distance(rect, line, furthest)
         if own > furthest:
             return False
-        reach = own + 1.0
-        grown = (rect[0] - reach, rect[1] - reach, rect[2] + reach, rect[3] + reach)
-        for cell in self._cells(grown):
+        reach = own + 0.5
+        left, top, right, bottom = rect[0] - reach, rect[1] - reach, rect[2] + reach, rect[3] + reach
+        for cell in self._cells((left, top, right, bottom)):
             for segment in self.segments.get(cell, ()):
-                if segment[4] != owner and _segment_distance(rect, segment) <= own + 0.5:
+                # Most segments in the cells pass far away: their bounds say so.
+                if segment[4] == owner or segment[0] > right or segment[2] < left or segment[1] > bottom \
+                        or segment[3] < top:
+                    continue
+                if _segment_distance(rect, segment[5]) <= reach:
                     return False
         return True
 
@@ -929,12 +946,22 @@ def _flattened(points: list, steps: int = 12) -> list:
     return line
 
 
-def _line_distance(rect: tuple, line: list) -> float:
-    """How far the polyline `line` passes from `rect` (0 when it crosses it)."""
+def _line_distance(rect: tuple, line: list, furthest: float = math.inf) -> float:
+    """How far the polyline `line` passes from `rect` (0 when it crosses it);
+    anything beyond `furthest` may be answered as just beyond it."""
     if len(line) == 1:
         return _point_distance(rect, *line[0])
-    return min(_segment_distance(rect, (0, 0, 0, 0, None, (x0, y0, x1, y1)))
-               for (x0, y0), (x1, y1) in zip(line, line[1:]))
+    best = furthest + 1.0
+    left, top, right, bottom = rect[0], rect[1], rect[2], rect[3]
+    for (x0, y0), (x1, y1) in zip(line, line[1:]):
+        # Skipped when its bounds are already further than the best so far.
+        if min(x0, x1) - right >= best or left - max(x0, x1) >= best or min(y0, y1) - bottom >= best \
+                or top - max(y0, y1) >= best:
+            continue
+        best = min(best, _segment_distance(rect, (x0, y0, x1, y1)))
+        if best == 0.0:
+            break
+    return best
 
 
 def _point_distance(rect: tuple, x: float, y: float) -> float:
@@ -943,11 +970,11 @@ def _point_distance(rect: tuple, x: float, y: float) -> float:
     return math.hypot(dx, dy)
 
 
-def _segment_distance(rect: tuple, segment: tuple) -> float:
-    """How far a segment (as the ground keeps it: its ends are its last
-    field) passes from `rect`: 0 when it enters it, else the least of its
-    ends' distances to the rect and the rect's corners' to it."""
-    x0, y0, x1, y1 = segment[5]
+def _segment_distance(rect: tuple, ends: tuple) -> float:
+    """How far the segment (x0, y0, x1, y1) passes from `rect`: 0 when it
+    enters it, else the least of its ends' distances to the rect and the
+    rect's corners' to it."""
+    x0, y0, x1, y1 = ends
     left, top, right, bottom = rect[0], rect[1], rect[2], rect[3]
     if _clips(left, top, right, bottom, x0, y0, x1, y1):
         return 0.0
