@@ -85,3 +85,32 @@ def test_labels_placed_after_an_insert_keep_clear_of_boxes_titles_and_labels(qtb
     for i, a in enumerate(keys):
         for b in keys[i + 1:]:
             assert not labels[a].intersects(labels[b]), (a, b)
+
+
+def test_a_level_grown_by_an_insert_scrolls_over_it_and_finds_the_new_boxes(qtbot, window, tmp_path):
+    """An insert that grows the level sets the scene rect without Qt
+    re-indexing every item: the view still scrolls over the whole new rect,
+    and the new boxes are found where they are drawn (hover, clicks)."""
+    open_editable(qtbot, window, _synthetic(tmp_path, 300))
+    window.graph.expand_all()
+    wait_idle(qtbot, window)
+    scene, view = window.graph.scene, window.graph.view
+    before = scene.sceneRect()
+    graph = window.model.graph
+    for node in [n for n in graph.nodes if n.op_type == "MatMul"][-3:]:
+        _insert_relu(window, node)
+        wait_idle(qtbot, window)
+    after = scene.sceneRect()
+    assert after.height() > before.height()
+    assert view.sceneRect() == after
+    bar = view.verticalScrollBar()
+    bar.setValue(bar.maximum())
+    shown = view.mapToScene(view.viewport().rect()).boundingRect()
+    assert abs(shown.bottom() - after.bottom()) < 2, (shown, after)
+    relus = [scene.item_for_node(n) for n in graph.nodes if n.op_type == "Relu"]
+    assert len(relus) == 3 and all(relus)
+    for item in relus:
+        centre = item.scene_rect().center()
+        assert item in scene.items(centre)
+        view.centerOn(item)
+        assert view.itemAt(view.mapFromScene(centre)) is item
