@@ -21,6 +21,7 @@ import itertools
 from typing import TYPE_CHECKING, Iterable, Iterator, Optional, Sequence
 
 from .declarations import KINDS, DeclarationList, InitializerTable
+from .text import as_text
 
 if TYPE_CHECKING:  # pragma: no cover
     from .tensor import SparseTensor, Tensor
@@ -596,22 +597,61 @@ class Graph(KeepsSource):
         returns the value the name now stands for."""
         return self._values.setdefault(value.name, value)
 
-    def append_as_read(self, node: Node, inputs: list, outputs: list) -> None:
-        """Append `node` (built without __init__, its fields and attributes
-        set by the reader) reading `inputs` and producing `outputs` (lists
-        the node keeps; None for an omitted one), unchecked. The inputs'
-        use lists gain the node; the outputs get it as producer."""
+    def resolve_as_read(self, name: str) -> Value:
+        """The value `name` stands for here (lexical scope), or a new
+        undefined one entered in this graph's table (the checker names it)."""
+        v = self.lookup(name)
+        if v is None:
+            v = self._values.get(name)
+        if v is None:
+            v = self._values[name] = Value(name, graph=self)
+        return v
+
+    def append_as_read(self, node: Node, input_names, output_names, source, present: frozenset) -> None:
+        """Append `node` (built without __init__, its fields set by the
+        reader; attributes next) as the file has it, unchecked: reading the
+        values `input_names` stand for ("" an omitted input; bytes taken as
+        UTF-8), producing new values named `output_names` (a name defined
+        already gets a Value of its own, left out of the table: the
+        checker names the repeat), read from message `source` with the
+        scalar fields `present`. Runs once per node of a file: the loops
+        are written out."""
+        values = self._values
+        ins = []
+        for j, name in enumerate(input_names):
+            if not name:
+                ins.append(None)
+                continue
+            if name.__class__ is bytes:
+                name = as_text(name)
+            v = values.get(name)
+            if v is None:
+                v = self.resolve_as_read(name)
+            v._uses.append((node, j))
+            ins.append(v)
+        outs = []
+        for name in output_names:
+            if not name:
+                outs.append(None)
+                continue
+            if name.__class__ is bytes:
+                name = as_text(name)
+            v = values.get(name)
+            if v is None or v.producer is not None or v.const is not None or \
+                    (v.graph is self and v in self._inputs):
+                nv = Value(name, graph=self)
+                if v is None:
+                    values[name] = nv
+                v = nv
+            v.producer = node       # now: a name the node repeats gets a Value of its own
+            outs.append(v)
         nodes = self._nodes
         node.graph = self
         node._index = len(nodes)
-        node._inputs = inputs
-        node._outputs = outputs
-        for j, v in enumerate(inputs):
-            if v is not None:
-                v._uses.append((node, j))
-        for v in outputs:
-            if v is not None:
-                v.producer = node
+        node._inputs = ins
+        node._outputs = outs
+        node._src = source
+        node._present = present
         nodes.append(node)
         self._nodes_tuple = None
 

@@ -168,7 +168,7 @@ class _Reader:
             g.add_initializer_as_read(v, sparse=True)
         self._nodes(gp.node, g)
         for vi in gp.output:
-            v = _resolve(g, as_text(vi.name))
+            v = g.resolve_as_read(as_text(vi.name))
             override = None
             if vi.HasField("type") or vi.doc_string or vi.metadata_props:
                 if v.type is not None and vi.HasField("type") and type_from_proto(vi.type) != v.type:
@@ -180,7 +180,7 @@ class _Reader:
             name = as_text(vi.name)
             v = g.get_value(name)
             if v is None:
-                v = _resolve(g, name)
+                v = g.resolve_as_read(name)
             override = None
             if v.type is not None and vi.HasField("type") and type_from_proto(vi.type) != v.type:
                 override = vi
@@ -195,7 +195,7 @@ class _Reader:
         return g
 
     def _nodes(self, node_protos, g: Graph) -> None:
-        get_value, define, append = g.get_value, g.define_as_read, g.append_as_read
+        append = g.append_as_read
         for np_ in node_protos:
             node = Node.__new__(Node)
             node.op_type = op = np_.op_type
@@ -209,34 +209,7 @@ class _Reader:
                 node.doc_string, node.overload = as_text(node.doc_string), as_text(node.overload)
             node.metadata_props = _props(np_.metadata_props) if np_.metadata_props else {}
             node.device_configurations = list(np_.device_configurations) if np_.device_configurations else []
-            node.remember_source(np_, _present_if_empty(np_, node))
-            ins = []
-            for name in np_.input:
-                if not name:
-                    ins.append(None)
-                    continue
-                if name.__class__ is bytes:
-                    name = as_text(name)
-                v = get_value(name)
-                if v is None:
-                    v = _resolve(g, name)
-                ins.append(v)
-            outs = []
-            for name in np_.output:
-                if not name:
-                    outs.append(None)
-                    continue
-                if name.__class__ is bytes:
-                    name = as_text(name)
-                v = get_value(name)
-                if v is None or v.producer is not None or v.const is not None or (v.graph is g and v in g.inputs):
-                    nv = Value(name, graph=g)
-                    if v is None:
-                        define(nv)
-                    v = nv
-                v.producer = node       # now: a name the node repeats gets a Value of its own
-                outs.append(v)
-            append(node, ins, outs)
+            append(node, np_.input, np_.output, np_, _present_if_empty(np_, node))
             node.attributes = {}
             for a in np_.attribute:
                 at = self.attr(a, node, g)
@@ -260,10 +233,10 @@ class _Reader:
             g.define_as_read(v)
         self._nodes(fp.node, g)
         for name in fp.output:
-            g.declare_as_read("output", _resolve(g, as_text(name)))
+            g.declare_as_read("output", g.resolve_as_read(as_text(name)))
         for vi in fp.value_info:
             name = as_text(vi.name)
-            v = g.get_value(name) or _resolve(g, name)
+            v = g.get_value(name) or g.resolve_as_read(name)
             self._value_from_info(vi, v)
             g.declare_as_read("value_info", v)
         f.remember_source(fp, _present(fp, ("name", "domain", "doc_string", "overload")))
@@ -275,16 +248,6 @@ def _text(b: bytes):
         return b.decode("utf-8")
     except UnicodeDecodeError:
         return b
-
-
-def _resolve(g: Graph, name: str) -> Value:
-    """The visible value called `name`, or a new undefined one registered in `g`."""
-    v = g.lookup(name)
-    if v is None:
-        v = g.get_value(name)
-    if v is None:
-        v = g.define_as_read(Value(name, graph=g))
-    return v
 
 
 def model_from_proto(mp: pb.ModelProto, make_tensor: Optional[TensorFactory] = None,
