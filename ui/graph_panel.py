@@ -171,7 +171,9 @@ class GraphPanel(QWidget):
             return
         wanted = box_badges(view_model, self.badges)
         for box_id, item in self.scene.node_items.items():
-            item.set_badge(wanted.get(box_id))
+            badge = wanted.get(box_id)
+            if badge != item.badge:         # 10k boxes, nearly all unchanged
+                item.set_badge(badge)
 
     def set_theme(self, theme) -> None:
         self.scene.set_theme(theme)

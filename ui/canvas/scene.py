@@ -341,10 +341,18 @@ class GraphScene(QGraphicsScene):
                 boxes.add(frame.title_rect())
         if fresh is not None:
             placing = {id(i) for items in todo for i in items}
+            c = _RectGrid.CELL
+            rows = {gy for _, gy in cells}
             for item in self.edge_items.values():
                 rect = getattr(item, "_label_rect", None)
-                if rect is not None and id(item) not in placing and item.label and _RectGrid.touches(
-                        cells, rect.left(), rect.top(), rect.width(), rect.height()):
+                if rect is None or id(item) in placing or not item.label:
+                    continue
+                top = rect.top()
+                y0, y1 = int(top // c), int((top + rect.height()) // c)
+                if y0 not in rows and y1 not in rows and (
+                        y1 - y0 < 2 or not any(gy in rows for gy in range(y0 + 1, y1))):
+                    continue        # in no row of cells the spots reach (most labels)
+                if _RectGrid.touches(cells, rect.left(), top, rect.width(), rect.height()):
                     labels.add(rect)
         for items, candidates in spots:
             if not candidates:
