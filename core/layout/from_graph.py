@@ -257,10 +257,15 @@ class _Builder:
 
     def _add_op_box(self, n, path) -> None:
         box_id = f"node:{n.index}"
-        key = (n.domain, n.op_type, getattr(n, "overload", ""))
-        function_key = key if key in self.function_keys else None
+        function_key = None
+        if self.function_keys:          # a model with local functions
+            key = (n.domain, n.op_type, getattr(n, "overload", ""))
+            function_key = key if key in self.function_keys else None
         if self.old_boxes:
-            folded_values = tuple(v for v in n.inputs if self.foldable(v))
+            # foldable() written out: 10k nodes after every edit with every box shown.
+            outputs, constant_like = self.graph_outputs, self.constant_like
+            folded_values = tuple([v for v in n.inputs if v is not None and id(v) not in outputs and (
+                v.const is not None or (v.producer is not None and id(v.producer) in constant_like))])
             if self._reused(n, box_id, path, folded_values, function_key):
                 return
         op_key = (n.domain, n.op_type)
