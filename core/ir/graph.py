@@ -619,16 +619,14 @@ class Graph(KeepsSource):
         values = self._values
         ins = []
         for j, name in enumerate(input_names):
-            if not name:
-                ins.append(None)
-                continue
             if name.__class__ is bytes:
                 name = as_text(name)
-            v = values.get(name)
-            if v is None:
-                v = self.resolve_as_read(name)
-            v._uses.append((node, j))
-            ins.append(v)
+            if name:
+                v = values.get(name) or self.resolve_as_read(name)
+                v._uses.append((node, j))
+                ins.append(v)
+            else:
+                ins.append(None)        # an omitted optional input
         outs = []
         for name in output_names:
             if not name:
@@ -646,12 +644,8 @@ class Graph(KeepsSource):
             v.producer = node       # now: a name the node repeats gets a Value of its own
             outs.append(v)
         nodes = self._nodes
-        node.graph = self
-        node._index = len(nodes)
-        node._inputs = ins
-        node._outputs = outs
-        node._src = source
-        node._present = present
+        node.graph, node._index, node._inputs, node._outputs = self, len(nodes), ins, outs
+        node._src, node._present = source, present
         nodes.append(node)
         self._nodes_tuple = None
 
