@@ -99,3 +99,16 @@ def test_what_a_loaded_model_remembers_of_its_file():
 
 def test_known_element_types():
     assert is_known(DataType.FLOAT) and is_known(0) and not is_known(999)
+
+
+def test_nodes_is_a_tuple_renewed_when_the_node_list_changes():
+    g = core.load_bytes(_model_with_function().SerializeToString()).graph
+    before = g.nodes
+    assert isinstance(before, tuple) and g.nodes is before     # no copy per read
+    c = Node("Relu", [g.get_value("x")], [Value("r")])
+    g.insert_at(0, c)
+    assert g.nodes[0] is c and len(g.nodes) == 3 and len(before) == 2   # a held tuple stays as it was
+    g.reorder([1, 0, 2])
+    assert g.nodes[1] is c
+    g.remove(c)
+    assert c not in g.nodes and g.nodes == before
