@@ -20,6 +20,7 @@ from ...core.exec.tensor_stats import tensor_stats
 from ...core.ir import Node, SparseTensor, Value
 from ...core.layout import ViewEdge, ViewNode
 from ...core.summary import human_bytes
+from .. import turns
 from ..canvas.scene import value_type_text
 from ..canvas.words import group_path_text, shown_label
 from .editor_slot import EditorSlot
@@ -77,7 +78,8 @@ class PropertiesPanel(QWidget):
         self._form_timer = QTimer(self)
         self._form_timer.setSingleShot(True)
         self._form_timer.setInterval(0)
-        self._form_timer.timeout.connect(self._form_due)
+        # Not in a turn where other deferred work ran (the run's value tags: ui/turns.py).
+        self._form_timer.timeout.connect(lambda: turns.run_or_wait(self._form_timer, self._form_due))
         splitter = QSplitter(Qt.Vertical)
         splitter.addWidget(self.browser)
         splitter.addWidget(self.editor_area)

@@ -15,7 +15,7 @@ from __future__ import annotations
 import time
 from typing import Callable, Optional
 
-from PySide6.QtCore import QObject, QThread, Signal
+from PySide6.QtCore import QObject, QThread, QTimer, Signal
 
 from onnxstudio.core import gc_policy
 from ..workers import JobRunner
@@ -80,6 +80,7 @@ class RunController(QObject):
     failed_at = Signal(object)        # the node a job failed at (the innermost, inside its body)
 
     step_on = (False, False)          # whether constants / shape arithmetic are steps (Run menu)
+    _delivering = False               # a job's result is being shown (see _start, `delivering`)
 
     def __init__(self, parent=None):
         super().__init__(parent)
@@ -174,6 +175,12 @@ class RunController(QObject):
     # -- jobs ------------------------------------------------------------------------------
 
     @property
+    def delivering(self) -> bool:
+        """Whether a job's result is being shown now (its `updated`, `stopped`
+        ... are being handled): what they ask may wait for a turn of its own."""
+        return self._delivering
+
+    @property
     def running(self) -> bool:
         return self.job is not None
 
@@ -203,6 +210,20 @@ class RunController(QObject):
         # what the run makes needs looking at; the rest waits until it ends.
         gc_policy.freeze()
         worker_yields.hand_over_quickly()
+        if self._delivering:
+            # Asked while the last job's result is being shown (a handler or a
+            # script stepping again at once): the thread starts on the next
+            # turn of the event loop. Started at once, a short step's result
+            # came back before the showing of the last one was over, and both
+            # ran as one pause of the event loop (benchmarks/run_responsiveness.py).
+            QTimer.singleShot(0, self, lambda j=job: self._start_thread(j))
+            return True
+        return self._start_thread(job)
+
+    def _start_thread(self, job) -> bool:
+        if job is not self.job:           # cancelled (and waited for) before its turn came
+            job.deleteLater()
+            return False
         if not self.jobs.start(job):      # the application is quitting
             self.job = None
             gc_policy.unfreeze()
@@ -221,8 +242,12 @@ class RunController(QObject):
 
     def _finished(self, job, done, result) -> None:
         if self._end(job):
-            done(result)
-            self.updated.emit()
+            self._delivering = True
+            try:
+                done(result)
+                self.updated.emit()
+            finally:
+                self._delivering = False
 
     def _failed(self, job, text: str, node) -> None:
         if self._end(job):

@@ -5,7 +5,7 @@ Inspector and Compare docks, "Run to Node" in the canvas's context menu,
 and keeping the current node in view."""
 from __future__ import annotations
 
-from PySide6.QtCore import QCoreApplication, QT_TRANSLATE_NOOP, QObject, QSignalBlocker, QSize, Qt, QTimer
+from PySide6.QtCore import QCoreApplication, QT_TRANSLATE_NOOP, QObject, QSignalBlocker, QSize, Qt
 from PySide6.QtGui import QAction, QKeySequence
 from PySide6.QtWidgets import (QCheckBox, QDockWidget, QFileDialog, QHBoxLayout, QLabel, QMenu, QProgressBar,
                                QPushButton,
@@ -307,7 +307,7 @@ class RunUI(QObject):
         if qdoc is not None:
             # New types relabel the canvas's edges (the graph panel's handler):
             # the value tags are placed again, after it, clear of the new labels.
-            qdoc.analysed.connect(lambda: QTimer.singleShot(0, self, self.overlay.refresh))
+            qdoc.analysed.connect(self.overlay.refresh_soon)
         self._path = path if qdoc is not None else None
         if qdoc is not None:
             self.inputs.set_model(qdoc.document.model, path)
@@ -441,7 +441,8 @@ class RunUI(QObject):
         debug = self.controller.debug_if_any
         graph = panel.level.graph if panel.levels else None
         self.dock_widget.iteration_choice.set_body(debug.kept if debug is not None else None, graph)
-        self.overlay.show_iteration(self.dock_widget.iteration_choice.iteration)
+        # After every update of the run, like the overlay's other refreshes it asks for.
+        self.overlay.show_iteration(self.dock_widget.iteration_choice.iteration, follow=True)
 
     def _options(self) -> RunOptions:
         return RunOptions(self.nan_action.isChecked(), self.constants_action.isChecked(),
@@ -638,7 +639,7 @@ class RunUI(QObject):
             rect = item.scene_rect()
             if not panel.view.visible_scene_rect().contains(rect):
                 panel.view.centerOn(rect.center())
-            self.overlay.refresh()
+            self.overlay.follow()
             return
         self._follow_pending = None
         panel.reveal(node, node.graph)

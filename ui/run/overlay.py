@@ -38,6 +38,7 @@ from onnxstudio.core.exec.values import describe
 from onnxstudio.core.ir import Node
 from onnxstudio.core.layout import ViewEdge
 
+from .. import turns
 from ..canvas import fonts
 from ..canvas.scene import remove_items
 from .compare_work import error_colour_fraction, shown_error
@@ -271,11 +272,16 @@ class RunOverlay:
         self._placer = QTimer()
         self._placer.setSingleShot(True)
         self._placer.setInterval(0)
-        self._placer.timeout.connect(self._place_some)
+        # One chunk per turn, and not in a turn where other deferred work ran (ui/turns.py).
+        self._placer.timeout.connect(lambda: turns.run_or_wait(self._placer, self._place_some))
         panel.laid_out.connect(self._laid_out)
-        controller.updated.connect(self.refresh)
-        controller.stopped.connect(lambda _e: self.refresh())
-        controller.report_ready.connect(lambda _r: self.refresh())
+        self._refresher = QTimer()
+        self._refresher.setSingleShot(True)
+        self._refresher.setInterval(0)
+        self._refresher.timeout.connect(lambda: turns.run_or_wait(self._refresher, self.refresh))
+        controller.updated.connect(self.follow)
+        controller.stopped.connect(lambda _e: self.follow())
+        controller.report_ready.connect(lambda _r: self.follow())
 
     def clear(self) -> None:
         self._unnote_edges()
@@ -289,8 +295,24 @@ class RunOverlay:
 
     @property
     def placing(self) -> bool:
-        """Whether some value tags still wait for their place (they appear over a few event-loop turns)."""
-        return bool(self._pending)
+        """Whether some value tags still wait for their place (they appear
+        over a few event-loop turns), or a refresh for their turn."""
+        return bool(self._pending) or self._refresher.isActive()
+
+    def refresh_soon(self) -> None:
+        """`refresh` on a turn of the event loop of its own (asked again meanwhile: once)."""
+        self._refresher.start()
+
+    def follow(self) -> None:
+        """Refresh for what the controller announced: at once after your own
+        command (a breakpoint set), on a turn of its own while a job's result
+        is being shown. A step asked three times (stopped, keeping the node
+        in view, updated) while its result was handled, with the canvas's
+        repaint and the Properties form in the same pause; now once, alone."""
+        if self.controller.delivering:
+            self.refresh_soon()
+        else:
+            self.refresh()
 
     def _stop_placing(self) -> None:
         self._pending = []
@@ -319,8 +341,8 @@ class RunOverlay:
 
     def refresh(self) -> None:
         """Place the run's items again, unless they already show the state
-        the run is in: one step asks three times (stopped, keeping the node
-        in view, updated), each a few tens of ms on a large model."""
+        the run is in (a few tens of ms on a large model)."""
+        self._refresher.stop()
         debug = self.controller.debug_if_any
         scene = self.panel.scene
         vm = scene.view_model
@@ -458,10 +480,14 @@ class RunOverlay:
             return debug.value_of(value), None
         return self._value_shown(debug, graph, value), self._iteration_in(debug, graph, value.name)
 
-    def show_iteration(self, iteration: Optional[int]) -> None:
-        """Show the values of this iteration of the loop body on the canvas (None: the last)."""
+    def show_iteration(self, iteration: Optional[int], follow: bool = False) -> None:
+        """Show the values of this iteration of the loop body on the canvas
+        (None: the last); at once, or with `follow` when `follow` would."""
         self.iteration = iteration
-        self.refresh()
+        if follow:
+            self.follow()
+        else:
+            self.refresh()
 
     def _ground_of(self, scene) -> "_Ground":
         # The labels as drawn now cost ~5 ms to read on a large level: read again
@@ -765,7 +791,7 @@ class _Room:
     def __init__(self, ground: "_Ground", scene):
         self.scene = scene          # the scene the tags are placed on
         self.ground = ground.cells  # the layout's boxes, titles and labels (shared, never changed here)
-        self.segments = ground.segments
+        self.curves = ground.curves
         self.cells: dict = {}       # what this refresh adds: tags, marks
         self.marks: list = []       # run marks tags keep clear of (the "failed" flag)
         self._layout = ground.key
@@ -804,12 +830,12 @@ class _Room:
         reach = own + 0.5
         left, top, right, bottom = rect[0] - reach, rect[1] - reach, rect[2] + reach, rect[3] + reach
         for cell in self._cells((left, top, right, bottom)):
-            for segment in self.segments.get(cell, ()):
-                # Most segments in the cells pass far away: their bounds say so.
-                if segment[4] == owner or segment[0] > right or segment[2] < left or segment[1] > bottom \
-                        or segment[3] < top:
+            for curve in self.curves.get(cell, ()):
+                # Most curves in the cells pass far away: their bounds say so.
+                if curve[4] == owner or curve[0] > right or curve[2] < left or curve[1] > bottom \
+                        or curve[3] < top:
                     continue
-                if _segment_distance(rect, segment[5]) <= reach:
+                if _line_distance(rect, curve[5], reach) <= reach:
                     return False
         return True
 
@@ -851,7 +877,7 @@ def _add_box(cells: dict, box: tuple, size: float) -> None:
 class _Ground:
     """What stays put between the refreshes of one layout, bucketed like the
     room: node boxes, group title tabs, the edges' type labels and the
-    segments of the edges' curves (each with the value it carries). Made
+    edges' curves (each with the value it carries). Made
     once per layout and set of labels (making it on every refresh was two
     thirds of a step's tag refresh on bert_12layer_narrow)."""
 
@@ -868,12 +894,11 @@ class _Ground:
         # The edges' type labels: a tag over one hides the declared shape it is read against.
         for label in labels:
             _add_box(self.cells, (*label, False), size)
-        self.segments: dict = {}
+        self.curves: dict = {}     # cell -> (left, top, right, bottom, what the edge carries, its polyline)
         for edge in scene.edge_items.values():
-            owner, line = _owner(edge), line_of(edge)
-            for (x0, y0), (x1, y1) in zip(line, line[1:]):
-                _add_box(self.segments, (min(x0, x1), min(y0, y1), max(x0, x1), max(y0, y1), owner,
-                                         (x0, y0, x1, y1)), size)
+            line = line_of(edge)
+            xs, ys = [p[0] for p in line], [p[1] for p in line]
+            _add_box(self.curves, (min(xs), min(ys), max(xs), max(ys), _owner(edge), line), size)
 
     @staticmethod
     def labels_of(scene) -> tuple:

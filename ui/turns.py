@@ -1,0 +1,51 @@
+"""One slice of deferred work per turn of the event loop.
+
+Work put off to a zero-interval timer so that it does not lengthen the
+handler that asked for it (the run's value tags placed a few at a time, a
+node form built on one turn and shown on the next) still ran back to back:
+Qt fires every timer that is due in one pass, so a step's form, its tags
+and the next chunk of tags held the loop as one pause (110-300 ms on a busy
+2-core machine, benchmarks/run_responsiveness.py --why). A timer handler
+asks `take()` first; when another slice already ran in this pass it starts
+its timer again and returns, and runs in the next pass, after the input
+and paint events that came meanwhile.
+"""
+from __future__ import annotations
+
+from PySide6.QtCore import QCoreApplication, QTimer
+
+_taken = False
+_release = None
+
+
+def take() -> bool:
+    """Whether the caller may run its slice now (the first to ask in a pass may)."""
+    global _taken, _release
+    if _taken:
+        return False
+    if _release is None:
+        app = QCoreApplication.instance()
+        if app is None:              # no event loop to share
+            return True
+        _release = QTimer(app)
+        _release.setSingleShot(True)
+        _release.setInterval(0)
+        _release.timeout.connect(_free)
+    _taken = True
+    # A timer started now fires in the next pass, before the timers the
+    # slices that were refused start after it.
+    _release.start()
+    return True
+
+
+def _free() -> None:
+    global _taken
+    _taken = False
+
+
+def run_or_wait(timer: QTimer, slice_of_work) -> None:
+    """For a deferred slice's timer: run `slice_of_work` now, or start the timer again."""
+    if take():
+        slice_of_work()
+    else:
+        timer.start()
