@@ -24,7 +24,6 @@ from __future__ import annotations
 
 import pathlib
 
-from ..ir.nesting import top_level_node
 from ..ir.types import TensorType
 from .ir_rules import bad_value_diagnostics, combine, declared_vs_inferred, inferred_errors
 from .mirror import Mirror
@@ -76,7 +75,7 @@ class LiveChecker:
         folder = pathlib.Path(path).resolve().parent if path else None
         self._mirror = Mirror(self.model)
         self._session = CheckSession(self._mirror.proto, model_dir=folder, type_lookup=self.type_lookup,
-                                     readers=self._readers)
+                                     ir_graph=self.model.graph)
         return self.diagnostics
 
     def apply(self, changes, moved=None) -> list:
@@ -89,7 +88,6 @@ class LiveChecker:
         if changes.changes_every_verdict:
             return self.refresh()
         names = self._element_type_moves(moved)
-        self._session.remember_names()
         plan = self._mirror.sync(changes)
         if plan is None:
             return self.refresh()
@@ -109,26 +107,6 @@ class LiveChecker:
         changes = Changes()
         changes.node(node)
         return self.apply(changes, moved)
-
-    def _readers(self, names) -> set:
-        """Indices of the main-graph nodes reading any of `names`, in their
-        inputs or in a subgraph they hold, through the IR's use lists
-        instead of a scan of every node (a structural edit on 10,000 nodes
-        spent a third of its re-check in such scans). The mirror's node i
-        is the model's node i when the session asks."""
-        main = self.model.graph
-        found = set()
-        for name in names:
-            value = main.get_value(name)
-            if value is None:
-                continue
-            for node, _ in value.uses:
-                if node.graph is not main:
-                    node = top_level_node(node, main)     # a body's node: its holder (None: detached)
-                    if node is None:
-                        continue
-                found.add(node.index)
-        return found
 
     def _element_type_moves(self, moved):
         """The main-graph names among `moved` whose type moved as the rules

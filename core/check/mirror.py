@@ -110,6 +110,7 @@ class Mirror:
             for j in range(start, new_stop):
                 p.node.insert(j, self.node_proto(new[j]))
             plan["region"] = (start, old_stop, new_stop)
+            plan["replaced"] = old[start:old_stop]
             self._order = new
         rewritten = set()
         for node in touched:
@@ -133,8 +134,14 @@ class Mirror:
         if inits or self._inits != _initializer_values(g):
             header = True
             plan["initializers"] = self._sync_initializers(inits)
-        if g in changes.graphs or header:
-            header = self._sync_graph_fields() or header
+        if header:
+            self._sync_graph_fields()
+        elif g in changes.graphs and (g.name != p.name or g.doc_string != p.doc_string):
+            # A node edit also lists its graph: the header (value_info may
+            # hold an entry per value) is written again only for a new
+            # graph name or doc_string (SetGraphField), the fields it can
+            # have changed then.
+            header = self._sync_graph_fields()
         if header:
             plan["header"] = True
             plan["declared"] = declared
