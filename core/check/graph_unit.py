@@ -21,14 +21,16 @@ initializers), so a structural edit needs no walk over the nodes:
 - derived element types (Scope.inferred) are kept per name and worked out
   again for the touched nodes and, while they change, their readers.
 
-The unit reads the nodes' names from the IR: the mirror's node i is the
-IR's node i (live.py keeps them so).
+The unit reads the nodes' names from the IR, and the file form of the
+header and of the nodes whose types it derives again from the session's
+source (on_demand.py), written when asked.
 """
 from __future__ import annotations
 
 import heapq
 
 from ..diagnostics import Collector
+from ..ir import AttrType
 from ..ir.nesting import top_level_node
 from .context import Scope, declared_types, graph_parts
 from .graph_rules import (INIT_POS, INPUT_POS, check_declarations, check_elem_type_given, check_header,
@@ -82,10 +84,13 @@ class DefinedNames(set):
 def node_names(node) -> tuple:
     """(inputs, outputs, holds a subgraph) of an IR node, as the file form
     spells them ("" for an empty slot)."""
-    ins = tuple(v.name if v is not None else "" for v in node.inputs)
-    outs = tuple(v.name if v is not None else "" for v in node.outputs)
-    holds = any(a.type == 5 or a.type == 10 for a in node.attributes.values())
-    return ins, outs, holds
+    ins = tuple([v.name if v is not None else "" for v in node.inputs])
+    outs = tuple([v.name if v is not None else "" for v in node.outputs])
+    attrs = node.attributes
+    return ins, outs, bool(attrs) and any(a.type in _SUBGRAPH_TYPES for a in attrs.values())
+
+
+_SUBGRAPH_TYPES = (AttrType.GRAPH, AttrType.GRAPHS)
 
 
 class MainGraphUnit:
@@ -123,7 +128,7 @@ class MainGraphUnit:
     # -- a full run ----------------------------------------------------------------------
 
     def full(self, pg, ctx) -> Scope:
-        """The unit from scratch over the mirror's GraphProto `pg` (what
+        """The unit from scratch over the file form's GraphProto `pg` (what
         graph_rules.check_structure does, part by part), and the state an
         update starts from."""
         parts = graph_parts(pg)
@@ -162,6 +167,11 @@ class MainGraphUnit:
         self._seen = set()
         check_header(pg, parts, "graph", ctx, out, None, defs, names, self._tensor_clean)
 
+    def _known_clean(self, name) -> bool:
+        """Whether an initializer of this name was judged clean and not
+        replaced since: its message need not be written."""
+        return self._clean.get(name) is True
+
     def _tensor_clean(self, init, ir, name):
         """tensor_clean, kept per initializer name until an edit replaces it
         (a second initializer of one name is judged on its own)."""
@@ -191,9 +201,11 @@ class MainGraphUnit:
 
     # -- an update -----------------------------------------------------------------------
 
-    def update(self, pg, ctx, scope, *, replaced=(), region=(), rewritten=(), header=False, initializers=(),
+    def update(self, src, ctx, scope, *, replaced=(), region=(), rewritten=(), header=False, initializers=(),
                derive=()):
-        """Bring the unit up to date after an edit of the main graph.
+        """Bring the unit up to date after an edit of the main graph, reading
+        the file form from `src` (on_demand.py: the header only when the
+        edit touched it, the nodes whose types are derived again).
         `replaced`: IR nodes of the stretch the edit replaced, as it was;
         `region`: the nodes in that stretch now; `rewritten`: other nodes
         edited in place; `header`: graph inputs, outputs, value_info or
@@ -206,7 +218,7 @@ class MainGraphUnit:
         checked again."""
         self.rederived = set()
         if not self.ok:
-            return self.full(pg, ctx), None
+            return self.full(src.whole().graph, ctx), None
         gone: set = set()           # names the touched nodes' outputs defined before the edit
         defined: set = set()        # names they define now
         for node in replaced:
@@ -237,27 +249,27 @@ class MainGraphUnit:
             self._clean.pop(name, None)
         parts = None
         if header:
-            parts = graph_parts(pg)
+            pg, parts = src.header(self._known_clean)
             head, defs, names = Collector(), {}, []
             self._header(pg, parts, ctx, head, defs, names)
             old_defs = self._header_defs
             moved |= {n for n in defs.keys() | old_defs.keys() if defs.get(n) != old_defs.get(n)}
             self.head, self._header_defs, self._header_names = head.items, defs, odd_summary(names)
             if self._header_names[2] or any(self.defs.get(n) != pos for n, pos in defs.items()):
-                return self.full(pg, ctx), None
+                return self.full(src.whole().graph, ctx), None
             types = declared_types(pg, parts)
             if types != self.types:
                 self._retyped(scope, types)
                 self.types = scope.types = types
             self._vi_clean = {}
         if not self._names_sound(touched, moved):
-            return self.full(pg, ctx), None
+            return self.full(src.whole().graph, ctx), None
         if header or not self._declared.isdisjoint(moved):
             tail = Collector()
-            self._tail(parts if parts is not None else graph_parts(pg), ctx, self.defs, tail)
+            self._tail(parts if parts is not None else src.header(self._known_clean)[1], ctx, self.defs, tail)
             self.tail = tail.items
         self._count_names(gone, defined)
-        self._rederive(pg, ctx, scope, touched, moved, derive)
+        self._rederive(src, ctx, scope, touched, moved, derive)
         return scope, moved
 
     def _names_sound(self, touched, names) -> bool:
@@ -337,7 +349,7 @@ class MainGraphUnit:
 
     _undeclared: frozenset = frozenset()
 
-    def _rederive(self, pg, ctx, scope, touched, moved, derive) -> None:
+    def _rederive(self, src, ctx, scope, touched, moved, derive) -> None:
         """Derived types of the touched nodes and, while they change, of the
         nodes reading them, in node order; names no longer defined lose
         theirs."""
@@ -355,9 +367,9 @@ class MainGraphUnit:
             if pos is not None and pos >= 0:
                 dirty.add(pos)
         self._undeclared = frozenset()
-        self.follow(pg, ctx, scope, dirty)
+        self.follow(src, ctx, scope, dirty)
 
-    def follow(self, pg, ctx, scope, dirty) -> set:
+    def follow(self, src, ctx, scope, dirty) -> set:
         """Derive the types of the nodes at `dirty` again and, while they
         change, of their readers, in node order (graph_rules.infer_node);
         adds the names whose type moved to `rederived`, returns the indices
@@ -367,7 +379,7 @@ class MainGraphUnit:
         g = self.graph
         while heap:
             i = heapq.heappop(heap)
-            changed = infer_node(pg, i, scope, ctx)
+            changed = infer_node(src, i, scope, ctx)
             if not changed:
                 continue
             self.rederived.update(changed)

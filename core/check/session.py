@@ -10,6 +10,13 @@ Units, in the order diagnostics are reported:
 
 A fresh session *is* the full check, so "incremental equals full" is tested
 by comparing a re-checked session with a new one.
+
+The session reads the file form from a source (on_demand.py): a ModelProto
+as given, or an IR model's file form written on demand. With the IR (what
+LiveChecker gives it), it keeps no protobuf copy of the model between
+passes, keeps node findings per IR Node (their paths spelt again when the
+node has moved) and re-checks a structural edit from the IR's def-use
+links (graph_unit.py).
 """
 from __future__ import annotations
 
@@ -23,19 +30,25 @@ from .function_rules import check_functions, check_training_info, function_key
 from .graph_rules import check_node_at, check_structure, infer_node
 from .model_rules import check_model_fields, imported_opsets
 from .graph_unit import MainGraphUnit, node_names
+from .on_demand import AsGiven
 
 
 class CheckSession:
-    def __init__(self, model: pb.ModelProto, model_dir=None, type_lookup=None, ir_graph=None):
-        """`ir_graph`: the IR main graph `model.graph` was written from, kept
-        in step with it by the caller (LiveChecker), node i for node i. With
-        it, a structural edit is re-checked from the IR's def-use links
-        (graph_unit.py); without it, `update` checks everything again."""
-        self.model = model
+    def __init__(self, model: pb.ModelProto | None = None, model_dir=None, type_lookup=None, *, source=None,
+                 ir_graph=None):
+        """`model`: a ModelProto, checked as given; or `source` (on_demand.OnDemand)
+        with `ir_graph`, the IR main graph it writes, kept in step with the
+        model by the caller (LiveChecker). With the IR, a structural edit is
+        re-checked from the IR's def-use links (graph_unit.py); without it,
+        `update` checks everything again."""
+        self._source = source if source is not None else AsGiven(model)
         self.model_dir = model_dir
         self.type_lookup = type_lookup
         self._units: dict = {}
-        self._nodes: dict = {}      # main-graph node index -> its diagnostics (only non-empty ones)
+        # Findings of main-graph nodes (only non-empty ones): by index, or
+        # with the IR by Node, as (the index their paths spell, findings).
+        self._nodes: dict = {}
+        self._result = None
         self._scope = None
         self._unit = MainGraphUnit(ir_graph) if ir_graph is not None else None
         self.full()
@@ -44,30 +57,52 @@ class CheckSession:
 
     @property
     def diagnostics(self) -> list:
-        u = self._units
-        result = u["model"] + u["graph"]
-        if self._nodes:
-            n = len(self.model.graph.node)
+        if self._result is None:
+            u = self._units
+            result = u["model"] + u["graph"]
+            if self._nodes:
+                result.extend(self._node_findings())
+            self._result = result + u["functions"] + u["training"]
+        return list(self._result)
+
+    def _node_findings(self) -> list:
+        result = []
+        unit = self._unit
+        if unit is None:
+            n = len(self._source.node)
             for i in sorted(self._nodes):
                 if i < n:
                     result.extend(self._nodes[i])
-        return result + u["functions"] + u["training"]
+            return result
+        g = unit.graph
+        nodes = self._nodes
+        for i, node in sorted((node.index, node) for node in nodes if node.graph is g):
+            spelt, found = nodes[node]
+            if spelt != i:      # nodes were inserted or removed before it
+                found = _renumbered(found, spelt, i)
+                nodes[node] = (i, found)
+            result.extend(found)
+        return result
 
     def full(self) -> list:
         """Re-check everything."""
-        self._ctx = self._context()
-        self._units = {"model": self._run(lambda out: check_model_fields(self.model, out))}
+        self._result = None
+        src = self._source
+        model = src.whole()
+        self._ctx = self._context(model)
+        self._units = {"model": self._run(lambda out: check_model_fields(model, out))}
         self._nodes = {}
-        suspects = self._check_graph_structure()
+        suspects = self._check_graph_structure(model.graph)
         # Nodes the lean pass cleared have no diagnostics: no entry at all.
         if suspects is None:
-            for i in range(len(self.model.graph.node)):
+            for i in range(len(model.graph.node)):
                 self._check_node(i)
         else:
             for i, graphs in suspects:
                 self._check_node(i, graphs)
         self._check_functions()
         self._check_training()
+        src.done()
         return self.diagnostics
 
     def node_changed(self, index: int, *, names_changed: bool = False) -> list:
@@ -92,7 +127,8 @@ class CheckSession:
         types reach are re-checked (an attribute edit: no O(graph) work).
         Node insertion or removal: `update`.
         """
-        g = self.model.graph
+        self._result = None
+        g = self._source
         todo = {i for i in nodes if 0 <= i < len(g.node)}
         changed = set(value_types_changed)
         # Graph-level diagnostics name nodes by op_type and name: those about
@@ -135,6 +171,7 @@ class CheckSession:
             todo |= self._readers(changed, holders=True)
         for i in sorted(todo):
             self._check_node(i)
+        self._source.done()
         return self.diagnostics
 
     def update(self, *, region=None, rewritten: Iterable[int] = (), header: bool = False,
@@ -162,17 +199,18 @@ class CheckSession:
         unit = self._unit
         if unit is None:
             return self.full()
-        g = self.model.graph
+        self._result = None
+        g = self._source
         ir = unit.graph
         start, old_stop, new_stop = region or (0, 0, 0)
-        if new_stop - old_stop or old_stop > start:
-            self._nodes = _moved(self._nodes, start, old_stop, new_stop - old_stop)
+        for node in replaced:
+            self._nodes.pop(node, None)
         dirty = set(range(start, new_stop))
         dirty.update(j for j in rewritten if 0 <= j < len(g.node))
         declared = set(declared)
         moved = set(lookup_changed) if lookup_changed is not None else None
         if self.type_lookup is not None and moved is None:
-            moved = {n for j in dirty for n in g.node[j].output if n}
+            moved = {v.name for j in dirty for v in ir.nodes[j].outputs if v is not None and v.name}
         derive = set(dirty)
         if moved or declared:
             derive |= self._readers(moved | declared if moved else declared)
@@ -213,18 +251,30 @@ class CheckSession:
         if functions:
             self._check_functions()
         if model:
-            self._units["model"] = self._run(lambda out: check_model_fields(self.model, out))
+            self._units["model"] = self._run(lambda out: check_model_fields(g.model_fields(), out))
+        g.done()
         return self.diagnostics
 
     # -- units --------------------------------------------------------------------
 
-    def _context(self) -> Context:
-        m = self.model
+    def _context(self, m) -> Context:
         opsets = imported_opsets(m)
         return Context(ir_version=m.ir_version, model_dir=self.model_dir, opsets=opsets,
-                       model_opsets=opsets, is_main=True,
-                       functions={function_key(f): f for f in m.functions},
+                       model_opsets=opsets, is_main=True, functions=self._functions(m),
                        type_lookup=self.type_lookup)
+
+    def _functions(self, m) -> dict:
+        """(domain, name, overload) -> FunctionProto, for calls of
+        model-local functions. With the IR, copies: a message taken out of
+        the pass's file form would keep all of it alive."""
+        if self._unit is None:
+            return {function_key(f): f for f in m.functions}
+        found = {}
+        for f in m.functions:
+            mine = pb.FunctionProto()
+            mine.CopyFrom(f)
+            found[function_key(mine)] = mine
+        return found
 
     @staticmethod
     def _run(fn, where: str = "model") -> list:
@@ -249,15 +299,15 @@ class CheckSession:
                 return False
         return True
 
-    def _check_graph_structure(self):
+    def _check_graph_structure(self, pg):
         self._scope = None
         unit = self._unit
 
         def run(out):
             if unit is None:
-                self._scope = check_structure(self.model.graph, "graph", self._ctx, out, None)
+                self._scope = check_structure(pg, "graph", self._ctx, out, None)
             else:
-                self._scope = unit.full(self.model.graph, self._ctx)
+                self._scope = unit.full(pg, self._ctx)
                 out.items.extend(unit.findings)
         self._units["graph"] = self._run(run, "graph")
         if self._scope is None:
@@ -296,7 +346,7 @@ class CheckSession:
         if self._index is None:
             consumers: dict = {}
             holders = set()
-            for i, n in enumerate(self.model.graph.node):
+            for i, n in enumerate(self._source.node):
                 for name in n.input:
                     consumers.setdefault(name, []).append(i)
                 for name in n.output:
@@ -307,22 +357,32 @@ class CheckSession:
         return self._index
 
     def _check_node(self, i: int, graphs=None) -> None:
-        found = self._run(lambda out: check_node_at(self.model.graph, i, self._scope, self._ctx, out, graphs),
+        found = self._run(lambda out: check_node_at(self._source, i, self._scope, self._ctx, out, graphs),
                           f"graph/node[{i}]")
+        key = i if self._unit is None else self._unit.graph.nodes[i]
         if found:
-            self._nodes[i] = found
+            self._nodes[key] = found if self._unit is None else (i, found)
         else:
-            self._nodes.pop(i, None)
+            self._nodes.pop(key, None)
 
     # Most models have neither functions nor training_info: no unit to run.
     def _check_functions(self) -> None:
-        self._units["functions"] = self._run(lambda out: check_functions(self.model, self._ctx, out), "functions") \
-            if len(self.model.functions) else []
+        m = self._source.model_fields()
+        if self._unit is not None:
+            functions = self._ctx.functions     # shared with every sub-context: replaced in place
+            functions.clear()
+            functions.update(self._functions(m))
+        self._units["functions"] = self._run(lambda out: check_functions(m, self._ctx, out), "functions") \
+            if len(m.functions) else []
 
     def _check_training(self) -> None:
-        self._units["training"] = self._run(
-            lambda out: check_training_info(self.model, self._scope, self._ctx, out), "training_info") \
-            if len(self.model.training_info) else []
+        m = self._source.model_fields()
+        if len(m.training_info):
+            m = self._source.whole()     # the bindings are judged against the main graph's initializers
+            self._units["training"] = self._run(
+                lambda out: check_training_info(m, self._scope, self._ctx, out), "training_info")
+        else:
+            self._units["training"] = []
 
 
 def _dict_diff(a: dict, b: dict) -> set:
@@ -333,18 +393,6 @@ def _dict_diff(a: dict, b: dict) -> set:
 
 
 _MISSING = object()
-
-
-def _moved(nodes: dict, start: int, stop: int, delta: int) -> dict:
-    """Cached node findings after nodes [start, stop) were replaced and the
-    ones after moved by `delta`: kept ones renumbered, replaced ones dropped."""
-    out = {}
-    for i, found in nodes.items():
-        if i < start:
-            out[i] = found
-        elif i >= stop:
-            out[i + delta] = _renumbered(found, i, i + delta) if delta else found
-    return out
 
 
 def _renumbered(found: list, old: int, new: int) -> list:

@@ -85,3 +85,27 @@ def test_a_file_with_a_name_defined_twice_is_checked_in_full_until_fixed():
     assert doc.diagnostics == Analysis(model).diagnostics()
     doc.apply(edits.insert_on_edge(model, "y", "Identity"))
     assert doc.diagnostics == Analysis(model).diagnostics()
+
+
+def test_what_the_unit_keeps_stays_the_size_of_the_graph():
+    # Inserted and removed nodes come and go: the per-node state follows
+    # the graph (no entry for a node that left it), and nothing kept is a
+    # protobuf copy of the model.
+    from kept_objects import file_form_messages
+    model = _chain(30, odd_every=4)
+    doc = Document(model)
+    doc.diagnostics
+    for k in range(12):
+        value = model.graph.nodes[(7 * k) % 25].outputs[0].name
+        doc.apply(edits.insert_on_edge(model, value, "Identity"))
+        doc.diagnostics
+        if k % 3 == 2:
+            doc.undo()
+            doc.undo()
+            doc.diagnostics
+    session = doc.analysis.checker._session
+    unit = session._unit
+    assert set(unit.names) == set(model.graph.nodes)
+    assert all(node.graph is model.graph for node in session._nodes)
+    assert not file_form_messages(doc.analysis.checker)
+    assert doc.diagnostics == Analysis(model).diagnostics()
