@@ -82,20 +82,27 @@ class EditPlanner:
                 header = True
                 declared.add(v.name)
         for graph, old_name, new_name in changes.values_renamed:
+            # A renamed value declared in the header comes with graph_io,
+            # value_info or initializers; its producer and readers come as
+            # nodes changed.
             if graph is g:
-                header = True
                 declared.update((old_name, new_name))
-        inits = [v for v in changes.initializers if v.graph is g]
-        now = _initializer_values(g)
-        if inits or self._inits != now:
-            header = True
-            plan["initializers"] = self._replaced_initializers(inits, now)
+        if changes.initializers or changes.graph_io:
+            # Edits that add, remove or replace an initializer say so (a
+            # promotion from a graph input as graph_io too); the list is
+            # compared then, not after every node edit.
+            inits = [v for v in changes.initializers if v.graph is g]
+            now = _initializer_values(g)
+            if inits or self._inits != now:
+                header = True
+                plan["initializers"] = self._replaced_initializers(inits, now)
         label = (g.name, g.doc_string)
         if label != self._label:      # SetGraphField
             header = True
             self._label = label
         if header:
             plan["header"] = True
+        if header or declared:
             plan["declared"] = declared
         if changes.model_fields:
             plan["model"] = True

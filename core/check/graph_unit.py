@@ -170,7 +170,7 @@ class MainGraphUnit:
     def _known_clean(self, name) -> bool:
         """Whether an initializer of this name was judged clean and not
         replaced since: its message need not be written."""
-        return self._clean.get(name) is True
+        return bool(self._clean.get(name))      # tensor_clean's verdict: its dtype, 0 when not clean
 
     def _tensor_clean(self, init, ir, name):
         """tensor_clean, kept per initializer name until an edit replaces it
@@ -253,9 +253,12 @@ class MainGraphUnit:
             head, defs, names = Collector(), {}, []
             self._header(pg, parts, ctx, head, defs, names)
             old_defs = self._header_defs
-            moved |= {n for n in defs.keys() | old_defs.keys() if defs.get(n) != old_defs.get(n)}
+            header_moved = {n for n in defs.keys() | old_defs.keys() if defs.get(n) != old_defs.get(n)}
+            moved |= header_moved
             self.head, self._header_defs, self._header_names = head.items, defs, odd_summary(names)
-            if self._header_names[2] or any(self.defs.get(n) != pos for n, pos in defs.items()):
+            # A header name the IR resolves otherwise (a node output of that
+            # name): the detailed passes say where.
+            if self._header_names[2] or any(self.defs.get(n) != defs[n] for n in header_moved if n in defs):
                 return self.full(src.whole().graph, ctx), None
             types = declared_types(pg, parts)
             if types != self.types:
