@@ -146,11 +146,9 @@ class MainGraphUnit:
         found = Collector()
         check_names(summary, "graph", found)
         self.head, self.nodes, self.tail, self.summary = head.items, nodes.items, tail.items, found.items
-        self.names = {n: node_names(n) for n in self.graph.nodes}
-        self.holders = {n for n, (_, _, holds) in self.names.items() if holds}
         self.rederived = set()
-        self.ok = not summary[2] and not any(d.code in _STRUCTURAL for d in self.nodes) and \
-            self._agrees(scope.defs)
+        self.ok = not summary[2] and not any(d.code in _STRUCTURAL for d in self.nodes)
+        self.ok = self._read_names(self.ok) and self.ok and self._agrees(self._header_defs)
         if self.ok:
             odd = [n for n in names[known:] if n and is_odd(n)]
             self._odd, self._first = len(odd), odd[:3]
@@ -158,10 +156,33 @@ class MainGraphUnit:
             ctx.memo["defined"] = DefinedNames(self.defs)
         return scope
 
-    def _agrees(self, replayed: dict) -> bool:
-        """Whether the IR's definitions are the replayed ones, name for name."""
+    def _read_names(self, verify: bool) -> bool:
+        """Each node's names (and which hold a subgraph), from the IR; with
+        `verify`, whether every value a node reads or defines is the one
+        its name resolves to in the IR (a file the IR holds otherwise, say
+        a reader attached to a second value of one name, is checked in
+        full after every edit)."""
+        get = self.graph.get_value
+        names = self.names = {}
+        holders = self.holders = set()
+        agrees = verify
+        for node in self.graph.nodes:
+            ins, outs = node.inputs, node.outputs
+            names[node] = entry = (tuple([v.name if v is not None else "" for v in ins]),
+                                   tuple([v.name if v is not None else "" for v in outs]),
+                                   bool(node.attributes) and any(a.type in _SUBGRAPH_TYPES
+                                                                 for a in node.attributes.values()))
+            if entry[2]:
+                holders.add(node)
+            if agrees:      # lists compare their items by identity first, in C; "" resolves to None
+                agrees = list(map(get, entry[0])) == list(ins) and list(map(get, entry[1])) == list(outs)
+        return agrees
+
+    def _agrees(self, header: dict) -> bool:
+        """Whether the IR resolves the graph inputs and initializers as the
+        replay did (node outputs: _read_names)."""
         mine = self.defs
-        return all(mine.get(name) == pos for name, pos in replayed.items())
+        return all(mine.get(name) == pos for name, pos in header.items())
 
     def _header(self, pg, parts, ctx, out, defs, names) -> None:
         self._seen = set()
