@@ -7,6 +7,7 @@ A graph is checked in two parts so one node can be re-checked alone:
 """
 from __future__ import annotations
 
+import functools
 
 from ..proto import onnx_pb2 as pb
 from . import paths
@@ -177,12 +178,10 @@ def check_header(g, parts, gpath, ctx, out, parent, defs: dict, names: list, cle
     _check_sparse_initializers(parts.get("sparse_initializer", ()), gpath, ctx, out, defs, init_names)
 
 
-def check_declarations(parts, gpath, ctx, out, parent, defs, vi_clean=None) -> None:
-    """Graph outputs and value_info, against the graph's definitions.
-    `vi_clean(k, vi, ir)`: whether value_info entry k passed its type tests
-    at the last run, when the caller keeps that."""
-    _check_outputs(parts.get("output", ()), gpath, ctx, out, parent, defs)
-    _check_value_info(parts, gpath, ctx, out, defs, vi_clean)
+def check_declarations(parts, gpath, ctx, out, parent, defs) -> None:
+    """Graph outputs and value_info, against the graph's definitions."""
+    for name, check in declaration_entries(parts, gpath, ctx, parent):
+        check(out, name in defs)
 
 
 def _check_inputs(inputs, gpath, ctx, out, parent, defs: dict, names: list) -> None:
@@ -285,56 +284,68 @@ def check_nodes_structure(g, parts, gpath, ctx, out, parent, defs: dict, names: 
     return scope
 
 
-def _check_outputs(outputs, gpath, ctx, out, parent, defs: dict) -> None:
-    for k, vi in enumerate(outputs):
-        name = vi.name
-        where = paths.Lazy(paths.graph_output, gpath, k, name)
-        if not name:
-            out.add("graph.input-name-missing", where, "graph output with an empty name")
-            continue
-        if name not in defs:
-            outer = parent is not None and parent.visible(name)
-            out.add("graph.output-undefined", where,
-                    f"output {name!r} is " + ("a name of the enclosing graph; a subgraph output must be "
-                                              "produced inside it (add an Identity)" if outer
-                                              else "not produced by any node, input or initializer"))
-        if ctx.is_main:
-            _check_io_type(vi, where, ctx, out)
-        else:
-            check_elem_type_given(vi, where, out)
-        _check_type_version(vi, where, ctx, out)
-
-
-def _check_value_info(parts, gpath, ctx, out, defs, vi_clean) -> None:
-    ir = ctx.ir_version
+def declaration_entries(parts, gpath, ctx, parent, vi_clean=None):
+    """The graph outputs, then the value_info entries, in order: (name,
+    check), where `check(out, defined)` adds that entry's findings given
+    whether the graph defines `name` (all that the entry's findings take
+    from the rest of the graph)."""
+    for k, vi in enumerate(parts.get("output", ())):
+        yield vi.name, functools.partial(_check_output, vi, k, gpath, ctx, parent)
     vi_names = set()
     io_types = None
     for k, vi in enumerate(parts.get("value_info", ())):
         name = vi.name
-        where = None
-        if name in vi_names:
-            where = paths.Lazy(paths.value_info, gpath, name)
-            out.add("graph.value-info-duplicate", where, f"value_info for {name!r} is given twice")
+        duplicate = name in vi_names
         vi_names.add(name)
         if io_types is None:
             io_types = {v.name: proto_type_str(v.type) for v in (*parts.get("input", ()), *parts.get("output", ()))
                         if v.HasField("type")}
-        declared = io_types.get(name)
-        if declared is not None and vi.HasField("type"):
-            mine = proto_type_str(vi.type)
-            if mine is not None and mine != declared:
-                where = where or paths.Lazy(paths.value_info, gpath, name)
-                out.add("graph.value-info-conflict", where,
-                        f"value_info says {name!r} is {mine}, but the graph input/output declares {declared}")
-        if name not in defs:
+        yield name, functools.partial(_check_value_info, vi, k, gpath, ctx, duplicate, io_types.get(name), vi_clean)
+
+
+def _check_output(vi, k, gpath, ctx, parent, out, defined: bool) -> None:
+    name = vi.name
+    where = paths.Lazy(paths.graph_output, gpath, k, name)
+    if not name:
+        out.add("graph.input-name-missing", where, "graph output with an empty name")
+        return
+    if not defined:
+        outer = parent is not None and parent.visible(name)
+        out.add("graph.output-undefined", where,
+                f"output {name!r} is " + ("a name of the enclosing graph; a subgraph output must be "
+                                          "produced inside it (add an Identity)" if outer
+                                          else "not produced by any node, input or initializer"))
+    if ctx.is_main:
+        _check_io_type(vi, where, ctx, out)
+    else:
+        check_elem_type_given(vi, where, out)
+    _check_type_version(vi, where, ctx, out)
+
+
+def _check_value_info(vi, k, gpath, ctx, duplicate: bool, io_declared, vi_clean, out, defined: bool) -> None:
+    """`io_declared`: the type string a graph input or output of this name
+    declares (None: none)."""
+    ir = ctx.ir_version
+    name = vi.name
+    where = None
+    if duplicate:
+        where = paths.Lazy(paths.value_info, gpath, name)
+        out.add("graph.value-info-duplicate", where, f"value_info for {name!r} is given twice")
+    if io_declared is not None and vi.HasField("type"):
+        mine = proto_type_str(vi.type)
+        if mine is not None and mine != io_declared:
             where = where or paths.Lazy(paths.value_info, gpath, name)
-            out.add("graph.value-info-unused", where, f"value_info describes {name!r}, which nothing defines")
-        if vi_clean is not None and vi_clean(k, vi, ir):
-            continue        # its type passed both tests below at the last run, unchanged since
-        message = type_too_new(vi, ir)
-        if message is not None:
-            out.add("model.feature-too-new", where or paths.Lazy(paths.value_info, gpath, name), message)
-        check_elem_type_given(vi, where or paths.Lazy(paths.value_info, gpath, name), out)
+            out.add("graph.value-info-conflict", where,
+                    f"value_info says {name!r} is {mine}, but the graph input/output declares {io_declared}")
+    if not defined:
+        where = where or paths.Lazy(paths.value_info, gpath, name)
+        out.add("graph.value-info-unused", where, f"value_info describes {name!r}, which nothing defines")
+    if vi_clean is not None and vi_clean(k, vi, ir):
+        return      # its type passed both tests below at the last run, unchanged since
+    message = type_too_new(vi, ir)
+    if message is not None:
+        out.add("model.feature-too-new", where or paths.Lazy(paths.value_info, gpath, name), message)
+    check_elem_type_given(vi, where or paths.Lazy(paths.value_info, gpath, name), out)
 
 
 def check_names(summary: tuple, gpath, out) -> None:

@@ -8,10 +8,12 @@ initializers), so a structural edit needs no walk over the nodes:
 
 - the graph unit's findings are kept per part (header: name, inputs,
   initializers; declarations: outputs and value_info; the summary over all
-  names). The header part runs again when the edit touched the header;
-  the declarations part when it did, or when a name it declares was
-  defined or undefined; the summary is counted up and down from the names
-  the edit defined and undefined.
+  names). The header part runs again when the edit touched the header.
+  Each graph output and value_info entry keeps its findings both ways
+  (its name defined or not: nothing else of the graph reaches them), so
+  an edit that defines or undefines a declared name picks the other way
+  without writing the header. The summary is counted up and down from
+  the names the edit defined and undefined.
 - SSA and def-before-use are tested for the touched nodes and for the
   readers of the names they (un)defined. When the last run found a name
   defined twice or used before its definition, or this edit introduces
@@ -28,13 +30,14 @@ source (on_demand.py), written when asked.
 from __future__ import annotations
 
 import heapq
+import itertools
 
 from ..diagnostics import Collector
 from ..ir import AttrType
 from ..ir.nesting import top_level_node
 from .context import Scope, declared_types, graph_parts
-from .graph_rules import (INIT_POS, INPUT_POS, check_declarations, check_elem_type_given, check_header,
-                          check_names, check_nodes_structure, infer_node, type_too_new)
+from .graph_rules import (INIT_POS, INPUT_POS, check_elem_type_given, check_header,
+                          check_names, check_nodes_structure, declaration_entries, infer_node, type_too_new)
 from .scan import is_odd, odd_summary
 from .tensor_rules import tensor_clean
 
@@ -112,7 +115,9 @@ class MainGraphUnit:
         self._vi_clean: dict = {}   # value_info position -> passed its type tests
         self._header_defs: dict = {}
         self._header_names: tuple = (0, [], [])     # odd_summary of the header's names
-        self._declared: set = set()     # names of graph outputs and value_info
+        self._entries: list = []        # per output and value_info entry: (findings if its name is defined, if not)
+        self._chosen: list = []         # per entry: the findings that hold now
+        self._declared: dict = {}       # name -> positions of its entries
         self._odd = 0                   # node outputs that are not C identifiers
         self._first: list = []          # the first three of them, in node order
 
@@ -132,7 +137,7 @@ class MainGraphUnit:
         graph_rules.check_structure does, part by part), and the state an
         update starts from."""
         parts = graph_parts(pg)
-        head, nodes, tail = Collector(), Collector(), Collector()
+        head, nodes = Collector(), Collector()
         defs, names = {}, []
         self._vi_clean = {}
         self._header(pg, parts, ctx, head, defs, names)
@@ -141,11 +146,11 @@ class MainGraphUnit:
         known = len(names)
         self.types = declared_types(pg, parts)
         scope = check_nodes_structure(pg, parts, "graph", ctx, nodes, None, defs, names, self.types)
-        self._tail(parts, ctx, scope.defs, tail)
+        tail = self._read_declarations(parts, ctx, scope.defs)
         summary = odd_summary(names)
         found = Collector()
         check_names(summary, "graph", found)
-        self.head, self.nodes, self.tail, self.summary = head.items, nodes.items, tail.items, found.items
+        self.head, self.nodes, self.tail, self.summary = head.items, nodes.items, tail, found.items
         self.rederived = set()
         self.ok = not summary[2] and not any(d.code in _STRUCTURAL for d in self.nodes)
         self.ok = self._read_names(self.ok) and self.ok and self._agrees(self._header_defs)
@@ -216,9 +221,29 @@ class MainGraphUnit:
             clean = self._vi_clean[k] = not found.items and type_too_new(vi, ir) is None
         return clean
 
-    def _tail(self, parts, ctx, defs, out) -> None:
-        check_declarations(parts, "graph", ctx, out, None, defs, self._vi_ok)
-        self._declared = {vi.name for group in ("output", "value_info") for vi in parts.get(group, ())}
+    def _read_declarations(self, parts, ctx, defs) -> list:
+        """Each graph output's and value_info entry's findings both ways
+        (its name defined or not): a node edit that defines or undefines a
+        declared name then picks the other, without writing the header.
+        Returns the findings as `defs` has them."""
+        entries, chosen, where = [], [], {}
+        for name, check in declaration_entries(parts, "graph", ctx, None, self._vi_ok):
+            yes, no = Collector(), Collector()
+            check(yes, True)
+            check(no, False)
+            where.setdefault(name, []).append(len(entries))
+            entries.append((yes.items, no.items))
+            chosen.append(yes.items if name in defs else no.items)
+        self._entries, self._chosen, self._declared = entries, chosen, where
+        return list(itertools.chain.from_iterable(chosen))
+
+    def _redeclared(self, names) -> list:
+        """The declarations' findings after `names` were defined or undefined."""
+        defs, entries, chosen = self.defs, self._entries, self._chosen
+        for name in names:
+            for k in self._declared.get(name, ()):
+                chosen[k] = entries[k][0] if name in defs else entries[k][1]
+        return list(itertools.chain.from_iterable(chosen))
 
     # -- an update -----------------------------------------------------------------------
 
@@ -288,10 +313,10 @@ class MainGraphUnit:
             self._vi_clean = {}
         if not self._names_sound(touched, moved):
             return self.full(src.whole().graph, ctx), None
-        if header or not self._declared.isdisjoint(moved):
-            tail = Collector()
-            self._tail(parts if parts is not None else src.header(self._known_clean)[1], ctx, self.defs, tail)
-            self.tail = tail.items
+        if header:
+            self.tail = self._read_declarations(parts, ctx, self.defs)
+        elif not self._declared.keys().isdisjoint(moved):
+            self.tail = self._redeclared(moved)
         self._count_names(gone, defined)
         self._rederive(src, ctx, scope, touched, moved, derive)
         return scope, moved

@@ -4,7 +4,7 @@ re-checks only what it can affect.
 Units, in the order diagnostics are reported:
   "model"         ir_version, opset imports, metadata
   "graph"         names / SSA / def-use / initializers / IO of the main graph
-  ("node", i)     main-graph node i with every subgraph under it
+  node i          main-graph node i with every subgraph under it
   "functions"     model-local functions
   "training"      training_info
 

@@ -109,3 +109,36 @@ def test_what_the_unit_keeps_stays_the_size_of_the_graph():
     assert all(node.graph is model.graph for node in session._nodes)
     assert not file_form_messages(doc.analysis.checker)
     assert doc.diagnostics == Analysis(model).diagnostics()
+
+
+def test_a_declared_name_undefined_by_a_node_edit_needs_no_header(monkeypatch):
+    # value_info for every value: removing a node leaves its entry
+    # describing nothing ("graph.value-info-unused"); the unit picks that
+    # entry's other findings instead of writing the header again.
+    from onnxstudio.core.check import on_demand
+    nodes, prev, infos = [], "x", []
+    for i in range(12):
+        nodes.append(helper.make_node("Relu", [prev], [f"v{i}"], name=f"relu{i}"))
+        infos.append(helper.make_tensor_value_info(f"v{i}", TensorProto.FLOAT, [2]))
+        prev = f"v{i}"
+    g = helper.make_graph(nodes, "g", [helper.make_tensor_value_info("x", TensorProto.FLOAT, [2])],
+                          [helper.make_tensor_value_info(prev, TensorProto.FLOAT, [2])], value_info=infos)
+    model = core.load_bytes(helper.make_model(g, opset_imports=[helper.make_opsetid("", 17)]).SerializeToString())
+    doc = Document(model)
+    assert doc.diagnostics == []
+    headers = []
+    written = on_demand.OnDemand.header
+
+    def counted(self, clean=None):
+        headers.append(1)
+        return written(self, clean)
+    monkeypatch.setattr(on_demand.OnDemand, "header", counted)
+    doc.apply(edits.bypass_node(model, edits.node_ref(model.graph.nodes[5])))
+    got = doc.diagnostics
+    assert [d.code for d in got] == ["graph.value-info-unused"]
+    doc.undo()
+    assert doc.diagnostics == []
+    assert not headers
+    monkeypatch.undo()
+    doc.apply(edits.bypass_node(model, edits.node_ref(model.graph.nodes[5])))
+    assert doc.diagnostics == Analysis(model).diagnostics()
