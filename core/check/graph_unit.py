@@ -118,6 +118,7 @@ class MainGraphUnit:
         self._entries: list = []        # per output and value_info entry: (findings if its name is defined, if not)
         self._chosen: list = []         # per entry: the findings that hold now
         self._declared: dict = {}       # name -> positions of its entries
+        self._undeclared = frozenset()  # names the last header edit stopped declaring
         self._odd = 0                   # node outputs that are not C identifiers
         self._first: list = []          # the first three of them, in node order
 
@@ -326,14 +327,15 @@ class MainGraphUnit:
         `names` (defined, undefined or moved by the edit)."""
         defs = self.defs
         g = self.graph
+        get = g.get_value
         for node in touched:
             i = node.index
             ins, outs, _ = self.names[node]
-            for name in ins:
+            for name, v in zip(ins, node.inputs):
                 if name:
                     pos = defs.get(name)
-                    if pos is None or pos >= i:
-                        return False
+                    if pos is None or pos >= i or get(name) is not v:
+                        return False        # (the last: a value its name does not resolve to)
             given = [o for o in outs if o]
             if len(given) > 1 and len(set(given)) != len(given):
                 return False
@@ -395,8 +397,6 @@ class MainGraphUnit:
             if inferred.pop(name, None) is not None:
                 self.rederived.add(name)
         self._undeclared = old.keys() - types.keys()
-
-    _undeclared: frozenset = frozenset()
 
     def _rederive(self, src, ctx, scope, touched, moved, derive) -> None:
         """Derived types of the touched nodes and, while they change, of the
