@@ -4,12 +4,14 @@ Qt's offscreen platform and on a real X server (Xvfb).
     python benchmarks/open.py MODEL... [--synthetic 10000] [--runs 3]
                               [--display offscreen|xvfb|both] [--bytecode cached|none]
 
-Each measurement is a fresh process (the app) that opens the model and exits
-on the canvas's first paint. "cold" uses an empty layout cache, "warm"
-reuses the cache the cold run filled. Two times are reported for each: from
-process start (interpreter, imports, window, open) and from the open request
-(`open_path`) to the first paint, the wait of a user who opens a file in a
-running app.
+Each measurement is a fresh process that starts the app as `onnxstudio
+MODEL` does (onnxstudio/__main__.py: the command line, settings, language,
+the window) and exits on the canvas's first paint. "cold" uses an empty
+layout cache, "warm" reuses the cache the cold run filled. Two times are
+reported for each: from process start (interpreter, imports, window, open)
+and from the open request to the first paint, the wait of a user who opens
+a file in a running app; "window" is when the shown window asked for the
+model (cold, from process start).
 
 --display xvfb starts one `Xvfb` server for the whole benchmark (the
 xcb platform, as on a desktop; `apt-get install xvfb`) unless DISPLAY already
@@ -24,61 +26,61 @@ paint time per frame while panning the fully expanded view.
 """
 from __future__ import annotations
 
-import argparse
 import json
 import os
-import pathlib
-import shutil
-import statistics
-import subprocess
 import sys
-import tempfile
 import time
 
-HERE = pathlib.Path(__file__).resolve().parent
+# The measured child imports no more than these before the app does;
+# the rest of the runner's modules are imported in main().
 
 
 def child(path: str, started: float, pan: bool) -> None:
-    """Runs inside the measured process: open, wait for the first paint, report."""
+    """Runs inside the measured process: start the app as `onnxstudio PATH`
+    does (onnxstudio/__main__.py), wait for the first paint of the model, report."""
     os.environ.setdefault("QT_QPA_PLATFORM", "offscreen")
-    from onnxstudio.app import create_application
-    app = create_application()
-    from onnxstudio.ui.main_window import MainWindow
-    window = MainWindow()
-    window.resize(1400, 900)
-    window.show()
-    report = {"platform": app.platformName()}
+    from onnxstudio import __main__ as entry
+    from onnxstudio import app as app_module
+    report = {}
+    open_requested = app_module.open_requested
 
-    def painted(_seconds):
-        report["boxes"] = len(window.graph.scene.node_items)
-        result = window.graph.scene.layout_result
-        report["engine"] = result.engine
-        report["from_cache"] = result.from_cache
-        if pan:
-            report["pan_ms"] = pan_frames(window, app)
-        report["peak_mb"] = peak_rss_mb()
-        print("RESULT " + json.dumps(report), flush=True)
-        window.shutdown()
-        os._exit(0)
+    def measured_open(window, args) -> None:
+        from PySide6.QtCore import QTimer
+        from PySide6.QtWidgets import QApplication
 
-    def first_paint(_seconds):
-        now = time.time()
-        if "first_paint" not in report:
-            # CPU time of this process (every thread) and of its reaped children
-            # (dot): much less sensitive than the wall time to other work on the machine.
-            used = os.times()
-            report["cpu"] = used.user + used.system + used.children_user + used.children_system
-        report.setdefault("first_paint", now - started)
-        report.setdefault("open_to_paint", now - report["open_at"])
-        # first_paint is emitted from inside paintEvent: leave it before doing more.
-        QTimer.singleShot(0, lambda: painted(_seconds))
+        def painted():
+            report["boxes"] = len(window.graph.scene.node_items)
+            result = window.graph.scene.layout_result
+            report["engine"] = result.engine
+            report["from_cache"] = result.from_cache
+            if pan:
+                report["pan_ms"] = pan_frames(window, QApplication.instance())
+            report["peak_mb"] = peak_rss_mb()
+            report["modules"] = len(sys.modules)
+            print("RESULT " + json.dumps(report), flush=True)
+            window.shutdown()
+            os._exit(0)
 
-    from PySide6.QtCore import QTimer
-    window.graph.view.first_paint.connect(first_paint)
-    report["window_ready"] = time.time() - started
-    report["open_at"] = time.time()
-    window.open_path(path, remember=False)
-    app.exec()
+        def first_paint(_seconds):
+            now = time.time()
+            if "first_paint" not in report:
+                # CPU time of this process (every thread) and of its reaped children
+                # (dot): much less sensitive than the wall time to other work on the machine.
+                used = os.times()
+                report["cpu"] = used.user + used.system + used.children_user + used.children_system
+            report.setdefault("first_paint", now - started)
+            report.setdefault("open_to_paint", now - report["open_at"])
+            # first_paint is emitted from inside paintEvent: leave it before doing more.
+            QTimer.singleShot(0, painted)
+
+        report["platform"] = QApplication.platformName()
+        window.graph.view.first_paint.connect(first_paint)
+        report["window_ready"] = time.time() - started
+        report["open_at"] = time.time()
+        open_requested(window, args)
+
+    app_module.open_requested = measured_open
+    sys.exit(entry.main([path]))
 
 
 def peak_rss_mb() -> float:
@@ -99,6 +101,7 @@ def peak_rss_mb() -> float:
 
 def pan_frames(window, app, frames: int = 40) -> dict:
     """Expand every group, zoom to reading size, pan and time each repaint."""
+    import statistics
     graph = window.graph
     graph.expand_all()
     graph.wait_for_layout()
@@ -129,6 +132,8 @@ class Xvfb:
     """One X server for the whole benchmark (or the one DISPLAY already names)."""
 
     def __init__(self):
+        import shutil
+        import subprocess
         self.proc = None
         self.display = os.environ.get("DISPLAY")
         if self.display:
@@ -155,7 +160,8 @@ class Xvfb:
 
 def child_env(cache_dir: str, platform: str, display: str | None, pycache: str | None) -> dict:
     env = dict(os.environ, ONNXSTUDIO_LAYOUT_CACHE=cache_dir, QT_QPA_PLATFORM=platform,
-               ONNXSTUDIO_SETTINGS=os.path.join(cache_dir, "settings.ini"))
+               ONNXSTUDIO_SETTINGS=os.path.join(cache_dir, "settings.ini"),
+               ONNXSTUDIO_RECOVERY_DIR=os.path.join(cache_dir, "recovery"))
     if display:
         env["DISPLAY"] = display
     if pycache:
@@ -168,6 +174,7 @@ def child_env(cache_dir: str, platform: str, display: str | None, pycache: str |
 
 
 def measure(path: str, env: dict, pan: bool) -> dict:
+    import subprocess
     started = time.time()
     proc = subprocess.run([sys.executable, __file__, "--child", path, "--started", repr(started)]
                           + (["--pan"] if pan else []),
@@ -179,6 +186,7 @@ def measure(path: str, env: dict, pan: bool) -> dict:
 
 
 def main(argv=None) -> int:
+    import argparse
     parser = argparse.ArgumentParser(description=__doc__.splitlines()[0])
     parser.add_argument("models", nargs="*")
     parser.add_argument("--synthetic", type=int, action="append", default=[],
@@ -197,10 +205,15 @@ def main(argv=None) -> int:
     if args.child:
         child(args.child, args.started, args.pan)
         return 0
+    import pathlib
+    import shutil
+    import statistics
+    import tempfile
+    here = pathlib.Path(__file__).resolve().parent
     models = list(args.models)
     workdir = tempfile.mkdtemp(prefix="onnxstudio-bench-")
     for nodes in args.synthetic:
-        sys.path.insert(0, str(HERE))
+        sys.path.insert(0, str(here))
         import onnx
         from synthetic_model import build
         target = os.path.join(workdir, f"synthetic_{nodes}_h{args.hidden}.onnx")
@@ -212,8 +225,8 @@ def main(argv=None) -> int:
     try:
         print(f"bytecode: {args.bytecode}; times in s, from process start (open→paint in brackets); "
               f"cold cpu: CPU seconds of the process and dot until the first paint")
-        print(f"{'model':28} {'display':9} {'file MB':>7} {'cold s':>14} {'warm s':>14} {'cold cpu':>8} "
-              f"{'peak MB':>8} {'boxes':>6}  engine")
+        print(f"{'model':28} {'display':9} {'file MB':>7} {'window':>6} {'cold s':>14} {'warm s':>14} "
+              f"{'cold cpu':>8} {'peak MB':>8} {'boxes':>6}  engine")
         for display in displays:
             platform, x_display = ("xcb", xvfb.display) if display == "xvfb" else ("offscreen", None)
             if pycache:         # compile once, unmeasured
@@ -236,7 +249,8 @@ def main(argv=None) -> int:
                 cold_s = f"{median(colds, 'first_paint'):.2f} ({median(colds, 'open_to_paint'):.2f})"
                 warm_s = f"{median(warm, 'first_paint'):.2f} ({median(warm, 'open_to_paint'):.2f})"
                 cached = " (warm from cache)" if warm[0].get("from_cache") else ""
-                print(f"{name:28} {cold['platform']:9} {size_mb:7.0f} {cold_s:>14} {warm_s:>14} "
+                print(f"{name:28} {cold['platform']:9} {size_mb:7.0f} {median(colds, 'window_ready'):6.2f} "
+                      f"{cold_s:>14} {warm_s:>14} "
                       f"{median(colds, 'cpu'):8.2f} {peak:8.0f} "
                       f"{cold['boxes']:6d}  {cold['engine']}{cached}", flush=True)
                 if args.pan:

@@ -11,6 +11,9 @@ Prints the run time and the longest gap, also for stepping 50 nodes.
 run overlay, the Properties form, the run dock) and the collector's
 collections (in any thread) and prints, for the
 longest gap of each measurement, which of them ran inside it and for how long.
+--why also splits each longest gap into the UI thread's time on a core,
+time ready to run but waiting for a core, and time blocked (mostly waiting
+for the interpreter lock), from Linux's /proc/thread-self/schedstat.
 --load N keeps N other processes spinning meanwhile (a machine whose cores
 are busy with something else, where the pauses are longest).
 """
@@ -40,6 +43,9 @@ def main() -> None:
     ap.add_argument("--repeat", type=int, default=3)
     ap.add_argument("--load", type=int, default=0, help="processes spinning on other cores meanwhile")
     ap.add_argument("--why", action="store_true", help="name the handlers that ran inside each longest gap")
+    ap.add_argument("--worker-as-before", action="store_true",
+                    help="the interpreter's usual 5 ms switch interval while a run works "
+                         "(ui/run/worker_yields.py makes it 1 ms), to compare")
     args = ap.parse_args()
     spinners = [subprocess.Popen([sys.executable, "-c", "while True: pass"]) for _ in range(args.load)]
     try:
@@ -60,6 +66,9 @@ def measure_all(args) -> None:
     from onnxstudio.ui.main_window import MainWindow
 
     _app = QApplication.instance() or QApplication([])      # held for the whole run
+    if args.worker_as_before:
+        from onnxstudio.ui.run import worker_yields
+        worker_yields.hand_over_quickly = lambda: None
     calls = _time_handlers() if args.why else None
     win = MainWindow()
     win.resize(1400, 900)
@@ -81,13 +90,24 @@ def measure_all(args) -> None:
             r.inputs.set_source(input_name, "ones")
 
     class Probe(EventLoopProbe):
-        """Also remembers when the longest gap was (start, end in perf_counter time)."""
+        """Also remembers when the longest gap was (start, end in perf_counter
+        time) and how the UI thread spent it (see _ui_thread_times)."""
         longest_at = None
+        longest_split = None
+        _times = None
+
+        def __enter__(self):
+            self._times = _ui_thread_times()
+            return super().__enter__()
 
         def _tick(self):
             now, last = time.perf_counter(), self._last
+            times = _ui_thread_times()
             if last is not None and (now - last) * 1000 > self.longest_ms:
                 self.longest_at = (last, now)
+                if times is not None and self._times is not None:
+                    self.longest_split = (times[0] - self._times[0], times[1] - self._times[1])
+            self._times = times
             super()._tick()
 
     def measure(what, start):
@@ -107,6 +127,10 @@ def measure_all(args) -> None:
             inside = [(t1 - t0, name) for name, t0, t1 in calls if t0 >= start_gap and t1 <= end_gap]
             print("    inside it: " + (", ".join(f"{name} {ms * 1e3:.1f} ms" for ms, name in inside)
                                        or "no timed handler (Qt's own work, a collection)"))
+            if probe.longest_split is not None:
+                cpu, queued = probe.longest_split
+                print(f"    the UI thread: {cpu:.1f} ms on a core, {queued:.1f} ms ready but waiting for one, "
+                      f"{probe.longest_ms - cpu - queued:.1f} ms blocked (the interpreter lock, mostly)")
         return probe.longest_ms
     worst = 0.0
     for i in range(args.repeat):
@@ -126,6 +150,19 @@ def measure_all(args) -> None:
     worst = max(worst, measure("restart + 50 steps", step50))
     print(f"longest event-loop gap over all: {worst:.1f} ms (limit 100 ms)")
     win.shutdown()
+
+
+def _ui_thread_times():
+    """(ms on a core, ms ready to run but waiting for a core) of the calling
+    thread so far, from Linux's schedstat; None elsewhere. The rest of a gap
+    the thread was blocked: waiting for the interpreter lock (GIL), as the
+    event loop's own idle wait is under a timer tick."""
+    try:
+        with open("/proc/thread-self/schedstat") as f:
+            on_cpu, queued = f.read().split()[:2]
+    except OSError:
+        return None
+    return int(on_cpu) / 1e6, int(queued) / 1e6
 
 
 def _time_handlers() -> list:

@@ -27,7 +27,7 @@ def summarize(model: Model) -> dict[str, Any]:
     op_counts: collections.Counter = collections.Counter()
     subgraphs = []
     for graph in model.graphs():
-        for n in graph._nodes:
+        for n in graph.nodes:
             op_counts[f"{n.domain}::{n.op_type}" if n.domain not in ("", "ai.onnx") else n.op_type] += 1
             for attr_name, sub in n.subgraphs():
                 subgraphs.append({"node": n.path, "attribute": attr_name, "nodes": len(sub)})
@@ -86,7 +86,7 @@ def _look_for_external_files(model: Model, external: dict) -> None:
     folder), `path`, `file_bytes` and `short` (smaller than its tensors
     need): a summary listing a file nobody can read as if it were there
     misleads."""
-    files = getattr(model, "_external_files", None)
+    files = model.external_files
     for loc, e in external.items():
         end = e.pop("_end")
         e["missing"], e["file_bytes"], e["short"] = None, None, False
@@ -111,7 +111,7 @@ def _constant_weights(model: Model, external: dict) -> tuple[int, int]:
     external data are added to `external`."""
     count = size = 0
     for graph in model.graphs():
-        for n in graph._nodes:
+        for n in graph.nodes:
             if n.op_type != "Constant" or n.domain not in ("", "ai.onnx"):
                 continue
             count += 1

@@ -65,6 +65,14 @@ def main(argv: list[str]) -> int:
     if reason:
         print(reason, file=sys.stderr)
         return 2
+    app, window = start_window(args)
+    open_requested(window, args)
+    return app.exec()
+
+
+def start_window(args: argparse.Namespace):
+    """The QApplication and the shown main window, in the user's settings,
+    language and theme (benchmarks/open.py starts the app through here)."""
     app = create_application()
     from onnxstudio.ui.settings import Settings
     from onnxstudio.ui import i18n
@@ -72,17 +80,20 @@ def main(argv: list[str]) -> int:
     # Before any widget exists: texts are translated when they are built.
     i18n.install(args.lang or settings.language(), app)
     from onnxstudio.ui.main_window import MainWindow
-    window = MainWindow(settings)
-    if args.theme:
-        window.apply_theme(args.theme)
+    window = MainWindow(settings, theme_choice=args.theme)
     window.show()
+    return app, window
+
+
+def open_requested(window, args: argparse.Namespace) -> None:
+    """What the command line asked to see, unless a crashed session's edits
+    are recovered instead."""
     if window.recovery.offer():
         pass                        # the recovered model is opening
     elif args.demo:
         window.open_demo()
     elif args.file:
         window.open_path(args.file)
-    return app.exec()
 
 
 if __name__ == "__main__":

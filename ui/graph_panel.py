@@ -171,7 +171,9 @@ class GraphPanel(QWidget):
             return
         wanted = box_badges(view_model, self.badges)
         for box_id, item in self.scene.node_items.items():
-            item.set_badge(wanted.get(box_id))
+            badge = wanted.get(box_id)
+            if badge != item.badge:         # 10k boxes, nearly all unchanged
+                item.set_badge(badge)
 
     def set_theme(self, theme) -> None:
         self.scene.set_theme(theme)
@@ -283,7 +285,10 @@ class GraphPanel(QWidget):
         if not any(reselected) and self._selection_shown:
             self.selection_changed.emit(None)
         self.loose.apply(self.scene, self.level.graph)
-        self.minimap.rebuild()
+        if same is not None:
+            self.minimap.rebuild_later()    # after an edit: the canvas is shown first
+        else:
+            self.minimap.rebuild()
         self._place_minimap()
         if state is not None:
             self.view.restore_view_state(state)

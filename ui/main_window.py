@@ -11,13 +11,12 @@ import pathlib
 from PySide6.QtCore import QCoreApplication, QT_TRANSLATE_NOOP, Qt, QTimer, Signal
 from PySide6.QtGui import QAction, QActionGroup, QKeySequence
 from PySide6.QtWidgets import (QApplication, QDockWidget, QFileDialog, QLabel, QMainWindow,
-                               QMessageBox, QProgressBar, QPushButton, QStyleFactory)
+                               QMessageBox, QProgressBar, QPushButton, QSizePolicy, QStyleFactory,
+                               QTextBrowser)
 
 from ..core.ir import Graph, Node, Value
 from . import theme as themes
-from .export import export_scene
 from .graph_panel import GraphPanel
-from .panels.properties import PropertiesPanel
 from .search import SearchPanel
 from .document_qt import QtDocument
 from .workers import AnalysisJob, JobRunner, LoadJob
@@ -36,7 +35,9 @@ PROPERTIES_DOCK_WIDTH = 480
 class MainWindow(QMainWindow):
     model_loaded = Signal(object)
 
-    def __init__(self, settings=None):
+    def __init__(self, settings=None, theme_choice: str | None = None):
+        """`theme_choice`: this session's theme instead of the saved one
+        (applied once: every theme applied re-polishes every widget)."""
         super().__init__()
         from .settings import Settings
         self.settings = settings or Settings()
@@ -48,15 +49,24 @@ class MainWindow(QMainWindow):
         self._infer_job: AnalysisJob | None = None
         self._infer_pending = False         # analyse the opened model once it is drawn
         self._remember = True               # the model being loaded goes into the recent files
+        # The Properties and Run panels take an opened document once its picture
+        # is on screen (see _fill_panels): (path, the QtDocument they showed before).
+        self._panels_pending: tuple | None = None
         self.jobs = JobRunner(self)         # owns load and analysis threads until they end
-        self._theme_choice = self.settings.theme()
+        self._theme_choice = theme_choice or self.settings.theme()
         theme = themes.resolve(self._theme_choice)
         self.graph = GraphPanel(self, theme)
         self.setCentralWidget(self.graph)
-        self.properties = PropertiesPanel()
-        self.graph.menu_extenders.append(self.properties.extend_canvas_menu)   # "Make graph output"
+        # Connected first: the panels take the document before any other
+        # reaction to the new scene (the run UI's among them) reads it.
+        self.graph.laid_out.connect(self._canvas_laid_out)
+        # Properties is built when first needed (see the property): its forms'
+        # modules and widgets are ~10% of the start; until then its dock shows
+        # the empty page the panel shows without a model.
+        self._properties = None
+        self.graph.menu_extenders.append(lambda item, menu: self.properties.extend_canvas_menu(item, menu))
         self.search = SearchPanel()
-        self.properties_dock = self.add_dock("Properties", self.properties, Qt.RightDockWidgetArea)
+        self.properties_dock = self.add_dock("Properties", _empty_page(), Qt.RightDockWidgetArea)
         self.search_dock = self.add_dock("Search", self.search, Qt.LeftDockWidgetArea)
         self.search_dock.hide()
         self._build_status_bar()
@@ -79,6 +89,20 @@ class MainWindow(QMainWindow):
         self._restore_window_state()
 
     # -- construction ---------------------------------------------------------------------
+
+    @property
+    def properties(self):
+        """The Properties panel (ui/panels/properties.py), built on first use:
+        for an opened model, once its picture is on screen (_fill_panels)."""
+        if self._properties is None:
+            from .panels.properties import PropertiesPanel
+            panel = PropertiesPanel()
+            panel.navigate.connect(self._navigate)
+            self._properties = panel
+            empty = self.properties_dock.widget()
+            self.properties_dock.setWidget(panel)
+            empty.deleteLater()
+        return self._properties
 
     def add_dock(self, title, widget, area) -> QDockWidget:
         """A dock titled `title` (English: also its objectName, which the
@@ -208,7 +232,7 @@ class MainWindow(QMainWindow):
         self._refresh_recent()
 
     def _connect(self) -> None:
-        self.graph.selection_changed.connect(self.properties.show_object)
+        self.graph.selection_changed.connect(lambda obj: self.properties.show_object(obj))
         self.graph.busy.connect(self._set_busy)
         self.graph.idle.connect(lambda: self._set_busy(None))
         self.graph.failed.connect(self._layout_failed)
@@ -219,7 +243,6 @@ class MainWindow(QMainWindow):
         self.graph.view.first_paint.connect(lambda _s: QTimer.singleShot(0, self._start_inference))
         # ...and starts anyway if no paint comes (a hidden window).
         self.graph.laid_out.connect(lambda: QTimer.singleShot(1000, self._start_inference))
-        self.properties.navigate.connect(self._navigate)
         self.search.activated.connect(lambda hit: self.graph.reveal(hit.obj, hit.graph))
         QApplication.styleHints().colorSchemeChanged.connect(lambda *_: self.apply_theme(self._theme_choice))
 
@@ -275,21 +298,46 @@ class MainWindow(QMainWindow):
 
     def _set_document(self, model, path) -> None:
         """One Document (+ its QtDocument) owns the model; panels observe it.
-        The canvas comes first: its layout runs in a worker (dot in a child
-        process) while this thread fills the other panels."""
+        The canvas comes first: its layout runs in a worker. The panels that
+        cost nothing to fill take the document now; Properties (the model's
+        form) and Run (a row per input) cost 50-250 ms on a transformer and,
+        filled now, would compete for the interpreter with the layout's
+        worker: they take it once the canvas has painted the model."""
         from onnxstudio.core.document import Document
         from .settings import viewer_state
-        if self.qdoc is not None:
-            self.qdoc.close()
-            self.qdoc.deleteLater()
+        if self._panels_pending is not None:
+            self._fill_panels()             # the previous open never reached the screen
+        shown_before = self.qdoc
+        if shown_before is not None:
+            shown_before.close()
         self.document = Document(model, path)
         self.qdoc = QtDocument(self.document, self)
         self.graph.set_document(self.qdoc, *viewer_state(self.settings.model_state(path)))
-        self.properties.set_document(self.qdoc)
         self.search.set_document(self.qdoc)
         self.edit_actions.set_document(self.qdoc)
-        self.run_ui.set_document(self.qdoc, path)
         self.recovery.set_document(self.qdoc)
+        self._panels_pending = (path, shown_before)
+
+    def _canvas_laid_out(self) -> None:
+        """The first scene of an opened model: paint it now, then fill the panels."""
+        if self._panels_pending is None:
+            return
+        viewport = self.graph.view.viewport()
+        if viewport.isVisible():
+            viewport.repaint()              # on screen before the panels' work
+        self._fill_panels()
+
+    def _fill_panels(self) -> None:
+        """Hand the open document to Properties and Run (after its first paint,
+        or when no paint will come: the layout failed or was cancelled)."""
+        if self._panels_pending is None:
+            return
+        path, shown_before = self._panels_pending
+        self._panels_pending = None
+        self.properties.set_document(self.qdoc)
+        self.run_ui.set_document(self.qdoc, path)
+        if shown_before is not None:        # no panel observes it any more
+            shown_before.deleteLater()
 
     def _start_inference(self) -> None:
         """Inference and the checker start once the first layout is painted:
@@ -309,6 +357,7 @@ class MainWindow(QMainWindow):
 
     def _layout_failed(self, message: str) -> None:
         self._infer_pending = False
+        self._fill_panels()
         self._error(self.tr("Layout failed"), message)
 
     def _inference_finished(self, job) -> None:
@@ -322,7 +371,7 @@ class MainWindow(QMainWindow):
     def busy(self) -> bool:
         """Loading, laying out or inferring (tests and tools wait on this)."""
         return (self._load_job is not None or not self.graph.settled or self._infer_job is not None
-                or self._infer_pending)
+                or self._infer_pending or self._panels_pending is not None)
 
     def _load_failed(self, message: str, job) -> None:
         if job is not self._load_job:
@@ -345,6 +394,7 @@ class MainWindow(QMainWindow):
             self._load_job = None
         self.graph.cancel_layout()
         self._infer_pending = False
+        self._fill_panels()                 # no picture will come for them to wait for
         self._set_busy(None)
 
     def _set_busy(self, message) -> None:
@@ -421,6 +471,7 @@ class MainWindow(QMainWindow):
         if not path:
             return
         rect = self.graph.view.visible_scene_rect() if visible_only else None
+        from .export import export_scene        # loaded when first asked for, not at start
         try:
             export_scene(self.graph.scene, path, rect)
         except (OSError, ValueError) as exc:
@@ -459,6 +510,7 @@ class MainWindow(QMainWindow):
     def shutdown(self) -> None:
         """Stop background jobs before the window goes away: a QThread object
         destroyed while its thread runs aborts the process."""
+        self._panels_pending = None         # closing: no panel needs the document any more
         self.cancel_work()
         self.run_ui.controller.cancel()
         # Every runner (this window's, the canvas's, the run controller's)
@@ -489,6 +541,14 @@ def _style_sheet() -> str:
         return _resource("styles", "app.qss").read_text(encoding="utf-8")
     except OSError:
         return ""
+
+
+def _empty_page():
+    """What the Properties dock shows before its panel is built: the panel's
+    own look without a model (a blank, borderless page)."""
+    page = QTextBrowser()
+    page.setSizePolicy(QSizePolicy.Preferred, QSizePolicy.Preferred)
+    return page
 
 
 def _app_icon():

@@ -80,7 +80,9 @@ def extract_model(model, inputs: Sequence[str], outputs: Sequence[str]):
     # The new model says only what it is: no metadata, training info or
     # unknown fields of the model it was cut from.
     new.metadata_props, new.training_info, new.configuration = {}, [], []
-    new._src, new._present, new._opset_list, new.path = None, frozenset(), None, None
+    new.remember_source(None, frozenset())
+    new.remember_opsets(None)
+    new.path = None
     ng = cl.graph(g, owner=new, nodes=nodes, name=g.name or "extracted")
     new.graph = ng
 
@@ -103,6 +105,6 @@ def extract_model(model, inputs: Sequence[str], outputs: Sequence[str]):
         if id(v) in kept and id(v) not in boundary:
             ng.insert_declaration("value_info", len(ng.value_info), cl.value(v))
     for f in _functions_used(model, nodes):
-        new.functions[f.key] = cl.function(f)
+        new.add_function(cl.function(f))
     cl.finish()
     return new

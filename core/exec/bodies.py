@@ -153,6 +153,11 @@ class BodyRunning:
         self._plans = {id(self.graph): self.plan}
         self._bodies = {}
 
+    @property
+    def keeping_bodies(self) -> bool:
+        """True between keep_bodies() and stop_keeping()."""
+        return self._keep_options is not None
+
     def stop_keeping(self) -> None:
         """Bodies run as usual again (stepping records them its own way);
         `body_values` stays as the last run left it."""
@@ -190,7 +195,7 @@ class BodyRunning:
         return lambda inputs: self._run_graph_kept(graph, inputs, parent)
 
     def _opsets_of(self, graph: Graph) -> dict:
-        root = graph._root()
+        root = graph.root()
         owner = root.owner
         if owner is not None and getattr(owner, "is_function", False):
             merged = dict(self.model.opset_imports)

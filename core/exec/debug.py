@@ -41,14 +41,13 @@ from typing import Callable, Iterable, Optional
 import numpy as np
 
 from ..ir import Graph, Model, Node, Value
-from ..ir.nesting import top_level_node
+from ..ir.nesting import node_reads, top_level_node
 from ..ir.types import TensorType
 from .bodies import copy_outer_values as _copy_outer
 from .errors import Cancelled, ExecError, FeedError
 from .feeds import defaulted_dims, random_value
 from .frame import Frame
 from .kept import DEFAULT_BUDGET, BodyValues
-from .plan import values_read_by as _reads
 from .session import Session
 from .stepping import Stepping, calls_function, is_control_flow, quiet_kinds
 from .tensor_stats import has_nonfinite
@@ -512,7 +511,7 @@ class DebugRun(Stepping):
         top = top_level_node(node, s.graph) if node is not None and node.graph is not None else None
         for i, st in enumerate(s.plan.steps):
             if st.node is top:
-                s._pos = i
+                s.resume_at(i)
                 return
 
     def _absorb(self, s: Session) -> None:
@@ -534,7 +533,7 @@ class DebugRun(Stepping):
     def _absorb_bodies(self, s: Session) -> None:
         """The body values a keeping run recorded, where value_of finds them."""
         kept = s.body_values
-        if s._keep_options is None or kept is None:
+        if not s.keeping_bodies or kept is None:
             return
         s.stop_keeping()
         if self.kept is None:
@@ -613,7 +612,7 @@ class DebugRun(Stepping):
             dirty.update((old, new))
         stale_nodes = set()
         for n in graph.nodes:
-            if n in touched or any(v.name in dirty for v in _reads(n)):
+            if n in touched or any(v.name in dirty for v in node_reads(n)):
                 stale_nodes.add(n)
                 dirty.update(v.name for v in n.outputs if v is not None and v.name)
         fed = {v.name for v in graph.inputs}      # the user's inputs stay whatever was edited

@@ -9,7 +9,7 @@ from typing import Optional
 import numpy as np
 
 from ..ir import Value
-from ..ir.dtypes import DataType, to_numpy_dtype
+from ..ir.dtypes import DataType, is_known, to_numpy_dtype
 from ..ir.types import MapType, OptionalType, SequenceType, TensorType
 from ..proto import onnx_pb2 as pb
 from ..serde import codec
@@ -118,7 +118,7 @@ def random_value(v: Value, rng: np.random.Generator, dims: Optional[dict] = None
     if t.shape is None:
         raise FeedError(f'input "{v.name}": its rank is not declared; give it with --input')
     shape = fill_dims(v.name, t.shape, dims)
-    code = DataType(t.elem_type) if t.elem_type in DataType._value2member_map_ else DataType.UNDEFINED
+    code = DataType(t.elem_type) if is_known(t.elem_type) else DataType.UNDEFINED
     if code == DataType.UNDEFINED:
         raise FeedError(f'input "{v.name}": its element type is not declared; give it with --input')
     refuse_absurd_size(v.name, shape)

@@ -48,7 +48,7 @@ from .fast_steps import compile_step
 from .kernels.activation import softmax_last_axis
 from .kernels.normalization import normalized_rows
 from .plan import NONDETERMINISTIC, Plan, Step
-from .plan import values_read_by as _reads
+from ..ir.nesting import node_reads
 
 _CSE_CONST_MAX = 256     # constant inputs up to this size are compared by value
 # softmax_last_axis is written for these (float16 goes through the kernel);
@@ -79,7 +79,7 @@ def compile_runners(plan: Plan, general, const_value) -> list:
     outputs = set(plan.outputs)
     readers: dict = {}
     for i, s in enumerate(steps):
-        for v in _reads(s.node):
+        for v in node_reads(s.node):
             readers.setdefault(v.name, []).append(i)
     ctx = _Matching(steps, readers, outputs, plan.consts, const_value)
     units: list = []
@@ -115,7 +115,7 @@ def _shape_block(block, steps, readers, outputs, consts, general) -> _Unit:
     """Steps `block` (consecutive shape-static indices) as one unit (shape_blocks.py)."""
     members = [steps[i] for i in block]
     inside = {n for m in members for n in m.outputs if n}
-    reads = [v.name for m in members for v in _reads(m.node) if v.name not in inside]
+    reads = [v.name for m in members for v in node_reads(m.node) if v.name not in inside]
     within = set(block)
     exported = [n for m in members for n in m.outputs
                 if n and (n in outputs or any(k not in within for k in readers.get(n, ())))]
@@ -134,7 +134,7 @@ def _position(u, place) -> int:
 def _unit_reads(u) -> list:
     if isinstance(u, _Unit):
         return u.reads
-    return [v.name for v in _reads(u.node)]
+    return [v.name for v in node_reads(u.node)]
 
 
 def _unit_outputs(u) -> list:

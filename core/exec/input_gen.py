@@ -23,7 +23,7 @@ from typing import Optional
 import numpy as np
 
 from ..ir import Value
-from ..ir.dtypes import DataType, from_numpy_dtype, to_numpy_dtype, type_name
+from ..ir.dtypes import DataType, from_numpy_dtype, is_known, to_numpy_dtype, type_name
 from ..ir.types import OptionalType, SequenceType, TensorType, format_shape
 from .errors import FeedError
 from .feeds import fill_dims, read_array_file, refuse_absurd_size
@@ -129,7 +129,7 @@ def declared_dtype(v: Value) -> np.dtype:
     t = tensor_type(v)
     if t is None or not t.elem_type:
         raise FeedError(f'input "{v.name}": its element type is not declared; give it from a file')
-    if t.elem_type not in DataType._value2member_map_:     # a damaged or newer file
+    if not is_known(t.elem_type):     # a damaged or newer file
         raise FeedError(f'input "{v.name}": element type {t.elem_type} is not one this version knows')
     if t.elem_type == DataType.STRING:
         return np.dtype(object)

@@ -12,7 +12,7 @@ from typing import Iterable, Optional
 
 from ..errors import CoreError
 from ..ir import AttrType, Graph, Model, Node
-from ..ir.nesting import top_level_node
+from ..ir.nesting import node_reads, top_level_node
 from ..ir.tensor import NAMELESS
 from ..opsets import canonical_domain
 from .errors import ExecError
@@ -132,7 +132,7 @@ class Plan:
         self.live_outer_names = _outer_reads(self.live_steps, local)
         # Folded values worth putting into a run's frame: those live steps
         # (or their bodies) read, and requested outputs; with keep, all.
-        self.live_reads = {v.name for st in self.live_steps for v in values_read_by(st.node)} | set(self.outputs)
+        self.live_reads = {v.name for st in self.live_steps for v in node_reads(st.node)} | set(self.outputs)
         if keep:
             self.live_reads.update(name for st in self.steps for name in st.outputs if name)
         self.folded: Optional[dict] = None
@@ -155,8 +155,8 @@ class Plan:
                     continue
                 # A use in a function body or a detached node has no top-level
                 # node (None), which is never chosen: it counts as outside.
-                used_outside = any(id(top_level_node(u, self.graph)) not in chosen for u, _ in v._uses)
-                if used_outside or id(v) in graph_outs or not v._uses:
+                used_outside = any(id(top_level_node(u, self.graph)) not in chosen for u, _ in v.iter_uses())
+                if used_outside or id(v) in graph_outs or not v.has_uses:
                     outs.append(v.name)
         return outs
 
@@ -167,7 +167,7 @@ class Plan:
         names: list[str] = []
         seen = set()
         for n in selected:
-            for v in values_read_by(n):
+            for v in node_reads(n):
                 if v.name in produced or v.name in seen or (v.const is not None and not v.is_graph_input):
                     continue
                 seen.add(v.name)
@@ -227,7 +227,7 @@ class Plan:
     def _plan_frees(self) -> None:
         last: dict[str, int] = {}
         for i, s in enumerate(self.steps):
-            for v in values_read_by(s.node):
+            for v in node_reads(s.node):
                 last[v.name] = i
         keep = set(self.outputs)
         for name, i in last.items():
@@ -239,34 +239,13 @@ class Plan:
                     s.frees.append(name)
 
 
-def values_read_by(node: Node):
-    """Values a node reads, including those its subgraphs capture from outside."""
-    for v in node.inputs:
-        if v is not None:
-            yield v
-    for _, sub in node.subgraphs():
-        for g in sub.walk():
-            for n in g._nodes:
-                for v in n.inputs:
-                    if v is not None and v.graph is not None and not _inside(v.graph, sub):
-                        yield v
-
-
 def _outer_reads(steps: list, local: set) -> list[str]:
     names: dict = {}
     for st in steps:
-        for v in values_read_by(st.node):
+        for v in node_reads(st.node):
             if v.name and v.name not in local:
                 names[v.name] = None
     return list(names)
-
-
-def _inside(g: Graph, root: Graph) -> bool:
-    while g is not None:
-        if g is root:
-            return True
-        g = g.parent_graph
-    return False
 
 
 def _in_order(graph: Graph, nodes: Iterable) -> list[Node]:
@@ -292,7 +271,7 @@ def _needed(selected: list[Node], outputs: set) -> list[Node]:
     for n in reversed(selected):
         if any(v is not None and v.name in need for v in n.outputs):
             keep.append(n)
-            need.update(v.name for v in values_read_by(n))
+            need.update(v.name for v in node_reads(n))
     return keep[::-1]
 
 
@@ -301,7 +280,7 @@ def nodes_between(graph: Graph, sources: list[str], targets: list[str]) -> list[
     forward = set(sources)
     reach = set()
     for n in graph.nodes:
-        if any(v.name in forward for v in values_read_by(n)):
+        if any(v.name in forward for v in node_reads(n)):
             reach.add(id(n))
             forward.update(v.name for v in n.outputs if v is not None)
     backward = set(targets)
@@ -310,6 +289,6 @@ def nodes_between(graph: Graph, sources: list[str], targets: list[str]) -> list[
         if any(v is not None and v.name in backward for v in n.outputs):
             if id(n) in reach:
                 out.append(n)
-            backward.update(v.name for v in values_read_by(n))
+            backward.update(v.name for v in node_reads(n))
     return out[::-1]
 

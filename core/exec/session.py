@@ -97,6 +97,11 @@ class Session(BodyRunning):
         """Index of the next step to run."""
         return self._pos
 
+    def resume_at(self, index: int) -> None:
+        """Make step `index` the next to run: after a failed run, the step
+        that failed, which stepping then retries."""
+        self._pos = index
+
     @property
     def values(self) -> dict:
         """Every value computed so far and still held (all of them with keep=True)."""

@@ -6,7 +6,7 @@ from typing import Optional
 import numpy as np
 
 from ..ir import Tensor, Value
-from ..ir.dtypes import DataType, from_numpy_dtype, to_numpy_dtype, type_name
+from ..ir.dtypes import DataType, from_numpy_dtype, is_known, to_numpy_dtype, type_name
 from ..ir.tensor import SparseTensor
 from ..ir.types import MapType, OptionalType, SequenceType, TensorType, format_shape
 from .errors import FeedError
@@ -80,7 +80,7 @@ def check_feed(v: Value, value, dims: dict) -> None:
         if not isinstance(value, np.ndarray):
             raise FeedError(f"{where}: expected a tensor {_expected(t)}, got {describe(value)}")
         if t.elem_type:
-            want = DataType(t.elem_type) if t.elem_type in DataType._value2member_map_ else None
+            want = DataType(t.elem_type) if is_known(t.elem_type) else None
             got = DataType.STRING if value.dtype == object else _safe_code(value.dtype)
             if want is not None and got != want:
                 raise FeedError(f"{where}: expected {_expected(t)}, got {describe(value)}")

@@ -7,6 +7,8 @@ main-graph node above it, or to the calls of the function it belongs to.
 """
 from __future__ import annotations
 
+from ..ir.nesting import holder_in
+
 
 def affected(model, changes) -> tuple[set, set, list]:
     """(main-graph nodes to infer again, values whose declaration or data
@@ -57,15 +59,10 @@ def _calls_of(keys: set, main) -> set:
 
 def holder_in_main(graph, main):
     """(the main-graph node holding `graph`, None), or (None, function key)
-    for a function body, or (None, None) for a graph no longer attached."""
-    node = None
-    while graph is not main:
-        holder = graph.parent_node
-        if holder is None:
-            owner = graph.owner
-            return None, (owner.key if getattr(owner, "is_function", False) else None)
-        node = holder
-        graph = holder.graph
-        if graph is None:
-            return None, None
-    return node, None
+    for a function body, or (None, None) for the main graph itself or a
+    graph no longer attached."""
+    holder = holder_in(graph, main)
+    if holder is not None:
+        return holder, None
+    owner = graph.root().owner
+    return None, (owner.key if getattr(owner, "is_function", False) else None)

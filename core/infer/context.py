@@ -107,6 +107,12 @@ class NodeContext:
     def const(self, i: int) -> Optional[np.ndarray]:
         return self._consts.get(i)
 
+    @property
+    def knows_values(self) -> bool:
+        """True when any input's data or dims are known (a constant or a
+        symbolic shape), i.e. `const` or `sym` may answer."""
+        return bool(self._syms or self._consts)
+
     def sym(self, i: int) -> Optional[tuple]:
         """Entries of a small integer input as dims (ints, symbols or None)."""
         s = self._syms.get(i)

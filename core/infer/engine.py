@@ -74,7 +74,7 @@ class Inference:
         self._const_checked.clear()
         self.contradictions.clear()
         self.fresh.avoid(*declared_names(self.model.graph))
-        self._functions = self.model.functions
+        self._functions = self.model.functions.snapshot()   # a dict: looked up per node
         # The walk allocates many small short-lived objects but no reference
         # cycles; pausing the cyclic collector (which would otherwise traverse
         # the whole IR again and again) halves the time on large models.
@@ -159,11 +159,11 @@ class Inference:
         where a node's outputs come out as before. Returns the changed Values.
         """
         main = self.model.graph
-        # Nothing moves nodes during an update: index them once. The node to
-        # infer next is always the first pending one in graph order (a valid
-        # graph is in topological order), found with a scan in C.
-        main._refresh_indices()
-        order = main._nodes
+        # Nothing moves nodes during an update, so `Node.index` stays a cheap
+        # read. The node to infer next is always the first pending one in
+        # graph order (a valid graph is in topological order), found with a
+        # scan in C.
+        order = main.nodes
         pending = bytearray(len(order))
         cursor = len(order)             # no pending node before it
         # Value -> its type before this update, for the changed ones (a
@@ -176,7 +176,7 @@ class Inference:
             top = node if node.graph is main else top_level_node(node, main)
             if top is None:
                 raise _FullRerun
-            i = top._index
+            i = top.index
             if not pending[i]:
                 pending[i] = 1
                 if i < cursor:
@@ -216,7 +216,7 @@ class Inference:
             # one could feed changes around forever, so past that, start over.
             budget = len(order) + 1
             opsets = self.model.opset_imports
-            self._functions = self.model.functions
+            self._functions = self.model.functions.snapshot()   # a dict: looked up per node
             moved: list = []            # (output, its type before) whose result changed
             while True:
                 i = pending.find(1, cursor)
@@ -232,11 +232,11 @@ class Inference:
                 for v, old_type in moved:
                     if v not in previous:
                         previous[v] = old_type
-                    for user, _ in v._uses:     # (read only: no copy)
+                    for user, _ in v.iter_uses():
                         # push(user), written out for the main graph: this
                         # loop runs once per use of every moved value
                         if user.graph is main:
-                            j = user._index
+                            j = user.index
                             if not pending[j]:
                                 pending[j] = 1
                                 if j < cursor:
@@ -377,7 +377,7 @@ class Inference:
         types, consts, syms = [], {}, {}
         all_const = True
         known_types, known_consts, known_syms = self.types, self.consts, self.syms
-        inputs = tuple(node._inputs)
+        inputs = node.inputs
         for i, v in enumerate(inputs):
             if v is None:
                 types.append(None)
@@ -407,7 +407,7 @@ class Inference:
         if functions is None:
             functions = self.model.functions
         function = functions.get((node.domain, op_type, node.overload)) if functions else None
-        outputs = node._outputs
+        outputs = node.outputs
         n_outputs = len(outputs)
         ctx = NodeContext(op_type, domain, opset, attrs, types, n_outputs,
                           consts, syms, node, self, inputs)

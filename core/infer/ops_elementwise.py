@@ -97,7 +97,7 @@ def broadcast_same_type(ctx):
             if shape is not sa and shape is not None and None in shape:
                 broadcast_conflict(ctx, (0, 1))
             elem = a.elem_type if ctx.op_type == "Pow" else (a.elem_type or b.elem_type)
-            if elem in _SHAPE_INTS and (ctx._syms or ctx._consts):
+            if elem in _SHAPE_INTS and ctx.knows_values:
                 fn = _SYM_ARITH.get(ctx.op_type)
                 if fn is not None:
                     _symbolic_arith(ctx, fn)

@@ -13,6 +13,7 @@ from __future__ import annotations
 from typing import Iterable, Optional
 
 from .. import gc_policy
+from .declarations import FunctionTable
 from .graph import AttrType, Graph, Node, Value
 from .tensor import SparseTensor
 
@@ -28,8 +29,9 @@ def clone_model(model, value_map: Optional[dict] = None):
     # collector on, its passes rescan them again and again (as when loading).
     with gc_policy.paused():
         new = cl.model_shell(model)
-        new._graph = cl.graph(model.graph, owner=new)
-        new._functions = {key: cl.function(f) for key, f in model.functions.items()}
+        new._main_graph = cl.graph(model.graph, owner=new)
+        for f in model.functions.values():
+            new._functions._add(cl.function(f))
         cl.finish()
     if value_map is not None:
         value_map.update(cl.values)
@@ -116,6 +118,7 @@ class Cloner:
                 new.add_initializer_as_read(self.value(v))
         chosen = g.nodes if whole else nodes
         new._nodes = [self.node(n, new) for n in chosen]
+        new._nodes_tuple = None
         new._indices_dirty = True
         # The value table: this graph's entries whose values were copied,
         # in the original's order (a repeated name keeps the same winner).
@@ -153,8 +156,9 @@ class Cloner:
         new.configuration = list(model.configuration)
         if model._opset_list is not None:
             new._opset_list = list(model._opset_list)
-        new._graph = Graph(model.graph.name, owner=new)
-        new._functions = {}
+        new._opset_present = list(model._opset_present)
+        new._main_graph = Graph(model.graph.name, owner=new)
+        new._functions = FunctionTable()
         return new
 
     # -- the end ---------------------------------------------------------------------

@@ -1,5 +1,7 @@
 """The containers a Graph keeps its inputs, outputs, value_info and
-initializers in.
+initializers in, and the one a Model keeps its local functions in
+(`FunctionTable`, changed through `Model.add_function` and
+`Model.remove_function`).
 
 Read them like the list or dict they stand for: iterate, `len`, index,
 `in` (O(1): by identity for a Value in a declaration list, by name for an
@@ -120,9 +122,10 @@ class DeclarationList(Sequence):
         self._overrides[index] = override
 
 
-class InitializerTable(Mapping):
-    """A graph's dense or sparse initializers by name, in file order: reads
-    like a dict (keys are names, `in` tests a name)."""
+class KeyedTable(Mapping):
+    """A read-only mapping in insertion order over a dict the owning IR
+    object changes through its own methods (the subclasses' underscored
+    tools)."""
     __slots__ = ("_table",)
 
     def __init__(self):
@@ -131,17 +134,17 @@ class InitializerTable(Mapping):
     def __len__(self) -> int:
         return len(self._table)
 
-    def __iter__(self) -> Iterator[str]:
+    def __iter__(self) -> Iterator:
         return iter(self._table)
 
-    def __contains__(self, name) -> bool:
-        return name in self._table
+    def __contains__(self, key) -> bool:
+        return key in self._table
 
-    def __getitem__(self, name: str):
-        return self._table[name]
+    def __getitem__(self, key):
+        return self._table[key]
 
-    def get(self, name: str, default=None):
-        return self._table.get(name, default)
+    def get(self, key, default=None):
+        return self._table.get(key, default)
 
     def keys(self):
         return self._table.keys()
@@ -152,16 +155,22 @@ class InitializerTable(Mapping):
     def items(self):
         return self._table.items()
 
-    def position(self, name: str) -> int:
-        """Where `name` is in file order; ValueError when absent."""
-        return list(self._table).index(name)
-
     def __eq__(self, other) -> bool:
-        if isinstance(other, InitializerTable):
+        if isinstance(other, KeyedTable):
             other = other._table
         return isinstance(other, dict) and other == self._table
 
-    __hash__ = None
+    __hash__ = None   # compared by content, like the dict it stands for
+
+
+class InitializerTable(KeyedTable):
+    """A graph's dense or sparse initializers by name, in file order: reads
+    like a dict (keys are names, `in` tests a name)."""
+    __slots__ = ()
+
+    def position(self, name: str) -> int:
+        """Where `name` is in file order; ValueError when absent."""
+        return list(self._table).index(name)
 
     def __repr__(self) -> str:
         return f"initializers{list(self._table)}"
@@ -182,3 +191,27 @@ class InitializerTable(Mapping):
     def _rename(self, old: str, new: str) -> None:
         """Key `old` becomes `new`, in the same place."""
         self._table = {new if k == old else k: v for k, v in self._table.items()}
+
+
+class FunctionTable(KeyedTable):
+    """A model's local functions by key (domain, name, overload), in file
+    order: reads like a dict. Changed only through the Model's
+    `add_function`, `remove_function` and (serde's reader)
+    `add_function_as_read`."""
+    __slots__ = ()
+
+    def snapshot(self) -> dict:
+        """A plain dict of the table as it is now, for loops that look a
+        key up per node (a dict's lookup costs less than a method call)."""
+        return dict(self._table)
+
+    def __repr__(self) -> str:
+        return f"functions{list(self._table)}"
+
+    # -- model.py's tools ---------------------------------------------------------
+
+    def _add(self, function) -> None:
+        self._table[function.key] = function
+
+    def _remove(self, key):
+        return self._table.pop(key)

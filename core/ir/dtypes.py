@@ -144,10 +144,16 @@ def from_type_name(name: str) -> DataType:
     return _BY_SCHEMA_NAME[name]
 
 
+def is_known(code: int) -> bool:
+    """True when `code` is an element type this version knows (UNDEFINED
+    included); a damaged or newer file may hold others."""
+    return code in DataType._value2member_map_
+
+
 def itemsize_bits(code: int) -> int:
     """Storage bits per element (strings, and undefined or unknown types of
     a damaged or newer file: 0)."""
-    if code not in DataType._value2member_map_ or code == DataType.UNDEFINED:
+    if not is_known(code) or code == DataType.UNDEFINED:
         return 0
     code = DataType(code)
     if code in SUB_BYTE_BITS:

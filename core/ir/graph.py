@@ -21,6 +21,7 @@ import itertools
 from typing import TYPE_CHECKING, Iterable, Iterator, Optional, Sequence
 
 from .declarations import KINDS, DeclarationList, InitializerTable
+from .text import as_text
 
 if TYPE_CHECKING:  # pragma: no cover
     from .tensor import SparseTensor, Tensor
@@ -46,6 +47,7 @@ class AttrType(enum.IntEnum):
 
 
 _ATTR_TYPES = {int(t): t for t in AttrType}
+_new_object = object.__new__
 
 
 class IRError(ValueError):
@@ -55,6 +57,35 @@ class IRError(ValueError):
 # The value of an Attr not decoded from its source message yet. Public because
 # serde builds Attrs without __init__ (once per attribute of every node).
 NOT_DECODED = object()
+
+
+_NOTHING_PRESENT = frozenset()
+
+
+class KeepsSource:
+    """What an IR object remembers of the file it was read from: the source
+    message (so a save carries over fields our schema does not know) and,
+    where presence matters, which scalar fields the file set explicitly
+    (proto2 presence is part of a message's equality). Serde's reader
+    records them with `remember_source`; nothing else changes them."""
+    __slots__ = ()
+
+    @property
+    def source(self):
+        """The message read from the file, or None (built in memory)."""
+        return self._src
+
+    @property
+    def present_fields(self) -> frozenset:
+        """Names of the scalar fields the file set explicitly, even to ""."""
+        return getattr(self, "_present", _NOTHING_PRESENT)
+
+    def remember_source(self, source, present: Optional[frozenset] = None) -> None:
+        """Serde's reader: `source` is the message this object was read from;
+        `present` the scalar fields it set explicitly."""
+        self._src = source
+        if present is not None:
+            self._present = present
 
 
 class Attr:
@@ -70,6 +101,23 @@ class Attr:
         self.doc_string = doc_string
         self._proto = _proto      # source message while unedited (lossless save)
         self._decode = _decode    # callable(proto) -> value, for lazy decoding
+
+    @classmethod
+    def as_read(cls, name: str, type: int, source, decode, value=NOT_DECODED, *,  # noqa: A002
+                ref_attr_name: str = "", doc_string: str = "") -> "Attr":
+        """Serde's reader: an attribute read from `source`, its value decoded
+        by `decode(source)` on first access unless given (a body is built
+        at once: its nodes take part in outer values' use lists)."""
+        at = _new_object(cls)       # without __init__: once per attribute of every node
+        at.name, at._type, at._value = name, type, value
+        at.ref_attr_name, at.doc_string = ref_attr_name, doc_string
+        at._proto, at._decode = source, decode
+        return at
+
+    @property
+    def source(self):
+        """The message read from the file while the attribute is unedited, else None."""
+        return self._proto
 
     @property
     def type(self) -> int:
@@ -100,7 +148,7 @@ class Attr:
         return f"Attr({self.name!r}, {getattr(self.type, 'name', self._type)}, {self.value!r})"
 
 
-class Value:
+class Value(KeepsSource):
     """A named value: graph input, initializer, or output of one node."""
     __slots__ = ("name", "type", "producer", "_uses", "graph", "const", "doc_string",
                  "metadata_props", "_src", "__weakref__")
@@ -119,6 +167,16 @@ class Value:
     @property
     def uses(self) -> list[tuple["Node", int]]:
         return list(self._uses)
+
+    @property
+    def has_uses(self) -> bool:
+        """True when any node (inside a body too) reads this value."""
+        return bool(self._uses)
+
+    def iter_uses(self) -> Iterator[tuple["Node", int]]:
+        """The (node, input index) pairs of `uses` without a copy, for hot
+        loops that only read: do not change the graph while iterating."""
+        return iter(self._uses)
 
     @property
     def consumers(self) -> list["Node"]:
@@ -177,7 +235,7 @@ class Value:
         return f"Value({self.name!r}, {self.type})" if self.type is not None else f"Value({self.name!r})"
 
 
-class Node:
+class Node(KeepsSource):
     """One operator call. Create it detached, then add it with a Graph mutator."""
     __slots__ = ("op_type", "domain", "name", "overload", "_inputs", "_outputs", "attributes",
                  "graph", "doc_string", "metadata_props", "device_configurations", "_src",
@@ -229,9 +287,12 @@ class Node:
 
     @property
     def index(self) -> int:
-        if self.graph is None:
+        """Position in graph.nodes (-1 when detached), kept current lazily."""
+        g = self.graph
+        if g is None:
             return -1
-        self.graph._refresh_indices()
+        if g._indices_dirty:
+            g._refresh_indices()
         return self._index
 
     @property
@@ -326,7 +387,7 @@ class Node:
         return f"Node({self.display_name}: ({ins}) -> ({outs}))"
 
 
-class Graph:
+class Graph(KeepsSource):
     """A list of nodes in topological order with its inputs, outputs and constants."""
 
     def __init__(self, name: str = "", *, owner=None, parent_node: Optional[Node] = None,
@@ -344,6 +405,7 @@ class Graph:
         self.parent_node = parent_node      # the node whose attribute holds this body
         self.attr_name = attr_name
         self._nodes: list[Node] = []
+        self._nodes_tuple: Optional[tuple] = None   # what `nodes` returns until the list changes
         self._values: dict[str, Value] = {}
         self._indices_dirty = False
         self._src = None   # message read from the file (for unknown fields)
@@ -394,8 +456,14 @@ class Graph:
     # -- structure -----------------------------------------------------------------------
 
     @property
-    def nodes(self) -> Sequence[Node]:
-        return _NodeView(self._nodes)
+    def nodes(self) -> tuple[Node, ...]:
+        """The nodes in order: a tuple made once per change of the node list
+        (so reading it in a loop costs no copy, and it stays as it was when
+        the graph changes while someone iterates it)."""
+        t = self._nodes_tuple
+        if t is None:
+            t = self._nodes_tuple = tuple(self._nodes)
+        return t
 
     @property
     def parent_graph(self) -> Optional["Graph"]:
@@ -459,11 +527,11 @@ class Graph:
     def value_name_in_use(self, name: str) -> bool:
         """True when a value of the enclosing top-level graph (or any graph
         below it) is called `name`."""
-        return any(name in g._values for g in self._root().walk())
+        return any(name in g._values for g in self.root().walk())
 
     def unique_name(self, base: str) -> str:
         """A value/node name not used anywhere in the enclosing top-level graph."""
-        graphs = list(self._root().walk())
+        graphs = list(self.root().walk())
         node_names = None
 
         def taken(name: str) -> bool:
@@ -481,7 +549,8 @@ class Graph:
                 return cand
         raise AssertionError("unreachable")
 
-    def _root(self) -> "Graph":
+    def root(self) -> "Graph":
+        """The top-level graph (a model's or function's) this graph is in."""
         g = self
         while g.parent_graph is not None:
             g = g.parent_graph
@@ -521,6 +590,70 @@ class Graph:
     # A file may break the invariants the mutators keep (a repeated name, an
     # entry declared twice): the reader keeps what it read, so the checker
     # can name it and the model saves as it was. Nothing else calls these.
+
+    def define_as_read(self, value: Value) -> Value:
+        """Enter `value` in the value table unless its name is there already
+        (a repeated definition stays out of it: the checker names it);
+        returns the value the name now stands for."""
+        return self._values.setdefault(value.name, value)
+
+    def resolve_as_read(self, name: str) -> Value:
+        """The value `name` stands for here (lexical scope), or a new
+        undefined one entered in this graph's table (the checker names it)."""
+        v = self.lookup(name)
+        if v is None:
+            v = self._values.get(name)
+        if v is None:
+            v = self._values[name] = Value(name, graph=self)
+        return v
+
+    def append_as_read(self, node: Node, input_names, output_names, source, present: frozenset) -> None:
+        """Append `node` (built without __init__, its fields set by the
+        reader; attributes next) as the file has it, unchecked: reading the
+        values `input_names` stand for ("" an omitted input; bytes taken as
+        UTF-8), producing new values named `output_names` (a name defined
+        already gets a Value of its own, left out of the table: the
+        checker names the repeat), read from message `source` with the
+        scalar fields `present`. Runs once per node of a file: the loops
+        are written out."""
+        values = self._values
+        ins = []
+        for j, name in enumerate(input_names):
+            if not name:
+                ins.append(None)
+                continue
+            if name.__class__ is bytes:
+                name = as_text(name)
+            v = values.get(name)
+            if v is None:
+                v = self.resolve_as_read(name)
+            v._uses.append((node, j))
+            ins.append(v)
+        outs = []
+        for name in output_names:
+            if not name:
+                outs.append(None)
+                continue
+            if name.__class__ is bytes:
+                name = as_text(name)
+            v = values.get(name)
+            if v is None or v.producer is not None or v.const is not None or \
+                    (v.graph is self and v in self._inputs):
+                nv = Value(name, graph=self)
+                if v is None:
+                    values[name] = nv
+                v = nv
+            v.producer = node       # now: a name the node repeats gets a Value of its own
+            outs.append(v)
+        nodes = self._nodes
+        node.graph = self
+        node._index = len(nodes)
+        node._inputs = ins
+        node._outputs = outs
+        node._src = source
+        node._present = present
+        nodes.append(node)
+        self._nodes_tuple = None
 
     def declare_as_read(self, kind: str, value: Value, override=None) -> None:
         """Append a declaration as read, unchecked; the caller has put the
@@ -617,6 +750,7 @@ class Graph:
                         raise IRError(f"output {v.name!r} of {node.display_name} is used by "
                                       f"{user.display_name}, which would come earlier")
         self._nodes.insert(pos, node)
+        self._nodes_tuple = None
         node.graph = self
         for v in node._outputs:
             if v is not None:
@@ -662,6 +796,7 @@ class Graph:
             detach_bodies(node, a)
         self._refresh_indices()
         del self._nodes[node._index]
+        self._nodes_tuple = None
         for v in node._outputs:
             if v is not None and self._values.get(v.name) is v and not v._uses and not v.is_graph_output:
                 del self._values[v.name]
@@ -711,6 +846,7 @@ class Graph:
         if sorted(order) != list(range(len(self._nodes))):
             raise IRError(f"{self.path}: {list(order)} is not an order of {len(self._nodes)} nodes")
         self._nodes[:] = [self._nodes[i] for i in order]
+        self._nodes_tuple = None
         self._indices_dirty = True
 
     # -- declarations: graph inputs, outputs, value_info ---------------------------------------
@@ -870,20 +1006,3 @@ def attach_bodies(node, attr) -> None:
 
 def _users(v: Value) -> str:
     return ", ".join(n.display_name for n in v.consumers) or "the graph outputs"
-
-
-class _NodeView(Sequence):
-    """Read-only view of a graph's node list (mutate through the Graph)."""
-    __slots__ = ("_nodes",)
-
-    def __init__(self, nodes: list):
-        self._nodes = nodes
-
-    def __len__(self) -> int:
-        return len(self._nodes)
-
-    def __getitem__(self, i):
-        return self._nodes[i]
-
-    def __iter__(self):
-        return iter(list(self._nodes))

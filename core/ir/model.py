@@ -7,10 +7,33 @@ from typing import Iterator, Optional
 from .. import gc_policy
 from ..opsets import imported_version
 from .clone import clone_model
-from .graph import Attr, Graph, Node
+from .declarations import FunctionTable
+from .graph import Attr, Graph, IRError, KeepsSource, Node
 
 
-class Function:
+class RemembersOpsets:
+    """The opset imports exactly as the file listed them (repeats and order
+    kept) beside the resolved `opset_imports`, for checking and a lossless
+    save. Serde's reader records them with `remember_opsets`."""
+
+    @property
+    def opsets_as_read(self) -> Optional[list[tuple[str, int]]]:
+        """(domain, version) as the file listed them; None when not read from one."""
+        return self._opset_list
+
+    @property
+    def opset_presence(self) -> list[frozenset]:
+        """Per entry of `opsets_as_read`: the fields the file set explicitly."""
+        return self._opset_present
+
+    def remember_opsets(self, as_read: Optional[list[tuple[str, int]]],
+                        presence: Optional[list[frozenset]] = None) -> None:
+        """Serde's reader (or a copy that forgets its file, with None)."""
+        self._opset_list = as_read
+        self._opset_present = presence or []
+
+
+class Function(KeepsSource, RemembersOpsets):
     """A model-local function. Its body is a Graph whose inputs and outputs
     carry the formal parameter names (they have no types in the file)."""
     is_function = True
@@ -26,7 +49,9 @@ class Function:
         self.metadata_props: dict[str, str] = {}
         self.graph = Graph(name, owner=self)
         self._opset_list: list[tuple[str, int]] = []
+        self._opset_present: list[frozenset] = []
         self._src = None   # message read from the file (for unknown fields)
+        self._present: frozenset = frozenset()
 
     @property
     def key(self) -> tuple[str, str, str]:
@@ -44,7 +69,7 @@ class Function:
         return f"Function({self.domain}::{self.name}{':' + self.overload if self.overload else ''})"
 
 
-class Model:
+class Model(KeepsSource, RemembersOpsets):
     def __init__(self, graph: Optional[Graph] = None, *, ir_version: int = 10,
                  opset_imports: Optional[dict[str, int]] = None):
         self.ir_version = ir_version
@@ -58,18 +83,35 @@ class Model:
         # The graph and functions may be built on first use (see serde.convert):
         # opening a file then costs little more than parsing it.
         self._pending = None
-        self._graph = graph if graph is not None else Graph("main_graph")
-        self._graph.owner = self
-        self._functions: dict[tuple[str, str, str], Function] = {}
+        self._main_graph = graph if graph is not None else Graph("main_graph")
+        self._main_graph.owner = self
+        self._functions = FunctionTable()
         self.training_info: list = []      # TrainingInfoProto messages, kept as read
         self.configuration: list = []      # DeviceConfigurationProto messages
         self.path: Optional[pathlib.Path] = None
         # Exactly as in the file (duplicates and order included), for checking
         # and lossless saving; `opset_imports` is the resolved view.
         self._opset_list: Optional[list[tuple[str, int]]] = None
+        self._opset_present: list[frozenset] = []
         self._present: frozenset = frozenset()   # scalar fields present in the file
         self._src = None   # message read from the file (for unknown fields)
-        self._external_files: dict = {}       # location -> mapped file (serde)
+        self._external_files = None   # serde's mapped external data files, shared with clones
+
+    def build_on_first_use(self, build) -> None:
+        """Serde's reader: `build(model)` makes the graph and functions the
+        first time either is read (opening then costs little more than
+        parsing the file)."""
+        self._pending = build
+
+    @property
+    def external_files(self):
+        """The external data files the weights are mapped from (serde's
+        MappedFiles), or None."""
+        return self._external_files
+
+    def attach_external_files(self, files) -> None:
+        """Serde's loader: the files this model's external weights live in."""
+        self._external_files = files
 
     def _materialize(self) -> None:
         build, self._pending = self._pending, None
@@ -83,20 +125,41 @@ class Model:
     def graph(self) -> Graph:
         if self._pending is not None:
             self._materialize()
-        return self._graph
+        return self._main_graph
 
     @graph.setter
     def graph(self, g: Graph) -> None:
         if self._pending is not None:
             self._materialize()
-        self._graph = g
+        self._main_graph = g
         g.owner = self
 
     @property
-    def functions(self) -> dict[tuple[str, str, str], Function]:
+    def functions(self) -> FunctionTable:
+        """Local functions by (domain, name, overload): a read-only mapping,
+        changed through add_function / remove_function."""
         if self._pending is not None:
             self._materialize()
         return self._functions
+
+    def add_function(self, function: Function) -> Function:
+        """Add a model-local function; refused when its key is taken."""
+        if function.key in self.functions:
+            raise IRError(f"the model already has a function {function.key}")
+        self._functions._add(function)
+        return function
+
+    def remove_function(self, key: tuple[str, str, str]) -> Function:
+        """Take the function `key` out of the model; returns it."""
+        if key not in self.functions:
+            raise IRError(f"the model has no function {key}")
+        return self._functions._remove(key)
+
+    def add_function_as_read(self, function: Function) -> None:
+        """Serde's reader: a function as read; a key the file repeats keeps
+        the first function (unchecked: the checker names the repeat)."""
+        if function.key not in self._functions:
+            self._functions._add(function)
 
     def clone(self, value_map: Optional[dict] = None) -> "Model":
         """A copy to change freely: its own graphs, nodes, values, attributes,

@@ -14,7 +14,7 @@ import numpy as np
 
 from ..proto import onnx_pb2 as pb
 from ..serde import codec
-from .dtypes import DataType, itemsize_bits
+from .dtypes import DataType, is_known, itemsize_bits
 
 
 @dataclass(frozen=True)
@@ -43,7 +43,7 @@ class Tensor:
         self._array: Optional[np.ndarray] = None
         self.external = external
         self._reader = reader
-        self._dtype = DataType(proto.data_type) if proto.data_type in DataType._value2member_map_ else proto.data_type
+        self._dtype = DataType(proto.data_type) if is_known(proto.data_type) else proto.data_type
         self._shape = tuple(proto.dims)
         self._name = proto.name
 

@@ -127,9 +127,6 @@ def acyclic_edges(ids, edges):
 
 
 def longest_path_ranks(ids, forward, first, last):
-    preds = defaultdict(list)
-    for s, t in forward:
-        preds[t].append(s)
     indeg = {i: 0 for i in ids}
     outs = defaultdict(list)
     for s, t in forward:
@@ -137,10 +134,15 @@ def longest_path_ranks(ids, forward, first, last):
         outs[s].append(t)
     queue = [i for i in ids if indeg[i] == 0]
     rank = {}
+    # Each node's rank is pushed to its successors as it is settled (one
+    # more than its deepest predecessor): no predecessor lists to walk.
+    reach: dict = {}
     while queue:
         n = queue.pop()
-        rank[n] = max((rank[p] + 1 for p in preds[n]), default=0)
+        r = rank[n] = reach.get(n, 0)
         for t in outs[n]:
+            if reach.get(t, 0) < r + 1:
+                reach[t] = r + 1
             indeg[t] -= 1
             if indeg[t] == 0:
                 queue.append(t)

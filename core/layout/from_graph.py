@@ -111,6 +111,7 @@ class _Builder:
         self.old_boxes: dict[int, ViewNode] = {}     # id(ir.Node) -> its op box in the previous view
         self.old_sizes: dict[str, tuple] = {}       # previous box id -> (width, height)
         self.old_titles: dict = {}                  # open group path -> (node count, title width)
+        self.old_groups: dict = {}                  # closed group path -> (label, (width, height))
         self.stale: set = set()
 
     def reuse_from(self, previous: GraphView, stale: set) -> None:
@@ -119,6 +120,8 @@ class _Builder:
         self.old_sizes = {n.id: (n.width, n.height) for n in previous.request.nodes}
         widths = previous.request.group_min_width
         self.old_titles = {p: (g.node_count, widths[p]) for p, g in previous.groups.items() if p in widths}
+        self.old_groups = {vn.group: (vn.label, self.old_sizes[vn.id]) for vn in previous.nodes.values()
+                           if vn.group is not None and vn.id in self.old_sizes}
 
     def build(self, expanded, rankdir: str, budget: int, previous=None) -> GraphView:
         hidden = self._find_constants()
@@ -135,15 +138,19 @@ class _Builder:
                 box_id = f"input:{i}:{v.name}"
                 self._add_box(box_id, ViewNode(box_id, io_label(INPUT, v), value=v), ())
                 self.box_of_value[id(v)] = box_id
+        closed_of: dict = {}        # per distinct path: thousands, not one per node
         for n, path in zip(shown, paths):
-            closed = visible_box(path, expanded)
+            closed = closed_of.get(path, False)
+            if closed is False:
+                closed = closed_of[path] = visible_box(path, expanded)
             if closed is None:
                 self._add_op_box(n, path)
             else:
-                self.box_of_node[id(n)] = self._closed_group_box(closed, groups[closed])
+                box_id = self.group_box.get(closed)
+                self.box_of_node[id(n)] = box_id if box_id is not None else \
+                    self._closed_group_box(closed, groups[closed])
         self._map_hidden_constants(hidden)
-        for n in shown:
-            self._connect_inputs(n)
+        self._connect_all(shown)
         for i, v in enumerate(self.graph.outputs):
             box_id = f"output:{i}:{v.name}"
             note = "constant" if v.const is not None else ""
@@ -276,7 +283,14 @@ class _Builder:
             # Merged scope names may contain "/": keep ids unique regardless.
             box_id = self.group_box[closed] = _fresh("group:" + "/".join(closed), self.view_nodes)
             label = group_label(closed, info.op_counts, info.node_count)
-            self._add_box(box_id, ViewNode(box_id, label, group=closed), closed[:-1])
+            old = self.old_groups.get(closed)
+            if old is not None and old[0] == label:
+                # The same text as before: its measured size too (measuring
+                # a few hundred closed groups after every edit added up).
+                self.view_nodes[box_id] = ViewNode(box_id, old[0], group=closed)
+                self.request_nodes.append(LayoutNode(box_id, old[1][0], old[1][1], tuple(closed[:-1])))
+            else:
+                self._add_box(box_id, ViewNode(box_id, label, group=closed), closed[:-1])
         return box_id
 
     # -- arrows -------------------------------------------------------------------------
@@ -304,11 +318,37 @@ class _Builder:
         self.view_edges[edge_id] = ViewEdge(edge_id, src, target, v)
         self.request_edges.append(LayoutEdge(edge_id, src, target))
 
-    def _connect_inputs(self, n) -> None:
-        target = self.box_of_node[id(n)]
-        for v in n.inputs:
-            if v is not None and not self.foldable(v):
-                self._connect(v, target)
+    def _connect_all(self, shown) -> None:
+        """The arrows into every shown node, in node order: _connect() with
+        foldable() and _source_box() written out for the common case (10k
+        nodes, most of whose inputs stay inside one closed group)."""
+        box_of_node, box_of_value, seen = self.box_of_node, self.box_of_value, self.seen_pairs
+        outputs, constant_like = self.graph_outputs, self.constant_like
+        for n in shown:
+            target = box_of_node[id(n)]
+            for v in n.inputs:
+                if v is None:
+                    continue
+                vid = id(v)
+                producer = v.producer
+                if vid not in outputs and (v.const is not None or (
+                        producer is not None and id(producer) in constant_like)):
+                    continue        # folded into the box
+                src = box_of_value.get(vid)
+                if src is None:
+                    src = box_of_node.get(id(producer)) if producer is not None else None
+                    if src is None:
+                        src = self._source_box(v)
+                if src == target or (src, target, vid) in seen:
+                    continue        # inside one closed group, or the same value twice
+                seen.add((src, target, vid))
+                edge_id = _fresh(f"{v.name}|{src}|{target}", self.view_edges)
+                self.view_edges[edge_id] = ViewEdge(edge_id, src, target, v)
+                self.request_edges.append(LayoutEdge(edge_id, src, target))
+            if n.attributes:
+                self._connect_bodies(n, target)
+
+    def _connect_bodies(self, n, target: str) -> None:
         # Values a subgraph body reads from this graph arrive at the node
         # owning the body: draw that dependency too.
         for _, body in n.subgraphs():
@@ -322,13 +362,20 @@ class _Builder:
 def _group_infos(shown, paths, expanded) -> dict:
     """Node count and op counts of every group, at every depth."""
     groups: dict = {}
+    chains: dict = {}       # path -> the infos of its prefixes, looked up once per distinct path
     for n, path in zip(shown, paths):
-        for d in range(1, len(path) + 1):
-            info = groups.get(path[:d])
-            if info is None:
-                info = groups[path[:d]] = GroupInfo(path[:d], path[:d] in expanded, 0, Counter())
+        chain = chains.get(path)
+        if chain is None:
+            chain = chains[path] = []
+            for d in range(1, len(path) + 1):
+                info = groups.get(path[:d])
+                if info is None:
+                    info = groups[path[:d]] = GroupInfo(path[:d], path[:d] in expanded, 0, Counter())
+                chain.append(info)
+        op_type = n.op_type
+        for info in chain:
             info.node_count += 1
-            info.op_counts[n.op_type] += 1
+            info.op_counts[op_type] += 1
     return groups
 
 

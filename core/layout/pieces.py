@@ -224,6 +224,9 @@ def canonical(piece: Piece, request: LayoutRequest, engine_tag: str) -> Canonica
     def canon_group(path: GroupPath) -> GroupPath:
         # Each prefix gets the next number the first time it is seen, so two
         # blocks with the same nesting get the same canonical paths.
+        known = canon_path.get(path)
+        if known is not None:
+            return known        # its prefixes were numbered before it (most boxes of a piece)
         for d in range(1, len(path) + 1):
             if path[:d] not in canon_path:
                 canon_path[path[:d]] = canon_group(path[:d - 1]) + (str(len(canon_path)),)

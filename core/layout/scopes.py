@@ -14,11 +14,13 @@ are noisy, so we tidy them:
 """
 from __future__ import annotations
 
+import functools
 from collections import Counter
 
 from .geometry import GroupPath
 
 
+@functools.lru_cache(maxsize=1 << 17)      # every re-layout asks again for the same 10k names
 def raw_scope(node_name: str) -> GroupPath:
     """("m", "encoder", "layer.3") for "/m/encoder/layer.3/MatMul"; () when unscoped."""
     if "/" not in node_name:
@@ -29,15 +31,19 @@ def raw_scope(node_name: str) -> GroupPath:
 
 def tidy_scopes(raw: list[GroupPath]) -> list[GroupPath]:
     """Display group paths, one per entry of `raw` (the scopes of visible nodes)."""
-    tops = Counter(path[0] for path in raw if path)
+    # Counted per distinct scope: a 10k-node model has a few thousand, and
+    # walking every node's prefixes was a third of a re-layout's view.
+    direct: Counter = Counter(raw)
+    tops: Counter = Counter()
+    for path, n in direct.items():
+        if path:
+            tops[path[0]] += n
     total = sum(c for c in tops.values() if c >= 2)
     count: Counter = Counter()
     children: dict[GroupPath, set] = {}
-    direct: Counter = Counter()
-    for path in raw:
-        direct[path] += 1
+    for path, n in direct.items():
         for d in range(1, len(path) + 1):
-            count[path[:d]] += 1
+            count[path[:d]] += n
             children.setdefault(path[:d - 1], set()).add(path[:d])
     memo: dict[GroupPath, GroupPath] = {(): ()}
 
@@ -58,7 +64,8 @@ def tidy_scopes(raw: list[GroupPath]) -> list[GroupPath]:
         memo[path] = out
         return out
 
-    return [display(p) for p in raw]
+    shown = {p: display(p) for p in direct}
+    return [shown[p] for p in raw]
 
 
 def default_expanded(paths: list[GroupPath], budget: int) -> set[GroupPath]:
@@ -103,7 +110,7 @@ def follow_expanded(expanded: set, old_paths: dict, nodes, new_paths) -> set:
     open before (or as the whole graph, which is always open). `old_paths`:
     id(node) -> display path before; `nodes`/`new_paths`: now. Unchanged
     paths stay as they are; the common case costs one set lookup per path."""
-    new_groups = {p[:d] for p in new_paths for d in range(1, len(p) + 1)}
+    new_groups = {p[:d] for p in set(new_paths) for d in range(1, len(p) + 1)}
     if all(p in new_groups for p in expanded):
         return expanded
     old_members: dict = {}

@@ -47,9 +47,6 @@ def unknown_bytes(msg) -> bytes:
 
 # --- reading -------------------------------------------------------------------------
 
-_new_attr = object.__new__
-
-
 # Text fields: protobuf hands back bytes for one holding invalid UTF-8 (a
 # damaged file). The IR holds str only, with U+FFFD for what was not UTF-8,
 # so everything downstream can rely on it; `onnxstudio check` reports the
@@ -113,23 +110,21 @@ class _Reader:
 
     def attr(self, a: pb.AttributeProto, node: Optional[Node], graph_scope: Optional[Graph]) -> Attr:
         # Built without __init__: this runs once per attribute of every node.
-        at = _new_attr(Attr)
         name = a.name
-        at.name = name if name.__class__ is str else as_text(name)
-        at._type = t = a.type
-        at._value = NOT_DECODED
-        at.ref_attr_name = as_text(a.ref_attr_name)
-        at.doc_string = as_text(a.doc_string)
-        at._proto = a
-        at._decode = self.decode_attr
-        if (t == 5 or t == 10) and not at.ref_attr_name:   # GRAPH, GRAPHS
+        if name.__class__ is not str:
+            name = as_text(name)
+        t = a.type
+        ref = as_text(a.ref_attr_name)
+        value = NOT_DECODED
+        if (t == 5 or t == 10) and not ref:   # GRAPH, GRAPHS
             # Subgraphs are built now: their nodes take part in outer values' use lists.
-            if a.type == AttrType.GRAPH:
-                at._value = self.graph(a.g, parent_node=node, attr_name=a.name, scope=graph_scope)
+            if t == AttrType.GRAPH:
+                value = self.graph(a.g, parent_node=node, attr_name=a.name, scope=graph_scope)
             else:
-                at._value = [self.graph(g, parent_node=node, attr_name=a.name, scope=graph_scope)
-                             for g in a.graphs]
-        return at
+                value = [self.graph(g, parent_node=node, attr_name=a.name, scope=graph_scope)
+                         for g in a.graphs]
+        return Attr.as_read(name, t, a, self.decode_attr, value,
+                            ref_attr_name=ref, doc_string=as_text(a.doc_string))
 
     def sparse(self, s: pb.SparseTensorProto) -> SparseTensor:
         return SparseTensor(self.make_tensor(s.values), self.make_tensor(s.indices), tuple(s.dims), s)
@@ -143,39 +138,37 @@ class _Reader:
             v.doc_string = as_text(vi.doc_string)
         if vi.metadata_props:
             v.metadata_props = _props(vi.metadata_props)
-        v._src = vi
+        v.remember_source(vi)
 
     def graph(self, gp: pb.GraphProto, *, parent_node: Optional[Node] = None, attr_name: str = "",
               scope: Optional[Graph] = None, owner=None) -> Graph:
         g = Graph(as_text(gp.name), owner=owner, parent_node=parent_node, attr_name=attr_name)
-        g._present = _present(gp, ("name", "doc_string"))
         g.doc_string = as_text(gp.doc_string)
-        vals = g._values
         for vi in gp.input:
             name = as_text(vi.name)
             v = Value(name, graph=g)
             self._value_from_info(vi, v)
             g.declare_as_read("input", v)
-            vals.setdefault(name, v)
+            g.define_as_read(v)
         for tp in gp.initializer:
             name = as_text(tp.name)
-            v = vals.get(name)
+            v = g.get_value(name)
             if v is None or v.const is not None:
                 v = Value(name, graph=g)
-                vals.setdefault(name, v)
+                g.define_as_read(v)
             v.const = self.make_tensor(tp)
             g.add_initializer_as_read(v)    # a repeated name is kept apart, for the checker and the save
         for sp in gp.sparse_initializer:
             name = as_text(sp.values.name)
-            v = vals.get(name)
+            v = g.get_value(name)
             if v is None or v.const is not None:
                 v = Value(name, graph=g)
-                vals.setdefault(name, v)
+                g.define_as_read(v)
             v.const = self.sparse(sp)
             g.add_initializer_as_read(v, sparse=True)
         self._nodes(gp.node, g)
         for vi in gp.output:
-            v = _resolve(g, as_text(vi.name))
+            v = g.resolve_as_read(as_text(vi.name))
             override = None
             if vi.HasField("type") or vi.doc_string or vi.metadata_props:
                 if v.type is not None and vi.HasField("type") and type_from_proto(vi.type) != v.type:
@@ -185,9 +178,9 @@ class _Reader:
             g.declare_as_read("output", v, override)
         for vi in gp.value_info:
             name = as_text(vi.name)
-            v = vals.get(name)
+            v = g.get_value(name)
             if v is None:
-                v = _resolve(g, name)
+                v = g.resolve_as_read(name)
             override = None
             if v.type is not None and vi.HasField("type") and type_from_proto(vi.type) != v.type:
                 override = vi
@@ -198,13 +191,12 @@ class _Reader:
             g.quantization_annotation = list(gp.quantization_annotation)
         if gp.metadata_props:
             g.metadata_props = _props(gp.metadata_props)
-        g._src = gp
+        g.remember_source(gp, _present(gp, ("name", "doc_string")))
         return g
 
     def _nodes(self, node_protos, g: Graph) -> None:
-        nodes = g._nodes
-        vals = g._values
-        for i, np_ in enumerate(node_protos):
+        append = g.append_as_read
+        for np_ in node_protos:
             node = Node.__new__(Node)
             node.op_type = op = np_.op_type
             node.domain = domain = np_.domain
@@ -215,76 +207,39 @@ class _Reader:
                 node.op_type, node.domain, node.name = as_text(op), as_text(domain), as_text(name)
             if node.doc_string.__class__ is bytes or node.overload.__class__ is bytes:
                 node.doc_string, node.overload = as_text(node.doc_string), as_text(node.overload)
-            node.graph = g
-            node._index = i
             node.metadata_props = _props(np_.metadata_props) if np_.metadata_props else {}
             node.device_configurations = list(np_.device_configurations) if np_.device_configurations else []
-            node._src = np_
-            node._present = _present_if_empty(np_, node)
-            ins = []
-            for j, name in enumerate(np_.input):
-                if not name:
-                    ins.append(None)
-                    continue
-                if name.__class__ is bytes:
-                    name = as_text(name)
-                v = vals.get(name)
-                if v is None:
-                    v = _resolve(g, name)
-                v._uses.append((node, j))
-                ins.append(v)
-            node._inputs = ins
-            outs = []
-            for name in np_.output:
-                if not name:
-                    outs.append(None)
-                    continue
-                if name.__class__ is bytes:
-                    name = as_text(name)
-                v = vals.get(name)
-                if v is None or v.producer is not None or v.const is not None or (v.graph is g and v in g.inputs):
-                    nv = Value(name, graph=g)
-                    if v is None:
-                        vals[name] = nv
-                    v = nv
-                v.producer = node
-                outs.append(v)
-            node._outputs = outs
-            nodes.append(node)
+            append(node, np_.input, np_.output, np_, _present_if_empty(np_, node))
             node.attributes = {}
             for a in np_.attribute:
                 at = self.attr(a, node, g)
                 node.attributes[at.name] = at
-        g._indices_dirty = False
 
     def function(self, fp: pb.FunctionProto) -> Function:
         f = Function(as_text(fp.domain), as_text(fp.name), as_text(fp.overload))
-        f._present = _present(fp, ("name", "domain", "doc_string", "overload"))
         f.attributes = [as_text(a) for a in fp.attribute]
         for a in fp.attribute_proto:
             at = self.attr(a, None, None)
             f.attribute_defaults[at.name] = at
-        f._opset_list = [(as_text(o.domain), o.version) for o in fp.opset_import]
-        f.opset_imports = {canonical_domain(d): v for d, v in f._opset_list}
+        f.remember_opsets([(as_text(o.domain), o.version) for o in fp.opset_import])
+        f.opset_imports = {canonical_domain(d): v for d, v in f.opsets_as_read}
         f.doc_string = as_text(fp.doc_string)
         if fp.metadata_props:
             f.metadata_props = _props(fp.metadata_props)
         g = f.graph
-        g._present = frozenset()
         for name in fp.input:
-            name = as_text(name)
-            v = Value(name, graph=g)
+            v = Value(as_text(name), graph=g)
             g.declare_as_read("input", v)
-            g._values.setdefault(name, v)
+            g.define_as_read(v)
         self._nodes(fp.node, g)
         for name in fp.output:
-            g.declare_as_read("output", _resolve(g, as_text(name)))
+            g.declare_as_read("output", g.resolve_as_read(as_text(name)))
         for vi in fp.value_info:
             name = as_text(vi.name)
-            v = g._values.get(name) or _resolve(g, name)
+            v = g.get_value(name) or g.resolve_as_read(name)
             self._value_from_info(vi, v)
             g.declare_as_read("value_info", v)
-        f._src = fp
+        f.remember_source(fp, _present(fp, ("name", "domain", "doc_string", "overload")))
         return f
 
 
@@ -295,29 +250,17 @@ def _text(b: bytes):
         return b
 
 
-def _resolve(g: Graph, name: str) -> Value:
-    """The visible value called `name`, or a new undefined one registered in `g`."""
-    v = g.lookup(name)
-    if v is None:
-        v = g._values.get(name)
-    if v is None:
-        v = Value(name, graph=g)
-        g._values[name] = v
-    return v
-
-
 def model_from_proto(mp: pb.ModelProto, make_tensor: Optional[TensorFactory] = None,
                      lazy: bool = False) -> Model:
     """IR for `mp`. With `lazy`, the graph and functions are built when first used."""
     r = _Reader(make_tensor or Tensor)
-    m = Model.__new__(Model)
-    Model.__init__(m, Graph(""), ir_version=mp.ir_version, opset_imports={})
-    m._present = _present(mp, ("ir_version", "producer_name", "producer_version", "domain",
-                               "model_version", "doc_string", "graph"))
-    m._opset_list = [(as_text(o.domain), o.version) for o in mp.opset_import]
-    m._opset_present = [_present(o, ("domain", "version")) for o in mp.opset_import]
+    m = Model(Graph(""), ir_version=mp.ir_version, opset_imports={})
+    m.remember_source(mp, _present(mp, ("ir_version", "producer_name", "producer_version", "domain",
+                                        "model_version", "doc_string", "graph")))
+    m.remember_opsets([(as_text(o.domain), o.version) for o in mp.opset_import],
+                      [_present(o, ("domain", "version")) for o in mp.opset_import])
     m.opset_imports = {}
-    for d, ver in m._opset_list:
+    for d, ver in m.opsets_as_read:
         m.opset_imports.setdefault(canonical_domain(d), ver)
     m.producer_name = as_text(mp.producer_name)
     m.producer_version = as_text(mp.producer_version)
@@ -325,19 +268,18 @@ def model_from_proto(mp: pb.ModelProto, make_tensor: Optional[TensorFactory] = N
     m.model_version = mp.model_version
     m.doc_string = as_text(mp.doc_string)
     m.metadata_props = _props(mp.metadata_props)
+
     def build(model: Model) -> None:
-        model._graph = r.graph(mp.graph, owner=model)
+        model.graph = r.graph(mp.graph, owner=model)
         for fp in mp.functions:
-            f = r.function(fp)
-            model._functions.setdefault(f.key, f)
+            model.add_function_as_read(r.function(fp))
 
     if lazy:
-        m._pending = build
+        m.build_on_first_use(build)
     else:
         build(m)
     m.training_info = list(mp.training_info)
     m.configuration = list(mp.configuration)
-    m._src = mp
     return m
 
 
@@ -368,13 +310,13 @@ class ProtoWriter:
     def for_model(cls, m: Model, tensor_proto: Optional[Callable[[Tensor], pb.TensorProto]] = None,
                   on_bad_value: Optional[Callable] = None) -> "ProtoWriter":
         """The writer model_to_proto uses for `m`."""
-        w = cls(tensor_proto or (lambda t: t.to_proto()), has_unknown_fields(getattr(m, "_src", None)))
+        w = cls(tensor_proto or (lambda t: t.to_proto()), has_unknown_fields(m.source))
         w.on_bad_value = on_bad_value
         return w
 
     def unknown(self, obj, out) -> None:
         """Carry over fields of the source message that our schema does not know."""
-        src = getattr(obj, "_src", None)
+        src = obj.source
         if self.keep_unknown and src is not None:
             extra = unknown_bytes(src)
             if extra:
@@ -384,10 +326,10 @@ class ProtoWriter:
         if a.is_unedited() and a.type not in (AttrType.GRAPH, AttrType.GRAPHS, AttrType.TENSOR,
                                               AttrType.TENSORS, AttrType.SPARSE_TENSOR,
                                               AttrType.SPARSE_TENSORS):
-            out.CopyFrom(a._proto)
+            out.CopyFrom(a.source)
             out.name = a.name
             return
-        src = a._proto
+        src = a.source
         if src is not None:
             out.CopyFrom(src)
             for f in ("t", "g", "tensors", "graphs", "sparse_tensor", "sparse_tensors"):
@@ -468,9 +410,9 @@ class ProtoWriter:
         self.unknown(v, out)
 
     def node(self, n: Node, out: pb.NodeProto) -> None:
-        out.input.extend(v.name if v is not None else "" for v in n._inputs)
-        out.output.extend(v.name if v is not None else "" for v in n._outputs)
-        present = getattr(n, "_present", frozenset())
+        out.input.extend(v.name if v is not None else "" for v in n.inputs)
+        out.output.extend(v.name if v is not None else "" for v in n.outputs)
+        present = n.present_fields
         if n.name or "name" in present:
             out.name = n.name
         out.op_type = n.op_type
@@ -489,7 +431,7 @@ class ProtoWriter:
         self.unknown(n, out)
 
     def graph(self, g: Graph, out: pb.GraphProto) -> None:
-        for n in g._nodes:
+        for n in g.nodes:
             self.node(n, out.node.add())
         for name, v in g.initializers.items():
             out.initializer.append(self.named_tensor(v))
@@ -501,7 +443,7 @@ class ProtoWriter:
     def graph_fields(self, g: Graph, out: pb.GraphProto) -> None:
         """Everything of a graph but its nodes, dense initializers and unknown
         fields (the live checker writes these alone after a header edit)."""
-        present = getattr(g, "_present", frozenset())
+        present = g.present_fields
         if g.name or "name" in present:
             out.name = g.name
         for name, v in g.sparse_initializers.items():
@@ -531,7 +473,7 @@ class ProtoWriter:
         return tp
 
     def function(self, f: Function, out: pb.FunctionProto) -> None:
-        present = getattr(f, "_present", frozenset())
+        present = f.present_fields
         if f.name or "name" in present:
             out.name = f.name
         out.input.extend(v.name for v in f.graph.inputs)
@@ -539,11 +481,11 @@ class ProtoWriter:
         out.attribute.extend(f.attributes)
         for a in f.attribute_defaults.values():
             self.attr(a, out.attribute_proto.add())
-        for n in f.graph._nodes:
+        for n in f.graph.nodes:
             self.node(n, out.node.add())
         if f.doc_string or "doc_string" in present:
             out.doc_string = f.doc_string
-        for d, ver in _opsets_to_write(f._opset_list, f.opset_imports):
+        for d, ver in _opsets_to_write(f.opsets_as_read, f.opset_imports):
             o = out.opset_import.add()
             o.domain, o.version = d, ver
         if f.domain or "domain" in present:
@@ -578,14 +520,15 @@ def model_to_proto(m: Model, tensor_proto: Optional[Callable[[Tensor], pb.Tensor
     `writer` replaces the ProtoWriter built from those two."""
     w = writer or ProtoWriter.for_model(m, tensor_proto, on_bad_value)
     mp = pb.ModelProto()
-    present = m._present
+    present = m.present_fields
     if m.ir_version or "ir_version" in present:
         mp.ir_version = m.ir_version
-    opsets = _opsets_to_write(m._opset_list, m.opset_imports)
-    same = m._opset_list is not None and opsets == m._opset_list
+    opsets = _opsets_to_write(m.opsets_as_read, m.opset_imports)
+    same = m.opsets_as_read is not None and opsets == m.opsets_as_read
+    presence = m.opset_presence
     for i, (d, ver) in enumerate(opsets):
         o = mp.opset_import.add()
-        flags = m._opset_present[i] if same and i < len(getattr(m, "_opset_present", [])) else None
+        flags = presence[i] if same and i < len(presence) else None
         if d or flags is None or "domain" in flags:
             o.domain = d
         if flags is None or "version" in flags:
@@ -596,7 +539,7 @@ def model_to_proto(m: Model, tensor_proto: Optional[Callable[[Tensor], pb.Tensor
             setattr(mp, field, val)
     if m.model_version or "model_version" in present:
         mp.model_version = m.model_version
-    if "graph" in present or m.graph._nodes or m.graph.inputs or m.graph.outputs or m.graph.name:
+    if "graph" in present or len(m.graph) or m.graph.inputs or m.graph.outputs or m.graph.name:
         w.graph(m.graph, mp.graph)
     for k, val in m.metadata_props.items():
         e = mp.metadata_props.add()

@@ -86,7 +86,7 @@ def _build(mp: pb.ModelProto, stripper: wire.Stripper, files: Optional[external.
                 except ExternalDataError as e:
                     raise ExternalDataError(f"{origin}: {e}") from None
     model = model_from_proto(mp, make_tensor, lazy=True)
-    model._external_files = files
+    model.attach_external_files(files)
     if files is not None:
         # Weakly: the model holds `files`; a strong reference back would be a cycle.
         owner = weakref.ref(model)
@@ -229,7 +229,7 @@ def _source_data_moves(model: Model, path: pathlib.Path, opts: SaveOptions) -> O
     would rewrite that file's external data with this save's layout, and
     the file read from, untouched otherwise, would then read wrong bytes
     at its old offsets. Its tensors go to `<new model>.data` instead."""
-    files = getattr(model, "_external_files", None)
+    files = model.external_files
     if opts.external_data is not None or files is None or model.path is None:
         return None
     try:

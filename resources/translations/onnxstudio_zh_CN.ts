@@ -3212,6 +3212,10 @@
         <translation>来自该子图 {n} 次运行中的最后一次（第 {i} 次迭代）</translation>
     </message>
     <message>
+        <source>run value {text}: no room for its tag beside this edge (select the edge to inspect it)</source>
+        <translation>运行值 {text}：此边旁没有放置其标签的空间（选中此边即可查看）</translation>
+    </message>
+    <message>
         <source>max abs error {abs}, rel {rel}</source>
         <translation>最大绝对误差 {abs}，相对误差 {rel}</translation>
     </message>

@@ -18,10 +18,22 @@ class EditTracker:
         self._stale: set | None = set()
         self._names: dict = {}      # id(node) -> name when the shown level was laid out
         self._inputs: dict = {}     # id(node) -> its inputs then
+        self._graph = None          # the graph those are of
+        self._touched: list = []    # nodes the edits since then changed or added
 
     def laid_out(self, graph) -> None:
         """The shown view of `graph` is up to date."""
-        self._stale = set()
+        stale, self._stale = self._stale, set()
+        touched, self._touched = self._touched, []
+        if stale is not None and graph is self._graph:
+            # Only what the edits since the last layout touched can differ:
+            # reading all 10k nodes again cost ~15 ms after every edit.
+            for node in touched:
+                if node.graph is graph:
+                    self._names[id(node)] = node.name
+                    self._inputs[id(node)] = tuple(node.inputs)
+            return
+        self._graph = graph
         # Names decide groups: an edit of a hidden node that keeps its name needs no re-layout.
         self._names = {id(n): n.name for n in graph.nodes}
         # Inputs decide edges and folded constants: a node whose inputs changed is laid out again.
@@ -39,6 +51,7 @@ class EditTracker:
             return
         stale = self._stale
         for node in changes.nodes_changed | changes.nodes_added:
+            self._touched.append(node)
             stale.add(id(node))
             stale.update(id(v) for v in node.outputs if v is not None)
         stale.update(id(v) for v in changes.values_retyped | changes.initializers)

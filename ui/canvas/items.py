@@ -65,6 +65,9 @@ class NodeItem(QGraphicsItem):
         self.badge: Optional[int] = None   # worst problem severity (1 warning, 2 error)
         self.setPos(self.rect.topLeft())
         self.rect.moveTo(0, 0)
+        # Asked for by the scene's index for every item whenever it is rebuilt
+        # (the scene rect changed: after most edits on a big level): kept, not remade.
+        self._bounds = self.rect.adjusted(-3, -BADGE_OUT, BADGE_OUT, 3)
         self.setFlag(QGraphicsItem.ItemIsSelectable)
         self.setAcceptHoverEvents(False)
         self.tip = tooltip or ""          # what setToolTip was last given (a Python-side copy)
@@ -76,7 +79,7 @@ class NodeItem(QGraphicsItem):
         return self.rect.translated(self.pos())
 
     def boundingRect(self) -> QRectF:
-        return self.rect.adjusted(-3, -BADGE_OUT, BADGE_OUT, 3)
+        return self._bounds
 
     def shape(self) -> QPainterPath:
         path = QPainterPath()
@@ -302,12 +305,11 @@ class EdgeItem(QGraphicsItem):
         self._update_geometry()
 
     def _place_label(self) -> Optional[QRectF]:
-        candidates = self.label_candidates()
-        if not candidates:
-            return None
+        if not self.label or len(self.points) < 2:
+            return None                 # no candidates (label_candidates)
         if getattr(self, "_label_fixed", False):
-            return self._label_rect
-        return candidates[0]
+            return self._label_rect     # placed by the scene: no candidates to work out
+        return self.label_candidates()[0]
 
     def boundingRect(self) -> QRectF:
         return self._bounds
@@ -363,9 +365,10 @@ class GroupFrame(QGraphicsItem):
         self.depth = depth
         self.titled_apart = False     # a GroupTitle draws the title above the edges
         self.setZValue(-10 + depth * 0.01)
+        self._bounds = self.rect.adjusted(-1, -1, 1, 1)     # kept for the scene's index (NodeItem)
 
     def boundingRect(self) -> QRectF:
-        return self.rect.adjusted(-1, -1, 1, 1)
+        return self._bounds
 
     def scene_rect(self) -> QRectF:
         return QRectF(self.rect)
@@ -408,6 +411,11 @@ class GroupTitle(GroupFrame):
         self.text = "▾ " + frame.title
         self.setToolTip(frame.toolTip())
         self.setZValue(1.5 + frame.depth * 0.001)     # above edges (1), below boxes (2)
+        # The tab measured once (a frame's title and place never change: a
+        # new title or box is a new frame); the scene's index asks often.
+        self._tab = QRectF(self.rect.left(), self.rect.top(), self.tab_width(frame.title),
+                           fonts.line_height() + 4)
+        self._bounds = self._tab.adjusted(-1, -1, 1, 1)
 
     @staticmethod
     def tab_width(title: str) -> float:
@@ -416,11 +424,10 @@ class GroupTitle(GroupFrame):
         return fonts.text_width("▾ " + title) + 16
 
     def title_rect(self) -> QRectF:
-        return QRectF(self.rect.left(), self.rect.top(), self.tab_width(self.frame.title),
-                      fonts.line_height() + 4)
+        return QRectF(self._tab)
 
     def boundingRect(self) -> QRectF:
-        return self.title_rect().adjusted(-1, -1, 1, 1)
+        return self._bounds
 
     def scene_rect(self) -> QRectF:
         return self.title_rect()

@@ -34,14 +34,15 @@ def pin(old: Layout, new: Layout, pieces, old_id=None) -> tuple[Layout, set]:
         deltas.append(_piece_delta(old, new, ids))
     nodes = {}
     changed = set()
+    old_nodes = old.nodes
     for box_id, b in new.nodes.items():
-        dx, dy = deltas[piece_of[box_id]] if box_id in piece_of else (0.0, 0.0)
-        moved = NodeBox(box_id, b.x + dx, b.y + dy, b.width, b.height)
-        nodes[box_id] = moved
-        before = old.nodes.get(box_id)
-        if before is None or any(abs(a - c) > 0.5 for a, c in zip(
-                (before.x, before.y, before.width, before.height),
-                (moved.x, moved.y, moved.width, moved.height))):
+        k = piece_of.get(box_id)
+        dx, dy = deltas[k] if k is not None else (0.0, 0.0)
+        x, y = b.x + dx, b.y + dy
+        nodes[box_id] = NodeBox(box_id, x, y, b.width, b.height)
+        before = old_nodes.get(box_id)
+        if before is None or abs(before.x - x) > 0.5 or abs(before.y - y) > 0.5 \
+                or abs(before.width - b.width) > 0.5 or abs(before.height - b.height) > 0.5:
             changed.add(box_id)
     edges = {}
     for edge_id, e in new.edges.items():
@@ -49,7 +50,7 @@ def pin(old: Layout, new: Layout, pieces, old_id=None) -> tuple[Layout, set]:
         if ks is not None and ks == kt:
             dx, dy = deltas[ks]
             edges[edge_id] = EdgePath(edge_id, e.source, e.target,
-                                      tuple((x + dx, y + dy) for x, y in e.points))
+                                      tuple([(x + dx, y + dy) for x, y in e.points]))
         else:
             edges[edge_id] = _direct(edge_id, e, nodes)
     for piece in pieces:      # edges between pieces the layout left to us (layout(between_pieces=False))
@@ -68,17 +69,13 @@ def _piece_delta(old: Layout, new: Layout, ids) -> tuple[float, float]:
     """The shift that puts this piece back where its surviving boxes were:
     the most common per-box shift (exact for an unchanged piece); for an
     edited piece whose boxes all moved differently, align top and centre."""
-    shifts = Counter()
-    kept_old, kept_new = [], []
-    for i in ids:
-        a, b = old.nodes.get(i), new.nodes.get(i)
-        if a is None or b is None:
-            continue
-        shifts[(round(a.x - b.x, 1), round(a.y - b.y, 1))] += 1
-        kept_old.append(a)
-        kept_new.append(b)
-    if not shifts:
+    old_nodes, new_nodes = old.nodes, new.nodes
+    kept = [(a, b) for a, b in ((old_nodes.get(i), new_nodes.get(i)) for i in ids)
+            if a is not None and b is not None]
+    if not kept:
         return (0.0, 0.0)
+    shifts = Counter([(round(a.x - b.x, 1), round(a.y - b.y, 1)) for a, b in kept])
+    kept_old, kept_new = [a for a, _ in kept], [b for _, b in kept]
     best, count = shifts.most_common(1)[0]
     if count * 2 >= len(kept_old):
         return best
@@ -104,10 +101,10 @@ def _fit_groups(new: Layout, pieces, deltas) -> dict:
     """Each group frame moves with the piece most of its boxes belong to."""
     votes: dict = {}
     for k, piece in enumerate(pieces):
-        for n in piece.nodes:
-            group = tuple(n.group or ())
+        # Counted per distinct group of the piece (a piece is one or a few groups).
+        for group, n in Counter([tuple(n.group or ()) for n in piece.nodes]).items():
             for depth in range(1, len(group) + 1):
-                votes.setdefault(group[:depth], Counter())[k] += 1
+                votes.setdefault(group[:depth], Counter())[k] += n
     groups = {}
     for path, g in new.groups.items():
         count = votes.get(tuple(path))
@@ -121,10 +118,11 @@ def same_boxes(old_vm, new_vm) -> dict:
     if old_vm is None:
         return {}
     old_values = {id(v.value): k for k, v in old_vm.nodes.items() if v.value is not None}
+    old_box_of = old_vm.box_of_node         # old_vm.box_for, looked up 10k times
     out = {}
     for k, v in new_vm.nodes.items():
         if v.node is not None:
-            found = old_vm.box_for(v.node)
+            found = old_box_of.get(id(v.node))
         elif v.value is not None:
             found = old_values.get(id(v.value))
         else:

@@ -192,22 +192,21 @@ class GraphScene(QGraphicsScene):
         self._edges_by_value.clear()
         self.view_model = view_model
         self.layout_result = layout_result
-        self._add_groups(view_model, layout_result, reuse=True)
+        self._add_groups(view_model, layout_result, reuse=True, old_layout=old_layout)
+        old_boxes, new_boxes, node_items = old_layout.nodes, layout_result.nodes, self.node_items
         for box_id, vnode in view_model.nodes.items():
-            box = layout_result.nodes.get(box_id)
+            box = new_boxes.get(box_id)
             if box is None:
                 continue
             old_id = same.get(box_id)
             old = old_nodes.get(old_id)
-            before = old_layout.nodes.get(old_id) if old is not None else None
-            shown = shown_label(vnode.label) if before is not None else None
-            if (before is not None and (before.x, before.y, before.width, before.height) ==
-                    (box.x, box.y, box.width, box.height) and old.kind == vnode.kind
-                    and old.title == shown.title and old.lines == list(shown.lines)
-                    and old.family == _family(vnode)):
+            before = old_boxes.get(old_id) if old is not None else None
+            if before is not None and before.x == box.x and before.y == box.y \
+                    and before.width == box.width and before.height == box.height \
+                    and _same_card(old, vnode):
                 del old_nodes[old_id]
                 old.key, old.ref = box_id, vnode
-                self.node_items[box_id] = old
+                node_items[box_id] = old
                 continue
             self._add_node_item(box_id, box, vnode, inferred)
         for item in old_nodes.values():
@@ -219,7 +218,7 @@ class GraphScene(QGraphicsScene):
             if path is None or not path.points:
                 continue
             old = by_ends.pop((same.get(vedge.source), same.get(vedge.target), id(vedge.value)), None)
-            if old is not None and old.points == [tuple(p) for p in path.points]:
+            if old is not None and _same_points(old.points, path.points):
                 # Its label text is kept up to date by relabel_edges after every edit.
                 old.key, old.ref, old.src_key, old.dst_key = edge_id, vedge, vedge.source, vedge.target
                 item = old
@@ -240,21 +239,50 @@ class GraphScene(QGraphicsScene):
         # Everything lies within the layout's bounds but labels, which sit at
         # most a label's width beside an edge.
         margin = EdgeItem.LABEL_MAX_WIDTH + 40
-        self.setSceneRect(QRectF(0, 0, layout_result.width, layout_result.height).adjusted(
+        self._resize_keeping_index(QRectF(0, 0, layout_result.width, layout_result.height).adjusted(
             -margin, -40, margin, 40))
 
-    def _add_groups(self, view_model, layout_result, reuse: bool = False) -> None:
+    def _resize_keeping_index(self, rect: QRectF) -> None:
+        """setSceneRect(rect) without Qt re-indexing every item: the scene's
+        index rebuilds itself whenever the scene rect changes (an insert
+        grows a level by a rank), asking all 26k items of a 10k-node level
+        where they are on the next paint (~0.2-0.4 s). The index keeps its
+        old bounds instead (items beyond them are found in its border cells)
+        and the views are told the new rect themselves, as the signal would."""
+        if rect == self.sceneRect():
+            return
+        blocked = self.blockSignals(True)
+        try:
+            self.setSceneRect(rect)
+        finally:
+            self.blockSignals(blocked)
+        for view in self.views():
+            view.updateSceneRect(rect)
+
+    def _add_groups(self, view_model, layout_result, reuse: bool = False, old_layout=None) -> None:
         """Group frames and their title tabs; with `reuse`, a frame whose box
-        and title did not change is kept (a 10k-node level has thousands)."""
+        and title did not change is kept (a 10k-node level has thousands).
+        `old_layout`: the layout the frames were made from (a frame's box is
+        its group's box there), to compare plain numbers."""
         old = self.group_frames if reuse else {}
+        old_groups = old_layout.groups if old_layout is not None else {}
         self.group_frames = {}
         for path, box in layout_result.groups.items():
             info = view_model.groups.get(path)
-            # Nested frames sit inside their parent's: the last name is enough.
-            title = group_title_text(path[-1], info.node_count) if info is not None else path[-1]
-            rect = QRectF(box.x, box.y, box.width, box.height)
+            count = info.node_count if info is not None else None
             frame = old.pop(path, None)
+            if frame is not None:
+                # The title says the last name and the count: the same count, the same title.
+                before = old_groups.get(path)
+                if before is not None and getattr(frame, "count", False) == count and before.x == box.x \
+                        and before.y == box.y and before.width == box.width and before.height == box.height:
+                    self.group_frames[path] = frame
+                    continue
+            # Nested frames sit inside their parent's: the last name is enough.
+            title = group_title_text(path[-1], count) if info is not None else path[-1]
+            rect = QRectF(box.x, box.y, box.width, box.height)
             if frame is not None and frame.title == title and frame.scene_rect() == rect:
+                frame.count = count
                 self.group_frames[path] = frame
                 continue
             if frame is not None:
@@ -262,6 +290,7 @@ class GraphScene(QGraphicsScene):
             frame = GroupFrame(_group_key(path), rect, title, depth=len(path))
             frame.setToolTip(group_path_text(path) + "\n" + self.tr("Double-click the title to collapse"))
             frame.path = path
+            frame.count = count
             frame.title_item = GroupTitle(frame)
             self.addItem(frame)
             self.addItem(frame.title_item)
@@ -280,63 +309,52 @@ class GraphScene(QGraphicsScene):
         fan-out said nothing more. With `fresh` (ids of new or relabelled
         edges) the labels of the other values stay where they are and only
         those are placed, around them."""
-        boxes, labels = _RectGrid(), _RectGrid()
         fans: dict[tuple, list[EdgeItem]] = {}
         for item in self.edge_items.values():
             value = getattr(item.ref, "value", None)
             fans.setdefault((item.src_key, id(value) if value is not None else id(item)), []).append(item)
-        todo = None
-        if fresh is not None:
+        if fresh is None:
+            todo = list(fans.values())
+        else:
             todo = [items for items in fans.values() if any(id(i) in fresh for i in items)]
             if not todo:
                 return
-        around = None
-        if todo is not None:
-            # Only what lies around the fresh edges can collide with their
-            # labels: ask the scene's index for that area (one query: the
-            # edges an insert re-routes lie in its piece; one per value cost
-            # ~1 ms each, hundreds after an insert with every box shown)
-            # instead of gridding every box of a 10k-box level.
-            around = QRectF()
-            for items in todo:
-                for i in items:
-                    around = around.united(i.path.boundingRect())
-            around.adjust(-EdgeItem.LABEL_MAX_WIDTH - 20, -40, EdgeItem.LABEL_MAX_WIDTH + 20, 40)
-            whole = self.sceneRect()
-            if around.width() * around.height() > 0.25 * whole.width() * whole.height():
-                around = None           # spread over the level: grid everything
-        if around is not None:
-            placing = {id(i) for items in todo for i in items}
-            for item in self.items(around):
-                if isinstance(item, NodeItem):
-                    boxes.add(item.scene_rect())
-                elif type(item) is GroupFrame:
-                    boxes.add(item.title_rect())
-                elif isinstance(item, EdgeItem) and id(item) not in placing and item.label:
-                    rect = getattr(item, "_label_rect", None)
-                    if rect is not None:
-                        labels.add(rect)
-        elif todo is not None:          # fresh edges all over: grid everything, keep the others' labels
-            placing = {id(i) for items in todo for i in items}
-            for rect in self._box_rects():
-                boxes.add(rect)
-            for frame in self.group_frames.values():
+        spots = [(items, _label_spots(items)) for items in todo]
+        boxes, labels = _RectGrid(), _RectGrid()
+        # A spot collides only with what shares a grid cell with it: after an
+        # edit only the cells the fresh edges' spots touch are filled (an
+        # insert re-routes a few edges, some of them long; gridding all 10k
+        # boxes of an expanded level, or asking the scene's index for the
+        # whole span of a long edge, cost ~250 ms). Same answer as gridding all.
+        cells = None
+        if fresh is not None:
+            cells = set()
+            for _items, candidates in spots:
+                for _item, rect in candidates:
+                    cells.update(_RectGrid.keys_of(rect))
+        for rect in self._box_rects(cells):
+            boxes.add(rect)
+        title_height = fonts.line_height() + 4
+        for frame in self.group_frames.values():
+            rect = frame.rect
+            if cells is None or _RectGrid.touches(cells, rect.left(), rect.top(), rect.width(), title_height):
                 boxes.add(frame.title_rect())
+        if fresh is not None:
+            placing = {id(i) for items in todo for i in items}
+            c = _RectGrid.CELL
+            rows = {gy for _, gy in cells}
             for item in self.edge_items.values():
                 rect = getattr(item, "_label_rect", None)
-                if id(item) not in placing and item.label and rect is not None:
+                if rect is None or id(item) in placing or not item.label:
+                    continue
+                top = rect.top()
+                y0, y1 = int(top // c), int((top + rect.height()) // c)
+                if y0 not in rows and y1 not in rows and (
+                        y1 - y0 < 2 or not any(gy in rows for gy in range(y0 + 1, y1))):
+                    continue        # in no row of cells the spots reach (most labels)
+                if _RectGrid.touches(cells, rect.left(), top, rect.width(), rect.height()):
                     labels.add(rect)
-        else:
-            for rect in self._box_rects():
-                boxes.add(rect)
-            for frame in self.group_frames.values():
-                boxes.add(frame.title_rect())
-            todo = fans.values()
-        for items in todo:
-            if len(items) == 1:
-                candidates = [(items[0], r) for r in items[0].label_candidates()]
-            else:
-                candidates = _near_source_candidates(items)
+        for items, candidates in spots:
             if not candidates:
                 continue
             choice = next(((it, r) for it, r in candidates if not boxes.hits(r) and not labels.hits(r)), None)
@@ -353,19 +371,49 @@ class GraphScene(QGraphicsScene):
             if getattr(item, "_label_rect", None) != rect:
                 item.place_label(rect)
 
-    def _box_rects(self):
-        """Every box's scene rect, from the layout's numbers where it has
-        them: asking 10k items for their position costs ~50 ms."""
+    def _box_rects(self, cells: Optional[set] = None):
+        """Every box's scene rect (with `cells`: those touching one of these
+        grid cells), from the layout's numbers where it has them: asking 10k
+        items for their position costs ~50 ms."""
         layout = self.layout_result
+        boxes = layout.nodes if layout is not None else {}
+        c = _RectGrid.CELL
+        rows = {gy for _, gy in cells} if cells is not None else None
         for key, item in self.node_items.items():
-            b = layout.nodes.get(key) if layout is not None else None
-            yield QRectF(b.x, b.y, b.width, b.height) if b is not None else item.scene_rect()
+            b = boxes.get(key)
+            if b is None:
+                rect = item.scene_rect()
+                if cells is None or _RectGrid.touches(cells, rect.left(), rect.top(), rect.width(), rect.height()):
+                    yield rect
+                continue
+            if rows is not None:
+                # Most boxes share no row of cells with the spots: one look.
+                y0, y1 = int(b.y // c), int((b.y + b.height) // c)
+                if y0 not in rows and y1 not in rows and (
+                        y1 - y0 < 2 or not any(gy in rows for gy in range(y0 + 1, y1))):
+                    continue
+                if not _RectGrid.touches(cells, b.x, b.y, b.width, b.height):
+                    continue
+            yield QRectF(b.x, b.y, b.width, b.height)
 
     def relabel_edges(self, inferred: Optional[dict]) -> None:
         changed = set()
+        # _edge_text's test for "the type shown is the type now" written out,
+        # with the lookup's readiness asked once: 12k edges after every edit.
+        known = bool(inferred)
         for item in self.edge_items.values():
+            value = item.ref.value
+            vtype = None
+            if value is not None:
+                vtype = getattr(value, "type", None)
+                if vtype is None and known:
+                    vtype = inferred.get(value)
+                    if vtype is None:
+                        vtype = inferred.get(value.name)
+            if vtype is not None and getattr(item, "_shown_type", None) is vtype:
+                continue
             before = item.full_label
-            _edge_text(item, item.ref.value, inferred)
+            _edge_text(item, value, inferred)
             if item.full_label != before:
                 changed.add(id(item))
         if changed:                 # placing every label costs ~0.1 s on a big level: only those that changed
@@ -405,6 +453,34 @@ class GraphScene(QGraphicsScene):
         return out
 
 
+def _label_spots(items) -> list:
+    """(edge, rect) spots for the one label of a value drawn as `items`, best first."""
+    if len(items) == 1:
+        return [(items[0], r) for r in items[0].label_candidates()]
+    return _near_source_candidates(items)
+
+
+def _same_card(item, vnode) -> bool:
+    """Whether `item` already draws what `vnode` shows (kind, texts, colour).
+    A view built after an edit hands on the label object of every box the
+    edit did not touch: the same object, the same card, nothing to compare."""
+    ref = item.ref
+    if ref is not None and ref.label is vnode.label and ref.node is vnode.node \
+            and ref.function_key == vnode.function_key:
+        return True
+    shown = shown_label(vnode.label)
+    return (item.kind == vnode.kind and item.title == shown.title and item.lines == list(shown.lines)
+            and item.family == _family(vnode))
+
+
+def _same_points(drawn: list, points) -> bool:
+    """Whether an edge drawn through `drawn` (a list of (x, y) tuples) runs
+    through `points` (a layout's EdgePath.points)."""
+    if type(points) is tuple and (not points or type(points[0]) is tuple):
+        return tuple(drawn) == points       # the usual form: compared in C
+    return drawn == [tuple(p) for p in points]
+
+
 def _near_source_candidates(items) -> list:
     """(edge, rect) spots for one label of a value drawn as several edges:
     beside each edge a short way after its start, nearest first."""
@@ -434,11 +510,24 @@ class _RectGrid:
     def __init__(self):
         self.cells: dict[tuple[int, int], list[QRectF]] = {}
 
-    def _keys(self, rect: QRectF):
-        c = self.CELL
+    @classmethod
+    def keys_of(cls, rect: QRectF):
+        c = cls.CELL
         for gx in range(int(rect.left() // c), int(rect.right() // c) + 1):
             for gy in range(int(rect.top() // c), int(rect.bottom() // c) + 1):
                 yield gx, gy
+
+    @classmethod
+    def touches(cls, cells: set, left: float, top: float, width: float, height: float) -> bool:
+        """Whether the rect (left, top, width, height) shares a cell with `cells`
+        (the cells add() would put it in)."""
+        c = cls.CELL
+        y0, y1 = int(top // c), int((top + height) // c) + 1
+        for gx in range(int(left // c), int((left + width) // c) + 1):
+            for gy in range(y0, y1):
+                if (gx, gy) in cells:
+                    return True
+        return False
 
     def add(self, rect: QRectF) -> None:
         # Loops written out (no generator): a 10k-box level adds every box
@@ -455,7 +544,7 @@ class _RectGrid:
                     cell.append(rect)
 
     def hits(self, rect: QRectF) -> bool:
-        return any(rect.intersects(other) for key in self._keys(rect)
+        return any(rect.intersects(other) for key in self.keys_of(rect)
                    for other in self.cells.get(key, ()))
 
 

@@ -19,6 +19,7 @@ from PySide6.QtCore import QObject, QThread, Signal
 
 from onnxstudio.core import gc_policy
 from ..workers import JobRunner
+from . import worker_yields
 
 # core.exec.debug loads the executor (every kernel): imported when a model is
 # opened, not while the window is built.
@@ -201,9 +202,11 @@ class RunController(QObject):
         # thread included, measured on bert_12layer_narrow. During a job only
         # what the run makes needs looking at; the rest waits until it ends.
         gc_policy.freeze()
+        worker_yields.hand_over_quickly()
         if not self.jobs.start(job):      # the application is quitting
             self.job = None
             gc_policy.unfreeze()
+            worker_yields.hand_over_as_before()
             return False
         return True
 
@@ -212,6 +215,7 @@ class RunController(QObject):
             return False
         self.job = None
         gc_policy.unfreeze()
+        worker_yields.hand_over_as_before()
         self.idle.emit()
         return True
 

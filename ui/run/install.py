@@ -5,7 +5,7 @@ Inspector and Compare docks, "Run to Node" in the canvas's context menu,
 and keeping the current node in view."""
 from __future__ import annotations
 
-from PySide6.QtCore import QCoreApplication, QT_TRANSLATE_NOOP, QObject, QSignalBlocker, QSize, Qt
+from PySide6.QtCore import QCoreApplication, QT_TRANSLATE_NOOP, QObject, QSignalBlocker, QSize, Qt, QTimer
 from PySide6.QtGui import QAction, QKeySequence
 from PySide6.QtWidgets import (QCheckBox, QDockWidget, QFileDialog, QHBoxLayout, QLabel, QMenu, QProgressBar,
                                QPushButton,
@@ -304,6 +304,10 @@ class RunUI(QObject):
 
     def set_document(self, qdoc, path=None) -> None:
         self.controller.set_document(qdoc)
+        if qdoc is not None:
+            # New types relabel the canvas's edges (the graph panel's handler):
+            # the value tags are placed again, after it, clear of the new labels.
+            qdoc.analysed.connect(lambda: QTimer.singleShot(0, self, self.overlay.refresh))
         self._path = path if qdoc is not None else None
         if qdoc is not None:
             self.inputs.set_model(qdoc.document.model, path)

@@ -5,7 +5,9 @@ graph scene (the scene's node and edge items stay as the viewer made them):
   max and mean in its tooltip (red when it holds NaN/Inf); a click
   inspects it; after a run that computed only what an edit left out, the
   tags of the values it computed again are amber, the kept ones as before;
-  tags keep clear of each other, of boxes, group titles and type labels;
+  tags keep clear of each other, of boxes, group titles and type labels,
+  and sit on or beside their own edge (no other edge nearer); a tag with
+  no such place is not shown, and its edge's tooltip says so;
 - the current node (the one the next step runs): a thick outline and a ▶;
 - breakpoints: a red dot on the node's left edge;
 - nodes that produced NaN/Inf: a red "NaN" flag;
@@ -246,7 +248,14 @@ class RunOverlay:
         self._placed: dict = {}         # where each tag went last time (see _place_all)
         self._placed_before: dict = {}  # _placed of the refresh before, while tags are being placed
         self._points: dict = {}         # points along each edge (see _along)
-        self._ground = None             # (key, _Ground) of the layout shown (see _ground_of)
+        self._lines: dict = {}          # each edge's curve as a polyline (see _line)
+        # Tags with no place beside their edge (value name -> tag text), and the
+        # edges whose tooltip says so (see _hide).
+        self.hidden: dict = {}
+        self._hidden_tags: set = set()  # their ids
+        self._noted_edges: list = []
+        self._ground = None             # the _Ground of the layout shown (see _ground_of)
+        self._ground_seen = None
         self._marks: list = []          # the NodeMarks among the items
         self.iteration: Optional[int] = None    # a loop body's iteration to show (None: the last run)
         controller.busy.connect(lambda _what: self.recomputed.clear())
@@ -269,6 +278,7 @@ class RunOverlay:
         controller.report_ready.connect(lambda _r: self.refresh())
 
     def clear(self) -> None:
+        self._unnote_edges()
         remove_items(self.panel.scene, self.items)
         self.items = []
         self._marks = []
@@ -290,7 +300,8 @@ class RunOverlay:
     def _take_tags(self, scene) -> dict:
         """Take every item off the scene but the value tags, and hand those
         over (by what they show) for the refresh to keep what it can."""
-        waiting = {id(entry[0]) for entry in self._pending}
+        # Hidden ones too (see _hide): made again each step, they were a good part of its refresh.
+        waiting = {id(entry[0]) for entry in self._pending} | self._hidden_tags
         tags = {key: tag for key, tag in self._tags.items()
                 if isValid(tag) and (tag.scene() is scene or id(tag) in waiting)}
         self._stop_placing()
@@ -349,7 +360,9 @@ class RunOverlay:
         c = self.controller
         kept = debug.kept
         graph = self.panel.level.graph
-        tags = (id(scene), id(vm), id(graph), id(debug), self.show_values,
+        # The canvas's types (new after each analysis): the edges' type labels
+        # may have moved, and tags keep clear of them.
+        tags = (id(scene), id(vm), id(graph), id(debug), self.show_values, id(getattr(self.panel, "inferred", None)),
                 tuple(map(id, debug.values.values())), id(kept), len(kept.values) if kept is not None else 0,
                 id(self._failed_node(debug, graph)), tuple(map(id, debug.nonfinite)),
                 tuple(debug.nonfinite_inputs), frozenset(self.recomputed), self._body_state(debug), self.iteration)
@@ -396,8 +409,9 @@ class RunOverlay:
             if tag is None:
                 tag = _TagToMake(key, value, computed, value.name in bad_names, note, fresh)
             else:
-                self._tags[key] = tag            # still on the scene where it was
-                self.items.append(tag)
+                self._tags[key] = tag            # still on the scene where it was, or hidden
+                if tag.scene() is scene:
+                    self.items.append(tag)
             tags.append((tag, edge))
         for tag in self._place_all(room, tags):
             self._show_tag(scene, tag)
@@ -450,11 +464,15 @@ class RunOverlay:
         self.refresh()
 
     def _ground_of(self, scene) -> "_Ground":
-        labels = _Ground.labels_of(scene)
-        key = (id(scene), id(scene.view_model), hash(labels))
-        if self._ground is None or self._ground[0] != key:
-            self._ground = (key, _Ground(scene, labels))
-        return self._ground[1]
+        # The labels as drawn now cost ~5 ms to read on a large level: read again
+        # only for another scene, layout or set of types (see _state).
+        seen = (id(scene), id(scene.view_model), id(getattr(self.panel, "inferred", None)))
+        if self._ground is None or self._ground_seen != seen:
+            labels = _Ground.labels_of(scene)
+            if self._ground is None or self._ground.key != (id(scene), id(scene.view_model), hash(labels)):
+                self._ground = _Ground(scene, labels, self._line)
+            self._ground_seen = seen
+        return self._ground
 
     def _note_ran(self, _outputs) -> None:
         """After a whole run that computed only what an edit left out: the
@@ -472,7 +490,6 @@ class RunOverlay:
     PLACES = (0.5, 0.35, 0.65, 0.25, 0.75, 0.15, 0.85)
     GAP = 6.0              # between an edge and a tag beside it
     NEAR = 20.0            # how much further out a tag may go to keep clear of boxes
-    OVERLAP_COST = 10.0    # a px of overlap with a box or tag costs as much as 10 px of distance
 
     # Making a tag and finding its place cost up to ~1 ms in a crowded graph:
     # after the first run of a large model (149 tags on bert_12layer_narrow)
@@ -491,6 +508,7 @@ class RunOverlay:
         them. Returns the tags placed now; the rest wait for _place_some,
         the first turn's share done at once."""
         self._stop_placing()
+        self._unnote_edges()
         # A placement cut short by this refresh still remembers the places before it.
         self._placed_before, self._placed = {**self._placed_before, **self._placed}, {}
         self._pending, self._pending_room = [[tag, edge, None] for tag, edge in tags], room
@@ -502,9 +520,10 @@ class RunOverlay:
 
     def _place_chunk(self) -> list:
         """Make and place pending tags for up to CHUNK_S (at most CHUNK_TAGS
-        new places searched); the tags placed. The queue holds first every
-        tag to make or put where it went before, then (appended as they come
-        up) those whose place is to be searched."""
+        new places searched); the tags placed (shown). The queue holds first
+        every tag to make or put where it went before, then (appended as they
+        come up) those whose place is to be searched. A tag with no place
+        beside its own edge is hidden (see _hide)."""
         end = time.perf_counter() + self.CHUNK_S
         done, room, searched = [], self._pending_room, 0
         while self._pending and searched < self.CHUNK_TAGS:
@@ -514,15 +533,19 @@ class RunOverlay:
                 if isinstance(tag, _TagToMake):
                     tag = entry[0] = self._make_tag(tag, edge)
                 key = entry[2] = _place_key(tag, edge, room.fixed)
-                rect = self._placed_before.get(key)
-                if rect is None:
+                rect = self._placed_before.get(key, _UNKNOWN)
+                if rect is _UNKNOWN:
                     self._pending.append(entry)
                     continue
-                self._placed[key] = self._put(room, tag, rect)
             else:
-                self._placed[key] = self._place(room, tag, edge)
+                rect = self._place(room, tag, edge)
                 searched += 1
-            done.append(tag)
+            self._placed[key] = rect
+            if rect is None:
+                self._hide(tag, edge)
+            else:
+                self._put(room, tag, rect)
+                done.append(tag)
             if time.perf_counter() >= end:
                 break
         self.chunks.append(len(done))
@@ -530,6 +553,30 @@ class RunOverlay:
             self._pending_room = None
             self._placed_before = {}
         return done
+
+    def _hide(self, tag: ValueTag, edge) -> None:
+        """No place beside its own edge: the tag is not shown (never beside
+        another edge or over a label or tag); its edge's tooltip says so, and
+        selecting the edge shows the value in the Tensor Inspector."""
+        if tag.scene() is not None:
+            tag.scene().removeItem(tag)
+        self.items = [item for item in self.items if item is not tag]
+        self.hidden[tag.name] = tag.text
+        self._hidden_tags.add(id(tag))
+        if isValid(edge):
+            edge.setToolTip(edge.tooltip_text() + "\n" + QCoreApplication.translate(
+                "RunOverlay", "run value {text}: no room for its tag beside this edge (select the edge to "
+                              "inspect it)").format(text=tag.text))
+            self._noted_edges.append(edge)
+
+    def _unnote_edges(self) -> None:
+        """The edges' own tooltips back (see _hide)."""
+        for edge in self._noted_edges:
+            if isValid(edge):
+                edge.setToolTip(edge.tooltip_text())
+        self._noted_edges = []
+        self.hidden = {}
+        self._hidden_tags = set()
 
     def _place_some(self) -> None:
         """One event-loop turn's share of the pending tags, then the next turn."""
@@ -547,81 +594,74 @@ class RunOverlay:
         """The points at PLACES along the edge, kept until a layout moves it.
         Measured on the curve flattened once: QPainterPath measures the whole
         curve again on each pointAtPercent (70 us an edge for the seven)."""
-        key = (edge.key, edge.points[0], edge.points[-1], len(edge.points))
+        key = (edge.key, tuple(edge.points))
         points = self._points.get(key)
         if points is None:
             if len(self._points) > 20000:          # layouts come and go: forget the old ones
                 self._points.clear()
-            line = [(p.x(), p.y()) for polygon in edge.path.toSubpathPolygons() for p in polygon]
+            line = self._line(edge)
             points = self._points[key] = _points_at(line, self.PLACES) if len(line) > 1 else \
                 [(p.x(), p.y()) for p in map(edge.path.pointAtPercent, self.PLACES)]
         return points
 
-    def _place(self, room: "_Room", tag: ValueTag, edge) -> tuple:
-        """Beside the edge, where the tag covers no box, group title, other
-        tag or the edge's own label: left of it at the first free point
-        along it, else right of it, else the same further out to either
-        side. When no such place exists (an edge entering a group runs
-        under the frame's title tab, often with less than a tag's height
-        free above and below it), the nearest place clear of every group
-        title, overlapping as little as it can, boxes last of all: a tag
-        never hides a frame's title, and covers a node box only where
-        every place would."""
+    def _place(self, room: "_Room", tag: ValueTag, edge) -> Optional[tuple]:
+        """Where the tag goes, or None when nowhere: a place that covers no
+        box, group title, other tag, mark or type label, and that is nearer
+        its own edge than any other edge (no other edge crosses it), so it
+        reads as its own edge's. Tried in turn: left of the edge at the first
+        free point along it, else right; on the edge itself; a little
+        further out to either side (within NEAR); moved just past group
+        titles in the way (an edge entering a group runs under the frame's
+        title tab)."""
         w, h = tag.rect.width(), tag.rect.height()
         points = self._along(edge)
-        label = getattr(edge, "_label_rect", None)      # the edge's type label, where it is drawn
+        label = edge.label_rect if hasattr(edge, "label_rect") else None
         own = [] if label is None else [_box(label)]
+        line = self._line(edge)
+        owner = _owner(edge)
         left = [(x - self.GAP - w, y - h / 2, x - self.GAP, y + h / 2) for x, y in points]
         right = [(x + self.GAP, y - h / 2, x + self.GAP + w, y + h / 2) for x, y in points]
-        for rect in left + right:
-            if room.free(rect, own):
-                return self._put(room, tag, rect)
-        # A little further out to either side (still within NEAR of the edge) rather than over a box.
+        on = [(x - w / 2, y - h / 2, x + w / 2, y + h / 2) for x, y in points]
         out = [self.NEAR * step / 3 for step in (1, 2, 3)]
-        left += [(r[0] - dx, r[1], r[2] - dx, r[3]) for dx in out for r in left]
-        right += [(r[0] + dx, r[1], r[2] + dx, r[3]) for dx in out for r in right]
-        n = len(points)
-        nudged = [(r[0], r[1] + dy, r[2], r[3] + dy) for dy in (-h / 2, h / 2) for r in left[n:] + right[n:]]
-        for rect in left[n:] + right[n:] + nudged:
-            if room.free(rect, own):
-                return self._put(room, tag, rect)
-        best, best_cost = None, None
-        room.remember()          # the search below asks about most rects twice
-        for rect in self._clear_of_titles(room, left, own, True) + self._clear_of_titles(room, right, own, False):
-            cost = self.OVERLAP_COST * room.meets(rect, own)[1]
-            if best_cost is not None and cost >= best_cost - 1e-6:
-                continue            # already worse than the best without its distance
-            far = _nearest(rect, points)
-            # As bad as covering a box: a tag so far out that it no longer reads as its edge's.
-            cost += far + (self.OVERLAP_COST * _Room.BOX_DEPTH if far > self.GAP + self.NEAR + 1 else 0.0)
-            if best_cost is None or cost < best_cost - 1e-6:
-                best, best_cost = rect, cost
-        return self._put(room, tag, best)
+        further = [(r[0] - dx, r[1], r[2] - dx, r[3]) for dx in out for r in left] + \
+                  [(r[0] + dx, r[1], r[2] + dx, r[3]) for dx in out for r in right]
+        nudged = [(r[0], r[1] + dy, r[2], r[3] + dy) for dy in (-h / 2, h / 2) for r in further]
+        # Made only when the ones before found no place (moving past titles costs the most).
+        for candidates in (lambda: left + right, lambda: on, lambda: further + nudged,
+                           lambda: self._past_titles(room, left, own, True) + self._past_titles(room, right, own,
+                                                                                                  False)):
+            for rect in candidates():
+                if room.free(rect, own) and room.reads_as_own(rect, line, owner, self.GAP + self.NEAR + 1):
+                    return rect
+        return None
 
     @staticmethod
-    def _put(room: "_Room", tag: ValueTag, rect: tuple) -> tuple:
+    def _put(room: "_Room", tag: ValueTag, rect: tuple) -> None:
         tag.setPos(rect[0], rect[1])
         room.add(rect)
-        return rect
 
-    def _clear_of_titles(self, room: "_Room", rects: list, own: list, left: bool) -> list:
-        """For each rect (on the `left` side of the edge or the right), itself
-        or, when it meets group titles, the rect moved just above, just
-        below, or further out to its side past them; only rects that meet no
-        title. The last (out to the side, past every title in the way)
-        always qualifies."""
+    def _line(self, edge) -> list:
+        """The edge's curve as a polyline (flattened once, kept until a layout moves the edge)."""
+        key = (edge.key, tuple(edge.points))
+        line = self._lines.get(key)
+        if line is None:
+            if len(self._lines) > 20000:          # layouts come and go: forget the old ones
+                self._lines.clear()
+            line = self._lines[key] = _flattened(edge.points)
+        return line
+
+    def _past_titles(self, room: "_Room", rects: list, own: list, left: bool) -> list:
+        """For each rect (on the `left` side of the edge or the right) that
+        meets group titles: the rect moved just above them, just below, or
+        further out to its side past them."""
         out = []
         for rect in rects:
-            titles = room.meets(rect, own)[0]
+            titles = room.titles_met(rect, own)
             if not titles:
-                out.append(rect)
                 continue
             up = min(t[1] for t in titles) - 1 - rect[3]
             down = max(t[3] for t in titles) + 1 - rect[1]
-            for dy in (up, down):
-                moved = (rect[0], rect[1] + dy, rect[2], rect[3] + dy)
-                if not room.meets(moved, own)[0]:
-                    out.append(moved)
+            out += [(rect[0], rect[1] + dy, rect[2], rect[3] + dy) for dy in (up, down)]
             aside = rect
             for _ in range(64):          # each step passes one title; never this many in a row
                 if not titles:
@@ -629,7 +669,7 @@ class RunOverlay:
                 dx = (min(t[0] for t in titles) - self.GAP - aside[2] if left
                       else max(t[2] for t in titles) + self.GAP - aside[0])
                 aside = (aside[0] + dx, aside[1], aside[2] + dx, aside[3])
-                titles = room.meets(aside, own)[0]
+                titles = room.titles_met(aside, own)
             out.append(aside)
         return out
 
@@ -717,30 +757,25 @@ class RunOverlay:
 class _Room:
     """What value tags keep clear of, as (left, top, right, bottom) boxes
     bucketed by area: node boxes, group title tabs, the edges' type labels
-    and the tags placed so far (plain geometry: asking the scene for the items under each trial
-    place costs more than the whole rest of a refresh)."""
+    and the tags placed so far; and the edges' curves, which tell whether a
+    place reads as its own edge's (plain geometry: asking the scene for the
+    items under each trial place costs more than the whole rest of a refresh)."""
     CELL = 200.0
-    # Covering a type label by a pixel hides more than covering a box's
-    # corner: when a tag has no free place, any overlap with a label costs
-    # as much as reaching this far into a box.
-    LABEL_DEPTH = 20.0
-    # A tag over a node box hides what the box says: any other overlap is
-    # better, so touching a box costs more than covering anything else.
-    BOX_DEPTH = 1000.0
 
     def __init__(self, ground: "_Ground", scene):
         self.scene = scene          # the scene the tags are placed on
         self.ground = ground.cells  # the layout's boxes, titles and labels (shared, never changed here)
+        self.segments = ground.segments
         self.cells: dict = {}       # what this refresh adds: tags, marks
-        self._memo = None
         self.marks: list = []       # run marks tags keep clear of (the "failed" flag)
-        self._labels = ground.labels
+        self._layout = ground.key
 
     @property
     def fixed(self) -> tuple:
-        """What, besides a tag's own edge, decides where it goes and may change
-        without a new layout: the run's marks and the labels (relabelled after an edit)."""
-        return tuple(self.marks), self._labels
+        """What, besides a tag's own edge, decides where it goes: the run's
+        marks, and the layout (its other edges and boxes) with its labels
+        (relabelled after an edit without a new layout)."""
+        return tuple(self.marks), self._layout
 
     def add_mark(self, rect) -> None:
         self.marks.append(rect)
@@ -751,47 +786,32 @@ class _Room:
 
     def add(self, rect) -> None:
         """A tag or mark placed: later tags keep clear of it."""
-        self._memo = None
         _add_box(self.cells, (*rect[:4], False), self.CELL)
 
-    def remember(self) -> None:
-        """Answer `meets` from memory until the next `add` (one tag's search)."""
-        self._memo = {}
-
-    def meets(self, rect, extra=()) -> tuple[list, float]:
-        """(the titles `rect` overlaps, how deep it reaches into the boxes,
-        tags and `extra` boxes it overlaps: the largest overlap's smaller side)."""
-        memo = self._memo
-        if memo is None:
-            return self._meets(rect, extra)
-        key = (rect, tuple(extra))
-        found = memo.get(key)
-        if found is None:
-            found = memo[key] = self._meets(rect, extra)
-        return found
-
-    def _meets(self, rect, extra=()) -> tuple[list, float]:
-        titles, depth = [], 0.0
+    def titles_met(self, rect, extra=()) -> list:
+        """The group title tabs `rect` overlaps."""
         left, top, right, bottom = rect[0], rect[1], rect[2], rect[3]
-        for other in self._near(rect, extra):
-            # Comparisons, not min/max calls: this loop is most of a refresh's time in a crowded graph.
-            w = (right if right < other[2] else other[2]) - (left if left > other[0] else other[0])
-            if w <= 0:
-                continue
-            h = (bottom if bottom < other[3] else other[3]) - (top if top > other[1] else other[1])
-            if h <= 0:
-                continue
-            if other[4] is True:
-                titles.append(other)
-                continue
-            deep = w if w < h else h
-            if other[4] == _LABEL:
-                deep += self.LABEL_DEPTH
-            elif other[4] == _BOX:
-                deep += self.BOX_DEPTH
-            if deep > depth:
-                depth = deep
-        return titles, depth
+        return [other for other in self._near(rect, extra) if other[4] is True
+                and min(right, other[2]) > max(left, other[0]) and min(bottom, other[3]) > max(top, other[1])]
+
+    def reads_as_own(self, rect, line: list, owner, furthest: float) -> bool:
+        """Whether a tag at `rect` reads as the tag of the edge drawn as
+        `line`: at most `furthest` from it, and every edge of another value
+        further from it than that one (none crosses it)."""
+        own = _line_distance(rect, line, furthest)
+        if own > furthest:
+            return False
+        reach = own + 0.5
+        left, top, right, bottom = rect[0] - reach, rect[1] - reach, rect[2] + reach, rect[3] + reach
+        for cell in self._cells((left, top, right, bottom)):
+            for segment in self.segments.get(cell, ()):
+                # Most segments in the cells pass far away: their bounds say so.
+                if segment[4] == owner or segment[0] > right or segment[2] < left or segment[1] > bottom \
+                        or segment[3] < top:
+                    continue
+                if _segment_distance(rect, segment[5]) <= reach:
+                    return False
+        return True
 
     def _near(self, rect, extra=()):
         """The boxes in `rect`'s cells (one that spans two cells comes twice:
@@ -812,8 +832,7 @@ class _Room:
         return True
 
 
-_LABEL = "label"      # the kind of an edge's type label among the room's boxes (titles: True, others: False)
-_BOX = "box"          # the kind of a node box
+_UNKNOWN = object()   # no place remembered for a tag (None: remembered as hidden)
 
 
 def _cells(rect, size: float):
@@ -831,29 +850,43 @@ def _add_box(cells: dict, box: tuple, size: float) -> None:
 
 class _Ground:
     """What stays put between the refreshes of one layout, bucketed like the
-    room: node boxes, group title tabs and the edges' type labels. Made once
-    per layout and set of labels (making it on every refresh was two thirds
-    of a step's tag refresh on bert_12layer_narrow)."""
+    room: node boxes, group title tabs, the edges' type labels and the
+    segments of the edges' curves (each with the value it carries). Made
+    once per layout and set of labels (making it on every refresh was two
+    thirds of a step's tag refresh on bert_12layer_narrow)."""
 
-    def __init__(self, scene, labels: tuple):
+    def __init__(self, scene, labels: tuple, line_of: Callable):
+        self.key = (id(scene), id(scene.view_model), hash(labels))
         self.cells: dict = {}
         size = _Room.CELL
         for item in scene.node_items.values():
-            _add_box(self.cells, (*_box(item.scene_rect()), _BOX), size)
+            _add_box(self.cells, (*_box(item.scene_rect()), False), size)
         for frame in scene.group_frames.values():
             title = getattr(frame, "title_item", None)
             if title is not None:
                 _add_box(self.cells, (*_box(title.scene_rect()), True), size)
         # The edges' type labels: a tag over one hides the declared shape it is read against.
         for label in labels:
-            _add_box(self.cells, (*label, _LABEL), size)
-        self.labels = hash(labels)
+            _add_box(self.cells, (*label, False), size)
+        self.segments: dict = {}
+        for edge in scene.edge_items.values():
+            owner, line = _owner(edge), line_of(edge)
+            for (x0, y0), (x1, y1) in zip(line, line[1:]):
+                _add_box(self.segments, (min(x0, x1), min(y0, y1), max(x0, x1), max(y0, y1), owner,
+                                         (x0, y0, x1, y1)), size)
 
     @staticmethod
     def labels_of(scene) -> tuple:
         """The type labels' boxes as drawn now (relabelled after an edit, without a new layout)."""
-        return tuple(_box(label) for label in (getattr(edge, "_label_rect", None)
+        return tuple(_box(label) for label in (getattr(edge, "label_rect", None)
                                                for edge in scene.edge_items.values()) if label is not None)
+
+
+def _owner(edge):
+    """What an edge carries, for telling edges apart: its value (the edges
+    of one value, fanning out to its readers, are all that value's)."""
+    value = edge.ref.value if isinstance(edge.ref, ViewEdge) else None
+    return id(value) if value is not None else id(edge)
 
 
 class _TagToMake:
@@ -865,21 +898,15 @@ class _TagToMake:
 
 
 def _place_key(tag: ValueTag, edge, fixed: tuple) -> tuple:
-    """What a tag's place depends on, besides the node boxes and titles (a
-    new layout moves the edge's ends, so those are in it too)."""
-    label = getattr(edge, "_label_rect", None)
-    return (edge.key, edge.points[0], edge.points[-1], tag.rect.width(), tag.rect.height(),
+    """What a tag's place depends on: its edge, its size, the edge's label and
+    the room's `fixed` (the layout and the run's marks)."""
+    label = getattr(edge, "label_rect", None)
+    return (edge.key, tuple(edge.points), tag.rect.width(), tag.rect.height(),
             None if label is None else _box(label), fixed)
 
 
 def _box(rect: QRectF) -> tuple:
     return rect.left(), rect.top(), rect.right(), rect.bottom()
-
-
-def _distance(rect: tuple, point: tuple) -> float:
-    dx = max(rect[0] - point[0], 0.0, point[0] - rect[2])
-    dy = max(rect[1] - point[1], 0.0, point[1] - rect[3])
-    return math.hypot(dx, dy)
 
 
 def _points_at(line: list, fractions) -> list:
@@ -899,17 +926,88 @@ def _points_at(line: list, fractions) -> list:
     return points
 
 
-def _nearest(rect: tuple, points: list) -> float:
-    """The distance from `rect` to the nearest of `points` (a hot loop: plain comparisons)."""
+def _flattened(points: list, steps: int = 12) -> list:
+    """The polyline of an edge drawn through `points` as the canvas draws it
+    (ui/canvas/items.py spline_path: 1 + 3k points are k cubic Bezier pieces,
+    anything else straight segments). QPainterPath.toSubpathPolygons keeps
+    only the ends of each curve: tags measured against it sat beside the
+    chord, away from a bent edge."""
+    points = [tuple(p) for p in points]
+    if len(points) < 4 or (len(points) - 1) % 3:
+        return points
+    line = [points[0]]
+    for i in range(0, len(points) - 1, 3):
+        (x0, y0), (x1, y1), (x2, y2), (x3, y3) = points[i:i + 4]
+        for k in range(1, steps + 1):
+            t = k / steps
+            u = 1 - t
+            a, b, c, d = u * u * u, 3 * u * u * t, 3 * u * t * t, t * t * t
+            line.append((a * x0 + b * x1 + c * x2 + d * x3, a * y0 + b * y1 + c * y2 + d * y3))
+    return line
+
+
+def _line_distance(rect: tuple, line: list, furthest: float = math.inf) -> float:
+    """How far the polyline `line` passes from `rect` (0 when it crosses it);
+    anything beyond `furthest` may be answered as just beyond it."""
+    if len(line) == 1:
+        return _point_distance(rect, *line[0])
+    best = furthest + 1.0
     left, top, right, bottom = rect[0], rect[1], rect[2], rect[3]
-    best = None
-    for x, y in points:
-        dx = left - x if x < left else x - right if x > right else 0.0
-        dy = top - y if y < top else y - bottom if y > bottom else 0.0
-        d2 = dx * dx + dy * dy
-        if best is None or d2 < best:
-            best = d2
-    return math.sqrt(best)
+    for (x0, y0), (x1, y1) in zip(line, line[1:]):
+        # Skipped when its bounds are already further than the best so far.
+        if min(x0, x1) - right >= best or left - max(x0, x1) >= best or min(y0, y1) - bottom >= best \
+                or top - max(y0, y1) >= best:
+            continue
+        best = min(best, _segment_distance(rect, (x0, y0, x1, y1)))
+        if best == 0.0:
+            break
+    return best
+
+
+def _point_distance(rect: tuple, x: float, y: float) -> float:
+    dx = rect[0] - x if x < rect[0] else x - rect[2] if x > rect[2] else 0.0
+    dy = rect[1] - y if y < rect[1] else y - rect[3] if y > rect[3] else 0.0
+    return math.hypot(dx, dy)
+
+
+def _segment_distance(rect: tuple, ends: tuple) -> float:
+    """How far the segment (x0, y0, x1, y1) passes from `rect`: 0 when it
+    enters it, else the least of its ends' distances to the rect and the
+    rect's corners' to it."""
+    x0, y0, x1, y1 = ends
+    left, top, right, bottom = rect[0], rect[1], rect[2], rect[3]
+    if _clips(left, top, right, bottom, x0, y0, x1, y1):
+        return 0.0
+    best = min(_point_distance(rect, x0, y0), _point_distance(rect, x1, y1))
+    dx, dy = x1 - x0, y1 - y0
+    length2 = dx * dx + dy * dy
+    if length2 > 0:
+        for cx, cy in ((left, top), (right, top), (left, bottom), (right, bottom)):
+            t = ((cx - x0) * dx + (cy - y0) * dy) / length2
+            if 0.0 < t < 1.0:
+                best = min(best, math.hypot(x0 + t * dx - cx, y0 + t * dy - cy))
+    return best
+
+
+def _clips(left, top, right, bottom, x0, y0, x1, y1) -> bool:
+    """Whether the segment enters the rect (Liang-Barsky)."""
+    t0, t1 = 0.0, 1.0
+    dx, dy = x1 - x0, y1 - y0
+    for p, q in ((-dx, x0 - left), (dx, right - x0), (-dy, y0 - top), (dy, bottom - y0)):
+        if p == 0:
+            if q < 0:
+                return False
+        else:
+            t = q / p
+            if p < 0:
+                if t > t1:
+                    return False
+                t0 = max(t0, t)
+            else:
+                if t < t0:
+                    return False
+                t1 = min(t1, t)
+    return t0 <= t1
 
 
 def _short(text: str) -> str:
