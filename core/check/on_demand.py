@@ -67,15 +67,7 @@ class _NodeProtos:
         return len(self._source.model.graph.nodes)
 
     def __getitem__(self, i: int) -> pb.NodeProto:
-        src = self._source
-        whole = src._whole
-        if whole is not None:
-            return whole.graph.node[i]
-        proto = src._nodes.get(i)
-        if proto is None:
-            proto = src._nodes[i] = pb.NodeProto()
-            src.writer.node(src.model.graph.nodes[i], proto)
-        return proto
+        return self._source.node_proto(i)
 
 
 class _FieldsOnly:
@@ -97,8 +89,17 @@ class OnDemand:
         self.writer = writer_for(model, on_bad_value)
         self.node = _NodeProtos(self)
         self._whole = None
-        self._nodes: dict = {}
+        self._written: dict = {}    # node index -> NodeProto written in this pass
         self._fields = None
+
+    def node_proto(self, i: int) -> pb.NodeProto:
+        if self._whole is not None:
+            return self._whole.graph.node[i]
+        proto = self._written.get(i)
+        if proto is None:
+            proto = self._written[i] = pb.NodeProto()
+            self.writer.node(self.model.graph.nodes[i], proto)
+        return proto
 
     def whole(self) -> pb.ModelProto:
         if self._whole is None:
@@ -138,5 +139,5 @@ class OnDemand:
 
     def done(self) -> None:
         self._whole = None
-        self._nodes = {}
+        self._written = {}
         self._fields = None
