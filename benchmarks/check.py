@@ -13,7 +13,8 @@ own onnx gains more from warm caches than we do. The last column is the time
 Python takes merely to read what a checker must look at (read_floor),
 against onnx: the ratio no Python checker over protobuf messages can beat. Then builds a
 model of --nodes nodes and times the incremental re-check after changing one
-attribute, and the re-check after a node insert/remove (CheckSession.update) against a full one.
+attribute, and the live checker's re-check after a node insert/remove
+(LiveChecker.apply on the IR model, inference left out) against a full one.
 """
 from __future__ import annotations
 
@@ -149,39 +150,42 @@ def incremental(n_nodes: int, edits: int) -> None:
           f"{edits} single-attribute edits:")
     print(f"  median {statistics.median(times) * 1e3:.2f} ms, p95 {times[int(0.95 * len(times))] * 1e3:.2f} ms, "
           f"max {times[-1] * 1e3:.2f} ms (target <= 20 ms)")
-    structural(model, session)
+    structural(model)
 
 
-def structural(model: pb.ModelProto, session: CheckSession, rounds: int = 9) -> None:
+def structural(model: pb.ModelProto, rounds: int = 9) -> None:
     """An Identity inserted on the edge into the middle node and removed
-    again: CheckSession.update (cached findings renumbered, the structure
-    unit from kept names) against the full re-check it replaced."""
-    g = model.graph
+    again, through the live checker of the IR model (LiveChecker.apply:
+    the mirror synced, the graph unit from the IR's def-use links, the
+    touched nodes re-checked) against a full check of the same model."""
+    from onnxstudio import core
+    from onnxstudio.core.changes import Changes
+    from onnxstudio.core.check.live import LiveChecker
+    from onnxstudio.core import edits
+    ir_model = core.load_bytes(model.SerializeToString())
+    live = LiveChecker(ir_model)
+    g = ir_model.graph
     inc, full = [], []
+    undo = None
     for k in range(rounds):
-        middle = len(g.node) // 2
-        session.remember_names()
-        if k % 2 == 0:      # an Identity on the edge into the middle node
-            node = g.node[middle]
-            new = pb.NodeProto(op_type="Identity", name=f"/inserted{k}", input=[node.input[0]],
-                               output=[f"inserted{k}"])
-            node.input[0] = f"inserted{k}"
-            g.node.insert(middle, new)
-            spec = dict(region=(middle, middle, middle + 1), rewritten=[middle + 1])
-        else:               # and out again
-            removed = g.node[middle]
-            g.node[middle + 1].input[0] = removed.input[0]
-            del g.node[middle]
-            spec = dict(region=(middle, middle + 1, middle), rewritten=[middle])
+        if undo is None:        # an Identity on the edge into the middle node
+            value = g.nodes[len(g.nodes) // 2].inputs[0].name
+            edit = edits.insert_on_edge(ir_model, value, "Identity")
+        else:                   # and out again
+            edit, undo = undo, None
+        changes = Changes()
+        inverse = edit.apply(ir_model, changes)
+        if k % 2 == 0:
+            undo = inverse
         t = time.perf_counter()
-        session.update(**spec)
+        got = live.apply(changes)
         inc.append(time.perf_counter() - t)
-        assert session.diagnostics == CheckSession(model).diagnostics, "incremental differs from full"
         t = time.perf_counter()
-        CheckSession(model)
+        want = LiveChecker(ir_model).diagnostics
         full.append(time.perf_counter() - t)
-    print(f"structural edit (node insert/remove): update median {statistics.median(inc) * 1e3:.1f} ms, "
-          f"full re-check {statistics.median(full) * 1e3:.0f} ms")
+        assert got == want, "incremental differs from full"
+    print(f"structural edit (node insert/remove): LiveChecker.apply median {statistics.median(inc) * 1e3:.1f} ms, "
+          f"full check {statistics.median(full) * 1e3:.0f} ms")
 
 
 def main() -> None:

@@ -88,7 +88,9 @@ class Scope:
     """Names visible at one point of a graph, chained to the enclosing graph.
 
     `defs` maps each name defined in this graph to its position: graph inputs
-    and initializers are negative, a node output is its node's index. A name is
+    and initializers are negative, a node output is its node's index (a dict
+    replayed over the nodes, or for the live check of the main graph
+    graph_unit.MainDefinitions, answering `get` and `in` from the IR). A name is
     visible when it was defined before `limit` (the node being checked); the
     parent scope's own limit is the index of the node owning this subgraph.
     Sharing the dict between limits is what lets one node be re-checked

@@ -7,6 +7,7 @@ A graph is checked in two parts so one node can be re-checked alone:
 """
 from __future__ import annotations
 
+import functools
 
 from ..proto import onnx_pb2 as pb
 from . import paths
@@ -146,31 +147,41 @@ def check_ir10_fields(msg, where, ctx, out) -> None:
                 f"overload needs IR version 10; the model declares {ctx.ir_version}")
 
 
-def check_structure(g: pb.GraphProto, gpath: str, ctx, out, parent: Scope | None, cache=None) -> Scope:
+def check_structure(g: pb.GraphProto, gpath: str, ctx, out, parent: Scope | None) -> Scope:
     """The graph's own rules (names, IO, initializers, value_info, SSA and
     def-before-use) and its lexical scope, in which its nodes are checked.
-
-    cache: a structure_cache.StructureCache remembering per-node names and
-    per-initializer verdicts between re-checks of the main graph (None: read
-    all). gpath may be a paths.Lazy (a subgraph's): spelt only if a finding
-    or a type_lookup needs it."""
-    ir = ctx.ir_version
+    gpath may be a paths.Lazy (a subgraph's): spelt only if a finding or a
+    type_lookup needs it. (The live checker runs the same parts one by one,
+    keeping each part's findings: check/graph_unit.py.)"""
     parts = graph_parts(g)
+    defs: dict = {}
+    names: list = []      # in definition order, for the identifier rule
+    check_header(g, parts, gpath, ctx, out, parent, defs, names)
+    scope = check_nodes_structure(g, parts, gpath, ctx, out, parent, defs, names, declared_types(g, parts))
+    check_declarations(parts, gpath, ctx, out, parent, scope.defs)
+    check_names(odd_summary(names), gpath, out)
+    return scope
+
+
+def check_header(g, parts, gpath, ctx, out, parent, defs: dict, names: list, clean=None) -> None:
+    """The graph's name and fields, inputs, dense and sparse initializers:
+    adds their definitions to `defs` and their names to `names`.
+    `clean(init, ir, name)`: an initializer's tensor_clean verdict, when the
+    caller keeps them between runs."""
+    ir = ctx.ir_version
     if not parts.get("name"):
         out.add("graph.name-missing", gpath, "the graph has no name; give it one")
     if ir and ir < 10 and "metadata_props" in parts:
         check_ir10_fields(g, gpath, ctx, out)
-    defs: dict = {}
-    names = []      # in definition order, for the identifier rule
     _check_inputs(parts.get("input", ()), gpath, ctx, out, parent, defs, names)
-    init_names = _check_initializers(parts.get("initializer", ()), gpath, ctx, out, defs, names, cache)
+    init_names = _check_initializers(parts.get("initializer", ()), gpath, ctx, out, defs, names, clean)
     _check_sparse_initializers(parts.get("sparse_initializer", ()), gpath, ctx, out, defs, init_names)
-    types = declared_types(g, parts) if cache is None else cache.declared_types(g, parts)
-    scope = _scope_of_nodes(g, parts, gpath, ctx, out, parent, defs, names, types, cache)
-    _check_outputs(parts.get("output", ()), gpath, ctx, out, parent, scope.defs)
-    _check_value_info(parts, gpath, ctx, out, scope.defs, cache)
-    _check_names(odd_summary(names) if cache is None else cache.odd_summary(names), gpath, out)
-    return scope
+
+
+def check_declarations(parts, gpath, ctx, out, parent, defs) -> None:
+    """Graph outputs and value_info, against the graph's definitions."""
+    for name, check in declaration_entries(parts, gpath, ctx, parent):
+        check(out, name in defs)
 
 
 def _check_inputs(inputs, gpath, ctx, out, parent, defs: dict, names: list) -> None:
@@ -193,34 +204,23 @@ def _check_inputs(inputs, gpath, ctx, out, parent, defs: dict, names: list) -> N
         _check_type_version(vi, where, ctx, out)
 
 
-def _check_initializers(inits, gpath, ctx, out, defs: dict, names: list, cache) -> set:
+def _check_initializers(inits, gpath, ctx, out, defs: dict, names: list, clean) -> set:
     """Dense initializers; adds them to defs and names, returns their names."""
     ir = ctx.ir_version
-    kept = cache.initializers_kept(inits, ir, defs) if cache is not None else None
-    if kept is not None:
-        # Nothing the loop below reads changed since the last run, when it
-        # found nothing: its names and definitions again.
-        kept_names, kept_defs, kept_init_names = kept
-        names.extend(kept_names)
-        defs.update(kept_defs)
-        return set(kept_init_names)
     init_names = set()
-    first, inputs = len(names), set(defs)
-    plain = True
     for init in inits:
         name = init.name
         # The usual initializer (clean, named, once, allowed at this IR
         # version) has nothing to report: no path is built for it (a large
         # model has thousands).
-        clean = tensor_clean(init, ir) if cache is None else cache.tensor_clean(init, ir, name)
-        if clean and name and name not in init_names and not (ir and ir < 4 and defs.get(name) != INPUT_POS):
+        verdict = tensor_clean(init, ir) if clean is None else clean(init, ir, name)
+        if verdict and name and name not in init_names and not (ir and ir < 4 and defs.get(name) != INPUT_POS):
             init_names.add(name)
             defs.setdefault(name, INIT_POS)
             names.append(name)
             continue
-        plain = False
         where = paths.Lazy(paths.initializer, gpath, name)
-        if not clean:
+        if not verdict:
             check_tensor(init, where, ctx, out)
         if not name:
             out.add("graph.initializer-name-missing", where, "initializer with an empty name")
@@ -233,9 +233,6 @@ def _check_initializers(inits, gpath, ctx, out, defs: dict, names: list, cache) 
                     f"with IR version {ir} (< 4) every initializer must also be a graph input")
         defs.setdefault(name, INIT_POS)
         names.append(name)
-    if cache is not None and plain:
-        added = names[first:]
-        cache.keep_initializers(added, {n: INIT_POS for n in added if n not in inputs}, init_names)
     return init_names
 
 
@@ -258,7 +255,7 @@ def _check_sparse_initializers(sparse, gpath, ctx, out, defs: dict, init_names: 
         defs.setdefault(name, INIT_POS)
 
 
-def _scope_of_nodes(g, parts, gpath, ctx, out, parent, defs: dict, names: list, types: dict, cache) -> Scope:
+def check_nodes_structure(g, parts, gpath, ctx, out, parent, defs: dict, names: list, types: dict) -> Scope:
     """The scope with every node's outputs defined and their element types
     derived. The lean pass reads every node once (outside function bodies,
     whose nodes all meet the rules). Only when a name is defined twice or
@@ -268,7 +265,7 @@ def _scope_of_nodes(g, parts, gpath, ctx, out, parent, defs: dict, names: list, 
         scope = Scope(dict(defs), 1 << 62, parent, types, gpath)
         known = len(names)
         try:
-            scope.suspects = (scan_graph if cache is None else cache.scan)(parts.get("node", ()), scope, ctx, names)
+            scope.suspects = scan_graph(parts.get("node", ()), scope, ctx, names)
         except Exception:  # noqa: BLE001 - an optimisation only: the detailed passes decide
             scope.suspects = None
         if scope.suspects is None:
@@ -287,59 +284,71 @@ def _scope_of_nodes(g, parts, gpath, ctx, out, parent, defs: dict, names: list, 
     return scope
 
 
-def _check_outputs(outputs, gpath, ctx, out, parent, defs: dict) -> None:
-    for k, vi in enumerate(outputs):
-        name = vi.name
-        where = paths.Lazy(paths.graph_output, gpath, k, name)
-        if not name:
-            out.add("graph.input-name-missing", where, "graph output with an empty name")
-            continue
-        if name not in defs:
-            outer = parent is not None and parent.visible(name)
-            out.add("graph.output-undefined", where,
-                    f"output {name!r} is " + ("a name of the enclosing graph; a subgraph output must be "
-                                              "produced inside it (add an Identity)" if outer
-                                              else "not produced by any node, input or initializer"))
-        if ctx.is_main:
-            _check_io_type(vi, where, ctx, out)
-        else:
-            check_elem_type_given(vi, where, out)
-        _check_type_version(vi, where, ctx, out)
-
-
-def _check_value_info(parts, gpath, ctx, out, defs: dict, cache) -> None:
-    ir = ctx.ir_version
+def declaration_entries(parts, gpath, ctx, parent, vi_clean=None):
+    """The graph outputs, then the value_info entries, in order: (name,
+    check), where `check(out, defined)` adds that entry's findings given
+    whether the graph defines `name` (all that the entry's findings take
+    from the rest of the graph)."""
+    for k, vi in enumerate(parts.get("output", ())):
+        yield vi.name, functools.partial(_check_output, vi, k, gpath, ctx, parent)
     vi_names = set()
     io_types = None
     for k, vi in enumerate(parts.get("value_info", ())):
         name = vi.name
-        where = None
-        if name in vi_names:
-            where = paths.Lazy(paths.value_info, gpath, name)
-            out.add("graph.value-info-duplicate", where, f"value_info for {name!r} is given twice")
+        duplicate = name in vi_names
         vi_names.add(name)
         if io_types is None:
             io_types = {v.name: proto_type_str(v.type) for v in (*parts.get("input", ()), *parts.get("output", ()))
                         if v.HasField("type")}
-        declared = io_types.get(name)
-        if declared is not None and vi.HasField("type"):
-            mine = proto_type_str(vi.type)
-            if mine is not None and mine != declared:
-                where = where or paths.Lazy(paths.value_info, gpath, name)
-                out.add("graph.value-info-conflict", where,
-                        f"value_info says {name!r} is {mine}, but the graph input/output declares {declared}")
-        if name not in defs:
+        yield name, functools.partial(_check_value_info, vi, k, gpath, ctx, duplicate, io_types.get(name), vi_clean)
+
+
+def _check_output(vi, k, gpath, ctx, parent, out, defined: bool) -> None:
+    name = vi.name
+    where = paths.Lazy(paths.graph_output, gpath, k, name)
+    if not name:
+        out.add("graph.input-name-missing", where, "graph output with an empty name")
+        return
+    if not defined:
+        outer = parent is not None and parent.visible(name)
+        out.add("graph.output-undefined", where,
+                f"output {name!r} is " + ("a name of the enclosing graph; a subgraph output must be "
+                                          "produced inside it (add an Identity)" if outer
+                                          else "not produced by any node, input or initializer"))
+    if ctx.is_main:
+        _check_io_type(vi, where, ctx, out)
+    else:
+        check_elem_type_given(vi, where, out)
+    _check_type_version(vi, where, ctx, out)
+
+
+def _check_value_info(vi, k, gpath, ctx, duplicate: bool, io_declared, vi_clean, out, defined: bool) -> None:
+    """`io_declared`: the type string a graph input or output of this name
+    declares (None: none)."""
+    ir = ctx.ir_version
+    name = vi.name
+    where = None
+    if duplicate:
+        where = paths.Lazy(paths.value_info, gpath, name)
+        out.add("graph.value-info-duplicate", where, f"value_info for {name!r} is given twice")
+    if io_declared is not None and vi.HasField("type"):
+        mine = proto_type_str(vi.type)
+        if mine is not None and mine != io_declared:
             where = where or paths.Lazy(paths.value_info, gpath, name)
-            out.add("graph.value-info-unused", where, f"value_info describes {name!r}, which nothing defines")
-        if cache is not None and cache.value_info_clean(k, vi, ir):
-            continue        # its type passed both tests below at the last run, unchanged since
-        message = type_too_new(vi, ir)
-        if message is not None:
-            out.add("model.feature-too-new", where or paths.Lazy(paths.value_info, gpath, name), message)
-        check_elem_type_given(vi, where or paths.Lazy(paths.value_info, gpath, name), out)
+            out.add("graph.value-info-conflict", where,
+                    f"value_info says {name!r} is {mine}, but the graph input/output declares {io_declared}")
+    if not defined:
+        where = where or paths.Lazy(paths.value_info, gpath, name)
+        out.add("graph.value-info-unused", where, f"value_info describes {name!r}, which nothing defines")
+    if vi_clean is not None and vi_clean(k, vi, ir):
+        return      # its type passed both tests below at the last run, unchanged since
+    message = type_too_new(vi, ir)
+    if message is not None:
+        out.add("model.feature-too-new", where or paths.Lazy(paths.value_info, gpath, name), message)
+    check_elem_type_given(vi, where or paths.Lazy(paths.value_info, gpath, name), out)
 
 
-def _check_names(summary: tuple, gpath, out) -> None:
+def check_names(summary: tuple, gpath, out) -> None:
     """Summary findings over every name the graph defines (`summary`:
     scan.odd_summary): invalid UTF-8 (a damaged file) and names that are
     not C identifiers."""

@@ -1,12 +1,15 @@
 """Live checking of an IR model while it is edited (the problems panel).
 
-`LiveChecker(model)` checks the file form of an IR `Model` once, then keeps
-a protobuf mirror of it (mirror.py; weights left out, see file_form.py) and
-the checker's results per unit in step with edits. Every edit reports what
-it touched (`Changes`); `Analysis` (core/analysis.py) hands that to
-inference first and then here, with the values whose inferred type moved,
-and only what the edit can have affected is re-written and re-checked,
-insertions and removals included:
+`LiveChecker(model)` checks the file form of an IR `Model` once (written
+for the check and let go: on_demand.py; weights left out, file_form.py),
+then keeps the checker's results per unit, node findings per IR Node, in
+step with edits. Every edit reports what it touched (`Changes`);
+`Analysis` (core/analysis.py) hands that to inference first and then here,
+with the values whose inferred type moved; edit_plan.py tells what the
+edit can have affected, and only that is written again (one NodeProto per
+node re-checked, the main graph's header when the edit touched it) and
+re-checked, insertions and removals included. No protobuf copy of the
+model is kept between edits:
 
     inference = Inference(model); inference.run()
     live = LiveChecker(model, inference)
@@ -24,10 +27,10 @@ from __future__ import annotations
 
 import pathlib
 
-from ..ir.nesting import top_level_node
 from ..ir.types import TensorType
+from .edit_plan import EditPlanner
 from .ir_rules import bad_value_diagnostics, combine, declared_vs_inferred, inferred_errors
-from .mirror import Mirror
+from .on_demand import OnDemand
 from .session import CheckSession
 
 
@@ -58,7 +61,7 @@ class LiveChecker:
         attribute values serde cannot write, contradictions inference found
         in nodes, and declarations that contradict inference (ir_rules)."""
         found = self._session.diagnostics
-        bad = self._mirror.bad_attributes() if self._mirror.bad_values else ()
+        bad = self._bad_attributes() if self._bad_values else ()
         contradictions = in_nodes = []
         inference = self.inference
         if inference is not None:
@@ -74,10 +77,29 @@ class LiveChecker:
         given, is the caller's to bring up to date first)."""
         path = getattr(self.model, "path", None)
         folder = pathlib.Path(path).resolve().parent if path else None
-        self._mirror = Mirror(self.model)
-        self._session = CheckSession(self._mirror.proto, model_dir=folder, type_lookup=self.type_lookup,
-                                     readers=self._readers)
+        # Attributes whose value their type cannot carry (set from Python):
+        # written without a value, reported here.
+        self._bad_values: dict = {}
+        self._planner = EditPlanner(self.model)
+        self._session = CheckSession(source=OnDemand(self.model, self._bad_value), model_dir=folder,
+                                     type_lookup=self.type_lookup, ir_graph=self.model.graph)
         return self.diagnostics
+
+    def _bad_value(self, attr, exc) -> None:
+        self._bad_values[id(attr)] = attr
+
+    def _bad_attributes(self) -> list:
+        """The attributes serde could not write that still hold a bad value."""
+        from ..proto import onnx_pb2 as pb  # noqa: PLC0415
+        from ..serde.convert import ProtoWriter  # noqa: PLC0415
+        strict = ProtoWriter(lambda t: t.to_proto(with_data=False), False)
+        for key, attr in list(self._bad_values.items()):
+            try:
+                strict.attr(attr, pb.AttributeProto())
+            except (TypeError, ValueError, OverflowError, AttributeError):
+                continue
+            del self._bad_values[key]       # fixed since (e.g. its value set right in place)
+        return list(self._bad_values.values())
 
     def apply(self, changes, moved=None) -> list:
         """Bring the checker up to date after edits that recorded what they
@@ -89,8 +111,7 @@ class LiveChecker:
         if changes.changes_every_verdict:
             return self.refresh()
         names = self._element_type_moves(moved)
-        self._session.remember_names()
-        plan = self._mirror.sync(changes)
+        plan = self._planner.plan(changes)
         if plan is None:
             return self.refresh()
         session = self._session
@@ -109,26 +130,6 @@ class LiveChecker:
         changes = Changes()
         changes.node(node)
         return self.apply(changes, moved)
-
-    def _readers(self, names) -> set:
-        """Indices of the main-graph nodes reading any of `names`, in their
-        inputs or in a subgraph they hold, through the IR's use lists
-        instead of a scan of every node (a structural edit on 10,000 nodes
-        spent a third of its re-check in such scans). The mirror's node i
-        is the model's node i when the session asks."""
-        main = self.model.graph
-        found = set()
-        for name in names:
-            value = main.get_value(name)
-            if value is None:
-                continue
-            for node, _ in value.uses:
-                if node.graph is not main:
-                    node = top_level_node(node, main)     # a body's node: its holder (None: detached)
-                    if node is None:
-                        continue
-                found.add(node.index)
-        return found
 
     def _element_type_moves(self, moved):
         """The main-graph names among `moved` whose type moved as the rules

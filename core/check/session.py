@@ -4,17 +4,23 @@ re-checks only what it can affect.
 Units, in the order diagnostics are reported:
   "model"         ir_version, opset imports, metadata
   "graph"         names / SSA / def-use / initializers / IO of the main graph
-  ("node", i)     main-graph node i with every subgraph under it
+  node i          main-graph node i with every subgraph under it
   "functions"     model-local functions
   "training"      training_info
 
 A fresh session *is* the full check, so "incremental equals full" is tested
 by comparing a re-checked session with a new one.
+
+The session reads the file form from a source (on_demand.py): a ModelProto
+as given, or an IR model's file form written on demand. With the IR (what
+LiveChecker gives it), it keeps no protobuf copy of the model between
+passes, keeps node findings per IR Node (their paths spelt again when the
+node has moved) and re-checks a structural edit from the IR's def-use
+links (graph_unit.py).
 """
 from __future__ import annotations
 
 import dataclasses
-import itertools
 from typing import Iterable
 
 from ..proto import onnx_pb2 as pb
@@ -23,55 +29,80 @@ from ..diagnostics import Collector
 from .function_rules import check_functions, check_training_info, function_key
 from .graph_rules import check_node_at, check_structure, infer_node
 from .model_rules import check_model_fields, imported_opsets
-from .structure_cache import StructureCache, node_names
+from .graph_unit import MainGraphUnit, node_names
+from .on_demand import AsGiven
 
 
 class CheckSession:
-    def __init__(self, model: pb.ModelProto, model_dir=None, type_lookup=None, readers=None):
-        """`readers(names) -> set of indices`: the main-graph nodes that read
-        any of `names` (in their inputs, or in subgraphs they hold), from a
-        def-use index the caller keeps in step with `model` (LiveChecker:
-        the IR's use lists); without it, a re-check scans every node's
-        inputs for them."""
-        self.model = model
+    def __init__(self, model: pb.ModelProto | None = None, model_dir=None, type_lookup=None, *, source=None,
+                 ir_graph=None):
+        """`model`: a ModelProto, checked as given; or `source` (on_demand.OnDemand)
+        with `ir_graph`, the IR main graph it writes, kept in step with the
+        model by the caller (LiveChecker). With the IR, a structural edit is
+        re-checked from the IR's def-use links (graph_unit.py); without it,
+        `update` checks everything again."""
+        self._source = source if source is not None else AsGiven(model)
         self.model_dir = model_dir
         self.type_lookup = type_lookup
         self._units: dict = {}
-        self._nodes: dict = {}      # main-graph node index -> its diagnostics (only non-empty ones)
+        # Findings of main-graph nodes (only non-empty ones): by index, or
+        # with the IR by Node, as (the index their paths spell, findings).
+        self._nodes: dict = {}
+        self._result = None
         self._scope = None
-        self._cache = StructureCache()
-        self._cache.readers_of = readers
+        self._unit = MainGraphUnit(ir_graph) if ir_graph is not None else None
         self.full()
 
     # -- public -----------------------------------------------------------------
 
     @property
     def diagnostics(self) -> list:
-        u = self._units
-        result = u["model"] + u["graph"]
-        if self._nodes:
-            n = len(self.model.graph.node)
+        if self._result is None:
+            u = self._units
+            result = u["model"] + u["graph"]
+            if self._nodes:
+                result.extend(self._node_findings())
+            self._result = result + u["functions"] + u["training"]
+        return list(self._result)
+
+    def _node_findings(self) -> list:
+        result = []
+        unit = self._unit
+        if unit is None:
+            n = len(self._source.node)
             for i in sorted(self._nodes):
                 if i < n:
                     result.extend(self._nodes[i])
-        return result + u["functions"] + u["training"]
+            return result
+        g = unit.graph
+        nodes = self._nodes
+        for i, node in sorted((node.index, node) for node in nodes if node.graph is g):
+            spelt, found = nodes[node]
+            if spelt != i:      # nodes were inserted or removed before it
+                found = _renumbered(found, spelt, i)
+                nodes[node] = (i, found)
+            result.extend(found)
+        return result
 
     def full(self) -> list:
         """Re-check everything."""
-        self._ctx = self._context()
-        self._cache.reset()
-        self._units = {"model": self._run(lambda out: check_model_fields(self.model, out))}
+        self._result = None
+        src = self._source
+        model = src.whole()
+        self._ctx = self._context(model)
+        self._units = {"model": self._run(lambda out: check_model_fields(model, out))}
         self._nodes = {}
-        suspects = self._check_graph_structure()
+        suspects = self._check_graph_structure(model.graph)
         # Nodes the lean pass cleared have no diagnostics: no entry at all.
         if suspects is None:
-            for i in range(len(self.model.graph.node)):
+            for i in range(len(model.graph.node)):
                 self._check_node(i)
         else:
             for i, graphs in suspects:
                 self._check_node(i, graphs)
         self._check_functions()
         self._check_training()
+        src.done()
         return self.diagnostics
 
     def node_changed(self, index: int, *, names_changed: bool = False) -> list:
@@ -96,7 +127,8 @@ class CheckSession:
         types reach are re-checked (an attribute edit: no O(graph) work).
         Node insertion or removal: `update`.
         """
-        g = self.model.graph
+        self._result = None
+        g = self._source
         todo = {i for i in nodes if 0 <= i < len(g.node)}
         changed = set(value_types_changed)
         # Graph-level diagnostics name nodes by op_type and name: those about
@@ -106,11 +138,17 @@ class CheckSession:
         if names_changed or changed or relabelled:
             return self.update(rewritten=todo, header=bool(changed) or names_changed, declared=changed,
                                lookup_changed=lookup_changed)
+        unit = self._unit
+        if unit is not None:
+            ir = unit.graph
+            for i in todo:
+                node = ir.nodes[i]
+                unit.names[node] = names = node_names(node)   # a graph attribute may have come or gone
+                (unit.holders.add if names[2] else unit.holders.discard)(node)
+            unit.rederived = set()
+            todo |= unit.follow(g, self._ctx, self._scope, todo)
+            changed |= unit.rederived
         else:
-            io = self._cache.io
-            if io is not None:
-                for i in todo:
-                    io[i] = node_names(g.node[i])   # a graph attribute may have come or gone
             # Follow derived element types forward only while they change; the
             # consumer index is needed (and built) only when one does.
             frontier = sorted(todo)
@@ -130,24 +168,23 @@ class CheckSession:
                 for i in list(todo):
                     changed.update(n for n in g.node[i].output if n)
         if changed:
-            consumers, holders = self._consumers_and_holders()
-            for name in changed:
-                todo.update(consumers.get(name, ()))
-            # Subgraphs read outer names without listing them as node inputs.
-            todo |= holders
+            todo |= self._readers(changed, holders=True)
         for i in sorted(todo):
             self._check_node(i)
+        self._source.done()
         return self.diagnostics
 
     def update(self, *, region=None, rewritten: Iterable[int] = (), header: bool = False,
                declared: Iterable[str] = (), initializers: Iterable[str] = (), lookup_changed=None,
-               training: bool = False, functions: bool = False, model: bool = False) -> list:
-        """Re-check after the mirror's main graph was edited in any way but a
-        reordering of the nodes it kept (then: `full()`).
+               training: bool = False, functions: bool = False, model: bool = False, replaced=()) -> list:
+        """Re-check after the main graph was edited in any way but a
+        reordering of the nodes it kept (then: `full()`). Without the IR
+        graph, everything is checked again.
 
         - `region`: (start, old_stop, new_stop): nodes [start, old_stop) were
           replaced by the nodes now at [start, new_stop) (inserted, removed);
-          the nodes after them moved by new_stop - old_stop.
+          the nodes after them moved by new_stop - old_stop. `replaced`: the
+          IR nodes that stretch held.
         - `rewritten`: indices (as now) of other nodes whose protos changed.
         - `header`: graph inputs, outputs, value_info, initializers or graph
           fields changed; `declared`: names whose declared type changed;
@@ -159,96 +196,85 @@ class CheckSession:
         renumbered); the nodes that can have changed are checked again.
         Equal to a fresh session (tests/edits/test_random_edits.py).
         """
-        g = self.model.graph
-        cache = self._cache
-        if cache.io is None:
-            # The names as they were are unknown (LiveChecker reads them before
-            # it edits the mirror; a caller editing the proto directly did not):
-            # read them now and check every node once.
-            cache.ensure_io(g.node)
-            cache.lean = False
-            region, rewritten = None, ()
-            header = True       # nor what the header held: nothing of it is taken as kept
-        io = cache.io
+        unit = self._unit
+        if unit is None:
+            return self.full()
+        self._result = None
+        g = self._source
+        ir = unit.graph
         start, old_stop, new_stop = region or (0, 0, 0)
-        delta = new_stop - old_stop
-        touched: set = set()       # names whose definition moved or changed
-        gone: set = set()
-        dirty: set = set(range(start, new_stop))
-        for ins, outs, _ in io[start:old_stop]:
-            gone.update(outs)
-        io[start:old_stop] = [node_names(g.node[j]) for j in range(start, new_stop)]
-        for j in range(start, new_stop):
-            touched.update(io[j][1])
-        for j in rewritten:
-            if not 0 <= j < len(io) or start <= j < new_stop:
-                continue
-            old = io[j]
-            io[j] = new = node_names(g.node[j])
-            dirty.add(j)
-            if old[1] != new[1]:
-                gone.update(old[1])
-                touched.update(new[1])
-        touched |= gone
-        touched.discard("")
-        gone.discard("")
-        if delta or old_stop > start:
-            self._nodes = _moved(self._nodes, start, old_stop, delta)
+        for node in replaced:
+            self._nodes.pop(node, None)
+        dirty = set(range(start, new_stop))
+        dirty.update(j for j in rewritten if 0 <= j < len(g.node))
         declared = set(declared)
         moved = set(lookup_changed) if lookup_changed is not None else None
         if self.type_lookup is not None and moved is None:
-            moved = {n for j in dirty for n in io[j][1] if n}
-        was_lean = cache.lean
-        old_scope = self._scope
-        old_inputs = _header_defs(old_scope) if header else None
+            moved = {v.name for j in dirty for v in ir.nodes[j].outputs if v is not None and v.name}
+        derive = set(dirty)
         if moved or declared:
-            dirty |= cache.readers(moved | declared if moved else declared)
-        cache.dirty, cache.gone, cache.header = dirty, gone, header
-        cache.initializers = set(initializers)
-        self._check_graph_structure()
-        scope = self._scope
-        if not (was_lean and cache.lean):
-            # Derived types were worked out from scratch (a graph with a name
-            # defined twice or used before its definition): check every node.
+            derive |= self._readers(moved | declared if moved else declared)
+        old_types = self._scope.types
+        result = []
+
+        def run(out):
+            result.append(unit.update(g, self._ctx, self._scope, replaced=replaced,
+                                      region=[ir.nodes[j] for j in range(start, new_stop)],
+                                      rewritten=[ir.nodes[j] for j in dirty if not start <= j < new_stop],
+                                      header=header, initializers=initializers, derive=derive))
+        found = self._run(run, "graph")
+        if found or not result:         # the checker failed: start over
+            return self.full()
+        self._scope, names = result[0]
+        self._units["graph"] = unit.findings
+        if names is None:
+            # A name defined twice or used before its definition: derived
+            # types were worked out from scratch; check every node.
             self._nodes = {}
             for i in range(len(g.node)):
                 self._check_node(i)
         else:
-            changed = touched | declared | cache.rederived | set(initializers)
+            changed = names | declared | unit.rederived | set(initializers)
             if moved:
                 changed |= moved
             if header:
-                changed |= _dict_diff(old_inputs, _header_defs(scope))
-                changed |= _dict_diff(old_scope.types, scope.types)
-            todo = set(dirty)
+                changed |= _dict_diff(old_types, self._scope.types)
+            todo = dirty | derive
             if changed:
                 # Subgraphs read outer names without listing them: holders too.
-                todo |= cache.readers(changed, holders=True)
-                defs = scope.defs
-                for name in changed:        # a node's own outputs' types are checked too
-                    pos = defs.get(name)
-                    if pos is not None and pos >= 0:
-                        todo.add(pos)
+                todo |= self._readers(changed, holders=True)
             for i in sorted(todo):
                 if i < len(g.node):
                     self._check_node(i)
-        if training or header or touched:
+        if training or header or names:
             self._check_training()
         if functions:
             self._check_functions()
         if model:
-            self._units["model"] = self._run(lambda out: check_model_fields(self.model, out))
+            self._units["model"] = self._run(lambda out: check_model_fields(g.model_fields(), out))
+        g.done()
         return self.diagnostics
 
     # -- units --------------------------------------------------------------------
 
-    def _context(self) -> Context:
-        m = self.model
+    def _context(self, m) -> Context:
         opsets = imported_opsets(m)
         return Context(ir_version=m.ir_version, model_dir=self.model_dir, opsets=opsets,
-                       model_opsets=opsets, is_main=True,
-                       functions={function_key(f): f for f in m.functions},
+                       model_opsets=opsets, is_main=True, functions=self._functions(m),
                        type_lookup=self.type_lookup)
+
+    def _functions(self, m) -> dict:
+        """(domain, name, overload) -> FunctionProto, for calls of
+        model-local functions. With the IR, copies: a message taken out of
+        the pass's file form would keep all of it alive."""
+        if self._unit is None:
+            return {function_key(f): f for f in m.functions}
+        found = {}
+        for f in m.functions:
+            mine = pb.FunctionProto()
+            mine.CopyFrom(f)
+            found[function_key(mine)] = mine
+        return found
 
     @staticmethod
     def _run(fn, where: str = "model") -> list:
@@ -261,44 +287,66 @@ class CheckSession:
 
     def names_unchanged(self, nodes) -> bool:
         """Whether these main-graph nodes read and define the names they did
-        at the last check."""
-        io, g = self._cache.io, self.model.graph
-        if io is None or len(io) != len(g.node):
+        at the last check (False without the IR graph)."""
+        unit = self._unit
+        if unit is None or not unit.ok:
             return False
+        ir = unit.graph
         for i in nodes:
-            ins, outs, _ = io[i]
-            node = g.node[i]
-            if tuple(node.input) != ins or tuple(node.output) != outs:
+            node = ir.nodes[i]
+            old = unit.names.get(node)
+            if old is None or node_names(node)[:2] != old[:2]:
                 return False
         return True
 
-    def remember_names(self) -> None:
-        """Read every main-graph node's names now, before the proto is edited,
-        so that the next `update` can tell what changed (LiveChecker does)."""
-        self._cache.ensure_io(self.model.graph.node)
-
-    def _check_graph_structure(self) -> None:
-        self._cache.begin()
-        self._cache.prev_scope = self._scope
+    def _check_graph_structure(self, pg):
         self._scope = None
+        unit = self._unit
 
         def run(out):
-            self._scope = check_structure(self.model.graph, "graph", self._ctx, out, None, self._cache)
+            if unit is None:
+                self._scope = check_structure(pg, "graph", self._ctx, out, None)
+            else:
+                self._scope = unit.full(pg, self._ctx)
+                out.items.extend(unit.findings)
         self._units["graph"] = self._run(run, "graph")
         if self._scope is None:
             from .context import Scope  # noqa: PLC0415
             self._scope = Scope({}, 1 << 62, None, {}, "graph")
+            if unit is not None:
+                unit.ok = False
         self._index = None      # consumers / subgraph holders, built on first re-check
         # The lean pass's suspects are only valid before anything else
         # changes: hand them to full() and never keep them.
         suspects, self._scope.suspects = self._scope.suspects, None
         return suspects
 
+    def _readers(self, names, holders: bool = False) -> set:
+        """Indices of the main-graph nodes reading any of `names` (with
+        `holders`, also of their producers and of every node holding a
+        subgraph: subgraphs read outer names without listing them). From
+        the IR's use lists when the session has the IR graph, else from an
+        index of the proto's nodes, built on first use."""
+        unit = self._unit
+        if unit is not None:
+            found = unit.readers(names)
+            if holders:
+                found |= unit.holder_indices()
+                defs = self._scope.defs
+                for name in names:      # a node's own outputs' types are checked too
+                    pos = defs.get(name)
+                    if pos is not None and pos >= 0:
+                        found.add(pos)
+            return found
+        consumers, holder_set = self._consumers_and_holders()
+        found = {j for name in names for j in consumers.get(name, ())}
+        return found | holder_set if holders else found
+
     def _consumers_and_holders(self):
         if self._index is None:
             consumers: dict = {}
             holders = set()
-            for i, n in enumerate(self.model.graph.node):
+            for i, n in enumerate(self._source.node):
                 for name in n.input:
                     consumers.setdefault(name, []).append(i)
                 for name in n.output:
@@ -309,22 +357,32 @@ class CheckSession:
         return self._index
 
     def _check_node(self, i: int, graphs=None) -> None:
-        found = self._run(lambda out: check_node_at(self.model.graph, i, self._scope, self._ctx, out, graphs),
+        found = self._run(lambda out: check_node_at(self._source, i, self._scope, self._ctx, out, graphs),
                           f"graph/node[{i}]")
+        key = i if self._unit is None else self._unit.graph.nodes[i]
         if found:
-            self._nodes[i] = found
+            self._nodes[key] = found if self._unit is None else (i, found)
         else:
-            self._nodes.pop(i, None)
+            self._nodes.pop(key, None)
 
     # Most models have neither functions nor training_info: no unit to run.
     def _check_functions(self) -> None:
-        self._units["functions"] = self._run(lambda out: check_functions(self.model, self._ctx, out), "functions") \
-            if len(self.model.functions) else []
+        m = self._source.model_fields()
+        if self._unit is not None:
+            functions = self._ctx.functions     # shared with every sub-context: replaced in place
+            functions.clear()
+            functions.update(self._functions(m))
+        self._units["functions"] = self._run(lambda out: check_functions(m, self._ctx, out), "functions") \
+            if len(m.functions) else []
 
     def _check_training(self) -> None:
-        self._units["training"] = self._run(
-            lambda out: check_training_info(self.model, self._scope, self._ctx, out), "training_info") \
-            if len(self.model.training_info) else []
+        m = self._source.model_fields()
+        if len(m.training_info):
+            m = self._source.whole()     # the bindings are judged against the main graph's initializers
+            self._units["training"] = self._run(
+                lambda out: check_training_info(m, self._scope, self._ctx, out), "training_info")
+        else:
+            self._units["training"] = []
 
 
 def _dict_diff(a: dict, b: dict) -> set:
@@ -335,29 +393,6 @@ def _dict_diff(a: dict, b: dict) -> set:
 
 
 _MISSING = object()
-
-
-def _header_defs(scope) -> dict:
-    """The graph inputs and initializers of a scope (negative positions)."""
-    if scope is None:
-        return {}
-    # They were defined before any node output (graph_rules.check_structure),
-    # and a definition is never replaced: they are the dict's first entries,
-    # so the walk stops at the first node output (a header edit walked all
-    # 20,000 names of a 10,000-node graph twice).
-    return dict(itertools.takewhile(lambda item: item[1] < 0, scope.defs.items()))
-
-
-def _moved(nodes: dict, start: int, stop: int, delta: int) -> dict:
-    """Cached node findings after nodes [start, stop) were replaced and the
-    ones after moved by `delta`: kept ones renumbered, replaced ones dropped."""
-    out = {}
-    for i, found in nodes.items():
-        if i < start:
-            out[i] = found
-        elif i >= stop:
-            out[i + delta] = _renumbered(found, i, i + delta) if delta else found
-    return out
 
 
 def _renumbered(found: list, old: int, new: int) -> list:

@@ -2,8 +2,8 @@
 
 An edit inserts, removes or replaces nodes (or names, initializers) in one
 place; what comes before and after it stays the very same objects. The
-mirror re-writes only that stretch of the node and initializer lists, and
-the structure cache re-judges only that stretch of the graph's names.
+live checker's edit plan (edit_plan.py) finds that stretch of the node and
+initializer lists this way.
 """
 from __future__ import annotations
 

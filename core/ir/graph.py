@@ -411,7 +411,7 @@ class Graph(KeepsSource):
         self._src = None   # message read from the file (for unknown fields)
         self._present: frozenset = frozenset()
         # Initializers repeating a name (invalid, kept for the checker and a
-        # lossless save); core/check/mirror.py reads this list by this name.
+        # lossless save); read through duplicate_initializers.
         self._dup_initializers: list[Value] = []
 
     # -- declarations and constants (read-only containers: see declarations.py) ----------

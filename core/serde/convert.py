@@ -294,7 +294,7 @@ class ProtoWriter:
     """Writes IR objects into protobuf messages, one piece at a time: `graph`,
     `node`, `function`, `value_info`, `attr` fill the message given to them.
     model_to_proto uses one for a whole model; the edit script, extract and
-    the checker's mirror write single pieces exactly as a saved file would.
+    the live checker write single pieces exactly as a saved file would.
 
     `tensor_proto` decides how each tensor is stored (default: inline);
     `keep_unknown` carries over fields of the source messages our schema does
@@ -442,7 +442,7 @@ class ProtoWriter:
 
     def graph_fields(self, g: Graph, out: pb.GraphProto) -> None:
         """Everything of a graph but its nodes, dense initializers and unknown
-        fields (the checker's mirror re-writes these short lists alone)."""
+        fields (the live checker writes these alone after a header edit)."""
         present = g.present_fields
         if g.name or "name" in present:
             out.name = g.name

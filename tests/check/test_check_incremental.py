@@ -154,7 +154,6 @@ def test_insert_and_remove_equal_a_full_check(base):
     m = _our_proto(load_base(base))
     session = CheckSession(m)
     for _ in range(30):
-        session.remember_names()
         edit = rng.choice([_insert_node, _insert_node, _remove_node, _rewire_input, _rename_output])
         spec = edit(m, rng)
         if spec is None:
@@ -180,12 +179,11 @@ def test_two_initializers_of_one_name_are_judged_each():
     session = CheckSession(m)
     codes = [d.code for d in session.diagnostics]
     assert "tensor.data-length" in codes and "graph.initializer-duplicate" in codes
-    session.remember_names()
     assert session.update(header=True) == CheckSession(m).diagnostics
 
 
 def test_removing_nodes_without_names_remembered_leaves_no_stale_findings():
-    # Without remember_names() the session checks every node again; findings
+    # Without the IR graph the session checks every node again; findings
     # of nodes past the new end must not come back when nodes are added later.
     m = _our_proto(load_base("branchy"))
     session = CheckSession(m)
@@ -195,7 +193,6 @@ def test_removing_nodes_without_names_remembered_leaves_no_stale_findings():
     count = len(m.graph.node)
     del m.graph.node[count - 2:]
     assert session.update(region=(count - 2, count, count - 2)) == CheckSession(m).diagnostics
-    session.remember_names()
     m.graph.node.add(op_type="Relu", input=[m.graph.input[0].name], output=["late_a"])
     m.graph.node.add(op_type="Relu", input=[m.graph.input[0].name], output=["late_b"])
     assert session.update(region=(count - 2, count - 2, count)) == CheckSession(m).diagnostics
@@ -222,10 +219,8 @@ def test_kept_initializers_see_a_renamed_one():
     m = _weights_model()
     session = CheckSession(m)
     assert session.diagnostics == []
-    session.remember_names()
     session.update(header=True)                 # replayed: nothing changed
     m.graph.initializer[0].name = "w2"
-    session.remember_names()
     got = session.update(header=True)
     assert got == CheckSession(m).diagnostics
     assert any(d.code == "graph.undefined-input" for d in got)
@@ -237,7 +232,6 @@ def test_kept_initializers_see_changed_graph_inputs():
     m = _weights_model(ir_version=3, inputs_too=True)
     session = CheckSession(m)
     assert not any(d.code == "graph.initializer-not-input" for d in session.diagnostics)
-    session.remember_names()
     del m.graph.input[1]
     got = session.update(header=True)
     assert got == CheckSession(m).diagnostics
@@ -251,19 +245,15 @@ def test_kept_initializers_give_way_to_a_replaced_one():
     import numpy as np
     m = _weights_model()
     session = CheckSession(m)
-    session.remember_names()
     session.update(header=True)
     m.graph.initializer[0].ParseFromString(numpy_helper.from_array(np.ones(3, np.int64), "w").SerializeToString())
-    session.remember_names()
     got = session.update(header=True, initializers={"w"})
     assert got == CheckSession(m).diagnostics
     assert got, "an int64 w added to a float x must be reported"
     bad = numpy_helper.from_array(np.ones(3, np.float32), "w")
     bad.dims[:] = [5]                           # 3 values for 5 elements
     m.graph.initializer[0].ParseFromString(bad.SerializeToString())
-    session.remember_names()
     got = session.update(header=True, initializers={"w"})
     assert got == CheckSession(m).diagnostics
     assert any(d.code == "tensor.data-length" for d in got)
-    session.remember_names()
     assert session.update(header=True) == CheckSession(m).diagnostics   # the bad one is not replayed away

@@ -28,7 +28,7 @@ from onnxstudio.core.analysis import Analysis
 from onnxstudio.core.document import Document
 from onnxstudio.core.edits import EditError
 from onnxstudio.core.ir import AttrType
-from onnxstudio.core.check.file_form import file_form
+from check.kept_objects import file_form_messages
 from shared_models import shared_model_dirs
 
 from .models import chain_model
@@ -96,8 +96,7 @@ def _types(analysis) -> list:
 def _assert_like_fresh(doc, what: str) -> None:
     got = doc.diagnostics
     analysis = doc.analysis
-    mirror = analysis.checker._mirror.proto
-    assert mirror == file_form(doc.model), f"{what}: the checker's mirror differs from the model"
+    assert not file_form_messages(analysis.checker), f"{what}: the live checker kept a protobuf copy"
     fresh = Analysis(doc.model)
     assert got == fresh.diagnostics(), f"{what}: incremental diagnostics differ from a full check"
     assert _types(analysis) == _types(fresh), f"{what}: incremental inference differs from a full run"
