@@ -7,8 +7,10 @@ insert on an edge including the pinned partial re-layout.
 from __future__ import annotations
 
 import argparse
+import atexit
 import os
 import pathlib
+import shutil
 import sys
 import tempfile
 import time
@@ -34,6 +36,12 @@ def main() -> None:
     import onnx
     from synthetic_model import build
     folder = tempfile.mkdtemp()
+    atexit.register(shutil.rmtree, folder, ignore_errors=True)
+    # The app's recovery files and layout cache go to the temporary folder:
+    # a run leaves nothing in the user's home (no recovery prompt at the next
+    # start) and never meets a layout an earlier run cached.
+    os.environ["ONNXSTUDIO_RECOVERY_DIR"] = os.path.join(folder, "recovery")
+    os.environ["ONNXSTUDIO_LAYOUT_CACHE"] = os.path.join(folder, "layout-cache")
     path = os.path.join(folder, "big.onnx")
     onnx.save(build(args.nodes), path)
     from PySide6.QtCore import QCoreApplication, QSettings

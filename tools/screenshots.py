@@ -25,14 +25,16 @@ REPO = pathlib.Path(__file__).resolve().parent.parent
 def prepare(argv=None) -> tuple[pathlib.Path, pathlib.Path]:
     """The common start of a screenshot tool: read `--out` (default
     docs/screenshots), draw offscreen unless a display is chosen, and keep
-    settings in a fresh temporary folder so the user's own are never read
-    or written. Returns (output folder, that temporary folder)."""
+    settings, recovery files and the layout cache in a fresh temporary
+    folder so the user's own are never read or written. Returns (output folder, that temporary folder)."""
     ap = argparse.ArgumentParser()
     ap.add_argument("--out", default=str(REPO / "docs" / "screenshots"))
     args = ap.parse_args(argv)
     os.environ.setdefault("QT_QPA_PLATFORM", "offscreen")
     tmp = pathlib.Path(tempfile.mkdtemp())
     os.environ["ONNXSTUDIO_SETTINGS"] = str(tmp / "settings.ini")
+    os.environ["ONNXSTUDIO_RECOVERY_DIR"] = str(tmp / "recovery")      # edits made for a picture are not "unsaved work"
+    os.environ["ONNXSTUDIO_LAYOUT_CACHE"] = str(tmp / "layout-cache")
     out = pathlib.Path(args.out)
     out.mkdir(parents=True, exist_ok=True)     # a picture saved into a missing folder fails silently
     return out, tmp
