@@ -201,14 +201,6 @@ def ir_private_names(root: pathlib.Path) -> frozenset:
     return frozenset(names)
 
 
-# Files still reaching into the IR, and why they may for now. Remove an
-# entry with the reach.
-IR_REACHES_ALLOWED = {
-    "core/check/mirror.py": "the protobuf mirror, retired by the checker's move onto the IR (issue 21); "
-                            "its Model._present read has a public reader, Model.present_fields",
-}
-
-
 def _is_own(receiver: ast.expr) -> bool:
     """`self.x`, `cls.x`, `super().x`: a class's own attributes, not the IR's."""
     if isinstance(receiver, ast.Name):
@@ -228,7 +220,7 @@ def ir_private_attribute_violations(root: pathlib.Path) -> list[str]:
     out = []
     for path in _sources(root):
         rel = path.relative_to(root).as_posix()
-        if rel.startswith("core/ir/") or rel in IR_REACHES_ALLOWED:
+        if rel.startswith("core/ir/"):
             continue
         tree = ast.parse(path.read_text(encoding="utf-8"))
         names = ir_names - _class_private_names(tree)
