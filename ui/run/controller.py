@@ -44,8 +44,12 @@ class RunJob(QThread):
             self.on_cancel()
 
     def report(self, i: int, n: int, node) -> None:
+        if 0 < n <= i + 1:
+            # The last node: the job's end comes next and resets the bar. Shown,
+            # it repainted the bar in the same pause as a step's result (2-8 ms).
+            return
         now = time.monotonic()
-        if now - self._last >= PROGRESS_MS / 1000 or i + 1 >= n:
+        if now - self._last >= PROGRESS_MS / 1000 or n == 0:
             self._last = now
             self.progressed.emit(i, n, node.display_name)
 
