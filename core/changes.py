@@ -65,9 +65,11 @@ class Changes:
     def node(self, node) -> None:
         self.nodes_changed.add(node)
         if node.graph is not None:
-            self._graph(node.graph)
+            self.graph(node.graph)
 
-    def _graph(self, graph) -> None:
+    def graph(self, graph) -> None:
+        """`graph` was touched (its lists or a node in it); a function body
+        being touched also marks that function's body as changed."""
         self.graphs.add(graph)
         owner = graph
         while owner.parent_graph is not None:

@@ -197,7 +197,7 @@ class SetGraphField(Edit):
             raise EditError(f"{g.path}: a function body has no {self.field} of its own")
         old = getattr(g, self.field)
         setattr(g, self.field, value)
-        changes._graph(g)
+        changes.graph(g)
         return SetGraphField(self.field, old, self.graph)
 
     def describe(self) -> str:

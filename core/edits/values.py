@@ -181,7 +181,7 @@ class AddInitializer(GraphEdit):
                 value.const = None
                 raise
         changes.initializers.add(value)
-        changes._graph(g)
+        changes.graph(g)
         return RemoveInitializer(self.name, self.graph)
 
     def describe(self) -> str:
@@ -207,7 +207,7 @@ class RemoveInitializer(GraphEdit):
         const = value.const
         ir(g.remove_initializer, self.name, sparse=sparse, place=f'{g.path}/initializer "{self.name}"')
         changes.initializers.add(value)
-        changes._graph(g)
+        changes.graph(g)
         return AddInitializer(self.name, None, sparse, None, self.graph, restore=(value, const, index, sparse))
 
     def describe(self) -> str:
@@ -241,7 +241,7 @@ class SetInitializer(GraphEdit):
             new = self._new_const(old, sparse, place)
         value.const = new
         changes.initializers.add(value)
-        changes._graph(g)
+        changes.graph(g)
         return SetInitializer(self.name, None, None, None, self.graph, restore=old)
 
     def _new_const(self, old, sparse: bool, place: str):
@@ -293,7 +293,7 @@ class RenameValue(GraphEdit):
         check_new_name(g, self.new, place)
         ir(g.rename_value, v, self.new, place=place)
         changes.values_renamed.append((g, self.old, self.new))
-        changes._graph(g)
+        changes.graph(g)
         if v.producer is not None:
             changes.node(v.producer)
         for n in v.consumers:
@@ -344,7 +344,7 @@ class SetValueType(GraphEdit):
             g.set_declaration_override(k[0], k[1], m)
         v.type = new_type
         changes.values_retyped.add(v)
-        changes._graph(g)
+        changes.graph(g)
         if v.is_graph_input or v.is_graph_output:
             changes.graph_io.add(g)
         if v in g.value_info:
@@ -380,7 +380,7 @@ class _Declare(GraphEdit):
 
 
 def _note_decl(changes: Changes, g, decl: str, value) -> None:
-    changes._graph(g)
+    changes.graph(g)
     changes.values_retyped.add(value)
     if decl == "value_info":
         changes.value_info.add(g)
@@ -595,7 +595,7 @@ def _move(g, changes, graph_path, decl: str, name: str, index: int, kind) -> Edi
         raise EditError(f'{g.path}/{decl} "{name}": position {index} is outside 0..{len(items) - 1}')
     g.move_declaration(decl, old, index)
     changes.graph_io.add(g)
-    changes._graph(g)
+    changes.graph(g)
     return kind(name, old, graph_path)
 
 

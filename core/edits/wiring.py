@@ -208,7 +208,7 @@ class AddNode(GraphEdit):
                 node.detach_inputs()
                 raise EditError(f"{g.path}: cannot add {node.display_name}: {e}") from None
         changes.nodes_added.add(node)
-        changes._graph(g)
+        changes.graph(g)
         return RemoveNode(node_ref(node), self.graph)
 
     def _build(self, g) -> Node:
@@ -257,7 +257,7 @@ class RemoveNode(GraphEdit):
         spec = _spec(node)
         ir(g.remove, node)
         changes.nodes_removed.add(node)
-        changes._graph(g)
+        changes.graph(g)
         return AddNode(node.op_type, spec[0], spec[1], {}, node.name, node.domain, pos, self.graph,
                        restore=(node, pos))
 
