@@ -103,7 +103,7 @@ class NodeItem(QGraphicsItem):
         selected = bool(option.state & QStyle.State_Selected)
         rect = self.rect
         if lod < LOD_COARSE and not selected:
-            painter.fillRect(rect, self._swatch(theme))
+            painter.fillRect(rect, self.swatch(theme))
             return
         border = QPen(theme.selection if selected else
                       theme.highlight if self.highlighted else theme.node_border,
@@ -151,7 +151,8 @@ class NodeItem(QGraphicsItem):
             return theme.group_border
         return theme.header_color(self.family)
 
-    def _swatch(self, theme: Theme):
+    def swatch(self, theme: Theme):
+        """The box's colour where it is drawn small (minimap, overview)."""
         if self.kind in ("input", "output"):
             return theme.io_fill.darker(120)
         if self.kind == "group":
@@ -217,6 +218,7 @@ class EdgeItem(QGraphicsItem):
         self.full_label = label
         self.label = fonts.elide(label, self.LABEL_MAX_WIDTH) if label else ""
         self.ref = ref
+        self.shown_type = None      # the type object the label was made from (scene.py relabels when it moves)
         self.src_key = src_key
         self.dst_key = dst_key
         self.highlighted = False

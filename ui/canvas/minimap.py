@@ -82,7 +82,7 @@ class Minimap(QWidget):
             key = (item.kind, item.family)
             colour = colours.get(key)
             if colour is None:
-                colour = colours[key] = item._swatch(theme)
+                colour = colours[key] = item.swatch(theme)
             if colour is not last:
                 painter.setPen(QPen(colour, 0))      # hairline: boxes never vanish below a pixel
                 painter.setBrush(colour)

@@ -19,7 +19,7 @@ class OverviewBatches:
         theme = scene.theme
         self.rects_by_colour: dict[int, tuple] = {}
         for item in scene.node_items.values():
-            colour = item._swatch(theme)
+            colour = item.swatch(theme)
             key = colour.rgba()
             if key not in self.rects_by_colour:
                 self.rects_by_colour[key] = (colour, [])

@@ -96,9 +96,9 @@ def _edge_text(item, value, inferred) -> None:
             vtype = inferred.get(value)
             if vtype is None:
                 vtype = inferred.get(value.name)
-    if vtype is not None and getattr(item, "_shown_type", None) is vtype:
+    if vtype is not None and item.shown_type is vtype:
         return
-    item._shown_type = vtype
+    item.shown_type = vtype
     full = "" if vtype is None else str(vtype)
     shape = getattr(vtype, "shape", None)
     compact = full
@@ -410,7 +410,7 @@ class GraphScene(QGraphicsScene):
                     vtype = inferred.get(value)
                     if vtype is None:
                         vtype = inferred.get(value.name)
-            if vtype is not None and getattr(item, "_shown_type", None) is vtype:
+            if vtype is not None and item.shown_type is vtype:
                 continue
             before = item.full_label
             _edge_text(item, value, inferred)
