@@ -20,9 +20,11 @@ are busy with something else, where the pauses are longest).
 from __future__ import annotations
 
 import argparse
+import atexit
 import gc
 import os
 import pathlib
+import shutil
 import subprocess
 import sys
 import tempfile
@@ -59,7 +61,13 @@ def main() -> None:
 
 
 def measure_all(args) -> None:
-    os.environ["ONNXSTUDIO_SETTINGS"] = str(pathlib.Path(tempfile.mkdtemp()) / "settings.ini")
+    # Settings, recovery files and the layout cache stay in a temporary
+    # folder: nothing of the user's is read or written.
+    folder = pathlib.Path(tempfile.mkdtemp())
+    atexit.register(shutil.rmtree, folder, ignore_errors=True)
+    os.environ["ONNXSTUDIO_SETTINGS"] = str(folder / "settings.ini")
+    os.environ["ONNXSTUDIO_RECOVERY_DIR"] = str(folder / "recovery")
+    os.environ["ONNXSTUDIO_LAYOUT_CACHE"] = str(folder / "layout-cache")
     from PySide6.QtCore import QCoreApplication
     from PySide6.QtWidgets import QApplication
 
