@@ -1,9 +1,8 @@
 """Value tags keep off node boxes (issue 22): a tag with no free place beside
-its edge moves a little further out to the side; only where no place near
-its edge is free (bert_small's input_ids: 14.5 px between its input's box
-and a group title, for a tag 14.8 px high) may it overlap, and then
-anything else before a box. bert_12layer_narrow had 12 tags over boxes (up
-to 8 px deep), bert_small 35. pytest-qt, offscreen."""
+its edge moves a little further out to the side, and where no place near
+its edge is free it is hidden (its edge's tooltip says so) rather than
+drawn over a box. bert_12layer_narrow had 12 tags over boxes (up to 8 px
+deep), bert_small 35. pytest-qt, offscreen."""
 import pytest
 
 from shared_models import SHARED_MODELS
@@ -11,8 +10,8 @@ from viewer_helpers import open_model, wait_idle
 from onnxstudio.ui.run.overlay import ValueTag
 
 
-@pytest.mark.parametrize("model, deepest", [("bert_12layer_narrow", 0.0), ("bert_small", 1.0)])
-def test_value_tags_keep_off_node_boxes(qtbot, window, model, deepest):
+@pytest.mark.parametrize("model", ["bert_12layer_narrow", "bert_small"])
+def test_value_tags_keep_off_node_boxes(qtbot, window, model):
     open_model(qtbot, window, SHARED_MODELS / model / "model.onnx")
     r = window.run_ui
     for name, spin in r.inputs.dim_spins.items():
@@ -21,7 +20,7 @@ def test_value_tags_keep_off_node_boxes(qtbot, window, model, deepest):
     assert r.controller.wait(300_000)
     wait_idle(qtbot, window)
     assert not r.controller.last_error
-    tags = [i for i in r.overlay.items if isinstance(i, ValueTag)]
+    tags = [i for i in r.overlay.items if isinstance(i, ValueTag) and i.isVisible()]
     assert len(tags) > 100
     boxes = [item.scene_rect() for item in window.graph.scene.node_items.values()]
     depths = {}
@@ -31,5 +30,4 @@ def test_value_tags_keep_off_node_boxes(qtbot, window, model, deepest):
             both = rect.intersected(box)
             if not both.isEmpty():
                 depths[tag.name] = max(depths.get(tag.name, 0.0), min(both.width(), both.height()))
-    assert all(d <= deepest for d in depths.values()), f"tags over boxes (px): {depths}"
-    assert len(depths) <= (0 if deepest == 0 else 2)
+    assert not depths, f"tags over boxes (px): {depths}"
