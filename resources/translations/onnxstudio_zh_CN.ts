@@ -3422,6 +3422,12 @@
         <source>an .npz cannot hold {names}: left out</source>
         <translation>.npz 无法保存 {names}：已略去</translation>
     </message>
+    <message numerus="yes">
+        <source>Value tags not shown for lack of room beside their edges: %n (hover an edge for its value, or select it to inspect it)</source>
+        <translation>
+            <numerusform>因边旁没有空间而未显示的数值标签：%n 个（将鼠标悬停在边上可查看其值，选中边可检查它）</numerusform>
+        </translation>
+    </message>
     <message>
         <source>group {path}</source>
         <translation>分组 {path}</translation>

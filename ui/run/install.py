@@ -135,6 +135,8 @@ class RunUI(QObject):
         self.controller.feeds_source = self.inputs.make_feeds
         self.controller.drawn_inside = self._drawn_inside
         self.overlay = RunOverlay(window.graph, self.controller, self.inspect)
+        self.overlay.note_hidden = self._tags_hidden
+        self._said = ""         # the last line _message showed
         self._inspected = None            # the IR Value the inspector shows
         self._inspected_source = None     # the array (or initializer) it was shown from
         self._path = None                 # the model's file: its run options are remembered by it
@@ -529,7 +531,21 @@ class RunUI(QObject):
                 self.inputs.show_problem(text)
         else:
             status.setText(_escape(text))
+        self._said = text
+        hidden = self.overlay.hidden
+        if level != "error" and hidden and not self.overlay.placing:
+            # The tags were placed before this line came: it keeps their note.
+            text = self._with_hidden_note(text, len(hidden))
         self.window.statusBar().showMessage(text, 10000)
+
+    def _tags_hidden(self, count: int) -> None:
+        """The overlay placed its tags with `count` of them hidden for lack of room."""
+        self.window.statusBar().showMessage(self._with_hidden_note(self._said, count), 10000)
+
+    def _with_hidden_note(self, text: str, count: int) -> str:
+        note = self.tr("Value tags not shown for lack of room beside their edges: %n (hover an edge for its "
+                       "value, or select it to inspect it)", "", count)
+        return f"{text} — {note}" if text else note
 
     def _updated(self) -> None:
         self.breakpoint_action.setEnabled(self.controller.qdoc is not None)

@@ -242,6 +242,9 @@ class RunOverlay:
         self.panel = panel
         self.controller = controller
         self.inspect = inspect          # inspect(ir Value) when a value tag is clicked
+        # note_hidden(count) after tags were placed with `count` of them hidden
+        # for lack of room (a tooltip alone would leave the user guessing).
+        self.note_hidden: Callable | None = None
         self.items: list = []
         self.show_values = True
         self.colour_by = "total"        # the comparison's colouring: "total" or "own" error (the Compare dock's)
@@ -591,6 +594,9 @@ class RunOverlay:
         if not self._pending:
             self._pending_room = None
             self._placed_before = {}
+            if self.note_hidden is not None and self.hidden:
+                # On the next turn: after the run's own status line, which it would replace.
+                QTimer.singleShot(0, lambda n=len(self.hidden): self.note_hidden(n))
         return done
 
     def _hide(self, tag: ValueTag, edge) -> None:
