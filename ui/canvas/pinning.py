@@ -6,13 +6,15 @@ piece from the cache, but stacking may shift them (the edited piece grew, a
 piece appeared). `pin` moves each piece of the new layout back to where its
 boxes were before: an unchanged piece lands exactly on its old place, the
 edited piece is aligned on the top and centre of the boxes it kept. Edges
-inside a piece move with it; an edge between two pieces is redrawn as one
-curve between its (pinned) ends, and group frames are fitted around their
+inside a piece move with it; an edge between two pieces keeps the path
+it had on screen, its ends moved with its boxes (a new one is one curve
+between its pinned ends), and group frames are fitted around their
 pinned boxes. Pure geometry on core.layout objects: no Qt.
 """
 from __future__ import annotations
 
 from collections import Counter
+from typing import Callable
 
 from onnxstudio.core.layout.geometry import EdgePath, GroupBox, Layout, NodeBox
 
@@ -22,6 +24,7 @@ def pin(old: Layout, new: Layout, pieces, old_id=None) -> tuple[Layout, set]:
     plan_pieces() of the new request; `old_id` maps a new box id to the id
     the same thing had before (ids may follow node positions, which an
     insertion shifts)."""
+    old_edge = _old_edges(old, old_id)
     if old_id:
         old = Layout({k: old.nodes[o] for k, o in old_id.items() if o in old.nodes},
                      old.edges, old.groups, old.width, old.height, old.engine)
@@ -52,11 +55,11 @@ def pin(old: Layout, new: Layout, pieces, old_id=None) -> tuple[Layout, set]:
             edges[edge_id] = EdgePath(edge_id, e.source, e.target,
                                       tuple([(x + dx, y + dy) for x, y in e.points]))
         else:
-            edges[edge_id] = _direct(edge_id, e, nodes)
+            edges[edge_id] = _kept_or_direct(edge_id, e, nodes, old.nodes, old_edge)
     for piece in pieces:      # edges between pieces the layout left to us (layout(between_pieces=False))
         for e in piece.entry_edges:
             if e.id not in edges and e.source in nodes and e.target in nodes:
-                edges[e.id] = _direct(e.id, e, nodes)
+                edges[e.id] = _kept_or_direct(e.id, e, nodes, old.nodes, old_edge)
     groups = _fit_groups(new, pieces, deltas)
     xs = [b.x + b.width for b in nodes.values()] or [0.0]
     ys = [b.y + b.height for b in nodes.values()] or [0.0]
@@ -84,6 +87,46 @@ def _piece_delta(old: Layout, new: Layout, ids) -> tuple[float, float]:
     mid_old = (min(b.x for b in kept_old) + max(b.x + b.width for b in kept_old)) / 2
     mid_new = (min(b.x for b in kept_new) + max(b.x + b.width for b in kept_new)) / 2
     return (mid_old - mid_new, top_old - top_new)
+
+
+def _old_edges(old: Layout, old_id) -> Callable:
+    """old_edge(new edge id, new source, new target) -> the old layout's path
+    of the same edge (the same value between the same two boxes), or None."""
+    def old_edge(edge_id, source, target):
+        if not old_id:
+            found = old.edges.get(edge_id)
+            return found if found is not None and found.source == source and found.target == target else None
+        tail = f"|{source}|{target}"
+        old_s, old_t = old_id.get(source), old_id.get(target)
+        if old_s is None or old_t is None or not edge_id.endswith(tail):
+            return None
+        found = old.edges.get(f"{edge_id[:-len(tail)]}|{old_s}|{old_t}")
+        return found if found is not None and found.source == old_s and found.target == old_t else None
+    return old_edge
+
+
+def _kept_or_direct(edge_id, e, nodes, old_nodes, old_edge) -> EdgePath:
+    """An edge between two pieces follows the path the layout on screen
+    routed for it (around the boxes between them), its ends moved with its
+    boxes; one curve between the ends (_direct) would cut straight through
+    whatever lies between. A new edge gets that curve."""
+    before = old_edge(edge_id, e.source, e.target)
+    s, t = nodes.get(e.source), nodes.get(e.target)
+    s0, t0 = old_nodes.get(e.source), old_nodes.get(e.target)
+    if before is None or s is None or t is None or s0 is None or t0 is None or len(before.points) < 4:
+        return _direct(edge_id, e, nodes)
+    dsx = s.x + s.width / 2 - (s0.x + s0.width / 2)
+    dsy = s.y + s.height - (s0.y + s0.height)
+    dtx = t.x + t.width / 2 - (t0.x + t0.width / 2)
+    dty = t.y - t0.y
+    points = list(before.points)
+    for k in (0, 1):                      # the start and its control point follow the source
+        x, y = points[k]
+        points[k] = (x + dsx, y + dsy)
+    for k in (-2, -1):                    # the end and its control point follow the target
+        x, y = points[k]
+        points[k] = (x + dtx, y + dty)
+    return EdgePath(edge_id, e.source, e.target, tuple(points))
 
 
 def _direct(edge_id, e, nodes) -> EdgePath:
