@@ -38,6 +38,11 @@ class RunDock(QWidget):
         self.status = QLabel(self.tr("Set the inputs, then Run (Ctrl+R) or Step (F10)"))
         self.status.setWordWrap(True)
         self.status.setTextInteractionFlags(Qt.TextSelectableByMouse)
+        # How many value tags had no room on the canvas (RunUI._tags_hidden);
+        # hidden while every tag is shown.
+        self.tags_note = QLabel()
+        self.tags_note.setWordWrap(True)
+        self.tags_note.hide()
         self.nan_box = QCheckBox(self.tr("Stop at first NaN/Inf"))
         bodies = self._bodies_row()
         self.iteration_choice = IterationChoice()
@@ -52,6 +57,7 @@ class RunDock(QWidget):
         layout.addWidget(self.iteration_choice)
         layout.addLayout(row)
         layout.addWidget(self.status)
+        layout.addWidget(self.tags_note)
         layout.addLayout(self._files_row())
         self.set_running(False)
 
@@ -136,7 +142,6 @@ class RunUI(QObject):
         self.controller.drawn_inside = self._drawn_inside
         self.overlay = RunOverlay(window.graph, self.controller, self.inspect)
         self.overlay.note_hidden = self._tags_hidden
-        self._said = ""         # the last line _message showed
         self._inspected = None            # the IR Value the inspector shows
         self._inspected_source = None     # the array (or initializer) it was shown from
         self._path = None                 # the model's file: its run options are remembered by it
@@ -531,21 +536,17 @@ class RunUI(QObject):
                 self.inputs.show_problem(text)
         else:
             status.setText(_escape(text))
-        self._said = text
-        hidden = self.overlay.hidden
-        if level != "error" and hidden and not self.overlay.placing:
-            # The tags were placed before this line came: it keeps their note.
-            text = self._with_hidden_note(text, len(hidden))
         self.window.statusBar().showMessage(text, 10000)
 
     def _tags_hidden(self, count: int) -> None:
-        """The overlay placed its tags with `count` of them hidden for lack of room."""
-        self.window.statusBar().showMessage(self._with_hidden_note(self._said, count), 10000)
-
-    def _with_hidden_note(self, text: str, count: int) -> str:
-        note = self.tr("Value tags not shown for lack of room beside their edges: %n (hover an edge for its "
-                       "value, or select it to inspect it)", "", count)
-        return f"{text} — {note}" if text else note
+        """The overlay placed its tags with `count` of them hidden for lack of
+        room: said under the run's status while it holds (a tooltip on the
+        edge alone would leave the user guessing why an edge has no tag)."""
+        note = self.dock_widget.tags_note
+        if count:
+            note.setText(self.tr("Value tags not shown for lack of room beside their edges: %n (hover an edge "
+                                 "for its value, or select it to inspect it)", "", count))
+        note.setVisible(bool(count))
 
     def _updated(self) -> None:
         self.breakpoint_action.setEnabled(self.controller.qdoc is not None)

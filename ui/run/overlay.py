@@ -276,23 +276,29 @@ class RunOverlay:
         self._placer.setSingleShot(True)
         self._placer.setInterval(0)
         # One chunk per turn, and not in a turn where other deferred work ran (ui/turns.py).
-        self._placer.timeout.connect(lambda: turns.run_or_wait(self._placer, self._place_some))
+        self._placer.timeout.connect(lambda: self._alive() and turns.run_or_wait(self._placer, self._place_some))
         panel.laid_out.connect(self._laid_out)
         self._refresher = QTimer()
         self._refresher.setSingleShot(True)
         self._refresher.setInterval(0)
-        self._refresher.timeout.connect(lambda: turns.run_or_wait(self._refresher, self.refresh))
+        self._refresher.timeout.connect(lambda: self._alive() and turns.run_or_wait(self._refresher, self.refresh))
         # What tags keep clear of (~15-30 ms for bert_12layer_narrow's 199 edges)
         # is made while a job runs, when the UI thread has nothing else to do,
         # not in the refresh that shows its result.
         self._grounder = QTimer()
         self._grounder.setSingleShot(True)
         self._grounder.setInterval(0)
-        self._grounder.timeout.connect(lambda: turns.run_or_wait(self._grounder, self._prepare_ground))
+        self._grounder.timeout.connect(lambda: self._alive() and turns.run_or_wait(self._grounder,
+                                                                                       self._prepare_ground))
         controller.busy.connect(lambda _what: self._grounder.start())
         controller.updated.connect(self.follow)
         controller.stopped.connect(lambda _e: self.follow())
         controller.report_ready.connect(lambda _r: self.follow())
+
+    def _alive(self) -> bool:
+        """Whether the canvas is still there: the timers are not owned by it,
+        and one may come due after the window closed."""
+        return isValid(self.panel) and isValid(self.panel.scene)
 
     def clear(self) -> None:
         self._unnote_edges()
@@ -594,9 +600,8 @@ class RunOverlay:
         if not self._pending:
             self._pending_room = None
             self._placed_before = {}
-            if self.note_hidden is not None and self.hidden:
-                # On the next turn: after the run's own status line, which it would replace.
-                QTimer.singleShot(0, lambda n=len(self.hidden): self.note_hidden(n))
+            if self.note_hidden is not None:
+                self.note_hidden(len(self.hidden))
         return done
 
     def _hide(self, tag: ValueTag, edge) -> None:
