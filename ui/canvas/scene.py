@@ -84,20 +84,31 @@ def compact_type_text(value, inferred: Optional[dict] = None) -> str:
     return head + dims
 
 
+def _type_to_show(value, inferred):
+    """The type an edge of `value` shows: declared, else inferred (by value,
+    then by name); None when neither is known."""
+    if value is None:
+        return None
+    vtype = getattr(value, "type", None)
+    if vtype is None and inferred:
+        vtype = inferred.get(value)
+        if vtype is None:
+            vtype = inferred.get(value.name)
+    return vtype
+
+
 def _edge_text(item, value, inferred) -> None:
     """Give an edge its compact label and the full expression on hover.
     After an edit every edge of the level is asked again; one whose type
     object is the one it already shows keeps its texts (formatting ~1000
     labels was most of an attribute edit's time on a big model)."""
-    vtype = None
-    if value is not None:
-        vtype = getattr(value, "type", None)
-        if vtype is None and inferred:
-            vtype = inferred.get(value)
-            if vtype is None:
-                vtype = inferred.get(value.name)
+    vtype = _type_to_show(value, inferred)
     if vtype is not None and item.shown_type is vtype:
         return
+    _show_type(item, vtype)
+
+
+def _show_type(item, vtype) -> None:
     item.shown_type = vtype
     full = "" if vtype is None else str(vtype)
     shape = getattr(vtype, "shape", None)
@@ -398,22 +409,12 @@ class GraphScene(QGraphicsScene):
 
     def relabel_edges(self, inferred: Optional[dict]) -> None:
         changed = set()
-        # _edge_text's test for "the type shown is the type now" written out,
-        # with the lookup's readiness asked once: 12k edges after every edit.
-        known = bool(inferred)
-        for item in self.edge_items.values():
-            value = item.ref.value
-            vtype = None
-            if value is not None:
-                vtype = getattr(value, "type", None)
-                if vtype is None and known:
-                    vtype = inferred.get(value)
-                    if vtype is None:
-                        vtype = inferred.get(value.name)
+        for item in self.edge_items.values():      # 12k edges after every edit on a big level
+            vtype = _type_to_show(item.ref.value, inferred)
             if vtype is not None and item.shown_type is vtype:
                 continue
             before = item.full_label
-            _edge_text(item, value, inferred)
+            _show_type(item, vtype)
             if item.full_label != before:
                 changed.add(id(item))
         if changed:                 # placing every label costs ~0.1 s on a big level: only those that changed
