@@ -156,8 +156,8 @@ def incremental(n_nodes: int, edits: int) -> None:
 def structural(model: pb.ModelProto, rounds: int = 9) -> None:
     """An Identity inserted on the edge into the middle node and removed
     again, through the live checker of the IR model (LiveChecker.apply:
-    the mirror synced, the graph unit from the IR's def-use links, the
-    touched nodes re-checked) against a full check of the same model."""
+    the touched nodes written on demand, the graph unit from the IR's
+    def-use links, the touched nodes re-checked) against a full check of the same model."""
     from onnxstudio import core
     from onnxstudio.core.changes import Changes
     from onnxstudio.core.check.live import LiveChecker
