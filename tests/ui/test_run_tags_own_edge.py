@@ -101,3 +101,17 @@ def test_silero_state_tag_is_not_beside_the_input_edge(qtbot, window, tmp_path):
     r.overlay.refresh()
     wait_idle(qtbot, window)
     assert {t.name for t in r.overlay.items if isinstance(t, ValueTag)} == set(tags)
+
+
+def test_the_count_of_hidden_tags_goes_with_the_run(qtbot, window, tmp_path):
+    """Opening another model clears the run's tags: the Run dock's line
+    counting the hidden ones goes too (it stayed, naming the old model's 49)."""
+    import shutil
+
+    from onnxstudio.resources import sample_path
+    r = _run(qtbot, window, tmp_path, "bert_small")
+    assert r.overlay.hidden and not r.dock_widget.tags_note.isHidden()
+    open_model(qtbot, window, shutil.copy(sample_path("demo.onnx"), tmp_path / "demo.onnx"))
+    wait_idle(qtbot, window)
+    assert not r.overlay.hidden
+    assert r.dock_widget.tags_note.isHidden()

@@ -302,6 +302,8 @@ class RunOverlay:
 
     def clear(self) -> None:
         self._unnote_edges()
+        if self.note_hidden is not None:
+            self.note_hidden(0)         # no tags now: the count of hidden ones must not stay behind
         remove_items(self.panel.scene, self.items)
         self.items = []
         self._marks = []
