@@ -150,20 +150,28 @@ def test_a_breakpoint_on_a_constant_stops_there(tmp_path):
     assert d.current.name == "one"
 
 
-def test_a_function_call_is_one_step_over_and_entered_into(tmp_path):
+def _calls_of_add_twice(tmp_path, calls):
+    """A loaded model whose nodes named `calls` call the model-local function
+    AddTwice (its body: Constant k = 1, b = a + k, c = b + k) one after the
+    other on x, then Neg ("post") gives y."""
     fn = helper.make_function("local", "AddTwice", ["a"], ["c"],
                               [_const("fn_one", "k", 1.0),
                                helper.make_node("Add", ["a", "k"], ["b"], name="fn_add"),
                                helper.make_node("Add", ["b", "k"], ["c"], name="fn_add_again")],
                               [helper.make_opsetid("", 17)])
-    graph = helper.make_graph([helper.make_node("AddTwice", ["x"], ["y0"], name="call", domain="local"),
-                               helper.make_node("Neg", ["y0"], ["y"], name="post")], "g",
-                              [_tensor("x", [2])], [_tensor("y", None)])
+    nodes = [helper.make_node("AddTwice", ["x" if k == 0 else f"y{k - 1}"], [f"y{k}"], name=name, domain="local")
+             for k, name in enumerate(calls)]
+    nodes.append(helper.make_node("Neg", [f"y{len(calls) - 1}"], ["y"], name="post"))
+    graph = helper.make_graph(nodes, "g", [_tensor("x", [2])], [_tensor("y", None)])
     proto = helper.make_model(graph, functions=[fn], ir_version=8,
                               opset_imports=[helper.make_opsetid("", 17), helper.make_opsetid("local", 1)])
     path = tmp_path / "fn.onnx"
     path.write_bytes(proto.SerializeToString())
-    d = DebugRun(core.load(path))
+    return core.load(path)
+
+
+def test_a_function_call_is_one_step_over_and_entered_into(tmp_path):
+    d = DebugRun(_calls_of_add_twice(tmp_path, ["call"]))
     d.start({"x": np.array([1.0, 2.0], np.float32)})
     assert d.step_over().node.name == "call" and d.current.name == "post"
     d.start({"x": np.array([1.0, 2.0], np.float32)})
@@ -237,20 +245,7 @@ def test_silero_vad_shape_arithmetic_is_passed_by_unless_asked():
 def test_a_whole_run_keeps_the_values_inside_a_function_body(tmp_path):
     """Like an If/Loop body's: with keep_body_values, the values a function
     call computes are kept and read by the body's graph (the last call's)."""
-    fn = helper.make_function("local", "AddTwice", ["a"], ["c"],
-                              [_const("fn_one", "k", 1.0),
-                               helper.make_node("Add", ["a", "k"], ["b"], name="fn_add"),
-                               helper.make_node("Add", ["b", "k"], ["c"], name="fn_add_again")],
-                              [helper.make_opsetid("", 17)])
-    graph = helper.make_graph([helper.make_node("AddTwice", ["x"], ["y0"], name="call", domain="local"),
-                               helper.make_node("AddTwice", ["y0"], ["y1"], name="call_again", domain="local"),
-                               helper.make_node("Neg", ["y1"], ["y"], name="post")], "g",
-                              [_tensor("x", [2])], [_tensor("y", None)])
-    proto = helper.make_model(graph, functions=[fn], ir_version=8,
-                              opset_imports=[helper.make_opsetid("", 17), helper.make_opsetid("local", 1)])
-    path = tmp_path / "fn.onnx"
-    path.write_bytes(proto.SerializeToString())
-    d = DebugRun(core.load(path))
+    d = DebugRun(_calls_of_add_twice(tmp_path, ["call", "call_again"]))
     d.keep_body_values = True
     d.every_iteration = True
     d.run({"x": np.array([1.0, 2.0], np.float32)})

@@ -1,8 +1,10 @@
 """What the editing tests do over and over: open a model and wait until the
-document can take edits, and type into a field as a user would."""
+document can take edits, type into a field as a user would, open the
+operator palette by its key, apply an edit script from the Edit menu."""
 from __future__ import annotations
 
 from PySide6.QtCore import Qt
+from PySide6.QtTest import QTest
 
 from edit_models import write_conv_model
 from viewer_helpers import open_model
@@ -26,3 +28,22 @@ def type_into(qtbot, edit, text):
     edit.selectAll()
     qtbot.keyClicks(edit, text)
     qtbot.keyClick(edit, Qt.Key_Return)
+
+
+def open_palette_by_key(qtbot, window):
+    """Shift+A on the focused canvas, as a user opens the operator palette; the palette."""
+    view = window.graph.view
+    window.activateWindow()
+    view.setFocus()
+    qtbot.waitUntil(view.hasFocus)
+    QTest.keyClick(view, Qt.Key_A, Qt.ShiftModifier)
+    palette = window.edit_actions.canvas.palette
+    assert palette is not None and palette.isVisible()
+    return palette
+
+
+def apply_script_from_menu(window, path):
+    """Edit ▸ Apply Edit Script… with `path` chosen in its file dialog; the report shown."""
+    window.edit_actions.scripts.choose_path = lambda: str(path)
+    window.edit_actions.apply_script_action.trigger()
+    return window.edit_actions.scripts.report

@@ -31,13 +31,19 @@ def coloured(win) -> list[str]:
             if isinstance(m, NodeMark) and m.band is not None and m.band != agrees]
 
 
-def _compared_with_an_edit(qtbot, window, tmp_path):
-    pytest.importorskip("onnxruntime")
+def _demo_run(qtbot, window, tmp_path):
+    """A copy of the bundled demo model opened and run once; the run UI."""
     path = shutil.copy(sample_path("demo.onnx"), tmp_path / "demo.onnx")
     open_model(qtbot, window, path)
     r = window.run_ui
     r.run_all()
     finish(qtbot, window)
+    return r
+
+
+def _compared_with_an_edit(qtbot, window, tmp_path):
+    pytest.importorskip("onnxruntime")
+    r = _demo_run(qtbot, window, tmp_path)
     gemm = list(r.controller.model.graph.nodes)[8]
     # Unsaved: onnxruntime runs the file as saved.
     assert window.qdoc.apply(SetAttribute(gemm.name, "alpha", AttrType.FLOAT, 2.0))
@@ -144,11 +150,7 @@ def test_menu_offers_no_extract_before_a_comparison(qtbot, window, tmp_path):
 def test_cancel_stops_the_own_error_pass_between_nodes(qtbot, window, tmp_path, monkeypatch):
     pytest.importorskip("onnxruntime")
     from onnxstudio.core.exec import own_error
-    path = shutil.copy(sample_path("demo.onnx"), tmp_path / "demo.onnx")
-    open_model(qtbot, window, path)
-    r = window.run_ui
-    r.run_all()
-    finish(qtbot, window)
+    r = _demo_run(qtbot, window, tmp_path)
     real = own_error.own_error
 
     def slow(*args, **kwargs):           # each node long enough to press Cancel partway

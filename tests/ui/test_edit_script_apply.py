@@ -9,6 +9,7 @@ import json
 from PySide6.QtCore import QPoint, Qt
 from PySide6.QtTest import QTest
 
+from edit_helpers import apply_script_from_menu
 from edit_models import write_conv_model
 from viewer_helpers import open_model, wait_idle
 
@@ -49,12 +50,6 @@ def _reexport(path) -> str:
     return str(path)
 
 
-def _apply_script(window, path):
-    window.edit_actions.scripts.choose_path = lambda: str(path)
-    window.edit_actions.apply_script_action.trigger()
-    return window.edit_actions.scripts.report
-
-
 def test_a_drag_connect_script_replays_on_a_reexport_from_the_edit_menu(qtbot, window, tmp_path):
     open_model(qtbot, window, write_conv_model(tmp_path / "m.onnx"))
     window.graph.view.fit_rect(window.graph.scene.itemsBoundingRect(), 1.0)
@@ -71,7 +66,7 @@ def test_a_drag_connect_script_replays_on_a_reexport_from_the_edit_menu(qtbot, w
     open_model(qtbot, window, _reexport(tmp_path / "again.onnx"))
     assert [n.name for n in window.model.graph.nodes] == ["k", "conv1", "relu1", "cast1", "sig1"]
     assert window.edit_actions.apply_script_action.text().replace("&", "") == "Apply Edit Script…"
-    report = _apply_script(window, script)
+    report = apply_script_from_menu(window, script)
     assert report is not None and report.isVisible() and not report.failed
     assert "1 edit replayed as one undo step" in report.headline.text()
     assert report.steps.toPlainText() == "step 1: Connect s to Cast \"cast1\""
@@ -90,7 +85,7 @@ def test_a_step_that_no_longer_applies_is_named_and_nothing_changes(qtbot, windo
         {"kind": "set_node_field", "node": "relu1", "field": "doc_string", "value": "checked"},
         {"kind": "set_node_input", "node": "gone", "index": 0, "value": "x"}]), encoding="utf-8")
     index = window.document.index
-    report = _apply_script(window, script)
+    report = apply_script_from_menu(window, script)
     assert report.failed and report.isVisible()
     text = report.headline.text()
     assert "step 2" in text and "gone" in text and "Nothing was changed" in text
@@ -98,5 +93,5 @@ def test_a_step_that_no_longer_applies_is_named_and_nothing_changes(qtbot, windo
     assert _node(window.model, "relu1").doc_string == "" and window.document.index == index
     # Not JSON at all: said so, in the same dialog.
     script.write_text("{not json", encoding="utf-8")
-    report = _apply_script(window, script)
+    report = apply_script_from_menu(window, script)
     assert report.failed and "invalid JSON" in report.headline.text()

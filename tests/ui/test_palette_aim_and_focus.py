@@ -13,7 +13,7 @@ from PySide6.QtGui import QDragEnterEvent, QDragMoveEvent, QDropEvent
 from PySide6.QtTest import QTest
 from PySide6.QtWidgets import QApplication
 
-from edit_helpers import open_conv_model
+from edit_helpers import open_conv_model, open_palette_by_key
 from viewer_helpers import wait_idle
 
 
@@ -29,20 +29,9 @@ def _edge_into(window, value_name, reader_name):
                 and scene.view_model.nodes[e.ref.target].node is reader)
 
 
-def _open_palette_by_key(qtbot, window):
-    view = window.graph.view
-    window.activateWindow()
-    view.setFocus()
-    qtbot.waitUntil(view.hasFocus)
-    QTest.keyClick(view, Qt.Key_A, Qt.ShiftModifier)
-    palette = window.edit_actions.canvas.palette
-    assert palette is not None and palette.isVisible()
-    return palette
-
-
 def test_shift_a_gives_the_palette_the_keyboard_and_typing_filters_it(qtbot, window, tmp_path):
     open_conv_model(qtbot, window, tmp_path)
-    palette = _open_palette_by_key(qtbot, window)
+    palette = open_palette_by_key(qtbot, window)
     qtbot.waitUntil(lambda: QApplication.focusWidget() is palette.search)
     assert QApplication.activeWindow() is palette
     QTest.keyClicks(QApplication.focusWidget(), "sigm")       # typed where the keyboard is
@@ -69,7 +58,7 @@ def test_the_palette_opens_beside_the_selected_node_not_over_it(qtbot, window, t
         scene.clearSelection()
         card.setSelected(True)
         view.centerOn(card.sceneBoundingRect().center())
-        palette = _open_palette_by_key(qtbot, window)
+        palette = open_palette_by_key(qtbot, window)
         rect = view.mapFromScene(card.sceneBoundingRect()).boundingRect()
         on_screen = QRect(view.viewport().mapToGlobal(rect.topLeft()), rect.size())
         assert not palette.frameGeometry().intersects(on_screen), (name, palette.frameGeometry(), on_screen)

@@ -7,16 +7,12 @@ from PySide6.QtCore import Qt
 from PySide6.QtTest import QTest
 from PySide6.QtWidgets import QApplication, QLabel
 
-from edit_helpers import open_conv_model
+from edit_helpers import open_conv_model, open_palette_by_key
 
 
 def _open_palette_by_key(qtbot, window):
-    view = window.graph.view
-    window.activateWindow()
-    view.setFocus()
-    qtbot.waitUntil(view.hasFocus)
-    QTest.keyClick(view, Qt.Key_A, Qt.ShiftModifier)
-    palette = window.edit_actions.canvas.palette
+    """Shift+A, then wait until the palette's search field has the keyboard."""
+    palette = open_palette_by_key(qtbot, window)
     qtbot.waitUntil(lambda: QApplication.focusWidget() is palette.search)
     return palette
 

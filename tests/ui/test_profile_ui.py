@@ -22,6 +22,19 @@ def _bert_small(qtbot, window):
     return r
 
 
+def _bert_small_layers_collapsed(qtbot, window):
+    """bert_small with every group closed but the encoder (its layers shown
+    as boxes, the README's picture); (run UI, the encoder's group path)."""
+    r = _bert_small(qtbot, window)
+    panel = window.graph
+    encoder = _group(window, "encoder")
+    panel.collapse_all()
+    wait_idle(qtbot, window)
+    panel.expand_group(encoder)
+    wait_idle(qtbot, window)
+    return r, encoder
+
+
 def _profile(qtbot, window, r):
     r.profile.profile_action.trigger()
     assert r.controller.wait(300_000)
@@ -35,13 +48,8 @@ def _group(window, last: str):
 
 @pytest.mark.slow
 def test_profile_run_draws_heat_with_group_totals_and_lists(qtbot, window):
-    r = _bert_small(qtbot, window)
+    r, encoder = _bert_small_layers_collapsed(qtbot, window)
     panel = window.graph
-    encoder = _group(window, "encoder")
-    panel.collapse_all()
-    wait_idle(qtbot, window)
-    panel.expand_group(encoder)
-    wait_idle(qtbot, window)
     run_menu = next(o for o in r.reference_action.associatedObjects() if isinstance(o, QMenu))
     assert r.profile.profile_action in run_menu.actions() and r.profile.ort_profile_action in run_menu.actions()
     _profile(qtbot, window, r)
@@ -108,13 +116,8 @@ def test_heat_labels_cover_no_box_edge_label_title_or_other_label(qtbot, window)
     """The time labels go where nothing else is written: bert_small with its
     layers collapsed in the open encoder (the README's picture), then with
     every group open (a box per node, ~250 labels)."""
-    r = _bert_small(qtbot, window)
+    r, encoder = _bert_small_layers_collapsed(qtbot, window)
     panel = window.graph
-    encoder = _group(window, "encoder")
-    panel.collapse_all()
-    wait_idle(qtbot, window)
-    panel.expand_group(encoder)
-    wait_idle(qtbot, window)
     _profile(qtbot, window, r)
     heat = r.profile.heat
     assert any(isinstance(i, GroupTotal) for i in heat.items)
