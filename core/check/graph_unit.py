@@ -173,15 +173,12 @@ class MainGraphUnit:
         holders = self.holders = set()
         agrees = verify
         for node in self.graph.nodes:
-            ins, outs = node.inputs, node.outputs
-            names[node] = entry = (tuple([v.name if v is not None else "" for v in ins]),
-                                   tuple([v.name if v is not None else "" for v in outs]),
-                                   bool(node.attributes) and any(a.type in _SUBGRAPH_TYPES
-                                                                 for a in node.attributes.values()))
+            names[node] = entry = node_names(node)
             if entry[2]:
                 holders.add(node)
             if agrees:      # lists compare their items by identity first, in C; "" resolves to None
-                agrees = list(map(get, entry[0])) == list(ins) and list(map(get, entry[1])) == list(outs)
+                agrees = list(map(get, entry[0])) == list(node.inputs) \
+                    and list(map(get, entry[1])) == list(node.outputs)
         return agrees
 
     def _agrees(self, header: dict) -> bool:
