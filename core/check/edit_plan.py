@@ -23,7 +23,7 @@ class EditPlanner:
     def __init__(self, model):
         self.model = model
         g = model.graph
-        self._order = g.nodes[:]
+        self._order = g.nodes           # a tuple the IR makes anew when the node list changes
         self._inits = _initializer_values(g)
         self._label = (g.name, g.doc_string)
         self._function_keys = set(model.functions)
@@ -65,9 +65,10 @@ class EditPlanner:
                         if top is not None:
                             touched.add(top)
         # -- the node list: the stretch that differs
-        new = g.nodes[:]     # a list: compared with the last one in C
+        new = g.nodes
         old = self._order
-        start, old_stop, new_stop = differing_stretch(old, new)
+        # The same tuple: the node list did not change (no copy, no comparison).
+        start, old_stop, new_stop = (len(new),) * 3 if new is old else differing_stretch(old, new)
         if old_stop > start or new_stop > start:
             plan["region"] = (start, old_stop, new_stop)
             plan["replaced"] = old[start:old_stop]
