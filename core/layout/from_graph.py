@@ -107,6 +107,7 @@ class _Builder:
         self.box_of_value: dict[int, str] = {}
         self.box_of_node: dict[int, str] = {}
         self.group_box: dict = {}
+        self.op_ids: dict[str, int] = {}            # box id base -> boxes given it (repeated node names)
         self.formals: dict = {}
         self.old_boxes: dict[int, ViewNode] = {}     # id(ir.Node) -> its op box in the previous view
         self.old_sizes: dict[str, tuple] = {}       # previous box id -> (width, height)
@@ -255,8 +256,19 @@ class _Builder:
         return n.op_type == "Identity" and bool(n.inputs) and n.inputs[0] is not None \
             and self._stale_value(n.inputs[0], depth + 1)
 
+    def _op_box_id(self, n) -> str:
+        """A box id named after the node, not after its position: an insert
+        shifts the position of every node after it, and with ids that stay
+        the pieces, edges and canvas items an edit did not touch stay equal
+        (reused whole after an edit). Unnamed nodes go by position."""
+        base = f"node:{n.name}" if n.name else f"node@{n.index}"
+        seen = self.op_ids.get(base, 0) + 1
+        self.op_ids[base] = seen
+        box_id = base if seen == 1 else f"{base}#{seen}"
+        return _fresh(box_id, self.view_nodes) if box_id in self.view_nodes else box_id
+
     def _add_op_box(self, n, path) -> None:
-        box_id = f"node:{n.index}"
+        box_id = self._op_box_id(n)
         function_key = None
         if self.function_keys:          # a model with local functions
             key = (n.domain, n.op_type, getattr(n, "overload", ""))
