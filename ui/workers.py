@@ -181,6 +181,9 @@ class LayoutJob(QThread):
         # The view of the same graph before an edit: open groups follow moved paths.
         self.previous = None
         self.stale = None       # with previous: ids edited since (see build_view)
+        # The layout on screen, pinned to after an edit: pieces the edit left
+        # equal are taken from it (see core.layout.layout's `previous`).
+        self.shown_layout = None
 
     def cancel(self) -> None:
         self.token.cancel()
@@ -210,7 +213,8 @@ class LayoutJob(QThread):
             # Pinned (after an edit), edges between pieces are drawn by the pinning.
             result = lay.layout(view.request, cancel=self.token, time_limit=self.time_limit,
                                 keep_whole=self.previous is None,
-                                between_pieces=self.after is None or self.previous is None)
+                                between_pieces=self.after is None or self.previous is None,
+                                previous=self.shown_layout if self.after is not None else None)
             if self.after is not None:
                 result = self.after(view, result)
         except lay.LayoutCancelled:

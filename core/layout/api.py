@@ -142,7 +142,7 @@ def layout(request: LayoutRequest, *, engine: str = "auto", cancel: CancelToken 
            time_limit: float | None = DEFAULT_TIME_LIMIT, cache: LayoutCache | None | bool = None,
            max_piece: int = MAX_PIECE, workers: int | None = None,
            progress: Callable[[int, int], None] | None = None, keep_whole: bool = True,
-           between_pieces: bool = True) -> Layout:
+           between_pieces: bool = True, previous: Layout | None = None) -> Layout:
     """Lay out `request`; blocking, so call it from a worker thread.
 
     time_limit applies to each Graphviz call (one piece); a piece that runs
@@ -154,6 +154,10 @@ def layout(request: LayoutRequest, *, engine: str = "auto", cancel: CancelToken 
     between_pieces=False: edges between pieces are not routed (nor is the
     whole result cached): for a caller that pins pieces back after an edit
     and draws those edges itself (Layout.pieces names them).
+    previous (with between_pieces=False, top to bottom): the layout shown
+    before an edit. A piece equal to one of its pieces takes that piece's
+    canonical form, and its inner edges are not drawn (Layout.deferred):
+    the caller keeps them as they are shown (canvas/pinning.py).
     """
     _validate(request)
     name, warnings = _choose(engine)
@@ -178,7 +182,8 @@ def layout(request: LayoutRequest, *, engine: str = "auto", cancel: CancelToken 
     token = _Linked(cancel)
     token.raise_if_cancelled()
     pieces = _planned(whole_key, request, max_piece) if whole else plan_pieces(request, max_piece)
-    canons = [canonical(p, request, tag) for p in pieces]
+    kept = _kept_pieces(pieces, request, tag, previous) if not between_pieces else {}
+    canons = [kept[k] if k in kept else canonical(p, request, tag) for k, p in enumerate(pieces)]
     unique = {c.key: c for c in canons}
     results: dict[str, Layout] = {}
     if store is not None:
@@ -216,9 +221,29 @@ def layout(request: LayoutRequest, *, engine: str = "auto", cancel: CancelToken 
                 raise
 
     token.raise_if_cancelled()
-    out = stack(pieces, canons, [results[c.key] for c in canons], request, between_pieces)
+    out = stack(pieces, canons, [results[c.key] for c in canons], request, between_pieces, set(kept))
     out.warnings = warnings + out.warnings
     if store is not None and exact_all and keep_whole and between_pieces:
         store.put(whole_key, out)
-    out.pieces = pieces
+    out.pieces, out.canons = pieces, canons
     return out
+
+
+def _kept_pieces(pieces, request: LayoutRequest, tag: str, previous: Layout | None) -> dict:
+    """piece index -> the canonical form `previous` had for an equal piece.
+    After an edit most pieces of a big graph are what they were: same box
+    ids, sizes, groups and edges (box ids follow names, not positions)."""
+    if previous is None or request.rankdir != "TB" or not previous.pieces or not previous.canons:
+        return {}
+    old_at = {p.nodes[0].id: j for j, p in enumerate(previous.pieces) if p.nodes}
+    kept = {}
+    for k, piece in enumerate(pieces):
+        j = old_at.get(piece.nodes[0].id) if piece.nodes else None
+        if j is None:
+            continue
+        old, canon = previous.pieces[j], previous.canons[j]
+        # Lists of frozen dataclasses: compared field by field, in C.
+        if old.nodes == piece.nodes and old.edges == piece.edges and old.entry_edges == piece.entry_edges \
+                and old.exit_sources == piece.exit_sources and canon.fits(request, tag):
+            kept[k] = canon
+    return kept

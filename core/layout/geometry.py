@@ -122,6 +122,13 @@ class Layout:
     # The pieces (pieces.plan_pieces) it was laid out in, when it was: the
     # caller pinning it after an edit needs them and need not plan again.
     pieces: list | None = field(default=None, repr=False, compare=False)
+    # Their canonical forms (pieces.canonical), one per piece: a layout after
+    # the next edit takes them for the pieces that edit left equal.
+    canons: list | None = field(default=None, repr=False, compare=False)
+    # Pieces whose inner edges were not drawn (layout(previous=...) after an
+    # edit: the caller pins them back where they were and keeps the edges
+    # shown), by piece index -> stacking.DeferredPiece, to draw them after all.
+    deferred: dict | None = field(default=None, repr=False, compare=False)
 
     @property
     def bounds(self) -> tuple[float, float, float, float]:

@@ -49,6 +49,22 @@ class CanonicalPiece:
     node_ids: dict[str, str]          # canonical node id -> real node id
     edge_ids: dict[str, str]          # canonical edge id -> real edge id
     group_paths: dict[GroupPath, GroupPath]   # canonical -> real
+    engine_tag: str = ""              # the engine (and version) `key` was made for
+
+    def fits(self, request: LayoutRequest, engine_tag: str) -> bool:
+        """Whether this is canonical(piece, request, engine_tag) when it was
+        made for a piece equal to `piece`: the same engine and options, and
+        the same title widths for the piece's groups (the one thing a piece
+        takes from the rest of the request). Comparing costs far less than
+        canonical() (hashing) on each of a big graph's 160 pieces."""
+        if engine_tag != self.engine_tag or request.options_key() != self.request.options_key():
+            return False
+        wanted, had = request.group_min_width, self.request.group_min_width
+        for canon_path, path in self.group_paths.items():
+            width = wanted.get(path)
+            if (None if width is None else round(width, 2)) != had.get(canon_path):
+                return False
+        return True
 
 
 def plan_pieces(request: LayoutRequest, max_piece: int) -> list[Piece]:
@@ -271,7 +287,7 @@ def canonical(piece: Piece, request: LayoutRequest, engine_tag: str) -> Canonica
     key = hashlib.sha256(text.encode()).hexdigest()
     node_ids = {v: k for k, v in index.items()}
     return CanonicalPiece(req, first, last, key, node_ids, edge_ids,
-                          {v: k for k, v in canon_path.items()})
+                          {v: k for k, v in canon_path.items()}, engine_tag)
 
 
 def _common_prefix(paths) -> GroupPath:

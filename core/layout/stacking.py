@@ -32,10 +32,28 @@ class PlacedPiece:
     entry_paths: dict[str, list[Point]] = field(default_factory=dict)   # edge id -> curve from stub
 
 
+@dataclass
+class DeferredPiece:
+    """A piece stacked without its inner edges: what draws them when wanted."""
+    canon: CanonicalPiece
+    result: Layout
+    dx: float
+    dy: float
+    rank_sep: float
+
+    def edges(self) -> dict[str, EdgePath]:
+        """The piece's inner edges where stack() would have put them."""
+        placed = realise(self.canon, self.result, False, self.dx, self.dy)
+        bundle_fan_outs(placed.layout, self.rank_sep)
+        return placed.layout.edges
+
+
 def realise(canon: CanonicalPiece, result: Layout, lr: bool, dx: float = 0.0,
-            dy: float = 0.0) -> PlacedPiece:
+            dy: float = 0.0, with_edges: bool = True) -> PlacedPiece:
     """Rename a canonical result back to the piece's real ids (TB space),
-    moved by (dx, dy): renaming and moving in one pass keeps 10k boxes fast."""
+    moved by (dx, dy): renaming and moving in one pass keeps 10k boxes fast.
+    with_edges=False: boxes and group frames only (moving every curve point
+    is most of the cost)."""
     if lr:
         result = transpose(result)
     ids = canon.node_ids
@@ -44,7 +62,7 @@ def realise(canon: CanonicalPiece, result: Layout, lr: bool, dx: float = 0.0,
     placed = PlacedPiece(Layout(nodes, {}, {}, result.width, result.height, result.engine,
                                 list(result.warnings)))
     edges = placed.layout.edges
-    for k, p in result.edges.items():
+    for k, p in (result.edges.items() if with_edges else ()):
         real = canon.edge_ids[k]
         points = [(x + dx, y + dy) for x, y in p.points]
         if k.startswith("x"):
@@ -69,9 +87,12 @@ def transpose(layout: Layout) -> Layout:
 
 
 def stack(pieces: list[Piece], canons: list[CanonicalPiece], results: list[Layout],
-          request: LayoutRequest, between: bool = True) -> Layout:
+          request: LayoutRequest, between: bool = True, defer=frozenset()) -> Layout:
     """between=False: edges between pieces are left out (a caller that pins
-    the pieces back after an edit draws those itself)."""
+    the pieces back after an edit draws those itself); so are the inner
+    edges of the pieces numbered in `defer` (Layout.deferred: pieces the
+    caller keeps as they were shown, drawn only when it cannot)."""
+    assert not (between and defer), "edges between pieces need every piece's curves"
     lr = request.rankdir == "LR"
     gap = 2 * request.rank_sep
     sizes = [(r.height, r.width) if lr else (r.width, r.height) for r in results]
@@ -83,9 +104,11 @@ def stack(pieces: list[Piece], canons: list[CanonicalPiece], results: list[Layou
         top += h + gap
     height = max(top - gap, 0.0)
 
-    placed = [realise(c, r, lr, dx, dy) for c, r, (dx, dy) in zip(canons, results, offsets)]
-    for p in placed:
-        bundle_fan_outs(p.layout, request.rank_sep)
+    placed = [realise(c, r, lr, dx, dy, k not in defer)
+              for k, (c, r, (dx, dy)) in enumerate(zip(canons, results, offsets))]
+    for k, p in enumerate(placed):
+        if k not in defer:
+            bundle_fan_outs(p.layout, request.rank_sep)
     nodes, edges, groups = {}, {}, {}
     piece_of = {}
     for k, p in enumerate(placed):
@@ -109,6 +132,8 @@ def stack(pieces: list[Piece], canons: list[CanonicalPiece], results: list[Layou
         engines = sorted({p.layout.engine for p in placed if p.layout.engine})
         warnings = [w for p in placed for w in p.layout.warnings]
         out = Layout(nodes, edges, groups, width, height, "+".join(engines), list(dict.fromkeys(warnings)))
+        if defer:
+            out.deferred = {k: DeferredPiece(canons[k], results[k], *offsets[k], request.rank_sep) for k in defer}
         return transpose(out) if lr else out
     far = [(k, e) for k, piece in enumerate(pieces) for e in piece.entry_edges
            if k != piece_of[e.source] + 1]

@@ -58,6 +58,7 @@ class LayoutRunner(QObject):
                 result, job.same, job.changed = pin_to_shown(old_layout, old_view_model, view_model, result)
                 return result
             job.after = after
+            job.shown_layout = old_layout
         job.previous, job.stale = previous, stale
         job.done.connect(lambda view_model, result, j=job: self._done(j, view_model, result))
         job.failed.connect(lambda message, j=job: self._failed(j, message))

@@ -25,6 +25,7 @@ def pin(old: Layout, new: Layout, pieces, old_id=None) -> tuple[Layout, set]:
     the same thing had before (ids may follow node positions, which an
     insertion shifts)."""
     old_edge = _old_edges(old, old_id)
+    shown = old
     if old_id:
         old = Layout({k: old.nodes[o] for k, o in old_id.items() if o in old.nodes},
                      old.edges, old.groups, old.width, old.height, old.engine)
@@ -35,11 +36,15 @@ def pin(old: Layout, new: Layout, pieces, old_id=None) -> tuple[Layout, set]:
         for i in ids:
             piece_of[i] = k
         deltas.append(_piece_delta(old, new, ids))
+    kept = _kept_as_shown(shown, new, pieces, old_id)
     nodes = {}
     changed = set()
     old_nodes = old.nodes
     for box_id, b in new.nodes.items():
         k = piece_of.get(box_id)
+        if k in kept:
+            nodes[box_id] = old_nodes[box_id]       # an unchanged piece: exactly where it was
+            continue
         dx, dy = deltas[k] if k is not None else (0.0, 0.0)
         x, y = b.x + dx, b.y + dy
         nodes[box_id] = NodeBox(box_id, x, y, b.width, b.height)
@@ -56,6 +61,14 @@ def pin(old: Layout, new: Layout, pieces, old_id=None) -> tuple[Layout, set]:
                                       tuple([(x + dx, y + dy) for x, y in e.points]))
         else:
             edges[edge_id] = _kept_or_direct(edge_id, e, nodes, old.nodes, old_edge)
+    for k, deferred in (new.deferred or {}).items():
+        if k in kept:
+            for e in pieces[k].edges:
+                edges[e.id] = shown.edges[e.id]
+            continue
+        dx, dy = deltas[k]      # kept only by the layout: drawn now, moved as the piece's boxes
+        for edge_id, e in deferred.edges().items():
+            edges[edge_id] = EdgePath(edge_id, e.source, e.target, tuple([(x + dx, y + dy) for x, y in e.points]))
     for piece in pieces:      # edges between pieces the layout left to us (layout(between_pieces=False))
         for e in piece.entry_edges:
             if e.id not in edges and e.source in nodes and e.target in nodes:
@@ -65,7 +78,22 @@ def pin(old: Layout, new: Layout, pieces, old_id=None) -> tuple[Layout, set]:
     ys = [b.y + b.height for b in nodes.values()] or [0.0]
     out = Layout(nodes, edges, groups, max(new.width, max(xs)), max(new.height, max(ys)),
                  new.engine, list(new.warnings), new.from_cache)
+    out.pieces, out.canons = pieces, new.canons     # what the next edit's layout compares with
     return out, changed
+
+
+def _kept_as_shown(shown: Layout, new: Layout, pieces, old_id) -> set:
+    """Indices of the pieces the layout left undrawn (Layout.deferred: equal
+    to a piece of the layout on screen) whose boxes are the same things as
+    before (box ids of unnamed nodes follow positions) with every box and
+    edge on screen: those stay exactly as they are shown."""
+    kept = set()
+    for k in (new.deferred or ()):
+        piece = pieces[k]
+        if all((old_id.get(n.id) if old_id else n.id) == n.id and n.id in shown.nodes for n in piece.nodes) \
+                and all(e.id in shown.edges for e in piece.edges):
+            kept.add(k)
+    return kept
 
 
 def _piece_delta(old: Layout, new: Layout, ids) -> tuple[float, float]:
