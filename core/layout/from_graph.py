@@ -111,6 +111,9 @@ class _Builder:
         self.formals: dict = {}
         self.old_boxes: dict[int, ViewNode] = {}     # id(ir.Node) -> its op box in the previous view
         self.old_sizes: dict[str, tuple] = {}       # previous box id -> (width, height)
+        self.old_request_nodes: dict[str, LayoutNode] = {}   # previous box id -> its LayoutNode
+        self.old_edges: dict[str, ViewEdge] = {}    # the previous view's edges
+        self.old_request_edges: dict[str, LayoutEdge] = {}
         self.old_titles: dict = {}                  # open group path -> (node count, title width)
         self.old_groups: dict = {}                  # closed group path -> (label, (width, height))
         self.stale: set = set()
@@ -118,7 +121,12 @@ class _Builder:
     def reuse_from(self, previous: GraphView, stale: set) -> None:
         self.stale = stale
         self.old_boxes = {id(vn.node): vn for vn in previous.nodes.values() if vn.node is not None}
+        self.old_request_nodes = {n.id: n for n in previous.request.nodes}
         self.old_sizes = {n.id: (n.width, n.height) for n in previous.request.nodes}
+        # What did not change is handed on as the very same objects: the
+        # canvas and the layout tell an unchanged box or edge by identity.
+        self.old_edges = previous.edges
+        self.old_request_edges = {e.id: e for e in previous.request.edges}
         widths = previous.request.group_min_width
         self.old_titles = {p: (g.node_count, widths[p]) for p, g in previous.groups.items() if p in widths}
         self.old_groups = {vn.group: (vn.label, self.old_sizes[vn.id]) for vn in previous.nodes.values()
@@ -237,9 +245,16 @@ class _Builder:
         size = self.old_sizes.get(old.id)
         if size is None:
             return False
-        vn = ViewNode(box_id, old.label, node=n, folded=folded_values, function_key=function_key)
-        self.view_nodes[box_id] = vn
-        self.request_nodes.append(LayoutNode(box_id, size[0], size[1], tuple(path)))
+        if old.id == box_id:
+            self.view_nodes[box_id] = old       # unchanged: the same object
+            request_node = self.old_request_nodes[box_id]
+            if request_node.group != path:
+                request_node = LayoutNode(box_id, size[0], size[1], tuple(path))
+        else:
+            self.view_nodes[box_id] = ViewNode(box_id, old.label, node=n, folded=folded_values,
+                                               function_key=function_key)
+            request_node = LayoutNode(box_id, size[0], size[1], tuple(path))
+        self.request_nodes.append(request_node)
         self.box_of_node[id(n)] = box_id
         return True
 
@@ -341,6 +356,7 @@ class _Builder:
         nodes, most of whose inputs stay inside one closed group)."""
         box_of_node, box_of_value, seen = self.box_of_node, self.box_of_value, self.seen_pairs
         outputs, constant_like = self.graph_outputs, self.constant_like
+        old_edges, old_request_edges = self.old_edges, self.old_request_edges
         for n in shown:
             target = box_of_node[id(n)]
             for v in n.inputs:
@@ -360,6 +376,11 @@ class _Builder:
                     continue        # inside one closed group, or the same value twice
                 seen.add((src, target, vid))
                 edge_id = _fresh(f"{v.name}|{src}|{target}", self.view_edges)
+                old = old_edges.get(edge_id)
+                if old is not None and old.value is v and old.source == src and old.target == target:
+                    self.view_edges[edge_id] = old      # unchanged: the same objects
+                    self.request_edges.append(old_request_edges[edge_id])
+                    continue
                 self.view_edges[edge_id] = ViewEdge(edge_id, src, target, v)
                 self.request_edges.append(LayoutEdge(edge_id, src, target))
             if n.attributes:

@@ -211,6 +211,11 @@ class GraphScene(QGraphicsScene):
                 continue
             old_id = same.get(box_id)
             old = old_nodes.get(old_id)
+            if old is not None and old.ref is vnode and old_id == box_id and old_boxes.get(old_id) is box:
+                # The view and the pinning handed on the very objects shown: nothing to compare or set.
+                del old_nodes[old_id]
+                node_items[box_id] = old
+                continue
             before = old_boxes.get(old_id) if old is not None else None
             if before is not None and before.x == box.x and before.y == box.y \
                     and before.width == box.width and before.height == box.height \
@@ -222,10 +227,22 @@ class GraphScene(QGraphicsScene):
             self._add_node_item(box_id, box, vnode, inferred)
         for item in old_nodes.values():
             self.removeItem(item)
+        old_paths, new_paths = old_layout.edges, layout_result.edges
+        unchanged = {}
+        for edge_id, vedge in view_model.edges.items():
+            old = old_edges.get(edge_id)
+            if old is not None and old.ref is vedge and old_paths.get(edge_id) is new_paths.get(edge_id):
+                unchanged[edge_id] = old_edges.pop(edge_id)     # the very objects shown: kept as it is
         by_ends = {(e.src_key, e.dst_key, id(getattr(e.ref, "value", None))): e for e in old_edges.values()}
         fresh = set()
         for edge_id, vedge in view_model.edges.items():
-            path = layout_result.edges.get(edge_id)
+            item = unchanged.get(edge_id)
+            if item is not None:
+                self.edge_items[edge_id] = item
+                if vedge.value is not None:
+                    self._edges_by_value.setdefault(id(vedge.value), []).append(item)
+                continue
+            path = new_paths.get(edge_id)
             if path is None or not path.points:
                 continue
             old = by_ends.pop((same.get(vedge.source), same.get(vedge.target), id(vedge.value)), None)
