@@ -259,6 +259,7 @@ class RunOverlay:
         self._hidden_tags: set = set()  # their ids
         self._noted_edges: list = []
         self._ground = None             # the _Ground of the layout shown (see _ground_of)
+        self._grounding = None          # (what it is for, the generator) while one is made in slices
         self._ground_seen = None
         self._marks: list = []          # the NodeMarks among the items
         self.iteration: Optional[int] = None    # a loop body's iteration to show (None: the last run)
@@ -310,6 +311,7 @@ class RunOverlay:
         self._tags = {}
         self._shown = None
         self._ground = None
+        self._grounding = None
         self._stop_placing()
 
     @property
@@ -508,21 +510,55 @@ class RunOverlay:
         else:
             self.refresh()
 
+    # Making the ground of bert_12layer_narrow's 199 edges is 12-14 ms on a
+    # core (the edges' curves flattened, the labels read): done in slices of
+    # GROUND_SLICE_S, one per turn, while the first job runs.
+    GROUND_SLICE_S = 0.004
+
     def _prepare_ground(self) -> None:
+        """A slice of making the ground for the level shown; the rest on later turns."""
         scene = self.panel.scene
-        if isValid(scene) and scene.view_model is not None and self.panel.levels:
-            self._ground_of(scene)
+        if isValid(scene) and scene.view_model is not None and self.panel.levels \
+                and not self._ground_work(scene, time.perf_counter() + self.GROUND_SLICE_S):
+            self._grounder.start()
 
     def _ground_of(self, scene) -> "_Ground":
-        # The labels as drawn now cost ~5 ms to read on a large level: read again
-        # only for another scene, layout or set of types (see _state).
-        seen = (id(scene), id(scene.view_model), id(getattr(self.panel, "inferred", None)))
-        if self._ground is None or self._ground_seen != seen:
-            labels = _Ground.labels_of(scene)
-            if self._ground is None or self._ground.key != (id(scene), id(scene.view_model), hash(labels)):
-                self._ground = _Ground(scene, labels, self._line)
-            self._ground_seen = seen
+        """The ground for `scene`, finished now if slices of it are still to come."""
+        self._ground_work(scene, math.inf)
         return self._ground
+
+    def _ground_work(self, scene, until: float) -> bool:
+        """Make the ground for `scene` (or keep the one made) until the clock
+        reads `until`; whether it is done. Labels as drawn now cost ~5 ms to
+        read on a large level: read again only for another scene, layout or
+        set of types (see _state)."""
+        seen = (id(scene), id(scene.view_model), id(getattr(self.panel, "inferred", None)))
+        if self._ground is not None and self._ground_seen == seen:
+            return True
+        if self._grounding is None or self._grounding[0] != seen:
+            self._grounding = (seen, self._make_ground(scene))
+        for _ in self._grounding[1]:
+            if time.perf_counter() >= until:
+                return False
+        self._grounding = None
+        self._ground_seen = seen
+        return True
+
+    def _make_ground(self, scene):
+        """Read the labels and make the ground, unless the one made has the
+        same key; a generator that yields after each item, to be cut in slices."""
+        labels = []
+        for edge in list(scene.edge_items.values()):
+            label = getattr(edge, "label_rect", None) if isValid(edge) else None
+            if label is not None:
+                labels.append(_box(label))
+            yield
+        labels = tuple(labels)
+        key = (id(scene), id(scene.view_model), hash(labels))
+        if self._ground is None or self._ground.key != key:
+            ground = _Ground(key)
+            yield from ground.fill(scene, labels, self._line)
+            self._ground = ground
 
     def _note_ran(self, _outputs) -> None:
         """After a whole run that computed only what an edit left out: the
@@ -541,12 +577,14 @@ class RunOverlay:
     GAP = 6.0              # between an edge and a tag beside it
     NEAR = 20.0            # how much further out a tag may go to keep clear of boxes
 
-    # Making a tag and finding its place cost up to ~1 ms in a crowded graph:
-    # after the first run of a large model (149 tags on bert_12layer_narrow)
-    # doing all of them at once held the UI for 56-95 ms (more on a loaded
-    # machine). So they are made and placed a few per event-loop turn, each
-    # turn at most CHUNK_S or CHUNK_TAGS tags, and appear as they are placed.
-    CHUNK_S = 0.008
+    # Making a tag and finding its place cost ~1 ms in a crowded graph, up to
+    # 16 ms for a tag that finds no place (every candidate tried): after the
+    # first run of a large model (149 tags on bert_12layer_narrow) doing all
+    # of them at once held the UI for 56-95 ms (more on a loaded machine). So
+    # they are made and placed a few per event-loop turn, each turn at most
+    # CHUNK_S (a search cut short goes on next turn) or CHUNK_TAGS tags, and
+    # appear as they are placed.
+    CHUNK_S = 0.004
     CHUNK_TAGS = 25
 
     def _place_all(self, room: "_Room", tags: list) -> list:
@@ -561,7 +599,7 @@ class RunOverlay:
         self._unnote_edges()
         # A placement cut short by this refresh still remembers the places before it.
         self._placed_before, self._placed = {**self._placed_before, **self._placed}, {}
-        self._pending, self._pending_room = [[tag, edge, None] for tag, edge in tags], room
+        self._pending, self._pending_room = [[tag, edge, None, None] for tag, edge in tags], room
         self.chunks = []
         now = self._place_chunk()
         if self._pending:
@@ -572,23 +610,33 @@ class RunOverlay:
         """Make and place pending tags for up to CHUNK_S (at most CHUNK_TAGS
         new places searched); the tags placed (shown). The queue holds first
         every tag to make or put where it went before, then (appended as they
-        come up) those whose place is to be searched. A tag with no place
-        beside its own edge is hidden (see _hide)."""
+        come up) those whose place is to be searched, as [tag, edge, its
+        place key, its search under way]. A tag with no place beside its own
+        edge is hidden (see _hide)."""
         end = time.perf_counter() + self.CHUNK_S
         done, room, searched = [], self._pending_room, 0
         while self._pending and searched < self.CHUNK_TAGS:
-            entry = self._pending.pop(0)
-            tag, edge, key = entry
+            entry = self._pending[0]
+            tag, edge, key, search = entry
             if key is None:                    # first time in the queue
+                self._pending.pop(0)
                 if isinstance(tag, _TagToMake):
                     tag = entry[0] = self._make_tag(tag, edge)
                 key = entry[2] = _place_key(tag, edge, room.fixed)
                 rect = self._placed_before.get(key, _UNKNOWN)
                 if rect is _UNKNOWN:
                     self._pending.append(entry)
+                    # Making 149 tags is ~10 ms on a core: the clock counts it too.
+                    if time.perf_counter() >= end:
+                        break
                     continue
             else:
-                rect = self._place(room, tag, edge)
+                if search is None:
+                    search = entry[3] = self._place(room, tag, edge)
+                rect = _search_until(search, end)
+                if rect is _UNFINISHED:
+                    break                      # goes on next turn, where it stopped
+                self._pending.pop(0)
                 searched += 1
             self._placed[key] = rect
             if rect is None:
@@ -656,8 +704,10 @@ class RunOverlay:
                 [(p.x(), p.y()) for p in map(edge.path.pointAtPercent, self.PLACES)]
         return points
 
-    def _place(self, room: "_Room", tag: ValueTag, edge) -> Optional[tuple]:
-        """Where the tag goes, or None when nowhere: a place that covers no
+    def _place(self, room: "_Room", tag: ValueTag, edge):
+        """Where the tag goes, or None when nowhere; a generator that yields
+        after each candidate tried and returns the place (see _search_until),
+        so that a long search can be cut in slices. A place that covers no
         box, group title, other tag, mark or type label, and that is nearer
         its own edge than any other edge (no other edge crosses it), so it
         reads as its own edge's. Tried in turn: left of the edge at the first
@@ -685,6 +735,7 @@ class RunOverlay:
             for rect in candidates():
                 if room.free(rect, own) and room.reads_as_own(rect, line, owner, self.GAP + self.NEAR + 1):
                     return rect
+                yield
         return None
 
     @staticmethod
@@ -885,6 +936,19 @@ class _Room:
 
 
 _UNKNOWN = object()   # no place remembered for a tag (None: remembered as hidden)
+_UNFINISHED = object()   # a search cut short by the clock
+
+
+def _search_until(search, end: float):
+    """Go on with a search (RunOverlay._place) until the clock reads `end`:
+    what it returned, or _UNFINISHED."""
+    try:
+        while True:
+            next(search)
+            if time.perf_counter() >= end:
+                return _UNFINISHED
+    except StopIteration as stop:
+        return stop.value
 
 
 def _cells(rect, size: float):
@@ -907,30 +971,33 @@ class _Ground:
     once per layout and set of labels (making it on every refresh was two
     thirds of a step's tag refresh on bert_12layer_narrow)."""
 
-    def __init__(self, scene, labels: tuple, line_of: Callable):
-        self.key = (id(scene), id(scene.view_model), hash(labels))
+    def __init__(self, key: tuple):
+        self.key = key             # (scene, view model, labels) it was made for
         self.cells: dict = {}
+        self.curves: dict = {}     # cell -> (left, top, right, bottom, what the edge carries, its polyline)
+
+    def fill(self, scene, labels: tuple, line_of: Callable):
+        """Take in the scene's boxes, titles, the type labels' boxes and the
+        edges' curves; a generator that yields after each item (see
+        RunOverlay._make_ground). Items the scene deleted meanwhile are passed by."""
         size = _Room.CELL
-        for item in scene.node_items.values():
-            _add_box(self.cells, (*_box(item.scene_rect()), False), size)
-        for frame in scene.group_frames.values():
-            title = getattr(frame, "title_item", None)
+        for item in list(scene.node_items.values()):
+            if isValid(item):
+                _add_box(self.cells, (*_box(item.scene_rect()), False), size)
+            yield
+        for frame in list(scene.group_frames.values()):
+            title = getattr(frame, "title_item", None) if isValid(frame) else None
             if title is not None:
                 _add_box(self.cells, (*_box(title.scene_rect()), True), size)
         # The edges' type labels: a tag over one hides the declared shape it is read against.
         for label in labels:
             _add_box(self.cells, (*label, False), size)
-        self.curves: dict = {}     # cell -> (left, top, right, bottom, what the edge carries, its polyline)
-        for edge in scene.edge_items.values():
-            line = line_of(edge)
-            xs, ys = [p[0] for p in line], [p[1] for p in line]
-            _add_box(self.curves, (min(xs), min(ys), max(xs), max(ys), _owner(edge), line), size)
-
-    @staticmethod
-    def labels_of(scene) -> tuple:
-        """The type labels' boxes as drawn now (relabelled after an edit, without a new layout)."""
-        return tuple(_box(label) for label in (getattr(edge, "label_rect", None)
-                                               for edge in scene.edge_items.values()) if label is not None)
+        for edge in list(scene.edge_items.values()):
+            if isValid(edge):
+                line = line_of(edge)
+                xs, ys = [p[0] for p in line], [p[1] for p in line]
+                _add_box(self.curves, (min(xs), min(ys), max(xs), max(ys), _owner(edge), line), size)
+            yield
 
 
 def _owner(edge):
