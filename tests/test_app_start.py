@@ -41,6 +41,11 @@ NOT_BEFORE_THE_FIRST_PAINT = (
     "onnxstudio.ui.diff",
     # Properties and its forms: built after the first paint (MainWindow.properties)
     "onnxstudio.ui.panels.properties", "onnxstudio.ui.panels.editor_slot", "onnxstudio.ui.panels.node_editor",
+    # The edits themselves (the Document needs only edits.base) and the Edit
+    # menu's dialogs: loaded when first used
+    "onnxstudio.core.edits.values", "onnxstudio.core.edits.wiring", "onnxstudio.core.edits.compound",
+    "onnxstudio.core.edits.script", "onnxstudio.ui.script_apply", "onnxstudio.ui.input_dims",
+    "onnxstudio.ui.panels.op_picker", "onnxstudio.ui.panels.value_editor",
 )
 
 
@@ -85,3 +90,20 @@ def test_every_command_is_named_after_its_module():
     assert set(named.values()) <= cli.command_words()
     assert cli.is_command(["set-shape"]) and cli.is_command(["info"])
     assert not cli.is_command(["model.onnx"])
+
+
+def test_a_fresh_process_reading_a_script_knows_every_edit_kind():
+    """core.edits loads its modules on first use; reading a script must still
+    see every kind registered (script.py imports them), and so must a read
+    of EDIT_KINDS through the package."""
+    probe = ("import json; from onnxstudio.core.edits import script; k1 = sorted(script.EDIT_KINDS); "
+             "import onnxstudio.core.edits as e; k2 = sorted(e.EDIT_KINDS); print(json.dumps([k1, k2]))")
+    proc = subprocess.run([sys.executable, "-c", probe], capture_output=True, text=True, timeout=120)
+    assert proc.returncode == 0, proc.stderr[-2000:]
+    through_script, through_package = json.loads(proc.stdout)
+    probe_all = ("import json; from onnxstudio.core.edits import *; import onnxstudio.core.edits as e; "
+                 "print(json.dumps(sorted(e.EDIT_KINDS)))")
+    everything = json.loads(subprocess.run([sys.executable, "-c", probe_all], capture_output=True, text=True,
+                                           timeout=120).stdout)
+    assert through_script == through_package == everything
+    assert {"set_attribute", "add_node", "rename_value", "set_opset_import", "sort_nodes"} <= set(everything)

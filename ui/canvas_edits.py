@@ -33,8 +33,7 @@ class CanvasEdits:
         self.window = window
         self.prompter = prompter
         # Replaceable (tests): how an op is chosen, where an extracted model goes.
-        from .panels.op_picker import pick_op
-        self.choose_op = lambda title: pick_op(self.window.model, self.window, title)
+        self.choose_op = self._pick_op
         self.choose_extract_path = self._choose_extract_path
         from .canvas.ports import PortDragger
         self.ports = PortDragger(window.graph, self, self._hint)
@@ -47,6 +46,10 @@ class CanvasEdits:
         shortcut.setContext(Qt.WidgetWithChildrenShortcut)
         shortcut.activated.connect(self.show_palette)
         self._hinting = False
+
+    def _pick_op(self, title: str):
+        from .panels.op_picker import pick_op       # its modules load when first asked for
+        return pick_op(self.window.model, self.window, title)
 
     # -- what is selected ----------------------------------------------------------------
 

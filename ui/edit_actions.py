@@ -8,6 +8,8 @@ Del and Tab keep their meaning in text fields.
 """
 from __future__ import annotations
 
+import functools
+
 from PySide6.QtCore import QCoreApplication, Qt
 from PySide6.QtGui import QAction, QKeySequence
 
@@ -72,23 +74,33 @@ class EditActions:
         self._action(edit, translate("EditActions", "&Paste Nodes"), c.paste, [QKeySequence.Paste], canvas=True)
         self._action(edit, translate("EditActions", "E&xtract Selection to New Model…"), c.extract)
         self._action(edit, translate("EditActions", "C&lean Up (remove unused)"), c.cleanup)
-        from .input_dims import InputDims
-        self.input_dims = InputDims(w, self.prompter)
         self.input_dims_action = self._action(edit, translate("EditActions", "Set D&ims of All Inputs…"),
-                                              self.input_dims.open)
+                                              lambda: self.input_dims.open())
         edit.addSeparator()
         w.graph.edge_menu_hook = self._edge_menu
         self.script_action = self._action(edit, translate("EditActions", "Save Edits as &Script…"),
                                           self.files.save_script)
-        from .script_apply import ScriptApplier
-        self.scripts = ScriptApplier(w, self.prompter)
         self.apply_script_action = self._action(edit, translate("EditActions", "Appl&y Edit Script…"),
-                                                self.scripts.apply)
+                                                lambda: self.scripts.apply())
         view_menu = w.view_menu
         if view_menu is not None:
             view_menu.addAction(self.problems_dock.toggleViewAction())
             view_menu.addAction(self.history_dock.toggleViewAction())
         self._update_actions()
+
+    # Built on first use: their modules (and the edits they import) are not
+    # needed to show a model.
+    @functools.cached_property
+    def input_dims(self):
+        """Edit ▸ Set Dims of All Inputs… (ui/input_dims.py)."""
+        from .input_dims import InputDims
+        return InputDims(self.window, self.prompter)
+
+    @functools.cached_property
+    def scripts(self):
+        """Edit ▸ Apply Edit Script… (ui/script_apply.py)."""
+        from .script_apply import ScriptApplier
+        return ScriptApplier(self.window, self.prompter)
 
     # -- document ----------------------------------------------------------------------------
 

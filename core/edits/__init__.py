@@ -7,20 +7,51 @@
 Edits name nodes and graphs by name and path (refs.py); inverses may also
 hold the objects they took out (the rule is in base.py). Use them through
 `core.Document` to get undo/redo, live checking and change events.
+
+Importing the package loads none of the edit modules: each name below is
+loaded from its module on first use (PEP 562), so the app's start, which
+needs only `base` (the Document), does not pay for every edit. Reading
+`EDIT_KINDS` here, or reading a script (script.py), loads every kind first.
 """
-from .base import EDIT_KINDS, Changes, Edit, EditError, Macro, register
-from .node_edits import SetAttribute, SetNodeField
-from .compound import (RankChangeRefused, bypass_node, cleanup, demote_input, insert_on_edge,
-                       promote_initializer, rename_everywhere, replace_with_node, set_input_shape, toposort)
-from .extract import extract_model
-from .node_order import MoveProducersBefore, SortNodes
-from .model_edits import SetGraphField, SetMetadata, SetModelField, SetOpsetImport
-from .script import ScriptError, from_script, portable, replay, replay_report, to_script
-from .refs import find_graph, find_node, graph_path, node_ref
-from .values import (AddGraphInput, AddGraphOutput, AddInitializer, AddValueInfo, MoveGraphInput,
-                     MoveGraphOutput, RemoveGraphInput, RemoveGraphOutput, RemoveInitializer, RemoveValueInfo,
-                     RenameValue, SetInitializer, SetValueType, sparse_from_dense)
-from .wiring import AddNode, RemoveNode, SetNodeInput, SetNodeInputs, SetNodeOrder, SetNodeOutputs
+import importlib
+
+# module -> the names this package hands out from it
+_EXPORTS = {
+    "base": ("EDIT_KINDS", "Changes", "Edit", "EditError", "Macro", "register",),
+    "node_edits": ("SetAttribute", "SetNodeField",),
+    "compound": ("RankChangeRefused", "bypass_node", "cleanup", "demote_input", "insert_on_edge",
+                 "promote_initializer", "rename_everywhere", "replace_with_node", "set_input_shape", "toposort",),
+    "extract": ("extract_model",),
+    "node_order": ("MoveProducersBefore", "SortNodes",),
+    "model_edits": ("SetGraphField", "SetMetadata", "SetModelField", "SetOpsetImport",),
+    "script": ("ScriptError", "from_script", "portable", "replay", "replay_report", "to_script",),
+    "refs": ("find_graph", "find_node", "graph_path", "node_ref",),
+    "values": ("AddGraphInput", "AddGraphOutput", "AddInitializer", "AddValueInfo", "MoveGraphInput",
+               "MoveGraphOutput", "RemoveGraphInput", "RemoveGraphOutput", "RemoveInitializer", "RemoveValueInfo",
+               "RenameValue", "SetInitializer", "SetValueType", "sparse_from_dense",),
+    "wiring": ("AddNode", "RemoveNode", "SetNodeInput", "SetNodeInputs", "SetNodeOrder", "SetNodeOutputs",),
+}
+_HOME = {name: module for module, names in _EXPORTS.items() for name in names}
+
+# The modules whose edits register a kind (script.py imports the same ones).
+KIND_MODULES = ("node_edits", "values", "wiring", "model_edits", "node_order")
+
+
+def __getattr__(name):
+    module = _HOME.get(name)
+    if module is None:
+        raise AttributeError(f"module {__name__!r} has no attribute {name!r}")
+    if name == "EDIT_KINDS":
+        for kind_module in KIND_MODULES:
+            importlib.import_module(f".{kind_module}", __name__)
+    value = getattr(importlib.import_module(f".{module}", __name__), name)
+    globals()[name] = value         # later reads skip this function
+    return value
+
+
+def __dir__():
+    return sorted(set(globals()) | set(_HOME))
+
 
 __all__ = ["EDIT_KINDS", "Changes", "Edit", "EditError", "Macro", "register", "SetAttribute",
            "SetNodeField", "find_graph", "find_node", "graph_path", "node_ref",

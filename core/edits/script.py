@@ -30,6 +30,9 @@ from ..ir import SparseTensor, Tensor
 from ..ir.types import MapType, OpaqueType, OptionalType, SequenceType, SparseTensorType, TensorType, UndefinedType
 from .base import EDIT_KINDS, Edit, EditError, Macro
 from .step_wording import already_holds, describe_step, step_line
+# Every edit kind registered (EDIT_KINDS) before a script is read or written:
+# the package imports its modules only on first use.
+from . import model_edits, node_edits, node_order, values, wiring  # noqa: F401
 
 SMALL_ARRAY = 64          # arrays up to this many elements are written as lists
 _TYPES = (TensorType, SparseTensorType, SequenceType, MapType, OptionalType, OpaqueType, UndefinedType)
