@@ -50,6 +50,9 @@ class CanonicalPiece:
     edge_ids: dict[str, str]          # canonical edge id -> real edge id
     group_paths: dict[GroupPath, GroupPath]   # canonical -> real
     engine_tag: str = ""              # the engine (and version) `key` was made for
+    # Real group path (at every depth) -> boxes of the piece inside it: which
+    # piece a group frame moves with when pieces are pinned after an edit.
+    group_sizes: dict = field(default_factory=dict, compare=False, repr=False)
 
     def fits(self, request: LayoutRequest, engine_tag: str) -> bool:
         """Whether this is canonical(piece, request, engine_tag) when it was
@@ -287,7 +290,16 @@ def canonical(piece: Piece, request: LayoutRequest, engine_tag: str) -> Canonica
     key = hashlib.sha256(text.encode()).hexdigest()
     node_ids = {v: k for k, v in index.items()}
     return CanonicalPiece(req, first, last, key, node_ids, edge_ids,
-                          {v: k for k, v in canon_path.items()}, engine_tag)
+                          {v: k for k, v in canon_path.items()}, engine_tag, group_sizes(piece))
+
+
+def group_sizes(piece: Piece) -> dict:
+    """Real group path (at every depth) -> how many of the piece's boxes it holds."""
+    sizes: Counter = Counter()
+    for group, n in Counter([tuple(node.group or ()) for node in piece.nodes]).items():
+        for depth in range(1, len(group) + 1):
+            sizes[group[:depth]] += n
+    return dict(sizes)
 
 
 def _common_prefix(paths) -> GroupPath:

@@ -17,6 +17,7 @@ from collections import Counter
 from typing import Callable
 
 from onnxstudio.core.layout.geometry import EdgePath, GroupBox, Layout, NodeBox
+from onnxstudio.core.layout.pieces import group_sizes
 
 
 def pin(old: Layout, new: Layout, pieces, old_id=None) -> tuple[Layout, set]:
@@ -73,7 +74,7 @@ def pin(old: Layout, new: Layout, pieces, old_id=None) -> tuple[Layout, set]:
         for e in piece.entry_edges:
             if e.id not in edges and e.source in nodes and e.target in nodes:
                 edges[e.id] = _kept_or_direct(e.id, e, nodes, old.nodes, old_edge)
-    groups = _fit_groups(new, pieces, deltas)
+    groups = _fit_groups(new, pieces, deltas, new.canons)
     xs = [b.x + b.width for b in nodes.values()] or [0.0]
     ys = [b.y + b.height for b in nodes.values()] or [0.0]
     out = Layout(nodes, edges, groups, max(new.width, max(xs)), max(new.height, max(ys)),
@@ -147,6 +148,8 @@ def _kept_or_direct(edge_id, e, nodes, old_nodes, old_edge) -> EdgePath:
     dsy = s.y + s.height - (s0.y + s0.height)
     dtx = t.x + t.width / 2 - (t0.x + t0.width / 2)
     dty = t.y - t0.y
+    if dsx == dsy == dtx == dty == 0.0 and (before.id, before.source, before.target) == (edge_id, e.source, e.target):
+        return before       # both ends where they were: the very curve shown (the scene keeps its item)
     points = list(before.points)
     for k in (0, 1):                      # the start and its control point follow the source
         x, y = points[k]
@@ -168,14 +171,15 @@ def _direct(edge_id, e, nodes) -> EdgePath:
     return EdgePath(edge_id, e.source, e.target, ((sx, sy), (sx, sy + bend), (tx, ty - bend), (tx, ty)))
 
 
-def _fit_groups(new: Layout, pieces, deltas) -> dict:
-    """Each group frame moves with the piece most of its boxes belong to."""
+def _fit_groups(new: Layout, pieces, deltas, canons=None) -> dict:
+    """Each group frame moves with the piece most of its boxes belong to
+    (the first such piece on a tie). A piece's counts come with its
+    canonical form when there is one (a piece kept from before: counted then)."""
     votes: dict = {}
     for k, piece in enumerate(pieces):
-        # Counted per distinct group of the piece (a piece is one or a few groups).
-        for group, n in Counter([tuple(n.group or ()) for n in piece.nodes]).items():
-            for depth in range(1, len(group) + 1):
-                votes.setdefault(group[:depth], Counter())[k] += n
+        sizes = canons[k].group_sizes if canons and len(canons) == len(pieces) else group_sizes(piece)
+        for path, n in sizes.items():
+            votes.setdefault(path, Counter())[k] += n
     groups = {}
     for path, g in new.groups.items():
         count = votes.get(tuple(path))

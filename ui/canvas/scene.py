@@ -196,7 +196,7 @@ class GraphScene(QGraphicsScene):
     def _repopulate(self, view_model, layout_result, inferred, same: dict) -> None:
         # Geometry is compared on the layouts (plain numbers), not on the
         # items: asking 10k items for their position costs more than the rest.
-        old_layout = self.layout_result
+        old_layout, old_view = self.layout_result, self.view_model
         self._overview = None
         old_nodes, old_edges = self.node_items, self.edge_items
         self.node_items, self.edge_items = {}, {}
@@ -205,17 +205,21 @@ class GraphScene(QGraphicsScene):
         self.layout_result = layout_result
         self._add_groups(view_model, layout_result, reuse=True, old_layout=old_layout)
         old_boxes, new_boxes, node_items = old_layout.nodes, layout_result.nodes, self.node_items
+        old_vnodes = old_view.nodes     # an item's ref is its box's ViewNode in the view it shows
         for box_id, vnode in view_model.nodes.items():
             box = new_boxes.get(box_id)
             if box is None:
                 continue
             old_id = same.get(box_id)
+            if old_id == box_id and old_vnodes.get(box_id) is vnode and old_boxes.get(box_id) is box:
+                # The view and the pinning handed on the very objects shown:
+                # nothing to compare or set (the view's own dicts are asked,
+                # not the 10k items, whose attributes cost more to read).
+                old = old_nodes.pop(box_id, None)
+                if old is not None:
+                    node_items[box_id] = old
+                    continue
             old = old_nodes.get(old_id)
-            if old is not None and old.ref is vnode and old_id == box_id and old_boxes.get(old_id) is box:
-                # The view and the pinning handed on the very objects shown: nothing to compare or set.
-                del old_nodes[old_id]
-                node_items[box_id] = old
-                continue
             before = old_boxes.get(old_id) if old is not None else None
             if before is not None and before.x == box.x and before.y == box.y \
                     and before.width == box.width and before.height == box.height \
@@ -228,11 +232,13 @@ class GraphScene(QGraphicsScene):
         for item in old_nodes.values():
             self.removeItem(item)
         old_paths, new_paths = old_layout.edges, layout_result.edges
+        old_vedges = old_view.edges
         unchanged = {}
         for edge_id, vedge in view_model.edges.items():
-            old = old_edges.get(edge_id)
-            if old is not None and old.ref is vedge and old_paths.get(edge_id) is new_paths.get(edge_id):
-                unchanged[edge_id] = old_edges.pop(edge_id)     # the very objects shown: kept as it is
+            if old_vedges.get(edge_id) is vedge and old_paths.get(edge_id) is new_paths.get(edge_id):
+                old = old_edges.pop(edge_id, None)      # the very objects shown: kept as it is
+                if old is not None:
+                    unchanged[edge_id] = old
         by_ends = {(e.src_key, e.dst_key, id(getattr(e.ref, "value", None))): e for e in old_edges.values()}
         fresh = set()
         for edge_id, vedge in view_model.edges.items():
@@ -337,14 +343,14 @@ class GraphScene(QGraphicsScene):
         fan-out said nothing more. With `fresh` (ids of new or relabelled
         edges) the labels of the other values stay where they are and only
         those are placed, around them."""
-        fans: dict[tuple, list[EdgeItem]] = {}
-        for item in self.edge_items.values():
-            value = getattr(item.ref, "value", None)
-            fans.setdefault((item.src_key, id(value) if value is not None else id(item)), []).append(item)
         if fresh is None:
+            fans: dict[tuple, list[EdgeItem]] = {}
+            for item in self.edge_items.values():
+                value = getattr(item.ref, "value", None)
+                fans.setdefault((item.src_key, id(value) if value is not None else id(item)), []).append(item)
             todo = list(fans.values())
         else:
-            todo = [items for items in fans.values() if any(id(i) in fresh for i in items)]
+            todo = self._fans_of(fresh)
             if not todo:
                 return
         spots = [(items, _label_spots(items)) for items in todo]
@@ -398,6 +404,29 @@ class GraphScene(QGraphicsScene):
             labels.add(rect)
             if getattr(item, "_label_rect", None) != rect:
                 item.place_label(rect)
+
+    def _fans_of(self, fresh: set) -> list:
+        """The edges of each value drawn from one box (one label among them)
+        that holds an edge of `fresh`, in the order of the level's edges, as
+        _place_edge_labels groups them all, without reading all 12k items."""
+        fans: dict[tuple, list] = {}
+        found = set()
+        for items in self._edges_by_value.values():
+            if not any(id(i) in fresh for i in items):
+                continue
+            for item in items:
+                found.add(id(item))
+                key = (item.src_key, id(item.ref.value))
+                if key not in fans:
+                    fans[key] = [i for i in items if i.src_key == item.src_key]
+        if not fresh <= found:      # edges of no value (none that build_view makes): each its own fan
+            for item in self.edge_items.values():
+                if id(item) in fresh and id(item) not in found:
+                    fans[(item.src_key, id(item))] = [item]
+        position = {key: k for k, key in enumerate(self.edge_items)}
+        groups = [items for items in fans.values() if any(id(i) in fresh for i in items)]
+        groups.sort(key=lambda items: position[items[0].key])
+        return groups
 
     def _box_rects(self, cells: Optional[set] = None):
         """Every box's scene rect (with `cells`: those touching one of these
