@@ -48,6 +48,7 @@ from .errors import Cancelled, ExecError, FeedError
 from .feeds import defaulted_dims, random_value
 from .frame import Frame
 from .kept import DEFAULT_BUDGET, BodyValues
+from .pause_points import pause_point
 from .session import Session
 from .stepping import Stepping, calls_function, is_control_flow, quiet_kinds
 from .tensor_stats import has_nonfinite
@@ -523,6 +524,7 @@ class DebugRun(Stepping):
                if any(name in held for name in st.outputs if name) or not st.outputs]
         self.nodes_run = ran
         for node in ran:
+            pause_point()
             bad = [v.name for v in node.outputs if v is not None and v.name in held
                    and has_nonfinite(held[v.name])]
             if bad:

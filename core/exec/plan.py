@@ -16,6 +16,7 @@ from ..ir.nesting import node_reads, top_level_node
 from ..ir.tensor import NAMELESS
 from ..opsets import canonical_domain
 from .errors import ExecError
+from .pause_points import pause_point
 from .registry import Kernel, find_kernel
 from .values import normalize
 
@@ -119,7 +120,10 @@ class Plan:
             selected = _needed(selected, set(outputs))
             chosen = set(map(id, selected))
         self.inputs = self._boundary_inputs(selected, chosen, nodes is None and not outputs)
-        self.steps = [self._compile(n, caller_attrs, attr_defaults) for n in selected]
+        self.steps = []
+        for n in selected:
+            self.steps.append(self._compile(n, caller_attrs, attr_defaults))
+            pause_point()
         local = {v.name for v in graph.inputs} | set(graph.initializers) | set(graph.sparse_initializers)
         local.update(name for st in self.steps for name in st.outputs if name)
         self.foldable = self._find_foldable(outer_consts - local)

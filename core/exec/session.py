@@ -29,6 +29,7 @@ from .fast_steps import memo_candidate, store_result
 from .fusion import compile_runners
 from .frame import Frame
 from .kept import DEFAULT_BUDGET, BodyValues
+from .pause_points import pause_point
 from .kernels._math_util import quiet_numpy
 from .plan import Plan, Step
 from .registry import VARIES, KernelContext
@@ -341,6 +342,7 @@ class Session(BodyRunning):
         values = {}
         for name, v in graph.initializers.items():
             values[name] = normalize(v.const)
+            pause_point()           # the first run decodes each initializer
         for name, v in graph.sparse_initializers.items():
             values[name] = v.const.to_dense()
         return values

@@ -19,7 +19,7 @@ from PySide6.QtCore import QObject, QThread, QTimer, Signal
 
 from onnxstudio.core import gc_policy
 from ..workers import JobRunner
-from . import worker_yields
+from . import ui_thread_slice, worker_yields
 
 # core.exec.debug loads the executor (every kernel): imported when a model is
 # opened, not while the window is built.
@@ -38,15 +38,20 @@ class RunJob(QThread):
         self.work = work
         self._last = 0.0
         self.on_cancel: Optional[Callable] = None     # stops `work` (the DebugRun's cancel)
+        self.ui_first = worker_yields.UIFirst()
 
     def cancel(self) -> None:
         if self.on_cancel is not None:
             self.on_cancel()
 
     def report(self, i: int, n: int, node) -> None:
+        """Before each node (in the worker): give way to the UI thread, and say how far the job is."""
+        self.ui_first.give_way()
+        # Not for the last node (the job's end comes next and resets the bar),
+        # and the first count only once the job has worked PROGRESS_MS: a step
+        # or a short run is over before anyone could read it, and each shown
+        # count repaints the bar (2-8 ms), in the same pause as the result.
         if 0 < n <= i + 1:
-            # The last node: the job's end comes next and resets the bar. Shown,
-            # it repainted the bar in the same pause as a step's result (2-8 ms).
             return
         now = time.monotonic()
         if now - self._last >= PROGRESS_MS / 1000 or n == 0:
@@ -56,6 +61,12 @@ class RunJob(QThread):
     def run(self) -> None:
         from onnxstudio.core.errors import CoreError
         from onnxstudio.core.exec import Cancelled
+        from onnxstudio.core.exec.pause_points import hook_this_thread
+        ui_thread_slice.ask_usual_slices()        # not the UI thread's short ones (see ui_thread_slice.py)
+        self._last = time.monotonic()             # the first count after PROGRESS_MS (see report)
+        self.ui_first = worker_yields.UIFirst()
+        # Also between the nodes of the executor's own long stretches (a plan, taking values in).
+        hook_this_thread(self.ui_first.give_way)
         try:
             result = self.work(self)
         except Cancelled:
@@ -70,6 +81,8 @@ class RunJob(QThread):
             self.failed.emit(text, getattr(e, "node", None))
         else:
             self.succeeded.emit(result)
+        finally:
+            hook_this_thread(None)
 
 
 class RunController(QObject):
@@ -213,7 +226,9 @@ class RunController(QObject):
         # thread included, measured on bert_12layer_narrow. During a job only
         # what the run makes needs looking at; the rest waits until it ends.
         gc_policy.freeze()
+        ui_thread_slice.ask_short_slices()
         worker_yields.hand_over_quickly()
+        worker_yields.watch_the_ui_thread()
         if self._delivering:
             # Asked while the last job's result is being shown (a handler or a
             # script stepping again at once): the thread starts on the next
@@ -232,6 +247,7 @@ class RunController(QObject):
             self.job = None
             gc_policy.unfreeze()
             worker_yields.hand_over_as_before()
+            worker_yields.stop_watching()
             return False
         return True
 
@@ -241,6 +257,7 @@ class RunController(QObject):
         self.job = None
         gc_policy.unfreeze()
         worker_yields.hand_over_as_before()
+        worker_yields.stop_watching()
         self.idle.emit()
         return True
 

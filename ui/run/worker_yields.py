@@ -7,6 +7,16 @@ of its calls into Qt that let the lock go. While a run job works the
 interval is 1 ms (benchmarks/run_responsiveness.py --why shows how long the
 UI thread was blocked inside each long pause).
 
+Between two nodes the worker also gives way to the UI thread while that
+handles events for more than AWAKE_S (`UIFirst`): each time both want the
+lock it changes hands after the switch interval, and each hand-over waits
+for the other thread to get a core, so with every core busy a 20 ms
+handler took 100-300 ms. The worker waits until the event loop goes back
+to sleep (Qt's event dispatcher says when: `awake`, `aboutToBlock`), at
+most MAX_WAIT_S at a time and, beyond a first GRACE_S, at most a quarter
+of the job's time so far: a UI that never sleeps slows a run down, never
+stops it. Short turns (a timer, a progress report) do not hold it up.
+
 Not done: running the worker at a lower OS priority (a higher nice value).
 The worker then holds the lock while it waits for a core, and the UI thread
 waits for both: the blocked part of the pauses grew (up to 133 ms against
@@ -15,6 +25,10 @@ waits for both: the blocked part of the pauses grew (up to 133 ms against
 from __future__ import annotations
 
 import sys
+import threading
+import time
+
+from PySide6.QtCore import QAbstractEventDispatcher, QThread
 
 SWITCH_INTERVAL_S = 0.001
 
@@ -34,3 +48,69 @@ def hand_over_as_before() -> None:
     if _saved_interval is not None:
         sys.setswitchinterval(_saved_interval)
         _saved_interval = None
+
+
+AWAKE_S = 0.003
+MAX_WAIT_S = 0.02
+GRACE_S = 0.05
+
+_asleep = threading.Event()     # the UI thread's event loop waits for events (set: nobody waits for it)
+_asleep.set()
+_awake_since = 0.0
+_dispatcher = None
+
+
+def _awake() -> None:
+    global _awake_since
+    _awake_since = time.monotonic()
+    _asleep.clear()
+
+
+def _about_to_block() -> None:
+    _asleep.set()
+
+
+def watch_the_ui_thread() -> None:
+    """As a job starts (on the UI thread): follow when its event loop sleeps.
+    Only inside a running event loop (exec): code that turns the loop by
+    hand (processEvents, as tests do) never lets it sleep, and the worker
+    would wait its longest at every node."""
+    global _dispatcher
+    if _dispatcher is not None or QThread.currentThread().loopLevel() == 0:
+        return
+    dispatcher = QAbstractEventDispatcher.instance()
+    if dispatcher is None:
+        return
+    dispatcher.awake.connect(_awake)
+    dispatcher.aboutToBlock.connect(_about_to_block)
+    _dispatcher = dispatcher
+    _awake()                        # it is handling the job's start now
+
+
+def stop_watching() -> None:
+    """No job runs any more: nobody waits for the UI thread."""
+    global _dispatcher
+    if _dispatcher is not None:
+        _dispatcher.awake.disconnect(_awake)
+        _dispatcher.aboutToBlock.disconnect(_about_to_block)
+        _dispatcher = None
+    _asleep.set()
+
+
+class UIFirst:
+    """One job's giving way (see the module docstring), called in its worker between two nodes."""
+
+    def __init__(self):
+        self.started = time.monotonic()
+        self.waited = 0.0
+
+    def give_way(self) -> None:
+        if _asleep.is_set():
+            return
+        now = time.monotonic()
+        if now - _awake_since < AWAKE_S:
+            return
+        allowed = min(MAX_WAIT_S, GRACE_S + (now - self.started) / 4 - self.waited)
+        if allowed > 0:
+            _asleep.wait(allowed)
+            self.waited += time.monotonic() - now

@@ -1,0 +1,165 @@
+"""A run's worker gives way to the UI thread (issue 22, responsiveness):
+between two nodes it waits while the UI thread's event loop handles events
+(ui/run/worker_yields.py UIFirst, core/exec/pause_points.py), never for
+long; the UI thread asks Linux for short time slices (ui/run/ui_thread_slice.py).
+The run's result is the same. pytest-qt, offscreen."""
+import threading
+import time
+
+import numpy as np
+import pytest
+from PySide6.QtCore import QEventLoop, QTimer
+
+from shared_models import SHARED_MODELS
+from viewer_helpers import open_model, wait_idle
+from onnxstudio.core.exec import pause_points
+from onnxstudio.ui.run import ui_thread_slice, worker_yields
+
+
+def _in_event_loop(qtbot, work, linger_ms=60):
+    """Call work() from inside a running event loop (exec, as in the app),
+    which ends linger_ms after it."""
+    loop = QEventLoop()
+
+    def start():
+        work()
+        QTimer.singleShot(linger_ms, loop.quit)
+    QTimer.singleShot(0, start)
+    loop.exec()
+
+
+def test_the_worker_waits_while_the_ui_thread_handles_an_event(qtbot):
+    times = {}
+
+    def worker(ui_first):
+        time.sleep(0.005)
+        times["asked"] = time.monotonic()
+        ui_first.give_way()
+        times["went_on"] = time.monotonic()
+
+    def busy_handler():
+        worker_yields.watch_the_ui_thread()
+        times["thread"] = threading.Thread(target=worker, args=(worker_yields.UIFirst(),))
+        times["thread"].start()
+        time.sleep(0.015)                 # the UI thread at work (its handler)
+        times["handled"] = time.monotonic()
+    try:
+        _in_event_loop(qtbot, busy_handler)
+    finally:
+        worker_yields.stop_watching()
+    times["thread"].join()
+    assert times["went_on"] >= times["handled"]                      # not before the handler ended
+    assert times["went_on"] - times["asked"] <= worker_yields.MAX_WAIT_S + 0.05
+    # The loop asleep (or nobody watching): no wait at all.
+    start = time.monotonic()
+    worker_yields.UIFirst().give_way()
+    assert time.monotonic() - start < 0.005
+
+
+def test_a_ui_thread_that_never_sleeps_only_slows_the_worker_down():
+    worker_yields._awake()                 # as when the loop wakes, and it stays awake
+    time.sleep(worker_yields.AWAKE_S)
+    try:
+        ui_first = worker_yields.UIFirst()
+        start = time.monotonic()
+        for _ in range(20):
+            ui_first.give_way()
+        spent = time.monotonic() - start
+    finally:
+        worker_yields._asleep.set()
+    # At most the grace and a quarter of the time since the job started: never stopped.
+    assert spent <= 2 * worker_yields.GRACE_S + 0.05
+    assert ui_first.waited >= worker_yields.GRACE_S * 0.9
+
+
+def test_pause_points_call_only_the_hook_of_their_own_thread():
+    calls = []
+    pause_points.hook_this_thread(lambda: calls.append(threading.get_ident()))
+    try:
+        pause_points.pause_point()
+        other = threading.Thread(target=pause_points.pause_point)
+        other.start()
+        other.join()
+    finally:
+        pause_points.hook_this_thread(None)
+    pause_points.pause_point()
+    assert calls == [threading.get_ident()]
+
+
+def _slice_ns() -> int | None:
+    try:
+        with open("/proc/thread-self/sched") as f:
+            for line in f:
+                if line.startswith("se.slice"):
+                    return int(line.split()[-1])
+    except OSError:
+        return None
+    return None
+
+
+def test_the_ui_thread_asks_for_short_slices_and_the_worker_for_the_usual_ones(monkeypatch):
+    if _slice_ns() is None:
+        pytest.skip("no scheduler slice to read on this system")
+    seen = {}
+
+    def ui_thread():              # a thread of its own: the test's thread keeps its slice
+        monkeypatch.setattr(ui_thread_slice, "_asked", False)
+        if not ui_thread_slice.ask_short_slices():
+            return
+        seen["ui"] = _slice_ns()
+        assert not ui_thread_slice.ask_short_slices()       # once
+
+        def worker():
+            seen["inherited"] = _slice_ns()
+            ui_thread_slice.ask_usual_slices()
+            seen["worker"] = _slice_ns()
+        thread = threading.Thread(target=worker)
+        thread.start()
+        thread.join()
+    thread = threading.Thread(target=ui_thread)
+    thread.start()
+    thread.join()
+    if not seen:
+        pytest.skip("the kernel does not take a requested slice (before Linux 6.12, or refused)")
+    assert seen["ui"] == ui_thread_slice.SHORT_SLICE_NS == seen["inherited"]
+    assert seen["worker"] > ui_thread_slice.SHORT_SLICE_NS
+
+
+def test_a_run_from_inside_the_event_loop_gives_the_same_values(qtbot, window):
+    """Ctrl+R as in the app (from a handler of the running event loop, so the
+    worker gives way) computes what a run started from outside computes."""
+    open_model(qtbot, window, SHARED_MODELS / "bert_12layer_narrow" / "model.onnx")
+    r = window.run_ui
+    for name, spin in r.inputs.dim_spins.items():
+        spin.setValue(16 if "seq" in name else 1)
+    r.run_all()
+    assert r.controller.wait(300_000)
+    wait_idle(qtbot, window)
+    plain = dict(r.controller.debug.values)
+    assert not r.controller.last_error and len(plain) > 100
+    waited = []
+    real = worker_yields.UIFirst.give_way
+
+    def counting(self):
+        real(self)
+        waited.append(self.waited)
+    with pytest.MonkeyPatch.context() as mp:
+        mp.setattr(worker_yields.UIFirst, "give_way", counting)
+        r.controller.debug.values.clear()            # a whole run again
+
+        def ctrl_r():
+            r.run_all()
+            assert worker_yields._dispatcher is not None      # watching: the loop runs
+        loop = QEventLoop()
+        r.controller.idle.connect(loop.quit)
+        QTimer.singleShot(0, ctrl_r)
+        QTimer.singleShot(300_000, loop.quit)
+        loop.exec()
+        r.controller.idle.disconnect(loop.quit)
+    wait_idle(qtbot, window)
+    assert worker_yields._dispatcher is None and worker_yields._asleep.is_set()   # no job: nobody waits
+    assert waited                                   # it asked between nodes
+    again = r.controller.debug.values
+    assert not r.controller.last_error and again.keys() == plain.keys()
+    for name, value in plain.items():
+        np.testing.assert_array_equal(np.asarray(again[name]), np.asarray(value), err_msg=name)
