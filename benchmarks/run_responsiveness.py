@@ -45,9 +45,13 @@ def main() -> None:
     ap.add_argument("--repeat", type=int, default=3)
     ap.add_argument("--load", type=int, default=0, help="processes spinning on other cores meanwhile")
     ap.add_argument("--why", action="store_true", help="name the handlers that ran inside each longest gap")
+    ap.add_argument("--entries", action="store_true",
+                    help="with --why: also every Python function the event loop called (slower: a profile hook)")
     ap.add_argument("--as-before", action="store_true",
                     help="to compare: the interpreter's usual 5 ms switch interval while a run works "
-                         "(ui/run/worker_yields.py makes it 1 ms), every due deferred slice in one turn "
+                         "(ui/run/worker_yields.py makes it 1 ms) and no waiting of the worker for the UI thread "
+                         "(worker_yields.UIFirst), the kernel's usual time slices for the UI thread "
+                         "(ui/run/ui_thread_slice.py), every due deferred slice in one turn "
                          "(ui/turns.py spreads them) and a job asked for while the last one's result is "
                          "shown started at once (RunController._start waits a turn)")
     args = ap.parse_args()
@@ -68,7 +72,7 @@ def measure_all(args) -> None:
     os.environ["ONNXSTUDIO_SETTINGS"] = str(folder / "settings.ini")
     os.environ["ONNXSTUDIO_RECOVERY_DIR"] = str(folder / "recovery")
     os.environ["ONNXSTUDIO_LAYOUT_CACHE"] = str(folder / "layout-cache")
-    from PySide6.QtCore import QCoreApplication
+    from PySide6.QtCore import QEventLoop, QTimer
     from PySide6.QtWidgets import QApplication
 
     from event_loop_probe import EventLoopProbe
@@ -78,22 +82,32 @@ def measure_all(args) -> None:
     _app = QApplication.instance() or QApplication([])      # held for the whole run
     if args.as_before:
         from onnxstudio.ui import turns
-        from onnxstudio.ui.run import worker_yields
+        from onnxstudio.ui.run import ui_thread_slice, worker_yields
         from onnxstudio.ui.run.controller import RunController
         worker_yields.hand_over_quickly = lambda: None
+        worker_yields.watch_the_ui_thread = lambda: None
+        ui_thread_slice.ask_short_slices = lambda: False
         turns.take = lambda: True
         RunController._delivering = property(lambda self: False, lambda self, value: None)
     calls = _time_handlers() if args.why else None
+    entries = _record_entries() if args.why and args.entries else None
     win = MainWindow()
     win.resize(1400, 900)
     win.show()
     win.open_path(SHARED_MODELS / args.model / "model.onnx", remember=False)
 
     def spin(until, timeout=600):
+        """Run the event loop as the app does (it sleeps until an event comes;
+        ui/run/worker_yields.py watches for that) until `until()` holds."""
         end = time.monotonic() + timeout
-        while not until() and time.monotonic() < end:
-            QCoreApplication.processEvents()
-            time.sleep(0.001)
+        loop = QEventLoop()
+        check = QTimer()
+        check.setInterval(20)
+        check.timeout.connect(lambda: (until() or time.monotonic() >= end) and loop.quit())
+        check.start()
+        if not until():
+            loop.exec()
+        check.stop()
     spin(lambda: win.qdoc is not None and not win.busy)
     spin(lambda: False, timeout=1.0)       # the repaints after the analysis: opening's, not the run's
     r = win.run_ui
@@ -131,11 +145,15 @@ def measure_all(args) -> None:
     def measure(what, start):
         if calls is not None:
             calls.clear()
+        if entries is not None:
+            entries.clear()
+        started = []
         with Probe() as probe:
             t0 = time.perf_counter()
-            start()
+            # Started from a handler of the running event loop, as a key press is.
+            QTimer.singleShot(0, lambda: (start(), started.append(True)))
             # The event loop runs while we wait, also for the value tags placed over several turns.
-            spin(lambda: r.controller.job is None and not r.overlay.placing)
+            spin(lambda: started and r.controller.job is None and not r.overlay.placing)
             elapsed = time.perf_counter() - t0
         assert not r.controller.last_error, r.controller.last_error
         print(f"{what}: {elapsed * 1e3:8.1f} ms, {probe.ticks} timer ticks, longest event-loop gap "
@@ -145,8 +163,12 @@ def measure_all(args) -> None:
             # is this much work plus the waits for a core and for the interpreter lock.
             print(f"    the most the UI thread worked between two ticks: {probe.most_cpu:.1f} ms on a core"
                   + _handlers_inside(calls, probe.most_cpu_at))
+            if entries is not None:
+                print("      the event loop's calls into Python then:" + _entries_inside(entries, probe.most_cpu_at))
         if calls is not None and probe.longest_at is not None:
             print("    inside it:" + _handlers_inside(calls, probe.longest_at))
+            if entries is not None:
+                print("      the event loop's calls into Python then:" + _entries_inside(entries, probe.longest_at))
             if probe.longest_split is not None:
                 cpu, queued = probe.longest_split
                 print(f"    the UI thread: {cpu:.1f} ms on a core, {queued:.1f} ms ready but waiting for one, "
@@ -179,6 +201,38 @@ def _handlers_inside(calls: list, span) -> str:
     inside = [(t1 - t0, name) for name, t0, t1 in calls if t0 >= span[0] and t1 <= span[1]]
     return " " + (", ".join(f"{name} {ms * 1e3:.1f} ms" for ms, name in inside)
                   or "no timed handler (Qt's own work, a collection)")
+
+
+def _entries_inside(entries: list, span, most: int = 8) -> str:
+    """The calls of `entries` within span, longest on a core first."""
+    if span is None:
+        return ""
+    inside = sorted(((cpu, name) for name, t0, t1, cpu in entries if t0 >= span[0] and t1 <= span[1]), reverse=True)
+    rest = sum(cpu for cpu, _name in inside[most:])
+    return " " + ", ".join(f"{name} {cpu * 1e3:.1f}" for cpu, name in inside[:most]) + (
+        f", {len(inside) - most} more {rest * 1e3:.1f}" if len(inside) > most else "") + " (ms on a core)"
+
+
+def _record_entries() -> list:
+    """Record (name, start, end, time on a core) of every Python function the
+    UI thread's event loop calls (a slot, an event handler, a timer's lambda:
+    a frame whose caller is spin() below, which runs the loop), by a profile
+    hook on this thread only."""
+    entries: list = []
+    open_: dict = {}
+
+    def hook(frame, event, _arg):
+        if frame.f_back is None or frame.f_back.f_code.co_name != "spin":
+            return
+        if event == "call":
+            open_[id(frame)] = (time.perf_counter(), time.thread_time())
+        elif event == "return" and id(frame) in open_:
+            t0, cpu0 = open_.pop(id(frame))
+            code = frame.f_code
+            entries.append((f"{pathlib.Path(code.co_filename).stem}.{code.co_qualname}:{code.co_firstlineno}",
+                            t0, time.perf_counter(), time.thread_time() - cpu0))
+    sys.setprofile(hook)
+    return entries
 
 
 def _ui_thread_times():
