@@ -6,12 +6,17 @@ Qt's offscreen platform and on a real X server (Xvfb).
 
 Each measurement is a fresh process that starts the app as `onnxstudio
 MODEL` does (onnxstudio/__main__.py: the command line, settings, language,
-the window) and exits on the canvas's first paint. "cold" uses an empty
+the window; the model is read and laid out while the window is built,
+ui/early_open.py) and times the canvas's first paint. "cold" uses an empty
 layout cache, "warm" reuses the cache the cold run filled. Two times are
 reported for each: from process start (interpreter, imports, window, open)
-and from the open request to the first paint, the wait of a user who opens
-a file in a running app; "window" is when the shown window asked for the
-model (cold, from process start).
+to the first paint, and, in brackets, the wait of a user who opens the file
+in the running app: once the window has drawn the model and is idle, the
+same process opens it again as File ▸ Open does (MainWindow.open_path, no
+early start; an empty layout cache again for "cold") and that request is
+timed to its first paint. "window" is when the shown window asked for the
+model (cold, from process start). The load average (`uptime`) is printed
+before and after each model's runs: the machine may be shared.
 
 --display xvfb starts one `Xvfb` server for the whole benchmark (the
 xcb platform, as on a desktop; `apt-get install xvfb`) unless DISPLAY already
@@ -35,9 +40,11 @@ import time
 # the rest of the runner's modules are imported in main().
 
 
-def child(path: str, started: float, pan: bool) -> None:
+def child(path: str, started: float, pan: bool, fresh_cache: str | None) -> None:
     """Runs inside the measured process: start the app as `onnxstudio PATH`
-    does (onnxstudio/__main__.py), wait for the first paint of the model, report."""
+    does (onnxstudio/__main__.py), wait for the first paint of the model, open
+    it again as File ▸ Open does (with the layout cache `fresh_cache`, or the
+    same one when None), report."""
     os.environ.setdefault("QT_QPA_PLATFORM", "offscreen")
     from onnxstudio import __main__ as entry
     from onnxstudio import app as app_module
@@ -57,26 +64,41 @@ def child(path: str, started: float, pan: bool) -> None:
                 report["pan_ms"] = pan_frames(window, QApplication.instance())
             report["peak_mb"] = peak_rss_mb()
             report["modules"] = len(sys.modules)
+            reopen_when_idle()
+
+        def reopen_when_idle():
+            # As a user who opens the file in the running app: after the first
+            # model is drawn and analysed, File ▸ Open of the same file.
+            if window.busy:
+                QTimer.singleShot(20, reopen_when_idle)
+                return
+            if fresh_cache:
+                os.environ["ONNXSTUDIO_LAYOUT_CACHE"] = fresh_cache
+            report["open_at"] = time.time()
+            window.open_path(path)
+
+        def reopened():
             print("RESULT " + json.dumps(report), flush=True)
             window.shutdown()
             os._exit(0)
 
         def first_paint(_seconds):
             now = time.time()
+            # first_paint is emitted from inside paintEvent: leave it before doing more.
             if "first_paint" not in report:
                 # CPU time of this process (every thread) and of its reaped children
                 # (dot): much less sensitive than the wall time to other work on the machine.
                 used = os.times()
                 report["cpu"] = used.user + used.system + used.children_user + used.children_system
-            report.setdefault("first_paint", now - started)
-            report.setdefault("open_to_paint", now - report["open_at"])
-            # first_paint is emitted from inside paintEvent: leave it before doing more.
-            QTimer.singleShot(0, painted)
+                report["first_paint"] = now - started
+                QTimer.singleShot(0, painted)
+            elif "open_at" in report and "open_to_paint" not in report:
+                report["open_to_paint"] = now - report["open_at"]
+                QTimer.singleShot(0, reopened)
 
         report["platform"] = QApplication.platformName()
         window.graph.view.first_paint.connect(first_paint)
         report["window_ready"] = time.time() - started
-        report["open_at"] = time.time()
         open_requested(window, args)
 
     app_module.open_requested = measured_open
@@ -128,6 +150,11 @@ def pan_frames(window, app, frames: int = 40) -> dict:
             "fit_all": fit, "at_0.5": view.last_paint_seconds * 1000}
 
 
+def load_average() -> str:
+    """The 1, 5 and 15 minute load averages, as `uptime` prints them."""
+    return ", ".join(f"{x:.2f}" for x in os.getloadavg())
+
+
 class Xvfb:
     """One X server for the whole benchmark (or the one DISPLAY already names)."""
 
@@ -173,11 +200,11 @@ def child_env(cache_dir: str, platform: str, display: str | None, pycache: str |
     return env
 
 
-def measure(path: str, env: dict, pan: bool) -> dict:
+def measure(path: str, env: dict, pan: bool, fresh_cache: str | None = None) -> dict:
     import subprocess
     started = time.time()
     proc = subprocess.run([sys.executable, __file__, "--child", path, "--started", repr(started)]
-                          + (["--pan"] if pan else []),
+                          + (["--pan"] if pan else []) + (["--fresh-cache", fresh_cache] if fresh_cache else []),
                           env=env, capture_output=True, text=True, timeout=900)
     for line in proc.stdout.splitlines():
         if line.startswith("RESULT "):
@@ -201,9 +228,10 @@ def main(argv=None) -> int:
     parser.add_argument("--pan", action="store_true", help="also time panning the expanded view")
     parser.add_argument("--child", help=argparse.SUPPRESS)
     parser.add_argument("--started", type=float, help=argparse.SUPPRESS)
+    parser.add_argument("--fresh-cache", help=argparse.SUPPRESS)
     args = parser.parse_args(argv)
     if args.child:
-        child(args.child, args.started, args.pan)
+        child(args.child, args.started, args.pan, args.fresh_cache)
         return 0
     import pathlib
     import shutil
@@ -232,11 +260,13 @@ def main(argv=None) -> int:
             if pycache:         # compile once, unmeasured
                 measure(models[0], child_env(tempfile.mkdtemp(dir=workdir), platform, x_display, pycache), False)
             for model in models:
+                print(f"load average before: {load_average()}", flush=True)
                 colds = []
                 for _ in range(args.cold_runs):
                     cache = tempfile.mkdtemp(prefix="cache-", dir=workdir)
                     env = child_env(cache, platform, x_display, pycache)
-                    colds.append(measure(model, env, pan=False))
+                    colds.append(measure(model, env, pan=False,
+                                         fresh_cache=tempfile.mkdtemp(prefix="cache-", dir=workdir)))
                 warm = [measure(model, env, pan=False) for _ in range(args.runs)]
                 cold = colds[0]
 
@@ -253,6 +283,7 @@ def main(argv=None) -> int:
                       f"{cold_s:>14} {warm_s:>14} "
                       f"{median(colds, 'cpu'):8.2f} {peak:8.0f} "
                       f"{cold['boxes']:6d}  {cold['engine']}{cached}", flush=True)
+                print(f"load average after: {load_average()}", flush=True)
                 if args.pan:
                     pan = measure(model, env, pan=True)["pan_ms"]
                     print(f"{'':28} pan over {pan['boxes']} expanded boxes at 100%: median {pan['median']:.1f} ms, "

@@ -79,8 +79,13 @@ def start_window(args: argparse.Namespace):
     settings = Settings()
     # Before any widget exists: texts are translated when they are built.
     i18n.install(args.lang or settings.language(), app)
+    early = None
+    if args.file and not args.demo:
+        # Read and laid out while the window is built (ui/early_open.py).
+        from onnxstudio.ui.early_open import start_early_open
+        early = start_early_open(args.file, settings)
     from onnxstudio.ui.main_window import MainWindow
-    window = MainWindow(settings, theme_choice=args.theme)
+    window = MainWindow(settings, theme_choice=args.theme, early_open=early)
     window.show()
     return app, window
 
@@ -88,12 +93,16 @@ def start_window(args: argparse.Namespace):
 def open_requested(window, args: argparse.Namespace) -> None:
     """What the command line asked to see, unless a crashed session's edits
     are recovered instead."""
+    early, window.early_open = window.early_open, None
     if window.recovery.offer():
         pass                        # the recovered model is opening
     elif args.demo:
         window.open_demo()
     elif args.file:
-        window.open_path(args.file)
+        window.open_path(args.file, early=early)
+        return
+    if early is not None:
+        early.cancel()
 
 
 if __name__ == "__main__":

@@ -8,6 +8,7 @@ from __future__ import annotations
 
 import pathlib
 
+import shiboken6
 from PySide6.QtCore import QCoreApplication, QT_TRANSLATE_NOOP, Qt, QTimer, Signal
 from PySide6.QtGui import QAction, QActionGroup, QKeySequence
 from PySide6.QtWidgets import (QApplication, QDockWidget, QFileDialog, QLabel, QMainWindow,
@@ -19,6 +20,7 @@ from . import theme as themes
 from .graph_panel import GraphPanel
 from .search import SearchPanel
 from .document_qt import QtDocument
+from .early_open import EarlyOpen
 from .workers import AnalysisJob, JobRunner, LoadJob
 
 FILE_FILTER = QT_TRANSLATE_NOOP("MainWindow", "ONNX models (*.onnx *.onnxtxt *.pb);;All files (*)")
@@ -35,10 +37,13 @@ PROPERTIES_DOCK_WIDTH = 480
 class MainWindow(QMainWindow):
     model_loaded = Signal(object)
 
-    def __init__(self, settings=None, theme_choice: str | None = None):
+    def __init__(self, settings=None, theme_choice: str | None = None, early_open=None):
         """`theme_choice`: this session's theme instead of the saved one
-        (applied once: every theme applied re-polishes every widget)."""
+        (applied once: every theme applied re-polishes every widget).
+        `early_open`: the command line's file, already being read and laid
+        out (ui/early_open.py); `open_requested` hands it to open_path."""
         super().__init__()
+        self.early_open = early_open
         from .settings import Settings
         self.settings = settings or Settings()
         self.model = None
@@ -259,7 +264,9 @@ class MainWindow(QMainWindow):
         from onnxstudio.resources import sample_path
         self.open_path(sample_path("demo.onnx"), remember=False)
 
-    def open_path(self, path, remember: bool = True) -> None:
+    def open_path(self, path, remember: bool = True, early=None) -> None:
+        """Open `path` in a LoadJob; `early`: an EarlyOpen of the same file,
+        adopted as that job (its layout then serves the canvas)."""
         path = pathlib.Path(path)
         if not path.is_file():
             self._error(self.tr("Cannot open model"), self.tr("{path}: no such file").format(path=path))
@@ -271,13 +278,35 @@ class MainWindow(QMainWindow):
             return
         self.cancel_work()
         self._remember = remember
-        job = LoadJob(str(path), self)
-        job.loaded.connect(lambda model, p=path, j=job: self._loaded(p, model, j))
-        job.failed.connect(lambda msg, j=job: self._load_failed(msg, j))
-        if not self.jobs.start(job):
-            return
+        adopt = early is not None and early.path == str(path)
+        if early is not None and not adopt:
+            early.cancel()
+        if adopt:
+            job = early
+            self._adopt_early(path, job)
+        else:
+            job = LoadJob(str(path), self)
+            job.loaded.connect(lambda model, p=path, j=job: self._loaded(p, model, j))
+            job.failed.connect(lambda msg, j=job: self._load_failed(msg, j))
+            if not self.jobs.start(job):
+                return
         self._load_job = job
         self._set_busy(self.tr("Loading {name}…").format(name=path.name))
+
+    def _adopt_early(self, path: pathlib.Path, job) -> None:
+        """Listen to an EarlyOpen of `path` as to this window's own LoadJob."""
+        # A nested event loop (a recovery question) may have let the finished
+        # job's QThread go already: what it read is kept on the Python side.
+        if shiboken6.isValid(job):
+            job.loaded.connect(lambda model, p=path, j=job: self._loaded(p, model, j))
+            job.failed.connect(lambda msg, j=job: self._load_failed(msg, j))
+            job.parent().setParent(self)    # its runner: shut down with the window's own
+        # Read before the window listened, the signal went out unheard (heard
+        # as well, the second call finds the job no longer pending and returns).
+        if job.model is not None:
+            QTimer.singleShot(0, lambda p=path, j=job: self._loaded(p, j.model, j))
+        elif job.error is not None:
+            QTimer.singleShot(0, lambda j=job: self._load_failed(j.error, j))
 
     def _loaded(self, path: pathlib.Path, model, job) -> None:
         if job is not self._load_job:       # a newer open replaced this one
@@ -293,6 +322,8 @@ class MainWindow(QMainWindow):
             self.settings.set_last_directory(path.parent)
             self._refresh_recent()
         self._infer_pending = True
+        if isinstance(job, EarlyOpen):
+            job.offer()                     # before the canvas's layout job asks for it
         self._set_document(model, path)
         self.model_loaded.emit(model)
 

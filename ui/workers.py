@@ -105,6 +105,10 @@ class LoadJob(QThread):
         super().__init__(parent)
         self.path = path
         self.cancelled = False
+        # What the signals carry, kept: a window that adopts a running job
+        # (ui/early_open.py) may start listening after they went out.
+        self.model = None
+        self.error: str | None = None
 
     def cancel(self) -> None:
         self.cancelled = True
@@ -118,9 +122,11 @@ class LoadJob(QThread):
             _ = model.graph.nodes
         except Exception as exc:   # noqa: BLE001 - any failure becomes a dialog, not a crash
             if not self.cancelled:
-                self.failed.emit(friendly_error(exc, str(self.path)))
+                self.error = friendly_error(exc, str(self.path))
+                self.failed.emit(self.error)
             return
         if not self.cancelled:
+            self.model = model
             self.loaded.emit(model)
 
 
@@ -199,6 +205,16 @@ class LayoutJob(QThread):
 
     def _run(self) -> None:
         from onnxstudio.core import layout as lay
+        if self.previous is None and self.after is None:
+            # The model named on the command line may be laid out already.
+            from .early_open import take_layout
+            prepared = take_layout(self.graph, self.expanded, lambda: self.token.cancelled)
+            if self.token.cancelled:
+                self.cancelled_signal.emit()
+                return
+            if prepared is not None:
+                self.done.emit(*prepared)
+                return
         try:
             view = lay.build_view(self.graph, self.measure, expanded=self.expanded, previous=self.previous,
                                  stale=self.stale)

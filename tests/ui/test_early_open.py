@@ -1,0 +1,142 @@
+"""`onnxstudio MODEL` reads and lays out MODEL while the window is being built
+(ui/early_open.py): the canvas shows that layout instead of making another,
+and whatever does not match (another file, other open groups, a recovered
+session, a file that does not load) goes the usual way."""
+import shutil
+
+import pytest
+
+from viewer_helpers import wait_idle
+
+
+@pytest.fixture
+def demo(tmp_path):
+    from onnxstudio.resources import sample_path
+    path = tmp_path / "demo.onnx"
+    shutil.copy(sample_path("demo.onnx"), path)
+    return path
+
+
+@pytest.fixture
+def layout_calls(monkeypatch):
+    """Every call of core.layout.layout (the early job's and the canvas's)."""
+    from onnxstudio.core import layout as lay
+    calls = []
+    original = lay.layout
+
+    def counted(request, **kwargs):
+        calls.append(request)
+        return original(request, **kwargs)
+    monkeypatch.setattr(lay, "layout", counted)
+    return calls
+
+
+def test_the_command_lines_model_is_laid_out_once_while_the_window_is_built(qtbot, monkeypatch, demo,
+                                                                             layout_calls):
+    from PySide6.QtWidgets import QApplication
+    from onnxstudio import app as gui
+    from onnxstudio.ui import early_open
+    from onnxstudio.ui.main_window import MainWindow
+    started, built, seen = [], [], {}
+    original_start = early_open.start_early_open
+    monkeypatch.setattr(early_open, "start_early_open",
+                        lambda path, settings: started.append(original_start(path, settings)) or started[-1])
+    original_init = MainWindow.__init__
+
+    def init(self, *args, **kwargs):
+        built.append(len(started))      # the read and the layout began before the window was made
+        original_init(self, *args, **kwargs)
+    monkeypatch.setattr(MainWindow, "__init__", init)
+    windows = []
+    original_show = MainWindow.show
+    monkeypatch.setattr(MainWindow, "show", lambda self: (windows.append(self), original_show(self)))
+
+    def run_until_drawn():
+        win = windows[-1]
+        wait_idle(qtbot, win)
+        qtbot.waitUntil(lambda: win.graph.scene.view_model is not None, timeout=60_000)
+        seen["model"] = win.model
+        seen["boxes"] = len(win.graph.scene.node_items)
+        seen["title"] = win.windowTitle()
+        win.close()
+        return 0
+
+    monkeypatch.setattr(QApplication.instance(), "exec", run_until_drawn)
+    assert gui.main([str(demo)]) == 0
+    assert built == [1]
+    early = started[0]
+    assert early is not None
+    assert seen["title"].startswith("demo.onnx") and seen["boxes"] > 5
+    assert seen["model"] is early.model             # the window adopted the early read
+    assert len(layout_calls) == 1                   # ...and its layout: no second one
+    assert early.laid_out.done()
+
+
+def test_another_file_is_opened_the_usual_way_and_the_early_work_dropped(qtbot, window, demo, tmp_path,
+                                                                         layout_calls):
+    from onnxstudio.ui.early_open import start_early_open, take_layout
+    other = tmp_path / "other.onnx"
+    shutil.copy(demo, other)
+    early = start_early_open(str(demo), window.settings)
+    window.open_path(other, early=early)
+    wait_idle(qtbot, window)
+    assert early.cancelled
+    qtbot.waitUntil(early.laid_out.done, timeout=30_000)
+    assert window.path == other and window.model is not early.model
+    assert window.graph.scene.view_model is not None
+    assert take_layout(early.model.graph if early.model else None, None, lambda: False) is None
+
+
+def test_other_open_groups_lay_the_graph_out_again(qtbot, window, demo, layout_calls):
+    from onnxstudio.ui.canvas.scene import measure_label
+    from onnxstudio.ui.early_open import EarlyOpen
+    from onnxstudio.ui.workers import JobRunner
+    # Laid out with a group open that the window (no saved state) will not ask for.
+    early = EarlyOpen(str(demo), {("no such group",)}, measure_label)
+    JobRunner(window).start(early)
+    window.open_path(demo, early=early)
+    wait_idle(qtbot, window)
+    assert window.model is early.model
+    assert len(layout_calls) == 2
+    assert window.graph.scene.view_model is not None and len(window.graph.scene.node_items) > 5
+
+
+def test_a_file_that_fails_early_is_reported_by_the_window(qtbot, window, tmp_path):
+    from onnxstudio.ui.early_open import start_early_open
+    bad = tmp_path / "bad.onnx"
+    bad.write_bytes(b"\x08\x07 not a model at all \xff\xff")
+    early = start_early_open(str(bad), window.settings)
+    qtbot.waitUntil(early.laid_out.done, timeout=30_000)       # failed before the window listened
+    assert early.error and "bad.onnx" in early.error
+    window.open_path(bad, early=early)
+    qtbot.waitUntil(lambda: getattr(window, "last_error", None) is not None, timeout=30_000)
+    assert window.last_error == early.error
+    assert window.model is None and not window.busy
+
+
+def test_a_recovered_session_drops_the_early_open(qtbot, window, demo, monkeypatch):
+    import argparse
+
+    from onnxstudio import app as gui
+    from onnxstudio.ui.early_open import start_early_open
+    window.early_open = start_early_open(str(demo), window.settings)
+    early = window.early_open
+    monkeypatch.setattr(window.recovery, "offer", lambda: True)    # a crashed session's model opens instead
+    gui.open_requested(window, argparse.Namespace(file=str(demo), demo=False))
+    assert early.cancelled and window.early_open is None
+    qtbot.waitUntil(early.laid_out.done, timeout=30_000)
+    assert window._load_job is None and window.model is None
+
+
+def test_a_job_already_gone_still_hands_over_its_model_and_layout(qtbot, window, demo, layout_calls):
+    """A question asked before the file opens (a recovery offer) runs an event
+    loop: the finished job's QThread may be deleted before the window adopts it."""
+    import shiboken6
+    from onnxstudio.ui.early_open import start_early_open
+    early = start_early_open(str(demo), window.settings)
+    qtbot.waitUntil(early.laid_out.done, timeout=30_000)
+    qtbot.waitUntil(lambda: not shiboken6.isValid(early), timeout=30_000)
+    window.open_path(demo, early=early)
+    wait_idle(qtbot, window)
+    assert window.model is early.model and window.path == demo
+    assert len(window.graph.scene.node_items) > 5 and len(layout_calls) == 1
