@@ -128,8 +128,11 @@ class GraphPanel(QWidget):
         if touched and (self.layouts.running
                         or not self.edits.relabel_in_place(changes, self.scene, shown)):
             self.relayout_pinned()
-        # Types may have moved downstream: edge labels follow once the canvas is repainted.
-        self._relabel_timer.start()
+        # Types may have moved downstream: edge labels follow once the canvas
+        # is repainted; after the re-layout when one runs (relabelling 12k
+        # edges meanwhile only held the layout worker up: one interpreter lock).
+        if not self.layouts.running:
+            self._relabel_timer.start()
 
     def relayout_pinned(self) -> None:
         """Lay the shown level out again, keeping every unchanged piece in place."""
@@ -245,6 +248,7 @@ class GraphPanel(QWidget):
             return
         if done.pinned:
             self.pinned_changed = done.changed
+            self._relabel_timer.start()     # the edges kept from before may carry types that moved
         self._pin_old = None
         from onnxstudio.core import gc_policy
         with gc_policy.paused():
@@ -256,11 +260,13 @@ class GraphPanel(QWidget):
 
     def _layout_failed(self, message: str) -> None:
         self.pending.set(None)
+        self._relabel_timer.start()     # an edit's relabelling waited for this layout
         self.idle.emit()
         self.failed.emit(message)
 
     def _layout_cancelled(self) -> None:
         self.pending.set(None)
+        self._relabel_timer.start()
         self.idle.emit()
 
     def _populate(self, view_model, result, keep_view: bool, same=None) -> None:

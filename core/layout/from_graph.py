@@ -142,6 +142,8 @@ class _Builder:
             expanded = follow_expanded(set(expanded), previous.path_of_node, shown, paths)
         expanded = set(expanded)
         groups = _group_infos(shown, paths, expanded)
+        if previous is not None:
+            _keep_unchanged_groups(groups, previous.groups)
         for i, v in enumerate(self.graph.inputs):
             if v.const is None:   # an initializer listed as input is a constant
                 box_id = f"input:{i}:{v.name}"
@@ -413,6 +415,17 @@ def _group_infos(shown, paths, expanded) -> dict:
             info.node_count += count
             info.op_counts[op_type] += count
     return groups
+
+
+def _keep_unchanged_groups(groups: dict, before: dict) -> None:
+    """Hand on the previous view's GroupInfo where a group is as it was (the
+    canvas keeps its frame by identity; thousands of new objects after every
+    edit only fed the garbage collector)."""
+    for path, info in groups.items():
+        old = before.get(path)
+        if old is not None and old.expanded == info.expanded and old.node_count == info.node_count \
+                and list(old.op_counts.items()) == list(info.op_counts.items()):
+            groups[path] = old
 
 
 def _fresh(name: str, taken: dict) -> str:

@@ -74,7 +74,7 @@ def pin(old: Layout, new: Layout, pieces, old_id=None) -> tuple[Layout, set]:
         for e in piece.entry_edges:
             if e.id not in edges and e.source in nodes and e.target in nodes:
                 edges[e.id] = _kept_or_direct(e.id, e, nodes, old.nodes, old_edge)
-    groups = _fit_groups(new, pieces, deltas, new.canons)
+    groups = _fit_groups(new, pieces, deltas, new.canons, shown.groups)
     xs = [b.x + b.width for b in nodes.values()] or [0.0]
     ys = [b.y + b.height for b in nodes.values()] or [0.0]
     out = Layout(nodes, edges, groups, max(new.width, max(xs)), max(new.height, max(ys)),
@@ -171,10 +171,11 @@ def _direct(edge_id, e, nodes) -> EdgePath:
     return EdgePath(edge_id, e.source, e.target, ((sx, sy), (sx, sy + bend), (tx, ty - bend), (tx, ty)))
 
 
-def _fit_groups(new: Layout, pieces, deltas, canons=None) -> dict:
+def _fit_groups(new: Layout, pieces, deltas, canons=None, before=None) -> dict:
     """Each group frame moves with the piece most of its boxes belong to
     (the first such piece on a tie). A piece's counts come with its
-    canonical form when there is one (a piece kept from before: counted then)."""
+    canonical form when there is one (a piece kept from before: counted then).
+    A frame where it was (`before`: the groups on screen) is the very box shown."""
     votes: dict = {}
     for k, piece in enumerate(pieces):
         sizes = canons[k].group_sizes if canons and len(canons) == len(pieces) else group_sizes(piece)
@@ -184,7 +185,9 @@ def _fit_groups(new: Layout, pieces, deltas, canons=None) -> dict:
     for path, g in new.groups.items():
         count = votes.get(tuple(path))
         dx, dy = deltas[count.most_common(1)[0][0]] if count else (0.0, 0.0)
-        groups[path] = GroupBox(path, g.x + dx, g.y + dy, g.width, g.height)
+        box = GroupBox(path, g.x + dx, g.y + dy, g.width, g.height)
+        old = before.get(path) if before else None
+        groups[path] = old if old == box else box
     return groups
 
 

@@ -203,7 +203,7 @@ class GraphScene(QGraphicsScene):
         self._edges_by_value.clear()
         self.view_model = view_model
         self.layout_result = layout_result
-        self._add_groups(view_model, layout_result, reuse=True, old_layout=old_layout)
+        self._add_groups(view_model, layout_result, reuse=True, old_layout=old_layout, old_view=old_view)
         old_boxes, new_boxes, node_items = old_layout.nodes, layout_result.nodes, self.node_items
         old_vnodes = old_view.nodes     # an item's ref is its box's ViewNode in the view it shows
         for box_id, vnode in view_model.nodes.items():
@@ -296,16 +296,22 @@ class GraphScene(QGraphicsScene):
         for view in self.views():
             view.updateSceneRect(rect)
 
-    def _add_groups(self, view_model, layout_result, reuse: bool = False, old_layout=None) -> None:
+    def _add_groups(self, view_model, layout_result, reuse: bool = False, old_layout=None,
+                    old_view=None) -> None:
         """Group frames and their title tabs; with `reuse`, a frame whose box
         and title did not change is kept (a 10k-node level has thousands).
-        `old_layout`: the layout the frames were made from (a frame's box is
-        its group's box there), to compare plain numbers."""
+        `old_layout`, `old_view`: the layout and view the frames were made
+        from (a frame's box is its group's box there), to compare plain
+        numbers, or the very objects handed on."""
         old = self.group_frames if reuse else {}
         old_groups = old_layout.groups if old_layout is not None else {}
-        self.group_frames = {}
+        old_infos = old_view.groups if old_view is not None else {}
+        frames = self.group_frames = {}
         for path, box in layout_result.groups.items():
             info = view_model.groups.get(path)
+            if old_groups.get(path) is box and old_infos.get(path) is info and info is not None and path in old:
+                frames[path] = old.pop(path)      # the same box, the same count: the same frame
+                continue
             count = info.node_count if info is not None else None
             frame = old.pop(path, None)
             if frame is not None:
@@ -372,9 +378,16 @@ class GraphScene(QGraphicsScene):
         for rect in self._box_rects(cells):
             boxes.add(rect)
         title_height = fonts.line_height() + 4
-        for frame in self.group_frames.values():
-            rect = frame.rect
-            if cells is None or _RectGrid.touches(cells, rect.left(), rect.top(), rect.width(), title_height):
+        group_boxes = self.layout_result.groups if self.layout_result is not None else {}
+        for path, frame in self.group_frames.items():
+            # The layout's numbers (a frame's rect is its group's box): 2k frames' rects cost more.
+            b = group_boxes.get(path)
+            if b is None:
+                rect = frame.rect
+                left, top, width = rect.left(), rect.top(), rect.width()
+            else:
+                left, top, width = b.x, b.y, b.width
+            if cells is None or _RectGrid.touches(cells, left, top, width, title_height):
                 boxes.add(frame.title_rect())
         if fresh is not None:
             placing = {id(i) for items in todo for i in items}
