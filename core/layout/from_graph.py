@@ -109,8 +109,8 @@ class _Builder:
         self.group_box: dict = {}
         self.op_ids: dict[str, int] = {}            # box id base -> boxes given it (repeated node names)
         self.formals: dict = {}
-        self.old_boxes: dict[int, ViewNode] = {}     # id(ir.Node) -> its op box in the previous view
-        self.old_sizes: dict[str, tuple] = {}       # previous box id -> (width, height)
+        self.old_nodes: dict[str, ViewNode] = {}      # the previous view's boxes
+        self.old_boxes: dict[int, ViewNode] | None = None   # id(ir.Node) -> its op box there, when asked
         self.old_request_nodes: dict[str, LayoutNode] = {}   # previous box id -> its LayoutNode
         self.old_edges: dict[str, ViewEdge] = {}    # the previous view's edges
         self.old_request_edges: dict[str, LayoutEdge] = {}
@@ -120,17 +120,17 @@ class _Builder:
 
     def reuse_from(self, previous: GraphView, stale: set) -> None:
         self.stale = stale
-        self.old_boxes = {id(vn.node): vn for vn in previous.nodes.values() if vn.node is not None}
+        self.old_nodes = previous.nodes
         self.old_request_nodes = {n.id: n for n in previous.request.nodes}
-        self.old_sizes = {n.id: (n.width, n.height) for n in previous.request.nodes}
         # What did not change is handed on as the very same objects: the
         # canvas and the layout tell an unchanged box or edge by identity.
         self.old_edges = previous.edges
         self.old_request_edges = {e.id: e for e in previous.request.edges}
         widths = previous.request.group_min_width
         self.old_titles = {p: (g.node_count, widths[p]) for p, g in previous.groups.items() if p in widths}
-        self.old_groups = {vn.group: (vn.label, self.old_sizes[vn.id]) for vn in previous.nodes.values()
-                           if vn.group is not None and vn.id in self.old_sizes}
+        sizes = self.old_request_nodes
+        self.old_groups = {vn.group: (vn.label, (sizes[vn.id].width, sizes[vn.id].height))
+                           for vn in previous.nodes.values() if vn.group is not None and vn.id in sizes}
 
     def build(self, expanded, rankdir: str, budget: int, previous=None) -> GraphView:
         hidden = self._find_constants()
@@ -239,23 +239,29 @@ class _Builder:
     def _reused(self, n, box_id: str, path, folded_values: tuple, function_key) -> bool:
         """Take n's label and size from the previous view when nothing it
         shows can have changed (see build_view's `stale`)."""
-        old = self.old_boxes.get(id(n))
-        if old is None or old.node is not n or id(n) in self.stale or old.function_key != function_key \
-                or len(old.folded) != len(folded_values) \
-                or any(a is not b or self._stale_value(b) for a, b in zip(old.folded, folded_values)):
+        old = self.old_nodes.get(box_id)        # box ids follow names: nearly always there
+        if old is None or old.node is not n:
+            if self.old_boxes is None:
+                self.old_boxes = {id(vn.node): vn for vn in self.old_nodes.values() if vn.node is not None}
+            old = self.old_boxes.get(id(n))
+        stale = self.stale
+        # Folded values are compared by identity (Values have no __eq__); most
+        # are initializers, which no node produces.
+        if old is None or old.node is not n or id(n) in stale or old.function_key != function_key \
+                or old.folded != folded_values \
+                or any(id(v) in stale or (v.producer is not None and self._stale_value(v)) for v in folded_values):
             return False
-        size = self.old_sizes.get(old.id)
-        if size is None:
+        request_node = self.old_request_nodes.get(old.id)
+        if request_node is None:
             return False
         if old.id == box_id:
             self.view_nodes[box_id] = old       # unchanged: the same object
-            request_node = self.old_request_nodes[box_id]
             if request_node.group != path:
-                request_node = LayoutNode(box_id, size[0], size[1], tuple(path))
+                request_node = LayoutNode(box_id, request_node.width, request_node.height, tuple(path))
         else:
             self.view_nodes[box_id] = ViewNode(box_id, old.label, node=n, folded=folded_values,
                                                function_key=function_key)
-            request_node = LayoutNode(box_id, size[0], size[1], tuple(path))
+            request_node = LayoutNode(box_id, request_node.width, request_node.height, tuple(path))
         self.request_nodes.append(request_node)
         self.box_of_node[id(n)] = box_id
         return True
@@ -290,7 +296,7 @@ class _Builder:
         if self.function_keys:          # a model with local functions
             key = (n.domain, n.op_type, getattr(n, "overload", ""))
             function_key = key if key in self.function_keys else None
-        if self.old_boxes:
+        if self.old_nodes:
             # foldable() written out: 10k nodes after every edit with every box shown.
             outputs, constant_like = self.graph_outputs, self.constant_like
             folded_values = tuple([v for v in n.inputs if v is not None and id(v) not in outputs and (
