@@ -3,22 +3,41 @@
     from onnxstudio import core
     model = core.load("model.onnx")
     core.save(model, "copy.onnx")
+
+The names below are loaded from their modules on first use (PEP 562):
+importing a submodule (`onnxstudio.core.gc_policy`, say) does not import
+the IR, serde and numpy with it, so the app can set its start up before
+they load (onnxstudio/app.py), and `core.check(model)` does not pay for the
+checker's import until it is called.
 """
-from .errors import CoreError, ExternalDataError, LoadError, SaveError
-from .ir import (Attr, AttrType, DataType, Function, Graph, IRError, Model, Node, SparseTensor, Tensor,
-                 TensorType, Value)
-from .serde.codec import from_numpy, to_numpy
-from .serde.io import SaveOptions, load, load_bytes, save, to_bytes
-from .document import Document
+import importlib
+
+# module (relative to this package) -> the names this package hands out from it
+_EXPORTS = {
+    ".errors": ("CoreError", "ExternalDataError", "LoadError", "SaveError"),
+    ".ir": ("Attr", "AttrType", "DataType", "Function", "Graph", "IRError", "Model", "Node", "SparseTensor",
+            "Tensor", "TensorType", "Value"),
+    ".serde.codec": ("from_numpy", "to_numpy"),
+    ".serde.io": ("SaveOptions", "load", "load_bytes", "save", "to_bytes"),
+    ".document": ("Document",),
+}
+_HOME = {name: module for module, names in _EXPORTS.items() for name in names}
 
 
 def __getattr__(name):
-    # `core.check(model)` works without paying for the checker's import when
-    # the app starts: the submodule is loaded on first use (PEP 562).
-    if name == "check":
-        import importlib
+    if name == "check":             # the submodule, which is also what core.check(model) calls
         return importlib.import_module(".check", __name__)
-    raise AttributeError(f"module {__name__!r} has no attribute {name!r}")
+    module = _HOME.get(name)
+    if module is None:
+        raise AttributeError(f"module {__name__!r} has no attribute {name!r}")
+    value = getattr(importlib.import_module(module, __name__), name)
+    globals()[name] = value         # later reads skip this function
+    return value
+
+
+def __dir__():
+    return sorted(set(globals()) | set(_HOME))
+
 
 __all__ = ["Document", "CoreError", "ExternalDataError", "LoadError", "SaveError", "Attr", "AttrType", "DataType",
            "Function", "Graph", "IRError", "Model", "Node", "SparseTensor", "Tensor", "TensorType", "Value",

@@ -140,3 +140,41 @@ def test_a_job_already_gone_still_hands_over_its_model_and_layout(qtbot, window,
     wait_idle(qtbot, window)
     assert window.model is early.model and window.path == demo
     assert len(window.graph.scene.node_items) > 5 and len(layout_calls) == 1
+
+
+def test_the_collector_is_held_off_until_the_first_picture(qtbot, monkeypatch, demo):
+    """onnxstudio/app.py: the cyclic collector does not walk the objects the
+    start makes (core/gc_policy.py's pause) until the model is painted; after
+    that it runs again."""
+    import gc
+
+    from PySide6.QtWidgets import QApplication
+    from onnxstudio import app as gui
+    from onnxstudio.core import gc_policy
+    from onnxstudio.ui.main_window import MainWindow
+    seen = {}
+    original_init = MainWindow.__init__
+
+    def init(self, *args, **kwargs):
+        # Held, and the UI thread does not stand in for it either (as it does while jobs run).
+        seen["held while the window is built"] = gc_policy.held() and not gc_policy.ui_thread_collects()
+        original_init(self, *args, **kwargs)
+        self.graph.view.first_paint.connect(lambda _s: seen.setdefault(
+            "held at the first paint", gc_policy.held() and not gc_policy.ui_thread_collects()))
+    monkeypatch.setattr(MainWindow, "__init__", init)
+    windows = []
+    original_show = MainWindow.show
+    monkeypatch.setattr(MainWindow, "show", lambda self: (windows.append(self), original_show(self)))
+    was_enabled = gc.isenabled()
+
+    def run_until_settled():
+        win = windows[-1]
+        wait_idle(qtbot, win)
+        qtbot.waitUntil(lambda: not win.busy and not gc_policy.held(), timeout=60_000)
+        seen["on again"] = gc.isenabled() == was_enabled
+        win.close()
+        return 0
+
+    monkeypatch.setattr(QApplication.instance(), "exec", run_until_settled)
+    assert gui.main([str(demo)]) == 0
+    assert seen == {"held while the window is built": True, "held at the first paint": True, "on again": True}
