@@ -365,6 +365,7 @@ class _Builder:
         box_of_node, box_of_value, seen = self.box_of_node, self.box_of_value, self.seen_pairs
         outputs, constant_like = self.graph_outputs, self.constant_like
         old_edges, old_request_edges = self.old_edges, self.old_request_edges
+        view_edges, add_request_edge = self.view_edges, self.request_edges.append
         for n in shown:
             target = box_of_node[id(n)]
             for v in n.inputs:
@@ -383,14 +384,16 @@ class _Builder:
                 if src == target or (src, target, vid) in seen:
                     continue        # inside one closed group, or the same value twice
                 seen.add((src, target, vid))
-                edge_id = _fresh(f"{v.name}|{src}|{target}", self.view_edges)
+                edge_id = f"{v.name}|{src}|{target}"
+                if edge_id in view_edges:
+                    edge_id = _fresh(edge_id, view_edges)
                 old = old_edges.get(edge_id)
                 if old is not None and old.value is v and old.source == src and old.target == target:
-                    self.view_edges[edge_id] = old      # unchanged: the same objects
-                    self.request_edges.append(old_request_edges[edge_id])
+                    view_edges[edge_id] = old      # unchanged: the same objects
+                    add_request_edge(old_request_edges[edge_id])
                     continue
-                self.view_edges[edge_id] = ViewEdge(edge_id, src, target, v)
-                self.request_edges.append(LayoutEdge(edge_id, src, target))
+                view_edges[edge_id] = ViewEdge(edge_id, src, target, v)
+                add_request_edge(LayoutEdge(edge_id, src, target))
             if n.attributes:
                 self._connect_bodies(n, target)
 
