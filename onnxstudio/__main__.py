@@ -5,9 +5,11 @@ import sys
 
 
 def main(argv: list[str] | None = None) -> int:
-    # Layout may use worker processes (pygraphviz engine); frozen builds need this.
-    import multiprocessing
-    multiprocessing.freeze_support()
+    # Layout may use worker processes (pygraphviz engine); frozen builds need
+    # this, and only they (multiprocessing's import is not free).
+    if getattr(sys, "frozen", False):
+        import multiprocessing
+        multiprocessing.freeze_support()
     argv = list(sys.argv[1:] if argv is None else argv)
     if argv and argv[0] in ("--install-desktop", "--uninstall-desktop"):
         from . import desktop     # menu entry, *.onnx type, icons for this user

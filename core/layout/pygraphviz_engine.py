@@ -8,7 +8,6 @@ a process that has Qt threads running is not safe.
 from __future__ import annotations
 
 import importlib.util
-import multiprocessing
 import threading
 import time
 
@@ -50,6 +49,7 @@ class _Worker:
     """One child process; killed (and never reused) when a call is abandoned."""
 
     def __init__(self):
+        import multiprocessing          # only with this engine: not on the app's way to its first picture
         ctx = multiprocessing.get_context("spawn")
         self.conn, child_end = ctx.Pipe()
         self.proc = ctx.Process(target=_serve, args=(child_end,), daemon=True,
