@@ -115,7 +115,7 @@ class _Builder:
         self.old_edges: dict[str, ViewEdge] = {}    # the previous view's edges
         self.old_request_edges: dict[str, LayoutEdge] = {}
         self.old_titles: dict = {}                  # open group path -> (node count, title width)
-        self.old_groups: dict = {}                  # closed group path -> (label, (width, height))
+        self.old_groups: dict = {}                  # closed group path -> (its ViewNode, LayoutNode)
         self.stale: set = set()
 
     def reuse_from(self, previous: GraphView, stale: set) -> None:
@@ -129,8 +129,8 @@ class _Builder:
         widths = previous.request.group_min_width
         self.old_titles = {p: (g.node_count, widths[p]) for p, g in previous.groups.items() if p in widths}
         sizes = self.old_request_nodes
-        self.old_groups = {vn.group: (vn.label, (sizes[vn.id].width, sizes[vn.id].height))
-                           for vn in previous.nodes.values() if vn.group is not None and vn.id in sizes}
+        self.old_groups = {vn.group: (vn, sizes[vn.id]) for vn in previous.nodes.values()
+                           if vn.group is not None and vn.id in sizes}
 
     def build(self, expanded, rankdir: str, budget: int, previous=None) -> GraphView:
         hidden = self._find_constants()
@@ -324,11 +324,17 @@ class _Builder:
             box_id = self.group_box[closed] = _fresh("group:" + "/".join(closed), self.view_nodes)
             label = group_label(closed, info.op_counts, info.node_count)
             old = self.old_groups.get(closed)
-            if old is not None and old[0] == label:
+            if old is not None and old[0].label == label:
                 # The same text as before: its measured size too (measuring
-                # a few hundred closed groups after every edit added up).
-                self.view_nodes[box_id] = ViewNode(box_id, old[0], group=closed)
-                self.request_nodes.append(LayoutNode(box_id, old[1][0], old[1][1], tuple(closed[:-1])))
+                # a few hundred closed groups after every edit added up),
+                # and the very objects when the id is the same.
+                vn, request_node = old
+                parent = tuple(closed[:-1])
+                if vn.id != box_id or request_node.group != parent:
+                    vn = ViewNode(box_id, label, group=closed)
+                    request_node = LayoutNode(box_id, request_node.width, request_node.height, parent)
+                self.view_nodes[box_id] = vn
+                self.request_nodes.append(request_node)
             else:
                 self._add_box(box_id, ViewNode(box_id, label, group=closed), closed[:-1])
         return box_id

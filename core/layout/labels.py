@@ -2,6 +2,7 @@
 from __future__ import annotations
 
 from collections import Counter
+from operator import itemgetter
 
 from .view import GROUP, INPUT, OP, OUTPUT, NodeLabel
 
@@ -114,5 +115,8 @@ def io_label(kind: str, value, note: str = "") -> NodeLabel:
 def group_label(path, op_counts: Counter, node_count: int, top: int = 3) -> NodeLabel:
     # "1 node" / "N nodes" is translated by ui/canvas/words.py (matched by its text).
     count = f"{node_count} node" if node_count == 1 else f"{node_count} nodes"
-    lines = [count] + [f"{op} ×{n}" for op, n in op_counts.most_common(top)]
+    # most_common(top) as documented (sorted, ties in counting order), without
+    # its `import heapq` per call: slow under PySide's import hook, per closed group.
+    common = sorted(op_counts.items(), key=itemgetter(1), reverse=True)[:top]
+    lines = [count] + [f"{op} ×{n}" for op, n in common]
     return NodeLabel(GROUP, _short(path[-1], 40), tuple(lines))

@@ -49,8 +49,12 @@ def pin(old: Layout, new: Layout, pieces, old_id=None) -> tuple[Layout, set]:
             continue
         dx, dy = deltas[k] if k is not None else (0.0, 0.0)
         x, y = b.x + dx, b.y + dy
-        nodes[box_id] = NodeBox(box_id, x, y, b.width, b.height)
         before = old_nodes.get(box_id)
+        if before is not None and before.x == x and before.y == y and before.width == b.width \
+                and before.height == b.height and before.id == box_id:
+            nodes[box_id] = before      # where it was: the very box shown (the scene keeps its item)
+            continue
+        nodes[box_id] = NodeBox(box_id, x, y, b.width, b.height)
         if before is None or abs(before.x - x) > 0.5 or abs(before.y - y) > 0.5 \
                 or abs(before.width - b.width) > 0.5 or abs(before.height - b.height) > 0.5:
             changed.add(box_id)
@@ -59,8 +63,11 @@ def pin(old: Layout, new: Layout, pieces, old_id=None) -> tuple[Layout, set]:
         ks, kt = piece_of.get(e.source), piece_of.get(e.target)
         if ks is not None and ks == kt:
             dx, dy = deltas[ks]
-            edges[edge_id] = EdgePath(edge_id, e.source, e.target,
-                                      tuple([(x + dx, y + dy) for x, y in e.points]))
+            points = tuple([(x + dx, y + dy) for x, y in e.points])
+            before = shown.edges.get(edge_id)
+            same = before is not None and before.points == points and before.source == e.source \
+                and before.target == e.target
+            edges[edge_id] = before if same else EdgePath(edge_id, e.source, e.target, points)
         else:
             edges[edge_id] = _kept_or_direct(edge_id, e, nodes, old.nodes, old_edge)
     for k, deferred in (new.deferred or {}).items():
