@@ -118,8 +118,12 @@ class _Cost:
     def __init__(self, request: LayoutRequest, budget: int):
         ids = [n.id for n in request.nodes]
         pairs = [(e.source, e.target) for e in request.edges if e.source != e.target]
-        forward = acyclic_edges(ids, pairs)
-        self.rank = longest_path_ranks(ids, forward, set(), set())
+        self.rank = _ranks_in_order(ids, pairs)
+        if self.rank is not None:
+            forward = pairs
+        else:
+            forward = acyclic_edges(ids, pairs)
+            self.rank = longest_path_ranks(ids, forward, set(), set())
         self.incoming: dict[str, list[str]] = {}
         for s, t in forward:
             self.incoming.setdefault(t, []).append(s)
@@ -166,6 +170,29 @@ class _Cost:
         if current:
             out.append(current)
         return out
+
+
+def _ranks_in_order(ids: list, pairs: list) -> dict | None:
+    """Longest-path ranks when every edge points forward in `ids` (an ONNX
+    graph's boxes in node order nearly always do), else None. Then there is
+    no cycle, so acyclic_edges would reverse nothing, and settling the
+    boxes in list order gives longest_path_ranks's answer without its
+    queue and in-degree counts (a tenth of a second on 10k boxes, after every edit)."""
+    position = {i: k for k, i in enumerate(ids)}
+    outs: dict = {}
+    for s, t in pairs:
+        if position[s] >= position[t]:
+            return None
+        outs.setdefault(s, []).append(t)
+    rank = dict.fromkeys(ids, 0)
+    for s in ids:
+        targets = outs.get(s)
+        if targets:
+            r = rank[s] + 1
+            for t in targets:
+                if rank[t] < r:
+                    rank[t] = r
+    return rank
 
 
 def _units(nodes: list[LayoutNode], path: GroupPath, max_piece: int, cost: _Cost):
