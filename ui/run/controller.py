@@ -13,11 +13,14 @@ run computes only those.
 from __future__ import annotations
 
 import time
+from contextlib import contextmanager
 from typing import Callable, Optional
 
 from PySide6.QtCore import QObject, QThread, QTimer, Signal
+from shiboken6 import isValid
 
 from onnxstudio.core import gc_policy
+from .. import turns
 from ..workers import JobRunner
 from . import ui_thread_slice, worker_yields
 
@@ -98,6 +101,7 @@ class RunController(QObject):
 
     step_on = (False, False)          # whether constants / shape arithmetic are steps (Run menu)
     _delivering = False               # a job's result is being shown (see _start, `delivering`)
+    _thread_later = False             # see thread_next_turn
 
     def __init__(self, parent=None):
         super().__init__(parent)
@@ -124,6 +128,22 @@ class RunController(QObject):
         # of the same names; 512 MiB is core.exec.kept.DEFAULT_BUDGET, not
         # imported here: it would load the executor with the window).
         self.body_options = {"keep_body_values": True, "body_budget": 512 << 20, "every_iteration": False}
+        # A job's outcome (its result shown, its failure, its cancel) is handled
+        # on a turn of the event loop of its own (ui/turns.py), as (job, handler).
+        # Handled as its signal came, it ran right after another slice of
+        # deferred work (a step's node form, 8-17 ms on a core), and both
+        # with the repaint it asks for made one pause (30-47 ms on a core
+        # while stepping bert_12layer_narrow, benchmarks/run_responsiveness.py).
+        self._outcome = None
+        self._outcome_timer = QTimer(self)
+        self._outcome_timer.setSingleShot(True)
+        self._outcome_timer.setInterval(0)
+        self._outcome_timer.timeout.connect(lambda: turns.run_or_wait(self._outcome_timer, self._handle_outcome))
+        self._to_start = None                # a job whose thread starts on a turn of its own (see _start)
+        self._starter = QTimer(self)
+        self._starter.setSingleShot(True)
+        self._starter.setInterval(0)
+        self._starter.timeout.connect(lambda: turns.run_or_wait(self._starter, self._start_pending))
 
     # -- document -------------------------------------------------------------------------
 
@@ -197,6 +217,16 @@ class RunController(QObject):
         ... are being handled): what they ask may wait for a turn of its own."""
         return self._delivering
 
+    @contextmanager
+    def thread_next_turn(self):
+        """Within it, a job asked for starts its thread on the next turn of the
+        event loop (the job is there at once: `running`, `wait` see it)."""
+        self._thread_later = True
+        try:
+            yield
+        finally:
+            self._thread_later = False
+
     @property
     def running(self) -> bool:
         return self.job is not None
@@ -212,11 +242,11 @@ class RunController(QObject):
         job.on_cancel = self.debug.cancel
         self.debug.progress = job.report
         job.progressed.connect(self.progressed)
-        job.succeeded.connect(lambda result, j=job: self._finished(j, done, result))
-        job.failed.connect(lambda text, node, j=job: self._failed(j, text, node))
-        job.cancelled.connect(lambda j=job: self._cancelled(j))
+        job.succeeded.connect(lambda result, j=job: self._outcome_soon(j, lambda: self._finished(j, done, result)))
+        job.failed.connect(lambda text, node, j=job: self._outcome_soon(j, lambda: self._failed(j, text, node)))
+        job.cancelled.connect(lambda j=job: self._outcome_soon(j, lambda: self._cancelled(j)))
         # Whatever happened in the thread, the controller is free again after it.
-        job.finished.connect(lambda j=job: self._end(j))
+        job.finished.connect(lambda j=job: self._thread_ended(j))
         self.job = job
         self.last_error = ""
         self.shape_note = ""              # set by this job's _feeds, if it makes inputs
@@ -229,15 +259,23 @@ class RunController(QObject):
         ui_thread_slice.ask_short_slices()
         worker_yields.hand_over_quickly()
         worker_yields.watch_the_ui_thread()
-        if self._delivering:
+        if self._delivering or self._thread_later:
             # Asked while the last job's result is being shown (a handler or a
-            # script stepping again at once): the thread starts on the next
-            # turn of the event loop. Started at once, a short step's result
-            # came back before the showing of the last one was over, and both
-            # ran as one pause of the event loop (benchmarks/run_responsiveness.py).
-            QTimer.singleShot(0, self, lambda j=job: self._start_thread(j))
+            # script stepping again at once), or with the Run dock appearing:
+            # the thread starts on a turn of its own (ui/turns.py), after the
+            # repaint. Started at once, a short step's result came back before
+            # the showing of the last one was over, and both ran as one pause
+            # of the event loop (benchmarks/run_responsiveness.py); the dock's
+            # repaint waited for the interpreter lock.
+            self._to_start = job
+            self._starter.start()
             return True
         return self._start_thread(job)
+
+    def _start_pending(self) -> None:
+        job, self._to_start = self._to_start, None
+        if job is not None:
+            self._start_thread(job)
 
     def _start_thread(self, job) -> bool:
         if job is not self.job:           # cancelled (and waited for) before its turn came
@@ -250,6 +288,19 @@ class RunController(QObject):
             worker_yields.stop_watching()
             return False
         return True
+
+    def _outcome_soon(self, job, handle: Callable) -> None:
+        self._outcome = (job, handle)
+        self._outcome_timer.start()
+
+    def _handle_outcome(self) -> None:
+        outcome, self._outcome = self._outcome, None
+        if outcome is not None:
+            outcome[1]()
+
+    def _thread_ended(self, job) -> None:
+        if self._outcome is None or self._outcome[0] is not job:
+            self._end(job)            # no outcome to come (the thread ended otherwise): free again now
 
     def _end(self, job) -> bool:
         if job is not self.job:
@@ -289,7 +340,8 @@ class RunController(QObject):
             return
         job.cancel()                      # the DebugRun's cancel, or the one start_job was given
         if wait:
-            job.wait(30000)
+            if isValid(job):              # not yet deleted after its thread ended (its outcome still to come)
+                job.wait(30000)
             self._end(job)
 
     def wait(self, timeout_ms: int = 120000) -> bool:
@@ -298,7 +350,8 @@ class RunController(QObject):
         timer = QElapsedTimer()
         timer.start()
         while self.job is not None and timer.elapsed() < timeout_ms:
-            self.job.wait(QDeadlineTimer(20))
+            if isValid(self.job):         # else its thread ended and its outcome waits for its turn
+                self.job.wait(QDeadlineTimer(20))
             QCoreApplication.processEvents()
         QCoreApplication.processEvents()
         return self.job is None
