@@ -44,6 +44,10 @@ def main() -> None:
     ap.add_argument("--batch", type=int, default=1)
     ap.add_argument("--repeat", type=int, default=3)
     ap.add_argument("--load", type=int, default=0, help="processes spinning on other cores meanwhile")
+    ap.add_argument("--load-apart", action="store_true",
+                    help="the spinning processes in a session of their own, as programs started elsewhere on a "
+                         "desktop are (Linux's autogroup shares the cores between sessions first; by default "
+                         "they are this process's children and share the app's part)")
     ap.add_argument("--why", action="store_true", help="name the handlers that ran inside each longest gap")
     ap.add_argument("--entries", action="store_true",
                     help="with --why: also every Python function the event loop called (slower: a profile hook)")
@@ -55,7 +59,8 @@ def main() -> None:
                          "(ui/turns.py spreads them) and a job asked for while the last one's result is "
                          "shown started at once (RunController._start waits a turn)")
     args = ap.parse_args()
-    spinners = [subprocess.Popen([sys.executable, "-c", "while True: pass"]) for _ in range(args.load)]
+    spinners = [subprocess.Popen([sys.executable, "-c", "while True: pass"], start_new_session=args.load_apart)
+                for _ in range(args.load)]
     try:
         measure_all(args)
     finally:
