@@ -137,27 +137,54 @@ def _make(raw: dict) -> OpSchema:
 
 
 class _Table:
+    """The signatures, read once; an OpSchema is made when first asked for
+    (binding the ops of one model makes a few dozen of the ~660: the canvas's
+    first layout asks for its nodes' input names)."""
+
     def __init__(self):
-        self._lock = threading.Lock()
+        self._lock = threading.RLock()
+        self._raw: Optional[dict] = None       # (domain, name) -> [raw entry, since ascending]
+        self._made: dict = {}                  # (domain, name, index) -> OpSchema: one object each
         self._by_op: Optional[dict] = None     # (domain, name) -> [OpSchema ascending]
         self._versioned: Optional[VersionedTable] = None
         self.onnx_version = ""
 
     def versioned(self) -> VersionedTable:
+        """(domain, name) by opset -> (domain, name, index): `schema` makes it."""
         if self._versioned is None:
-            table = VersionedTable("schema")
-            for (domain, name), versions_ in self.by_op().items():
-                for schema in versions_:
-                    table.add(domain, name, schema.since_version, schema)
-            self._versioned = table
+            with self._lock:
+                if self._versioned is None:
+                    table = VersionedTable("schema")
+                    for (domain, name), entries in self.raw().items():
+                        for i, raw in enumerate(entries):
+                            table.add(domain, name, raw["since"], (domain, name, i))
+                    self._versioned = table
         return self._versioned
+
+    def schema(self, ref: tuple) -> OpSchema:
+        made = self._made.get(ref)
+        if made is None:
+            with self._lock:
+                made = self._made.get(ref)
+                if made is None:
+                    domain, name, i = ref
+                    made = self._made[ref] = _make(self.raw()[(domain, name)][i])
+        return made
 
     def by_op(self) -> dict:
         if self._by_op is None:
             with self._lock:
                 if self._by_op is None:
-                    self._by_op = self._load()
+                    self._by_op = {key: [self.schema((*key, i)) for i in range(len(entries))]
+                                   for key, entries in self.raw().items()}
         return self._by_op
+
+    def raw(self) -> dict:
+        if self._raw is None:
+            with self._lock:
+                if self._raw is None:
+                    self._raw = self._load()
+        return self._raw
 
     def _load(self) -> dict:
         plain = _HERE / "opschemas.json"
@@ -168,10 +195,9 @@ class _Table:
         self.onnx_version = data["onnx_version"]
         table: dict = {}
         for raw in data["schemas"]:
-            s = _make(raw)
-            table.setdefault((s.domain, s.name), []).append(s)
-        for versions in table.values():
-            versions.sort(key=lambda s: s.since_version)
+            table.setdefault((raw["domain"], raw["name"]), []).append(raw)
+        for entries in table.values():
+            entries.sort(key=lambda raw: raw["since"])
         return table
 
 
@@ -202,7 +228,8 @@ def operators(domain: str) -> list:
 
 def bind_version(domain: str, op_type: str, version: int) -> Optional[OpSchema]:
     """Highest since_version <= `version`, or None."""
-    return _TABLE.versioned().find(domain, op_type, version)
+    ref = _TABLE.versioned().find(domain, op_type, version)
+    return _TABLE.schema(ref) if ref is not None else None
 
 
 def bind(domain: str, op_type: str, opset_imports: dict) -> Optional[OpSchema]:
