@@ -46,6 +46,10 @@ NOT_BEFORE_THE_FIRST_PAINT = (
     "onnxstudio.core.edits.values", "onnxstudio.core.edits.wiring", "onnxstudio.core.edits.compound",
     "onnxstudio.core.edits.script", "onnxstudio.ui.script_apply", "onnxstudio.ui.input_dims",
     "onnxstudio.ui.panels.op_picker", "onnxstudio.ui.panels.value_editor",
+    # The Search dock is hidden at start: its panel is built when first shown
+    "onnxstudio.ui.search",
+    # Only the pygraphviz engine's workers need it
+    "multiprocessing",
 )
 
 

@@ -13,12 +13,11 @@ from PySide6.QtCore import QCoreApplication, QT_TRANSLATE_NOOP, Qt, QTimer, Sign
 from PySide6.QtGui import QAction, QActionGroup, QKeySequence
 from PySide6.QtWidgets import (QApplication, QDockWidget, QFileDialog, QLabel, QMainWindow,
                                QMessageBox, QProgressBar, QPushButton, QSizePolicy, QStyleFactory,
-                               QTextBrowser)
+                               QTextBrowser, QWidget)
 
 from ..core.ir import Graph, Node, Value
 from . import theme as themes
 from .graph_panel import GraphPanel
-from .search import SearchPanel
 from .document_qt import QtDocument
 from .early_open import EarlyOpen
 from .workers import AnalysisJob, JobRunner, LoadJob
@@ -70,10 +69,13 @@ class MainWindow(QMainWindow):
         # the empty page the panel shows without a model.
         self._properties = None
         self.graph.menu_extenders.append(lambda item, menu: self.properties.extend_canvas_menu(item, menu))
-        self.search = SearchPanel()
         self.properties_dock = self.add_dock("Properties", _empty_page(), Qt.RightDockWidgetArea)
-        self.search_dock = self.add_dock("Search", self.search, Qt.LeftDockWidgetArea)
+        # Search is built when its dock is first shown (Ctrl+F, the View menu,
+        # a saved layout that had it open): ~20 ms of the start otherwise.
+        self._search = None
+        self.search_dock = self.add_dock("Search", QWidget(), Qt.LeftDockWidgetArea)
         self.search_dock.hide()
+        self.search_dock.visibilityChanged.connect(lambda shown: shown and self.search)
         self._build_status_bar()
         self._build_menus()
         from .edit_actions import EditActions
@@ -108,6 +110,21 @@ class MainWindow(QMainWindow):
             self.properties_dock.setWidget(panel)
             empty.deleteLater()
         return self._properties
+
+    @property
+    def search(self):
+        """The Search panel (ui/search.py), built on first use."""
+        if self._search is None:
+            from .search import SearchPanel
+            panel = SearchPanel()
+            panel.activated.connect(lambda hit: self.graph.reveal(hit.obj, hit.graph))
+            if self.qdoc is not None:
+                panel.set_document(self.qdoc)
+            self._search = panel
+            placeholder = self.search_dock.widget()
+            self.search_dock.setWidget(panel)
+            placeholder.deleteLater()
+        return self._search
 
     def add_dock(self, title, widget, area) -> QDockWidget:
         """A dock titled `title` (English: also its objectName, which the
@@ -248,7 +265,6 @@ class MainWindow(QMainWindow):
         self.graph.view.first_paint.connect(lambda _s: QTimer.singleShot(0, self._start_inference))
         # ...and starts anyway if no paint comes (a hidden window).
         self.graph.laid_out.connect(lambda: QTimer.singleShot(1000, self._start_inference))
-        self.search.activated.connect(lambda hit: self.graph.reveal(hit.obj, hit.graph))
         QApplication.styleHints().colorSchemeChanged.connect(lambda *_: self.apply_theme(self._theme_choice))
 
     # -- opening ------------------------------------------------------------------------------
@@ -344,7 +360,8 @@ class MainWindow(QMainWindow):
         self.document = Document(model, path)
         self.qdoc = QtDocument(self.document, self)
         self.graph.set_document(self.qdoc, *viewer_state(self.settings.model_state(path)))
-        self.search.set_document(self.qdoc)
+        if self._search is not None:
+            self._search.set_document(self.qdoc)
         self.edit_actions.set_document(self.qdoc)
         self.recovery.set_document(self.qdoc)
         self._panels_pending = (path, shown_before)
