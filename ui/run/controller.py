@@ -65,7 +65,6 @@ class RunJob(QThread):
         from onnxstudio.core.errors import CoreError
         from onnxstudio.core.exec import Cancelled
         from onnxstudio.core.exec.pause_points import hook_this_thread
-        ui_thread_slice.ask_usual_slices()        # not the UI thread's short ones (see ui_thread_slice.py)
         self._last = time.monotonic()             # the first count after PROGRESS_MS (see report)
         self.ui_first = worker_yields.UIFirst()
         # Also between the nodes of the executor's own long stretches (a plan, taking values in).

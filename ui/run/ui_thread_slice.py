@@ -11,16 +11,16 @@ asking for short slices is picked sooner when it wakes, and is preempted
 sooner; its share of the CPU stays the same. The UI thread wakes at every
 turn of the event loop and whenever it gets the interpreter lock back from
 a run's worker. Measured with --load 2, six rounds each way (2026-11-27,
-load average 2-4, before the other changes of that day and with the worker
-inheriting the short slice): longest pause of 50 chained steps 69-124 ms
+load average 2-4, before the other changes of that day): longest pause of 50 chained steps 69-124 ms
 against 93-235 ms, of later whole runs 30-51 ms against 45-184 ms. With
 other sessions keeping the load average at 5-6 four more rounds each way
 showed no clear difference: the pauses were then mostly the UI thread's
 share of the cores (see benchmarks/run_responsiveness.py --load-apart).
 
-Threads inherit the slice from the thread that starts them; a run's worker
-asks for the usual slice back (`ask_usual_slices`) so that it is not
-preempted more often than any other busy thread.
+Threads inherit the slice from the thread that starts them, a run's worker
+too, as in those rounds: a worker holding the interpreter lock when it
+loses its core then gets one back as soon, and the UI thread waiting for
+the lock waits less.
 
 Elsewhere (another system, an older kernel, a sandbox refusing the call)
 nothing changes.
@@ -47,11 +47,6 @@ def ask_short_slices() -> bool:
         return False
     _asked = True
     return _set_slice(SHORT_SLICE_NS)
-
-
-def ask_usual_slices() -> bool:
-    """For the calling thread (a worker started by the UI thread): the kernel's usual slice."""
-    return _set_slice(0)
 
 
 def _set_slice(runtime_ns: int) -> bool:
