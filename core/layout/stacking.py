@@ -110,14 +110,19 @@ def stack(pieces: list[Piece], canons: list[CanonicalPiece], results: list[Layou
         if k not in defer:
             bundle_fan_outs(p.layout, request.rank_sep)
     nodes, edges, groups = {}, {}, {}
-    piece_of = {}
     for k, p in enumerate(placed):
         nodes.update(p.layout.nodes)
         edges.update(p.layout.edges)
         for path, g in p.layout.groups.items():
             groups[path] = _union(groups.get(path), g)
-        for n in p.layout.nodes:
-            piece_of[n] = k
+    if not between:
+        engines = sorted({p.layout.engine for p in placed if p.layout.engine})
+        warnings = [w for p in placed for w in p.layout.warnings]
+        out = Layout(nodes, edges, groups, width, height, "+".join(engines), list(dict.fromkeys(warnings)))
+        if defer:
+            out.deferred = {k: DeferredPiece(canons[k], results[k], *offsets[k], request.rank_sep) for k in defer}
+        return transpose(out) if lr else out
+    piece_of = {n: k for k, p in enumerate(placed) for n in p.layout.nodes}
 
     # Inside a piece, dot routes an edge from its stub along the stub's
     # rank (right-angled runs along frame borders) before it turns towards
@@ -128,13 +133,6 @@ def stack(pieces: list[Piece], canons: list[CanonicalPiece], results: list[Layou
                  for k, p in enumerate(placed)]
     last_bottom = [max((b.bottom for b in p.layout.nodes.values()), default=offsets[k][1])
                    for k, p in enumerate(placed)]
-    if not between:
-        engines = sorted({p.layout.engine for p in placed if p.layout.engine})
-        warnings = [w for p in placed for w in p.layout.warnings]
-        out = Layout(nodes, edges, groups, width, height, "+".join(engines), list(dict.fromkeys(warnings)))
-        if defer:
-            out.deferred = {k: DeferredPiece(canons[k], results[k], *offsets[k], request.rank_sep) for k in defer}
-        return transpose(out) if lr else out
     far = [(k, e) for k, piece in enumerate(pieces) for e in piece.entry_edges
            if k != piece_of[e.source] + 1]
     lane_of = _assign_lanes(far, piece_of, offsets, placed, gap)

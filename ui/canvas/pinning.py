@@ -112,10 +112,15 @@ def _piece_delta(old: Layout, new: Layout, ids) -> tuple[float, float]:
     the most common per-box shift (exact for an unchanged piece); for an
     edited piece whose boxes all moved differently, align top and centre."""
     old_nodes, new_nodes = old.nodes, new.nodes
-    kept = [(a, b) for a, b in ((old_nodes.get(i), new_nodes.get(i)) for i in ids)
+    kept = [(a, b) for a, b in zip(map(old_nodes.get, ids), map(new_nodes.get, ids))
             if a is not None and b is not None]
     if not kept:
         return (0.0, 0.0)
+    dxs, dys = {a.x - b.x for a, b in kept}, {a.y - b.y for a, b in kept}
+    if len(dxs) == 1 and len(dys) == 1:
+        # Every box moved alike (an unchanged piece, most of them): that shift
+        # is the most common one, found without rounding and counting each box.
+        return (round(dxs.pop(), 1), round(dys.pop(), 1))
     shifts = Counter([(round(a.x - b.x, 1), round(a.y - b.y, 1)) for a, b in kept])
     kept_old, kept_new = [a for a, _ in kept], [b for _, b in kept]
     best, count = _most_common(shifts)
