@@ -291,7 +291,13 @@ class _Builder:
         return _fresh(box_id, self.view_nodes) if box_id in self.view_nodes else box_id
 
     def _add_op_box(self, n, path) -> None:
-        box_id = self._op_box_id(n)
+        # _op_box_id() written out for the common case (a name met once).
+        name = n.name
+        box_id = "node:" + name if name else None
+        if box_id is None or box_id in self.op_ids or box_id in self.view_nodes:
+            box_id = self._op_box_id(n)
+        else:
+            self.op_ids[box_id] = 1
         function_key = None
         if self.function_keys:          # a model with local functions
             key = (n.domain, n.op_type, getattr(n, "overload", ""))
