@@ -11,7 +11,7 @@ import pytest
 from test_relayout_reuse import measure, random_edit, synthetic
 
 from onnxstudio.core.document import Document
-from onnxstudio.core.edits import SetAttribute
+from onnxstudio.core.edits import SetAttribute, SetNodeField
 from onnxstudio.core.ir import AttrType
 from onnxstudio.core.layout import build_view
 from onnxstudio.ui.canvas.edit_tracking import EditTracker
@@ -31,7 +31,14 @@ def snapshot(view):
 
 
 def edit_more(doc, rng, step):
-    """random_edit, and every third step an attribute edit (a relabelled box, same wiring)."""
+    """random_edit, every third step an attribute edit (a relabelled box,
+    same wiring), and every fourth a node left unnamed or named as another
+    (box ids of such nodes go by position or carry a count)."""
+    if step % 4 == 3:
+        nodes = [n for n in doc.model.graph.nodes if n.op_type not in ("Constant", "Identity") and n.name]
+        node, other = rng.sample(nodes, 2)
+        doc.apply(SetNodeField(node.name, "name", rng.choice(["", other.name])))
+        return "unnamed or repeated"
     if step % 3 == 2:
         node = rng.choice([n for n in doc.model.graph.nodes if n.op_type in ("Softmax", "Transpose") and n.name])
         name = "axis" if node.op_type == "Softmax" else "perm"
