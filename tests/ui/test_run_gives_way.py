@@ -160,3 +160,16 @@ def test_a_run_from_inside_the_event_loop_gives_the_same_values(qtbot, window):
     assert not r.controller.last_error and again.keys() == plain.keys()
     for name, value in plain.items():
         np.testing.assert_array_equal(np.asarray(again[name]), np.asarray(value), err_msg=name)
+
+
+def test_a_run_job_keeps_numpys_blas_on_one_thread_and_gives_the_rest_back(qtbot):
+    from onnxstudio.core.exec.threads import blas_threads
+    before = blas_threads()
+    if not before or before <= 1:
+        pytest.skip("no OpenBLAS with several threads here")
+    worker_yields.job_started()
+    try:
+        assert blas_threads() == 1
+    finally:
+        worker_yields.job_ended()
+    assert blas_threads() == before

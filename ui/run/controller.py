@@ -256,8 +256,7 @@ class RunController(QObject):
         # what the run makes needs looking at; the rest waits until it ends.
         gc_policy.freeze()
         ui_thread_slice.ask_short_slices()
-        worker_yields.hand_over_quickly()
-        worker_yields.watch_the_ui_thread()
+        worker_yields.job_started()
         if self._delivering or self._thread_later:
             # Asked while the last job's result is being shown (a handler or a
             # script stepping again at once), or with the Run dock appearing:
@@ -283,8 +282,7 @@ class RunController(QObject):
         if not self.jobs.start(job):      # the application is quitting
             self.job = None
             gc_policy.unfreeze()
-            worker_yields.hand_over_as_before()
-            worker_yields.stop_watching()
+            worker_yields.job_ended()
             return False
         return True
 
@@ -306,8 +304,7 @@ class RunController(QObject):
             return False
         self.job = None
         gc_policy.unfreeze()
-        worker_yields.hand_over_as_before()
-        worker_yields.stop_watching()
+        worker_yields.job_ended()
         self.idle.emit()
         return True
 

@@ -17,6 +17,18 @@ most MAX_WAIT_S at a time and, beyond a first GRACE_S, at most a quarter
 of the job's time so far: a UI that never sleeps slows a run down, never
 stops it. Short turns (a timer, a progress report) do not hold it up.
 
+While a run job works, numpy's BLAS (OpenBLAS) uses one thread: with its
+default of one per core, each matrix product also took the UI thread's
+core, and OpenBLAS's helper threads spin for a while after each product.
+On this 2-core machine with another process busy, repeated runs of
+bert_12layer_narrow in a thread took 0.11-0.19 s on one BLAS thread
+against 0.12-0.94 s on two (core/exec/threads.py ThreadTuner says why: a
+share of a product whose thread has no core holds up the rest); the
+results are the same bits. A profile made in the app measures on one
+thread too (core/exec/profile.py leaves a worker's setting as it is).
+
+`job_started` and `job_ended` (on the UI thread) do all of this around a job.
+
 Not done: running the worker at a lower OS priority (a higher nice value).
 The worker then holds the lock while it waits for a core, and the UI thread
 waits for both: the blocked part of the pauses grew (up to 133 ms against
@@ -48,6 +60,39 @@ def hand_over_as_before() -> None:
     if _saved_interval is not None:
         sys.setswitchinterval(_saved_interval)
         _saved_interval = None
+
+
+_saved_blas_threads = None
+
+
+def one_blas_thread() -> None:
+    """While a run job works: numpy's BLAS on one thread (see the module docstring)."""
+    global _saved_blas_threads
+    if _saved_blas_threads is None:
+        from onnxstudio.core.exec.threads import set_blas_threads
+        _saved_blas_threads = set_blas_threads(1)
+
+
+def blas_threads_as_before() -> None:
+    global _saved_blas_threads
+    if _saved_blas_threads is not None:
+        from onnxstudio.core.exec.threads import set_blas_threads
+        set_blas_threads(_saved_blas_threads)
+        _saved_blas_threads = None
+
+
+def job_started() -> None:
+    """A run job starts (called on the UI thread): the lock changes hands
+    quickly, BLAS on one thread, the worker watches the UI thread."""
+    hand_over_quickly()
+    one_blas_thread()
+    watch_the_ui_thread()
+
+
+def job_ended() -> None:
+    hand_over_as_before()
+    blas_threads_as_before()
+    stop_watching()
 
 
 AWAKE_S = 0.003
