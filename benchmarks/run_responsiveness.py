@@ -54,7 +54,8 @@ def main() -> None:
     ap.add_argument("--as-before", action="store_true",
                     help="to compare: the interpreter's usual 5 ms switch interval while a run works "
                          "(ui/run/worker_yields.py makes it 1 ms) and no waiting of the worker for the UI thread "
-                         "(worker_yields.UIFirst), the kernel's usual time slices for the UI thread "
+                         "(worker_yields.UIFirst), numpy's BLAS on all its threads, "
+                         "the kernel's usual time slices for the UI thread "
                          "(ui/run/ui_thread_slice.py), every due deferred slice in one turn "
                          "(ui/turns.py spreads them) and a job asked for while the last one's result is "
                          "shown started at once (RunController._start waits a turn)")
@@ -91,6 +92,7 @@ def measure_all(args) -> None:
         from onnxstudio.ui.run.controller import RunController
         worker_yields.hand_over_quickly = lambda: None
         worker_yields.watch_the_ui_thread = lambda: None
+        worker_yields.one_blas_thread = lambda: None
         ui_thread_slice.ask_short_slices = lambda: False
         turns.take = lambda: True
         RunController._delivering = property(lambda self: False, lambda self, value: None)
