@@ -308,13 +308,12 @@ def test_edge_labels_show_compact_dims_and_the_full_expression_on_hover(qtbot):
     from onnxstudio.core.infer import dims
     from onnxstudio.core.ir import Value
     from onnxstudio.core.ir.types import TensorType
-    from onnxstudio.ui.canvas.items import EdgeItem
-    from onnxstudio.ui.canvas.scene import _edge_text, compact_type_text
+    from onnxstudio.ui.canvas.scene import _new_edge_item, compact_type_text
     d = dims.dim_floordiv(dims.dim_add("H", 15), 16)
     value = Value("feat", TensorType(1, (1, 32, d, None)))
     assert compact_type_text(value) == "float[1,32,⌈H/16⌉,?]"
-    item = EdgeItem("e", [(0, 0), (0, 10), (0, 20), (0, 30)], "", ref=SimpleNamespace(value=value))
-    _edge_text(item, value, None)
+    item = _new_edge_item("e", SimpleNamespace(value=value, source="a", target="b"),
+                          [(0, 0), (0, 10), (0, 20), (0, 30)], None)
     assert item.label == "float[1,32,⌈H/16⌉,?]"
     assert "floor((H+15)/16)" in item.toolTip() and item.toolTip().startswith("feat")
     item.place_label(None)

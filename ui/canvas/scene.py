@@ -97,27 +97,36 @@ def _type_to_show(value, inferred):
     return vtype
 
 
-def _edge_text(item, value, inferred) -> None:
-    """Give an edge its compact label and the full expression on hover.
-    After an edit every edge of the level is asked again; one whose type
-    object is the one it already shows keeps its texts (formatting ~1000
-    labels was most of an attribute edit's time on a big model)."""
-    vtype = _type_to_show(value, inferred)
-    if vtype is not None and item.shown_type is vtype:
-        return
-    _show_type(item, vtype)
-
-
-def _show_type(item, vtype) -> None:
-    item.shown_type = vtype
+def _type_texts(vtype) -> tuple[str, str]:
+    """(full, compact) texts of an edge's type."""
     full = "" if vtype is None else str(vtype)
     shape = getattr(vtype, "shape", None)
     compact = full
     if full and shape is not None and full.endswith("]"):
         compact = full[:len(full) - len(format_shape(shape))] + "[" + ",".join(compact_dim(d) for d in shape) + "]"
+    return full, compact
+
+
+def _show_type(item, vtype) -> None:
+    item.shown_type = vtype
+    full, compact = _type_texts(vtype)
     item.label_detail = full
     item.set_label(compact)
     item.setToolTip(item.tooltip_text())
+
+
+def _new_edge_item(edge_id, vedge, points, inferred) -> EdgeItem:
+    """An edge item with its type's compact label and full text (what
+    _show_type sets on one made without): made with the label, its curve's
+    label spots and bounds are worked out once, not twice (12k edges at a
+    full layout, the re-routed ones after an edit)."""
+    vtype = _type_to_show(vedge.value, inferred)
+    full, compact = _type_texts(vtype)
+    item = EdgeItem(edge_id, points, compact, ref=vedge, src_key=vedge.source, dst_key=vedge.target)
+    item.shown_type = vtype
+    item.label_detail = full
+    item.setToolTip(item.tooltip_text())
+    return item
 
 
 class GraphScene(QGraphicsScene):
@@ -184,8 +193,7 @@ class GraphScene(QGraphicsScene):
             path = layout_result.edges.get(edge_id)
             if path is None or not path.points:
                 continue
-            item = EdgeItem(edge_id, path.points, "", ref=vedge, src_key=vedge.source, dst_key=vedge.target)
-            _edge_text(item, vedge.value, inferred)
+            item = _new_edge_item(edge_id, vedge, path.points, inferred)
             self.addItem(item)
             self.edge_items[edge_id] = item
             if vedge.value is not None:
@@ -262,9 +270,7 @@ class GraphScene(QGraphicsScene):
             else:
                 if old is not None:
                     by_ends[("gone", id(old))] = old
-                item = EdgeItem(edge_id, path.points, "", ref=vedge, src_key=vedge.source,
-                                dst_key=vedge.target)
-                _edge_text(item, vedge.value, inferred)
+                item = _new_edge_item(edge_id, vedge, path.points, inferred)
                 self.addItem(item)
                 fresh.add(id(item))
             edge_items[edge_id] = item
