@@ -253,14 +253,16 @@ def _holds_big_siblings(items, depth: int) -> bool:
     return any(_holds_big_siblings(_items(m, depth + 1), depth + 1) for m in big)
 
 
-def _unit_signature(nodes: list[LayoutNode], incoming: dict[str, list[str]]) -> str:
-    """Structure of a unit alone (inner edges only), to spot repeated blocks."""
+def _unit_signature(nodes: list[LayoutNode], incoming: dict[str, list[str]]) -> tuple:
+    """Structure of a unit alone (inner edges only), to spot repeated blocks:
+    compared, never stored, so a tuple (no text to write and hash for each
+    of a big graph's few hundred units after every edit)."""
     index = {n.id: i for i, n in enumerate(nodes)}
-    inner = [(index[s], i) for i, n in enumerate(nodes) for s in incoming.get(n.id, ()) if s in index]
+    inner = tuple([(index[s], i) for i, n in enumerate(nodes) for s in incoming.get(n.id, ()) if s in index])
     paths: dict[GroupPath, int] = {}
-    shape = [(round(n.width, 2), round(n.height, 2), paths.setdefault(tuple(n.group), len(paths)))
-             for n in nodes]
-    return hashlib.sha256(json.dumps([shape, inner]).encode()).hexdigest()
+    shape = tuple([(round(n.width, 2), round(n.height, 2), paths.setdefault(tuple(n.group), len(paths)))
+                   for n in nodes])
+    return shape, inner
 
 
 def canonical(piece: Piece, request: LayoutRequest, engine_tag: str) -> CanonicalPiece:
