@@ -7,11 +7,12 @@ nodes (canvas/loose.py) and problem badges (canvas/badges.py).
 """
 from __future__ import annotations
 
-from PySide6.QtCore import Qt, QTimer, Signal
+from PySide6.QtCore import Qt, Signal
 from PySide6.QtWidgets import QVBoxLayout, QWidget
 
 from ..core.ir import Node, Value
 from .canvas import actions
+from .canvas.after_paint import AfterPaint
 from .canvas.badges import box_badges
 from .canvas.edit_tracking import EditTracker
 from .canvas.items import EdgeItem, NodeItem
@@ -56,10 +57,8 @@ class GraphPanel(QWidget):
         self._pin_old = None               # layout to pin the next one to (after an edit)
         self.pinned_changed: set = set()   # box ids the last pinned layout moved or changed
         self._selection_shown = True        # the last selection_changed may have named an item
-        self._relabel_timer = QTimer(self)
-        self._relabel_timer.setSingleShot(True)
-        self._relabel_timer.setInterval(0)
-        self._relabel_timer.timeout.connect(lambda: self.scene.relabel_edges(self.inferred))
+        # Edge labels follow an edit once the canvas has been repainted.
+        self._relabel = AfterPaint(self, lambda: self.scene.relabel_edges(self.inferred))
         layout = QVBoxLayout(self)
         layout.setContentsMargins(0, 0, 0, 0)
         layout.setSpacing(0)
@@ -88,7 +87,7 @@ class GraphPanel(QWidget):
     @property
     def relabel_pending(self) -> bool:
         """Edge labels will be redrawn with newer types at the next turn of the event loop."""
-        return self._relabel_timer.isActive()
+        return self._relabel.pending
 
     # -- model and levels --------------------------------------------------------------
 
@@ -132,7 +131,7 @@ class GraphPanel(QWidget):
         # is repainted; after the re-layout when one runs (relabelling 12k
         # edges meanwhile only held the layout worker up: one interpreter lock).
         if not self.layouts.running:
-            self._relabel_timer.start()
+            self._relabel.start()
 
     def relayout_pinned(self) -> None:
         """Lay the shown level out again, keeping every unchanged piece in place."""
@@ -248,7 +247,7 @@ class GraphPanel(QWidget):
             return
         if done.pinned:
             self.pinned_changed = done.changed
-            self._relabel_timer.start()     # the edges kept from before may carry types that moved
+            self._relabel.start()     # the edges kept from before may carry types that moved
         self._pin_old = None
         from onnxstudio.core import gc_policy
         with gc_policy.paused():
@@ -260,13 +259,13 @@ class GraphPanel(QWidget):
 
     def _layout_failed(self, message: str) -> None:
         self.pending.set(None)
-        self._relabel_timer.start()     # an edit's relabelling waited for this layout
+        self._relabel.start()     # an edit's relabelling waited for this layout
         self.idle.emit()
         self.failed.emit(message)
 
     def _layout_cancelled(self) -> None:
         self.pending.set(None)
-        self._relabel_timer.start()
+        self._relabel.start()
         self.idle.emit()
 
     def _populate(self, view_model, result, keep_view: bool, same=None) -> None:

@@ -7,11 +7,12 @@ Clicking or dragging in the minimap recentres the main view.
 """
 from __future__ import annotations
 
-from PySide6.QtCore import QPointF, QRectF, Qt, QTimer
+from PySide6.QtCore import QPointF, QRectF, Qt
 from PySide6.QtGui import QColor, QPainter, QPen, QPixmap
 from PySide6.QtWidgets import QWidget
 
 from ..theme import LIGHT
+from .after_paint import AfterPaint
 from .scene import GraphScene
 
 MAX_STRETCH = 40.0
@@ -28,21 +29,17 @@ class Minimap(QWidget):
         self.setCursor(Qt.PointingHandCursor)
         self.setToolTip(self.tr("Overview: click or drag to move the view"))
         view.viewport_changed.connect(self.follow)
-        # After an edit the overview is redrawn once the event loop is free
-        # again, not before the canvas shows the edit (~0.1 s on 10k boxes);
-        # edits in a row redraw it once.
-        self._later = QTimer(self)
-        self._later.setSingleShot(True)
-        self._later.setInterval(0)
-        self._later.timeout.connect(self.rebuild)
+        # After an edit the overview is redrawn once the canvas shows the
+        # edit, not before (~0.1 s on 10k boxes); edits in a row redraw it once.
+        self._later = AfterPaint(self, self.rebuild)
 
     def rebuild_later(self) -> None:
-        """rebuild() at the next turn of the event loop."""
+        """rebuild() once the canvas has been repainted (canvas/after_paint.py)."""
         self._later.start()
 
     @property
     def rebuild_pending(self) -> bool:
-        return self._later.isActive()
+        return self._later.pending
 
     def rebuild(self) -> None:
         """Redraw the cached overview; call after the scene was repopulated."""
