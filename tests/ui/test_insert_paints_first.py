@@ -1,0 +1,50 @@
+"""After an insert the canvas is repainted before the overview is redrawn
+and the edge labels are refreshed (canvas/after_paint.py): those are put off
+two passes of the event loop, so the pass in between paints the edit."""
+from __future__ import annotations
+
+from PySide6.QtCore import QEvent, QObject
+from test_canvas_after_insert import _insert_relu, _synthetic
+
+from edit_helpers import open_editable
+from viewer_helpers import wait_idle
+
+
+class _Paints(QObject):
+    def __init__(self, log):
+        super().__init__()
+        self.log = log
+
+    def eventFilter(self, obj, event):
+        if event.type() == QEvent.Paint:
+            self.log.append("paint")
+        return False
+
+
+def test_the_canvas_is_repainted_before_the_overview_and_the_labels(qtbot, window, tmp_path):
+    open_editable(qtbot, window, _synthetic(tmp_path, 600))
+    window.graph.expand_all()
+    wait_idle(qtbot, window)
+    panel, minimap = window.graph, window.graph.minimap
+    target = [n for n in window.model.graph.nodes if n.op_type == "MatMul"][-2]
+    panel.select_object(target)     # on screen: the insert repaints what is shown
+    qtbot.waitUntil(lambda: not minimap.rebuild_pending and not panel.relabel_pending)
+    qtbot.wait(100)
+    log: list = []
+    paints = _Paints(log)
+    panel.view.viewport().installEventFilter(paints)
+    panel.laid_out.connect(lambda: log.append("laid out"))
+    rebuild, relabel = minimap.rebuild, panel.scene.relabel_edges
+    minimap.rebuild = lambda: (log.append("overview"), rebuild())
+    panel.scene.relabel_edges = lambda inferred: (log.append("labels"), relabel(inferred))
+    try:
+        _insert_relu(window, target)
+        wait_idle(qtbot, window)
+        qtbot.waitUntil(lambda: not minimap.rebuild_pending and not panel.relabel_pending)
+        qtbot.wait(300)
+    finally:
+        panel.view.viewport().removeEventFilter(paints)
+    shown = log.index("laid out")
+    after = log[shown:]
+    assert "paint" in after and "overview" in after and "labels" in after, log
+    assert after.index("paint") < after.index("overview") and after.index("paint") < after.index("labels"), log
