@@ -4,7 +4,6 @@ two passes of the event loop, so the pass in between paints the edit."""
 from __future__ import annotations
 
 from PySide6.QtCore import QEvent, QObject
-from test_canvas_after_insert import _insert_relu, _synthetic
 
 from edit_helpers import open_editable
 from viewer_helpers import wait_idle
@@ -22,7 +21,13 @@ class _Paints(QObject):
 
 
 def test_the_canvas_is_repainted_before_the_overview_and_the_labels(qtbot, window, tmp_path):
-    open_editable(qtbot, window, _synthetic(tmp_path, 600))
+    import pathlib
+    import sys
+    sys.path.insert(0, str(pathlib.Path(__file__).resolve().parents[1] / "layout"))
+    from test_relayout_reuse import synthetic
+    from onnxstudio.core.edits import insert_on_edge
+    from onnxstudio.ui.canvas_edits import scoped_name
+    open_editable(qtbot, window, synthetic(tmp_path, 600))
     window.graph.expand_all()
     wait_idle(qtbot, window)
     panel, minimap = window.graph, window.graph.minimap
@@ -38,7 +43,8 @@ def test_the_canvas_is_repainted_before_the_overview_and_the_labels(qtbot, windo
     minimap.rebuild = lambda: (log.append("overview"), rebuild())
     panel.scene.relabel_edges = lambda inferred: (log.append("labels"), relabel(inferred))
     try:
-        _insert_relu(window, target)
+        assert window.qdoc.apply(insert_on_edge(window.model, target.outputs[0].name, "Relu",
+                                                name=scoped_name(target, "Relu")))
         wait_idle(qtbot, window)
         qtbot.waitUntil(lambda: not minimap.rebuild_pending and not panel.relabel_pending)
         qtbot.wait(300)
