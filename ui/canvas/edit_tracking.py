@@ -77,6 +77,8 @@ class EditTracker:
             if item is None or item.ref is None or item.ref.node is not node \
                     or not _same_objects(self._inputs.get(id(node)), node.inputs):
                 return False
+            if self._names.get(id(node)) != node.name:
+                return False    # a name decides the box's group (its scope) and its box id: lay out again
             old = item.ref.label
             folded = len(item.ref.folded)
             label = op_label(node, [])
