@@ -70,8 +70,12 @@ def main(argv: list[str]) -> int:
         start.enter_context(start_pause())
         app, window = start_window(args)
         open_requested(window, args)
-        end_when_drawn(window, start.pop_all())
-    return app.exec()
+        pause = start.pop_all()
+    end_when_drawn(window, pause)
+    try:
+        return app.exec()
+    finally:
+        pause.close()               # the app quit before its first picture
 
 
 def start_pause():

@@ -178,3 +178,27 @@ def test_the_collector_is_held_off_until_the_first_picture(qtbot, monkeypatch, d
     monkeypatch.setattr(QApplication.instance(), "exec", run_until_settled)
     assert gui.main([str(demo)]) == 0
     assert seen == {"held while the window is built": True, "held at the first paint": True, "on again": True}
+
+
+def test_the_collector_runs_again_when_the_app_quits_before_its_first_picture(qtbot, monkeypatch, demo):
+    """A window closed (or an app quit) before the model was drawn must not
+    leave the start's pause on: the collector would stay off for the rest of
+    the process (a script or test calling app.main more than once)."""
+    from PySide6.QtWidgets import QApplication
+    from onnxstudio import app as gui
+    from onnxstudio.core import gc_policy
+    from onnxstudio.ui.main_window import MainWindow
+    windows = []
+    original_show = MainWindow.show
+    monkeypatch.setattr(MainWindow, "show", lambda self: (windows.append(self), original_show(self)))
+
+    def quit_at_once():
+        # The event loop ends before any turn of it: no paint, no idle tick.
+        held_then = gc_policy.held()
+        windows[-1].close()
+        return 0 if held_then else 1
+
+    monkeypatch.setattr(QApplication.instance(), "exec", quit_at_once)
+    assert gui.main([str(demo)]) == 0          # the pause was still on as the loop began
+    assert not gc_policy.held()
+    wait_idle(qtbot, windows[-1])

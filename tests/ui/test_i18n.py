@@ -453,9 +453,12 @@ def test_onnxstudio_lang_zh_CN_starts_the_app_in_chinese(qapp, tmp_path, monkeyp
     monkeypatch.setenv("ONNXSTUDIO_SETTINGS", str(settings_file))
     Settings(QSettings(str(settings_file), QSettings.IniFormat)).set_language("en")
     seen = {}
+    # Windows of earlier tests may not be deleted yet: look at the one app.main makes.
+    earlier = [w for w in QApplication.topLevelWidgets() if isinstance(w, MainWindow)]
 
     def look_and_quit():
-        window = next(w for w in QApplication.topLevelWidgets() if isinstance(w, MainWindow))
+        window = next(w for w in QApplication.topLevelWidgets()
+                      if isinstance(w, MainWindow) and not any(w is e for e in earlier))
         seen["menus"] = [a.text() for a in window.menuBar().actions()]
         seen["saved"] = window.settings.language()
         window.close()
