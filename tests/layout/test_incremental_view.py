@@ -8,7 +8,8 @@ from __future__ import annotations
 import random
 
 import pytest
-from test_relayout_reuse import measure, random_edit, synthetic
+from synthetic_models import synthetic_model_file
+from test_relayout_reuse import measure, random_edit
 
 from onnxstudio.core.document import Document
 from onnxstudio.core.edits import SetAttribute, SetNodeField
@@ -50,7 +51,7 @@ def edit_more(doc, rng, step):
 
 @pytest.mark.parametrize("seed,open_all", [(3, True), (4, False), (5, True)])
 def test_a_view_built_from_the_shown_one_equals_a_fresh_one(tmp_path, seed, open_all):
-    doc = Document.open(synthetic(tmp_path, 1200))
+    doc = Document.open(synthetic_model_file(tmp_path, 1200))
     graph = doc.model.graph
     tracker = EditTracker()
     doc.subscribe(lambda event: tracker.note(event.changes))

@@ -4,11 +4,10 @@ a re-layout that lays out and stacks every piece again gives, after inserts,
 deletes, renames, undo and redo."""
 from __future__ import annotations
 
-import pathlib
 import random
-import sys
 
 import pytest
+from synthetic_models import synthetic_model_file
 
 from onnxstudio.core.document import Document
 from onnxstudio.core.edits import SetNodeField, bypass_node, insert_on_edge
@@ -26,14 +25,6 @@ def measure(label):
         return 7.0 * len(label.title) + 30, 0.0
     return 8.0 * max([len(label.title)] + [len(s) for s in label.lines]) + 20, 20.0 * (1 + len(label.lines))
 
-
-def synthetic(tmp_path, nodes):
-    sys.path.insert(0, str(pathlib.Path(__file__).resolve().parents[2] / "benchmarks"))
-    import onnx
-    from synthetic_model import build
-    path = tmp_path / "big.onnx"
-    onnx.save(build(nodes), str(path))
-    return path
 
 
 def random_edit(doc, rng):
@@ -79,7 +70,7 @@ def assert_same_picture(a, b):
 
 @pytest.mark.parametrize("seed", [1, 2])
 def test_pieces_kept_from_the_shown_layout_give_the_same_picture(tmp_path, seed):
-    doc = Document.open(synthetic(tmp_path, 1500))
+    doc = Document.open(synthetic_model_file(tmp_path, 1500))
     graph = doc.model.graph
     cache = LayoutCache(tmp_path / "cache")
     view = build_view(graph, measure, expanded=set(build_view(graph, measure).groups))

@@ -3,20 +3,11 @@ leaves alone: the overview is redrawn once the canvas shows the edit, and
 comes out as a full redraw would."""
 from __future__ import annotations
 
-import sys
-import pathlib
 
 from edit_helpers import open_editable
+from synthetic_models import synthetic_model_file
 from viewer_helpers import wait_idle
 
-
-def _synthetic(tmp_path, nodes):
-    sys.path.insert(0, str(pathlib.Path(__file__).resolve().parents[2] / "benchmarks"))
-    import onnx
-    from synthetic_model import build
-    path = tmp_path / "big.onnx"
-    onnx.save(build(nodes), str(path))
-    return path
 
 
 def _insert_relu(window, node):
@@ -32,7 +23,7 @@ def _pixels(minimap):
 
 
 def test_the_overview_follows_an_insert_after_the_canvas(qtbot, window, tmp_path):
-    open_editable(qtbot, window, _synthetic(tmp_path, 600))
+    open_editable(qtbot, window, synthetic_model_file(tmp_path, 600))
     window.resize(1200, 800)
     minimap = window.graph.minimap
     graph = window.model.graph
@@ -54,7 +45,7 @@ def test_labels_placed_after_an_insert_keep_clear_of_boxes_titles_and_labels(qtb
     the others (the grid holds just the cells their spots touch): none may
     land on a box, a group's title or another label anywhere on the level."""
     from onnxstudio.ui.canvas import scene as scene_module
-    open_editable(qtbot, window, _synthetic(tmp_path, 600))
+    open_editable(qtbot, window, synthetic_model_file(tmp_path, 600))
     window.graph.expand_all()
     wait_idle(qtbot, window)
     scene = window.graph.scene
@@ -91,7 +82,7 @@ def test_a_level_grown_by_an_insert_scrolls_over_it_and_finds_the_new_boxes(qtbo
     """An insert that grows the level sets the scene rect without Qt
     re-indexing every item: the view still scrolls over the whole new rect,
     and the new boxes are found where they are drawn (hover, clicks)."""
-    open_editable(qtbot, window, _synthetic(tmp_path, 300))
+    open_editable(qtbot, window, synthetic_model_file(tmp_path, 300))
     window.graph.expand_all()
     wait_idle(qtbot, window)
     scene, view = window.graph.scene, window.graph.view

@@ -4,13 +4,12 @@ picture stays still outside the edited piece."""
 from __future__ import annotations
 
 import pytest
-import sys
-import pathlib
 
 from PySide6.QtCore import Qt
 
 from edit_models import write_conv_model
 from edit_helpers import open_editable
+from synthetic_models import synthetic_model_file
 from viewer_helpers import wait_idle
 
 
@@ -90,14 +89,6 @@ def test_delete_bypass_add_insert_copy_paste_extract(qtbot, window, tmp_path):
     assert sorted(_ops(again)) == ["Cast", "Conv", "Neg", "Relu", "Sigmoid"]
 
 
-def _synthetic(tmp_path, nodes):
-    sys.path.insert(0, str(pathlib.Path(__file__).resolve().parents[2] / "benchmarks"))
-    import onnx
-    from synthetic_model import build
-    path = tmp_path / "big.onnx"
-    onnx.save(build(nodes), str(path))
-    return path
-
 
 def _boxes(scene):
     """Keyed by the IR node (box ids follow node positions, which an insert shifts)."""
@@ -131,7 +122,7 @@ def _piece_ids(window, node):
 def test_only_the_edited_piece_moves(qtbot, window, tmp_path):
     from onnxstudio.core.edits import SetAttribute
     from onnxstudio.core.ir import AttrType
-    open_editable(qtbot, window, _synthetic(tmp_path, 2500))
+    open_editable(qtbot, window, synthetic_model_file(tmp_path, 2500))
     window.graph.expand_all()
     wait_idle(qtbot, window, timeout=300_000)
     graph = window.model.graph

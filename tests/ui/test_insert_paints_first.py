@@ -24,10 +24,10 @@ def test_the_canvas_is_repainted_before_the_overview_and_the_labels(qtbot, windo
     import pathlib
     import sys
     sys.path.insert(0, str(pathlib.Path(__file__).resolve().parents[1] / "layout"))
-    from test_relayout_reuse import synthetic
+    from synthetic_models import synthetic_model_file
     from onnxstudio.core.edits import insert_on_edge
     from onnxstudio.ui.canvas_edits import scoped_name
-    open_editable(qtbot, window, synthetic(tmp_path, 600))
+    open_editable(qtbot, window, synthetic_model_file(tmp_path, 600))
     window.graph.expand_all()
     wait_idle(qtbot, window)
     panel, minimap = window.graph, window.graph.minimap

@@ -6,20 +6,14 @@ deep), bert_small 35. pytest-qt, offscreen."""
 import pytest
 
 from shared_models import SHARED_MODELS
-from viewer_helpers import open_model, wait_idle
+from viewer_helpers import open_model, run_short_sequence
 from onnxstudio.ui.run.overlay import ValueTag
 
 
 @pytest.mark.parametrize("model", ["bert_12layer_narrow", "bert_small"])
 def test_value_tags_keep_off_node_boxes(qtbot, window, model):
     open_model(qtbot, window, SHARED_MODELS / model / "model.onnx")
-    r = window.run_ui
-    for name, spin in r.inputs.dim_spins.items():
-        spin.setValue(16 if "seq" in name else 1)
-    r.run_all()
-    assert r.controller.wait(300_000)
-    wait_idle(qtbot, window)
-    assert not r.controller.last_error
+    r = run_short_sequence(qtbot, window)
     tags = [i for i in r.overlay.items if isinstance(i, ValueTag) and i.isVisible()]
     assert len(tags) > 100
     boxes = [item.scene_rect() for item in window.graph.scene.node_items.values()]

@@ -25,3 +25,17 @@ def open_model(qtbot, win, path, timeout=120_000):
     wait_idle(qtbot, win, timeout)
     assert getattr(win, "last_error", None) is None, win.last_error
     assert win.graph.scene.view_model is not None
+
+
+def run_short_sequence(qtbot, win, timeout_ms=300_000):
+    """Run the open model as Ctrl+R does, with every dim named like a sequence
+    at 16 and the others at 1 (a quick run of a transformer), until its value
+    tags are placed; the run must succeed."""
+    r = win.run_ui
+    for name, spin in r.inputs.dim_spins.items():
+        spin.setValue(16 if "seq" in name else 1)
+    r.run_all()
+    assert r.controller.wait(timeout_ms)
+    wait_idle(qtbot, win)
+    assert not r.controller.last_error, r.controller.last_error
+    return r
