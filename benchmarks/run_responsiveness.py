@@ -92,7 +92,7 @@ def measure_all(args) -> None:
         from onnxstudio.ui.run.controller import RunController
         worker_yields.hand_over_quickly = lambda: None
         worker_yields.watch_the_ui_thread = lambda: None
-        worker_yields.one_blas_thread = lambda: None
+        worker_yields.leave_a_core_to_the_ui = lambda: None
         ui_thread_slice.ask_short_slices = lambda: False
         turns.take = lambda: True
         RunController._delivering = property(lambda self: False, lambda self, value: None)

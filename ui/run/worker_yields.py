@@ -17,15 +17,18 @@ most MAX_WAIT_S at a time and, beyond a first GRACE_S, at most a quarter
 of the job's time so far: a UI that never sleeps slows a run down, never
 stops it. Short turns (a timer, a progress report) do not hold it up.
 
-While a run job works, numpy's BLAS (OpenBLAS) uses one thread: with its
-default of one per core, each matrix product also took the UI thread's
-core, and OpenBLAS's helper threads spin for a while after each product.
-On this 2-core machine with another process busy, repeated runs of
-bert_12layer_narrow in a thread took 0.11-0.19 s on one BLAS thread
-against 0.12-0.94 s on two (core/exec/threads.py ThreadTuner says why: a
-share of a product whose thread has no core holds up the rest); the
-results are the same bits. A profile made in the app measures on one
-thread too (core/exec/profile.py leaves a worker's setting as it is).
+While a run job works, numpy's BLAS (OpenBLAS) leaves one core to the UI
+thread: it uses one thread fewer than the cores this process may use (at
+least one). With its default of one per core, each matrix product also
+took the UI thread's core, and OpenBLAS's helper threads spin for a while
+after each product. On this 2-core machine (so one BLAS thread) with
+another process busy, repeated runs of bert_12layer_narrow in a thread
+took 0.11-0.19 s on one BLAS thread against 0.12-0.94 s on two
+(core/exec/threads.py ThreadTuner says why: a share of a product whose
+thread has no core holds up the rest); the results are the same bits. A
+machine with more cores keeps all but one for the products. A profile
+made in the app measures with that count too (core/exec/profile.py leaves
+a worker's setting as it is).
 
 `job_started` and `job_ended` (on the UI thread) do all of this around a job.
 
@@ -36,6 +39,7 @@ waits for both: the blocked part of the pauses grew (up to 133 ms against
 """
 from __future__ import annotations
 
+import os
 import sys
 import threading
 import time
@@ -65,12 +69,23 @@ def hand_over_as_before() -> None:
 _saved_blas_threads = None
 
 
-def one_blas_thread() -> None:
-    """While a run job works: numpy's BLAS on one thread (see the module docstring)."""
+def blas_threads_for_a_job() -> int:
+    """BLAS threads while a run job works: one core left to the UI thread."""
+    try:
+        cores = len(os.sched_getaffinity(0))
+    except (AttributeError, OSError):        # not Linux
+        cores = os.cpu_count() or 1
+    return max(1, cores - 1)
+
+
+def leave_a_core_to_the_ui() -> None:
+    """While a run job works: numpy's BLAS on a core fewer (see the module docstring)."""
     global _saved_blas_threads
     if _saved_blas_threads is None:
-        from onnxstudio.core.exec.threads import set_blas_threads
-        _saved_blas_threads = set_blas_threads(1)
+        from onnxstudio.core.exec.threads import blas_threads, set_blas_threads
+        now = blas_threads()
+        if now is not None and now > blas_threads_for_a_job():
+            _saved_blas_threads = set_blas_threads(blas_threads_for_a_job())
 
 
 def blas_threads_as_before() -> None:
@@ -83,9 +98,9 @@ def blas_threads_as_before() -> None:
 
 def job_started() -> None:
     """A run job starts (called on the UI thread): the lock changes hands
-    quickly, BLAS on one thread, the worker watches the UI thread."""
+    quickly, BLAS leaves a core to the UI, the worker watches the UI thread."""
     hand_over_quickly()
-    one_blas_thread()
+    leave_a_core_to_the_ui()
     watch_the_ui_thread()
 
 
