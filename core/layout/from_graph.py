@@ -14,6 +14,7 @@ from __future__ import annotations
 
 from collections import Counter
 
+from ..ir.graph import AttrType
 from ..ir.nesting import outer_values
 from .geometry import LayoutEdge, LayoutNode, LayoutRequest
 from .labels import group_label, io_label, op_label
@@ -375,22 +376,24 @@ class _Builder:
         foldable() and _source_box() written out for the common case (10k
         nodes, most of whose inputs stay inside one closed group)."""
         box_of_node, box_of_value, seen = self.box_of_node, self.box_of_value, self.seen_pairs
+        get_node_box, get_value_box = box_of_node.get, box_of_value.get
         outputs, constant_like = self.graph_outputs, self.constant_like
         old_edges, old_request_edges = self.old_edges, self.old_request_edges
         view_edges, add_request_edge = self.view_edges, self.request_edges.append
+        body_types = (AttrType.GRAPH, AttrType.GRAPHS)
         for n in shown:
             target = box_of_node[id(n)]
             for v in n.inputs:
                 if v is None:
                     continue
-                vid = id(v)
                 producer = v.producer
-                if vid not in outputs and (v.const is not None or (
-                        producer is not None and id(producer) in constant_like)):
-                    continue        # folded into the box
-                src = box_of_value.get(vid)
+                if v.const is not None or (producer is not None and id(producer) in constant_like):
+                    if id(v) not in outputs:
+                        continue    # folded into the box
+                vid = id(v)
+                src = get_value_box(vid)
                 if src is None:
-                    src = box_of_node.get(id(producer)) if producer is not None else None
+                    src = get_node_box(id(producer)) if producer is not None else None
                     if src is None:
                         src = self._source_box(v)
                 if src == target or (src, target, vid) in seen:
@@ -406,7 +409,9 @@ class _Builder:
                     continue
                 view_edges[edge_id] = ViewEdge(edge_id, src, target, v)
                 add_request_edge(LayoutEdge(edge_id, src, target))
-            if n.attributes:
+            # Only bodies read values from this graph: a quarter of the nodes
+            # have attributes, nearly none a graph among them.
+            if n.attributes and any(a.type in body_types for a in n.attributes.values()):
                 self._connect_bodies(n, target)
 
     def _connect_bodies(self, n, target: str) -> None:
@@ -423,18 +428,30 @@ class _Builder:
 def _group_infos(shown, paths, expanded) -> dict:
     """Node count and op counts of every group, at every depth."""
     groups: dict = {}
-    # Counted per distinct (path, op type) first, in C (a few thousand, not
-    # 10k nodes times their depth); in the order first met, so groups and
-    # their op counts keep the order of the nodes (most_common breaks ties by it).
+    # Counted per distinct (path, op type) first, in C; in the order first
+    # met, so groups and their op counts keep the order of the nodes
+    # (labels break ties in op counts by it). Each distinct path looks up
+    # its prefixes' op-count dicts once: nearly every pair has a path of its
+    # own, and slicing and hashing every prefix per pair was most of the cost.
     pairs = Counter(zip(paths, [n.op_type for n in shown]))
+    counts_of: dict = {}        # distinct path -> op-count dicts of its prefixes, outermost first
+    in_path: dict = {}          # distinct path -> nodes with exactly that path
     for (path, op_type), count in pairs.items():
+        op_dicts = counts_of.get(path)
+        if op_dicts is None:
+            op_dicts = counts_of[path] = []
+            for d in range(1, len(path) + 1):
+                prefix = path[:d]
+                info = groups.get(prefix)
+                if info is None:
+                    info = groups[prefix] = GroupInfo(prefix, prefix in expanded, 0, {})
+                op_dicts.append(info.op_counts)
+        in_path[path] = in_path.get(path, 0) + count
+        for op_counts in op_dicts:
+            op_counts[op_type] = op_counts.get(op_type, 0) + count
+    for path, count in in_path.items():
         for d in range(1, len(path) + 1):
-            prefix = path[:d]
-            info = groups.get(prefix)
-            if info is None:
-                info = groups[prefix] = GroupInfo(prefix, prefix in expanded, 0, Counter())
-            info.node_count += count
-            info.op_counts[op_type] += count
+            groups[path[:d]].node_count += count
     return groups
 
 
@@ -444,8 +461,9 @@ def _keep_unchanged_groups(groups: dict, before: dict) -> None:
     edit only fed the garbage collector)."""
     for path, info in groups.items():
         old = before.get(path)
+        # Equal counts, then the same order (labels break ties by it).
         if old is not None and old.expanded == info.expanded and old.node_count == info.node_count \
-                and list(old.op_counts.items()) == list(info.op_counts.items()):
+                and old.op_counts == info.op_counts and list(old.op_counts) == list(info.op_counts):
             groups[path] = old
 
 

@@ -1,7 +1,6 @@
 """The text of each box: op type, a few key attributes, folded constants."""
 from __future__ import annotations
 
-from collections import Counter
 from operator import itemgetter
 
 from .view import GROUP, INPUT, OP, OUTPUT, NodeLabel
@@ -112,7 +111,7 @@ def io_label(kind: str, value, note: str = "") -> NodeLabel:
     return NodeLabel(kind, _short(value.name or "?", 40), lines)
 
 
-def group_label(path, op_counts: Counter, node_count: int, top: int = 3) -> NodeLabel:
+def group_label(path, op_counts: dict, node_count: int, top: int = 3) -> NodeLabel:
     # "1 node" / "N nodes" is translated by ui/canvas/words.py (matched by its text).
     count = f"{node_count} node" if node_count == 1 else f"{node_count} nodes"
     # most_common(top) as documented (sorted, ties in counting order), without

@@ -32,19 +32,28 @@ def raw_scope(node_name: str) -> GroupPath:
 def tidy_scopes(raw: list[GroupPath]) -> list[GroupPath]:
     """Display group paths, one per entry of `raw` (the scopes of visible nodes)."""
     # Counted per distinct scope: a 10k-node model has a few thousand, and
-    # walking every node's prefixes was a third of a re-layout's view.
+    # walking every node's prefixes was a third of a re-layout's view. Plain
+    # dicts, and a set only for a scope's first child (Counter's += on a new
+    # key and setdefault's throwaway set cost more than the counting).
     direct: Counter = Counter(raw)
-    tops: Counter = Counter()
+    tops: dict = {}
     for path, n in direct.items():
         if path:
-            tops[path[0]] += n
+            tops[path[0]] = tops.get(path[0], 0) + n
     total = sum(c for c in tops.values() if c >= 2)
-    count: Counter = Counter()
+    count: dict = {}
     children: dict[GroupPath, set] = {}
     for path, n in direct.items():
+        parent: GroupPath = ()
         for d in range(1, len(path) + 1):
-            count[path[:d]] += n
-            children.setdefault(path[:d - 1], set()).add(path[:d])
+            prefix = path[:d]
+            count[prefix] = count.get(prefix, 0) + n
+            siblings = children.get(parent)
+            if siblings is None:
+                children[parent] = {prefix}
+            else:
+                siblings.add(prefix)
+            parent = prefix
     memo: dict[GroupPath, GroupPath] = {(): ()}
 
     def display(path: GroupPath) -> GroupPath:
@@ -56,7 +65,7 @@ def tidy_scopes(raw: list[GroupPath]) -> list[GroupPath]:
             out = parent                       # too small to be worth a box
         elif parent == () and count[path] == total:
             out = ()                           # holds every scoped node: says nothing
-        elif parent_raw and direct[parent_raw] == 0 and len(children[parent_raw]) == 1 \
+        elif parent_raw and direct.get(parent_raw, 0) == 0 and len(children[parent_raw]) == 1 \
                 and len(parent) > len(display(parent_raw[:-1])):
             out = parent[:-1] + (parent[-1] + "/" + path[-1],)   # merge a single-child chain
         else:
