@@ -435,7 +435,6 @@ def _group_infos(shown, paths, expanded) -> dict:
     # own, and slicing and hashing every prefix per pair was most of the cost.
     pairs = Counter(zip(paths, [n.op_type for n in shown]))
     counts_of: dict = {}        # distinct path -> op-count dicts of its prefixes, outermost first
-    in_path: dict = {}          # distinct path -> nodes with exactly that path
     for (path, op_type), count in pairs.items():
         op_dicts = counts_of.get(path)
         if op_dicts is None:
@@ -446,12 +445,10 @@ def _group_infos(shown, paths, expanded) -> dict:
                 if info is None:
                     info = groups[prefix] = GroupInfo(prefix, prefix in expanded, 0, {})
                 op_dicts.append(info.op_counts)
-        in_path[path] = in_path.get(path, 0) + count
         for op_counts in op_dicts:
             op_counts[op_type] = op_counts.get(op_type, 0) + count
-    for path, count in in_path.items():
-        for d in range(1, len(path) + 1):
-            groups[path[:d]].node_count += count
+    for info in groups.values():    # every node counts once under each op type
+        info.node_count = sum(info.op_counts.values())
     return groups
 
 
