@@ -251,7 +251,8 @@ class GraphPanel(QWidget):
         self._pin_old = None
         from onnxstudio.core import gc_policy
         with gc_policy.paused():
-            self._populate(view_model, done.result, keep_view=done.pinned, same=done.same)
+            # After an edit laid out whole (not pinned), the view and selection stay too.
+            self._populate(view_model, done.result, keep_view=done.pinned or done.after_edit, same=done.same)
         self.idle.emit()
         self.laid_out.emit()
         if self.pending.target is not None:

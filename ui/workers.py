@@ -190,6 +190,7 @@ class LayoutJob(QThread):
         # The layout on screen, pinned to after an edit: pieces the edit left
         # equal are taken from it (see core.layout.layout's `previous`).
         self.shown_layout = None
+        self.pin_fits = None    # with after: whether the new view may be pinned to the shown one
 
     def cancel(self) -> None:
         self.token.cancel()
@@ -225,13 +226,16 @@ class LayoutJob(QThread):
                                          "draws at most {most}. Its nodes, search and properties are still "
                                          "there.").format(boxes=f"{boxes:,}", most=f"{MAX_BOXES:,}"))
                 return
+            # Pinning keeps the groups' frames as shown: a box that moved to
+            # another group (a rename changed its scope) is laid out whole instead.
+            pin = self.after is not None and (self.pin_fits is None or self.pin_fits(view))
             # After an edit (previous set) only the pieces are worth keeping on disk.
             # Pinned (after an edit), edges between pieces are drawn by the pinning.
             result = lay.layout(view.request, cancel=self.token, time_limit=self.time_limit,
                                 keep_whole=self.previous is None,
-                                between_pieces=self.after is None or self.previous is None,
-                                previous=self.shown_layout if self.after is not None else None)
-            if self.after is not None:
+                                between_pieces=not pin or self.previous is None,
+                                previous=self.shown_layout if pin else None)
+            if pin:
                 result = self.after(view, result)
         except lay.LayoutCancelled:
             self.cancelled_signal.emit()

@@ -42,3 +42,25 @@ def test_edges_between_pieces_keep_clear_of_boxes_after_insert_and_undo(qtbot, w
     window.qdoc.undo()
     wait_idle(qtbot, window)
     assert _through_boxes(window.graph.scene) == []
+
+
+def test_a_node_renamed_into_another_group_leaves_no_edge_through_a_box(qtbot, window):
+    """A rename that moves a box out of its group (its scope) changes the
+    group frames the pinned re-layout would keep; pinned, 69 edges of
+    layer.0's attention ran through boxes and a frame covered the Softmax
+    (QA). Such an edit is laid out whole, as a fresh open would be."""
+    from onnxstudio.core import edits as E
+    open_model(qtbot, window, shared_model("bert_small") / "model.onnx")
+    qtbot.waitUntil(lambda: window.qdoc.ready, timeout=60_000)
+    wait_idle(qtbot, window)
+    node = next(n for n in window.model.graph.nodes if n.name == "/m/encoder/layer.0/attention/self/MatMul")
+    assert window.qdoc.apply(E.SetNodeField(node.name, "name", "zzz_unique"))
+    wait_idle(qtbot, window)
+    assert _through_boxes(window.graph.scene) == []
+    assert window.qdoc.apply(E.insert_on_edge(window.model, "/m/Add_output_0", "Identity", name="/m/qa_identity"))
+    wait_idle(qtbot, window)
+    assert _through_boxes(window.graph.scene) == []
+    window.edit_actions.undo()
+    window.edit_actions.undo()
+    wait_idle(qtbot, window)
+    assert _through_boxes(window.graph.scene) == []

@@ -12,7 +12,7 @@ from typing import Optional
 from PySide6.QtCore import QCoreApplication, QDeadlineTimer, QElapsedTimer, QObject, Signal
 
 from ..workers import JobRunner, LayoutJob
-from .pinning import pin_to_shown
+from .pinning import moves_between_groups, pin_to_shown
 
 
 @dataclass
@@ -58,6 +58,7 @@ class LayoutRunner(QObject):
                 result, job.same, job.changed = pin_to_shown(old_layout, old_view_model, view_model, result)
                 return result
             job.after = after
+            job.pin_fits = lambda view_model: not moves_between_groups(old_view_model, view_model)
             job.shown_layout = old_layout
         job.previous, job.stale = previous, stale
         job.done.connect(lambda view_model, result, j=job: self._done(j, view_model, result))

@@ -238,6 +238,24 @@ def same_boxes(old_vm, new_vm) -> dict:
     return out
 
 
+def moves_between_groups(old_view_model, view_model) -> bool:
+    """Whether a node's box sits in another group than on screen (a rename
+    changed its scope). Pinning keeps the shown pieces and group frames, which
+    would then no longer fit their boxes: edges ran through boxes, a frame
+    covered a box (QA of issue 25). Such a view is laid out whole."""
+    old_group = {n.id: n.group for n in old_view_model.request.nodes}
+    old_box_of = {id(v.node): k for k, v in old_view_model.nodes.items() if v.node is not None}
+    new_nodes = view_model.nodes
+    for n in view_model.request.nodes:
+        v = new_nodes.get(n.id)
+        if v is None or v.node is None:
+            continue
+        before = old_box_of.get(id(v.node))
+        if before is not None and old_group.get(before) != n.group:
+            return True
+    return False
+
+
 def pin_to_shown(old_layout: Layout, old_view_model, view_model, result: Layout):
     """(pinned layout, new box id -> old box id, ids that moved or changed):
     a new layout of the shown level pinned to the one on screen. Pure
