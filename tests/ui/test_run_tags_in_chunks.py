@@ -13,6 +13,11 @@ def _shown(r) -> int:
 
 
 def _run(qtbot, window, seen=None):
+    # The checker's analysis done first: its end refreshes the overlay too
+    # (new types move edge labels), and landing after the run (a busy
+    # machine) it placed the run's tags before the run's own refresh came.
+    qtbot.waitUntil(lambda: window.qdoc.ready, timeout=120_000)
+    wait_idle(qtbot, window)
     r = window.run_ui
     if seen is not None:       # connected after the overlay: sees what its refresh left
         r.controller.updated.connect(lambda: seen.append((_shown(r), r.overlay.placing)))
