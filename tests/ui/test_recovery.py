@@ -239,3 +239,20 @@ def test_save_edits_as_script_replays_on_the_original(qtbot, window, tmp_path, m
     assert [n.name for n in other.model.graph.nodes] == [n.name for n in window.model.graph.nodes]
     assert list(_attr(_node(other.model, "conv1"), "dilations").value) == [1, 1]
     assert _node(other.model, "sig1").inputs[0] is _node(other.model, "neg1").outputs[0]
+
+
+def test_recovered_steps_show_as_unsaved_and_undoable(qtbot, window, tmp_path, monkeypatch):
+    """After a recovery the window shows the recovered steps as unsaved edits
+    that can be undone (QA): the steps are recorded as each macro closes, after
+    the edits' own events, so the title lacked its * and Undo stayed greyed
+    until the next edit."""
+    model = write_conv_model(tmp_path / "m.onnx")
+    _write_recovery(tmp_path, model)
+    monkeypatch.setenv("ONNXSTUDIO_RECOVERY_DIR", str(tmp_path / "recovery"))
+    window.edit_actions.prompter.answers = ["Recover"]
+    assert window.recovery.offer()
+    qtbot.waitUntil(lambda: window.recovery.last_outcome is not None, timeout=60_000)
+    assert window.recovery.last_outcome.applied == 2
+    assert window.windowTitle().startswith("m.onnx*")
+    undo = window.edit_actions.undo_action
+    assert undo.isEnabled() and "Neg" in undo.text()
