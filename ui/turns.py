@@ -56,6 +56,20 @@ def _free() -> None:
     _taken = False
 
 
+def slice_timer(parent, slice_of_work, alive=None) -> QTimer:
+    """A single-shot timer that runs `slice_of_work` on a turn of its own
+    (`run_or_wait`) when started; with `alive`, only while `alive()` holds
+    (the timer's owner may outlive what the work touches)."""
+    timer = QTimer(parent)
+    timer.setSingleShot(True)
+    timer.setInterval(0)
+    if alive is None:
+        timer.timeout.connect(lambda: run_or_wait(timer, slice_of_work))
+    else:
+        timer.timeout.connect(lambda: alive() and run_or_wait(timer, slice_of_work))
+    return timer
+
+
 def run_or_wait(timer: QTimer, slice_of_work) -> None:
     """For a deferred slice's timer: run `slice_of_work` now, or start the timer again."""
     if take():

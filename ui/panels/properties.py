@@ -10,7 +10,7 @@ from __future__ import annotations
 from contextlib import contextmanager
 
 import numpy as np
-from PySide6.QtCore import QT_TRANSLATE_NOOP, QTimer, QUrl, Signal
+from PySide6.QtCore import QT_TRANSLATE_NOOP, QUrl, Signal
 from PySide6.QtGui import QDesktopServices
 from PySide6.QtWidgets import QSplitter, QTextBrowser, QToolTip, QVBoxLayout, QWidget
 from PySide6.QtGui import QCursor
@@ -75,11 +75,8 @@ class PropertiesPanel(QWidget):
         self.editor_area = EditorSlot()
         self._forms_later = 0             # see forms_later
         self._built_form = None           # a form built on one turn, shown on the next (see _form_due)
-        self._form_timer = QTimer(self)
-        self._form_timer.setSingleShot(True)
-        self._form_timer.setInterval(0)
         # Not in a turn where other deferred work ran (the run's value tags: ui/turns.py).
-        self._form_timer.timeout.connect(lambda: turns.run_or_wait(self._form_timer, self._form_due))
+        self._form_timer = turns.slice_timer(self, self._form_due)
         splitter = QSplitter(Qt.Vertical)
         splitter.addWidget(self.browser)
         splitter.addWidget(self.editor_area)

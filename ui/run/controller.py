@@ -16,7 +16,7 @@ import time
 from contextlib import contextmanager
 from typing import Callable, Optional
 
-from PySide6.QtCore import QObject, QThread, QTimer, Signal
+from PySide6.QtCore import QObject, QThread, Signal
 from shiboken6 import isValid
 
 from onnxstudio.core import gc_policy
@@ -134,15 +134,9 @@ class RunController(QObject):
         # with the repaint it asks for made one pause (30-47 ms on a core
         # while stepping bert_12layer_narrow, benchmarks/run_responsiveness.py).
         self._outcome = None
-        self._outcome_timer = QTimer(self)
-        self._outcome_timer.setSingleShot(True)
-        self._outcome_timer.setInterval(0)
-        self._outcome_timer.timeout.connect(lambda: turns.run_or_wait(self._outcome_timer, self._handle_outcome))
+        self._outcome_timer = turns.slice_timer(self, self._handle_outcome)
         self._to_start = None                # a job whose thread starts on a turn of its own (see _start)
-        self._starter = QTimer(self)
-        self._starter.setSingleShot(True)
-        self._starter.setInterval(0)
-        self._starter.timeout.connect(lambda: turns.run_or_wait(self._starter, self._start_pending))
+        self._starter = turns.slice_timer(self, self._start_pending)
 
     # -- document -------------------------------------------------------------------------
 

@@ -28,7 +28,7 @@ from typing import Callable, Optional
 
 import time
 
-from PySide6.QtCore import QCoreApplication, QPointF, QRectF, Qt, QTimer
+from PySide6.QtCore import QCoreApplication, QPointF, QRectF, Qt
 from PySide6.QtGui import QColor, QPainter, QPainterPath, QPen, QPolygonF
 from PySide6.QtWidgets import QGraphicsItem
 from shiboken6 import isValid
@@ -280,24 +280,14 @@ class RunOverlay:
         self._pending: list = []
         self._pending_room: Optional[_Room] = None
         self.chunks: list = []
-        self._placer = QTimer()
-        self._placer.setSingleShot(True)
-        self._placer.setInterval(0)
         # One chunk per turn, and not in a turn where other deferred work ran (ui/turns.py).
-        self._placer.timeout.connect(lambda: self._alive() and turns.run_or_wait(self._placer, self._place_some))
+        self._placer = turns.slice_timer(None, self._place_some, self._alive)
         panel.laid_out.connect(self._laid_out)
-        self._refresher = QTimer()
-        self._refresher.setSingleShot(True)
-        self._refresher.setInterval(0)
-        self._refresher.timeout.connect(lambda: self._alive() and turns.run_or_wait(self._refresher, self.refresh))
+        self._refresher = turns.slice_timer(None, self.refresh, self._alive)
         # What tags keep clear of (~15-30 ms for bert_12layer_narrow's 199 edges)
         # is made while a job runs, when the UI thread has nothing else to do,
         # not in the refresh that shows its result.
-        self._grounder = QTimer()
-        self._grounder.setSingleShot(True)
-        self._grounder.setInterval(0)
-        self._grounder.timeout.connect(lambda: self._alive() and turns.run_or_wait(self._grounder,
-                                                                                       self._prepare_ground))
+        self._grounder = turns.slice_timer(None, self._prepare_ground, self._alive)
         controller.busy.connect(lambda _what: self._grounder.start())
         controller.updated.connect(self.follow)
         controller.stopped.connect(lambda _e: self.follow())
