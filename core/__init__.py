@@ -10,34 +10,19 @@ the IR, serde and numpy with it, so the app can set its start up before
 they load (onnxstudio/app.py), and `core.check(model)` does not pay for the
 checker's import until it is called.
 """
-import importlib
+from . import lazy_exports
 
 # module (relative to this package) -> the names this package hands out from it
 _EXPORTS = {
-    ".errors": ("CoreError", "ExternalDataError", "LoadError", "SaveError"),
-    ".ir": ("Attr", "AttrType", "DataType", "Function", "Graph", "IRError", "Model", "Node", "SparseTensor",
-            "Tensor", "TensorType", "Value"),
-    ".serde.codec": ("from_numpy", "to_numpy"),
-    ".serde.io": ("SaveOptions", "load", "load_bytes", "save", "to_bytes"),
-    ".document": ("Document",),
+    "errors": ("CoreError", "ExternalDataError", "LoadError", "SaveError"),
+    "ir": ("Attr", "AttrType", "DataType", "Function", "Graph", "IRError", "Model", "Node", "SparseTensor",
+           "Tensor", "TensorType", "Value"),
+    "serde.codec": ("from_numpy", "to_numpy"),
+    "serde.io": ("SaveOptions", "load", "load_bytes", "save", "to_bytes"),
+    "document": ("Document",),
 }
-_HOME = {name: module for module, names in _EXPORTS.items() for name in names}
-
-
-def __getattr__(name):
-    if name == "check":             # the submodule, which is also what core.check(model) calls
-        return importlib.import_module(".check", __name__)
-    module = _HOME.get(name)
-    if module is None:
-        raise AttributeError(f"module {__name__!r} has no attribute {name!r}")
-    value = getattr(importlib.import_module(module, __name__), name)
-    globals()[name] = value         # later reads skip this function
-    return value
-
-
-def __dir__():
-    return sorted(set(globals()) | set(_HOME))
-
+# `check` is the submodule, which is also what core.check(model) calls.
+__getattr__, __dir__ = lazy_exports.on_first_use(globals(), _EXPORTS, submodules=("check",))
 
 __all__ = ["Document", "CoreError", "ExternalDataError", "LoadError", "SaveError", "Attr", "AttrType", "DataType",
            "Function", "Graph", "IRError", "Model", "Node", "SparseTensor", "Tensor", "TensorType", "Value",

@@ -13,7 +13,7 @@ loaded from its module on first use (PEP 562), so the app's start, which
 needs only `base` (the Document), does not pay for every edit. Reading
 `EDIT_KINDS` here, or reading a script (script.py), loads every kind first.
 """
-import importlib
+from .. import lazy_exports
 
 # module -> the names this package hands out from it
 _EXPORTS = {
@@ -31,27 +31,11 @@ _EXPORTS = {
                "RenameValue", "SetInitializer", "SetValueType", "sparse_from_dense",),
     "wiring": ("AddNode", "RemoveNode", "SetNodeInput", "SetNodeInputs", "SetNodeOrder", "SetNodeOutputs",),
 }
-_HOME = {name: module for module, names in _EXPORTS.items() for name in names}
 
 # The modules whose edits register a kind (script.py imports the same ones).
 KIND_MODULES = ("node_edits", "values", "wiring", "model_edits", "node_order")
 
-
-def __getattr__(name):
-    module = _HOME.get(name)
-    if module is None:
-        raise AttributeError(f"module {__name__!r} has no attribute {name!r}")
-    if name == "EDIT_KINDS":
-        for kind_module in KIND_MODULES:
-            importlib.import_module(f".{kind_module}", __name__)
-    value = getattr(importlib.import_module(f".{module}", __name__), name)
-    globals()[name] = value         # later reads skip this function
-    return value
-
-
-def __dir__():
-    return sorted(set(globals()) | set(_HOME))
-
+__getattr__, __dir__ = lazy_exports.on_first_use(globals(), _EXPORTS, loaded_first={"EDIT_KINDS": KIND_MODULES})
 
 __all__ = ["EDIT_KINDS", "Changes", "Edit", "EditError", "Macro", "register", "SetAttribute",
            "SetNodeField", "find_graph", "find_node", "graph_path", "node_ref",
