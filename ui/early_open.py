@@ -20,7 +20,7 @@ from __future__ import annotations
 import concurrent.futures
 import threading
 
-from .workers import MAX_BOXES, LoadJob
+from .workers import LoadJob, lay_out_level
 
 # The one layout on offer to the canvas: (graph, expanded, job). Set on the UI
 # thread when the window adopts the model; taken by a LayoutJob's thread.
@@ -56,16 +56,11 @@ class EarlyOpen(LoadJob):
                 self.laid_out.set_result(None)
 
     def _lay_out(self):
-        from onnxstudio.core import layout as lay
         try:
-            view = lay.build_view(self.model.graph, self.measure, expanded=self.expanded)
-            if len(view.request.nodes) > MAX_BOXES:
-                return None         # the canvas's own job says so
-            result = lay.layout(view.request, cancel=self.token, time_limit=self.time_limit,
-                                keep_whole=True, between_pieces=True)
-        except Exception:   # noqa: BLE001 - cancelled or failed: the canvas lays out and reports itself
+            laid_out = lay_out_level(self.model.graph, self.measure, self.expanded, self.token, self.time_limit)
+        except Exception:   # noqa: BLE001 - too big, cancelled or failed: the canvas lays out and reports itself
             return None
-        return None if self.token.cancelled else (view, result)
+        return None if self.token.cancelled else laid_out
 
     def offer(self) -> None:
         """The window shows this job's model: its layout may serve the canvas."""

@@ -168,6 +168,39 @@ def run_inference(model) -> dict:
 MAX_BOXES = 50_000
 
 
+class TooManyBoxes(Exception):
+    """The level would hold more than MAX_BOXES boxes: it is not laid out."""
+
+    def __init__(self, boxes: int):
+        super().__init__(f"{boxes:,} boxes, more than {MAX_BOXES:,}")
+        self.boxes = boxes
+
+
+def lay_out_level(graph, measure, expanded, token, time_limit: float, *, previous=None, stale=None,
+                  after=None, pin_fits=None, shown_layout=None):
+    """(GraphView, Layout) of one graph level with `expanded` groups open, in
+    the calling (worker) thread: the canvas's LayoutJob and the command
+    line's EarlyOpen both lay out through here. Without the keywords it is
+    the whole level, as a model opens; with them, the level again after an
+    edit (LayoutJob's attributes of the same names say what each is).
+    Raises TooManyBoxes, or core.layout.LayoutCancelled once `token` is set."""
+    from onnxstudio.core import layout as lay
+    view = lay.build_view(graph, measure, expanded=expanded, previous=previous, stale=stale)
+    token.raise_if_cancelled()
+    if len(view.request.nodes) > MAX_BOXES:
+        raise TooManyBoxes(len(view.request.nodes))
+    # Pinning keeps the groups' frames as shown: a box that moved to
+    # another group (a rename changed its scope) is laid out whole instead.
+    pin = after is not None and (pin_fits is None or pin_fits(view))
+    # After an edit (previous set) only the pieces are worth keeping on disk.
+    # Pinned (after an edit), edges between pieces are drawn by the pinning.
+    result = lay.layout(view.request, cancel=token, time_limit=time_limit, keep_whole=previous is None,
+                        between_pieces=not pin or previous is None, previous=shown_layout if pin else None)
+    if pin:
+        result = after(view, result)
+    return view, result
+
+
 class LayoutJob(QThread):
     done = Signal(object, object)    # core.layout.GraphView, core.layout.Layout
     failed = Signal(str)
@@ -217,26 +250,14 @@ class LayoutJob(QThread):
                 self.done.emit(*prepared)
                 return
         try:
-            view = lay.build_view(self.graph, self.measure, expanded=self.expanded, previous=self.previous,
-                                 stale=self.stale)
-            self.token.raise_if_cancelled()
-            boxes = len(view.request.nodes)
-            if boxes > MAX_BOXES:
-                self.failed.emit(self.tr("This graph would need {boxes} boxes on one canvas; onnxstudio "
-                                         "draws at most {most}. Its nodes, search and properties are still "
-                                         "there.").format(boxes=f"{boxes:,}", most=f"{MAX_BOXES:,}"))
-                return
-            # Pinning keeps the groups' frames as shown: a box that moved to
-            # another group (a rename changed its scope) is laid out whole instead.
-            pin = self.after is not None and (self.pin_fits is None or self.pin_fits(view))
-            # After an edit (previous set) only the pieces are worth keeping on disk.
-            # Pinned (after an edit), edges between pieces are drawn by the pinning.
-            result = lay.layout(view.request, cancel=self.token, time_limit=self.time_limit,
-                                keep_whole=self.previous is None,
-                                between_pieces=not pin or self.previous is None,
-                                previous=self.shown_layout if pin else None)
-            if pin:
-                result = self.after(view, result)
+            view, result = lay_out_level(self.graph, self.measure, self.expanded, self.token, self.time_limit,
+                                         previous=self.previous, stale=self.stale, after=self.after,
+                                         pin_fits=self.pin_fits, shown_layout=self.shown_layout)
+        except TooManyBoxes as too_many:
+            self.failed.emit(self.tr("This graph would need {boxes} boxes on one canvas; onnxstudio "
+                                     "draws at most {most}. Its nodes, search and properties are still "
+                                     "there.").format(boxes=f"{too_many.boxes:,}", most=f"{MAX_BOXES:,}"))
+            return
         except lay.LayoutCancelled:
             self.cancelled_signal.emit()
             return

@@ -202,3 +202,39 @@ def test_the_collector_runs_again_when_the_app_quits_before_its_first_picture(qt
     assert gui.main([str(demo)]) == 0          # the pause was still on as the loop began
     assert not gc_policy.held()
     wait_idle(qtbot, windows[-1])
+
+
+def lay_out_both(demo, tmp_path, monkeypatch):
+    """(EarlyOpen's laid_out, what LayoutJob signalled) for the demo's main graph,
+    each run in this thread with a layout cache of its own."""
+    from onnxstudio.ui.canvas.scene import measure_label
+    from onnxstudio.ui.early_open import EarlyOpen
+    from onnxstudio.ui.workers import LayoutJob
+    monkeypatch.setenv("ONNXSTUDIO_LAYOUT_CACHE", str(tmp_path / "early-cache"))
+    early = EarlyOpen(str(demo), None, measure_label)
+    early.run()                     # read, then lay out
+    monkeypatch.setenv("ONNXSTUDIO_LAYOUT_CACHE", str(tmp_path / "job-cache"))
+    job = LayoutJob(early.model.graph, None, measure_label)
+    signalled = []
+    job.done.connect(lambda view, layout: signalled.append(("done", view, layout)))
+    job.failed.connect(lambda message: signalled.append(("failed", message)))
+    job.run()
+    return early.laid_out.result(timeout=0), signalled
+
+
+def test_the_early_layout_is_the_one_the_canvas_job_makes(qtbot, demo, tmp_path, monkeypatch):
+    (early_view, early_layout), signalled = lay_out_both(demo, tmp_path, monkeypatch)
+    ((kind, view, layout),) = signalled
+    assert kind == "done" and not early_layout.from_cache and not layout.from_cache
+    assert len(early_view.request.nodes) == len(view.request.nodes) > 5
+    fields = ("nodes", "edges", "groups", "width", "height", "engine")
+    assert [getattr(early_layout, f) for f in fields] == [getattr(layout, f) for f in fields]
+
+
+def test_a_level_past_the_box_limit_is_left_to_the_canvas_which_says_so(qtbot, demo, tmp_path, monkeypatch):
+    from onnxstudio.ui import workers
+    monkeypatch.setattr(workers, "MAX_BOXES", 3)
+    early, signalled = lay_out_both(demo, tmp_path, monkeypatch)
+    assert early is None
+    ((kind, message),) = signalled
+    assert kind == "failed" and "at most 3" in message and "would need 14 boxes" in message
