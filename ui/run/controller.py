@@ -41,7 +41,6 @@ class RunJob(QThread):
         self.work = work
         self._last = 0.0
         self.on_cancel: Optional[Callable] = None     # stops `work` (the DebugRun's cancel)
-        self.ui_first = worker_yields.UIFirst()
 
     def cancel(self) -> None:
         if self.on_cancel is not None:
@@ -66,6 +65,8 @@ class RunJob(QThread):
         from onnxstudio.core.exec import Cancelled
         from onnxstudio.core.exec.pause_points import hook_this_thread
         self._last = time.monotonic()             # the first count after PROGRESS_MS (see report)
+        # Made as the thread starts, not with the job (which may wait a turn of the
+        # event loop to start): how long it gives way grows with the time it has worked.
         self.ui_first = worker_yields.UIFirst()
         # Also between the nodes of the executor's own long stretches (a plan, taking values in).
         hook_this_thread(self.ui_first.give_way)
