@@ -83,6 +83,7 @@ class Cloner:
         new = Node.__new__(Node)
         new.op_type, new.domain, new.name, new.overload = n.op_type, n.domain, n.name, n.overload
         new.doc_string, new._src, new._index, new._present = n.doc_string, n._src, n._index, n._present
+        new._repeats = n._repeats
         new.metadata_props = dict(n.metadata_props) if n.metadata_props else {}
         new.device_configurations = list(n.device_configurations) if n.device_configurations else []
         new.graph = graph

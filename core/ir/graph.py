@@ -87,6 +87,17 @@ class KeepsSource:
         if present is not None:
             self._present = present
 
+    @property
+    def repeats(self):
+        """Entries of the source message whose key the file repeats, which
+        this object's dicts hold once (serde/repeats.py), or None. Nodes,
+        functions and models have them; graphs and values never do."""
+        return getattr(self, "_repeats", None)
+
+    def remember_repeats(self, repeats) -> None:
+        """Serde's reader: what `repeats` says."""
+        self._repeats = repeats
+
 
 class Attr:
     """A node attribute. Its value is decoded from the file on first access."""
@@ -239,7 +250,7 @@ class Node(KeepsSource):
     """One operator call. Create it detached, then add it with a Graph mutator."""
     __slots__ = ("op_type", "domain", "name", "overload", "_inputs", "_outputs", "attributes",
                  "graph", "doc_string", "metadata_props", "device_configurations", "_src",
-                 "_index", "_present", "__weakref__")
+                 "_index", "_present", "_repeats", "__weakref__")
 
     def __init__(self, op_type: str, inputs: Sequence[Optional[Value]] = (),
                  outputs: Sequence[Optional[Value]] = (), attributes: Iterable[Attr] | dict = (),
@@ -260,6 +271,7 @@ class Node(KeepsSource):
         self._src = None   # message read from the file (for unknown fields)
         self._index = -1
         self._present = frozenset()
+        self._repeats = None
         for v in inputs:
             self._inputs.append(v)
             if v is not None:
@@ -645,7 +657,7 @@ class Graph(KeepsSource):
             outs.append(v)
         nodes = self._nodes
         node.graph, node._index, node._inputs, node._outputs = self, len(nodes), ins, outs
-        node._src, node._present = source, present
+        node._src, node._present, node._repeats = source, present, None
         nodes.append(node)
         self._nodes_tuple = None
 

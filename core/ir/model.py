@@ -52,6 +52,7 @@ class Function(KeepsSource, RemembersOpsets):
         self._opset_present: list[frozenset] = []
         self._src = None   # message read from the file (for unknown fields)
         self._present: frozenset = frozenset()
+        self._repeats = None   # attribute defaults the file repeats (serde/repeats.py)
 
     @property
     def key(self) -> tuple[str, str, str]:
@@ -95,6 +96,7 @@ class Model(KeepsSource, RemembersOpsets):
         self._opset_present: list[frozenset] = []
         self._present: frozenset = frozenset()   # scalar fields present in the file
         self._src = None   # message read from the file (for unknown fields)
+        self._repeats = None   # metadata keys and functions the file repeats (serde/repeats.py)
         self._external_files = None   # serde's mapped external data files, shared with clones
 
     def build_on_first_use(self, build) -> None:

@@ -17,6 +17,7 @@ from ..ir.graph import NOT_DECODED, Attr, AttrType, Graph, Node, Value
 from ..ir.model import Function, Model
 from ..ir.tensor import SparseTensor, Tensor
 from ..ir.text import as_text
+from .repeats import first_wins, last_wins
 from .type_proto import type_from_proto, type_to_proto
 from ..proto import onnx_pb2 as pb
 from .wire import encode_varint
@@ -210,10 +211,12 @@ class _Reader:
             node.metadata_props = _props(np_.metadata_props) if np_.metadata_props else {}
             node.device_configurations = list(np_.device_configurations) if np_.device_configurations else []
             append(node, np_.input, np_.output, np_, _present_if_empty(np_, node))
-            node.attributes = {}
+            node.attributes = attrs = {}
             for a in np_.attribute:
                 at = self.attr(a, node, g)
-                node.attributes[at.name] = at
+                attrs[at.name] = at
+            if len(attrs) != len(np_.attribute):
+                node.remember_repeats(_attribute_repeats(np_.attribute, attrs))
 
     def function(self, fp: pb.FunctionProto) -> Function:
         f = Function(as_text(fp.domain), as_text(fp.name), as_text(fp.overload))
@@ -221,6 +224,8 @@ class _Reader:
         for a in fp.attribute_proto:
             at = self.attr(a, None, None)
             f.attribute_defaults[at.name] = at
+        if len(f.attribute_defaults) != len(fp.attribute_proto):
+            f.remember_repeats(_attribute_repeats(fp.attribute_proto, f.attribute_defaults))
         f.remember_opsets([(as_text(o.domain), o.version) for o in fp.opset_import])
         f.opset_imports = {canonical_domain(d): v for d, v in f.opsets_as_read}
         f.doc_string = as_text(fp.doc_string)
@@ -241,6 +246,25 @@ class _Reader:
             g.declare_as_read("value_info", v)
         f.remember_source(fp, _present(fp, ("name", "domain", "doc_string", "overload")))
         return f
+
+
+def _attribute_repeats(protos, kept: dict):
+    """Attributes a node or function gives more than once; the last of a name
+    is the one kept (its source message marks it)."""
+    return last_wins(protos, lambda a: as_text(a.name), lambda name, last: kept[name].source)
+
+
+def _model_repeats(mp: pb.ModelProto, m: Model):
+    """Metadata keys (the last value kept) and functions (the first kept)
+    the file repeats."""
+    metadata = functions = None
+    if len(m.metadata_props) != len(mp.metadata_props):
+        metadata = last_wins(mp.metadata_props, lambda e: as_text(e.key),
+                             lambda key, last: m.metadata_props[key])
+    if len(mp.functions) and len(m.functions) != len(mp.functions):
+        functions = first_wins(mp.functions, lambda fp: (as_text(fp.domain), as_text(fp.name), as_text(fp.overload)),
+                               lambda key, first: first)
+    return (metadata, functions) if metadata or functions else None
 
 
 def _text(b: bytes):
@@ -273,6 +297,7 @@ def model_from_proto(mp: pb.ModelProto, make_tensor: Optional[TensorFactory] = N
         model.graph = r.graph(mp.graph, owner=model)
         for fp in mp.functions:
             model.add_function_as_read(r.function(fp))
+        model.remember_repeats(_model_repeats(mp, model))
 
     if lazy:
         m.build_on_first_use(build)
@@ -345,11 +370,17 @@ class ProtoWriter:
         out.name = a.name
         if a.ref_attr_name:
             return
-        v = a.value
         t = a.type
-        if src is not None and t not in (AttrType.TENSOR, AttrType.TENSORS, AttrType.GRAPH, AttrType.GRAPHS,
-                                         AttrType.SPARSE_TENSOR, AttrType.SPARSE_TENSORS):
-            return
+        if src is not None:
+            if t not in (AttrType.TENSOR, AttrType.TENSORS, AttrType.GRAPH, AttrType.GRAPHS,
+                         AttrType.SPARSE_TENSOR, AttrType.SPARSE_TENSORS):
+                return
+            # A tensor attribute the file gave no tensor (damaged; the checker
+            # says so) stays without one: decoding it made an empty tensor.
+            if (t == AttrType.TENSOR and not src.HasField("t")) or \
+                    (t == AttrType.SPARSE_TENSOR and not src.HasField("sparse_tensor")):
+                return
+        v = a.value
         if self.on_bad_value is None:
             self._attr_value(v, t, out)
             return
@@ -420,7 +451,10 @@ class ProtoWriter:
             out.domain = n.domain
         if n.overload or "overload" in present:
             out.overload = n.overload
+        repeats = n.repeats
         for a in n.attributes.values():
+            if repeats is not None:
+                _write_repeats(repeats.around(a.name, a.source), 0, out.attribute)
             self.attr(a, out.attribute.add())
         if n.doc_string or "doc_string" in present:
             out.doc_string = n.doc_string
@@ -479,7 +513,10 @@ class ProtoWriter:
         out.input.extend(v.name for v in f.graph.inputs)
         out.output.extend(v.name for v in f.graph.outputs)
         out.attribute.extend(f.attributes)
+        repeats = f.repeats
         for a in f.attribute_defaults.values():
+            if repeats is not None:
+                _write_repeats(repeats.around(a.name, a.source), 0, out.attribute_proto)
             self.attr(a, out.attribute_proto.add())
         for n in f.graph.nodes:
             self.node(n, out.node.add())
@@ -498,6 +535,14 @@ class ProtoWriter:
             e = out.metadata_props.add()
             e.key, e.value = k, val
         self.unknown(f, out)
+
+
+def _write_repeats(found, side: int, field) -> None:
+    """The entries a file repeated on `side` (0 before, 1 after) of a kept
+    one (repeats.py), as read, into the repeated `field`."""
+    if found is not None:
+        for entry in found[side]:
+            field.add().CopyFrom(entry)
 
 
 def _opsets_to_write(as_read, resolved: dict) -> list:
@@ -541,12 +586,17 @@ def model_to_proto(m: Model, tensor_proto: Optional[Callable[[Tensor], pb.Tensor
         mp.model_version = m.model_version
     if "graph" in present or len(m.graph) or m.graph.inputs or m.graph.outputs or m.graph.name:
         w.graph(m.graph, mp.graph)
+    metadata_repeats, function_repeats = m.repeats or (None, None)
     for k, val in m.metadata_props.items():
+        if metadata_repeats is not None:
+            _write_repeats(metadata_repeats.around(k, val), 0, mp.metadata_props)
         e = mp.metadata_props.add()
         e.key, e.value = k, val
     mp.training_info.extend(m.training_info)
     for f in m.functions.values():
         w.function(f, mp.functions.add())
+        if function_repeats is not None:
+            _write_repeats(function_repeats.around(f.key, f.source), 1, mp.functions)
     mp.configuration.extend(m.configuration)
     w.unknown(m, mp)
     return mp

@@ -6,7 +6,9 @@ import pytest
 
 from check_bases import base_names, load_base
 from check_mutations import MUTATIONS
-from onnxstudio.core.check import ERROR, check
+from onnxstudio import core
+from onnxstudio.core.check import ERROR, LiveChecker, check
+from onnxstudio.core.errors import ExternalDataError
 
 
 def _cases():
@@ -42,3 +44,28 @@ def test_mutant_is_caught_at_its_place(base, mutate, tmp_path):
 def test_bases_are_clean(base, tmp_path):
     errors = [d for d in check(load_base(base), model_dir=tmp_path) if d.severity == ERROR]
     assert not errors, "\n".join(map(str, errors))
+
+
+def _verdict(diagnostics) -> list:
+    return sorted((d.code, d.path, str(d.severity), d.message) for d in diagnostics)
+
+
+@pytest.mark.parametrize("base,mutate", CASES)
+def test_the_app_judges_a_mutant_as_its_file(base, mutate, tmp_path):
+    """The app checks the IR it loaded, not the file: whatever the IR holds
+    once per key (a repeated attribute, metadata key or function) or
+    decodes (a tensor attribute without a tensor) must still reach the
+    rules. Both the one-off check and the live checker give the file's
+    verdict, word for word."""
+    model = load_base(base)
+    mutate(model)
+    path = tmp_path / "mutant.onnx"
+    path.write_bytes(model.SerializeToString())
+    want = _verdict(check(path))
+    try:
+        loaded = core.load(path)
+    except ExternalDataError as e:      # refused at open, naming the tensor
+        assert str(path) in str(e) and "tensor '" in str(e)
+        return
+    assert _verdict(check(loaded, use_inference=False)) == want
+    assert _verdict(LiveChecker(loaded).diagnostics) == want
