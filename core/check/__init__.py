@@ -21,6 +21,7 @@ import types
 from ..proto import onnx_pb2 as pb
 from ..serde import wire
 from ..diagnostics import CODES, ERROR, INFO, WARNING, Diagnostic, Severity  # noqa: F401
+from .damaged_text import DamagedText
 from .file_form import parse_without_weights
 from .ir_rules import combine, declared_vs_inferred, inferred_errors, ir_to_proto
 from .live import LiveChecker  # noqa: F401
@@ -95,6 +96,7 @@ def check(model, *, model_dir=None, type_lookup=None, use_inference: bool = True
     if is_ir:
         # The file form serde writes; values it cannot write become findings.
         proto, extra = ir_to_proto(model)
+        extra += DamagedText.read(model).findings(model)
         path = getattr(model, "path", None)
         folder = pathlib.Path(path).resolve().parent if path else None
     else:

@@ -28,6 +28,7 @@ from __future__ import annotations
 import pathlib
 
 from ..ir.types import TensorType
+from .damaged_text import DamagedText
 from .edit_plan import EditPlanner
 from .ir_rules import bad_value_diagnostics, combine, declared_vs_inferred, inferred_errors
 from .on_demand import OnDemand
@@ -62,15 +63,16 @@ class LiveChecker:
         in nodes, and declarations that contradict inference (ir_rules)."""
         found = self._session.diagnostics
         bad = self._bad_attributes() if self._bad_values else ()
+        text = self._damaged.findings(self.model) if self._damaged else []
         contradictions = in_nodes = []
         inference = self.inference
         if inference is not None:
             contradictions = declared_vs_inferred(self.model, inference)
             if inference.errors:
                 in_nodes = inferred_errors(self.model, inference)
-        if not bad and not contradictions and not in_nodes:
+        if not bad and not contradictions and not in_nodes and not text:
             return found
-        return combine(found, bad_value_diagnostics(self.model, bad) + in_nodes, contradictions)
+        return combine(found, bad_value_diagnostics(self.model, bad) + text + in_nodes, contradictions)
 
     def refresh(self) -> list:
         """Re-read the whole model and check everything (inference, when
@@ -80,6 +82,8 @@ class LiveChecker:
         # Attributes whose value their type cannot carry (set from Python):
         # written without a value, reported here.
         self._bad_values: dict = {}
+        # Invalid UTF-8 the file held (the file form written for the rules has U+FFFD instead).
+        self._damaged = DamagedText.read(self.model)
         self._planner = EditPlanner(self.model)
         self._session = CheckSession(source=OnDemand(self.model, self._bad_value), model_dir=folder,
                                      type_lookup=self.type_lookup, ir_graph=self.model.graph)

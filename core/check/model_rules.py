@@ -74,9 +74,7 @@ def check_model_fields(model, out) -> None:
                if getattr(model, f).__class__ is bytes]
     damaged += [f"metadata key {as_text(e.key)!r}" for e in model.metadata_props
                 if e.key.__class__ is bytes or e.value.__class__ is bytes]
-    if damaged:
-        out.add("text.invalid-utf8", "model", f"not valid UTF-8: {', '.join(damaged)}; "
-                "the file is damaged (onnxstudio shows and saves these with U+FFFD)")
+    damaged_model_text(damaged, out)
     keys = set()
     for entry in model.metadata_props:
         if entry.key in keys:
@@ -89,3 +87,11 @@ def check_model_fields(model, out) -> None:
     if len(model.functions) and ir and ir < 8:
         out.add("model.feature-too-new", "functions",
                 f"model-local functions need IR version 8; the model declares {ir}")
+
+
+def damaged_model_text(damaged: list, out) -> None:
+    """The finding on the model's fields that are not valid UTF-8 (`damaged`:
+    their labels); the IR's check reads them from the source (damaged_text.py)."""
+    if damaged:
+        out.add("text.invalid-utf8", "model", f"not valid UTF-8: {', '.join(damaged)}; "
+                "the file is damaged (onnxstudio shows and saves these with U+FFFD)")

@@ -52,6 +52,35 @@ def test_the_checker_reports_the_damaged_text(tmp_path):
     assert ("text.invalid-utf8", "graph") in found
 
 
+def _text_findings(diagnostics) -> list:
+    return sorted((d.code, d.path, d.message) for d in diagnostics if d.code == "text.invalid-utf8")
+
+
+def test_the_app_reports_it_as_the_file_check_does(tmp_path):
+    """The app checks the IR, whose text holds U+FFFD: the damage is read
+    from the source messages, in the file check's words, for as long as the
+    model still holds that text."""
+    from onnxstudio.core.document import Document
+    from onnxstudio.core.edits import RenameValue, SetModelField
+    path = _damaged_model(tmp_path)
+    want = _text_findings(check(path))
+    assert len(want) == 2
+    assert _text_findings(check(core.load(path))) == want
+    doc = Document.open(path)
+    assert _text_findings(doc.diagnostics) == want
+    doc.apply(SetModelField("producer_name", "tests"))
+    model_says = [m for _, p, m in _text_findings(doc.diagnostics) if p == "model"]
+    assert len(model_says) == 1 and "producer_name" not in model_says[0] and "metadata key" in model_says[0]
+    doc.apply(RenameValue("YOU\ufffd", "y_out"))
+    graph = [m for _, p, m in _text_findings(doc.diagnostics) if p == "graph"]
+    assert len(graph) == 1 and graph[0].startswith("1 name is not valid UTF-8"), graph
+    doc.apply(RenameValue("XI\ufffd", "x_in"))
+    assert [p for _, p, _ in _text_findings(doc.diagnostics)] == ["model"]
+    for _ in range(3):
+        doc.undo()
+    assert _text_findings(doc.diagnostics) == want
+
+
 @pytest.mark.slow
 def test_every_command_works_on_it(tmp_path):
     path = _damaged_model(tmp_path)
