@@ -40,7 +40,7 @@ class HistoryStep:
 
 @dataclass
 class DocumentEvent:
-    kind: str              # "edit", "undo", "redo", "saved"
+    kind: str              # "edit", "undo", "redo", "saved", "recorded" (a macro's step added; no change)
     changes: Changes
     revision: int
     step: str = ""         # the name of the step applied or undone
@@ -121,6 +121,9 @@ class Document:
             self.steps.append(step)
             self.index += 1
             self._merge_open = False
+            # The edits' own events came before the step existed: listeners
+            # that show the history (title, Undo, the history dock) learn here.
+            self._emit(DocumentEvent("recorded", Changes(), self.revision, name))
 
     def undo(self) -> Optional[Changes]:
         if not self.can_undo:

@@ -13,7 +13,7 @@ from onnxstudio.core.edits import EditError
 
 
 class QtDocument(QObject):
-    changed = Signal(object)            # DocumentEvent, after every edit / undo / redo / save
+    changed = Signal(object)            # DocumentEvent, after every edit / undo / redo / save / macro step
     history_changed = Signal()          # steps, index or clean state moved
     refused = Signal(str)               # an edit was refused: the message names place and reason
     analysed = Signal()                 # inferred types and diagnostics became available

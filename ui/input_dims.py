@@ -155,5 +155,3 @@ class InputDims:
             self.prompter.warn(QCoreApplication.translate("InputDims", "Dims not changed"),
                                QCoreApplication.translate("InputDims", "{problem}. Nothing was changed.")
                                .format(problem=e))
-        else:
-            qdoc.history_changed.emit()     # the macro's closing step emits no event of its own

@@ -145,9 +145,6 @@ class Recovery(QObject):
             self._pending = rf          # another model finished loading first
             return
         outcome = rec.recover(qdoc.document, rf)
-        # Each step is recorded when its macro closes, after the edits' own
-        # events: without this the title lacks its * and Undo stays greyed.
-        qdoc.history_changed.emit()
         self.last_outcome = outcome
         rec.discard(rf)
         self.autosave()                 # the replayed steps are this instance's now

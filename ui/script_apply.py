@@ -78,8 +78,6 @@ class ScriptApplier:
         except Exception as e:  # noqa: BLE001 - a bug: reported with details; the macro rolled back
             self.prompter.report_unexpected(title, e)
             return False
-        finally:
-            qdoc.history_changed.emit()      # the macro's closing step emits no event of its own
         if not lines.changed:
             headline = translate("ScriptApplier", "{path}: the model already holds what every step sets; nothing "
                                  "changed and no undo step was added.").format(path=path.name)

@@ -61,3 +61,19 @@ def test_a_model_with_errors_still_saves(tmp_path):
     doc.save(tmp_path / "broken.onnx")
     again = core.load(tmp_path / "broken.onnx")
     assert again.graph.find_node("a").attr("bogus") == 1 and not doc.dirty
+
+
+def test_a_macro_tells_its_listeners_when_its_step_is_recorded():
+    """The edits inside a macro report their changes as they go, before the
+    step exists; the closing event lets a title or an Undo action show it."""
+    doc = Document(chain())
+    seen = []
+    doc.subscribe(lambda ev: seen.append((ev.kind, doc.can_undo, doc.undo_name, doc.dirty)))
+    with doc.macro("Two renames"):
+        doc.apply(SetNodeField("a", "doc_string", "first"))
+        doc.apply(SetNodeField("b", "doc_string", "second"))
+    assert [s[0] for s in seen] == ["edit", "edit", "recorded"]
+    assert seen[-1] == ("recorded", True, "Two renames", True)
+    with doc.macro("Nothing"):
+        pass
+    assert len(seen) == 3           # no step, no event
