@@ -79,7 +79,8 @@ def check_model_fields(model, out) -> None:
     for entry in model.metadata_props:
         if entry.key in keys:
             out.add("model.metadata-duplicate", f"model/metadata_props {paths.quote(entry.key)}",
-                    f"metadata key {entry.key!r} appears more than once")
+                    f"metadata key {entry.key!r} appears more than once; readers take the last value: "
+                    "set or remove the key so it appears once")
         keys.add(entry.key)
     if len(model.configuration) and ir and ir < 11:
         out.add("model.feature-too-new", "model",

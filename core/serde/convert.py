@@ -17,7 +17,7 @@ from ..ir.graph import NOT_DECODED, Attr, AttrType, Graph, Node, Value
 from ..ir.model import Function, Model
 from ..ir.tensor import SparseTensor, Tensor
 from ..ir.text import as_text
-from .repeats import first_wins, last_wins
+from .repeats import KeptText, first_wins, last_wins
 from .type_proto import type_from_proto, type_to_proto
 from ..proto import onnx_pb2 as pb
 from .wire import encode_varint
@@ -259,8 +259,10 @@ def _model_repeats(mp: pb.ModelProto, m: Model):
     the file repeats."""
     metadata = functions = None
     if len(m.metadata_props) != len(mp.metadata_props):
-        metadata = last_wins(mp.metadata_props, lambda e: as_text(e.key),
-                             lambda key, last: m.metadata_props[key])
+        def kept(key, last):
+            m.metadata_props[key] = value = KeptText(m.metadata_props[key])
+            return value
+        metadata = last_wins(mp.metadata_props, lambda e: as_text(e.key), kept)
     if len(mp.functions) and len(m.functions) != len(mp.functions):
         functions = first_wins(mp.functions, lambda fp: (as_text(fp.domain), as_text(fp.name), as_text(fp.overload)),
                                lambda key, first: first)

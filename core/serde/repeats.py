@@ -40,6 +40,13 @@ class Repeats:
         return found[1], found[2]
 
 
+class KeptText(str):
+    """A metadata value as read, of a key the file repeats. Its own object
+    of its own type, so the writer tells it from any value set later, even
+    the same text (CPython shares the object of short strings)."""
+    __slots__ = ()
+
+
 def _groups(entries: Iterable, key_of: Callable) -> dict:
     groups: dict = {}
     for e in entries:

@@ -91,13 +91,13 @@ def test_the_apps_checker_names_the_damage(tmp_path):
 def test_editing_the_kept_entry_decides_the_value(tmp_path):
     doc = Document.open(_write(tmp_path))
     doc.apply(SetAttribute("act", "alpha", AttrType.FLOAT, 0.5))
-    doc.apply(SetMetadata("k", "third"))
+    doc.apply(SetMetadata("k", "second"))       # the same text, set by the user: one entry from now on
     found = _findings(doc.diagnostics)
     assert ("attr.duplicate", 'graph/node[0] LeakyRelu "act"/attribute "alpha"') not in found
     assert ("model.metadata-duplicate", 'model/metadata_props "k"') not in found
     saved = _saved(doc.model, tmp_path)
     assert [a.name for a in saved.graph.node[0].attribute] == ["alpha"]
-    assert [(e.key, e.value) for e in saved.metadata_props] == [("k", "third")]
+    assert [(e.key, e.value) for e in saved.metadata_props] == [("k", "second")]
     doc.undo()
     doc.undo()
     assert DAMAGE <= _findings(doc.diagnostics)
