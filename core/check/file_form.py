@@ -57,8 +57,13 @@ class _FileFormWriter(ProtoWriter):
 
 def writer_for(model, on_bad_value=None) -> ProtoWriter:
     """A writer of the checker's file form of `model` (dense tensors without
-    their detached bytes)."""
-    return _FileFormWriter.for_model(model, _tensor_without_weights, on_bad_value)
+    their detached bytes). Fields our schema does not know are left out:
+    no rule reads them, and finding out whether the file had any copies
+    and sizes the whole source message (serde's has_unknown_fields: 46 ms
+    of each full check of ppocr_v4_det)."""
+    writer = _FileFormWriter(_tensor_without_weights, keep_unknown=False)
+    writer.on_bad_value = on_bad_value
+    return writer
 
 
 def file_form(model, on_bad_value=None) -> pb.ModelProto:
