@@ -73,6 +73,10 @@ class NodeEditor(QWidget):
         layout.addWidget(self.message)          # refusals show above the fields, always in view
         layout.addLayout(self.form)
         layout.addStretch(1)
+        # What the fields were built for; compared with the node's shape, not
+        # the node's own: after an attribute of the node shown is added or
+        # removed, its shape has moved and these fields no longer fit it.
+        self.built_shape = _shape(node)
         self._build()
 
     # -- building ------------------------------------------------------------------------
@@ -212,7 +216,7 @@ class NodeEditor(QWidget):
         typing in them (a field left with focus would commit its text to the
         node shown next)."""
         mine = self.node
-        return (node.graph is mine.graph and node.domain == mine.domain and _shape(node) == self.shape()
+        return (node.graph is mine.graph and node.domain == mine.domain and _shape(node) == self.built_shape
                 and not self.isAncestorOf(QApplication.focusWidget()))
 
     def show_node(self, node) -> None:
