@@ -15,8 +15,12 @@ The underscored methods here are those methods' tools and are called from
 graph.py alone.
 
 A declaration list also keeps, per entry, the ValueInfo message read from
-the file when it disagrees with the value's own declaration (an output
-re-declared with another type, say): the writer puts it back verbatim.
+the file when writing the entry from its value would not give it back (an
+output re-declared with another type, an entry without a type for a value
+another entry types, an explicit `elem_type: 0` the value's type cannot
+tell from none): the writer puts it back verbatim, so an unedited
+declaration saves as read. Retyping the value (SetValueType) drops the
+messages of its entries: an edited declaration is written as the IR says.
 Kept beside the entry, it moves with it when entries are inserted or
 removed before it. The message is opaque here (no protobuf in the IR).
 """

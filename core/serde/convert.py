@@ -18,7 +18,7 @@ from ..ir.model import Function, Model
 from ..ir.tensor import SparseTensor, Tensor
 from ..ir.text import as_text
 from .repeats import KeptText, first_wins, last_wins
-from .type_proto import type_from_proto, type_to_proto
+from .type_proto import type_from_proto, type_from_proto_exact, type_to_proto
 from ..proto import onnx_pb2 as pb
 from .wire import encode_varint
 
@@ -78,6 +78,10 @@ def _present_if_empty(np_: pb.NodeProto, node: Node) -> frozenset:
 class _Reader:
     def __init__(self, make_tensor: TensorFactory):
         self.make_tensor = make_tensor
+        # Declarations written from their value, with what each said; once
+        # everything is read, settle_declarations keeps the message of those
+        # whose value now says something else.
+        self.declared: list[tuple] = []
 
     # attributes ------------------------------------------------------------------
 
@@ -132,24 +136,53 @@ class _Reader:
 
     # values and graphs --------------------------------------------------------------
 
-    def _value_from_info(self, vi: pb.ValueInfoProto, v: Value) -> None:
-        if vi.HasField("type"):
-            v.type = type_from_proto(vi.type)
-        if vi.doc_string:
-            v.doc_string = as_text(vi.doc_string)
-        if vi.metadata_props:
-            v.metadata_props = _props(vi.metadata_props)
-        v.remember_source(vi)
+    def _declare(self, g: Graph, kind: str, v: Value, vi: pb.ValueInfoProto) -> None:
+        """Declare `v` in `g`'s `kind` list as entry `vi`, which gives the
+        value its type, doc and metadata. An entry the writer would not give
+        back from its value is kept verbatim (the list's override): one
+        declaring another type than the value's own, one whose type the IR
+        cannot hold exactly (type_from_proto_exact), and (settle_declarations) one
+        whose value another entry describes otherwise."""
+        said, exact = type_from_proto_exact(vi.type) if vi.HasField("type") else (None, True)
+        if said is not None and v.type is not None and said != v.type:
+            g.declare_as_read(kind, v, vi)
+            return
+        # An output entry saying nothing is no source of the value's (the
+        # value_info entry or input declaring it is).
+        if said is not None or vi.doc_string or vi.metadata_props or kind != "output":
+            if said is not None:
+                v.type = said
+            if vi.doc_string:
+                v.doc_string = as_text(vi.doc_string)
+            if vi.metadata_props:
+                v.metadata_props = _props(vi.metadata_props)
+            v.remember_source(vi)
+        items = g.declarations(kind)
+        g.declare_as_read(kind, v, None if exact else vi)
+        if exact:
+            self.declared.append((g, kind, len(items) - 1, vi, v, said, v.doc_string if vi.doc_string else "",
+                                  v.metadata_props if vi.metadata_props else None))
+
+    def settle_declarations(self) -> None:
+        """Keep verbatim the declarations whose value, now that every entry is
+        read, says more or otherwise than they did: an entry without a type
+        for a value another entry (or an outer graph) types, a second entry
+        whose doc string the value took from the first, say."""
+        for g, kind, i, vi, v, said, doc, meta in self.declared:
+            if v.type is said and v.doc_string == doc and \
+                    (v.metadata_props is meta or (meta is None and not v.metadata_props)):
+                continue        # the value is still what this entry made it
+            if value_info_to_proto(v) != vi:
+                g.set_declaration_override(kind, i, vi)
+        self.declared = []
 
     def graph(self, gp: pb.GraphProto, *, parent_node: Optional[Node] = None, attr_name: str = "",
               scope: Optional[Graph] = None, owner=None) -> Graph:
         g = Graph(as_text(gp.name), owner=owner, parent_node=parent_node, attr_name=attr_name)
         g.doc_string = as_text(gp.doc_string)
         for vi in gp.input:
-            name = as_text(vi.name)
-            v = Value(name, graph=g)
-            self._value_from_info(vi, v)
-            g.declare_as_read("input", v)
+            v = Value(as_text(vi.name), graph=g)
+            self._declare(g, "input", v, vi)
             g.define_as_read(v)
         for tp in gp.initializer:
             name = as_text(tp.name)
@@ -169,25 +202,10 @@ class _Reader:
             g.add_initializer_as_read(v, sparse=True)
         self._nodes(gp.node, g)
         for vi in gp.output:
-            v = g.resolve_as_read(as_text(vi.name))
-            override = None
-            if vi.HasField("type") or vi.doc_string or vi.metadata_props:
-                if v.type is not None and vi.HasField("type") and type_from_proto(vi.type) != v.type:
-                    override = vi       # another type than the value's own: written back verbatim
-                else:
-                    self._value_from_info(vi, v)
-            g.declare_as_read("output", v, override)
+            self._declare(g, "output", g.resolve_as_read(as_text(vi.name)), vi)
         for vi in gp.value_info:
             name = as_text(vi.name)
-            v = g.get_value(name)
-            if v is None:
-                v = g.resolve_as_read(name)
-            override = None
-            if v.type is not None and vi.HasField("type") and type_from_proto(vi.type) != v.type:
-                override = vi
-            else:
-                self._value_from_info(vi, v)
-            g.declare_as_read("value_info", v, override)
+            self._declare(g, "value_info", g.get_value(name) or g.resolve_as_read(name), vi)
         if gp.quantization_annotation:
             g.quantization_annotation = list(gp.quantization_annotation)
         if gp.metadata_props:
@@ -241,9 +259,7 @@ class _Reader:
             g.declare_as_read("output", g.resolve_as_read(as_text(name)))
         for vi in fp.value_info:
             name = as_text(vi.name)
-            v = g.get_value(name) or g.resolve_as_read(name)
-            self._value_from_info(vi, v)
-            g.declare_as_read("value_info", v)
+            self._declare(g, "value_info", g.get_value(name) or g.resolve_as_read(name), vi)
         f.remember_source(fp, _present(fp, ("name", "domain", "doc_string", "overload")))
         return f
 
@@ -299,6 +315,7 @@ def model_from_proto(mp: pb.ModelProto, make_tensor: Optional[TensorFactory] = N
         model.graph = r.graph(mp.graph, owner=model)
         for fp in mp.functions:
             model.add_function_as_read(r.function(fp))
+        r.settle_declarations()
         model.remember_repeats(_model_repeats(mp, model))
 
     if lazy:
@@ -315,6 +332,12 @@ def model_from_proto(mp: pb.ModelProto, make_tensor: Optional[TensorFactory] = N
 def _inline_tensor(t: Tensor) -> pb.TensorProto:
     return t.to_proto()
 
+
+# Attribute types whose value the writer stores its own way (a tensor's data
+# inline or external, a body from the IR's graph) instead of copying the
+# source message.
+_HOLDS_TENSOR_OR_BODY = frozenset((AttrType.TENSOR, AttrType.TENSORS, AttrType.GRAPH, AttrType.GRAPHS,
+                                   AttrType.SPARSE_TENSOR, AttrType.SPARSE_TENSORS))
 
 
 class ProtoWriter:
@@ -350,13 +373,16 @@ class ProtoWriter:
                 out.MergeFromString(extra)
 
     def attr(self, a: Attr, out: pb.AttributeProto) -> None:
-        if a.is_unedited() and a.type not in (AttrType.GRAPH, AttrType.GRAPHS, AttrType.TENSOR,
-                                              AttrType.TENSORS, AttrType.SPARSE_TENSOR,
-                                              AttrType.SPARSE_TENSORS):
-            out.CopyFrom(a.source)
+        src = a.source
+        t = a.type
+        if src is not None and (t not in _HOLDS_TENSOR_OR_BODY or
+                                (a.ref_attr_name and t in (AttrType.GRAPH, AttrType.GRAPHS))):
+            # Unedited, and nothing in it for the writer to store its own way.
+            # A reference's body is never built (the reader leaves it: the
+            # attribute names the caller's): what the file gave is written.
+            out.CopyFrom(src)
             out.name = a.name
             return
-        src = a.source
         if src is not None:
             out.CopyFrom(src)
             for f in ("t", "g", "tensors", "graphs", "sparse_tensor", "sparse_tensors"):
@@ -370,15 +396,12 @@ class ProtoWriter:
             if a.type:
                 out.type = a.type
         out.name = a.name
-        if a.ref_attr_name:
-            return
-        t = a.type
+        if src is None and a.ref_attr_name:
+            return      # a reference made in memory carries no value of its own
         if src is not None:
-            if t not in (AttrType.TENSOR, AttrType.TENSORS, AttrType.GRAPH, AttrType.GRAPHS,
-                         AttrType.SPARSE_TENSOR, AttrType.SPARSE_TENSORS):
-                return
             # A tensor attribute the file gave no tensor (damaged; the checker
             # says so) stays without one: decoding it made an empty tensor.
+            # A reference the file gave a tensor too keeps it (damaged too).
             if (t == AttrType.TENSOR and not src.HasField("t")) or \
                     (t == AttrType.SPARSE_TENSOR and not src.HasField("sparse_tensor")):
                 return
@@ -442,6 +465,16 @@ class ProtoWriter:
             e.key, e.value = k, val
         self.unknown(v, out)
 
+    def declarations(self, values, field) -> None:
+        """A graph's inputs, outputs or value_info (a DeclarationList): each
+        entry kept verbatim as its override, or written from its value."""
+        for i, v in enumerate(values):
+            override = values.override(i)
+            if override is not None:
+                field.append(override)
+            else:
+                self.value_info(v, field.add())
+
     def node(self, n: Node, out: pb.NodeProto) -> None:
         out.input.extend(v.name if v is not None else "" for v in n.inputs)
         out.output.extend(v.name if v is not None else "" for v in n.outputs)
@@ -490,12 +523,7 @@ class ProtoWriter:
         if g.doc_string or "doc_string" in present:
             out.doc_string = g.doc_string
         for values, field in ((g.inputs, out.input), (g.outputs, out.output), (g.value_info, out.value_info)):
-            for i, v in enumerate(values):
-                override = values.override(i)
-                if override is not None:
-                    field.append(override)
-                else:
-                    self.value_info(v, field.add())
+            self.declarations(values, field)
         out.quantization_annotation.extend(g.quantization_annotation)
         for k, val in g.metadata_props.items():
             e = out.metadata_props.add()
@@ -531,8 +559,7 @@ class ProtoWriter:
             out.domain = f.domain
         if f.overload or "overload" in present:
             out.overload = f.overload
-        for v in f.graph.value_info:
-            self.value_info(v, out.value_info.add())
+        self.declarations(f.graph.value_info, out.value_info)
         for k, val in f.metadata_props.items():
             e = out.metadata_props.add()
             e.key, e.value = k, val
@@ -637,4 +664,7 @@ def graph_to_proto(graph: Graph) -> pb.GraphProto:
 
 def graph_from_proto(gp: pb.GraphProto, make_tensor: Optional[TensorFactory] = None) -> Graph:
     """A stand-alone graph built from `gp` (a body kept in an edit script)."""
-    return _Reader(make_tensor or Tensor).graph(gp)
+    r = _Reader(make_tensor or Tensor)
+    g = r.graph(gp)
+    r.settle_declarations()
+    return g

@@ -9,13 +9,16 @@ from ..ir.types import (MapType, OpaqueType, OptionalType, SequenceType, Shape, 
 from ..proto import onnx_pb2 as pb
 
 
-def _shape_from_proto(msg) -> tuple[Shape, Optional[tuple]]:
+def _shape_from_proto(msg, lost: Optional[list]) -> tuple[Shape, Optional[tuple]]:
     dims = []
     notes = []
     for d in msg.dim:
         which = d.WhichOneof("value")
         dims.append(d.dim_value if which == "dim_value" else as_text(d.dim_param) if which == "dim_param" else None)
-        notes.append(as_text(d.denotation))
+        note = d.denotation
+        notes.append(as_text(note))
+        if lost is not None and not note and d.HasField("denotation"):
+            lost.append("dim denotation")
     return tuple(dims), (tuple(notes) if any(notes) else None)
 
 
@@ -38,24 +41,55 @@ def _shape_to_proto(shape: Shape, notes: Optional[tuple], msg) -> None:
 
 
 def type_from_proto(tp: pb.TypeProto) -> Type:
+    return _read(tp, None)
+
+
+def type_from_proto_exact(tp: pb.TypeProto) -> tuple[Type, bool]:
+    """type_from_proto, and whether type_to_proto gives `tp` back from it.
+    It does not where the file set a field to its default explicitly (an
+    `elem_type: 0`, an empty denotation: proto2 tells them from absent
+    ones, the IR's types do not) or holds a kind of type this schema does
+    not know. The reader keeps such a declaration's message to write it as
+    read (convert.py). Text that is not UTF-8 does not count: a save writes
+    it with U+FFFD on purpose (tests/serde/test_damaged_text.py)."""
+    lost: list = []
+    return _read(tp, lost), not lost
+
+
+def _read(tp: pb.TypeProto, lost: Optional[list]) -> Type:
+    """The IR type of `tp`; when `lost` is a list, each field the IR's type
+    cannot tell from its absence is named in it (the same walk: checked
+    apart, it cost as much as reading the type)."""
     which = tp.WhichOneof("value")
     den = tp.denotation
+    if lost is not None and not den and tp.HasField("denotation"):
+        lost.append("denotation")
     if which == "tensor_type" or which == "sparse_tensor_type":
         t = tp.tensor_type if which == "tensor_type" else tp.sparse_tensor_type
-        shape, notes = _shape_from_proto(t.shape) if t.HasField("shape") else (None, None)
+        shape, notes = _shape_from_proto(t.shape, lost) if t.HasField("shape") else (None, None)
         cls = TensorType if which == "tensor_type" else SparseTensorType
-        return cls(t.elem_type, shape, den, notes)
+        elem = t.elem_type
+        if lost is not None and not elem and t.HasField("elem_type"):
+            lost.append("elem_type")
+        return cls(elem, shape, den, notes)
     if which == "sequence_type":
         s = tp.sequence_type
-        return SequenceType(type_from_proto(s.elem_type) if s.HasField("elem_type") else None, den)
+        return SequenceType(_read(s.elem_type, lost) if s.HasField("elem_type") else None, den)
     if which == "map_type":
         m = tp.map_type
-        return MapType(m.key_type, type_from_proto(m.value_type) if m.HasField("value_type") else None, den)
+        if lost is not None and not m.key_type and m.HasField("key_type"):
+            lost.append("key_type")
+        return MapType(m.key_type, _read(m.value_type, lost) if m.HasField("value_type") else None, den)
     if which == "optional_type":
         o = tp.optional_type
-        return OptionalType(type_from_proto(o.elem_type) if o.HasField("elem_type") else None, den)
+        return OptionalType(_read(o.elem_type, lost) if o.HasField("elem_type") else None, den)
     if which == "opaque_type":
-        return OpaqueType(tp.opaque_type.domain, tp.opaque_type.name, den)
+        o = tp.opaque_type
+        if lost is not None and ((not o.domain and o.HasField("domain")) or (not o.name and o.HasField("name"))):
+            lost.append("opaque")
+        return OpaqueType(o.domain, o.name, den)
+    if lost is not None and tp.ByteSize() != pb.TypeProto(denotation=den).ByteSize():
+        lost.append("unknown kind")     # a newer ONNX's kind of type: written without it
     return UndefinedType(den)
 
 
@@ -93,3 +127,4 @@ def type_to_proto(t: Type, out: Optional[pb.TypeProto] = None) -> pb.TypeProto:
     if t.denotation:
         tp.denotation = t.denotation
     return tp
+

@@ -1,0 +1,119 @@
+"""A save never changes what a damaged file says: every mutant of the
+checker's mutation suite (each breaks one rule of a valid model), loaded and
+saved unedited, gives back a ModelProto equal to its file's, presence of
+fields included. Two kinds are told apart, each on purpose: a tensor whose
+external data cannot be read is refused (at open or at save, naming the
+tensor, the target left unwritten), and a node's repeated attribute is
+written right before the one readers keep (core/serde/repeats.py), so only
+the order of a node's attributes may differ there."""
+from __future__ import annotations
+
+import pathlib
+import re
+import sys
+
+import pytest
+
+_CHECK_TESTS = pathlib.Path(__file__).resolve().parent.parent / "check"
+if str(_CHECK_TESTS) not in sys.path:
+    sys.path.insert(0, str(_CHECK_TESTS))
+
+from check_bases import base_names, load_base  # noqa: E402
+from check_mutations import MUTATIONS  # noqa: E402
+
+from onnxstudio import core  # noqa: E402
+from onnxstudio.core.errors import CoreError  # noqa: E402
+from onnxstudio.core.proto import onnx_pb2 as pb  # noqa: E402
+
+
+def _cases():
+    cases = []
+    for base in base_names():
+        for mutate in MUTATIONS:
+            if mutate(load_base(base)) is not None:
+                cases.append(pytest.param(base, mutate, id=f"{mutate.__name__}-{base}"))
+    return cases
+
+
+def _parsed(path: pathlib.Path) -> pb.ModelProto:
+    m = pb.ModelProto()
+    m.ParseFromString(path.read_bytes())
+    return m
+
+
+def _nodes(nodes):
+    """`nodes` and the nodes of their bodies, at every depth."""
+    for n in nodes:
+        yield n
+        for a in n.attribute:
+            for body in ([a.g] if a.HasField("g") else []) + list(a.graphs):
+                yield from _nodes(body.node)
+
+
+def _attributes_as_multisets(m: pb.ModelProto) -> pb.ModelProto:
+    """A copy of `m` whose every node and function lists its attributes in
+    one order (by their bytes)."""
+    out = pb.ModelProto()
+    out.CopyFrom(m)
+    for n in [*_nodes(out.graph.node), *(x for f in out.functions for x in _nodes(f.node))]:
+        _sort_attributes(n.attribute)
+    for f in out.functions:
+        _sort_attributes(f.attribute_proto)
+    return out
+
+
+def _sort_attributes(field) -> None:
+    kept = sorted(field, key=lambda a: a.SerializeToString(deterministic=True))
+    copies = [type(a)() for a in kept]
+    for c, a in zip(copies, kept):
+        c.CopyFrom(a)
+    del field[:]
+    field.extend(copies)
+
+
+@pytest.mark.parametrize("base,mutate", _cases())
+def test_an_unedited_mutant_saves_as_its_file(base, mutate, tmp_path):
+    model = load_base(base)
+    code, where, _exact = mutate(model)
+    path = tmp_path / "mutant.onnx"
+    path.write_bytes(model.SerializeToString())
+    saved = tmp_path / "saved.onnx"
+    try:
+        core.save(core.load(path), saved)
+    except CoreError as e:
+        # Only unreadable external data is refused; the message names the
+        # tensor the mutation broke, and nothing is left half-written.
+        assert code.startswith("tensor.external"), f"{code}: refused: {e}"
+        tensor = re.search(r'"([^"]+)"$', where).group(1)
+        assert f"tensor '{tensor}'" in str(e)
+        assert not saved.exists()
+        return
+    want, got = _parsed(path), _parsed(saved)
+    if code == "attr.duplicate" and got != want:
+        want, got = _attributes_as_multisets(want), _attributes_as_multisets(got)
+    assert got == want, f"{mutate.__name__} on {base}: the save changed the file ({code} at {where})"
+
+
+def _save_parsed(model, path: pathlib.Path) -> pb.ModelProto:
+    core.save(model, path)
+    return _parsed(path)
+
+
+@pytest.mark.parametrize("mutation,value", [("value_info_duplicate", "c"), ("output_elem_type_missing", "y")])
+def test_a_retyped_declaration_is_written_as_the_ir_says_and_undo_writes_the_file_again(mutation, value, tmp_path):
+    """Kept verbatim while unedited; once the value is retyped every entry
+    declaring it says the new type; undo gives the file back."""
+    from onnxstudio.core.document import Document
+    from onnxstudio.core.edits import SetValueType
+    model = load_base("convnet")
+    next(m for m in MUTATIONS if m.__name__ == mutation)(model)
+    path = tmp_path / "mutant.onnx"
+    path.write_bytes(model.SerializeToString())
+    doc = Document(core.load(path))
+    doc.apply(SetValueType(value, elem_type=pb.TensorProto.DOUBLE))
+    edited = _save_parsed(doc.model, tmp_path / "edited.onnx")
+    entries = [vi for vi in [*edited.graph.output, *edited.graph.value_info] if vi.name == value]
+    assert len(entries) == {"c": 3, "y": 1}[value]
+    assert all(vi.type.tensor_type.elem_type == pb.TensorProto.DOUBLE for vi in entries)
+    doc.undo()
+    assert _save_parsed(doc.model, tmp_path / "undone.onnx") == _parsed(path)
