@@ -39,21 +39,23 @@ def groups_to_depth(groups, depth: int) -> set:
 def render(model, output, depth=None, theme_name="light", scale=2.0, infer=True):
     """Lay out `model`'s main graph and write it to `output`; returns the scene."""
     from onnxstudio.core import layout as lay
+    from onnxstudio.core.layout.api import DEFAULT_TIME_LIMIT
+    from onnxstudio.errors import UserError
     from onnxstudio.ui.canvas.scene import GraphScene, measure_label
     from onnxstudio.ui.export import export_scene
     from onnxstudio.ui.theme import THEMES
-    from onnxstudio.ui.workers import MAX_BOXES, run_inference
+    from onnxstudio.ui.workers import MAX_BOXES, TooManyBoxes, lay_out_level, run_inference
 
-    view = lay.build_view(model.graph, measure_label)
+    expanded = None
     if depth is not None:
-        view = lay.build_view(model.graph, measure_label, expanded=groups_to_depth(view.groups, depth))
-    boxes = len(view.request.nodes)
-    if boxes > MAX_BOXES:
-        # Past this a picture takes minutes and gigabytes and shows nothing readable.
-        from onnxstudio.errors import UserError
-        raise UserError(f"{getattr(model, 'path', None) or 'the model'}: the picture would hold {boxes:,} boxes; "
-                        f"render draws at most {MAX_BOXES:,} (a smaller --depth opens fewer groups)")
-    result = lay.layout(view.request)
+        expanded = groups_to_depth(lay.build_view(model.graph, measure_label).groups, depth)
+    try:
+        # The canvas's own layout of a level (the same box limit), never cancelled here.
+        view, result = lay_out_level(model.graph, measure_label, expanded, lay.CancelToken(), DEFAULT_TIME_LIMIT)
+    except TooManyBoxes as too_many:
+        raise UserError(f"{getattr(model, 'path', None) or 'the model'}: the picture would hold "
+                        f"{too_many.boxes:,} boxes; render draws at most {MAX_BOXES:,} "
+                        f"(a smaller --depth opens fewer groups)") from None
     scene = GraphScene(THEMES[theme_name])
     scene.populate(view, result, run_inference(model) if infer else None)
     export_scene(scene, output, scale=scale)
