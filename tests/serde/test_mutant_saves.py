@@ -117,3 +117,31 @@ def test_a_retyped_declaration_is_written_as_the_ir_says_and_undo_writes_the_fil
     assert all(vi.type.tensor_type.elem_type == pb.TensorProto.DOUBLE for vi in entries)
     doc.undo()
     assert _save_parsed(doc.model, tmp_path / "undone.onnx") == _parsed(path)
+
+
+def test_types_set_to_their_defaults_explicitly_save_as_read(tmp_path):
+    """Fields a file sets explicitly to their default, which the IR's types
+    hold like absent ones: each declaration saves as read, and its value
+    still gets the type (inference and the checker read it)."""
+    model = pb.ModelProto(ir_version=8)
+    model.opset_import.add(domain="", version=17)
+    g = model.graph
+    g.name = "g"
+    g.node.add(op_type="Identity", input=["x"], output=["y"], name="id")
+    x = g.input.add(name="x")
+    x.type.denotation = ""                              # an empty denotation, set
+    x.type.tensor_type.elem_type = pb.TensorProto.FLOAT
+    x.type.tensor_type.shape.dim.add(dim_value=2, denotation="")
+    y = g.output.add(name="y")
+    y.type.tensor_type.elem_type = 0                    # elem_type 0, set
+    m = g.value_info.add(name="m")
+    m.type.map_type.key_type = 0
+    m.type.map_type.value_type.sequence_type.elem_type.tensor_type.elem_type = 0
+    o = g.value_info.add(name="o")
+    o.type.opaque_type.domain = ""
+    o.type.opaque_type.name = ""
+    path = tmp_path / "defaults.onnx"
+    path.write_bytes(model.SerializeToString())
+    loaded = core.load(path)
+    assert loaded.graph.inputs[0].type.shape == (2,) and loaded.graph.outputs[0].type.elem_type == 0
+    assert _save_parsed(loaded, tmp_path / "saved.onnx") == _parsed(path)
