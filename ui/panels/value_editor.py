@@ -93,19 +93,26 @@ class ValueEditor(QWidget):
 
     def declared_in(self) -> str:
         """Where the value's type is declared: input, output, value_info or ''."""
-        v, g = self.value, self.value.graph
+        v = self.value
         if v.is_graph_input:
             return "input"
         if v.is_graph_output:
             return "output"
-        if any(x is v for x in g.value_info):
+        if self.in_value_info():
             return "value_info"
         return ""
+
+    def in_value_info(self) -> bool:
+        """Whether the graph's value_info has an entry for the value; a graph
+        input or output may have one too (a damaged file's may contradict
+        the declaration, and the Problems dock points at it)."""
+        v = self.value
+        return any(x is v for x in v.graph.value_info)
 
     def shape(self) -> tuple:
         """What the form's layout depends on (rebuilt when it changes)."""
         v = self.value
-        return (self.declared_in(), v.is_graph_input, v.is_graph_output, v.is_initializer,
+        return (self.declared_in(), self.in_value_info(), v.is_graph_input, v.is_graph_output, v.is_initializer,
                 getattr(v.type, "shape", None) is None)
 
     # -- building -----------------------------------------------------------------------
@@ -155,7 +162,7 @@ class ValueEditor(QWidget):
             self.output_button = QPushButton(self.tr("Make graph output"))
             self.output_button.clicked.connect(self.make_output)
             self.form.addRow("", self.output_button)
-        if where == "value_info":
+        if self.in_value_info():
             remove = QPushButton(self.tr("Remove value_info entry"))
             remove.clicked.connect(lambda: self._apply(RemoveValueInfo(self.value.name, self.gpath)))
             self.form.addRow("", remove)
