@@ -92,6 +92,10 @@ CODES = {
     "node.type-mismatch": (ERROR, "actuals bound to one type parameter have different types"),
     "node.output-type-conflict": (ERROR, "an output declared with another type than the operator's attribute gives it"),
     "node.function-arity": (ERROR, "a call to a model function with more inputs/outputs than it declares"),
+    "node.inputs-exclusive": (ERROR, "an operator that takes exactly one of two inputs (Resize's scales and sizes) "
+                                     "got both or neither"),
+    "node.subgraph-arity": (ERROR, "a subgraph whose input or output count does not fit its node (If branches, "
+                                   "Loop and Scan bodies)"),
     # attributes
     "attr.name-missing": (ERROR, "attribute without a name"),
     "attr.duplicate": (ERROR, "attribute given twice on one node"),
@@ -106,6 +110,12 @@ CODES = {
     "attr.ref-outside-function": (ERROR, "ref_attr_name used outside a function body"),
     "attr.ref-with-value": (ERROR, "ref_attr_name together with a value"),
     "attr.ref-unknown": (ERROR, "ref_attr_name names no attribute of the function"),
+    "attr.one-of": (ERROR, "none or several of a group of attributes of which the operator takes exactly one "
+                           "(Constant's value attributes, LabelEncoder's keys_* and values_*)"),
+    "attr.dtype-invalid": (ERROR, "an attribute naming an element type (Cast's to, dtype) holds no ONNX element type"),
+    "attr.value-out-of-range": (ERROR, "an attribute value the operator rules out (a window size, stride or dilation "
+                                       "below 1, a negative pad, a ConstantOfShape value that is not one element, "
+                                       "num_scan_inputs above the inputs)"),
     # shapes and axes that contradict the operator (found by inference, from known dims only)
     "shape.broadcast-conflict": (ERROR, "two known dims, both other than 1, that a broadcasting operator "
                                         "cannot broadcast"),

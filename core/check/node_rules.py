@@ -10,6 +10,7 @@ from . import paths
 from .attr_rules import TYPE_NAMES, check_attribute, lone_value
 from .context import bind_cached
 from .elem_types import ATTRIBUTE_TYPED, type_from_attributes
+from .operator_rules import RULED, check_operator, operator_clean
 from .tensor_rules import check_sparse, check_tensor, tensor_clean
 
 A = pb.AttributeProto
@@ -28,6 +29,29 @@ _PAYLOAD_FIELDS = frozenset({"t", "tensors", "sparse_tensor", "sparse_tensors", 
 _PLAIN, _TENSOR, _GRAPH = 1, 2, 3
 _KIND = {A.FLOAT: _PLAIN, A.INT: _PLAIN, A.STRING: _PLAIN, A.FLOATS: _PLAIN, A.INTS: _PLAIN,
          A.STRINGS: _PLAIN, A.TENSOR: _TENSOR, A.GRAPH: _GRAPH, A.GRAPHS: _GRAPH}
+
+
+# Groups of attributes of which a node gives exactly one, by op: (domain,
+# groups). Only the members the bound signature declares count, and a group
+# with fewer than two of them is the signature's own required attribute.
+_ONE_OF = {
+    "Constant": ("", (("value", "sparse_value", "value_float", "value_floats", "value_int", "value_ints",
+                       "value_string", "value_strings"),)),
+    "LabelEncoder": ("ai.onnx.ml", (("keys_tensor", "keys_strings", "keys_int64s", "keys_floats"),
+                                    ("values_tensor", "values_strings", "values_int64s", "values_floats"))),
+}
+_GROUPS: dict = {}
+
+
+def one_of_groups(schema) -> tuple:
+    """The groups of `schema`'s attributes of which a node gives exactly one."""
+    found = _GROUPS.get(schema)
+    if found is None:
+        domain, groups = _ONE_OF.get(schema.name, (None, ()))
+        found = tuple(declared for declared in ([n for n in g if n in schema.attributes] for g in groups)
+                      if len(declared) > 1) if domain == schema.domain else ()
+        _GROUPS[schema] = found
+    return found
 
 
 def check_node(node: pb.NodeProto, path: str, scope, ctx, out, check_subgraph) -> None:
@@ -75,7 +99,13 @@ def check_node(node: pb.NodeProto, path: str, scope, ctx, out, check_subgraph) -
     for name in schema.required_attributes:
         if name not in seen:
             out.add("attr.required-missing", path, f"{schema.key} requires attribute {name!r}")
+    for group in one_of_groups(schema) if node.op_type in _ONE_OF else ():
+        given = [name for name in group if name in seen]
+        if len(given) != 1:
+            out.add("attr.one-of", path, f"{schema.key} takes exactly one of {', '.join(group)}; the node gives "
+                    + (" and ".join(given) or "none"))
     check_arity(node.input, node.output, schema, path, out)
+    check_operator(node, schema, path, out)
     _check_types(node, schema, path, scope, ctx, out)
 
 
@@ -88,7 +118,10 @@ def node_fields_clean(node, op, domain, schema, ir):
     test_check_scan.py holds the two equal on every model it finds."""
     if 0 < ir < 11 and (len(node.device_configurations) or (ir < 10 and (node.overload or len(node.metadata_props)))):
         return False
-    return _attributes_clean(node.attribute, op, domain, schema, ir)
+    verdict = _attributes_clean(node.attribute, op, domain, schema, ir)
+    if verdict and op in RULED and not operator_clean(node, op, schema):
+        return False
+    return verdict
 
 
 def _attributes_clean(attrs, op, domain, schema, ir):
@@ -140,6 +173,15 @@ def _attributes_clean(attrs, op, domain, schema, ir):
     for name in schema.required_attributes:
         if seen is None or name not in seen:
             return False
+    if op in _ONE_OF:
+        if op == "Constant":
+            # Every attribute a Constant declares is one of its values.
+            if seen is None or len(seen) != 1:
+                return False
+        else:
+            for group in one_of_groups(schema):
+                if seen is None or sum(1 for name in group if name in seen) != 1:
+                    return False
     if graphs is not None:
         return graphs
     if value_type is None or len(seen) != 1 or op not in ("Constant", "ConstantOfShape") \
@@ -254,6 +296,13 @@ def check_arity(inputs, outputs, schema, path, out) -> None:
             out.add("node.variadic-arity", path,
                     f"{what} {last.name!r} of {schema.key} needs at least {last.min_arity} values; "
                     f"the node gives {variadic_count}")
+    if schema.name == "Resize" and schema.since_version >= 11 and not schema.domain:
+        # Resize's output size comes from scales or from sizes: exactly one.
+        given = [name for i, name in ((2, "scales"), (3, "sizes")) if len(inputs) > i and inputs[i]]
+        if len(given) != 1:
+            fix = "give one of them" if not given else 'leave one of them empty ("")'
+            out.add("node.inputs-exclusive", path, f"{schema.key} takes either scales or sizes; the node gives "
+                    f"{' and '.join(given) or 'neither'}: {fix}")
 
 
 def type_violations(schema, in_types, out_types):

@@ -2114,6 +2114,14 @@
         <translation>调用模型函数时给出的输入/输出多于函数声明的个数</translation>
     </message>
     <message>
+        <source>an operator that takes exactly one of two inputs (Resize&apos;s scales and sizes) got both or neither</source>
+        <translation>算子只接受两个输入中的一个（Resize 的 scales 与 sizes），却两个都给了或都没给</translation>
+    </message>
+    <message>
+        <source>a subgraph whose input or output count does not fit its node (If branches, Loop and Scan bodies)</source>
+        <translation>子图的输入或输出个数与所属节点不符（If 的分支、Loop 与 Scan 的循环体）</translation>
+    </message>
+    <message>
         <source>attribute without a name</source>
         <translation>属性没有名称</translation>
     </message>
@@ -2164,6 +2172,18 @@
     <message>
         <source>ref_attr_name names no attribute of the function</source>
         <translation>ref_attr_name 引用的属性在函数中不存在</translation>
+    </message>
+    <message>
+        <source>none or several of a group of attributes of which the operator takes exactly one (Constant&apos;s value attributes, LabelEncoder&apos;s keys_* and values_*)</source>
+        <translation>一组属性中算子只接受恰好一个，却一个都没给或给了多个（Constant 的 value 类属性，LabelEncoder 的 keys_* 与 values_*）</translation>
+    </message>
+    <message>
+        <source>an attribute naming an element type (Cast&apos;s to, dtype) holds no ONNX element type</source>
+        <translation>表示元素类型的属性（Cast 的 to、dtype）不是 ONNX 元素类型</translation>
+    </message>
+    <message>
+        <source>an attribute value the operator rules out (a window size, stride or dilation below 1, a negative pad, a ConstantOfShape value that is not one element, num_scan_inputs above the inputs)</source>
+        <translation>算子不允许的属性值（窗口大小、步长或膨胀小于 1，填充为负，ConstantOfShape 的 value 不是单个元素，num_scan_inputs 多于输入个数）</translation>
     </message>
     <message>
         <source>two known dims, both other than 1, that a broadcasting operator cannot broadcast</source>

@@ -11,7 +11,8 @@ from __future__ import annotations
 import mutations_data
 import mutations_graph
 import mutations_nodes
+import mutations_operators
 import mutations_scopes
 
 MUTATIONS = (mutations_graph.MUTATIONS + mutations_nodes.MUTATIONS + mutations_data.MUTATIONS
-             + mutations_scopes.MUTATIONS)
+             + mutations_scopes.MUTATIONS + mutations_operators.MUTATIONS)

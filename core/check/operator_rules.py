@@ -1,0 +1,172 @@
+"""Rules of particular operators of the default domain that their signatures
+cannot say: attribute values the operator rules out, and the input and
+output counts that an attribute or a subgraph fixes. (Groups of attributes
+of which exactly one is given are node_rules' own, beside the required ones.)
+
+Every rule is written once, in `_findings`, which yields what is wrong with a
+node. `check_operator` words the findings for `node_rules.check_node`;
+`operator_clean` is their fast form for the lean pass (scan.py asks it
+through `node_rules.node_fields_clean`). The lean pass judges a node of a
+signature without subgraphs once per the bytes after its op_type, which hold
+its attributes but not its actuals: a rule that also reads the node's
+counts is therefore never cleared here for such operators (`_COUNTED`); the
+subgraph-holding operators are judged node by node, so theirs are.
+
+Found with tools/check_differential.py: each is a rule onnx.checker
+(full_check) enforces and the ONNX operator documentation states.
+"""
+from __future__ import annotations
+
+from ..ir.dtypes import DataType
+from . import paths
+
+# Attributes that name an element type (a TensorProto.DataType number).
+_DTYPE_ATTRS = {
+    "Cast": "to", "EyeLike": "dtype", "RandomNormal": "dtype", "RandomUniform": "dtype",
+    "RandomNormalLike": "dtype", "RandomUniformLike": "dtype", "Bernoulli": "dtype", "Multinomial": "dtype",
+    "HannWindow": "output_datatype", "HammingWindow": "output_datatype", "BlackmanWindow": "output_datatype",
+}
+_KNOWN_DTYPES = frozenset(int(t) for t in DataType if t != DataType.UNDEFINED)
+# Convolutions and pools: window sizes, steps and dilations of at least 1,
+# paddings of at least 0 (onnx and onnxruntime refuse anything else).
+_WINDOWED = frozenset({"Conv", "ConvTranspose", "ConvInteger", "QLinearConv", "DeformConv", "AveragePool",
+                       "MaxPool", "LpPool"})
+_AT_LEAST = {"kernel_shape": 1, "strides": 1, "dilations": 1, "pads": 0, "output_padding": 0}
+# Operators of the default domain whose rules read the node's counts.
+_COUNTED = frozenset({"Einsum"})
+_HOLDERS = frozenset({"If", "Loop", "Scan"})
+# Every operator of the default domain a rule here is about.
+RULED = frozenset(set(_DTYPE_ATTRS) | _WINDOWED | _COUNTED | _HOLDERS | {"ConstantOfShape"})
+
+
+def operator_clean(node, op: str, schema) -> bool:
+    """False when check_operator may find something in the node (the lean
+    pass then hands it to the rules). Ask only for ops in RULED, and only
+    for a node whose attributes node_rules already cleared (known names,
+    each once, the required ones given): the common operators are judged
+    here without building _findings' generator, on that footing."""
+    if schema.domain:
+        return True
+    if op in _WINDOWED:
+        for a in node.attribute:
+            least = _AT_LEAST.get(a.name)
+            if least is not None:
+                for v in a.ints:
+                    if v < least:
+                        return False
+        return True
+    dtype_attr = _DTYPE_ATTRS.get(op)
+    if dtype_attr is not None:
+        for a in node.attribute:
+            if a.name == dtype_attr and a.HasField("i") and a.i not in _KNOWN_DTYPES:
+                return False
+        return True
+    if op == "If":
+        # then_branch and else_branch are both there (required): each gives every output.
+        n = len(node.output)
+        for a in node.attribute:
+            if len(a.g.output) != n:
+                return False
+        return True
+    if op in _COUNTED:
+        return False
+    return next(_findings(node, op, schema), None) is None
+
+
+def check_operator(node, schema, path, out) -> None:
+    """The findings of _findings, worded, for a node bound to `schema`."""
+    op = node.op_type
+    if op not in RULED:
+        return
+    for code, attr, message in _findings(node, op, schema):
+        out.add(code, paths.attribute(path, attr) if attr else path, message)
+
+
+def _attrs(node) -> dict:
+    """name -> attribute (the first of a repeated name: attr.duplicate says the rest)."""
+    found = {}
+    for a in node.attribute:
+        found.setdefault(a.name, a)
+    return found
+
+
+def _findings(node, op, schema):
+    """(code, attribute name or None, message) for each rule the node breaks."""
+    if schema.domain:
+        return
+    attrs = _attrs(node)
+    dtype_attr = _DTYPE_ATTRS.get(op)
+    if dtype_attr is not None:
+        a = attrs.get(dtype_attr)
+        if a is not None and a.HasField("i") and a.i not in _KNOWN_DTYPES:
+            yield ("attr.dtype-invalid", dtype_attr,
+                   f"{dtype_attr} = {a.i} is not an ONNX element type; give a TensorProto.DataType "
+                   "number (1 float, 6 int32, 7 int64, 10 float16, ...)")
+    if op in _WINDOWED:
+        for name, least in _AT_LEAST.items():
+            a = attrs.get(name)
+            if a is not None and any(v < least for v in a.ints):
+                what = "positive" if least else "zero or more"
+                yield ("attr.value-out-of-range", name,
+                       f"{name} {list(a.ints)} must all be {what}")
+    elif op == "ConstantOfShape":
+        a = attrs.get("value")
+        if a is not None and a.HasField("t") and list(a.t.dims) != [1]:
+            yield ("attr.value-out-of-range", "value",
+                   f"ConstantOfShape's value must be a one-element 1-D tensor (dims [1]); it has dims "
+                   f"{list(a.t.dims)} (onnx and onnxruntime refuse any other)")
+    elif op == "Einsum":
+        a = attrs.get("equation")
+        if a is not None and a.HasField("s"):
+            operands = a.s.split(b"->")[0].count(b",") + 1
+            if operands != len(node.input):
+                yield ("node.input-count", None,
+                       f"the equation names {operands} operand(s); the node has {len(node.input)} inputs")
+    elif op in _HOLDERS:
+        yield from _subgraph_counts(node, op, schema, attrs)
+
+
+def _subgraph_counts(node, op, schema, attrs):
+    """A body's or branch's input and output counts against the node's."""
+    n_in, n_out = len(node.input), len(node.output)
+    if op == "If":
+        then_g, else_g = attrs.get("then_branch"), attrs.get("else_branch")
+        if then_g is None or else_g is None or not then_g.HasField("g") or not else_g.HasField("g"):
+            return
+        t, e = len(then_g.g.output), len(else_g.g.output)
+        if t != e:
+            yield ("node.subgraph-arity", "else_branch",
+                   f"else_branch has {e} output(s) but then_branch has {t}; both give the If's outputs")
+        elif t != n_out:
+            yield ("node.subgraph-arity", None,
+                   f"the branches have {t} output(s); the node has {n_out}")
+        return
+    body = attrs.get("body")
+    if body is None or not body.HasField("g"):
+        return
+    g_in, g_out = len(body.g.input), len(body.g.output)
+    if op == "Loop":
+        # Body: (iteration, condition, N carried) -> (condition, N carried, K scanned);
+        # node: (M, condition, N carried) -> (N carried, K scanned).
+        if g_in != n_in:
+            yield ("node.subgraph-arity", "body",
+                   f"the body has {g_in} input(s); it needs one per Loop input ({n_in}: the iteration "
+                   "number, the condition and each loop-carried value)")
+        if g_out != n_out + 1:
+            yield ("node.subgraph-arity", "body",
+                   f"the body has {g_out} output(s); it needs the condition and one per Loop output "
+                   f"({n_out + 1})")
+        return
+    # Scan: the node's inputs (after Scan-8's sequence_lens) are the body's.
+    states = n_in - 1 if schema.since_version < 9 else n_in
+    scan_inputs = attrs.get("num_scan_inputs")
+    if scan_inputs is not None and scan_inputs.i > states:
+        yield ("attr.value-out-of-range", "num_scan_inputs",
+               f"num_scan_inputs {scan_inputs.i} is more than the node's {states} state and scan inputs")
+    if g_in != states:
+        yield ("node.subgraph-arity", "body",
+               f"the body has {g_in} input(s); it needs one per state and scan input of the node ({states})")
+    if g_out != n_out:
+        yield ("node.subgraph-arity", "body",
+               f"the body has {g_out} output(s); it needs one per output of the node ({n_out})")
+
