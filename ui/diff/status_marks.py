@@ -8,7 +8,7 @@ they take no mouse buttons, so clicks reach the box below."""
 from __future__ import annotations
 
 from PySide6.QtCore import QT_TRANSLATE_NOOP, QCoreApplication, QRectF, Qt
-from PySide6.QtGui import QBrush, QColor, QPainter, QPen
+from PySide6.QtGui import QBrush, QColor, QPainter, QPen, QPixmap
 from PySide6.QtWidgets import QGraphicsItem, QHBoxLayout, QLabel, QWidget
 
 from ...core.diff import ADDED, CHANGED, REMOVED, REWRITTEN, SAME
@@ -31,6 +31,31 @@ def status_text(status: str) -> str:
     return QCoreApplication.translate("DiffStatus", _SOURCE_TEXT[status])
 
 
+def paint_status(painter: QPainter, rect: QRectF, status: str, width: float) -> None:
+    """The frame of `status` around `rect`, as the canvas and the legend draw
+    it: tinted and solid, or dashed and empty for "changed inside" (its colour
+    is the one of "changed", so the dashes and the empty middle tell them apart)."""
+    colour = QColor(COLOURS[status])
+    painter.setPen(QPen(colour, width, Qt.DashLine if status == INSIDE else Qt.SolidLine))
+    fill = QColor(colour)
+    fill.setAlpha(0 if status == INSIDE else 45)
+    painter.setBrush(QBrush(fill))
+    painter.drawRoundedRect(rect, 5, 5)
+
+
+def legend_swatch(status: str) -> QPixmap:
+    """A small picture of the canvas's frame for `status`."""
+    pixmap = QPixmap(26, 16)
+    pixmap.fill(Qt.transparent)
+    painter = QPainter(pixmap)
+    painter.setRenderHint(QPainter.Antialiasing, True)
+    # A thinner pen than the canvas's: at this size a 4 px dash pattern is
+    # all dash, and "changed inside" looked like "changed" (QA).
+    paint_status(painter, QRectF(1.5, 1.5, 23, 13), status, 2)
+    painter.end()
+    return pixmap
+
+
 class StatusFrame(QGraphicsItem):
     def __init__(self, parent: QGraphicsItem, rect: QRectF, status: str):
         super().__init__(parent)
@@ -48,13 +73,7 @@ class StatusFrame(QGraphicsItem):
         return self.rect.adjusted(-5, -5, 5, 5)
 
     def paint(self, painter: QPainter, option, widget=None) -> None:
-        colour = QColor(COLOURS[self.status])
-        pen = QPen(colour, 4, Qt.DashLine if self.status == INSIDE else Qt.SolidLine)
-        painter.setPen(pen)
-        fill = QColor(colour)
-        fill.setAlpha(0 if self.status == INSIDE else 45)
-        painter.setBrush(QBrush(fill))
-        painter.drawRoundedRect(self.rect.adjusted(-3, -3, 3, 3), 5, 5)
+        paint_status(painter, self.rect.adjusted(-3, -3, 3, 3), self.status, 4)
 
 
 class StatusMarks:
@@ -128,11 +147,11 @@ class Legend(QWidget):
         super().__init__(parent)
         row = QHBoxLayout(self)
         row.setContentsMargins(6, 2, 6, 2)
+        self.swatches: dict = {}
         for status in (ADDED, REMOVED, CHANGED, REWRITTEN, INSIDE):
             swatch = QLabel(self)
-            style = "dashed" if status == INSIDE else "solid"
-            swatch.setFixedSize(16, 12)
-            swatch.setStyleSheet(f"border: 3px {style} {COLOURS[status]}; background: transparent;")
+            swatch.setPixmap(legend_swatch(status))
+            self.swatches[status] = swatch
             row.addWidget(swatch)
             row.addWidget(QLabel(status_text(status), self))
             row.addSpacing(10)
