@@ -818,10 +818,12 @@ def run(args) -> int:
 
 def report(gaps, parity, stats, seconds, n_bases, args) -> None:
     n_gaps = sum(len(v) for v in gaps.values())
+    app_clean = sum(1 for items in gaps.values() for it in items if it[4] == "clean")
     print(f"{stats['mutants']} mutants of {n_bases} bases (seed {args.seed}) in {seconds:.0f} s: "
           f"onnx rejects {stats['onnx rejects']}, we reject {stats['we reject']}, "
           f"we reject and onnx accepts {stats['we reject, onnx accepts']}, "
-          f"onnx rejects and we give no error {n_gaps} in {len(gaps)} classes")
+          f"onnx rejects and we give no error {n_gaps} in {len(gaps)} classes "
+          f"({app_clean} of them clean for the app too)")
     by_kind = collections.Counter()
     for (kind, _), items in gaps.items():
         by_kind[kind] += len(items)

@@ -1,6 +1,10 @@
-"""The README's list of mutation kinds onnx.checker accepts stays true: for
-each listed kind onnx accepts at least one mutant (full_check=False), while
-the mutation suite proves we report it."""
+"""The README's lists of where onnx.checker and our checker disagree stay
+true: for each kind listed as "onnx accepts" onnx accepts at least one
+mutant (full_check=False), while the mutation suite proves we report it;
+each mutation of an operator rule (mutations_operators.py, found with
+tools/check_differential.py) is rejected by onnx (full_check=True) on every
+base it applies to; and for each kind listed as "onnx is stricter than the
+spec" onnx rejects the reproducer and we give it no error."""
 from __future__ import annotations
 
 import pathlib
@@ -11,15 +15,18 @@ import pytest
 
 from check_bases import base_names, load_base
 from check_mutations import MUTATIONS
+from mutation_helpers import std_nodes
+import mutations_operators
+from onnxstudio.core.check import ERROR, check
 
 README = pathlib.Path(__file__).resolve().parents[2] / "core" / "check" / "README.md"
 BY_NAME = {m.__name__: m for m in MUTATIONS}
 
 
-def _listed() -> list:
+def _listed(section: str = "onnx-gaps") -> list:
     text = README.read_text()
-    section = text.split("<!-- onnx-gaps-begin -->")[1].split("<!-- onnx-gaps-end -->")[0]
-    return re.findall(r"^- `(\w+)`", section, flags=re.M)
+    part = text.split(f"<!-- {section}-begin -->")[1].split(f"<!-- {section}-end -->")[0]
+    return re.findall(r"^- `(\w+)`", part, flags=re.M)
 
 
 def test_list_names_real_mutations():
@@ -42,3 +49,50 @@ def test_onnx_accepts_some_mutant_of_kind(kind, tmp_path):
             continue
         return
     pytest.fail(f"onnx.checker rejects every {kind} mutant; remove it from the README list")
+
+
+@pytest.mark.parametrize("mutate", mutations_operators.MUTATIONS, ids=lambda m: m.__name__)
+def test_onnx_rejects_every_operator_mutant(mutate):
+    applied = 0
+    for base in base_names():
+        m = load_base(base)
+        if mutate(m) is None:
+            continue
+        applied += 1
+        with pytest.raises(Exception):  # noqa: B017 - onnx raises several kinds
+            onnx.checker.check_model(m, full_check=True)
+    assert applied
+
+
+def node_domain_ai_onnx(m):
+    """The first node of the default domain spelt "ai.onnx", in a model
+    importing that domain as ""."""
+    if not any(o.domain == "" for o in m.opset_import) or any(o.domain == "ai.onnx" for o in m.opset_import):
+        return None
+    for _, n in std_nodes(m):
+        if n.domain == "":
+            n.domain = "ai.onnx"
+            return m
+    return None
+
+
+STRICTER = {f.__name__: f for f in (node_domain_ai_onnx,)}
+
+
+def test_stricter_list_names_reproducers():
+    assert set(_listed("onnx-stricter")) == set(STRICTER)
+
+
+@pytest.mark.parametrize("kind", sorted(STRICTER))
+def test_onnx_rejects_what_the_spec_allows(kind, tmp_path):
+    tried = 0
+    for base in base_names():
+        m = STRICTER[kind](load_base(base))
+        if m is None:
+            continue
+        tried += 1
+        with pytest.raises(Exception):  # noqa: B017 - onnx raises several kinds
+            onnx.checker.check_model(m, full_check=True)
+        errors = [d for d in check(m, model_dir=tmp_path) if d.severity == ERROR]
+        assert not errors, f"{base}: " + "\n".join(map(str, errors))
+    assert tried
