@@ -113,9 +113,11 @@ CODES = {
     "attr.one-of": (ERROR, "none or several of a group of attributes of which the operator takes exactly one "
                            "(Constant's value attributes, LabelEncoder's keys_* and values_*)"),
     "attr.dtype-invalid": (ERROR, "an attribute naming an element type (Cast's to, dtype) holds no ONNX element type"),
+    "attr.lengths-differ": (ERROR, "two list attributes that pair up entry by entry have different lengths "
+                                   "(LabelEncoder's keys and values)"),
     "attr.value-out-of-range": (ERROR, "an attribute value the operator rules out (a window size, stride or dilation "
                                        "below 1, a negative pad, a ConstantOfShape value that is not one element, "
-                                       "num_scan_inputs above the inputs)"),
+                                       "num_scan_inputs above the inputs, a Resize mode it does not have)"),
     # shapes and axes that contradict the operator (found by inference, from known dims only)
     "shape.broadcast-conflict": (ERROR, "two known dims, both other than 1, that a broadcasting operator "
                                         "cannot broadcast"),

@@ -3,6 +3,7 @@
     python tools/check_differential.py                   # seed 0, 3000 mutants
     python tools/check_differential.py --seed 7 --mutants 500 --backend 60
     python tools/check_differential.py --show node_op_type   # every gap of one kind
+    python tools/check_differential.py --record after.jsonl  # each mutant's verdicts, to compare versions
 
 Takes valid models (the mutation suite's bases, tests/check/check_bases.py,
 and a seeded sample of the ONNX backend test models that onnx accepts),
@@ -773,6 +774,7 @@ def run(args) -> int:
     parity = []
     stats = collections.Counter()
     only = [args.kind] if args.kind else None
+    record = open(args.record, "w") if args.record else None    # noqa: SIM115 - closed below
     with tempfile.TemporaryDirectory() as tmp:
         path = pathlib.Path(tmp) / "mutant.onnx"
         seed = args.seed * 1_000_003
@@ -793,6 +795,9 @@ def run(args) -> int:
                 gaps[(kind, f"OUR CHECKER RAISED {type(e).__name__}")].append((base, seed, what, str(e), "-"))
                 continue
             our_errors = _errors(ours)
+            if record is not None:
+                record.write(json.dumps({"base": base, "seed": seed, "kind": kind, "what": what,
+                                         "onnx": theirs, "ours": sorted({d.code for d in our_errors})}) + "\n")
             stats["onnx rejects"] += theirs is not None
             stats["we reject"] += bool(our_errors)
             if theirs is not None and not our_errors:
@@ -812,6 +817,8 @@ def run(args) -> int:
                 if not same:
                     parity.append((base, seed, kind, what))
     oracle.close()
+    if record is not None:
+        record.close()
     report(gaps, parity, stats, time.perf_counter() - started, len(models), args)
     return 0
 
@@ -880,6 +887,7 @@ def main(argv=None) -> int:
     p.add_argument("--kind", help="only this mutation")
     p.add_argument("--show", help="list every gap of this mutation or class")
     p.add_argument("--no-parity", action="store_true", help="skip the app-path comparison")
+    p.add_argument("--record", metavar="JSONL", help="write each mutant's verdicts (to compare two versions)")
     p.add_argument("--replay", metavar="BASE:SEED", help="write one mutant (to --out) and show both verdicts")
     p.add_argument("--out", default="mutant.onnx")
     args = p.parse_args(argv)

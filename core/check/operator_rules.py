@@ -35,8 +35,21 @@ _AT_LEAST = {"kernel_shape": 1, "strides": 1, "dilations": 1, "pads": 0, "output
 # Operators of the default domain whose rules read the node's counts.
 _COUNTED = frozenset({"Einsum"})
 _HOLDERS = frozenset({"If", "Loop", "Scan"})
-# Every operator of the default domain a rule here is about.
-RULED = frozenset(set(_DTYPE_ATTRS) | _WINDOWED | _COUNTED | _HOLDERS | {"ConstantOfShape"})
+# String attributes with a closed set of values (Resize: every version's
+# values together, so no version's own is refused).
+_RESIZE_WORDS = {
+    "mode": frozenset({b"nearest", b"linear", b"cubic"}),
+    "coordinate_transformation_mode": frozenset({b"half_pixel", b"half_pixel_symmetric", b"pytorch_half_pixel",
+                                                 b"align_corners", b"asymmetric", b"tf_crop_and_resize",
+                                                 b"tf_half_pixel_for_nn"}),
+    "nearest_mode": frozenset({b"round_prefer_floor", b"round_prefer_ceil", b"floor", b"ceil"}),
+    "keep_aspect_ratio_policy": frozenset({b"stretch", b"not_larger", b"not_smaller"}),
+}
+# LabelEncoder's keys_* / values_* suffixes and the field each keeps its list in.
+_LABEL_LISTS = (("strings", "strings"), ("int64s", "ints"), ("floats", "floats"), ("tensor", "t"))
+# Every operator a rule here is about (LabelEncoder's domain is ai.onnx.ml,
+# all the others' the default one).
+RULED = frozenset(set(_DTYPE_ATTRS) | _WINDOWED | _COUNTED | _HOLDERS | {"ConstantOfShape", "Resize", "LabelEncoder"})
 
 
 def operator_clean(node, op: str, schema) -> bool:
@@ -45,7 +58,7 @@ def operator_clean(node, op: str, schema) -> bool:
     for a node whose attributes node_rules already cleared (known names,
     each once, the required ones given): the common operators are judged
     here without building _findings' generator, on that footing."""
-    if schema.domain:
+    if schema.domain and op != "LabelEncoder":
         return True
     if op in _WINDOWED:
         for a in node.attribute:
@@ -92,9 +105,11 @@ def _attrs(node) -> dict:
 
 def _findings(node, op, schema):
     """(code, attribute name or None, message) for each rule the node breaks."""
-    if schema.domain:
-        return
     attrs = _attrs(node)
+    if schema.domain:
+        if op == "LabelEncoder" and schema.domain == "ai.onnx.ml":
+            yield from _label_encoder(attrs)
+        return
     dtype_attr = _DTYPE_ATTRS.get(op)
     if dtype_attr is not None:
         a = attrs.get(dtype_attr)
@@ -119,11 +134,43 @@ def _findings(node, op, schema):
         a = attrs.get("equation")
         if a is not None and a.HasField("s"):
             operands = a.s.split(b"->")[0].count(b",") + 1
-            if operands != len(node.input):
+            given = len(node.input)
+            while given and not node.input[given - 1]:
+                given -= 1      # trailing "" inputs are not given (IR spec)
+            if operands != given:
                 yield ("node.input-count", None,
-                       f"the equation names {operands} operand(s); the node has {len(node.input)} inputs")
+                       f"the equation names {operands} operand(s); the node has {given} inputs")
+    elif op == "Resize":
+        for name, words in _RESIZE_WORDS.items():
+            a = attrs.get(name)
+            if a is not None and a.HasField("s") and a.s not in words:
+                yield ("attr.value-out-of-range", name,
+                       f"{name} {a.s.decode(errors='replace')!r} is not one of "
+                       f"{', '.join(sorted(w.decode() for w in words))}")
     elif op in _HOLDERS:
         yield from _subgraph_counts(node, op, schema, attrs)
+
+
+def _label_encoder(attrs):
+    """LabelEncoder maps keys[i] to values[i]: as many values as keys."""
+    counts = {}
+    for side in ("keys", "values"):
+        for kind, field in _LABEL_LISTS:
+            a = attrs.get(f"{side}_{kind}")
+            if a is not None:
+                counts[side] = _elements(a.t) if field == "t" else len(getattr(a, field))
+                break
+    if len(counts) == 2 and counts["keys"] != counts["values"]:
+        yield ("attr.lengths-differ", None,
+               f"{counts['keys']} keys but {counts['values']} values; LabelEncoder maps each key to the value "
+               "at its place")
+
+
+def _elements(t) -> int:
+    n = 1
+    for d in t.dims:
+        n *= d
+    return n
 
 
 def _subgraph_counts(node, op, schema, attrs):

@@ -2182,8 +2182,12 @@
         <translation>表示元素类型的属性（Cast 的 to、dtype）不是 ONNX 元素类型</translation>
     </message>
     <message>
-        <source>an attribute value the operator rules out (a window size, stride or dilation below 1, a negative pad, a ConstantOfShape value that is not one element, num_scan_inputs above the inputs)</source>
-        <translation>算子不允许的属性值（窗口大小、步长或膨胀小于 1，填充为负，ConstantOfShape 的 value 不是单个元素，num_scan_inputs 多于输入个数）</translation>
+        <source>two list attributes that pair up entry by entry have different lengths (LabelEncoder&apos;s keys and values)</source>
+        <translation>两个逐项对应的列表属性长度不同（LabelEncoder 的 keys 与 values）</translation>
+    </message>
+    <message>
+        <source>an attribute value the operator rules out (a window size, stride or dilation below 1, a negative pad, a ConstantOfShape value that is not one element, num_scan_inputs above the inputs, a Resize mode it does not have)</source>
+        <translation>算子不允许的属性值（窗口大小、步长或膨胀小于 1，填充为负，ConstantOfShape 的 value 不是单个元素，num_scan_inputs 多于输入个数，Resize 没有的模式）</translation>
     </message>
     <message>
         <source>two known dims, both other than 1, that a broadcasting operator cannot broadcast</source>

@@ -10,7 +10,7 @@ from __future__ import annotations
 import numpy as np
 from onnx import TensorProto, helper, numpy_helper
 
-from mutation_helpers import q, npath, schema_of, std_nodes
+from mutation_helpers import A, q, npath, schema_of, std_nodes
 
 
 def _apath(i, n, name):
@@ -100,6 +100,29 @@ def resize_scales_and_sizes(m):
     return None
 
 
+def resize_mode_unknown(m):
+    for i, n in _nodes_of(m, "Resize"):
+        a = _attr(n, "mode")
+        if a is not None:
+            a.s = b"bilinear"
+        else:
+            n.attribute.append(helper.make_attribute("mode", "bilinear"))
+        return "attr.value-out-of-range", _apath(i, n, "mode"), True
+    return None
+
+
+def label_encoder_values_short(m):
+    for i, n in std_nodes(m):
+        if n.op_type == "LabelEncoder":
+            for a in n.attribute:
+                if a.name.startswith("values_") and a.type in (A.INTS, A.FLOATS, A.STRINGS):
+                    field = {A.INTS: a.ints, A.FLOATS: a.floats, A.STRINGS: a.strings}[a.type]
+                    if len(field):
+                        del field[-1]
+                        return "attr.lengths-differ", npath(i, n), True
+    return None
+
+
 def if_branches_differ(m):
     for i, n in _nodes_of(m, "If"):
         else_g = _attr(n, "else_branch").g
@@ -144,6 +167,8 @@ MUTATIONS = [
     constant_of_shape_value_not_1d,
     einsum_operand_count,
     resize_scales_and_sizes,
+    resize_mode_unknown,
+    label_encoder_values_short,
     if_branches_differ,
     loop_body_input_extra,
     scan_inputs_too_many,
