@@ -296,6 +296,14 @@ def check_arity(inputs, outputs, schema, path, out) -> None:
             out.add("node.variadic-arity", path,
                     f"{what} {last.name!r} of {schema.key} needs at least {last.min_arity} values; "
                     f"the node gives {variadic_count}")
+    if schema.name == "BatchNormalization" and schema.since_version >= 14 and not schema.domain:
+        # Y alone, or Y with the running mean and variance (training_mode 1): never two.
+        given = len(outputs)
+        while given and not outputs[given - 1]:
+            given -= 1      # trailing "" outputs are not given (IR spec)
+        if given == 2:
+            out.add("node.output-count", path, f"{schema.key} gives 1 output, or 3 with training_mode 1; "
+                    "the node names 2: add the running variance or drop the running mean")
     if schema.name == "Resize" and schema.since_version >= 11 and not schema.domain:
         # Resize's output size comes from scales or from sizes: exactly one.
         given = [name for i, name in ((2, "scales"), (3, "sizes")) if len(inputs) > i and inputs[i]]

@@ -91,6 +91,14 @@ def einsum_operand_count(m):
     return None
 
 
+def batchnorm_two_outputs(m):
+    for i, n in _nodes_of(m, "BatchNormalization"):
+        if schema_of(n, m).since_version >= 14 and len(n.output) == 1:
+            n.output.append(n.output[0] + "_running_mean")
+            return "node.output-count", npath(i, n), True
+    return None
+
+
 def resize_scales_and_sizes(m):
     for i, n in _nodes_of(m, "Resize"):
         if schema_of(n, m).since_version >= 13 and len(n.input) == 3 and n.input[2]:
@@ -166,6 +174,7 @@ MUTATIONS = [
     negative_pad,
     constant_of_shape_value_not_1d,
     einsum_operand_count,
+    batchnorm_two_outputs,
     resize_scales_and_sizes,
     resize_mode_unknown,
     label_encoder_values_short,
