@@ -68,6 +68,10 @@ class MainWindow(QMainWindow):
         # modules and widgets are ~10% of the start; until then its dock shows
         # the empty page the panel shows without a model.
         self._properties = None
+        # Docks placed as tabs of one another unless a saved layout places
+        # them (tabify_by_default); None until the saved layout is restored.
+        self._default_tabs: list = []
+        self._saved_layout_restored = None
         self.graph.menu_extenders.append(lambda item, menu: self.properties.extend_canvas_menu(item, menu))
         self.properties_dock = self.add_dock("Properties", _empty_page(), Qt.RightDockWidgetArea)
         # Search is built when its dock is first shown (Ctrl+F, the View menu,
@@ -137,15 +141,32 @@ class MainWindow(QMainWindow):
         self.restoreDockWidget(dock)
         return dock
 
+    def tabify_by_default(self, first: QDockWidget, second: QDockWidget) -> None:
+        """`second` as a tab beside `first` in the default layout, never
+        under a saved one (which places them itself): tabified before
+        restoreState, Qt's tab bar of the pair was left orphaned and shown at
+        the window's top-left, a "Problems" tab over the File and Edit menus
+        from the second start on (QA)."""
+        if self._saved_layout_restored is None:
+            self._default_tabs.append((first, second))
+        elif not self._saved_layout_restored:
+            self.tabifyDockWidget(first, second)
+
     def _restore_window_state(self) -> None:
         """Dock layout and sizes from the last session (every dock is found
         by its objectName); settings problems are reported, never fatal."""
         state = self.settings.window_state()
         if state is None:
             self._default_dock_sizes()
-        if state is not None and not self.restoreState(state):
+        restored = state is not None and self.restoreState(state)
+        if state is not None and not restored:
             self.settings.problems.append(self.tr("the saved window layout does not fit this "
                                                   "version; using the default"))
+        self._saved_layout_restored = restored
+        if not restored:
+            for first, second in self._default_tabs:
+                self.tabifyDockWidget(first, second)
+        self._default_tabs = []
         if self.settings.problems:
             self.statusBar().showMessage(self.tr("Settings: ") + "; ".join(self.settings.problems), 15000)
 

@@ -139,7 +139,7 @@ class RunUI(QObject):
         # and cut-off columns. A saved window layout, restored after this, still wins.
         problems = getattr(getattr(window, "edit_actions", None), "problems_dock", None)
         if problems is not None:
-            window.tabifyDockWidget(problems, self.compare_dock)
+            window.tabify_by_default(problems, self.compare_dock)
         self.controller.feeds_source = self.inputs.make_feeds
         self.controller.drawn_inside = self._drawn_inside
         self.overlay = RunOverlay(window.graph, self.controller, self.inspect)

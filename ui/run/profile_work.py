@@ -26,7 +26,7 @@ class ProfileUI(QObject):
         self.dock.hide()
         # A tab beside the Compare dock (itself one beside Problems), not a third dock squeezed
         # in beside them; a saved window layout, restored after this, still wins.
-        window.tabifyDockWidget(run_ui.compare_dock, self.dock)
+        window.tabify_by_default(run_ui.compare_dock, self.dock)
         self.heat = HeatOverlay(window.graph)
         self.profile = None
         self.previous = None
