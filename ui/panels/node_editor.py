@@ -274,10 +274,17 @@ class NodeEditor(QWidget):
         if name and self.node.graph.lookup(name) is None:
             self._refuse(self.tr("input {index}: no value named {name} is visible here").format(
                 index=index, name=repr(name)))
-            self.sync()
+            self._show_input(index)
             return
         if not self._apply(SetNodeInput(self.ref, index, name, self.gpath)):
-            self.sync()
+            self._show_input(index)
+
+    def _show_input(self, index: int) -> None:
+        """After a refusal the field shows the name the node still reads, focus
+        or not (sync leaves a focused field alone): the refused text stayed
+        there and leaving the field refused it again (QA)."""
+        value = self.node.inputs[index]
+        self.input_edits[index].setText(value.name if value is not None else "")
 
     def _set_attr(self, name: str, attr_type: int, value) -> None:
         self._apply(SetAttribute(self.ref, name, attr_type, value, graph=self.gpath))
