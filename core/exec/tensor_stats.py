@@ -111,20 +111,32 @@ def tensor_stats(array) -> TensorStats:
 def has_nonfinite(value) -> bool:
     """True when a tensor (or any tensor in a sequence/map/optional) holds
     NaN or Inf. Cheap for integer tensors: they cannot."""
+    return _any_floats(value, lambda data: not bool(np.isfinite(data).all()))
+
+
+def has_nan(value) -> bool:
+    """True when a tensor (or any tensor in a sequence/map/optional) holds a
+    NaN; Inf alone is not one (an attention mask's -inf)."""
+    return _any_floats(value, lambda data: bool(np.isnan(data).any()))
+
+
+def _any_floats(value, test) -> bool:
+    """`test` on the float data of every tensor in `value`; True when it is
+    for one of them."""
     if value is None:
         return False
     if isinstance(value, (list, tuple)):
-        return any(has_nonfinite(v) for v in value)
+        return any(_any_floats(v, test) for v in value)
     if isinstance(value, dict):
-        return any(has_nonfinite(v) for v in value.values())
+        return any(_any_floats(v, test) for v in value.values())
     a = np.asarray(value)
     kind = a.dtype.kind
     if kind in "fc":
         with np.errstate(all="ignore"):
-            return not bool(np.isfinite(a).all())
+            return test(a)
     if kind == "V":
         data = as_float(a)
-        return data is not None and not bool(np.isfinite(data).all())
+        return data is not None and test(data)
     return False
 
 

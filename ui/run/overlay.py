@@ -10,7 +10,8 @@ graph scene (the scene's node and edge items stay as the viewer made them):
   no such place is not shown, and its edge's tooltip says so;
 - the current node (the one the next step runs): a thick outline and a ▶;
 - breakpoints: a red dot on the node's left edge;
-- nodes that produced NaN/Inf: a red "NaN" flag;
+- nodes that produced NaN/Inf: a red flag saying "NaN", or "Inf" when their
+  outputs hold infinities only (an attention mask's -inf);
 - the node a run failed at (inside its body when it is in one): a red
   outline and a "failed" flag, the message in its tooltip;
 - after a comparison, each node's band coloured by its error on the
@@ -33,7 +34,7 @@ from PySide6.QtGui import QColor, QPainter, QPainterPath, QPen, QPolygonF
 from PySide6.QtWidgets import QGraphicsItem
 from shiboken6 import isValid
 
-from onnxstudio.core.exec.tensor_stats import tensor_stats
+from onnxstudio.core.exec.tensor_stats import has_nan, tensor_stats
 from onnxstudio.core.exec.values import describe
 from onnxstudio.core.ir import Node
 from onnxstudio.core.layout import ViewEdge
@@ -141,16 +142,35 @@ def fresh_text(fresh: bool) -> str:
                                                     "the amber tags again)")
 
 
+def nonfinite_word(debug, node, names) -> str:
+    """What the flag of a node whose outputs `names` hold NaN/Inf says:
+    "Inf" when none holds a NaN (the -inf of an attention mask is expected;
+    every such node of bert_small was flagged "NaN", QA), "NaN" when one
+    does, "NaN/Inf" when the values are no longer kept to tell."""
+    seen = False
+    for value in node.outputs:
+        if value is None or value.name not in names:
+            continue
+        array = debug.value_of(value)
+        if array is None:
+            return "NaN/Inf"
+        seen = True
+        if has_nan(array):
+            return "NaN"
+    return "Inf" if seen else "NaN/Inf"
+
+
 class NodeMark(QGraphicsItem):
     """Run state of one node box: current, breakpoint, NaN/Inf flag, failure, error band."""
 
     def __init__(self, rect: QRectF, *, current=False, breakpoint=False, nonfinite=False,  # noqa: A002
-                 failed=False, band: Optional[QColor] = None, tooltip: str = ""):
+                 nonfinite_word: str = "NaN", failed=False, band: Optional[QColor] = None, tooltip: str = ""):
         super().__init__()
         self.rect = QRectF(rect)
         self.current = current
         self.breakpoint = breakpoint
         self.nonfinite = nonfinite
+        self.nonfinite_word = nonfinite_word
         self.failed = failed
         self.band = band
         if tooltip:
@@ -197,13 +217,14 @@ class NodeMark(QGraphicsItem):
         if self.failed:
             self._paint_failed(painter)
         if self.nonfinite:
-            tag = QRectF(self.rect.right() - 30, self.rect.top() - 12, 30, 14)
+            width = max(30, fonts.text_width(self.nonfinite_word) + 8)
+            tag = QRectF(self.rect.right() - width, self.rect.top() - 12, width, 14)
             painter.setPen(Qt.NoPen)
             painter.setBrush(BREAK)
             painter.drawRoundedRect(tag, 3, 3)
             painter.setPen(QColor("white"))
             painter.setFont(fonts.body_font())
-            painter.drawText(tag, Qt.AlignCenter, "NaN")
+            painter.drawText(tag, Qt.AlignCenter, self.nonfinite_word)
 
 
     @staticmethod
@@ -789,6 +810,8 @@ class RunOverlay:
                 entry = marks.setdefault(box, {})
                 for k, v in flags.items():
                     entry[k] = entry.get(k) or v
+                if "NaN" in (entry.get("nonfinite_word"), flags.get("nonfinite_word")):
+                    entry["nonfinite_word"] = "NaN"      # a box holding both kinds says the worse
 
         current = debug.current
         if current is not None and not self.controller.running:
@@ -796,8 +819,8 @@ class RunOverlay:
         for bp in debug.breakpoints:
             if isinstance(bp, Node):          # breakpoints may also be names (set from a script)
                 mark(bp, breakpoint=True)
-        for node in debug.nonfinite:
-            mark(node, nonfinite=True)
+        for node, names in debug.nonfinite.items():
+            mark(node, nonfinite=True, nonfinite_word=nonfinite_word(debug, node, names))
         failed = self._failed_node(debug, graph)
         if failed is not None:
             mark(failed, failed=True, tooltip=str(debug.error))
