@@ -155,7 +155,9 @@ class FileActions:
         except Exception as exc:  # noqa: BLE001 - serde errors and bugs alike: dialog, no traceback
             from onnxstudio.core.errors import CoreError
             if isinstance(exc, CoreError):
-                self.prompter.warn(translate("FileActions", "Save failed"), f"{path}: {exc}")
+                # serde's errors name the file already (SaveError): once is enough.
+                text = str(exc) if str(path) in str(exc) else f"{path}: {exc}"
+                self.prompter.warn(translate("FileActions", "Save failed"), text)
             else:
                 self.prompter.report_unexpected(
                     translate("FileActions", "Saving {path}").format(path=path), exc)
