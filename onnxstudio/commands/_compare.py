@@ -215,6 +215,18 @@ def _whole_run_within(session, feeds: dict, chosen: dict, extra: dict):
     return session.results()
 
 
+def low_precision_clause(report) -> str:
+    """Says so when values of 16-bit floats were judged with more than the
+    tolerances asked for (core.exec.compare.LOW_PRECISION_FLOOR)."""
+    from ..core.exec.compare import LOW_PRECISION_FLOOR
+    raised = [d for name, d in report.values.items() if name not in report.tolerances
+              and (d.rtol > report.rtol or d.atol > report.atol)]
+    if not raised:
+        return ""
+    floors = ", ".join(f"{dtype.name} {floor:g}" for dtype, floor in LOW_PRECISION_FLOOR.items())
+    return f"; {counted(len(raised), 'value')} of 16-bit floats with atol and rtol at least {floors}"
+
+
 def compare(args, model, feeds, chosen: dict):
     """The comparison made and shown: the text report, or with --json the
     JSON one returned. Returns (the JSON report or None; whether every
@@ -226,7 +238,8 @@ def compare(args, model, feeds, chosen: dict):
     who = extra["reference"]
     print(f"compared with {who}, every intermediate (an element agrees when |ours - theirs| <= "
           f"{report.atol:g} x max(1, the value's largest |value|) + {report.rtol:g} x |theirs|"
-          + "".join(f"; {n}: atol {a:g}, rtol {r:g}" for n, (r, a) in report.tolerances.items()) + "):")
+          + "".join(f"; {n}: atol {a:g}, rtol {r:g}" for n, (r, a) in report.tolerances.items())
+          + low_precision_clause(report) + "):")
     if "bounded_by_default" in extra:
         print(f"  every intermediate of both sides at once would pass a quarter of this machine's memory "
               f"({_mib(extra['memory_budget'])}): compared in chunks within it instead (--memory-budget SIZE "
