@@ -119,7 +119,8 @@ def node_fields_clean(node, op, domain, schema, ir):
     if 0 < ir < 11 and (len(node.device_configurations) or (ir < 10 and (node.overload or len(node.metadata_props)))):
         return False
     verdict = _attributes_clean(node.attribute, op, domain, schema, ir)
-    if verdict and op in RULED and not operator_clean(node, op, schema):
+    if verdict and op in RULED and not operator_clean(node, op, schema,
+                                                       verdict if verdict.__class__ is list else None):
         return False
     return verdict
 

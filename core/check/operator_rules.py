@@ -52,21 +52,23 @@ _LABEL_LISTS = (("strings", "strings"), ("int64s", "ints"), ("floats", "floats")
 RULED = frozenset(set(_DTYPE_ATTRS) | _WINDOWED | _COUNTED | _HOLDERS | {"ConstantOfShape", "Resize", "LabelEncoder"})
 
 
-def operator_clean(node, op: str, schema) -> bool:
+def operator_clean(node, op: str, schema, graphs=None) -> bool:
     """False when check_operator may find something in the node (the lean
     pass then hands it to the rules). Ask only for ops in RULED, and only
     for a node whose attributes node_rules already cleared (known names,
-    each once, the required ones given): the common operators are judged
-    here without building _findings' generator, on that footing."""
+    each once, the required ones given; `graphs`: the [(name, type,
+    graph)] node_rules read for a node holding graphs): the common
+    operators are judged here without building _findings' generator, on
+    that footing."""
     if schema.domain and op != "LabelEncoder":
         return True
     if op in _WINDOWED:
         for a in node.attribute:
             least = _AT_LEAST.get(a.name)
             if least is not None:
-                for v in a.ints:
-                    if v < least:
-                        return False
+                ints = a.ints
+                if ints and min(ints) < least:
+                    return False
         return True
     dtype_attr = _DTYPE_ATTRS.get(op)
     if dtype_attr is not None:
@@ -74,11 +76,11 @@ def operator_clean(node, op: str, schema) -> bool:
             if a.name == dtype_attr and a.HasField("i") and a.i not in _KNOWN_DTYPES:
                 return False
         return True
-    if op == "If":
+    if op == "If" and graphs is not None:
         # then_branch and else_branch are both there (required): each gives every output.
         n = len(node.output)
-        for a in node.attribute:
-            if len(a.g.output) != n:
+        for _, _, g in graphs:
+            if len(g.output) != n:
                 return False
         return True
     if op in _COUNTED:
