@@ -18,7 +18,7 @@ from ..ir.graph import AttrType
 from ..ir.nesting import outer_values
 from .geometry import LayoutEdge, LayoutNode, LayoutRequest
 from .labels import group_label, io_label, op_label
-from .scopes import default_expanded, follow_expanded, raw_scope, tidy_scopes, visible_box
+from .scopes import default_expanded, follow_expanded, node_scope, tidy_scopes, visible_box
 from .view import GROUP_TITLE, INPUT, OUTPUT, GraphView, GroupInfo, Measure, NodeLabel, ViewEdge, ViewNode
 
 DEFAULT_BOX_BUDGET = 600   # boxes shown at first; more groups open on demand
@@ -136,7 +136,7 @@ class _Builder:
     def build(self, expanded, rankdir: str, budget: int, previous=None) -> GraphView:
         hidden = self._find_constants()
         shown = [n for n in self.nodes if id(n) not in hidden]
-        paths = self._with_unused_group(shown, tidy_scopes([raw_scope(n.name or "") for n in shown]))
+        paths = self._with_unused_group(shown, tidy_scopes([node_scope(n) for n in shown]))
         if expanded is None:
             expanded = default_expanded(paths, budget) - {UNUSED_GROUP}
         elif previous is not None and previous.path_of_node:

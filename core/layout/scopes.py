@@ -29,6 +29,66 @@ def raw_scope(node_name: str) -> GroupPath:
     return tuple(p for p in parts if p)
 
 
+# torch's dynamo exporter names nodes "node_MatMul_12", with no scope, and
+# records the module each node came from in its metadata_props instead, as the
+# repr of the module call stack: "['', 'net', 'net.layers.0', 'net.layers.0.mlp',
+# 'gelu']" (the last entry is the node's own torch name). Without it a
+# dynamo-exported vit_base showed 487 ungrouped boxes, laid out in 1.8 s cold
+# (0.1 s for the legacy export of the same model, grouped by layer).
+TORCH_NAME_SCOPES = "pkg.torch.onnx.name_scopes"
+
+
+def node_scope(node) -> GroupPath:
+    """A node's raw scope: from its name, else from the module path torch's
+    dynamo exporter recorded for it; () when it has neither."""
+    name = node.name or ""
+    if "/" in name:
+        return raw_scope(name)
+    props = node.metadata_props
+    recorded = props.get(TORCH_NAME_SCOPES) if props else None
+    return torch_scope(recorded) if recorded else ()
+
+
+@functools.lru_cache(maxsize=1 << 17)
+def torch_scope(recorded: str) -> GroupPath:
+    """("net", "layers.0", "mlp") for "['', 'net', 'net.layers.0', 'net.layers.0.mlp', 'gelu']":
+    each module named by what it adds to its parent's path, as the legacy
+    exporter's names have it ("/net/layers.0/mlp/..."); an item of a called
+    Sequential keeps the Sequential's name ("layer4.0" in "layer4", as
+    "/layer4/layer4.0/relu/Relu"); () for anything but a list of module paths."""
+    entries = module_paths(recorded)
+    if entries is None:
+        return ()
+    path, parent = [], ""
+    for entry in entries[:-1]:          # the last one is the node itself
+        if not entry:
+            continue
+        part = entry[len(parent) + 1:] if parent and entry.startswith(parent + ".") else entry
+        if part.isdigit() and path:
+            part = f"{path[-1]}.{part}"
+        if part:
+            path.append(part)
+        parent = entry
+    return tuple(path)
+
+
+def module_paths(recorded: str):
+    """The strings of a list's repr ("['', 'a', 'a.b']"), or None. Module paths
+    hold no quotes or backslashes, so a split does; anything else is parsed
+    properly (and refused unless it is a list of strings)."""
+    if recorded.startswith("['") and recorded.endswith("']") and "\\" not in recorded \
+            and recorded.count("'") == 2 * (recorded.count("', '") + 1):
+        return recorded[2:-2].split("', '")
+    import ast
+    try:
+        value = ast.literal_eval(recorded)
+    except (ValueError, SyntaxError, MemoryError, RecursionError):
+        return None
+    if isinstance(value, list) and all(isinstance(v, str) for v in value):
+        return value
+    return None
+
+
 def tidy_scopes(raw: list[GroupPath]) -> list[GroupPath]:
     """Display group paths, one per entry of `raw` (the scopes of visible nodes)."""
     # Counted per distinct scope: a 10k-node model has a few thousand, and
