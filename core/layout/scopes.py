@@ -1,8 +1,9 @@
 """Name-scope groups: from exporter node names to a tidy group tree.
 
 Exporters name nodes like "/m/encoder/layer.3/attention/self/MatMul": the
-path before the last "/" is the module that emitted the node.  Raw scopes
-are noisy, so we tidy them:
+path before the last "/" is the module that emitted the node.  torch's
+dynamo exporter records that path in the node's metadata instead
+(`node_scope`).  Raw scopes are noisy, so we tidy them:
 
 * a scope holding every scoped node of the graph ("/m/...") is dropped
   (unscoped nodes, and nodes alone in their top scope, do not count: a node
