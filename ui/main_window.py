@@ -32,6 +32,7 @@ DOCK_TITLES = (QT_TRANSLATE_NOOP("Docks", "Properties"), QT_TRANSLATE_NOOP("Dock
 
 PROBLEMS_DOCK_HEIGHT = 130      # px on first start: filter row, header and ~3 rows
 PROPERTIES_DOCK_WIDTH = 480
+SIDE_DOCK_WIDTH = 280           # px at least for a side dock shown (Search's hits, the history's steps)
 
 class MainWindow(QMainWindow):
     model_loaded = Signal(object)
@@ -139,7 +140,20 @@ class MainWindow(QMainWindow):
         self.addDockWidget(area, dock)
         # Docks made after the saved layout was restored still get their place.
         self.restoreDockWidget(dock)
+        dock.visibilityChanged.connect(lambda shown: shown and QTimer.singleShot(0, lambda: self._give_room(dock)))
         return dock
+
+    def _give_room(self, dock: QDockWidget) -> None:
+        """A dock shown at the side gets at least SIDE_DOCK_WIDTH (at most a
+        third of the window): on a first start Ctrl+F opened Search 78 px
+        wide, "Sea…" with every hit cut (QA). Any width the user chose above
+        that is kept. Runs a turn after the dock is shown, once it is laid out."""
+        if not dock.isVisible() or dock.isFloating() or \
+                self.dockWidgetArea(dock) not in (Qt.LeftDockWidgetArea, Qt.RightDockWidgetArea):
+            return
+        wanted = min(SIDE_DOCK_WIDTH, self.width() // 3)
+        if dock.width() < wanted:
+            self.resizeDocks([dock], [wanted], Qt.Horizontal)
 
     def tabify_by_default(self, first: QDockWidget, second: QDockWidget) -> None:
         """`second` as a tab beside `first` in the default layout, never
