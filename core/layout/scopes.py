@@ -37,6 +37,10 @@ def raw_scope(node_name: str) -> GroupPath:
 # dynamo-exported vit_base showed 487 ungrouped boxes, laid out in 1.8 s cold
 # (0.1 s for the legacy export of the same model, grouped by layer).
 TORCH_NAME_SCOPES = "pkg.torch.onnx.name_scopes"
+# What torch records for nodes of no module (the sizes of dynamic axes, read
+# once for the whole model): not a scope, or "net" would no longer hold every
+# node and stay as a group around the model.
+NO_MODULE = "_empty_nn_module_stack"
 
 
 def node_scope(node) -> GroupPath:
@@ -62,7 +66,7 @@ def torch_scope(recorded: str) -> GroupPath:
         return ()
     path, parent = [], ""
     for entry in entries[:-1]:          # the last one is the node itself
-        if not entry:
+        if not entry or entry.startswith(NO_MODULE):
             continue
         part = entry[len(parent) + 1:] if parent and entry.startswith(parent + ".") else entry
         if part.isdigit() and path:

@@ -42,15 +42,23 @@ def dynamo_like_model(layers=3):
                          "net", layer, torch_name=f"add_{i}")]
         prev = f"a{i}"
     nodes.append(scoped(helper.make_node("Identity", [prev], ["Y"], name="node_norm"), "net", "net.norm"))
+    # torch's record of nodes of no module (a dynamic axis' size read once)
+    for i in range(2):
+        size = helper.make_node("Shape", ["X"], [f"size{i}"], name=f"node_sym_size_{i}")
+        size.metadata_props.add(key=TORCH_NAME_SCOPES,
+                                value=f"['_empty_nn_module_stack_from_metadata_hook', 'sym_size_{i}']")
+        nodes.append(size)
     graph = helper.make_graph(nodes, "main_graph", [helper.make_tensor_value_info("X", TensorProto.FLOAT, [2])],
-                              [helper.make_tensor_value_info("Y", TensorProto.FLOAT, [2])])
+                              [helper.make_tensor_value_info("Y", TensorProto.FLOAT, [2])]
+                              + [helper.make_tensor_value_info(f"size{i}", TensorProto.INT64, [1]) for i in range(2)])
     return core.load_bytes(helper.make_model(graph, opset_imports=[helper.make_opsetid("", 18)]).SerializeToString())
 
 
 def test_torch_module_paths_become_groups_as_the_legacy_names_would():
     m = dynamo_like_model()
     opened = build_view(m.graph, measure)
-    # "net" holds every node (dropped, as "/m" of legacy names); "norm" has one node (dissolved).
+    # "net" holds every scoped node (dropped, as "/m" of legacy names); "norm" has one node
+    # (dissolved); the node of no module is in none.
     assert set(opened.groups) == {(f"layers.{i}",) for i in range(3)} | {(f"layers.{i}", "mlp") for i in range(3)}
     out = layout(opened.request, cache=False)
     assert check_layout(opened.request, out) == []
@@ -76,6 +84,7 @@ def test_a_scoped_name_wins_over_the_metadata():
     ("['', 'net', 'net.layers.0', 'net.layers.0.mlp', 'gelu']", ("net", "layers.0", "mlp")),
     ("['', 'layer4', 'layer4.0', 'layer4.0.relu', 'relu_14']", ("layer4", "layer4.0", "relu")),
     ("['', 'view']", ()),
+    ("['_empty_nn_module_stack_from_metadata_hook', 'sym_size_int_45']", ()),
     ("['', \"it's\", \"it's.inner\", 'op']", ("it's", "inner")),    # quotes: parsed, not split
     ("['', 'a', 'b', 'op']", ("a", "b")),                        # not a child's path: the entry as it is
     ("not a list", ()),
