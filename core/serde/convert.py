@@ -12,6 +12,7 @@ from typing import Callable, Optional
 
 from google.protobuf import unknown_fields as _uf
 
+from ..errors import LoadError
 from ..opsets import canonical_domain
 from ..ir.graph import NOT_DECODED, Attr, AttrType, Graph, Node, Value
 from ..ir.model import Function, Model
@@ -25,6 +26,7 @@ from .wire import encode_varint
 # Builds a Tensor from a TensorProto (the loader supplies one that knows about
 # mapped raw data and external files).
 TensorFactory = Callable[[pb.TensorProto], Tensor]
+_EXTERNAL = pb.TensorProto.EXTERNAL
 
 
 # --- unknown fields ---------------------------------------------------------------
@@ -121,6 +123,16 @@ class _Reader:
         t = a.type
         ref = as_text(a.ref_attr_name)
         value = NOT_DECODED
+        if (t == 4 and a.t.data_location == _EXTERNAL) or (t == 9 and any(
+                x.data_location == _EXTERNAL for x in a.tensors)):     # TENSOR, TENSORS
+            # Decoded now: an external reference the reader cannot follow
+            # refuses the file at open, naming the attribute, as for an
+            # initializer (decoded later, it failed wherever it was read).
+            where = f"{node.path}/attribute {name!r}" if node is not None else f"attribute {name!r}"
+            try:
+                value = self.decode_attr(a)
+            except LoadError as e:
+                raise type(e)(f"{where}: {e}") from None
         if (t == 5 or t == 10) and not ref:   # GRAPH, GRAPHS
             # Subgraphs are built now: their nodes take part in outer values' use lists.
             if t == AttrType.GRAPH:
@@ -336,8 +348,16 @@ def _inline_tensor(t: Tensor) -> pb.TensorProto:
 # Attribute types whose value the writer stores its own way (a tensor's data
 # inline or external, a body from the IR's graph) instead of copying the
 # source message.
-_HOLDS_TENSOR_OR_BODY = frozenset((AttrType.TENSOR, AttrType.TENSORS, AttrType.GRAPH, AttrType.GRAPHS,
-                                   AttrType.SPARSE_TENSOR, AttrType.SPARSE_TENSORS))
+_PAYLOAD_FIELD = {AttrType.TENSOR: "t", AttrType.TENSORS: "tensors", AttrType.GRAPH: "g", AttrType.GRAPHS: "graphs",
+                  AttrType.SPARSE_TENSOR: "sparse_tensor", AttrType.SPARSE_TENSORS: "sparse_tensors"}
+_HOLDS_TENSOR_OR_BODY = frozenset(_PAYLOAD_FIELD)
+_SINGULAR = frozenset(("t", "g", "sparse_tensor"))
+
+
+def _has_content(g) -> bool:
+    """Whether a body holds anything (a damaged file's GRAPH attribute
+    without one is read as an empty graph)."""
+    return g is not None and bool(len(g.nodes) or g.inputs or g.outputs or g.initializers)
 
 
 class ProtoWriter:
@@ -383,10 +403,13 @@ class ProtoWriter:
             out.CopyFrom(src)
             out.name = a.name
             return
+        own = _PAYLOAD_FIELD.get(t)
         if src is not None:
+            # Only the field of the attribute's own type is the writer's to
+            # store; a value the file put in another field (damaged: the
+            # checker says so) stays as read.
             out.CopyFrom(src)
-            for f in ("t", "g", "tensors", "graphs", "sparse_tensor", "sparse_tensors"):
-                out.ClearField(f)
+            out.ClearField(own)
         else:
             out.name = a.name
             if a.ref_attr_name:
@@ -398,13 +421,13 @@ class ProtoWriter:
         out.name = a.name
         if src is None and a.ref_attr_name:
             return      # a reference made in memory carries no value of its own
-        if src is not None:
-            # A tensor attribute the file gave no tensor (damaged; the checker
-            # says so) stays without one: decoding it made an empty tensor.
-            # A reference the file gave a tensor too keeps it (damaged too).
-            if (t == AttrType.TENSOR and not src.HasField("t")) or \
-                    (t == AttrType.SPARSE_TENSOR and not src.HasField("sparse_tensor")):
-                return
+        if src is not None and own in _SINGULAR and not src.HasField(own) and \
+                not (t == AttrType.GRAPH and _has_content(a.value)):
+            # A tensor or body the file did not give (damaged; the checker
+            # says so) stays absent: decoding made an empty one. (A body
+            # filled in since is written.) A reference the file gave a
+            # tensor too keeps it (damaged too).
+            return
         v = a.value
         if self.on_bad_value is None:
             self._attr_value(v, t, out)

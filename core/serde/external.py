@@ -18,9 +18,10 @@ def external_ref(t: pb.TensorProto) -> Optional[ExternalRef]:
     if t.data_location != EXTERNAL:
         return None
     keys = {e.key: e.value for e in t.external_data}
-    where = f"tensor {t.name!r}"
+    where = f"tensor {t.name!r}" if t.name else "its tensor"     # an attribute's tensor has no name
     if "location" not in keys:
-        raise ExternalDataError(f"{where}: external data without a 'location' entry")
+        raise ExternalDataError(f"{where}: external data without a 'location' entry; name the data file "
+                                "there, or store the data in the model")
     try:
         offset = int(keys.get("offset", "0") or 0)
         length = int(keys["length"]) if keys.get("length") else None

@@ -258,6 +258,30 @@ def tensor_attribute_without_value(m):
 
 
 
+def attribute_type_says_body(m):
+    """The type field names a kind that holds a body or tensors while the
+    value is elsewhere: the reader makes an empty body or list of it, which
+    must not reach the file form."""
+    found = first_attr(m, lambda n, a: a.type in (A.INT, A.INTS, A.FLOAT, A.TENSOR))
+    if found is None:
+        return None
+    i, n, a = found
+    a.type = A.GRAPH if a.type != A.TENSOR else A.SPARSE_TENSORS
+    return "attr.type-field-mismatch", f"{npath(i, n)}/attribute {q(a.name)}", True
+
+
+def tensor_attribute_external_without_location(m):
+    """A Constant's tensor declared external with no location: the reader
+    cannot decode it, and the app's check must still name it."""
+    found = first_attr(m, lambda n, a: a.type == A.TENSOR and a.t.data_type != TensorProto.STRING)
+    if found is None:
+        return None
+    i, n, a = found
+    a.t.data_location = TensorProto.EXTERNAL
+    del a.t.external_data[:]
+    return "tensor.external-location", f"{npath(i, n)}/attribute {q(a.name)}", True
+
+
 MUTATIONS = [
     unknown_op,
     domain_not_imported,
@@ -282,4 +306,6 @@ MUTATIONS = [
     op_type_missing,
     attribute_type_missing,
     tensor_attribute_without_value,
+    attribute_type_says_body,
+    tensor_attribute_external_without_location,
 ]

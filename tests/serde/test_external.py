@@ -177,3 +177,45 @@ def test_opening_time_does_not_read_weights(tmp_path):
     assert m._external_files._maps == {}
     view = m.graph.initializers["w"].const.numpy()
     assert not view.flags.owndata and not view.flags.writeable     # a view of the mapped file
+
+
+def _constant_model(folder, location=True):
+    """A Constant whose value onnx stored in an external file (as
+    save_as_external_data(convert_attribute=True) does), read by Add."""
+    value = numpy_helper.from_array(np.arange(6, dtype=np.float32).reshape(2, 3))
+    const = helper.make_node("Constant", [], ["k"], name="k", value=value)
+    add = helper.make_node("Add", ["x", "k"], ["y"], name="add")
+    g = helper.make_graph([const, add], "g", [helper.make_tensor_value_info("x", TensorProto.FLOAT, [2, 3])],
+                          [helper.make_tensor_value_info("y", TensorProto.FLOAT, [2, 3])])
+    m = helper.make_model(g, opset_imports=[helper.make_opsetid("", 18)])
+    onnx.save_model(m, folder / "model.onnx", save_as_external_data=True, all_tensors_to_one_file=True,
+                    location="k.bin", size_threshold=0, convert_attribute=True)
+    if not location:
+        m = onnx.load(folder / "model.onnx", load_external_data=False)
+        t = m.graph.node[0].attribute[0].t
+        keep = [e for e in t.external_data if e.key != "location"]
+        del t.external_data[:]
+        t.external_data.extend(keep)
+        onnx.save_model(m, folder / "model.onnx")
+    return folder / "model.onnx"
+
+
+def test_an_attribute_tensor_stored_outside_reads_and_saves(tmp_path):
+    path = _constant_model(tmp_path)
+    m = core.load(path)
+    value = m.graph.nodes[0].attr("value")
+    assert value.is_external and np.array_equal(value.numpy(), np.arange(6, dtype=np.float32).reshape(2, 3))
+    core.save(m, tmp_path / "copy.onnx")
+    again = core.load(tmp_path / "copy.onnx")
+    assert np.array_equal(again.graph.nodes[0].attr("value").numpy(), value.numpy())
+
+
+def test_an_attribute_tensor_without_location_is_refused_at_open(tmp_path):
+    """Read on first use, it failed wherever it was read (the Properties
+    panel, the checker, a run) with a raw exception; now the open says
+    where and what to do."""
+    path = _constant_model(tmp_path, location=False)
+    with pytest.raises(core.LoadError) as e:
+        core.load(path).graph
+    assert str(e.value).startswith('graph/node[0] Constant "k"/attribute \'value\': ')
+    assert "'location'" in str(e.value) and "store the data in the model" in str(e.value)

@@ -84,8 +84,10 @@ def test_an_unedited_mutant_saves_as_its_file(base, mutate, tmp_path):
         # Only unreadable external data is refused; the message names the
         # tensor the mutation broke, and nothing is left half-written.
         assert code.startswith("tensor.external"), f"{code}: refused: {e}"
-        tensor = re.search(r'"([^"]+)"$', where).group(1)
-        assert f"tensor '{tensor}'" in str(e)
+        name = re.search(r'"([^"]+)"$', where).group(1)
+        # An initializer by its name; an attribute's (unnamed) tensor by its node and attribute.
+        place = f"attribute '{name}'" if "/attribute " in where else f"tensor '{name}'"
+        assert place in str(e), str(e)
         assert not saved.exists()
         return
     want, got = _parsed(path), _parsed(saved)
