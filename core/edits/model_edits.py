@@ -3,8 +3,8 @@ producer, domain, model version, doc strings, opset imports, metadata."""
 from __future__ import annotations
 
 import numbers
-from dataclasses import dataclass
-from typing import ClassVar, Optional
+from dataclasses import dataclass, field
+from typing import Any, ClassVar, Optional
 
 from ..opsets import canonical_domain
 from .base import Changes, Edit, EditError, register
@@ -108,8 +108,13 @@ class SetOpsetImport(Edit):
                 raise EditError(f"opset version of {shown!r} must be at least 1, not {version}")
             position = None
             imports[domain] = version
+        # The edit decides the imports: the file's list (its repeats, a
+        # domain imported twice at two versions included, and its order) is
+        # no longer written; the inverse gives it back.
+        as_read = (owner.opsets_as_read, owner.opset_presence)
+        owner.remember_opsets(None)
         _note_imports(changes, owner, fkey)
-        return _RestoreOpset(domain, old, position, self.graph)
+        return _RestoreOpset(domain, old, position, self.graph, as_read)
 
     def describe(self) -> str:
         return f"Remove opset {self.domain or 'ai.onnx'}" if self.version is None else \
@@ -125,6 +130,7 @@ class _RestoreOpset(Edit):
     version: Optional[int]
     position: Optional[int]
     graph: GraphPath = ()
+    as_read: Any = field(default=None, repr=False, compare=False, metadata={"json": False})
 
     def apply(self, model, changes: Optional[Changes] = None) -> Edit:
         changes = changes if changes is not None else Changes()
@@ -137,6 +143,8 @@ class _RestoreOpset(Edit):
             _put_at(imports, self.domain, self.version, self.position)
         else:
             imports[self.domain] = self.version
+        if self.as_read is not None:
+            owner.remember_opsets(*self.as_read)
         _note_imports(changes, owner, fkey)
         return SetOpsetImport(self.domain, current, self.graph)
 

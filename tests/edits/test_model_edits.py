@@ -43,6 +43,24 @@ def test_opset_imports_change_add_remove_keep_their_order():
         SetOpsetImport("", 0).apply(m)
 
 
+def test_an_opset_edit_resolves_a_domain_the_file_imports_twice():
+    """A damaged file imports ai.onnx at 17 and again at 18 (readers take
+    the first). Setting the version, even to the one it had, writes one
+    import; undo gives the file's list back."""
+    from onnxstudio import core
+    from onnxstudio.core.document import Document
+    proto = onnx_model(chain())
+    proto.opset_import.add(domain="ai.onnx", version=19)
+    doc = Document(core.load_bytes(proto.SerializeToString()))
+    assert "model.opset-duplicate" in {d.code for d in doc.diagnostics}
+    doc.apply(SetOpsetImport("", doc.model.opset_imports[""]))
+    assert "model.opset-duplicate" not in {d.code for d in doc.diagnostics}
+    assert [o.domain for o in onnx_model(doc.model).opset_import].count("ai.onnx") == 0
+    doc.undo()
+    assert "model.opset-duplicate" in {d.code for d in doc.diagnostics}
+    assert core.to_bytes(doc.model) == proto.SerializeToString()
+
+
 def test_function_opset_imports():
     m = chain()
 
