@@ -80,7 +80,7 @@ def check_model_fields(model, out) -> None:
         if entry.key in keys:
             out.add("model.metadata-duplicate", f"model/metadata_props {paths.quote(entry.key)}",
                     f"metadata key {entry.key!r} appears more than once; readers take the last value: "
-                    "set or remove the key so it appears once")
+                    "remove the key, then add it back with the value it should have")
         keys.add(entry.key)
     if len(model.configuration) and ir and ir < 11:
         out.add("model.feature-too-new", "model",

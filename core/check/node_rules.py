@@ -74,7 +74,8 @@ def check_node(node: pb.NodeProto, path: str, scope, ctx, out, check_subgraph) -
         name = attr.name
         apath = paths.Lazy(paths.attribute, path, name)
         if name in seen:
-            out.add("attr.duplicate", apath, f"attribute {name!r} is given more than once")
+            out.add("attr.duplicate", apath, f"attribute {name!r} is given more than once; readers use the last: "
+                    "remove it, then add it back with the value it should have")
         seen.add(name)
         fields = check_attribute(attr, apath, ctx, out)
         for fname, _ in fields:
