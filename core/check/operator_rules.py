@@ -33,7 +33,7 @@ _WINDOWED = frozenset({"Conv", "ConvTranspose", "ConvInteger", "QLinearConv", "D
                        "MaxPool", "LpPool"})
 _AT_LEAST = {"kernel_shape": 1, "strides": 1, "dilations": 1, "pads": 0, "output_padding": 0}
 # Operators of the default domain whose rules read the node's counts.
-_COUNTED = frozenset({"Einsum"})
+_COUNTED = frozenset({"Einsum", "Split", "Optional"})
 _HOLDERS = frozenset({"If", "Loop", "Scan"})
 # String attributes with a closed set of values (Resize: every version's
 # values together, so no version's own is refused).
@@ -142,6 +142,21 @@ def _findings(node, op, schema):
             if operands != given:
                 yield ("node.input-count", None,
                        f"the equation names {operands} operand(s); the node has {given} inputs")
+    elif op == "Split":
+        if schema.since_version >= 18:
+            split_given = len(node.input) > 1 and bool(node.input[1])
+            num_outputs = "num_outputs" in attrs
+            if split_given and num_outputs:
+                yield ("node.inputs-exclusive", "num_outputs",
+                       "Split takes its sizes from the split input or the count from num_outputs, not both; "
+                       "remove one")
+            elif not split_given and not num_outputs:
+                yield ("node.inputs-exclusive", None,
+                       "Split (opset 18 on) needs the split input or the num_outputs attribute; give one")
+    elif op == "Optional":
+        if not (len(node.input) and node.input[0]) and "type" not in attrs:
+            yield ("attr.required-missing", None,
+                   "an Optional without an input needs the type attribute (the type of the empty optional)")
     elif op == "Resize":
         for name, words in _RESIZE_WORDS.items():
             a = attrs.get(name)
