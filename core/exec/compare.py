@@ -441,7 +441,10 @@ def _session_options(ort, provider: str, opt_level: str):
     if opt_level not in OPT_LEVELS:
         raise CompareError(f"no graph optimisation level {opt_level!r}; choose one of {', '.join(OPT_LEVELS)}")
     options = ort.SessionOptions()
-    options.log_severity_level = 3          # errors only: its notes on unused initializers are not ours
+    # Fatal only: its notes on unused initializers are not ours, and an error
+    # it logs is the one it raises, which we report in a sentence (its log
+    # line came first, once per attempt to expose the intermediates).
+    options.log_severity_level = 4
     options.graph_optimization_level = getattr(ort.GraphOptimizationLevel, OPT_LEVELS[opt_level])
     return options
 
