@@ -305,6 +305,7 @@ MODELS = {
     "kv_decoder_legacy_op17": (kv_decoder, (), "legacy", 17, False),
     "scripted_loop_legacy_op17": (scripted_loop, (), "legacy", 17, False),
     "llama_medium_extdata_dynamo_op18": (hf_causal_lm, ("Llama", True), "dynamo", 18, True),
+    "llama_2gb_extdata_dynamo_op18": (hf_causal_lm, ("Llama", True), "dynamo", 18, True),
     "whisper_tiny_dynamo_op23": (whisper, (), "dynamo", 23, False),
     "t5_small_dynamo_op18": (t5, (), "dynamo", 18, False),
     "whisper_tiny_dynamo_op20": (whisper, (), "dynamo", 20, False),
@@ -314,6 +315,9 @@ CONFIGS = {"bert": SMALL_BERT, "gpt2": SMALL_GPT2,
            # an LLM of about 700 MB: external data as real ones have it
            "llama_medium": dict(vocab_size=32000, hidden_size=1024, intermediate_size=2816, num_hidden_layers=8,
                                 num_attention_heads=16, num_key_value_heads=4, max_position_embeddings=256),
+           # past 2 GB: offsets in the external data beyond 2**31
+           "llama_2gb": dict(vocab_size=32000, hidden_size=2048, intermediate_size=5632, num_hidden_layers=9,
+                             num_attention_heads=16, num_key_value_heads=4, max_position_embeddings=256),
            "llama": SMALL_LLAMA,
            "vit_small": dict(hidden_size=384, num_hidden_layers=4, num_attention_heads=6, intermediate_size=1536),
            "t5": dict(vocab_size=1000, d_model=128, d_kv=32, d_ff=256, num_layers=2, num_heads=4),
