@@ -759,6 +759,7 @@ def app_verdict(path) -> str:
     """What the app says of a file our file check calls clean."""
     try:
         ir = core.load(path)
+        ir.graph        # built on first use: the app's open builds it
     except Exception as e:  # noqa: BLE001 - the app refuses to open it: not "clean"
         return f"refused at load ({type(e).__name__})"
     errors = _errors(check_file(path, ir_model=ir))
@@ -807,6 +808,7 @@ def run(args) -> int:
             if not args.no_parity:
                 try:
                     loaded = core.load(path)
+                    loaded.graph    # built on first use: the app's open builds it
                 except Exception:  # noqa: BLE001 - refused at open: no IR to compare
                     stats["refused at load"] += 1
                     continue

@@ -124,7 +124,9 @@ class _Reader:
         ref = as_text(a.ref_attr_name)
         value = NOT_DECODED
         if (t == 4 and a.t.data_location == _EXTERNAL) or (t == 9 and any(
-                x.data_location == _EXTERNAL for x in a.tensors)):     # TENSOR, TENSORS
+                x.data_location == _EXTERNAL for x in a.tensors)) or (t == 11 and _sparse_external(
+                a.sparse_tensor)) or (t == 12 and any(_sparse_external(x) for x in a.sparse_tensors)):
+            # TENSOR, TENSORS, SPARSE_TENSOR, SPARSE_TENSORS
             # Decoded now: an external reference the reader cannot follow
             # refuses the file at open, naming the attribute, as for an
             # initializer (decoded later, it failed wherever it was read).
@@ -295,6 +297,10 @@ def _model_repeats(mp: pb.ModelProto, m: Model):
         functions = first_wins(mp.functions, lambda fp: (as_text(fp.domain), as_text(fp.name), as_text(fp.overload)),
                                lambda key, first: first)
     return (metadata, functions) if metadata or functions else None
+
+
+def _sparse_external(s: pb.SparseTensorProto) -> bool:
+    return s.values.data_location == _EXTERNAL or s.indices.data_location == _EXTERNAL
 
 
 def _text(b: bytes):
