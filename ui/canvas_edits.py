@@ -11,6 +11,8 @@ from __future__ import annotations
 from PySide6.QtCore import QCoreApplication, Qt, QTimer
 
 from onnxstudio.core import edits as E
+from onnxstudio.core.ir import Node
+from onnxstudio.core.layout.scopes import node_scope
 
 from .canvas.items import EdgeItem, NodeItem
 
@@ -22,10 +24,14 @@ CLIPBOARD: list[dict] = []
 
 def scoped_name(neighbour, op: str) -> str:
     """A new node is named in its neighbour's name scope ("/enc/layer.3/Relu"),
-    so it joins the neighbour's group (and layout piece) on the canvas."""
+    so it joins the neighbour's group (and layout piece) on the canvas. A
+    neighbour from torch's dynamo exporter ("node_MatMul_12") keeps its scope
+    in its metadata; the new node's name spells it out."""
     name = getattr(neighbour, "name", "") or ""
-    scope = name.rsplit("/", 1)[0] if "/" in name else ""
-    return f"{scope}/{op}" if scope else op
+    if "/" in name:
+        return f"{name.rsplit('/', 1)[0]}/{op}"
+    scope = node_scope(neighbour) if isinstance(neighbour, Node) else ()
+    return "/" + "/".join(scope) + f"/{op}" if scope else op
 
 
 class CanvasEdits:
