@@ -8,6 +8,8 @@ own path helpers so a wrong path in the checker fails the suite.
 """
 from __future__ import annotations
 
+import pytest
+
 import mutations_data
 import mutations_graph
 import mutations_nodes
@@ -16,3 +18,11 @@ import mutations_scopes
 
 MUTATIONS = (mutations_graph.MUTATIONS + mutations_nodes.MUTATIONS + mutations_data.MUTATIONS
              + mutations_scopes.MUTATIONS + mutations_operators.MUTATIONS)
+
+
+def mutant_cases() -> list:
+    """pytest params (base, mutation) for every mutation on every base it
+    applies to, named mutation-base."""
+    from check_bases import base_names, load_base  # noqa: PLC0415
+    return [pytest.param(base, mutate, id=f"{mutate.__name__}-{base}")
+            for base in base_names() for mutate in MUTATIONS if mutate(load_base(base)) is not None]

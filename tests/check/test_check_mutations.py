@@ -5,22 +5,13 @@ from __future__ import annotations
 import pytest
 
 from check_bases import base_names, load_base
-from check_mutations import MUTATIONS
+from check_mutations import MUTATIONS, mutant_cases
 from onnxstudio import core
 from onnxstudio.core.check import ERROR, LiveChecker, check
 from onnxstudio.core.errors import ExternalDataError
 
 
-def _cases():
-    cases = []
-    for base in base_names():
-        for mutate in MUTATIONS:
-            if mutate(load_base(base)) is not None:
-                cases.append(pytest.param(base, mutate, id=f"{mutate.__name__}-{base}"))
-    return cases
-
-
-CASES = _cases()
+CASES = mutant_cases()
 
 
 def test_suite_is_broad():

@@ -18,21 +18,12 @@ _CHECK_TESTS = pathlib.Path(__file__).resolve().parent.parent / "check"
 if str(_CHECK_TESTS) not in sys.path:
     sys.path.insert(0, str(_CHECK_TESTS))
 
-from check_bases import base_names, load_base  # noqa: E402
-from check_mutations import MUTATIONS  # noqa: E402
+from check_bases import load_base  # noqa: E402
+from check_mutations import MUTATIONS, mutant_cases  # noqa: E402
 
 from onnxstudio import core  # noqa: E402
 from onnxstudio.core.errors import CoreError  # noqa: E402
 from onnxstudio.core.proto import onnx_pb2 as pb  # noqa: E402
-
-
-def _cases():
-    cases = []
-    for base in base_names():
-        for mutate in MUTATIONS:
-            if mutate(load_base(base)) is not None:
-                cases.append(pytest.param(base, mutate, id=f"{mutate.__name__}-{base}"))
-    return cases
 
 
 def _parsed(path: pathlib.Path) -> pb.ModelProto:
@@ -71,7 +62,7 @@ def _sort_attributes(field) -> None:
     field.extend(copies)
 
 
-@pytest.mark.parametrize("base,mutate", _cases())
+@pytest.mark.parametrize("base,mutate", mutant_cases())
 def test_an_unedited_mutant_saves_as_its_file(base, mutate, tmp_path):
     model = load_base(base)
     code, where, _exact = mutate(model)

@@ -6,22 +6,15 @@ enough for its editors. Once the user resized them, the next start keeps
 their sizes."""
 from __future__ import annotations
 
-from PySide6.QtCore import QSettings, Qt
+from PySide6.QtCore import Qt
 from PySide6.QtWidgets import QApplication
 
-from viewer_helpers import open_model
+from viewer_helpers import open_model, window_with_settings
 from onnxstudio.resources import sample_path
 
 
 def _window(qtbot, ini):
-    from onnxstudio.ui.settings import Settings
-    from onnxstudio.ui.main_window import MainWindow
-    win = MainWindow(Settings(QSettings(str(ini), QSettings.IniFormat)))
-    qtbot.addWidget(win)
-    win.resize(1280, 820)
-    win.show()
-    qtbot.waitExposed(win)
-    return win
+    return window_with_settings(qtbot, ini, (1280, 820))
 
 
 def test_first_start_problems_dock_is_a_strip(qtbot, tmp_path):

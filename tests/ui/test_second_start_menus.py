@@ -8,16 +8,11 @@ from __future__ import annotations
 from PySide6.QtCore import QSettings
 from PySide6.QtWidgets import QTabBar
 
+from viewer_helpers import window_with_settings
+
 
 def _window(qtbot, path):
-    from onnxstudio.ui.settings import Settings
-    from onnxstudio.ui.main_window import MainWindow
-    win = MainWindow(Settings(QSettings(str(path), QSettings.IniFormat)))
-    qtbot.addWidget(win)
-    win.resize(1200, 800)
-    win.show()
-    qtbot.waitExposed(win)
-    return win
+    return window_with_settings(qtbot, path, (1200, 800))
 
 
 def _bars_over_menus(win) -> list:

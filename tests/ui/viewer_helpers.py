@@ -39,3 +39,17 @@ def run_short_sequence(qtbot, win, timeout_ms=300_000):
     wait_idle(qtbot, win)
     assert not r.controller.last_error, r.controller.last_error
     return r
+
+
+def window_with_settings(qtbot, ini, size=(1280, 820)):
+    """A shown MainWindow whose settings (window layout included) live in
+    the .ini file `ini`: a second call with the same file is the next start."""
+    from PySide6.QtCore import QSettings
+    from onnxstudio.ui.settings import Settings
+    from onnxstudio.ui.main_window import MainWindow
+    win = MainWindow(Settings(QSettings(str(ini), QSettings.IniFormat)))
+    qtbot.addWidget(win)
+    win.resize(*size)
+    win.show()
+    qtbot.waitExposed(win)
+    return win
