@@ -140,7 +140,9 @@ class MainWindow(QMainWindow):
         self.addDockWidget(area, dock)
         # Docks made after the saved layout was restored still get their place.
         self.restoreDockWidget(dock)
-        dock.visibilityChanged.connect(lambda shown: shown and QTimer.singleShot(0, lambda: self._give_room(dock)))
+        # The dock is the timer's context: a window closed in between drops the call.
+        dock.visibilityChanged.connect(
+            lambda shown: shown and QTimer.singleShot(0, dock, lambda: self._give_room(dock)))
         return dock
 
     def _give_room(self, dock: QDockWidget) -> None:
