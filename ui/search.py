@@ -71,11 +71,21 @@ def build_index(model) -> list[tuple[str, SearchHit]]:
 
 
 def search(index, query: str, limit: int = MAX_HITS) -> list[SearchHit]:
+    """Hits for `query`, best first: the whole key, then its start, then
+    anywhere in it. Several words must all be found, in a node's name and op
+    type together ("layer.2 softmax" finds /encoder/layer.2/attention/Softmax)."""
     q = query.strip().lower()
     if not q:
         return []
+    terms = q.split()
     ranked = []
     for key, hit in index:
+        if len(terms) > 1:
+            obj = hit.obj
+            hay = f"{obj.name} {obj.op_type}".lower() if hit.kind == "node" else key
+            if all(t in hay for t in terms):
+                ranked.append((2, len(hay), len(ranked), hit))
+            continue
         pos = key.find(q)
         if pos < 0:
             continue

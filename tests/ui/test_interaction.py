@@ -73,6 +73,24 @@ def test_search_index_covers_values_initializers_and_bodies(tmp_path):
     assert search(index, "no-such-thing") == []
 
 
+def test_search_with_several_words_finds_what_holds_them_all():
+    """"layer.2 softmax": the words may fall in a node's name and op type
+    (QA: one substring found nothing)."""
+    from onnx import TensorProto, helper
+    from onnxstudio import core
+    from onnxstudio.ui.search import build_index, search
+    nodes = [helper.make_node("Softmax", ["x"], ["a"], name="/enc/layer.2/attention/Softmax"),
+             helper.make_node("Softmax", ["a"], ["b"], name="/enc/layer.3/attention/Softmax"),
+             helper.make_node("Relu", ["b"], ["y"], name="/enc/layer.2/Relu")]
+    g = helper.make_graph(nodes, "g", [helper.make_tensor_value_info("x", TensorProto.FLOAT, [2])],
+                          [helper.make_tensor_value_info("y", TensorProto.FLOAT, [2])])
+    m = core.load_bytes(helper.make_model(g, opset_imports=[helper.make_opsetid("", 17)]).SerializeToString())
+    index = build_index(m)
+    assert [h.obj.name for h in search(index, "layer.2 softmax")] == ["/enc/layer.2/attention/Softmax"]
+    assert [h.obj.name for h in search(index, "  RELU   layer.2 ")] == ["/enc/layer.2/Relu"]
+    assert search(index, "layer.2 conv") == []
+
+
 def test_render_command_writes_svg_and_png(tmp_path):
     from onnxstudio.commands import render
     parser = argparse.ArgumentParser()
