@@ -11,7 +11,7 @@ strings as `schemas.type_string` writes them.
 from __future__ import annotations
 
 from .. import schemas
-from ..ir.dtypes import DataType, type_name
+from ..ir.dtypes import ELEMENT_TYPES, type_name
 from ..proto import onnx_pb2 as pb
 
 A = pb.AttributeProto
@@ -22,13 +22,10 @@ _CONSTANT_ATTR_TYPES = {
 }
 
 
-_KNOWN_DTYPES = frozenset(int(t) for t in DataType if t != DataType.UNDEFINED)
-
-
 def _tensor(dtype: int):
     # A number that is no element type claims nothing (attr.dtype-invalid
     # or tensor.dtype-unknown says what is wrong).
-    return f"tensor({type_name(dtype)})" if dtype in _KNOWN_DTYPES else None
+    return f"tensor({type_name(dtype)})" if dtype in ELEMENT_TYPES else None
 
 
 # Operators (default domain) whose output element type an attribute gives.

@@ -10,7 +10,7 @@ from . import paths
 from .attr_rules import TYPE_NAMES, check_attribute, lone_value
 from .context import bind_cached
 from .elem_types import ATTRIBUTE_TYPED, type_from_attributes
-from .operator_rules import RULED, check_operator, operator_clean
+from .operator_rules import RULED, check_operator, given_count, operator_clean
 from .tensor_rules import check_sparse, check_tensor, tensor_clean
 
 A = pb.AttributeProto
@@ -300,10 +300,7 @@ def check_arity(inputs, outputs, schema, path, out) -> None:
                     f"the node gives {variadic_count}")
     if schema.name == "BatchNormalization" and schema.since_version >= 14 and not schema.domain:
         # Y alone, or Y with the running mean and variance (training_mode 1): never two.
-        given = len(outputs)
-        while given and not outputs[given - 1]:
-            given -= 1      # trailing "" outputs are not given (IR spec)
-        if given == 2:
+        if given_count(outputs) == 2:
             out.add("node.output-count", path, f"{schema.key} gives 1 output, or 3 with training_mode 1; "
                     "the node names 2: add the running variance or drop the running mean")
     if schema.name == "Resize" and schema.since_version >= 11 and not schema.domain:

@@ -17,7 +17,7 @@ Found with tools/check_differential.py: each is a rule onnx.checker
 """
 from __future__ import annotations
 
-from ..ir.dtypes import DataType
+from ..ir.dtypes import ELEMENT_TYPES
 from . import paths
 
 # Attributes that name an element type (a TensorProto.DataType number).
@@ -26,7 +26,6 @@ _DTYPE_ATTRS = {
     "RandomNormalLike": "dtype", "RandomUniformLike": "dtype", "Bernoulli": "dtype", "Multinomial": "dtype",
     "HannWindow": "output_datatype", "HammingWindow": "output_datatype", "BlackmanWindow": "output_datatype",
 }
-_KNOWN_DTYPES = frozenset(int(t) for t in DataType if t != DataType.UNDEFINED)
 # Convolutions and pools: window sizes, steps and dilations of at least 1,
 # paddings of at least 0 (onnx and onnxruntime refuse anything else).
 _WINDOWED = frozenset({"Conv", "ConvTranspose", "ConvInteger", "QLinearConv", "DeformConv", "AveragePool",
@@ -73,7 +72,7 @@ def operator_clean(node, op: str, schema, graphs=None) -> bool:
     dtype_attr = _DTYPE_ATTRS.get(op)
     if dtype_attr is not None:
         for a in node.attribute:
-            if a.name == dtype_attr and a.HasField("i") and a.i not in _KNOWN_DTYPES:
+            if a.name == dtype_attr and a.HasField("i") and a.i not in ELEMENT_TYPES:
                 return False
         return True
     if op == "If" and graphs is not None:
@@ -86,6 +85,15 @@ def operator_clean(node, op: str, schema, graphs=None) -> bool:
     if op in _COUNTED:
         return False
     return next(_findings(node, op, schema), None) is None
+
+
+def given_count(actuals) -> int:
+    """How many inputs or outputs a node gives: trailing "" ones are not
+    given (IR spec)."""
+    given = len(actuals)
+    while given and not actuals[given - 1]:
+        given -= 1
+    return given
 
 
 def check_operator(node, schema, path, out) -> None:
@@ -115,7 +123,7 @@ def _findings(node, op, schema):
     dtype_attr = _DTYPE_ATTRS.get(op)
     if dtype_attr is not None:
         a = attrs.get(dtype_attr)
-        if a is not None and a.HasField("i") and a.i not in _KNOWN_DTYPES:
+        if a is not None and a.HasField("i") and a.i not in ELEMENT_TYPES:
             yield ("attr.dtype-invalid", dtype_attr,
                    f"{dtype_attr} = {a.i} is not an ONNX element type; give a TensorProto.DataType "
                    "number (1 float, 6 int32, 7 int64, 10 float16, ...)")
@@ -136,9 +144,7 @@ def _findings(node, op, schema):
         a = attrs.get("equation")
         if a is not None and a.HasField("s"):
             operands = a.s.split(b"->")[0].count(b",") + 1
-            given = len(node.input)
-            while given and not node.input[given - 1]:
-                given -= 1      # trailing "" inputs are not given (IR spec)
+            given = given_count(node.input)
             if operands != given:
                 yield ("node.input-count", None,
                        f"the equation names {operands} operand(s); the node has {given} inputs")

@@ -8,14 +8,13 @@ import pathlib
 
 import numpy as np
 
-from ..ir.dtypes import SUB_BYTE_BITS, DataType, itemsize_bits, type_name
+from ..ir.dtypes import ELEMENT_TYPES, SUB_BYTE_BITS, DataType, itemsize_bits, type_name
 from ..proto import onnx_pb2 as pb
 from ..ir.text import as_text
 from .file_form import STAND_IN_SIZE, raw_data_length
 
 _DATA_FIELDS = ("float_data", "int32_data", "string_data", "int64_data", "double_data", "uint64_data")
 _EXTERNAL_KEYS = frozenset({"location", "offset", "length", "checksum", "basepath"})
-_KNOWN_TYPES = frozenset(int(t) for t in DataType if t != DataType.UNDEFINED)
 
 # Which typed field holds each element type, and how many entries per element
 # (None: packed several elements per entry; see _typed_count).
@@ -66,7 +65,7 @@ _RAW_FIELD = _TF["raw_data"]
 # element type -> (its typed data field, entries per element or 0 when
 # packed, storage bits, first IR version).
 _FAST = {}
-for _t in _KNOWN_TYPES:
+for _t in ELEMENT_TYPES:
     _bits = SUB_BYTE_BITS.get(_t)
     _FAST[_t] = (_TF[_FIELD_OF[_t]], 0 if _bits in (2, 4) else 2 if _t in (DataType.COMPLEX64, DataType.COMPLEX128)
                  else 1, itemsize_bits(_t), int(DTYPE_SINCE_IR.get(_t, 0)))
@@ -129,7 +128,7 @@ def check_tensor(t: pb.TensorProto, path: str, ctx, out) -> None:
     if dtype == 0:
         out.add("tensor.dtype-missing", path, "the tensor has no element type (data_type is UNDEFINED); set one")
         return
-    if dtype not in _KNOWN_TYPES:
+    if dtype not in ELEMENT_TYPES:
         out.add("tensor.dtype-unknown", path, f"data_type {dtype} is not an ONNX element type")
         return
     since = DTYPE_SINCE_IR.get(dtype)

@@ -144,6 +144,11 @@ def from_type_name(name: str) -> DataType:
     return _BY_SCHEMA_NAME[name]
 
 
+# Every element type this version knows, UNDEFINED left out (a set: the
+# checker tests membership for every tensor and attribute it reads).
+ELEMENT_TYPES = frozenset(int(t) for t in DataType if t != DataType.UNDEFINED)
+
+
 def is_known(code: int) -> bool:
     """True when `code` is an element type this version knows (UNDEFINED
     included); a damaged or newer file may hold others."""
