@@ -92,8 +92,8 @@ CODES = {
     "node.type-mismatch": (ERROR, "actuals bound to one type parameter have different types"),
     "node.output-type-conflict": (ERROR, "an output declared with another type than the operator's attribute gives it"),
     "node.function-arity": (ERROR, "a call to a model function with more inputs/outputs than it declares"),
-    "node.inputs-exclusive": (ERROR, "an operator that takes exactly one of two inputs (Resize's scales and sizes) "
-                                     "got both or neither"),
+    "node.inputs-exclusive": (ERROR, "an operator that takes exactly one of two things (Resize's scales and "
+                                     "sizes, Split's split input and num_outputs) got both or neither"),
     "node.subgraph-arity": (ERROR, "a subgraph whose input or output count does not fit its node (If branches, "
                                    "Loop and Scan bodies)"),
     # attributes

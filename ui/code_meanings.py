@@ -58,7 +58,7 @@ MEANINGS = {
     "node.type-mismatch": QT_TRANSLATE_NOOP("ProblemCodes", "actuals bound to one type parameter have different types"),
     "node.output-type-conflict": QT_TRANSLATE_NOOP("ProblemCodes", "an output declared with another type than the operator's attribute gives it"),
     "node.function-arity": QT_TRANSLATE_NOOP("ProblemCodes", "a call to a model function with more inputs/outputs than it declares"),
-    "node.inputs-exclusive": QT_TRANSLATE_NOOP("ProblemCodes", "an operator that takes exactly one of two inputs (Resize's scales and sizes) got both or neither"),
+    "node.inputs-exclusive": QT_TRANSLATE_NOOP("ProblemCodes", "an operator that takes exactly one of two things (Resize's scales and sizes, Split's split input and num_outputs) got both or neither"),
     "node.subgraph-arity": QT_TRANSLATE_NOOP("ProblemCodes", "a subgraph whose input or output count does not fit its node (If branches, Loop and Scan bodies)"),
     "attr.name-missing": QT_TRANSLATE_NOOP("ProblemCodes", "attribute without a name"),
     "attr.duplicate": QT_TRANSLATE_NOOP("ProblemCodes", "attribute given twice on one node"),

@@ -2114,8 +2114,8 @@
         <translation>调用模型函数时给出的输入/输出多于函数声明的个数</translation>
     </message>
     <message>
-        <source>an operator that takes exactly one of two inputs (Resize&apos;s scales and sizes) got both or neither</source>
-        <translation>算子只接受两个输入中的一个（Resize 的 scales 与 sizes），却两个都给了或都没给</translation>
+        <source>an operator that takes exactly one of two things (Resize&apos;s scales and sizes, Split&apos;s split input and num_outputs) got both or neither</source>
+        <translation>算子只接受两者中的一个（Resize 的 scales 与 sizes，Split 的 split 输入与 num_outputs），却两个都给了或都没给</translation>
     </message>
     <message>
         <source>a subgraph whose input or output count does not fit its node (If branches, Loop and Scan bodies)</source>
