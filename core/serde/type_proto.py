@@ -127,4 +127,3 @@ def type_to_proto(t: Type, out: Optional[pb.TypeProto] = None) -> pb.TypeProto:
     if t.denotation:
         tp.denotation = t.denotation
     return tp
-

@@ -206,8 +206,9 @@ class NodeEditor(QWidget):
     # -- keeping in step -------------------------------------------------------------------
 
     def shape(self) -> tuple:
-        """What the fields are built for: the attributes (name, type, a
-        reference to a function's attribute), the number of inputs, the op."""
+        """The node's shape as it is now: the attributes (name, type, a
+        reference to a function's attribute), the number of inputs, the op.
+        `built_shape` is the one the fields were built for."""
         return _shape(self.node)
 
     def can_show(self, node) -> bool:
