@@ -163,4 +163,4 @@ def histogram(array, bins: int = 64) -> tuple[np.ndarray, np.ndarray]:
     return counts, edges
 
 
-__all__ = ["TensorStats", "tensor_stats", "has_nonfinite", "histogram", "as_float"]
+__all__ = ["TensorStats", "tensor_stats", "has_nonfinite", "has_nan", "histogram", "as_float"]
