@@ -106,7 +106,7 @@ def check_node(node: pb.NodeProto, path: str, scope, ctx, out, check_subgraph) -
             out.add("attr.one-of", path, f"{schema.key} takes exactly one of {', '.join(group)}; the node gives "
                     + (" and ".join(given) or "none"))
     check_arity(node.input, node.output, schema, path, out)
-    check_operator(node, schema, path, out)
+    check_operator(node, schema, path, out, scope, ctx)
     _check_types(node, schema, path, scope, ctx, out)
 
 

@@ -13,7 +13,11 @@ counts is therefore never cleared here for such operators (`_COUNTED`); the
 subgraph-holding operators are judged node by node, so theirs are.
 
 Found with tools/check_differential.py: each is a rule onnx.checker
-(full_check) enforces and the ONNX operator documentation states.
+(full_check) enforces and the ONNX operator documentation states. ZipMap's
+(found by QA) also read the type declared for its output, which the lean
+pass's verdict key does not hold either: a ZipMap is never cleared here
+(`_TYPED`). Its input's width against the labels is a shape fact, judged
+by inference (core/infer/ops_ml.py).
 """
 from __future__ import annotations
 
@@ -46,9 +50,15 @@ _RESIZE_WORDS = {
 }
 # LabelEncoder's keys_* / values_* suffixes and the field each keeps its list in.
 _LABEL_LISTS = (("strings", "strings"), ("int64s", "ints"), ("floats", "floats"), ("tensor", "t"))
-# Every operator a rule here is about (LabelEncoder's domain is ai.onnx.ml,
-# all the others' the default one).
-RULED = frozenset(set(_DTYPE_ATTRS) | _WINDOWED | _COUNTED | _HOLDERS | {"ConstantOfShape", "Resize", "LabelEncoder"})
+# ZipMap's labels attributes and the key type each gives the output's maps.
+_ZIPMAP_KEYS = {"classlabels_strings": "string", "classlabels_int64s": "int64"}
+_ZIPMAP_OUTPUTS = {key: f"seq(map({key},tensor(float)))" for key in _ZIPMAP_KEYS.values()}
+# Operators of ai.onnx.ml whose rules read the type declared for an output.
+_TYPED = frozenset({"ZipMap"})
+# Every operator a rule here is about (LabelEncoder's and ZipMap's domain is
+# ai.onnx.ml, all the others' the default one).
+RULED = frozenset(set(_DTYPE_ATTRS) | _WINDOWED | _COUNTED | _HOLDERS | _TYPED
+                  | {"ConstantOfShape", "Resize", "LabelEncoder"})
 
 
 def operator_clean(node, op: str, schema, graphs=None) -> bool:
@@ -59,6 +69,8 @@ def operator_clean(node, op: str, schema, graphs=None) -> bool:
     graph)] node_rules read for a node holding graphs): the common
     operators are judged here without building _findings' generator, on
     that footing."""
+    if op in _TYPED:
+        return False
     if schema.domain and op != "LabelEncoder":
         return True
     if op in _WINDOWED:
@@ -96,13 +108,19 @@ def given_count(actuals) -> int:
     return given
 
 
-def check_operator(node, schema, path, out) -> None:
-    """The findings of _findings, worded, for a node bound to `schema`."""
+def check_operator(node, schema, path, out, scope=None, ctx=None) -> None:
+    """The findings of _findings, worded, for a node bound to `schema`.
+    `scope` and `ctx` (context.py) give the types of the node's values
+    (declared, derived or inferred); without them no output type is judged."""
     op = node.op_type
     if op not in RULED:
         return
-    for code, attr, message in _findings(node, op, schema):
-        out.add(code, paths.attribute(path, attr) if attr else path, message)
+    type_of = (lambda name: scope.type_str(name, ctx)) if op in _TYPED and scope is not None else None
+    for code, where, message in _findings(node, op, schema, type_of):
+        if where.__class__ is int:
+            out.add(code, paths.node_output(path, where, node.output[where]), message)
+        else:
+            out.add(code, paths.attribute(path, where) if where else path, message)
 
 
 def _attrs(node) -> dict:
@@ -113,12 +131,17 @@ def _attrs(node) -> dict:
     return found
 
 
-def _findings(node, op, schema):
-    """(code, attribute name or None, message) for each rule the node breaks."""
+def _findings(node, op, schema, type_of=None):
+    """(code, where, message) for each rule the node breaks; `where` is an
+    attribute name, an output index (int) or None (the node).
+    `type_of(name)`: a value's type string or None (check_operator)."""
     attrs = _attrs(node)
     if schema.domain:
-        if op == "LabelEncoder" and schema.domain == "ai.onnx.ml":
-            yield from _label_encoder(attrs)
+        if schema.domain == "ai.onnx.ml":
+            if op == "LabelEncoder":
+                yield from _label_encoder(attrs)
+            elif op == "ZipMap":
+                yield from _zip_map(node, attrs, type_of)
         return
     dtype_attr = _DTYPE_ATTRS.get(op)
     if dtype_attr is not None:
@@ -187,6 +210,37 @@ def _label_encoder(attrs):
         yield ("attr.lengths-differ", None,
                f"{counts['keys']} keys but {counts['values']} values; LabelEncoder maps each key to the value "
                "at its place")
+
+
+def _zip_map(node, attrs, type_of):
+    """ZipMap pairs each column of its input with a label: it needs exactly
+    one non-empty list of them (onnxruntime refuses both or neither; with
+    neither, onnx finds no key type), and their type is the key type of the
+    output's maps (onnx's shape inference and onnxruntime refuse an output
+    declared with the other key)."""
+    given = [name for name in _ZIPMAP_KEYS if name in attrs]
+    filled = [name for name in given if _list_length(attrs[name])]
+    if len(filled) != 1:
+        shown = " and ".join(name if name in filled else f"an empty {name}" for name in given) or "neither"
+        yield ("attr.one-of", None,
+               f"ZipMap takes exactly one non-empty list of labels, classlabels_strings or classlabels_int64s "
+               f"(one per column of its input); the node gives {shown}")
+        return
+    if type_of is None or not len(node.output) or not node.output[0]:
+        return
+    made = _ZIPMAP_OUTPUTS[_ZIPMAP_KEYS[filled[0]]]
+    declared = type_of(node.output[0])
+    # Another output type altogether is the type constraint's finding (node_rules).
+    if declared in _ZIPMAP_OUTPUTS.values() and declared != made:
+        yield ("node.output-type-conflict", 0,
+               f"{node.output[0]!r} is declared {declared}, but ZipMap's {filled[0]} makes it {made}: "
+               f"declare it {made}, or give the labels as the other list")
+
+
+def _list_length(a) -> int:
+    """How many values a list attribute holds, whichever list field it
+    filled (a wrong type is attr.wrong-type's finding, not a missing list)."""
+    return len(a.strings) or len(a.ints) or len(a.floats)
 
 
 def _elements(t) -> int:
