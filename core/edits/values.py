@@ -371,11 +371,19 @@ class _Declare(GraphEdit):
     override: Any
     type: Any
     graph: GraphPath = ()
+    # An input the value table did not hold (a file's second declaration of
+    # a name): it goes back beside the table, as the reader left it.
+    repeat: bool = False
 
     def edit_graph(self, model, g, changes: Changes) -> Edit:
-        ir(g.insert_declaration, self.decl, self.index, self.value, self.override, place=g.path)
+        ir(g.insert_declaration, self.decl, self.index, self.value, self.override, repeat=self.repeat,
+           place=g.path)
         self.value.type = self.type
         _note_decl(changes, g, self.decl, self.value)
+        if self.decl == "input":
+            items = g.inputs
+            occurrence = sum(1 for i in range(self.index) if items[i].name == self.value.name)
+            return RemoveGraphInput(self.value.name, self.graph, occurrence)
         return _REMOVERS[self.decl](self.value.name, self.graph)
 
 
@@ -388,11 +396,16 @@ def _note_decl(changes: Changes, g, decl: str, value) -> None:
         changes.graph_io.add(g)
 
 
-def _remove_decl(g, changes, graph_path, decl: str, name: str) -> Edit:
-    index = g.declarations(decl).find(name)
+def _remove_decl(g, changes, graph_path, decl: str, name: str, occurrence: int = 0) -> Edit:
+    items = g.declarations(decl)
+    index = items.find(name)
     if index < 0:
         what = {"input": "graph input", "output": "graph output", "value_info": "value_info entry"}[decl]
         raise EditError(f"{g.path}: no {what} named {name!r}")
+    repeat = False
+    if decl == "input":
+        index = _input_declaration(g, name, occurrence)
+        repeat = g.get_value(name) is not items[index]
     value, override = ir(g.remove_declaration, decl, index, place=f'{g.path}/{decl} "{name}"')
     old_type = value.type
     home = value.graph if value.graph is not None else g
@@ -402,7 +415,30 @@ def _remove_decl(g, changes, graph_path, decl: str, name: str) -> Edit:
         # see it, so inference must not either.
         value.type = None
     _note_decl(changes, g, decl, value)
-    return _Declare(decl, index, value, override, old_type, graph_path)
+    return _Declare(decl, index, value, override, old_type, graph_path, repeat)
+
+
+def _input_declaration(g, name: str, occurrence: int) -> int:
+    """Position of declaration `occurrence` (0 the first) of graph input
+    `name`. A damaged file may declare an input twice; the reader gives each
+    declaration a Value, and the first is the one the name stands for, the
+    one nodes read. Taking that one out while a repeat stays would leave the
+    name to a value the table does not hold, so the repeat goes first."""
+    items = g.inputs
+    positions = [i for i, v in enumerate(items) if v.name == name]
+    if not isinstance(occurrence, int) or isinstance(occurrence, bool) or \
+            not 0 <= occurrence < len(positions):
+        times = "once" if len(positions) == 1 else f"{len(positions)} times"
+        raise EditError(f'{g.path}/input "{name}": declared {times}; there is no declaration {occurrence!r} '
+                        f"(0 is the first)")
+    index = positions[occurrence]
+    value = items[index]
+    if g.get_value(name) is value:
+        again = [i for i in positions if items[i] is not value]
+        if again:
+            raise EditError(f'{g.path}/input[{index}] "{name}": input[{again[0]}] declares {name!r} again; '
+                            f"remove that repeat first (this declaration is the value {name!r} stands for)")
+    return index
 
 
 @register
@@ -529,11 +565,18 @@ class AddGraphInput(GraphEdit):
 @register
 @dataclass
 class RemoveGraphInput(_RemoveDeclaration):
-    """Remove graph input `name`; refused while nodes read it (unless an initializer backs it)."""
+    """Remove graph input `name`; refused while nodes read it (unless an
+    initializer backs it). A damaged file may declare the name more than
+    once: `occurrence` says which declaration (0 the first); a repeat goes
+    with the value staying an input, the first only once no repeat is left."""
     kind: ClassVar[str] = "remove_graph_input"
     decl: ClassVar[str] = "input"
     name: str
     graph: GraphPath = ()
+    occurrence: int = 0
+
+    def edit_graph(self, model, g, changes: Changes) -> Edit:
+        return _remove_decl(g, changes, self.graph, self.decl, self.name, self.occurrence)
 
 
 @register

@@ -859,15 +859,22 @@ class Graph(KeepsSource):
     # An entry's verbatim ValueInfo (an "override") lives beside it in its
     # DeclarationList and moves with it.
 
-    def insert_declaration(self, kind: str, index: int, value: Value, override=None) -> None:
+    def insert_declaration(self, kind: str, index: int, value: Value, override=None, *,
+                           repeat: bool = False) -> None:
         """Insert `value` into the graph's inputs, outputs or value_info at
         `index`, with the ValueInfo message to write for it verbatim (or
         None: written from the value). A new input joins the value table;
-        its name must be free."""
+        its name must be free. With `repeat`, `value` is an input the value
+        table does not hold (a damaged file's second declaration of a name,
+        put back by undo): it stays out of the table, as the reader left it."""
         items = self.declarations(kind)
         if not 0 <= index <= len(items):
             raise IRError(f"{self.path}: position {index} is outside the {len(items)} {kind}s")
-        if kind == "input":
+        if repeat:
+            if kind != "input" or self._values.get(value.name) is value:
+                raise IRError(f"{self.path}: {value.name!r} is no repeated input declaration")
+            value.graph = self
+        elif kind == "input":
             other = self._values.get(value.name)
             if other is not None and other is not value:
                 raise IRError(f"{self.path}: a value named {value.name!r} already exists")
