@@ -4,6 +4,7 @@ from __future__ import annotations
 from ..ir.dtypes import DataType
 from ..ir.types import MapType, SequenceType, TensorType
 from .context import rule, tensor
+from .findings import DIM, RANK, dims_differ, input_label, show
 
 ML = "ai.onnx.ml"
 FLOAT, INT64, STRING = DataType.FLOAT, DataType.INT64, DataType.STRING
@@ -145,5 +146,17 @@ def tree_ensemble(ctx):
 
 @rule("ZipMap", domain=ML)
 def zip_map(ctx):
-    key = STRING if ctx.attr("classlabels_strings") else INT64
+    strings, ints = ctx.attr("classlabels_strings"), ctx.attr("classlabels_int64s")
+    key = STRING if strings else INT64
+    x = ctx.shape(0)
+    if x is not None and len(x) not in (1, 2):
+        # onnx and onnxruntime refuse any other rank ("1D or 2D").
+        ctx.error(RANK, f"{input_label(ctx, 0)} has rank {len(x)} {show(x)} but ZipMap takes [N, C] or [C]")
+    elif x is not None and bool(strings) != bool(ints) and dims_differ(x[-1], len(strings or ints)):
+        # One map entry per column: onnxruntime refuses to run any other width.
+        # (Both or neither list of labels is the checker's attr.one-of.)
+        what = "classlabels_strings" if strings else "classlabels_int64s"
+        ctx.error(DIM, f"{input_label(ctx, 0)} has {x[-1]} {'columns' if len(x) == 2 else 'entries'} {show(x)} "
+                       f"but ZipMap's {what} has "
+                       f"{len(strings or ints)} labels; it needs one label per column")
     return [SequenceType(MapType(key, tensor(FLOAT, None)))]
