@@ -229,12 +229,13 @@ def _zip_map(node, attrs, type_of):
     if type_of is None or not len(node.output) or not node.output[0]:
         return
     made = _ZIPMAP_OUTPUTS[_ZIPMAP_KEYS[filled[0]]]
+    other = next(name for name in _ZIPMAP_KEYS if name != filled[0])
     declared = type_of(node.output[0])
     # Another output type altogether is the type constraint's finding (node_rules).
     if declared in _ZIPMAP_OUTPUTS.values() and declared != made:
         yield ("node.output-type-conflict", 0,
                f"{node.output[0]!r} is declared {declared}, but ZipMap's {filled[0]} makes it {made}: "
-               f"declare it {made}, or give the labels as the other list")
+               f"declare it {made}, or give the labels as {other}")
 
 
 def _list_length(a) -> int:
