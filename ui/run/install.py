@@ -146,6 +146,7 @@ class RunUI(QObject):
         self.overlay.note_hidden = self._tags_hidden
         self._inspected = None            # the IR Value the inspector shows
         self._inspected_source = None     # the array (or initializer) it was shown from
+        self._inspected_other = None      # the compared-with array shown beside it (None: no comparison)
         self._path = None                 # the model's file: its run options are remembered by it
         self._restoring = False           # while the stored run options are put back
         self._build_actions()
@@ -720,11 +721,16 @@ class RunUI(QObject):
             raise ValueError(self.tr("{name}: cannot read the initializer ({error})").format(
                 name=value.name, error=e)) from None
 
+    def _other_of(self, value):
+        """The last comparison's array of `value` (None when there is none,
+        or the comparison was dropped by an edit)."""
+        return self.controller.other_values.get(value.name) if self.controller.report is not None else None
+
     def _show(self, value, array, source, where: str) -> None:
-        other = self.controller.other_values.get(value.name) if self.controller.report is not None else None
+        other = self._other_of(value)
         self.inspector.show_value(value.name, array, where=where, other=other,
                                   other_label=self.controller.report_kind)
-        self._inspected, self._inspected_source = value, source
+        self._inspected, self._inspected_source, self._inspected_other = value, source, other
 
     def _refresh_inspector(self) -> None:
         """After a run, a step, an edit or another model: the inspector shows
@@ -751,7 +757,10 @@ class RunUI(QObject):
             self.inspector.show_none(value.name, self.tr("no value in this run: run the model, or step to "
                                                          "it, to see it"))
             self._inspected_source = None
-        elif source is not self._inspected_source:
+        elif source is not self._inspected_source or self._other_of(value) is not self._inspected_other:
+            # A comparison made or dropped since counts too: the value shown
+            # may be the same array, its Compare tab is not (a comparison
+            # reuses the values a run left when nothing changed).
             self._show(value, array, source, where)
 
 
