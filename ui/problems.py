@@ -47,10 +47,11 @@ class PlaceIndex:
     """Diagnostic path -> (IR object, graph). Paths read like the IR's own
     `Node.path` (`graph/node[3] Conv "c1"/attribute "pads"`), so the longest
     node path that prefixes a diagnostic path is its node; graph-level places
-    (inputs, outputs, initializers) are looked up by name in their graph."""
+    (inputs, outputs, initializers) are looked up by name in their graph,
+    an input or output entry by its position where it has that name."""
 
-    _GRAPH_VALUE = re.compile(r'/(?:input|output)\[\d+\] "(?P<a>.*)"$|/(?:sparse_)?initializer "(?P<b>.*)"$'
-                              r'|/value_info(?:\[\d+\])? "(?P<c>.*)"$')
+    _GRAPH_VALUE = re.compile(r'/(?P<list>input|output)\[(?P<i>\d+)\] "(?P<a>.*)"$'
+                              r'|/(?:sparse_)?initializer "(?P<b>.*)"$|/value_info(?:\[\d+\])? "(?P<c>.*)"$')
 
     _NODE_STEP = re.compile(r'/node\[(\d+)\] ')
 
@@ -100,9 +101,23 @@ class PlaceIndex:
             name = match.group("a") or match.group("b") or match.group("c")
             graph = self.graphs.get(path[:match.start()])
             if graph is not None:
-                return graph.get_value(name), graph
+                return self._entry(graph, match) or graph.get_value(name), graph
         graph = self.graphs.get(path)
         return None, graph
+
+    @staticmethod
+    def _entry(graph, match):
+        """The value of the input or output entry a path names by position,
+        when that entry has the name: a damaged file's second declaration of
+        an input is a value of its own (graph.input-duplicate names it), and
+        the name alone leads to the first."""
+        if match.group("list") is None:
+            return None
+        entries = graph.inputs if match.group("list") == "input" else graph.outputs
+        index = int(match.group("i"))
+        if index < len(entries) and entries[index].name == match.group("a"):
+            return entries[index]
+        return None
 
     def node_severities(self, diagnostics) -> dict:
         """Main-graph-level node -> the worst severity reported in it or below

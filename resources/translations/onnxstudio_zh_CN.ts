@@ -4335,6 +4335,30 @@
         <translation>删除</translation>
     </message>
     <message>
+        <source>Input {i} declares {name} again: remove that declaration first</source>
+        <translation>输入 {i} 再次声明了 {name}：请先删除那个声明</translation>
+    </message>
+    <message>
+        <source>input {i}: {type}</source>
+        <translation>输入 {i}：{type}</translation>
+    </message>
+    <message>
+        <source>Remove this declaration</source>
+        <translation>删除此声明</translation>
+    </message>
+    <message>
+        <source>declared again</source>
+        <translation>重复声明</translation>
+    </message>
+    <message>
+        <source>{name} is declared more than once: nodes read input {first}, and this repeat is an error. Remove it; {name} stays a graph input.</source>
+        <translation>{name} 被声明了不止一次：节点读取的是输入 {first}，此重复声明是错误。删除它后 {name} 仍是图输入。</translation>
+    </message>
+    <message>
+        <source>This declaration of {name} is not the value the graph&apos;s nodes and edits name. Remove it to keep the file consistent.</source>
+        <translation>{name} 的这个声明不是图中节点和编辑所指的值。删除它可使文件保持一致。</translation>
+    </message>
+    <message>
         <source>{name}: {message} — not changed.</source>
         <translation>{name}：{message} —— 未更改。</translation>
     </message>

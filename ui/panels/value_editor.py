@@ -113,20 +113,46 @@ class ValueEditor(QWidget):
         """What the form's layout depends on (rebuilt when it changes)."""
         v = self.value
         return (self.declared_in(), self.in_value_info(), v.is_graph_input, v.is_graph_output, v.is_initializer,
-                getattr(v.type, "shape", None) is None)
+                getattr(v.type, "shape", None) is None, self.is_repeat(), tuple(self.repeats()))
+
+    def is_repeat(self) -> bool:
+        """Whether the value is a graph input declaring again a name the
+        graph's value table gives another value (a damaged file's second
+        declaration, graph.input-duplicate): nodes read the other one, and
+        edits naming the value would reach that one."""
+        v = self.value
+        return v.is_graph_input and v.graph.get_value(v.name) is not v
+
+    def repeats(self) -> list[int]:
+        """Positions of the graph inputs declaring the value's name again
+        with a value of their own (none unless the file repeats it)."""
+        v = self.value
+        if not v.is_graph_input:
+            return []
+        return [i for i, x in enumerate(v.graph.inputs) if x.name == v.name and x is not v]
+
+    def occurrence(self) -> int:
+        """Which declaration of its name the value's input entry is (0 the
+        first): what RemoveGraphInput takes to remove this very entry."""
+        items = self.graph.inputs
+        index = items.index(self.value)
+        return sum(1 for i in range(index) if items[i].name == self.value.name)
 
     # -- building -----------------------------------------------------------------------
 
     def _build(self) -> None:
         v = self.value
         self.form.addRow(QLabel(self.tr("<b>Value</b>")))
+        self.buttons: dict[str, QPushButton] = {}     # "output_up", "input_remove", "repeat_3_remove", ...
+        if self.is_repeat():
+            self._build_repeat()
+            return
         self.name_edit = QLineEdit(v.name)
         self.name_edit.editingFinished.connect(self._rename)
         self.form.addRow(self.tr("name"), self.name_edit)
         self.type_combo = None
         self.dims_edit = None
         self.unknown_rank = None
-        self.buttons: dict[str, QPushButton] = {}     # "output_up", "input_remove", ...
         where = self.declared_in()
         if where and getattr(v.type, "elem_type", None) is not None:
             self.type_combo = elem_type_combo()
@@ -155,6 +181,7 @@ class ValueEditor(QWidget):
         self.form.addRow(QLabel(self.tr("<b>Graph</b>")))
         if v.is_graph_input:
             self._list_row("input", self.tr("graph input"), self.graph.inputs, MoveGraphInput, RemoveGraphInput)
+            self._repeat_rows()
         if v.is_graph_output:
             self._list_row("output", self.tr("graph output"), self.graph.outputs, MoveGraphOutput,
                            RemoveGraphOutput)
@@ -179,15 +206,69 @@ class ValueEditor(QWidget):
             row.addWidget(button)
             self.buttons[f"{kind}_{key}"] = button
         drop = QPushButton(self.tr("Remove"))
-        drop.clicked.connect(lambda: self._apply(remove(self.value.name, self.gpath)))
+        if kind == "input":
+            drop.clicked.connect(lambda: self._apply(remove(self.value.name, self.gpath, self.occurrence())))
+            again = self.repeats()
+            if again:
+                # Core refuses it too (the name would be left to a value
+                # nothing holds): say so before the click.
+                drop.setEnabled(False)
+                drop.setToolTip(self.tr("Input {i} declares {name} again: remove that declaration first")
+                                .format(i=again[0], name=self.value.name))
+        else:
+            drop.clicked.connect(lambda: self._apply(remove(self.value.name, self.gpath)))
         row.addWidget(drop)
         self.buttons[f"{kind}_remove"] = drop
         self.form.addRow(label, row)
+
+    def _repeat_rows(self) -> None:
+        """One row per further declaration of the input's name, each with
+        the button that removes it: the Problems dock names the repeat
+        (graph.input-duplicate), and this form is where its name leads."""
+        items = self.graph.inputs
+        name = self.value.name
+        for index in self.repeats():
+            occurrence = sum(1 for i in range(index) if items[i].name == name)
+            row = QHBoxLayout()
+            row.addWidget(QLabel(self.tr("input {i}: {type}").format(i=index, type=_type_text(items[index]))), 1)
+            drop = QPushButton(self.tr("Remove this declaration"))
+            drop.clicked.connect(lambda _=False, k=occurrence: self._apply(RemoveGraphInput(name, self.gpath, k)))
+            row.addWidget(drop)
+            self.buttons[f"repeat_{index}_remove"] = drop
+            self.form.addRow(self.tr("declared again"), row)
+
+    def _build_repeat(self) -> None:
+        """The form of a repeated declaration: what it says and the button
+        that removes it. Nothing else is offered: edits name values, and its
+        name stands for the other declaration."""
+        v = self.value
+        items = self.graph.inputs
+        named = v.graph.get_value(v.name)
+        first = items.index(named) if named is not None and named in items else None
+        self.form.addRow(self.tr("name"), QLabel(v.name))
+        self.form.addRow(self.tr("type"), QLabel(_type_text(v)))
+        self.form.addRow(QLabel(self.tr("<b>Graph</b>")))
+        self.form.addRow(self.tr("graph input"), QLabel(self.tr("{i} of {n}").format(i=items.index(v), n=len(items))))
+        if first is not None:
+            text = self.tr("{name} is declared more than once: nodes read input {first}, and this repeat is "
+                           "an error. Remove it; {name} stays a graph input.").format(name=v.name, first=first)
+        else:
+            text = self.tr("This declaration of {name} is not the value the graph's nodes and edits name. "
+                           "Remove it to keep the file consistent.").format(name=v.name)
+        note = QLabel(text)
+        note.setWordWrap(True)
+        self.form.addRow(note)
+        drop = QPushButton(self.tr("Remove this declaration"))
+        drop.clicked.connect(lambda: self._apply(RemoveGraphInput(v.name, self.gpath, self.occurrence())))
+        self.buttons["input_remove"] = drop
+        self.form.addRow("", drop)
 
     # -- keeping in step ---------------------------------------------------------------------
 
     def sync(self) -> None:
         v = self.value
+        if self.is_repeat():
+            return              # the repeat's form shows no fields to follow
         if not self.name_edit.hasFocus():
             self.name_edit.setText(v.name)
         if self.type_combo is not None and v.type is not None:
@@ -279,6 +360,11 @@ class ValueEditor(QWidget):
     def _move(self, items, move, delta: int) -> None:
         index = next(i for i, x in enumerate(items) if x is self.value)
         self._apply(move(self.value.name, index + delta, self.gpath))
+
+
+def _type_text(value) -> str:
+    """A declaration's type as the canvas shows it ("float[2]"), or "—"."""
+    return "—" if value.type is None else str(value.type)
 
 
 __all__ = ["ValueEditor", "parse_dims", "elem_type_combo", "select_elem_type"]
