@@ -10,6 +10,7 @@ its dtype, shape or values differ (largest absolute and relative
 difference, share of elements changed)."""
 from __future__ import annotations
 
+from collections import defaultdict
 from dataclasses import dataclass, field
 from typing import Optional
 
@@ -48,29 +49,61 @@ class WeightChange:
 
 
 def pair_changed_ops(m: Matching, claimed: set) -> None:
-    """Pair unpaired nodes of different ops that stand in the same place:
-    their outputs are partners, or they read exactly the partners of each
-    other's inputs."""
+    """Pair unpaired nodes of different ops only on evidence that they are
+    the same node, changed: the same name (unique on each side), or a node
+    replaced in place between paired neighbours (`_replaced_in_place`).
+    Without it they are a removed node and an added one: two unrelated
+    models' last nodes, whose outputs pair only by position, are not one
+    node changed."""
     for ga, gb in m.graphs:
+        named_b = _unique_names(gb.nodes)
+        named_a = _unique_names(ga.nodes)
         for na in ga.nodes:
             if na in m.nodes or na in claimed:
                 continue
-            nb = _same_place(m, na, gb)
-            if nb is not None and nb not in m.nodes_back and nb not in claimed:
+            nb = named_b.get(na.name) if na.name in named_a else None
+            if nb is None or nb in m.nodes_back or nb in claimed:
+                nb = _replaced_in_place(m, na, gb, claimed)
+            if nb is not None:
                 m.pair_nodes(na, nb)
 
 
-def _same_place(m: Matching, na: Node, gb) -> Optional[Node]:
-    for oa in na.outputs:
-        ob = m.values.get(oa) if oa is not None else None
-        if ob is not None and ob.producer is not None and ob.producer.graph is gb:
-            return ob.producer
+def _unique_names(nodes) -> dict:
+    """name -> node for the names only one node of `nodes` has."""
+    counts: dict = defaultdict(int)
+    for n in nodes:
+        if n.name:
+            counts[n.name] += 1
+    return {n.name: n for n in nodes if n.name and counts[n.name] == 1}
+
+
+def _replaced_in_place(m: Matching, na: Node, gb, claimed: set) -> Optional[Node]:
+    """The unpaired node of B that stands where `na` stands: it reads the
+    partners of na's inputs at the same slots, and the readers of each of
+    its outputs are the partners of the readers of na's (a graph output
+    standing for its partner). Both sides must hold: producers alone pair
+    any two nodes fed by positionally paired graph inputs, readers alone
+    any two last nodes."""
     ins = [m.values.get(v) if v is not None else None for v in na.inputs]
-    if not ins or any(v is None for v in ins) or len(na.outputs) == 0:
+    if not ins or any(v is None for v in ins) or not na.outputs:
         return None
-    cands = [c for c, _ in ins[0].uses if c.graph is gb and c not in m.nodes_back
-             and list(c.inputs) == ins and len(c.outputs) == len(na.outputs)]
+    cands = [c for c, _ in ins[0].iter_uses() if c.graph is gb and c not in m.nodes_back and c not in claimed
+             and list(c.inputs) == ins and len(c.outputs) == len(na.outputs) and _readers_paired(m, na, c)]
     return cands[0] if len(cands) == 1 else None
+
+
+def _readers_paired(m: Matching, na: Node, nb: Node) -> bool:
+    for oa, ob in zip(na.outputs, nb.outputs):
+        if oa is None or ob is None:
+            if oa is not ob:
+                return False
+            continue
+        if (oa.is_graph_output or ob.is_graph_output) and m.values.get(oa) is not ob:
+            return False
+        readers_a = {m.nodes.get(c) for c in oa.consumers}
+        if None in readers_a or readers_a != set(ob.consumers):
+            return False
+    return True
 
 
 def node_change(m: Matching, na: Node, nb: Node) -> NodeChange:

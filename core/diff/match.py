@@ -4,7 +4,9 @@ Names first, where both sides use the same one for the same kind of thing.
 Then structure, so that a re-export that renamed everything still pairs
 everything:
 
-- anchors: graph inputs and outputs (by name, then by position) and
+- anchors: graph inputs and outputs (by name, then by position where
+  their element types agree: two unrelated models' outputs are not one
+  renamed) and
   initializers (by name, then by content: a hash of the bytes, computed
   only for weights whose dtype and shape some weight on the other side
   shares; a lone weight of a given dtype and shape on each side pairs as
@@ -36,7 +38,7 @@ from typing import Callable, Iterable, Optional
 
 from ..ir import Graph, Model, Node, Value
 from .commutative import is_commutative
-from .signature import attr_signature, op_key, tensor_digest, tensor_key, value_kind
+from .signature import attr_signature, op_key, tensor_digest, tensor_key, types_agree, value_kind
 
 
 class Cancelled(Exception):
@@ -145,7 +147,8 @@ def _pair_named_or_positional(m: Matching, va: list, vb: list) -> None:
     rest_b = [v for v in vb if v not in m.values_back]
     if len(rest_a) == len(rest_b):
         for x, y in zip(rest_a, rest_b):
-            m.pair_values(x, y)
+            if types_agree(x, y):
+                m.pair_values(x, y)
 
 
 def _pair_initializers(m: Matching, ga: Graph, gb: Graph) -> None:

@@ -11,6 +11,7 @@ from typing import Optional
 import numpy as np
 
 from ..ir import AttrType, Node, Tensor, Value
+from ..schemas import type_string
 
 
 def tensor_key(t) -> tuple:
@@ -77,3 +78,11 @@ def value_kind(v: Optional[Value]) -> tuple:
     if v.const is not None:
         return ("const",)
     return ("input",)
+
+
+def types_agree(va: Value, vb: Value) -> bool:
+    """Whether two graph inputs or outputs may be one renamed: the same
+    kind and element types (dims may differ: an input made dynamic is the
+    same input); a type not known in full agrees with anything."""
+    ta, tb = type_string(va.type), type_string(vb.type)
+    return ta is None or tb is None or ta == tb
