@@ -634,6 +634,11 @@ def _move(g, changes, graph_path, decl: str, name: str, index: int, kind) -> Edi
     old = items.find(name)
     if old < 0:
         raise EditError(f"{g.path}: no graph {decl} named {name!r}")
+    named = g.get_value(name) if decl == "input" else None
+    if named is not None and named in items:
+        # A file may declare an input twice: the move (and its inverse) takes
+        # the declaration the name stands for, wherever the repeat is.
+        old = items.index(named)
     if not isinstance(index, int) or not 0 <= index < len(items):
         raise EditError(f'{g.path}/{decl} "{name}": position {index} is outside 0..{len(items) - 1}')
     g.move_declaration(decl, old, index)

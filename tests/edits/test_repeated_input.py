@@ -16,7 +16,7 @@ from onnx import TensorProto, helper
 
 from onnxstudio import core
 from onnxstudio.core.analysis import Analysis
-from onnxstudio.core.edits import EditError, RemoveGraphInput, RenameValue, graph_path
+from onnxstudio.core.edits import EditError, MoveGraphInput, RemoveGraphInput, RenameValue, graph_path
 from onnxstudio.core.edits.script import dumps
 from onnxstudio.core.proto import onnx_pb2 as pb
 
@@ -190,3 +190,19 @@ def test_the_removal_replays_from_a_script(tmp_path):
     again.replay(script)
     assert core.to_bytes(again.model) == core.to_bytes(doc.model)
     assert DUPLICATE not in _codes(again)
+
+
+def test_moving_the_input_moves_the_declaration_it_stands_for(tmp_path):
+    z = helper.make_tensor_value_info("Z", TensorProto.FLOAT, [2])
+    other = helper.make_tensor_value_info("X", TensorProto.INT64, [3])
+    path = _write(tmp_path, _relu_model(X, z, other))
+    doc = core.Document.open(path)
+    g = doc.model.graph
+    first = g.get_value("X")
+    doc.apply(MoveGraphInput("X", 2))
+    assert g.inputs.index(first) == 2
+    # Moved back by name: the first declaration again, not the repeat now before it.
+    doc.undo()
+    assert g.inputs.index(first) == 0
+    _like_a_full_check(doc, "after undo")
+    assert _saved(doc, tmp_path / "undone.onnx") == _as_read(path)
