@@ -349,6 +349,10 @@
         <translation>已取消提取：未写入任何文件</translation>
     </message>
     <message>
+        <source>The model was edited since the comparison: compare with onnxruntime again, then extract</source>
+        <translation>比较之后模型已被编辑：请先再次与 onnxruntime 比较，然后再提取</translation>
+    </message>
+    <message>
         <source>Wrote the failing subgraph ({n} node(s) from {node}): {files}</source>
         <translation>已写出出错的子图（从 {node} 起共 {n} 个节点）：{files}</translation>
     </message>
@@ -525,6 +529,10 @@
     <message>
         <source>Largest own error: &lt;b&gt;{node}&lt;/b&gt; (own rel. error {rel}; the node run alone on the reference&apos;s values of its inputs).</source>
         <translation>自身误差最大：&lt;b&gt;{node}&lt;/b&gt;（自身相对误差 {rel}；该节点单独以参考的输入值运行）。</translation>
+    </message>
+    <message>
+        <source>Made before your last edit: compare again to see its effect.</source>
+        <translation>此比较早于你最近一次编辑：请再次比较以查看其影响。</translation>
     </message>
     <message>
         <source>first</source>
@@ -3144,6 +3152,18 @@
     <message>
         <source>{name} is now {new} (was {old})</source>
         <translation>{name} 现为 {new}（原为 {old}）</translation>
+    </message>
+    <message>
+        <source>Your edit ended the stepping run (the next step starts again from the first node) and the comparison: compare again to see its effect</source>
+        <translation>你的编辑结束了单步运行（下一步将从第一个节点重新开始）和比较：请再次比较以查看其影响</translation>
+    </message>
+    <message>
+        <source>Your edit ended the stepping run: the next step starts again from the first node</source>
+        <translation>你的编辑结束了单步运行：下一步将从第一个节点重新开始</translation>
+    </message>
+    <message>
+        <source>The comparison is of the model before your edit: compare again to see its effect</source>
+        <translation>该比较针对的是编辑之前的模型：请再次比较以查看其影响</translation>
     </message>
     <message>
         <source>inputs changed shape since the last run: {changes}</source>

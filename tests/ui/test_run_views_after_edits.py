@@ -51,3 +51,55 @@ def test_inspector_shows_a_comparison_made_while_it_shows_the_value_and_drops_it
     wait_idle(qtbot, window)
     assert c.debug.value_of(flat) is not None and r.inspector.array is not None
     assert r.inspector.other is None and not r.inspector.tabs.isTabEnabled(3)
+
+
+def test_compare_dock_says_its_table_is_of_the_model_before_an_edit(qtbot, window, tmp_path):
+    r, graph = _demo(qtbot, window, tmp_path)
+    c = r.controller
+    r.run_all()
+    _finish(qtbot, window)
+    assert c.keep_reference() and c.compare_with_reference()
+    _finish(qtbot, window)
+    view = r.compare
+    assert view.report is not None and not view.stale
+    assert "before your last edit" not in view.summary.text()
+    rows = view.table.rowCount()
+    window.qdoc.apply(E.SetAttribute(E.node_ref(_node(graph, "/head/fc/Gemm")), "alpha", AttrType.FLOAT, 2.0))
+    wait_idle(qtbot, window)
+    # The table stays (what was compared), said to be of the model before the edit.
+    assert view.stale and view.table.rowCount() == rows
+    assert "Made before your last edit" in view.summary.text()
+    assert not view.extract_button.isEnabled()
+    assert "comparison is of the model before your edit" in r.dock_widget.status.text()
+    # Colouring by own error redraws the same report: still stale.
+    view.colour_by.setCurrentIndex(1)
+    assert view.stale and "Made before your last edit" in view.summary.text()
+    # Nothing is extracted from it: its nodes and values may be gone.
+    assert not r.compare_actions.start(tmp_path / "failing.onnx")
+    assert "edited since the comparison" in r.dock_widget.status.text()
+    assert not (tmp_path / "failing.onnx").exists()
+    # A new comparison is of the model as it is.
+    assert c.compare_with_reference()
+    _finish(qtbot, window)
+    assert not view.stale and "before your last edit" not in view.summary.text()
+
+
+def test_run_dock_says_an_edit_ended_the_stepping_run(qtbot, window, tmp_path):
+    r, graph = _demo(qtbot, window, tmp_path)
+    c = r.controller
+    assert c.restart()
+    _finish(qtbot, window)
+    for _ in range(2):
+        assert c.step("over")
+        _finish(qtbot, window)
+    assert "next:" in r.dock_widget.status.text()
+    window.statusBar().showMessage("the edit's own message")
+    window.qdoc.apply(E.SetNodeField(E.node_ref(_node(graph, "/head/Flatten")), "doc_string", "edited"))
+    wait_idle(qtbot, window)
+    assert not c.debug.started
+    status = r.dock_widget.status.text()
+    assert "next:" not in status and "ended the stepping run" in status
+    assert window.statusBar().currentMessage() == "the edit's own message"
+    assert c.step("over")                       # as the status says: from the first node again
+    _finish(qtbot, window)
+    assert c.debug.nodes_run[0] is list(graph.nodes)[0]

@@ -169,6 +169,7 @@ class CompareView(QWidget):
         super().__init__(parent)
         self.report = None
         self.kind = ""
+        self.stale = False                 # the model was edited since this comparison (mark_stale)
         self.ort_button = QPushButton(self.tr("Compare with onnxruntime"))
         self.keep_button = QPushButton(self.tr("Keep run as reference"))
         self.reference_button = QPushButton(self.tr("Compare with reference"))
@@ -270,9 +271,19 @@ class CompareView(QWidget):
             self.set_report(self.report, self.kind)        # the status colours and the order follow
         self.colour_by_changed.emit(self.colouring)
 
+    def mark_stale(self) -> None:
+        """The model was edited since the comparison shown: its table stays,
+        said to be of the model before the edit, and nothing is extracted
+        from it (its values and nodes may be gone)."""
+        if self.report is None or self.stale:
+            return
+        self.stale = True
+        self.set_report(self.report, self.kind)
+
     def set_report(self, report, kind: str = "onnxruntime") -> None:
+        self.stale = self.stale and report is self.report      # a new comparison is of the model as it is
         self.report, self.kind = report, kind
-        self.extract_button.setEnabled(report is not None and kind == "onnxruntime"
+        self.extract_button.setEnabled(report is not None and kind == "onnxruntime" and not self.stale
                                        and (report.worst_own is not None or report.first_divergence is not None))
         if report is None:
             self.summary.setText(self.tr("No comparison yet"))
@@ -310,6 +321,9 @@ class CompareView(QWidget):
                                         "on the reference's values of its inputs).")).format(
                 node=worst.node.display_name, rel=f"{worst.own_rel:.3g}")
         text += self._bodies_text(report)
+        if self.stale:
+            text = "<span style='color:#b06000'><b>{}</b></span> ".format(self.tr(
+                "Made before your last edit: compare again to see its effect.")) + text
         self.summary.setText(text)
         self.set_on_canvas(self.on_canvas)
         self.summary.setToolTip(self._bodies_tip(report))

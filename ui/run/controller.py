@@ -94,7 +94,7 @@ class RunController(QObject):
     idle = Signal()                   # no job runs any more
     updated = Signal()                # values, current node, breakpoints or reports changed
     stopped = Signal(object)          # StepEvent where a step/continue ended
-    message = Signal(str, str)        # level ("info", "error"), text
+    message = Signal(str, str)        # level ("info", "error", "note": the Run dock's status only), text
     report_ready = Signal(object)     # core.exec.compare.Report
     ran = Signal(object)              # outputs of a finished run
     failed_at = Signal(object)        # the node a job failed at (the innermost, inside its body)
@@ -199,8 +199,23 @@ class RunController(QObject):
             return
         if self.running:
             self.cancel(wait=True)
+        stepping = self._debug.started and not self._debug.done
+        compared = self.report is not None
         self.invalidated = self.debug.invalidate(event.changes)
         self.report = None
+        # The Run dock's status must not keep saying where the stepping run
+        # goes next, or how the runs compared: both are of the model before.
+        stepping = stepping and not self._debug.started
+        if stepping and compared:
+            self.message.emit("note", self.tr("Your edit ended the stepping run (the next step starts again from "
+                                              "the first node) and the comparison: compare again to see its "
+                                              "effect"))
+        elif stepping:
+            self.message.emit("note", self.tr("Your edit ended the stepping run: the next step starts again from "
+                                              "the first node"))
+        elif compared:
+            self.message.emit("note", self.tr("The comparison is of the model before your edit: compare again "
+                                              "to see its effect"))
         self.updated.emit()
 
     # -- jobs ------------------------------------------------------------------------------

@@ -90,7 +90,7 @@ class CompareActions(QObject):
         and an extract can start there (a main-graph node), else None."""
         view = self.run_ui.compare
         report = view.report
-        if node is None or report is None or view.kind != "onnxruntime":
+        if node is None or report is None or view.kind != "onnxruntime" or view.stale:
             return None
         if node.graph is not self.run_ui.controller.model.graph:
             return None
@@ -106,6 +106,8 @@ class CompareActions(QObject):
 
     def ask_for_selected(self) -> None:
         """Ctrl+Shift+X: the extract from the one selected node."""
+        if self._stale():
+            return
         nodes = [n for n in map(self.compared_node, self.run_ui.selected_nodes()) if n is not None]
         if len(nodes) != 1:
             self.run_ui.controller.message.emit("error", self.tr(
@@ -130,6 +132,8 @@ class CompareActions(QObject):
         c = self.run_ui.controller
         view = self.run_ui.compare
         report = view.report
+        if self._stale():
+            return False
         if report is None or view.kind != "onnxruntime" or c.debug is None or self.job is not None:
             self.run_ui.controller.message.emit("error", self.tr("Compare with onnxruntime first"))
             return False
@@ -169,6 +173,15 @@ class CompareActions(QObject):
         job.cancelled.connect(lambda: say("info", self.tr("Extracting cancelled: nothing written")))
         job.finished.connect(self._ended)
         return self.jobs.start(job)
+
+    def _stale(self) -> bool:
+        """Whether the comparison shown is of the model before an edit (said,
+        then): its nodes and values may be gone, so nothing is extracted from it."""
+        if not self.run_ui.compare.stale:
+            return False
+        self.run_ui.controller.message.emit("error", self.tr(
+            "The model was edited since the comparison: compare with onnxruntime again, then extract"))
+        return True
 
     def _written(self, result) -> None:
         paths, small = result

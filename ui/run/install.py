@@ -318,6 +318,7 @@ class RunUI(QObject):
             # New types relabel the canvas's edges (the graph panel's handler):
             # the value tags are placed again, after it, clear of the new labels.
             qdoc.analysed.connect(self.overlay.refresh_soon)
+            qdoc.changed.connect(self._edited)
         self._path = path if qdoc is not None else None
         if qdoc is not None:
             self.inputs.set_model(qdoc.document.model, path)
@@ -326,6 +327,11 @@ class RunUI(QObject):
         self.compare.set_report(None)
         self.dock_widget.status.setText(QCoreApplication.translate(
             "RunDock", "Set the inputs, then Run (Ctrl+R) or Step (F10)"))
+
+    def _edited(self, event) -> None:
+        """The comparison shown is of the model before this edit: said in the Compare dock."""
+        if event.kind != "saved" and self.sender() is self.controller.qdoc:
+            self.compare.mark_stale()
 
     # -- commands ----------------------------------------------------------------------------
 
@@ -546,6 +552,10 @@ class RunUI(QObject):
             status.setText(_red(text))
             if text.startswith("input "):
                 self.inputs.show_problem(text)
+        elif level == "note":
+            # What an edit did to the run's state: the status bar keeps the edit's own message.
+            status.setText(_orange(text))
+            return
         else:
             status.setText(_escape(text))
         self.window.statusBar().showMessage(text, 10000)
@@ -772,6 +782,10 @@ def _node_of(item):
 
 def _red(text: str) -> str:
     return f"<span style='color:#c03030'>{_escape(text)}</span>"
+
+
+def _orange(text: str) -> str:
+    return f"<span style='color:#b06000'>{_escape(text)}</span>"
 
 
 def _escape(text: str) -> str:
