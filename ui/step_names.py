@@ -39,6 +39,7 @@ PATTERNS = [
     (r"Remove value_info (?P<value>.*)", QT_TRANSLATE_NOOP("StepNames", "Remove value_info of {value}")),
     QT_TRANSLATE_NOOP("StepNames", "Declare {value}"),
     QT_TRANSLATE_NOOP("StepNames", "Add input {name}"),
+    QT_TRANSLATE_NOOP("StepNames", "Remove repeated input {name}"),
     QT_TRANSLATE_NOOP("StepNames", "Remove input {name}"),
     QT_TRANSLATE_NOOP("StepNames", "Move input {name}"),
     QT_TRANSLATE_NOOP("StepNames", "Add output {name}"),

@@ -578,6 +578,11 @@ class RemoveGraphInput(_RemoveDeclaration):
     def edit_graph(self, model, g, changes: Changes) -> Edit:
         return _remove_decl(g, changes, self.graph, self.decl, self.name, self.occurrence)
 
+    def describe(self) -> str:
+        if self.occurrence:
+            return f"Remove repeated input {self.name}"     # the input stays
+        return f"Remove input {self.name}"
+
 
 @register
 @dataclass

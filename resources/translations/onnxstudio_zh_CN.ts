@@ -3734,6 +3734,10 @@
         <translation>添加输入 {name}</translation>
     </message>
     <message>
+        <source>Remove repeated input {name}</source>
+        <translation>删除重复声明的输入 {name}</translation>
+    </message>
+    <message>
         <source>Remove input {name}</source>
         <translation>删除输入 {name}</translation>
     </message>

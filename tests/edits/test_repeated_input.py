@@ -75,6 +75,7 @@ def test_the_repeat_goes_and_undo_gives_the_file_back(base, tmp_path):
     before = core.to_bytes(doc.model)
 
     doc.apply(RemoveGraphInput(name, occurrence=1))
+    assert doc.undo_name == f"Remove repeated input {name}"      # the input stays
     assert DUPLICATE not in _codes(doc)
     _like_a_full_check(doc, "after the removal")
     assert [v for v in g.inputs if v.name == name] == [first] and g.get_value(name) is first
