@@ -203,6 +203,10 @@ def cast(ctx):
 
 @rule("Dropout")
 def dropout(ctx):
+    if ctx.opset >= 12:
+        # ratio and training_mode are inputs from opset 12 on, each one value.
+        findings.require_rank(ctx, 1, 0, "the ratio is one value")
+        findings.require_rank(ctx, 2, 0, "training_mode is one value")
     t = ctx.type(0)
     # Before opset 10 the mask had the data's element type.
     return [t, tensor(BOOL if ctx.opset >= 10 else ctx.elem(0), ctx.shape(0))]
@@ -210,6 +214,8 @@ def dropout(ctx):
 
 @rule("BatchNormalization")
 def batch_norm(ctx):
+    if ctx.opset >= 14:
+        _outputs_fit_training_mode(ctx)
     out = [ctx.type(0)]
     if ctx.opset >= 9:              # (before, `spatial=0` gave per-element statistics)
         _per_channel_inputs_fit(ctx)
@@ -218,6 +224,28 @@ def batch_norm(ctx):
     chan = None if shape is None or len(shape) < 2 else (shape[1],)
     stat = tensor(ctx.elem(3) or ctx.elem(0), chan)
     return out + [stat] * (ctx.num_outputs - 1)
+
+
+def _outputs_fit_training_mode(ctx) -> None:
+    """From opset 14 BatchNormalization gives Y alone in inference mode and
+    Y, running_mean and running_var with training_mode=1; onnx and
+    onnxruntime refuse the other of the two counts the signature allows
+    (the checker's arity rule says what is wrong with any other count).
+    Trailing empty outputs are not counted: an error here must be one they
+    would also give."""
+    outputs = ctx.node.outputs if ctx.node is not None else ()
+    given = len(outputs)
+    while given and outputs[given - 1] is None:
+        given -= 1
+    training = ctx.attr("training_mode", 0)
+    if given not in (1, 3) or not isinstance(training, int):
+        return
+    if training and given == 1:
+        ctx.error("node.output-count", f"BatchNormalization with training_mode=1 gives 3 outputs (Y, running_mean, "
+                                       f"running_var); this node has {given}")
+    elif not training and given == 3:
+        ctx.error("node.output-count", f"BatchNormalization without training_mode gives one output (Y); this node "
+                                       f"has {given}: remove the others or set training_mode=1")
 
 
 def _per_channel_inputs_fit(ctx) -> None:

@@ -418,6 +418,8 @@ def pad(ctx):
 def constant_of_shape(ctx):
     value = ctx.attr("value")
     elem = int(value.dtype) if value is not None else DataType.FLOAT
+    if not findings.require_rank(ctx, 0, 1, "the output's dims, one per axis"):
+        return [tensor(elem, None)]
     dims = ctx.sym(0)
     if dims is None:
         n = ctx.shape(0)
