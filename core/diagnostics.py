@@ -111,7 +111,7 @@ CODES = {
     "attr.ref-with-value": (ERROR, "ref_attr_name together with a value"),
     "attr.ref-unknown": (ERROR, "ref_attr_name names no attribute of the function"),
     "attr.one-of": (ERROR, "none or several of a group of attributes of which the operator takes exactly one "
-                           "(Constant's value attributes, LabelEncoder's keys_* and values_*)"),
+                           "(Constant's value attributes, LabelEncoder's keys_* and values_*, ZipMap's labels)"),
     "attr.dtype-invalid": (ERROR, "an attribute naming an element type (Cast's to, dtype) holds no ONNX element type"),
     "attr.lengths-differ": (ERROR, "two list attributes that pair up entry by entry have different lengths "
                                    "(LabelEncoder's keys and values)"),

@@ -73,7 +73,7 @@ MEANINGS = {
     "attr.ref-outside-function": QT_TRANSLATE_NOOP("ProblemCodes", "ref_attr_name used outside a function body"),
     "attr.ref-with-value": QT_TRANSLATE_NOOP("ProblemCodes", "ref_attr_name together with a value"),
     "attr.ref-unknown": QT_TRANSLATE_NOOP("ProblemCodes", "ref_attr_name names no attribute of the function"),
-    "attr.one-of": QT_TRANSLATE_NOOP("ProblemCodes", "none or several of a group of attributes of which the operator takes exactly one (Constant's value attributes, LabelEncoder's keys_* and values_*)"),
+    "attr.one-of": QT_TRANSLATE_NOOP("ProblemCodes", "none or several of a group of attributes of which the operator takes exactly one (Constant's value attributes, LabelEncoder's keys_* and values_*, ZipMap's labels)"),
     "attr.dtype-invalid": QT_TRANSLATE_NOOP("ProblemCodes", "an attribute naming an element type (Cast's to, dtype) holds no ONNX element type"),
     "attr.lengths-differ": QT_TRANSLATE_NOOP("ProblemCodes", "two list attributes that pair up entry by entry have different lengths (LabelEncoder's keys and values)"),
     "attr.value-out-of-range": QT_TRANSLATE_NOOP("ProblemCodes", "an attribute value the operator rules out (a window size, stride or dilation below 1, a negative pad, a ConstantOfShape value that is not one element, num_scan_inputs above the inputs, a Resize mode it does not have)"),

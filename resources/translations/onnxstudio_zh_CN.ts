@@ -2182,8 +2182,8 @@
         <translation>ref_attr_name 引用的属性在函数中不存在</translation>
     </message>
     <message>
-        <source>none or several of a group of attributes of which the operator takes exactly one (Constant&apos;s value attributes, LabelEncoder&apos;s keys_* and values_*)</source>
-        <translation>一组属性中算子只接受恰好一个，却一个都没给或给了多个（Constant 的 value 类属性，LabelEncoder 的 keys_* 与 values_*）</translation>
+        <source>none or several of a group of attributes of which the operator takes exactly one (Constant&apos;s value attributes, LabelEncoder&apos;s keys_* and values_*, ZipMap&apos;s labels)</source>
+        <translation>一组属性中算子只接受恰好一个，却一个都没给或给了多个（Constant 的 value 类属性，LabelEncoder 的 keys_* 与 values_*，ZipMap 的 classlabels_*）</translation>
     </message>
     <message>
         <source>an attribute naming an element type (Cast&apos;s to, dtype) holds no ONNX element type</source>
