@@ -25,7 +25,7 @@ def _reduced(shape, axes, keepdims):
 @rule(*REDUCE_OPS)
 def reduce(ctx):
     elem, shape = ctx.elem(0), ctx.shape(0)
-    keepdims = ctx.attr("keepdims", 1)
+    keepdims = ctx.attr("keepdims", 1) == 1     # any other value is 0 (onnx, onnxruntime)
     if "axes" in ctx.attrs:
         axes = list(ctx.attrs["axes"])
     elif ctx.has_input(1):
@@ -54,4 +54,4 @@ def arg_reduce(ctx):
     axis = ctx.attr("axis", 0)
     if findings.axis(ctx, axis, len(shape)) is None:
         return [tensor(DataType.INT64, None)]
-    return [tensor(DataType.INT64, _reduced(shape, [axis], ctx.attr("keepdims", 1)))]
+    return [tensor(DataType.INT64, _reduced(shape, [axis], ctx.attr("keepdims", 1) == 1))]

@@ -15,6 +15,7 @@ from ...opsets import canonical_domain
 from ..plan import node_attrs
 from ..registry import KernelContext, find_kernel, kernel
 from ..values import normalize
+from .reduce import keeps_dims
 
 
 def _unbroadcast(grad, shape):
@@ -66,7 +67,7 @@ def _reduce_axes(ins, at, ndim):
 def _reduce_vjp(g, ins, at, mean):
     x = ins[0]
     axes = _reduce_axes(ins, at, x.ndim)
-    if not at.get("keepdims", 1):
+    if not keeps_dims(at.get("keepdims", 1)):
         g = np.expand_dims(g, axes)
     g = np.broadcast_to(g, x.shape)
     if mean:

@@ -108,6 +108,13 @@ _AXES_INPUT_SINCE = {op: 18 for op in _REDUCERS}
 _AXES_INPUT_SINCE["ReduceSum"] = 13
 
 
+def keeps_dims(keepdims) -> bool:
+    """What a reduction's keepdims means: only 1 keeps the reduced axes.
+    onnx's shape inference and onnxruntime read any other value (2, 99)
+    as 0; read as a truth value it would give another shape than theirs."""
+    return keepdims == 1
+
+
 def _reduce(fn, x, axes, keepdims, noop_with_empty_axes):
     axes = _axes_tuple(x, axes, noop_with_empty_axes)
     if axes is None:
@@ -115,7 +122,7 @@ def _reduce(fn, x, axes, keepdims, noop_with_empty_axes):
     work = x
     if x.dtype.kind == "V":     # bfloat16 & co: reduce in float32
         work = x.astype(compute_dtype(x.dtype))
-    out = np.asarray(fn(work, axes, bool(keepdims)))
+    out = np.asarray(fn(work, axes, keeps_dims(keepdims)))
     return out.astype(x.dtype, copy=False)
 
 
@@ -128,7 +135,7 @@ def _prepare_reduce(fn, axes_from_input: bool):
         axes = consts[1] if axes_from_input and len(consts) > 1 else attrs.get("axes")
         if axes is VARIES:
             return None
-        keepdims = bool(attrs.get("keepdims", 1))
+        keepdims = keeps_dims(attrs.get("keepdims", 1))
         noop = attrs.get("noop_with_empty_axes", 0) if axes_from_input else 0
         by_rank: dict = {}      # input rank -> normalised axes (None: the input unchanged)
 
@@ -174,7 +181,7 @@ def _arg_extreme(np_arg, x, axis, keepdims, select_last_index):
     else:
         index = np_arg(x, axis=axis)
     index = index.astype(np.int64, copy=False)
-    return np.expand_dims(index, axis) if keepdims else index
+    return np.expand_dims(index, axis) if keeps_dims(keepdims) else index
 
 
 @kernel("ArgMax", since=1)
