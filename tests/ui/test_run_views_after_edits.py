@@ -103,3 +103,47 @@ def test_run_dock_says_an_edit_ended_the_stepping_run(qtbot, window, tmp_path):
     assert c.step("over")                       # as the status says: from the first node again
     _finish(qtbot, window)
     assert c.debug.nodes_run[0] is list(graph.nodes)[0]
+
+
+def _rows(panel):
+    return [(panel.table.item(i, 0).text(), panel.table.item(i, 1).text()) for i in range(panel.table.rowCount())]
+
+
+def test_inputs_panel_follows_a_new_shape_of_an_input_and_its_undo(qtbot, window, tmp_path):
+    r, graph = _demo(qtbot, window, tmp_path)
+    panel = r.inputs
+    assert _rows(panel)[0] == ("pixels", "float[batch,3,32,32]") and list(panel.dim_spins) == ["batch"]
+    window.qdoc.apply(E.set_input_shape(window.model, "pixels", ["batch", 3, "h", "w"]))
+    wait_idle(qtbot, window)
+    # The Type column and the size boxes are the model's now: h and w can be given.
+    assert _rows(panel)[0] == ("pixels", "float[batch,3,h,w]")
+    assert sorted(panel.dim_spins) == ["batch", "h", "w"]
+    panel.set_dim("h", 16)
+    panel.set_dim("w", 16)
+    r.run_all()
+    _finish(qtbot, window)
+    assert not r.controller.last_error, r.controller.last_error
+    assert r.controller.ran_feeds["pixels"].shape == (1, 3, 16, 16)
+    window.qdoc.undo()
+    wait_idle(qtbot, window)
+    assert _rows(panel)[0] == ("pixels", "float[batch,3,32,32]") and list(panel.dim_spins) == ["batch"]
+
+
+def test_inputs_panel_follows_a_renamed_input_with_its_settings_and_a_new_one(qtbot, window, tmp_path):
+    import numpy as np
+    r, graph = _demo(qtbot, window, tmp_path)
+    panel = r.inputs
+    panel.set_source("pixels", "constant", value=0.5)
+    window.qdoc.apply(E.RenameValue("pixels", "image"))
+    wait_idle(qtbot, window)
+    assert _rows(panel)[0] == ("image", "float[batch,3,32,32]")
+    assert panel.table.item(0, 3).text() == "all 0.5"
+    window.qdoc.apply(E.AddGraphInput("extra", elem_type=1, shape=[2]))
+    wait_idle(qtbot, window)
+    assert [name for name, _type in _rows(panel)] == ["image", "use_softmax", "extra"]
+    r.run_all()
+    _finish(qtbot, window)
+    assert not r.controller.last_error, r.controller.last_error
+    feeds = r.controller.ran_feeds
+    assert sorted(feeds) == ["extra", "image", "use_softmax"]
+    assert np.all(feeds["image"] == 0.5)          # the settings chosen before the rename, not random values

@@ -142,6 +142,29 @@ class InputsPanel(QWidget):
         self.input_set = InputSet(stored.seed, dict(stored.dims), specs)
         self._rebuild()
 
+    def follow_edit(self, model, renamed=()) -> None:
+        """The graph's inputs were edited (added, removed, renamed or given
+        another type): the rows, their types and the size boxes of symbolic
+        dims follow. An input keeps its settings through a rename (`renamed`:
+        (old, new) pairs in the order they were made); a new one gets the
+        first guess, as at open."""
+        for old, new in renamed:
+            spec = self.input_set.inputs.pop(old, None)
+            if spec is not None:
+                spec.name = new
+                self.input_set.inputs[new] = spec
+        graph = model.graph
+        self.inputs = [v for v in graph.inputs if v.name not in graph.initializers]
+        for v in self.inputs:
+            if v.name not in self.input_set.inputs:
+                self.input_set.inputs[v.name] = default_spec(v, graph.outputs)
+        row = self.table.currentRow()
+        self._rebuild()
+        if 0 < row < len(self.inputs):
+            self.table.setCurrentCell(row, 0)
+            self._show_details(row)
+        self.remember()
+
     def _stored(self) -> InputSet:
         if self.settings is None or self.path is None:
             return InputSet()

@@ -329,9 +329,16 @@ class RunUI(QObject):
             "RunDock", "Set the inputs, then Run (Ctrl+R) or Step (F10)"))
 
     def _edited(self, event) -> None:
-        """The comparison shown is of the model before this edit: said in the Compare dock."""
-        if event.kind != "saved" and self.sender() is self.controller.qdoc:
-            self.compare.mark_stale()
+        """The comparison shown is of the model before this edit: said in the
+        Compare dock. An edit of the graph's inputs reaches the inputs panel."""
+        if event.kind == "saved" or self.sender() is not self.controller.qdoc:
+            return
+        self.compare.mark_stale()
+        changes, graph = event.changes, self.controller.model.graph
+        renamed = [(old, new) for g, old, new in changes.values_renamed if g is graph]
+        if (graph in changes.graph_io or any(old in self.inputs.input_set.inputs for old, _new in renamed)
+                or any(v.graph is graph and v.is_graph_input for v in changes.values_retyped)):
+            self.inputs.follow_edit(self.controller.model, renamed)
 
     # -- commands ----------------------------------------------------------------------------
 
