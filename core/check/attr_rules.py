@@ -3,6 +3,8 @@ name, type field, the one-value-field rule, ref_attr_name placement."""
 from __future__ import annotations
 
 from ..proto import onnx_pb2 as pb
+from .paths import shown
+from .text_rules import damaged_text, ref_label
 
 A = pb.AttributeProto
 # (field, attribute type it implies, is repeated)
@@ -49,13 +51,18 @@ def check_attribute(attr: pb.AttributeProto, path: str, ctx, out) -> list:
         out.add("attr.name-missing", path, "the attribute has no name")
     fields = set_fields(attr)
     if attr.ref_attr_name:
+        if attr.ref_attr_name.__class__ is bytes:
+            # Told here, at the attribute, for a loaded model too: the file
+            # form written from the IR keeps an unedited attribute's message.
+            damaged_text(path, [ref_label(attr.ref_attr_name)], out, kept=True)
         if not ctx.in_function:
             out.add("attr.ref-outside-function", path,
-                    f"refers to attribute {attr.ref_attr_name!r} of a caller, but is not inside a function body")
+                    f"refers to attribute {shown(attr.ref_attr_name)} of a caller, but is not inside a function body")
         else:
             if attr.ref_attr_name not in ctx.function_attrs:
                 out.add("attr.ref-unknown", path,
-                        f"refers to {attr.ref_attr_name!r}, which the function does not declare as an attribute")
+                        f"refers to {shown(attr.ref_attr_name)}, which the function does not declare as an "
+                        "attribute")
             if fields:
                 out.add("attr.ref-with-value", path,
                         "an attribute that refers to the caller's must not also carry a value")

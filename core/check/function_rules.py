@@ -7,6 +7,7 @@ from .context import Scope
 from .elem_types import output_types
 from .graph_rules import check_graph
 from .node_rules import check_node
+from .text_rules import FUNCTION_FIELDS, NAME, attribute_label, damaged_text, opset_label, value_label
 
 
 def function_key(fn) -> tuple:
@@ -41,16 +42,17 @@ def _check_function(fn, fpath, ctx, out) -> None:
     for op in fn.opset_import:
         fopsets[schemas.canonical_domain(op.domain)] = op.version
     attrs = list(fn.attribute) + [a.name for a in fn.attribute_proto]
+    damaged_text(fpath, function_text(fn, attrs), out)
     if len(set(attrs)) != len(attrs):
         dup = next(a for a in attrs if attrs.count(a) > 1)
-        out.add("function.attribute-duplicate", fpath, f"attribute {dup!r} is declared more than once")
+        out.add("function.attribute-duplicate", fpath, f"attribute {paths.shown(dup)} is declared more than once")
     if len(set(fn.output)) != len(fn.output):
         dup = next(o for o in fn.output if list(fn.output).count(o) > 1)
-        out.add("function.output-duplicate", fpath, f"output {dup!r} is declared more than once")
+        out.add("function.output-duplicate", fpath, f"output {paths.shown(dup)} is declared more than once")
     defs = {}
     for name in fn.input:
         if name in defs:
-            out.add("function.input-duplicate", fpath, f"input {name!r} is declared more than once")
+            out.add("function.input-duplicate", fpath, f"input {paths.shown(name)} is declared more than once")
         defs[name] = -1
     # Types from outside (inference of the main graph) mean nothing here.
     fctx = ctx.sub(opsets=fopsets, is_main=False, in_function=True, function_attrs=frozenset(attrs),
@@ -62,8 +64,11 @@ def _check_function(fn, fpath, ctx, out) -> None:
         npath = paths.node(fpath, i, node.op_type, node.name)
         for k, name in enumerate(node.input):
             if name and name not in defs:
-                out.add("graph.undefined-input", paths.node_input(npath, k, name),
-                        f"input {name!r} is neither a function input nor an output of an earlier node")
+                where = paths.node_input(npath, k, name)
+                out.add("graph.undefined-input", where,
+                        f"input {paths.shown(name)} is neither a function input nor an output of an earlier node")
+                if name.__class__ is bytes:     # told here: function_text has defined names only
+                    damaged_text(where, [NAME], out)
         here = scope.at(i)
 
         def check_subgraph(sub, spath, _scope, here=here):
@@ -77,14 +82,30 @@ def _check_function(fn, fpath, ctx, out) -> None:
                 continue
             if name in defs:
                 out.add("graph.redefinition", paths.node_output(npath, k, name),
-                        f"{name!r} is already defined in this function; every name is assigned once (SSA)")
+                        f"{paths.shown(name)} is already defined in this function; every name is assigned once (SSA)")
                 continue
             defs[name] = i
             if derived[k] is not None:
                 scope.inferred[name] = derived[k]
     for name in fn.output:
         if name not in defs:
-            out.add("function.output-undefined", fpath, f"output {name!r} is not produced in the function body")
+            out.add("function.output-undefined", fpath,
+                    f"output {paths.shown(name)} is not produced in the function body")
+
+
+def function_text(fn, attrs: list) -> list:
+    """The labels of a FunctionProto's own text holding bytes: its fields,
+    opset domains, attributes (`attrs`: declared, then those with defaults)
+    and the value names its body defines or declares."""
+    labels = [field for field in FUNCTION_FIELDS if getattr(fn, field).__class__ is bytes]
+    labels += [opset_label(op.domain) for op in fn.opset_import if op.domain.__class__ is bytes]
+    labels += [attribute_label(a) for a in attrs if a.__class__ is bytes]
+    names = list(fn.input)
+    for node in fn.node:
+        names += node.output
+    names += fn.output
+    labels += [value_label(n) for n in names if n.__class__ is bytes]
+    return labels
 
 
 def _check_opset_agreement(node, npath, fopsets, model_opsets, out) -> None:
@@ -163,9 +184,11 @@ def check_training_info(model, main_scope: Scope, ctx, out) -> None:
             for b in getattr(ti, field):
                 where = f"{tpath}/{field} {paths.quote(b.key)}"
                 if b.key in keys:
-                    out.add("training.binding-duplicate", where, f"initializer {b.key!r} is bound twice")
+                    out.add("training.binding-duplicate", where, f"initializer {paths.shown(b.key)} is bound twice")
                 keys.add(b.key)
                 if b.key not in initializers:
-                    out.add("training.binding-key", where, f"{b.key!r} is not an initializer of the main graph")
+                    out.add("training.binding-key", where,
+                            f"{paths.shown(b.key)} is not an initializer of the main graph")
                 if b.value not in produced.get(part, ()):
-                    out.add("training.binding-value", where, f"{b.value!r} is not an output of the {part} graph")
+                    out.add("training.binding-value", where,
+                            f"{paths.shown(b.value)} is not an output of the {part} graph")

@@ -17,6 +17,7 @@ from .scan import odd_summary, scan_graph
 from .node_rules import check_node
 from ..ir.dtypes import type_name
 from .tensor_rules import DTYPE_SINCE_IR, check_sparse, check_tensor, tensor_clean
+from .text_rules import NAME, damaged_text
 
 INPUT_POS, INIT_POS = -2, -1
 _IR_TYPE_KIND_SINCE = {"optional_type": 8, "sparse_tensor_type": 8}
@@ -94,7 +95,7 @@ def check_elem_type_given(vi, where, out) -> None:
     if kind == "tensor_type" and not tp.tensor_type.elem_type or \
             kind == "sparse_tensor_type" and not tp.sparse_tensor_type.elem_type:
         out.add("graph.elem-type-missing", where,
-                f"the declared {kind.replace('_type', '').replace('_', ' ')} type of {vi.name!r} has no "
+                f"the declared {kind.replace('_type', '').replace('_', ' ')} type of {paths.shown(vi.name)} has no "
                 "element type; give it, or remove the type to leave it to inference")
 
 
@@ -169,8 +170,11 @@ def check_header(g, parts, gpath, ctx, out, parent, defs: dict, names: list, cle
     `clean(init, ir, name)`: an initializer's tensor_clean verdict, when the
     caller keeps them between runs."""
     ir = ctx.ir_version
-    if not parts.get("name"):
+    name = parts.get("name")
+    if not name:
         out.add("graph.name-missing", gpath, "the graph has no name; give it one")
+    elif name.__class__ is bytes:
+        damaged_text(gpath, ["name"], out)
     if ir and ir < 10 and "metadata_props" in parts:
         check_ir10_fields(g, gpath, ctx, out)
     _check_inputs(parts.get("input", ()), gpath, ctx, out, parent, defs, names)
@@ -192,9 +196,9 @@ def _check_inputs(inputs, gpath, ctx, out, parent, defs: dict, names: list) -> N
             out.add("graph.input-name-missing", where, "graph input with an empty name")
             continue
         if name in defs:
-            out.add("graph.input-duplicate", where, f"input {name!r} is declared twice")
+            out.add("graph.input-duplicate", where, f"input {paths.shown(name)} is declared twice")
         elif parent is not None and parent.visible(name):
-            out.add("graph.shadowing", where, f"input {name!r} hides a name of the enclosing graph")
+            out.add("graph.shadowing", where, f"input {paths.shown(name)} hides a name of the enclosing graph")
         defs.setdefault(name, INPUT_POS)
         names.append(name)
         if ctx.is_main:
@@ -226,7 +230,7 @@ def _check_initializers(inits, gpath, ctx, out, defs: dict, names: list, clean) 
             out.add("graph.initializer-name-missing", where, "initializer with an empty name")
             continue
         if name in init_names:
-            out.add("graph.initializer-duplicate", where, f"initializer {name!r} is given twice")
+            out.add("graph.initializer-duplicate", where, f"initializer {paths.shown(name)} is given twice")
         init_names.add(name)
         if ir and ir < 4 and defs.get(name) != INPUT_POS:
             out.add("graph.initializer-not-input", where,
@@ -250,7 +254,7 @@ def _check_sparse_initializers(sparse, gpath, ctx, out, defs: dict, init_names: 
             continue
         if name in init_names:
             out.add("graph.initializer-duplicate", where,
-                    f"{name!r} is used by more than one initializer or sparse initializer")
+                    f"{paths.shown(name)} is used by more than one initializer or sparse initializer")
         init_names.add(name)
         defs.setdefault(name, INIT_POS)
 
@@ -312,9 +316,11 @@ def _check_output(vi, k, gpath, ctx, parent, out, defined: bool) -> None:
     if not defined:
         outer = parent is not None and parent.visible(name)
         out.add("graph.output-undefined", where,
-                f"output {name!r} is " + ("a name of the enclosing graph; a subgraph output must be "
-                                          "produced inside it (add an Identity)" if outer
-                                          else "not produced by any node, input or initializer"))
+                f"output {paths.shown(name)} is " + ("a name of the enclosing graph; a subgraph output must be "
+                                                     "produced inside it (add an Identity)" if outer
+                                                     else "not produced by any node, input or initializer"))
+        if name.__class__ is bytes:     # told here: check_names' summary has defined names only
+            damaged_text(where, [NAME], out)
     if ctx.is_main:
         _check_io_type(vi, where, ctx, out)
     else:
@@ -330,16 +336,18 @@ def _check_value_info(vi, k, gpath, ctx, duplicate: bool, io_declared, vi_clean,
     where = None
     if duplicate:
         where = paths.Lazy(paths.value_info, gpath, name)
-        out.add("graph.value-info-duplicate", where, f"value_info for {name!r} is given twice")
+        out.add("graph.value-info-duplicate", where, f"value_info for {paths.shown(name)} is given twice")
     if io_declared is not None and vi.HasField("type"):
         mine = proto_type_str(vi.type)
         if mine is not None and mine != io_declared:
             where = where or paths.Lazy(paths.value_info, gpath, name)
             out.add("graph.value-info-conflict", where,
-                    f"value_info says {name!r} is {mine}, but the graph input/output declares {io_declared}")
+                    f"value_info says {paths.shown(name)} is {mine}, but the graph input/output declares {io_declared}")
     if not defined:
         where = where or paths.Lazy(paths.value_info, gpath, name)
-        out.add("graph.value-info-unused", where, f"value_info describes {name!r}, which nothing defines")
+        out.add("graph.value-info-unused", where, f"value_info describes {paths.shown(name)}, which nothing defines")
+        if name.__class__ is bytes:     # told here: check_names' summary has defined names only
+            damaged_text(where, [NAME], out)
     if vi_clean is not None and vi_clean(k, vi, ir):
         return      # its type passed both tests below at the last run, unchanged since
     message = type_too_new(vi, ir)
@@ -381,7 +389,7 @@ def _check_definitions(g, gpath, defs, names, parent, out) -> None:
                 what = ("a graph input" if first == INPUT_POS else "an initializer" if first == INIT_POS
                         else f"node[{first}]" if first is not None else "the enclosing graph")
                 out.add("graph.redefinition", paths.node_output(npath, k, name),
-                        f"{name!r} is already defined by {what}; every name is assigned once (SSA)")
+                        f"{paths.shown(name)} is already defined by {what}; every name is assigned once (SSA)")
                 continue
             later[name] = i
             names.append(name)
@@ -442,8 +450,10 @@ def _check_def_use(g, gpath, scope: Scope, out) -> None:
             npath = npath or paths.node(gpath, i, node.op_type, node.name)
             where = paths.node_input(npath, k, name)
             if pos is None:
-                out.add("graph.undefined-input", where, f"input {name!r} is not defined by any node, graph input "
-                        "or initializer" + (" here or in an enclosing graph" if parent is not None else ""))
+                out.add("graph.undefined-input", where, f"input {paths.shown(name)} is not defined by any node, "
+                        "graph input or initializer" + (" here or in an enclosing graph" if parent is not None else ""))
+                if name.__class__ is bytes:     # told here: check_names' summary has defined names only
+                    damaged_text(where, [NAME], out)
             else:
                 backward.append((i, pos, where, name))
     if not backward:
@@ -451,10 +461,11 @@ def _check_def_use(g, gpath, scope: Scope, out) -> None:
     in_cycle = _cycle_nodes(g, defs)
     for i, pos, where, name in backward:
         if i in in_cycle and pos in in_cycle:
-            out.add("graph.cycle", where, f"input {name!r} comes from node[{pos}], which depends on this node: a cycle")
+            out.add("graph.cycle", where,
+                    f"input {paths.shown(name)} comes from node[{pos}], which depends on this node: a cycle")
         else:
             out.add("graph.not-topological", where,
-                    f"input {name!r} is produced by node[{pos}], which comes later; reorder the nodes")
+                    f"input {paths.shown(name)} is produced by node[{pos}], which comes later; reorder the nodes")
 
 
 def _cycle_nodes(g, defs) -> set:

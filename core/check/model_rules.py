@@ -3,8 +3,8 @@ from __future__ import annotations
 
 from .. import schemas
 from ..proto import onnx_pb2 as pb
-from ..ir.text import as_text
 from . import paths
+from .text_rules import MODEL_TEXT_FIELDS, damaged_text, metadata_label, opset_label
 
 KNOWN_IR_VERSION = pb.IR_VERSION
 
@@ -55,10 +55,12 @@ def check_model_fields(model, out) -> None:
         where = paths.Lazy(_opset_path, op.domain)
         if domain in seen and seen[domain] != op.version:
             out.add("model.opset-duplicate", where,
-                    f"domain {op.domain or 'ai.onnx'!r} is imported twice (versions {seen[domain]} and {op.version})")
+                    f"domain {paths.shown(op.domain or 'ai.onnx')} is imported twice "
+                    f"(versions {seen[domain]} and {op.version})")
         elif domain in seen:
             out.add("model.opset-repeated", where,
-                    f"domain {op.domain or 'ai.onnx'!r} version {op.version} is imported twice; remove one entry")
+                    f"domain {paths.shown(op.domain or 'ai.onnx')} version {op.version} is imported twice; "
+                    "remove one entry")
         seen.setdefault(domain, op.version)
         if op.version <= 0:
             out.add("model.opset-version-invalid", where, f"opset version {op.version} must be positive")
@@ -70,16 +72,16 @@ def check_model_fields(model, out) -> None:
                 out.add("model.opset-too-new", where,
                         f"{op.domain or 'ai.onnx'} version {op.version} is newer than any this checker knows; "
                         f"operators are checked against version {newest} instead")
-    damaged = [f for f in ("producer_name", "producer_version", "domain", "doc_string")
-               if getattr(model, f).__class__ is bytes]
-    damaged += [f"metadata key {as_text(e.key)!r}" for e in model.metadata_props
+    damaged = [f for f in MODEL_TEXT_FIELDS if getattr(model, f).__class__ is bytes]
+    damaged += [opset_label(op.domain) for op in model.opset_import if op.domain.__class__ is bytes]
+    damaged += [metadata_label(e.key) for e in model.metadata_props
                 if e.key.__class__ is bytes or e.value.__class__ is bytes]
-    damaged_model_text(damaged, out)
+    damaged_text("model", damaged, out)
     keys = set()
     for entry in model.metadata_props:
         if entry.key in keys:
             out.add("model.metadata-duplicate", f"model/metadata_props {paths.quote(entry.key)}",
-                    f"metadata key {entry.key!r} appears more than once; readers take the last value: "
+                    f"metadata key {paths.shown(entry.key)} appears more than once; readers take the last value: "
                     "remove the key, then add it back with the value it should have")
         keys.add(entry.key)
     if len(model.configuration) and ir and ir < 11:
@@ -88,11 +90,3 @@ def check_model_fields(model, out) -> None:
     if len(model.functions) and ir and ir < 8:
         out.add("model.feature-too-new", "functions",
                 f"model-local functions need IR version 8; the model declares {ir}")
-
-
-def damaged_model_text(damaged: list, out) -> None:
-    """The finding on the model's fields that are not valid UTF-8 (`damaged`:
-    their labels); the IR's check reads them from the source (damaged_text.py)."""
-    if damaged:
-        out.add("text.invalid-utf8", "model", f"not valid UTF-8: {', '.join(damaged)}; "
-                "the file is damaged (onnxstudio shows and saves these with U+FFFD)")

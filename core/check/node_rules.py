@@ -5,6 +5,7 @@ from __future__ import annotations
 
 from .. import schemas
 from ..ir.dtypes import type_name
+from ..ir.text import as_text
 from ..proto import onnx_pb2 as pb
 from . import paths
 from .attr_rules import TYPE_NAMES, check_attribute, lone_value
@@ -12,6 +13,7 @@ from .context import bind_cached
 from .elem_types import ATTRIBUTE_TYPED, type_from_attributes
 from .operator_rules import RULED, check_operator, given_count, operator_clean
 from .tensor_rules import check_sparse, check_tensor, tensor_clean
+from .text_rules import damaged_text, node_labels
 
 A = pb.AttributeProto
 
@@ -57,6 +59,7 @@ def one_of_groups(schema) -> tuple:
 def check_node(node: pb.NodeProto, path: str, scope, ctx, out, check_subgraph) -> None:
     if not node.op_type:
         out.add("node.op-type-missing", path, "the node has no op_type")
+    damaged_text(path, node_labels(node), out)
     if not len(node.input) and not len(node.output):
         out.add("node.no-io", path, "the node has neither inputs nor outputs")
     if ctx.ir_version and ctx.ir_version < 10 and (node.overload or len(node.metadata_props)):
@@ -74,8 +77,8 @@ def check_node(node: pb.NodeProto, path: str, scope, ctx, out, check_subgraph) -
         name = attr.name
         apath = paths.Lazy(paths.attribute, path, name)
         if name in seen:
-            out.add("attr.duplicate", apath, f"attribute {name!r} is given more than once; readers use the last: "
-                    "remove it, then add it back with the value it should have")
+            out.add("attr.duplicate", apath, f"attribute {paths.shown(name)} is given more than once; "
+                    "readers use the last: remove it, then add it back with the value it should have")
         seen.add(name)
         fields = check_attribute(attr, apath, ctx, out)
         for fname, _ in fields:
@@ -88,12 +91,12 @@ def check_node(node: pb.NodeProto, path: str, scope, ctx, out, check_subgraph) -
         if spec is None:
             if name:
                 known = ", ".join(sorted(spec_of)) or "none"
-                out.add("attr.unknown", apath, f"{schema.key} has no attribute {name!r} (it has: {known})")
+                out.add("attr.unknown", apath, f"{schema.key} has no attribute {paths.shown(name)} (it has: {known})")
             continue
         declared = attr.type or (fields[0][1] if len(fields) == 1 else 0)
         if spec.type and declared and declared != spec.type:
             out.add("attr.wrong-type", apath,
-                    f"{name!r} must be {TYPE_NAMES.get(spec.type, spec.type)}, "
+                    f"{paths.shown(name)} must be {TYPE_NAMES.get(spec.type, spec.type)}, "
                     f"not {TYPE_NAMES.get(declared, declared)}")
     if schema is None:
         return
@@ -213,9 +216,8 @@ def _bind(node, path, ctx, out):
     domain = schemas.canonical_domain(node.domain)
     version = ctx.version_of(domain)
     if version is None:
-        shown = node.domain or "ai.onnx"
         out.add("node.domain-not-imported", path,
-                f"domain {shown!r} is not imported; add it to opset_import")
+                f"domain {paths.shown(node.domain or 'ai.onnx')} is not imported; add it to opset_import")
         return None
     if domain not in schemas.KNOWN_DOMAINS:
         fn = ctx.functions.get((node.domain, node.op_type, node.overload))
@@ -223,7 +225,8 @@ def _bind(node, path, ctx, out):
             _check_function_call(node, fn, path, out)
         else:
             out.add("node.custom-op", path,
-                    f"{node.op_type} of domain {node.domain!r} has no known signature; not checked")
+                    f"{as_text(node.op_type)} of domain {paths.shown(node.domain)} has no known signature; "
+                    "not checked")
         return None
     schema = bind_cached(domain, node.op_type, version)
     if schema is None:
@@ -232,7 +235,7 @@ def _bind(node, path, ctx, out):
             _check_function_call(node, fn, path, out)
             return None
         code = "node.op-too-new" if schemas.versions(domain, node.op_type) else "node.unknown-op"
-        message = schemas.why_unbound(domain, node.op_type, ctx.opsets)
+        message = schemas.why_unbound(domain, as_text(node.op_type), ctx.opsets)
         if domain == "" and node.op_type in _ONNXRUNTIME_OWN_DEFAULT_DOMAIN_OPS:
             message += (f"; onnxruntime registers a {node.op_type} of its own here and its optimizer writes it, "
                         "so onnxruntime (and onnxstudio's executor) run the model, other runtimes may not")
@@ -362,7 +365,8 @@ def _check_types(node, schema, path, scope, ctx, out) -> None:
         else:
             prior_type, prior_what, prior_i = prior
             out.add(code, at[what](path, i, name),
-                    f"{what} {name!r} is {actual} but {prior_what} {actuals[prior_what][prior_i]!r} is "
+                    f"{what} {paths.shown(name)} is {actual} but {prior_what} "
+                    f"{paths.shown(actuals[prior_what][prior_i])} is "
                     f"{prior_type}; both are type {param} of {schema.key}")
     if node.op_type in ATTRIBUTE_TYPED and node.domain in ("", "ai.onnx") and len(node.output) and node.output[0]:
         # Cast's `to`, a Constant's value: the output type is the attribute's,
@@ -373,18 +377,18 @@ def _check_types(node, schema, path, scope, ctx, out) -> None:
         declared = type_str(name, ctx)
         if given is not None and declared is not None and declared != given:
             out.add("node.output-type-conflict", paths.node_output(path, 0, name),
-                    f"{name!r} is declared {declared}, but {schema.key} makes it {given}")
+                    f"{paths.shown(name)} is declared {declared}, but {schema.key} makes it {given}")
 
 
 def _check_function_call(node, fn, path, out) -> None:
     if len(node.input) > len(fn.input):
         out.add("node.function-arity", path,
-                f"function {fn.name} declares {len(fn.input)} inputs; the node passes {len(node.input)}")
+                f"function {as_text(fn.name)} declares {len(fn.input)} inputs; the node passes {len(node.input)}")
     if len(node.output) > len(fn.output):
         out.add("node.function-arity", path,
-                f"function {fn.name} declares {len(fn.output)} outputs; the node takes {len(node.output)}")
+                f"function {as_text(fn.name)} declares {len(fn.output)} outputs; the node takes {len(node.output)}")
     declared = set(fn.attribute) | {a.name for a in fn.attribute_proto}
     for attr in node.attribute:
         if attr.name and attr.name not in declared:
             out.add("attr.unknown", paths.attribute(path, attr.name),
-                    f"function {fn.name} has no attribute {attr.name!r}")
+                    f"function {as_text(fn.name)} has no attribute {paths.shown(attr.name)}")

@@ -24,6 +24,13 @@ def quote(name: str) -> str:
     return json.dumps(name, ensure_ascii=False)
 
 
+def shown(text) -> str:
+    """`text` from the file as a message quotes it (its repr): bytes, what
+    protobuf gives for invalid UTF-8, as the IR holds them (U+FFFD), never
+    as a bytes literal."""
+    return repr(as_text(text))
+
+
 def node(graph_path: str, index: int, op_type: str, name: str) -> str:
     op_type = as_text(op_type)
     label = f"{graph_path}/node[{index}] {op_type}" if op_type else f"{graph_path}/node[{index}]"

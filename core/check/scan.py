@@ -271,8 +271,9 @@ def scan_graph(nodes, scope, ctx, names: list):
             for o, t in zip(outs, derived_outs):
                 if t is not None and o and o not in types:
                     inferred[o] = t
-        if clean is not True:
-            suspects.append((i, clean or None))
+        if clean is not True or node.name.__class__ is bytes:
+            # A name that is not UTF-8 (a damaged file) is node_rules' to report.
+            suspects.append((i, None if node.name.__class__ is bytes else clean or None))
     return suspects
 
 

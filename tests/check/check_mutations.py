@@ -15,9 +15,10 @@ import mutations_graph
 import mutations_nodes
 import mutations_operators
 import mutations_scopes
+import mutations_text
 
 MUTATIONS = (mutations_graph.MUTATIONS + mutations_nodes.MUTATIONS + mutations_data.MUTATIONS
-             + mutations_scopes.MUTATIONS + mutations_operators.MUTATIONS)
+             + mutations_scopes.MUTATIONS + mutations_operators.MUTATIONS + mutations_text.MUTATIONS)
 
 
 def mutant_cases() -> list:

@@ -61,10 +61,14 @@ def test_the_app_reports_it_as_the_file_check_does(tmp_path):
     from the source messages, in the file check's words, for as long as the
     model still holds that text."""
     from onnxstudio.core.document import Document
-    from onnxstudio.core.edits import RenameValue, SetModelField
+    from onnxstudio.core.edits import RenameValue, SetGraphField, SetModelField, SetNodeField
     path = _damaged_model(tmp_path)
     want = _text_findings(check(path))
-    assert len(want) == 2
+    node = 'graph/node[0] LeakyRelu "NAME\ufffd"'
+    assert [(p, m.split(";")[0]) for _, p, m in want] == [
+        ("graph", '2 names are not valid UTF-8 (shown with U+FFFD: "XI\ufffd", "YOU\ufffd")'),
+        ("graph", "not valid UTF-8: name"), (node, "not valid UTF-8: name"),
+        ("model", "not valid UTF-8: producer_name, metadata key 'KEY\ufffd'")]
     assert _text_findings(check(core.load(path))) == want
     doc = Document.open(path)
     assert _text_findings(doc.diagnostics) == want
@@ -73,12 +77,45 @@ def test_the_app_reports_it_as_the_file_check_does(tmp_path):
     assert len(model_says) == 1 and "producer_name" not in model_says[0] and "metadata key" in model_says[0]
     doc.apply(RenameValue("YOU\ufffd", "y_out"))
     graph = [m for _, p, m in _text_findings(doc.diagnostics) if p == "graph"]
-    assert len(graph) == 1 and graph[0].startswith("1 name is not valid UTF-8"), graph
+    assert len(graph) == 2 and graph[0].startswith("1 name is not valid UTF-8") and graph[1] == want[1][2], graph
     doc.apply(RenameValue("XI\ufffd", "x_in"))
+    assert [p for _, p, _ in _text_findings(doc.diagnostics)] == ["graph", node, "model"]
+    doc.apply(SetNodeField("NAME\ufffd", "name", "leaky"))
+    doc.apply(SetGraphField("name", "fixed"))
     assert [p for _, p, _ in _text_findings(doc.diagnostics)] == ["model"]
-    for _ in range(3):
+    for _ in range(5):
         doc.undo()
     assert _text_findings(doc.diagnostics) == want
+
+
+def test_a_damaged_op_type_is_told_beside_the_unknown_operator(tmp_path):
+    """An op_type that is not UTF-8 names no operator: the node gets both
+    findings, in the same words from the file and from the loaded model, and
+    no message shows a bytes literal."""
+    node = helper.make_node("Relu", ["x"], ["y"], name="act")
+    graph = helper.make_graph([node], "g", [helper.make_tensor_value_info("x", TensorProto.FLOAT, [2])],
+                              [helper.make_tensor_value_info("y", TensorProto.FLOAT, [2])])
+    data = helper.make_model(graph, opset_imports=[helper.make_opsetid("", 17)]).SerializeToString()
+    path = tmp_path / "op.onnx"
+    path.write_bytes(data.replace(b"Relu", b"Rel\xcc"))
+    found = _verdict(check(path))
+    where = 'graph/node[0] Rel\ufffd "act"'
+    assert ("node.unknown-op", where, "'Rel\ufffd' is not an operator of 'ai.onnx'") in found
+    assert ("text.invalid-utf8", where, "not valid UTF-8: op_type; the file is damaged (onnxstudio shows and "
+            "saves these with U+FFFD)") in found
+    assert not [m for _, _, m in found if "b'" in m or '\\x' in m]
+    loaded = core.load(path)
+    assert _verdict(check(loaded, use_inference=False)) == found
+    from onnxstudio.core.document import Document
+    from onnxstudio.core.edits import SetNodeField
+    doc = Document.open(path)
+    assert ("text.invalid-utf8", where) in {(c, p) for c, p, _ in _verdict(doc.diagnostics)}
+    doc.apply(SetNodeField("act", "op_type", "Relu"))
+    assert not [d for d in doc.diagnostics if d.code in ("text.invalid-utf8", "node.unknown-op")]
+
+
+def _verdict(diagnostics) -> list:
+    return sorted((d.code, d.path, d.message) for d in diagnostics)
 
 
 @pytest.mark.slow
