@@ -113,8 +113,13 @@ def test_inputs_panel_follows_a_new_shape_of_an_input_and_its_undo(qtbot, window
     r, graph = _demo(qtbot, window, tmp_path)
     panel = r.inputs
     assert _rows(panel)[0] == ("pixels", "float[batch,3,32,32]") and list(panel.dim_spins) == ["batch"]
+    r.run_all()
+    _finish(qtbot, window)
+    assert r.inspect(_node(graph, "/head/Flatten").outputs[0]) and not r.inspector.note.isVisible()
     window.qdoc.apply(E.set_input_shape(window.model, "pixels", ["batch", 3, "h", "w"]))
     wait_idle(qtbot, window)
+    # The value shown was computed from inputs made for the shape before (the next run's differ): said.
+    assert r.inspector.note.isVisible() and "inputs before your last change" in r.inspector.note.text()
     # The Type column and the size boxes are the model's now: h and w can be given.
     assert _rows(panel)[0] == ("pixels", "float[batch,3,h,w]")
     assert sorted(panel.dim_spins) == ["batch", "h", "w"]

@@ -339,6 +339,7 @@ class RunUI(QObject):
         if (graph in changes.graph_io or any(old in self.inputs.input_set.inputs for old, _new in renamed)
                 or any(v.graph is graph and v.is_graph_input for v in changes.values_retyped)):
             self.inputs.follow_edit(self.controller.model, renamed)
+            self._inputs_changed()      # the next run's inputs are made for the inputs as they are now
 
     # -- commands ----------------------------------------------------------------------------
 
