@@ -74,8 +74,8 @@ CODES = {
     "graph.declared-type-contradicts": (ERROR, "a declared type (graph input/output, value_info) that contradicts "
                                                "the type inference derives from the producer"),
     "name.not-identifier": (INFO, "a name that is not a C identifier"),
-    "text.invalid-utf8": (ERROR, "a value name, producer, domain, doc string or metadata entry "
-                                 "that is not valid UTF-8"),
+    "text.invalid-utf8": (ERROR, "a name, op_type, domain, attribute name, doc string, metadata entry or other "
+                                 "text the file holds as invalid UTF-8 (a damaged file)"),
     # node
     "node.op-type-missing": (ERROR, "node has no op_type"),
     "node.no-io": (ERROR, "node has neither inputs nor outputs"),

@@ -42,7 +42,7 @@ MEANINGS = {
     "graph.elem-type-missing": QT_TRANSLATE_NOOP("ProblemCodes", "a tensor type in value_info or a subgraph input/output without an element type"),
     "graph.declared-type-contradicts": QT_TRANSLATE_NOOP("ProblemCodes", "a declared type (graph input/output, value_info) that contradicts the type inference derives from the producer"),
     "name.not-identifier": QT_TRANSLATE_NOOP("ProblemCodes", "a name that is not a C identifier"),
-    "text.invalid-utf8": QT_TRANSLATE_NOOP("ProblemCodes", "a value name, producer, domain, doc string or metadata entry that is not valid UTF-8"),
+    "text.invalid-utf8": QT_TRANSLATE_NOOP("ProblemCodes", "a name, op_type, domain, attribute name, doc string, metadata entry or other text the file holds as invalid UTF-8 (a damaged file)"),
     "node.op-type-missing": QT_TRANSLATE_NOOP("ProblemCodes", "node has no op_type"),
     "node.no-io": QT_TRANSLATE_NOOP("ProblemCodes", "node has neither inputs nor outputs"),
     "node.domain-not-imported": QT_TRANSLATE_NOOP("ProblemCodes", "the node's domain is not imported"),

@@ -2058,8 +2058,8 @@
         <translation>名称不是合法的 C 标识符</translation>
     </message>
     <message>
-        <source>a value name, producer, domain, doc string or metadata entry that is not valid UTF-8</source>
-        <translation>值名称、producer、域、文档字符串或元数据条目不是有效的 UTF-8</translation>
+        <source>a name, op_type, domain, attribute name, doc string, metadata entry or other text the file holds as invalid UTF-8 (a damaged file)</source>
+        <translation>文件中不是有效 UTF-8 的名称、op_type、域、属性名、文档字符串、元数据条目或其他文本（文件已损坏）</translation>
     </message>
     <message>
         <source>node has no op_type</source>
