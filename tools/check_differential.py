@@ -34,6 +34,7 @@ from __future__ import annotations
 import argparse
 import collections
 import json
+import math
 import pathlib
 import random
 import re
@@ -472,6 +473,9 @@ def tensor_data(m, sites, rng):
                 if other == fd.name:
                     return None
                 values = list(field)
+                if other not in ("float_data", "double_data") and any(
+                        isinstance(v, float) and not math.isfinite(v) for v in values):
+                    return None     # an infinity or NaN has no integer to move to
                 t.ClearField(fd.name)
                 convert = {"float_data": float, "double_data": float, "uint64_data": lambda v: abs(int(v))}
                 getattr(t, other).extend(convert.get(other, int)(v) for v in values if not isinstance(v, bytes))
