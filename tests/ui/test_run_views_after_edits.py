@@ -152,3 +152,17 @@ def test_inputs_panel_follows_a_renamed_input_with_its_settings_and_a_new_one(qt
     feeds = r.controller.ran_feeds
     assert sorted(feeds) == ["extra", "image", "use_softmax"]
     assert np.all(feeds["image"] == 0.5)          # the settings chosen before the rename, not random values
+
+
+def test_inspector_shows_an_edited_initializer_before_any_run(qtbot, window, tmp_path):
+    import numpy as np
+    r, graph = _demo(qtbot, window, tmp_path)
+    weight = graph.get_value("head.fc.weight")
+    assert r.inspect(weight)
+    before = np.array(r.inspector.array)
+    window.qdoc.apply(E.SetInitializer("head.fc.weight", array=np.full(before.shape, 7.0, np.float32)))
+    wait_idle(qtbot, window)
+    assert np.all(r.inspector.array == 7.0) and "7" in r.inspector.stats.text()
+    window.qdoc.undo()
+    wait_idle(qtbot, window)
+    np.testing.assert_array_equal(r.inspector.array, before)

@@ -330,10 +330,14 @@ class RunUI(QObject):
 
     def _edited(self, event) -> None:
         """The comparison shown is of the model before this edit: said in the
-        Compare dock. An edit of the graph's inputs reaches the inputs panel."""
+        Compare dock. The inspector shows what is now there; an edit of the
+        graph's inputs reaches the inputs panel."""
         if event.kind == "saved" or self.sender() is not self.controller.qdoc:
             return
         self.compare.mark_stale()
+        # An initializer shown is read again (the controller's `updated` does it
+        # only once a run exists: with none the edited weight's old data stayed).
+        self._refresh_inspector()
         changes, graph = event.changes, self.controller.model.graph
         renamed = [(old, new) for g, old, new in changes.values_renamed if g is graph]
         if (graph in changes.graph_io or any(old in self.inputs.input_set.inputs for old, _new in renamed)
