@@ -274,7 +274,8 @@ class GraphPanel(QWidget):
         # What was selected (a node, or a value: its edge or input/output box)
         # stays selected after an edit relays the level out, and so does the
         # Properties form showing it.
-        selected = [item.ref.value if isinstance(item, EdgeItem) else item.ref.node or item.ref.value
+        # A collapsed group's box has neither: it is found again by its key.
+        selected = [item.ref.value if isinstance(item, EdgeItem) else item.ref.node or item.ref.value or item.key
                     for item in self.scene.selectedItems()
                     if keep_view and isinstance(item, (NodeItem, EdgeItem)) and item.ref is not None]
         self.view.reset_first_paint()
@@ -282,8 +283,9 @@ class GraphPanel(QWidget):
         self.scene.populate(view_model, result, self.inferred, same)
         self.edits.laid_out(self.level.graph)
         self._apply_badges()
-        reselected = [item for obj in selected if obj.graph is not None
-                      for item in ([self.scene.item_for_node(obj)] if isinstance(obj, Node)
+        reselected = [item for obj in selected if isinstance(obj, str) or obj.graph is not None
+                      for item in ([self.scene.node_items.get(obj)] if isinstance(obj, str)
+                                   else [self.scene.item_for_node(obj)] if isinstance(obj, Node)
                                    else self.scene.items_for_value(obj))]
         for item in reselected:
             if item is not None:
