@@ -380,10 +380,10 @@ class _Declare(GraphEdit):
            place=g.path)
         self.value.type = self.type
         _note_decl(changes, g, self.decl, self.value)
-        if self.decl == "input":
-            items = g.inputs
-            occurrence = sum(1 for i in range(self.index) if items[i].name == self.value.name)
-            return RemoveGraphInput(self.value.name, self.graph, occurrence)
+        if self.decl in ("input", "output"):
+            # The entry put back, not the first of its name: a file may declare a name twice.
+            occurrence = _occurrence_at(g.declarations(self.decl), self.index)
+            return _REMOVERS[self.decl](self.value.name, self.graph, occurrence=occurrence)
         return _REMOVERS[self.decl](self.value.name, self.graph)
 
 
@@ -406,6 +406,8 @@ def _remove_decl(g, changes, graph_path, decl: str, name: str, occurrence: int =
     if decl == "input":
         index = _input_declaration(g, name, occurrence)
         repeat = g.get_value(name) is not items[index]
+    elif decl == "output":
+        index = _nth_declaration(g, decl, name, occurrence)
     value, override = ir(g.remove_declaration, decl, index, place=f'{g.path}/{decl} "{name}"')
     old_type = value.type
     home = value.graph if value.graph is not None else g
@@ -425,13 +427,8 @@ def _input_declaration(g, name: str, occurrence: int) -> int:
     one nodes read. Taking that one out while a repeat stays would leave the
     name to a value the table does not hold, so the repeat goes first."""
     items = g.inputs
+    index = _nth_declaration(g, "input", name, occurrence)
     positions = [i for i, v in enumerate(items) if v.name == name]
-    if not isinstance(occurrence, int) or isinstance(occurrence, bool) or \
-            not 0 <= occurrence < len(positions):
-        times = "once" if len(positions) == 1 else f"{len(positions)} times"
-        raise EditError(f'{g.path}/input "{name}": declared {times}; there is no declaration {occurrence!r} '
-                        f"(0 is the first)")
-    index = positions[occurrence]
     value = items[index]
     if g.get_value(name) is value:
         again = [i for i in positions if items[i] is not value]
@@ -439,6 +436,25 @@ def _input_declaration(g, name: str, occurrence: int) -> int:
             raise EditError(f'{g.path}/input[{index}] "{name}": input[{again[0]}] declares {name!r} again; '
                             f"remove that repeat first (this declaration is the value {name!r} stands for)")
     return index
+
+
+def _nth_declaration(g, decl: str, name: str, occurrence: int) -> int:
+    """Position of declaration `occurrence` (0 the first) of `name` among the
+    graph's inputs or outputs (a damaged file may declare a name twice)."""
+    items = g.declarations(decl)
+    positions = [i for i, v in enumerate(items) if v.name == name]
+    if not isinstance(occurrence, int) or isinstance(occurrence, bool) or \
+            not 0 <= occurrence < len(positions):
+        times = "once" if len(positions) == 1 else f"{len(positions)} times"
+        raise EditError(f'{g.path}/{decl} "{name}": declared {times}; there is no declaration {occurrence!r} '
+                        f"(0 is the first)")
+    return positions[occurrence]
+
+
+def _occurrence_at(items, index: int) -> int:
+    """Which declaration of its name entry `index` is (0 the first)."""
+    name = items[index].name
+    return sum(1 for i in range(index) if items[i].name == name)
 
 
 @register
@@ -610,10 +626,22 @@ class AddGraphOutput(GraphEdit):
 @register
 @dataclass
 class RemoveGraphOutput(_RemoveDeclaration):
+    """Remove graph output `name` (the value stays). A damaged file may list
+    the name more than once, each entry with its own declared type:
+    `occurrence` says which declaration (0 the first)."""
     kind: ClassVar[str] = "remove_graph_output"
     decl: ClassVar[str] = "output"
     name: str
     graph: GraphPath = ()
+    occurrence: int = 0
+
+    def edit_graph(self, model, g, changes: Changes) -> Edit:
+        return _remove_decl(g, changes, self.graph, self.decl, self.name, self.occurrence)
+
+    def describe(self) -> str:
+        if self.occurrence:
+            return f"Remove repeated output {self.name}"    # an earlier declaration stays
+        return f"Remove output {self.name}"
 
 
 _REMOVERS = {"input": RemoveGraphInput, "output": RemoveGraphOutput, "value_info": RemoveValueInfo}
@@ -634,7 +662,7 @@ class _MoveDeclaration(GraphEdit):
         return f"Move {self.decl} {self.name}"
 
 
-def _move(g, changes, graph_path, decl: str, name: str, index: int, kind) -> Edit:
+def _move(g, changes, graph_path, decl: str, name: str, index: int, kind, occurrence: int = 0) -> Edit:
     items = g.declarations(decl)
     old = items.find(name)
     if old < 0:
@@ -644,11 +672,18 @@ def _move(g, changes, graph_path, decl: str, name: str, index: int, kind) -> Edi
         # A file may declare an input twice: the move (and its inverse) takes
         # the declaration the name stands for, wherever the repeat is.
         old = items.index(named)
+    if decl == "output":
+        # The entries of an output listed twice hold one Value, each with its
+        # own declared type: they differ only by position, so the move names
+        # its entry by occurrence and the inverse names the one it moved.
+        old = _nth_declaration(g, decl, name, occurrence)
     if not isinstance(index, int) or not 0 <= index < len(items):
         raise EditError(f'{g.path}/{decl} "{name}": position {index} is outside 0..{len(items) - 1}')
     g.move_declaration(decl, old, index)
     changes.graph_io.add(g)
     changes.graph(g)
+    if decl == "output":
+        return kind(name, old, graph_path, occurrence=_occurrence_at(items, index))
     return kind(name, old, graph_path)
 
 
@@ -663,6 +698,11 @@ class MoveGraphInput(_MoveDeclaration):
 @register
 @dataclass
 class MoveGraphOutput(_MoveDeclaration):
-    """Move graph output `name` to position `index`."""
+    """Move graph output `name` to position `index`; of a name the file lists
+    more than once, declaration `occurrence` (0 the first)."""
     kind: ClassVar[str] = "move_graph_output"
     decl: ClassVar[str] = "output"
+    occurrence: int = 0
+
+    def edit_graph(self, model, g, changes: Changes) -> Edit:
+        return _move(g, changes, self.graph, self.decl, self.name, self.index, type(self), self.occurrence)
