@@ -185,6 +185,7 @@ class DebugRun(Stepping):
         self.nonfinite_inputs: list = []       # fed inputs holding NaN/Inf (checked when breaking on them)
         self.feeds: dict = {}                  # the model-input (or boundary) feeds of the last start
         self.selection: Optional[list] = None
+        self.randomised: list = []             # boundary values of the last selection given random values
         self.nodes_run: list = []              # nodes the last run()/steps computed, in order
         self.error: Optional[ExecError] = None
         self.truncated = False                 # a body recording hit TRACE_LIMIT
@@ -271,10 +272,11 @@ class DebugRun(Stepping):
         self.error = None
         selection = list(nodes) if nodes is not None else None
         session = _DebugSession(self.model, nodes=selection, keep=True, seed=self.seed)
+        self.randomised = []
         if selection is not None:
-            feeds = boundary_feeds(self.model, session.input_names, given=feeds, known=self.values,
-                                   rng=rng or np.random.default_rng(self.seed), dims=dims,
-                                   seed=self.seed).feeds
+            made = boundary_feeds(self.model, session.input_names, given=feeds, known=self.values,
+                                  rng=rng or np.random.default_rng(self.seed), dims=dims, seed=self.seed)
+            feeds, self.randomised = made.feeds, made.randomised
         else:
             feeds = {k: v for k, v in feeds.items() if k in session.input_names}
         session.start(feeds)

@@ -3014,6 +3014,10 @@
         <translation>已运行所选内容：计算了 {n} 个节点</translation>
     </message>
     <message>
+        <source>on random values of {names} (no value of the last run: run the model first for real ones)</source>
+        <translation>使用了 {names} 的随机值（上次运行没有留下这些值：请先运行模型以得到真实值）</translation>
+    </message>
+    <message>
         <source>Ran the model: {n} node computed</source>
         <translation>已运行模型：计算了 {n} 个节点</translation>
     </message>
@@ -3235,6 +3239,10 @@
 </context>
 <context>
     <name>RunOverlay</name>
+    <message>
+        <source>random values fed to the selection run (the last run left no value here): not what its producer computes</source>
+        <translation>为所选节点的运行提供的随机值（上次运行在此处没有留下值）：并非其生产节点计算的结果</translation>
+    </message>
     <message>
         <source>computed again by the last run (amber tags; the others were kept from the run before)</source>
         <translation>由上一次运行重新计算（琥珀色标签；其余沿用之前的运行）</translation>

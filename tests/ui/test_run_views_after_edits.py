@@ -166,3 +166,31 @@ def test_inspector_shows_an_edited_initializer_before_any_run(qtbot, window, tmp
     window.qdoc.undo()
     wait_idle(qtbot, window)
     np.testing.assert_array_equal(r.inspector.array, before)
+
+
+def test_run_selection_says_which_boundary_values_were_made_up(qtbot, window, tmp_path):
+    r, graph = _demo(qtbot, window, tmp_path)
+    c = r.controller
+    r.run_all()
+    _finish(qtbot, window)
+    gemm = _node(graph, "/head/fc/Gemm")
+    assert c.run_selection([gemm])                 # every boundary value from the run: nothing to say
+    _finish(qtbot, window)
+    assert c.debug.randomised == [] and "random" not in r.dock_widget.status.text()
+    # An edit upstream drops the Gemm's input: the next selection run makes it up.
+    window.qdoc.apply(E.SetAttribute(E.node_ref(_node(graph, "/backbone/stage1/conv/Conv")), "pads",
+                                     AttrType.INTS, [0, 0, 0, 0]))
+    wait_idle(qtbot, window)
+    assert c.run_selection([gemm])
+    _finish(qtbot, window)
+    assert c.debug.randomised == ["/head/flat"]
+    assert "on random values of /head/flat" in r.dock_widget.status.text()
+    flat = _node(graph, "/head/Flatten").outputs[0]
+    assert r.inspect(flat)
+    assert "random values fed to the selection run" in r.inspector.title.text()
+    assert "output of" not in r.inspector.title.text()
+    tag = next(t for t in r.overlay.items if getattr(t, "name", None) == "/head/flat")
+    assert "random values fed to the selection run" in tag.detail()
+    r.run_all()                                    # a whole run computes it: no longer said
+    _finish(qtbot, window)
+    assert c.debug.randomised == [] and "output of" in r.inspector.title.text()

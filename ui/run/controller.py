@@ -427,6 +427,10 @@ class RunController(QObject):
         if selection:
             text = (self.tr("Ran the selection: {n} node computed") if one
                     else self.tr("Ran the selection: {n} nodes computed")).format(n=computed)
+            if self.debug.randomised:
+                # No run (or an edit since) gave them: the results are of made-up inputs, said so.
+                text += " — " + self.tr("on random values of {names} (no value of the last run: run the "
+                                        "model first for real ones)").format(names=", ".join(self.debug.randomised))
         elif computed == total:
             text = (self.tr("Ran the model: {n} node computed") if one
                     else self.tr("Ran the model: {n} nodes computed")).format(n=computed)

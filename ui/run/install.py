@@ -22,7 +22,7 @@ from .inputs_panel import InputsPanel, RunDockWidth
 from .inspector import TensorInspector
 from .iteration_choice import IterationChoice
 from .extract_failing import install_compare_actions
-from .overlay import RunOverlay
+from .overlay import RunOverlay, random_boundary_text
 from .run_options import RunOptions, remember_options, stored_options
 from .profile_work import install_profile
 
@@ -732,6 +732,9 @@ class RunUI(QObject):
         if array is not None:
             producer = getattr(value, "producer", None)
             where = self.tr("output of {node}").format(node=producer.display_name) if producer is not None else ""
+            debug = self.controller.debug_if_any
+            if debug is not None and value.name in debug.randomised and value.graph is debug.graph:
+                where = random_boundary_text()
             if iteration is not None:
                 where = self.tr("{where}, iteration {i}").format(where=where or value.name, i=iteration)
             return array, array, where

@@ -133,6 +133,12 @@ class ValueTag(QGraphicsItem):
         event.accept()
 
 
+def random_boundary_text() -> str:
+    """What a value made up for a selection run is (its tooltip, the inspector)."""
+    return QCoreApplication.translate("RunOverlay", "random values fed to the selection run (the last run left "
+                                                    "no value here): not what its producer computes")
+
+
 def fresh_text(fresh: bool) -> str:
     """The tag tooltip's legend line for a value computed again or kept."""
     if fresh:
@@ -462,6 +468,8 @@ class RunOverlay:
                 continue
             done.add(id(value))
             note = _kept_run_note(debug, graph, value.name, self._iteration_in(debug, graph, value.name))
+            if value.name in debug.randomised and graph is debug.graph:
+                note = random_boundary_text()
             fresh = value.name in self.recomputed if self.recomputed and graph is self.controller.model.graph \
                 else None
             # The tag (or what makes it) holds its array, so no other array can have its id meanwhile.
