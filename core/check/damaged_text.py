@@ -105,23 +105,25 @@ class _NodeText:
 
 class _GraphText:
     """A graph whose messages held bytes: its name, the names it defines
-    (check_names' summary), its outputs and value_info entries naming what
-    it does not define, and its nodes."""
+    (check_names' summary), its sparse initializers, its outputs and
+    value_info entries naming what it does not define, and its nodes."""
 
     def __init__(self, g):
         self.g = g
         src = g.source
         self.name = as_text(src.name) if src is not None and src.name.__class__ is bytes else None
         self.defined = []
-        self.outputs = self.value_info = set()
+        self.outputs = self.value_info = self.sparse = set()
         if src is not None:
             self.defined = [as_text(n) for n in _source_names(src) if n.__class__ is bytes]
             self.outputs = _damaged(vi.name for vi in src.output)
             self.value_info = _damaged(vi.name for vi in src.value_info)
+            self.sparse = _damaged(sp.values.name for sp in src.sparse_initializer)
         self.nodes = [t for t in (_NodeText(node, node.source) for node in g.nodes if node.source is not None) if t]
 
     def __bool__(self) -> bool:
-        return bool(self.name is not None or self.defined or self.outputs or self.value_info or self.nodes)
+        return bool(self.name is not None or self.defined or self.outputs or self.value_info or self.sparse
+                    or self.nodes)
 
     def report(self, out) -> None:
         g = self.g
@@ -133,6 +135,9 @@ class _GraphText:
             held = [t for t in self.defined if t in here]
             if held:
                 check_names((0, [], held), gpath, out)
+        for name in g.sparse_initializers if self.sparse else ():
+            if name in self.sparse:
+                damaged_text(paths.initializer(gpath, name, sparse=True), [NAME], out)
         if self.outputs:
             for k, v in enumerate(g.outputs):
                 if v.name in self.outputs and not _defined_here(v, g):

@@ -183,6 +183,9 @@ def check_training_info(model, main_scope: Scope, ctx, out) -> None:
             keys = set()
             for b in getattr(ti, field):
                 where = f"{tpath}/{field} {paths.quote(b.key)}"
+                # The rules tell it for a loaded model too: the IR keeps training_info as read.
+                damaged_text(where, [label for label, text in (("key", b.key), ("value", b.value))
+                                     if text.__class__ is bytes], out)
                 if b.key in keys:
                     out.add("training.binding-duplicate", where, f"initializer {paths.shown(b.key)} is bound twice")
                 keys.add(b.key)

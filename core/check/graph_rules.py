@@ -17,7 +17,7 @@ from .scan import odd_summary, scan_graph
 from .node_rules import check_node
 from ..ir.dtypes import type_name
 from .tensor_rules import DTYPE_SINCE_IR, check_sparse, check_tensor, tensor_clean
-from .text_rules import NAME, damaged_text
+from .text_rules import NAME, damaged_text, what_onnxstudio_does
 
 INPUT_POS, INIT_POS = -2, -1
 _IR_TYPE_KIND_SINCE = {"optional_type": 8, "sparse_tensor_type": 8}
@@ -252,6 +252,8 @@ def _check_sparse_initializers(sparse, gpath, ctx, out, defs: dict, init_names: 
         if not name:
             out.add("sparse.name-missing", where, "sparse initializer whose values tensor has no name")
             continue
+        if name.__class__ is bytes:     # told here: check_names' summary leaves sparse initializers out
+            damaged_text(where, [NAME], out)
         if name in init_names:
             out.add("graph.initializer-duplicate", where,
                     f"{paths.shown(name)} is used by more than one initializer or sparse initializer")
@@ -364,8 +366,7 @@ def check_names(summary: tuple, gpath, out) -> None:
     if damaged:
         shown = ", ".join(paths.quote(n) for n in damaged[:3])
         out.add("text.invalid-utf8", gpath, f"{len(damaged)} name{'s are' if len(damaged) > 1 else ' is'} not "
-                f"valid UTF-8 (shown with U+FFFD: {shown}); the file is damaged (onnxstudio shows and saves "
-                "them with U+FFFD)")
+                f"valid UTF-8 (shown with U+FFFD: {shown}); the file is damaged ({what_onnxstudio_does(gpath)})")
     if count:
         shown = ", ".join(paths.quote(n) for n in first)
         out.add("name.not-identifier", gpath,

@@ -189,9 +189,9 @@ def _check_external(t, path, ctx, out, nbytes) -> None:
     for e in t.external_data:
         if e.key not in _EXTERNAL_KEYS:
             out.add("tensor.external-key", path,
-                    f"external_data key {e.key!r} is not one of location/offset/length/checksum")
+                    f"external_data key {as_text(e.key)!r} is not one of location/offset/length/checksum")
         elif e.key in seen:
-            out.add("tensor.external-key", path, f"external_data key {e.key!r} is given twice")
+            out.add("tensor.external-key", path, f"external_data key {as_text(e.key)!r} is given twice")
         seen[e.key] = e.value
     location = as_text(seen.get("location", ""))
     if not location:
@@ -206,7 +206,7 @@ def _check_external(t, path, ctx, out, nbytes) -> None:
                     raise ValueError
             except ValueError:
                 out.add("tensor.external-range", path,
-                        f"external_data {key} {seen[key]!r} is not a non-negative integer")
+                        f"external_data {key} {as_text(seen[key])!r} is not a non-negative integer")
                 return
             if key == "offset":
                 offset = value

@@ -32,9 +32,20 @@ def damaged_text(place, labels: list, out, kept: bool = False) -> None:
     `kept`: a save writes it as read (serde copies the unedited message
     holding it), not with U+FFFD."""
     if labels:
-        how = "shows it with U+FFFD and saves it as read" if kept else "shows and saves these with U+FFFD"
         out.add("text.invalid-utf8", place, f"not valid UTF-8: {', '.join(dict.fromkeys(labels))}; "
-                f"the file is damaged (onnxstudio {how})")
+                f"the file is damaged ({what_onnxstudio_does(place, kept)})")
+
+
+# Places serde keeps as read, text and all (the IR holds training_info as
+# its messages): a save writes their bytes back.
+_KEPT_AS_READ = "training_info"
+
+
+def what_onnxstudio_does(place, kept: bool = False) -> str:
+    """How the app shows and saves damaged text at `place`."""
+    if kept or str(place).startswith(_KEPT_AS_READ):
+        return "onnxstudio shows U+FFFD and saves the bytes as read"
+    return "onnxstudio shows and saves these with U+FFFD"
 
 
 def attribute_label(name) -> str:

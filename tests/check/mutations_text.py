@@ -164,7 +164,34 @@ def damaged_ref_attr_name(m):
     return None
 
 
+def damaged_sparse_initializer_name(m):
+    if not len(m.graph.sparse_initializer):
+        return None
+    sp = m.graph.sparse_initializer[0]
+    sp.values.name += MARK
+    return _damage(m, _text(f"graph/sparse_initializer {q(sp.values.name)}"))
+
+
+def damaged_binding_value(m):
+    """A training binding (kept as read by the IR, so a save keeps it too)."""
+    for k, ti in enumerate(m.training_info):
+        if len(ti.update_binding):
+            b = ti.update_binding[0]
+            b.value += MARK
+            return _damage(m, _text(f"training_info[{k}]/update_binding {q(b.key)}"))
+    return None
+
+
+def damaged_training_graph_name(m):
+    for k, ti in enumerate(m.training_info):
+        if ti.HasField("algorithm"):
+            ti.algorithm.name += MARK
+            return _damage(m, _text(f"training_info[{k}]/algorithm"))
+    return None
+
+
 MUTATIONS = [damaged_op_type, damaged_node_domain, damaged_node_name, damaged_attribute_name,
              damaged_undefined_input, damaged_defined_name, damaged_initializer_name, damaged_opset_domain,
              damaged_graph_name, damaged_output_name, damaged_value_info_name, damaged_subgraph_op_type,
-             damaged_function_name, damaged_function_domain, damaged_function_node_name, damaged_ref_attr_name]
+             damaged_function_name, damaged_function_domain, damaged_function_node_name, damaged_ref_attr_name,
+             damaged_sparse_initializer_name, damaged_binding_value, damaged_training_graph_name]

@@ -4,7 +4,8 @@ from __future__ import annotations
 
 import pytest
 
-from check_bases import base_names, load_base
+import mutations_text
+from check_bases import BUILT, base_names, load_base
 from check_mutations import MUTATIONS, mutant_cases
 from onnxstudio import core
 from onnxstudio.core.check import ERROR, LiveChecker, check
@@ -62,3 +63,26 @@ def test_the_app_judges_a_mutant_as_its_file(base, mutate, tmp_path):
         return
     assert _verdict(check(loaded, use_inference=False)) == want
     assert _verdict(LiveChecker(loaded).diagnostics) == want
+
+
+@pytest.mark.parametrize("mutate", mutations_text.MUTATIONS, ids=lambda m: m.__name__)
+def test_damaged_text_findings_say_how_a_save_keeps_it(mutate, tmp_path):
+    """Each text.invalid-utf8 finding says what a save does with the text:
+    written with U+FFFD (the saved file is then clean of it) or kept as read
+    (the saved file still has it, in the same words)."""
+    applied = 0
+    for base in BUILT:
+        model = load_base(base)
+        if mutate(model) is None:
+            continue
+        applied += 1
+        path = tmp_path / f"{base}.onnx"
+        path.write_bytes(model.SerializeToString())
+        found = [d for d in check(path) if d.code == "text.invalid-utf8"]
+        assert found
+        saved = tmp_path / f"{base}-saved.onnx"
+        core.save(core.load(path), saved)
+        left = sorted((d.path, d.message) for d in check(saved) if d.code == "text.invalid-utf8")
+        assert left == sorted((d.path, d.message) for d in found if "saves the bytes as read" in d.message)
+        assert all("saves these with U+FFFD" in d.message for d in found if (d.path, d.message) not in left)
+    assert applied
