@@ -43,6 +43,7 @@ PATTERNS = [
     QT_TRANSLATE_NOOP("StepNames", "Remove input {name}"),
     QT_TRANSLATE_NOOP("StepNames", "Move input {name}"),
     QT_TRANSLATE_NOOP("StepNames", "Add output {name}"),
+    QT_TRANSLATE_NOOP("StepNames", "Remove repeated output {name}"),
     QT_TRANSLATE_NOOP("StepNames", "Remove output {name}"),
     QT_TRANSLATE_NOOP("StepNames", "Move output {name}"),
     QT_TRANSLATE_NOOP("StepNames", "Move value_info {name}"),

@@ -3758,6 +3758,10 @@
         <translation>添加输出 {name}</translation>
     </message>
     <message>
+        <source>Remove repeated output {name}</source>
+        <translation>删除重复的输出 {name}</translation>
+    </message>
+    <message>
         <source>Remove output {name}</source>
         <translation>删除输出 {name}</translation>
     </message>
@@ -4381,6 +4385,14 @@
     <message>
         <source>declared again</source>
         <translation>重复声明</translation>
+    </message>
+    <message>
+        <source>output {i}: {type}</source>
+        <translation>输出 {i}：{type}</translation>
+    </message>
+    <message>
+        <source>listed again</source>
+        <translation>重复列出</translation>
     </message>
     <message>
         <source>{name} is declared more than once: nodes read input {first}, and this repeat is an error. Remove it; {name} stays a graph input.</source>

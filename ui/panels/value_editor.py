@@ -18,6 +18,7 @@ from ...core.edits import (AddGraphOutput, AddValueInfo, MoveGraphInput, MoveGra
                            RemoveGraphInput, RemoveGraphOutput, RemoveValueInfo, RenameValue,
                            SetValueType, graph_path)
 from ...core.ir.dtypes import DataType, type_name
+from ...core.serde.type_proto import type_from_proto
 from .refusal_line import RefusalLine, apply_edit
 
 # The refusals of the shared dims grammar (core/dims_text.py TEMPLATES), in
@@ -113,7 +114,8 @@ class ValueEditor(QWidget):
         """What the form's layout depends on (rebuilt when it changes)."""
         v = self.value
         return (self.declared_in(), self.in_value_info(), v.is_graph_input, v.is_graph_output, v.is_initializer,
-                getattr(v.type, "shape", None) is None, self.is_repeat(), tuple(self.repeats()))
+                getattr(v.type, "shape", None) is None, self.is_repeat(), tuple(self.repeats()),
+                tuple(self.output_repeats()))
 
     def is_repeat(self) -> bool:
         """Whether the value is a graph input declaring again a name the
@@ -130,6 +132,14 @@ class ValueEditor(QWidget):
         if not v.is_graph_input:
             return []
         return [i for i, x in enumerate(v.graph.inputs) if x.name == v.name and x is not v]
+
+    def output_repeats(self) -> list[int]:
+        """Positions of the graph output entries listing the value again
+        after its first (a damaged file's; each may declare another type)."""
+        v = self.value
+        if not v.is_graph_output:
+            return []
+        return [i for i, x in enumerate(self.graph.outputs) if x is v][1:]
 
     def occurrence(self) -> int:
         """Which declaration of its name the value's input entry is (0 the
@@ -185,6 +195,7 @@ class ValueEditor(QWidget):
         if v.is_graph_output:
             self._list_row("output", self.tr("graph output"), self.graph.outputs, MoveGraphOutput,
                            RemoveGraphOutput)
+            self._output_repeat_rows()
         else:
             self.output_button = QPushButton(self.tr("Make graph output"))
             self.output_button.clicked.connect(self.make_output)
@@ -236,6 +247,24 @@ class ValueEditor(QWidget):
             row.addWidget(drop)
             self.buttons[f"repeat_{index}_remove"] = drop
             self.form.addRow(self.tr("declared again"), row)
+
+    def _output_repeat_rows(self) -> None:
+        """One row per further entry listing the output again, with what
+        that entry declares and the button that removes it (its occurrence:
+        the entries hold one value, so only the position tells them apart)."""
+        items = self.graph.outputs
+        name = self.value.name
+        for index in self.output_repeats():
+            occurrence = sum(1 for i in range(index) if items[i].name == name)
+            row = QHBoxLayout()
+            declared = _declared_type_text(self.graph, "output", index)
+            row.addWidget(QLabel(self.tr("output {i}: {type}").format(i=index, type=declared)), 1)
+            drop = QPushButton(self.tr("Remove this declaration"))
+            drop.clicked.connect(lambda _=False, k=occurrence: self._apply(RemoveGraphOutput(name, self.gpath,
+                                                                                             occurrence=k)))
+            row.addWidget(drop)
+            self.buttons[f"output_repeat_{index}_remove"] = drop
+            self.form.addRow(self.tr("listed again"), row)
 
     def _build_repeat(self) -> None:
         """The form of a repeated declaration: what it says and the button
@@ -365,6 +394,16 @@ class ValueEditor(QWidget):
 def _type_text(value) -> str:
     """A declaration's type as the canvas shows it ("float[2]"), or "—"."""
     return "—" if value.type is None else str(value.type)
+
+
+def _declared_type_text(graph, kind: str, index: int) -> str:
+    """What entry `index` of the graph's inputs or outputs declares: its
+    verbatim message's type when the file's entry is kept as read (a
+    repeated output's may differ from the value's), else the value's."""
+    message = graph.declaration_override(kind, index)
+    if message is not None and message.HasField("type"):
+        return str(type_from_proto(message.type))
+    return _type_text(graph.declarations(kind)[index])
 
 
 __all__ = ["ValueEditor", "parse_dims", "elem_type_combo", "select_elem_type"]
