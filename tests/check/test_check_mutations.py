@@ -86,3 +86,48 @@ def test_damaged_text_findings_say_how_a_save_keeps_it(mutate, tmp_path):
         assert left == sorted((d.path, d.message) for d in found if "saves the bytes as read" in d.message)
         assert all("saves these with U+FFFD" in d.message for d in found if (d.path, d.message) not in left)
     assert applied
+
+
+def _string_fields(msg, where=()):
+    """Every set string field of `msg` and the messages below it, as a
+    path of (field, index or None) steps."""
+    for fd, value in msg.ListFields():
+        if fd.type == fd.TYPE_STRING:
+            yield from ((where + ((fd.name, i),) for i in range(len(value))) if fd.is_repeated
+                        else [where + ((fd.name, None),)])
+        elif fd.type == fd.TYPE_MESSAGE:
+            for i, sub in (enumerate(value) if fd.is_repeated else [(None, value)]):
+                yield from _string_fields(sub, where + ((fd.name, i),))
+
+
+def _append_mark(model, steps) -> None:
+    owner = model
+    for name, i in steps[:-1]:
+        owner = getattr(owner, name) if i is None else getattr(owner, name)[i]
+    name, i = steps[-1]
+    if i is None:
+        setattr(owner, name, getattr(owner, name) + mutations_text.MARK)
+    else:
+        getattr(owner, name)[i] += mutations_text.MARK
+
+
+@pytest.mark.parametrize("base", list(BUILT))
+def test_damaged_text_in_any_field_gets_the_files_verdict_in_the_app(base, tmp_path):
+    """Invalid UTF-8 in any one string field of a base (names, op types,
+    domains, dims, bindings...): the check of the loaded model and the live
+    checker say what `onnxstudio check` says, word for word, and no message
+    shows a bytes literal."""
+    path = tmp_path / "damaged.onnx"
+    fields = list(_string_fields(load_base(base)))
+    assert len(fields) > 20
+    for steps in fields:
+        model = load_base(base)
+        _append_mark(model, steps)
+        mutations_text._damage(model, ("", "", True))
+        path.write_bytes(model.SerializeToString())
+        want = _verdict(check(path))
+        assert not [m for *_, m in want if "\\x" in m], (steps, want)     # bytes' repr escapes what is not UTF-8
+        loaded = core.load(path)
+        loaded.graph
+        assert _verdict(check(loaded, use_inference=False)) == want, steps
+        assert _verdict(LiveChecker(loaded).diagnostics) == want, steps
