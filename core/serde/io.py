@@ -228,17 +228,39 @@ def _source_data_moves(model: Model, path: pathlib.Path, opts: SaveOptions) -> O
     Saving a model next to the file it was read from under another name
     would rewrite that file's external data with this save's layout, and
     the file read from, untouched otherwise, would then read wrong bytes
-    at its old offsets. Its tensors go to `<new model>.data` instead."""
+    at its old offsets. Saved into another folder, a data file of the same
+    name already there belongs to another model unless the file being
+    replaced (`path`) reads it: writing over it would leave that model
+    reading this one's bytes (a folder holding model.onnx and
+    model.onnx.data, and another export saved there as copy.onnx). In both
+    cases its tensors go to `<new model>.data` instead."""
     files = model.external_files
     if opts.external_data is not None or files is None or model.path is None:
         return None
     try:
-        if pathlib.Path(model.path).resolve() == path.resolve() or \
-                files.base_dir.resolve() != path.parent.resolve():
+        if pathlib.Path(model.path).resolve() == path.resolve():
             return None
+        if files.base_dir.resolve() == path.parent.resolve():
+            return path.name + ".data"
+        kept = {t.external.location for t in _tensors(model) if isinstance(t, Tensor) and t.is_external}
+        taken = [loc for loc in kept if (path.parent / loc).exists()]
+        if taken and not set(taken) <= _locations_read_by(path):
+            return path.name + ".data"
     except OSError:
         return None
-    return path.name + ".data"
+    return None
+
+
+def _locations_read_by(path: pathlib.Path) -> set:
+    """The external data files the model at `path` reads (none when there is
+    no model there or it cannot be read: then nothing there is its)."""
+    if not path.exists():
+        return set()
+    try:
+        found = load(path)
+        return {t.external.location for t in _tensors(found) if isinstance(t, Tensor) and t.is_external}
+    except Exception:  # noqa: BLE001 - a file we cannot read owns no data file we would keep
+        return set()
 
 
 def _tensor_writer(opts: SaveOptions, ext: _ExternalWriter, auto_file: Optional[str],
