@@ -3236,6 +3236,10 @@
         <source>Keep the values of every loop iteration, not only the last</source>
         <translation>保留循环每次迭代的值，而不只是最后一次</translation>
     </message>
+    <message>
+        <source>node %v of %m</source>
+        <translation>第 %v 个节点，共 %m 个</translation>
+    </message>
 </context>
 <context>
     <name>RunOverlay</name>

@@ -194,3 +194,18 @@ def test_run_selection_says_which_boundary_values_were_made_up(qtbot, window, tm
     r.run_all()                                    # a whole run computes it: no longer said
     _finish(qtbot, window)
     assert c.debug.randomised == [] and "output of" in r.inspector.title.text()
+
+
+def test_progress_bar_shows_no_count_until_the_job_reports_one(qtbot, window, tmp_path):
+    r, graph = _demo(qtbot, window, tmp_path)
+    bar = r.dock_widget.progress
+    r.dock_widget.set_running(True)             # a job starts (a step reports no count at all)
+    assert bar.text() == ""                     # not "node 0 of 1"
+    r.dock_widget.show_count(4, 10)
+    assert bar.text() == "node 5 of 10"
+    r.dock_widget.set_running(False)
+    assert bar.text() == ""
+    assert r.controller.step("over")            # a real step: no count while it runs, none after
+    assert "of 1" not in bar.text()
+    _finish(qtbot, window)
+    assert bar.text() == ""

@@ -34,7 +34,7 @@ class RunDock(QWidget):
         super().__init__(parent)
         self.inputs = inputs
         self.progress = QProgressBar()
-        self.progress.setFormat("node %v of %m")
+        self.progress.setFormat("")               # no count until a job reports one (show_count)
         self.progress.setTextVisible(True)
         self.cancel_button = QPushButton(self.tr("Cancel"))
         self.status = QLabel(self.tr("Set the inputs, then Run (Ctrl+R) or Step (F10)"))
@@ -112,12 +112,18 @@ class RunDock(QWidget):
         # Enabled/disabled rather than shown/hidden: no relayout of the dock per step.
         self.progress.setEnabled(running)
         self.cancel_button.setEnabled(running)
-        if not running:
-            self.progress.setRange(0, 1)
-            self.progress.setValue(0)
-            self.progress.setFormat("")
-        else:
-            self.progress.setFormat("node %v of %m")
+        # Empty until the job's first count (after 40 ms; a step reports none):
+        # the bar's own range read "node 0 of 1" all through a step.
+        self.progress.setRange(0, 1)
+        self.progress.setValue(0)
+        self.progress.setFormat("")
+
+    def show_count(self, i: int, n: int) -> None:
+        """Node `i` (from 0) of `n` is running."""
+        if self.progress.maximum() != n:
+            self.progress.setRange(0, n)
+        self.progress.setFormat(self.tr("node %v of %m"))
+        self.progress.setValue(i + 1)
 
 
 class RunUI(QObject):
@@ -552,11 +558,8 @@ class RunUI(QObject):
         self.dock_widget.set_running(False)
 
     def _progress(self, i: int, n: int, name: str) -> None:
-        bar = self.dock_widget.progress
-        if bar.maximum() != n:
-            bar.setRange(0, n)
-        bar.setValue(i + 1)
-        bar.setToolTip(name)
+        self.dock_widget.show_count(i, n)
+        self.dock_widget.progress.setToolTip(name)
 
     def _message(self, level: str, text: str) -> None:
         status = self.dock_widget.status
