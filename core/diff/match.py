@@ -139,6 +139,10 @@ def _match_graph(m: Matching, ga: Graph, gb: Graph, check) -> None:
 
 
 def _pair_named_or_positional(m: Matching, va: list, vb: list) -> None:
+    # A damaged file may declare a name twice: only the first declaration
+    # (the value the name stands for) pairs; how often each side repeats a
+    # name is compared apart (model_diff.IoDiff's repeats).
+    va, vb = first_declarations(va), first_declarations(vb)
     by_name = {v.name: v for v in vb}
     for v in va:
         if v.name in by_name:
@@ -149,6 +153,17 @@ def _pair_named_or_positional(m: Matching, va: list, vb: list) -> None:
         for x, y in zip(rest_a, rest_b):
             if types_agree(x, y):
                 m.pair_values(x, y)
+
+
+def first_declarations(entries) -> list:
+    """The graph input or output entries that are not a repeat of an earlier
+    entry's name, in order."""
+    seen, out = set(), []
+    for v in entries:
+        if v.name not in seen:
+            seen.add(v.name)
+            out.append(v)
+    return out
 
 
 def _pair_initializers(m: Matching, ga: Graph, gb: Graph) -> None:

@@ -6,8 +6,9 @@ from dataclasses import dataclass, field
 from typing import Callable, Optional
 
 from ..ir import Model, Node, Value
+from ..serde.type_proto import type_from_proto
 from .changes import NodeChange, WeightChange, node_change, pair_changed_ops, weight_change
-from .match import Matching, match_models
+from .match import Matching, first_declarations, match_models
 from .rewrites import Rewrite, find_rewrites
 
 SAME, CHANGED, ADDED, REMOVED, REWRITTEN = "same", "changed", "added", "removed", "rewritten"
@@ -18,9 +19,14 @@ class IoDiff:
     added: list = field(default_factory=list)       # Values of B
     removed: list = field(default_factory=list)     # Values of A
     changed: list = field(default_factory=list)     # (Value of A, Value of B): another type or name
+    # A damaged file may declare a name twice. The first declarations are
+    # compared above; a further one is (Value, position) here when the other
+    # side has no declaration of that occurrence of the paired name.
+    repeats_added: list = field(default_factory=list)      # of B
+    repeats_removed: list = field(default_factory=list)    # of A
 
     def __bool__(self) -> bool:
-        return bool(self.added or self.removed or self.changed)
+        return bool(self.added or self.removed or self.changed or self.repeats_added or self.repeats_removed)
 
 
 @dataclass
@@ -117,8 +123,41 @@ def diff_models(a: Model, b: Model, *, check: Callable[[], None] = lambda: None)
 
 def _io(m: Matching, va: list, vb: list) -> IoDiff:
     d = IoDiff()
-    d.removed = [v for v in va if m.values.get(v) not in vb]
-    d.added = [v for v in vb if m.values_back.get(v) not in va]
-    d.changed = [(x, m.values[x]) for x in va if m.values.get(x) in vb
+    fa, fb = first_declarations(va), first_declarations(vb)
+    d.removed = [v for v in fa if m.values.get(v) not in fb]
+    d.added = [v for v in fb if m.values_back.get(v) not in fa]
+    d.changed = [(x, m.values[x]) for x in fa if m.values.get(x) in fb
                  and (str(x.type) != str(m.values[x].type) or x.name != m.values[x].name)]
+    d.repeats_removed = _unmatched_repeats(va, fa, vb, fb, m.values)
+    d.repeats_added = _unmatched_repeats(vb, fb, va, fa, m.values_back)
     return d
+
+
+def _unmatched_repeats(mine: list, my_firsts: list, theirs: list, their_firsts: list, partners: dict) -> list:
+    """(Value, position) of each further declaration of a name in `mine`
+    that `theirs` does not declare as often (under the partner's name)."""
+    first_of = {v.name: v for v in my_firsts}
+    their_types: dict = {}          # name -> the type each of its declarations says, in order
+    for j, v in enumerate(theirs):
+        their_types.setdefault(v.name, []).append(declared_type(theirs, j))
+    seen: dict = {}
+    out = []
+    for i, v in enumerate(mine):
+        k = seen[v.name] = seen.get(v.name, -1) + 1
+        if k == 0:
+            continue
+        partner = partners.get(first_of[v.name])
+        types = their_types.get(partner.name, []) if partner is not None and partner in their_firsts else []
+        if len(types) <= k or types[k] != declared_type(mine, i):
+            out.append((v, i))
+    return out
+
+
+def declared_type(entries, index: int) -> str:
+    """The type graph input or output entry `index` declares, as text: a
+    repeated output's entries hold one Value, so what each says is read
+    from its kept message when it has one."""
+    message = entries.override(index) if hasattr(entries, "override") else None
+    if message is not None and message.HasField("type"):
+        return str(type_from_proto(message.type))
+    return str(entries[index].type)

@@ -38,7 +38,9 @@ def _weight_json(c) -> dict:
 def _io_json(d) -> dict:
     return {"added": [v.name for v in d.added], "removed": [v.name for v in d.removed],
             "changed": [{"a": x.name, "b": y.name, "a_type": str(x.type), "b_type": str(y.type)}
-                        for x, y in d.changed]}
+                        for x, y in d.changed],
+            "repeats_added": [{"name": v.name, "position": i} for v, i in d.repeats_added],
+            "repeats_removed": [{"name": v.name, "position": i} for v, i in d.repeats_removed]}
 
 
 def _side_counts(nodes: list, partners: dict, rewritten: set) -> dict:
@@ -137,6 +139,11 @@ def summary_lines(d: ModelDiff, *, limit: int = 20) -> list[str]:
         lines += _list(f"{side} removed", io["removed"], limit)
         lines += _list(f"{side} changed", [f"{c['a']}: {c['a_type']} -> {c['b']}: {c['b_type']}"
                                            for c in io["changed"]], limit)
+        singular = side[:-1]
+        lines += _list(f"{side} declared again in B only", [f"{r['name']} ({singular} {r['position']})"
+                                                            for r in io["repeats_added"]], limit)
+        lines += _list(f"{side} declared again in A only", [f"{r['name']} ({singular} {r['position']})"
+                                                            for r in io["repeats_removed"]], limit)
     lines += _list("renamed", [f"{x} -> {y}" for x, y in j["renamed"]], limit)
     return lines
 

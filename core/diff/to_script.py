@@ -43,7 +43,8 @@ from ..ir import AttrType, Model
 from ..ir.types import TensorType
 from ..whole_file import whole_file
 from .changes import node_change
-from .model_diff import ModelDiff, diff_models
+from .match import first_declarations
+from .model_diff import ModelDiff, declared_type, diff_models
 from .report import node_label, summary_lines
 
 _GRAPH_ATTRS = (AttrType.GRAPH, AttrType.GRAPHS)
@@ -199,7 +200,11 @@ class _Deriver:
 
     def inputs(self, ga, gb, gw) -> None:
         path = graph_path(gw)
+        firsts = first_declarations(gb.inputs)
         for i, vb in enumerate(gb.inputs):
+            if vb not in firsts:
+                self._repeat_not_expressed("input", vb.name, i)
+                continue
             va = self.m.values_back.get(vb)
             if va is None or va not in ga.inputs:
                 self.free(gw, vb.name)
@@ -254,7 +259,13 @@ class _Deriver:
 
     def outputs(self, ga, gb, gw) -> None:
         path = graph_path(gw)
-        want = [v.name for v in gb.outputs]
+        self.drop_repeats(gw, gb, "output", RemoveGraphOutput)
+        want = []
+        for i, v in enumerate(gb.outputs):
+            if v.name in want:
+                self._repeat_not_expressed("output", v.name, i)
+            else:
+                want.append(v.name)
         for v in list(gw.outputs):
             if v.name not in want:
                 self.apply(RemoveGraphOutput(v.name, path), f"graph output {v.name} removed")
@@ -283,10 +294,34 @@ class _Deriver:
                 wv = self.values.get(id(va))
                 if wv is not None and wv.const is not None and wv.name in gw.initializers:
                     self.apply(RemoveInitializer(wv.name, path), f"weight {va.name} removed")
+        self.drop_repeats(gw, gb, "input", RemoveGraphInput)
         keep = {v.name for v in gb.inputs}
         for v in list(gw.inputs):
             if v.name not in keep:
                 self.apply(RemoveGraphInput(v.name, path), f"graph input {v.name} removed")
+
+    def drop_repeats(self, gw, gb, decl: str, remove) -> None:
+        """Take out the clone's further declarations of a name (a damaged
+        file's) that B has not at that occurrence with that type, the last
+        first: each removal names its occurrence, since the first
+        declaration is the one the name stands for."""
+        mine, theirs = gw.declarations(decl), gb.declarations(decl)
+        types_b: dict = {}
+        for j, v in enumerate(theirs):
+            types_b.setdefault(v.name, []).append(declared_type(theirs, j))
+        for name in dict.fromkeys(v.name for v in mine):
+            at = [i for i, v in enumerate(mine) if v.name == name]
+            wanted = types_b.get(name, [])
+            keep = 1
+            while keep < min(len(at), len(wanted)) and declared_type(mine, at[keep]) == wanted[keep]:
+                keep += 1
+            for k in range(len(at) - 1, keep - 1, -1):
+                self.apply(remove(name, graph_path(gw), occurrence=k),
+                           f"graph {decl} {name} declared again ({decl} {at[k]}) removed")
+
+    def _repeat_not_expressed(self, decl: str, name: str, position: int) -> None:
+        self.out.not_expressed.append(f"graph {decl} {name} declared again in B ({decl} {position}): "
+                                      f"no edit declares a name twice")
 
 
 def _reads_later(gw, node, names) -> bool:
