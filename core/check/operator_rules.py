@@ -29,6 +29,7 @@ _DTYPE_ATTRS = {
     "Cast": "to", "EyeLike": "dtype", "RandomNormal": "dtype", "RandomUniform": "dtype",
     "RandomNormalLike": "dtype", "RandomUniformLike": "dtype", "Bernoulli": "dtype", "Multinomial": "dtype",
     "HannWindow": "output_datatype", "HammingWindow": "output_datatype", "BlackmanWindow": "output_datatype",
+    "MelWeightMatrix": "output_datatype", "BitCast": "to", "SequenceEmpty": "dtype",
 }
 # Convolutions and pools: window sizes, steps and dilations of at least 1,
 # paddings of at least 0 (onnx and onnxruntime refuse anything else).
@@ -48,6 +49,10 @@ _RESIZE_WORDS = {
     "nearest_mode": frozenset({b"round_prefer_floor", b"round_prefer_ceil", b"floor", b"ceil"}),
     "keep_aspect_ratio_policy": frozenset({b"stretch", b"not_larger", b"not_smaller"}),
 }
+# CausalConvWithState's activations (onnx and onnxruntime refuse any other word).
+_CAUSAL_CONV_ACTIVATIONS = frozenset({b"none", b"silu", b"swish"})
+# Attention's window sizes (opset 25 on): -1 (unbounded) or a count of positions.
+_ATTENTION_WINDOWS = ("left_window_size", "right_window_size")
 # LabelEncoder's keys_* / values_* suffixes and the field each keeps its list in.
 _LABEL_LISTS = (("strings", "strings"), ("int64s", "ints"), ("floats", "floats"), ("tensor", "t"))
 # ZipMap's labels attributes and the key type each gives the output's maps.
@@ -58,7 +63,7 @@ _TYPED = frozenset({"ZipMap"})
 # Every operator a rule here is about (LabelEncoder's and ZipMap's domain is
 # ai.onnx.ml, all the others' the default one).
 RULED = frozenset(set(_DTYPE_ATTRS) | _WINDOWED | _COUNTED | _HOLDERS | _TYPED
-                  | {"ConstantOfShape", "Resize", "LabelEncoder"})
+                  | {"ConstantOfShape", "Resize", "LabelEncoder", "CausalConvWithState", "Attention"})
 
 
 def operator_clean(node, op: str, schema, graphs=None) -> bool:
@@ -193,6 +198,18 @@ def _findings(node, op, schema, type_of=None):
                 yield ("attr.value-out-of-range", name,
                        f"{name} {a.s.decode(errors='replace')!r} is not one of "
                        f"{', '.join(sorted(w.decode() for w in words))}")
+    elif op == "CausalConvWithState":
+        a = attrs.get("activation")
+        if a is not None and a.HasField("s") and a.s not in _CAUSAL_CONV_ACTIVATIONS:
+            yield ("attr.value-out-of-range", "activation",
+                   f"activation {a.s.decode(errors='replace')!r} is not one of "
+                   f"{', '.join(sorted(w.decode() for w in _CAUSAL_CONV_ACTIVATIONS))}")
+    elif op == "Attention" and schema.since_version >= 25:
+        for name in _ATTENTION_WINDOWS:
+            a = attrs.get(name)
+            if a is not None and a.HasField("i") and a.i < -1:
+                yield ("attr.value-out-of-range", name,
+                       f"{name} {a.i} must be -1 (no bound) or a number of positions (0 or more)")
     elif op in _HOLDERS:
         yield from _subgraph_counts(node, op, schema, attrs)
 
@@ -294,4 +311,27 @@ def _subgraph_counts(node, op, schema, attrs):
     if g_out != n_out:
         yield ("node.subgraph-arity", "body",
                f"the body has {g_out} output(s); it needs one per output of the node ({n_out})")
+    if schema.since_version >= 9 and scan_inputs is not None and 0 <= scan_inputs.i <= states:
+        yield from _scan_lists(attrs, scan_inputs.i, n_out - (states - scan_inputs.i))
+
+
+def _scan_lists(attrs, scan_inputs: int, scan_outputs: int):
+    """Scan (opset 9 on) gives an axis and a direction per scan input and per
+    scan output (each list optional): onnx and onnxruntime refuse an axes
+    list of another length, onnxruntime a directions list of another length
+    and a direction other than 0 (forward) and 1 (reverse)."""
+    for name, count, what in (("scan_input_axes", scan_inputs, "scan input"),
+                              ("scan_input_directions", scan_inputs, "scan input"),
+                              ("scan_output_axes", scan_outputs, "scan output"),
+                              ("scan_output_directions", scan_outputs, "scan output")):
+        a = attrs.get(name)
+        if a is None or a.type != a.INTS:
+            continue
+        if len(a.ints) != count:
+            yield ("attr.length-mismatch", name,
+                   f"{name} has {len(a.ints)} entries {list(a.ints)[:8]} but the node has {count} "
+                   f"{what}(s): give one per {what}, or leave it out")
+        elif name.endswith("directions") and any(d not in (0, 1) for d in a.ints):
+            yield ("attr.value-out-of-range", name,
+                   f"{name} {list(a.ints)[:8]} may hold only 0 (forward) and 1 (reverse)")
 

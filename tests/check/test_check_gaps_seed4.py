@@ -1,0 +1,189 @@
+"""Attribute facts of particular operators that onnx full_check or
+onnxruntime refuse and the checker called clean, found with
+tools/check_differential.py (seeds 4, 5, 6): the operator rules now say so
+(core/check/operator_rules.py).
+
+- BitCast's `to`, SequenceEmpty's `dtype` and MelWeightMatrix's
+  `output_datatype` name an element type (0 or 99 is none; attr.dtype-invalid);
+- CausalConvWithState's activation is none, silu or swish;
+- Attention's left/right_window_size (opset 25) is -1 or at least 0;
+- Scan (opset 9 on) takes one axis and one direction per scan input and per
+  scan output (attr.length-mismatch), directions 0 or 1.
+
+Each refused case is proved on an oracle first: onnx.checker (full_check)
+or onnxruntime's load, whichever refuses it (where onnxruntime loads a model
+onnx refuses, its run fails too: shown for BitCast). Refusals at load
+are the same on every machine (no kernel runs). The valid neighbours are
+accepted by both oracles and clean for us."""
+from __future__ import annotations
+
+import warnings
+
+import numpy as np
+import onnx
+import onnxruntime as ort
+import pytest
+from onnx import AttributeProto, TensorProto, helper, numpy_helper
+
+from onnxstudio import core
+from onnxstudio.core.check import ERROR, check
+
+F, I64 = TensorProto.FLOAT, TensorProto.INT64
+
+
+def _vi(name, elem, shape):
+    return helper.make_tensor_value_info(name, elem, shape)
+
+
+def _model(nodes, inputs, outputs, inits=(), opset=23):
+    g = helper.make_graph(nodes, "g", inputs, outputs, list(inits))
+    return helper.make_model(g, ir_version=10, opset_imports=[helper.make_opsetid("", opset)])
+
+
+def _bit_cast(to):
+    node = helper.make_node("BitCast", ["x"], ["y"], name="cast", to=to)
+    return _model([node], [_vi("x", I64, [2])], [_vi("y", TensorProto.DOUBLE, [2])], opset=26)
+
+
+def _sequence_empty(dtype):
+    nodes = [helper.make_node("SequenceEmpty", [], ["s"], name="empty", dtype=dtype),
+             helper.make_node("SequenceLength", ["s"], ["n"], name="len")]
+    return _model(nodes, [], [_vi("n", I64, [])], opset=17)
+
+
+def _mel(dtype):
+    inits = [numpy_helper.from_array(np.array(v, dt), n) for n, v, dt in
+             (("bins", 4, np.int64), ("dft", 8, np.int64), ("rate", 16000, np.int64),
+              ("lo", 0.0, np.float32), ("hi", 8000.0, np.float32))]
+    node = helper.make_node("MelWeightMatrix", [i.name for i in inits], ["y"], name="mel", output_datatype=dtype)
+    return _model([node], [], [_vi("y", F, [5, 4])], inits, opset=17)
+
+
+def _causal_conv(activation):
+    node = helper.make_node("CausalConvWithState", ["x", "w"], ["y", "s"], name="conv", activation=activation)
+    return _model([node], [_vi("x", F, [1, 4, 8]), _vi("w", F, [4, 1, 3])],
+                  [_vi("y", F, [1, 4, 8]), _vi("s", F, [1, 4, 2])], opset=27)
+
+
+def _attention(**attrs):
+    node = helper.make_node("Attention", ["q", "k", "v"], ["y"], name="att", **attrs)
+    return _model([node], [_vi("q", F, [1, 2, 3, 4]), _vi("k", F, [1, 2, 5, 4]), _vi("v", F, [1, 2, 5, 4])],
+                  [_vi("y", F, ["b", "h", "s", "d"])], opset=25)
+
+
+def _scan(**lists):
+    """One state (s) and one scan input (x) -> the final state and one scan output."""
+    body = helper.make_graph(
+        [helper.make_node("Add", ["s", "xt"], ["s2"]), helper.make_node("Identity", ["s2"], ["yt"])], "body",
+        [_vi("s", F, [2]), _vi("xt", F, [2])], [_vi("s2", F, [2]), _vi("yt", F, [2])])
+    node = helper.make_node("Scan", ["s0", "x"], ["sf", "y"], name="scan", body=body, num_scan_inputs=1)
+    node.attribute.extend(helper.make_attribute(k, v, attr_type=AttributeProto.INTS) for k, v in lists.items())
+    return _model([node], [_vi("s0", F, [2]), _vi("x", F, [3, 2])], [_vi("sf", F, [2]), _vi("y", F, [3, 2])],
+                  opset=16)
+
+
+def _onnx_accepts(model) -> bool:
+    try:
+        with warnings.catch_warnings():
+            warnings.simplefilter("ignore")
+            onnx.checker.check_model(model, full_check=True)
+    except Exception:  # noqa: BLE001 - any refusal is the verdict
+        return False
+    return True
+
+
+def _onnxruntime_loads(model) -> bool:
+    try:
+        ort.InferenceSession(model.SerializeToString(), providers=["CPUExecutionProvider"])
+    except Exception:  # noqa: BLE001 - any refusal is the verdict
+        return False
+    return True
+
+
+def _errors(model, tmp_path) -> list:
+    path = tmp_path / "m.onnx"
+    path.write_bytes(model.SerializeToString())
+    return [d for d in check(core.load(path)) if d.severity == ERROR]
+
+
+# name -> (model, the oracle that refuses it, our code, the attribute the path names)
+REFUSED = {
+    "bit_cast_to_undefined": (_bit_cast(0), _onnx_accepts, "attr.dtype-invalid", "to"),
+    "sequence_empty_dtype_undefined": (_sequence_empty(0), _onnxruntime_loads, "attr.dtype-invalid", "dtype"),
+    "mel_output_datatype_undefined": (_mel(0), _onnx_accepts, "attr.dtype-invalid", "output_datatype"),
+    "causal_conv_unknown_activation": (_causal_conv("bogus"), _onnxruntime_loads, "attr.value-out-of-range",
+                                       "activation"),
+    "causal_conv_activation_capitalised": (_causal_conv("SiLU"), _onnxruntime_loads, "attr.value-out-of-range",
+                                           "activation"),
+    "attention_right_window_below_minus_one": (_attention(right_window_size=-100), _onnxruntime_loads,
+                                               "attr.value-out-of-range", "right_window_size"),
+    "attention_left_window_below_minus_one": (_attention(left_window_size=-2), _onnxruntime_loads,
+                                              "attr.value-out-of-range", "left_window_size"),
+    "scan_output_axes_too_many": (_scan(scan_output_axes=[0, 0]), _onnxruntime_loads, "attr.length-mismatch",
+                                  "scan_output_axes"),
+    "scan_output_axes_empty": (_scan(scan_output_axes=[]), _onnxruntime_loads, "attr.length-mismatch",
+                               "scan_output_axes"),
+    "scan_input_axes_too_many": (_scan(scan_input_axes=[0, 0]), _onnxruntime_loads, "attr.length-mismatch",
+                                 "scan_input_axes"),
+    "scan_input_directions_too_many": (_scan(scan_input_directions=[0, 1]), _onnxruntime_loads,
+                                       "attr.length-mismatch", "scan_input_directions"),
+    "scan_output_directions_too_many": (_scan(scan_output_directions=[1, 1]), _onnxruntime_loads,
+                                        "attr.length-mismatch", "scan_output_directions"),
+    "scan_input_direction_two": (_scan(scan_input_directions=[2]), _onnxruntime_loads, "attr.value-out-of-range",
+                                 "scan_input_directions"),
+}
+ACCEPTED = {
+    "bit_cast_to_double": _bit_cast(TensorProto.DOUBLE),
+    "sequence_empty_int64": _sequence_empty(I64),
+    "mel_float": _mel(F),
+    "causal_conv_silu": _causal_conv("silu"),
+    "causal_conv_swish": _causal_conv("swish"),
+    "causal_conv_none": _causal_conv("none"),
+    "attention_windows_unbounded": _attention(left_window_size=-1, right_window_size=-1),
+    "attention_windows_zero": _attention(left_window_size=0, right_window_size=0),
+    "attention_window_positive": _attention(left_window_size=3),
+    "scan_lists_one_each": _scan(scan_input_axes=[0], scan_output_axes=[-2], scan_input_directions=[1],
+                                 scan_output_directions=[0]),
+    "scan_no_lists": _scan(),
+}
+
+
+@pytest.mark.parametrize("name", sorted(REFUSED))
+def test_refused_by_an_oracle_and_by_us(name, tmp_path):
+    model, oracle, code, attribute = REFUSED[name]
+    assert not oracle(model)
+    found = _errors(model, tmp_path)
+    assert [d.code for d in found] == [code], found
+    assert found[0].path.startswith("graph/node[0]") and found[0].path.endswith(f'attribute "{attribute}"'), found
+
+
+@pytest.mark.parametrize("name", sorted(ACCEPTED))
+def test_valid_forms_are_clean(name, tmp_path):
+    model = ACCEPTED[name]
+    assert _onnx_accepts(model)
+    if not name.startswith(("bit_cast", "mel")):
+        assert _onnxruntime_loads(model)
+    assert _errors(model, tmp_path) == []
+
+
+def test_bit_cast_to_undefined_loads_in_onnxruntime_but_fails_to_run():
+    model = _bit_cast(0)
+    session = ort.InferenceSession(model.SerializeToString(), providers=["CPUExecutionProvider"])
+    with pytest.raises(Exception):  # noqa: B017 - onnxruntime raises its own error types
+        session.run(None, {"x": np.array([1, 2], np.int64)})
+
+
+def test_a_bad_scan_direction_is_refused_by_onnxruntime_though_onnx_accepts_it():
+    """onnx does not look at the directions; onnxruntime refuses the model at load."""
+    for model in (_scan(scan_input_directions=[2]), _scan(scan_output_directions=[0, 0])):
+        assert _onnx_accepts(model)
+        assert not _onnxruntime_loads(model)
+
+
+def test_window_sizes_before_opset_25_are_not_judged_here(tmp_path):
+    """Attention-23 has no window attributes: an unknown attribute is node_rules'
+    finding, reported once."""
+    node = helper.make_node("Attention", ["q", "k", "v"], ["y"], name="att", right_window_size=-5)
+    model = _model([node], [_vi("q", F, [1, 2, 3, 4]), _vi("k", F, [1, 2, 5, 4]), _vi("v", F, [1, 2, 5, 4])],
+                   [_vi("y", F, ["b", "h", "s", "d"])], opset=23)
+    assert [d.code for d in _errors(model, tmp_path)] == ["attr.unknown"]
