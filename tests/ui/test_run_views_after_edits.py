@@ -209,3 +209,18 @@ def test_progress_bar_shows_no_count_until_the_job_reports_one(qtbot, window, tm
     assert "of 1" not in bar.text()
     _finish(qtbot, window)
     assert bar.text() == ""
+
+
+def test_a_new_body_budget_applies_to_the_next_run(qtbot, window, tmp_path):
+    r, graph = _demo(qtbot, window, tmp_path)
+    c = r.controller
+    r.run_all()
+    _finish(qtbot, window)
+    assert "4 values inside bodies kept" in r.dock_widget.status.text()
+    r.dock_widget.budget_box.setValue(0)
+    r.run_all()
+    _finish(qtbot, window)
+    # Not the 4 values kept under 512 MiB: the If's body values are run again, past the new budget.
+    status = r.dock_widget.status.text()
+    assert "past the 0 MiB budget, not kept" in status and "4 values inside bodies kept" not in status
+    assert c.debug.kept.budget == 0

@@ -182,8 +182,13 @@ class RunController(QObject):
         the next run uses it."""
         self.body_options.update(options)
         if self._debug is not None:
+            changed = any(getattr(self._debug, key) != value for key, value in self.body_options.items())
             for key, value in self.body_options.items():
                 setattr(self._debug, key, value)
+            if changed and self._debug.kept is not None:
+                # Kept under the options before: the next whole run keeps anew,
+                # so the status's count and size are of the budget shown.
+                self._debug.kept = None
 
     @property
     def debug_if_any(self):
