@@ -42,12 +42,11 @@ def _marked_graphs(top) -> list:
             text.append(node.op_type + node.domain + node.name)
             attrs = node.attributes
             if attrs:
-                holds_graph = False
+                text += attrs       # their names (a ref_attr_name the rules see themselves)
                 for a in attrs.values():
-                    text.append(a.name + a.ref_attr_name)
-                    holds_graph = holds_graph or a.type in _GRAPH_KINDS
-                if holds_graph:
-                    stack.extend(sub for _, sub in node.subgraphs())
+                    if a.type in _GRAPH_KINDS:
+                        stack.extend(sub for _, sub in node.subgraphs())
+                        break
         # One C-level search over everything the graph names.
         if _MARK in "".join(text):
             marked.append(g)
