@@ -568,12 +568,20 @@ class RunUI(QObject):
             if text.startswith("input "):
                 self.inputs.show_problem(text)
         elif level == "note":
-            # What an edit did to the run's state: the status bar keeps the edit's own message.
+            # What an edit did to the run's state. The status bar keeps the
+            # edit's own message, but not the run's last one ("next: …").
             status.setText(_orange(text))
+            bar = self.window.statusBar()
+            if bar.currentMessage() and bar.currentMessage() == self._shown_in_bar:
+                bar.showMessage(text, 10000)
+                self._shown_in_bar = text
             return
         else:
             status.setText(_escape(text))
         self.window.statusBar().showMessage(text, 10000)
+        self._shown_in_bar = text
+
+    _shown_in_bar = ""              # the run's last message put in the window's status bar
 
     def _tags_hidden(self, count: int) -> None:
         """The overlay placed its tags with `count` of them hidden for lack of
