@@ -5,6 +5,8 @@ from __future__ import annotations
 from ..ir.dtypes import DataType
 from ..ir.types import TensorType
 from .context import rule, tensor
+from .findings import axis as axis_in_rank
+from .findings import input_label
 from .ops_sequence import join_types
 
 
@@ -77,28 +79,45 @@ def scan(ctx):
         return []
     n_scan = ctx.attr("num_scan_inputs", 0)
     n_state = ctx.num_inputs - n_scan
-    in_axes = ctx.attr("scan_input_axes") or [0] * n_scan
+    in_axes = _scan_axes(ctx, "scan_input_axes", n_scan)
     ins = list(ctx.types[:n_state])
     seq_len = None
     for j in range(n_scan):
         t = ctx.type(n_state + j)
-        if isinstance(t, TensorType) and t.shape is not None:
-            ax = in_axes[j] + len(t.shape) if in_axes[j] < 0 else in_axes[j]
+        ax = None
+        if isinstance(t, TensorType) and t.shape is not None and in_axes is not None:
+            ax = axis_in_rank(ctx, in_axes[j], len(t.shape), "scan_input_axes",
+                              what=input_label(ctx, n_state + j))
+        if ax is not None:
             seq_len = seq_len if seq_len is not None else t.shape[ax]
             ins.append(TensorType(t.elem_type, t.shape[:ax] + t.shape[ax + 1:]))
         else:
             ins.append(t if not isinstance(t, TensorType) else TensorType(t.elem_type, None))
     outs = ctx.driver.infer_subgraph(body, ins)
     result = [outs[i] if i < len(outs) else None for i in range(n_state)]
-    out_axes = ctx.attr("scan_output_axes") or [0] * (len(outs) - n_state)
+    out_axes = _scan_axes(ctx, "scan_output_axes", len(outs) - n_state)
     for j, t in enumerate(outs[n_state:]):
-        if isinstance(t, TensorType) and t.shape is not None:
-            r = len(t.shape) + 1
-            ax = out_axes[j] + r if out_axes[j] < 0 else out_axes[j]
+        ax = None
+        if isinstance(t, TensorType) and t.shape is not None and out_axes is not None:
+            # The output stacks the body's values: one rank more than theirs.
+            ax = axis_in_rank(ctx, out_axes[j], len(t.shape) + 1, "scan_output_axes",
+                              what=f"scan output {j} (the body's output {n_state + j}, one rank more)")
+        if ax is not None:
             result.append(TensorType(t.elem_type, t.shape[:ax] + (seq_len,) + t.shape[ax:]))
         else:
-            result.append(t)
+            result.append(TensorType(t.elem_type, None) if isinstance(t, TensorType) else t)
     return result
+
+
+def _scan_axes(ctx, name, count):
+    """A Scan axes attribute (default all 0), or None when it does not hold
+    one int per scan input/output (operator_rules reports a wrong length)."""
+    axes = ctx.attr(name)
+    if axes is None:
+        return [0] * count
+    if not isinstance(axes, (list, tuple)) or len(axes) != count or not all(type(a) is int for a in axes):
+        return None
+    return list(axes)
 
 
 @rule("Scan", since=8)

@@ -41,6 +41,8 @@ def slice_op(ctx):
     if ctx.opset < 10:
         starts, ends, axes, steps = ctx.attr("starts"), ctx.attr("ends"), ctx.attr("axes"), None
     else:
+        if not _slice_lists_fit(ctx):
+            return [tensor(elem, None if shape is None else (None,) * len(shape))]
         starts, ends = ctx.ints(1), ctx.ints(2)
         if ends is None and starts is not None:
             ends = _symbolic_ends(ctx.sym(2))
@@ -86,6 +88,29 @@ def slice_op(ctx):
         else:
             ctx.out_syms[0] = src[slice(st, None if en < -n else en, sp)]
     return [tensor(elem, out)]
+
+
+def _slice_lists_fit(ctx) -> bool:
+    """starts, ends and the optional axes and steps hold one entry per
+    sliced axis: known lengths that differ are refused (by onnx and
+    onnxruntime's load for constants, by onnxruntime's run for others)."""
+    first = None
+    for i in range(1, 5):
+        s = ctx.shape(i) if ctx.has_input(i) else None
+        if s is None or len(s) != 1 or not known(s[0]):
+            continue
+        if first is None:
+            first = (i, s[0])
+        elif s[0] != first[1]:
+            j, n = first
+            ctx.error(findings.DIM, f"{input_label(ctx, j)} has {_entries(n)} but {input_label(ctx, i)} has "
+                                    f"{_entries(s[0])}: Slice takes one start, end, axis and step per sliced axis")
+            return False
+    return True
+
+
+def _entries(n: int) -> str:
+    return "1 entry" if n == 1 else f"{n} entries"
 
 
 def _symbolic_ends(ends):
@@ -158,6 +183,7 @@ def scatter(ctx):
 @rule("OneHot")
 def one_hot(ctx):
     elem, ishape = ctx.elem(2), ctx.shape(0)
+    _one_depth(ctx)
     if ishape is None:
         return [tensor(elem, None)]
     depth = ctx.const(1)
@@ -169,6 +195,20 @@ def one_hot(ctx):
     out = list(ishape)
     out.insert(axis, d)
     return [tensor(elem, out)]
+
+
+def _one_depth(ctx) -> None:
+    """depth is one number: a scalar or a 1-D tensor of one element (onnx
+    and onnxruntime refuse a higher rank or a known length above 1)."""
+    s = ctx.shape(1)
+    if s is None:
+        return
+    if len(s) > 1:
+        ctx.error(findings.RANK, f"{input_label(ctx, 1)} has rank {len(s)} {show(s)} but OneHot's depth is one "
+                                 "number: a scalar or a 1-D tensor of one element")
+    elif s and known(s[0]) and s[0] > 1:
+        ctx.error(findings.DIM, f"{input_label(ctx, 1)} holds {s[0]} numbers {show(s)} but OneHot's depth is one "
+                                "number: a scalar or a 1-D tensor of one element")
 
 
 @rule("TopK")

@@ -6,9 +6,10 @@ import fractions
 
 import numpy as np
 
-from ..ir.dtypes import DataType, from_numpy_dtype
+from ..ir.dtypes import DataType, from_numpy_dtype, itemsize_bits, type_name
 from .context import rule, tensor
 from .dims import dim_add, dim_floordiv, dim_mul
+from .findings import RANK, input_label, require_rank, show
 
 INT64, FLOAT, BOOL, STRING, UINT8, INT32 = (DataType.INT64, DataType.FLOAT, DataType.BOOL,
                                            DataType.STRING, DataType.UINT8, DataType.INT32)
@@ -139,7 +140,20 @@ def dynamic_quantize(ctx):
 
 @rule("BitCast")
 def bit_cast(ctx):
-    return [tensor(ctx.attr("to", 0), ctx.shape(0))]
+    to = ctx.attr("to", 0)
+    _same_bit_width(ctx, to)
+    return [tensor(to, ctx.shape(0))]
+
+
+def _same_bit_width(ctx, to) -> None:
+    """BitCast reinterprets each element's bits: the input's element type
+    and `to` must be equally wide (onnx and onnxruntime refuse others)."""
+    elem = ctx.elem(0)
+    have, want = itemsize_bits(elem), itemsize_bits(to) if type(to) is int else 0
+    if have and want and have != want:
+        ctx.error("node.input-type", f"{input_label(ctx, 0)} is {type_name(elem)} ({have} bits) but to = "
+                                     f"{type_name(to)} has {want}: BitCast keeps each element's bits, so both "
+                                     "types must be equally wide")
 
 
 @rule("RandomNormal", "RandomUniform")
@@ -253,6 +267,10 @@ def string_split(ctx):
 @rule("TfIdfVectorizer")
 def tfidf(ctx):
     shape = ctx.shape(0)
+    if shape is not None and len(shape) not in (1, 2):
+        ctx.error(RANK, f"{input_label(ctx, 0)} has rank {len(shape)} {show(shape)} but TfIdfVectorizer takes "
+                        "one sequence of tokens (rank 1) or a batch of them (rank 2)")
+        return [tensor(FLOAT, None)]
     width = max(ctx.attr("ngram_indexes", [-1])) + 1
     if shape is None:
         return [tensor(FLOAT, None)]
@@ -261,6 +279,7 @@ def tfidf(ctx):
 
 @rule("ImageDecoder")
 def image_decoder(ctx):
+    require_rank(ctx, 0, 1, "the encoded bytes of one image")
     return [tensor(UINT8, (None, None, None))]
 
 
@@ -281,6 +300,7 @@ def causal_conv(ctx):
 
 @rule("Attention")
 def attention(ctx):
+    _attention_inputs_fit(ctx)
     elem, q, k, v = ctx.elem(0), ctx.shape(0), ctx.shape(1), ctx.shape(2)
     y = present_k = present_v = qk = None
     past = ctx.shape(4) if ctx.has_input(4) else None
@@ -305,6 +325,49 @@ def attention(ctx):
             present_v = (v[0], kvh, total, dim_floordiv(v_hidden, kvh)) if v is not None else None
             qk = (q[0], qh, q[1], total)
     return [tensor(elem, y), tensor(elem, present_k), tensor(elem, present_v), tensor(elem, qk)]
+
+
+_ATTENTION_LAYOUTS = "3-D (batch, sequence, heads * head size) or 4-D (batch, heads, sequence, head size)"
+
+
+def _attention_inputs_fit(ctx) -> None:
+    """What onnx's inference and onnxruntime refuse of Attention's inputs,
+    as its page states them: Q, K and V of rank 3 or 4; with a 3-D query
+    q_num_heads and kv_num_heads say how to split the hidden size (both
+    needed, and positive when the value is 3-D too); from opset 25 a 4-D
+    query, whose dim 1 holds the heads, takes neither; past_key and
+    past_value (read when the present outputs are given) are 4-D."""
+    for i, what in ((0, "query"), (1, "key"), (2, "value")):
+        s = ctx.shape(i)
+        if s is not None and len(s) not in (3, 4):
+            ctx.error(RANK, f"{input_label(ctx, i)} has rank {len(s)} {show(s)} but Attention takes the {what} "
+                            f"{_ATTENTION_LAYOUTS}")
+    q_rank, v_rank = ctx.rank(0), ctx.rank(2)
+    heads = [n for n in ("q_num_heads", "kv_num_heads") if n in ctx.attrs]
+    if q_rank == 3:
+        missing = [n for n in ("q_num_heads", "kv_num_heads") if n not in heads]
+        if missing:
+            ctx.error("attr.required-missing", f"{input_label(ctx, 0)} is 3-D {show(ctx.shape(0))}: Attention "
+                                               f"needs q_num_heads and kv_num_heads to split the hidden size into "
+                                               f"heads; give {' and '.join(missing)}")
+        elif v_rank == 3:
+            for n in heads:
+                value = ctx.attrs[n]
+                if type(value) is int and value < 1:
+                    ctx.error("attr.value-out-of-range", f"{n} is {value} but must be a number of heads "
+                                                         "(1 or more)")
+    elif q_rank == 4 and heads and ctx.opset >= 25:
+        ctx.error(RANK, f"{input_label(ctx, 0)} is 4-D {show(ctx.shape(0))} (its dim 1 holds the heads) but the "
+                        f"node gives {' and '.join(heads)}, which Attention takes only with 3-D inputs: remove "
+                        f"{'them' if len(heads) > 1 else 'it'} or pass 3-D inputs")
+    if _output_given(ctx, 1) and _output_given(ctx, 2) and ctx.has_input(4) and ctx.has_input(5):
+        require_rank(ctx, 4, 4, "the past keys: batch, heads, past sequence, head size")
+        require_rank(ctx, 5, 4, "the past values: batch, heads, past sequence, head size")
+
+
+def _output_given(ctx, i: int) -> bool:
+    outputs = ctx.node.outputs if ctx.node is not None else ()
+    return i < len(outputs) and outputs[i] is not None
 
 
 @rule("LinearAttention")
@@ -341,6 +404,8 @@ def optimizer(ctx):
 
 @rule("FlexAttention", domain="ai.onnx.preview")
 def flex_attention(ctx):
+    for i in range(3):
+        require_rank(ctx, i, 4, "Q, K and V are batch, heads, sequence, head size")
     q, v = ctx.shape(0), ctx.shape(2)
     if q is None or len(q) != 4:
         return [tensor(ctx.elem(0), None)]

@@ -4,8 +4,8 @@ from __future__ import annotations
 from ..ir.dtypes import DataType
 from .context import rule, tensor
 from .dims import broadcast_shapes, dim_add, dim_floordiv, dim_mul
-from .findings import (DIM, RANK, broadcast_conflict, dims_differ, input_label, int_list, length, require_min_rank,
-                       require_rank, show)
+from .findings import (DIM, LENGTH, RANK, broadcast_conflict, dims_differ, input_label, int_list, known, length,
+                       require_min_rank, require_rank, show)
 
 INT32, INT64, FLOAT = DataType.INT32, DataType.INT64, DataType.FLOAT
 
@@ -392,7 +392,48 @@ def grid_sample(ctx):
     x, g = ctx.shape(0), ctx.shape(1)
     if x is None or g is None:
         return [tensor(ctx.elem(0), None)]
+    if not _grid_fits(ctx, x, g):
+        return [tensor(ctx.elem(0), None)]
     return [tensor(ctx.elem(0), (x[0], x[1]) + g[1:-1])]
+
+
+def _grid_fits(ctx, x, g) -> bool:
+    """X is (N, C, D1..Dr) and the grid (N, D1_out..Dr_out, r): the same rank,
+    and a known last grid dim equal to r (onnx and onnxruntime refuse others)."""
+    if len(x) != len(g):
+        ctx.error(RANK, f"{input_label(ctx, 1)} has rank {len(g)} {show(g)} but {input_label(ctx, 0)} has rank "
+                        f"{len(x)} {show(x)}: GridSample needs them equal (the grid is N, the output's spatial "
+                        "dims, then one coordinate per spatial dim)")
+        return False
+    spatial = len(x) - 2
+    if g and dims_differ(g[-1], spatial):
+        ctx.error(DIM, f"the last dim of {input_label(ctx, 1)} {show(g)} is {g[-1]} but {input_label(ctx, 0)} "
+                       f"{show(x)} has {spatial} spatial dims: the grid gives one coordinate per spatial dim")
+        return False
+    return True
+
+
+def _col2im_lists_fit(ctx) -> bool:
+    """image_shape and block_shape are 1-D, one entry per spatial dim, and
+    dilations, strides (one per spatial dim) and pads (two) agree with them
+    and each other (onnx and onnxruntime refuse others)."""
+    counts = []
+    for i, what in ((1, "image_shape"), (2, "block_shape")):
+        if not require_rank(ctx, i, 1, f"{what} lists one size per spatial dim"):
+            return False
+        s = ctx.shape(i)
+        if s is not None and known(s[0]):
+            counts.append((s[0], f"{input_label(ctx, i)} has {s[0]}"))
+    for name, per_dim in (("dilations", 1), ("strides", 1), ("pads", 2)):
+        values = ctx.attr(name)
+        if int_list(values):
+            counts.append((len(values) / per_dim, f"{name} {list(values)} gives {len(values) / per_dim:g}"))
+    if len({n for n, _ in counts}) > 1:
+        ctx.error(LENGTH, f"Col2Im's spatial dims do not agree: {'; '.join(what for _, what in counts)} "
+                          "(image_shape, block_shape, dilations and strides need one entry per spatial dim, "
+                          "pads two)")
+        return False
+    return True
 
 
 @rule("AffineGrid")
@@ -408,6 +449,8 @@ def affine_grid(ctx):
 
 @rule("Col2Im")
 def col2im(ctx):
+    if not require_rank(ctx, 0, 3, "N, C * the block's size, the number of blocks") or not _col2im_lists_fit(ctx):
+        return [tensor(ctx.elem(0), None)]
     x, image, block = ctx.shape(0), ctx.sym(1), ctx.ints(2)
     if image is None:
         n = ctx.shape(1)

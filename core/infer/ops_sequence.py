@@ -4,6 +4,7 @@ from __future__ import annotations
 from ..ir.dtypes import DataType
 from ..ir.types import OptionalType, SequenceType, TensorType
 from .context import rule, tensor
+from .findings import axis as axis_in_rank
 
 
 def join_types(a, b):
@@ -96,8 +97,13 @@ def concat_from_sequence(ctx):
         return [tensor(el.elem_type, None)]
     new_axis = ctx.attr("new_axis", 0)
     r = len(el.shape) + (1 if new_axis else 0)
-    axis = ctx.attr("axis", 0)
-    axis = axis + r if axis < 0 else axis
+    # With new_axis the tensors are stacked along an axis of the output,
+    # one rank above theirs.
+    axis = axis_in_rank(ctx, ctx.attr("axis", 0), r,
+                        what="the output (each tensor of the sequence, one more with new_axis)" if new_axis
+                        else "each tensor of the sequence")
+    if axis is None:
+        return [tensor(el.elem_type, (None,) * r)]
     out = list(el.shape)
     if new_axis:
         out.insert(axis, None)

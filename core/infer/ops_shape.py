@@ -363,6 +363,8 @@ def flatten(ctx):
 @rule("Expand")
 def expand(ctx):
     elem, shape = ctx.elem(0), ctx.shape(0)
+    if not findings.require_rank(ctx, 1, 1, "the shape to expand to is a list of dims"):
+        return [tensor(elem, None)]
     target = ctx.sym(1)
     if target is None:
         n = ctx.shape(1)

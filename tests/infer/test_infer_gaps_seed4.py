@@ -1,0 +1,320 @@
+"""Shape and type facts onnx's inference and onnxruntime refuse and we called
+clean, found with tools/check_differential.py (seeds 4, 5, 6); inference
+now reports them (so the app and `onnxstudio check` do):
+
+- Attention: Q, K, V of rank 3 or 4; a 3-D query needs q_num_heads and
+  kv_num_heads (positive when V is 3-D too); from opset 25 a 4-D query takes
+  neither; past_key/past_value are 4-D when the present outputs are given;
+- FlexAttention (ai.onnx.preview): Q, K, V of rank 4;
+- ImageDecoder's input 1-D; TfIdfVectorizer's rank 1 or 2; Expand's shape 1-D;
+- GridSample: X and the grid of one rank, the grid's last dim the number of
+  spatial dims;
+- OneHot's depth one number (rank <= 1, at most one element);
+- Col2Im: input rank 3, image_shape and block_shape 1-D, and the spatial
+  count they, dilations, strides and pads give agreeing;
+- BitCast: input and `to` equally wide;
+- ConcatFromSequence's axis within the tensors' rank (one more with new_axis);
+- Scan's scan_input_axes / scan_output_axes within their tensors' ranks;
+- Slice's starts, ends, axes and steps equally long.
+
+Each refused case is proved first: by onnxruntime's load (which runs onnx's
+inference; a refusal there is the same on every machine, no kernel runs),
+by onnx full_check where onnxruntime does not know the operator, or, where
+both load it, by onnxruntime failing to run it. Valid neighbours are
+accepted by the oracles and clean for us."""
+from __future__ import annotations
+
+import warnings
+
+import numpy as np
+import onnx
+import onnxruntime as ort
+import pytest
+from onnx import AttributeProto, TensorProto, helper, numpy_helper
+
+from onnxstudio import core
+from onnxstudio.core.check import ERROR, check
+
+F, I64, U8 = TensorProto.FLOAT, TensorProto.INT64, TensorProto.UINT8
+
+
+def _vi(name, elem, shape):
+    return helper.make_tensor_value_info(name, elem, shape)
+
+
+def _dims(n, prefix="d"):
+    return [f"{prefix}{i}" for i in range(n)]
+
+
+def _model(nodes, inputs, outputs, inits=(), opset=23, preview=False):
+    g = helper.make_graph(nodes, "g", inputs, outputs, list(inits))
+    imports = [helper.make_opsetid("", opset)] + ([helper.make_opsetid("ai.onnx.preview", 1)] if preview else [])
+    return helper.make_model(g, ir_version=10, opset_imports=imports)
+
+
+def _one(op, inputs, out_rank, opset=23, inits=(), out_elem=F, **attrs):
+    names = [i.name for i in inputs] + [t.name for t in inits]
+    node = helper.make_node(op, names, ["y"], name="n", **attrs)
+    return _model([node], inputs, [_vi("y", out_elem, _dims(out_rank))], inits, opset)
+
+
+def _attention(q, k, v, opset=23, past=None, **attrs):
+    inputs = [_vi("q", F, q), _vi("k", F, k), _vi("v", F, v)]
+    names, outs = ["q", "k", "v"], ["y"]
+    if past is not None:
+        inputs += [_vi("past_k", F, past[0]), _vi("past_v", F, past[1])]
+        names += ["", "past_k", "past_v"]
+        outs += ["present_k", "present_v"]
+    node = helper.make_node("Attention", names, outs, name="att", **attrs)
+    outputs = [_vi("y", F, _dims(len(q)))] + [_vi(o, F, _dims(4, o)) for o in outs[1:]]
+    return _model([node], inputs, outputs, opset=opset)
+
+
+def _flex(k):
+    node = helper.make_node("FlexAttention", ["q", "k", "v"], ["y"], name="flex", domain="ai.onnx.preview")
+    return _model([node], [_vi("q", F, [1, 2, 3, 4]), _vi("k", F, k), _vi("v", F, [1, 2, 5, 4])],
+                  [_vi("y", F, _dims(4))], preview=True)
+
+
+_TFIDF = dict(mode="TF", min_gram_length=1, max_gram_length=1, max_skip_count=0, ngram_counts=[0],
+              ngram_indexes=[0], pool_int64s=[2])
+
+
+def _tfidf(shape):
+    return _one("TfIdfVectorizer", [_vi("x", I64, shape)], max(1, min(len(shape), 2)), opset=20, **_TFIDF)
+
+
+def _grid_sample(x, grid):
+    return _one("GridSample", [_vi("x", F, x), _vi("grid", F, grid)], len(x), opset=20)
+
+
+def _one_hot(depth_shape, opset=11):
+    return _one("OneHot", [_vi("i", I64, [3]), _vi("depth", I64, depth_shape), _vi("values", F, [2])], 2, opset)
+
+
+def _col2im(image=(4, 4), block=(2, 2), x=(1, 4, 9), as_inputs=False, **attrs):
+    if as_inputs:   # shapes only: image and block lengths from their declared dims
+        inputs = [_vi("x", F, list(x)), _vi("image", I64, list(image)), _vi("block", I64, list(block))]
+        return _one("Col2Im", inputs, 4, opset=18, **attrs)
+    inits = [numpy_helper.from_array(np.array(image, np.int64), "image"),
+             numpy_helper.from_array(np.array(block, np.int64), "block")]
+    return _one("Col2Im", [_vi("x", F, list(x))], 2 + len(image), opset=18, inits=inits, **attrs)
+
+
+def _bit_cast(elem, to):
+    return _one("BitCast", [_vi("x", elem, [2, 3])], 2, opset=26, out_elem=to, to=to)
+
+
+def _concat_from_sequence(axis, new_axis=0):
+    nodes = [helper.make_node("SequenceConstruct", ["a", "b"], ["s"], name="seq"),
+             helper.make_node("ConcatFromSequence", ["s"], ["y"], name="cat", axis=axis, new_axis=new_axis)]
+    return _model(nodes, [_vi("a", F, [2, 2, 2]), _vi("b", F, [2, 2, 2])], [_vi("y", F, _dims(3 + new_axis))],
+                  opset=17)
+
+
+def _scan(out_shape=(3, 2), **axes):
+    body = helper.make_graph(
+        [helper.make_node("Add", ["s", "xt"], ["s2"]), helper.make_node("Identity", ["s2"], ["yt"])], "body",
+        [_vi("s", F, [2]), _vi("xt", F, [2])], [_vi("s2", F, [2]), _vi("yt", F, [2])])
+    node = helper.make_node("Scan", ["s0", "x"], ["sf", "y"], name="scan", body=body, num_scan_inputs=1)
+    node.attribute.extend(helper.make_attribute(k, v, attr_type=AttributeProto.INTS) for k, v in axes.items())
+    return _model([node], [_vi("s0", F, [2]), _vi("x", F, [3, 2])], [_vi("sf", F, [2]), _vi("y", F, list(out_shape))],
+                  opset=16)
+
+
+def _slice(starts, ends, axes=None, as_inputs=False):
+    inputs, inits, names = [_vi("x", F, [4, 5])], [], ["x"]
+    for name, values in (("starts", starts), ("ends", ends), ("axes", axes)):
+        if values is None:
+            continue
+        names.append(name)
+        if as_inputs:
+            inputs.append(_vi(name, I64, [len(values)]))
+        else:
+            inits.append(numpy_helper.from_array(np.array(values, np.int64), name))
+    node = helper.make_node("Slice", names, ["y"], name="slice")
+    return _model([node], inputs, [_vi("y", F, _dims(2))], inits, opset=13)
+
+
+def _expand(shape_shape):
+    return _one("Expand", [_vi("x", F, [3, 1]), _vi("shape", I64, shape_shape)], 2)
+
+
+def _image_decoder(shape):
+    return _one("ImageDecoder", [_vi("data", U8, shape)], 3, opset=20, out_elem=U8)
+
+
+def _loads(model) -> bool:
+    try:
+        ort.InferenceSession(model.SerializeToString(), providers=["CPUExecutionProvider"])
+    except Exception:  # noqa: BLE001 - any refusal is the verdict
+        return False
+    return True
+
+
+def _onnx_accepts(model) -> bool:
+    try:
+        with warnings.catch_warnings():
+            warnings.simplefilter("ignore")
+            onnx.checker.check_model(model, full_check=True)
+    except Exception:  # noqa: BLE001 - any refusal is the verdict
+        return False
+    return True
+
+
+def _errors(model, tmp_path) -> list:
+    path = tmp_path / "m.onnx"
+    path.write_bytes(model.SerializeToString())
+    return [d for d in check(core.load(path)) if d.severity == ERROR]
+
+
+Q3, Q4, K4 = [1, 3, 8], [1, 2, 3, 4], [1, 2, 5, 4]
+# name -> (model, our code); onnxruntime refuses each at load
+REFUSED_AT_LOAD = {
+    "attention_query_rank_5": (_attention([1, 1, 2, 3, 4], K4, K4), "shape.rank-mismatch"),
+    "attention_key_rank_5": (_attention(Q4, [1, 1, 2, 5, 4], K4), "shape.rank-mismatch"),
+    "attention_value_rank_2": (_attention(Q4, K4, [5, 4]), "shape.rank-mismatch"),
+    "attention_3d_without_kv_num_heads": (_attention(Q3, [1, 5, 8], [1, 5, 8], q_num_heads=2),
+                                          "attr.required-missing"),
+    "attention_3d_without_q_num_heads": (_attention(Q3, [1, 5, 8], [1, 5, 8], kv_num_heads=2),
+                                         "attr.required-missing"),
+    "attention_3d_zero_heads": (_attention(Q3, [1, 5, 8], [1, 5, 8], q_num_heads=0, kv_num_heads=2),
+                                "attr.value-out-of-range"),
+    "attention_3d_negative_kv_heads": (_attention(Q3, [1, 5, 8], [1, 5, 8], q_num_heads=2, kv_num_heads=-1),
+                                       "attr.value-out-of-range"),
+    "attention_25_4d_with_heads": (_attention(Q4, K4, K4, opset=25, q_num_heads=2), "shape.rank-mismatch"),
+    "attention_past_key_rank_5": (_attention(Q4, K4, K4, past=([1, 2, 1, 6, 4], [1, 2, 6, 4])),
+                                  "shape.rank-mismatch"),
+    "attention_past_value_rank_3": (_attention(Q4, K4, K4, past=([1, 2, 6, 4], [2, 6, 4])), "shape.rank-mismatch"),
+    "image_decoder_2d": (_image_decoder([1, 10]), "shape.rank-mismatch"),
+    "image_decoder_scalar": (_image_decoder([]), "shape.rank-mismatch"),
+    "tfidf_scalar": (_tfidf([]), "shape.rank-mismatch"),
+    "tfidf_rank_3": (_tfidf([1, 2, 5]), "shape.rank-mismatch"),
+    "expand_scalar_shape": (_expand([]), "shape.rank-mismatch"),
+    "expand_matrix_shape": (_expand([1, 2]), "shape.rank-mismatch"),
+    "grid_sample_x_rank_above_grid": (_grid_sample([1, 1, 1, 4, 4], [1, 2, 2, 2]), "shape.rank-mismatch"),
+    "grid_sample_grid_rank_above_x": (_grid_sample([1, 1, 4, 4], [1, 2, 2, 2, 3]), "shape.rank-mismatch"),
+    "grid_sample_grid_last_dim": (_grid_sample([1, 1, 4, 4], [1, 2, 2, 3]), "shape.dim-mismatch"),
+    "one_hot_depth_two_numbers": (_one_hot([2]), "shape.dim-mismatch"),
+    "one_hot_depth_two_numbers_opset_9": (_one_hot([2], opset=9), "shape.dim-mismatch"),
+    "one_hot_depth_matrix": (_one_hot([1, 1]), "shape.rank-mismatch"),
+    "col2im_input_rank_4": (_col2im(x=(1, 4, 9, 1)), "shape.rank-mismatch"),
+    "col2im_image_shape_matrix": (_col2im(image=(2, 1), block=(2,), as_inputs=True), "shape.rank-mismatch"),
+    "col2im_one_dilation_for_two_dims": (_col2im(dilations=[1]), "attr.length-mismatch"),
+    "col2im_four_strides_for_two_dims": (_col2im(strides=[1, 1, 1, 1]), "attr.length-mismatch"),
+    "col2im_two_pads_for_two_dims": (_col2im(pads=[0, 0]), "attr.length-mismatch"),
+    "col2im_block_longer_than_image": (_col2im(block=(2, 2, 1)), "attr.length-mismatch"),
+    "col2im_lists_disagree_without_known_dims": (_col2im(image=("n",), block=("n",), as_inputs=True,
+                                                         dilations=[1], pads=[0, 0, 0, 0]), "attr.length-mismatch"),
+    "bit_cast_8_bits_to_64": (_bit_cast(TensorProto.FLOAT8E5M2FNUZ, TensorProto.DOUBLE), "node.input-type"),
+    "bit_cast_32_bits_to_16": (_bit_cast(F, TensorProto.INT16), "node.input-type"),
+    "scan_input_axis_past_rank": (_scan(scan_input_axes=[5]), "attr.axis-out-of-range"),
+    "scan_output_axis_past_rank": (_scan(scan_output_axes=[5]), "attr.axis-out-of-range"),
+    "slice_ends_longer": (_slice([0], [2, 3]), "shape.dim-mismatch"),
+    "slice_starts_longer": (_slice([0, 1], [2]), "shape.dim-mismatch"),
+    "slice_axes_longer": (_slice([0], [2], [0, 1]), "shape.dim-mismatch"),
+}
+# Loaded by onnxruntime, refused by onnx full_check (name -> (model, code, feeds: onnxruntime's run
+# fails on them; None where onnxruntime does not know the operator)).
+REFUSED_BY_ONNX = {
+    "flex_attention_key_rank_3": (_flex([1, 2, 5]), "shape.rank-mismatch", None),
+    "flex_attention_key_rank_5": (_flex([1, 2, 5, 4, 1]), "shape.rank-mismatch", None),
+    "concat_from_sequence_axis_past_rank": (_concat_from_sequence(3), "attr.axis-out-of-range", "seq"),
+    "concat_from_sequence_axis_below_rank": (_concat_from_sequence(-4), "attr.axis-out-of-range", "seq"),
+    "concat_from_sequence_new_axis_past_rank": (_concat_from_sequence(4, new_axis=1), "attr.axis-out-of-range",
+                                                "seq"),
+    "concat_from_sequence_new_axis_below_rank": (_concat_from_sequence(-5, new_axis=1), "attr.axis-out-of-range",
+                                                 "seq"),
+}
+# Accepted by onnx and loaded by onnxruntime, whose run fails (name -> (model, code, feeds)).
+REFUSED_AT_RUN = {
+    "slice_ends_input_longer": (_slice([0], [2, 3], as_inputs=True), "shape.dim-mismatch",
+                                {"starts": [0], "ends": [2, 3]}),
+    "slice_axes_input_longer": (_slice([0], [2], [0, 1], as_inputs=True), "shape.dim-mismatch",
+                                {"starts": [0], "ends": [2], "axes": [0, 1]}),
+}
+ACCEPTED = {
+    "attention_4d": _attention(Q4, K4, K4),
+    "attention_3d": _attention(Q3, [1, 5, 8], [1, 5, 8], q_num_heads=2, kv_num_heads=2),
+    "attention_3d_query_4d_value_zero_heads": _attention(Q3, K4, K4, q_num_heads=0, kv_num_heads=2),
+    "attention_23_4d_with_heads": _attention(Q4, K4, K4, q_num_heads=-1),
+    "attention_25_4d": _attention(Q4, K4, K4, opset=25),
+    "attention_25_3d": _attention(Q3, [1, 5, 8], [1, 5, 8], opset=25, q_num_heads=2, kv_num_heads=2),
+    "attention_past": _attention(Q4, K4, K4, past=([1, 2, 6, 4], [1, 2, 6, 4])),
+    "flex_attention": _flex([1, 2, 5, 4]),
+    "image_decoder": _image_decoder([10]),
+    "tfidf_1d": _tfidf([5]),
+    "tfidf_2d": _tfidf([2, 5]),
+    "expand": _expand([2]),
+    "grid_sample_2d": _grid_sample([1, 1, 4, 4], [1, 2, 2, 2]),
+    "grid_sample_3d": _grid_sample([1, 1, 1, 4, 4], [1, 2, 2, 2, 3]),
+    "grid_sample_symbolic_last": _grid_sample([1, 1, 4, 4], [1, 2, 2, "r"]),
+    "one_hot_scalar_depth": _one_hot([]),
+    "one_hot_one_depth": _one_hot([1]),
+    "col2im": _col2im(),
+    "col2im_all_lists": _col2im(dilations=[1, 1], strides=[1, 1], pads=[0, 0, 0, 0]),
+    "col2im_3d": _col2im(image=(4, 4, 1), block=(2, 2, 1)),
+    "bit_cast_64_bits": _bit_cast(I64, TensorProto.DOUBLE),
+    "bit_cast_32_bits": _bit_cast(F, TensorProto.INT32),
+    "concat_from_sequence": _concat_from_sequence(2),
+    "concat_from_sequence_negative": _concat_from_sequence(-3),
+    "concat_from_sequence_new_axis_last": _concat_from_sequence(3, new_axis=1),
+    "concat_from_sequence_new_axis_first": _concat_from_sequence(-4, new_axis=1),
+    "scan_axes": _scan(scan_input_axes=[-2], scan_output_axes=[-2]),
+    "scan_output_axis_last": _scan(out_shape=(2, 3), scan_output_axes=[1]),
+    "slice": _slice([0], [2]),
+    "slice_two_axes": _slice([0, 1], [2, 3], [0, 1]),
+}
+# onnx accepts these but onnxruntime has no kernel for them (not a refusal of the model).
+_NO_KERNEL = {"image_decoder", "flex_attention"}
+
+
+@pytest.mark.parametrize("name", sorted(REFUSED_AT_LOAD))
+def test_refused_by_onnxruntime_and_by_us(name, tmp_path):
+    model, code = REFUSED_AT_LOAD[name]
+    assert not _loads(model)
+    found = _errors(model, tmp_path)
+    assert [d.code for d in found] == [code], found
+    assert found[0].path.startswith("graph/node[0]") or found[0].path.startswith("graph/node[1]"), found
+
+
+@pytest.mark.parametrize("name", sorted(REFUSED_BY_ONNX))
+def test_refused_by_onnx_and_by_us(name, tmp_path):
+    model, code, feeds = REFUSED_BY_ONNX[name]
+    assert not _onnx_accepts(model)
+    if feeds == "seq":
+        session = ort.InferenceSession(model.SerializeToString(), providers=["CPUExecutionProvider"])
+        ones = np.ones((2, 2, 2), np.float32)
+        with pytest.raises(Exception):  # noqa: B017 - onnxruntime raises its own error types
+            session.run(None, {"a": ones, "b": ones})
+    assert [d.code for d in _errors(model, tmp_path)] == [code]
+
+
+@pytest.mark.parametrize("name", sorted(REFUSED_AT_RUN))
+def test_refused_by_onnxruntime_at_run_and_by_us(name, tmp_path):
+    model, code, feeds = REFUSED_AT_RUN[name]
+    assert _onnx_accepts(model)
+    session = ort.InferenceSession(model.SerializeToString(), providers=["CPUExecutionProvider"])
+    arrays = {k: np.array(v, np.int64) for k, v in feeds.items()}
+    arrays["x"] = np.ones((4, 5), np.float32)
+    with pytest.raises(Exception):  # noqa: B017 - onnxruntime raises its own error types
+        session.run(None, arrays)
+    assert [d.code for d in _errors(model, tmp_path)] == [code]
+
+
+@pytest.mark.parametrize("name", sorted(ACCEPTED))
+def test_valid_forms_are_clean(name, tmp_path):
+    model = ACCEPTED[name]
+    assert _onnx_accepts(model)
+    if name not in _NO_KERNEL:
+        assert _loads(model)
+    assert _errors(model, tmp_path) == []
+
+
+def test_messages_name_the_input_and_say_what_is_expected(tmp_path):
+    found = _errors(_one_hot([2]), tmp_path)
+    assert "input 1 'depth'" in found[0].message and "one number" in found[0].message
+    found = _errors(_attention(Q3, [1, 5, 8], [1, 5, 8], q_num_heads=2), tmp_path)
+    assert "give kv_num_heads" in found[0].message
+    found = _errors(_slice([0], [2, 3]), tmp_path)
+    assert "input 1 'starts' has 1 entry but input 2 'ends' has 2 entries" in found[0].message
