@@ -42,11 +42,13 @@ def _marked_graphs(top) -> list:
             text.append(node.op_type + node.domain + node.name)
             attrs = node.attributes
             if attrs:
-                text += attrs       # their names (a ref_attr_name the rules see themselves)
+                # Their names (a ref_attr_name the rules see in the file form themselves).
+                holds_graph = False
                 for a in attrs.values():
-                    if a.type in _GRAPH_KINDS:
-                        stack.extend(sub for _, sub in node.subgraphs())
-                        break
+                    text.append(a.name)
+                    holds_graph = holds_graph or a.type in _GRAPH_KINDS
+                if holds_graph:
+                    stack.extend(sub for _, sub in node.subgraphs())
         # One C-level search over everything the graph names.
         if _MARK in "".join(text):
             marked.append(g)
