@@ -3451,6 +3451,10 @@
         <translation>保存输入</translation>
     </message>
     <message>
+        <source>Saved {n} input to {path}</source>
+        <translation>已将 {n} 个输入保存到 {path}</translation>
+    </message>
+    <message>
         <source>Saved {n} inputs to {path}</source>
         <translation>已将 {n} 个输入保存到 {path}</translation>
     </message>
@@ -3465,6 +3469,10 @@
     <message>
         <source>Save values</source>
         <translation>保存值</translation>
+    </message>
+    <message>
+        <source>Saved {n} value to {path}</source>
+        <translation>已将 {n} 个值保存到 {path}</translation>
     </message>
     <message>
         <source>Saved {n} values to {path}</source>

@@ -230,3 +230,16 @@ def test_a_new_body_budget_applies_to_the_next_run(qtbot, window, tmp_path):
     status = r.dock_widget.status.text()
     assert "past the 0 MiB budget, not kept" in status and "4 values inside bodies kept" not in status
     assert c.debug.kept.budget == 0
+
+
+def test_saving_one_value_says_one_value(qtbot, window, tmp_path):
+    r, graph = _demo(qtbot, window, tmp_path)
+    assert r.save_values(selected=False, path=tmp_path / "none.npz") is False      # no run yet: said, nothing written
+    r.run_all()
+    _finish(qtbot, window)
+    r.window.graph.scene.clearSelection()
+    r.window.graph.scene.item_for_node(_node(graph, "/head/Flatten")).setSelected(True)
+    assert r.save_values(selected=True, path=tmp_path / "one.npz")
+    assert r.dock_widget.status.text().startswith("Saved 1 value to ")
+    assert r.save_inputs(path=tmp_path / "inputs.npz")
+    assert r.dock_widget.status.text().startswith("Saved 2 inputs to ")

@@ -435,7 +435,8 @@ class RunUI(QObject):
         except FeedError as e:
             self._message("error", str(e))
             return False
-        return self._write_npz(path, feeds, self.tr("Saved {n} inputs to {path}"))
+        return self._write_npz(path, feeds, (self.tr("Saved {n} input to {path}"),
+                                             self.tr("Saved {n} inputs to {path}")))
 
     def save_values(self, selected: bool, path=None) -> bool:
         """The last run's main-graph values in one .npz, by value name: all of
@@ -455,7 +456,8 @@ class RunUI(QObject):
         path = path or self._npz_path(self.tr("Save values"), ".values.npz")
         if not path:
             return False
-        return self._write_npz(path, values, self.tr("Saved {n} values to {path}"))
+        return self._write_npz(path, values, (self.tr("Saved {n} value to {path}"),
+                                              self.tr("Saved {n} values to {path}")))
 
     def _selected_value_names(self) -> list:
         names = [v.name for node in self.selected_nodes() for v in node.outputs if v is not None]
@@ -465,14 +467,15 @@ class RunUI(QObject):
                 names.append(value.name)
         return names
 
-    def _write_npz(self, path, arrays: dict, done: str) -> bool:
+    def _write_npz(self, path, arrays: dict, done: tuple) -> bool:
+        """`done`: the status after writing, for one array and for several."""
         from onnxstudio.core.exec.run_files import save_npz
         try:
             written, left_out = save_npz(path, arrays)
         except OSError as e:
             self._message("error", self.tr("{path}: cannot write ({error})").format(path=path, error=e.strerror or e))
             return False
-        text = done.format(n=len(written), path=path)
+        text = done[len(written) != 1].format(n=len(written), path=path)
         if left_out:
             text += " — " + self.tr("an .npz cannot hold {names}: left out").format(names=", ".join(left_out))
         self._message("info", text)
