@@ -129,20 +129,20 @@ def damaged_subgraph_op_type(m):
     return _damage(m, _text(npath(0, n, gpath)))
 
 
-def damaged_function_name(m):
+def _damage_function_field(m, field: str):
     fn = first_function(m)
     if fn is None:
         return None
-    fn.name += MARK
+    setattr(fn, field, getattr(fn, field) + MARK)
     return _damage(m, _text(fpath(fn)))
+
+
+def damaged_function_name(m):
+    return _damage_function_field(m, "name")
 
 
 def damaged_function_domain(m):
-    fn = first_function(m)
-    if fn is None:
-        return None
-    fn.domain += MARK
-    return _damage(m, _text(fpath(fn)))
+    return _damage_function_field(m, "domain")
 
 
 def damaged_function_node_name(m):

@@ -72,16 +72,21 @@ def test_the_app_reports_it_as_the_file_check_does(tmp_path):
     assert _text_findings(check(core.load(path))) == want
     doc = Document.open(path)
     assert _text_findings(doc.diagnostics) == want
-    doc.apply(SetModelField("producer_name", "tests"))
+
+    def apply(edit):
+        # The live checker, brought up to date after the edit, says what a fresh check says.
+        doc.apply(edit)
+        assert _text_findings(doc.diagnostics) == _text_findings(check(doc.model, use_inference=False))
+    apply(SetModelField("producer_name", "tests"))
     model_says = [m for _, p, m in _text_findings(doc.diagnostics) if p == "model"]
     assert len(model_says) == 1 and "producer_name" not in model_says[0] and "metadata key" in model_says[0]
-    doc.apply(RenameValue("YOU\ufffd", "y_out"))
+    apply(RenameValue("YOU\ufffd", "y_out"))
     graph = [m for _, p, m in _text_findings(doc.diagnostics) if p == "graph"]
     assert len(graph) == 2 and graph[0].startswith("1 name is not valid UTF-8") and graph[1] == want[1][2], graph
-    doc.apply(RenameValue("XI\ufffd", "x_in"))
+    apply(RenameValue("XI\ufffd", "x_in"))
     assert [p for _, p, _ in _text_findings(doc.diagnostics)] == ["graph", node, "model"]
-    doc.apply(SetNodeField("NAME\ufffd", "name", "leaky"))
-    doc.apply(SetGraphField("name", "fixed"))
+    apply(SetNodeField("NAME\ufffd", "name", "leaky"))
+    apply(SetGraphField("name", "fixed"))
     assert [p for _, p, _ in _text_findings(doc.diagnostics)] == ["model"]
     for _ in range(5):
         doc.undo()
