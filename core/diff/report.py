@@ -43,13 +43,19 @@ def _io_json(d) -> dict:
             "repeats_removed": [{"name": v.name, "position": i} for v, i in d.repeats_removed]}
 
 
+def is_constant_node(node) -> bool:
+    """A Constant node of the ONNX domain: data, not a step of the computation
+    (counted apart, and listed as a group when many are added or removed)."""
+    return node.op_type == "Constant" and not getattr(node, "domain", "")
+
+
 def _side_counts(nodes: list, partners: dict, rewritten: set) -> dict:
     """How one side's nodes divide: those a recognised rewrite explains
     (folded, fused, split), Constant nodes, and the rest, which compute on
     data; with how many of each kind are paired."""
     rewritten_here = [n for n in nodes if n in rewritten]
-    constants = [n for n in nodes if n not in rewritten and n.op_type == "Constant" and not n.domain]
-    computing = [n for n in nodes if n not in rewritten and not (n.op_type == "Constant" and not n.domain)]
+    constants = [n for n in nodes if n not in rewritten and is_constant_node(n)]
+    computing = [n for n in nodes if n not in rewritten and not is_constant_node(n)]
     return {"computing": len(computing), "computing_matched": sum(n in partners for n in computing),
             "constants": len(constants), "constants_matched": sum(n in partners for n in constants),
             "rewritten": len(rewritten_here)}
@@ -63,6 +69,36 @@ def node_counts(d: ModelDiff) -> dict:
     rewritten_a = {n for r in d.rewrites for n in r.a_nodes + r.a_constants}
     rewritten_b = {n for r in d.rewrites for n in r.b_nodes + r.b_constants}
     return {"a": _side_counts(nodes_a, m.nodes, rewritten_a), "b": _side_counts(nodes_b, m.nodes_back, rewritten_b)}
+
+
+def shared_nodes(d: ModelDiff) -> tuple[int, int, int]:
+    """(paired, A's, B's) computing nodes, or all nodes when a side has no
+    computing node (a model of constants only)."""
+    counts = node_counts(d)
+    a, b = counts["a"], counts["b"]
+    if a["computing"] and b["computing"]:
+        return min(a["computing_matched"], b["computing_matched"]), a["computing"], b["computing"]
+    return (d.matched, sum(len(ga.nodes) for ga, _ in d.matching.graphs),
+            sum(len(gb.nodes) for _, gb in d.matching.graphs))
+
+
+def may_be_unrelated(d: ModelDiff) -> bool:
+    """Whether A and B pair fewer than a quarter of the smaller one's nodes.
+    Versions of one model pair most of theirs (bert_small pairs all 227 of
+    its computing nodes with bert_12layer_narrow, which only adds layers);
+    unrelated models pair next to none (the shared models, pairwise, 0):
+    their differences are every node, and a reader should be told why."""
+    shared, a, b = shared_nodes(d)
+    smaller = min(a, b)
+    return smaller > 0 and shared * 4 < smaller
+
+
+def _unrelated_line(d: ModelDiff) -> list[str]:
+    if not may_be_unrelated(d):
+        return []
+    shared, a, b = shared_nodes(d)
+    return [f"these models share {shared} of A's {a} and B's {b} computing nodes: "
+            f"they may not be versions of one model"]
 
 
 def to_json(d: ModelDiff) -> dict:
@@ -91,6 +127,7 @@ def to_json(d: ModelDiff) -> dict:
                       "initializers_a": [v.name for v in r.a_values],
                       "initializers_b": [v.name for v in r.b_values]} for r in d.rewrites],
         "equal": d.equal,
+        "may_be_unrelated": may_be_unrelated(d),
     }
 
 
@@ -109,7 +146,7 @@ def summary_lines(d: ModelDiff, *, limit: int = 20) -> list[str]:
              f"changed:  {len(d.changed)}   added: {len(d.added)}   removed: {len(d.removed)}   "
              f"renamed: {len(j['renamed'])}   rewrites: {len(d.rewrites)}",
              f"weights:  {len(d.weights_changed)} changed, {len(d.weights_added)} added, "
-             f"{len(d.weights_removed)} removed"]
+             f"{len(d.weights_removed)} removed"] + _unrelated_line(d)
     if d.equal:
         return lines + ["the models are the same"]
     lines += _list("rewrites", [f"{r['text']}: {', '.join(r['a']) or '-'} -> {', '.join(r['b']) or '-'}"
@@ -128,8 +165,10 @@ def summary_lines(d: ModelDiff, *, limit: int = 20) -> list[str]:
         name = c["a"] if c["a"] == c["b"] else f"{c['a']} -> {c['b']}"
         changes.append(f"{name}: {'; '.join(what)}")
     lines += _list("changed nodes", changes, limit)
-    lines += _list("added nodes (in B)", j["nodes"]["added"], limit)
-    lines += _list("removed nodes (from A)", j["nodes"]["removed"], limit)
+    # Nodes that compute before Constant nodes, which between two unrelated
+    # models are hundreds and filled the shown part of the list.
+    lines += _list("added nodes (in B)", _constants_last(d.added), limit)
+    lines += _list("removed nodes (from A)", _constants_last(d.removed), limit)
     lines += _list("changed weights", [_weight_text(w) for w in j["initializers"]["changed"]], limit)
     lines += _list("added weights", j["initializers"]["added"], limit)
     lines += _list("removed weights", j["initializers"]["removed"], limit)
@@ -146,6 +185,10 @@ def summary_lines(d: ModelDiff, *, limit: int = 20) -> list[str]:
                                                             for r in io["repeats_removed"]], limit)
     lines += _list("renamed", [f"{x} -> {y}" for x, y in j["renamed"]], limit)
     return lines
+
+
+def _constants_last(nodes: list) -> list[str]:
+    return [node_label(n) for n in sorted(nodes, key=is_constant_node)]
 
 
 def _matched_line(counts: dict) -> str:

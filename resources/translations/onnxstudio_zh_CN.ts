@@ -270,10 +270,6 @@
         <translation>取消</translation>
     </message>
     <message>
-        <source>{b} has nothing in common with the open model: no node of one was paired with a node of the other. Compare two versions of the same model.</source>
-        <translation>{b} 与打开的模型没有共同之处：双方没有任何节点能配对。请比较同一模型的两个版本。</translation>
-    </message>
-    <message>
         <source>open model</source>
         <translation>打开的模型</translation>
     </message>
@@ -586,6 +582,10 @@
         <translation>将把 A 变为 B 的编辑写成编辑脚本，可用 onnxstudio edit 重放</translation>
     </message>
     <message>
+        <source>These models share {shared} of A&apos;s {a} and B&apos;s {b} computing nodes: they may not be versions of one model.</source>
+        <translation>这两个模型在 A 的 {a} 个和 B 的 {b} 个计算节点中只共有 {shared} 个：它们可能不是同一模型的不同版本。</translation>
+    </message>
+    <message>
         <source>Differences</source>
         <translation>差异</translation>
     </message>
@@ -667,6 +667,14 @@
         <translation>显示更多</translation>
     </message>
     <message>
+        <source>{n} Constant nodes added in B</source>
+        <translation>B 中新增了 {n} 个 Constant 节点</translation>
+    </message>
+    <message>
+        <source>{n} Constant nodes removed from A</source>
+        <translation>A 中删除了 {n} 个 Constant 节点</translation>
+    </message>
+    <message>
         <source>{what}: {a} → {b}</source>
         <translation>{what}：{a} → {b}</translation>
     </message>
@@ -685,6 +693,22 @@
     <message>
         <source>domain</source>
         <translation>域</translation>
+    </message>
+    <message>
+        <source>graph input/output declared again in B only: {name} (position {i})</source>
+        <translation>仅 B 重复声明的图输入/输出：{name}（位置 {i}）</translation>
+    </message>
+    <message>
+        <source>graph input/output declared again in A only: {name} (position {i})</source>
+        <translation>仅 A 重复声明的图输入/输出：{name}（位置 {i}）</translation>
+    </message>
+    <message>
+        <source>Constant nodes only one side has, in one row: click (or Enter) to list them or hide them again</source>
+        <translation>仅一侧具有的 Constant 节点，合并为一行：点击（或按 Enter）列出或再次收起</translation>
+    </message>
+    <message>
+        <source>… {n} more: click to list them</source>
+        <translation>… 还有 {n} 个：点击列出</translation>
     </message>
     <message numerus="yes">
         <source>{shown} of %n differences</source>

@@ -10,7 +10,7 @@ from PySide6.QtCore import QCoreApplication, QObject, Qt, QTimer
 from PySide6.QtWidgets import (QDockWidget, QFileDialog, QHBoxLayout, QLabel, QMainWindow, QMessageBox,
                                QProgressDialog, QPushButton, QSplitter, QVBoxLayout, QWidget)
 
-from ...core.diff.report import summary_lines
+from ...core.diff.report import may_be_unrelated, shared_nodes, summary_lines
 from ..graph_panel import GraphPanel
 from ..workers import JobRunner
 from .compare_job import CompareJob
@@ -63,6 +63,15 @@ class CompareWindow(QMainWindow):
         self.save_script.clicked.connect(self.save_script_dialog)
         top.addWidget(self.save_script)
         layout.addLayout(top)
+        self.unrelated = None
+        if may_be_unrelated(diff):
+            shared, a, b = shared_nodes(diff)
+            self.unrelated = QLabel(self.tr("These models share {shared} of A's {a} and B's {b} computing nodes: "
+                                            "they may not be versions of one model.").format(shared=shared, a=a,
+                                                                                             b=b), centre)
+            self.unrelated.setWordWrap(True)
+            self.unrelated.setStyleSheet("background: #fff3cd; color: #664d03; padding: 4px 6px;")
+            layout.addWidget(self.unrelated)
         layout.addWidget(Legend(centre))
         layout.addWidget(splitter, 1)
         self.setCentralWidget(centre)
@@ -228,11 +237,8 @@ class CompareAction(QObject):
     def _done(self, diff) -> None:
         self._close_progress()
         w = self.window
-        if diff.matched == 0 and (diff.removed or diff.added):
-            QMessageBox.information(w, self.tr("Compare With"), self.tr(
-                "{b} has nothing in common with the open model: no node of one was paired with a node of the "
-                "other. Compare two versions of the same model.").format(b=pathlib.Path(self.path_b).name))
-            return
+        # Two models that share nothing open too: the window says so at its
+        # top, and its list still shows every difference.
         title_a = w.path.name if w.path else self.tr("open model")
         title_b = pathlib.Path(self.path_b).name
         if getattr(self, "since_save", False):
