@@ -345,7 +345,10 @@ def _attention_inputs_fit(ctx) -> None:
     q_rank, v_rank = ctx.rank(0), ctx.rank(2)
     heads = [n for n in ("q_num_heads", "kv_num_heads") if n in ctx.attrs]
     if q_rank == 3:
-        missing = [n for n in ("q_num_heads", "kv_num_heads") if n not in heads]
+        # An attribute given by reference (ref_attr_name) outside a function
+        # is the checker's finding, not a missing one.
+        on_node = ctx.node.attributes if ctx.node is not None else ctx.attrs
+        missing = [n for n in ("q_num_heads", "kv_num_heads") if n not in on_node]
         if missing:
             ctx.error("attr.required-missing", f"{input_label(ctx, 0)} is 3-D {show(ctx.shape(0))}: Attention "
                                                f"needs q_num_heads and kv_num_heads to split the hidden size into "

@@ -318,3 +318,13 @@ def test_messages_name_the_input_and_say_what_is_expected(tmp_path):
     assert "give kv_num_heads" in found[0].message
     found = _errors(_slice([0], [2, 3]), tmp_path)
     assert "input 1 'starts' has 1 entry but input 2 'ends' has 2 entries" in found[0].message
+
+
+def test_heads_given_by_reference_are_not_called_missing(tmp_path):
+    """kv_num_heads given as a reference outside a function is the checker's
+    attr.ref-outside-function (onnx reads the value beside it), not a missing
+    attribute: one finding, not two."""
+    model = _attention(Q3, [1, 5, 8], [1, 5, 8], q_num_heads=2, kv_num_heads=2)
+    ref = next(a for a in model.graph.node[0].attribute if a.name == "kv_num_heads")
+    ref.ref_attr_name = "nope"
+    assert [d.code for d in _errors(model, tmp_path)] == ["attr.ref-outside-function"]
