@@ -7,8 +7,7 @@ and every node is reachable from the list. The window says at its top when
 the models share almost nothing; an edited copy gets no such line."""
 from types import SimpleNamespace
 
-from PySide6.QtCore import QEvent, Qt
-from PySide6.QtGui import QKeyEvent
+from PySide6.QtCore import QSettings, Qt
 
 from onnxstudio.core import load
 from onnxstudio.core.diff import diff_models
@@ -97,9 +96,10 @@ def test_enter_lists_a_group_and_a_member_is_chosen_like_any_row(qtbot):
     qtbot.addWidget(rows)
     chosen = []
     rows.chosen.connect(lambda a, b: chosen.append((a, b)))
+    rows.show()
     rows.list.setCurrentRow(0)
     assert chosen == []                 # the group's own row is no difference to show
-    rows.eventFilter(rows.list, QKeyEvent(QEvent.KeyPress, Qt.Key_Return, Qt.NoModifier))
+    qtbot.keyClick(rows.list, Qt.Key_Return)
     assert rows.list.count() == 7 and rows.list.item(3).data(GROUP) is rows.list.item(0).data(GROUP)
     rows.list.setCurrentRow(3)
     assert chosen == [(None, nodes[2])]
@@ -142,3 +142,28 @@ def test_repeated_declarations_are_rows(qtbot):
     qtbot.addWidget(rows)
     assert _texts(rows) == ["graph input/output declared again in A only: X (position 1)"]
 
+
+
+def test_compare_with_opens_a_model_that_shares_nothing(qtbot, tmp_path):
+    """File > Compare With… on bert_small and ppocr_v4_det opens the window
+    (it said 'nothing in common' and showed nothing before)."""
+    from onnxstudio.ui.diff.compare_window import CompareAction
+    from onnxstudio.ui.main_window import MainWindow
+    from onnxstudio.ui.settings import Settings
+    main = MainWindow(Settings(QSettings(str(tmp_path / "settings.ini"), QSettings.IniFormat)))
+    qtbot.addWidget(main)
+    main.show()
+    try:
+        import shutil
+        shutil.copy(BERT, tmp_path / "a.onnx")          # opened, so a copy: shared models stay untouched
+        main.open_path(tmp_path / "a.onnx")
+        qtbot.waitUntil(lambda: main.model is not None and main.graph.settled, timeout=120_000)
+        action = CompareAction(main)
+        action.start(str(PPOCR))
+        qtbot.waitUntil(lambda: bool(action.open_windows), timeout=60_000)
+        win = action.open_windows[0]
+        _settled(qtbot, win)
+        assert win.diff.matched == 0 and win.unrelated is not None
+        assert win.differences.list.item(0).text() == "graph input/output added: x"
+    finally:
+        main.shutdown()
