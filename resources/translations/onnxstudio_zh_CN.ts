@@ -499,6 +499,10 @@
         <translation>与 &lt;b&gt;{who}&lt;/b&gt; 对比：{n} 个节点中有 {ok} 个一致。</translation>
     </message>
     <message>
+        <source>First divergence: &lt;b&gt;{node}&lt;/b&gt; ({note}).</source>
+        <translation>第一个分歧：&lt;b&gt;{node}&lt;/b&gt;（{note}）。</translation>
+    </message>
+    <message>
         <source>First divergence: &lt;b&gt;{node}&lt;/b&gt; (rel. error {rel}).</source>
         <translation>第一个分歧：&lt;b&gt;{node}&lt;/b&gt;（相对误差 {rel}）。</translation>
     </message>
@@ -3172,6 +3176,10 @@
     <message>
         <source>Compared with {who}: {ok} of {n} nodes agree; no divergence</source>
         <translation>已与 {who} 对比：{n} 个节点中有 {ok} 个一致；没有分歧</translation>
+    </message>
+    <message>
+        <source>Compared with {who}: first divergent node {node} ({note})</source>
+        <translation>已与 {who} 对比：第一个分歧节点为 {node}（{note}）</translation>
     </message>
     <message>
         <source>Compared with {who}: first divergent node {node} (rel. error {rel})</source>

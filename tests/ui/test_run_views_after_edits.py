@@ -243,3 +243,30 @@ def test_saving_one_value_says_one_value(qtbot, window, tmp_path):
     assert r.dock_widget.status.text().startswith("Saved 1 value to ")
     assert r.save_inputs(path=tmp_path / "inputs.npz")
     assert r.dock_widget.status.text().startswith("Saved 2 inputs to ")
+
+
+def test_a_divergence_without_an_error_number_says_what_differs(qtbot, window, tmp_path):
+    r, graph = _demo(qtbot, window, tmp_path)
+    c = r.controller
+    r.run_all()
+    _finish(qtbot, window)
+    assert c.keep_reference()
+    # The same model on a 16x16 image: every value has another shape than the reference's.
+    window.qdoc.apply(E.set_input_shape(window.model, "pixels", ["batch", 3, "h", "w"]))
+    wait_idle(qtbot, window)
+    r.inputs.set_dim("h", 16)
+    r.inputs.set_dim("w", 16)
+    assert c.compare_with_reference()
+    _finish(qtbot, window)
+    conv = _node(graph, "/backbone/stage1/conv/Conv")
+    assert c.report.first_divergence.node is conv and c.report.first_divergence.rel == 0
+    summary = r.compare.summary.text()
+    assert "First divergence" in summary and "shape [1, 8, 16, 16] vs [1, 8, 32, 32]" in summary
+    assert "rel. error 0)" not in summary
+    assert "shape [1, 8, 16, 16] vs [1, 8, 32, 32]" in r.dock_widget.status.text()
+    row = next(i for i in range(r.compare.table.rowCount()) if r.compare.node_at(i).node is conv)
+    assert r.compare.table.item(row, 2).text() == "–"
+    assert "shape" in r.compare.table.item(row, 3).text()
+    # Coloured as far off as the scale goes, not as a tiny error.
+    from onnxstudio.ui.run.compare_work import shown_error
+    assert shown_error(c.report.first_divergence) == (float("inf"), False)

@@ -9,12 +9,14 @@ Its options set the tolerances (for every value, and per value), and
 onnxruntime's execution provider and graph optimisation level."""
 from __future__ import annotations
 
+import math
+
 from PySide6.QtCore import QRectF, Qt, Signal
 from PySide6.QtGui import QLinearGradient, QPainter
 from PySide6.QtWidgets import (QComboBox, QFormLayout, QGroupBox, QHBoxLayout, QHeaderView, QLabel, QLineEdit,
                                QPushButton, QSizePolicy, QTableWidget, QTableWidgetItem, QVBoxLayout, QWidget)
 
-from .compare_work import shown_error
+from .compare_work import shown_error, unmeasured_note
 from .overlay import error_colour
 
 
@@ -297,7 +299,10 @@ class CompareView(QWidget):
         n = len(report.nodes)
         text = (self.tr("Against <b>{who}</b>: {ok} of {n} node agrees.") if n == 1
                 else self.tr("Against <b>{who}</b>: {ok} of {n} nodes agree.")).format(who=who, ok=n - bad, n=n)
-        if first is not None:
+        if first is not None and unmeasured_note(first):
+            text += " " + self.tr("First divergence: <b>{node}</b> ({note}).").format(
+                node=first.node.display_name, note=_escape(unmeasured_note(first)))
+        elif first is not None:
             text += " " + self.tr("First divergence: <b>{node}</b> (rel. error {rel}).").format(
                 node=first.node.display_name, rel=f"{first.rel:.3g}")
         if report.differing_sources:
@@ -342,8 +347,15 @@ class CompareView(QWidget):
             name.setData(ROW, r)
             self.table.setItem(r, 0, name)
             self.table.setItem(r, 1, _SortItem(nd.node.op_type))
-            self.table.setItem(r, 2, _SortItem(f"{nd.max_abs:.3g}", nd.max_abs))
-            self.table.setItem(r, 3, _SortItem(f"{nd.rel:.3g}", nd.rel))
+            note = unmeasured_note(nd)
+            if note:                # no error as a number: what differs, sorted as the largest
+                rel = _SortItem(note, math.inf)
+                rel.setToolTip(note)
+                self.table.setItem(r, 2, _SortItem("–", math.inf))
+                self.table.setItem(r, 3, rel)
+            else:
+                self.table.setItem(r, 2, _SortItem(f"{nd.max_abs:.3g}", nd.max_abs))
+                self.table.setItem(r, 3, _SortItem(f"{nd.rel:.3g}", nd.rel))
             own = nd.own is not None
             self.table.setItem(r, 4, _SortItem(f"{nd.own_max_abs:.3g}" if own else "–", nd.own_max_abs if own else ""))
             own_rel = _SortItem(f"{nd.own_rel:.3g}" if own else "–", nd.own_rel if own else "")
@@ -401,3 +413,7 @@ class CompareView(QWidget):
     def go_to_first(self) -> None:
         if self.report is not None and self.report.first_divergence is not None:
             self.jump.emit(self.report.first_divergence.node)
+
+
+def _escape(text: str) -> str:
+    return text.replace("&", "&amp;").replace("<", "&lt;").replace(">", "&gt;")

@@ -8,6 +8,7 @@ the results: an edited initializer shows as the node that reads it.
 """
 from __future__ import annotations
 
+import math
 import threading
 import time
 from typing import Callable, Optional
@@ -95,6 +96,16 @@ def saved_model_for(document) -> Optional[object]:
     return load(document.path)
 
 
+def unmeasured_note(nd) -> str:
+    """Why a compare.NodeDiff that differs has no error to give as a number
+    (shapes, types or keys differ, NaN on one side ...): the note of its first
+    such output; "" when its numbers say how it differs. Its max abs and
+    relative errors are 0 then, which must not be shown as if it agreed."""
+    if nd.agrees or nd.rel != 0:
+        return ""
+    return next((d.note for d in nd.outputs if not d.agrees and d.note), "")
+
+
 def shown_error(nd, colour_by: str = "total") -> tuple[float, bool]:
     """(relative error, agrees) of a compare.NodeDiff as the canvas and the
     table colour it: its total error, or with colour_by "own" its own error
@@ -102,7 +113,8 @@ def shown_error(nd, colour_by: str = "total") -> tuple[float, bool]:
     was not measured (a constant, a node whose inputs the reference lacks)
     shows as agreeing under "own": it is not where the error is made."""
     if colour_by != "own":
-        return nd.rel, nd.agrees
+        # Unmeasured (shapes differ ...): as far off as the scale goes, not at its agreeing end.
+        return (math.inf if unmeasured_note(nd) else nd.rel), nd.agrees
     if nd.own is None:
         return 0.0, True
     return nd.own_rel, all(d.agrees for d in nd.own)

@@ -626,8 +626,15 @@ class RunController(QObject):
                                        else self.tr("Compared with {who}: {ok} of {n} nodes agree; no divergence")
                                        ).format(who=kind, ok=n - bad, n=n))
         else:
-            self.message.emit("info", self.tr("Compared with {who}: first divergent node {node} (rel. error {rel})")
-                              .format(who=kind, node=first.node.display_name, rel=f"{first.rel:.3g}"))
+            from .compare_work import unmeasured_note
+            note = unmeasured_note(first)
+            if note:
+                self.message.emit("info", self.tr("Compared with {who}: first divergent node {node} ({note})")
+                                  .format(who=kind, node=first.node.display_name, note=note))
+            else:
+                self.message.emit("info", self.tr("Compared with {who}: first divergent node {node} (rel. error "
+                                                  "{rel})").format(who=kind, node=first.node.display_name,
+                                                                   rel=f"{first.rel:.3g}"))
         self.report_ready.emit(report)
 
 

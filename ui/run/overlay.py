@@ -42,7 +42,7 @@ from onnxstudio.core.layout import ViewEdge
 from .. import turns
 from ..canvas import fonts
 from ..canvas.scene import remove_items
-from .compare_work import error_colour_fraction, shown_error
+from .compare_work import error_colour_fraction, shown_error, unmeasured_note
 
 # The clock of the UI thread's work per turn (tags placed, the ground made):
 # its time on a core where that clock is fine-grained (Linux, macOS), so that
@@ -851,6 +851,7 @@ class RunOverlay:
                                 + QCoreApplication.translate("RunOverlay", "max abs error {abs}, rel {rel}")
                                 .format(abs=f"{nd.max_abs:.3g}", rel=f"{nd.rel:.3g}")
                                 + ("" if nd.agrees else QCoreApplication.translate("RunOverlay", "  (differs)"))
+                                + ("\n" + unmeasured_note(nd) if unmeasured_note(nd) else "")
                                 + ("" if nd.own is None else "\n" + QCoreApplication.translate(
                                     "RunOverlay", "own error (run alone on the reference's inputs): max abs {abs}, "
                                     "rel {rel}").format(abs=f"{nd.own_max_abs:.3g}", rel=f"{nd.own_rel:.3g}")))
