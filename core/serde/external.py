@@ -9,6 +9,7 @@ from typing import Callable, Optional
 
 from ..errors import ExternalDataError
 from ..ir.tensor import NAMELESS, ExternalRef
+from ..ir.text import as_text
 from ..proto import onnx_pb2 as pb
 
 EXTERNAL = 1  # TensorProto.DataLocation.EXTERNAL
@@ -17,11 +18,17 @@ EXTERNAL = 1  # TensorProto.DataLocation.EXTERNAL
 def external_ref(t: pb.TensorProto) -> Optional[ExternalRef]:
     if t.data_location != EXTERNAL:
         return None
-    keys = {e.key: e.value for e in t.external_data}
-    where = f"tensor {t.name!r}" if t.name else "its tensor"     # an attribute's tensor has no name
+    # A damaged file may hold any of these strings as invalid UTF-8 (bytes
+    # from protobuf): shown with U+FFFD, never as a bytes literal.
+    keys = {as_text(e.key): e.value for e in t.external_data}
+    where = f"tensor {as_text(t.name)!r}" if t.name else "its tensor"     # an attribute's tensor has no name
     if "location" not in keys:
         raise ExternalDataError(f"{where}: external data without a 'location' entry; name the data file "
                                 "there, or store the data in the model")
+    if keys["location"].__class__ is bytes:
+        raise ExternalDataError(f"{where}: its external data location {as_text(keys['location'])!r} is not "
+                                "valid UTF-8 (the file is damaged); name the data file there again, or store "
+                                "the data in the model")
     try:
         offset = int(keys.get("offset", "0") or 0)
         length = int(keys["length"]) if keys.get("length") else None
@@ -30,7 +37,7 @@ def external_ref(t: pb.TensorProto) -> Optional[ExternalRef]:
                                 f"({keys.get('offset')!r}, {keys.get('length')!r})") from None
     if offset < 0 or (length is not None and length < 0):
         raise ExternalDataError(f"{where}: negative external data offset or length")
-    return ExternalRef(keys["location"], offset, length, keys.get("checksum", ""))
+    return ExternalRef(keys["location"], offset, length, as_text(keys.get("checksum", "")))
 
 
 def safe_path(base_dir: pathlib.Path, location: str, tensor_name: str = "") -> pathlib.Path:

@@ -219,3 +219,17 @@ def test_an_attribute_tensor_without_location_is_refused_at_open(tmp_path):
         core.load(path).graph
     assert str(e.value).startswith('graph/node[0] Constant "k"/attribute \'value\': ')
     assert "'location'" in str(e.value) and "store the data in the model" in str(e.value)
+
+
+def test_a_location_that_is_not_utf8_is_refused_at_open_by_name(tmp_path):
+    """A damaged file whose data location is invalid UTF-8 ended `check` and
+    `info` with an internal error (a TypeError from the bytes protobuf hands
+    back); now the open names the tensor and says what to do."""
+    path, _ = _external_model(tmp_path)
+    data = path.read_bytes()
+    assert data.count(b"weights.bin") == 3
+    path.write_bytes(data.replace(b"weights.bin", b"weights\xffbin"))
+    with pytest.raises(core.LoadError) as e:
+        core.load(path).graph
+    message = str(e.value)
+    assert "tensor 'w0'" in message and "not valid UTF-8" in message and "b'" not in message
