@@ -136,6 +136,8 @@ def _io(m: Matching, va: list, vb: list) -> IoDiff:
 def _unmatched_repeats(mine: list, my_firsts: list, theirs: list, their_firsts: list, partners: dict) -> list:
     """(Value, position) of each further declaration of a name in `mine`
     that `theirs` does not declare as often (under the partner's name)."""
+    if len(my_firsts) == len(mine):
+        return []               # no name declared twice
     first_of = {v.name: v for v in my_firsts}
     their_types: dict = {}          # name -> the type each of its declarations says, in order
     for j, v in enumerate(theirs):

@@ -130,6 +130,10 @@ def test_the_window_says_when_the_models_share_almost_nothing(qtbot):
     related.show()
     _settled(qtbot, related)
     assert related.unrelated is None
+    # The saved file against its edits (Show Changes Since Save) is one model, whatever the edits did.
+    since_save = CompareWindow(diff_models(load(BERT), load(PPOCR)), "saved", "edited", one_model=True)
+    qtbot.addWidget(since_save)
+    assert since_save.unrelated is None
     assert _texts(related.differences) == [
         "/m/encoder/layer.0/attention/self/Softmax: attributes axis",
         "graph input/output pooler_output: float[1,256] → /m/pooler/dense/Gemm_output_0: float[1,256]",

@@ -24,7 +24,9 @@ translate = QCoreApplication.translate    # lupdate reads translate("Context", "
 
 
 class CompareWindow(QMainWindow):
-    def __init__(self, diff, title_a: str, title_b: str, parent=None, theme=None):
+    def __init__(self, diff, title_a: str, title_b: str, parent=None, theme=None, *, one_model: bool = False):
+        """`one_model`: A and B are known to be one model (the saved file and
+        its edits), so however little they share, nothing says they may not be."""
         super().__init__(parent, Qt.Window)
         self.diff = diff
         self.jobs = JobRunner(self)
@@ -64,7 +66,7 @@ class CompareWindow(QMainWindow):
         top.addWidget(self.save_script)
         layout.addLayout(top)
         self.unrelated = None
-        if may_be_unrelated(diff):
+        if may_be_unrelated(diff) and not one_model:
             shared, a, b = shared_nodes(diff)
             self.unrelated = QLabel(self.tr("These models share {shared} of A's {a} and B's {b} computing nodes: "
                                             "they may not be versions of one model.").format(shared=shared, a=a,
@@ -244,7 +246,8 @@ class CompareAction(QObject):
         if getattr(self, "since_save", False):
             title_a, title_b = self.tr("{name} (saved)").format(name=title_b), self.tr("{name} (edited)").format(
                 name=title_b)
-        shown = CompareWindow(diff, title_a, title_b, w, w.graph.scene.theme)
+        shown = CompareWindow(diff, title_a, title_b, w, w.graph.scene.theme,
+                              one_model=getattr(self, "since_save", False))
         self.open_windows.append(shown)
         shown.show()
         if diff.equal:
