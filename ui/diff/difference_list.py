@@ -80,8 +80,8 @@ class DifferenceList(QWidget):
         for d in (diff.inputs, diff.outputs):
             io += [(v, "added") for v in d.added] + [(v, "removed") for v in d.removed]
             io += [(pair, "changed") for pair in d.changed]
-            io += [(entry, "repeat added") for entry in getattr(d, "repeats_added", ())]
-            io += [(entry, "repeat removed") for entry in getattr(d, "repeats_removed", ())]
+            io += [(entry, "repeat added") for entry in d.repeats_added]
+            io += [(entry, "repeat removed") for entry in d.repeats_removed]
         added, added_constants = _split_constants(diff.added)
         removed, removed_constants = _split_constants(diff.removed)
         return [(diff.rewrites, self._rewrite), (diff.changed, self._changed), (io, self._io),
@@ -162,11 +162,6 @@ class DifferenceList(QWidget):
                 return items[index], make
             index -= len(items)
         raise IndexError(index)
-
-    def row(self, index: int) -> tuple:
-        """(text, status, object of A, object of B) of top-level row `index`."""
-        item, make = self.entry(index)
-        return make(item)
 
     def show_page(self) -> None:
         start = self.entries_shown
