@@ -44,6 +44,10 @@ class Analysis:
             return
         self.checker.apply(pending, moved)
 
+    def file_rewritten(self) -> None:
+        """The model was just saved (see LiveChecker.file_rewritten)."""
+        self.checker.file_rewritten()
+
     def diagnostics(self) -> list:
         self._flush()
         return list(self.checker.diagnostics)

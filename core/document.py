@@ -59,6 +59,7 @@ class Document:
         self._macro_changes: Optional[Changes] = None
         self._merge_open = True        # a save or an undo closes merging into the last step
         self._analysis = None          # Analysis (inference + checker), created on first use
+        self._saved_once = False       # saved since read: the file's text is the IR's (Analysis.file_rewritten)
 
     @classmethod
     def open(cls, path) -> "Document":
@@ -206,6 +207,10 @@ class Document:
             raise ValueError("this document has no file yet: give a path")
         save(self.model, target, options) if options is not None else save(self.model, target)
         self.path = target
+        # The file now holds U+FFFD for any invalid UTF-8 read: not damaged any more.
+        self._saved_once = True
+        if self._analysis is not None:
+            self._analysis.file_rewritten()
         self.clean_index = self.index
         self._merge_open = False
         self._emit(DocumentEvent("saved", Changes(), self.revision))
@@ -218,6 +223,8 @@ class Document:
         if self._analysis is None:
             from .analysis import Analysis
             self._analysis = Analysis(self.model)
+            if self._saved_once:
+                self._analysis.file_rewritten()
         return self._analysis
 
     @property
@@ -232,6 +239,8 @@ class Document:
         if self._analysis is not None or revision != self.revision or analysis.model is not self.model:
             return False
         self._analysis = analysis
+        if self._saved_once:
+            analysis.file_rewritten()
         return True
 
     @property

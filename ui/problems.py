@@ -199,6 +199,8 @@ class ProblemsPanel(QWidget):
 
     def _document_changed(self, event) -> None:
         if event.kind == "saved":
+            # Nothing moved; damage the save wrote over is no longer reported.
+            self._refresh_timer.start()
             return
         if event.changes.structural:
             self._index = None          # node indexes and names in paths moved

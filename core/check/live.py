@@ -45,6 +45,9 @@ class LiveChecker:
         self.model = model
         self.inference = inference
         self.type_lookup = None
+        # Saved since it was read: the file holds U+FFFD where the source
+        # messages hold invalid UTF-8, so that damage is no longer reported.
+        self._text_saved = False
         if inference is not None:
             main = model.graph
 
@@ -83,11 +86,19 @@ class LiveChecker:
         # written without a value, reported here.
         self._bad_values: dict = {}
         # Invalid UTF-8 the file held (the file form written for the rules has U+FFFD instead).
-        self._damaged = DamagedText.read(self.model)
+        self._damaged = None if self._text_saved else DamagedText.read(self.model)
         self._planner = EditPlanner(self.model)
         self._session = CheckSession(source=OnDemand(self.model, self._bad_value), model_dir=folder,
                                      type_lookup=self.type_lookup, ir_graph=self.model.graph)
         return self.diagnostics
+
+    def file_rewritten(self) -> None:
+        """The model was saved: its file now holds the text the IR holds
+        (U+FFFD where the file read had invalid UTF-8), so that damage is
+        not reported again. What serde writes as read (training info, a
+        ref_attr_name) is judged on the file form and stays reported."""
+        self._text_saved = True
+        self._damaged = None
 
     def _bad_value(self, attr, exc) -> None:
         self._bad_values[id(attr)] = attr

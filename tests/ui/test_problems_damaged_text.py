@@ -46,3 +46,18 @@ def test_a_damaged_op_type_is_listed_and_badged(qtbot, window, tmp_path):
     qtbot.waitUntil(lambda: window.graph.scene.item_for_node(node).badge is not None, timeout=5000)
     window.qdoc.apply(SetNodeField("act", "op_type", "Relu"))
     qtbot.waitUntil(lambda: not {r[2] for r in _rows(problems)} & set(want), timeout=10_000)
+
+
+def test_a_save_in_place_ends_the_damaged_text_finding(qtbot, window, tmp_path):
+    """The save writes U+FFFD where the file had invalid UTF-8: after it the
+    file is not damaged, and the Problems dock stops saying so (it kept the
+    finding, read from the source messages the IR keeps). The unknown
+    operator stays: the saved file has it too."""
+    path = _write_damaged_op_type(tmp_path / "damaged.onnx")
+    open_editable(qtbot, window, path)
+    problems = window.edit_actions.problems
+    qtbot.waitUntil(lambda: "text.invalid-utf8" in {r[2] for r in _rows(problems)}, timeout=10_000)
+    window.document.save()
+    assert {d.code for d in check(path)} == {"node.unknown-op"}
+    qtbot.waitUntil(lambda: {r[2] for r in _rows(problems)} == {"node.unknown-op"}, timeout=10_000)
+    assert {d.code for d in window.document.diagnostics} == {"node.unknown-op"}
