@@ -336,7 +336,8 @@ def _attention_inputs_fit(ctx) -> None:
     q_num_heads and kv_num_heads say how to split the hidden size (both
     needed, and positive when the value is 3-D too); from opset 25 a 4-D
     query, whose dim 1 holds the heads, takes neither; past_key and
-    past_value (read when the present outputs are given) are 4-D."""
+    past_value come together (onnxruntime fails to run one alone) and
+    (read when the present outputs are given) are 4-D."""
     for i, what in ((0, "query"), (1, "key"), (2, "value")):
         s = ctx.shape(i)
         if s is not None and len(s) not in (3, 4):
@@ -363,6 +364,11 @@ def _attention_inputs_fit(ctx) -> None:
         ctx.error(RANK, f"{input_label(ctx, 0)} is 4-D {show(ctx.shape(0))} (its dim 1 holds the heads) but the "
                         f"node gives {' and '.join(heads)}, which Attention takes only with 3-D inputs: remove "
                         f"{'them' if len(heads) > 1 else 'it'} or pass 3-D inputs")
+    if ctx.has_input(4) != ctx.has_input(5):
+        given, empty = (4, 5) if ctx.has_input(4) else (5, 4)
+        ctx.error("node.required-input-empty", f"{input_label(ctx, given)} is given but input {empty} "
+                                               f"({'past_value' if empty == 5 else 'past_key'}) is not: Attention "
+                                               "takes the past keys and values together, or neither")
     if _output_given(ctx, 1) and _output_given(ctx, 2) and ctx.has_input(4) and ctx.has_input(5):
         require_rank(ctx, 4, 4, "the past keys: batch, heads, past sequence, head size")
         require_rank(ctx, 5, 4, "the past values: batch, heads, past sequence, head size")

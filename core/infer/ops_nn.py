@@ -380,7 +380,9 @@ def _bind(sizes, ch, d):
 def loss(ctx):
     red = ctx.attr("reduction", "mean")
     if isinstance(red, bytes):
-        red = red.decode()
+        # A damaged file's bytes still reduce (onnx and onnxruntime read
+        # anything but "none" so): the rule must not fail on them.
+        red = red.decode(errors="replace")
     elem = ctx.elem(0)
     target = ctx.shape(1)
     out = tensor(elem, target if red == "none" else ())

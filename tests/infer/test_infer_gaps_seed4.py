@@ -328,3 +328,43 @@ def test_heads_given_by_reference_are_not_called_missing(tmp_path):
     ref = next(a for a in model.graph.node[0].attribute if a.name == "kv_num_heads")
     ref.ref_attr_name = "nope"
     assert [d.code for d in _errors(model, tmp_path)] == ["attr.ref-outside-function"]
+
+
+def _attention_past_key_alone():
+    inputs = [_vi("q", F, Q4), _vi("k", F, K4), _vi("v", F, K4), _vi("past_k", F, [1, 2, 6, 4])]
+    node = helper.make_node("Attention", ["q", "k", "v", "", "past_k"], ["y", "present_k", "present_v"], name="att")
+    outputs = [_vi("y", F, _dims(4))] + [_vi(o, F, _dims(4, o)) for o in ("present_k", "present_v")]
+    return _model([node], inputs, outputs)
+
+
+def test_past_key_without_past_value_fails_to_run_and_is_ours(tmp_path):
+    """Attention's page: past_key 'must be used together with past_value';
+    onnxruntime loads the model and fails to run it."""
+    model = _attention_past_key_alone()
+    session = ort.InferenceSession(model.SerializeToString(), providers=["CPUExecutionProvider"])
+    feeds = {"q": np.ones(Q4, np.float32), "k": np.ones(K4, np.float32), "v": np.ones(K4, np.float32),
+             "past_k": np.ones([1, 2, 6, 4], np.float32)}
+    with pytest.raises(Exception):  # noqa: B017 - onnxruntime raises its own error types
+        session.run(None, feeds)
+    found = _errors(model, tmp_path)
+    assert [d.code for d in found] == ["node.required-input-empty"], found
+    assert "input 4 'past_k'" in found[0].message and "past_value" in found[0].message
+
+
+def test_a_loss_reduction_of_damaged_bytes_still_reduces(tmp_path):
+    """A reduction that is not UTF-8 (a damaged file) is read as onnx and
+    onnxruntime read it, as a reduction: the output is a scalar, so a
+    declared per-element output contradicts it (onnx refuses the model;
+    onnxruntime runs it and returns a scalar). Before, the rule failed on
+    the bytes and the declaration went unjudged."""
+    node = helper.make_node("NegativeLogLikelihoodLoss", ["x", "t"], ["loss"], name="nll")
+    node.attribute.append(helper.make_attribute("reduction", b"\xff\xfe"))
+    model = _model([node], [_vi("x", F, [3, 5, 6]), _vi("t", I64, [3, 6])], [_vi("loss", F, [3, 6])], opset=13)
+    assert not _onnx_accepts(model)
+    session = ort.InferenceSession(model.SerializeToString(), providers=["CPUExecutionProvider"])
+    got = session.run(None, {"x": np.ones((3, 5, 6), np.float32), "t": np.zeros((3, 6), np.int64)})[0]
+    assert got.shape == ()
+    found = _errors(model, tmp_path)
+    assert [(d.code, d.path) for d in found] == [("graph.declared-type-contradicts", 'graph/output[0] "loss"')]
+    model.graph.node[0].attribute[0].s = b"none"
+    assert _onnx_accepts(model) and _errors(model, tmp_path) == []
