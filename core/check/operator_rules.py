@@ -38,7 +38,7 @@ _WINDOWED = frozenset({"Conv", "ConvTranspose", "ConvInteger", "QLinearConv", "D
 _AT_LEAST = {"kernel_shape": 1, "strides": 1, "dilations": 1, "pads": 0, "output_padding": 0}
 # Operators of the default domain whose rules read the node's counts.
 _COUNTED = frozenset({"Einsum", "Split", "Optional"})
-_HOLDERS = frozenset({"If", "Loop", "Scan"})
+_HOLDERS = frozenset({"If", "Loop", "Scan", "SequenceMap"})
 # String attributes with a closed set of values (Resize: every version's
 # values together, so no version's own is refused).
 _RESIZE_WORDS = {
@@ -49,6 +49,9 @@ _RESIZE_WORDS = {
     "nearest_mode": frozenset({b"round_prefer_floor", b"round_prefer_ceil", b"floor", b"ceil"}),
     "keep_aspect_ratio_policy": frozenset({b"stretch", b"not_larger", b"not_smaller"}),
 }
+# What an Einsum equation may hold besides letters: operands' commas, the
+# arrow, an ellipsis and spaces (onnxruntime refuses any other character).
+_EINSUM_PUNCTUATION = frozenset(b",->. ")
 # CausalConvWithState's activations (onnx and onnxruntime refuse any other word).
 _CAUSAL_CONV_ACTIVATIONS = frozenset({b"none", b"silu", b"swish"})
 # Attention's window sizes (opset 25 on): -1 (unbounded) or a count of positions.
@@ -144,7 +147,7 @@ def _findings(node, op, schema, type_of=None):
     if schema.domain:
         if schema.domain == "ai.onnx.ml":
             if op == "LabelEncoder":
-                yield from _label_encoder(attrs)
+                yield from _label_encoder(attrs, schema)
             elif op == "ZipMap":
                 yield from _zip_map(node, attrs, type_of)
         return
@@ -171,6 +174,11 @@ def _findings(node, op, schema, type_of=None):
     elif op == "Einsum":
         a = attrs.get("equation")
         if a is not None and a.HasField("s"):
+            odd = sorted({c for c in a.s if not (65 <= c <= 90 or 97 <= c <= 122 or c in _EINSUM_PUNCTUATION)})
+            if odd:
+                yield ("attr.value-out-of-range", "equation",
+                       f"the equation {a.s.decode(errors='replace')!r} holds {bytes(odd).decode(errors='replace')!r}: "
+                       "subscripts are letters, with commas between operands, '->' and '...'")
             operands = a.s.split(b"->")[0].count(b",") + 1
             given = given_count(node.input)
             if operands != given:
@@ -214,7 +222,7 @@ def _findings(node, op, schema, type_of=None):
         yield from _subgraph_counts(node, op, schema, attrs)
 
 
-def _label_encoder(attrs):
+def _label_encoder(attrs, schema):
     """LabelEncoder maps keys[i] to values[i]: as many values as keys."""
     counts = {}
     for side in ("keys", "values"):
@@ -227,6 +235,11 @@ def _label_encoder(attrs):
         yield ("attr.lengths-differ", None,
                f"{counts['keys']} keys but {counts['values']} values; LabelEncoder maps each key to the value "
                "at its place")
+    default = attrs.get("default_tensor")     # (LabelEncoder-4 on; before, attr.unknown says it)
+    if default is not None and default.HasField("t") and list(default.t.dims) != [1] and schema.since_version >= 4:
+        yield ("attr.value-out-of-range", "default_tensor",
+               f"default_tensor has dims {list(default.t.dims)}; it is the one value of a key not listed: a 1-D "
+               "tensor of one element (dims [1]; onnx and onnxruntime refuse any other)")
 
 
 def _zip_map(node, attrs, type_of):
@@ -287,6 +300,15 @@ def _subgraph_counts(node, op, schema, attrs):
     if body is None or not body.HasField("g"):
         return
     g_in, g_out = len(body.g.input), len(body.g.output)
+    if op == "SequenceMap":
+        # The body maps one element of each input (a sequence's, or a tensor as it is) to one of each output.
+        if g_in != n_in:
+            yield ("node.subgraph-arity", "body",
+                   f"the body has {g_in} input(s); it needs one per SequenceMap input ({n_in})")
+        if g_out != n_out:
+            yield ("node.subgraph-arity", "body",
+                   f"the body has {g_out} output(s); it needs one per SequenceMap output ({n_out})")
+        return
     if op == "Loop":
         # Body: (iteration, condition, N carried) -> (condition, N carried, K scanned);
         # node: (M, condition, N carried) -> (N carried, K scanned).

@@ -8,7 +8,12 @@ tools/check_differential.py (seeds 4, 5, 6): the operator rules now say so
 - CausalConvWithState's activation is none, silu or swish;
 - Attention's left/right_window_size (opset 25) is -1 or at least 0;
 - Scan (opset 9 on) takes one axis and one direction per scan input and per
-  scan output (attr.length-mismatch), directions 0 or 1.
+  scan output (attr.length-mismatch), directions 0 or 1;
+and from seeds 7-9:
+- an Einsum equation holds letters, commas, '->', '...' and spaces;
+- LabelEncoder's default_tensor is 1-D of one element;
+- SequenceMap's body has one input per node input and one output per node
+  output (node.subgraph-arity).
 
 Each refused case is proved on an oracle first: onnx.checker (full_check)
 or onnxruntime's load, whichever refuses it (where onnxruntime loads a model
@@ -82,6 +87,32 @@ def _scan(**lists):
                   opset=16)
 
 
+def _einsum(equation):
+    node = helper.make_node("Einsum", ["x"], ["y"], name="sum", equation=equation)
+    text = equation.decode(errors="replace") if isinstance(equation, bytes) else equation
+    out_rank = len(text.split("->")[1].replace(" ", "")) if "->" in text else 2
+    return _model([node], [_vi("x", F, [3, 4])], [_vi("y", F, ["a", "b"][:out_rank])], opset=12)
+
+
+def _label_encoder(default_dims):
+    default = helper.make_tensor("d", I64, default_dims, [-1] * int(np.prod(default_dims)))
+    node = helper.make_node("LabelEncoder", ["x"], ["y"], name="enc", domain="ai.onnx.ml", keys_int64s=[1, 2],
+                            values_int64s=[3, 4], default_tensor=default)
+    g = helper.make_graph([node], "g", [_vi("x", I64, [3])], [_vi("y", I64, [3])])
+    return helper.make_model(g, ir_version=10, opset_imports=[helper.make_opsetid("", 17),
+                                                             helper.make_opsetid("ai.onnx.ml", 4)])
+
+
+def _sequence_map(body_inputs=1, body_outputs=1, node_outputs=1):
+    body = helper.make_graph([helper.make_node("Identity", ["e0"], [f"r{j}"]) for j in range(body_outputs)], "body",
+                             [_vi(f"e{i}", F, ["n"]) for i in range(body_inputs)],
+                             [_vi(f"r{j}", F, ["n"]) for j in range(body_outputs)])
+    nodes = [helper.make_node("SequenceConstruct", ["a", "b"], ["s"], name="seq"),
+             helper.make_node("SequenceMap", ["s"], [f"o{j}" for j in range(node_outputs)], name="map", body=body)]
+    outputs = [helper.make_tensor_sequence_value_info(f"o{j}", F, None) for j in range(node_outputs)]
+    return _model(nodes, [_vi("a", F, [2]), _vi("b", F, [2])], outputs, opset=17)
+
+
 def _onnx_accepts(model) -> bool:
     try:
         with warnings.catch_warnings():
@@ -131,6 +162,18 @@ REFUSED = {
                                         "attr.length-mismatch", "scan_output_directions"),
     "scan_input_direction_two": (_scan(scan_input_directions=[2]), _onnxruntime_loads, "attr.value-out-of-range",
                                  "scan_input_directions"),
+    "einsum_hash_in_an_operand": (_einsum("i#->i"), _onnxruntime_loads, "attr.value-out-of-range", "equation"),
+    "einsum_bytes_not_text": (_einsum(b"\xff\xfe"), _onnxruntime_loads, "attr.value-out-of-range", "equation"),
+    "label_encoder_default_scalar": (_label_encoder([]), _onnxruntime_loads, "attr.value-out-of-range",
+                                     "default_tensor"),
+    "label_encoder_default_two": (_label_encoder([2]), _onnxruntime_loads, "attr.value-out-of-range",
+                                  "default_tensor"),
+}
+# The finding is the node's own (no attribute in its path).
+REFUSED_AT_NODE = {
+    "sequence_map_body_gives_two": (_sequence_map(body_outputs=2), "node.subgraph-arity"),
+    "sequence_map_node_takes_two": (_sequence_map(node_outputs=2), "node.subgraph-arity"),
+    "sequence_map_body_reads_two": (_sequence_map(body_inputs=2), "node.subgraph-arity"),
 }
 ACCEPTED = {
     "bit_cast_to_double": _bit_cast(TensorProto.DOUBLE),
@@ -145,6 +188,9 @@ ACCEPTED = {
     "scan_lists_one_each": _scan(scan_input_axes=[0], scan_output_axes=[-2], scan_input_directions=[1],
                                  scan_output_directions=[0]),
     "scan_no_lists": _scan(),
+    "einsum_upper_case_and_spaces": _einsum("iJ -> Ji"),
+    "label_encoder_default": _label_encoder([1]),
+    "sequence_map": _sequence_map(),
 }
 
 
@@ -155,6 +201,23 @@ def test_refused_by_an_oracle_and_by_us(name, tmp_path):
     found = _errors(model, tmp_path)
     assert [d.code for d in found] == [code], found
     assert found[0].path.startswith("graph/node[0]") and found[0].path.endswith(f'attribute "{attribute}"'), found
+
+
+@pytest.mark.parametrize("name", sorted(REFUSED_AT_NODE))
+def test_subgraph_counts_refused_by_onnxruntime_and_by_us(name, tmp_path):
+    model, code = REFUSED_AT_NODE[name]
+    assert not _onnxruntime_loads(model)
+    found = _errors(model, tmp_path)
+    assert [(d.code, d.path.split("/attribute")[0]) for d in found] == [(code, 'graph/node[1] SequenceMap "map"')]
+
+
+def test_an_odd_character_in_einsum_s_result_fails_to_run():
+    """onnxruntime loads 'ij->j#' (onnx refuses it only where a declared
+    shape meets its reading) and its run refuses the subscript."""
+    model = _einsum("ij->j#")
+    session = ort.InferenceSession(model.SerializeToString(), providers=["CPUExecutionProvider"])
+    with pytest.raises(Exception):  # noqa: B017 - onnxruntime raises its own error types
+        session.run(None, {"x": np.ones((3, 4), np.float32)})
 
 
 @pytest.mark.parametrize("name", sorted(ACCEPTED))
