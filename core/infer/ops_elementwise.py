@@ -19,7 +19,7 @@ SAME_AS_INPUT = (
     "Softsign", "Sqrt", "Swish", "Tan", "Tanh", "ThresholdedRelu", "BitwiseNot", "Not",
     "Clip", "MeanVarianceNormalization", "LRN",
     "Trilu", "ReverseSequence", "RandomNormalLike",
-    "RandomUniformLike", "GroupNormalization", "RMSNormalization",
+    "RandomUniformLike", "GroupNormalization",
 )
 
 
@@ -69,9 +69,13 @@ def _broadcast(ctx, n=None):
 
 def _checked_broadcast(ctx, indices):
     """The broadcast of inputs `indices`; two known dims that cannot
-    broadcast come out unknown (None) and are reported."""
+    broadcast are reported (and come out unknown, None, unless a third
+    input's dim decided the axis)."""
     shape = broadcast_shapes([ctx.shape(i) for i in indices])
-    if shape is not None and None in shape:
+    # With three or more inputs a later one can hide a conflict of two
+    # earlier ones (2 against 0 gives ?, and ? against 2 gives 2), so
+    # their dims are compared whatever the broadcast came out as.
+    if shape is not None and (None in shape or len(indices) > 2):
         broadcast_conflict(ctx, indices)
     return shape
 
@@ -280,6 +284,14 @@ def layer_norm(ctx):
     else:
         stat_shape = tuple(shape[:a]) + (1,) * (len(shape) - a)
     return [ctx.type(0), tensor(stats_elem, stat_shape), tensor(stats_elem, stat_shape)]
+
+
+@rule("RMSNormalization")
+def rms_norm(ctx):
+    shape = ctx.shape(0)
+    if shape is not None:
+        findings.axis(ctx, ctx.attr("axis", -1), len(shape))
+    return [ctx.type(0)]
 
 
 @rule("EyeLike")

@@ -9,7 +9,7 @@ import numpy as np
 from ..ir.dtypes import DataType, from_numpy_dtype, itemsize_bits, type_name
 from .context import rule, tensor
 from .dims import dim_add, dim_floordiv, dim_mul
-from .findings import RANK, input_label, require_rank, show
+from .findings import RANK, dims_differ, input_label, known, require_rank, show
 
 INT64, FLOAT, BOOL, STRING, UINT8, INT32 = (DataType.INT64, DataType.FLOAT, DataType.BOOL,
                                            DataType.STRING, DataType.UINT8, DataType.INT32)
@@ -81,6 +81,8 @@ def resize(ctx):
         if scales is not None and scales.size == 0:
             scales = None
     axes = [a + r if a < 0 else a for a in axes] if axes else list(range(r))
+    if ctx.opset >= 11 and not _resize_lists_fit(ctx, len(axes), "axes" in ctx.attrs):
+        return [tensor(elem, (None,) * r)]
     if sizes is None and scales is None:
         return [tensor(elem, tuple(None if i in axes else d for i, d in enumerate(shape)))]
     out = list(shape)
@@ -104,6 +106,21 @@ def resize(ctx):
     for a, s in zip(axes, sc):
         out[a] = _resize_scales_shape((shape[a],), (s,))[0]
     return [tensor(elem, out)]
+
+
+def _resize_lists_fit(ctx, n: int, by_axes: bool) -> bool:
+    """scales and sizes hold one entry per resized axis: the input's rank,
+    or the length of `axes` (onnx and onnxruntime refuse others). An empty
+    one stands for 'not given' (opset 11-12 need an input there)."""
+    for i in (2, 3):
+        s = ctx.shape(i) if ctx.has_input(i) else None
+        if s is None or len(s) != 1 or not known(s[0]) or s[0] in (0, n):
+            continue
+        against = f"attribute 'axes' lists {n}" if by_axes else f"input 0 has rank {n}"
+        ctx.error("shape.dim-mismatch", f"{input_label(ctx, i)} has {s[0]} entries but {against}: Resize takes "
+                                        f"one {'scale' if i == 2 else 'size'} per resized axis")
+        return False
+    return True
 
 
 @rule("Upsample")
@@ -196,6 +213,8 @@ def dft(ctx):
         axis = ax[0] if ax else None
     else:
         axis = -2
+    if axis is not None and not _dft_axis_fits(ctx, axis, r):
+        return [tensor(elem, (None,) * r)]
     length = None
     if ctx.has_input(1):
         sym = ctx.sym(1)
@@ -214,6 +233,17 @@ def dft(ctx):
     out[axis] = n
     out[-1] = last
     return [tensor(elem, out)]
+
+
+def _dft_axis_fits(ctx, axis, r) -> bool:
+    """The transformed axis is a signal axis: not the last one, which holds
+    the real and imaginary parts (onnx and onnxruntime refuse it)."""
+    if type(axis) is not int or -r <= axis <= r - 2 and axis != -1:
+        return True
+    where = "attribute 'axis'" if ctx.opset < 20 else "input 2 (axis)"
+    ctx.error("attr.axis-out-of-range", f"{where} is {axis} but the input has rank {r}, its last dim the real and "
+                                        f"imaginary parts: it must lie in [{-r}, -2] or [0, {r - 2}]")
+    return False
 
 
 @rule("STFT")
@@ -290,6 +320,8 @@ def same_as_first(ctx):
 
 @rule("CausalConvWithState")
 def causal_conv(ctx):
+    if ctx.has_input(2):
+        require_rank(ctx, 2, 1, "one bias per channel")
     x, w = ctx.shape(0), ctx.shape(1)
     state = None
     if x is not None and len(x) == 3:
@@ -415,7 +447,11 @@ def optimizer(ctx):
 def flex_attention(ctx):
     for i in range(3):
         require_rank(ctx, i, 4, "Q, K and V are batch, heads, sequence, head size")
-    q, v = ctx.shape(0), ctx.shape(2)
+    q, k, v = ctx.shape(0), ctx.shape(1), ctx.shape(2)
+    if k is not None and v is not None and len(k) == len(v) == 4 and dims_differ(k[2], v[2]):
+        ctx.error("shape.dim-mismatch", f"{input_label(ctx, 1)} {show(k)} and {input_label(ctx, 2)} {show(v)} "
+                                        f"have sequence lengths {k[2]} and {v[2]} (dim 2): FlexAttention pairs each "
+                                        "key with a value")
     if q is None or len(q) != 4:
         return [tensor(ctx.elem(0), None)]
     return [tensor(ctx.elem(0), q[:3] + (v[3] if v is not None and len(v) == 4 else None,))]

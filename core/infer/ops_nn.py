@@ -378,6 +378,7 @@ def _bind(sizes, ch, d):
 
 @rule("SoftmaxCrossEntropyLoss", "NegativeLogLikelihoodLoss")
 def loss(ctx):
+    _loss_inputs_fit(ctx)
     red = ctx.attr("reduction", "mean")
     if isinstance(red, bytes):
         # A damaged file's bytes still reduce (onnx and onnxruntime read
@@ -387,6 +388,20 @@ def loss(ctx):
     target = ctx.shape(1)
     out = tensor(elem, target if red == "none" else ())
     return [out, tensor(elem, ctx.shape(0))]
+
+
+def _loss_inputs_fit(ctx) -> None:
+    """Scores (N, C, d1..dk) against targets (N, d1..dk): one rank less; a
+    weight per class, 1-D (onnxruntime refuses others at load; onnx too,
+    but for SoftmaxCrossEntropyLoss's ranks, which its function body meets
+    only when run)."""
+    x, t = ctx.shape(0), ctx.shape(1)
+    if x is not None and t is not None and len(t) != len(x) - 1:
+        ctx.error(RANK, f"{input_label(ctx, 1)} has rank {len(t)} {show(t)} but {input_label(ctx, 0)} has rank "
+                        f"{len(x)} {show(x)}: the targets are one rank less than the scores (N, C, d1..dk "
+                        "against N, d1..dk)")
+    if ctx.has_input(2):
+        require_rank(ctx, 2, 1, "one weight per class")
 
 
 @rule("GridSample")

@@ -69,8 +69,9 @@ def split_to_sequence(ctx):
     if shape is None:
         return [SequenceType(tensor(elem, None))]
     r = len(shape)
-    axis = ctx.attr("axis", 0)
-    axis = axis + r if axis < 0 else axis
+    axis = axis_in_rank(ctx, ctx.attr("axis", 0), r)
+    if axis is None:
+        return [SequenceType(tensor(elem, None))]
     out = list(shape)
     if ctx.has_input(1):
         split = ctx.const(1)
