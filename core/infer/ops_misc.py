@@ -397,10 +397,11 @@ def _attention_inputs_fit(ctx) -> None:
                         f"node gives {' and '.join(heads)}, which Attention takes only with 3-D inputs: remove "
                         f"{'them' if len(heads) > 1 else 'it'} or pass 3-D inputs")
     if ctx.has_input(4) != ctx.has_input(5):
-        given, empty = (4, 5) if ctx.has_input(4) else (5, 4)
-        ctx.error("node.required-input-empty", f"{input_label(ctx, given)} is given but input {empty} "
-                                               f"({'past_value' if empty == 5 else 'past_key'}) is not: Attention "
-                                               "takes the past keys and values together, or neither")
+        given, empty = ("past_key", "past_value") if ctx.has_input(4) else ("past_value", "past_key")
+        label = input_label(ctx, 4 if given == "past_key" else 5)
+        ctx.error("node.required-input-empty", f"{given} ({label}) is given but {empty} (input "
+                                               f"{5 if empty == 'past_value' else 4}) is not: Attention takes the "
+                                               "past keys and values together, or neither")
     if _output_given(ctx, 1) and _output_given(ctx, 2) and ctx.has_input(4) and ctx.has_input(5):
         require_rank(ctx, 4, 4, "the past keys: batch, heads, past sequence, head size")
         require_rank(ctx, 5, 4, "the past values: batch, heads, past sequence, head size")
