@@ -34,7 +34,12 @@ def loop(ctx):
     carried = list(ctx.types[2:])
     if ctx.driver is None or body is None:
         return []
-    ins = [tensor(DataType.INT64, ()), tensor(DataType.BOOL, ())] + carried
+    # The body's condition input gets the node's condition as it is (as
+    # onnx's inference gives it: a body declaring a scalar against a [1, 1]
+    # condition is refused by onnx and onnxruntime); the iteration number
+    # is always a scalar.
+    cond = ctx.type(1) if ctx.has_input(1) and isinstance(ctx.type(1), TensorType) else None
+    ins = [tensor(DataType.INT64, ()), cond or tensor(DataType.BOOL, ())] + carried
     outs = ctx.driver.infer_subgraph(body, ins)
     n_carried = len(carried)
     result = []

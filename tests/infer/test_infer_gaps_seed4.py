@@ -472,3 +472,30 @@ def test_a_loss_reduction_of_damaged_bytes_still_reduces(tmp_path):
     assert [(d.code, d.path) for d in found] == [("graph.declared-type-contradicts", 'graph/output[0] "loss"')]
     model.graph.node[0].attribute[0].s = b"none"
     assert _onnx_accepts(model) and _errors(model, tmp_path) == []
+
+
+def _loop(cond_shape):
+    steps = [helper.make_node("Identity", ["cond_in"], ["cond_out"]),
+             helper.make_node("Add", ["acc_in", "one"], ["acc_out"])]
+    body = helper.make_graph(
+        steps, "body", [_vi("i", I64, []), _vi("cond_in", TensorProto.BOOL, []), _vi("acc_in", F, [2])],
+        [_vi("cond_out", TensorProto.BOOL, []), _vi("acc_out", F, [2])])
+    node = helper.make_node("Loop", ["trip", "cond", "acc"], ["acc_final"], name="loop", body=body)
+    inits = [numpy_helper.from_array(np.array(3, np.int64), "trip"),
+             numpy_helper.from_array(np.ones(2, np.float32), "one")]
+    inputs = [_vi("cond", TensorProto.BOOL, cond_shape), _vi("acc", F, [2])]
+    return _model([node], inputs, [_vi("acc_final", F, [2])], inits, opset=17)
+
+
+def test_a_loop_body_is_given_the_node_s_condition_as_it_is(tmp_path):
+    """onnx's inference hands the body the node's condition type: a [1, 1]
+    condition against a body declaring a scalar is refused by onnxruntime
+    (and onnx); before, the body always got a scalar and we called it clean."""
+    model = _loop([1, 1])
+    assert not _loads(model)
+    found = _errors(model, tmp_path)
+    assert found and {d.code for d in found} == {"graph.declared-type-contradicts"}
+    assert found[0].path == 'graph/node[0] Loop "loop"/attribute "body"/input[1] "cond_in"', found
+    fine = _loop([])
+    assert _loads(fine) and _onnx_accepts(fine)
+    assert _errors(fine, tmp_path) == []
