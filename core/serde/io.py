@@ -240,15 +240,28 @@ def _source_data_moves(model: Model, path: pathlib.Path, opts: SaveOptions) -> O
     try:
         if pathlib.Path(model.path).resolve() == path.resolve():
             return None
+        own = _locations_read_by(path)
         if files.base_dir.resolve() == path.parent.resolve():
-            return path.name + ".data"
+            return _unclaimed_data_name(path, own)
         kept = {t.external.location for t in _tensors(model) if isinstance(t, Tensor) and t.is_external}
         taken = [loc for loc in kept if (path.parent / loc).exists()]
-        if taken and not set(taken) <= _locations_read_by(path):
-            return path.name + ".data"
+        if taken and not set(taken) <= own:
+            return _unclaimed_data_name(path, own)
     except OSError:
         return None
     return None
+
+
+def _unclaimed_data_name(path: pathlib.Path, own: set) -> str:
+    """`<path>.data`, unless a file of that name is there and the file being
+    replaced does not read it: then it is another model's (other.onnx reading
+    model.onnx.data, and a copy saved beside it as model.onnx), and the first
+    `<path>.N.data` that is free or the replaced file's own is taken instead."""
+    name, n = path.name + ".data", 0
+    while (path.parent / name).exists() and name not in own:
+        n += 1
+        name = f"{path.name}.{n}.data"
+    return name
 
 
 def _locations_read_by(path: pathlib.Path) -> set:
