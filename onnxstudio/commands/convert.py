@@ -2,6 +2,7 @@
 from __future__ import annotations
 
 from ..core import SaveOptions, load, save
+from ..core.serde.io import has_external_data
 from ..errors import UserError
 
 NAME = "convert"
@@ -31,5 +32,11 @@ def run(args) -> int:
     opts = SaveOptions(external_data="" if args.inline else args.external_data,
                        size_threshold=args.size_threshold)
     save(model, args.output, opts)
+    if args.external_data and not has_external_data(load(args.output)):
+        # Nothing reached the threshold: say so, or the user looks for a data file that is not there.
+        print(f"wrote {args.output} with every tensor inside it: none has --size-threshold "
+              f"{args.size_threshold} bytes or more, so {args.external_data} was not written "
+              f"(give a lower --size-threshold to move smaller tensors)")
+        return 0
     print(f"wrote {args.output}")
     return 0
