@@ -348,9 +348,16 @@ class Inference:
         out = {}
         for name, a in node.attributes.items():
             if a.ref_attr_name:
-                scope = self._attr_scopes[-1] if self._attr_scopes else {}
-                if a.ref_attr_name in scope:
-                    out[name] = scope[a.ref_attr_name]
+                if self._attr_scopes:
+                    scope = self._attr_scopes[-1]
+                    if a.ref_attr_name in scope:
+                        out[name] = scope[a.ref_attr_name]
+                elif a.value is not None:
+                    # A reference outside any function is the checker's
+                    # error; onnx and onnxruntime read the value beside it,
+                    # and so does inference (read as absent, the default
+                    # would give shapes they do not).
+                    out[name] = a.value
             else:
                 out[name] = a.value
         return out

@@ -499,3 +499,17 @@ def test_a_loop_body_is_given_the_node_s_condition_as_it_is(tmp_path):
     fine = _loop([])
     assert _loads(fine) and _onnx_accepts(fine)
     assert _errors(fine, tmp_path) == []
+
+
+def test_a_reference_outside_functions_is_read_as_the_value_beside_it(tmp_path):
+    """onnx and onnxruntime read keepdims = 0 from an attribute that also
+    names a caller's attribute (the checker's attr.ref-outside-function);
+    inference reads it so too, instead of taking the default (1), which gave
+    the output a rank onnxruntime does not and a declaration contradiction
+    on top (a Loop's condition, in check_differential's seed 8)."""
+    node = helper.make_node("ReduceSum", ["x"], ["s"], name="sum", keepdims=0)
+    node.attribute[0].ref_attr_name = "nope"
+    model = _model([node], [_vi("x", F, [2, 3])], [_vi("s", F, [])], opset=13)
+    session = ort.InferenceSession(model.SerializeToString(), providers=["CPUExecutionProvider"])
+    assert session.run(None, {"x": np.ones((2, 3), np.float32)})[0].shape == ()
+    assert [d.code for d in _errors(model, tmp_path)] == ["attr.ref-outside-function"]
