@@ -635,6 +635,13 @@ class DebugRun(Stepping):
         self._drop_bodies(nodes)
         self._trace, self._trace_pos = [], 0
 
+    def forget_body_values(self) -> None:
+        """Drop what the last whole run kept inside bodies (kept under options
+        since changed: another budget, every iteration or none): the next
+        whole run keeps anew. The main graph's values stay."""
+        self.kept = None
+        self._drop_bodies(set())
+
     def _drop_bodies(self, stale: set) -> None:
         """Values inside the bodies of `stale` main-graph nodes go. Those a
         whole run kept in other bodies stay, so the partial run after an

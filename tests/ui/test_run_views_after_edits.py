@@ -223,7 +223,18 @@ def test_a_new_body_budget_applies_to_the_next_run(qtbot, window, tmp_path):
     r.run_all()
     _finish(qtbot, window)
     assert "4 values inside bodies kept" in r.dock_widget.status.text()
+    branch = _node(graph, "/head/choose_activation").subgraphs()[0][1]
+    window.graph.enter_graph(branch)
+    qtbot.waitUntil(lambda: window.graph.level.graph is branch and bool(window.graph.scene.edge_items))
+    wait_idle(qtbot, window)
+    inside = next(v for n in branch.nodes for v in n.outputs if c.debug.value_of(v) is not None)
+    assert r.inspect(inside) and r.inspector.array is not None
     r.dock_widget.budget_box.setValue(0)
+    wait_idle(qtbot, window)
+    # Kept under the old budget: no longer shown as the run's (the next run keeps anew).
+    assert r.inspector.array is None and "no value in this run" in r.inspector.title.text()
+    window.graph.enter_graph(graph)
+    wait_idle(qtbot, window)
     r.run_all()
     _finish(qtbot, window)
     # Not the 4 values kept under 512 MiB: the If's body values are run again, past the new budget.

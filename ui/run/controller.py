@@ -185,10 +185,13 @@ class RunController(QObject):
             changed = any(getattr(self._debug, key) != value for key, value in self.body_options.items())
             for key, value in self.body_options.items():
                 setattr(self._debug, key, value)
-            if changed and self._debug.kept is not None:
+            stepping = self._debug.started and not self._debug.done
+            if changed and self._debug.kept is not None and not stepping:
                 # Kept under the options before: the next whole run keeps anew,
-                # so the status's count and size are of the budget shown.
-                self._debug.kept = None
+                # so the status's count and size are of the budget shown; the
+                # canvas and the inspector stop showing them now.
+                self._debug.forget_body_values()
+                self.updated.emit()
 
     @property
     def debug_if_any(self):
