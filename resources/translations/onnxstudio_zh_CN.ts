@@ -3503,6 +3503,10 @@
         <translation>保存值</translation>
     </message>
     <message>
+        <source>random values fed to the selection run, not computed: {names}</source>
+        <translation>为所选节点的运行提供的随机值，并非计算所得：{names}</translation>
+    </message>
+    <message>
         <source>Saved {n} value to {path}</source>
         <translation>已将 {n} 个值保存到 {path}</translation>
     </message>

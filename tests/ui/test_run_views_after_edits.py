@@ -197,6 +197,8 @@ def test_run_selection_says_which_boundary_values_were_made_up(qtbot, window, tm
     assert "output of" not in r.inspector.title.text()
     tag = next(t for t in r.overlay.items if getattr(t, "name", None) == "/head/flat")
     assert "random values fed to the selection run" in tag.detail()
+    assert r.save_values(selected=False, path=tmp_path / "values.npz")     # saved with the others, said
+    assert "random values fed to the selection run, not computed: /head/flat" in r.dock_widget.status.text()
     r.run_all()                                    # a whole run computes it: no longer said
     _finish(qtbot, window)
     assert c.debug.randomised == [] and "output of" in r.inspector.title.text()

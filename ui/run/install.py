@@ -456,8 +456,11 @@ class RunUI(QObject):
         path = path or self._npz_path(self.tr("Save values"), ".values.npz")
         if not path:
             return False
+        made_up = [name for name in debug.randomised if name in values]     # saved too, but computed by no node
+        note = self.tr("random values fed to the selection run, not computed: {names}").format(
+            names=", ".join(made_up)) if made_up else ""
         return self._write_npz(path, values, (self.tr("Saved {n} value to {path}"),
-                                              self.tr("Saved {n} values to {path}")))
+                                              self.tr("Saved {n} values to {path}")), note)
 
     def _selected_value_names(self) -> list:
         names = [v.name for node in self.selected_nodes() for v in node.outputs if v is not None]
@@ -467,8 +470,9 @@ class RunUI(QObject):
                 names.append(value.name)
         return names
 
-    def _write_npz(self, path, arrays: dict, done: tuple) -> bool:
-        """`done`: the status after writing, for one array and for several."""
+    def _write_npz(self, path, arrays: dict, done: tuple, note: str = "") -> bool:
+        """`done`: the status after writing, for one array and for several;
+        `note` follows it."""
         from onnxstudio.core.exec.run_files import save_npz
         try:
             written, left_out = save_npz(path, arrays)
@@ -478,6 +482,8 @@ class RunUI(QObject):
         text = done[len(written) != 1].format(n=len(written), path=path)
         if left_out:
             text += " — " + self.tr("an .npz cannot hold {names}: left out").format(names=", ".join(left_out))
+        if note:
+            text += " — " + note
         self._message("info", text)
         return True
 
