@@ -177,7 +177,36 @@ def scatter(ctx):
         shape = ctx.shape(0)
         if shape is not None:
             findings.axis(ctx, ctx.attr("axis", 0), len(shape))
+    elif ctx.op_type == "TensorScatter":
+        _cache_update_fits(ctx)
     return [ctx.type(0)]
+
+
+def _cache_update_fits(ctx) -> None:
+    """TensorScatter writes `update` into `past_cache` along the sequence
+    axis: an axis of the cache other than the batch's (0), and the update
+    shaped like the cache off that axis (onnx and onnxruntime refuse
+    others)."""
+    cache, update = ctx.shape(0), ctx.shape(1)
+    if cache is None:
+        return
+    r = len(cache)
+    value = ctx.attr("axis", -2)
+    axis = findings.axis(ctx, value, r, what="past_cache")
+    if axis is None:
+        return
+    if axis == 0:
+        ctx.error(findings.AXIS, f"attribute 'axis' is {value}, the batch axis of past_cache {show(cache)}: "
+                                 f"TensorScatter writes along the sequence axis, one of 1..{r - 1} "
+                                 f"(or {-r + 1}..-1)")
+        return
+    if update is None or len(update) != r:
+        return
+    off = next((i for i in range(r) if i != axis and findings.dims_differ(cache[i], update[i])), None)
+    if off is not None:
+        ctx.error(findings.DIM, f"{input_label(ctx, 1)} {show(update)} and {input_label(ctx, 0)} {show(cache)} "
+                                f"differ at axis {off} ({update[off]} and {cache[off]}): the update has the "
+                                f"cache's shape except along axis {axis}")
 
 
 @rule("OneHot")

@@ -313,8 +313,26 @@ def image_decoder(ctx):
     return [tensor(UINT8, (None, None, None))]
 
 
-@rule("RotaryEmbedding", "SwiGLU")
+@rule("RotaryEmbedding")
 def same_as_first(ctx):
+    return [ctx.type(0)]
+
+
+@rule("SwiGLU")
+def swiglu(ctx):
+    # The gate and the value are multiplied element by element without
+    # broadcasting: one shape (onnx and onnxruntime refuse others).
+    a, b = ctx.shape(0), ctx.shape(1)
+    if a is not None and b is not None:
+        if len(a) != len(b):
+            ctx.error(RANK, f"{input_label(ctx, 1)} has rank {len(b)} {show(b)} but {input_label(ctx, 0)} has rank "
+                            f"{len(a)} {show(a)}: SwiGLU takes the gate and the value of one shape (no broadcasting)")
+        else:
+            axis = next((i for i, (x, y) in enumerate(zip(a, b)) if dims_differ(x, y)), None)
+            if axis is not None:
+                ctx.error("shape.dim-mismatch", f"{input_label(ctx, 0)} {show(a)} and {input_label(ctx, 1)} {show(b)} "
+                                                f"differ at axis {axis} ({a[axis]} and {b[axis]}): SwiGLU takes the "
+                                                "gate and the value of one shape (no broadcasting)")
     return [ctx.type(0)]
 
 

@@ -65,6 +65,8 @@ def reshape(ctx):
         target = ctx.attr("shape")
         target = tuple(target) if target is not None else None
     else:
+        if not findings.require_rank(ctx, 1, 1, "the target shape is a list of dims"):
+            return [tensor(elem, None)]
         target = ctx.sym(1)
     in_shape = ctx.shape(0)
     if target is None:
@@ -384,6 +386,11 @@ def tile(ctx):
     reps = ctx.sym(1)
     if shape is None:
         return [tensor(elem, None)]
+    n = ctx.shape(1)
+    if ctx.opset >= 6 and n is not None and len(n) == 1 and known(n[0]) and n[0] != len(shape):
+        ctx.error(DIM, f"{input_label(ctx, 1)} holds {n[0]} repeats but {input_label(ctx, 0)} has rank "
+                       f"{len(shape)} {show(shape)}: Tile takes one repeat per axis")
+        return [tensor(elem, (None,) * len(shape))]
     if reps is None or len(reps) != len(shape):
         return [tensor(elem, (None,) * len(shape))]
     return [tensor(elem, tuple(dim_mul(d, r) for d, r in zip(shape, reps)))]

@@ -513,3 +513,74 @@ def test_a_reference_outside_functions_is_read_as_the_value_beside_it(tmp_path):
     session = ort.InferenceSession(model.SerializeToString(), providers=["CPUExecutionProvider"])
     assert session.run(None, {"x": np.ones((2, 3), np.float32)})[0].shape == ()
     assert [d.code for d in _errors(model, tmp_path)] == ["attr.ref-outside-function"]
+
+
+# --- seeds 10-12: SwiGLU, TensorScatter, Reshape, Tile ----------------------------------------------
+
+def _swiglu(b_shape):
+    return _one("SwiGLU", [_vi("a", F, [2, 4]), _vi("b", F, b_shape)], 2, opset=28)
+
+
+def _tensor_scatter(axis, update=(2, 3, 1, 4)):
+    inputs = [_vi("cache", F, [2, 3, 8, 4]), _vi("update", F, list(update))]
+    node = helper.make_node("TensorScatter", ["cache", "update"], ["y"], name="scatter", axis=axis)
+    return _model([node], inputs, [_vi("y", F, [2, 3, 8, 4])], opset=24)
+
+
+def _reshape(shape_shape):
+    return _one("Reshape", [_vi("x", F, [2, 3]), _vi("shape", I64, shape_shape)], 2, opset=14)
+
+
+def _tile(repeats):
+    inits = [numpy_helper.from_array(np.array(repeats, np.int64), "repeats")]
+    return _one("Tile", [_vi("x", F, [2, 3])], 2, opset=13, inits=inits)
+
+
+SEEDS_10_12_REFUSED_AT_LOAD = {
+    "swiglu_value_of_lower_rank": (_swiglu([4]), "shape.rank-mismatch"),
+    "swiglu_value_of_other_width": (_swiglu([2, 3]), "shape.dim-mismatch"),
+    "swiglu_value_broadcasting": (_swiglu([1, 4]), "shape.dim-mismatch"),
+    "tensor_scatter_batch_axis": (_tensor_scatter(0), "attr.axis-out-of-range"),
+    "tensor_scatter_batch_axis_negative": (_tensor_scatter(-4), "attr.axis-out-of-range"),
+    "tensor_scatter_axis_past_rank": (_tensor_scatter(4), "attr.axis-out-of-range"),
+    "tensor_scatter_update_off_the_axis": (_tensor_scatter(1), "shape.dim-mismatch"),
+    "reshape_shape_matrix": (_reshape([1, 2]), "shape.rank-mismatch"),
+    "reshape_shape_scalar": (_reshape([]), "shape.rank-mismatch"),
+    "tile_three_repeats_for_rank_two": (_tile([1, 2, 3]), "shape.dim-mismatch"),
+}
+SEEDS_10_12_ACCEPTED = {
+    "swiglu": _swiglu([2, 4]),
+    "tensor_scatter": _tensor_scatter(-2),
+    "tensor_scatter_axis_one": _tensor_scatter(1, update=(2, 1, 8, 4)),
+    "reshape": _reshape([2]),
+    "tile": _tile([1, 2]),
+}
+
+
+@pytest.mark.parametrize("name", sorted(SEEDS_10_12_REFUSED_AT_LOAD))
+def test_seeds_10_12_refused_by_onnxruntime_and_by_us(name, tmp_path):
+    model, code = SEEDS_10_12_REFUSED_AT_LOAD[name]
+    assert not _loads(model)
+    found = _errors(model, tmp_path)
+    assert [d.code for d in found] == [code], found
+    assert found[0].path.startswith("graph/node[0]"), found
+
+
+@pytest.mark.parametrize("name", sorted(SEEDS_10_12_ACCEPTED))
+def test_seeds_10_12_valid_forms_are_clean(name, tmp_path):
+    model = SEEDS_10_12_ACCEPTED[name]
+    assert _onnx_accepts(model)
+    if name != "swiglu":        # onnxruntime has no Swish kernel for its function body
+        assert _loads(model)
+    assert _errors(model, tmp_path) == []
+
+
+def test_tile_repeats_of_a_known_length_other_than_the_rank_fail_to_run(tmp_path):
+    """Repeats that are no constant: onnx and onnxruntime's load pass them,
+    onnxruntime's run fails; their declared length is enough for us."""
+    model = _one("Tile", [_vi("x", F, [2, 3]), _vi("repeats", I64, [3])], 2, opset=13)
+    assert _onnx_accepts(model)
+    session = ort.InferenceSession(model.SerializeToString(), providers=["CPUExecutionProvider"])
+    with pytest.raises(Exception):  # noqa: B017 - onnxruntime raises its own error types
+        session.run(None, {"x": np.ones((2, 3), np.float32), "repeats": np.array([1, 2, 3], np.int64)})
+    assert [d.code for d in _errors(model, tmp_path)] == ["shape.dim-mismatch"]
