@@ -10,10 +10,14 @@ from .findings import (DIM, LENGTH, RANK, broadcast_conflict, dims_differ, input
 INT32, INT64, FLOAT = DataType.INT32, DataType.INT64, DataType.FLOAT
 
 
-def _window_out(size, k, stride, dil, pad_b, pad_e, auto_pad, ceil_mode=False):
+def _window_out(size, k, stride, dil, pad_b, pad_e, auto_pad, ceil_mode=False, pooling=False):
     """Output length of a sliding window. A symbolic input length gives an
     expression (`floor((H+1)/2)` for a 3-wide window, stride 2, pads 1);
-    None only where the length is truly unknown."""
+    None only where the length is truly unknown. `pooling`: a window wider
+    than the padded input still gives one output when the division rounds
+    toward zero, as onnx's inference and onnxruntime's pools count it (a
+    2x2 MaxPool of a 1x1 input gives 1x1, the max of what the window holds;
+    onnxruntime refuses such a convolution at run instead)."""
     if size is None:
         return None
     if auto_pad in ("SAME_UPPER", "SAME_LOWER"):
@@ -31,6 +35,8 @@ def _window_out(size, k, stride, dil, pad_b, pad_e, auto_pad, ceil_mode=False):
             if (out - 1) * stride >= size + pad_b:
                 out -= 1
             return out
+        if pooling and num < 0:
+            return 1 if -num < stride else 0
         return num // stride + 1
     num = dim_add(size, pad_b + pad_e - span)
     if not ceil_mode:
@@ -47,7 +53,7 @@ def _ceil_div(size, stride):
     return dim_floordiv(dim_add(size, stride - 1), stride)
 
 
-def window_output_dims(ctx, x_shape, kernel, ceil_mode=False):
+def window_output_dims(ctx, x_shape, kernel, ceil_mode=False, pooling=False):
     """The spatial dims a convolution or pooling window gives (strides,
     dilations, pads, auto_pad and ceil_mode from the node's attributes)."""
     n = len(x_shape) - 2
@@ -58,7 +64,7 @@ def window_output_dims(ctx, x_shape, kernel, ceil_mode=False):
     if isinstance(auto_pad, bytes):
         auto_pad = auto_pad.decode()
     return tuple(_window_out(x_shape[2 + i], kernel[i] if kernel else None, strides[i], dils[i],
-                             pads[i], pads[i + n], auto_pad, ceil_mode) for i in range(n))
+                             pads[i], pads[i + n], auto_pad, ceil_mode, pooling) for i in range(n))
 
 
 def conv_output_type(ctx, x_idx, w_idx, elem):
@@ -178,7 +184,7 @@ def pool(ctx):
         if x is not None:
             require_min_rank(ctx, 0, 2, "batch and channel dims")
         return [tensor(elem, None), tensor(INT64, None)]
-    spatial = window_output_dims(ctx, x, ctx.attr("kernel_shape"), bool(ctx.attr("ceil_mode", 0)))
+    spatial = window_output_dims(ctx, x, ctx.attr("kernel_shape"), bool(ctx.attr("ceil_mode", 0)), pooling=True)
     out = tensor(elem, (x[0], x[1]) + spatial)
     return [out, tensor(INT64, out.shape)]
 

@@ -50,8 +50,11 @@ def check_conv_output(in_shape, kernel, geometry) -> None:
                                    f"padded), shorter than the kernel's span of {span}: no output position fits")
 
 
-def spatial_pads(in_shape, kernel, strides, dilations, pads, auto_pad, ceil_mode=False):
-    """Resolve auto_pad / explicit pads into (begin, end, out_shape) per spatial axis."""
+def spatial_pads(in_shape, kernel, strides, dilations, pads, auto_pad, ceil_mode=False, pooling=False):
+    """Resolve auto_pad / explicit pads into (begin, end, out_shape) per spatial axis.
+    `pooling`: a window wider than the padded input gives one output when
+    the division rounds toward zero (onnxruntime's pools, onnx's inference:
+    a 2x2 MaxPool of a 1x1 input is 1x1); the caller pads past the end."""
     n = len(in_shape)
     strides = list(strides) if strides else [1] * n
     dilations = list(dilations) if dilations else [1] * n
@@ -66,11 +69,14 @@ def spatial_pads(in_shape, kernel, strides, dilations, pads, auto_pad, ceil_mode
             b, e = (small, big) if auto_pad == "SAME_UPPER" else (big, small)
         elif auto_pad == "VALID":
             b = e = 0
-            o = (size - span) // s + 1
+            avail = size - span
+            o = (1 if pooling and -s < avail < 0 else avail // s + 1)
         else:
             b, e = (pads[i], pads[i + n]) if pads else (0, 0)
             avail = size + b + e - span
             o = (-(-avail // s) if ceil_mode else avail // s) + 1
+            if pooling and -s < avail < 0:
+                o = 1
             # ceil_mode must not start a window entirely inside the end padding
             if ceil_mode and (o - 1) * s >= size + b:
                 o -= 1
