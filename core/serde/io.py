@@ -235,10 +235,12 @@ def _source_data_moves(model: Model, path: pathlib.Path, opts: SaveOptions) -> O
     model.onnx.data, and another export saved there as copy.onnx). In both
     cases its tensors go to `<new model>.data` instead."""
     files = model.external_files
-    if opts.external_data is not None or files is None or model.path is None:
+    if opts.external_data is not None or files is None:
         return None
     try:
-        if pathlib.Path(model.path).resolve() == path.resolve():
+        # A model with no file of its own (a part extract_model cut) is saved
+        # over no source, but can still land beside another model's data file.
+        if model.path is not None and pathlib.Path(model.path).resolve() == path.resolve():
             return None
         own = _locations_read_by(path)
         if files.base_dir.resolve() == path.parent.resolve():
