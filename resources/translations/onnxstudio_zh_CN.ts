@@ -535,6 +535,10 @@
         <translation>此比较早于你最近一次编辑：请再次比较以查看其影响。</translation>
     </message>
     <message>
+        <source>Made with the inputs before your last change: run and compare again to see theirs.</source>
+        <translation>此比较使用的是你最近一次更改之前的输入：请重新运行并比较以查看新输入的结果。</translation>
+    </message>
+    <message>
         <source>first</source>
         <translation>第一个</translation>
     </message>

@@ -283,3 +283,25 @@ def test_a_divergence_without_an_error_number_says_what_differs(qtbot, window, t
     # Coloured as far off as the scale goes, not as a tiny error.
     from onnxstudio.ui.run.compare_work import shown_error
     assert shown_error(c.report.first_divergence) == (float("inf"), False)
+
+
+def test_compare_dock_says_its_table_is_of_the_inputs_before_a_change(qtbot, window, tmp_path):
+    """A change of the Run dock's inputs leaves the comparison true of the
+    inputs it was made with: the dock says so (QA: only the Tensor Inspector
+    did), keeps Extract, and a new comparison drops the note."""
+    r, graph = _demo(qtbot, window, tmp_path)
+    c = r.controller
+    r.run_all()
+    _finish(qtbot, window)
+    assert c.keep_reference() and c.compare_with_reference()
+    _finish(qtbot, window)
+    view = r.compare
+    assert "inputs before your last change" not in view.summary.text()
+    r.inputs.set_dim("batch", 2)
+    assert view.other_inputs and not view.stale
+    assert "Made with the inputs before your last change" in view.summary.text()
+    r.run_all()
+    _finish(qtbot, window)
+    assert c.keep_reference() and c.compare_with_reference()
+    _finish(qtbot, window)
+    assert not view.other_inputs and "inputs before your last change" not in view.summary.text()

@@ -172,6 +172,7 @@ class CompareView(QWidget):
         self.report = None
         self.kind = ""
         self.stale = False                 # the model was edited since this comparison (mark_stale)
+        self.other_inputs = False          # the Run dock's inputs changed since (mark_inputs_changed)
         self.ort_button = QPushButton(self.tr("Compare with onnxruntime"))
         self.keep_button = QPushButton(self.tr("Keep run as reference"))
         self.reference_button = QPushButton(self.tr("Compare with reference"))
@@ -282,8 +283,18 @@ class CompareView(QWidget):
         self.stale = True
         self.set_report(self.report, self.kind)
 
+    def mark_inputs_changed(self) -> None:
+        """The Run dock's inputs changed since the comparison shown: its table
+        stays true of the inputs it was made with, and says so (the model is
+        the same, so what it found can still be extracted)."""
+        if self.report is None or self.other_inputs:
+            return
+        self.other_inputs = True
+        self.set_report(self.report, self.kind)
+
     def set_report(self, report, kind: str = "onnxruntime") -> None:
         self.stale = self.stale and report is self.report      # a new comparison is of the model as it is
+        self.other_inputs = self.other_inputs and report is self.report
         self.report, self.kind = report, kind
         self.extract_button.setEnabled(report is not None and kind == "onnxruntime" and not self.stale
                                        and (report.worst_own is not None or report.first_divergence is not None))
@@ -329,6 +340,9 @@ class CompareView(QWidget):
         if self.stale:
             text = "<span style='color:#b06000'><b>{}</b></span> ".format(self.tr(
                 "Made before your last edit: compare again to see its effect.")) + text
+        elif self.other_inputs:
+            text = "<span style='color:#b06000'><b>{}</b></span> ".format(self.tr(
+                "Made with the inputs before your last change: run and compare again to see theirs.")) + text
         self.summary.setText(text)
         self.set_on_canvas(self.on_canvas)
         self.summary.setToolTip(self._bodies_tip(report))

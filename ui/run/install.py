@@ -607,6 +607,7 @@ class RunUI(QObject):
         self._refresh_inspector()
 
     def _inputs_changed(self) -> None:
+        self.compare.mark_inputs_changed()
         if self._inspected is not None and self._inspected.const is None:
             self.inspector.mark_stale(self.tr("computed from the inputs before your last change: run again "
                                               "to see their value"))
