@@ -53,13 +53,19 @@ def test_inspector_shows_a_comparison_made_while_it_shows_the_value_and_drops_it
     assert r.inspector.other is None and not r.inspector.tabs.isTabEnabled(3)
 
 
-def test_compare_dock_says_its_table_is_of_the_model_before_an_edit(qtbot, window, tmp_path):
+def _compared(qtbot, window, tmp_path):
+    """The demo run, kept as the reference and compared with itself."""
     r, graph = _demo(qtbot, window, tmp_path)
-    c = r.controller
     r.run_all()
     _finish(qtbot, window)
-    assert c.keep_reference() and c.compare_with_reference()
+    assert r.controller.keep_reference() and r.controller.compare_with_reference()
     _finish(qtbot, window)
+    return r, graph
+
+
+def test_compare_dock_says_its_table_is_of_the_model_before_an_edit(qtbot, window, tmp_path):
+    r, graph = _compared(qtbot, window, tmp_path)
+    c = r.controller
     view = r.compare
     assert view.report is not None and not view.stale
     assert "before your last edit" not in view.summary.text()
@@ -289,12 +295,8 @@ def test_compare_dock_says_its_table_is_of_the_inputs_before_a_change(qtbot, win
     """A change of the Run dock's inputs leaves the comparison true of the
     inputs it was made with: the dock says so (QA: only the Tensor Inspector
     did), keeps Extract, and a new comparison drops the note."""
-    r, graph = _demo(qtbot, window, tmp_path)
+    r, _graph = _compared(qtbot, window, tmp_path)
     c = r.controller
-    r.run_all()
-    _finish(qtbot, window)
-    assert c.keep_reference() and c.compare_with_reference()
-    _finish(qtbot, window)
     view = r.compare
     assert "inputs before your last change" not in view.summary.text()
     r.inputs.set_dim("batch", 2)
