@@ -54,6 +54,8 @@ _RESIZE_WORDS = {
 _EINSUM_PUNCTUATION = frozenset(b",->. ")
 # CausalConvWithState's activations (onnx and onnxruntime refuse any other word).
 _CAUSAL_CONV_ACTIVATIONS = frozenset({b"none", b"silu", b"swish"})
+# LinearAttention's update rules (onnx and onnxruntime refuse any other word).
+_LINEAR_ATTENTION_RULES = frozenset({b"linear", b"gated", b"delta", b"gated_delta"})
 # Attention's window sizes (opset 25 on): -1 (unbounded) or a count of positions.
 _ATTENTION_WINDOWS = ("left_window_size", "right_window_size")
 # LabelEncoder's keys_* / values_* suffixes and the field each keeps its list in.
@@ -66,7 +68,8 @@ _TYPED = frozenset({"ZipMap"})
 # Every operator a rule here is about (LabelEncoder's and ZipMap's domain is
 # ai.onnx.ml, all the others' the default one).
 RULED = frozenset(set(_DTYPE_ATTRS) | _WINDOWED | _COUNTED | _HOLDERS | _TYPED
-                  | {"ConstantOfShape", "Resize", "LabelEncoder", "CausalConvWithState", "Attention"})
+                  | {"ConstantOfShape", "Resize", "LabelEncoder", "CausalConvWithState", "Attention",
+                     "LinearAttention"})
 
 
 def operator_clean(node, op: str, schema, graphs=None) -> bool:
@@ -212,6 +215,12 @@ def _findings(node, op, schema, type_of=None):
             yield ("attr.value-out-of-range", "activation",
                    f"activation {a.s.decode(errors='replace')!r} is not one of "
                    f"{', '.join(sorted(w.decode() for w in _CAUSAL_CONV_ACTIVATIONS))}")
+    elif op == "LinearAttention":
+        a = attrs.get("update_rule")
+        if a is not None and a.HasField("s") and a.s not in _LINEAR_ATTENTION_RULES:
+            yield ("attr.value-out-of-range", "update_rule",
+                   f"update_rule {a.s.decode(errors='replace')!r} is not one of "
+                   f"{', '.join(sorted(w.decode() for w in _LINEAR_ATTENTION_RULES))}")
     elif op == "Attention" and schema.since_version >= 25:
         for name in _ATTENTION_WINDOWS:
             a = attrs.get(name)

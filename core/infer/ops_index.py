@@ -200,6 +200,12 @@ def _cache_update_fits(ctx) -> None:
                                  f"TensorScatter writes along the sequence axis, one of 1..{r - 1} "
                                  f"(or {-r + 1}..-1)")
         return
+    if ctx.has_input(2) and findings.require_rank(ctx, 2, 1, "one write position per batch entry"):
+        w = ctx.shape(2)
+        if w is not None and r and findings.dims_differ(w[0], cache[0]):
+            ctx.error(findings.DIM, f"{input_label(ctx, 2)} {show(w)} holds {w[0]} positions but "
+                                    f"{input_label(ctx, 0)} {show(cache)} has a batch of {cache[0]}: one write "
+                                    "position per batch entry")
     if update is None or len(update) != r:
         return
     off = next((i for i in range(r) if i != axis and findings.dims_differ(cache[i], update[i])), None)
@@ -213,6 +219,7 @@ def _cache_update_fits(ctx) -> None:
 def one_hot(ctx):
     elem, ishape = ctx.elem(2), ctx.shape(0)
     _one_depth(ctx)
+    findings.require_rank(ctx, 2, 1, "the off and on values")
     if ishape is None:
         return [tensor(elem, None)]
     depth = ctx.const(1)

@@ -430,8 +430,21 @@ def _output_given(ctx, i: int) -> bool:
     return i < len(outputs) and outputs[i] is not None
 
 
+# LinearAttention's update rules and the inputs each reads beside Q, K, V.
+_LINEAR_ATTENTION_NEEDS = {"linear": (), "gated": ((4, "decay"),), "delta": ((5, "beta"),),
+                           "gated_delta": ((4, "decay"), (5, "beta"))}
+
+
 @rule("LinearAttention")
 def linear_attention(ctx):
+    rule_name = ctx.attr("update_rule", "gated_delta")
+    if isinstance(rule_name, bytes):
+        rule_name = rule_name.decode(errors="replace")
+    # An update rule it does not have is operator_rules' finding.
+    for i, name in _LINEAR_ATTENTION_NEEDS.get(rule_name, ()):
+        if not ctx.has_input(i):
+            ctx.error("node.required-input-empty", f"update_rule {rule_name!r} reads {name} (input {i}), which the "
+                                                   "node does not give")
     q, v = ctx.shape(0), ctx.shape(2)
     qh, kvh = ctx.attr("q_num_heads"), ctx.attr("kv_num_heads")
     y = None

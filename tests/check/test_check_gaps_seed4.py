@@ -13,7 +13,9 @@ and from seeds 7-9:
 - an Einsum equation holds letters, commas, '->', '...' and spaces;
 - LabelEncoder's default_tensor is 1-D of one element;
 - SequenceMap's body has one input per node input and one output per node
-  output (node.subgraph-arity).
+  output (node.subgraph-arity);
+and from seeds 13-15: LinearAttention's update_rule is linear, gated, delta
+or gated_delta.
 
 Each refused case is proved on an oracle first: onnx.checker (full_check)
 or onnxruntime's load, whichever refuses it (where onnxruntime loads a model
@@ -113,6 +115,13 @@ def _sequence_map(body_inputs=1, body_outputs=1, node_outputs=1):
     return _model(nodes, [_vi("a", F, [2]), _vi("b", F, [2])], outputs, opset=17)
 
 
+def _linear_attention(update_rule):
+    inputs = [_vi(n, F, [1, 3, 8]) for n in ("q", "k", "v", "decay")] + [_vi("beta", F, [1, 3, 2])]
+    node = helper.make_node("LinearAttention", ["q", "k", "v", "", "decay", "beta"], ["y", "state"], name="lin",
+                            q_num_heads=2, kv_num_heads=2, update_rule=update_rule)
+    return _model([node], inputs, [_vi("y", F, [1, 3, 8]), _vi("state", F, [1, 2, 4, 4])], opset=27)
+
+
 def _onnx_accepts(model) -> bool:
     try:
         with warnings.catch_warnings():
@@ -168,6 +177,10 @@ REFUSED = {
                                      "default_tensor"),
     "label_encoder_default_two": (_label_encoder([2]), _onnxruntime_loads, "attr.value-out-of-range",
                                   "default_tensor"),
+    "linear_attention_unknown_rule": (_linear_attention("bogus"), _onnxruntime_loads, "attr.value-out-of-range",
+                                      "update_rule"),
+    "linear_attention_rule_capitalised": (_linear_attention("Gated_Delta"), _onnxruntime_loads,
+                                          "attr.value-out-of-range", "update_rule"),
 }
 # The finding is the node's own (no attribute in its path).
 REFUSED_AT_NODE = {
@@ -191,6 +204,7 @@ ACCEPTED = {
     "einsum_upper_case_and_spaces": _einsum("iJ -> Ji"),
     "label_encoder_default": _label_encoder([1]),
     "sequence_map": _sequence_map(),
+    "linear_attention_gated_delta": _linear_attention("gated_delta"),
 }
 
 

@@ -584,3 +584,65 @@ def test_tile_repeats_of_a_known_length_other_than_the_rank_fail_to_run(tmp_path
     with pytest.raises(Exception):  # noqa: B017 - onnxruntime raises its own error types
         session.run(None, {"x": np.ones((2, 3), np.float32), "repeats": np.array([1, 2, 3], np.int64)})
     assert [d.code for d in _errors(model, tmp_path)] == ["shape.dim-mismatch"]
+
+
+# --- seeds 13-15: LinearAttention's inputs, OneHot's values, TensorScatter's write_indices ---------------
+
+def _linear_attention(update_rule=None, decay=False, beta=False):
+    inputs = [_vi("q", F, [1, 3, 8]), _vi("k", F, [1, 3, 8]), _vi("v", F, [1, 3, 8])]
+    names = ["q", "k", "v", "", "decay" if decay else "", "beta" if beta else ""]
+    inputs += [_vi("decay", F, [1, 3, 8])] if decay else []
+    inputs += [_vi("beta", F, [1, 3, 2])] if beta else []
+    while not names[-1]:
+        names.pop()
+    attrs = dict(q_num_heads=2, kv_num_heads=2)
+    if update_rule is not None:
+        attrs["update_rule"] = update_rule
+    node = helper.make_node("LinearAttention", names, ["y", "state"], name="lin", **attrs)
+    return _model([node], inputs, [_vi("y", F, [1, 3, 8]), _vi("state", F, [1, 2, 4, 4])], opset=27)
+
+
+def _one_hot_values(shape):
+    return _one("OneHot", [_vi("i", I64, [3]), _vi("depth", I64, []), _vi("values", F, shape)], 2, opset=11)
+
+
+def _tensor_scatter_positions(shape):
+    inputs = [_vi("cache", F, [2, 3, 8, 4]), _vi("update", F, [2, 3, 1, 4]), _vi("positions", I64, shape)]
+    node = helper.make_node("TensorScatter", ["cache", "update", "positions"], ["y"], name="scatter")
+    return _model([node], inputs, [_vi("y", F, [2, 3, 8, 4])], opset=24)
+
+
+SEEDS_13_15_REFUSED_AT_LOAD = {
+    "linear_attention_default_rule_without_beta": (_linear_attention(decay=True), "node.required-input-empty"),
+    "linear_attention_default_rule_without_decay": (_linear_attention(beta=True), "node.required-input-empty"),
+    "linear_attention_gated_without_decay": (_linear_attention("gated"), "node.required-input-empty"),
+    "linear_attention_delta_without_beta": (_linear_attention("delta"), "node.required-input-empty"),
+    "one_hot_values_matrix": (_one_hot_values([2, 1]), "shape.rank-mismatch"),
+    "one_hot_values_scalar": (_one_hot_values([]), "shape.rank-mismatch"),
+    "tensor_scatter_positions_for_another_batch": (_tensor_scatter_positions([5]), "shape.dim-mismatch"),
+    "tensor_scatter_positions_matrix": (_tensor_scatter_positions([2, 1]), "shape.rank-mismatch"),
+}
+SEEDS_13_15_ACCEPTED = {
+    "linear_attention_default_rule": _linear_attention(decay=True, beta=True),
+    "linear_attention_linear": _linear_attention("linear"),
+    "linear_attention_gated": _linear_attention("gated", decay=True),
+    "linear_attention_delta": _linear_attention("delta", beta=True),
+    "one_hot_values": _one_hot_values([2]),
+    "tensor_scatter_positions": _tensor_scatter_positions([2]),
+}
+
+
+@pytest.mark.parametrize("name", sorted(SEEDS_13_15_REFUSED_AT_LOAD))
+def test_seeds_13_15_refused_by_onnxruntime_and_by_us(name, tmp_path):
+    model, code = SEEDS_13_15_REFUSED_AT_LOAD[name]
+    assert not _loads(model)
+    found = _errors(model, tmp_path)
+    assert [d.code for d in found] == [code], found
+    assert found[0].path.startswith("graph/node[0]"), found
+
+
+@pytest.mark.parametrize("name", sorted(SEEDS_13_15_ACCEPTED))
+def test_seeds_13_15_valid_forms_are_clean(name, tmp_path):
+    model = SEEDS_13_15_ACCEPTED[name]
+    assert _onnx_accepts(model) and _loads(model)
+    assert _errors(model, tmp_path) == []
