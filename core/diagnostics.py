@@ -126,6 +126,9 @@ CODES = {
     "shape.dim-mismatch": (ERROR, "two known dims the operator needs equal differ (MatMul/Gemm inner dims, "
                                   "Concat's other axes, channels, split sizes)"),
     "shape.reshape-mismatch": (ERROR, "Reshape's target shape is invalid or cannot hold the input's elements"),
+    "shape.dim-fixed": (WARNING, "a symbolic dim that the model's fixed numbers (a Reshape's target, a weight's "
+                                 "size) allow only one size of, as in an export traced at one size: other sizes "
+                                 "fail at run"),
     "shape.index-out-of-range": (ERROR, "a constant index outside a known axis size"),
     "attr.axis-out-of-range": (ERROR, "an axis (attribute or constant input) outside the input's rank, or given twice"),
     "attr.perm-invalid": (ERROR, "Transpose's perm is not a permutation of the input's axes"),

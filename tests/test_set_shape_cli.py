@@ -114,3 +114,18 @@ def test_new_checker_errors_are_refused_unless_forced(add_model, tmp_path, capsy
     # A shape that fits is written without --force.
     code, text, err = _cli(capsys, add_model, "-o", out, "--input", "x=3,4")
     assert code == 0 and _dims(out, "y") == [3, 4], err
+
+
+def test_a_batch_the_model_fixes_to_one_is_written_with_a_warning(capsys, tmp_path):
+    """bert_small with its batch made symbolic is valid for every checker but
+    runs only at batch 1 (its attention folds the batch into a dim its
+    weights fix): set-shape writes it and says so."""
+    src = shared_models_root() / "bert_small" / "model.onnx"
+    out = tmp_path / "b.onnx"
+    code, text, err = _cli(capsys, src, "-o", out, "--input", "input_ids=batch,128",
+                           "--input", "attention_mask=batch,128", "--input", "token_type_ids=batch,128")
+    assert code == 0, err
+    assert out.is_file()
+    warning = text.splitlines()[-1]
+    assert warning.startswith("warning: 4 nodes of the model allow only one size of a symbolic dim")
+    assert "only when batch is 1" in warning

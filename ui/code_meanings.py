@@ -81,6 +81,7 @@ MEANINGS = {
     "shape.rank-mismatch": QT_TRANSLATE_NOOP("ProblemCodes", "an input whose known rank the operator, its attributes or its other inputs rule out"),
     "shape.dim-mismatch": QT_TRANSLATE_NOOP("ProblemCodes", "two known dims the operator needs equal differ (MatMul/Gemm inner dims, Concat's other axes, channels, split sizes)"),
     "shape.reshape-mismatch": QT_TRANSLATE_NOOP("ProblemCodes", "Reshape's target shape is invalid or cannot hold the input's elements"),
+    "shape.dim-fixed": QT_TRANSLATE_NOOP("ProblemCodes", "a symbolic dim that the model's fixed numbers (a Reshape's target, a weight's size) allow only one size of, as in an export traced at one size: other sizes fail at run"),
     "shape.index-out-of-range": QT_TRANSLATE_NOOP("ProblemCodes", "a constant index outside a known axis size"),
     "attr.axis-out-of-range": QT_TRANSLATE_NOOP("ProblemCodes", "an axis (attribute or constant input) outside the input's rank, or given twice"),
     "attr.perm-invalid": QT_TRANSLATE_NOOP("ProblemCodes", "Transpose's perm is not a permutation of the input's axes"),

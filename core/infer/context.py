@@ -138,6 +138,12 @@ class NodeContext:
             self.errors = []
         self.errors.append((code, message))
 
+    def warn(self, code: str, message: str) -> None:
+        """Report what the node's numbers imply that the model's own types do
+        not say (a WARNING code: a symbolic dim they allow one size of). Kept
+        with the contradictions; the checker gives each its code's severity."""
+        self.error(code, message)
+
     # --- attributes -------------------------------------------------------------
     def attr(self, name: str, default=None):
         return self.attrs.get(name, default)

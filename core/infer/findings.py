@@ -13,6 +13,7 @@ BROADCAST = "shape.broadcast-conflict"
 RANK = "shape.rank-mismatch"
 DIM = "shape.dim-mismatch"
 RESHAPE = "shape.reshape-mismatch"
+FIXED = "shape.dim-fixed"          # a warning: a symbolic dim the numbers allow one size of
 INDEX = "shape.index-out-of-range"
 AXIS = "attr.axis-out-of-range"
 PERM = "attr.perm-invalid"
@@ -104,6 +105,37 @@ def require_min_rank(ctx, i: int, rank: int, why: str) -> bool:
 
 def dims_differ(a, b) -> bool:
     return known(a) and known(b) and a != b
+
+
+def symbol_fixed_by(a, b):
+    """(symbol, size) when dims `a` and `b` are equal for one size of one
+    symbol only: `256*batch` against 256 holds only with batch 1 (a batch
+    folded into another dim by a Reshape an export traced at one size).
+    None when they are equal for any size, for none we can tell, when the
+    symbol is one made for an unknown size (a name for "any size" fixed
+    here would say nothing the user gave), and for a symbol on its own
+    against a number: a file naming every dim (`unk__52` against a weight's
+    128) only names the size the weights give."""
+    from .symexpr import poly_of
+    for sym_side, number in ((a, b), (b, a)):
+        if not known(number) or not number or not isinstance(sym_side, str):
+            continue
+        p = poly_of(sym_side)
+        if p is None or len(p) != 1:
+            continue
+        ((mono, coeff),) = p.items()
+        if len(mono) == 1 and coeff > 1 and number % coeff == 0 and not mentions_fresh(mono[0]):
+            return mono[0], number // coeff
+    return None
+
+
+def warn_symbol_fixed(ctx, a, b, what: str) -> None:
+    """A warning (shape.dim-fixed) when `a` and `b`, which the operator needs
+    equal, are equal for one size of a symbol only (see symbol_fixed_by)."""
+    fixed = symbol_fixed_by(a, b)
+    if fixed is not None:
+        ctx.warn(FIXED, f"{what}: {a} and {b} are equal only when {fixed[0]} is {fixed[1]}; any other size "
+                        f"fails here")
 
 
 # --- axis-type attributes -------------------------------------------------------------

@@ -5,7 +5,7 @@ from ..ir.dtypes import DataType
 from .context import rule, tensor
 from .dims import broadcast_shapes, dim_add, dim_floordiv, dim_mul
 from .findings import (DIM, LENGTH, RANK, broadcast_conflict, dims_differ, input_label, int_list, known, length,
-                       require_min_rank, require_rank, show)
+                       require_min_rank, require_rank, show, warn_symbol_fixed)
 
 INT32, INT64, FLOAT = DataType.INT32, DataType.INT64, DataType.FLOAT
 
@@ -243,8 +243,11 @@ def gemm(ctx):
             ctx.error(DIM, f"{input_label(ctx, 0)} of shape {show(a)}{' (transposed)' if trans_a else ''} and "
                            f"{input_label(ctx, 1)} of shape {show(b)}{' (transposed)' if trans_b else ''} cannot be "
                            f"multiplied: inner dims {k_a} and {k_b} differ")
-        elif ctx.opset >= 7 and ctx.has_input(2):
-            _gemm_bias_fits(ctx, (m, n))
+        else:
+            warn_symbol_fixed(ctx, k_a, k_b, f"the inner dims of {input_label(ctx, 0)} {show(a)} and "
+                                             f"{input_label(ctx, 1)} {show(b)}")
+            if ctx.opset >= 7 and ctx.has_input(2):
+                _gemm_bias_fits(ctx, (m, n))
     return [tensor(ctx.elem(0), (m, n))]
 
 
@@ -279,6 +282,9 @@ def matmul_shape(a, b, ctx=None, ia=0, ib=1):
     if ctx is not None and dims_differ(a[-1], b[-2]):
         ctx.error(DIM, f"{input_label(ctx, ia)} of shape {show(ctx.shape(ia))} and {input_label(ctx, ib)} of shape "
                        f"{show(ctx.shape(ib))} cannot be multiplied: inner dims {a[-1]} and {b[-2]} differ")
+    elif ctx is not None:
+        warn_symbol_fixed(ctx, a[-1], b[-2], f"the inner dims of {input_label(ctx, ia)} {show(ctx.shape(ia))} "
+                                             f"and {input_label(ctx, ib)} {show(ctx.shape(ib))}")
     batch = broadcast_shapes([a[:-2], b[:-2]])
     if ctx is not None and None in batch:
         broadcast_conflict(ctx, (ia, ib), (a[:-2], b[:-2]))

@@ -10,7 +10,8 @@ from ..ir.dtypes import DataType
 from .context import rule, tensor
 from .dims import axis_index, broadcast_shapes, dim_add, dim_floordiv, dim_mul, dim_prod
 from . import findings
-from .findings import DIM, RANK, RESHAPE, broadcast_conflict, input_label, known, show
+from .findings import DIM, FIXED, RANK, RESHAPE, broadcast_conflict, input_label, known, show
+from .fresh import mentions_fresh
 
 INT64 = DataType.INT64
 
@@ -76,11 +77,53 @@ def reshape(ctx):
     allowzero = ctx.attr("allowzero", 0)
     if not _reshape_fits(ctx, in_shape, target, allowzero):
         return [tensor(elem, (None,) * len(target))]
+    if in_shape is not None:
+        _fixed_symbol(ctx, in_shape, target, allowzero)
     out = _reshape_dims(in_shape, target, allowzero)
     src = ctx.sym(0)
     if src is not None and ctx.const(0) is None and len(out) <= 1:
         ctx.out_syms[0] = src
     return [tensor(elem, out)]
+
+
+def _plain_symbol(d) -> bool:
+    """A dim named by one symbol (`batch`, `x.0`, `s1`), not an expression or
+    a name made for an unknown size."""
+    return isinstance(d, str) and not mentions_fresh(d) and not any(c in d for c in "+-*/() ")
+
+
+def _fixed_symbol(ctx, in_shape, target, allowzero) -> None:
+    """A warning when a target shape of fixed numbers leaves one symbolic dim
+    of the input a single size: [batch, 128, 128] reshaped to [1, 128, 4, 32]
+    runs only with batch 1 (an export traced at one size, or a dim made
+    symbolic afterwards, e.g. by set-shape). Other sizes fail here at run;
+    onnxruntime refuses them too. Said once per node, naming the size."""
+    count, symbols = 1, []
+    for d in in_shape:
+        if type(d) is int:
+            count *= d
+        elif _plain_symbol(d):
+            symbols.append(d)
+        else:
+            return
+    held = 1
+    for i, d in enumerate(target):
+        if type(d) is not int or d < 0:
+            return                      # a -1 takes any size; a symbol in the target: no fixed count
+        if d == 0 and not allowzero:
+            copied = in_shape[i] if i < len(in_shape) else None
+            if type(copied) is int:
+                held *= copied
+            elif copied in symbols:
+                symbols.remove(copied)  # copied to the output: it stays free
+            else:
+                return
+        else:
+            held *= d
+    if len(symbols) != 1 or not count or not held or held % count:
+        return
+    ctx.warn(FIXED, f"{input_label(ctx, 0)} {show(in_shape)} fits the fixed target shape {show(target)} only "
+                     f"when {symbols[0]} is {held // count}: any other size fails here")
 
 
 def _reshape_fits(ctx, in_shape, target, allowzero) -> bool:

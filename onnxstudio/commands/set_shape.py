@@ -61,4 +61,11 @@ def run(args) -> int:
     forced = (f"; written although the checker finds {counted(len(new_errors), 'new error')} (--force)"
               if new_errors else "")
     print(f"wrote {args.output}: {shapes}; {changed} declared types rewritten{forced or problems_note(doc.model)}")
+    # A symbolic size the model's fixed numbers allow only one value of: valid
+    # for every checker, yet other sizes fail at run (an export traced at one size).
+    had = {(d.code, d.path) for d in errors_before}
+    fixed = [d for d in doc.diagnostics if d.code == "shape.dim-fixed" and (d.code, d.path) not in had]
+    if fixed:
+        print(f"warning: {counted(len(fixed), 'node')} of the model allow only one size of a symbolic dim, "
+              f"first {fixed[0].path}: {fixed[0].message} (`onnxstudio check` lists them)")
     return 0

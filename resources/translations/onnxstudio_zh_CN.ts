@@ -2246,6 +2246,10 @@
         <translation>Reshape 的目标形状无效，或与输入的元素个数不符</translation>
     </message>
     <message>
+        <source>a symbolic dim that the model&apos;s fixed numbers (a Reshape&apos;s target, a weight&apos;s size) allow only one size of, as in an export traced at one size: other sizes fail at run</source>
+        <translation>模型中的固定数值（Reshape 的目标形状、权重的尺寸）只允许一种取值的符号维度，如同按单一尺寸导出的模型：其他尺寸在运行时会失败</translation>
+    </message>
+    <message>
         <source>a constant index outside a known axis size</source>
         <translation>常量索引超出已知轴长度的范围</translation>
     </message>
