@@ -72,6 +72,10 @@ def reduce_failing(model: Model, report, reference_values: dict, *, run_referenc
     `progress(nodes tried, max_nodes)` is called before each attempt (it may
     raise to stop the search: the app's Cancel)."""
     if start is None:
+        if report.agrees and report.first_divergence is None:
+            # Every node still has some tiny own error; the largest is no culprit when nothing disagrees.
+            raise ReduceError("the runs agree: there is no failing subgraph to extract (every compared value "
+                              "is within the tolerance; a smaller --rtol/--atol hunts smaller differences)")
         culprit = report.worst_own
         if culprit is None or all(d.agrees for d in culprit.own or []):
             culprit = report.first_divergence or culprit
