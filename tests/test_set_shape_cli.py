@@ -128,4 +128,4 @@ def test_a_batch_the_model_fixes_to_one_is_written_with_a_warning(capsys, tmp_pa
     assert out.is_file()
     warning = text.splitlines()[-1]
     assert warning.startswith("warning: 4 nodes of the model allow only one size of a symbolic dim")
-    assert "only when batch is 1" in warning
+    assert "batch can only be 1 here" in warning

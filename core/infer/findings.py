@@ -134,8 +134,8 @@ def warn_symbol_fixed(ctx, a, b, what: str) -> None:
     equal, are equal for one size of a symbol only (see symbol_fixed_by)."""
     fixed = symbol_fixed_by(a, b)
     if fixed is not None:
-        ctx.warn(FIXED, f"{what}: {a} and {b} are equal only when {fixed[0]} is {fixed[1]}; any other size "
-                        f"fails here")
+        ctx.warn(FIXED, f"{fixed[0]} can only be {fixed[1]} here: {what} are {a} and {b}, equal for that size "
+                        f"alone (any other fails at run)")
 
 
 # --- axis-type attributes -------------------------------------------------------------

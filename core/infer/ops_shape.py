@@ -122,8 +122,8 @@ def _fixed_symbol(ctx, in_shape, target, allowzero) -> None:
             held *= d
     if len(symbols) != 1 or not count or not held or held % count:
         return
-    ctx.warn(FIXED, f"{input_label(ctx, 0)} {show(in_shape)} fits the fixed target shape {show(target)} only "
-                     f"when {symbols[0]} is {held // count}: any other size fails here")
+    ctx.warn(FIXED, f"{symbols[0]} can only be {held // count} here: {input_label(ctx, 0)} {show(in_shape)} fits "
+                    f"the fixed target shape {show(target)} for that size alone (any other fails at run)")
 
 
 def _reshape_fits(ctx, in_shape, target, allowzero) -> bool:
