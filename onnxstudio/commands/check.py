@@ -28,11 +28,21 @@ def run(args) -> int:
         raise UserError(f"{path}: is a folder, not an .onnx file", exit_code=2)
     if not path.is_file():
         raise UserError(f"{path}: no such file; give the path of an .onnx model", exit_code=2)
+    refused = None
     try:
         model = load(path)          # proves the file is a readable model
+        model.graph                 # built here: what the app would refuse at open
     except LoadError as e:
-        raise UserError(str(e), exit_code=2) from None
-    diagnostics = check_file(path, ir_model=None if args.no_infer else model)
+        # A model the app cannot open (an external reference it cannot
+        # follow, say) is still checked as the file says, so every problem
+        # is listed; one that is no model at all is bad input.
+        refused, model = str(e), None
+        try:
+            diagnostics = check_file(path)
+        except Exception:  # noqa: BLE001 - protobuf cannot read it either
+            raise UserError(refused, exit_code=2) from None
+    if refused is None:
+        diagnostics = check_file(path, ir_model=None if args.no_infer else model)
     lowest = Severity[args.severity.upper()]
     shown = [d for d in diagnostics if d.severity >= lowest]
     if args.json:
@@ -47,4 +57,7 @@ def run(args) -> int:
                             for s in (Severity.ERROR, Severity.WARNING, Severity.INFO))
         print(f"{path.name}: {summary}" + (f" ({hidden} below --severity not shown)" if hidden else ""),
               file=sys.stderr)
+    if refused is not None:
+        print(f"onnxstudio cannot open it: {refused}", file=sys.stderr)
+        return 1
     return 1 if any(d.severity == Severity.ERROR for d in diagnostics) else 0
