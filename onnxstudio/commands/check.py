@@ -31,7 +31,8 @@ def run(args) -> int:
     refused = None
     try:
         model = load(path)          # proves the file is a readable model
-        model.graph                 # built here: what the app would refuse at open
+        if not args.no_infer:
+            model.graph             # built here (inference needs it): what the app would refuse at open
     except LoadError as e:
         # A model the app cannot open (an external reference it cannot
         # follow, say) is still checked as the file says, so every problem
