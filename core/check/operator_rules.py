@@ -36,6 +36,11 @@ _DTYPE_ATTRS = {
 _WINDOWED = frozenset({"Conv", "ConvTranspose", "ConvInteger", "QLinearConv", "DeformConv", "AveragePool",
                        "MaxPool", "LpPool"})
 _AT_LEAST = {"kernel_shape": 1, "strides": 1, "dilations": 1, "pads": 0, "output_padding": 0}
+# Their auto_pad words (onnxruntime refuses any other, lower case too), and
+# the convolutions that refuse explicit pads beside an auto_pad that sets
+# them (onnxruntime for both, onnx for ConvTranspose).
+_AUTO_PADS = frozenset({b"NOTSET", b"SAME_UPPER", b"SAME_LOWER", b"VALID"})
+_PADS_OR_AUTO_PAD = frozenset({"Conv", "ConvTranspose"})
 # Operators of the default domain whose rules read the node's counts.
 _COUNTED = frozenset({"Einsum", "Split", "Optional"})
 _HOLDERS = frozenset({"If", "Loop", "Scan", "SequenceMap"})
@@ -85,13 +90,20 @@ def operator_clean(node, op: str, schema, graphs=None) -> bool:
     if schema.domain and op != "LabelEncoder":
         return True
     if op in _WINDOWED:
+        auto_pad = pads = None
         for a in node.attribute:
             least = _AT_LEAST.get(a.name)
             if least is not None:
                 ints = a.ints
                 if ints and min(ints) < least:
                     return False
-        return True
+                if a.name == "pads":
+                    pads = a
+            elif a.name == "auto_pad":
+                auto_pad = a.s
+        if auto_pad is None or auto_pad == b"NOTSET":
+            return True
+        return auto_pad in _AUTO_PADS and (pads is None or op not in _PADS_OR_AUTO_PAD)
     dtype_attr = _DTYPE_ATTRS.get(op)
     if dtype_attr is not None:
         for a in node.attribute:
@@ -168,6 +180,15 @@ def _findings(node, op, schema, type_of=None):
                 what = "positive" if least else "zero or more"
                 yield ("attr.value-out-of-range", name,
                        f"{name} {list(a.ints)} must all be {what}")
+        a = attrs.get("auto_pad")
+        if a is not None and a.HasField("s"):
+            if a.s not in _AUTO_PADS:
+                yield ("attr.value-out-of-range", "auto_pad",
+                       f"auto_pad {a.s.decode(errors='replace')!r} is not one of NOTSET, SAME_UPPER, SAME_LOWER, VALID")
+            elif a.s != b"NOTSET" and op in _PADS_OR_AUTO_PAD and "pads" in attrs:
+                yield ("node.inputs-exclusive", "pads",
+                       f"{op} takes explicit pads or auto_pad {a.s.decode()}, which sets them, not both: remove pads "
+                       "or set auto_pad to NOTSET")
     elif op == "ConstantOfShape":
         a = attrs.get("value")
         if a is not None and a.HasField("t") and list(a.t.dims) != [1]:
@@ -198,6 +219,9 @@ def _findings(node, op, schema, type_of=None):
             elif not split_given and not num_outputs:
                 yield ("node.inputs-exclusive", None,
                        "Split (opset 18 on) needs the split input or the num_outputs attribute; give one")
+            elif num_outputs and attrs["num_outputs"].HasField("i") and attrs["num_outputs"].i < 1:
+                yield ("attr.value-out-of-range", "num_outputs",
+                       f"num_outputs {attrs['num_outputs'].i} must be 1 or more: the number of pieces")
     elif op == "Optional":
         if not (len(node.input) and node.input[0]) and "type" not in attrs:
             yield ("attr.required-missing", None,

@@ -40,6 +40,8 @@ def slice_op(ctx):
     elem, shape = ctx.elem(0), ctx.shape(0)
     if ctx.opset < 10:
         starts, ends, axes, steps = ctx.attr("starts"), ctx.attr("ends"), ctx.attr("axes"), None
+        if not _slice_attributes_fit(ctx, starts, ends, axes):
+            return [tensor(elem, None if shape is None else (None,) * len(shape))]
     else:
         if not _slice_lists_fit(ctx):
             return [tensor(elem, None if shape is None else (None,) * len(shape))]
@@ -107,6 +109,17 @@ def _slice_lists_fit(ctx) -> bool:
                                     f"{_entries(s[0])}: Slice takes one start, end, axis and step per sliced axis")
             return False
     return True
+
+
+def _slice_attributes_fit(ctx, starts, ends, axes) -> bool:
+    """Slice-1's starts, ends and axes attributes, one entry per sliced axis
+    (onnx and onnxruntime refuse others)."""
+    lists = [(name, v) for name, v in (("starts", starts), ("ends", ends), ("axes", axes)) if findings.int_list(v)]
+    if len({len(v) for _, v in lists}) < 2:
+        return True
+    ctx.error(findings.LENGTH, "Slice takes one start, end and axis per sliced axis: "
+                               + ", ".join(f"attribute {name!r} has {_entries(len(v))}" for name, v in lists))
+    return False
 
 
 def _entries(n: int) -> str:

@@ -445,6 +445,8 @@ def linear_attention(ctx):
         if not ctx.has_input(i):
             ctx.error("node.required-input-empty", f"update_rule {rule_name!r} reads {name} (input {i}), which the "
                                                    "node does not give")
+    for i in range(3):
+        require_rank(ctx, i, 3, "batch, sequence, heads * head size")
     q, v = ctx.shape(0), ctx.shape(2)
     qh, kvh = ctx.attr("q_num_heads"), ctx.attr("kv_num_heads")
     y = None
@@ -480,10 +482,12 @@ def flex_attention(ctx):
     for i in range(3):
         require_rank(ctx, i, 4, "Q, K and V are batch, heads, sequence, head size")
     q, k, v = ctx.shape(0), ctx.shape(1), ctx.shape(2)
-    if k is not None and v is not None and len(k) == len(v) == 4 and dims_differ(k[2], v[2]):
-        ctx.error("shape.dim-mismatch", f"{input_label(ctx, 1)} {show(k)} and {input_label(ctx, 2)} {show(v)} "
-                                        f"have sequence lengths {k[2]} and {v[2]} (dim 2): FlexAttention pairs each "
-                                        "key with a value")
+    if k is not None and v is not None and len(k) == len(v) == 4:
+        for axis, what in ((1, "head counts"), (2, "sequence lengths")):
+            if dims_differ(k[axis], v[axis]):
+                ctx.error("shape.dim-mismatch", f"{input_label(ctx, 1)} {show(k)} and {input_label(ctx, 2)} "
+                                                f"{show(v)} have {what} {k[axis]} and {v[axis]} (dim {axis}): "
+                                                "FlexAttention pairs each key with a value")
     if q is None or len(q) != 4:
         return [tensor(ctx.elem(0), None)]
     return [tensor(ctx.elem(0), q[:3] + (v[3] if v is not None and len(v) == 4 else None,))]

@@ -222,6 +222,8 @@ def max_unpool(ctx):
         return [tensor(elem, None)]
     n = len(x) - 2
     kernel = ctx.attr("kernel_shape")
+    if not length(ctx, "kernel_shape", kernel, n, f"{input_label(ctx, 0)} {show(x)} with {n} spatial dims"):
+        return [tensor(elem, (x[0], x[1]) + (None,) * n)]
     strides = ctx.attr("strides") or [1] * n
     pads = ctx.attr("pads") or [0] * (2 * n)
     sp = tuple(dim_add(dim_mul(dim_add(x[2 + i], -1), strides[i]), kernel[i] - pads[i] - pads[i + n])

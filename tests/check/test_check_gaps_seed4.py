@@ -15,7 +15,9 @@ and from seeds 7-9:
 - SequenceMap's body has one input per node input and one output per node
   output (node.subgraph-arity);
 and from seeds 13-15: LinearAttention's update_rule is linear, gated, delta
-or gated_delta.
+or gated_delta; from seeds 16-18: convolutions' and pools' auto_pad is
+NOTSET, SAME_UPPER, SAME_LOWER or VALID, and a Conv or ConvTranspose takes
+explicit pads only with NOTSET; Split's num_outputs is at least 1.
 
 Each refused case is proved on an oracle first: onnx.checker (full_check)
 or onnxruntime's load, whichever refuses it (where onnxruntime loads a model
@@ -122,6 +124,21 @@ def _linear_attention(update_rule):
     return _model([node], inputs, [_vi("y", F, [1, 3, 8]), _vi("state", F, [1, 2, 4, 4])], opset=27)
 
 
+def _windowed(op, **attrs):
+    if op in ("Conv", "ConvTranspose"):
+        node = helper.make_node(op, ["x", "w"], ["y"], name="win", **attrs)
+        inputs = [_vi("x", F, [1, 1, 5, 5]), _vi("w", F, [1, 1, 3, 3])]
+    else:
+        node = helper.make_node(op, ["x"], ["y"], name="win", kernel_shape=[3, 3], **attrs)
+        inputs = [_vi("x", F, [1, 1, 5, 5])]
+    return _model([node], inputs, [_vi("y", F, ["n", "c", "h", "w"])], opset=17)
+
+
+def _split(num_outputs):
+    node = helper.make_node("Split", ["x"], ["a", "b"], name="split", num_outputs=num_outputs)
+    return _model([node], [_vi("x", F, [4])], [_vi("a", F, ["p"]), _vi("b", F, ["q"])], opset=18)
+
+
 def _onnx_accepts(model) -> bool:
     try:
         with warnings.catch_warnings():
@@ -181,6 +198,15 @@ REFUSED = {
                                       "update_rule"),
     "linear_attention_rule_capitalised": (_linear_attention("Gated_Delta"), _onnxruntime_loads,
                                           "attr.value-out-of-range", "update_rule"),
+    "conv_unknown_auto_pad": (_windowed("Conv", auto_pad="bogus"), _onnxruntime_loads, "attr.value-out-of-range",
+                              "auto_pad"),
+    "max_pool_auto_pad_lower_case": (_windowed("MaxPool", auto_pad="same_upper"), _onnxruntime_loads,
+                                     "attr.value-out-of-range", "auto_pad"),
+    "conv_pads_beside_same_upper": (_windowed("Conv", auto_pad="SAME_UPPER", pads=[1, 1, 1, 1]), _onnxruntime_loads,
+                                    "node.inputs-exclusive", "pads"),
+    "conv_transpose_pads_beside_valid": (_windowed("ConvTranspose", auto_pad="VALID", pads=[0, 0, 0, 0]),
+                                         _onnx_accepts, "node.inputs-exclusive", "pads"),
+    "split_no_pieces": (_split(0), _onnxruntime_loads, "attr.value-out-of-range", "num_outputs"),
 }
 # The finding is the node's own (no attribute in its path).
 REFUSED_AT_NODE = {
@@ -205,6 +231,13 @@ ACCEPTED = {
     "label_encoder_default": _label_encoder([1]),
     "sequence_map": _sequence_map(),
     "linear_attention_gated_delta": _linear_attention("gated_delta"),
+    "conv_same_upper": _windowed("Conv", auto_pad="SAME_UPPER"),
+    "conv_pads_beside_notset": _windowed("Conv", auto_pad="NOTSET", pads=[1, 1, 1, 1]),
+    "conv_transpose_same_lower": _windowed("ConvTranspose", auto_pad="SAME_LOWER"),
+    "max_pool_valid": _windowed("MaxPool", auto_pad="VALID"),
+    # MaxPool's page says the same of its pads, but onnx and onnxruntime accept both: not ours to refuse.
+    "max_pool_pads_beside_same_upper": _windowed("MaxPool", auto_pad="SAME_UPPER", pads=[1, 1, 1, 1]),
+    "split_two_pieces": _split(2),
 }
 
 

@@ -646,3 +646,58 @@ def test_seeds_13_15_valid_forms_are_clean(name, tmp_path):
     model = SEEDS_13_15_ACCEPTED[name]
     assert _onnx_accepts(model) and _loads(model)
     assert _errors(model, tmp_path) == []
+
+
+# --- seeds 16-18: MaxUnpool, Slice-1, LinearAttention's ranks, FlexAttention's heads -------------------
+
+def _max_unpool(kernel_shape):
+    node = helper.make_node("MaxUnpool", ["x", "i"], ["y"], name="unpool", kernel_shape=kernel_shape,
+                            strides=[2] * len(kernel_shape))
+    return _model([node], [_vi("x", F, [1, 1, 2, 2]), _vi("i", I64, [1, 1, 2, 2])], [_vi("y", F, _dims(4))],
+                  opset=11)
+
+
+def _slice_1(starts, ends):
+    node = helper.make_node("Slice", ["x"], ["y"], name="slice", starts=starts, ends=ends)
+    return _model([node], [_vi("x", F, [4, 5])], [_vi("y", F, _dims(2))], opset=9)
+
+
+def _linear_attention_query(shape):
+    inputs = [_vi("q", F, shape), _vi("k", F, [1, 3, 8]), _vi("v", F, [1, 3, 8])]
+    node = helper.make_node("LinearAttention", ["q", "k", "v"], ["y", "state"], name="lin", q_num_heads=2,
+                            kv_num_heads=2, update_rule="linear")
+    return _model([node], inputs, [_vi("y", F, [1, 3, 8]), _vi("state", F, [1, 2, 4, 4])], opset=27)
+
+
+def _flex_heads(v_heads):
+    node = helper.make_node("FlexAttention", ["q", "k", "v"], ["y"], name="flex", domain="ai.onnx.preview")
+    inputs = [_vi("q", F, [1, 2, 3, 4]), _vi("k", F, [1, 2, 5, 4]), _vi("v", F, [1, v_heads, 5, 4])]
+    return _model([node], inputs, [_vi("y", F, _dims(4))], preview=True)
+
+
+SEEDS_16_18_REFUSED_AT_LOAD = {
+    "max_unpool_one_kernel_dim_for_two": (_max_unpool([2]), "attr.length-mismatch"),
+    "slice_1_starts_longer": (_slice_1([0, 0], [2]), "attr.length-mismatch"),
+    "linear_attention_query_2d": (_linear_attention_query([1, 3]), "shape.rank-mismatch"),
+}
+
+
+@pytest.mark.parametrize("name", sorted(SEEDS_16_18_REFUSED_AT_LOAD))
+def test_seeds_16_18_refused_by_onnxruntime_and_by_us(name, tmp_path):
+    model, code = SEEDS_16_18_REFUSED_AT_LOAD[name]
+    assert not _loads(model)
+    found = _errors(model, tmp_path)
+    assert [d.code for d in found] == [code], found
+
+
+def test_seeds_16_18_valid_forms_are_clean(tmp_path):
+    for model in (_max_unpool([2, 2]), _slice_1([0, 1], [2, 3]), _linear_attention_query([1, 3, 8])):
+        assert _onnx_accepts(model) and _loads(model)
+        assert _errors(model, tmp_path) == []
+    assert _onnx_accepts(_flex_heads(2)) and _errors(_flex_heads(2), tmp_path) == []
+
+
+def test_flex_attention_keys_and_values_of_other_head_counts_are_refused_by_onnx_and_us(tmp_path):
+    model = _flex_heads(5)
+    assert not _onnx_accepts(model)
+    assert [d.code for d in _errors(model, tmp_path)] == ["shape.dim-mismatch"]
