@@ -297,7 +297,7 @@ def _zip_map(node, attrs, type_of):
     # Another output type altogether is the type constraint's finding (node_rules).
     if declared in _ZIPMAP_OUTPUTS.values() and declared != made:
         yield ("node.output-type-conflict", 0,
-               f"{node.output[0]!r} is declared {declared}, but ZipMap's {filled[0]} makes it {made}: "
+               f"{paths.shown(node.output[0])} is declared {declared}, but ZipMap's {filled[0]} makes it {made}: "
                f"declare it {made}, or give the labels as {other}")
 
 
