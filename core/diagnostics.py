@@ -69,6 +69,8 @@ CODES = {
     "graph.value-info-duplicate": (ERROR, "two value_info entries share a name"),
     "graph.value-info-unused": (WARNING, "value_info for a name nothing defines"),
     "graph.value-info-conflict": (ERROR, "value_info disagrees with the declared type of a graph input/output"),
+    "graph.output-conflict": (ERROR, "a graph output that is a graph input of the same name, declared with another "
+                                     "element type"),
     "graph.elem-type-missing": (ERROR, "a tensor type in value_info or a subgraph input/output "
                                        "without an element type"),
     "graph.declared-type-contradicts": (ERROR, "a declared type (graph input/output, value_info) that contradicts "

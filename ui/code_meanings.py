@@ -39,6 +39,7 @@ MEANINGS = {
     "graph.value-info-duplicate": QT_TRANSLATE_NOOP("ProblemCodes", "two value_info entries share a name"),
     "graph.value-info-unused": QT_TRANSLATE_NOOP("ProblemCodes", "value_info for a name nothing defines"),
     "graph.value-info-conflict": QT_TRANSLATE_NOOP("ProblemCodes", "value_info disagrees with the declared type of a graph input/output"),
+    "graph.output-conflict": QT_TRANSLATE_NOOP("ProblemCodes", "a graph output that is a graph input of the same name, declared with another element type"),
     "graph.elem-type-missing": QT_TRANSLATE_NOOP("ProblemCodes", "a tensor type in value_info or a subgraph input/output without an element type"),
     "graph.declared-type-contradicts": QT_TRANSLATE_NOOP("ProblemCodes", "a declared type (graph input/output, value_info) that contradicts the type inference derives from the producer"),
     "name.not-identifier": QT_TRANSLATE_NOOP("ProblemCodes", "a name that is not a C identifier"),

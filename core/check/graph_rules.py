@@ -295,8 +295,11 @@ def declaration_entries(parts, gpath, ctx, parent, vi_clean=None):
     check), where `check(out, defined)` adds that entry's findings given
     whether the graph defines `name` (all that the entry's findings take
     from the rest of the graph)."""
+    inputs = parts.get("input", ())
+    # What an output named like a graph input must agree with (a pass-through).
+    input_types = {v.name: proto_type_str(v.type) for v in inputs if v.HasField("type")} if inputs else {}
     for k, vi in enumerate(parts.get("output", ())):
-        yield vi.name, functools.partial(_check_output, vi, k, gpath, ctx, parent)
+        yield vi.name, functools.partial(_check_output, vi, k, gpath, ctx, parent, input_types.get(vi.name))
     vi_names = set()
     io_types = None
     for k, vi in enumerate(parts.get("value_info", ())):
@@ -309,12 +312,20 @@ def declaration_entries(parts, gpath, ctx, parent, vi_clean=None):
         yield name, functools.partial(_check_value_info, vi, k, gpath, ctx, duplicate, io_types.get(name), vi_clean)
 
 
-def _check_output(vi, k, gpath, ctx, parent, out, defined: bool) -> None:
+def _check_output(vi, k, gpath, ctx, parent, input_declared, out, defined: bool) -> None:
+    """`input_declared`: the type string a graph input of this name declares
+    (None: none)."""
     name = vi.name
     where = paths.Lazy(paths.graph_output, gpath, k, name)
     if not name:
         out.add("graph.input-name-missing", where, "graph output with an empty name")
         return
+    if input_declared is not None and vi.HasField("type"):
+        mine = proto_type_str(vi.type)
+        if mine is not None and mine != input_declared:
+            out.add("graph.output-conflict", where,
+                    f"output {paths.shown(name)} is declared {mine}, but it is the graph input of that name, "
+                    f"declared {input_declared}: declare the output {input_declared}, or give it a node of its own")
     if not defined:
         outer = parent is not None and parent.visible(name)
         out.add("graph.output-undefined", where,

@@ -2078,6 +2078,10 @@
         <translation>value_info 与图输入/输出声明的类型不一致</translation>
     </message>
     <message>
+        <source>a graph output that is a graph input of the same name, declared with another element type</source>
+        <translation>与同名图输入是同一个值、却声明了另一种元素类型的图输出</translation>
+    </message>
+    <message>
         <source>a tensor type in value_info or a subgraph input/output without an element type</source>
         <translation>value_info 或子图输入/输出中的张量类型没有元素类型</translation>
     </message>

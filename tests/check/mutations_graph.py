@@ -201,6 +201,20 @@ def value_info_conflicts_with_output(m):
     return None
 
 
+def output_conflicts_with_input(m):
+    """A pass-through output: a graph input listed as an output, with another element type."""
+    plain = [(k, vi) for k, vi in plain_inputs(m)
+             if vi.type.HasField("tensor_type") and vi.type.tensor_type.elem_type]
+    if not plain:
+        return None
+    _, vi = plain[0]
+    out = m.graph.output.add()
+    out.CopyFrom(vi)        # the input's shape too: only the element type differs
+    out.type.tensor_type.elem_type = \
+        TensorProto.INT8 if vi.type.tensor_type.elem_type != TensorProto.INT8 else TensorProto.INT16
+    return "graph.output-conflict", f"graph/output[{len(m.graph.output) - 1}] {q(vi.name)}", True
+
+
 def input_dtype_needs_newer_ir(m):
     plain = [(k, vi) for k, vi in plain_inputs(m) if vi.type.HasField("tensor_type")]
     if not plain:
@@ -265,6 +279,7 @@ MUTATIONS = [
     input_nameless,
     output_elem_type_missing,
     value_info_conflicts_with_output,
+    output_conflicts_with_input,
     input_dtype_needs_newer_ir,
     opset_too_new,
     value_info_elem_type_missing,
