@@ -59,15 +59,12 @@ def test_structural_edit_falls_back_to_a_full_check():
 
 
 def _fresh_with_inference(model):
-    from onnxstudio.core.infer import Inference
-    inf = Inference(model)
-    inf.run()
-    main = model.graph
-
-    def lookup(graph_path, name):
-        v = main.get_value(name) if graph_path == "graph" else None
-        return inf.type_of(v) if v is not None else None
-    return CheckSession(model_to_proto(model), type_lookup=lookup).diagnostics
+    """A fresh check of the IR model with inference: the file form's
+    findings with inferred types, plus what inference itself finds (its
+    contradictions with declarations, and in nodes), as the live checker
+    gives them."""
+    from onnxstudio.core.check import check
+    return check(model)
 
 
 def test_with_inference_edits_match_a_fresh_inferred_check():
