@@ -296,6 +296,13 @@ def check_arity(inputs, outputs, schema, path, out) -> None:
             if not name and formal.option == "single":
                 out.add("node.required-input-empty", at(path, i, name),
                         f"{what} {formal.name!r} of {schema.key} is required but given as empty")
+            elif not name and formal.is_variadic and what == "input":
+                # Every value of a variadic input is one the operator reads:
+                # onnx's inference and onnxruntime refuse an empty one (Sum
+                # with an empty middle input crashed onnxruntime 1.23).
+                out.add("node.required-input-empty", at(path, i, name),
+                        f"{what} {i} of {schema.key} is one of its {formal.name!r} values, each required, "
+                        f"but given as empty: remove it or name a value")
         last = formals[-1] if formals else None
         if last is not None and last.is_variadic and len(formals) <= n + 1 and variadic_count < last.min_arity:
             out.add("node.variadic-arity", path,

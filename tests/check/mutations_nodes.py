@@ -78,6 +78,20 @@ def required_input_empty(m):
     return None
 
 
+def variadic_input_empty(m):
+    """One value of a variadic input (Concat's, Sum's, Max's...) given as empty."""
+    for i, n in std_nodes(m):
+        s = schema_of(n, m)
+        if not s.inputs or s.inputs[-1].option != s.inputs[-1].option.Variadic:
+            continue
+        first = len(s.inputs) - 1
+        for k in range(first, len(n.input)):
+            if n.input[k]:
+                n.input[k] = ""
+                return "node.required-input-empty", f"{npath(i, n)}/input[{k}] \"\"", True
+    return None
+
+
 def no_io_node(m):
     m.graph.node.append(helper.make_node("Relu", [], [], name="lonely"))
     i = len(m.graph.node) - 1
@@ -290,6 +304,7 @@ MUTATIONS = [
     too_few_inputs,
     too_many_outputs,
     required_input_empty,
+    variadic_input_empty,
     no_io_node,
     input_type_violation,
     type_parameter_conflict,
