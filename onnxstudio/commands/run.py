@@ -298,7 +298,10 @@ def run(args) -> int:
             results = session.run(feeds)
         elapsed = time.perf_counter() - t0
     except FeedError as e:
-        raise UserError(str(e), exit_code=2) from None
+        # The session names what is missing; the way to give it is the command line's.
+        hint = ("; give them with --input or --load-inputs, or make them with --random"
+                if str(e).startswith("missing input") else "")
+        raise UserError(str(e) + hint, exit_code=2) from None
     except ExecError as e:
         # numpy's own words last: the line first says what is wrong in a user's words
         said = f" (numpy said: {e.detail})" if e.detail else ""
