@@ -233,11 +233,17 @@ def _safe_name(name: str) -> str:
     return re.sub(r"[^A-Za-z0-9_.-]+", "_", name).strip("._") or "value"
 
 
-def _write(out_dir: pathlib.Path, values: dict) -> None:
+def _write(out_dir: pathlib.Path, values: dict) -> list:
+    """Each array as DIR/NAME.npy; the names of the values that are not
+    arrays (sequences, maps, absent optionals), which no .npy holds."""
     out_dir.mkdir(parents=True, exist_ok=True)
+    left_out = []
     for name, value in values.items():
         if isinstance(value, np.ndarray):
             np.save(out_dir / f"{_safe_name(name)}.npy", value, allow_pickle=value.dtype == object)
+        else:
+            left_out.append(name)
+    return left_out
 
 
 def _output_dir(arg: str | None) -> pathlib.Path | None:
@@ -315,10 +321,13 @@ def run(args) -> int:
     if out_dir is not None:
         values = {**session.values, **results} if args.keep_intermediates else results
         try:
-            _write(out_dir, values)
+            left_out = _write(out_dir, values)
         except OSError as e:
             raise UserError(f"--output-dir {out_dir}: cannot write ({e.strerror or e})") from None
-        say(f"wrote {len(values)} arrays to {out_dir}")
+        say(f"wrote {counted(len(values) - len(left_out), 'array')} to {out_dir}")
+        if left_out:
+            print(f"--output-dir {out_dir}: a .npy holds arrays only; left out {', '.join(left_out)} "
+                  "(sequences, maps and absent optionals have no .npy form)", file=sys.stderr)
     if save_values is not None:
         _save("--save-values", save_values, {**session.values, **results}, "value", args.json)
     comparison, agrees = None, True
