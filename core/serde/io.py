@@ -266,6 +266,29 @@ def _unclaimed_data_name(path: pathlib.Path, own: set) -> str:
     return name
 
 
+def _refuse_source_data(model: Model, path: pathlib.Path, name: str) -> None:
+    """A copy's external data named after the data file its source still
+    reads (convert model.onnx copy.onnx --external-data model.onnx.data)
+    would rewrite that file with the copy's layout and leave the source
+    reading wrong bytes at its offsets: refused. Saving over the source
+    itself may rewrite its own file."""
+    files = model.external_files
+    if files is None:
+        return
+    try:
+        if model.path is not None and pathlib.Path(model.path).resolve() == path.resolve():
+            return
+        target = (path.parent / name).resolve()
+        read = {(files.base_dir / t.external.location).resolve()
+                for t in _tensors(model) if isinstance(t, Tensor) and t.is_external}
+    except OSError:
+        return
+    if target in read:
+        source = model.path if model.path is not None else "the model it was cut from"
+        raise SaveError(f"{path}: the external data file {name!r} is the one {source} reads its weights "
+                        f"from; writing this copy's weights there would break it: give another name")
+
+
 def _locations_read_by(path: pathlib.Path) -> set:
     """The external data files the model at `path` reads (none when there is
     no model there or it cannot be read: then nothing there is its)."""
@@ -321,6 +344,8 @@ def save(model: Model, path: PathLike, options: Optional[SaveOptions] = None, **
     if opts.external_data == "" and inline_size(model) >= opts.protobuf_limit:
         raise SaveError(f"{path}: the tensors need {inline_size(model)} bytes, more than protobuf's 2 GB "
                         f"limit; save with external data instead")
+    if opts.external_data:
+        _refuse_source_data(model, path, opts.external_data)
     ext = _ExternalWriter(folder, opts.align, [path] + ([pathlib.Path(model.path)] if model.path else []))
     tmp = None
     try:
