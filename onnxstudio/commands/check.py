@@ -48,6 +48,8 @@ def run(args) -> int:
     shown = [d for d in diagnostics if d.severity >= lowest]
     if args.json:
         print(json.dumps([d.to_json() for d in shown], indent=1, ensure_ascii=False))
+        if refused is not None:
+            print(f"onnxstudio cannot open it: {refused}", file=sys.stderr)
     else:
         for d in shown:
             print(d)
@@ -56,9 +58,9 @@ def run(args) -> int:
         # The summary goes to stderr so stdout stays one line per diagnostic.
         summary = ", ".join(f"{counts[s]} {s.name.lower()}{'' if counts[s] == 1 else 's'}"
                             for s in (Severity.ERROR, Severity.WARNING, Severity.INFO))
-        print(f"{path.name}: {summary}" + (f" ({hidden} below --severity not shown)" if hidden else ""),
-              file=sys.stderr)
+        # One line, the reason the app cannot open the file last.
+        print(f"{path.name}: {summary}" + (f" ({hidden} below --severity not shown)" if hidden else "")
+              + (f"; onnxstudio cannot open it: {refused}" if refused is not None else ""), file=sys.stderr)
     if refused is not None:
-        print(f"onnxstudio cannot open it: {refused}", file=sys.stderr)
         return 1
     return 1 if any(d.severity == Severity.ERROR for d in diagnostics) else 0
