@@ -26,16 +26,12 @@ are the same on every machine (no kernel runs). The valid neighbours are
 accepted by both oracles and clean for us."""
 from __future__ import annotations
 
-import warnings
-
 import numpy as np
-import onnx
 import onnxruntime as ort
 import pytest
 from onnx import AttributeProto, TensorProto, helper, numpy_helper
 
-from onnxstudio import core
-from onnxstudio.core.check import ERROR, check
+from oracle_verdicts import onnx_accepts, onnxruntime_loads, our_errors
 
 F, I64 = TensorProto.FLOAT, TensorProto.INT64
 
@@ -139,74 +135,50 @@ def _split(num_outputs):
     return _model([node], [_vi("x", F, [4])], [_vi("a", F, ["p"]), _vi("b", F, ["q"])], opset=18)
 
 
-def _onnx_accepts(model) -> bool:
-    try:
-        with warnings.catch_warnings():
-            warnings.simplefilter("ignore")
-            onnx.checker.check_model(model, full_check=True)
-    except Exception:  # noqa: BLE001 - any refusal is the verdict
-        return False
-    return True
-
-
-def _onnxruntime_loads(model) -> bool:
-    try:
-        ort.InferenceSession(model.SerializeToString(), providers=["CPUExecutionProvider"])
-    except Exception:  # noqa: BLE001 - any refusal is the verdict
-        return False
-    return True
-
-
-def _errors(model, tmp_path) -> list:
-    path = tmp_path / "m.onnx"
-    path.write_bytes(model.SerializeToString())
-    return [d for d in check(core.load(path)) if d.severity == ERROR]
-
-
 # name -> (model, the oracle that refuses it, our code, the attribute the path names)
 REFUSED = {
-    "bit_cast_to_undefined": (_bit_cast(0), _onnx_accepts, "attr.dtype-invalid", "to"),
-    "sequence_empty_dtype_undefined": (_sequence_empty(0), _onnxruntime_loads, "attr.dtype-invalid", "dtype"),
-    "mel_output_datatype_undefined": (_mel(0), _onnx_accepts, "attr.dtype-invalid", "output_datatype"),
-    "causal_conv_unknown_activation": (_causal_conv("bogus"), _onnxruntime_loads, "attr.value-out-of-range",
+    "bit_cast_to_undefined": (_bit_cast(0), onnx_accepts, "attr.dtype-invalid", "to"),
+    "sequence_empty_dtype_undefined": (_sequence_empty(0), onnxruntime_loads, "attr.dtype-invalid", "dtype"),
+    "mel_output_datatype_undefined": (_mel(0), onnx_accepts, "attr.dtype-invalid", "output_datatype"),
+    "causal_conv_unknown_activation": (_causal_conv("bogus"), onnxruntime_loads, "attr.value-out-of-range",
                                        "activation"),
-    "causal_conv_activation_capitalised": (_causal_conv("SiLU"), _onnxruntime_loads, "attr.value-out-of-range",
+    "causal_conv_activation_capitalised": (_causal_conv("SiLU"), onnxruntime_loads, "attr.value-out-of-range",
                                            "activation"),
-    "attention_right_window_below_minus_one": (_attention(right_window_size=-100), _onnxruntime_loads,
+    "attention_right_window_below_minus_one": (_attention(right_window_size=-100), onnxruntime_loads,
                                                "attr.value-out-of-range", "right_window_size"),
-    "attention_left_window_below_minus_one": (_attention(left_window_size=-2), _onnxruntime_loads,
+    "attention_left_window_below_minus_one": (_attention(left_window_size=-2), onnxruntime_loads,
                                               "attr.value-out-of-range", "left_window_size"),
-    "scan_output_axes_too_many": (_scan(scan_output_axes=[0, 0]), _onnxruntime_loads, "attr.length-mismatch",
+    "scan_output_axes_too_many": (_scan(scan_output_axes=[0, 0]), onnxruntime_loads, "attr.length-mismatch",
                                   "scan_output_axes"),
-    "scan_output_axes_empty": (_scan(scan_output_axes=[]), _onnxruntime_loads, "attr.length-mismatch",
+    "scan_output_axes_empty": (_scan(scan_output_axes=[]), onnxruntime_loads, "attr.length-mismatch",
                                "scan_output_axes"),
-    "scan_input_axes_too_many": (_scan(scan_input_axes=[0, 0]), _onnxruntime_loads, "attr.length-mismatch",
+    "scan_input_axes_too_many": (_scan(scan_input_axes=[0, 0]), onnxruntime_loads, "attr.length-mismatch",
                                  "scan_input_axes"),
-    "scan_input_directions_too_many": (_scan(scan_input_directions=[0, 1]), _onnxruntime_loads,
+    "scan_input_directions_too_many": (_scan(scan_input_directions=[0, 1]), onnxruntime_loads,
                                        "attr.length-mismatch", "scan_input_directions"),
-    "scan_output_directions_too_many": (_scan(scan_output_directions=[1, 1]), _onnxruntime_loads,
+    "scan_output_directions_too_many": (_scan(scan_output_directions=[1, 1]), onnxruntime_loads,
                                         "attr.length-mismatch", "scan_output_directions"),
-    "scan_input_direction_two": (_scan(scan_input_directions=[2]), _onnxruntime_loads, "attr.value-out-of-range",
+    "scan_input_direction_two": (_scan(scan_input_directions=[2]), onnxruntime_loads, "attr.value-out-of-range",
                                  "scan_input_directions"),
-    "einsum_hash_in_an_operand": (_einsum("i#->i"), _onnxruntime_loads, "attr.value-out-of-range", "equation"),
-    "einsum_bytes_not_text": (_einsum(b"\xff\xfe"), _onnxruntime_loads, "attr.value-out-of-range", "equation"),
-    "label_encoder_default_scalar": (_label_encoder([]), _onnxruntime_loads, "attr.value-out-of-range",
+    "einsum_hash_in_an_operand": (_einsum("i#->i"), onnxruntime_loads, "attr.value-out-of-range", "equation"),
+    "einsum_bytes_not_text": (_einsum(b"\xff\xfe"), onnxruntime_loads, "attr.value-out-of-range", "equation"),
+    "label_encoder_default_scalar": (_label_encoder([]), onnxruntime_loads, "attr.value-out-of-range",
                                      "default_tensor"),
-    "label_encoder_default_two": (_label_encoder([2]), _onnxruntime_loads, "attr.value-out-of-range",
+    "label_encoder_default_two": (_label_encoder([2]), onnxruntime_loads, "attr.value-out-of-range",
                                   "default_tensor"),
-    "linear_attention_unknown_rule": (_linear_attention("bogus"), _onnxruntime_loads, "attr.value-out-of-range",
+    "linear_attention_unknown_rule": (_linear_attention("bogus"), onnxruntime_loads, "attr.value-out-of-range",
                                       "update_rule"),
-    "linear_attention_rule_capitalised": (_linear_attention("Gated_Delta"), _onnxruntime_loads,
+    "linear_attention_rule_capitalised": (_linear_attention("Gated_Delta"), onnxruntime_loads,
                                           "attr.value-out-of-range", "update_rule"),
-    "conv_unknown_auto_pad": (_windowed("Conv", auto_pad="bogus"), _onnxruntime_loads, "attr.value-out-of-range",
+    "conv_unknown_auto_pad": (_windowed("Conv", auto_pad="bogus"), onnxruntime_loads, "attr.value-out-of-range",
                               "auto_pad"),
-    "max_pool_auto_pad_lower_case": (_windowed("MaxPool", auto_pad="same_upper"), _onnxruntime_loads,
+    "max_pool_auto_pad_lower_case": (_windowed("MaxPool", auto_pad="same_upper"), onnxruntime_loads,
                                      "attr.value-out-of-range", "auto_pad"),
-    "conv_pads_beside_same_upper": (_windowed("Conv", auto_pad="SAME_UPPER", pads=[1, 1, 1, 1]), _onnxruntime_loads,
+    "conv_pads_beside_same_upper": (_windowed("Conv", auto_pad="SAME_UPPER", pads=[1, 1, 1, 1]), onnxruntime_loads,
                                     "node.inputs-exclusive", "pads"),
     "conv_transpose_pads_beside_valid": (_windowed("ConvTranspose", auto_pad="VALID", pads=[0, 0, 0, 0]),
-                                         _onnx_accepts, "node.inputs-exclusive", "pads"),
-    "split_no_pieces": (_split(0), _onnxruntime_loads, "attr.value-out-of-range", "num_outputs"),
+                                         onnx_accepts, "node.inputs-exclusive", "pads"),
+    "split_no_pieces": (_split(0), onnxruntime_loads, "attr.value-out-of-range", "num_outputs"),
 }
 # The finding is the node's own (no attribute in its path).
 REFUSED_AT_NODE = {
@@ -245,7 +217,7 @@ ACCEPTED = {
 def test_refused_by_an_oracle_and_by_us(name, tmp_path):
     model, oracle, code, attribute = REFUSED[name]
     assert not oracle(model)
-    found = _errors(model, tmp_path)
+    found = our_errors(model, tmp_path)
     assert [d.code for d in found] == [code], found
     assert found[0].path.startswith("graph/node[0]") and found[0].path.endswith(f'attribute "{attribute}"'), found
 
@@ -253,8 +225,8 @@ def test_refused_by_an_oracle_and_by_us(name, tmp_path):
 @pytest.mark.parametrize("name", sorted(REFUSED_AT_NODE))
 def test_subgraph_counts_refused_by_onnxruntime_and_by_us(name, tmp_path):
     model, code = REFUSED_AT_NODE[name]
-    assert not _onnxruntime_loads(model)
-    found = _errors(model, tmp_path)
+    assert not onnxruntime_loads(model)
+    found = our_errors(model, tmp_path)
     assert [(d.code, d.path.split("/attribute")[0]) for d in found] == [(code, 'graph/node[1] SequenceMap "map"')]
 
 
@@ -270,10 +242,10 @@ def test_an_odd_character_in_einsum_s_result_fails_to_run():
 @pytest.mark.parametrize("name", sorted(ACCEPTED))
 def test_valid_forms_are_clean(name, tmp_path):
     model = ACCEPTED[name]
-    assert _onnx_accepts(model)
+    assert onnx_accepts(model)
     if not name.startswith(("bit_cast", "mel")):
-        assert _onnxruntime_loads(model)
-    assert _errors(model, tmp_path) == []
+        assert onnxruntime_loads(model)
+    assert our_errors(model, tmp_path) == []
 
 
 def test_bit_cast_to_undefined_loads_in_onnxruntime_but_fails_to_run():
@@ -286,8 +258,8 @@ def test_bit_cast_to_undefined_loads_in_onnxruntime_but_fails_to_run():
 def test_a_bad_scan_direction_is_refused_by_onnxruntime_though_onnx_accepts_it():
     """onnx does not look at the directions; onnxruntime refuses the model at load."""
     for model in (_scan(scan_input_directions=[2]), _scan(scan_output_directions=[0, 0])):
-        assert _onnx_accepts(model)
-        assert not _onnxruntime_loads(model)
+        assert onnx_accepts(model)
+        assert not onnxruntime_loads(model)
 
 
 def test_window_sizes_before_opset_25_are_not_judged_here(tmp_path):
@@ -296,4 +268,4 @@ def test_window_sizes_before_opset_25_are_not_judged_here(tmp_path):
     node = helper.make_node("Attention", ["q", "k", "v"], ["y"], name="att", right_window_size=-5)
     model = _model([node], [_vi("q", F, [1, 2, 3, 4]), _vi("k", F, [1, 2, 5, 4]), _vi("v", F, [1, 2, 5, 4])],
                    [_vi("y", F, ["b", "h", "s", "d"])], opset=23)
-    assert [d.code for d in _errors(model, tmp_path)] == ["attr.unknown"]
+    assert [d.code for d in our_errors(model, tmp_path)] == ["attr.unknown"]

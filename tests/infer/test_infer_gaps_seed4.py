@@ -30,16 +30,12 @@ both load it, by onnxruntime failing to run it. Valid neighbours are
 accepted by the oracles and clean for us."""
 from __future__ import annotations
 
-import warnings
-
 import numpy as np
-import onnx
 import onnxruntime as ort
 import pytest
 from onnx import AttributeProto, TensorProto, helper, numpy_helper
 
-from onnxstudio import core
-from onnxstudio.core.check import ERROR, check
+from oracle_verdicts import onnx_accepts, onnxruntime_loads, our_errors
 
 F, I64, U8 = TensorProto.FLOAT, TensorProto.INT64, TensorProto.UINT8
 
@@ -199,30 +195,6 @@ def _flex_lengths(k_length, v_length):
     return _model([node], inputs, [_vi("y", F, _dims(4))], preview=True)
 
 
-def _loads(model) -> bool:
-    try:
-        ort.InferenceSession(model.SerializeToString(), providers=["CPUExecutionProvider"])
-    except Exception:  # noqa: BLE001 - any refusal is the verdict
-        return False
-    return True
-
-
-def _onnx_accepts(model) -> bool:
-    try:
-        with warnings.catch_warnings():
-            warnings.simplefilter("ignore")
-            onnx.checker.check_model(model, full_check=True)
-    except Exception:  # noqa: BLE001 - any refusal is the verdict
-        return False
-    return True
-
-
-def _errors(model, tmp_path) -> list:
-    path = tmp_path / "m.onnx"
-    path.write_bytes(model.SerializeToString())
-    return [d for d in check(core.load(path)) if d.severity == ERROR]
-
-
 Q3, Q4, K4 = [1, 3, 8], [1, 2, 3, 4], [1, 2, 5, 4]
 # name -> (model, our code); onnxruntime refuses each at load
 REFUSED_AT_LOAD = {
@@ -358,8 +330,8 @@ _NO_KERNEL = {"image_decoder", "flex_attention", "flex_attention_lengths"}
 @pytest.mark.parametrize("name", sorted(REFUSED_AT_LOAD))
 def test_refused_by_onnxruntime_and_by_us(name, tmp_path):
     model, code = REFUSED_AT_LOAD[name]
-    assert not _loads(model)
-    found = _errors(model, tmp_path)
+    assert not onnxruntime_loads(model)
+    found = our_errors(model, tmp_path)
     assert [d.code for d in found] == [code], found
     assert found[0].path.startswith("graph/node[0]") or found[0].path.startswith("graph/node[1]"), found
 
@@ -368,59 +340,59 @@ def test_rms_normalization_axis_past_rank_fails_to_run_and_is_ours(tmp_path):
     """Its page: axis in [-r, r). onnx and onnxruntime's load let axis = r
     pass; onnxruntime's run fails."""
     model = _rms(4)
-    assert _onnx_accepts(model)
+    assert onnx_accepts(model)
     session = ort.InferenceSession(model.SerializeToString(), providers=["CPUExecutionProvider"])
     with pytest.raises(Exception):  # noqa: B017 - onnxruntime raises its own error types
         session.run(None, {"x": np.ones((2, 3, 4, 5), np.float32), "scale": np.ones(5, np.float32)})
-    assert [d.code for d in _errors(model, tmp_path)] == ["attr.axis-out-of-range"]
+    assert [d.code for d in our_errors(model, tmp_path)] == ["attr.axis-out-of-range"]
 
 
 def test_softmax_cross_entropy_ranks_are_refused_by_onnxruntime_though_onnx_accepts_them():
     """onnx's checker passes SoftmaxCrossEntropyLoss's ranks to its function
     body without judging them; onnxruntime expands the body and refuses."""
     model = REFUSED_AT_LOAD["sce_targets_two_ranks_below"][0]
-    assert _onnx_accepts(model) and not _loads(model)
+    assert onnx_accepts(model) and not onnxruntime_loads(model)
 
 
 @pytest.mark.parametrize("name", sorted(REFUSED_BY_ONNX))
 def test_refused_by_onnx_and_by_us(name, tmp_path):
     model, code, feeds = REFUSED_BY_ONNX[name]
-    assert not _onnx_accepts(model)
+    assert not onnx_accepts(model)
     if feeds == "seq":
         session = ort.InferenceSession(model.SerializeToString(), providers=["CPUExecutionProvider"])
         ones = np.ones((2, 2, 2), np.float32)
         with pytest.raises(Exception):  # noqa: B017 - onnxruntime raises its own error types
             session.run(None, {"a": ones, "b": ones})
-    assert [d.code for d in _errors(model, tmp_path)] == [code]
+    assert [d.code for d in our_errors(model, tmp_path)] == [code]
 
 
 @pytest.mark.parametrize("name", sorted(REFUSED_AT_RUN))
 def test_refused_by_onnxruntime_at_run_and_by_us(name, tmp_path):
     model, code, feeds = REFUSED_AT_RUN[name]
-    assert _onnx_accepts(model)
+    assert onnx_accepts(model)
     session = ort.InferenceSession(model.SerializeToString(), providers=["CPUExecutionProvider"])
     arrays = {k: np.array(v, np.int64) for k, v in feeds.items()}
     arrays["x"] = np.ones((4, 5), np.float32)
     with pytest.raises(Exception):  # noqa: B017 - onnxruntime raises its own error types
         session.run(None, arrays)
-    assert [d.code for d in _errors(model, tmp_path)] == [code]
+    assert [d.code for d in our_errors(model, tmp_path)] == [code]
 
 
 @pytest.mark.parametrize("name", sorted(ACCEPTED))
 def test_valid_forms_are_clean(name, tmp_path):
     model = ACCEPTED[name]
-    assert _onnx_accepts(model)
+    assert onnx_accepts(model)
     if name not in _NO_KERNEL:
-        assert _loads(model)
-    assert _errors(model, tmp_path) == []
+        assert onnxruntime_loads(model)
+    assert our_errors(model, tmp_path) == []
 
 
 def test_messages_name_the_input_and_say_what_is_expected(tmp_path):
-    found = _errors(_one_hot([2]), tmp_path)
+    found = our_errors(_one_hot([2]), tmp_path)
     assert "input 1 'depth'" in found[0].message and "one number" in found[0].message
-    found = _errors(_attention(Q3, [1, 5, 8], [1, 5, 8], q_num_heads=2), tmp_path)
+    found = our_errors(_attention(Q3, [1, 5, 8], [1, 5, 8], q_num_heads=2), tmp_path)
     assert "give kv_num_heads" in found[0].message
-    found = _errors(_slice([0], [2, 3]), tmp_path)
+    found = our_errors(_slice([0], [2, 3]), tmp_path)
     assert "input 1 'starts' has 1 entry but input 2 'ends' has 2 entries" in found[0].message
 
 
@@ -431,7 +403,7 @@ def test_heads_given_by_reference_are_not_called_missing(tmp_path):
     model = _attention(Q3, [1, 5, 8], [1, 5, 8], q_num_heads=2, kv_num_heads=2)
     ref = next(a for a in model.graph.node[0].attribute if a.name == "kv_num_heads")
     ref.ref_attr_name = "nope"
-    assert [d.code for d in _errors(model, tmp_path)] == ["attr.ref-outside-function"]
+    assert [d.code for d in our_errors(model, tmp_path)] == ["attr.ref-outside-function"]
 
 
 def _attention_past_key_alone():
@@ -450,7 +422,7 @@ def test_past_key_without_past_value_fails_to_run_and_is_ours(tmp_path):
              "past_k": np.ones([1, 2, 6, 4], np.float32)}
     with pytest.raises(Exception):  # noqa: B017 - onnxruntime raises its own error types
         session.run(None, feeds)
-    found = _errors(model, tmp_path)
+    found = our_errors(model, tmp_path)
     assert [d.code for d in found] == ["node.required-input-empty"], found
     assert found[0].message.startswith("past_key (input 4 'past_k') is given but past_value (input 5) is not")
 
@@ -464,14 +436,14 @@ def test_a_loss_reduction_of_damaged_bytes_still_reduces(tmp_path):
     node = helper.make_node("NegativeLogLikelihoodLoss", ["x", "t"], ["loss"], name="nll")
     node.attribute.append(helper.make_attribute("reduction", b"\xff\xfe"))
     model = _model([node], [_vi("x", F, [3, 5, 6]), _vi("t", I64, [3, 6])], [_vi("loss", F, [3, 6])], opset=13)
-    assert not _onnx_accepts(model)
+    assert not onnx_accepts(model)
     session = ort.InferenceSession(model.SerializeToString(), providers=["CPUExecutionProvider"])
     got = session.run(None, {"x": np.ones((3, 5, 6), np.float32), "t": np.zeros((3, 6), np.int64)})[0]
     assert got.shape == ()
-    found = _errors(model, tmp_path)
+    found = our_errors(model, tmp_path)
     assert [(d.code, d.path) for d in found] == [("graph.declared-type-contradicts", 'graph/output[0] "loss"')]
     model.graph.node[0].attribute[0].s = b"none"
-    assert _onnx_accepts(model) and _errors(model, tmp_path) == []
+    assert onnx_accepts(model) and our_errors(model, tmp_path) == []
 
 
 def _loop(cond_shape):
@@ -492,13 +464,13 @@ def test_a_loop_body_is_given_the_node_s_condition_as_it_is(tmp_path):
     condition against a body declaring a scalar is refused by onnxruntime
     (and onnx); before, the body always got a scalar and we called it clean."""
     model = _loop([1, 1])
-    assert not _loads(model)
-    found = _errors(model, tmp_path)
+    assert not onnxruntime_loads(model)
+    found = our_errors(model, tmp_path)
     assert found and {d.code for d in found} == {"graph.declared-type-contradicts"}
     assert found[0].path == 'graph/node[0] Loop "loop"/attribute "body"/input[1] "cond_in"', found
     fine = _loop([])
-    assert _loads(fine) and _onnx_accepts(fine)
-    assert _errors(fine, tmp_path) == []
+    assert onnxruntime_loads(fine) and onnx_accepts(fine)
+    assert our_errors(fine, tmp_path) == []
 
 
 def test_a_reference_outside_functions_is_read_as_the_value_beside_it(tmp_path):
@@ -512,7 +484,7 @@ def test_a_reference_outside_functions_is_read_as_the_value_beside_it(tmp_path):
     model = _model([node], [_vi("x", F, [2, 3])], [_vi("s", F, [])], opset=13)
     session = ort.InferenceSession(model.SerializeToString(), providers=["CPUExecutionProvider"])
     assert session.run(None, {"x": np.ones((2, 3), np.float32)})[0].shape == ()
-    assert [d.code for d in _errors(model, tmp_path)] == ["attr.ref-outside-function"]
+    assert [d.code for d in our_errors(model, tmp_path)] == ["attr.ref-outside-function"]
 
 
 # --- seeds 10-12: SwiGLU, TensorScatter, Reshape, Tile ----------------------------------------------
@@ -560,8 +532,8 @@ SEEDS_10_12_ACCEPTED = {
 @pytest.mark.parametrize("name", sorted(SEEDS_10_12_REFUSED_AT_LOAD))
 def test_seeds_10_12_refused_by_onnxruntime_and_by_us(name, tmp_path):
     model, code = SEEDS_10_12_REFUSED_AT_LOAD[name]
-    assert not _loads(model)
-    found = _errors(model, tmp_path)
+    assert not onnxruntime_loads(model)
+    found = our_errors(model, tmp_path)
     assert [d.code for d in found] == [code], found
     assert found[0].path.startswith("graph/node[0]"), found
 
@@ -569,21 +541,21 @@ def test_seeds_10_12_refused_by_onnxruntime_and_by_us(name, tmp_path):
 @pytest.mark.parametrize("name", sorted(SEEDS_10_12_ACCEPTED))
 def test_seeds_10_12_valid_forms_are_clean(name, tmp_path):
     model = SEEDS_10_12_ACCEPTED[name]
-    assert _onnx_accepts(model)
+    assert onnx_accepts(model)
     if name != "swiglu":        # onnxruntime has no Swish kernel for its function body
-        assert _loads(model)
-    assert _errors(model, tmp_path) == []
+        assert onnxruntime_loads(model)
+    assert our_errors(model, tmp_path) == []
 
 
 def test_tile_repeats_of_a_known_length_other_than_the_rank_fail_to_run(tmp_path):
     """Repeats that are no constant: onnx and onnxruntime's load pass them,
     onnxruntime's run fails; their declared length is enough for us."""
     model = _one("Tile", [_vi("x", F, [2, 3]), _vi("repeats", I64, [3])], 2, opset=13)
-    assert _onnx_accepts(model)
+    assert onnx_accepts(model)
     session = ort.InferenceSession(model.SerializeToString(), providers=["CPUExecutionProvider"])
     with pytest.raises(Exception):  # noqa: B017 - onnxruntime raises its own error types
         session.run(None, {"x": np.ones((2, 3), np.float32), "repeats": np.array([1, 2, 3], np.int64)})
-    assert [d.code for d in _errors(model, tmp_path)] == ["shape.dim-mismatch"]
+    assert [d.code for d in our_errors(model, tmp_path)] == ["shape.dim-mismatch"]
 
 
 # --- seeds 13-15: LinearAttention's inputs, OneHot's values, TensorScatter's write_indices ---------------
@@ -635,8 +607,8 @@ SEEDS_13_15_ACCEPTED = {
 @pytest.mark.parametrize("name", sorted(SEEDS_13_15_REFUSED_AT_LOAD))
 def test_seeds_13_15_refused_by_onnxruntime_and_by_us(name, tmp_path):
     model, code = SEEDS_13_15_REFUSED_AT_LOAD[name]
-    assert not _loads(model)
-    found = _errors(model, tmp_path)
+    assert not onnxruntime_loads(model)
+    found = our_errors(model, tmp_path)
     assert [d.code for d in found] == [code], found
     assert found[0].path.startswith("graph/node[0]"), found
 
@@ -644,8 +616,8 @@ def test_seeds_13_15_refused_by_onnxruntime_and_by_us(name, tmp_path):
 @pytest.mark.parametrize("name", sorted(SEEDS_13_15_ACCEPTED))
 def test_seeds_13_15_valid_forms_are_clean(name, tmp_path):
     model = SEEDS_13_15_ACCEPTED[name]
-    assert _onnx_accepts(model) and _loads(model)
-    assert _errors(model, tmp_path) == []
+    assert onnx_accepts(model) and onnxruntime_loads(model)
+    assert our_errors(model, tmp_path) == []
 
 
 # --- seeds 16-18: MaxUnpool, Slice-1, LinearAttention's ranks, FlexAttention's heads -------------------
@@ -685,19 +657,19 @@ SEEDS_16_18_REFUSED_AT_LOAD = {
 @pytest.mark.parametrize("name", sorted(SEEDS_16_18_REFUSED_AT_LOAD))
 def test_seeds_16_18_refused_by_onnxruntime_and_by_us(name, tmp_path):
     model, code = SEEDS_16_18_REFUSED_AT_LOAD[name]
-    assert not _loads(model)
-    found = _errors(model, tmp_path)
+    assert not onnxruntime_loads(model)
+    found = our_errors(model, tmp_path)
     assert [d.code for d in found] == [code], found
 
 
 def test_seeds_16_18_valid_forms_are_clean(tmp_path):
     for model in (_max_unpool([2, 2]), _slice_1([0, 1], [2, 3]), _linear_attention_query([1, 3, 8])):
-        assert _onnx_accepts(model) and _loads(model)
-        assert _errors(model, tmp_path) == []
-    assert _onnx_accepts(_flex_heads(2)) and _errors(_flex_heads(2), tmp_path) == []
+        assert onnx_accepts(model) and onnxruntime_loads(model)
+        assert our_errors(model, tmp_path) == []
+    assert onnx_accepts(_flex_heads(2)) and our_errors(_flex_heads(2), tmp_path) == []
 
 
 def test_flex_attention_keys_and_values_of_other_head_counts_are_refused_by_onnx_and_us(tmp_path):
     model = _flex_heads(5)
-    assert not _onnx_accepts(model)
-    assert [d.code for d in _errors(model, tmp_path)] == ["shape.dim-mismatch"]
+    assert not onnx_accepts(model)
+    assert [d.code for d in our_errors(model, tmp_path)] == ["shape.dim-mismatch"]

@@ -14,12 +14,10 @@ runs). Valid forms are clean for both."""
 from __future__ import annotations
 
 import numpy as np
-import onnxruntime as ort
 import pytest
 from onnx import TensorProto, helper, numpy_helper
 
-from onnxstudio import core
-from onnxstudio.core.check import ERROR, check
+from oracle_verdicts import onnxruntime_loads, our_errors
 
 F, I64, BOOL = TensorProto.FLOAT, TensorProto.INT64, TensorProto.BOOL
 
@@ -69,25 +67,11 @@ ACCEPTED = {
 }
 
 
-def _onnxruntime_loads(model) -> bool:
-    try:
-        ort.InferenceSession(model.SerializeToString(), providers=["CPUExecutionProvider"])
-    except Exception:  # noqa: BLE001 - any refusal is the verdict
-        return False
-    return True
-
-
-def _errors(model, tmp_path) -> list:
-    path = tmp_path / "m.onnx"
-    path.write_bytes(model.SerializeToString())
-    return [d for d in check(core.load(path)) if d.severity == ERROR]
-
-
 @pytest.mark.parametrize("name", sorted(REFUSED))
 def test_refused_by_onnxruntime_and_by_us(name, tmp_path):
     model, code = REFUSED[name]
-    assert not _onnxruntime_loads(model)
-    found = _errors(model, tmp_path)
+    assert not onnxruntime_loads(model)
+    found = our_errors(model, tmp_path)
     assert [d.code for d in found] == [code], found
     assert found[0].path.startswith("graph/node[0]")
 
@@ -96,12 +80,12 @@ def test_refused_by_onnxruntime_and_by_us(name, tmp_path):
 def test_valid_forms_are_clean(name, tmp_path):
     model = ACCEPTED[name]
     if name != "batch_norm_inference_empty_trailing":
-        assert _onnxruntime_loads(model)
-    assert _errors(model, tmp_path) == []
+        assert onnxruntime_loads(model)
+    assert our_errors(model, tmp_path) == []
 
 
 def test_two_batch_norm_outputs_are_reported_once(tmp_path):
-    found = _errors(_batch_norm(["y", "m"], training_mode=1), tmp_path)
+    found = our_errors(_batch_norm(["y", "m"], training_mode=1), tmp_path)
     assert [d.code for d in found] == ["node.output-count"], found
 
 
@@ -112,4 +96,4 @@ def test_before_opset_14_batch_norm_outputs_are_not_judged_by_mode(tmp_path):
     node = helper.make_node("BatchNormalization", ["x", "s", "b", "mean", "var"], outs, name="bn")
     model = _model([node], [helper.make_tensor_value_info("x", F, [2, 3, 4])],
                    [helper.make_tensor_value_info(o, F, [2, 3, 4] if o == "y" else [3]) for o in outs], stats, opset=9)
-    assert not [d for d in _errors(model, tmp_path) if d.code == "node.output-count"]
+    assert not [d for d in our_errors(model, tmp_path) if d.code == "node.output-count"]
