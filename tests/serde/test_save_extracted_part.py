@@ -9,25 +9,12 @@ from __future__ import annotations
 
 import numpy as np
 import onnx
-from onnx import TensorProto, helper, numpy_helper
 
 from onnxstudio import core
 from onnxstudio.cli import main
 from onnxstudio.core.edits import extract_model
 
-
-def _saved(folder):
-    """y = (x + w1) * w2, w1 and w2 (4 KB each) in folder/model.onnx.data."""
-    folder.mkdir(parents=True, exist_ok=True)
-    w1, w2 = np.arange(1024, dtype=np.float32), np.full(1024, 3, np.float32)
-    g = helper.make_graph([helper.make_node("Add", ["x", "w1"], ["h"]), helper.make_node("Mul", ["h", "w2"], ["y"])],
-                          "g", [helper.make_tensor_value_info("x", TensorProto.FLOAT, [1024])],
-                          [helper.make_tensor_value_info("y", TensorProto.FLOAT, [1024])],
-                          initializer=[numpy_helper.from_array(w1, "w1"), numpy_helper.from_array(w2, "w2")])
-    m = helper.make_model(g, opset_imports=[helper.make_opsetid("", 18)], ir_version=10)
-    onnx.save_model(m, folder / "model.onnx", save_as_external_data=True, all_tensors_to_one_file=True,
-                    location="model.onnx.data", size_threshold=0)
-    return folder / "model.onnx"
+from external_models import saved_with_external_data
 
 
 def _run(path, x):
@@ -36,7 +23,7 @@ def _run(path, x):
 
 
 def test_a_part_saved_beside_another_models_data_leaves_it_alone(tmp_path):
-    source = _saved(tmp_path / "a")
+    source = saved_with_external_data(tmp_path / "a")
     out = tmp_path / "out"
     out.mkdir()
     core.save(core.load(source), out / "copy.onnx")      # out/copy.onnx reads out/model.onnx.data
@@ -51,7 +38,7 @@ def test_a_part_saved_beside_another_models_data_leaves_it_alone(tmp_path):
 
 
 def test_extract_command_after_convert_into_one_folder(tmp_path, capsys):
-    source = _saved(tmp_path / "a")
+    source = saved_with_external_data(tmp_path / "a")
     out = tmp_path / "out"
     out.mkdir()
     assert main(["convert", str(source), str(out / "rt.onnx")]) == 0
