@@ -194,13 +194,23 @@ def promote_initializer(model, name: str, graph: GraphPath = ()) -> Macro:
     return Macro([AddGraphInput(name, graph=graph), RemoveInitializer(name, graph)], f"Make {name} an input")
 
 
+def _inputs_are(g, shown: int = 8) -> str:
+    """'; its inputs are a, b, c' (the first `shown`), so a typo can be fixed
+    from the message."""
+    names = [v.name for v in g.inputs if v.const is None]
+    if not names:
+        return "; it has no inputs"
+    more = f" and {len(names) - shown} more" if len(names) > shown else ""
+    return f"; its inputs are {', '.join(names[:shown])}{more}"
+
+
 def demote_input(model, name: str, array=None, graph: GraphPath = ()) -> Macro:
     """Turn the graph input `name` into an initializer holding `array` (or the
     default value it already has)."""
     g = find_graph(model, graph)
     v = next((x for x in g.inputs if x.name == name), None)
     if v is None:
-        raise EditError(f"{g.path}: no graph input named {name!r}")
+        raise EditError(f"{g.path}: no graph input named {name!r}{_inputs_are(g)}")
     edits: list[Edit] = []
     if v.const is None:
         if array is None:
@@ -241,7 +251,7 @@ def set_input_shape(model, name: str, dims, *, allow_rank_change: bool = False) 
     g = model.graph
     v = next((x for x in g.inputs if x.name == name), None)
     if v is None:
-        raise EditError(f"{g.path}: no graph input named {name!r}")
+        raise EditError(f"{g.path}: no graph input named {name!r}{_inputs_are(g)}")
     place = f'{g.path}/input "{name}"'
     shape = norm_shape(dims, place)
     old_shape = getattr(v.type, "shape", None)

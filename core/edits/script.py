@@ -158,6 +158,9 @@ def edit_from_json(data: dict, where: str = "") -> Edit:
         raise ScriptError(f"{where}: expected an object, got {type(data).__name__}")
     kind = data.get("kind")
     cls = EDIT_KINDS.get(kind)
+    if cls is None and kind is None:
+        raise ScriptError(f"{where}: no \"kind\" naming the edit (as Document.script() writes it, e.g. "
+                          f"\"set_attribute\")")
     if cls is None:
         raise ScriptError(f"{where}: unknown edit kind {kind!r}")
     fields = {f.name: f for f in dataclasses.fields(cls) if f.metadata.get("json", True)}

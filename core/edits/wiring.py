@@ -46,7 +46,7 @@ def check_new_name(graph, name: str, place: str) -> None:
     if not isinstance(name, str) or not name:
         raise EditError(f"{place}: a value needs a non-empty name")
     if graph.value_name_in_use(name):
-        raise EditError(f"{place}: the name {name!r} is already used in the model's graph")
+        raise EditError(f"{place}: the name {name!r} is already used in the model's graph; choose another name")
 
 
 def check_output_names(graph, names, place: str, mine=()) -> None:

@@ -110,7 +110,7 @@ def test_set_input_shape_repropagates_and_rewrites_value_info():
         dims = onnx_model(model).graph.value_info[0].type.tensor_type.shape.dim
         assert dims[0].dim_param == "batch" and dims[1].dim_value == 4
     check_roundtrip(m, set_input_shape(m, "x", ["batch", 4]), look=look_sym)
-    with pytest.raises(EditError, match="no graph input named 'nope'"):
+    with pytest.raises(EditError, match="no graph input named 'nope'; its inputs are x, cond$"):
         set_input_shape(m, "nope", [1])
 
 

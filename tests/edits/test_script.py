@@ -103,6 +103,8 @@ def test_a_step_that_no_longer_applies_stops_the_replay_and_changes_nothing():
 def test_bad_scripts_name_the_step():
     with pytest.raises(ScriptError, match="step 1: unknown edit kind 'explode'"):
         from_script([{"kind": "explode"}])
+    with pytest.raises(ScriptError, match='step 1: no "kind" naming the edit'):
+        from_script([{"field": "doc_string", "value": ""}])
     with pytest.raises(ScriptError, match=r"step 2 \(set_model_field\): unknown field\(s\) colour"):
         from_script([{"kind": "set_model_field", "field": "doc_string", "value": ""},
                      {"kind": "set_model_field", "colour": 1}])
