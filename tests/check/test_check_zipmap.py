@@ -62,6 +62,15 @@ def _reshaped():
 def _refusal(model, feed_shape) -> str:
     """What the oracles say against the model ("" when all accept): onnx
     full_check, then onnxruntime's load, then its run on `feed_shape`."""
+    feed = {"X": np.full(feed_shape, 0.5, np.float32)}
+    if len(model.graph.input) > 1:
+        feed["S"] = np.array(feed_shape, np.int64)
+    return _oracles_refuse(model, feed)
+
+
+def _oracles_refuse(model, feed: dict) -> str:
+    """onnx full_check's refusal, else onnxruntime's at load or on a run
+    with `feed`; "" when both accept."""
     try:
         onnx.checker.check_model(model, full_check=True)
     except (onnx.checker.ValidationError, onnx.shape_inference.InferenceError, ValueError) as e:
@@ -69,11 +78,7 @@ def _refusal(model, feed_shape) -> str:
     options = ort.SessionOptions()
     options.log_severity_level = 4
     try:
-        session = ort.InferenceSession(model.SerializeToString(), options, providers=["CPUExecutionProvider"])
-        feed = {"X": np.full(feed_shape, 0.5, np.float32)}
-        if len(model.graph.input) > 1:
-            feed["S"] = np.array(feed_shape, np.int64)
-        session.run(None, feed)
+        ort.InferenceSession(model.SerializeToString(), options, providers=["CPUExecutionProvider"]).run(None, feed)
     except Exception as e:  # noqa: BLE001 - any refusal of onnxruntime's is the verdict
         return f"onnxruntime: {e}"
     return ""
@@ -167,18 +172,7 @@ def _pipeline_feed():
 
 
 def _pipeline_refusal(model) -> str:
-    try:
-        onnx.checker.check_model(model, full_check=True)
-    except (onnx.checker.ValidationError, onnx.shape_inference.InferenceError, ValueError) as e:
-        return f"onnx: {e}"
-    options = ort.SessionOptions()
-    options.log_severity_level = 4
-    try:
-        ort.InferenceSession(model.SerializeToString(), options,
-                             providers=["CPUExecutionProvider"]).run(None, _pipeline_feed())
-    except Exception as e:  # noqa: BLE001 - any refusal of onnxruntime's is the verdict
-        return f"onnxruntime: {e}"
-    return ""
+    return _oracles_refuse(model, _pipeline_feed())
 
 
 def _pipeline_labels():
