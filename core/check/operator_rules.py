@@ -44,23 +44,24 @@ _PADS_OR_AUTO_PAD = frozenset({"Conv", "ConvTranspose"})
 # Operators of the default domain whose rules read the node's counts.
 _COUNTED = frozenset({"Einsum", "Split", "Optional"})
 _HOLDERS = frozenset({"If", "Loop", "Scan", "SequenceMap"})
-# String attributes with a closed set of values (Resize: every version's
-# values together, so no version's own is refused).
-_RESIZE_WORDS = {
-    "mode": frozenset({b"nearest", b"linear", b"cubic"}),
-    "coordinate_transformation_mode": frozenset({b"half_pixel", b"half_pixel_symmetric", b"pytorch_half_pixel",
-                                                 b"align_corners", b"asymmetric", b"tf_crop_and_resize",
-                                                 b"tf_half_pixel_for_nn"}),
-    "nearest_mode": frozenset({b"round_prefer_floor", b"round_prefer_ceil", b"floor", b"ceil"}),
-    "keep_aspect_ratio_policy": frozenset({b"stretch", b"not_larger", b"not_smaller"}),
+# String attributes with a closed set of values, by op (onnx and onnxruntime
+# refuse any other word). Resize: every version's values together, so no
+# version's own is refused.
+_CLOSED_WORDS = {
+    "Resize": {
+        "mode": frozenset({b"nearest", b"linear", b"cubic"}),
+        "coordinate_transformation_mode": frozenset({b"half_pixel", b"half_pixel_symmetric", b"pytorch_half_pixel",
+                                                     b"align_corners", b"asymmetric", b"tf_crop_and_resize",
+                                                     b"tf_half_pixel_for_nn"}),
+        "nearest_mode": frozenset({b"round_prefer_floor", b"round_prefer_ceil", b"floor", b"ceil"}),
+        "keep_aspect_ratio_policy": frozenset({b"stretch", b"not_larger", b"not_smaller"}),
+    },
+    "CausalConvWithState": {"activation": frozenset({b"none", b"silu", b"swish"})},
+    "LinearAttention": {"update_rule": frozenset({b"linear", b"gated", b"delta", b"gated_delta"})},
 }
 # What an Einsum equation may hold besides letters: operands' commas, the
 # arrow, an ellipsis and spaces (onnxruntime refuses any other character).
 _EINSUM_PUNCTUATION = frozenset(b",->. ")
-# CausalConvWithState's activations (onnx and onnxruntime refuse any other word).
-_CAUSAL_CONV_ACTIVATIONS = frozenset({b"none", b"silu", b"swish"})
-# LinearAttention's update rules (onnx and onnxruntime refuse any other word).
-_LINEAR_ATTENTION_RULES = frozenset({b"linear", b"gated", b"delta", b"gated_delta"})
 # Attention's window sizes (opset 25 on): -1 (unbounded) or a count of positions.
 _ATTENTION_WINDOWS = ("left_window_size", "right_window_size")
 # LabelEncoder's keys_* / values_* suffixes and the field each keeps its list in.
@@ -72,9 +73,8 @@ _ZIPMAP_OUTPUTS = {key: f"seq(map({key},tensor(float)))" for key in _ZIPMAP_KEYS
 _TYPED = frozenset({"ZipMap"})
 # Every operator a rule here is about (LabelEncoder's and ZipMap's domain is
 # ai.onnx.ml, all the others' the default one).
-RULED = frozenset(set(_DTYPE_ATTRS) | _WINDOWED | _COUNTED | _HOLDERS | _TYPED
-                  | {"ConstantOfShape", "Resize", "LabelEncoder", "CausalConvWithState", "Attention",
-                     "LinearAttention"})
+RULED = frozenset(set(_DTYPE_ATTRS) | _WINDOWED | _COUNTED | _HOLDERS | _TYPED | set(_CLOSED_WORDS)
+                  | {"ConstantOfShape", "LabelEncoder", "Attention"})
 
 
 def operator_clean(node, op: str, schema, graphs=None) -> bool:
@@ -226,25 +226,13 @@ def _findings(node, op, schema, type_of=None):
         if not (len(node.input) and node.input[0]) and "type" not in attrs:
             yield ("attr.required-missing", None,
                    "an Optional without an input needs the type attribute (the type of the empty optional)")
-    elif op == "Resize":
-        for name, words in _RESIZE_WORDS.items():
+    elif op in _CLOSED_WORDS:
+        for name, words in _CLOSED_WORDS[op].items():
             a = attrs.get(name)
             if a is not None and a.HasField("s") and a.s not in words:
                 yield ("attr.value-out-of-range", name,
                        f"{name} {a.s.decode(errors='replace')!r} is not one of "
                        f"{', '.join(sorted(w.decode() for w in words))}")
-    elif op == "CausalConvWithState":
-        a = attrs.get("activation")
-        if a is not None and a.HasField("s") and a.s not in _CAUSAL_CONV_ACTIVATIONS:
-            yield ("attr.value-out-of-range", "activation",
-                   f"activation {a.s.decode(errors='replace')!r} is not one of "
-                   f"{', '.join(sorted(w.decode() for w in _CAUSAL_CONV_ACTIVATIONS))}")
-    elif op == "LinearAttention":
-        a = attrs.get("update_rule")
-        if a is not None and a.HasField("s") and a.s not in _LINEAR_ATTENTION_RULES:
-            yield ("attr.value-out-of-range", "update_rule",
-                   f"update_rule {a.s.decode(errors='replace')!r} is not one of "
-                   f"{', '.join(sorted(w.decode() for w in _LINEAR_ATTENTION_RULES))}")
     elif op == "Attention" and schema.since_version >= 25:
         for name in _ATTENTION_WINDOWS:
             a = attrs.get(name)
