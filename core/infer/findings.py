@@ -8,6 +8,7 @@ unknown dim may be anything, so it never contradicts.
 from __future__ import annotations
 
 from .fresh import mentions_fresh
+from .symexpr import poly_of
 
 BROADCAST = "shape.broadcast-conflict"
 RANK = "shape.rank-mismatch"
@@ -116,7 +117,6 @@ def symbol_fixed_by(a, b):
     here would say nothing the user gave), and for a symbol on its own
     against a number: a file naming every dim (`unk__52` against a weight's
     128) only names the size the weights give."""
-    from .symexpr import poly_of
     for sym_side, number in ((a, b), (b, a)):
         if not known(number) or not number or not isinstance(sym_side, str):
             continue

@@ -242,25 +242,32 @@ def _source_data_moves(model: Model, path: pathlib.Path, opts: SaveOptions) -> O
         # over no source, but can still land beside another model's data file.
         if model.path is not None and pathlib.Path(model.path).resolve() == path.resolve():
             return None
-        own = _locations_read_by(path)
         if files.base_dir.resolve() == path.parent.resolve():
-            return _unclaimed_data_name(path, own)
+            return _unclaimed_data_name(path)
         kept = {t.external.location for t in _tensors(model) if isinstance(t, Tensor) and t.is_external}
         taken = [loc for loc in kept if (path.parent / loc).exists()]
-        if taken and not set(taken) <= own:
-            return _unclaimed_data_name(path, own)
+        if taken:
+            # Only now is the file being replaced read (a load of a large model).
+            own = _locations_read_by(path)
+            if not set(taken) <= own:
+                return _unclaimed_data_name(path, own)
     except OSError:
         return None
     return None
 
 
-def _unclaimed_data_name(path: pathlib.Path, own: set) -> str:
+def _unclaimed_data_name(path: pathlib.Path, own: Optional[set] = None) -> str:
     """`<path>.data`, unless a file of that name is there and the file being
     replaced does not read it: then it is another model's (other.onnx reading
     model.onnx.data, and a copy saved beside it as model.onnx), and the first
-    `<path>.N.data` that is free or the replaced file's own is taken instead."""
+    `<path>.N.data` that is free or the replaced file's own is taken instead.
+    `own`: what the file being replaced reads, when the caller read it."""
     name, n = path.name + ".data", 0
-    while (path.parent / name).exists() and name not in own:
+    while (path.parent / name).exists():
+        if own is None:
+            own = _locations_read_by(path)
+        if name in own:
+            break
         n += 1
         name = f"{path.name}.{n}.data"
     return name
