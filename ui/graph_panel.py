@@ -195,7 +195,7 @@ class GraphPanel(QWidget):
 
     def show_graph(self, graph) -> None:
         """Enter `graph` (a body or function graph of the model, or the main graph)."""
-        self.show_levels(levels_for(self.model, graph))
+        self.show_levels(levels_for(self.model, graph, self.levels))
 
     def enter_graph(self, graph) -> None:
         self._remember_view()

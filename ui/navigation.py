@@ -37,8 +37,11 @@ def level_title(graph) -> str:
     return f"{who} › {body}"
 
 
-def levels_for(model, graph) -> list[Level]:
-    """The chain of levels from the model's main graph down to `graph`."""
+def levels_for(model, graph, shown=()) -> list[Level]:
+    """The chain of levels from the model's main graph down to `graph`.
+    `shown`: the levels on screen now; those the chain shares with them
+    (from the main graph down) are reused, so going back from a search hit
+    in a body finds the graph above as the user left it (open groups, view)."""
     chain = []
     g = graph
     while g is not None:
@@ -52,7 +55,10 @@ def levels_for(model, graph) -> list[Level]:
     chain.reverse()
     if chain[0] is not model.graph:
         chain.insert(0, model.graph)
-    return [Level(g, level_title(g)) for g in chain]
+    shared = 0
+    while shared < min(len(chain), len(shown)) and shown[shared].graph is chain[shared]:
+        shared += 1
+    return list(shown[:shared]) + [Level(g, level_title(g)) for g in chain[shared:]]
 
 
 class Breadcrumbs(QWidget):
@@ -68,6 +74,9 @@ class Breadcrumbs(QWidget):
         while self._layout.count():
             widget = self._layout.takeAt(0).widget()
             if widget is not None:
+                # Hidden now: deleted later, it would be drawn under the new
+                # buttons until then (two titles over each other).
+                widget.hide()
                 widget.deleteLater()
         for i, level in enumerate(levels):
             if i:
