@@ -28,7 +28,7 @@ _EXPORTS = {
     "refs": ("find_graph", "find_node", "graph_path", "node_ref",),
     "values": ("AddGraphInput", "AddGraphOutput", "AddInitializer", "AddValueInfo", "MoveGraphInput",
                "MoveGraphOutput", "RemoveGraphInput", "RemoveGraphOutput", "RemoveInitializer", "RemoveValueInfo",
-               "RenameValue", "SetInitializer", "SetValueType", "sparse_from_dense",),
+               "RenameValue", "SetInitializer", "SetValueType", "sparse_from_dense", "typed_output",),
     "wiring": ("AddNode", "RemoveNode", "SetNodeInput", "SetNodeInputs", "SetNodeOrder", "SetNodeOutputs",),
 }
 
@@ -47,5 +47,5 @@ __all__ = ["EDIT_KINDS", "Changes", "Edit", "EditError", "Macro", "register", "S
            "RankChangeRefused", "bypass_node", "cleanup", "demote_input", "extract_model",
            "insert_on_edge",
            "promote_initializer", "rename_everywhere", "replace_with_node", "set_input_shape", "sparse_from_dense",
-           "toposort",
+           "toposort", "typed_output",
            "ScriptError", "from_script", "portable", "replay", "replay_report", "to_script"]

@@ -603,24 +603,48 @@ class RemoveGraphInput(_RemoveDeclaration):
 @register
 @dataclass
 class AddGraphOutput(GraphEdit):
-    """Make the value `name` a graph output at `index` (default last)."""
+    """Make the value `name` a graph output at `index` (default last),
+    declared with `elem_type` and `shape` when given (as AddValueInfo):
+    a graph output needs a type (onnx's checker refuses one without), and
+    an intermediate value often has none in the file. `typed_output` fills
+    them in from inference."""
     kind: ClassVar[str] = "add_graph_output"
     name: str
     index: Optional[int] = None
     graph: GraphPath = ()
+    elem_type: Optional[int] = None
+    shape: Optional[list] = None
 
     def edit_graph(self, model, g, changes: Changes) -> Edit:
         place = f'{g.path}/output "{self.name}"'
         v = visible_value(g, self.name, place)
         if v in g.outputs:
             raise EditError(f"{place}: {self.name!r} is already a graph output")
+        old_type = v.type
+        new_type = old_type
+        if self.elem_type is not None or self.shape is not None:
+            new_type = _retype(old_type, self.elem_type, self.shape, place)
         index = len(g.outputs) if self.index is None else self.index
         ir(g.insert_declaration, "output", index, v, place=place)
+        v.type = new_type
         _note_decl(changes, g, "output", v)
-        return _Undeclare("output", index, v.type, self.graph)
+        return _Undeclare("output", index, old_type, self.graph)
 
     def describe(self) -> str:
         return f"Add output {self.name}"
+
+
+def typed_output(value, inferred, graph: GraphPath = (), index: Optional[int] = None) -> AddGraphOutput:
+    """The edit that makes `value` a graph output, declaring `inferred` (its
+    type from inference) when the value has no declared type of its own:
+    otherwise the saved file would list an output without a type. Names
+    inference made up for unknown sizes are written as unknown dims."""
+    from ..infer.fresh import as_written
+    found = as_written(inferred)
+    if value.type is not None or not isinstance(found, TensorType) or not found.elem_type:
+        return AddGraphOutput(value.name, index, graph)
+    return AddGraphOutput(value.name, index, graph, found.elem_type,
+                          None if found.shape is None else list(found.shape))
 
 
 @register

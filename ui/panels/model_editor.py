@@ -14,7 +14,7 @@ from PySide6.QtWidgets import (QFormLayout, QHBoxLayout, QLabel, QLineEdit, QPus
                                QTableWidget, QTableWidgetItem, QVBoxLayout, QWidget, QHeaderView)
 
 from ...core.edits import (AddGraphInput, AddGraphOutput, Macro, SetGraphField, SetMetadata,
-                           SetModelField, SetOpsetImport)
+                           SetModelField, SetOpsetImport, typed_output)
 from ...core.ir.dtypes import DataType
 from .attr_editors import parse_int
 from .value_editor import elem_type_combo, parse_dims, select_elem_type
@@ -313,7 +313,10 @@ class ModelEditor(QWidget):
         name = self.output_name.text().strip()
         if not name:
             return self._refuse(self.tr("name the value to make a graph output"))
-        return self._apply(AddGraphOutput(name))
+        value = self.qdoc.document.model.graph.get_value(name)
+        if value is None:
+            return self._apply(AddGraphOutput(name))     # refused, naming the graph
+        return self._apply(typed_output(value, self.qdoc.document.type_of(value)))
 
 
 def _show(edit: QLineEdit, text: str) -> None:

@@ -14,9 +14,8 @@ from PySide6.QtWidgets import (QCheckBox, QComboBox, QFormLayout, QHBoxLayout, Q
                                QPushButton, QVBoxLayout, QWidget)
 
 from ...core import dims_text
-from ...core.edits import (AddGraphOutput, AddValueInfo, MoveGraphInput, MoveGraphOutput,
-                           RemoveGraphInput, RemoveGraphOutput, RemoveValueInfo, RenameValue,
-                           SetValueType, graph_path)
+from ...core.edits import (AddValueInfo, MoveGraphInput, MoveGraphOutput, RemoveGraphInput, RemoveGraphOutput,
+                           RemoveValueInfo, RenameValue, SetValueType, graph_path, typed_output)
 from ...core.ir.dtypes import DataType, type_name
 from ...core.serde.type_proto import type_from_proto
 from .refusal_line import RefusalLine, apply_edit
@@ -384,7 +383,9 @@ class ValueEditor(QWidget):
                                  graph=self.gpath))
 
     def make_output(self) -> None:
-        self._apply(AddGraphOutput(self.value.name, graph=self.gpath))
+        # Declared with its inferred type when the file gives it none: an
+        # output without a type is a file onnx's checker refuses.
+        self._apply(typed_output(self.value, self.qdoc.document.type_of(self.value), self.gpath))
 
     def _move(self, items, move, delta: int) -> None:
         index = next(i for i, x in enumerate(items) if x is self.value)
