@@ -199,6 +199,7 @@ class DebugRun(Stepping):
         self._trace: list = []
         self._trace_pos = 0
         self._holder: Optional[Node] = None    # the main-graph node whose recording is walked
+        self._inner: dict[int, list] = {}      # id(body) -> ids of the bodies nested in it (_inner_graphs)
         self._cancelled = False
         self._inputs_checked = False           # the NaN check of the fed inputs is done for this start
 
@@ -302,6 +303,7 @@ class DebugRun(Stepping):
         self.kept = None
         self._trace, self._trace_pos = [], 0
         self.nodes_run = []
+        self._inner = {}                # the bodies may have been edited since
 
     def _progress(self, i: int, n: int, node: Node) -> None:
         if self.progress is not None:
@@ -371,6 +373,12 @@ class DebugRun(Stepping):
         self.iterations[id(e.graph)] = e.iteration
         if e.kind == "inputs":
             self.body_values[id(e.graph)] = dict(e.outputs)   # a new iteration starts afresh
+            # ... and so do the bodies inside it: an If branch still holding the
+            # iteration before's values would show them as this iteration's
+            # until (or unless) it runs again.
+            for inner in self._inner_graphs(e.graph):
+                self.body_values.pop(inner, None)
+                self.iterations.pop(inner, None)
             return []
         if e.kind == "enter":
             return []
@@ -379,6 +387,13 @@ class DebugRun(Stepping):
         if bad:
             self.nonfinite[e.node] = bad
         return bad
+
+    def _inner_graphs(self, graph: Graph) -> list:
+        """ids of the bodies nested in `graph` (not itself), cached per graph."""
+        found = self._inner.get(id(graph))
+        if found is None:
+            found = self._inner[id(graph)] = [id(g) for g in graph.walk() if g is not graph]
+        return found
 
     def _walk_one(self) -> StepEvent:
         e = self._trace[self._trace_pos]

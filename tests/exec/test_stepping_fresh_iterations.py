@@ -1,0 +1,86 @@
+"""While a loop body is walked step by step, the bodies nested in it show
+only values of the iteration being walked: an If branch that ran in the
+iteration before holds nothing until it runs again (it showed the iteration
+before's values as this one's)."""
+import numpy as np
+from onnx import TensorProto, helper
+
+from onnxstudio import core
+from onnxstudio.core.exec.debug import DebugRun
+
+
+def _tensor(name, dims, elem=TensorProto.FLOAT):
+    return helper.make_tensor_value_info(name, elem, dims)
+
+
+def _loop_with_branch(path):
+    """x -> Loop "loop" (trips): acc + 1 -> If "choose" on `cond` (then: Mul
+    "double" by 2; else: Identity "same") -> acc; y is the last acc."""
+    two = helper.make_node("Constant", [], ["two"], name="two",
+                           value=helper.make_tensor("two", TensorProto.FLOAT, [1], [2.0]))
+    then = helper.make_graph([two, helper.make_node("Mul", ["summed", "two"], ["doubled"], name="double")],
+                             "then", [], [_tensor("doubled", None)])
+    other = helper.make_graph([helper.make_node("Identity", ["summed"], ["same"], name="same")], "else", [],
+                              [_tensor("same", None)])
+    one = helper.make_node("Constant", [], ["one"], name="one",
+                           value=helper.make_tensor("one", TensorProto.FLOAT, [1], [1.0]))
+    body = helper.make_graph(
+        [one, helper.make_node("Add", ["acc_in", "one"], ["summed"], name="add"),
+         helper.make_node("If", ["cond"], ["picked"], name="choose", then_branch=then, else_branch=other),
+         helper.make_node("Identity", ["cond_in"], ["cond_out"], name="keep_going"),
+         helper.make_node("Identity", ["picked"], ["acc_out"], name="pass_on")],
+        "body", [_tensor("i", [], TensorProto.INT64), _tensor("cond_in", [], TensorProto.BOOL), _tensor("acc_in", [2])],
+        [_tensor("cond_out", [], TensorProto.BOOL), _tensor("acc_out", [2])])
+    graph = helper.make_graph(
+        [helper.make_node("Loop", ["trips", "", "x"], ["y"], name="loop", body=body)],
+        "main", [_tensor("x", [2]), _tensor("trips", [], TensorProto.INT64), _tensor("cond", [], TensorProto.BOOL)],
+        [_tensor("y", [2])])
+    path.write_bytes(helper.make_model(graph, opset_imports=[helper.make_opsetid("", 17)],
+                                       ir_version=8).SerializeToString())
+    return core.load(path)
+
+
+FEEDS = {"x": np.array([1.0, 2.0], np.float32), "trips": np.array(3, np.int64), "cond": np.array(True)}
+
+
+def _node(model, name):
+    return next(n for g in model.graph.walk() for n in g.nodes if n.name == name)
+
+
+def test_a_branch_holds_no_value_of_the_iteration_before(tmp_path):
+    model = _loop_with_branch(tmp_path / "loop.onnx")
+    doubled = _node(model, "double").outputs[0]
+    d = DebugRun(model)
+    d.start(FEEDS)
+    seen = []
+    while not d.done:
+        ev = d.step_into()
+        if ev.node is None:
+            continue
+        shown = d.value_of(doubled)
+        # The branch's value is there only once "double" ran in the iteration walked now.
+        # (after the last iteration, with the run over, its values stay)
+        ran_now = ev.node.name == "double" or d.current is None or d.current.name in ("keep_going", "pass_on")
+        if d.current is not None and d.current.name == "add" and d.current_iteration > 0:
+            assert shown is None, f"iteration {d.current_iteration}: the branch still shows {shown}"
+        if shown is not None:
+            assert ran_now, f"after {ev.node.name}: the branch shows {shown}"
+            seen.append(shown.tolist())
+    # acc: 1,2 -> (2,3)*2 = 4,6 -> (5,7)*2 = 10,14 -> (11,15)*2 = 22,30
+    assert d.values["y"].tolist() == [22.0, 30.0]
+    assert [4.0, 6.0] in seen and [10.0, 14.0] in seen and [22.0, 30.0] in seen
+
+
+def test_step_over_a_nested_if_shows_its_branch_of_this_iteration(tmp_path):
+    model = _loop_with_branch(tmp_path / "loop.onnx")
+    doubled = _node(model, "double").outputs[0]
+    d = DebugRun(model)
+    d.start(FEEDS)
+    d.step_into()                                  # into the Loop: "add" of iteration 0 is next
+    while not (d.current.name == "add" and d.current_iteration == 1):
+        d.step_into()
+    assert d.value_of(doubled) is None
+    d.step_over()                                  # add
+    assert d.current.name == "choose" and d.value_of(doubled) is None
+    d.step_over()                                  # the If, whole: its branch ran in this iteration
+    assert d.value_of(doubled).tolist() == [10.0, 14.0]
