@@ -108,6 +108,25 @@ def dims_differ(a, b) -> bool:
     return known(a) and known(b) and a != b
 
 
+def one_symbol(d):
+    """(symbol, k) when dim `d` is k times one symbol the user can set:
+    `batch` is (batch, 1), `256*batch` is (batch, 256). None for a number,
+    a sum, a product of symbols, and a dim that mentions a name made for an
+    unknown size (`?3`: fixing it says nothing the user gave). Read from
+    the polynomial, never from the spelling: a name from the file is one
+    symbol however it is spelt (`batch-size`, `seq len`), and a rounded
+    window count (`floor((H+1)/2)`) is one symbol too. The one test of "one
+    symbol" for both shape.dim-fixed warnings (symbol_fixed_by, and the
+    Reshape's in ops_shape)."""
+    if not isinstance(d, str) or mentions_fresh(d):
+        return None
+    p = poly_of(d)
+    if p is None or len(p) != 1:
+        return None
+    ((mono, coeff),) = p.items()
+    return (mono[0], coeff) if len(mono) == 1 and coeff > 0 else None
+
+
 def symbol_fixed_by(a, b):
     """(symbol, size) when dims `a` and `b` are equal for one size of one
     symbol only: `256*batch` against 256 holds only with batch 1 (a batch
@@ -118,14 +137,11 @@ def symbol_fixed_by(a, b):
     against a number: a file naming every dim (`unk__52` against a weight's
     128) only names the size the weights give."""
     for sym_side, number in ((a, b), (b, a)):
-        if not known(number) or not number or not isinstance(sym_side, str):
+        if not known(number) or not number:
             continue
-        p = poly_of(sym_side)
-        if p is None or len(p) != 1:
-            continue
-        ((mono, coeff),) = p.items()
-        if len(mono) == 1 and coeff > 1 and number % coeff == 0 and not mentions_fresh(mono[0]):
-            return mono[0], number // coeff
+        one = one_symbol(sym_side)
+        if one is not None and one[1] > 1 and number % one[1] == 0:
+            return one[0], number // one[1]
     return None
 
 

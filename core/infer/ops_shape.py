@@ -10,8 +10,7 @@ from ..ir.dtypes import DataType
 from .context import rule, tensor
 from .dims import axis_index, broadcast_shapes, dim_add, dim_floordiv, dim_mul, dim_prod
 from . import findings
-from .findings import DIM, FIXED, RANK, RESHAPE, broadcast_conflict, input_label, known, show
-from .fresh import mentions_fresh
+from .findings import DIM, FIXED, RANK, RESHAPE, broadcast_conflict, input_label, known, one_symbol, show
 
 INT64 = DataType.INT64
 
@@ -86,26 +85,22 @@ def reshape(ctx):
     return [tensor(elem, out)]
 
 
-def _plain_symbol(d) -> bool:
-    """A dim named by one symbol (`batch`, `x.0`, `s1`), not an expression or
-    a name made for an unknown size."""
-    return isinstance(d, str) and not mentions_fresh(d) and not any(c in d for c in "+-*/() ")
-
-
 def _fixed_symbol(ctx, in_shape, target, allowzero) -> None:
     """A warning when a target shape of fixed numbers leaves one symbolic dim
     of the input a single size: [batch, 128, 128] reshaped to [1, 128, 4, 32]
     runs only with batch 1 (an export traced at one size, or a dim made
     symbolic afterwards, e.g. by set-shape). Other sizes fail here at run;
     onnxruntime refuses them too. Said once per node, naming the size."""
-    count, symbols = 1, []
+    count, symbols = 1, []              # the input holds count * (product of symbols) elements
     for d in in_shape:
         if type(d) is int:
             count *= d
-        elif _plain_symbol(d):
-            symbols.append(d)
-        else:
+            continue
+        one = one_symbol(d)
+        if one is None:
             return
+        symbols.append(one[0])
+        count *= one[1]
     held = 1
     for i, d in enumerate(target):
         if type(d) is not int or d < 0:
@@ -114,7 +109,7 @@ def _fixed_symbol(ctx, in_shape, target, allowzero) -> None:
             copied = in_shape[i] if i < len(in_shape) else None
             if type(copied) is int:
                 held *= copied
-            elif copied in symbols:
+            elif copied in symbols:     # a plain symbol (a multiple is not in the list)
                 symbols.remove(copied)  # copied to the output: it stays free
             else:
                 return
