@@ -2905,6 +2905,14 @@
         <translation>存储于</translation>
     </message>
     <message>
+        <source>statistics</source>
+        <translation>统计</translation>
+    </message>
+    <message>
+        <source>not read yet ({size}): “Load values” in the editor below reads them</source>
+        <translation>尚未读取（{size}）：下方编辑器中的“加载数值”会读取它们</translation>
+    </message>
+    <message>
         <source>data</source>
         <translation>数据</translation>
     </message>

@@ -463,6 +463,13 @@ class PropertiesPanel(QWidget):
             if sparse:      # densified only when small: the tensor editor reads large ones on request
                 small = values.size == 0 or size * values.nbytes // values.size <= LOAD_NOW_BYTES
                 stats = tensor_stats(tensor.to_dense()) if small else None
+            elif tensor.nbytes > LOAD_NOW_BYTES:
+                # Selecting must stay quick: a 250 MB embedding took 4 s here.
+                # The tensor editor below reads the values when asked.
+                stats = None
+                rows.append((self.tr("statistics"), esc(self.tr(
+                    "not read yet ({size}): “Load values” in the editor below reads them").format(
+                        size=human_bytes(tensor.nbytes)))))
             else:
                 stats = tensor_stats(tensor.numpy())
         except Exception as exc:   # noqa: BLE001 - e.g. external file missing
