@@ -16,7 +16,7 @@ FOLDABLE = frozenset({
     "Squeeze", "Unsqueeze", "Reshape", "Flatten", "Identity", "Range", "ConstantOfShape",
     "Equal", "Less", "Greater", "LessOrEqual", "GreaterOrEqual", "Not", "And", "Or",
     "Where", "Expand", "Tile", "ReduceProd", "ReduceSum", "ReduceMax", "ReduceMin",
-    "Transpose", "Shape", "Size", "Split", "Clip", "Sign", "NonZero", "Round",
+    "Transpose", "Shape", "Size", "Split", "Clip", "Sign", "NonZero", "Round", "Reciprocal",
 })
 MAX_FOLD_ELEMENTS = 1024
 
