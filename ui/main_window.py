@@ -481,6 +481,8 @@ class MainWindow(QMainWindow):
         self._infer_pending = False
         self._fill_panels()                 # no picture will come for them to wait for
         self._set_busy(None)
+        # Else "Loading …" / "Laying out …" stays beside an empty canvas.
+        self.status_label.setText(self.tr("Cancelled: open the file again to see it"))
 
     def _set_busy(self, message) -> None:
         busy = message is not None

@@ -1606,6 +1606,10 @@
         <translation>布局失败</translation>
     </message>
     <message>
+        <source>Cancelled: open the file again to see it</source>
+        <translation>已取消：再次打开该文件即可查看</translation>
+    </message>
+    <message>
         <source> · layout: {engine} (cached)</source>
         <translation> · 布局：{engine}（缓存）</translation>
     </message>

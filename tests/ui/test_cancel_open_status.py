@@ -1,0 +1,33 @@
+"""Cancel pressed while a model opens: the status line must not go on
+saying "Loading …" or "Laying out …" (it did, beside an empty canvas, with
+the progress bar gone: the 2 GB LLM's layout cancelled looked like a
+layout still running)."""
+from __future__ import annotations
+
+from shared_models import SHARED_MODELS
+from viewer_helpers import open_model, wait_idle
+
+
+def test_cancel_while_loading_says_cancelled(qtbot, window):
+    window.open_path(SHARED_MODELS / "bert_small" / "model.onnx")
+    assert window.cancel_button.isVisibleTo(window)
+    assert window.status_label.text().startswith("Loading")
+    window.cancel_button.click()
+    wait_idle(qtbot, window)
+    text = window.status_label.text()
+    assert not window.progress.isVisibleTo(window)
+    assert "Loading" not in text and "Laying out" not in text
+    assert "ancelled" in text
+
+
+def test_cancel_while_laying_out_says_cancelled(qtbot, window):
+    window.open_path(SHARED_MODELS / "bert_small" / "model.onnx")
+    qtbot.waitUntil(lambda: window._load_job is None, timeout=60_000)   # loaded: the layout runs
+    assert window.graph.layout_running
+    window.cancel_button.click()
+    wait_idle(qtbot, window)
+    text = window.status_label.text()
+    assert "Laying out" not in text and "ancelled" in text
+    # Opening again works and says what is shown.
+    open_model(qtbot, window, SHARED_MODELS / "silero_vad" / "model.onnx")
+    assert "boxes" in window.status_label.text()
