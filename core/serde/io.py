@@ -156,6 +156,7 @@ class _ExternalWriter:
         self.folder = folder
         self.align = align
         self.files: dict[str, tuple] = {}   # location -> (tmp file object, path)
+        self.replaced: list[tuple] = []    # (data file put in place, the old one kept aside or None)
         # The file being written and the one the model came from: weights
         # written over either would leave a model that cannot be read.
         self.models = {p.resolve() for p in models}
@@ -184,20 +185,55 @@ class _ExternalWriter:
         return keys
 
     def commit(self) -> None:
+        """Put each data file in place, keeping the file it replaces aside
+        until `finish`: the model file is renamed after its data files, and
+        if that rename fails `abort` puts them back, so the old model never
+        reads a layout written for the new one. Kept aside as a second link
+        (the name stays taken all along); renamed where links are not had."""
         for f, tmp, target in self.files.values():
             f.flush()
             os.fsync(f.fileno())
             f.close()
             os.chmod(tmp, _file_mode(target))
+            kept = None
+            if target.exists():
+                kept = target.with_name(f".{target.name}.{os.getpid()}.old")
+                try:
+                    os.link(target, kept)
+                except OSError:
+                    os.rename(target, kept)
+            self.replaced.append((target, kept))
             os.replace(tmp, target)
 
+    def finish(self) -> None:
+        """The model file is in place: the old data files go."""
+        for _, kept in self.replaced:
+            if kept is not None:
+                try:
+                    kept.unlink()
+                except OSError:
+                    pass
+        self.replaced = []
+
     def abort(self) -> None:
+        """Drop what was written and put back any data file already replaced."""
         for f, tmp, _ in self.files.values():
             try:
                 f.close()
                 tmp.unlink()
             except OSError:
                 pass
+        for target, kept in reversed(self.replaced):
+            try:
+                if kept is None:
+                    target.unlink()
+                elif target.exists() and os.path.samefile(kept, target):
+                    kept.unlink()          # never replaced; renaming a link onto its twin does nothing
+                else:
+                    os.replace(kept, target)
+            except OSError:
+                pass
+        self.replaced = []
 
 
 def _tensors(model: Model):
@@ -370,6 +406,7 @@ def save(model: Model, path: PathLike, options: Optional[SaveOptions] = None, **
         os.chmod(tmp, _file_mode(path))
         os.replace(tmp, path)
         tmp = None
+        ext.finish()
         _fsync_dir(folder)
     except ExternalDataError as e:
         ext.abort()
@@ -377,6 +414,11 @@ def save(model: Model, path: PathLike, options: Optional[SaveOptions] = None, **
     except OSError as e:
         ext.abort()
         raise SaveError(f"{path}: cannot write ({e.strerror or e}); nothing was changed") from None
+    except BaseException:
+        # Anything else (a bug, MemoryError, Ctrl+C) half-way: the same, no
+        # stray temporary files and the old data files back in place.
+        ext.abort()
+        raise
     finally:
         if tmp is not None:
             try:
