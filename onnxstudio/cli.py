@@ -1,36 +1,29 @@
 """Headless commands. Each module in onnxstudio/commands/ is one sub-command:
-it defines NAME, HELP, configure(parser) and run(args) -> exit code."""
+it defines NAME, configure(parser) and run(args) -> exit code; commands.COMMANDS
+lists them with their help lines, and a call imports only the one it runs."""
 from __future__ import annotations
 
 import argparse
 import importlib
 import os
-import pkgutil
 import sys
 
-from . import commands
+from .commands import COMMANDS, module_name
 from .errors import UserError
 
 
 def _command_modules() -> dict:
-    mods = {}
-    for info in sorted(pkgutil.iter_modules(commands.__path__), key=lambda i: i.name):
-        if info.name.startswith("_"):
-            continue
-        mod = importlib.import_module(f"{commands.__name__}.{info.name}")
-        if hasattr(mod, "NAME") and hasattr(mod, "run"):
-            mods[mod.NAME] = mod
-    return mods
+    """Every command's module by name: for tests and for warming a process
+    up before it forks (tests/fuzz); a call of the CLI imports one."""
+    return {name: importlib.import_module(module_name(name)) for name in COMMANDS}
 
 
 def command_words() -> set[str]:
-    """The first words that mean a command: the modules' names in commands/,
-    as written or with - for _ (a command's NAME is its module's name with -
-    for _; tests/test_app_start.py holds every command to it). Read without
+    """The first words that mean a command: the commands' names, as written
+    or with _ for - (the module's spelling). Read from the table, without
     importing the commands: `onnxstudio FILE` then starts the app without
     the executor's kernels and the rest they import (0.6 s of its start)."""
-    names = {info.name for info in pkgutil.iter_modules(commands.__path__)}
-    return names | {name.replace("_", "-") for name in names}
+    return set(COMMANDS) | {name.replace("-", "_") for name in COMMANDS}
 
 
 def is_command(argv: list[str]) -> bool:
@@ -55,7 +48,7 @@ def not_a_file_or_command(argv: list[str]) -> str:
     if os.sep in first or "/" in first or os.path.splitext(first)[1]:
         return f"onnxstudio: {first}: no such file"
     import difflib
-    names = sorted(_command_modules())
+    names = sorted(COMMANDS)
     close = difflib.get_close_matches(first, names, n=3, cutoff=0.6) or \
         [n for n in names if n.startswith(first[:3])]
     hint = f"; did you mean {' or '.join(repr(c) for c in close)}?" if close else ""
@@ -63,17 +56,27 @@ def not_a_file_or_command(argv: list[str]) -> str:
             f"`onnxstudio FILE` opens a model in the app)")
 
 
-def build_parser(mods: dict) -> argparse.ArgumentParser:
+def chosen_command(argv: list[str]) -> str | None:
+    """The command `argv` runs (its first word that is not an option), or None."""
+    first = next((a for a in argv if not a.startswith("-")), None)
+    return first if first in COMMANDS else None
+
+
+def build_parser(chosen: str | None) -> argparse.ArgumentParser:
+    """Every command is listed with its help line; only `chosen`'s module
+    is imported, to add its options (argparse never reads the others')."""
     p = argparse.ArgumentParser(
         prog="onnxstudio",
         description="Explore, edit and step through ONNX models. "
                     "Without a command, `onnxstudio [FILE]` opens the app.")
     p.add_argument("--version", action="version", version=_version())
     sub = p.add_subparsers(dest="command", metavar="COMMAND")
-    for name, mod in mods.items():
-        sp = sub.add_parser(name, help=getattr(mod, "HELP", ""), description=getattr(mod, "HELP", ""))
-        mod.configure(sp)
-        sp.set_defaults(_run=mod.run)
+    for name, help_line in COMMANDS.items():
+        sp = sub.add_parser(name, help=help_line, description=help_line)
+        if name == chosen:
+            mod = importlib.import_module(module_name(name))
+            mod.configure(sp)
+            sp.set_defaults(_run=mod.run)
     return p
 
 
@@ -88,7 +91,7 @@ def _version() -> str:
 def main(argv: list[str]) -> int:
     from .core.errors import CoreError
 
-    parser = build_parser(_command_modules())
+    parser = build_parser(chosen_command(argv))
     args = parser.parse_args(argv)
     if not getattr(args, "_run", None):
         parser.print_help()

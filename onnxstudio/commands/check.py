@@ -10,7 +10,6 @@ from ..core.check import Severity, check_file
 from ..errors import UserError
 
 NAME = "check"
-HELP = "Check a model against the ONNX IR rules and operator signatures; exit 1 if it has errors."
 
 
 def configure(p) -> None:

@@ -6,8 +6,6 @@ from ._editing import add_io_arguments, apply, open_document, problems_note, sav
 from .counts import counted
 
 NAME = "cleanup"
-HELP = ("Remove what the outputs do not need: unused nodes, initializers, stale value_info entries and "
-        "unused opset imports.")
 
 
 def configure(p) -> None:

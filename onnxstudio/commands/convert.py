@@ -6,7 +6,6 @@ from ..core.serde.io import has_external_data
 from ..errors import UserError
 
 NAME = "convert"
-HELP = "Load a model and save it again: a round trip, or move weights into or out of external data."
 
 
 def configure(p) -> None:

@@ -13,8 +13,6 @@ from ..core.errors import CoreError
 from ..errors import UserError
 
 NAME = "diff"
-HELP = ("Compare two models: nodes, values and weights paired by name or, when renamed, by structure; "
-        "what was changed, added, removed, renamed or rewritten (exit 0 equal, 1 different, 2 bad input).")
 
 
 def configure(p) -> None:

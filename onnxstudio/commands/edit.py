@@ -8,8 +8,6 @@ from ..errors import UserError
 from ._editing import add_io_arguments, open_document, problems_note, save_output
 
 NAME = "edit"
-HELP = ("Replay an edit script (a JSON list of edits, as core.Document.script() writes it) on a model. "
-        "A step that no longer applies stops the replay and nothing is written.")
 
 
 def configure(p) -> None:

@@ -8,8 +8,6 @@ from ._names import unknown_name
 from .counts import counted
 
 NAME = "extract"
-HELP = ("Write the part of a model that computes the given outputs from the given inputs as a new model, "
-        "with types and shapes on its new inputs and outputs.")
 
 
 def configure(p) -> None:

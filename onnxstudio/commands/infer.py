@@ -11,7 +11,6 @@ from ..core.ir.types import TensorType
 from ..errors import UserError
 
 NAME = "infer"
-HELP = "Infer every value's type and shape and write a copy of the model with value_info filled in."
 
 
 def configure(p) -> None:

@@ -8,7 +8,6 @@ from ..core.summary import human_bytes, summarize
 from .counts import counted
 
 NAME = "info"
-HELP = "Print what a model contains: versions, inputs/outputs, ops, weights, functions, subgraphs."
 
 
 def configure(p) -> None:

@@ -12,8 +12,6 @@ from ..errors import UserError
 from .run import configure_inputs, input_feeds
 
 NAME = "profile"
-HELP = ("Time every node of a run (the built-in executor's, or onnxruntime's) and print the slowest nodes "
-        "and op types with their share of the total.")
 
 
 def configure(p) -> None:

@@ -7,7 +7,6 @@ from ._editing import add_io_arguments, apply, open_document, pair, refusals_nam
 from ._names import unknown_name
 
 NAME = "rename"
-HELP = "Rename values everywhere they are used (subgraphs that read them too)."
 
 
 def configure(p) -> None:

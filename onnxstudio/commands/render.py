@@ -11,7 +11,6 @@ import os
 import pathlib
 
 NAME = "render"
-HELP = "Draw a model's graph to an SVG or PNG file without opening a window"
 
 # PNG pixels per point. Past this even a small graph makes an image of
 # thousands of pixels a side, and a real one is cut down to the exporter's

@@ -9,10 +9,6 @@ from ._editing import (add_io_arguments, apply, errors_added, open_document, pai
 from .counts import counted
 
 NAME = "set-shape"
-HELP = ("Give graph inputs new shapes (sizes, symbolic names, or ? for unknown), re-infer the shapes "
-        "after them and rewrite the value_info and output declarations the change reaches. "
-        "A rank change needs --allow-rank-change; a result the checker finds new errors in is "
-        "not written unless --force.")
 
 
 def configure(p) -> None:
