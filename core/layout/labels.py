@@ -27,12 +27,22 @@ def _scalar(v) -> str:
 _ELEMENT_TYPE_ATTRS = {"to", "dtype", "output_dtype", "output_datatype"}
 
 
+def element_type_named(attr) -> str | None:
+    """The element type an INT attribute holds ("bool" for Cast's to = 9),
+    None for any other attribute."""
+    v = attr.value
+    if attr.name in _ELEMENT_TYPE_ATTRS and attr.type == 2 and isinstance(v, int) and not attr.ref_attr_name:
+        return _dtype_name(v)
+    return None
+
+
 def attribute_text(attr) -> str | None:
     if attr.type not in _SHOWN_ATTR_TYPES or attr.ref_attr_name:
         return None
     v = attr.value
-    if attr.name in _ELEMENT_TYPE_ATTRS and attr.type == 2 and isinstance(v, int):
-        return _short(f"{attr.name} = {_dtype_name(v)}")   # "to = bool", not "to = 9"
+    named = element_type_named(attr)
+    if named is not None:
+        return _short(f"{attr.name} = {named}")   # "to = bool", not "to = 9"
     text = ", ".join(_scalar(x) for x in v) if isinstance(v, (list, tuple)) else _scalar(v)
     return _short(f"{attr.name} = {text}")
 

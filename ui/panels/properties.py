@@ -19,6 +19,7 @@ from PySide6.QtCore import Qt
 from ...core.exec.tensor_stats import tensor_stats
 from ...core.ir import Node, SparseTensor, Value
 from ...core.layout import ViewEdge, ViewNode
+from ...core.layout.labels import element_type_named
 from ...core.summary import human_bytes
 from .. import turns
 from ..canvas.scene import value_type_text
@@ -384,6 +385,8 @@ class PropertiesPanel(QWidget):
             text = esc(f"{getattr(dtype, 'name', dtype)}{list(value.dims)} " + self.tr(
                 "(sparse: {stored} of {total} elements stored)").format(
                 stored=value.values.size, total=int(np.prod(value.dims, dtype=np.int64))))
+        elif element_type_named(attr) is not None:
+            text = esc(f"{element_type_named(attr)} ({value})")     # as on the box: "to = bool"
         elif isinstance(value, (list, tuple)):
             shown = ", ".join(_short(v) for v in value[:MAX_ATTR_ITEMS])
             more = (self.tr(", … ({n} items)").format(n=len(value))
