@@ -483,6 +483,13 @@ class DebugRun(Stepping):
         """Run until `node` is next (it is not run); it may be inside a body."""
         return self.resume(target=node)
 
+    def end_stepping(self) -> None:
+        """End a stepping run in progress, keeping the values computed so far:
+        the inputs it was started on are no longer the ones to run, so the
+        next step starts again from the first node (start)."""
+        self.session = None
+        self._trace, self._trace_pos = [], 0
+
     # -- whole runs ---------------------------------------------------------------------
 
     def run(self, feeds: dict, nodes: Optional[Iterable] = None, **start_options) -> dict:

@@ -3226,6 +3226,10 @@
         <translation>该比较针对的是编辑之前的模型：请再次比较以查看其影响</translation>
     </message>
     <message>
+        <source>Your change of the inputs ended the stepping run: the next step starts again from the first node, on the new inputs</source>
+        <translation>您对输入的修改结束了单步运行：下一步将使用新的输入从第一个节点重新开始</translation>
+    </message>
+    <message>
         <source>inputs changed shape since the last run: {changes}</source>
         <translation>输入的形状自上次运行后已改变：{changes}</translation>
     </message>
@@ -3310,6 +3314,10 @@
     <message>
         <source>kept from the run before (the last run computed only the amber tags again)</source>
         <translation>沿用之前的运行（上一次运行只重新计算了琥珀色标签）</translation>
+    </message>
+    <message>
+        <source>computed from the inputs before your last change: run again to see their value</source>
+        <translation>由上次修改之前的输入计算得出：请重新运行以查看新值</translation>
     </message>
     <message>
         <source>failed</source>
@@ -3583,10 +3591,6 @@
     <message>
         <source>output of {node}</source>
         <translation>{node} 的输出</translation>
-    </message>
-    <message>
-        <source>computed from the inputs before your last change: run again to see their value</source>
-        <translation>由上次修改之前的输入计算得出：请重新运行以查看新值</translation>
     </message>
     <message>
         <source>no value in this run: run the model, or step to it, to see it</source>

@@ -100,6 +100,8 @@ class RunController(QObject):
     failed_at = Signal(object)        # the node a job failed at (the innermost, inside its body)
 
     step_on = (False, False)          # whether constants / shape arithmetic are steps (Run menu)
+    # The DebugRun's values when the Run dock's inputs last changed (see inputs_stale).
+    _stale_values = None
     _delivering = False               # a job's result is being shown (see _start, `delivering`)
     _thread_later = False             # see thread_next_turn
 
@@ -155,6 +157,7 @@ class RunController(QObject):
         self.other_values = {}
         self.invalidated = set()
         self.last_event = None
+        self._stale_values = None
         self.fed_shapes = {}
         self.shape_note = ""
         if qdoc is not None:
@@ -225,6 +228,34 @@ class RunController(QObject):
             self.message.emit("note", self.tr("The comparison is of the model before your edit: compare again "
                                               "to see its effect"))
         self.updated.emit()
+
+    def inputs_changed(self) -> None:
+        """The Run dock's inputs changed. A job running on the inputs before is
+        cancelled and a stepping run ends (as after an edit), so no value of
+        the old inputs is computed after the change; the values held stay,
+        marked stale (`inputs_stale`), until a run or step on the new ones."""
+        if self._debug is None:
+            return
+        if self.running:
+            self.cancel(wait=True)
+        d = self._debug
+        if not d.values:
+            return
+        self._stale_values = d.values
+        if d.started and not d.done:
+            d.end_stepping()
+            self.message.emit("note", self.tr("Your change of the inputs ended the stepping run: the next step "
+                                              "starts again from the first node, on the new inputs"))
+        self.updated.emit()
+
+    @property
+    def inputs_stale(self) -> bool:
+        """Whether the values held were computed from the inputs before the
+        Run dock's last change: the canvas and the inspector say so. A new
+        start gives the DebugRun a new table of values; a whole run that
+        found the inputs it had (changed back) vouches for the old one."""
+        d = self._debug
+        return d is not None and self._stale_values is not None and d.values is self._stale_values
 
     # -- jobs ------------------------------------------------------------------------------
 
@@ -429,6 +460,7 @@ class RunController(QObject):
         feeds, outputs = result
         if not selection:
             self.ran_feeds = feeds
+            self._stale_values = None        # every value held is of these inputs now
         computed = len(self.debug.nodes_run)
         total = len(self.debug.selection or self.model.graph.nodes)
         one = computed == 1
@@ -618,6 +650,7 @@ class RunController(QObject):
         return self._start(self.tr("Comparing with the reference run…"), work, done)
 
     def _compared(self, report, kind: str) -> None:
+        self._stale_values = None            # the comparison ran the model on the inputs as they are
         self.report = report
         self.report_kind = kind
         kind = "onnxruntime" if kind == "onnxruntime" else self.tr("the reference run")

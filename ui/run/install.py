@@ -22,7 +22,7 @@ from .inputs_panel import InputsPanel, RunDockWidth
 from .inspector import TensorInspector
 from .iteration_choice import IterationChoice
 from .extract_failing import install_compare_actions
-from .overlay import RunOverlay, random_boundary_text
+from .overlay import RunOverlay, random_boundary_text, stale_inputs_text
 from .run_options import RunOptions, remember_options, stored_options
 from .profile_work import install_profile
 
@@ -608,9 +608,13 @@ class RunUI(QObject):
 
     def _inputs_changed(self) -> None:
         self.compare.mark_inputs_changed()
-        if self._inspected is not None and self._inspected.const is None:
-            self.inspector.mark_stale(self.tr("computed from the inputs before your last change: run again "
-                                              "to see their value"))
+        self.controller.inputs_changed()       # ends a stepping run on the old inputs
+        self._mark_inspected_stale()
+
+    def _mark_inspected_stale(self) -> None:
+        """The inspected value is of the inputs before their last change: said."""
+        if self._inspected is not None and self._inspected.const is None and self.controller.inputs_stale:
+            self.inspector.mark_stale(stale_inputs_text())
 
     def _drawn_inside(self, node):
         """'LayerNormalization "LayerNorm_3"' (or 'group a/b') when the shown
@@ -777,6 +781,7 @@ class RunUI(QObject):
         self.inspector.show_value(value.name, array, where=where, other=other,
                                   other_label=self.controller.report_kind)
         self._inspected, self._inspected_source, self._inspected_other = value, source, other
+        self._mark_inspected_stale()
 
     def _refresh_inspector(self) -> None:
         """After a run, a step, an edit or another model: the inspector shows

@@ -5,6 +5,8 @@ graph scene (the scene's node and edge items stay as the viewer made them):
   max and mean in its tooltip (red when it holds NaN/Inf); a click
   inspects it; after a run that computed only what an edit left out, the
   tags of the values it computed again are amber, the kept ones as before;
+  once the Run dock's inputs change, every tag is grey and dashed (its
+  value is of the inputs before) until a run or step on the new ones;
   tags keep clear of each other, of boxes, group titles and type labels,
   and sit on or beside their own edge (no other edge nearer); a tag with
   no such place is not shown, and its edge's tooltip says so;
@@ -59,6 +61,9 @@ TAG_BAD = QColor("#fde2e2")
 # A value the last run computed again, when it kept the others (after an edit).
 TAG_FRESH_FILL = QColor("#fff0c2")
 TAG_FRESH_TEXT = QColor("#8a5300")
+# A value computed from the inputs before their last change.
+TAG_STALE_FILL = QColor("#eeeeee")
+TAG_STALE_TEXT = QColor("#8a8a8a")
 
 
 def error_colour(rel: float, agrees: bool) -> QColor:
@@ -88,6 +93,7 @@ class ValueTag(QGraphicsItem):
         self.setPos(anchor.x() - w - 6, anchor.y() - h / 2)
         self.note = ""                # which run of its body the value is from, when it ran several
         self.fresh: Optional[bool] = None   # computed again by the last run (True) or kept (False)
+        self.stale = False            # computed from the inputs before their last change
         self.setToolTip(f"{name}\n{describe(value)}")
         self.setZValue(3)
         self.setCursor(Qt.PointingHandCursor)
@@ -108,6 +114,8 @@ class ValueTag(QGraphicsItem):
                 tip += "\n" + self.note
             if self.fresh is not None:
                 tip += "\n" + fresh_text(self.fresh)
+            if self.stale:
+                tip += "\n" + stale_inputs_text()
             self.setToolTip(tip)
         return self.toolTip()
 
@@ -121,9 +129,13 @@ class ValueTag(QGraphicsItem):
     def paint(self, painter: QPainter, option, widget=None) -> None:
         if option.levelOfDetailFromTransform(painter.worldTransform()) < 0.4:
             return
-        fresh = self.fresh and not self.bad
-        painter.setPen(QPen(BREAK if self.bad else TAG_FRESH_TEXT if fresh else TAG_TEXT, 2 if fresh else 1))
-        painter.setBrush(TAG_BAD if self.bad else TAG_FRESH_FILL if fresh else TAG_FILL)
+        fresh = self.fresh and not self.bad and not self.stale
+        if self.stale:
+            painter.setPen(QPen(TAG_STALE_TEXT, 1, Qt.DashLine))
+            painter.setBrush(TAG_STALE_FILL)
+        else:
+            painter.setPen(QPen(BREAK if self.bad else TAG_FRESH_TEXT if fresh else TAG_TEXT, 2 if fresh else 1))
+            painter.setBrush(TAG_BAD if self.bad else TAG_FRESH_FILL if fresh else TAG_FILL)
         painter.drawRoundedRect(self.rect, 3, 3)
         painter.setFont(fonts.body_font())
         painter.drawText(self.rect, Qt.AlignCenter, self.text)
@@ -146,6 +158,12 @@ def fresh_text(fresh: bool) -> str:
                                                         "others were kept from the run before)")
     return QCoreApplication.translate("RunOverlay", "kept from the run before (the last run computed only "
                                                     "the amber tags again)")
+
+
+def stale_inputs_text() -> str:
+    """What a value computed before the Run dock's inputs last changed is (its tag's tooltip, the inspector)."""
+    return QCoreApplication.translate("RunOverlay", "computed from the inputs before your last change: run again "
+                                                    "to see their value")
 
 
 def nonfinite_word(debug, node, names) -> str:
@@ -432,7 +450,8 @@ class RunOverlay:
         tags = (id(scene), id(vm), id(graph), id(debug), self.show_values, id(getattr(self.panel, "inferred", None)),
                 tuple(map(id, debug.values.values())), id(kept), len(kept.values) if kept is not None else 0,
                 id(self._failed_node(debug, graph)), tuple(map(id, debug.nonfinite)),
-                tuple(debug.nonfinite_inputs), frozenset(self.recomputed), self._body_state(debug), self.iteration)
+                tuple(debug.nonfinite_inputs), frozenset(self.recomputed), self._body_state(debug), self.iteration,
+                c.inputs_stale)
         marks = (c.running, id(debug.current), tuple(map(id, debug.breakpoints)), id(debug.error), id(c.report),
                  self.colour_by)
         return tags, marks
@@ -459,6 +478,7 @@ class RunOverlay:
             room.add_mark(_box(NodeMark.failed_flag(failed.scene_rect())))
         bad_names = {name for names in debug.nonfinite.values() for name in names}
         bad_names.update(debug.nonfinite_inputs)
+        stale = self.controller.inputs_stale
         for edge in scene.edge_items.values():
             value = edge.ref.value if isinstance(edge.ref, ViewEdge) else None
             if value is None or id(value) in done:
@@ -473,10 +493,10 @@ class RunOverlay:
             fresh = value.name in self.recomputed if self.recomputed and graph is self.controller.model.graph \
                 else None
             # The tag (or what makes it) holds its array, so no other array can have its id meanwhile.
-            key = (id(edge), id(computed), value.name in bad_names, note, fresh)
+            key = (id(edge), id(computed), value.name in bad_names, note, fresh, stale)
             tag = old.pop(key, None)
             if tag is None:
-                tag = _TagToMake(key, value, computed, value.name in bad_names, note, fresh)
+                tag = _TagToMake(key, value, computed, value.name in bad_names, note, fresh, stale)
             else:
                 self._tags[key] = tag            # still on the scene where it was, or hidden
                 if tag.scene() is scene:
@@ -491,6 +511,7 @@ class RunOverlay:
                        spec.bad, lambda v=value: self.inspect(v))
         tag.note = spec.note
         tag.fresh = spec.fresh
+        tag.stale = spec.stale
         self._tags[spec.key] = tag
         return tag
 
@@ -1038,10 +1059,11 @@ def _owner(edge):
 
 class _TagToMake:
     """What a value tag is made from, kept until its event-loop turn comes (see RunOverlay._place_chunk)."""
-    __slots__ = ("key", "value", "computed", "bad", "note", "fresh")
+    __slots__ = ("key", "value", "computed", "bad", "note", "fresh", "stale")
 
-    def __init__(self, key, value, computed, bad, note, fresh):
+    def __init__(self, key, value, computed, bad, note, fresh, stale=False):
         self.key, self.value, self.computed, self.bad, self.note, self.fresh = key, value, computed, bad, note, fresh
+        self.stale = stale
 
 
 def _place_key(tag: ValueTag, edge, fixed: tuple) -> tuple:

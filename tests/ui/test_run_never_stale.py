@@ -1,0 +1,169 @@
+"""Journey: stepping with the keys (F10, F11, Shift+F11, F9, F5) while the
+inputs and the model change under the run. After each change and each
+step, every value the canvas tags and the Tensor Inspector show as current
+must be the one a fresh run of the model as it is now, on the inputs as
+they are now, gives (a plain keeping Session is the oracle: the same
+executor, so bit for bit)."""
+from __future__ import annotations
+
+import os
+
+import numpy as np
+from PySide6.QtCore import Qt
+from PySide6.QtWidgets import QApplication
+
+from onnxstudio.core.edits import SetAttribute, SetInitializer
+from onnxstudio.core.exec.session import Session
+from onnxstudio.core.ir import AttrType
+from viewer_helpers import open_model, wait_idle
+
+from shared_models import SHARED_MODELS
+
+MODEL = SHARED_MODELS / "silero_vad" / "model.onnx"
+SHOTS = os.environ.get("ONNXSTUDIO_TEST_SHOTS")     # a folder to save screenshots in (looked at by hand)
+
+
+def _press(qtbot, win, key, modifiers=Qt.NoModifier):
+    win.activateWindow()           # (a shortcut needs its window active: under Xvfb that comes later)
+    qtbot.waitUntil(lambda: QApplication.activeWindow() is win, timeout=10_000)
+    win.graph.view.setFocus()
+    qtbot.keyClick(win.graph.view, key, modifiers)
+    assert win.run_ui.controller.wait(300_000)
+    wait_idle(qtbot, win)
+
+
+def _shot(win, name):
+    if SHOTS:
+        win.grab().save(os.path.join(SHOTS, name + ".png"))
+
+
+def _oracle(win) -> dict:
+    """Every value of a fresh run of the document's model on the inputs the Run dock makes now."""
+    model = win.model
+    session = Session(model, keep=True)
+    feeds = win.run_ui.inputs.make_feeds()
+    outputs = session.run(feeds)
+    return {**feeds, **session.values, **outputs}
+
+
+def _same(a, b) -> bool:
+    a, b = np.asarray(a), np.asarray(b)
+    return a.dtype == b.dtype and a.shape == b.shape and bool(np.array_equal(a, b, equal_nan=a.dtype.kind in "fc"))
+
+
+def _stale_on_canvas(win, truth: dict) -> list:
+    """Names of the main graph whose canvas tag shows, not marked stale, an array other than the oracle's."""
+    overlay = win.run_ui.overlay
+    if win.graph.level.graph is not win.model.graph:
+        return []
+    wrong = []
+    for tag in overlay.items:
+        name = getattr(tag, "name", None)
+        value = getattr(tag, "value", None)
+        if name is None or value is None or name not in truth or getattr(tag, "stale", False):
+            continue
+        if not _same(value, truth[name]):
+            wrong.append(name)
+    return wrong
+
+
+def _inspector_stale(win, truth: dict) -> bool:
+    """True when the inspector shows, without saying it is stale, an array other than the oracle's."""
+    inspector = win.run_ui.inspector
+    if inspector.array is None or inspector.name not in truth:
+        return False
+    return not _same(inspector.array, truth[inspector.name]) and inspector.note.isHidden()
+
+
+def _check(win, truth, where):
+    c = win.run_ui.controller
+    if not c.inputs_stale:       # (else they are held, and shown as what they are: see the tags and the inspector)
+        wrong = [k for k, v in c.debug.values.items() if k in truth and not _same(v, truth[k])]
+        assert not wrong, f"{where}: the run holds values of an earlier model or inputs: {wrong[:5]}"
+    assert not _stale_on_canvas(win, truth), f"{where}: canvas tags show old values"
+    assert not _inspector_stale(win, truth), f"{where}: the inspector shows an old value as current"
+
+
+def _inspect_last(win):
+    """Inspect the newest value of the main graph (what a user clicks after a step)."""
+    debug = win.run_ui.controller.debug
+    node = debug.nodes_run[-1]
+    value = next(v for v in node.outputs if v is not None and v.name in debug.values)
+    assert win.run_ui.inspect(value)
+    return value
+
+
+BERT = SHARED_MODELS / "bert_small" / "model.onnx"
+
+
+def test_steps_after_new_inputs_and_edits_show_only_current_values(qtbot, window):
+    open_model(qtbot, window, BERT)
+    r = window.run_ui
+    _press(qtbot, window, Qt.Key_F5, Qt.ControlModifier | Qt.ShiftModifier)     # restart
+    for _ in range(6):
+        _press(qtbot, window, Qt.Key_F10)
+    truth = _oracle(window)
+    _inspect_last(window)
+    wait_idle(qtbot, window)
+    _check(window, truth, "after six steps")
+    _shot(window, "1_stepped")
+
+    r.inputs.seed.setValue(r.inputs.seed.value() + 1)          # new inputs mid-session
+    wait_idle(qtbot, window)
+    _shot(window, "2_new_seed")
+    truth = _oracle(window)
+    # What is on screen is of the inputs before: every tag and the inspector say so ...
+    tags = [t for t in r.overlay.items if getattr(t, "name", None) in truth and not _same(t.value, truth[t.name])]
+    assert tags and all(t.stale for t in tags)
+    assert r.inspector.note.isVisible() and "inputs before your last change" in r.inspector.note.text()
+    assert "ended the stepping run" in r.dock_widget.status.text()
+    _check(window, truth, "after the inputs changed")
+    _press(qtbot, window, Qt.Key_F10)
+    _inspect_last(window)
+    wait_idle(qtbot, window)
+    _shot(window, "3_step_after_new_seed")
+    _check(window, truth, "a step after the inputs changed")
+    # ... and the step started again from the first node, on the new inputs: nothing is stale now.
+    debug = r.controller.debug
+    assert not r.controller.inputs_stale and not any(getattr(t, "stale", False) for t in r.overlay.items)
+    assert debug.nodes_run[0] is list(window.model.graph.nodes)[0]
+
+    debug = r.controller.debug
+    ln = next(n for n in window.model.graph.nodes if n.op_type == "LayerNormalization" and debug.can_reach(n))
+    r.show_node(ln, select=False)                              # its group opened
+    wait_idle(qtbot, window)
+    window.graph.scene.clearSelection()
+    window.graph.scene.item_for_node(ln).setSelected(True)
+    _press(qtbot, window, Qt.Key_F9)                             # breakpoint
+    assert ln in debug.breakpoints
+    _press(qtbot, window, Qt.Key_F5)                             # continue to it
+    assert debug.current is ln
+    _check(window, truth, "at the breakpoint")
+
+    assert window.qdoc.apply(SetAttribute(ln.name, "epsilon", AttrType.FLOAT, 0.5))    # an attribute, mid-session
+    wait_idle(qtbot, window)
+    truth = _oracle(window)
+    _check(window, truth, "after editing an attribute")
+    _press(qtbot, window, Qt.Key_F5)
+    _inspect_last(window)
+    wait_idle(qtbot, window)
+    _check(window, truth, "continued after editing an attribute")
+    _shot(window, "4_after_attribute")
+
+    weight = next(v for v in ln.inputs[1:] if v is not None and v.const is not None)
+    scaled = weight.const.numpy() * 3
+    _press(qtbot, window, Qt.Key_F5, Qt.ControlModifier | Qt.ShiftModifier)
+    for _ in range(4):
+        _press(qtbot, window, Qt.Key_F10)
+    assert window.qdoc.apply(SetInitializer(weight.name, scaled))                      # an initializer
+    wait_idle(qtbot, window)
+    truth = _oracle(window)
+    _check(window, truth, "after editing an initializer")
+    for _ in range(3):
+        _press(qtbot, window, Qt.Key_F10)
+        _check(window, truth, "stepping after editing an initializer")
+    r.run_all()
+    assert r.controller.wait(300_000)
+    wait_idle(qtbot, window)
+    _check(window, truth, "a run after the edits")
+    _shot(window, "5_run_after_edits")
