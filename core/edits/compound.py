@@ -324,6 +324,10 @@ def _rederived(old, before, after) -> Optional[TensorType]:
 
     - inference knows nothing of the value, or infers the same type from
       the old and the new input: the change does not reach it; keep `old`.
+    - so too per dim: a dim inferred the same before and after keeps its
+      declaration (an exporter's `LayerNormalization399_dim_1` stays when
+      only the batch size changes; written as inferred, it became `seq`, and
+      setting the input back could not bring it back).
     - a dim inference now knows is written as inferred.
     - a dim it does not know keeps the declared one, unless inference had
       derived exactly that dim from the old input (it followed the input
@@ -351,7 +355,10 @@ def _rederived(old, before, after) -> Optional[TensorType]:
 
 
 def _kept(declared, now, was):
-    """One dim for _rederived: inferred now, else declared, else unknown."""
+    """One dim for _rederived: declared where the change does not reach it,
+    else inferred now, else declared, else unknown."""
+    if now is not None and now == was:
+        return declared
     if now is not None:
         return now
     if was is not None and was == declared:

@@ -2,7 +2,7 @@
 from __future__ import annotations
 
 from ..core.dims_text import DimsTextError, parse_dims
-from ..core.edits import set_input_shape
+from ..core.edits import find_graph, set_input_shape
 from ..errors import UserError
 from ._editing import (add_io_arguments, apply, errors_added, open_document, pair, problems_note, refusals_name,
                        save_output)
@@ -32,6 +32,24 @@ def parse_input_dims(text: str, option: str) -> list:
         raise UserError(f"{option}: {e}") from None
 
 
+_NAMES_SHOWN = 5
+
+
+def names_replaced(model, edits) -> list[str]:
+    """'399[0] LayerNormalization399_dim_0 -> 2' for each named dim of a
+    declaration that `edits` (set_input_shape's, after the input's own)
+    write otherwise; read before they are applied."""
+    out = []
+    for e in edits:
+        old = getattr(find_graph(model, e.graph).get_value(e.value), "type", None)
+        old_shape = getattr(old, "shape", None)
+        if old_shape is None or e.shape is None or len(old_shape) != len(e.shape):
+            continue
+        out += [f"{e.value}[{axis}] {was} -> {'?' if now is None else now}"
+                for axis, (was, now) in enumerate(zip(old_shape, e.shape)) if isinstance(was, str) and now != was]
+    return out
+
+
 def run(args) -> int:
     wanted = []
     for text in args.input:
@@ -40,9 +58,11 @@ def run(args) -> int:
     doc = open_document(args.file)
     errors_before = doc.diagnostics
     changed = 0
+    replaced: list = []
     for name, dims in wanted:
         with refusals_name(args.file):
             macro = set_input_shape(doc.model, name, dims, allow_rank_change=args.allow_rank_change)
+        replaced += names_replaced(doc.model, macro.edits[1:])
         apply(doc, macro)
         changed += len(macro.edits) - 1
     new_errors = errors_added(errors_before, doc.diagnostics)
@@ -57,6 +77,12 @@ def run(args) -> int:
     forced = (f"; written although the checker finds {counted(len(new_errors), 'new error')} (--force)"
               if new_errors else "")
     print(f"wrote {args.output}: {shapes}; {changed} declared types rewritten{forced or problems_note(doc.model)}")
+    if replaced:
+        # A name the exporter gave a dim is gone from the file once replaced:
+        # setting the input back names that dim after the input instead.
+        shown = ", ".join(replaced[:_NAMES_SHOWN]) + (f" and {len(replaced) - _NAMES_SHOWN} more"
+                                                       if len(replaced) > _NAMES_SHOWN else "")
+        print(f"dim names replaced in the declarations: {shown}")
     # A symbolic size the model's fixed numbers allow only one value of: valid
     # for every checker, yet other sizes fail at run (an export traced at one size).
     had = {(d.code, d.path) for d in errors_before}
