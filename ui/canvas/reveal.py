@@ -37,10 +37,10 @@ class PendingReveal:
         """If the target sits in a collapsed group of `view_model`, mark that
         group (and its parents) open on `level` and return True: the level
         must be laid out again before the target can be shown."""
-        target = self.target
-        if not isinstance(target, Node) or self._steps >= MAX_REVEAL_STEPS:
+        anchor = _anchor(self.target)
+        if anchor is None or self._steps >= MAX_REVEAL_STEPS:
             return False
-        box_id = view_model.box_for(target)
+        box_id = view_model.box_for(anchor)
         vnode = view_model.nodes.get(box_id) if box_id else None
         if vnode is None or vnode.kind != "group":
             return False
@@ -51,3 +51,17 @@ class PendingReveal:
         level.expanded = expanded
         level.view_state = None
         return True
+
+
+def _anchor(target):
+    """The node whose box must show for `target` to show: the node itself;
+    for a value its producer, else (a graph input) its first reader, so
+    that the value's edge is drawn."""
+    if isinstance(target, Node):
+        return target
+    if isinstance(target, Value):
+        if target.producer is not None:
+            return target.producer
+        if target.uses:
+            return target.uses[0][0]
+    return None
