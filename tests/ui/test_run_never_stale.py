@@ -167,3 +167,74 @@ def test_steps_after_new_inputs_and_edits_show_only_current_values(qtbot, window
     wait_idle(qtbot, window)
     _check(window, truth, "a run after the edits")
     _shot(window, "5_run_after_edits")
+
+
+def _truth_at_level(win) -> dict:
+    """The oracle's values of the graph the canvas shows (a body's from a run keeping them)."""
+    from onnxstudio.core.exec.debug import DebugRun
+    plain = DebugRun(win.model)
+    plain.keep_body_values = True
+    outputs = plain.run(win.run_ui.inputs.make_feeds())
+    graph = win.graph.level.graph
+    if graph is win.model.graph:
+        return {**plain.values, **outputs}
+    return plain.kept.of_graph(graph)
+
+
+def _tags_wrong(win, truth: dict) -> list:
+    """Tags of the level shown that show, not marked stale, an array other than the oracle's."""
+    return [t.name for t in win.run_ui.overlay.items
+            if getattr(t, "name", None) in truth and not getattr(t, "stale", False)
+            and not _same(t.value, truth[t.name])]
+
+
+def test_inside_a_body_new_inputs_and_an_edit_leave_no_old_value_shown_as_current(qtbot, window):
+    open_model(qtbot, window, MODEL)
+    r = window.run_ui
+    graph = window.model.graph
+    if0 = next(n for n in graph.nodes if n.op_type == "If")
+    _press(qtbot, window, Qt.Key_F5, Qt.ControlModifier | Qt.ShiftModifier)
+    _press(qtbot, window, Qt.Key_F10)
+    assert r.controller.debug.current is if0
+    _press(qtbot, window, Qt.Key_F11)                  # into the branch taken
+    body = window.graph.level.graph
+    assert body.parent_node is if0
+    for _ in range(12):
+        _press(qtbot, window, Qt.Key_F10)
+    truth = _truth_at_level(window)
+    tags = [t for t in r.overlay.items if getattr(t, "name", None) in truth]
+    assert len(tags) > 3 and not _tags_wrong(window, truth)
+    _shot(window, "6_in_body")
+
+    r.inputs.seed.setValue(r.inputs.seed.value() + 1)  # new inputs while walking the body
+    wait_idle(qtbot, window)
+    truth = _truth_at_level(window)
+    assert all(t.stale for t in r.overlay.items if getattr(t, "name", None) in truth)
+    assert not _tags_wrong(window, truth)
+    _shot(window, "7_in_body_new_seed")
+    _press(qtbot, window, Qt.Key_F10)                  # from the first node again, on the new inputs
+    _press(qtbot, window, Qt.Key_F11)
+    assert window.graph.level.graph is body
+    for _ in range(12):
+        _press(qtbot, window, Qt.Key_F10)
+    truth = _truth_at_level(window)
+    assert not r.controller.inputs_stale and not _tags_wrong(window, truth)
+
+    # An edit inside the body: a float constant read by the walked nodes, scaled.
+    constant = next(n for n in body.nodes if n.op_type == "Constant" and n.attributes["value"].value.numpy().dtype
+                    == np.float32 and n.attributes["value"].value.numpy().size > 1)
+    scaled = constant.attributes["value"].value.numpy() * 0.5
+    from onnxstudio.core.edits.refs import graph_path, node_ref
+    assert window.qdoc.apply(SetAttribute(node_ref(constant), "value", AttrType.TENSOR, scaled,
+                                          graph=graph_path(body)))
+    wait_idle(qtbot, window)
+    truth = _truth_at_level(window) if window.graph.level.graph is not graph else _oracle(window)
+    assert not _tags_wrong(window, truth)
+    _shot(window, "8_after_body_edit")
+    _press(qtbot, window, Qt.Key_F10)
+    _press(qtbot, window, Qt.Key_F11)
+    for _ in range(12):
+        _press(qtbot, window, Qt.Key_F10)
+    truth = _truth_at_level(window)
+    assert not _tags_wrong(window, truth)
+    _shot(window, "9_stepped_after_body_edit")
