@@ -1,5 +1,6 @@
-"""Search across node names, op types, value and initializer names — in the
-main graph, in every If/Loop/Scan body and in model-local functions.
+"""Search across node names, op types, value and initializer names and the
+values' types and shapes — in the main graph, in every If/Loop/Scan body
+and in model-local functions.
 
 The index is a flat list built once per model (a few ms for 10k nodes), so
 each keystroke is a simple scan; the widget shows ranked hits and Enter
@@ -13,6 +14,7 @@ from PySide6.QtCore import QCoreApplication, QT_TRANSLATE_NOOP, Qt, Signal
 from PySide6.QtWidgets import QLabel, QLineEdit, QListWidget, QListWidgetItem, QVBoxLayout, QWidget
 
 from ..core.ir import Function
+from .canvas.scene import value_type_text
 
 MAX_HITS = 500
 # What the list calls each kind of hit (SearchHit.kind stays the English key).
@@ -53,7 +55,10 @@ def all_graphs(model):
         yield from function.graph.walk()
 
 
-def build_index(model) -> list[tuple[str, SearchHit]]:
+def build_index(model, types=None) -> list[tuple[str, SearchHit]]:
+    """`types`: the document's inferred types (`types.get(value)`), so that
+    a value is also found by its type and shape as its edge shows them
+    ("float[1,64,56,56]"); declared types are found without it."""
     entries: list[tuple[str, SearchHit]] = []
     for graph in all_graphs(model):
         where = graph_location(graph)
@@ -67,6 +72,10 @@ def build_index(model) -> list[tuple[str, SearchHit]]:
             kind = "initializer" if value.is_initializer else "value"
             entries.append((value.name.lower(), SearchHit(kind, value.name, value.name,
                                                           graph, value, where)))
+            shape = value_type_text(value, types)
+            if shape:
+                entries.append((shape.lower(), SearchHit(kind, shape, f"{value.name}  {shape}",
+                                                         graph, value, where)))
     return entries
 
 
@@ -111,6 +120,7 @@ class SearchPanel(QWidget):
         super().__init__(parent)
         self._index: list | None = []
         self._model = None
+        self._types = None                # the document's inferred types (qdoc.types)
         self.edit = QLineEdit()
         self.edit.setPlaceholderText(self.tr("Search nodes, ops, values, initializers…"))
         self.edit.setClearButtonEnabled(True)
@@ -130,7 +140,15 @@ class SearchPanel(QWidget):
         """Search the document's model; the index is rebuilt after edits that
         add, remove or rename things (lazily, on the next query)."""
         qdoc.changed.connect(self._document_changed)
+        qdoc.analysed.connect(self._types_ready)
+        self._types = qdoc.types
         self.set_model(qdoc.document.model)
+
+    def _types_ready(self) -> None:
+        # Inferred shapes are searchable once the analysis is in.
+        self._index = None
+        if self.edit.text():
+            self._refresh(self.edit.text())
 
     def _document_changed(self, event) -> None:
         changes = event.changes
@@ -154,7 +172,7 @@ class SearchPanel(QWidget):
     def _refresh(self, text: str) -> None:
         self.results.clear()
         if self._index is None:
-            self._index = build_index(self._model) if self._model is not None else []
+            self._index = build_index(self._model, self._types) if self._model is not None else []
         hits = search(self._index, text)
         for hit in hits:
             kind = _tr(KIND_NAMES.get(hit.kind, hit.kind))
