@@ -634,6 +634,15 @@ class DebugRun(Stepping):
         for v in changes.initializers:
             if v.name:
                 dirty.add(v.name)
+            # A body's own initializer is read by nothing in the main graph: the
+            # node holding the body (and what follows it) is what went stale.
+            owner = v.graph
+            if owner is not None and owner is not graph and owner.parent_node is not None:
+                touched.add(top_level_node(owner.parent_node, graph))
+            for reader, _slot in v.uses:
+                if reader.graph is not None and reader.graph is not graph:
+                    touched.add(top_level_node(reader, graph))
+        touched.discard(None)
         for g, old, new in changes.values_renamed:
             dirty.update((old, new))
         stale_nodes = set()
