@@ -52,10 +52,19 @@ def _reshape_dims(in_shape, target, allowzero):
 
 
 def _remaining(num, den):
-    """prod(num) / prod(den) when the division is exact (symbols cancel)."""
+    """prod(num) / prod(den) when the division is exact (symbols cancel).
+    A symbolic dim both sides hold cancels first: [batch, 4, past+seq, 16]
+    to [-1, past+seq, 16] gives 4*batch, where dividing the products would
+    not (only a single term divides a polynomial here)."""
     if None in num or None in den:      # (dims are ints, strings or None)
         return None
-    return dim_floordiv(dim_prod(num), dim_prod(den))
+    num, rest = list(num), []
+    for d in den:
+        if isinstance(d, str) and d in num:
+            num.remove(d)
+        else:
+            rest.append(d)
+    return dim_floordiv(dim_prod(num), dim_prod(rest))
 
 
 @rule("Reshape")
