@@ -238,3 +238,29 @@ def test_inside_a_body_new_inputs_and_an_edit_leave_no_old_value_shown_as_curren
     truth = _truth_at_level(window)
     assert not _tags_wrong(window, truth)
     _shot(window, "9_stepped_after_body_edit")
+
+
+def test_the_inspector_compares_no_value_with_onnxruntime_of_the_inputs_before(qtbot, window, tmp_path):
+    import shutil
+
+    from onnxstudio.resources import sample_path
+    path = shutil.copy(sample_path("demo.onnx"), tmp_path / "demo.onnx")
+    open_model(qtbot, window, path)
+    r = window.run_ui
+    gemm = next(n for n in window.model.graph.nodes if n.op_type == "Gemm")
+    out = gemm.outputs[0]
+    r.compare_onnxruntime()
+    assert r.controller.wait(300_000)
+    wait_idle(qtbot, window)
+    assert r.inspect(out) and r.inspector.other is not None          # ours against onnxruntime's, same inputs
+    np.testing.assert_allclose(r.inspector.array, r.inspector.other, rtol=1e-4, atol=1e-5)
+
+    r.inputs.seed.setValue(r.inputs.seed.value() + 1)
+    wait_idle(qtbot, window)
+    _press(qtbot, window, Qt.Key_R, Qt.ControlModifier)               # a run on the new inputs
+    truth = _oracle(window)
+    assert r.inspect(out)
+    assert _same(r.inspector.array, truth[out.name])
+    # onnxruntime's value was of the inputs before: not compared with this one as if it were its.
+    assert r.inspector.other is None and not r.inspector.tabs.isTabEnabled(3)
+    _shot(window, "10_inspector_after_new_inputs")

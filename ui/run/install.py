@@ -773,8 +773,14 @@ class RunUI(QObject):
 
     def _other_of(self, value):
         """The last comparison's array of `value` (None when there is none,
-        or the comparison was dropped by an edit)."""
-        return self.controller.other_values.get(value.name) if self.controller.report is not None else None
+        the comparison was dropped by an edit, or onnxruntime ran it on the
+        inputs before their last change: compared with a value of the new
+        ones it would report a difference the model does not make). A kept
+        reference run stays what a later run is compared with, whatever its inputs."""
+        c = self.controller
+        if c.report is None or (c.report_kind == "onnxruntime" and self.compare.other_inputs):
+            return None
+        return c.other_values.get(value.name)
 
     def _show(self, value, array, source, where: str) -> None:
         other = self._other_of(value)
