@@ -337,8 +337,8 @@ def _rederived(old, before, after) -> Optional[TensorType]:
     """
     if not isinstance(after, TensorType) or (after.elem_type == 0 and after.shape is None):
         return None
-    a = _file_dims(after.shape)
-    b = _file_dims(before.shape) if isinstance(before, TensorType) else None
+    a = _file_dims(after)
+    b = _file_dims(before) if isinstance(before, TensorType) else None
     if isinstance(before, TensorType) and before.elem_type == after.elem_type and a == b:
         return None
     o = old.shape if isinstance(old, TensorType) else None
@@ -366,10 +366,12 @@ def _kept(declared, now, was):
     return declared
 
 
-def _file_dims(shape) -> Optional[tuple]:
-    # Names inference made up for unknown sizes (`?3`, `?3+1`) are not the
-    # file's: they are unknown dims, as Inference.write writes them.
-    return None if shape is None else tuple(_shape_list(shape))
+def _file_dims(inferred: TensorType) -> Optional[tuple]:
+    # The dims as `onnxstudio infer` writes them (fresh.as_written, the one
+    # rule): names inference made up for unknown sizes (`?3`) are unknown.
+    from ..infer.fresh import as_written
+    shape = as_written(inferred).shape
+    return None if shape is None else tuple(shape)
 
 
 # -- whole-graph compounds --------------------------------------------------------------------
