@@ -345,6 +345,8 @@ class DebugRun(Stepping):
         self._store(result.node, result.outputs)
         event = StepEvent(result.node, result.outputs, self.graph, -1,
                           self.nonfinite.get(result.node, []))
+        if not (record and trace) and self.body_values:
+            self._forget_walks_of(self.session.position - 1)
         if record and trace:
             self.truncated = self.truncated or self.session.truncated
             self._trace, self._trace_pos = trace, 0
@@ -352,6 +354,21 @@ class DebugRun(Stepping):
             self._skip_inputs()
             event.how = "into"
         return event
+
+    def _forget_walks_of(self, index: int) -> None:
+        """The main-graph step at `index` ran whole, unrecorded: the values a
+        walk of an earlier run of its bodies left (another call of the same
+        function) are not this run's, and go."""
+        s = self.session
+        holds = s.kinds(s.plan)[index][0] if 0 <= index < len(s.plan.steps) else False
+        if not holds:
+            return
+        step = s.plan.steps[index]
+        bodies = [step.function.graph] if step.function is not None else [g for _, g in step.node.subgraphs()]
+        for body in bodies:
+            for g in body.walk():
+                self.body_values.pop(id(g), None)
+                self.iterations.pop(id(g), None)
 
     def _store(self, node: Node, outputs: dict) -> None:
         self.values.update(outputs)

@@ -1,7 +1,9 @@
 """While a loop body is walked step by step, the bodies nested in it show
 only values of the iteration being walked: an If branch that ran in the
 iteration before holds nothing until it runs again (it showed the iteration
-before's values as this one's)."""
+before's values as this one's). Likewise a function called twice: after
+walking the first call and stepping over the second, its body shows no
+value of the first call as the second's."""
 import numpy as np
 from onnx import TensorProto, helper
 
@@ -43,8 +45,9 @@ def _loop_with_branch(path):
 FEEDS = {"x": np.array([1.0, 2.0], np.float32), "trips": np.array(3, np.int64), "cond": np.array(True)}
 
 
-def _node(model, name):
-    return next(n for g in model.graph.walk() for n in g.nodes if n.name == name)
+def _node(model_or_graph, name):
+    graph = getattr(model_or_graph, "graph", model_or_graph)
+    return next(n for g in graph.walk() for n in g.nodes if n.name == name)
 
 
 def test_a_branch_holds_no_value_of_the_iteration_before(tmp_path):
@@ -84,3 +87,36 @@ def test_step_over_a_nested_if_shows_its_branch_of_this_iteration(tmp_path):
     assert d.current.name == "choose" and d.value_of(doubled) is None
     d.step_over()                                  # the If, whole: its branch ran in this iteration
     assert d.value_of(doubled).tolist() == [10.0, 14.0]
+
+
+def _two_calls(path):
+    """x -> AddTwice "first" -> AddTwice "second" -> y; AddTwice (a model-local
+    function): b = a + k, c = b + k with the Constant k = 1."""
+    k = helper.make_node("Constant", [], ["k"], name="fn_one",
+                         value=helper.make_tensor("k", TensorProto.FLOAT, [1], [1.0]))
+    fn = helper.make_function("local", "AddTwice", ["a"], ["c"],
+                              [k, helper.make_node("Add", ["a", "k"], ["b"], name="fn_add"),
+                               helper.make_node("Add", ["b", "k"], ["c"], name="fn_add_again")],
+                              [helper.make_opsetid("", 17)])
+    graph = helper.make_graph([helper.make_node("AddTwice", ["x"], ["y0"], name="first", domain="local"),
+                               helper.make_node("AddTwice", ["y0"], ["y"], name="second", domain="local")],
+                              "g", [_tensor("x", [2])], [_tensor("y", None)])
+    path.write_bytes(helper.make_model(graph, functions=[fn], ir_version=8,
+                                       opset_imports=[helper.make_opsetid("", 17), helper.make_opsetid("local", 1)])
+                     .SerializeToString())
+    return core.load(path)
+
+
+def test_a_call_stepped_over_leaves_no_value_of_the_call_walked_before(tmp_path):
+    model = _two_calls(tmp_path / "calls.onnx")
+    b = _node(model.function("local", "AddTwice").graph, "fn_add").outputs[0]
+    d = DebugRun(model)
+    d.start({"x": np.array([1.0, 2.0], np.float32)})
+    d.step_into()                                  # into the first call
+    d.step_into()                                  # fn_add
+    assert d.value_of(b).tolist() == [2.0, 3.0]
+    d.step_out()
+    assert d.current.name == "second" and d.value_of(b).tolist() == [2.0, 3.0]   # the first call's, said as such
+    d.step_over()                                  # the second call, whole: b is now 4, 5 (not walked)
+    assert d.done and d.values["y"].tolist() == [5.0, 6.0]
+    assert d.value_of(b) is None
