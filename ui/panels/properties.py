@@ -33,6 +33,10 @@ from .tensor_view import TensorView
 
 MAX_LIST = 200          # consumers listed before "… and N more"
 MAX_ATTR_ITEMS = 64     # list attribute items shown before "… (N items)"
+# Larger initializers get no statistics in the summary: they cost ~17 ms a MB
+# (bert_small's 30 MB embedding about half a second, llama_2gb's 250 MB 4 s).
+# Above the tensor editor's LOAD_NOW_BYTES, so its "Load values" reads them.
+STATS_NOW_BYTES = 32 << 20
 ATTR_TYPE_NAMES = {1: "float", 2: "int", 3: "string", 4: "tensor", 5: "graph", 6: "floats",
                    7: "ints", 8: "strings", 9: "tensors", 10: "graphs", 11: "sparse tensor",
                    12: "sparse tensors", 13: "type", 14: "types"}   # the spec's names: not translated
@@ -466,7 +470,7 @@ class PropertiesPanel(QWidget):
             if sparse:      # densified only when small: the tensor editor reads large ones on request
                 small = values.size == 0 or size * values.nbytes // values.size <= LOAD_NOW_BYTES
                 stats = tensor_stats(tensor.to_dense()) if small else None
-            elif tensor.nbytes > LOAD_NOW_BYTES:
+            elif tensor.nbytes > STATS_NOW_BYTES:
                 # Selecting must stay quick: a 250 MB embedding took 4 s here.
                 # The tensor editor below reads the values when asked.
                 stats = None
