@@ -361,14 +361,21 @@ class DebugRun(Stepping):
         function) are not this run's, and go."""
         s = self.session
         holds = s.kinds(s.plan)[index][0] if 0 <= index < len(s.plan.steps) else False
-        if not holds:
-            return
-        step = s.plan.steps[index]
-        bodies = [step.function.graph] if step.function is not None else [g for _, g in step.node.subgraphs()]
-        for body in bodies:
-            for g in body.walk():
-                self.body_values.pop(id(g), None)
-                self.iterations.pop(id(g), None)
+        if holds:
+            self._forget_walks_in([s.plan.steps[index].node])
+
+    def _forget_walks_in(self, nodes) -> None:
+        """Drop the body values of the bodies `nodes` (main-graph nodes about
+        to run, or just run, unrecorded) run: their If/Loop/Scan bodies or the
+        function they call, and the bodies nested in those."""
+        functions = self.model.functions
+        for node in nodes:
+            called = functions.get((node.domain, node.op_type, node.overload))
+            bodies = [called.graph] if called is not None else [g for _, g in node.subgraphs()]
+            for body in bodies:
+                for g in body.walk():
+                    self.body_values.pop(id(g), None)
+                    self.iterations.pop(id(g), None)
 
     def _store(self, node: Node, outputs: dict) -> None:
         self.values.update(outputs)
@@ -588,6 +595,8 @@ class DebugRun(Stepping):
             self.iterations[id(graph)] = kept.iterations[path]
 
     def _run_part(self, nodes: list) -> dict:
+        if self.kept is None and self.body_values:      # a stepping walk's, of another run of these bodies
+            self._forget_walks_in(nodes)
         session = _DebugSession(self.model, nodes=nodes, keep=True, seed=self.seed)
         session.progress = self._progress
         if self.keep_body_values and self.kept is not None:    # what the budget has left

@@ -120,3 +120,17 @@ def test_a_call_stepped_over_leaves_no_value_of_the_call_walked_before(tmp_path)
     d.step_over()                                  # the second call, whole: b is now 4, 5 (not walked)
     assert d.done and d.values["y"].tolist() == [5.0, 6.0]
     assert d.value_of(b) is None
+
+
+def test_a_run_after_walking_one_call_leaves_no_value_of_it_as_the_next_calls(tmp_path):
+    model = _two_calls(tmp_path / "calls.onnx")
+    b = _node(model.function("local", "AddTwice").graph, "fn_add").outputs[0]
+    d = DebugRun(model)                            # keeping no body values: the run computes what is missing
+    feeds = {"x": np.array([1.0, 2.0], np.float32)}
+    d.start(feeds)
+    d.step_into()
+    d.step_into()
+    d.step_out()
+    assert d.value_of(b).tolist() == [2.0, 3.0]
+    assert d.run(feeds)["y"].tolist() == [5.0, 6.0]          # the second call, run whole
+    assert d.value_of(b) is None
