@@ -8,7 +8,7 @@ from __future__ import annotations
 
 from ..ir.dtypes import DataType
 from .context import rule, tensor
-from .dims import axis_index, broadcast_shapes, dim_add, dim_floordiv, dim_mul, dim_prod
+from .dims import axis_index, broadcast_shapes, dim_add, dim_floordiv, dim_mul, dim_prod, dim_sub
 from . import findings
 from .findings import DIM, FIXED, RANK, RESHAPE, broadcast_conflict, input_label, known, one_symbol, show
 
@@ -325,16 +325,30 @@ def split(ctx):
     if sizes is not None and not _split_fits(ctx, sizes, total, axis, n):
         return [tensor(elem, shape[:axis] + (None,) + shape[axis + 1:])] * n
     if sizes is None:
-        if isinstance(total, int):
-            parts = ctx.attr("num_outputs", n)
-            chunk = -(-total // parts)
-            sizes = [chunk] * (total // chunk) + ([total % chunk] if total % chunk else [])
-            if len(sizes) != n:
-                sizes = [chunk] * (n - 1) + [total - chunk * (n - 1)]
-        else:
-            # n equal parts of a symbolic dim: exact only when it divides.
-            sizes = [dim_floordiv(total, n)] * n
+        sizes = _parts(ctx, total, n)
     return [tensor(elem, shape[:axis] + (s,) + shape[axis + 1:]) for s in sizes[:n]]
+
+
+def _parts(ctx, total, n) -> list:
+    """Sizes of the n parts of `total` when no split sizes are given. With
+    num_outputs (opset 18) each part is ceil(total/n) and the last takes
+    what is left, so it may be smaller: 7 in 4 parts is 2, 2, 2, 1, and a
+    symbolic `s` gives ceil(s/4) and s-3*ceil(s/4) (floor(s/4) was false
+    whenever 4 does not divide s). Without it the parts are equal, which
+    holds only when n divides the dim (onnxruntime refuses the rest). The
+    parts are counted by the node's outputs, as onnxruntime does: a
+    num_outputs that is not the output count is the checker's finding. A
+    last part that would be negative is unknown, never -1."""
+    if ctx.attr("num_outputs") is None and not isinstance(total, int):
+        return [dim_floordiv(total, n)] * n
+    chunk = dim_floordiv(dim_add(total, n - 1), n)
+    last = dim_sub(total, dim_mul(n - 1, chunk))
+    if isinstance(last, int) and last < 0:
+        # 5 in 4 parts: onnxruntime refuses it at run. Not an error here: the
+        # 2-D branch of onnx's own AffineGrid function splits a 3-D size like
+        # this in the If branch that never runs.
+        last = None
+    return [chunk] * (n - 1) + [last]
 
 
 def _split_fits(ctx, sizes, total, axis, n) -> bool:

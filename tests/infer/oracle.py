@@ -19,9 +19,13 @@ from onnxstudio.core.proto import onnx_pb2 as pb
 def _fresh_unk(t):
     # onnx names each dim it cannot work out "unk__N": a fresh symbol, as our
     # "?N". It counts as known: ours must say at least as much there (any
-    # number, symbol or expression), never "?".
+    # number, symbol or expression), never "?". A negative dim onnx derives
+    # (Split-18 of 5 into 4 parts gives [2,2,2,-1] in the AffineGrid
+    # function's branch that never runs) is no size a run can have: unknown,
+    # as a file's -1 is.
     if isinstance(t, TensorType) and t.shape is not None:
-        return TensorType(t.elem_type, tuple(f"?{d[5:]}" if isinstance(d, str) and d.startswith("unk__") else d
+        return TensorType(t.elem_type, tuple(f"?{d[5:]}" if isinstance(d, str) and d.startswith("unk__")
+                                             else None if isinstance(d, int) and d < 0 else d
                                              for d in t.shape))
     if isinstance(t, SequenceType):
         return SequenceType(_fresh_unk(t.elem))
