@@ -8,7 +8,7 @@ import numpy as np
 
 from ..ir.dtypes import DataType, from_numpy_dtype, itemsize_bits, type_name
 from .context import rule, tensor
-from .dims import dim_add, dim_floordiv, dim_mul
+from .dims import dim_add, dim_floordiv, dim_mul, dim_sub
 from .findings import RANK, dims_differ, input_label, known, require_rank, show
 
 INT64, FLOAT, BOOL, STRING, UINT8, INT32 = (DataType.INT64, DataType.FLOAT, DataType.BOOL,
@@ -256,11 +256,13 @@ def stft(ctx):
     batch = shape[0] if shape else None
     sig = shape[1] if shape and len(shape) > 1 else None
     frames = None
-    if isinstance(sig, int) and isinstance(flen, int) and step and isinstance(step[0], int):
-        frames = (sig - flen) // step[0] + 1
+    if sig is not None and flen is not None and step and type(step[0]) is int and step[0] > 0:
+        frames = dim_add(dim_floordiv(dim_sub(sig, flen), step[0]), 1)
     bins = flen
-    if ctx.attr("onesided", 1) and isinstance(flen, int):
-        bins = flen // 2 + 1
+    if ctx.attr("onesided", 1):
+        # Half the spectrum for a symbolic frame length too: it was left as
+        # the whole length (a window of `w` gave w bins, not floor(w/2)+1).
+        bins = dim_add(dim_floordiv(flen, 2), 1) if flen is not None else None
     return [tensor(elem, (batch, frames, bins, 2))]
 
 
