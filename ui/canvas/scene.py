@@ -13,7 +13,7 @@ from PySide6.QtWidgets import QGraphicsScene
 from shiboken6 import isValid
 
 from onnxstudio.core.infer.dims import compact_dim
-from onnxstudio.core.ir.types import format_shape
+from onnxstudio.core.ir.types import TensorType, format_shape
 
 from ..theme import LIGHT, Theme, op_family
 from . import fonts
@@ -57,44 +57,55 @@ def measure_label(label) -> tuple[float, float]:
     return width, height
 
 
-def value_type_text(value, inferred: Optional[dict] = None) -> str:
-    """"float32[1,128]" from the declared type, else the inferred one, else ""."""
+def displayed_type(value, inferred: Optional[dict] = None):
+    """The type the canvas and the panels show for `value`: the declared one
+    (an initializer's data fixes it when undeclared) with each dim the
+    declaration leaves unknown filled in from inference (dynamo exports
+    declare int64[?,?,?,?] where inference knows int64[batch,1,1,seq]), else
+    the inferred one (by value, then by name); None when neither is known.
+    A graph input keeps its declaration: its unknown dims are the caller's."""
     if value is None:
-        return ""
-    vtype = value.own_type
-    if vtype is None and inferred:
-        vtype = inferred.get(value)
-        if vtype is None:
-            vtype = inferred.get(value.name)
+        return None
+    declared = value.own_type
+    if declared is not None and (not _leaves_dims_unknown(declared) or value.is_graph_input):
+        return declared
+    found = None
+    if inferred:
+        found = inferred.get(value)
+        if found is None:
+            found = inferred.get(value.name)
+    if declared is None or found is None:
+        return declared if found is None else found
+    return _filled_in(declared, found)
+
+
+def _leaves_dims_unknown(vtype) -> bool:
+    return type(vtype) is TensorType and (vtype.shape is None or None in vtype.shape)
+
+
+def _filled_in(declared, found):
+    """`declared` with its unknown dims (or unknown rank) taken from `found`,
+    when both are tensors of one element type and rank; else `declared`."""
+    if type(found) is not TensorType or found.shape is None or found.elem_type != declared.elem_type:
+        return declared
+    if declared.shape is None:
+        return TensorType(declared.elem_type, found.shape, declared.denotation)
+    if len(found.shape) != len(declared.shape):
+        return declared
+    shape = tuple(f if d is None else d for d, f in zip(declared.shape, found.shape))
+    return TensorType(declared.elem_type, shape, declared.denotation, declared.dim_denotations)
+
+
+def value_type_text(value, inferred: Optional[dict] = None) -> str:
+    """"float32[1,128]" of shown_type, or "" when no type is known."""
+    vtype = displayed_type(value, inferred)
     return "" if vtype is None else str(vtype)
 
 
 def compact_type_text(value, inferred: Optional[dict] = None) -> str:
     """value_type_text with each dim read compactly (`float32[1,⌈H/16⌉]` for
     `floor((H+15)/16)`): what an edge label shows; the full text goes in its tooltip."""
-    full = value_type_text(value, inferred)
-    vtype = value.own_type if value is not None else None
-    if vtype is None and inferred and value is not None:
-        vtype = inferred.get(value) or inferred.get(value.name)
-    shape = getattr(vtype, "shape", None)
-    if not full or shape is None or not full.endswith("]"):
-        return full
-    dims = "[" + ",".join(compact_dim(d) for d in shape) + "]"
-    head = full[:len(full) - len(format_shape(shape))]
-    return head + dims
-
-
-def _type_to_show(value, inferred):
-    """The type an edge of `value` shows: declared, else inferred (by value,
-    then by name); None when neither is known."""
-    if value is None:
-        return None
-    vtype = getattr(value, "type", None)
-    if vtype is None and inferred:
-        vtype = inferred.get(value)
-        if vtype is None:
-            vtype = inferred.get(value.name)
-    return vtype
+    return _type_texts(displayed_type(value, inferred))[1]
 
 
 def _type_texts(vtype) -> tuple[str, str]:
@@ -120,7 +131,7 @@ def _new_edge_item(edge_id, vedge, points, inferred) -> EdgeItem:
     _show_type sets on one made without): made with the label, its curve's
     label spots and bounds are worked out once, not twice (12k edges at a
     full layout, the re-routed ones after an edit)."""
-    vtype = _type_to_show(vedge.value, inferred)
+    vtype = displayed_type(vedge.value, inferred)
     full, compact = _type_texts(vtype)
     item = EdgeItem(edge_id, points, compact, ref=vedge, src_key=vedge.source, dst_key=vedge.target)
     item.shown_type = vtype
@@ -478,9 +489,9 @@ class GraphScene(QGraphicsScene):
     def relabel_edges(self, inferred: Optional[dict]) -> None:
         changed = set()
         for item in self.edge_items.values():      # 12k edges after every edit on a big level
-            vtype = _type_to_show(item.ref.value, inferred)
-            if vtype is not None and item.shown_type is vtype:
-                continue
+            vtype = displayed_type(item.ref.value, inferred)
+            if vtype is not None and (item.shown_type is vtype or item.shown_type == vtype):
+                continue        # (a type filled in from inference is a new object each time)
             before = item.full_label
             _show_type(item, vtype)
             if item.full_label != before:

@@ -10,6 +10,7 @@ from ...core.infer.dims import compact_dim
 from ...core.infer.fresh import is_fresh
 from ...core.ir.dtypes import type_name
 from ...core.ir.types import TensorType
+from ..canvas.scene import displayed_type
 
 
 translate = QCoreApplication.translate    # lupdate reads translate("Context", "text")
@@ -64,15 +65,13 @@ def _distinct_tail(name: str, tails: list, others: list) -> str:
 
 
 def short_type(value, inferred: dict, links: dict, text: str) -> str:
-    """The value's type as HTML with long symbolic dims abbreviated (some
+    """The value's type (canvas.scene.displayed_type) as HTML with long symbolic dims abbreviated (some
     exporters name dims like `LayerNormalizationlast_hidden_state_dim_0`)
     and a size inference made up a name for (`?41`) shown as `?`: each links
     to `dim:<key>`, its full name (or what `?` stands for) put in
     `links[key]` for the panel to show on hover. `text` (the type as plain
     text) when the type is not a tensor's with a shape."""
-    t = value.own_type
-    if t is None and inferred:
-        t = inferred.get(value)
+    t = displayed_type(value, inferred)
     shape = t.shape if isinstance(t, TensorType) else None
     if shape is None:
         return esc(text)
