@@ -332,16 +332,22 @@ class DebugRun(Stepping):
     def _step_main(self, record: bool) -> StepEvent:
         """Run the next main-graph node; with `record`, the bodies it runs are
         recorded and walked by the next steps."""
+        session = self.session
         if record:
-            self.session.begin_trace()
+            session.begin_trace()
         try:
-            result = self.session.step()
+            result = session.step()
         except ExecError as e:
-            self.error = e
+            if self.session is session:
+                self.error = e
             raise
         finally:
-            trace = self.session.trace
-            self.session.trace = None
+            trace = session.trace
+            session.trace = None
+        if self.session is not session:
+            # An edit (invalidate) came while the node ran, from the thread that
+            # shows the run: its result is of the model before, and goes.
+            raise Cancelled("the model changed while the node ran")
         self._store(result.node, result.outputs)
         event = StepEvent(result.node, result.outputs, self.graph, -1,
                           self.nonfinite.get(result.node, []))
@@ -549,8 +555,11 @@ class DebugRun(Stepping):
             self._stop_at(s, e.via[0] if e.via else e.node)
             raise
         finally:
-            self._absorb(s)
-            self._absorb_bodies(s)
+            # Unless an edit (invalidate) ended this session meanwhile: what it
+            # computed since is of the model before the edit.
+            if self.session is s:
+                self._absorb(s)
+                self._absorb_bodies(s)
 
     @staticmethod
     def _stop_at(s: Session, node: Optional[Node]) -> None:
