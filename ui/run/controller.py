@@ -236,10 +236,11 @@ class RunController(QObject):
         marked stale (`inputs_stale`), until a run or step on the new ones."""
         if self._debug is None:
             return
-        if self.running:
+        cancelled = self.running
+        if cancelled:
             self.cancel(wait=True)
         d = self._debug
-        if not d.values:
+        if not d.values and not cancelled:     # (a cancelled job may still be finishing its node)
             return
         self._stale_values = d.values
         if d.started and not d.done:
