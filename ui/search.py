@@ -44,7 +44,8 @@ def graph_location(graph) -> str:
     parent = graph.parent_node
     if parent is None:
         return QCoreApplication.translate("Search", "main graph")
-    body = graph.name or QCoreApplication.translate("Search", "body")
+    # The attribute, as the breadcrumbs: exporters give both If branches one graph name.
+    body = graph.attr_name or graph.name or QCoreApplication.translate("Search", "body")
     return f"{parent.op_type} {parent.name or ''} › {body}".replace("  ", " ")
 
 
