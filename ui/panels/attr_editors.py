@@ -198,6 +198,28 @@ class HistoryKeys(QObject):
         return super().eventFilter(obj, event)
 
 
+def follows_document(edit: QLineEdit) -> QLineEdit:
+    """Make a form's line edit remember the text it last showed or committed
+    (`edit.shown`) and hand Ctrl+Z / Ctrl+Shift+Z typed in it to the
+    document (HistoryKeys). Pair with `show_committed` when the form syncs."""
+    edit.shown = edit.text()
+    HistoryKeys(edit, lambda: edit.shown)
+    return edit
+
+
+def show_committed(edit: QLineEdit, text: str) -> None:
+    """Show the document's `text` in a field made by `follows_document`,
+    unless the user is typing there (focused, with text not yet committed).
+    A focused field holding what it last committed shows the new text too:
+    after an undo from the menu it kept the undone text, and leaving it
+    then committed that text again."""
+    if edit.hasFocus() and edit.text() != edit.shown:
+        return
+    if edit.text() != text:
+        edit.setText(text)
+    edit.shown = text
+
+
 def history_key(event) -> str | None:
     """"undo" or "redo" when a key event is the document's Undo or Redo
     (Ctrl+Z; Ctrl+Shift+Z or Ctrl+Y, as the Edit menu has them), else None."""

@@ -16,7 +16,7 @@ from PySide6.QtWidgets import (QFormLayout, QHBoxLayout, QLabel, QLineEdit, QPus
 from ...core.edits import (AddGraphInput, AddGraphOutput, Macro, SetGraphField, SetMetadata,
                            SetModelField, SetOpsetImport, typed_output)
 from ...core.ir.dtypes import DataType
-from .attr_editors import parse_int
+from .attr_editors import follows_document, parse_int, show_committed
 from .value_editor import elem_type_combo, parse_dims, select_elem_type
 
 # The first ai.onnx opset each IR version was released with: a model importing
@@ -80,12 +80,12 @@ class ModelEditor(QWidget):
         elsewhere, undo): a field being typed into keeps its text and focus."""
         m = self.model
         for field, edit in self.fields.items():
-            _show(edit, str(getattr(m, field)))
+            show_committed(edit, str(getattr(m, field)))
         for domain, edit in self.opset_edits.items():
             if domain in m.opset_imports:
-                _show(edit, str(m.opset_imports[domain]))
-        _show(self.graph_name, m.graph.name)
-        _show(self.graph_doc, m.graph.doc_string)
+                show_committed(edit, str(m.opset_imports[domain]))
+        show_committed(self.graph_name, m.graph.name)
+        show_committed(self.graph_doc, m.graph.doc_string)
         table = self.metadata
         table.blockSignals(True)
         for r, (k, v) in enumerate(m.metadata_props.items()):
@@ -99,8 +99,7 @@ class ModelEditor(QWidget):
     # -- building ---------------------------------------------------------------------------
 
     def _line(self, text: str, commit) -> QLineEdit:
-        edit = QLineEdit(text)
-        edit.shown = text
+        edit = follows_document(QLineEdit(text))
         def finish():
             if edit.text() != edit.shown:
                 if commit(edit.text()) is False:
@@ -317,12 +316,6 @@ class ModelEditor(QWidget):
         if value is None:
             return self._apply(AddGraphOutput(name))     # refused, naming the graph
         return self._apply(typed_output(value, self.qdoc.document.type_of(value)))
-
-
-def _show(edit: QLineEdit, text: str) -> None:
-    if edit.shown != text and not edit.hasFocus():
-        edit.setText(text)
-        edit.shown = text
 
 
 __all__ = ["ModelEditor", "ir_needed"]

@@ -18,6 +18,7 @@ from ...core.edits import (AddValueInfo, MoveGraphInput, MoveGraphOutput, Remove
                            RemoveValueInfo, RenameValue, SetValueType, graph_path, typed_output)
 from ...core.ir.dtypes import DataType, type_name
 from ...core.serde.type_proto import type_from_proto
+from .attr_editors import follows_document, show_committed
 from .refusal_line import RefusalLine, apply_edit
 
 # The refusals of the shared dims grammar (core/dims_text.py TEMPLATES), in
@@ -156,7 +157,7 @@ class ValueEditor(QWidget):
         if self.is_repeat():
             self._build_repeat()
             return
-        self.name_edit = QLineEdit(v.name)
+        self.name_edit = follows_document(QLineEdit(v.name))
         self.name_edit.editingFinished.connect(self._rename)
         self.form.addRow(self.tr("name"), self.name_edit)
         self.type_combo = None
@@ -168,7 +169,7 @@ class ValueEditor(QWidget):
             select_elem_type(self.type_combo, v.type.elem_type or int(DataType.FLOAT))
             self.type_combo.activated.connect(lambda _i: self._set_type())
             self.form.addRow(self.tr("element type"), self.type_combo)
-            self.dims_edit = QLineEdit(dims_text.format_dims(v.type.shape))
+            self.dims_edit = follows_document(QLineEdit(dims_text.format_dims(v.type.shape)))
             self.dims_edit.setPlaceholderText(self.tr("scalar"))
             self.dims_edit.setToolTip(self.tr("Sizes, symbolic names or ? (unknown), comma separated"))
             self.dims_edit.editingFinished.connect(self._set_type)
@@ -297,12 +298,10 @@ class ValueEditor(QWidget):
         v = self.value
         if self.is_repeat():
             return              # the repeat's form shows no fields to follow
-        if not self.name_edit.hasFocus():
-            self.name_edit.setText(v.name)
+        show_committed(self.name_edit, v.name)
         if self.type_combo is not None and v.type is not None:
             select_elem_type(self.type_combo, v.type.elem_type or int(DataType.FLOAT))
-            if not self.dims_edit.hasFocus():
-                self.dims_edit.setText(dims_text.format_dims(v.type.shape))
+            show_committed(self.dims_edit, dims_text.format_dims(v.type.shape))
 
     # -- edits ---------------------------------------------------------------------------------
 
@@ -324,9 +323,12 @@ class ValueEditor(QWidget):
             self._refuse(self.tr("a value needs a name"))
         elif self.graph.value_name_in_use(new) or self.graph.lookup(new) is not None:
             self._refuse(self.tr("the name {new} is already used").format(new=repr(new)))
-        elif self._apply(RenameValue(old, new, self.gpath)):
-            return
+        else:
+            self.name_edit.shown = new         # committed: an undo later shows the old name again
+            if self._apply(RenameValue(old, new, self.gpath)):
+                return
         self.name_edit.setText(old)
+        self.name_edit.shown = old
 
     def _set_type(self) -> None:
         if self.type_combo is None:
@@ -352,6 +354,7 @@ class ValueEditor(QWidget):
         if self._rank_change_declined(shape):
             self.sync()
             return
+        self.dims_edit.shown = self.dims_edit.text()      # committed (sync shows the model's text)
         if not self._apply(SetValueType(self.value.name, elem, shape, self.gpath)):
             self.sync()
 
