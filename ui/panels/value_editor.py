@@ -14,8 +14,9 @@ from PySide6.QtWidgets import (QCheckBox, QComboBox, QFormLayout, QHBoxLayout, Q
                                QPushButton, QVBoxLayout, QWidget)
 
 from ...core import dims_text
-from ...core.edits import (AddValueInfo, MoveGraphInput, MoveGraphOutput, RemoveGraphInput, RemoveGraphOutput,
-                           RemoveValueInfo, RenameValue, SetValueType, graph_path, typed_output)
+from ...core.edits import (AddValueInfo, EditError, MoveGraphInput, MoveGraphOutput, RemoveGraphInput,
+                           RemoveGraphOutput, RemoveValueInfo, RenameValue, SetValueType, graph_path, set_input_shape,
+                           typed_output)
 from ...core.ir.dtypes import DataType, type_name
 from ...core.serde.type_proto import type_from_proto
 from .attr_editors import follows_document, show_committed
@@ -355,8 +356,24 @@ class ValueEditor(QWidget):
             self.sync()
             return
         self.dims_edit.shown = self.dims_edit.text()      # committed (sync shows the model's text)
-        if not self._apply(SetValueType(self.value.name, elem, shape, self.gpath)):
+        edit = SetValueType(self.value.name, elem, shape, self.gpath)
+        if self._is_model_input() and shape is not None and vtype is not None and vtype.elem_type == elem:
+            # New dims of a model input reach the declarations downstream:
+            # set_input_shape re-derives them (as Set Dims of All Inputs and
+            # `onnxstudio set-shape` do). The input alone left value_info
+            # entries that contradict it, a file onnx's checker refuses.
+            try:
+                edit = set_input_shape(self.qdoc.document.model, self.value.name, shape, allow_rank_change=True)
+            except EditError as e:
+                self._refuse(str(e))
+                self.sync()
+                return
+        if not self._apply(edit):
             self.sync()
+
+    def _is_model_input(self) -> bool:
+        v = self.value
+        return v.is_graph_input and self.graph is self.qdoc.document.model.graph
 
     def _rank_change_declined(self, shape) -> bool:
         """A main-graph input given another rank: the nodes that read it were
