@@ -176,7 +176,8 @@ def edit_from_json(data: dict, where: str = "") -> Edit:
         elif name == "graph":
             args[name] = tuple(tuple(s) for s in (value or ()))
         elif name == "attributes" and isinstance(value, dict):
-            args[name] = {k: tuple(decode(x) for x in spec) for k, spec in value.items()}
+            args[name] = {k: _attribute_spec(spec, f'{where} ({kind}): attribute "{k}"')
+                          for k, spec in value.items()}
         else:
             try:
                 args[name] = decode(value)
@@ -186,6 +187,18 @@ def edit_from_json(data: dict, where: str = "") -> Edit:
         return cls(**args)
     except TypeError as e:
         raise ScriptError(f"{where} ({kind}): {e}") from None
+
+
+def _attribute_spec(spec, place: str) -> tuple:
+    """An attribute of add_node as [type, value] (or [type, value, ref_attr_name])."""
+    if not isinstance(spec, (list, tuple)) or len(spec) not in (2, 3):
+        raise ScriptError(f"{place}: write it as [type, value], the type an AttributeProto number "
+                          f"(1 float, 2 int, 3 string, 6 floats, 7 ints ...), e.g. [1, 0.5]; "
+                          f"not {spec!r}")
+    try:
+        return tuple(decode(x) for x in spec)
+    except (KeyError, ValueError, TypeError, AttributeError) as e:
+        raise ScriptError(f"{place}: malformed value ({e})") from None
 
 
 def from_script(data) -> list[Edit]:

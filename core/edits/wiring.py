@@ -220,7 +220,12 @@ class AddNode(GraphEdit):
         outs = [Value(n) if n else None for n in self.outputs]
         shell = Node(self.op_type, (), (), name=self.name, domain=self.domain)
         attrs = {}
+        if not isinstance(self.attributes or {}, dict):
+            raise EditError(f"{what}: attributes are a mapping of name to (type, value), not {self.attributes!r}")
         for key, spec in (self.attributes or {}).items():
+            if not isinstance(spec, (list, tuple)) or len(spec) not in (2, 3):
+                raise EditError(f'{what}/attribute "{key}": give it as (type, value), e.g. (AttrType.FLOAT, 0.5); '
+                                f"not {spec!r}")
             t, value = spec[0], spec[1]
             ref = spec[2] if len(spec) > 2 else ""
             attrs[key] = make_attr(shell, key, t, value, ref)
