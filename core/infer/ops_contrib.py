@@ -7,7 +7,7 @@ from __future__ import annotations
 from ..ir.dtypes import DataType
 from .context import rule, tensor
 from .dims import broadcast_shapes
-from .ops_nn import window_output_dims
+from .ops_nn import rounds_up, window_output_dims
 from .ops_shape import concat_shape
 
 MS = "com.microsoft"
@@ -54,7 +54,7 @@ def qlinear_pool(ctx):
     if ctx.op_type == "QLinearGlobalAveragePool":
         spatial = (1,) * (len(x) - 2)
     else:
-        spatial = window_output_dims(ctx, nchw, ctx.attr("kernel_shape"), bool(ctx.attr("ceil_mode", 0)))
+        spatial = window_output_dims(ctx, nchw, ctx.attr("kernel_shape"), rounds_up(ctx))
     out = (nchw[0], nchw[1]) + spatial
     return [tensor(elem, _channels_last(out) if last else out)]
 

@@ -53,6 +53,14 @@ def _ceil_div(size, stride):
     return dim_floordiv(dim_add(size, stride - 1), stride)
 
 
+def rounds_up(ctx) -> bool:
+    """Whether a pool's output sizes round up: for ceil_mode 1 only. onnx's
+    inference and onnxruntime round down for any other value (2 or -1, the
+    checker's finding); reading it as a truth value said a 4x4 input pooled
+    3x3 by 2 with ceil_mode 2 gives 2x2, where the run gives 1x1."""
+    return ctx.attr("ceil_mode", 0) == 1
+
+
 def window_output_dims(ctx, x_shape, kernel, ceil_mode=False, pooling=False):
     """The spatial dims a convolution or pooling window gives (strides,
     dilations, pads, auto_pad and ceil_mode from the node's attributes)."""
@@ -184,7 +192,7 @@ def pool(ctx):
         if x is not None:
             require_min_rank(ctx, 0, 2, "batch and channel dims")
         return [tensor(elem, None), tensor(INT64, None)]
-    spatial = window_output_dims(ctx, x, ctx.attr("kernel_shape"), bool(ctx.attr("ceil_mode", 0)), pooling=True)
+    spatial = window_output_dims(ctx, x, ctx.attr("kernel_shape"), rounds_up(ctx), pooling=True)
     out = tensor(elem, (x[0], x[1]) + spatial)
     return [out, tensor(INT64, out.shape)]
 
