@@ -38,7 +38,9 @@ def reduce(ctx):
     if shape is None:
         return [tensor(elem, None)]
     if not axes:
-        if ctx.attr("noop_with_empty_axes", 0):
+        # Only 1 makes it a no-op: onnxruntime reduces everything for any
+        # other value (onnx's inference reads 2 as 1; the run decides).
+        if ctx.attr("noop_with_empty_axes", 0) == 1:
             return [tensor(elem, shape)]
         axes = list(range(len(shape)))
     elif findings.axes(ctx, axes, len(shape), findings.list_source(ctx, "axes", 1)) is None:

@@ -82,7 +82,7 @@ def reshape(ctx):
         n = ctx.shape(1)
         rank = n[0] if n is not None and len(n) == 1 and isinstance(n[0], int) else None
         return [tensor(elem, None if rank is None else (None,) * rank)]
-    allowzero = ctx.attr("allowzero", 0)
+    allowzero = ctx.attr("allowzero", 0) == 1   # onnxruntime copies a 0 for any other value
     if not _reshape_fits(ctx, in_shape, target, allowzero):
         return [tensor(elem, (None,) * len(target))]
     if in_shape is not None:
