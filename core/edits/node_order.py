@@ -15,7 +15,7 @@ from .base import Changes, Edit, EditError, Macro, register
 from .compound import toposort
 from .graph_edit import GraphEdit
 from .refs import GraphPath, NodeRef, find_node
-from .wiring import SetNodeOrder, visible_value
+from .wiring import SetNodeOrder, name_list, visible_value
 
 
 @register
@@ -33,7 +33,7 @@ class MoveProducersBefore(GraphEdit):
     def edit_graph(self, model, g, changes: Changes) -> Edit:
         node = find_node(g, self.node)
         order = order_reading(node, [visible_value(g, name, f"{g.path}, {node.display_name}")
-                                     for name in self.values if name])
+                                     for name in name_list(self.values, node.path, "values") if name])
         if order is None:
             return Macro([], self.describe())
         # SetNodeOrder checks the new order and returns the inverse that puts the old one back.

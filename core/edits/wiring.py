@@ -70,6 +70,14 @@ def ir(call, *args, place: str = "", **kw):
         raise EditError(f"{place}: {e}" if place else str(e)) from None
 
 
+def name_list(names, place: str, what: str = "names") -> list:
+    """`names` as a list of value names; a lone string is refused (it would
+    be read letter by letter: inputs "xy" as the values x and y)."""
+    if isinstance(names, (str, bytes)) or not isinstance(names, (list, tuple)):
+        raise EditError(f"{place}: {what} are a list of value names, not {names!r}")
+    return list(names)
+
+
 def _names(values) -> list:
     return [v.name if v is not None else "" for v in values]
 
@@ -139,7 +147,8 @@ class SetNodeInputs(_NodeValueList):
         if self.restore is not None:
             new = list(self.restore)
         else:
-            new = [visible_value(g, n, f"{node.path}/input[{i}]") if n else None for i, n in enumerate(self.names)]
+            names = name_list(self.names, node.path, "inputs")
+            new = [visible_value(g, n, f"{node.path}/input[{i}]") if n else None for i, n in enumerate(names)]
         for i, v in enumerate(new):
             if v is not None:
                 check_before(g, v, node, f"{node.path}/input[{i}]")
@@ -166,8 +175,9 @@ class SetNodeOutputs(_NodeValueList):
             new = list(self.restore)
         else:
             mine = {v.name: v for v in old if v is not None}
-            check_output_names(g, self.names, node.path, mine)
-            new = [(mine[n] if n in mine else Value(n)) if n else None for n in self.names]
+            names = name_list(self.names, node.path, "outputs")
+            check_output_names(g, names, node.path, mine)
+            new = [(mine[n] if n in mine else Value(n)) if n else None for n in names]
         ir(g.set_node_outputs, node, new, place=node.path)
         changes.node(node)
         return SetNodeOutputs(node_ref(node), _names(old), self.graph, restore=old)
@@ -215,9 +225,10 @@ class AddNode(GraphEdit):
         what = f'{g.path}/new {self.op_type} "{self.name}"' if self.name else f"{g.path}/new {self.op_type}"
         if not isinstance(self.op_type, str) or not self.op_type:
             raise EditError(f"{g.path}: a node needs an op_type")
-        ins = [visible_value(g, n, f"{what}/input[{i}]") if n else None for i, n in enumerate(self.inputs)]
-        check_output_names(g, self.outputs, what)
-        outs = [Value(n) if n else None for n in self.outputs]
+        inputs, outputs = name_list(self.inputs, what, "inputs"), name_list(self.outputs, what, "outputs")
+        ins = [visible_value(g, n, f"{what}/input[{i}]") if n else None for i, n in enumerate(inputs)]
+        check_output_names(g, outputs, what)
+        outs = [Value(n) if n else None for n in outputs]
         shell = Node(self.op_type, (), (), name=self.name, domain=self.domain)
         attrs = {}
         if not isinstance(self.attributes or {}, dict):
