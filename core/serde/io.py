@@ -381,6 +381,10 @@ def save(model: Model, path: PathLike, options: Optional[SaveOptions] = None, **
     opts = options or SaveOptions(**kw)
     path = pathlib.Path(path)
     folder = path.parent.absolute()
+    blocking = next((p for p in [folder, *folder.parents] if p.exists()), None)
+    if blocking is not None and not blocking.is_dir():
+        # The OS says "File exists" or "Not a directory", naming neither.
+        raise SaveError(f"{path}: {blocking} is a file, not a folder; nothing was written: choose another place")
     auto_file = None
     if opts.external_data is None and inline_size(model) >= opts.protobuf_limit:
         auto_file = path.name + ".data"
