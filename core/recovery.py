@@ -97,7 +97,10 @@ class History:
             common += 1
         out = []
         for step in reversed(self.base_steps[common:]):
-            inverse = [_scriptable(e) for e in step.inverse]
+            try:
+                inverse = [_scriptable(e) for e in step.inverse]
+            except Unrecordable:
+                raise Unrecordable(_UNDONE_PAST_SAVE.format(step=step.name)) from None
             out.append({"name": f"Undo {step.name}", "edits": to_script(inverse)})
         for step in now[common:]:
             out.append({"name": step.name, "edits": to_script(step.forward)})
@@ -113,7 +116,14 @@ def _scriptable(edit):
     exact object to put back (fields a script leaves out); an attribute's is
     turned into its type and value, anything else cannot be recorded."""
     import dataclasses
-    from .edits import Macro, SetAttribute, SetNodeInput, SetNodeInputs
+    from .edits import EDIT_KINDS, Macro, SetAttribute, SetNodeInput, SetNodeInputs
+    if EDIT_KINDS.get(edit.kind) is not type(edit):
+        # An inverse of a kind scripts do not know: written as one they know,
+        # or not at all (the file would name a step recovery cannot replay).
+        known = edit.as_script_edit()
+        if known is None:
+            raise Unrecordable(_UNDONE_PAST_SAVE.format(step=edit.describe()))
+        return _scriptable(known)
     if isinstance(edit, (SetNodeInput, SetNodeInputs)) and edit.restore is not None:
         return dataclasses.replace(edit, restore=None)     # the names are in the fields already
     if isinstance(edit, Macro):
@@ -123,8 +133,12 @@ def _scriptable(edit):
         return SetAttribute(edit.node, edit.name, attr.type, attr.value, attr.ref_attr_name, edit.graph)
     for f in dataclasses.fields(edit):
         if not f.metadata.get("json", True) and getattr(edit, f.name) is not None:
-            raise Unrecordable(f"{edit.describe()} cannot be written as a script")
+            raise Unrecordable(_UNDONE_PAST_SAVE.format(step=edit.describe()))
     return edit
+
+
+_UNDONE_PAST_SAVE = ("an undo past the last save ({step}) cannot be kept for crash recovery; "
+                     "save the model to keep it as it is now")
 
 
 @dataclass
@@ -188,7 +202,13 @@ class RecoveryWriter:
         if not self.recoverable or not self.document.dirty:
             self.remove()
             return False
-        steps = self.history.steps()
+        try:
+            steps = self.history.steps()
+        except Unrecordable:
+            # An older file would bring back a state the user has left (edits
+            # since undone): none is better than that.
+            self.remove()
+            raise
         if not steps:
             self.remove()
             return False

@@ -63,6 +63,12 @@ class Edit:
         """A short name for menus and the history ("Set attribute kernel_shape of Conv \"c1\"")."""
         return self.kind
 
+    def as_script_edit(self) -> Optional["Edit"]:
+        """For an inverse of a kind scripts do not know: an edit of a kind
+        they know doing the same, or None (crash recovery writes the undo
+        steps it needs as a script)."""
+        return None
+
     def merge_key(self) -> Optional[tuple]:
         """Consecutive edits with the same non-None key merge into one undo step
         (typing into one field, dragging one slider)."""

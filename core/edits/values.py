@@ -387,6 +387,19 @@ class _Declare(GraphEdit):
         return _REMOVERS[self.decl](self.value.name, self.graph)
 
 
+    def as_script_edit(self) -> Optional[Edit]:
+        """An output or value_info entry put back, as AddGraphOutput /
+        AddValueInfo with its tensor type (the entry's other text is not
+        kept); None for an input or a type a script cannot name."""
+        if self.repeat or self.decl == "input" or not (self.type is None or type(self.type) is TensorType):
+            return None
+        elem = None if self.type is None else self.type.elem_type or None
+        shape = None if self.type is None or self.type.shape is None else list(self.type.shape)
+        if self.decl == "output":
+            return AddGraphOutput(self.value.name, self.index, self.graph, elem, shape)
+        return AddValueInfo(self.value.name, elem, shape, self.index, self.graph)
+
+
 def _note_decl(changes: Changes, g, decl: str, value) -> None:
     changes.graph(g)
     changes.values_retyped.add(value)

@@ -1,0 +1,59 @@
+"""Crash recovery after undoing past a save. The recovery file holds the
+steps from the file on disk to the document, so an undo past the save is
+written as the inverse edit. An output removed and put back by undo was
+written as a step of a kind scripts do not know ("declare"), which recovery
+could not replay; and where an undo cannot be written at all, the older
+recovery file stayed and would have brought back edits since undone."""
+import json
+
+import pytest
+
+from onnxstudio import core
+from onnxstudio.core import recovery as rec
+from onnxstudio.core.edits import RemoveGraphOutput, RemoveValueInfo, SetMetadata, bypass_node
+
+from edits.models import chain_model
+
+
+@pytest.fixture
+def saved_doc(tmp_path):
+    path = tmp_path / "m.onnx"
+    path.write_bytes(chain_model())
+    doc = core.Document.open(path)
+    return path, doc, rec.RecoveryWriter(doc, tmp_path / "recovery")
+
+
+def _recovered(path, writer):
+    doc = core.Document.open(path)
+    outcome = rec.recover(doc, rec.read(writer.path))
+    return doc, outcome
+
+
+@pytest.mark.parametrize("edit", [RemoveGraphOutput("w"), RemoveValueInfo("a_out")], ids=["output", "value_info"])
+def test_a_declaration_put_back_by_undo_after_a_save_is_recovered(saved_doc, edit):
+    path, doc, writer = saved_doc
+    original = core.to_bytes(doc.model)
+    doc.apply(edit)
+    doc.save()
+    writer.saved()
+    doc.undo()
+    assert writer.write()
+    kinds = {e["kind"] for s in json.loads(writer.path.read_text())["steps"] for e in s["edits"]}
+    assert kinds <= set(core.edits.EDIT_KINDS)
+    again, outcome = _recovered(path, writer)
+    assert not outcome.skipped
+    assert core.to_bytes(again.model) == original
+
+
+def test_an_undo_that_cannot_be_written_removes_the_older_recovery_file(saved_doc):
+    path, doc, writer = saved_doc
+    doc.apply(bypass_node(doc.model, "c"))
+    doc.save()
+    writer.saved()
+    doc.apply(SetMetadata("later", "1"))
+    assert writer.write() and writer.path.exists()      # the edit after the save is kept
+    doc.undo()
+    doc.undo()                                         # past the save: the node comes back
+    with pytest.raises(rec.Unrecordable, match=r"Delete .* and reconnect.*save the model"):
+        writer.write()
+    assert not writer.path.exists()        # it would have brought back "later", undone since
