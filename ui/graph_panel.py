@@ -228,6 +228,13 @@ class GraphPanel(QWidget):
     def cancel_layout(self) -> None:
         self.layouts.cancel()
 
+    @property
+    def shows_level(self) -> bool:
+        """Whether the canvas holds a picture of the level shown (False while
+        the first layout of a level, or of a newly opened model, is pending)."""
+        shown = self.scene.view_model
+        return bool(self.levels) and shown is not None and shown.graph is self.level.graph
+
     def wait_for_layout(self, timeout_ms: int = 120000) -> bool:
         """Block until the running layout (and any reveal it leads to) is shown."""
         return self.layouts.wait(lambda: self.pending.target is not None, timeout_ms)

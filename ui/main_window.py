@@ -474,6 +474,7 @@ class MainWindow(QMainWindow):
             QTimer.singleShot(0, self._start_inference)
 
     def cancel_work(self) -> None:
+        picture_stays = self._load_job is None and self.graph.shows_level
         if self._load_job is not None:
             self._load_job.cancel()
             self._load_job = None
@@ -482,7 +483,8 @@ class MainWindow(QMainWindow):
         self._fill_panels()                 # no picture will come for them to wait for
         self._set_busy(None)
         # Else "Loading …" / "Laying out …" stays beside an empty canvas.
-        self.status_label.setText(self.tr("Cancelled: open the file again to see it"))
+        self.status_label.setText(self.tr("Cancelled: the graph stays as it was") if picture_stays
+                                  else self.tr("Cancelled: open the file again to see it"))
 
     def _set_busy(self, message) -> None:
         busy = message is not None

@@ -1606,6 +1606,10 @@
         <translation>布局失败</translation>
     </message>
     <message>
+        <source>Cancelled: the graph stays as it was</source>
+        <translation>已取消：图保持原样</translation>
+    </message>
+    <message>
         <source>Cancelled: open the file again to see it</source>
         <translation>已取消：再次打开该文件即可查看</translation>
     </message>

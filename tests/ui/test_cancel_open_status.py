@@ -31,3 +31,17 @@ def test_cancel_while_laying_out_says_cancelled(qtbot, window):
     # Opening again works and says what is shown.
     open_model(qtbot, window, SHARED_MODELS / "silero_vad" / "model.onnx")
     assert "boxes" in window.status_label.text()
+
+
+def test_cancel_of_a_relayout_says_the_picture_stays(qtbot, window):
+    """Cancelling Expand All leaves the picture that was shown: the status
+    line must not send the user to open the file again."""
+    open_model(qtbot, window, SHARED_MODELS / "bert_small" / "model.onnx")
+    boxes = len(window.graph.scene.node_items)
+    window.graph.expand_all()
+    assert window.graph.layout_running
+    window.cancel_button.click()
+    wait_idle(qtbot, window)
+    text = window.status_label.text()
+    assert len(window.graph.scene.node_items) == boxes
+    assert "ancelled" in text and "open the file" not in text
