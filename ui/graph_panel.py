@@ -226,7 +226,14 @@ class GraphPanel(QWidget):
                         else self.tr("Laying out {title} ({n} nodes)…")).format(title=level.title, n=count))
 
     def cancel_layout(self) -> None:
+        running = self.layouts.running
         self.layouts.cancel()
+        if running and self.shows_level:
+            # The picture stays, so do its open groups: the level holds those
+            # of the cancelled layout (Expand All: every group), which the
+            # next expand or collapse would build on.
+            shown = self.scene.view_model
+            self.level.expanded = {p for p, g in shown.groups.items() if g.expanded}
 
     @property
     def shows_level(self) -> bool:
