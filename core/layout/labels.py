@@ -16,6 +16,8 @@ def _short(text: str, limit: int = MAX_TEXT) -> str:
 
 
 def _scalar(v) -> str:
+    if isinstance(v, bool):
+        return "true" if v else "false"     # as the tensor editor and Properties write bools
     if isinstance(v, float):
         return f"{v:.6g}"
     if isinstance(v, bytes):
