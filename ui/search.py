@@ -112,7 +112,8 @@ def search(index, query: str, limit: int = MAX_HITS) -> list[SearchHit]:
             obj = hit.obj
             hay = f"{obj.name} {obj.op_type}".lower() if hit.kind == "node" else key
             if all(t in hay for t in terms):
-                ranked.append((2, len(hay), len(ranked), hit))
+                # The words describe a node ("layer.2 softmax"): it comes before the value it makes.
+                ranked.append((2 if hit.kind == "node" else 3, len(hay), len(ranked), hit))
             continue
         pos = key.find(q)
         if pos < 0:
