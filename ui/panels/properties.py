@@ -404,7 +404,11 @@ class PropertiesPanel(QWidget):
     def _small_tensor(tensor) -> str:
         try:
             if tensor.nbytes <= 256:
-                return " = " + esc(str(tensor.numpy().tolist()))
+                array = tensor.numpy()
+                text = str(array.tolist())
+                if array.dtype == np.bool_:       # true/false, as the box and the tensor editor write them
+                    text = text.replace("True", "true").replace("False", "false")
+                return " = " + esc(text)
         except Exception:   # noqa: BLE001 - a value we cannot decode is shown without data
             pass
         return ""
