@@ -18,6 +18,7 @@ class HistoryPanel(QWidget):
     def __init__(self, parent=None):
         super().__init__(parent)
         self.qdoc = None
+        self.opened_name = None
         self.list = QListWidget()
         self.hint = QLabel(self.tr("Click a step to go back to it."))
         self.hint.setWordWrap(True)
@@ -31,6 +32,9 @@ class HistoryPanel(QWidget):
 
     def set_document(self, qdoc) -> None:
         self.qdoc = qdoc
+        # The first row is the model as opened: a Save As later does not rename it.
+        path = qdoc.document.path
+        self.opened_name = path.name if path is not None else None
         qdoc.history_changed.connect(self.refresh)
         self.refresh()
 
@@ -40,7 +44,7 @@ class HistoryPanel(QWidget):
         doc = self.qdoc.document
         self._filling = True
         self.list.clear()
-        opened = self.tr("Opened {name}").format(name=doc.path.name if doc.path else self.tr("model"))
+        opened = self.tr("Opened {name}").format(name=self.opened_name or self.tr("model"))
         names = [opened] + [display_name(s.name) for s in doc.steps]
         for row, name in enumerate(names):
             saved = self.tr(" (saved)") if doc.clean_index == row and row else ""
