@@ -479,9 +479,16 @@ class MainWindow(QMainWindow):
             self._load_job.cancel()
             self._load_job = None
         self.graph.cancel_layout()
+        check_now = self._infer_pending and self.document is not None
         self._infer_pending = False
         self._fill_panels()                 # no picture will come for them to wait for
         self._set_busy(None)
+        if check_now:
+            # The analysis waited for the picture that will not come now; the
+            # model is open in Properties and Run, so it is checked all the
+            # same (else the Problems dock says "checking…" for ever).
+            self._infer_pending = True
+            self._start_inference()
         # Else "Loading …" / "Laying out …" stays beside an empty canvas.
         self.status_label.setText(self.tr("Cancelled: the graph stays as it was") if picture_stays
                                   else self.tr("Cancelled: open the file again to see it"))
