@@ -41,3 +41,18 @@ def test_model_form_add_output_declares_the_inferred_type(qtbot, window, tmp_pat
     editor.output_name.setText("no_such_value")
     assert not editor.add_output()
     assert "no_such_value" in window.edit_actions.last_refusal      # said in the status bar
+
+
+def test_canvas_menu_make_output_declares_the_inferred_type(qtbot, window, tmp_path):
+    from PySide6.QtWidgets import QMenu
+    path = open_conv_model(qtbot, window, tmp_path)
+    c = window.model.graph.get_value("c")
+    assert c.type is None
+    edge = next(e for e in window.graph.scene.edge_items.values() if e.ref.value is c)
+    menu = QMenu()
+    window.properties.extend_canvas_menu(edge, menu)
+    next(a for a in menu.actions() if "c a Graph Output" in a.text()).trigger()
+    assert [v.name for v in window.model.graph.outputs][-1] == "c"
+    assert window.edit_actions.files.save()
+    onnx.checker.check_model(str(path), full_check=True)
+    assert _output_dims(path, "c") == (onnx.TensorProto.FLOAT, [1, 4, 8, 8])

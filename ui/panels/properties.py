@@ -16,6 +16,7 @@ from PySide6.QtWidgets import QSplitter, QTextBrowser, QToolTip, QVBoxLayout, QW
 from PySide6.QtGui import QCursor
 from PySide6.QtCore import Qt
 
+from ...core.edits import graph_path, typed_output
 from ...core.exec.tensor_stats import tensor_stats
 from ...core.ir import Node, SparseTensor, Value
 from ...core.layout import ViewEdge, ViewNode
@@ -314,11 +315,16 @@ class PropertiesPanel(QWidget):
             values = [v for v in ref.node.outputs if v is not None]
         elif isinstance(ref, (ViewNode, ViewEdge)) and ref.value is not None:
             values = [ref.value]
-        from ...core.edits import AddGraphOutput, graph_path
         for value in values:
             if value.graph is not None and not value.is_graph_output:
                 menu.addAction(self.tr("Make {name} a Graph Output").format(name=value.name),
-                               lambda v=value: self.qdoc.apply(AddGraphOutput(v.name, graph=graph_path(v.graph))))
+                               lambda v=value: self._make_output(v, graph_path(v.graph)))
+
+    def _make_output(self, value, gpath) -> None:
+        # Declared with its inferred type when the file gives it none, as the
+        # value and model forms do: an output without a type is a file
+        # onnx's checker refuses.
+        self.qdoc.apply(typed_output(value, self.qdoc.document.type_of(value), gpath))
 
     def _set_editor(self, editor) -> None:
         """Put `editor` (a form widget, or None) under the summary."""
