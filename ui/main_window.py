@@ -436,6 +436,7 @@ class MainWindow(QMainWindow):
             return
         job = AnalysisJob(self.document, self)
         job.analysed.connect(lambda analysis, revision, j=job: self._analysed(analysis, revision, j))
+        job.failed.connect(lambda message, j=job: self._analysis_failed(message, j))
         job.finished.connect(lambda j=job: self._inference_finished(j))
         if self.jobs.start(job):
             self._infer_job = job
@@ -444,6 +445,10 @@ class MainWindow(QMainWindow):
         self._infer_pending = False
         self._fill_panels()
         self._error(self.tr("Layout failed"), message)
+
+    def _analysis_failed(self, message: str, job) -> None:
+        if job is self._infer_job:
+            self.edit_actions.problems.not_checked(message)
 
     def _inference_finished(self, job) -> None:
         if job is self._infer_job:

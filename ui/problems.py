@@ -193,9 +193,18 @@ class ProblemsPanel(QWidget):
         qdoc.analysed.connect(self.refresh)
         qdoc.changed.connect(self._document_changed)
         self.summary.setText(self.tr("checking…"))
+        self.summary.setToolTip("")
         self.tree.clear()
         if qdoc.ready:
             self.refresh()
+
+    def not_checked(self, reason: str) -> None:
+        """The analysis stopped with an error of ours: say so, rather than
+        "checking…" for ever or an empty list that reads as "no problems"."""
+        short = reason if len(reason) <= 80 else reason[:79] + "…"
+        self.summary.setText(self.tr("not checked: an error of ours stopped the checker ({reason}); "
+                                     "the model is as loaded, please report it").format(reason=short))
+        self.summary.setToolTip(reason)
 
     def _document_changed(self, event) -> None:
         if event.kind == "saved":

@@ -134,6 +134,7 @@ class AnalysisJob(QThread):
     """Inference and the checker for a just-opened Document, off the UI thread;
     the window hands the result to the Document if nothing was edited meanwhile."""
     analysed = Signal(object, int)   # core.analysis.Analysis, the revision it started from
+    failed = Signal(str)             # what stopped it (a bug of ours: the model is left as it is)
 
     def __init__(self, document, parent=None):
         super().__init__(parent)
@@ -144,8 +145,9 @@ class AnalysisJob(QThread):
         try:
             from onnxstudio.core.analysis import Analysis
             analysis = Analysis(self.document.model)
-        except Exception:          # noqa: BLE001 - analysis must never break viewing
-            traceback.print_exc()
+        except Exception as e:      # noqa: BLE001 - analysis must never break viewing
+            traceback.print_exc()   # the details, for a bug report
+            self.failed.emit(f"{type(e).__name__}: {e}")
             return
         self.analysed.emit(analysis, self.revision)
 

@@ -2465,6 +2465,10 @@
         <translation>正在检查…</translation>
     </message>
     <message>
+        <source>not checked: an error of ours stopped the checker ({reason}); the model is as loaded, please report it</source>
+        <translation>未检查：本程序的错误使检查器停止（{reason}）；模型保持加载时的样子，请报告此问题</translation>
+    </message>
+    <message>
         <source>{meaning}: {message}</source>
         <translation>{meaning}：{message}</translation>
     </message>
