@@ -15,11 +15,29 @@ def _short(text: str, limit: int = MAX_TEXT) -> str:
     return text if len(text) <= limit else text[:limit - 1] + "…"
 
 
+# Integers exporters write to mean "no limit": Slice's ends of INT64_MAX
+# ("to the end"), INT64_MIN steps back to the start, INT32 limits from older
+# exporters. Shown by name: 19 digits on a box read as a size.
+_INT_LIMITS = {2**63 - 1: "INT64_MAX", -2**63: "INT64_MIN", 2**31 - 1: "INT32_MAX", -2**31: "INT32_MIN"}
+
+
+def int_limit_named(v) -> str | None:
+    """"INT64_MAX" for 9223372036854775807 (and INT64_MIN, INT32_MAX,
+    INT32_MIN for theirs), None for any other value. The one rule for boxes
+    and Properties; whoever shows the name keeps the exact number at hand."""
+    if isinstance(v, bool) or not isinstance(v, int):
+        return None
+    return _INT_LIMITS.get(v)
+
+
 def _scalar(v) -> str:
     if isinstance(v, bool):
         return "true" if v else "false"     # as the tensor editor and Properties write bools
     if isinstance(v, float):
         return f"{v:.6g}"
+    named = int_limit_named(v)
+    if named is not None:
+        return named
     if isinstance(v, bytes):
         return v.decode("utf-8", "replace")
     return str(v)

@@ -20,7 +20,7 @@ from ...core.edits import graph_path, typed_output
 from ...core.exec.tensor_stats import tensor_stats
 from ...core.ir import Node, SparseTensor, Value
 from ...core.layout import ViewEdge, ViewNode
-from ...core.layout.labels import element_type_named
+from ...core.layout.labels import element_type_named, int_limit_named
 from ...core.summary import human_bytes
 from .. import turns
 from ..canvas.scene import value_type_text
@@ -401,7 +401,9 @@ class PropertiesPanel(QWidget):
             shown = ", ".join(_short(v) for v in value[:MAX_ATTR_ITEMS])
             more = (self.tr(", … ({n} items)").format(n=len(value))
                     if len(value) > MAX_ATTR_ITEMS else "")
-            text = esc(f"[{shown}{more}]")
+            text = esc(f"[{shown}{more}]") + _limits_note(value[:MAX_ATTR_ITEMS])
+        elif int_limit_named(value) is not None:
+            text = esc(f"{int_limit_named(value)} ({value})")     # as on the box: "ends = INT64_MAX"
         else:
             text = esc(_short(value))
         return f"{text} <span class='muted'>{kind}</span>"
@@ -412,6 +414,10 @@ class PropertiesPanel(QWidget):
             if tensor.nbytes <= 256:
                 array = tensor.numpy()
                 text = str(array.tolist())
+                if array.dtype.kind in "iu":       # INT64_MAX named, as on the box
+                    text = np.array2string(array, separator=", ", threshold=array.size + 1,
+                                           formatter={"int": lambda v: int_limit_named(int(v)) or str(v)})
+                    return " = " + esc(text) + _limits_note(array.reshape(-1).tolist())
                 if array.dtype == np.bool_:       # true/false, as the box and the tensor editor write them
                     text = text.replace("True", "true").replace("False", "false")
                 return " = " + esc(text)
@@ -510,8 +516,18 @@ class PropertiesPanel(QWidget):
 def _short(value) -> str:
     if isinstance(value, float):
         return f"{value:.6g}"
+    if int_limit_named(value) is not None:
+        return int_limit_named(value)
     if isinstance(value, bytes):
         return repr(value)
     text = str(value)
     return text if len(text) <= 200 else text[:200] + "…"
 
+
+def _limits_note(values) -> str:
+    """The exact numbers behind the names a list shows: " (INT64_MAX =
+    9223372036854775807)" after [0, INT64_MAX]."""
+    named = {int_limit_named(v): v for v in values if int_limit_named(v) is not None}
+    if not named:
+        return ""
+    return " <span class='muted'>(" + esc(", ".join(f"{n} = {v}" for n, v in named.items())) + ")</span>"
