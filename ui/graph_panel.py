@@ -22,7 +22,7 @@ from .canvas.minimap import Minimap
 from .canvas.reveal import PendingReveal, target_node
 from .canvas.scene import GraphScene, measure_label
 from .canvas.view import CanvasView
-from .navigation import Breadcrumbs, Level, level_title, levels_for
+from .navigation import Breadcrumbs, Level, Place, VisitHistory, in_model, level_title, levels_for
 from .theme import LIGHT
 
 
@@ -33,6 +33,7 @@ class GraphPanel(QWidget):
     failed = Signal(str)
     laid_out = Signal()                    # a new scene is shown
     warning = Signal(str)                  # e.g. "dot not found, using built-in layout"
+    history_changed = Signal()             # Back / Forward may have become (un)available
 
     def __init__(self, parent=None, theme=LIGHT):
         super().__init__(parent)
@@ -40,6 +41,8 @@ class GraphPanel(QWidget):
         self.qdoc = None                    # QtDocument of the open model
         self.inferred = {}                  # value -> type lookup (the document's, once analysed)
         self.levels: list[Level] = []
+        self.history = VisitHistory()       # the places visited, for Back and Forward
+        self._restore_selection = None      # what Back/Forward reselects once the level is shown
         self.badges: dict = {}              # {ir.Node: worst severity} from the Problems dock
         self.scene = GraphScene(theme, self)
         self.view = CanvasView(self.scene, self)
@@ -70,6 +73,7 @@ class GraphPanel(QWidget):
         self.view.setContextMenuPolicy(Qt.CustomContextMenu)
         self.view.customContextMenuRequested.connect(self._context_menu)
         self.view.back_requested.connect(self.go_back)
+        self.view.history_step_requested.connect(self.go_in_history)
         self.scene.selectionChanged.connect(self._selection)
         self.view.viewport_changed.connect(self._place_minimap)
 
@@ -142,7 +146,9 @@ class GraphPanel(QWidget):
     def set_model(self, model, expanded=None, view_state=None) -> None:
         self.model = model
         self.inferred = {}
-        self.show_levels([Level(model.graph, level_title(model.graph), expanded, view_state)])
+        self.show_levels([Level(model.graph, level_title(model.graph), expanded, view_state)], record=False)
+        self.history.reset(Place(self.levels))
+        self.history_changed.emit()
 
     def main_graph_state(self):
         """(expanded group paths or None, (scale, centre x, centre y) or None)
@@ -186,9 +192,17 @@ class GraphPanel(QWidget):
     def level(self) -> Level:
         return self.levels[-1]
 
-    def show_levels(self, levels: list[Level]) -> None:
-        """Show the last of `levels` (main graph first) and lay it out."""
+    def show_levels(self, levels: list[Level], record: bool = True) -> None:
+        """Show the last of `levels` (main graph first) and lay it out.
+        `record`: a new place in the visit history (not when Back or
+        Forward brings an old one back)."""
+        self._leave_place()
         self.levels = levels
+        if record and self.history.current is not None and self.history.current.graph is not levels[-1].graph:
+            self.history.visit(Place(levels))
+            self.history_changed.emit()
+        elif record and self.history.current is not None:
+            self.history.current.levels = levels     # the same graph, reached another way
         self._pin_old = None
         self.breadcrumbs.set_levels(self.levels)
         self.start_layout()
@@ -208,6 +222,43 @@ class GraphPanel(QWidget):
     def go_to_level(self, index: int) -> None:
         if 0 <= index < len(self.levels) - 1:
             self.show_levels(self.levels[:index + 1])
+
+    # -- Back and Forward over the places visited -----------------------------------------
+
+    def can_go_in_history(self, step: int) -> bool:
+        return self.history.can_go(step)
+
+    def history_back(self) -> None:
+        self.go_in_history(-1)
+
+    def history_forward(self) -> None:
+        self.go_in_history(1)
+
+    def go_in_history(self, step: int) -> None:
+        """Show the place visited before (step -1) or after (+1) this one,
+        with its open groups, view and selection. A place an edit has taken
+        out (a body deleted, an undo that removed it) is passed over and
+        dropped, and the status bar says so."""
+        if self.model is None or not self.history.can_go(step):
+            return
+        self._leave_place()
+        place, dropped = self.history.go(step, lambda p: in_model(self.model, p.graph))
+        for gone in dropped:
+            self.warning.emit(self.tr("Skipped {title}: an edit has removed it since you were there.").format(
+                title=gone.levels[-1].title))
+        if place is not None:
+            place.levels = levels_for(self.model, place.graph, place.levels)
+            self._restore_selection = place.selected
+            self.show_levels(place.levels, record=False)
+        self.history_changed.emit()
+
+    def _leave_place(self) -> None:
+        """Keep the view and selection of the place shown, for coming back."""
+        place = self.history.current
+        if place is None or not self.shows_level or place.graph is not self.level.graph:
+            return      # the shown level's layout is pending: what was kept stays
+        self._remember_view()
+        place.selected = tuple(self._selected_refs())
 
     # -- layout -------------------------------------------------------------------
 
@@ -274,24 +325,31 @@ class GraphPanel(QWidget):
 
     def _layout_failed(self, message: str) -> None:
         self.pending.set(None)
+        self._restore_selection = None
         self._relabel.start()     # an edit's relabelling waited for this layout
         self.idle.emit()
         self.failed.emit(message)
 
     def _layout_cancelled(self) -> None:
         self.pending.set(None)
+        self._restore_selection = None
         self._relabel.start()
         self.idle.emit()
 
+    def _selected_refs(self) -> list:
+        """What is selected: a node, or a value (its edge or input/output
+        box); a collapsed group's box has neither and is named by its key."""
+        return [item.ref.value if isinstance(item, EdgeItem) else item.ref.node or item.ref.value or item.key
+                for item in self.scene.selectedItems()
+                if isinstance(item, (NodeItem, EdgeItem)) and item.ref is not None]
+
     def _populate(self, view_model, result, keep_view: bool, same=None) -> None:
         state = self.view.view_state() if keep_view else self.level.view_state
-        # What was selected (a node, or a value: its edge or input/output box)
-        # stays selected after an edit relays the level out, and so does the
-        # Properties form showing it.
-        # A collapsed group's box has neither: it is found again by its key.
-        selected = [item.ref.value if isinstance(item, EdgeItem) else item.ref.node or item.ref.value or item.key
-                    for item in self.scene.selectedItems()
-                    if keep_view and isinstance(item, (NodeItem, EdgeItem)) and item.ref is not None]
+        # What was selected stays selected after an edit relays the level
+        # out, and so does the Properties form showing it; Back and Forward
+        # select again what was selected when the user left the place.
+        restore, self._restore_selection = self._restore_selection, None
+        selected = self._selected_refs() if keep_view else list(restore or ())
         self.view.reset_first_paint()
         # After an edit (same: box ids matched) unmoved items are kept, not rebuilt.
         self.scene.populate(view_model, result, self.inferred, same)

@@ -261,6 +261,16 @@ class MainWindow(QMainWindow):
         zoom_out.setShortcuts([QKeySequence("-"), QKeySequence.ZoomOut])
         self._action(view_menu, self.tr("Zoom to &Selection"), view.zoom_to_selection, "Z")
         view_menu.addSeparator()
+        # Over the places visited (bodies, functions entered; ui/navigation.py), not the edits.
+        history_back = self._action(view_menu, self.tr("&Back"), self.graph.history_back, "Alt+Left")
+        history_forward = self._action(view_menu, self.tr("For&ward"), self.graph.history_forward, "Alt+Right")
+
+        def history_moved():
+            history_back.setEnabled(self.graph.can_go_in_history(-1))
+            history_forward.setEnabled(self.graph.can_go_in_history(1))
+        self.graph.history_changed.connect(history_moved)
+        history_moved()
+        view_menu.addSeparator()
         self._action(view_menu, self.tr("&Expand All Groups"), self.graph.expand_all)
         self._action(view_menu, self.tr("&Collapse All Groups"), self.graph.collapse_all)
         view_menu.addSeparator()

@@ -1,8 +1,11 @@
 """Where the user is: a stack of graph levels (main graph → Loop body → …)
-and the breadcrumb bar that shows it.
+and the breadcrumb bar that shows it; where the user has been: the places
+visited, for Back and Forward (Alt+Left / Alt+Right) as in a browser.
 
 Each level remembers which groups are open and where the view was, so going
-back restores the previous picture instead of re-fitting it.
+back restores the previous picture instead of re-fitting it. The visit
+history is not the undo history: undo changes the model, Back only moves
+the canvas.
 """
 from __future__ import annotations
 
@@ -59,6 +62,84 @@ def levels_for(model, graph, shown=()) -> list[Level]:
     while shared < min(len(chain), len(shown)) and shown[shared].graph is chain[shared]:
         shared += 1
     return list(shown[:shared]) + [Level(g, level_title(g)) for g in chain[shared:]]
+
+
+def in_model(model, graph) -> bool:
+    """Whether `graph` is still part of `model`: an edit (or its undo) may
+    have taken a body or function out since the user was there."""
+    for _depth in range(256):       # a malformed chain must not hang the UI
+        if graph is None or model is None:
+            return False
+        if graph is model.graph:
+            return True
+        node = graph.parent_node
+        if node is not None:
+            attr = node.attributes.get(graph.attr_name) if graph.attr_name else None
+            held = attr.value if attr is not None else None
+            if not (held is graph or (isinstance(held, (list, tuple)) and any(g is graph for g in held))):
+                return False
+            graph = node.graph
+            continue
+        owner = graph.owner
+        return (isinstance(owner, Function) and owner.graph is graph
+                and any(f is owner for f in model.functions.values()))
+    return False
+
+
+@dataclass
+class Place:
+    """One entry of the visit history: the levels shown (main graph first;
+    the Level objects keep open groups and view) and what was selected on
+    the last of them when the user left it (ir Nodes, Values, group keys)."""
+    levels: list
+    selected: tuple = ()
+
+    @property
+    def graph(self):
+        return self.levels[-1].graph
+
+
+class VisitHistory:
+    """The places visited, in order, and which one is shown: entering a
+    body, going up (Esc, a breadcrumb) and a search hit in another graph
+    each add a place; a new place drops those Forward would have reached."""
+
+    def __init__(self):
+        self.places: list[Place] = []
+        self.index = -1
+
+    def reset(self, place: Place) -> None:
+        self.places, self.index = [place], 0
+
+    @property
+    def current(self) -> Optional[Place]:
+        return self.places[self.index] if 0 <= self.index < len(self.places) else None
+
+    def visit(self, place: Place) -> None:
+        del self.places[self.index + 1:]
+        self.places.append(place)
+        self.index = len(self.places) - 1
+
+    def can_go(self, step: int) -> bool:
+        return 0 <= self.index + step < len(self.places)
+
+    def go(self, step: int, alive) -> tuple[Optional[Place], list[Place]]:
+        """Move one place back (step -1) or forward (+1), passing over places
+        `alive(place)` refuses, which are dropped. Returns the place reached
+        (None: nothing left that way; the index stays) and those dropped."""
+        dropped = []
+        target = self.index + step
+        while 0 <= target < len(self.places):
+            place = self.places[target]
+            if alive(place):
+                self.index = target
+                return place, dropped
+            dropped.append(self.places.pop(target))
+            if target < self.index:
+                self.index -= 1
+            if step < 0:
+                target -= 1
+        return None, dropped
 
 
 class Breadcrumbs(QWidget):

@@ -1006,6 +1006,10 @@
 <context>
     <name>GraphPanel</name>
     <message>
+        <source>Skipped {title}: an edit has removed it since you were there.</source>
+        <translation>已跳过 {title}：您离开后，一次编辑已将它删除。</translation>
+    </message>
+    <message>
         <source>Laying out {title} ({n} node)…</source>
         <translation>正在布局 {title}（{n} 个节点）…</translation>
     </message>
@@ -1536,6 +1540,14 @@
     <message>
         <source>Zoom to &amp;Selection</source>
         <translation>缩放到所选内容(&amp;S)</translation>
+    </message>
+    <message>
+        <source>&amp;Back</source>
+        <translation>后退(&amp;B)</translation>
+    </message>
+    <message>
+        <source>For&amp;ward</source>
+        <translation>前进(&amp;W)</translation>
     </message>
     <message>
         <source>&amp;Expand All Groups</source>

@@ -33,6 +33,7 @@ class CanvasView(QGraphicsView):
     viewport_changed = Signal()          # scrolled or zoomed (minimap follows)
     item_activated = Signal(object)      # double-clicked item
     back_requested = Signal()            # Esc: leave the current subgraph
+    history_step_requested = Signal(int)  # mouse back (-1) / forward (+1) button, Alt+Left / Alt+Right
     first_paint = Signal(float)          # seconds spent in the first paint
     # An operator dragged from the palette was dropped: (domain, op), the
     # EdgeItem under the drop (or None: empty canvas), the scene position.
@@ -290,6 +291,11 @@ class CanvasView(QGraphicsView):
 
     def mousePressEvent(self, event) -> None:
         point = event.position().toPoint()
+        step = {Qt.BackButton: -1, Qt.ForwardButton: 1}.get(event.button())
+        if step is not None:
+            self.history_step_requested.emit(step)
+            event.accept()
+            return
         if event.button() == Qt.MiddleButton or (event.button() == Qt.LeftButton and self._space_held):
             self._pan_from = point
             self.viewport().setCursor(Qt.ClosedHandCursor)
@@ -387,6 +393,9 @@ class CanvasView(QGraphicsView):
             return
         if key == Qt.Key_Escape:
             self.back_requested.emit()
+            return
+        if key in (Qt.Key_Left, Qt.Key_Right) and event.modifiers() == Qt.AltModifier:
+            self.history_step_requested.emit(-1 if key == Qt.Key_Left else 1)
             return
         actions = {Qt.Key_Plus: self.zoom_in, Qt.Key_Equal: self.zoom_in, Qt.Key_Minus: self.zoom_out,
                    Qt.Key_F: self.fit_all, Qt.Key_Z: self.zoom_to_selection, Qt.Key_0: self.reset_zoom}
