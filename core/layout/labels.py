@@ -1,6 +1,7 @@
 """The text of each box: op type, a few key attributes, folded constants."""
 from __future__ import annotations
 
+import re
 from operator import itemgetter
 
 from .view import GROUP, INPUT, OP, OUTPUT, NodeLabel
@@ -28,6 +29,23 @@ def int_limit_named(v) -> str | None:
     if isinstance(v, bool) or not isinstance(v, int):
         return None
     return _INT_LIMITS.get(v)
+
+
+def limits_legend(names) -> str:
+    """The exact numbers behind limit names: "INT64_MAX = 9223372036854775807"
+    for each of `names`, comma-separated, in a fixed order ("" for none)."""
+    return ", ".join(f"{name} = {v}" for v, name in _INT_LIMITS.items() if name in names)
+
+
+def limits_named_in(lines) -> frozenset | set:
+    """The limit names a box's lines show ("ends = [INT64_MAX]" -> {"INT64_MAX"})."""
+    text = " ".join(lines)
+    if "INT" not in text:       # nearly every box, and the canvas asks for 10k tooltips per edit
+        return _NONE
+    return {name for name in _INT_LIMITS.values() if re.search(rf"\b{name}\b", text)}
+
+
+_NONE = frozenset()
 
 
 def _scalar(v) -> str:

@@ -6,7 +6,8 @@ from __future__ import annotations
 
 import pytest
 
-from onnxstudio.core.layout.labels import attribute_text, constant_text, int_limit_named
+from onnxstudio.core.layout.labels import (attribute_text, constant_text, int_limit_named, limits_legend,
+                                           limits_named_in)
 
 INT64_MAX, INT64_MIN = 2**63 - 1, -2**63
 
@@ -18,6 +19,9 @@ def test_the_rule_names_the_four_limits_and_nothing_else():
     assert int_limit_named(-2**31) == "INT32_MIN"
     for plain in (0, -1, 2**31, 2**63 - 2, 1.0, float(INT64_MAX), True, "9223372036854775807", None):
         assert int_limit_named(plain) is None
+    assert limits_named_in(["ends = [INT64_MAX, 2]", "starts = INT32_MIN"]) == {"INT64_MAX", "INT32_MIN"}
+    assert limits_named_in(["name = MY_INT64_MAXIMUM", "axis = 1"]) == set()
+    assert limits_legend({"INT32_MIN", "INT64_MAX"}) == "INT64_MAX = 9223372036854775807, INT32_MIN = -2147483648"
 
 
 def _write(path):
@@ -58,7 +62,12 @@ def test_canvas_and_properties_name_them_and_keep_the_number(qtbot, window, tmp_
     nodes = {n.name: n for n in window.model.graph.nodes}
     old_box = window.graph.scene.item_for_node(nodes["old_slice"])
     assert "ends = INT64_MAX, 5" in old_box.lines
-    assert "ends = [INT64_MAX, 2]" in window.graph.scene.item_for_node(nodes["to_the_end"]).lines
+    modern_box = window.graph.scene.item_for_node(nodes["to_the_end"])
+    assert "ends = [INT64_MAX, 2]" in modern_box.lines
+    assert modern_box.toolTip().endswith("\nINT64_MAX = 9223372036854775807")     # the number, on hover
+    assert "INT64_MIN = -9223372036854775808" in old_box.toolTip()
+    topk_box = window.graph.scene.item_for_node(nodes["topk"])        # K folded: [INT32_MAX]
+    assert "K = [INT32_MAX]" in topk_box.lines and topk_box.toolTip() == "topk\nTopK\nINT32_MAX = 2147483647"
     window.properties.show_node(nodes["old_slice"])
     text = window.properties.browser.toPlainText()
     assert "[INT64_MAX, 5] (INT64_MAX = 9223372036854775807)" in text

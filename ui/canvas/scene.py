@@ -14,6 +14,7 @@ from shiboken6 import isValid
 
 from onnxstudio.core.infer.dims import compact_dim
 from onnxstudio.core.ir.types import TensorType, format_shape
+from onnxstudio.core.layout.labels import limits_legend, limits_named_in
 
 from ..theme import LIGHT, Theme, op_family
 from . import fonts
@@ -648,7 +649,9 @@ def _tooltip(vnode, inferred) -> str:
         node = vnode.node
         domain = f"{node.domain}." if node.domain else ""
         name = node.name or QCoreApplication.translate("Canvas", "(unnamed)")
-        return f"{name}\n{domain}{node.op_type}"
+        # The box writes "ends = [INT64_MAX]": the exact number is one hover away.
+        named = limits_named_in(vnode.label.lines)
+        return f"{name}\n{domain}{node.op_type}" + (f"\n{limits_legend(named)}" if named else "")
     if vnode.value is not None:
         text = value_type_text(vnode.value, inferred)
         return f"{vnode.value.name}\n{text}" if text else vnode.value.name

@@ -20,7 +20,7 @@ from ...core.edits import graph_path, typed_output
 from ...core.exec.tensor_stats import tensor_stats
 from ...core.ir import Node, SparseTensor, Value
 from ...core.layout import ViewEdge, ViewNode
-from ...core.layout.labels import element_type_named, int_limit_named
+from ...core.layout.labels import element_type_named, int_limit_named, limits_legend
 from ...core.summary import human_bytes
 from .. import turns
 from ..canvas.scene import value_type_text
@@ -527,7 +527,5 @@ def _short(value) -> str:
 def _limits_note(values) -> str:
     """The exact numbers behind the names a list shows: " (INT64_MAX =
     9223372036854775807)" after [0, INT64_MAX]."""
-    named = {int_limit_named(v): v for v in values if int_limit_named(v) is not None}
-    if not named:
-        return ""
-    return " <span class='muted'>(" + esc(", ".join(f"{n} = {v}" for n, v in named.items())) + ")</span>"
+    legend = limits_legend({int_limit_named(v) for v in values})
+    return f" <span class='muted'>({esc(legend)})</span>" if legend else ""
