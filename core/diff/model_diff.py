@@ -29,6 +29,31 @@ class IoDiff:
         return bool(self.added or self.removed or self.changed or self.repeats_added or self.repeats_removed)
 
 
+@dataclass(frozen=True)
+class ModelFieldChange:
+    field: str                  # "opset_import" or "ir_version"
+    a: Optional[int]            # None: A does not import the domain
+    b: Optional[int]
+    domain: str = ""            # of an opset import; "" is ai.onnx
+
+    @property
+    def text(self) -> str:
+        def shown(v):
+            return "-" if v is None else str(v)
+        what = f"opset {self.domain or 'ai.onnx'}" if self.field == "opset_import" else "IR version"
+        return f"{what} {shown(self.a)} -> {shown(self.b)}"
+
+
+def model_field_changes(a: Model, b: Model) -> list[ModelFieldChange]:
+    """The opset imports (per domain) and IR version that differ, A's and B's."""
+    ia, ib = a.opset_imports, b.opset_imports
+    out = [ModelFieldChange("opset_import", ia.get(d), ib.get(d), d)
+           for d in sorted(set(ia) | set(ib)) if ia.get(d) != ib.get(d)]
+    if a.ir_version != b.ir_version:
+        out.append(ModelFieldChange("ir_version", a.ir_version, b.ir_version))
+    return out
+
+
 @dataclass
 class ModelDiff:
     matching: Matching
@@ -43,6 +68,9 @@ class ModelDiff:
     outputs: IoDiff
     renamed_nodes: list[tuple[Node, Node]]
     renamed_values: list[tuple[Value, Value]]
+    # The model's own fields a re-export changes: the opset imports and the
+    # IR version decide which version of every operator a node runs.
+    model_fields: list[ModelFieldChange] = field(default_factory=list)
     _status_a: dict = field(default_factory=dict, repr=False)
     _status_b: dict = field(default_factory=dict, repr=False)
 
@@ -54,7 +82,7 @@ class ModelDiff:
     def equal(self) -> bool:
         return not (self.rewrites or self.changed or self.added or self.removed or self.weights_changed
                     or self.weights_added or self.weights_removed or self.inputs or self.outputs
-                    or self.renamed_nodes or self.renamed_values)
+                    or self.renamed_nodes or self.renamed_values or self.model_fields)
 
     def status_a(self, node: Node) -> str:
         return self._status_a.get(node, SAME if node in self.matching.nodes else REMOVED)
@@ -118,7 +146,7 @@ def diff_models(a: Model, b: Model, *, check: Callable[[], None] = lambda: None)
     renamed_values = [(x, y) for x, y in m.values.items() if x.name != y.name]
     return ModelDiff(m, rewrites, changed, added, removed, weights_changed, weights_added, weights_removed,
                      _io(m, ga.inputs, gb.inputs), _io(m, ga.outputs, gb.outputs), renamed_nodes, renamed_values,
-                     status_a, status_b)
+                     model_field_changes(a, b), status_a, status_b)
 
 
 def _io(m: Matching, va: list, vb: list) -> IoDiff:

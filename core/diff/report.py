@@ -126,6 +126,8 @@ def to_json(d: ModelDiff) -> dict:
                       "b": [node_label(n) for n in r.b_nodes],
                       "initializers_a": [v.name for v in r.a_values],
                       "initializers_b": [v.name for v in r.b_values]} for r in d.rewrites],
+        "model": [{"field": c.field, **({"domain": c.domain} if c.field == "opset_import" else {}),
+                   "a": c.a, "b": c.b} for c in d.model_fields],
         "equal": d.equal,
         "may_be_unrelated": may_be_unrelated(d),
     }
@@ -146,7 +148,7 @@ def summary_lines(d: ModelDiff, *, limit: int = 20) -> list[str]:
              f"changed:  {len(d.changed)}   added: {len(d.added)}   removed: {len(d.removed)}   "
              f"renamed: {len(j['renamed'])}   rewrites: {len(d.rewrites)}",
              f"weights:  {len(d.weights_changed)} changed, {len(d.weights_added)} added, "
-             f"{len(d.weights_removed)} removed"] + _unrelated_line(d)
+             f"{len(d.weights_removed)} removed"] + _unrelated_line(d) + model_line(d)
     if d.equal:
         return lines + ["the models are the same"]
     lines += _list("rewrites", [f"{r['text']}: {', '.join(r['a']) or '-'} -> {', '.join(r['b']) or '-'}"
@@ -185,6 +187,12 @@ def summary_lines(d: ModelDiff, *, limit: int = 20) -> list[str]:
                                                             for r in io["repeats_removed"]], limit)
     lines += _list("renamed", [f"{x} -> {y}" for x, y in j["renamed"]], limit)
     return lines
+
+
+def model_line(d: ModelDiff) -> list[str]:
+    """Opset imports and IR version: a re-export to another opset runs
+    other versions of its operators, so it is said even when every node pairs."""
+    return [f"model:    {', '.join(c.text for c in d.model_fields)}"] if d.model_fields else []
 
 
 def _constants_last(nodes: list) -> list[str]:

@@ -7,8 +7,7 @@ core.edits.script. It is derived from the matching, not from the report,
 so a recognised rewrite (a fold, a fusion) becomes the removals, additions
 and rewirings that make it. Steps, in an order in which each applies:
 
-0. the model's opset imports and IR version, where they differ (the
-   diff's report does not show these, but a replay must reproduce them);
+0. the model's opset imports and IR version, where they differ;
 1. renames of paired values and nodes (so every later step can use B's
    names); a name still held by a value that is going away is moved aside;
 2. ops, domains and attributes of paired nodes;
@@ -125,12 +124,11 @@ class _Deriver:
         return self.out
 
     def model_fields(self) -> None:
-        ia, ib = self.a.opset_imports, self.b.opset_imports
-        for domain in sorted(set(ia) | set(ib)):
-            if ia.get(domain) != ib.get(domain):
-                self.apply(SetOpsetImport(domain, ib.get(domain)), f"opset import {domain or 'ai.onnx'}")
-        if self.a.ir_version != self.b.ir_version:
-            self.apply(SetModelField("ir_version", self.b.ir_version), "IR version")
+        for c in self.d.model_fields:
+            if c.field == "opset_import":
+                self.apply(SetOpsetImport(c.domain, c.b), f"opset import {c.domain or 'ai.onnx'}")
+            else:
+                self.apply(SetModelField("ir_version", c.b), "IR version")
 
     def renames(self, ga, gb, gw) -> None:
         for va, vb in list(self.m.values.items()):

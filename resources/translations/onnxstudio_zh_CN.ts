@@ -711,6 +711,14 @@
         <translation>仅 A 重复声明的图输入/输出：{name}（位置 {i}）</translation>
     </message>
     <message>
+        <source>opset import {domain}: {a} → {b}</source>
+        <translation>算子集导入 {domain}：{a} → {b}</translation>
+    </message>
+    <message>
+        <source>IR version: {a} → {b}</source>
+        <translation>IR 版本：{a} → {b}</translation>
+    </message>
+    <message>
         <source>Constant nodes only one side has, in one row: click (or Enter) to list them or hide them again</source>
         <translation>仅一侧具有的 Constant 节点，合并为一行：点击（或按 Enter）列出或再次收起</translation>
     </message>

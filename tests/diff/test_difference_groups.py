@@ -51,11 +51,13 @@ def test_unrelated_models_list_inputs_outputs_and_computing_nodes_first(qtbot):
     first_constant = next(i for i, t in enumerate(texts) if "Constant" in t)
     assert texts[first_constant] == "▸ 342 Constant nodes added in B"
     assert first_constant == 7 + 330           # after the inputs, outputs and B's 330 computing nodes
-    assert rows.total == 1001 and rows.count.text() == "841 of 1001 differences"
+    # 1,001 differences of the graphs and one of the model: opset ai.onnx 18 -> 12
+    assert rows.total == 1002 and rows.count.text() == "841 of 1002 differences"
     _every_row(rows)
-    assert rows.count.text() == "1001 differences"
+    assert rows.count.text() == "1002 differences"
     shown = _chosen(rows)
-    assert len(shown) == 1001
+    assert len(shown) == 1002 and shown[-1] == (None, None)     # the opset's row: no node to show
+    assert _texts(rows)[-1] == "opset import ai.onnx: 18 → 12"
     assert {b for a, b in shown if b is not None and a is None} >= set(diff.added)
     assert {a for a, b in shown if a is not None and b is None} >= set(diff.removed)
 
@@ -66,7 +68,7 @@ def _constant(i):
 
 def _only_added(nodes):
     return SimpleNamespace(rewrites=[], changed=[], added=nodes, removed=[], weights_changed=[], weights_added=[],
-                           weights_removed=[], inputs=IoDiff(), outputs=IoDiff())
+                           weights_removed=[], inputs=IoDiff(), outputs=IoDiff(), model_fields=[])
 
 
 def test_a_big_group_lists_a_page_at_a_time_and_hides_again(qtbot):

@@ -10,7 +10,7 @@ from PySide6.QtCore import QCoreApplication, QObject, Qt, QTimer
 from PySide6.QtWidgets import (QDockWidget, QFileDialog, QHBoxLayout, QLabel, QMainWindow, QMessageBox,
                                QProgressDialog, QPushButton, QSplitter, QVBoxLayout, QWidget)
 
-from ...core.diff.report import may_be_unrelated, shared_nodes, summary_lines
+from ...core.diff.report import may_be_unrelated, model_line, shared_nodes, summary_lines
 from ..graph_panel import GraphPanel
 from ..workers import JobRunner
 from .compare_job import CompareJob
@@ -53,7 +53,9 @@ class CompareWindow(QMainWindow):
         layout.setContentsMargins(0, 0, 0, 0)
         layout.setSpacing(0)
         top = QHBoxLayout()
-        summary = QLabel(" · ".join(summary_lines(diff)[:2]), centre)
+        # The counts, and the opset imports and IR version when they differ
+        # (no row of the list can show them on a canvas).
+        summary = QLabel(" · ".join(summary_lines(diff)[:2] + model_line(diff)), centre)
         summary.setStyleSheet("padding: 3px 6px;")
         # Wraps rather than widening the window: the counts line names what
         # it counts and is long (it set a 1,229 px minimum width).

@@ -90,7 +90,8 @@ class DifferenceList(QWidget):
                 (removed, self._removed), self._constants(removed_constants, REMOVED, self._removed),
                 (diff.weights_added, lambda v: (self.tr("weight added: {name}").format(name=v.name), ADDED, None, v)),
                 (diff.weights_removed, lambda v: (self.tr("weight removed: {name}").format(name=v.name), REMOVED,
-                                                  v, None))]
+                                                  v, None)),
+                (diff.model_fields, self._model_field)]
 
     def _constants(self, constants: list, status: str, make: Callable) -> tuple[list, Callable]:
         """The section of many Constant nodes: one group; of a handful: each its own row."""
@@ -154,6 +155,18 @@ class DifferenceList(QWidget):
         x, y = item
         return (self.tr("graph input/output {a}: {ta} → {b}: {tb}").format(a=x.name, ta=x.type, b=y.name,
                                                                           tb=y.type), CHANGED, x, y)
+
+    def _model_field(self, c):
+        """An opset import or the IR version: no node to show, so last, and
+        said in the window's summary line as well."""
+        def shown(v):
+            return "—" if v is None else str(v)
+        if c.field == "opset_import":
+            text = self.tr("opset import {domain}: {a} → {b}").format(domain=c.domain or "ai.onnx", a=shown(c.a),
+                                                                     b=shown(c.b))
+        else:
+            text = self.tr("IR version: {a} → {b}").format(a=shown(c.a), b=shown(c.b))
+        return text, CHANGED, None, None
 
     def entry(self, index: int):
         """(item, row maker) of top-level row `index`."""
