@@ -186,6 +186,15 @@ def test_a_place_an_edit_removed_is_skipped_with_a_message(qtbot, window, tmp_pa
     wait_idle(qtbot, window)
     assert panel.level.graph is body
 
+    panel.history_back()
+    wait_idle(qtbot, window)
+    window.qdoc.redo()                                   # removed again, by the history of edits
+    wait_idle(qtbot, window)
+    assert panel.can_go_in_history(1)                    # found out only when asked: Forward
+    panel.history_forward()
+    wait_idle(qtbot, window)
+    assert panel.level.graph is main and len(messages) == 2 and not panel.can_go_in_history(1)
+
 
 def test_the_window_shortcuts_work_away_from_the_canvas(qtbot, window, tmp_path):
     open_model(qtbot, window, _write_model(tmp_path / "loops.onnx"))
@@ -201,3 +210,20 @@ def test_the_window_shortcuts_work_away_from_the_canvas(qtbot, window, tmp_path)
     qtbot.keyClick(target, Qt.Key_Right, Qt.AltModifier)
     wait_idle(qtbot, window)
     assert panel.level.graph is body
+
+
+def test_back_out_of_a_body_an_edit_removed_while_shown(qtbot, window, tmp_path):
+    from onnxstudio.core.edits import RemoveNode
+    open_model(qtbot, window, _write_model(tmp_path / "loops.onnx"))
+    panel, main = window.graph, window.model.graph
+    _enter(qtbot, window, "/first")
+    _enter(qtbot, window, "/side")                       # /first's body, then /side's
+    window.qdoc.apply(RemoveNode("/side"))               # the body shown goes
+    wait_idle(qtbot, window)
+    panel.history_back()                                 # /first's body is still there
+    wait_idle(qtbot, window)
+    assert panel.level.graph is _node(main, "/first").attributes["body"].value
+    panel.history_forward()                              # refused: gone
+    wait_idle(qtbot, window)
+    assert panel.level.graph is _node(main, "/first").attributes["body"].value
+    assert not panel.can_go_in_history(1)
