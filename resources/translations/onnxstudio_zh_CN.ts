@@ -711,6 +711,14 @@
         <translation>仅 A 重复声明的图输入/输出：{name}（位置 {i}）</translation>
     </message>
     <message>
+        <source>renamed: {a} → {b} ({op})</source>
+        <translation>已重命名：{a} → {b}（{op}）</translation>
+    </message>
+    <message>
+        <source>value renamed: {a} → {b}</source>
+        <translation>值已重命名：{a} → {b}</translation>
+    </message>
+    <message>
         <source>opset import {domain}: {a} → {b}</source>
         <translation>算子集导入 {domain}：{a} → {b}</translation>
     </message>

@@ -47,7 +47,9 @@ def test_choosing_a_difference_inside_a_body_shows_it_on_both_sides(qtbot, bodie
     rows = win.differences.list
     texts = [rows.item(i).text() for i in range(rows.count())]
     assert "alpha" in texts[0]
-    assert all(t.startswith("graph input/output") for t in texts[1:])     # renamed x0, cond and y
+    assert all(t.startswith("graph input/output") for t in texts[1:4])     # renamed x0, cond and y
+    # then every other node and value, all renamed
+    assert texts[4:] and all(t.startswith(("renamed: ", "value renamed: ")) for t in texts[4:])
     qtbot.mouseClick(rows.viewport(), Qt.LeftButton, pos=rows.visualItemRect(rows.item(0)).center())
     _settled(qtbot, win)
     leaky_a = dict(a.graph.find_node("choose").subgraphs())["then_branch"].find_node("leaky")

@@ -1,5 +1,6 @@
 """Every difference as a row (rewrites, changed nodes, inputs and outputs,
-changed weights, added and removed nodes and weights); clicking one shows
+changed weights, added and removed nodes and weights, renames, opset
+imports and IR version: what `onnxstudio diff` lists); clicking one shows
 it on both canvases. Many added (or removed) Constant nodes are one row
 that lists them when clicked: between two unrelated models they were
 hundreds of rows before anything a reader looks for (bert_small against
@@ -71,7 +72,8 @@ class DifferenceList(QWidget):
     def sections(self, diff) -> list[tuple[list, Callable]]:
         """(items, row) per kind of difference, in reading order: what a
         reader looks for first (rewrites, changed nodes, the model's inputs
-        and outputs, changed weights), then what one side only has.
+        and outputs, changed weights), then what one side only has, then
+        renames and the opset imports and IR version.
         `row(item)` gives (text, status, object of A, object of B); a group
         item stands for many differences. Texts are made only for the rows
         shown, so a diff of 100,000 differences costs nothing until it is
@@ -82,6 +84,9 @@ class DifferenceList(QWidget):
             io += [(pair, "changed") for pair in d.changed]
             io += [(entry, "repeat added") for entry in d.repeats_added]
             io += [(entry, "repeat removed") for entry in d.repeats_removed]
+        # A renamed graph input or output is already its row above.
+        shown_above = {pair for d in (diff.inputs, diff.outputs) for pair in d.changed}
+        renamed_values = [pair for pair in diff.renamed_values if pair not in shown_above]
         added, added_constants = _split_constants(diff.added)
         removed, removed_constants = _split_constants(diff.removed)
         return [(diff.rewrites, self._rewrite), (diff.changed, self._changed), (io, self._io),
@@ -91,6 +96,7 @@ class DifferenceList(QWidget):
                 (diff.weights_added, lambda v: (self.tr("weight added: {name}").format(name=v.name), ADDED, None, v)),
                 (diff.weights_removed, lambda v: (self.tr("weight removed: {name}").format(name=v.name), REMOVED,
                                                   v, None)),
+                (diff.renamed_nodes, self._renamed_node), (renamed_values, self._renamed_value),
                 (diff.model_fields, self._model_field)]
 
     def _constants(self, constants: list, status: str, make: Callable) -> tuple[list, Callable]:
@@ -155,6 +161,15 @@ class DifferenceList(QWidget):
         x, y = item
         return (self.tr("graph input/output {a}: {ta} → {b}: {tb}").format(a=x.name, ta=x.type, b=y.name,
                                                                           tb=y.type), CHANGED, x, y)
+
+    def _renamed_node(self, pair):
+        a, b = pair
+        return (self.tr("renamed: {a} → {b} ({op})").format(a=node_label(a), b=node_label(b), op=b.op_type),
+                CHANGED, a, b)
+
+    def _renamed_value(self, pair):
+        a, b = pair
+        return self.tr("value renamed: {a} → {b}").format(a=a.name, b=b.name), CHANGED, a, b
 
     def _model_field(self, c):
         """An opset import or the IR version: no node to show, so last, and
