@@ -261,16 +261,6 @@ class MainWindow(QMainWindow):
         zoom_out.setShortcuts([QKeySequence("-"), QKeySequence.ZoomOut])
         self._action(view_menu, self.tr("Zoom to &Selection"), view.zoom_to_selection, "Z")
         view_menu.addSeparator()
-        # Over the places visited (bodies, functions entered; ui/navigation.py), not the edits.
-        history_back = self._action(view_menu, self.tr("&Back"), self.graph.history_back, "Alt+Left")
-        history_forward = self._action(view_menu, self.tr("For&ward"), self.graph.history_forward, "Alt+Right")
-
-        def history_moved():
-            history_back.setEnabled(self.graph.can_go_in_history(-1))
-            history_forward.setEnabled(self.graph.can_go_in_history(1))
-        self.graph.history_changed.connect(history_moved)
-        history_moved()
-        view_menu.addSeparator()
         self._action(view_menu, self.tr("&Expand All Groups"), self.graph.expand_all)
         self._action(view_menu, self.tr("&Collapse All Groups"), self.graph.collapse_all)
         view_menu.addSeparator()
@@ -289,11 +279,22 @@ class MainWindow(QMainWindow):
         view_menu.addAction(self.search_dock.toggleViewAction())
 
         go_menu = bar.addMenu(self.tr("&Go"))
+        self.go_menu = go_menu
         self._action(go_menu, self.tr("&Find…"), self.show_search, QKeySequence.Find)
         back = self._action(go_menu, self.tr("&Back to Enclosing Graph"), self.graph.go_back, "Esc")
         # Only on the canvas: Esc in the search box or an editor must not leave the subgraph.
         back.setShortcutContext(Qt.WidgetWithChildrenShortcut)
         self.graph.addAction(back)
+        # Over the places visited (bodies, functions entered; ui/navigation.py), not the edits.
+        history_back = self._action(go_menu, self.tr("&Back"), self.graph.history_back, "Alt+Left")
+        history_forward = self._action(go_menu, self.tr("For&ward"), self.graph.history_forward, "Alt+Right")
+
+        def history_moved():
+            history_back.setEnabled(self.graph.can_go_in_history(-1))
+            history_forward.setEnabled(self.graph.can_go_in_history(1))
+        self.graph.history_changed.connect(history_moved)
+        history_moved()
+        go_menu.addSeparator()
         self._action(go_menu, self.tr("&Model Properties"), lambda: self.properties.show_model())
 
         help_menu = bar.addMenu(self.tr("&Help"))

@@ -1,5 +1,5 @@
 """Back and Forward over the places visited on the canvas (Alt+Left /
-Alt+Right, the mouse's back and forward buttons, View ▸ Back / Forward),
+Alt+Right, the mouse's back and forward buttons, Go ▸ Back / Forward),
 as in a browser: each place comes back with its open groups, view and
 selection; a new navigation drops the places Forward would have reached;
 a place an edit has removed is passed over with a message, never a crash.
@@ -68,7 +68,7 @@ def _enter(qtbot, window, loop_name):
 
 
 def _view_action(window, shortcut):
-    return next(a for a in window.view_menu.actions() if a.shortcut() == QKeySequence(shortcut))
+    return next(a for a in window.go_menu.actions() if a.shortcut() == QKeySequence(shortcut))
 
 
 def test_history_keeps_order_and_drops_forward_places():
