@@ -55,8 +55,8 @@ def _ceil_div(size, stride):
 
 def rounds_up(ctx) -> bool:
     """Whether a pool's output sizes round up: for ceil_mode 1 only. onnx's
-    inference and onnxruntime round down for any other value (2 or -1, the
-    checker's finding); reading it as a truth value said a 4x4 input pooled
+    inference and onnxruntime round down for any other value (2 or -1; the
+    checker does not flag them); reading it as a truth value said a 4x4 input pooled
     3x3 by 2 with ceil_mode 2 gives 2x2, where the run gives 1x1."""
     return ctx.attr("ceil_mode", 0) == 1
 

@@ -1,5 +1,5 @@
 """A pool rounds its output sizes up for ceil_mode 1 only: onnx's inference
-and onnxruntime round down for 2 or -1 (values the checker flags), and we
+and onnxruntime round down for 2 or -1 (the checker does not flag them), and we
 read any non-zero value as "round up" (a fuzzed test_averagepool_2d_ceil
 with ceil_mode 2: we said 2x2, the run gives 1x1). The oracle is
 onnxruntime's float run."""

@@ -16,8 +16,9 @@ from ._nn_util import offset_slices, pad_spatial, spatial_pads
 
 def pool_geometry(x, kernel_shape, strides, dilations, pads, auto_pad, ceil_mode):
     begin, end, out, strides, dilations = spatial_pads(
-        x.shape[2:], kernel_shape, strides, dilations, pads, auto_pad, bool(ceil_mode), pooling=True)
-    # ceil_mode can make the last window run past the end padding: pad further
+        x.shape[2:], kernel_shape, strides, dilations, pads, auto_pad, ceil_mode == 1, pooling=True)
+    # Only ceil_mode 1 rounds up: onnx and onnxruntime round down for any other
+    # value (2 too). Rounding up can make the last window run past the end padding: pad further
     # (with the neutral value) so every window stays inside the array.
     extra = [max(0, (o - 1) * s + (k - 1) * d + 1 - (n + b + e))
              for o, s, k, d, n, b, e in zip(out, strides, kernel_shape, dilations, x.shape[2:], begin, end)]

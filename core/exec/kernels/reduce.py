@@ -13,9 +13,11 @@ from ._math_util import compute_dtype, last_axis_mean, last_axis_sum, normalize_
 
 
 def _axes_tuple(x, axes, noop_with_empty_axes):
-    """Normalized axes, or None meaning "leave the input as it is"."""
+    """Normalized axes, or None meaning "leave the input as it is". Only a
+    noop_with_empty_axes of 1 leaves it: onnxruntime reduces everything for
+    any other value (2 too), and so does core.infer."""
     if axes is None or len(axes) == 0:
-        return None if noop_with_empty_axes else tuple(range(x.ndim))
+        return None if noop_with_empty_axes == 1 else tuple(range(x.ndim))
     return normalize_axes(np.asarray(axes).reshape(-1).tolist(), x.ndim)
 
 

@@ -48,7 +48,9 @@ def _prepare_reshape(consts, attrs):
     blocks hand it out again): its decoded form is kept for that array."""
     if len(consts) != 2 or consts[0] is not VARIES:
         return None
-    allowzero = attrs.get("allowzero", 0)
+    # Only 1 keeps a 0 as a size: onnxruntime copies the input's dim for any
+    # other value (2 too), and so does core.infer.
+    allowzero = attrs.get("allowzero", 0) == 1
     if consts[1] is not VARIES:
         if consts[1] is None:
             return None
@@ -74,7 +76,7 @@ def _prepare_reshape(consts, attrs):
 
 @kernel("Reshape", since=5, prepare=_prepare_reshape)
 def reshape(data, shape, allowzero=0):
-    return _reshape(data, shape, allowzero)
+    return _reshape(data, shape, allowzero == 1)
 
 
 def _prepare_transpose(consts, attrs):
