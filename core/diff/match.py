@@ -7,7 +7,7 @@ everything:
 - anchors: graph inputs and outputs (by name, then by position where
   their element types agree: two unrelated models' outputs are not one
   renamed) and
-  initializers (by name, then by content: a hash of the bytes, computed
+  initializers (by name where the two may be one weight, then by content: a hash of the bytes, computed
   only for weights whose dtype and shape some weight on the other side
   shares; a lone weight of a given dtype and shape on each side pairs as
   a changed weight);
@@ -38,7 +38,8 @@ from typing import Callable, Iterable, Optional
 
 from ..ir import Graph, Model, Node, Value
 from .commutative import is_commutative
-from .signature import attr_signature, op_key, tensor_digest, tensor_key, types_agree, value_kind
+from .signature import (attr_signature, may_be_one_weight, op_key, tensor_digest, tensor_key, types_agree,
+                        value_kind)
 
 
 class Cancelled(Exception):
@@ -167,10 +168,19 @@ def first_declarations(entries) -> list:
 
 
 def _pair_initializers(m: Matching, ga: Graph, gb: Graph) -> None:
+    # A name pairs at once where dtype and shape agree too; a same-named
+    # weight of another dtype or shape waits until the contents have paired
+    # what they can (dynamo's counter names, val_70, are given to other
+    # weights in another export) and pairs only if both are still free.
+    held = []
     for name, va in ga.initializers.items():
         vb = gb.initializers.get(name)
-        if vb is not None:
+        if vb is None:
+            continue
+        if tensor_key(va.const) == tensor_key(vb.const):
             m.pair_values(va, vb)
+        elif may_be_one_weight(va.const, vb.const):
+            held.append((va, vb))
     left_a = _by_tensor_key(v for v in ga.initializers.values() if v not in m.values)
     left_b = _by_tensor_key(v for v in gb.initializers.values() if v not in m.values_back)
     for key, xs in left_a.items():
@@ -185,6 +195,9 @@ def _pair_initializers(m: Matching, ga: Graph, gb: Graph) -> None:
             same = digests_b.get(tensor_digest(x.const))
             if same:
                 m.pair_values(x, same.pop(0))
+    for va, vb in held:
+        if va not in m.values and vb not in m.values_back:
+            m.pair_values(va, vb)
     for key, xs in left_a.items():
         xs = [x for x in xs if x not in m.values]
         ys = [y for y in left_b.get(key, ()) if y not in m.values_back]

@@ -11,12 +11,26 @@ from typing import Optional
 import numpy as np
 
 from ..ir import AttrType, Node, Tensor, Value
+from ..ir.dtypes import FLOAT_TYPES, INTEGER_TYPES
 from ..schemas import type_string
 
 
 def tensor_key(t) -> tuple:
     """(dtype, shape): what a content match must agree on before any byte is read."""
     return (t.dtype, tuple(t.shape))
+
+
+def _element_family(dtype: int) -> str:
+    return "float" if dtype in FLOAT_TYPES else "integer" if dtype in INTEGER_TYPES else str(dtype)
+
+
+def may_be_one_weight(ta, tb) -> bool:
+    """Whether two weights of one name may be one weight, changed: unless
+    both the kind of element (float or integer) and the rank differ. A
+    float32 weight made float16 or int8 keeps its rank; dynamo's counter
+    names (val_63) are not evidence that an int64 shape [3] and a float
+    [64, 64] matrix are one weight."""
+    return _element_family(ta.dtype) == _element_family(tb.dtype) or len(ta.shape) == len(tb.shape)
 
 
 def tensor_digest(t) -> str:
