@@ -703,6 +703,18 @@
         <translation>域</translation>
     </message>
     <message>
+        <source>dtype {a} → {b}</source>
+        <translation>数据类型 {a} → {b}</translation>
+    </message>
+    <message>
+        <source>shape {a} → {b}</source>
+        <translation>形状 {a} → {b}</translation>
+    </message>
+    <message>
+        <source>values differ</source>
+        <translation>值不同</translation>
+    </message>
+    <message>
         <source>graph input/output declared again in B only: {name} (position {i})</source>
         <translation>仅 B 重复声明的图输入/输出：{name}（位置 {i}）</translation>
     </message>
@@ -763,10 +775,6 @@
     <message>
         <source>max abs {x:.4g}</source>
         <translation>最大绝对差 {x:.4g}</translation>
-    </message>
-    <message>
-        <source>dtype or shape</source>
-        <translation>数据类型或形状</translation>
     </message>
     <message>
         <source>weight {name}: {detail}</source>

@@ -77,3 +77,17 @@ def test_a_renamed_weight_of_another_shape_still_pairs_by_name():
     d = diff_models(a, b)
     assert _pairs(d)["w1"] == "w1"
     assert [(c.a.name, c.shape) for c in d.weights_changed] == [("w1", ((4, 8), (4, 6)))]
+
+
+def test_the_compare_list_says_which_dtype_and_shape(qtbot):
+    """The window's row said 'dtype or shape' where the CLI says which."""
+    from onnxstudio.ui.diff.difference_list import DifferenceList
+    names = {"w1": "w1", "w2": "w2", "shape": "s"}
+    b = _model(names, np.float16)
+    from onnxstudio.core.edits import SetInitializer
+    SetInitializer("s", np.array([16], np.int64)).apply(b)
+    rows = DifferenceList(diff_models(_model(names), b))
+    qtbot.addWidget(rows)
+    texts = [rows.list.item(i).text() for i in range(rows.list.count())]
+    assert "weight w1: dtype float → float16" in texts and "weight w2: dtype float → float16" in texts
+    assert "weight s: shape [2] → [1]" in texts

@@ -17,6 +17,7 @@ from PySide6.QtWidgets import QLabel, QListWidget, QListWidgetItem, QPushButton,
 
 from ...core.diff import ADDED, CHANGED, REMOVED, REWRITTEN
 from ...core.diff.report import is_constant_node, node_label
+from ...core.ir import type_name
 from .status_marks import COLOURS
 
 PAGE = 500
@@ -140,8 +141,16 @@ class DifferenceList(QWidget):
         return f"{node_label(c.a)}: {'; '.join(what)}", CHANGED, c.a, c.b
 
     def _weight(self, w):
-        detail = (self.tr("max abs {x:.4g}").format(x=w.max_abs) if w.max_abs is not None
-                  else self.tr("dtype or shape"))
+        # What changed, as onnxstudio diff says it: which dtype and shape
+        # became which, else how far the values moved.
+        parts = []
+        if w.dtype:
+            parts.append(self.tr("dtype {a} → {b}").format(a=type_name(w.dtype[0]), b=type_name(w.dtype[1])))
+        if w.shape:
+            parts.append(self.tr("shape {a} → {b}").format(a=list(w.shape[0]), b=list(w.shape[1])))
+        if w.max_abs is not None and not parts:
+            parts.append(self.tr("max abs {x:.4g}").format(x=w.max_abs))
+        detail = ", ".join(parts) or self.tr("values differ")      # strings: no distance
         return self.tr("weight {name}: {detail}").format(name=w.a.name, detail=detail), CHANGED, w.a, w.b
 
     def _io(self, entry):
