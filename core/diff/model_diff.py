@@ -39,7 +39,7 @@ class ModelFieldChange:
     @property
     def text(self) -> str:
         def shown(v):
-            return "-" if v is None else str(v)
+            return "none" if v is None else str(v)     # the domain is not imported
         what = f"opset {self.domain or 'ai.onnx'}" if self.field == "opset_import" else "IR version"
         return f"{what} {shown(self.a)} -> {shown(self.b)}"
 
