@@ -140,10 +140,31 @@ class _Deriver:
             self.free(gw, vb.name, keep=wv)
             self.apply(RenameValue(wv.name, vb.name, graph_path(gw)), f"renaming {va.name} to {vb.name}")
         for na, nb in self.m.nodes.items():
+            if na.graph is ga:
+                self._rename_slots_given_away(na, nb, gw)
+        for na, nb in self.m.nodes.items():
             if na.graph is ga and na.name != nb.name:
                 nw = self.nodes[na]
                 self.apply(SetNodeField(node_ref(nw), "name", nb.name, graph_path(gw)),
                            f"renaming node {node_label(na)} to {nb.name}")
+
+    def _rename_slots_given_away(self, na, nb, gw) -> None:
+        """A node appended at a graph output (a QuantizeLinear/DequantizeLinear
+        pair, a post-processing step) takes the output's name in B and the
+        paired node's output gets a new one: A's output pairs with the
+        appended node's, and B's new name pairs with nothing. A's value
+        stays this node's output, so it takes that new name."""
+        for oa, ob in zip(na.outputs, nb.outputs):
+            if oa is None or ob is None or ob in self.m.values_back or oa.name == ob.name:
+                continue
+            partner = self.m.values.get(oa)
+            if partner is not None and self._kept(oa, partner):
+                continue
+            wv = self.values.get(id(oa))
+            if wv is None:
+                continue
+            self.free(gw, ob.name, keep=wv)
+            self.apply(RenameValue(wv.name, ob.name, graph_path(gw)), f"renaming {oa.name} to {ob.name}")
 
     def _kept(self, va, vb) -> bool:
         """True when A's value stays (its producer is paired with B's) and so takes B's name."""
