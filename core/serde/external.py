@@ -71,6 +71,11 @@ class ExternalFiles:
     def __init__(self, base_dir: pathlib.Path):
         self.base_dir = base_dir
         self._maps: dict[str, object] = {}
+        # The main graph's initializers the file stored externally, by name:
+        # the data file each one lives in. An edit replaces a tensor with one
+        # held in memory; a save that keeps tensors where they were reads
+        # here where the edited one was (serde.io.kept_locations).
+        self.stored_as_read: dict[str, str] = {}
         # Set by the loader: says where a tensor without a name sits (a
         # Constant's value, another attribute), so an error names the place.
         self.describe: Optional[Callable[[object], str]] = None

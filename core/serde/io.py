@@ -21,6 +21,7 @@ from google.protobuf.message import DecodeError
 
 from ..errors import ExternalDataError, LoadError, SaveError
 from ..ir.model import Model
+from ..ir.text import as_text
 from ..ir.tensor import Tensor
 from ..proto import onnx_pb2 as pb
 from . import external, wire
@@ -85,6 +86,7 @@ def _build(mp: pb.ModelProto, stripper: wire.Stripper, files: Optional[external.
                     files.path(ref, tp.name)
                 except ExternalDataError as e:
                     raise ExternalDataError(f"{origin}: {e}") from None
+                files.stored_as_read.setdefault(as_text(tp.name), ref.location)
     model = model_from_proto(mp, make_tensor, lazy=True)
     model.attach_external_files(files)
     if files is not None:
@@ -253,12 +255,32 @@ def inline_size(model: Model) -> int:
                for c in _tensors(model))
 
 
+def kept_locations(model: Model) -> dict[int, str]:
+    """The data file each tensor goes to when a save keeps tensors where
+    they were (SaveOptions.external_data None), by id(tensor): every tensor
+    read from a data file, and every initializer of the main graph that an
+    edit replaced while the file stored it externally. An edited weight is
+    held in memory, but "keep" means it stays in a data file: a 250 MB
+    embedding edited must not move into the model file, towards protobuf's
+    2 GB limit. (An initializer renamed as well as edited is not recognised
+    and is written inline.)"""
+    out = {id(t): t.external.location for t in _tensors(model) if isinstance(t, Tensor) and t.is_external}
+    files = model.external_files
+    stored = files.stored_as_read if files is not None else {}
+    if stored:
+        for name, v in model.graph.initializers.items():
+            t = v.const
+            if isinstance(t, Tensor) and not t.is_external and name in stored:
+                out[id(t)] = stored[name]
+    return out
+
+
 def has_external_data(model: Model) -> bool:
-    """Some tensor of the model is read from an external data file."""
-    return any(isinstance(c, Tensor) and c.is_external for c in _tensors(model))
+    """Some tensor of the model is stored in an external data file (see kept_locations)."""
+    return bool(kept_locations(model))
 
 
-def _source_data_moves(model: Model, path: pathlib.Path, opts: SaveOptions) -> Optional[str]:
+def _source_data_moves(model: Model, path: pathlib.Path, opts: SaveOptions, kept: dict) -> Optional[str]:
     """The file external tensors kept where they were go to instead, or None.
 
     Saving a model next to the file it was read from under another name
@@ -269,7 +291,8 @@ def _source_data_moves(model: Model, path: pathlib.Path, opts: SaveOptions) -> O
     replaced (`path`) reads it: writing over it would leave that model
     reading this one's bytes (a folder holding model.onnx and
     model.onnx.data, and another export saved there as copy.onnx). In both
-    cases its tensors go to `<new model>.data` instead."""
+    cases its tensors go to `<new model>.data` instead. `kept`: what
+    kept_locations says."""
     files = model.external_files
     if opts.external_data is not None or files is None:
         return None
@@ -280,8 +303,7 @@ def _source_data_moves(model: Model, path: pathlib.Path, opts: SaveOptions) -> O
             return None
         if files.base_dir.resolve() == path.parent.resolve():
             return _unclaimed_data_name(path)
-        kept = {t.external.location for t in _tensors(model) if isinstance(t, Tensor) and t.is_external}
-        taken = [loc for loc in kept if (path.parent / loc).exists()]
+        taken = [loc for loc in set(kept.values()) if (path.parent / loc).exists()]
         if taken:
             # Only now is the file being replaced read (a load of a large model).
             own = _locations_read_by(path)
@@ -345,14 +367,16 @@ def _locations_read_by(path: pathlib.Path) -> set:
 
 
 def _tensor_writer(opts: SaveOptions, ext: _ExternalWriter, auto_file: Optional[str],
-                   moved_to: Optional[str] = None):
+                   moved_to: Optional[str] = None, kept: Optional[dict] = None):
+    kept = kept or {}
+
     def write(t: Tensor) -> pb.TensorProto:
         location = None
         if opts.external_data:
             location = opts.external_data if t.nbytes >= opts.size_threshold else None
         elif opts.external_data is None:
-            if t.is_external:
-                location = moved_to or t.external.location
+            if id(t) in kept:
+                location = moved_to or kept[id(t)]
             elif auto_file and t.nbytes >= opts.size_threshold:
                 location = auto_file
         if location is None or t.dtype == 8:   # strings cannot be stored externally
@@ -396,7 +420,9 @@ def save(model: Model, path: PathLike, options: Optional[SaveOptions] = None, **
     ext = _ExternalWriter(folder, opts.align, [path] + ([pathlib.Path(model.path)] if model.path else []))
     tmp = None
     try:
-        mp = model_to_proto(model, _tensor_writer(opts, ext, auto_file, _source_data_moves(model, path, opts)))
+        kept = kept_locations(model) if opts.external_data is None else {}
+        moved_to = _source_data_moves(model, path, opts, kept)
+        mp = model_to_proto(model, _tensor_writer(opts, ext, auto_file, moved_to, kept))
         data = mp.SerializeToString()
         if len(data) >= PROTOBUF_LIMIT:
             raise SaveError(f"{path}: the model is {len(data)} bytes, over protobuf's 2 GB limit; "
