@@ -53,7 +53,10 @@ How it works and what we decided:
   the node path; nothing raises on a bad model.
 - Subgraphs (If/Loop/Scan/SequenceMap) are inferred with the types the node
   gives them and see outer-scope values; model-local functions are inferred
-  per call with the call's types and attributes.
+  per call with the call's types and attributes. A body value shows what
+  holds for every call (call_types.py): float[2,3] and float[7] calls give
+  `float`, calls of one shape that shape; `inf.calls.calls_disagree(v)`
+  tells whether the calls differ there.
 - `update()` re-runs only nodes downstream of the change (a change inside a
   subgraph re-runs the owning top-level node) and stops where outputs come
   out unchanged; edits inside function bodies fall back to a full run.

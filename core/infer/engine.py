@@ -21,6 +21,7 @@ from ..ir.nesting import top_level_node
 from ..ir.types import TensorType
 from . import (ops_contrib, ops_contrib_fused, ops_contrib_llm, ops_control, ops_elementwise,  # noqa: F401  (register rules)
                ops_index, ops_misc, ops_ml, ops_nn, ops_reduce, ops_sequence, ops_shape)
+from .call_types import CallTypes
 from .context import NodeContext, find_rule
 from .fallback import schema_output_types
 from .folding import MAX_FOLD_ELEMENTS, fold
@@ -63,6 +64,9 @@ class Inference:
         self.nodes_inferred = 0      # rule evaluations so far (shows what update() saved)
         self.previous: dict = {}     # see update()
         self._functions = None       # the model's functions, read once per run / update
+        # What each call gave its function's body; the body's values show
+        # what holds for every call (call_types.py).
+        self.calls = CallTypes()
 
     # --- public API ----------------------------------------------------------------
     def run(self) -> InferenceResult:
@@ -73,6 +77,7 @@ class Inference:
         self.errors.clear()
         self._const_checked.clear()
         self.contradictions.clear()
+        self.calls.clear()
         self.fresh.avoid(*declared_names(self.model.graph))
         self._functions = self.model.functions.snapshot()   # a dict: looked up per node
         # The walk allocates many small short-lived objects but no reference
@@ -82,6 +87,7 @@ class Inference:
         # worker job's hold on it (the walk runs in the analysis job).
         with gc_policy.paused():
             self._infer_graph(self.model.graph, self.model.opset_imports)
+        self.calls.settle(self.types)
         return self.result()
 
     @property
@@ -134,6 +140,7 @@ class Inference:
         for n in removed_nodes:
             self._diags.pop(n, None)
             self.errors.pop(n, None)
+            self.calls.drop(n)
             for v in n.outputs:
                 if v is not None and (v.producer is None or v.producer is n):
                     self.types.pop(v, None)
@@ -217,6 +224,7 @@ class Inference:
             budget = len(order) + 1
             opsets = self.model.opset_imports
             self._functions = self.model.functions.snapshot()   # a dict: looked up per node
+            self.calls.new_pass()
             moved: list = []            # (output, its type before) whose result changed
             while True:
                 i = pending.find(1, cursor)
@@ -228,7 +236,10 @@ class Inference:
                 pending[i] = 0
                 cursor = i + 1
                 moved.clear()
-                self._infer_node(order[i], opsets, moved)
+                if self._functions:
+                    self._infer_main_node(order[i], opsets, moved)
+                else:
+                    self._infer_node(order[i], opsets, moved)
                 for v, old_type in moved:
                     if v not in previous:
                         previous[v] = old_type
@@ -243,6 +254,8 @@ class Inference:
                                     cursor = j
                         else:
                             push(user)
+            for v, old_type in self.calls.settle(self.types):
+                previous.setdefault(v, old_type)
         except _FullRerun:
             old = dict(self.types)
             self.run()
@@ -293,11 +306,24 @@ class Inference:
                     self._contradiction(v, conflict, given)
                 self.types[v] = self._input_type(v, t)
             # Other initializers are typed lazily (type_of).
-            for node in g.nodes:
-                self._infer_node(node, opsets)
+            if g is self.model.graph and self._functions:
+                for node in g.nodes:
+                    self._infer_main_node(node, opsets)
+            else:
+                for node in g.nodes:
+                    self._infer_node(node, opsets)
             return [self.type_of(v) for v in g.outputs]
         finally:
             self._opset_stack.pop()
+
+    def _infer_main_node(self, node, opsets, moved=None) -> None:
+        # A main-graph node of a model with functions: what the calls under
+        # it give function bodies replaces what they gave before.
+        self.calls.begin(node)
+        try:
+            self._infer_node(node, opsets, moved)
+        finally:
+            self.calls.end(node)
 
     def _input_type(self, v, t):
         # A graph input's "any size" dims get names, so what flows from the
@@ -522,9 +548,16 @@ class Inference:
         opsets.update(function.opset_imports)
         self._attr_scopes.append(scope)
         try:
-            return self._infer_graph(function.graph, opsets, types)
+            outs = self._infer_graph(function.graph, opsets, types)
+        except Exception:
+            # What this call gives its body is unknown: none of the types
+            # it left behind holds for it.
+            self.calls.note_body(function.graph, {})
+            raise
         finally:
             self._attr_scopes.pop()
+        self.calls.note_body(function.graph, self.types)
+        return outs
 
     def _contradiction(self, v, conflict, derived) -> None:
         # Function bodies are typed per call: their declarations are judged

@@ -57,6 +57,41 @@ def merge_types(inferred, declared) -> tuple[object, Optional[str]]:
     return inferred, None
 
 
+def common_type(a, b):
+    """What `a` and `b` both say: the element type if they share it (else
+    unknown), the dims they agree on (else unknown), the rank if they share
+    it (else rank unknown); None if either is unknown or their kinds differ.
+    Unlike `ops_sequence.join_types` (a branch that says nothing leaves the
+    other's type), nothing is taken from one side alone: this is for types
+    that must hold for every one of several cases (the calls of a function)."""
+    # Runs once per call for every value of a function body: the common
+    # case (equal, or `a` already the more general) returns `a` unbuilt.
+    if a is b:
+        return a
+    if a is None or b is None:
+        return None
+    if type(a) is TensorType and type(b) is TensorType:
+        elem = a.elem_type if a.elem_type == b.elem_type else 0
+        sa, sb = a.shape, b.shape
+        if sa is None or sb is None or len(sa) != len(sb):
+            shape = None
+        elif sa == sb:
+            shape = sa
+        else:
+            shape = tuple(x if x == y else None for x, y in zip(sa, sb))
+        denotation = a.denotation if a.denotation == b.denotation else ""
+        dim_denotations = a.dim_denotations if shape is not None and a.dim_denotations == b.dim_denotations else None
+        if (elem == a.elem_type and shape == sa and denotation == a.denotation
+                and dim_denotations == a.dim_denotations):
+            return a
+        return TensorType(elem, shape, denotation, dim_denotations)
+    if type(a) is SequenceType and type(b) is SequenceType:
+        return SequenceType(common_type(a.elem, b.elem))
+    if type(a) is OptionalType and type(b) is OptionalType:
+        return OptionalType(common_type(a.elem, b.elem))
+    return a if a == b else None
+
+
 def at_least_as_precise(ours, theirs) -> bool:
     """True when `ours` agrees with `theirs` and knows at least as much."""
     if theirs is None:
