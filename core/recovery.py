@@ -77,12 +77,17 @@ class History:
     """
 
     def __init__(self, document):
+        from .file_tensors import FileTensors
         self.document = document
         self.base_steps: list = list(document.steps[:document.index])
+        # Weights files on disk hold: an undo putting one back names it there.
+        self.on_disk = FileTensors()
+        self.on_disk.note(document.model, document.path)
 
     def rebase(self) -> None:
         """The document was just saved: the file on disk is the current state."""
         self.base_steps = list(self.document.steps[:self.document.index])
+        self.on_disk.note(self.document.model, self.document.path)
 
     def steps(self) -> list[dict]:
         """The steps from the base file to the document's state. Raises
@@ -101,9 +106,27 @@ class History:
                 inverse = [_scriptable(e) for e in step.inverse]
             except Unrecordable:
                 raise Unrecordable(_UNDONE_PAST_SAVE.format(step=step.name)) from None
-            out.append({"name": f"Undo {step.name}", "edits": to_script(inverse)})
+            out.append({"name": f"Undo {step.name}", "edits": [self._edit_json(e) for e in inverse]})
         for step in now[common:]:
             out.append({"name": step.name, "edits": to_script(step.forward)})
+        return out
+
+
+    def _edit_json(self, edit) -> dict:
+        """`edit` as a script entry; the weight it puts back named in a file
+        that still holds it rather than written out (core/file_tensors.py)."""
+        import dataclasses
+        from .edits import Macro
+        from .edits.script import edit_to_json
+        if isinstance(edit, Macro):
+            out = edit_to_json(dataclasses.replace(edit, edits=[]))
+            out["edits"] = [self._edit_json(e) for e in edit.edits]
+            return out
+        ref = self.on_disk.reference(getattr(edit, "array", None))
+        if ref is None:
+            return edit_to_json(edit)
+        out = edit_to_json(dataclasses.replace(edit, array=None))
+        out["array"] = ref
         return out
 
 
@@ -112,29 +135,29 @@ class Unrecordable(ValueError):
 
 
 def _scriptable(edit):
-    """`edit` in a form an edit script keeps whole. Inverses may carry the
-    exact object to put back (fields a script leaves out); an attribute's is
-    turned into its type and value, anything else cannot be recorded."""
+    """`edit` in a form an edit script keeps whole. An inverse may be of a
+    kind scripts do not know or carry the exact objects it puts back
+    (fields a script leaves out): its `as_script_edit` gives the same from
+    plain data, or None when that cannot be done, and then the step cannot
+    be recorded."""
     import dataclasses
-    from .edits import EDIT_KINDS, Macro, SetAttribute, SetNodeInput, SetNodeInputs
-    if EDIT_KINDS.get(edit.kind) is not type(edit):
-        # An inverse of a kind scripts do not know: written as one they know,
-        # or not at all (the file would name a step recovery cannot replay).
-        known = edit.as_script_edit()
-        if known is None:
-            raise Unrecordable(_UNDONE_PAST_SAVE.format(step=edit.describe()))
-        return _scriptable(known)
-    if isinstance(edit, (SetNodeInput, SetNodeInputs)) and edit.restore is not None:
-        return dataclasses.replace(edit, restore=None)     # the names are in the fields already
+    from .edits import EDIT_KINDS, Macro
     if isinstance(edit, Macro):
         return dataclasses.replace(edit, edits=[_scriptable(e) for e in edit.edits])
-    if isinstance(edit, SetAttribute) and edit.restore is not None:
-        attr = edit.restore[0] if isinstance(edit.restore, tuple) else edit.restore
-        return SetAttribute(edit.node, edit.name, attr.type, attr.value, attr.ref_attr_name, edit.graph)
-    for f in dataclasses.fields(edit):
-        if not f.metadata.get("json", True) and getattr(edit, f.name) is not None:
+    if EDIT_KINDS.get(edit.kind) is not type(edit) or _holds_objects(edit):
+        known = edit.as_script_edit()
+        if known is None or known is edit:
             raise Unrecordable(_UNDONE_PAST_SAVE.format(step=edit.describe()))
+        return _scriptable(known)
     return edit
+
+
+def _holds_objects(edit) -> bool:
+    """Some field a script leaves out holds what the edit puts back (text
+    kept only to name the step, such as an op type, does not count)."""
+    import dataclasses
+    return any(not f.metadata.get("json", True) and not isinstance(getattr(edit, f.name), (str, type(None)))
+               for f in dataclasses.fields(edit))
 
 
 _UNDONE_PAST_SAVE = ("an undo past the last save ({step}) cannot be kept for crash recovery; "
@@ -292,14 +315,17 @@ def recover(document, rf: RecoveryFile) -> Outcome:
     named; the others are kept."""
     from .edits import EditError
     from .edits.script import from_script
+    from .errors import CoreError
+    from .file_tensors import Resolver
     out = Outcome()
+    files = Resolver()
     for i, step in enumerate(rf.steps, 1):
         try:
-            edits = from_script(step["edits"])
+            edits = from_script(files.resolve(step["edits"]))
             with document.macro(step["name"]):
                 for edit in edits:
                     document.apply(edit)
-        except EditError as e:
+        except (EditError, CoreError) as e:      # CoreError: a weight's file changed or cannot be read
             out.skipped.append(f"step {i} ({step['name']}): {e}")
             continue
         except (KeyError, ValueError, TypeError, IndexError, AttributeError) as e:

@@ -64,9 +64,10 @@ class Edit:
         return self.kind
 
     def as_script_edit(self) -> Optional["Edit"]:
-        """For an inverse of a kind scripts do not know: an edit of a kind
-        they know doing the same, or None (crash recovery writes the undo
-        steps it needs as a script)."""
+        """For an inverse of a kind scripts do not know, or one holding the
+        objects it puts back (NOT_IN_SCRIPT fields): an edit of a kind they
+        know doing the same from plain data alone, or None. Crash recovery
+        writes the undo steps it needs past a save as a script."""
         return None
 
     def merge_key(self) -> Optional[tuple]:

@@ -86,6 +86,11 @@ class SetOpsetImport(Edit):
     domain: str
     version: Optional[int]
     graph: GraphPath = ()
+    position: Optional[int] = None     # where a domain not imported yet goes (None: last)
+    # The import list as a file wrote it, [[domain, version, [fields set]], ...],
+    # written back while it says what the imports say (its order is part of
+    # the file's bytes); None: the list is written from the imports, sorted.
+    listed: Optional[list] = None
 
     def apply(self, model, changes: Optional[Changes] = None) -> Edit:
         changes = changes if changes is not None else Changes()
@@ -94,6 +99,7 @@ class SetOpsetImport(Edit):
             raise EditError(f"an opset domain is text, not {self.domain!r}")
         domain = canonical_domain(self.domain)
         shown = domain or "ai.onnx"
+        listed = _listed(self.listed, shown)
         imports = owner.opset_imports
         old = imports.get(domain)
         if self.version is None:
@@ -106,19 +112,45 @@ class SetOpsetImport(Edit):
             version = _check_type(self.version, int, f"opset version of {shown!r}")
             if version < 1:
                 raise EditError(f"opset version of {shown!r} must be at least 1, not {version}")
+            if old is None and self.position is not None:
+                if not isinstance(self.position, int) or isinstance(self.position, bool) or self.position < 0:
+                    raise EditError(f"opset import of {shown!r}: position {self.position!r} is not a place in the list")
+                _put_at(imports, domain, version, self.position)
+            else:
+                imports[domain] = version
             position = None
-            imports[domain] = version
         # The edit decides the imports: the file's list (its repeats, a
         # domain imported twice at two versions included, and its order) is
         # no longer written; the inverse gives it back.
         as_read = (owner.opsets_as_read, owner.opset_presence)
-        owner.remember_opsets(None)
+        if listed is not None:
+            owner.remember_opsets(*listed)
+        else:
+            owner.remember_opsets(None)
         _note_imports(changes, owner, fkey)
         return _RestoreOpset(domain, old, position, self.graph, as_read)
 
     def describe(self) -> str:
         return f"Remove opset {self.domain or 'ai.onnx'}" if self.version is None else \
             f"Set opset {self.domain or 'ai.onnx'} to {self.version}"
+
+
+def _listed(listed, shown: str):
+    """SetOpsetImport's `listed` as (opsets_as_read, opset_presence), or None."""
+    if listed is None:
+        return None
+    entries, presence = [], []
+    try:
+        for domain, version, fields in listed:
+            if not isinstance(domain, str) or isinstance(version, bool) or not isinstance(version, int) or \
+                    not all(f in ("domain", "version") for f in fields):
+                raise ValueError
+            entries.append((domain, version))
+            presence.append(frozenset(fields))
+    except (TypeError, ValueError):
+        raise EditError(f"opset import of {shown!r}: 'listed' is a list of [domain, version, [fields set]], "
+                        f"not {listed!r}") from None
+    return entries, presence
 
 
 @dataclass
@@ -147,6 +179,16 @@ class _RestoreOpset(Edit):
             owner.remember_opsets(*self.as_read)
         _note_imports(changes, owner, fkey)
         return SetOpsetImport(self.domain, current, self.graph)
+
+    def as_script_edit(self) -> Optional[Edit]:
+        """The old import back in its place, and the file's list as it was
+        written (its order, a domain listed twice)."""
+        listed, presence = self.as_read if self.as_read is not None else (None, None)
+        if listed is not None:
+            presence = list(presence or [])
+            listed = [[d, v, sorted(presence[i]) if i < len(presence) else ["domain", "version"]]
+                      for i, (d, v) in enumerate(listed)]
+        return SetOpsetImport(self.domain, self.version, self.graph, self.position, listed)
 
 
 @register

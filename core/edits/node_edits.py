@@ -84,6 +84,14 @@ class SetAttribute(GraphEdit):
         verb = "Remove" if self.type is None and self.restore is None else "Set"
         return f"{verb} attribute {self.name}"
 
+    def as_script_edit(self) -> Optional[Edit]:
+        """The attribute put back by its type and value (its place among the
+        others and its doc string are not kept)."""
+        if self.restore is None:
+            return self
+        attr = self.restore[0] if isinstance(self.restore, tuple) else self.restore
+        return SetAttribute(self.node, self.name, attr.type, attr.value, attr.ref_attr_name, self.graph)
+
     def merge_key(self):
         return ("attr", self.graph, str(self.node), self.name)
 

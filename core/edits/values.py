@@ -156,6 +156,7 @@ class AddInitializer(GraphEdit):
     dtype: Optional[int] = None
     graph: GraphPath = ()
     restore: Any = field(default=None, repr=False, compare=False, metadata=NOT_IN_SCRIPT)
+    index: Optional[int] = None     # its place among the initializers (None: last)
 
     def edit_graph(self, model, g, changes: Changes) -> Edit:
         place = f'{g.path}/initializer "{self.name}"'
@@ -174,9 +175,12 @@ class AddInitializer(GraphEdit):
             if self.array is None:
                 raise EditError(f"{place}: no data given")
             const = (_sparse_tensor if sparse else _dense_tensor)(self.array, self.name, self.dtype, place)
+            table = g.sparse_initializers if sparse else g.initializers
+            if self.index is not None and not (isinstance(self.index, int) and 0 <= self.index <= len(table)):
+                raise EditError(f"{place}: position {self.index!r} is outside 0..{len(table)}")
             value.const = const
             try:
-                g.add_initializer(value, sparse=sparse)
+                g.add_initializer(value, self.index, sparse=sparse)
             except Exception:
                 value.const = None
                 raise
@@ -186,6 +190,16 @@ class AddInitializer(GraphEdit):
 
     def describe(self) -> str:
         return f"Add initializer {self.name}"
+
+    def as_script_edit(self) -> Optional[Edit]:
+        """A removed initializer put back from its values, in its place."""
+        if self.restore is None:
+            return self
+        _, const, index, sparse = self.restore
+        array = _plain_values(const)
+        if array is None:
+            return None
+        return AddInitializer(self.name, array, sparse, _elem_type(const), self.graph, index=index)
 
 
 @register
@@ -272,6 +286,37 @@ class SetInitializer(GraphEdit):
     def describe(self) -> str:
         return f"Set initializer {self.name}"
 
+    def as_script_edit(self) -> Optional[Edit]:
+        """The old data put back from its values (a Tensor, which a script
+        writes as an array of its element type)."""
+        if self.restore is None:
+            return self
+        array = _plain_values(self.restore)
+        if array is None:
+            return None
+        return SetInitializer(self.name, array, _elem_type(self.restore), None, self.graph)
+
+
+def _plain_values(const):
+    """What SetInitializer / AddInitializer make `const` from again: a dense
+    Tensor itself; a sparse one's dense values when it is in the form they
+    make (the sorted flat indices of its nonzero elements), else None."""
+    if isinstance(const, Tensor):
+        return const
+    try:
+        dense = const.to_dense()
+        indices = const.indices.numpy()
+    except Exception:  # noqa: BLE001 - damaged data: nothing to write
+        return None
+    canonical = np.flatnonzero(dense.reshape(-1)).astype(np.int64)
+    if indices.shape != canonical.shape or not np.array_equal(indices, canonical):
+        return None
+    return dense
+
+
+def _elem_type(const) -> int:
+    return int(const.dtype if isinstance(const, Tensor) else const.values.dtype)
+
 
 # -- names --------------------------------------------------------------------------------------
 
@@ -355,6 +400,18 @@ class SetValueType(GraphEdit):
 
     def describe(self) -> str:
         return f"Set type of {self.value}"
+
+    def as_script_edit(self) -> Optional[Edit]:
+        """The old tensor type from its element type and dims; None for a
+        type that is not a tensor's, or when a declaration kept its own
+        verbatim text (a damaged file's repeat), which no edit writes."""
+        if self.restore is None:
+            return self
+        old_type, overrides = self.restore
+        if type(old_type) is not TensorType or overrides:
+            return None
+        shape = None if old_type.shape is None else list(old_type.shape)
+        return SetValueType(self.value, int(old_type.elem_type), shape, self.graph)
 
     def merge_key(self):
         return ("value-type", self.graph, self.value)

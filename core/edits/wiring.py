@@ -8,13 +8,13 @@ took out (`restore`), as the contract in base.py allows.
 """
 from __future__ import annotations
 
-from dataclasses import dataclass, field
+from dataclasses import dataclass, field, replace
 from typing import Any, ClassVar, Optional
 
 from ..ir import IRError, Node, Value
-from .base import Changes, Edit, EditError, register
+from .base import Changes, Edit, EditError, Macro, register
 from .graph_edit import GraphEdit
-from .node_edits import make_attr
+from .node_edits import SetNodeField, make_attr
 from .refs import GraphPath, NodeRef, find_node, node_ref
 
 # Field metadata for what an edit keeps only to undo itself (objects taken
@@ -116,6 +116,9 @@ class SetNodeInput(GraphEdit):
         return SetNodeInput(node_ref(node), self.index, old.name if old is not None else "", self.graph,
                             restore=(old,), op_type=node.op_type)
 
+    def as_script_edit(self) -> Optional[Edit]:
+        return replace(self, restore=None)      # the name is in the fields already
+
     def describe(self) -> str:
         """'Connect input 0 of Add "/m/add" to 'input_ids'' (the op once applied)."""
         ref = self.node
@@ -156,6 +159,9 @@ class SetNodeInputs(_NodeValueList):
         node.set_inputs(new)
         changes.node(node)
         return SetNodeInputs(node_ref(node), _names(old), self.graph, restore=old)
+
+    def as_script_edit(self) -> Optional[Edit]:
+        return replace(self, restore=None)      # the names are in the fields already
 
     def describe(self) -> str:
         return "Set node inputs"
@@ -257,6 +263,23 @@ class AddNode(GraphEdit):
 
     def describe(self) -> str:
         return f"Add {self.op_type}" + (f' "{self.name}"' if self.name else "")
+
+    def as_script_edit(self) -> Optional[Edit]:
+        """A removed node put back from its fields: this add_node at its old
+        position, then its doc string and overload. None when the node holds
+        what no edit writes (metadata_props, device configurations)."""
+        if self.restore is None:
+            return self
+        node, pos = self.restore
+        if node.metadata_props or node.device_configurations:
+            return None
+        attributes = {a.name: (int(a.type), a.value, a.ref_attr_name) if a.ref_attr_name else (int(a.type), a.value)
+                      for a in node.attributes.values()}
+        edits = [AddNode(node.op_type, _names(node.inputs), _names(node.outputs), attributes, node.name,
+                         node.domain, pos, self.graph)]
+        edits += [SetNodeField({"index": pos}, name, getattr(node, name), self.graph)
+                  for name in ("overload", "doc_string") if getattr(node, name)]
+        return edits[0] if len(edits) == 1 else Macro(edits, self.describe())
 
 
 @register
