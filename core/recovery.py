@@ -1,9 +1,12 @@
 """Recovery files: the unsaved edit history of an open model, kept on disk so
 a crash loses at most the last autosave interval.
 
-A recovery file holds no model data, only where the model came from and the
-edits made since (an edit script per undo step), so it stays small even for a
-5 GB model. Recovering opens the original file again and replays the steps:
+A recovery file holds no copy of the model, only where the model came from
+and the edits made since (an edit script per undo step), so it stays small
+even for a 5 GB model; the values an edit sets are in its step, and so are
+the old values a weight gets back from an undo past the last save, unless a
+file on disk still holds that very tensor (core/file_tensors.py names it
+instead). Recovering opens the original file again and replays the steps:
 
     {"format": "onnxstudio-recovery/1", "pid": 1234, "written": 1700000000.0,
      "original": {"path": "/abs/model.onnx", "size": 123, "mtime_ns": ..., "head": "<sha256>"},
