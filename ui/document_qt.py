@@ -110,3 +110,11 @@ class TypeLookup:
             return default
         found = self.qdoc.document.type_of(key)
         return default if found is None else found
+
+    def varies_by_call(self, value) -> bool:
+        """Whether `value` is in a function body whose calls give it
+        different types (its type is then what they all share). Asked
+        right after `get(value)`, which brought the analysis up to date."""
+        if isinstance(value, str) or not self.qdoc.ready:
+            return False
+        return self.qdoc.document.analysis.inference.calls.calls_disagree(value)

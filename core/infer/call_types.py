@@ -33,6 +33,7 @@ class CallTypes:
         self._all_stale = True       # after clear(): merge every record
         self._values: dict = {}      # function graph -> its values, for one run or update
         self._current = None         # the record being filled, while a node is inferred
+        self._disagree: dict = {}    # body Value -> calls_disagree(), until the next settle
 
     def clear(self) -> None:
         """Before a full run."""
@@ -132,11 +133,20 @@ class CallTypes:
                 moved.append((v, before))
         self._stale = set()
         self._all_stale = False
+        self._disagree.clear()
         return moved
 
     def calls_disagree(self, value) -> bool:
         """True when the calls reaching body `value` give it different types
         (what is shown is then what they have in common)."""
+        if value not in self._shown:
+            return False            # not a body value, or no call reaches it
+        found = self._disagree.get(value)
+        if found is None:
+            found = self._disagree[value] = self._records_disagree(value)
+        return found
+
+    def _records_disagree(self, value) -> bool:
         first = _MISSING
         for record in self._records.values():
             t = record.get(value, _MISSING)

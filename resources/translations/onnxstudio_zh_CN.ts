@@ -81,6 +81,10 @@
 <context>
     <name>Canvas</name>
     <message>
+        <source>The calls of this function give it different types: shown is what they all share</source>
+        <translation>此函数的各次调用给它的类型不同：这里显示的是所有调用共有的部分</translation>
+    </message>
+    <message>
         <source>(unnamed)</source>
         <translation>（未命名）</translation>
     </message>

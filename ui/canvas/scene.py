@@ -119,10 +119,20 @@ def _type_texts(vtype) -> tuple[str, str]:
     return full, compact
 
 
-def _show_type(item, vtype) -> None:
+def _calls_note(value, inferred) -> str:
+    """A tooltip line for a function body's value whose calls give it
+    different types: the type shown holds for every call, not one."""
+    varies = getattr(inferred, "varies_by_call", None)
+    if varies is None or value is None or not varies(value):
+        return ""
+    return "\n" + QCoreApplication.translate(
+        "Canvas", "The calls of this function give it different types: shown is what they all share")
+
+
+def _show_type(item, vtype, inferred=None) -> None:
     item.shown_type = vtype
     full, compact = _type_texts(vtype)
-    item.label_detail = full
+    item.label_detail = full + _calls_note(item.ref.value, inferred)
     item.set_label(compact)
     item.setToolTip(item.tooltip_text())
 
@@ -136,7 +146,7 @@ def _new_edge_item(edge_id, vedge, points, inferred) -> EdgeItem:
     full, compact = _type_texts(vtype)
     item = EdgeItem(edge_id, points, compact, ref=vedge, src_key=vedge.source, dst_key=vedge.target)
     item.shown_type = vtype
-    item.label_detail = full
+    item.label_detail = full + _calls_note(vedge.value, inferred)
     item.setToolTip(item.tooltip_text())
     return item
 
@@ -494,7 +504,7 @@ class GraphScene(QGraphicsScene):
             if vtype is not None and (item.shown_type is vtype or item.shown_type == vtype):
                 continue        # (a type filled in from inference is a new object each time)
             before = item.full_label
-            _show_type(item, vtype)
+            _show_type(item, vtype, inferred)
             if item.full_label != before:
                 changed.add(id(item))
         if changed:                 # placing every label costs ~0.1 s on a big level: only those that changed
@@ -654,7 +664,7 @@ def _tooltip(vnode, inferred) -> str:
         return f"{name}\n{domain}{node.op_type}" + (f"\n{limits_legend(named)}" if named else "")
     if vnode.value is not None:
         text = value_type_text(vnode.value, inferred)
-        return f"{vnode.value.name}\n{text}" if text else vnode.value.name
+        return (f"{vnode.value.name}\n{text}" if text else vnode.value.name) + _calls_note(vnode.value, inferred)
     if vnode.group is not None:
         return group_path_text(vnode.group) + "\n" + QCoreApplication.translate("Canvas", "Double-click to expand")
     return vnode.label.title
