@@ -32,6 +32,8 @@ import pathlib
 import time
 from dataclasses import dataclass, field
 
+from .file_tensors import TAG, FileTensors, Resolver
+
 FORMAT = "onnxstudio-recovery/1"
 HEAD_BYTES = 64 * 1024
 
@@ -80,17 +82,21 @@ class History:
     """
 
     def __init__(self, document):
-        from .file_tensors import FileTensors
         self.document = document
         self.base_steps: list = list(document.steps[:document.index])
         # Weights files on disk hold: an undo putting one back names it there.
         self.on_disk = FileTensors()
         self.on_disk.note(document.model, document.path)
+        # The undo steps past the save, written once: a step before a save
+        # no longer changes, and one may put back a weight of many MB.
+        self.undone: dict[int, tuple] = {}      # id(step) -> (step, its entry)
+        self.texts: dict[int, tuple] = {}       # id(entry) -> (entry, its JSON text)
 
     def rebase(self) -> None:
         """The document was just saved: the file on disk is the current state."""
         self.base_steps = list(self.document.steps[:self.document.index])
         self.on_disk.note(self.document.model, self.document.path)
+        self.undone, self.texts = {}, {}
 
     def steps(self) -> list[dict]:
         """The steps from the base file to the document's state. Raises
@@ -103,17 +109,36 @@ class History:
         while (common < len(self.base_steps) and common < len(now)
                and self.base_steps[common] is now[common]):
             common += 1
-        out = []
-        for step in reversed(self.base_steps[common:]):
-            try:
-                inverse = [_scriptable(e) for e in step.inverse]
-            except Unrecordable:
-                raise Unrecordable(_UNDONE_PAST_SAVE.format(step=step.name)) from None
-            out.append({"name": f"Undo {step.name}", "edits": [self._edit_json(e) for e in inverse]})
+        out = [self._undo_entry(step) for step in reversed(self.base_steps[common:])]
         for step in now[common:]:
             out.append({"name": step.name, "edits": to_script(step.forward)})
         return out
 
+    def _undo_entry(self, step) -> dict:
+        """The recovery step undoing `step` (a step of the saved state)."""
+        kept = self.undone.get(id(step))
+        if kept is not None and kept[0] is step:
+            return kept[1]
+        try:
+            inverse = [_scriptable(e) for e in step.inverse]
+        except Unrecordable:
+            raise Unrecordable(_UNDONE_PAST_SAVE.format(step=step.name)) from None
+        entry = {"name": f"Undo {step.name}", "edits": [self._edit_json(e) for e in inverse]}
+        text = json.dumps(entry, separators=(",", ":"))
+        if TAG not in text:
+            # One naming a file is small, and looked at again each time: the
+            # file may change, and then the values are written instead.
+            self.undone[id(step)] = (step, entry)
+            self.texts[id(entry)] = (entry, text)
+        return entry
+
+    def text(self, entry: dict) -> str:
+        """`entry` (one of steps()) as JSON; an undo step's text is kept
+        (encoding tens of MB of weights takes most of a second)."""
+        kept = self.texts.get(id(entry))
+        if kept is not None and kept[0] is entry:
+            return kept[1]
+        return json.dumps(entry, separators=(",", ":"))
 
     def _edit_json(self, edit) -> dict:
         """`edit` as a script entry; the weight it puts back named in a file
@@ -238,9 +263,9 @@ class RecoveryWriter:
         if not steps:
             self.remove()
             return False
-        data = {"format": FORMAT, "pid": os.getpid(), "written": time.time(),
-                "original": self.original, "steps": steps}
-        text = json.dumps(data, separators=(",", ":"))
+        head = json.dumps({"format": FORMAT, "pid": os.getpid(), "written": time.time(),
+                           "original": self.original}, separators=(",", ":"))
+        text = head[:-1] + ',"steps":[' + ",".join(self.history.text(s) for s in steps) + "]}"
         self.directory.mkdir(parents=True, exist_ok=True)
         tmp = self.path.with_name(self.path.name + ".tmp")
         with open(tmp, "w", encoding="utf-8") as f:
@@ -319,7 +344,6 @@ def recover(document, rf: RecoveryFile) -> Outcome:
     from .edits import EditError
     from .edits.script import from_script
     from .errors import CoreError
-    from .file_tensors import Resolver
     out = Outcome()
     files = Resolver()
     for i, step in enumerate(rf.steps, 1):

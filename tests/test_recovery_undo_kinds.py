@@ -182,3 +182,17 @@ def test_an_input_put_back_still_cannot_be_written(model_path, tmp_path):
     doc.undo()
     with pytest.raises(rec.Unrecordable, match="Remove input W"):
         writer.write()
+
+
+def test_an_edit_after_the_undo_is_written_after_it(model_path, tmp_path):
+    """The undo step's text is kept between autosaves (a weight of many MB
+    is encoded once); what follows it is still written as it is now."""
+    doc, writer, _ = _undo_past_save(model_path, SetInitializer("W", np.ones((2, 128), np.float32)), tmp_path)
+    first = json.loads(writer.path.read_text())["steps"]
+    doc.apply(SetMetadata("later", "1"))
+    assert writer.write()
+    steps = json.loads(writer.path.read_text())["steps"]
+    assert steps[0] == first[0] and [s["name"] for s in steps] == ["Undo Set initializer W", "Set metadata later"]
+    again, outcome = _recovered(writer)
+    assert outcome.applied == 2
+    assert core.to_bytes(again.model) == core.to_bytes(doc.model)
