@@ -13,7 +13,7 @@ from onnxstudio.core.document import Document
 from onnxstudio.core.infer import Inference
 from onnxstudio.core.ir.types import TensorType
 
-from .helpers import F, I64, helper, make_model, node, out
+from .helpers import B, F, I64, helper, make_model, node, out
 
 
 def _add_relu(name="AddRelu", domain="local"):
@@ -151,4 +151,25 @@ def test_a_body_no_call_reaches_has_no_inferred_type():
     assert doc.analysis.type_of(m.graph.get_value("c")) == TensorType(F, (2, 3))
     # What the file declares (a function's values declare nothing), as a fresh run.
     assert doc.analysis.type_of(body["y"]) == body["y"].type
+    assert _body_types(doc.analysis.inference, m) == _fresh(m)
+
+
+def test_a_call_inside_an_if_branch_counts_and_moves_with_its_if():
+    then_g = helper.make_graph([node("AddRelu", ["b"], ["t"], domain="local")], "then", [],
+                               [helper.make_tensor_value_info("t", F, None)])
+    else_g = helper.make_graph([node("Identity", ["b"], ["e"])], "else", [],
+                               [helper.make_tensor_value_info("e", F, None)])
+    nodes = [node("AddRelu", ["a"], ["c"], domain="local"),
+             node("If", ["cond"], ["d"], then_branch=then_g, else_branch=else_g, name="branch")]
+    m = make_model(nodes, [("a", F, [2, 3]), ("b", F, [7]), ("cond", B, [])],
+                   [out("c"), out("d")], opset=18, functions=[_add_relu()], extra_opsets={"local": 1})
+    doc = Document(m)
+    body = _body(m)
+    assert doc.analysis.type_of(body["y"]) == TensorType(F, None)
+    # The If's outer value b changes: only the If (and the call in its branch) runs again.
+    doc.apply(edits.SetValueType("b", shape=[2, 3]), merge=False)
+    assert doc.analysis.type_of(body["y"]) == TensorType(F, (2, 3))
+    assert _body_types(doc.analysis.inference, m) == _fresh(m)
+    doc.undo()
+    assert doc.analysis.type_of(body["y"]) == TensorType(F, None)
     assert _body_types(doc.analysis.inference, m) == _fresh(m)
