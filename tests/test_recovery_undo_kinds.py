@@ -105,6 +105,20 @@ def test_an_undo_past_a_save_is_recovered_exactly(model_path, tmp_path, edit):
     assert onnx.load_from_string(core.to_bytes(again.model)) == onnx.load_from_string(_model_bytes())
 
 
+def test_a_bypass_that_declared_an_untyped_output_is_recovered(tmp_path):
+    """Delete and reconnect of the node producing a graph output: the value
+    it reads becomes the output and gets its type; undo takes both back
+    (a value_info-less intermediate has no type), which is now written as
+    set_value_type untyped and remove_graph_output."""
+    path = tmp_path / "chain.onnx"
+    path.write_bytes(chain_model())
+    _, writer, undone = _undo_past_save(path, lambda m: bypass_node(m, "c"), tmp_path)
+    assert _kinds(writer) <= set(core.edits.EDIT_KINDS)
+    again, outcome = _recovered(writer)
+    assert not outcome.skipped
+    assert core.to_bytes(again.model) == undone == chain_model()
+
+
 def test_a_sparse_initializer_change_is_recovered(tmp_path):
     path = tmp_path / "chain.onnx"
     path.write_bytes(chain_model())

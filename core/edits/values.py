@@ -369,6 +369,7 @@ class SetValueType(GraphEdit):
     shape: Optional[list] = None
     graph: GraphPath = ()
     restore: Any = field(default=None, repr=False, compare=False, metadata=NOT_IN_SCRIPT)
+    untyped: bool = False      # declare no type at all (an entry without a type field)
 
     def edit_graph(self, model, g, changes: Changes) -> Edit:
         place = f'{g.path}/value "{self.value}"'
@@ -381,6 +382,8 @@ class SetValueType(GraphEdit):
         old_overrides = g.declaration_overrides_of(v)
         if self.restore is not None:
             new_type, overrides = self.restore
+        elif self.untyped:
+            new_type, overrides = None, {}
         else:
             new_type, overrides = _retype(old_type, self.elem_type, self.shape, place), {}
         for k in old_overrides:
@@ -402,14 +405,16 @@ class SetValueType(GraphEdit):
         return f"Set type of {self.value}"
 
     def as_script_edit(self) -> Optional[Edit]:
-        """The old tensor type from its element type and dims; None for a
-        type that is not a tensor's, or when a declaration kept its own
-        verbatim text (a damaged file's repeat), which no edit writes."""
+        """The old tensor type from its element type and dims (or no type);
+        None for a type that is not a tensor's, or when a declaration kept
+        its own verbatim text (a damaged file's repeat), which no edit writes."""
         if self.restore is None:
             return self
         old_type, overrides = self.restore
-        if type(old_type) is not TensorType or overrides:
+        if overrides or not (old_type is None or type(old_type) is TensorType):
             return None
+        if old_type is None:
+            return SetValueType(self.value, graph=self.graph, untyped=True)
         shape = None if old_type.shape is None else list(old_type.shape)
         return SetValueType(self.value, int(old_type.elem_type), shape, self.graph)
 
@@ -552,7 +557,8 @@ class AddValueInfo(GraphEdit):
         ir(g.insert_declaration, "value_info", index, v, place=place)
         v.type = new_type
         _note_decl(changes, g, "value_info", v)
-        return _Undeclare("value_info", index, old_type, self.graph)
+        return _Undeclare("value_info", index, old_type, self.graph, v.name,
+                          _occurrence_at(g.declarations("value_info"), index))
 
     def describe(self) -> str:
         return f"Declare {self.value}"
@@ -567,6 +573,8 @@ class _Undeclare(GraphEdit):
     index: int
     type: Any
     graph: GraphPath = ()
+    name: str = ""          # the value declared, and which declaration of its name the entry is
+    occurrence: int = 0
 
     def edit_graph(self, model, g, changes: Changes) -> Edit:
         value, override = ir(g.remove_declaration, self.decl, self.index, place=g.path)
@@ -574,6 +582,16 @@ class _Undeclare(GraphEdit):
         value.type = self.type
         _note_decl(changes, g, self.decl, value)
         return _Declare(self.decl, self.index, value, override, current, self.graph)
+
+    def as_script_edit(self) -> Optional[Edit]:
+        """The entry taken out by name, for a value that had no type before
+        it was declared (an output a bypass or a cut added): removing the
+        entry leaves it none, as here. None when it had a type to get back."""
+        if not self.name or self.type is not None:
+            return None
+        if self.decl == "value_info":
+            return RemoveValueInfo(self.name, self.graph)
+        return _REMOVERS[self.decl](self.name, self.graph, occurrence=self.occurrence)
 
 
 class _RemoveDeclaration(GraphEdit):
@@ -642,7 +660,8 @@ class AddGraphInput(GraphEdit):
         ir(g.insert_declaration, "input", index, v, place=place)
         v.type = new_type
         _note_decl(changes, g, "input", v)
-        return _Undeclare("input", index, old_type, self.graph)
+        return _Undeclare("input", index, old_type, self.graph, v.name,
+                          _occurrence_at(g.declarations("input"), index))
 
     def describe(self) -> str:
         return f"Add input {self.name}"
@@ -698,7 +717,8 @@ class AddGraphOutput(GraphEdit):
         ir(g.insert_declaration, "output", index, v, place=place)
         v.type = new_type
         _note_decl(changes, g, "output", v)
-        return _Undeclare("output", index, old_type, self.graph)
+        return _Undeclare("output", index, old_type, self.graph, v.name,
+                          _occurrence_at(g.declarations("output"), index))
 
     def describe(self) -> str:
         return f"Add output {self.name}"
