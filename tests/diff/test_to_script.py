@@ -119,7 +119,7 @@ def test_swapped_names_and_an_opset_import_replay():
     SetOpsetImport("", 18).apply(b)
     derived = derive_script(diff_models(a, b))
     assert derived.complete and derived.script[0] == {"kind": "set_opset_import", "domain": "", "version": 18,
-                                                      "graph": []}
+                                                      "graph": [], "position": None, "listed": None}
     assert _replayed_equals(a, b, derived.script)
     doc = Document(a.clone())
     replay(doc, derived.script)
