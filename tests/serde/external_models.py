@@ -20,3 +20,18 @@ def saved_with_external_data(folder, w2_size: int = 1024):
     onnx.save_model(m, folder / "model.onnx", save_as_external_data=True, all_tensors_to_one_file=True,
                     location="model.onnx.data", size_threshold=0)
     return folder / "model.onnx"
+
+
+def fail_the_model_rename(monkeypatch, path) -> None:
+    """Make the save's last step, the model file's rename into place at
+    `path`, fail as a full disk does; the data files' renames go through."""
+    import os
+
+    from onnxstudio.core.serde import io as serde_io
+    real = os.replace
+
+    def fails_for_the_model(src, dst):
+        if os.fspath(dst) == os.fspath(path):
+            raise OSError(28, "No space left on device")
+        return real(src, dst)
+    monkeypatch.setattr(serde_io.os, "replace", fails_for_the_model)

@@ -15,6 +15,8 @@ from onnxstudio.core.edits import SetInitializer
 from onnxstudio.core.serde import io as serde_io
 from onnxstudio.core.serde.io import SaveOptions
 
+from external_models import fail_the_model_rename
+
 NEW = np.linspace(-1, 1, 512, dtype=np.float32).reshape(2, 256)
 
 
@@ -103,13 +105,7 @@ def test_an_interrupted_save_of_an_edited_external_weight_leaves_model_and_data_
     doc = core.Document.open(path)
     doc.apply(SetInitializer("a", NEW))
     before, weights = _files(path.parent), _weight_bytes(path)
-    real = os.replace
-
-    def fails_for_the_model(src, dst):
-        if os.fspath(dst) == os.fspath(path):
-            raise OSError(28, "No space left on device")
-        return real(src, dst)
-    monkeypatch.setattr(serde_io.os, "replace", fails_for_the_model)
+    fail_the_model_rename(monkeypatch, path)
     with pytest.raises(core.SaveError, match="nothing was changed"):
         doc.save()
     monkeypatch.undo()

@@ -16,7 +16,7 @@ from onnxstudio import core
 from onnxstudio.core.edits import SetInitializer, SetMetadata
 from onnxstudio.core.serde import io as serde_io
 
-from external_models import saved_with_external_data
+from external_models import fail_the_model_rename, saved_with_external_data
 
 
 def _files(folder):
@@ -37,13 +37,7 @@ def _edited_document(tmp_path):
 def test_the_model_rename_failing_puts_the_old_data_file_back(tmp_path, monkeypatch):
     path, doc = _edited_document(tmp_path)
     before, weights = _files(path.parent), _weights(path)
-    real = os.replace
-
-    def fails_for_the_model(src, dst):
-        if os.fspath(dst) == os.fspath(path):
-            raise OSError(28, "No space left on device")
-        return real(src, dst)
-    monkeypatch.setattr(serde_io.os, "replace", fails_for_the_model)
+    fail_the_model_rename(monkeypatch, path)
     with pytest.raises(core.SaveError, match="nothing was changed"):
         doc.save()
     monkeypatch.undo()
