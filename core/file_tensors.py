@@ -19,6 +19,7 @@ since (size, modification time, the head's hash), naming the file.
 """
 from __future__ import annotations
 
+import hashlib
 import os
 import pathlib
 from typing import Optional
@@ -26,6 +27,21 @@ from typing import Optional
 from .errors import CoreError
 
 TAG = "$file_tensor"
+HEAD_BYTES = 64 * 1024
+
+
+def file_identity(path) -> dict | None:
+    """Size, mtime and a hash of the head of `path`; None if it cannot be read.
+    What tells a file unchanged since: here for the tensors named in it, and
+    for recovery.py's model file (which imports it from here)."""
+    path = pathlib.Path(path)
+    try:
+        st = path.stat()
+        with open(path, "rb") as f:
+            head = hashlib.sha256(f.read(HEAD_BYTES)).hexdigest()
+    except OSError:
+        return None
+    return {"path": str(path.resolve()), "size": st.st_size, "mtime_ns": st.st_mtime_ns, "head": head}
 
 
 class FileChanged(CoreError):
@@ -44,7 +60,6 @@ class FileTensors:
         graph's initializers as the model has them now, and none of what was
         noted for it before."""
         from .ir import Tensor
-        from .recovery import file_identity
         if path is None:
             return
         identity = file_identity(path)
@@ -60,7 +75,6 @@ class FileTensors:
 
     def reference(self, tensor) -> Optional[dict]:
         """The reference to `tensor` in a file still as it was noted, or None."""
-        from .recovery import file_identity
         hit = self.where.get(id(tensor)) if tensor is not None else None
         if hit is None or hit[0] is not tensor:
             return None
@@ -108,7 +122,6 @@ class Resolver:
 
     def _tensor(self, ref: dict):
         from .ir import Tensor
-        from .recovery import file_identity
         from .serde.io import load
         path, name = ref["path"], ref["name"]
         what = f"the old values of initializer {name!r} were to be read from {path}"

@@ -25,17 +25,15 @@ No Qt here; ui/recovery_prompt.py adds the timer and the questions.
 """
 from __future__ import annotations
 
-import hashlib
 import json
 import os
 import pathlib
 import time
 from dataclasses import dataclass, field
 
-from .file_tensors import TAG, FileTensors, Resolver
+from .file_tensors import TAG, FileTensors, Resolver, file_identity
 
 FORMAT = "onnxstudio-recovery/1"
-HEAD_BYTES = 64 * 1024
 
 
 def recovery_dir() -> pathlib.Path:
@@ -44,18 +42,6 @@ def recovery_dir() -> pathlib.Path:
         return pathlib.Path(override)
     base = os.environ.get("XDG_STATE_HOME") or str(pathlib.Path.home() / ".local" / "state")
     return pathlib.Path(base) / "onnxstudio" / "recovery"
-
-
-def file_identity(path) -> dict | None:
-    """Size, mtime and a hash of the head of `path`; None if it cannot be read."""
-    path = pathlib.Path(path)
-    try:
-        st = path.stat()
-        with open(path, "rb") as f:
-            head = hashlib.sha256(f.read(HEAD_BYTES)).hexdigest()
-    except OSError:
-        return None
-    return {"path": str(path.resolve()), "size": st.st_size, "mtime_ns": st.st_mtime_ns, "head": head}
 
 
 def _alive(pid: int) -> bool:
