@@ -14,8 +14,6 @@ from .counts import counted
 from .run import configure_inputs, file_target, input_feeds
 
 NAME = "reduce"
-HELP = ("Write the smallest subgraph that still disagrees with the reference (onnxruntime, a golden .npz or a "
-        "second model), starting from the node with the largest own error, with its inputs as .npz beside it.")
 
 
 def configure(p) -> None:

@@ -27,7 +27,6 @@ from ._compare import compare, comparison_options, configure_comparison
 from .counts import counted
 
 NAME = "run"
-HELP = "Run a model (or selected nodes) on inputs with the built-in numpy executor."
 
 
 def configure_inputs(p) -> None:
