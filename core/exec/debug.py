@@ -374,9 +374,8 @@ class DebugRun(Stepping):
         """Drop the body values of the bodies `nodes` (main-graph nodes about
         to run, or just run, unrecorded) run: their If/Loop/Scan bodies or the
         function they call, and the bodies nested in those."""
-        functions = self.model.functions
         for node in nodes:
-            called = functions.get((node.domain, node.op_type, node.overload))
+            called = self.model.function(node.domain, node.op_type, node.overload)
             bodies = [called.graph] if called is not None else [g for _, g in node.subgraphs()]
             for body in bodies:
                 for g in body.walk():
