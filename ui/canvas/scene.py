@@ -98,7 +98,7 @@ def _filled_in(declared, found):
 
 
 def value_type_text(value, inferred: Optional[dict] = None) -> str:
-    """"float32[1,128]" of shown_type, or "" when no type is known."""
+    """"float32[1,128]" of displayed_type, or "" when no type is known."""
     vtype = displayed_type(value, inferred)
     return "" if vtype is None else str(vtype)
 

@@ -395,15 +395,15 @@ class PropertiesPanel(QWidget):
             text = esc(f"{getattr(dtype, 'name', dtype)}{list(value.dims)} " + self.tr(
                 "(sparse: {stored} of {total} elements stored)").format(
                 stored=value.values.size, total=int(np.prod(value.dims, dtype=np.int64))))
-        elif element_type_named(attr) is not None:
-            text = esc(f"{element_type_named(attr)} ({value})")     # as on the box: "to = bool"
+        elif (named := element_type_named(attr)) is not None:
+            text = esc(f"{named} ({value})")     # as on the box: "to = bool"
         elif isinstance(value, (list, tuple)):
             shown = ", ".join(_short(v) for v in value[:MAX_ATTR_ITEMS])
             more = (self.tr(", … ({n} items)").format(n=len(value))
                     if len(value) > MAX_ATTR_ITEMS else "")
             text = esc(f"[{shown}{more}]") + _limits_note(value[:MAX_ATTR_ITEMS])
-        elif int_limit_named(value) is not None:
-            text = esc(f"{int_limit_named(value)} ({value})")     # as on the box: "ends = INT64_MAX"
+        elif (named := int_limit_named(value)) is not None:
+            text = esc(f"{named} ({value})")     # as on the box: "ends = INT64_MAX"
         else:
             text = esc(_short(value))
         return f"{text} <span class='muted'>{kind}</span>"
@@ -516,8 +516,9 @@ class PropertiesPanel(QWidget):
 def _short(value) -> str:
     if isinstance(value, float):
         return f"{value:.6g}"
-    if int_limit_named(value) is not None:
-        return int_limit_named(value)
+    named = int_limit_named(value)
+    if named is not None:
+        return named
     if isinstance(value, bytes):
         return repr(value)
     text = str(value)
