@@ -3,7 +3,9 @@
 Inference re-runs main-graph nodes only: a node inside a subgraph is
 inferred when the main-graph node holding it runs, and a function body
 when a call of the function does. So every touched thing is mapped to the
-main-graph node above it, or to the calls of the function it belongs to.
+main-graph node above it, or to the calls of the function it belongs to;
+a function called from another function's body counts as changed in its
+callers too (main calls F, F calls G: an edit in G re-infers the call of F).
 """
 from __future__ import annotations
 
@@ -40,7 +42,7 @@ def affected(model, changes) -> tuple[set, set, list]:
         values.update(main.inputs)
         nodes.update(v.producer for v in main.outputs if v.producer is not None)
     if calls:
-        nodes |= _calls_of(calls, main)
+        nodes |= _calls_of(_with_callers(calls, model), main)
     removed = [n for n in changes.nodes_removed if n.graph is None]
     return nodes, values, removed
 
@@ -54,6 +56,26 @@ def _calls_of(keys: set, main) -> set:
             if (n.domain, n.op_type, n.overload) in keys:
                 found.add(n if g is main else holder_in_main(g, main)[0])
     found.discard(None)
+    return found
+
+
+def _with_callers(keys: set, model) -> set:
+    """`keys` and every function whose body (subgraphs included) calls one
+    of them, directly or through other functions. A recursive model is
+    invalid (the checker says so) but must not loop here: each function is
+    added once."""
+    callers: dict = {}          # function key -> keys of the functions calling it
+    for key, function in model.functions.snapshot().items():
+        for g in function.graph.walk():
+            for n in g.nodes:
+                callers.setdefault((n.domain, n.op_type, n.overload), set()).add(key)
+    found = set(keys)
+    todo = list(keys)
+    while todo:
+        for caller in callers.get(todo.pop(), ()):
+            if caller not in found:
+                found.add(caller)
+                todo.append(caller)
     return found
 
 

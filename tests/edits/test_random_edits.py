@@ -57,7 +57,33 @@ def _sources():
         if name in cases:
             out.append(pytest.param(("backend", cases[name].model_path), id=name))
     out.append(pytest.param(("chain", None), id="chain_with_function"))
+    out.append(pytest.param(("nested", None), id="nested_functions"))
     return out
+
+
+def _nested_functions_model() -> bytes:
+    """Main calls Outer, directly and in an If branch; Outer's body calls
+    Inner, which transposes (so a rewire or an edit there moves shapes)."""
+    from onnx import TensorProto, helper
+    opsets = [helper.make_opsetid("", 18), helper.make_opsetid("local", 1)]
+    inner = helper.make_function("local", "Inner", ["x"], ["y"],
+                                 [helper.make_node("Transpose", ["x"], ["t"], perm=[1, 0], name="inner_t"),
+                                  helper.make_node("Relu", ["t"], ["y"], name="inner_relu")], opsets)
+    outer = helper.make_function("local", "Outer", ["u"], ["w"],
+                                 [helper.make_node("Inner", ["u"], ["v"], domain="local", name="outer_call"),
+                                  helper.make_node("Abs", ["v"], ["w"], name="outer_abs")], opsets)
+    then_g = helper.make_graph([helper.make_node("Outer", ["o"], ["t2"], domain="local", name="branch_call")],
+                               "then", [], [helper.make_tensor_value_info("t2", TensorProto.FLOAT, None)])
+    else_g = helper.make_graph([helper.make_node("Neg", ["x"], ["e"], name="branch_neg")], "else", [],
+                               [helper.make_tensor_value_info("e", TensorProto.FLOAT, None)])
+    nodes = [helper.make_node("Outer", ["x"], ["o"], domain="local", name="main_call"),
+             helper.make_node("If", ["cond"], ["z"], name="if", then_branch=then_g, else_branch=else_g),
+             helper.make_node("Shape", ["o"], ["o_shape"], name="reader")]
+    g = helper.make_graph(nodes, "g", [helper.make_tensor_value_info("x", TensorProto.FLOAT, ["N", 4]),
+                                       helper.make_tensor_value_info("cond", TensorProto.BOOL, [])],
+                          [helper.make_tensor_value_info("z", TensorProto.FLOAT, None),
+                           helper.make_tensor_value_info("o_shape", TensorProto.INT64, None)])
+    return helper.make_model(g, opset_imports=opsets, functions=[inner, outer], ir_version=10).SerializeToString()
 
 
 _BYTES: dict = {}
@@ -69,6 +95,8 @@ def _load(source):
     if key not in _BYTES:
         if kind == "chain":
             _BYTES[key] = chain_model()
+        elif kind == "nested":
+            _BYTES[key] = _nested_functions_model()
         else:
             _BYTES[key] = (where / "model.onnx" if where.is_dir() else where).read_bytes()
     return core.load_bytes(_BYTES[key])
@@ -80,14 +108,18 @@ _FRESH = re.compile(r"\?\d+")
 
 
 def _types(analysis) -> list:
-    """Every inferred type of every graph, in walk order, with the fresh
-    dim names (?N, arbitrary per run by design) numbered by first appearance."""
+    """Every inferred type of every graph (function bodies too), in walk
+    order, with the fresh dim names (?N, arbitrary per run by design)
+    numbered by first appearance."""
     names: dict = {}
 
     def canon(m):
         return names.setdefault(m.group(0), f"?{len(names) + 1}")
     out = []
-    for g in analysis.model.graph.walk():
+    graphs = list(analysis.model.graph.walk())
+    for fn in analysis.model.functions.values():
+        graphs.extend(fn.graph.walk())
+    for g in graphs:
         for name, t in analysis.inference.types_in(g).items():
             out.append((g.path if g.parent_node is None else "sub", name, _FRESH.sub(canon, str(t))))
     return out
