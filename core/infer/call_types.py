@@ -13,7 +13,10 @@ calls, directly or through other functions), because that is the unit
 `Inference.update` re-infers: re-inferring a node replaces its record, and
 removing it drops the record, so a call's old types never linger. After an
 update only the body values whose records changed are merged again (one
-pass over the records); a full run merges everything once, at the end.
+pass over the records); a full run merges everything once, at the end. A
+call re-inferred with the same record as before still wrote its own types
+over the merged ones while its body was walked: those are put back from
+what was shown, without merging again.
 """
 from __future__ import annotations
 
@@ -30,6 +33,7 @@ class CallTypes:
         self._records: dict = {}     # main-graph node -> {body Value: type}
         self._shown: dict = {}       # body Value -> its merged type, as last settled
         self._stale: set = set()     # body Values whose records changed since
+        self._restore: set = set()   # body Values a call overwrote with its own types, records unchanged
         self._all_stale = True       # after clear(): merge every record
         self._values: dict = {}      # function graph -> its values, for one run or update
         self._current = None         # the record being filled, while a node is inferred
@@ -40,6 +44,7 @@ class CallTypes:
         self._records.clear()
         self._shown.clear()
         self._stale.clear()
+        self._restore.clear()
         self._all_stale = True
         self.new_pass()
 
@@ -82,7 +87,12 @@ class CallTypes:
         stale = self._stale
         # Comparing the records costs more than it saves once their values
         # are stale anyway (an update re-inferring many calls).
-        if old and record and stale.issuperset(record) and stale.issuperset(old) or old == record:
+        if old and record and stale.issuperset(record) and stale.issuperset(old):
+            return
+        if old == record:
+            # The merged types stand, but this call's walk wrote its own
+            # over them (a renamed call of two would show its types only).
+            self._restore.update(record)
             return
         if old:
             stale.update(old)
@@ -100,6 +110,7 @@ class CallTypes:
         changed (a value no call reaches any more loses its entry); returns
         [(value, type shown before)] for those whose shown type moved."""
         targets = None if self._all_stale else self._stale
+        self._put_back_shown(types, targets)
         if targets is not None and not targets:
             return []
         merged: dict = {}
@@ -135,6 +146,22 @@ class CallTypes:
         self._all_stale = False
         self._disagree.clear()
         return moved
+
+    def _put_back_shown(self, types: dict, targets) -> None:
+        """What calls with unchanged records overwrote gets its merged type
+        back (values about to be merged again need not)."""
+        restore, self._restore = self._restore, set()
+        if targets is None:
+            return
+        shown = self._shown
+        for v in restore:
+            if v in targets:
+                continue
+            t = shown.get(v, _MISSING)
+            if t is _MISSING:
+                types.pop(v, None)
+            else:
+                types[v] = t
 
     def calls_disagree(self, value) -> bool:
         """True when the calls reaching body `value` give it different types
