@@ -4,6 +4,11 @@ A Tensor decodes its data on first use and keeps the array. Until it is
 edited it also keeps the message it came from, so saving an untouched tensor
 writes back exactly what was read. Raw bytes may live in a memory-mapped
 model file or in an external data file; nothing is read before it is needed.
+
+A tensor whose external data reference can never be followed (no location,
+a location outside the model's folder...) is still part of the model, so
+the file opens and its graph can be explored: it is marked `unreadable`
+with the reason, and reading its data raises (see `unreadable_as_read`).
 """
 from __future__ import annotations
 
@@ -32,7 +37,7 @@ NAMELESS = "a tensor with no name"
 
 
 class Tensor:
-    __slots__ = ("_proto", "_raw", "_array", "external", "_reader", "_dtype", "_shape", "_name")
+    __slots__ = ("_proto", "_raw", "_array", "external", "_reader", "_dtype", "_shape", "_name", "unreadable")
 
     def __init__(self, proto: pb.TensorProto, raw=None, external: Optional[ExternalRef] = None,
                  reader: Optional[Callable[["Tensor"], object]] = None):
@@ -46,6 +51,23 @@ class Tensor:
         self._dtype = DataType(proto.data_type) if is_known(proto.data_type) else proto.data_type
         self._shape = tuple(proto.dims)
         self._name = proto.name
+        # Why the data can never be read (serde's words, after the tensor's
+        # place), or None. Such a tensor has no `external` reference: nothing
+        # ever resolves its location to a path.
+        self.unreadable: Optional[str] = None
+
+    @classmethod
+    def unreadable_as_read(cls, proto: pb.TensorProto, raw, reason: str,
+                           refuse: Callable[["Tensor"], object]) -> "Tensor":
+        """A tensor as read whose external data reference cannot be followed.
+        Its message (and any `raw` moved out of it) is kept as read, so a
+        save that keeps it writes back the very same entries; reading its
+        data calls `refuse`, which raises (serde's ExternalDataError, naming
+        the tensor's place: ir raises none of core's errors itself)."""
+        t = cls(proto, raw)
+        t.unreadable = reason
+        t._reader = refuse
+        return t
 
     @classmethod
     def from_numpy(cls, array, name: str = "", data_type: Optional[int] = None) -> "Tensor":
@@ -126,6 +148,7 @@ class Tensor:
     def numpy(self) -> np.ndarray:
         """The data as a numpy array (read-only; decoded once)."""
         if self._array is None:
+            self._refuse_if_unreadable()
             raw = self._raw
             if self.external is not None:
                 if self._reader is None:
@@ -148,9 +171,19 @@ class Tensor:
             self._array = arr
         return self._array
 
+    def _refuse_if_unreadable(self) -> None:
+        if self.unreadable is not None:
+            if self._reader is not None:
+                self._reader(self)          # raises
+            raise codec.TensorDataError(f"{self._who()}: {self.unreadable}")
+
     def raw_bytes(self):
         """Little-endian storage bytes (a memoryview where possible, no decoding)."""
+        if self._array is None:
+            self._refuse_if_unreadable()
         if self.external is not None and self._array is None:
+            if self._reader is None:
+                self.numpy()                # raises: loaded from bytes without a folder
             return self._reader(self)
         if self._raw is not None and self._array is None:
             return self._raw
@@ -179,6 +212,7 @@ class Tensor:
     def __repr__(self) -> str:
         from .dtypes import type_name
         ext = f" external={self.external.location!r}" if self.external else ""
+        ext += " unreadable" if self.unreadable is not None else ""
         return f"Tensor({self._name!r}, {type_name(self._dtype)}{list(self._shape)}{ext})"
 
 

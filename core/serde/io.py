@@ -58,6 +58,8 @@ def _parse(buf, origin: str):
 def _build(mp: pb.ModelProto, stripper: wire.Stripper, files: Optional[external.ExternalFiles],
            origin: str) -> Model:
     payloads = stripper.payloads
+    base_dir = files.base_dir if files is not None else None
+    refusal = external.Refusal()
 
     def make_tensor(tp: pb.TensorProto) -> Tensor:
         raw = None
@@ -66,33 +68,29 @@ def _build(mp: pb.ModelProto, stripper: wire.Stripper, files: Optional[external.
             if i >= 0:
                 raw = payloads[i]
                 tp.ClearField("raw_data")
+        if tp.data_location != external.EXTERNAL:
+            return Tensor(tp, raw)
+        problem = external.reference_problem(tp, base_dir)
+        if problem is not None:
+            # Kept as read and refused when its data is needed: one bad
+            # weight reference no longer stops the whole graph from opening.
+            return Tensor.unreadable_as_read(tp, raw, problem, refusal)
         ref = external.external_ref(tp)
-        if ref is not None:
-            if files is None:
-                return Tensor(tp, external=ref)
-            try:
-                files.path(ref, tp.name)   # refuses locations outside the folder now
-            except ExternalDataError as e:
-                raise ExternalDataError(f"{origin}: {e}") from None
-            return Tensor(tp, raw, external=ref, reader=files.read)
-        return Tensor(tp, raw)
+        if files is None:
+            return Tensor(tp, external=ref)
+        return Tensor(tp, raw, external=ref, reader=files.read)
 
-    # Refuse unsafe external locations now, not when the graph is first used.
     if files is not None:
         for tp in mp.graph.initializer:
-            if tp.data_location == external.EXTERNAL:
-                try:
-                    ref = external.external_ref(tp)
-                    files.path(ref, tp.name)
-                except ExternalDataError as e:
-                    raise ExternalDataError(f"{origin}: {e}") from None
-                files.stored_as_read.setdefault(as_text(tp.name), ref.location)
+            if tp.data_location == external.EXTERNAL and external.reference_problem(tp, base_dir) is None:
+                files.stored_as_read.setdefault(as_text(tp.name), external.external_ref(tp).location)
     model = model_from_proto(mp, make_tensor, lazy=True)
     model.attach_external_files(files)
+    # Weakly: the model holds both (through its tensors); a strong reference back would be a cycle.
+    owner = weakref.ref(model)
+    refusal.describe = lambda t: external.tensor_place(owner(), t) if owner() is not None else None
     if files is not None:
-        # Weakly: the model holds `files`; a strong reference back would be a cycle.
-        owner = weakref.ref(model)
-        files.describe = lambda t: external.tensor_place(owner(), t) if owner() is not None else None
+        files.describe = refusal.describe
     return model
 
 
@@ -371,6 +369,10 @@ def _tensor_writer(opts: SaveOptions, ext: _ExternalWriter, auto_file: Optional[
     kept = kept or {}
 
     def write(t: Tensor) -> pb.TensorProto:
+        if t.unreadable is not None:
+            if opts.external_data is None:
+                return t.to_proto()     # as read: save() let it through (unreadable_save_problem)
+            t.raw_bytes()               # refused, naming the tensor (to_bytes: every tensor inline)
         location = None
         if opts.external_data:
             location = opts.external_data if t.nbytes >= opts.size_threshold else None
@@ -417,6 +419,9 @@ def save(model: Model, path: PathLike, options: Optional[SaveOptions] = None, **
                         f"limit; save with external data instead")
     if opts.external_data:
         _refuse_source_data(model, path, opts.external_data)
+    problem = external.unreadable_save_problem(model, path, opts.external_data)
+    if problem is not None:
+        raise SaveError(f"{path}: {problem}")
     ext = _ExternalWriter(folder, opts.align, [path] + ([pathlib.Path(model.path)] if model.path else []))
     tmp = None
     try:
