@@ -60,6 +60,7 @@ class Document:
         self._merge_open = True        # a save or an undo closes merging into the last step
         self._analysis = None          # Analysis (inference + checker), created on first use
         self._saved_once = False       # saved since read: the file's text is the IR's (Analysis.file_rewritten)
+        self.last_save = None          # serde.io.Saved of the last save (None before one)
 
     @classmethod
     def open(cls, path) -> "Document":
@@ -205,7 +206,8 @@ class Document:
         target = pathlib.Path(path) if path is not None else self.path
         if target is None:
             raise ValueError("this document has no file yet: give a path")
-        save(self.model, target, options) if options is not None else save(self.model, target)
+        # What the save appended to data files (a save in place only grows them): the app says so.
+        self.last_save = save(self.model, target, options) if options is not None else save(self.model, target)
         self.path = target
         # The file now holds U+FFFD for any invalid UTF-8 read: not damaged any more.
         self._saved_once = True

@@ -14,7 +14,7 @@ import os
 import pathlib
 import tempfile
 import weakref
-from dataclasses import dataclass
+from dataclasses import dataclass, field
 from typing import Optional, Union
 
 from google.protobuf.message import DecodeError
@@ -22,7 +22,7 @@ from google.protobuf.message import DecodeError
 from ..errors import ExternalDataError, LoadError, SaveError
 from ..ir.model import Model
 from ..ir.text import as_text
-from ..ir.tensor import Tensor
+from ..ir.tensor import ExternalRef, Tensor
 from ..proto import onnx_pb2 as pb
 from . import external, wire
 from .convert import model_from_proto, model_to_proto
@@ -149,10 +149,31 @@ class SaveOptions:
     align: int = 64
 
 
-class _ExternalWriter:
-    """Collects tensor bytes per external file, then writes each atomically."""
+class _AppendFailed(Exception):
+    """Appending to a data file failed (an OSError): the save starts again
+    and rewrites the data files whole, as a save elsewhere does."""
 
-    def __init__(self, folder: pathlib.Path, align: int, models=()):
+
+@dataclass
+class Saved:
+    """What a save did beyond writing the model file. appended: the data
+    files a save in place appended to, each with the bytes it grew by
+    (padding included); empty when every weight was already there."""
+    appended: dict = field(default_factory=dict)
+
+
+class _ExternalWriter:
+    """Collects tensor bytes per external file, then writes each atomically.
+
+    Saving in place (`append_to`), the model's own data files are not
+    rewritten: a tensor the file already holds keeps its external_data
+    entries as read, and one not there yet (an edited weight, a new large
+    one) is appended at the end of its data file. Every offset any reader
+    uses (this model, its old file, another .onnx reading the same data
+    file) stays valid; the appended tail is unreferenced until the model
+    file is renamed into place, and `abort` cuts it off again."""
+
+    def __init__(self, folder: pathlib.Path, align: int, models=(), files=None, append_to=None):
         self.folder = folder
         self.align = align
         self.files: dict[str, tuple] = {}   # location -> (tmp file object, path)
@@ -160,8 +181,22 @@ class _ExternalWriter:
         # The file being written and the one the model came from: weights
         # written over either would leave a model that cannot be read.
         self.models = {p.resolve() for p in models}
+        self.model_files = files           # the model's ExternalFiles (its records of appended tensors)
+        self.append_to: dict[str, int] = dict(append_to or {})   # location -> its size before this save
+        self.appends: dict[str, tuple] = {}     # location -> (file object, path), opened on the first append
+        self.appended_now: dict[int, tuple] = {}   # id(tensor) -> (tensor, ExternalRef) where this save put it
 
-    def add(self, location: str, data, with_checksum: bool) -> list[tuple[str, str]]:
+    def keeps(self, t: Tensor, location: str) -> bool:
+        """`t` is already in `location`, a data file appended to: its
+        external_data entries are written again as read (no byte copied)."""
+        size = self.append_to.get(location)
+        ref = t.external
+        return (size is not None and ref is not None and ref.location == location and ref.length is not None
+                and ref.offset + ref.length <= size)
+
+    def add(self, location: str, t: Tensor, with_checksum: bool) -> list[tuple[str, str]]:
+        if location in self.append_to:
+            return _ref_entries(self._append(location, t, with_checksum))
         target = external.safe_path(self.folder, location)
         entry = self.files.get(location)
         if entry is None:
@@ -173,23 +208,76 @@ class _ExternalWriter:
             entry = (os.fdopen(fd, "wb"), pathlib.Path(tmp), target)
             self.files[location] = entry
         f = entry[0]
+        data = t.raw_bytes()
         pos = f.tell()
         pad = (-pos) % self.align
         if pad:
             f.write(b"\0" * pad)
             pos += pad
         f.write(data)
-        keys = [("location", location), ("offset", str(pos)), ("length", str(len(data)))]
-        if with_checksum:
-            keys.append(("checksum", hashlib.sha1(data).hexdigest()))
-        return keys
+        return _ref_entries(ExternalRef(location, pos, len(data),
+                                        hashlib.sha1(data).hexdigest() if with_checksum else ""))
+
+    def _append(self, location: str, t: Tensor, with_checksum: bool) -> ExternalRef:
+        ref = self._written_before(t, location)
+        if ref is None:
+            data = t.raw_bytes()        # before the file is touched: a tensor that cannot be read appends nothing
+            try:
+                entry = self.appends.get(location)
+                if entry is None:
+                    target = external.safe_path(self.folder, location)
+                    entry = self.appends[location] = (open(target, "r+b"), target)
+                f = entry[0]
+                # Aligned as a rewritten file would be: the end of what was
+                # there (or of the last tensor appended) rounded up.
+                pos = f.seek(0, os.SEEK_END)
+                pad = (-pos) % self.align
+                if pad:
+                    f.write(b"\0" * pad)
+                    pos += pad
+                f.write(data)
+            except OSError as e:
+                raise _AppendFailed(e) from None
+            ref = ExternalRef(location, pos, len(data), hashlib.sha1(data).hexdigest() if with_checksum else "")
+        self.appended_now[id(t)] = (t, ref)
+        return ref
+
+    def _written_before(self, t: Tensor, location: str) -> Optional[ExternalRef]:
+        """Where this save (a tensor used twice) or an earlier save in place
+        appended `t` to `location`, when the file still holds those bytes."""
+        found = self.appended_now.get(id(t))
+        if found is None and self.model_files is not None:
+            found = self.model_files.appended.get(id(t))
+            if found is not None and found[1].offset + found[1].length > self.append_to[location]:
+                found = None
+        if found is None or found[0] is not t or found[1].location != location:
+            return None
+        return found[1]
+
+    def appended_bytes(self) -> dict:
+        """location -> bytes appended to it by this save (after commit)."""
+        out = {}
+        for location, (_, target) in self.appends.items():
+            try:
+                out[location] = target.stat().st_size - self.append_to[location]
+            except OSError:
+                pass
+        return out
 
     def commit(self) -> None:
-        """Put each data file in place, keeping the file it replaces aside
+        """Flush the appended tails to disk, then put each rewritten data
+        file in place, keeping the file it replaces aside
         until `finish`: the model file is renamed after its data files, and
         if that rename fails `abort` puts them back, so the old model never
         reads a layout written for the new one. Kept aside as a second link
         (the name stays taken all along); renamed where links are not had."""
+        for f, _ in self.appends.values():
+            try:
+                f.flush()
+                os.fsync(f.fileno())
+                f.close()
+            except OSError as e:
+                raise _AppendFailed(e) from None
         for f, tmp, target in self.files.values():
             f.flush()
             os.fsync(f.fileno())
@@ -205,8 +293,10 @@ class _ExternalWriter:
             self.replaced.append((target, kept))
             os.replace(tmp, target)
 
-    def finish(self) -> None:
-        """The model file is in place: the old data files go."""
+    def finish(self, files) -> None:
+        """The model file is in place: the old data files go, and the
+        model's ExternalFiles (`files`, saved in place; else None) learn
+        where this save appended the tensors it holds in memory."""
         for _, kept in self.replaced:
             if kept is not None:
                 try:
@@ -214,15 +304,27 @@ class _ExternalWriter:
                 except OSError:
                     pass
         self.replaced = []
+        if files is not None:
+            files.appended = self.appended_now
 
     def abort(self) -> None:
-        """Drop what was written and put back any data file already replaced."""
+        """Drop what was written, cut the appended tails off and put back
+        any data file already replaced."""
         for f, tmp, _ in self.files.values():
             try:
                 f.close()
                 tmp.unlink()
             except OSError:
                 pass
+        for location, (f, target) in self.appends.items():
+            try:
+                f.close()
+                # Unreferenced anyway (the old model file is in place); cut
+                # off so a failed save leaves the data file as it was.
+                os.truncate(target, self.append_to[location])
+            except OSError:
+                pass
+        self.appends = {}
         for target, kept in reversed(self.replaced):
             try:
                 if kept is None:
@@ -234,6 +336,13 @@ class _ExternalWriter:
             except OSError:
                 pass
         self.replaced = []
+
+
+def _ref_entries(ref: ExternalRef) -> list[tuple[str, str]]:
+    keys = [("location", ref.location), ("offset", str(ref.offset)), ("length", str(ref.length))]
+    if ref.checksum:
+        keys.append(("checksum", ref.checksum))
+    return keys
 
 
 def _tensors(model: Model):
@@ -364,6 +473,41 @@ def _locations_read_by(path: pathlib.Path) -> set:
         return set()
 
 
+def _appendable_locations(model: Model, path: pathlib.Path, opts: SaveOptions, moved_to: Optional[str]) -> dict:
+    """The data files a save appends to instead of rewriting, each with its
+    size now: saving in place (the model's own path, keeping tensors where
+    they were), the model's own data files in its folder that are still
+    the files it maps. Not one that a reference reads to its end (no
+    length: it would read the appended bytes too) or that is the model
+    file itself. Empty otherwise: the data files are written whole."""
+    files = model.external_files
+    if opts.external_data is not None or files is None or moved_to is not None or model.path is None:
+        return {}
+    try:
+        if (pathlib.Path(model.path).resolve() != path.resolve()
+                or files.base_dir.resolve() != path.parent.resolve()):
+            return {}
+    except OSError:
+        return {}
+    to_the_end, own = set(), set(files.stored_as_read.values())
+    for t in _tensors(model):
+        if isinstance(t, Tensor) and t.is_external:
+            own.add(t.external.location)
+            if t.external.length is None:
+                to_the_end.add(t.external.location)
+    out = {}
+    for location in sorted(own - to_the_end):
+        try:
+            if (files.base_dir / location).resolve() == path.resolve():
+                continue
+        except OSError:
+            continue
+        size = files.size_if_still_mapped(location)
+        if size is not None:
+            out[location] = size
+    return out
+
+
 def _tensor_writer(opts: SaveOptions, ext: _ExternalWriter, auto_file: Optional[str],
                    moved_to: Optional[str] = None, kept: Optional[dict] = None):
     kept = kept or {}
@@ -388,22 +532,29 @@ def _tensor_writer(opts: SaveOptions, ext: _ExternalWriter, auto_file: Optional[
                 p.ClearField("data_location")
                 p.raw_data = bytes(t.raw_bytes())
             return p
+        if ext.keeps(t, location):
+            return t.to_proto()
         p = t.to_proto(with_data=False)
-        data = t.raw_bytes()
-        for field in ("raw_data", "float_data", "int32_data", "string_data", "int64_data",
-                      "double_data", "uint64_data", "external_data"):
-            p.ClearField(field)
+        for field_name in ("raw_data", "float_data", "int32_data", "string_data", "int64_data",
+                           "double_data", "uint64_data", "external_data"):
+            p.ClearField(field_name)
         p.data_location = external.EXTERNAL
         had_checksum = bool(t.external and t.external.checksum)
-        for k, v in ext.add(location, data, had_checksum):
+        for k, v in ext.add(location, t, had_checksum):
             e = p.external_data.add()
             e.key, e.value = k, v
         return p
     return write
 
 
-def save(model: Model, path: PathLike, options: Optional[SaveOptions] = None, **kw) -> None:
-    """Write `model` to `path` atomically (see SaveOptions for external data)."""
+def save(model: Model, path: PathLike, options: Optional[SaveOptions] = None, **kw) -> Saved:
+    """Write `model` to `path` atomically (see SaveOptions for external data).
+
+    Saved in place with tensors kept where they were, the model's data
+    files are not rewritten: what they hold stays, what they lack is
+    appended (see _ExternalWriter), so a data file only grows; the result
+    says by how much. When appending fails the data files are rewritten
+    whole instead."""
     opts = options or SaveOptions(**kw)
     path = pathlib.Path(path)
     folder = path.parent.absolute()
@@ -422,11 +573,25 @@ def save(model: Model, path: PathLike, options: Optional[SaveOptions] = None, **
     problem = external.unreadable_save_problem(model, path, opts.external_data)
     if problem is not None:
         raise SaveError(f"{path}: {problem}")
-    ext = _ExternalWriter(folder, opts.align, [path] + ([pathlib.Path(model.path)] if model.path else []))
+    try:
+        return _write(model, path, opts, auto_file, append=True)
+    except _AppendFailed:
+        # Cut off again by the first attempt; a platform that refuses to
+        # extend a mapped file still gets a correct save.
+        return _write(model, path, opts, auto_file, append=False)
+
+
+def _write(model: Model, path: pathlib.Path, opts: SaveOptions, auto_file: Optional[str], append: bool) -> Saved:
+    folder = path.parent.absolute()
     tmp = None
+    ext = None
     try:
         kept = kept_locations(model) if opts.external_data is None else {}
         moved_to = _source_data_moves(model, path, opts, kept)
+        append_to = _appendable_locations(model, path, opts, moved_to) if append else {}
+        in_place = model.external_files if _saved_in_place(model, path, opts) else None
+        ext = _ExternalWriter(folder, opts.align, [path] + ([pathlib.Path(model.path)] if model.path else []),
+                              in_place, append_to)
         mp = model_to_proto(model, _tensor_writer(opts, ext, auto_file, moved_to, kept))
         data = mp.SerializeToString()
         if len(data) >= PROTOBUF_LIMIT:
@@ -441,18 +606,22 @@ def save(model: Model, path: PathLike, options: Optional[SaveOptions] = None, **
         os.chmod(tmp, _file_mode(path))
         os.replace(tmp, path)
         tmp = None
-        ext.finish()
+        ext.finish(in_place)
         _fsync_dir(folder)
-    except ExternalDataError as e:
+        return Saved(ext.appended_bytes())
+    except _AppendFailed:
         ext.abort()
+        raise
+    except ExternalDataError as e:
+        _abort(ext)
         raise SaveError(f"{path}: {e}") from None
     except OSError as e:
-        ext.abort()
+        _abort(ext)
         raise SaveError(f"{path}: cannot write ({e.strerror or e}); nothing was changed") from None
     except BaseException:
         # Anything else (a bug, MemoryError, Ctrl+C) half-way: the same, no
         # stray temporary files and the old data files back in place.
-        ext.abort()
+        _abort(ext)
         raise
     finally:
         if tmp is not None:
@@ -460,6 +629,21 @@ def save(model: Model, path: PathLike, options: Optional[SaveOptions] = None, **
                 os.unlink(tmp)
             except OSError:
                 pass
+
+
+def _abort(ext: Optional[_ExternalWriter]) -> None:
+    if ext is not None:
+        ext.abort()
+
+
+def _saved_in_place(model: Model, path: pathlib.Path, opts: SaveOptions) -> bool:
+    """Saved over the file it was read from, tensors kept where they were."""
+    if opts.external_data is not None or model.path is None or model.external_files is None:
+        return False
+    try:
+        return pathlib.Path(model.path).resolve() == path.resolve()
+    except OSError:
+        return False
 
 
 def to_bytes(model: Model) -> bytes:

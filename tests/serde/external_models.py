@@ -35,3 +35,18 @@ def fail_the_model_rename(monkeypatch, path) -> None:
             raise OSError(28, "No space left on device")
         return real(src, dst)
     monkeypatch.setattr(serde_io.os, "replace", fails_for_the_model)
+
+
+def refuse_appends(monkeypatch) -> None:
+    """Make a save's append to a data file fail, as on a platform that
+    refuses to extend a file that is mapped; other opens go through."""
+    import builtins
+
+    from onnxstudio.core.serde import io as serde_io
+    real = builtins.open
+
+    def refuses_appending(file, mode="r", *args, **kw):
+        if "+" in mode or "a" in mode:
+            raise OSError(1, "Operation not permitted")
+        return real(file, mode, *args, **kw)
+    monkeypatch.setattr(serde_io, "open", refuses_appending, raising=False)

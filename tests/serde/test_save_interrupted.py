@@ -13,10 +13,10 @@ import pytest
 from onnx import numpy_helper
 
 from onnxstudio import core
-from onnxstudio.core.edits import SetInitializer, SetMetadata
+from onnxstudio.core.edits import SetInitializer
 from onnxstudio.core.serde import io as serde_io
 
-from external_models import fail_the_model_rename, saved_with_external_data
+from external_models import fail_the_model_rename, refuse_appends, saved_with_external_data
 
 
 def _files(folder):
@@ -88,7 +88,10 @@ def test_a_data_file_failing_to_go_in_place_puts_back_the_ones_before_it(tmp_pat
     onnx.save(model, str(path))
     assert _weights(path)["w2"][0] == 3
     doc = core.Document.open(path)
-    doc.apply(SetMetadata("edited", "yes"))       # weights stay where they are: both files are written
+    doc.apply(SetInitializer("w1", np.full(1024, 7, np.float32)))     # kept in model.onnx.data
+    # Saved in place, data files are appended to, never replaced; when
+    # appending the edited w1 is refused, both are written whole and put in place.
+    refuse_appends(monkeypatch)
     before = _files(path.parent)
     real = os.replace
 
