@@ -164,8 +164,7 @@ class FileActions:
             return False
         self.stamp = file_stamp(path)
         self.window.path = path
-        self.window.statusBar().showMessage(
-            translate("FileActions", "Saved {path}").format(path=path), 8000)
+        self.window.statusBar().showMessage(_saved_text(path, doc.last_save), 8000)
         self.update_title()
         recovery = getattr(self.window, "recovery", None)
         if recovery is not None:
@@ -202,6 +201,20 @@ class FileActions:
                                        "FileActions", "Where should the weights (tensors ≥ 1 KB) go?"),
                                    WEIGHTS_CHOICES + ("Cancel",), WEIGHTS_CHOICES[0])
         return None if answer == "Cancel" else answer
+
+
+def _saved_text(path, saved) -> str:
+    """'Saved PATH', and what the save appended to data files: a save in
+    place never rewrites them, so they only grow (Save As writes compact ones)."""
+    text = translate("FileActions", "Saved {path}").format(path=path)
+    appended = {name: size for name, size in (saved.appended if saved is not None else {}).items() if size > 0}
+    if appended:
+        from onnxstudio.core.summary import human_bytes
+        text += "; " + translate("FileActions", "appended {files} (the data files only grow: Save As writes "
+                                 "compact ones)").format(
+            files=", ".join(translate("FileActions", "{size} to {file}").format(size=human_bytes(size), file=name)
+                            for name, size in appended.items()))
+    return text
 
 
 def write_script(path, data) -> None:

@@ -1007,6 +1007,14 @@
         <translation>已保存 {path}</translation>
     </message>
     <message>
+        <source>appended {files} (the data files only grow: Save As writes compact ones)</source>
+        <translation>已追加 {files}（数据文件只会变大：“另存为”写出紧凑的数据文件）</translation>
+    </message>
+    <message>
+        <source>{size} to {file}</source>
+        <translation>{size} 到 {file}</translation>
+    </message>
+    <message>
         <source>Save edits as script</source>
         <translation>将编辑保存为脚本</translation>
     </message>
