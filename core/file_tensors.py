@@ -52,7 +52,8 @@ class FileTensors:
     """Which tensors of a document files on disk hold, by id."""
 
     def __init__(self):
-        self.where: dict[int, tuple] = {}      # id(tensor) -> (tensor, path, initializer name)
+        # id(tensor) -> (tensor, path, initializer name, the data file holding it there or None)
+        self.where: dict[int, tuple] = {}
         self.identity: dict[str, dict] = {}    # path -> file_identity when noted
 
     def note(self, model, path) -> None:
@@ -71,26 +72,44 @@ class FileTensors:
         self.identity[key] = identity
         for name, v in model.graph.initializers.items():
             if isinstance(v.const, Tensor):
-                self.where[id(v.const)] = (v.const, key, name)
+                self.where[id(v.const)] = (v.const, key, name, _data_location(model, v.const, key))
 
     def reference(self, tensor) -> Optional[dict]:
         """The reference to `tensor` in a file still as it was noted, or None."""
         hit = self.where.get(id(tensor)) if tensor is not None else None
         if hit is None or hit[0] is not tensor:
             return None
-        _, key, name = hit
+        _, key, name, location = hit
         noted = self.identity.get(key)
         if noted is None or file_identity(key) != noted:
             return None
         data = None
-        if tensor.is_external:
-            data = _data_identity(pathlib.Path(key).parent, tensor.external.location)
+        if location is not None:
+            data = _data_identity(pathlib.Path(key).parent, location)
             if data is None:
                 return None
         body = {"path": key, "name": name, "model": noted}
         if data is not None:
             body["data"] = data
         return {TAG: body}
+
+
+def _data_location(model, tensor, key: str) -> Optional[str]:
+    """The data file the file at `key` reads `tensor` from, or None (held
+    in the model file): its own reference when it was read from one; for
+    an edited weight (held in memory) that a save in place appended to a
+    data file, that file (serde's ExternalFiles.appended). Its size and
+    modification time then tell it unchanged, as for a weight read from it."""
+    if tensor.is_external:
+        return tensor.external.location
+    files = model.external_files
+    written = files.appended.get(id(tensor)) if files is not None else None
+    if written is None or written[0] is not tensor or model.path is None:
+        return None
+    try:
+        return written[1].location if str(pathlib.Path(model.path).resolve()) == key else None
+    except OSError:
+        return None
 
 
 def _data_identity(folder: pathlib.Path, location: str) -> Optional[dict]:
