@@ -2,9 +2,12 @@
 
 Loading maps the file, moves large weights out of the protobuf parse (see
 wire.py) and builds the IR; external data is mapped and read on first use.
-Saving is atomic: every file is written beside its target, flushed to disk
-and renamed over it, so a failed save leaves the old files intact and a file
-being read (even by this very model) is never truncated.
+Saving is atomic: the model file, and every data file the save rewrites,
+is written beside its target, flushed to disk and renamed over it, so a
+failed save leaves the old files intact and a file being read (even by this
+very model) is never truncated. Saved in place, the model's own data files
+are not rewritten but appended to (_ExternalWriter): no byte of an unedited
+weight is copied, and every offset a reader uses stays valid.
 """
 from __future__ import annotations
 
