@@ -1,4 +1,6 @@
-"""External tensor data: safe locations, memory-mapped reads."""
+"""External tensor data: safe locations, memory-mapped reads, and the
+tensors whose reference can never be followed (kept as read, marked
+unreadable, refused when their data is needed)."""
 from __future__ import annotations
 
 import mmap
@@ -247,6 +249,11 @@ def _parts(value) -> tuple:
     return ()
 
 
+def unreadable_message(model, tensor) -> str:
+    """What reading `tensor` (unreadable, in `model`) raises: its place, then why."""
+    return f"{tensor_where(tensor, lambda t: tensor_place(model, t))}: {tensor.unreadable}"
+
+
 def unreadable_save_problem(model, target: pathlib.Path, data_file: Optional[str]) -> Optional[str]:
     """Why saving `model` to `target` would need the data of a tensor that
     can never be read, or None. Such a tensor is written back as read, its
@@ -276,7 +283,6 @@ def unreadable_save_problem(model, target: pathlib.Path, data_file: Optional[str
     else:
         move = f"goes to another folder than the model's ({source}), where its reference would point elsewhere"
     what = f"tensor {found.name!r}" if found.name else "that attribute's tensor"
-    place = tensor_where(found, lambda t: tensor_place(model, t))
-    return (f"{place}: {found.unreadable.rstrip('.')}. Its data cannot be read, and this save {move}: "
+    return (f"{unreadable_message(model, found).rstrip('.')}. Its data cannot be read, and this save {move}: "
             f"save into the model's folder keeping tensors where they are, or replace or remove {what} "
             "first; nothing was written")

@@ -33,9 +33,10 @@ def run(args) -> int:
         if not args.no_infer:
             model.graph             # built here (inference needs it): what the app would refuse at open
     except LoadError as e:
-        # A model the app cannot open (an external reference it cannot
-        # follow, say) is still checked as the file says, so every problem
-        # is listed; one that is no model at all is bad input.
+        # A model the app cannot open is still checked as the file says, so
+        # every problem is listed; one that is no model at all is bad input.
+        # (An external reference the reader cannot follow no longer refuses
+        # a file: the tensor is marked unreadable and the checker names it.)
         refused, model = str(e), None
         try:
             diagnostics = check_file(path)

@@ -4,6 +4,7 @@ from __future__ import annotations
 import json
 
 from ..core import load
+from ..core.serde.external import unreadable_message, unreadable_tensors
 from ..core.summary import human_bytes, summarize
 from .counts import counted
 
@@ -36,6 +37,9 @@ def _file_problem(e: dict) -> str:
 def run(args) -> int:
     model = load(args.file)
     s = summarize(model)
+    # Tensors whose external data reference can never be followed: the file
+    # opens, but a run, export or copy elsewhere will refuse them.
+    s["unreadable_data"] = [unreadable_message(model, t) for t in unreadable_tensors(model)]
     if args.shapes:
         s["value_types"] = _shapes(model)
     if args.json:
@@ -64,6 +68,8 @@ def run(args) -> int:
     for loc, e in s["external_data"].items():
         print(f"  external file {loc}: {counted(e['tensors'], 'tensor')}, {human_bytes(e['bytes'])}"
               f"{_file_problem(e)}")
+    for message in s["unreadable_data"]:
+        print(f"  UNREADABLE: {message}")
     print("operators:")
     for op, n in s["op_counts"].items():
         print(f"  {n:6d}  {op}")

@@ -486,6 +486,8 @@ class PropertiesPanel(QWidget):
             if sparse:      # densified only when small: the tensor editor reads large ones on request
                 small = values.size == 0 or size * values.nbytes // values.size <= LOAD_NOW_BYTES
                 stats = tensor_stats(tensor.to_dense()) if small else None
+            elif tensor.unreadable is not None:
+                tensor.numpy()      # refused at once, naming it: not "not read yet"
             elif tensor.nbytes > STATS_NOW_BYTES:
                 # Selecting must stay quick: a 250 MB embedding took 4 s here.
                 # The tensor editor below reads the values when asked.

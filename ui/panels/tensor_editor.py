@@ -384,7 +384,8 @@ class TensorEditor(QWidget):
         if first:
             select_elem_type(self.dtype_combo, self.elem_type)
             self.shape_edit.setText(", ".join(str(d) for d in self.source.shape))
-        if first and self.source.nbytes > LOAD_NOW_BYTES:
+        # A tensor that can never be read says why at once (load refuses), not "not read yet".
+        if first and self.source.nbytes > LOAD_NOW_BYTES and getattr(self.source.tensor, "unreadable", None) is None:
             self.stats.setText(self.tr("Values not read yet ({size}).").format(
                 size=human_bytes(self.source.nbytes)))
             self.table.setEnabled(False)

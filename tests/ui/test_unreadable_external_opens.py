@@ -1,0 +1,60 @@
+"""A model with one weight whose external data reference leaves the
+model's folder opens in the app (it was refused whole): the Problems dock
+names the initializer, and selecting it shows why its data cannot be read
+(no statistics, no "not read yet"), in the Properties summary and in the
+tensor editor. The file outside is never read."""
+from __future__ import annotations
+
+import numpy as np
+from edit_helpers import open_editable
+from onnx import TensorProto, helper
+
+from onnxstudio.core.check import check
+
+
+def _write_model(tmp_path):
+    """m/model.onnx: y = x + w, w's data said to be in ../secret.bin."""
+    folder = tmp_path / "m"
+    folder.mkdir()
+    (tmp_path / "secret.bin").write_bytes(np.full(4, 7, np.float32).tobytes())
+    w = TensorProto(name="w", data_type=TensorProto.FLOAT, dims=[4], data_location=TensorProto.EXTERNAL)
+    e = w.external_data.add()
+    e.key, e.value = "location", "../secret.bin"
+    g = helper.make_graph([helper.make_node("Add", ["x", "w"], ["y"], name="add")], "g",
+                          [helper.make_tensor_value_info("x", TensorProto.FLOAT, [4])],
+                          [helper.make_tensor_value_info("y", TensorProto.FLOAT, [4])], [w])
+    path = folder / "model.onnx"
+    path.write_bytes(helper.make_model(g, opset_imports=[helper.make_opsetid("", 18)]).SerializeToString())
+    return path
+
+
+def _rows(problems) -> list:
+    tree = problems.tree
+    return [tuple(tree.topLevelItem(i).text(c) for c in range(tree.columnCount()))
+            for i in range(tree.topLevelItemCount())]
+
+
+def test_it_opens_and_the_problems_dock_names_the_initializer(qtbot, window, tmp_path):
+    path = _write_model(tmp_path)
+    open_editable(qtbot, window, path)
+    assert [n.name for n in window.model.graph.nodes] == ["add"]
+    want = [d for d in check(path) if d.code == "tensor.external-location"]
+    assert [d.path for d in want] == ['graph/initializer "w"']
+    problems = window.edit_actions.problems
+    qtbot.waitUntil(lambda: any(r[2] == "tensor.external-location" for r in _rows(problems)), timeout=10_000)
+    row = next(r for r in _rows(problems) if r[2] == "tensor.external-location")
+    assert want[0].message in row and any('initializer "w"' in cell for cell in row), row
+
+
+def test_selecting_it_says_why_its_data_cannot_be_read(qtbot, window, tmp_path, monkeypatch):
+    from onnxstudio.ui.panels import properties, tensor_editor
+    monkeypatch.setattr(properties, "STATS_NOW_BYTES", 1)      # w counts as large: no "not read yet" either
+    monkeypatch.setattr(tensor_editor, "LOAD_NOW_BYTES", 1)
+    open_editable(qtbot, window, _write_model(tmp_path))
+    window.properties.show_value(window.model.graph.get_value("w"))
+    text = window.properties.browser.toPlainText()
+    assert "cannot be read: tensor 'w': external data location '../secret.bin' leaves the model's folder" in text
+    assert "not read yet" not in text and "min" not in text.split()
+    editor = window.properties.tensor_editor
+    assert editor.array is None
+    assert "cannot read the values: tensor 'w'" in editor.message.text()
