@@ -12,9 +12,8 @@ import numpy as np
 from onnxstudio import core
 from onnxstudio.core import recovery as rec
 from onnxstudio.core.edits import SetInitializer
-from onnxstudio.core.serde.io import SaveOptions
 
-from test_recovery_undo_kinds import _model_bytes, _recovered
+from test_recovery_undo_kinds import _external, _recovered
 
 W1 = np.full((2, 128), 5, np.float32)
 
@@ -23,12 +22,7 @@ def _saved_in_place_then_elsewhere(tmp_path):
     """m.onnx (W in m.onnx.data) opened; W -> W1 saved over it (W1
     appended); W1 -> W2 saved as a copy in another folder; the last edit
     undone, past that save: the undo puts back W1, which m.onnx holds."""
-    folder = tmp_path / "ext"
-    folder.mkdir()
-    (folder / "inline.onnx").write_bytes(_model_bytes())
-    path = folder / "m.onnx"
-    core.save(core.load(folder / "inline.onnx"), path, SaveOptions(external_data="m.onnx.data", size_threshold=0))
-    (folder / "inline.onnx").unlink()
+    path = _external(tmp_path)
     doc = core.Document.open(path)
     writer = rec.RecoveryWriter(doc, tmp_path / "recovery")
     doc.apply(SetInitializer("W", W1))
