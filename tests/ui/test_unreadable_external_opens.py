@@ -57,4 +57,5 @@ def test_selecting_it_says_why_its_data_cannot_be_read(qtbot, window, tmp_path, 
     assert "not read yet" not in text and "min" not in text.split()
     editor = window.properties.tensor_editor
     assert editor.array is None
-    assert "cannot read the values: tensor 'w'" in editor.message.text()
+    assert editor.message.text().startswith("w: cannot read the values: tensor 'w': ")
+    assert "not changed" not in editor.message.text()       # nothing was being changed

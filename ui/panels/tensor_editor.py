@@ -396,7 +396,8 @@ class TensorEditor(QWidget):
         try:
             array = self.source.dense()
         except Exception as e:  # noqa: BLE001 - e.g. the external data file is missing
-            self._refuse(self.tr("cannot read the values: {error}").format(error=e))
+            # Said as it is: nothing was being changed ("— not changed" is for edits).
+            self.message.say(f"{self.source.title}: " + self.tr("cannot read the values: {error}").format(error=e))
             return
         self.load_button.setVisible(False)
         self.table.setEnabled(True)
