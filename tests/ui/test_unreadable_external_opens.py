@@ -28,6 +28,20 @@ def _write_model(tmp_path):
     return path
 
 
+def _write_constant_model(tmp_path):
+    """model.onnx: y = x + k, k a Constant whose value is stored externally without a location."""
+    value = TensorProto(data_type=TensorProto.FLOAT, dims=[4], data_location=TensorProto.EXTERNAL)
+    e = value.external_data.add()
+    e.key, e.value = "offset", "0"
+    nodes = [helper.make_node("Constant", [], ["k"], name="k", value=value),
+             helper.make_node("Add", ["x", "k"], ["y"], name="add")]
+    g = helper.make_graph(nodes, "g", [helper.make_tensor_value_info("x", TensorProto.FLOAT, [4])],
+                          [helper.make_tensor_value_info("y", TensorProto.FLOAT, [4])])
+    path = tmp_path / "model.onnx"
+    path.write_bytes(helper.make_model(g, opset_imports=[helper.make_opsetid("", 18)]).SerializeToString())
+    return path
+
+
 def _rows(problems) -> list:
     tree = problems.tree
     return [tuple(tree.topLevelItem(i).text(c) for c in range(tree.columnCount()))
@@ -44,6 +58,20 @@ def test_it_opens_and_the_problems_dock_names_the_initializer(qtbot, window, tmp
     qtbot.waitUntil(lambda: any(r[2] == "tensor.external-location" for r in _rows(problems)), timeout=10_000)
     row = next(r for r in _rows(problems) if r[2] == "tensor.external-location")
     assert want[0].message in row and any('initializer "w"' in cell for cell in row), row
+
+
+def test_an_attribute_tensor_opens_and_the_problems_dock_names_the_attribute(qtbot, window, tmp_path):
+    path = _write_constant_model(tmp_path)
+    open_editable(qtbot, window, path)
+    want = [d for d in check(path) if d.code == "tensor.external-location"]
+    assert [d.path for d in want] == ['graph/node[0] Constant "k"/attribute "value"']
+    problems = window.edit_actions.problems
+    qtbot.waitUntil(lambda: any(r[2] == "tensor.external-location" for r in _rows(problems)), timeout=10_000)
+    row = next(r for r in _rows(problems) if r[2] == "tensor.external-location")
+    assert want[0].message in row and any('Constant "k"/attribute "value"' in cell for cell in row), row
+    window.properties.show_value(window.model.graph.get_value("k"))     # shown like an initializer
+    text = window.properties.browser.toPlainText()
+    assert 'cannot be read: graph/node[0] Constant "k"/attribute "value": external data without a' in text
 
 
 def test_selecting_it_says_why_its_data_cannot_be_read(qtbot, window, tmp_path, monkeypatch):
