@@ -16,9 +16,10 @@ import pytest
 from onnx import TensorProto, numpy_helper
 
 from onnxstudio import core
-from onnxstudio.core.edits import SetAttribute, SetInitializer, SetMetadata
+from onnxstudio.core.edits import AddInitializer, SetAttribute, SetInitializer, SetMetadata
 from onnxstudio.core.ir import AttrType
 from onnxstudio.core.serde import io as serde_io
+from onnxstudio.core.serde.io import SaveOptions
 from onnxstudio.core.serde.external import ExternalFiles
 from onnxstudio.core.ir.tensor import ExternalRef
 
@@ -222,3 +223,19 @@ def test_a_mapped_data_file_that_grew_is_read_past_its_old_end(tmp_path):
     assert bytes(files.read(Ref(64, 16))) == np.full(4, 9, np.float32).tobytes()
     with pytest.raises(core.ExternalDataError, match="cut short"):
         files.read(Ref(80, 16))
+
+
+def test_a_new_large_tensor_the_save_moves_to_the_data_file_is_appended(tmp_path):
+    # Past the protobuf limit, "keep" puts large inline tensors in
+    # <model>.data: the model's own data file here, appended to.
+    path = _model(tmp_path)
+    data = path.parent / "model.onnx.data"
+    before, arrays = data.read_bytes(), _arrays(path)
+    doc = core.Document.open(path)
+    doc.apply(AddInitializer("extra", NEW_W1 * 3))
+    doc.save(options=SaveOptions(protobuf_limit=4096 * 3))
+    grown = data.read_bytes()
+    assert grown[:len(before)] == before and doc.last_save.appended == {"model.onnx.data": len(grown) - len(before)}
+    extra = _entries(path)["extra"]
+    assert extra["location"] == "model.onnx.data" and int(extra["offset"]) >= len(before)
+    assert _same(_ours(path), {**arrays, "extra": NEW_W1 * 3}) and _same(_arrays(path), _ours(path))
