@@ -10,6 +10,7 @@ import stat
 from typing import Callable, Optional
 
 from ..errors import ExternalDataError
+from ..ir.graph import AttrType
 from ..ir.tensor import NAMELESS, ExternalRef, SparseTensor, Tensor
 from ..ir.text import as_text
 from ..proto import onnx_pb2 as pb
@@ -236,8 +237,17 @@ def unreadable_tensors(model):
             yield from (t for t in (v.const.values, v.const.indices) if t.unreadable is not None)
         for n in g.nodes:
             for a in n.attributes.values():
-                for x in (a.value if isinstance(a.value, (list, tuple)) else [a.value]):
-                    yield from (t for t in _parts(x) if t.unreadable is not None)
+                # By type first: a tree ensemble's lists of thousands of
+                # numbers are neither decoded nor walked (46 ms a save).
+                if a.type in _ONE_TENSOR:
+                    yield from (t for t in _parts(a.value) if t.unreadable is not None)
+                elif a.type in _TENSOR_LISTS:
+                    for x in a.value or ():
+                        yield from (t for t in _parts(x) if t.unreadable is not None)
+
+
+_ONE_TENSOR = frozenset((AttrType.TENSOR, AttrType.SPARSE_TENSOR))
+_TENSOR_LISTS = frozenset((AttrType.TENSORS, AttrType.SPARSE_TENSORS))
 
 
 def _parts(value) -> tuple:

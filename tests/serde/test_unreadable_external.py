@@ -217,3 +217,53 @@ def test_load_bytes_without_a_folder_opens_it_too(tmp_path):
     with pytest.raises(core.SaveError, match="tensor 'w'.*without a folder"):
         core.save(model, tmp_path / "m" / "copy.onnx")
     assert not (tmp_path / "m" / "copy.onnx").exists()
+
+
+
+def _outside(name):
+    t = TensorProto(name=name, data_type=TensorProto.FLOAT, dims=[2], data_location=TensorProto.EXTERNAL)
+    e = t.external_data.add()
+    e.key, e.value = "location", "../secret.bin"
+    return t
+
+
+@pytest.mark.parametrize("place", ["sparse initializer", "tensors attribute"])
+def test_a_sparse_initializer_or_a_tensors_attribute_is_found_by_the_save(tmp_path, place, opened):
+    """Every place a tensor can sit counts: a sparse initializer's values,
+    a TENSORS attribute's item."""
+    folder = tmp_path / "m"
+    folder.mkdir()
+    (tmp_path / "secret.bin").write_bytes(SECRET.tobytes())
+    y = [helper.make_tensor_value_info("y", TensorProto.FLOAT, [4])]
+    if place == "sparse initializer":
+        sparse = helper.make_sparse_tensor(_outside("s"), numpy_helper.from_array(np.array([0, 3], np.int64)), [4])
+        g = helper.make_graph([helper.make_node("Identity", ["s"], ["y"], name="id")], "g", [], y,
+                              sparse_initializer=[sparse])
+        who = "tensor 's'"
+    else:
+        g = helper.make_graph([helper.make_node("Identity", ["x"], ["y"], name="id")], "g",
+                              [helper.make_tensor_value_info("x", TensorProto.FLOAT, [4])], y)
+        a = g.node[0].attribute.add()
+        a.name, a.type = "payload", onnx.AttributeProto.TENSORS
+        a.tensors.append(_outside(""))
+        who = 'graph/node[0] Identity "id"/attribute "payload"'
+    path = folder / "model.onnx"
+    path.write_bytes(helper.make_model(g, opset_imports=[helper.make_opsetid("", 18)]).SerializeToString())
+    _record_from_now()
+    model = core.load(path)
+    if place == "sparse initializer":
+        read = model.graph.sparse_initializers["s"].const.to_dense
+    else:
+        read = model.graph.nodes[0].attr("payload")[0].numpy
+    with pytest.raises(core.ExternalDataError) as e:
+        read()
+    assert str(e.value).startswith(f"{who}: external data location '../secret.bin' leaves")
+    (tmp_path / "elsewhere").mkdir()
+    with pytest.raises(core.SaveError) as e:
+        core.save(model, tmp_path / "elsewhere" / "copy.onnx")
+    assert who in str(e.value)
+    assert not list((tmp_path / "elsewhere").iterdir())
+    core.save(model, folder / "copy.onnx")
+    written = onnx.load(folder / "copy.onnx", load_external_data=False).graph
+    assert (written.sparse_initializer[0].values if place == "sparse initializer"
+            else written.node[0].attribute[0].tensors[0]) == _outside("s" if place == "sparse initializer" else "")
