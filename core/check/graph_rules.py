@@ -16,6 +16,7 @@ from .elem_types import output_types
 from .scan import odd_summary, scan_graph
 from .node_rules import check_node
 from ..ir.dtypes import type_name
+from ..ir.text import as_text
 from .tensor_rules import DTYPE_SINCE_IR, check_sparse, check_tensor, tensor_clean
 from .text_rules import NAME, damaged_text, what_onnxstudio_does
 
@@ -297,9 +298,9 @@ def declaration_entries(parts, gpath, ctx, parent, vi_clean=None):
     from the rest of the graph)."""
     inputs = parts.get("input", ())
     # What an output named like a graph input must agree with (a pass-through).
-    input_types = {v.name: proto_type_str(v.type) for v in inputs if v.HasField("type")} if inputs else {}
+    input_decls = {v.name: v for v in inputs if v.HasField("type")} if inputs else {}
     for k, vi in enumerate(parts.get("output", ())):
-        yield vi.name, functools.partial(_check_output, vi, k, gpath, ctx, parent, input_types.get(vi.name))
+        yield vi.name, functools.partial(_check_output, vi, k, gpath, ctx, parent, input_decls.get(vi.name))
     vi_names = set()
     io_types = None
     for k, vi in enumerate(parts.get("value_info", ())):
@@ -312,20 +313,15 @@ def declaration_entries(parts, gpath, ctx, parent, vi_clean=None):
         yield name, functools.partial(_check_value_info, vi, k, gpath, ctx, duplicate, io_types.get(name), vi_clean)
 
 
-def _check_output(vi, k, gpath, ctx, parent, input_declared, out, defined: bool) -> None:
-    """`input_declared`: the type string a graph input of this name declares
-    (None: none)."""
+def _check_output(vi, k, gpath, ctx, parent, input_vi, out, defined: bool) -> None:
+    """`input_vi`: the typed graph input of this name (None: none)."""
     name = vi.name
     where = paths.Lazy(paths.graph_output, gpath, k, name)
     if not name:
         out.add("graph.input-name-missing", where, "graph output with an empty name")
         return
-    if input_declared is not None and vi.HasField("type"):
-        mine = proto_type_str(vi.type)
-        if mine is not None and mine != input_declared:
-            out.add("graph.output-conflict", where,
-                    f"output {paths.shown(name)} is declared {mine}, but it is the graph input of that name, "
-                    f"declared {input_declared}: declare the output {input_declared}, or give it a node of its own")
+    if input_vi is not None and vi.HasField("type"):
+        _check_pass_through(vi, input_vi, name, where, out)
     if not defined:
         outer = parent is not None and parent.visible(name)
         out.add("graph.output-undefined", where,
@@ -339,6 +335,55 @@ def _check_output(vi, k, gpath, ctx, parent, input_declared, out, defined: bool)
     else:
         check_elem_type_given(vi, where, out)
     _check_type_version(vi, where, ctx, out)
+
+
+def _check_pass_through(vi, input_vi, name, where, out) -> None:
+    """An output that is the graph input of its name is that input's value:
+    its declaration may say less, never something else: another element
+    type, rank or known size is false. onnxruntime runs such a model and
+    returns the input as it is; onnx refuses another element type, and
+    another shape only where a node's inference meets it (the differential
+    search found both)."""
+    mine, theirs = proto_type_str(vi.type), proto_type_str(input_vi.type)
+    if mine is not None and theirs is not None and mine != theirs:
+        out.add("graph.output-conflict", where,
+                f"output {paths.shown(name)} is declared {mine}, but it is the graph input of that name, "
+                f"declared {theirs}: declare the output {theirs}, or give it a node of its own")
+        return
+    a, b = _tensor_dims(vi.type), _tensor_dims(input_vi.type)
+    if a is None or b is None:
+        return
+    if len(a) != len(b):
+        differs = f"rank {len(a)} declared, {len(b)} given"
+    else:
+        differs = ", ".join(f"dim {i}: {x} declared, {y} given" for i, (x, y) in enumerate(zip(a, b))
+                            if x is not None and y is not None and x != y)
+        if not differs:
+            return
+    out.add("graph.declared-type-contradicts", where,
+            f"output {paths.shown(name)} is the graph input of that name, declared with shape "
+            f"{_shown_shape(input_vi.type)}, but the output declares {_shown_shape(vi.type)} ({differs}): correct "
+            "the output's shape, or give it a node of its own")
+
+
+def _tensor_dims(tp):
+    """The dims a tensor type declares (None for a symbolic, unknown or
+    negative one), or None when it declares no shape."""
+    kind = tp.WhichOneof("value")
+    if kind != "tensor_type" and kind != "sparse_tensor_type":
+        return None
+    tt = getattr(tp, kind)
+    if not tt.HasField("shape"):
+        return None
+    return [d.dim_value if d.HasField("dim_value") and d.dim_value >= 0 else None for d in tt.shape.dim]
+
+
+def _shown_shape(tp) -> str:
+    """A declared shape as messages write it: [1, batch, ?] (only for a
+    type _tensor_dims read)."""
+    dims = getattr(tp, tp.WhichOneof("value")).shape.dim
+    return "[" + ", ".join(str(d.dim_value) if d.HasField("dim_value") else as_text(d.dim_param) if d.dim_param
+                           else "?" for d in dims) + "]"
 
 
 def _check_value_info(vi, k, gpath, ctx, duplicate: bool, io_declared, vi_clean, out, defined: bool) -> None:

@@ -16,12 +16,13 @@ Found with tools/check_differential.py: each is a rule onnx.checker
 (full_check) enforces and the ONNX operator documentation states. ZipMap's
 (found by QA) also read the type declared for its output, which the lean
 pass's verdict key does not hold either: a ZipMap is never cleared here
-(`_TYPED`). Its input's width against the labels is a shape fact, judged
-by inference (core/infer/ops_ml.py).
+(`_TYPED`), nor a LabelEncoder, whose keys' type is its input's. ZipMap's
+input's width against the labels is a shape fact, judged by inference
+(core/infer/ops_ml.py).
 """
 from __future__ import annotations
 
-from ..ir.dtypes import ELEMENT_TYPES
+from ..ir.dtypes import ELEMENT_TYPES, type_name
 from . import paths
 
 # Attributes that name an element type (a TensorProto.DataType number).
@@ -69,8 +70,12 @@ _LABEL_LISTS = (("strings", "strings"), ("int64s", "ints"), ("floats", "floats")
 # ZipMap's labels attributes and the key type each gives the output's maps.
 _ZIPMAP_KEYS = {"classlabels_strings": "string", "classlabels_int64s": "int64"}
 _ZIPMAP_OUTPUTS = {key: f"seq(map({key},tensor(float)))" for key in _ZIPMAP_KEYS.values()}
-# Operators of ai.onnx.ml whose rules read the type declared for an output.
-_TYPED = frozenset({"ZipMap"})
+# LabelEncoder's keys_* attributes (but keys_tensor, whose tensor says it)
+# and the element type each holds.
+_LABEL_KEY_TYPES = {"keys_strings": "string", "keys_int64s": "int64", "keys_floats": "float"}
+# Operators of ai.onnx.ml whose rules read the type of a value: ZipMap's
+# output, LabelEncoder's input.
+_TYPED = frozenset({"ZipMap", "LabelEncoder"})
 # Every operator a rule here is about (LabelEncoder's and ZipMap's domain is
 # ai.onnx.ml, all the others' the default one).
 RULED = frozenset(set(_DTYPE_ATTRS) | _WINDOWED | _COUNTED | _HOLDERS | _TYPED | set(_CLOSED_WORDS)
@@ -163,6 +168,8 @@ def _findings(node, op, schema, type_of=None):
         if schema.domain == "ai.onnx.ml":
             if op == "LabelEncoder":
                 yield from _label_encoder(attrs, schema)
+                if type_of is not None and schema.since_version >= 2:
+                    yield from _label_keys_type(node, attrs, type_of)
             elif op == "ZipMap":
                 yield from _zip_map(node, attrs, type_of)
         return
@@ -256,11 +263,43 @@ def _label_encoder(attrs, schema):
         yield ("attr.lengths-differ", None,
                f"{counts['keys']} keys but {counts['values']} values; LabelEncoder maps each key to the value "
                "at its place")
+    for name in ("keys_tensor", "values_tensor"):
+        a = attrs.get(name)
+        # Its page says 1-D; onnx and onnxruntime read a scalar as one entry
+        # (and run it), and refuse a higher rank.
+        if a is not None and a.HasField("t") and len(a.t.dims) > 1:
+            yield ("attr.value-out-of-range", name,
+                   f"{name} has dims {list(a.t.dims)}; it lists the {name[:-7]} as a 1-D tensor (onnx and onnxruntime "
+                   "refuse a higher rank)")
     default = attrs.get("default_tensor")     # (LabelEncoder-4 on; before, attr.unknown says it)
     if default is not None and default.HasField("t") and list(default.t.dims) != [1] and schema.since_version >= 4:
         yield ("attr.value-out-of-range", "default_tensor",
                f"default_tensor has dims {list(default.t.dims)}; it is the one value of a key not listed: a 1-D "
                "tensor of one element (dims [1]; onnx and onnxruntime refuse any other)")
+
+
+def _label_keys_type(node, attrs, type_of):
+    """LabelEncoder (opset 2 on) looks its input up among the keys: they
+    have the input's element type (onnx's inference and onnxruntime refuse
+    others; int32 keys for an int64 input find nothing)."""
+    if not len(node.input) or not node.input[0]:
+        return
+    for name, a in attrs.items():
+        if name == "keys_tensor":
+            if not a.HasField("t") or not a.t.data_type:
+                return
+            keys = type_name(a.t.data_type)
+        elif name in _LABEL_KEY_TYPES:
+            keys = _LABEL_KEY_TYPES[name]
+        else:
+            continue
+        given = type_of(node.input[0])
+        # Another input type altogether is the type constraint's finding (node_rules).
+        if given is not None and given.startswith("tensor(") and given != f"tensor({keys})":
+            yield ("node.input-type", name,
+                   f"the input {paths.shown(node.input[0])} is {given} but {name} holds {keys} keys: LabelEncoder "
+                   f"looks its input up among keys of its element type; give {given[7:-1]} keys, or cast the input")
+        return
 
 
 def _zip_map(node, attrs, type_of):

@@ -215,6 +215,26 @@ def output_conflicts_with_input(m):
     return "graph.output-conflict", f"graph/output[{len(m.graph.output) - 1}] {q(vi.name)}", True
 
 
+def output_shape_conflicts_with_input(m):
+    """A pass-through output: a graph input listed as an output, its first
+    dim declared one larger (a known size) or, with a symbolic first dim,
+    one more dim."""
+    plain = [(k, vi) for k, vi in plain_inputs(m)
+             if vi.type.HasField("tensor_type") and vi.type.tensor_type.elem_type
+             and vi.type.tensor_type.HasField("shape")]
+    if not plain:
+        return None
+    _, vi = plain[0]
+    out = m.graph.output.add()
+    out.CopyFrom(vi)        # the element type too: only the shape differs
+    dims = out.type.tensor_type.shape.dim
+    if len(dims) and dims[0].HasField("dim_value") and dims[0].dim_value >= 0:
+        dims[0].dim_value += 1
+    else:
+        dims.add().dim_value = 1
+    return "graph.declared-type-contradicts", f"graph/output[{len(m.graph.output) - 1}] {q(vi.name)}", True
+
+
 def input_dtype_needs_newer_ir(m):
     plain = [(k, vi) for k, vi in plain_inputs(m) if vi.type.HasField("tensor_type")]
     if not plain:
@@ -280,6 +300,7 @@ MUTATIONS = [
     output_elem_type_missing,
     value_info_conflicts_with_output,
     output_conflicts_with_input,
+    output_shape_conflicts_with_input,
     input_dtype_needs_newer_ir,
     opset_too_new,
     value_info_elem_type_missing,

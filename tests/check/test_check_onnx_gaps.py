@@ -85,7 +85,19 @@ def node_domain_ai_onnx(m):
     return None
 
 
-STRICTER = {f.__name__: f for f in (node_domain_ai_onnx,)}
+def batch_norm_trailing_empty_output(m):
+    """The first BatchNormalization (opset 14 on) giving Y alone gets a
+    trailing "" output."""
+    if not any(o.domain in ("", "ai.onnx") and o.version >= 14 for o in m.opset_import):
+        return None
+    for _, n in std_nodes(m):
+        if n.op_type == "BatchNormalization" and list(n.output)[1:] == []:
+            n.output.append("")
+            return m
+    return None
+
+
+STRICTER = {f.__name__: f for f in (node_domain_ai_onnx, batch_norm_trailing_empty_output)}
 
 
 def test_stricter_list_names_reproducers():
