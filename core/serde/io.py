@@ -58,8 +58,7 @@ def _parse(buf, origin: str):
     return mp, stripper
 
 
-def _build(mp: pb.ModelProto, stripper: wire.Stripper, files: Optional[external.ExternalFiles],
-           origin: str) -> Model:
+def _build(mp: pb.ModelProto, stripper: wire.Stripper, files: Optional[external.ExternalFiles]) -> Model:
     payloads = stripper.payloads
     base_dir = files.base_dir if files is not None else None
     refusal = external.Refusal()
@@ -98,7 +97,11 @@ def _build(mp: pb.ModelProto, stripper: wire.Stripper, files: Optional[external.
 
 
 def load(path: PathLike) -> Model:
-    """Open an .onnx file. Raises LoadError with a one-line reason."""
+    """Open an .onnx file. Raises LoadError with a one-line reason when the
+    file is no model. A tensor whose external data reference cannot be
+    followed does not refuse it: it is kept as read, marked
+    `Tensor.unreadable`, and refused when its data is read (external.Refusal)
+    or a save would have to copy it (external.unreadable_save_problem)."""
     path = pathlib.Path(path)
     origin = str(path)
     try:
@@ -121,7 +124,7 @@ def load(path: PathLike) -> Model:
     except OSError as e:
         raise LoadError(f"{origin}: cannot read ({e.strerror or e})") from None
     mp, stripper = _parse(buf, origin)
-    model = _build(mp, stripper, external.ExternalFiles(path.parent.absolute()), origin)
+    model = _build(mp, stripper, external.ExternalFiles(path.parent.absolute()))
     model.path = path
     return model
 
@@ -130,7 +133,7 @@ def load_bytes(data: bytes, base_dir: Optional[PathLike] = None) -> Model:
     """Build a model from serialized bytes; `base_dir` resolves external data."""
     mp, stripper = _parse(data, "<bytes>")
     files = external.ExternalFiles(pathlib.Path(base_dir).absolute()) if base_dir is not None else None
-    return _build(mp, stripper, files, "<bytes>")
+    return _build(mp, stripper, files)
 
 
 # --- saving ---------------------------------------------------------------------
