@@ -2,7 +2,7 @@
 outer-scope names are visible inside (the driver resolves them)."""
 from __future__ import annotations
 
-from ..ir.dtypes import DataType
+from ..ir.dtypes import DataType, type_name
 from ..ir.types import TensorType
 from .context import rule, tensor
 from .findings import axis as axis_in_rank
@@ -45,6 +45,7 @@ def loop(ctx):
     result = []
     for i in range(n_carried):
         body_t = outs[1 + i] if 1 + i < len(outs) else None
+        _carried_type_kept(ctx, i, carried[i], body_t)
         result.append(_carried_join(carried[i], body_t))
     # Scan outputs stack one slice per iteration: with a constant trip count
     # and no condition input the number of iterations is known.
@@ -58,6 +59,17 @@ def loop(ctx):
         else:
             result.append(None)
     return result
+
+
+def _carried_type_kept(ctx, i: int, initial, body) -> None:
+    """A loop-carried value keeps its element type: the body's output is its
+    next iteration's input (onnx and onnxruntime refuse another)."""
+    if isinstance(initial, TensorType) and isinstance(body, TensorType) and initial.elem_type and body.elem_type \
+            and initial.elem_type != body.elem_type:
+        ctx.error("node.type-mismatch", f"{input_label(ctx, 2 + i)} is {type_name(initial.elem_type)}, but the body "
+                                        f"gives that loop-carried value back as {type_name(body.elem_type)} (its "
+                                        f"output {1 + i}): each iteration reads what the last one gave, so both "
+                                        "have one element type")
 
 
 def _carried_join(initial, body):

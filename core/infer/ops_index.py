@@ -198,8 +198,8 @@ def scatter(ctx):
 def _cache_update_fits(ctx) -> None:
     """TensorScatter writes `update` into `past_cache` along the sequence
     axis: an axis of the cache other than the batch's (0), and the update
-    shaped like the cache off that axis (onnx and onnxruntime refuse
-    others)."""
+    of the cache's rank, shaped like it off that axis (onnx and
+    onnxruntime refuse others)."""
     cache, update = ctx.shape(0), ctx.shape(1)
     if cache is None:
         return
@@ -219,7 +219,12 @@ def _cache_update_fits(ctx) -> None:
             ctx.error(findings.DIM, f"{input_label(ctx, 2)} {show(w)} holds {w[0]} positions but "
                                     f"{input_label(ctx, 0)} {show(cache)} has a batch of {cache[0]}: one write "
                                     "position per batch entry")
-    if update is None or len(update) != r:
+    if update is None:
+        return
+    if len(update) != r:
+        ctx.error(findings.RANK, f"{input_label(ctx, 1)} has rank {len(update)} {show(update)} but "
+                                 f"{input_label(ctx, 0)} {show(cache)} has rank {r}: the update has the cache's "
+                                 f"shape except along axis {axis}")
         return
     off = next((i for i in range(r) if i != axis and findings.dims_differ(cache[i], update[i])), None)
     if off is not None:

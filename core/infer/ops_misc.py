@@ -7,6 +7,7 @@ import fractions
 import numpy as np
 
 from ..ir.dtypes import DataType, from_numpy_dtype, itemsize_bits, type_name
+from . import findings
 from .context import rule, tensor
 from .dims import dim_add, dim_floordiv, dim_mul, dim_sub
 from .findings import RANK, dims_differ, input_label, known, require_rank, show
@@ -80,8 +81,13 @@ def resize(ctx):
         sizes = ctx.sym(3) if ctx.has_input(3) else None
         if scales is not None and scales.size == 0:
             scales = None
-    axes = [a + r if a < 0 else a for a in axes] if axes else list(range(r))
-    if ctx.opset >= 11 and not _resize_lists_fit(ctx, len(axes), "axes" in ctx.attrs):
+    if axes:
+        axes = findings.axes(ctx, axes, r)
+        if axes is None:
+            return [tensor(elem, (None,) * r)]
+    else:
+        axes = list(range(r))
+    if ctx.opset >= 11 and not (_resize_sizes_1d(ctx) and _resize_lists_fit(ctx, len(axes), "axes" in ctx.attrs)):
         return [tensor(elem, (None,) * r)]
     if sizes is None and scales is None:
         return [tensor(elem, tuple(None if i in axes else d for i, d in enumerate(shape)))]
@@ -108,10 +114,33 @@ def resize(ctx):
     return [tensor(elem, out)]
 
 
+def _resize_sizes_1d(ctx) -> bool:
+    """sizes is 1-D (its page). onnx and onnxruntime read the numbers of a
+    constant whatever its rank, and refuse a computed one of another rank:
+    only that is an error here."""
+    s = ctx.shape(3) if ctx.has_input(3) else None
+    if s is None or len(s) == 1 or ctx.const(3) is not None:
+        return True
+    ctx.error(RANK, f"{input_label(ctx, 3)} has rank {len(s)} {show(s)} but Resize's sizes is 1-D: one size per "
+                    "resized axis")
+    return False
+
+
+def _empty_list(shape) -> bool:
+    return shape is not None and len(shape) == 1 and shape[0] == 0 and type(shape[0]) is int
+
+
 def _resize_lists_fit(ctx, n: int, by_axes: bool) -> bool:
     """scales and sizes hold one entry per resized axis: the input's rank,
     or the length of `axes` (onnx and onnxruntime refuse others). An empty
-    one stands for 'not given' (opset 11-12 need an input there)."""
+    one stands for 'not given' (opset 11-12 need an input there), so one of
+    them must hold entries."""
+    given = [i for i in (2, 3) if ctx.has_input(i)]
+    if given and all(_empty_list(ctx.shape(i)) for i in given):
+        ctx.error("node.inputs-exclusive", f"{' and '.join(input_label(ctx, i) for i in given)} "
+                                           f"{'are' if len(given) > 1 else 'is'} empty: Resize needs scales or sizes, "
+                                           "one entry per resized axis")
+        return False
     for i in (2, 3):
         s = ctx.shape(i) if ctx.has_input(i) else None
         if s is None or len(s) != 1 or not known(s[0]) or s[0] in (0, n):
@@ -274,6 +303,14 @@ def nms(ctx):
 @rule("StringNormalizer")
 def string_normalizer(ctx):
     shape = ctx.shape(0)
+    # Its page takes [C] or [1, C] (onnx and onnxruntime refuse other ranks
+    # and a known first dim other than 1; a symbol may be 1).
+    if shape is not None and len(shape) not in (1, 2):
+        ctx.error(RANK, f"{input_label(ctx, 0)} has rank {len(shape)} {show(shape)} but StringNormalizer takes "
+                        "[C] or [1, C]")
+    elif shape is not None and len(shape) == 2 and dims_differ(shape[0], 1):
+        ctx.error("shape.dim-mismatch", f"{input_label(ctx, 0)} {show(shape)} has {shape[0]} rows but "
+                                        "StringNormalizer takes [C] or [1, C]: one row")
     if shape is not None and len(shape) == 2:
         return [tensor(STRING, (shape[0], None))]
     return [tensor(STRING, (None,) if shape is not None else None)]
@@ -316,7 +353,14 @@ def image_decoder(ctx):
 
 
 @rule("RotaryEmbedding")
-def same_as_first(ctx):
+def rotary_embedding(ctx):
+    # A 3-D input packs the heads into its last dim: num_heads says how to
+    # split it (its page: must be provided; onnx and onnxruntime refuse it
+    # missing). One given by reference outside a function is the checker's.
+    on_node = ctx.node.attributes if ctx.node is not None else ctx.attrs
+    if ctx.rank(0) == 3 and "num_heads" not in on_node:
+        ctx.error("attr.required-missing", f"{input_label(ctx, 0)} is 3-D {show(ctx.shape(0))}: RotaryEmbedding needs "
+                                           "num_heads to split the hidden size into heads; give num_heads")
     return [ctx.type(0)]
 
 
@@ -342,6 +386,10 @@ def swiglu(ctx):
 def causal_conv(ctx):
     if ctx.has_input(2):
         require_rank(ctx, 2, 1, "one bias per channel")
+    for i, why in ((0, "batch, channels, length"), (1, "channels, 1, kernel size"),
+                   (3, "batch, channels, kernel size - 1")):
+        if ctx.has_input(i):
+            require_rank(ctx, i, 3, why)
     x, w = ctx.shape(0), ctx.shape(1)
     state = None
     if x is not None and len(x) == 3:
@@ -425,6 +473,41 @@ def _attention_inputs_fit(ctx) -> None:
     if _output_given(ctx, 1) and _output_given(ctx, 2) and ctx.has_input(4) and ctx.has_input(5):
         require_rank(ctx, 4, 4, "the past keys: batch, heads, past sequence, head size")
         require_rank(ctx, 5, 4, "the past values: batch, heads, past sequence, head size")
+    if ctx.has_input(4) and ctx.has_input(5):
+        _past_fits(ctx)
+
+
+def _past_fits(ctx) -> None:
+    """The past keys and values are the caches K and V are appended to
+    along the sequence axis: (batch, kv heads, past sequence, head size)
+    with K's batch, heads and head size (V's for the values), one past
+    length for both (the page names the dims alike; onnxruntime fails to
+    run any other, onnx refuses where the present outputs are declared
+    from K and V)."""
+    past = {i: ctx.shape(i) for i in (4, 5)}
+    if any(s is None or len(s) != 4 for s in past.values()):
+        return
+    kvh = ctx.attr("kv_num_heads")
+    for i, j, what in ((4, 1, "key"), (5, 2, "value")):
+        s, p = ctx.shape(j), past[i]
+        if s is None or len(s) not in (3, 4):
+            continue
+        if len(s) == 4:
+            wanted = ((0, s[0], "batch"), (1, s[1], "number of heads"), (3, s[3], "head size"))
+        else:
+            head = s[2] // kvh if known(s[2]) and type(kvh) is int and kvh > 0 and s[2] % kvh == 0 else None
+            wanted = ((0, s[0], "batch"), (1, kvh if type(kvh) is int else None, "number of heads (kv_num_heads)"),
+                      (3, head, "head size"))
+        for axis, d, name in wanted:
+            if dims_differ(p[axis], d):
+                ctx.error("shape.dim-mismatch", f"{input_label(ctx, i)} {show(p)} has {p[axis]} at axis {axis} but "
+                                                f"the {what}s {input_label(ctx, j)} {show(s)} give a {name} of {d}: "
+                                                f"the past {what}s are the cache the {what}s are appended to")
+                return
+    if dims_differ(past[4][2], past[5][2]):
+        ctx.error("shape.dim-mismatch", f"{input_label(ctx, 4)} {show(past[4])} and {input_label(ctx, 5)} "
+                                        f"{show(past[5])} hold {past[4][2]} and {past[5][2]} past positions: "
+                                        "the caches of keys and values are equally long")
 
 
 def _output_given(ctx, i: int) -> bool:
@@ -449,8 +532,15 @@ def linear_attention(ctx):
                                                    "node does not give")
     for i in range(3):
         require_rank(ctx, i, 3, "batch, sequence, heads * head size")
+    for i, why in ((4, "batch, sequence, heads or heads * head size"), (5, "batch, sequence, heads or 1")):
+        if ctx.has_input(i):
+            require_rank(ctx, i, 3, why)
     q, v = ctx.shape(0), ctx.shape(2)
     qh, kvh = ctx.attr("q_num_heads"), ctx.attr("kv_num_heads")
+    for name, value in (("q_num_heads", qh), ("kv_num_heads", kvh)):
+        if type(value) is int and value < 1:
+            ctx.error("attr.value-out-of-range", f"{name} is {value} but must be a number of heads (1 or more)")
+            qh = kvh = None
     y = None
     if q is not None and len(q) == 3 and v is not None and len(v) == 3:
         y = (q[0], q[1], dim_mul(dim_floordiv(v[2], kvh), qh) if qh and kvh else None)
