@@ -1,6 +1,7 @@
 """User settings kept between sessions (QSettings): window geometry and dock
-layout, theme, language, recent files, last directory, and a small store of
-per-model state (expanded groups, viewport, input sets, symbolic dims).
+layout, theme, language, recent files, last directory, whether the compare
+window scrolls its canvases together, and a small store of per-model state
+(expanded groups, viewport, input sets, symbolic dims).
 
 The organisation/app names decide where QSettings stores them;
 ONNXSTUDIO_SETTINGS points them at a file instead (tests, benchmarks).
@@ -31,7 +32,7 @@ FORMAT = "onnxstudio-settings/1"
 # Keys this program writes (or wrote before FORMAT existed): a file holding
 # only these is ours even without the marker.
 KNOWN_KEYS = {FORMAT_KEY, "recent_files", "theme", "language", "last_directory",
-              "window/geometry", "window/state", "models"}
+              "window/geometry", "window/state", "models", "compare/scroll_together"}
 _LANGUAGE = re.compile(r"^(system|[a-z]{2,3}([_-][A-Za-z0-9]{2,8})*)$")
 
 log = logging.getLogger("onnxstudio.ui.settings")
@@ -174,6 +175,21 @@ class Settings:
         if not isinstance(value, str) or not _LANGUAGE.match(value):
             raise ValueError(f"language must be 'system' or a code like 'en' or 'zh_CN', not {value!r}")
         self._set("language", value)
+
+    # -- compare window -------------------------------------------------------------------------
+
+    def scroll_together(self) -> bool:
+        """Whether the compare window's two canvases scroll and zoom together (the default)."""
+        value = self.q.value("compare/scroll_together", True)
+        # An ini file gives back the text it wrote.
+        value = {"true": True, "false": False}.get(value, value) if isinstance(value, str) else value
+        if not isinstance(value, bool):
+            self._warn(f"'compare/scroll_together' should be true or false, found {value!r}; ignored")
+            return True
+        return value
+
+    def set_scroll_together(self, on: bool) -> None:
+        self._set("compare/scroll_together", bool(on))
 
     # -- window ---------------------------------------------------------------------------------
 

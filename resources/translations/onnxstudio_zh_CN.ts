@@ -606,6 +606,14 @@
         <translation>A 与 B</translation>
     </message>
     <message>
+        <source>Scroll Together</source>
+        <translation>同步滚动</translation>
+    </message>
+    <message>
+        <source>Pan and zoom both canvases together, the partner of what is in the middle of one at the same place in the other (Ctrl+L)</source>
+        <translation>两侧画布一起平移和缩放：一侧中间所示内容的对应项显示在另一侧的同一位置 (Ctrl+L)</translation>
+    </message>
+    <message>
         <source>Save as Edit Script</source>
         <translation>另存为编辑脚本</translation>
     </message>

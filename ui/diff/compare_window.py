@@ -7,8 +7,9 @@ from __future__ import annotations
 import pathlib
 
 from PySide6.QtCore import QCoreApplication, QObject, Qt, QTimer
+from PySide6.QtGui import QAction, QKeySequence
 from PySide6.QtWidgets import (QDockWidget, QFileDialog, QHBoxLayout, QLabel, QMainWindow, QMessageBox,
-                               QProgressDialog, QPushButton, QSplitter, QVBoxLayout, QWidget)
+                               QProgressDialog, QPushButton, QSplitter, QToolButton, QVBoxLayout, QWidget)
 
 from ...core.diff.report import may_be_unrelated, model_line, shared_nodes, summary_lines
 from ..graph_panel import GraphPanel
@@ -18,17 +19,23 @@ from .difference_list import DifferenceList
 from .script_job import ScriptJob
 from .side_by_side import SideBySide
 from .status_marks import Legend, StatusMarks
-from .sync import NavigationSync, selected_object
+from .sync import NavigationSync, ScrollSync, selected_object
 
 translate = QCoreApplication.translate    # lupdate reads translate("Context", "text")
 
 
 class CompareWindow(QMainWindow):
-    def __init__(self, diff, title_a: str, title_b: str, parent=None, theme=None, *, one_model: bool = False):
+    def __init__(self, diff, title_a: str, title_b: str, parent=None, theme=None, *, one_model: bool = False,
+                 settings=None):
         """`one_model`: A and B are known to be one model (the saved file and
-        its edits), so however little they share, nothing says they may not be."""
+        its edits), so however little they share, nothing says they may not be.
+        `settings`: the app's Settings (Scroll Together is remembered there)."""
         super().__init__(parent, Qt.Window)
         self.diff = diff
+        if settings is None:
+            from ..settings import Settings
+            settings = Settings()
+        self.settings = settings
         self.jobs = JobRunner(self)
         self.script_message = None
         self.setWindowTitle(self.tr("Compare {a} with {b}").format(a=title_a, b=title_b))
@@ -36,6 +43,7 @@ class CompareWindow(QMainWindow):
         self.left, self.right = GraphPanel(**kwargs), GraphPanel(**kwargs)
         self.marks = (StatusMarks(self.left, diff, "a"), StatusMarks(self.right, diff, "b"))
         self.sync = NavigationSync(self.left, self.right, diff)
+        self.scrolling = ScrollSync(self.sync, self)
         splitter = QSplitter(Qt.Horizontal, self)
         for panel, title in ((self.left, self.tr("A: {name}").format(name=title_a)),
                              (self.right, self.tr("B: {name}").format(name=title_b))):
@@ -65,6 +73,7 @@ class CompareWindow(QMainWindow):
         self.save_script.setToolTip(self.tr("Write the edits that turn A into B as an edit script, to replay "
                                             "with onnxstudio edit"))
         self.save_script.clicked.connect(self.save_script_dialog)
+        top.addWidget(self.scroll_together_button(centre))
         top.addWidget(self.save_script)
         layout.addLayout(top)
         self.unrelated = None
@@ -95,6 +104,25 @@ class CompareWindow(QMainWindow):
         # opened) once laid out, instead of at the model's top.
         if self.differences.total:
             self.differences.list.setCurrentRow(0)
+
+    def scroll_together_button(self, parent) -> QToolButton:
+        """The Scroll Together switch (Ctrl+L anywhere in the window), as last left."""
+        self.scroll_together = QAction(self.tr("Scroll Together"), self)
+        self.scroll_together.setCheckable(True)
+        self.scroll_together.setShortcut(QKeySequence("Ctrl+L"))
+        self.scroll_together.setToolTip(self.tr("Pan and zoom both canvases together, the partner of what is in "
+                                                "the middle of one at the same place in the other (Ctrl+L)"))
+        self.scroll_together.setChecked(self.settings.scroll_together())
+        self.scrolling.set_enabled(self.scroll_together.isChecked())
+        self.scroll_together.toggled.connect(self._scroll_together_toggled)
+        self.addAction(self.scroll_together)
+        button = QToolButton(parent)
+        button.setDefaultAction(self.scroll_together)
+        return button
+
+    def _scroll_together_toggled(self, on: bool) -> None:
+        self.scrolling.set_enabled(on)
+        self.settings.set_scroll_together(on)
 
     def showEvent(self, event) -> None:
         super().showEvent(event)
@@ -249,7 +277,7 @@ class CompareAction(QObject):
             title_a, title_b = self.tr("{name} (saved)").format(name=title_b), self.tr("{name} (edited)").format(
                 name=title_b)
         shown = CompareWindow(diff, title_a, title_b, w, w.graph.scene.theme,
-                              one_model=getattr(self, "since_save", False))
+                              one_model=getattr(self, "since_save", False), settings=w.settings)
         self.open_windows.append(shown)
         shown.show()
         if diff.equal:
