@@ -31,6 +31,7 @@ import pathlib
 import time
 from dataclasses import dataclass, field
 
+from .errors import CoreError
 from .file_tensors import TAG, FileTensors, Resolver, file_identity
 
 FORMAT = "onnxstudio-recovery/1"
@@ -109,7 +110,14 @@ class History:
             inverse = [_scriptable(e) for e in step.inverse]
         except Unrecordable:
             raise Unrecordable(_UNDONE_PAST_SAVE.format(step=step.name)) from None
-        entry = {"name": f"Undo {step.name}", "edits": [self._edit_json(e) for e in inverse]}
+        try:
+            edits = [self._edit_json(e) for e in inverse]
+        except CoreError as e:
+            # The undo puts back a weight whose data cannot be read (an
+            # unreadable external reference): its values cannot be written,
+            # and the file on disk no longer holds it.
+            raise Unrecordable(f"{_UNDONE_PAST_SAVE.format(step=step.name)} ({e})") from None
+        entry = {"name": f"Undo {step.name}", "edits": edits}
         text = json.dumps(entry, separators=(",", ":"))
         if TAG not in text:
             # One naming a file is small, and looked at again each time: the

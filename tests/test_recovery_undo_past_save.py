@@ -58,3 +58,34 @@ def test_an_undo_that_cannot_be_written_removes_the_older_recovery_file(saved_do
     with pytest.raises(rec.Unrecordable, match=r"Remove input W.*save the model"):
         writer.write()
     assert not writer.path.exists()        # it would have brought back "later", undone since
+
+
+def test_an_undo_putting_back_an_unreadable_weight_is_refused_by_name(tmp_path):
+    """A weight whose external reference cannot be followed opens (kept as
+    read). Replaced, saved in place, then undone: the recovery file would
+    have to write the old weight's values, which cannot be read and which
+    the file on disk no longer holds. The write says so (Unrecordable,
+    naming the step and the tensor), as the autosave reports it, instead
+    of failing with a load error the autosave does not expect."""
+    import numpy as np
+    from onnx import TensorProto, helper
+    from onnxstudio.core.edits import SetInitializer
+
+    w = TensorProto(name="w", data_type=TensorProto.FLOAT, dims=[2], data_location=TensorProto.EXTERNAL)
+    e = w.external_data.add()
+    e.key, e.value = "location", "../elsewhere.bin"
+    g = helper.make_graph([helper.make_node("Add", ["x", "w"], ["y"], name="add")], "g",
+                          [helper.make_tensor_value_info("x", TensorProto.FLOAT, [2])],
+                          [helper.make_tensor_value_info("y", TensorProto.FLOAT, [2])], [w])
+    path = tmp_path / "m.onnx"
+    path.write_bytes(helper.make_model(g, opset_imports=[helper.make_opsetid("", 18)], ir_version=9)
+                     .SerializeToString())
+    doc = core.Document.open(path)
+    writer = rec.RecoveryWriter(doc, tmp_path / "recovery")
+    doc.apply(SetInitializer("w", np.ones(2, np.float32)))
+    doc.save()
+    writer.saved()
+    doc.undo()
+    with pytest.raises(rec.Unrecordable, match=r"save the model.*tensor 'w'"):
+        writer.write()
+    assert not writer.path.exists()
