@@ -127,9 +127,10 @@ class _Reader:
                 x.data_location == _EXTERNAL for x in a.tensors)) or (t == 11 and _sparse_external(
                 a.sparse_tensor)) or (t == 12 and any(_sparse_external(x) for x in a.sparse_tensors)):
             # TENSOR, TENSORS, SPARSE_TENSOR, SPARSE_TENSORS
-            # Decoded now: an external reference the reader cannot follow
-            # refuses the file at open, naming the attribute, as for an
-            # initializer (decoded later, it failed wherever it was read).
+            # Decoded now, as initializers are: the loader's make_tensor sees
+            # every external reference at open (one it cannot follow is kept
+            # marked unreadable, and its read names this attribute). A load
+            # error of another kind is still said here, naming the attribute.
             where = f"{node.path}/attribute {name!r}" if node is not None else f"attribute {name!r}"
             try:
                 value = self.decode_attr(a)
