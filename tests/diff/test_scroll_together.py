@@ -267,3 +267,13 @@ def test_collapsed_groups_line_up_with_their_partners(qtbot, tmp_path):
         "/layer14/relu14")))
     _centre_on(win.left, relu15)
     qtbot.waitUntil(lambda: _apart(_on_screen(win.left, box_a), _on_screen(win.right, box_b)) <= 3, timeout=5000)
+
+
+def test_a_scroll_together_setting_that_is_not_true_or_false_is_ignored(tmp_path):
+    raw = QSettings(str(tmp_path / "settings.ini"), QSettings.IniFormat)
+    raw.setValue("compare/scroll_together", "sometimes")
+    raw.sync()
+    settings = _settings(tmp_path)
+    assert settings.scroll_together() is True
+    assert any("compare/scroll_together" in problem for problem in settings.problems)
+    assert not any(".invalid" in problem for problem in settings.problems)      # the file is still ours
