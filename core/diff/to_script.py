@@ -32,11 +32,13 @@ from typing import Callable, Optional
 
 import numpy as np
 
+from ..changes import Changes
 from ..edits import (AddGraphInput, AddGraphOutput, AddInitializer, AddNode, EditError, Macro,
                      MoveProducersBefore, RemoveGraphInput, RemoveGraphOutput, RemoveInitializer, RemoveNode,
                      RenameValue, SetAttribute, SetInitializer, SetModelField, SetNodeField, SetNodeInputs,
                      SetOpsetImport, SetValueType,
                      graph_path, node_ref, set_input_shape)
+from ..edits.refs import node_names_indexed
 from ..edits.script import from_script, to_script
 from ..ir import AttrType, Model
 from ..ir.types import TensorType
@@ -79,6 +81,7 @@ class _Deriver:
             self.graphs[ga] = gw
             self.nodes.update(zip(ga.nodes, gw.nodes))
         self.out = DerivedScript()
+        self.names = None                                  # the clone's node names, while run() derives
 
     # -- applying ------------------------------------------------------------------------
 
@@ -87,7 +90,17 @@ class _Deriver:
         (and listed) when it does not apply."""
         try:
             spec = to_script([edit])
-            from_script(spec)[0].apply(self.work)
+            replayed = from_script(spec)[0]
+            changes = Changes()
+            if self.names is not None:
+                self.names.follow(changes)
+            try:
+                replayed.apply(self.work, changes)
+            except BaseException:
+                # A compound step rolled back records nothing of it.
+                if self.names is not None:
+                    self.names.forget()
+                raise
         except EditError as e:
             self.out.not_expressed.append(f"{what}: {e}")
             return False
@@ -108,6 +121,15 @@ class _Deriver:
     # -- the steps -----------------------------------------------------------------------
 
     def run(self, verify: bool) -> DerivedScript:
+        # Thousands of steps each name a node of the clone: by index, not a pass over its graph.
+        with node_names_indexed(self.work) as names:
+            self.names = names
+            try:
+                return self._run(verify)
+            finally:
+                self.names = None
+
+    def _run(self, verify: bool) -> DerivedScript:
         pairs = [(ga, gb, self.graphs.get(ga)) for ga, gb in self.m.graphs]
         for ga, gb, gw in pairs:
             if gw is None:

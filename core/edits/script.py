@@ -29,6 +29,7 @@ import numpy as np
 from ..ir import SparseTensor, Tensor
 from ..ir.types import MapType, OpaqueType, OptionalType, SequenceType, SparseTensorType, TensorType, UndefinedType
 from .base import EDIT_KINDS, Edit, EditError, Macro
+from .refs import node_names_indexed
 from .step_wording import already_holds, describe_step, step_line
 # Every edit kind registered (EDIT_KINDS) before a script is read or written:
 # the package imports its modules only on first use.
@@ -276,14 +277,15 @@ def replay_report(document, data, name: str = "Replay edit script") -> ReplayLin
     step = 0
     lines = ReplayLines()
     try:
-        with document.macro(name):
+        # Inside the macro: an undo of the steps after a failure looks names up as any undo does.
+        with document.macro(name), node_names_indexed(document.model) as names:
             for step, edit in enumerate(edits, 1):
                 # Described before it applies: the node it names may be renamed or removed by it.
                 description = describe_step(document.model, edit)
                 if already_holds(document.model, edit):
                     lines.append(step_line(step, description, already=True))
                     continue
-                document.apply(edit)
+                names.follow(document.apply(edit))
                 lines.changed += 1
                 lines.append(step_line(step, description, note=notes.get(step - 1, "")))
     except ScriptError as e:
