@@ -67,18 +67,24 @@ def own_errors(model: Model, nodes: Iterable[Node], reference: Lookup, ours_cons
 
 
 def _one_blas_thread():
-    """One BLAS thread for the pass, when it runs on the main thread.
+    """One BLAS thread for the pass, when it runs on the main thread and
+    one thread gives the bits the run's threads gave.
 
     The pass makes one small product per MatMul, where OpenBLAS's threads
     only wait for each other on a busy machine (threads.ThreadTuner): on
     bert_12layer_narrow on two shared cores, 192 products took ~25 ms each
-    with two threads, well under 1 ms with one. The results are the same
-    bits. The setting is process-wide, so a worker thread (the app's)
-    leaves it as it is, as the session's tuner does."""
+    with two threads, well under 1 ms with one. Where the thread count
+    changes the bits (threads.thread_count_keeps_bits), a node the edit did
+    not touch would show an own error of ~1e-7 against a run of ours: the
+    count is kept. The setting is process-wide, so a worker thread (the
+    app's) leaves it as it is, as the session's tuner does."""
     import threading
     from contextlib import nullcontext
-    from .threads import limited_blas_threads
+    from .threads import blas_threads, limited_blas_threads, thread_count_keeps_bits
     if threading.current_thread() is not threading.main_thread():
+        return nullcontext()
+    available = blas_threads()
+    if available and available > 1 and not thread_count_keeps_bits(available):
         return nullcontext()
     return limited_blas_threads(1)
 

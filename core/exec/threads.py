@@ -89,6 +89,42 @@ def limited_blas_threads(n: int):
             set_blas_threads(before)
 
 
+# Products the probe below computes on one thread and on all of them: sizes
+# of the attention and projection products of small transformers, where
+# OpenBLAS takes its blocked, threaded path (tiny products run one kernel
+# whatever the count). float32 and float64: sgemm and dgemm differ.
+_PROBES = (((128, 128), (128, 512)), ((2, 128, 64), (2, 64, 128)), ((128, 512), (512, 128)))
+_KEEPS_BITS: dict = {}      # thread count -> whether one thread gives the same bits
+
+
+def thread_count_keeps_bits(available: int) -> bool:
+    """Whether this machine's BLAS computes a product to the same bits on
+    one thread as on `available` threads (measured once per count, a few
+    milliseconds).
+
+    It is not so everywhere: OpenBLAS 0.3.31 with its Haswell kernels (an
+    AMD EPYC) gives products differing by up to 3e-5 in absolute terms
+    between one and two threads, its one-thread path summing in another
+    order, while on other CPUs the bits agree. Where they differ, changing
+    the count between runs makes two runs of one model on the same inputs
+    disagree in their last bits, and a node run alone disagree with the
+    run it is compared with: callers that would change it keep it instead.
+    Call on the main thread (the setting is process-wide)."""
+    known = _KEEPS_BITS.get(available)
+    if known is not None:
+        return known
+    import numpy as np
+    rng = np.random.default_rng(0)
+    pairs = [(rng.standard_normal(a).astype(dt), rng.standard_normal(b).astype(dt))
+             for a, b in _PROBES for dt in (np.float32, np.float64)]
+    with limited_blas_threads(1):
+        alone = [a @ b for a, b in pairs]
+    with limited_blas_threads(available):
+        keeps = all(np.array_equal(x, a @ b) for x, (a, b) in zip(alone, pairs))
+    _KEEPS_BITS[available] = keeps
+    return keeps
+
+
 class ThreadTuner:
     """Chooses, run after run, between one BLAS thread and all of them.
 
@@ -100,9 +136,9 @@ class ThreadTuner:
     is better is only known by trying, so a session times its repeated runs
     under both settings and keeps the faster, trying the other again after
     a number of runs that doubles each time it loses (a slow setting costs
-    a few percent at most), and at once when it wins. One thread or
-    several, OpenBLAS splits a product between threads without changing any
-    sum's order: the results are the same bits.
+    a few percent at most), and at once when it wins. Only where one thread
+    and several give the same bits (`thread_count_keeps_bits`): elsewhere
+    the count is left as it is, so repeated runs stay equal to the bit.
 
     Runs under a millisecond stop being tuned (BLAS is not their cost); a
     caller who set one BLAS thread is left alone. Only runs on the main
@@ -125,7 +161,7 @@ class ThreadTuner:
         if self._small or threading.current_thread() is not threading.main_thread():
             return fn()
         available = blas_threads()
-        if not available or available <= 1:
+        if not available or available <= 1 or not thread_count_keeps_bits(available):
             return fn()
         n = self._pick(available)
         if n != available:

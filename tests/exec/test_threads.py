@@ -2,15 +2,18 @@
 import threading
 
 import numpy as np
+from onnx import TensorProto, helper, numpy_helper
 
-from onnxstudio.core.exec import threads
+from onnxstudio import core
+from onnxstudio.core.exec import Session, threads
 
 
 class _FakeMachine:
     """A BLAS thread setting and a clock: a run costs `cost[threads]` seconds."""
 
-    def __init__(self, monkeypatch, cost):
+    def __init__(self, monkeypatch, cost, keeps_bits=True):
         self.threads, self.now, self.cost, self.log = 2, 0.0, cost, []
+        monkeypatch.setattr(threads, "thread_count_keeps_bits", lambda n: keeps_bits)
         monkeypatch.setattr(threads, "blas_threads", lambda: self.threads)
         monkeypatch.setattr(threads, "set_blas_threads", self._set)
         monkeypatch.setattr(threads.time, "perf_counter", lambda: self.now)
@@ -75,3 +78,39 @@ def test_runs_on_other_threads_leave_the_setting_alone(monkeypatch):
     t.start()
     t.join()
     assert m.log == [2] * 20
+
+
+def test_where_the_thread_count_changes_the_bits_the_tuner_keeps_it(monkeypatch):
+    m = _FakeMachine(monkeypatch, {1: 0.01, 2: 0.1}, keeps_bits=False)
+    tuner = threads.ThreadTuner()
+    for _ in range(50):
+        tuner.run(m.run)
+    assert m.log == [2] * 50
+
+
+def _matmul_chain(tmp_path):
+    """y = ((x @ W0) @ W1) @ W2 with products large enough for OpenBLAS's
+    threaded path and for the tuner (runs over a millisecond)."""
+    rng = np.random.default_rng(1)
+    weights = [numpy_helper.from_array(rng.standard_normal((512, 512)).astype(np.float32) / 20, f"W{i}")
+               for i in range(3)]
+    nodes = [helper.make_node("MatMul", [src, f"W{i}"], [dst])
+             for i, (src, dst) in enumerate([("x", "h0"), ("h0", "h1"), ("h1", "y")])]
+    g = helper.make_graph(nodes, "chain", [helper.make_tensor_value_info("x", TensorProto.FLOAT, [256, 512])],
+                          [helper.make_tensor_value_info("y", TensorProto.FLOAT, [256, 512])], weights)
+    path = tmp_path / "chain.onnx"
+    path.write_bytes(helper.make_model(g, opset_imports=[helper.make_opsetid("", 18)]).SerializeToString())
+    return core.load(path)
+
+
+def test_repeated_runs_of_a_session_are_equal_to_the_bit(tmp_path):
+    """The tuner times runs on one BLAS thread and on all of them. On a CPU
+    where OpenBLAS's one-thread path rounds differently (its Haswell kernels
+    on an AMD EPYC: up to 3e-5 apart), switching made the same run on the
+    same inputs give other bits from one call to the next."""
+    model = _matmul_chain(tmp_path)
+    x = np.random.default_rng(2).standard_normal((256, 512)).astype(np.float32)
+    session = Session(model)
+    first = session.run({"x": x})["y"].copy()
+    for _ in range(6):      # both settings are tried within the first four runs
+        assert np.array_equal(session.run({"x": x})["y"], first)

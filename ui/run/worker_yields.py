@@ -25,8 +25,12 @@ after each product. On this 2-core machine (so one BLAS thread) with
 another process busy, repeated runs of bert_12layer_narrow in a thread
 took 0.11-0.19 s on one BLAS thread against 0.12-0.94 s on two
 (core/exec/threads.py ThreadTuner says why: a share of a product whose
-thread has no core holds up the rest); the results are the same bits. A
-machine with more cores keeps all but one for the products. A profile
+thread has no core holds up the rest). Every run job uses this one count,
+so runs in the app stay equal to each other to the bit even on a CPU where
+the thread count changes a product's last bits (core/exec/threads.py
+thread_count_keeps_bits); a CLI run on all cores may differ from them
+there, within any tolerance. A machine with more cores keeps all but one
+for the products. A profile
 made in the app measures with that count too (core/exec/profile.py leaves
 a worker's setting as it is).
 
