@@ -68,7 +68,7 @@ def check_node(node: pb.NodeProto, path: str, scope, ctx, out, check_subgraph) -
     if ctx.ir_version and ctx.ir_version < 11 and len(node.device_configurations):
         out.add("model.feature-too-new", path,
                 f"device_configurations need IR version 11; the model declares {ctx.ir_version}")
-    schema = _bind(node, path, ctx, out)
+    schema = _bind(node, path, ctx, out, scope)
     # One pass over the attributes: the attribute on its own, what it holds,
     # and (when the node binds to a signature) what the operator expects.
     spec_of = schema.attributes if schema is not None else None
@@ -205,9 +205,10 @@ def _tensor_type(dtype: int) -> str:
     return t
 
 
-def _bind(node, path, ctx, out):
+def _bind(node, path, ctx, out, scope=None):
     """The node's OpSchema, or None after saying why (or after checking a
-    call to a model-local function)."""
+    call to a model-local function: its input types against the body's
+    operators when `scope` gives them)."""
     if not node.op_type:
         return None
     schema = ctx.schema_for(node)
@@ -222,7 +223,7 @@ def _bind(node, path, ctx, out):
     if domain not in schemas.KNOWN_DOMAINS:
         fn = ctx.functions.get((node.domain, node.op_type, node.overload))
         if fn is not None:
-            _check_function_call(node, fn, path, out)
+            _check_function_call(node, fn, path, out, scope, ctx)
         else:
             out.add("node.custom-op", path,
                     f"{as_text(node.op_type)} of domain {paths.shown(node.domain)} has no known signature; "
@@ -232,7 +233,7 @@ def _bind(node, path, ctx, out):
     if schema is None:
         fn = ctx.functions.get((node.domain, node.op_type, node.overload))
         if fn is not None:
-            _check_function_call(node, fn, path, out)
+            _check_function_call(node, fn, path, out, scope, ctx)
             return None
         code = "node.op-too-new" if schemas.versions(domain, node.op_type) else "node.unknown-op"
         message = schemas.why_unbound(domain, as_text(node.op_type), ctx.opsets)
@@ -387,7 +388,66 @@ def _check_types(node, schema, path, scope, ctx, out) -> None:
                     f"{paths.shown(name)} is declared {declared}, but {schema.key} makes it {given}")
 
 
-def _check_function_call(node, fn, path, out) -> None:
+def _check_call_types(node, fn, path, out, scope, ctx) -> None:
+    """A function's inputs are untyped: each call gives them its actuals'
+    types, and an operator of the body that reads one directly must take
+    that type (an optional, map or sparse value where it takes tensors:
+    onnx's inference and onnxruntime refuse the call). Only a type outside
+    the operator's whole constraint is judged here, so a body that binds
+    its type parameters per call is never second-guessed."""
+    readers = None
+    for i, actual in enumerate(node.input[:len(fn.input)]):
+        given = scope.type_str(actual, ctx) if actual else None
+        if given is None:
+            continue
+        if readers is None:
+            # Once per function and run: a model may call one thousands of times.
+            kept = ctx.memo.setdefault("body_readers", {})
+            hit = kept.get(id(fn))
+            if hit is None or hit[0] is not fn:
+                hit = kept[id(fn)] = (fn, _body_readers(fn, ctx))
+            readers = hit[1]
+        for op_type, name, schema, formal in readers.get(fn.input[i], ()):
+            if given not in schema.allowed_types(formal.type_str):
+                out.add("node.input-type", paths.node_input(path, i, actual),
+                        f"input {paths.shown(actual)} is {given}, but function {as_text(fn.name)} passes it to "
+                        f"{op_type} {paths.shown(name)} as {formal.name!r}, which takes "
+                        f"{', '.join(sorted(schema.allowed_types(formal.type_str)))}")
+                break
+
+
+def _body_readers(fn, ctx) -> dict:
+    """Function input name -> [(op_type, name of a body node, its OpSchema,
+    the formal that reads it)] for the body's nodes of known operators (the
+    function's own opset imports, else the model's), read directly (not in
+    a subgraph). Text, not the nodes: the live checker keeps no NodeProto."""
+    versions = dict(ctx.opsets)
+    versions.update((schemas.canonical_domain(o.domain), o.version) for o in fn.opset_import)
+    names = set(fn.input)
+    found: dict = {}
+    for body_node in fn.node:
+        domain = schemas.canonical_domain(body_node.domain)
+        version = versions.get(domain)
+        if version is None or domain not in schemas.KNOWN_DOMAINS or not body_node.op_type:
+            continue
+        schema = bind_cached(domain, body_node.op_type, version)
+        if schema is None or schema.deprecated:
+            continue
+        formals = schema.inputs
+        for j, name in enumerate(body_node.input):
+            if name not in names:
+                continue
+            formal = formals[j] if j < len(formals) else (formals[-1] if formals and formals[-1].is_variadic
+                                                          else None)
+            if formal is not None:
+                found.setdefault(name, []).append((as_text(body_node.op_type), as_text(body_node.name), schema,
+                                                   formal))
+    return found
+
+
+def _check_function_call(node, fn, path, out, scope=None, ctx=None) -> None:
+    if scope is not None:
+        _check_call_types(node, fn, path, out, scope, ctx)
     if len(node.input) > len(fn.input):
         out.add("node.function-arity", path,
                 f"function {as_text(fn.name)} declares {len(fn.input)} inputs; the node passes {len(node.input)}")

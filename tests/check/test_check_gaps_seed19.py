@@ -210,3 +210,67 @@ def test_the_live_checker_gives_a_full_check_s_verdict_on_a_pass_through(tmp_pat
         assert doc.diagnostics == core.check(doc.model)
         doc.undo()
         assert doc.diagnostics == core.check(doc.model)
+
+
+def _function_call(x_type):
+    """with_function's ScaledRelu (its body multiplies X by a Constant)
+    called once with x of `x_type` (a TypeProto)."""
+    from onnx import AttributeProto, ValueInfoProto
+    fn = helper.make_function(
+        "local.fns", "ScaledRelu", ["X"], ["Y"],
+        [helper.make_node("Constant", [], ["s"], name="scale", value_float=1.0),
+         helper.make_node("Mul", ["X", "s"], ["m"], name="mul"),
+         helper.make_node("LeakyRelu", ["m"], ["Y"], name="act")],
+        opset_imports=[helper.make_opsetid("", 17)], attributes=["alpha"])
+    fn.node[2].attribute.append(helper.make_attribute_ref("alpha", AttributeProto.FLOAT))
+    x = ValueInfoProto(name="x")
+    x.type.CopyFrom(x_type)
+    node = helper.make_node("ScaledRelu", ["x"], ["y"], domain="local.fns", name="f1", alpha=0.1)
+    g = helper.make_graph([node], "calls", [x], [_vi("y", F, [2])])
+    return helper.make_model(g, functions=[fn], ir_version=10,
+                             opset_imports=[helper.make_opsetid("", 17), helper.make_opsetid("local.fns", 1)])
+
+
+_FLOAT_2 = helper.make_tensor_type_proto(F, [2])
+CALLS_REFUSED = {
+    # with_function:20000159 and 27003122, 25000199, 27002357
+    "optional": helper.make_optional_type_proto(_FLOAT_2),
+    "map": helper.make_map_type_proto(I64, _FLOAT_2),
+    "sparse": helper.make_sparse_tensor_type_proto(F, [2]),
+    "string_tensor": helper.make_tensor_type_proto(S, [2]),
+}
+
+
+@pytest.mark.parametrize("kind", sorted(CALLS_REFUSED))
+def test_a_function_called_with_a_type_its_body_cannot_take(kind, tmp_path):
+    """The function's input is untyped; the call gives it a type the body's
+    Mul does not take: onnx (inferring the body per call) and onnxruntime
+    refuse the call, and so does the file check, at the call's input."""
+    model = _function_call(CALLS_REFUSED[kind])
+    assert not onnx_accepts(model)
+    assert not onnxruntime_loads(model)
+    for found in (_file_errors(model, tmp_path), our_errors(model, tmp_path)):
+        assert [(d.code, d.path) for d in found] == [("node.input-type", 'graph/node[0] ScaledRelu "f1"/input[0] "x"')]
+        assert "passes it to Mul 'mul' as 'A'" in found[0].message
+
+
+def test_a_function_called_with_a_tensor_it_takes_is_clean(tmp_path):
+    model = _function_call(_FLOAT_2)
+    assert onnx_accepts(model) and onnxruntime_loads(model)
+    assert _file_errors(model, tmp_path) == [] and our_errors(model, tmp_path) == []
+
+
+def test_the_live_checker_follows_a_call_s_input_retyped(tmp_path):
+    from onnxstudio import core
+    from onnxstudio.core.document import Document
+    from onnxstudio.core.edits import SetValueType
+    path = tmp_path / "call.onnx"
+    path.write_bytes(_function_call(_FLOAT_2).SerializeToString())
+    doc = Document(core.load(path))
+    assert not [d for d in doc.diagnostics if d.severity == ERROR]
+    doc.apply(SetValueType("x", S, [2]))
+    found = [d for d in doc.diagnostics if d.severity == ERROR]
+    assert [d.code for d in found] == ["node.input-type"]
+    assert found == [d for d in core.check(doc.model) if d.severity == ERROR]
+    doc.undo()
+    assert not [d for d in doc.diagnostics if d.severity == ERROR]
