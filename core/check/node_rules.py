@@ -389,42 +389,49 @@ def _check_types(node, schema, path, scope, ctx, out) -> None:
 
 
 def _check_call_types(node, fn, path, out, scope, ctx) -> None:
-    """A function's inputs are untyped: each call gives them its actuals'
-    types, and an operator of the body that reads one directly must take
-    that type (an optional, map or sparse value where it takes tensors:
-    onnx's inference and onnxruntime refuse the call). Only a type outside
-    the operator's whole constraint is judged here, so a body that binds
-    its type parameters per call is never second-guessed."""
-    readers = None
-    for i, actual in enumerate(node.input[:len(fn.input)]):
-        given = scope.type_str(actual, ctx) if actual else None
-        if given is None:
-            continue
-        if readers is None:
-            # Once per function and run: a model may call one thousands of times.
-            kept = ctx.memo.setdefault("body_readers", {})
-            hit = kept.get(id(fn))
-            if hit is None or hit[0] is not fn:
-                hit = kept[id(fn)] = (fn, _body_readers(fn, ctx))
-            readers = hit[1]
-        for op_type, name, schema, formal in readers.get(fn.input[i], ()):
-            if given not in schema.allowed_types(formal.type_str):
-                out.add("node.input-type", paths.node_input(path, i, actual),
-                        f"input {paths.shown(actual)} is {given}, but function {as_text(fn.name)} passes it to "
-                        f"{op_type} {paths.shown(name)} as {formal.name!r}, which takes "
-                        f"{', '.join(sorted(schema.allowed_types(formal.type_str)))}")
-                break
+    """A function's inputs and outputs are untyped: each call gives them its
+    actuals' types. An operator of the body that reads an input directly
+    must take that type, and one that gives an output must make it (an
+    optional, map or sparse value where it takes or makes tensors: onnx's
+    inference and onnxruntime refuse the call). Only a type outside the
+    operator's whole constraint is judged here, so a body that binds its
+    type parameters per call is never second-guessed."""
+    body = None
+    for what, actuals, formals, at in (("input", node.input, fn.input, paths.node_input),
+                                       ("output", node.output, fn.output, paths.node_output)):
+        for i, actual in enumerate(actuals[:len(formals)]):
+            given = scope.type_str(actual, ctx) if actual else None
+            if given is None:
+                continue
+            if body is None:
+                # Once per function and run: a model may call one thousands of times.
+                kept = ctx.memo.setdefault("body_formals", {})
+                hit = kept.get(id(fn))
+                if hit is None or hit[0] is not fn:
+                    hit = kept[id(fn)] = (fn, _body_formals(fn, ctx))
+                body = hit[1]
+            for op_type, name, schema, formal in body[what].get(formals[i], ()):
+                allowed = schema.allowed_types(formal.type_str)
+                if given not in allowed:
+                    verb = "passes it to" if what == "input" else "takes it from"
+                    out.add("node.input-type", at(path, i, actual),
+                            f"{what} {paths.shown(actual)} is {given}, but function {as_text(fn.name)} {verb} "
+                            f"{op_type} {paths.shown(name)} as {formal.name!r}, which "
+                            f"{'takes' if what == 'input' else 'makes'} {', '.join(sorted(allowed))}")
+                    break
 
 
-def _body_readers(fn, ctx) -> dict:
-    """Function input name -> [(op_type, name of a body node, its OpSchema,
-    the formal that reads it)] for the body's nodes of known operators (the
-    function's own opset imports, else the model's), read directly (not in
-    a subgraph). Text, not the nodes: the live checker keeps no NodeProto."""
+def _body_formals(fn, ctx) -> dict:
+    """{"input": function input name -> [(op_type, name of a body node, its
+    OpSchema, the formal that reads it)], "output": function output name ->
+    [the same for the node giving it]}, for the body's nodes of known
+    operators (the function's own opset imports, else the model's), met
+    directly (not in a subgraph). Text, not the nodes: the live checker
+    keeps no NodeProto."""
     versions = dict(ctx.opsets)
     versions.update((schemas.canonical_domain(o.domain), o.version) for o in fn.opset_import)
-    names = set(fn.input)
-    found: dict = {}
+    wanted = {"input": set(fn.input), "output": set(fn.output)}
+    found = {"input": {}, "output": {}}
     for body_node in fn.node:
         domain = schemas.canonical_domain(body_node.domain)
         version = versions.get(domain)
@@ -433,15 +440,16 @@ def _body_readers(fn, ctx) -> dict:
         schema = bind_cached(domain, body_node.op_type, version)
         if schema is None or schema.deprecated:
             continue
-        formals = schema.inputs
-        for j, name in enumerate(body_node.input):
-            if name not in names:
-                continue
-            formal = formals[j] if j < len(formals) else (formals[-1] if formals and formals[-1].is_variadic
-                                                          else None)
-            if formal is not None:
-                found.setdefault(name, []).append((as_text(body_node.op_type), as_text(body_node.name), schema,
-                                                   formal))
+        label = (as_text(body_node.op_type), as_text(body_node.name), schema)
+        for what, names, formals in (("input", body_node.input, schema.inputs),
+                                     ("output", body_node.output, schema.outputs)):
+            for j, name in enumerate(names):
+                if name not in wanted[what]:
+                    continue
+                formal = formals[j] if j < len(formals) else (formals[-1] if formals and formals[-1].is_variadic
+                                                              else None)
+                if formal is not None:
+                    found[what].setdefault(name, []).append((*label, formal))
     return found
 
 

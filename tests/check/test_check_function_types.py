@@ -10,12 +10,12 @@ from onnx import AttributeProto, TensorProto, helper, numpy_helper
 from onnxstudio.core.check import check
 
 
-def _model(body, fn_inputs, fn_outputs, fn_attributes=(), call_attrs=None):
+def _model(body, fn_inputs, fn_outputs, fn_attributes=(), call_attrs=None, y_elem=TensorProto.FLOAT):
     fn = helper.make_function("local", "F", fn_inputs, fn_outputs, body,
                               [helper.make_opsetid("", 17)], attributes=list(fn_attributes))
     call = helper.make_node("F", ["x"][:len(fn_inputs)], ["y"], name="call", domain="local", **(call_attrs or {}))
     g = helper.make_graph([call], "g", [helper.make_tensor_value_info("x", TensorProto.FLOAT, [2])],
-                          [helper.make_tensor_value_info("y", TensorProto.FLOAT, [2])])
+                          [helper.make_tensor_value_info("y", y_elem, [2])])
     return helper.make_model(g, opset_imports=[helper.make_opsetid("", 17), helper.make_opsetid("local", 1)],
                              functions=[fn])
 
@@ -60,11 +60,13 @@ def test_a_value_the_caller_supplies_claims_no_type():
     body = [_int_constant("k", "shape"), fill, helper.make_node("BitShift", ["z", "z"], ["o"], name="shift",
                                                                 direction="LEFT")]
     call_value = {"value": numpy_helper.from_array(np.array([1], np.uint32))}
-    model = _model(body, [], ["o"], fn_attributes=["value"], call_attrs=call_value)
+    # y is BitShift's output: declared float, the call would be refused
+    # (node_rules holds a call's outputs to the body's operators).
+    model = _model(body, [], ["o"], fn_attributes=["value"], call_attrs=call_value, y_elem=TensorProto.UINT32)
     assert _type_findings(model) == []
     # Without the reference the float output is outside BitShift's constraint.
     del fill.attribute[:]
-    model = _model(body, [], ["o"], fn_attributes=["value"], call_attrs=call_value)
+    model = _model(body, [], ["o"], fn_attributes=["value"], call_attrs=call_value, y_elem=TensorProto.UINT32)
     assert _type_findings(model) == [("node.input-type", 'functions/"F"/node[2] BitShift "shift"/input[0] "z"'),
                                      ("node.input-type", 'functions/"F"/node[2] BitShift "shift"/input[1] "z"')]
 

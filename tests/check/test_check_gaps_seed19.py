@@ -212,9 +212,10 @@ def test_the_live_checker_gives_a_full_check_s_verdict_on_a_pass_through(tmp_pat
         assert doc.diagnostics == core.check(doc.model)
 
 
-def _function_call(x_type):
-    """with_function's ScaledRelu (its body multiplies X by a Constant)
-    called once with x of `x_type` (a TypeProto)."""
+def _function_call(x_type, y_type=None):
+    """with_function's ScaledRelu (its body multiplies X by a Constant, its
+    LeakyRelu gives Y) called once with x of `x_type`, y declared `y_type`
+    (TypeProtos; y float[2] by default)."""
     from onnx import AttributeProto, ValueInfoProto
     fn = helper.make_function(
         "local.fns", "ScaledRelu", ["X"], ["Y"],
@@ -226,7 +227,9 @@ def _function_call(x_type):
     x = ValueInfoProto(name="x")
     x.type.CopyFrom(x_type)
     node = helper.make_node("ScaledRelu", ["x"], ["y"], domain="local.fns", name="f1", alpha=0.1)
-    g = helper.make_graph([node], "calls", [x], [_vi("y", F, [2])])
+    y = ValueInfoProto(name="y")
+    y.type.CopyFrom(y_type or helper.make_tensor_type_proto(F, [2]))
+    g = helper.make_graph([node], "calls", [x], [y])
     return helper.make_model(g, functions=[fn], ir_version=10,
                              opset_imports=[helper.make_opsetid("", 17), helper.make_opsetid("local.fns", 1)])
 
@@ -252,6 +255,17 @@ def test_a_function_called_with_a_type_its_body_cannot_take(kind, tmp_path):
     for found in (_file_errors(model, tmp_path), our_errors(model, tmp_path)):
         assert [(d.code, d.path) for d in found] == [("node.input-type", 'graph/node[0] ScaledRelu "f1"/input[0] "x"')]
         assert "passes it to Mul 'mul' as 'A'" in found[0].message
+
+
+def test_a_call_output_declared_of_a_kind_the_body_cannot_make(tmp_path):
+    """with_function:22000940: the call's output declared sparse where the
+    body's LeakyRelu makes a tensor; both oracles refuse it."""
+    model = _function_call(_FLOAT_2, helper.make_sparse_tensor_type_proto(F, [2]))
+    assert not onnx_accepts(model)
+    assert not onnxruntime_loads(model)
+    for found in (_file_errors(model, tmp_path), our_errors(model, tmp_path)):
+        assert [(d.code, d.path) for d in found] == [("node.input-type", 'graph/node[0] ScaledRelu "f1"/output[0] "y"')]
+        assert "takes it from LeakyRelu 'act' as 'Y', which makes" in found[0].message
 
 
 def test_a_function_called_with_a_tensor_it_takes_is_clean(tmp_path):
