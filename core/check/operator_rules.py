@@ -73,13 +73,18 @@ _ZIPMAP_OUTPUTS = {key: f"seq(map({key},tensor(float)))" for key in _ZIPMAP_KEYS
 # LabelEncoder's keys_* attributes (but keys_tensor, whose tensor says it)
 # and the element type each holds.
 _LABEL_KEY_TYPES = {"keys_strings": "string", "keys_int64s": "int64", "keys_floats": "float"}
+# TreeEnsemble's parallel lists: one entry per tree node, one per leaf (the
+# tensors' elements count; onnx's inference and onnxruntime refuse others).
+_TREE_LISTS = (("nodes_splits", ("nodes_featureids", "nodes_modes", "nodes_truenodeids", "nodes_falsenodeids",
+                                 "nodes_trueleafs", "nodes_falseleafs", "nodes_missing_value_tracks_true")),
+               ("leaf_weights", ("leaf_targetids",)))
 # Operators of ai.onnx.ml whose rules read the type of a value: ZipMap's
 # output, LabelEncoder's input.
 _TYPED = frozenset({"ZipMap", "LabelEncoder"})
 # Every operator a rule here is about (LabelEncoder's and ZipMap's domain is
 # ai.onnx.ml, all the others' the default one).
 RULED = frozenset(set(_DTYPE_ATTRS) | _WINDOWED | _COUNTED | _HOLDERS | _TYPED | set(_CLOSED_WORDS)
-                  | {"ConstantOfShape", "LabelEncoder", "Attention"})
+                  | {"ConstantOfShape", "LabelEncoder", "Attention", "TreeEnsemble"})
 
 
 def operator_clean(node, op: str, schema, graphs=None) -> bool:
@@ -92,7 +97,7 @@ def operator_clean(node, op: str, schema, graphs=None) -> bool:
     that footing."""
     if op in _TYPED:
         return False
-    if schema.domain and op != "LabelEncoder":
+    if schema.domain and op != "LabelEncoder" and op != "TreeEnsemble":
         return True
     if op in _WINDOWED:
         auto_pad = pads = None
@@ -172,6 +177,8 @@ def _findings(node, op, schema, type_of=None):
                     yield from _label_keys_type(node, attrs, type_of)
             elif op == "ZipMap":
                 yield from _zip_map(node, attrs, type_of)
+            elif op == "TreeEnsemble":
+                yield from _tree_lists(attrs)
         return
     dtype_attr = _DTYPE_ATTRS.get(op)
     if dtype_attr is not None:
@@ -300,6 +307,23 @@ def _label_keys_type(node, attrs, type_of):
                    f"the input {paths.shown(node.input[0])} is {given} but {name} holds {keys} keys: LabelEncoder "
                    f"looks its input up among keys of its element type; give {given[7:-1]} keys, or cast the input")
         return
+
+
+def _tree_lists(attrs):
+    """TreeEnsemble describes its trees in parallel lists: the nodes_* lists
+    one entry per tree node, leaf_weights and leaf_targetids one per leaf.
+    One finding per group whose lists differ, naming every length."""
+    for lead, others in _TREE_LISTS:
+        counts = {}
+        for name in (lead, *others):
+            a = attrs.get(name)
+            if a is not None:
+                counts[name] = _elements(a.t) if a.HasField("t") else len(a.ints)
+        if len(set(counts.values())) > 1:
+            what = "tree node" if lead == "nodes_splits" else "leaf"
+            yield ("attr.length-mismatch", None,
+                   f"TreeEnsemble gives each {what} one entry in every such list, but they hold "
+                   + ", ".join(f"{name} {n}" for name, n in counts.items()))
 
 
 def _zip_map(node, attrs, type_of):

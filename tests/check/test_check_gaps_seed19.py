@@ -288,3 +288,44 @@ def test_the_live_checker_follows_a_call_s_input_retyped(tmp_path):
     assert found == [d for d in core.check(doc.model) if d.severity == ERROR]
     doc.undo()
     assert not [d for d in doc.diagnostics if d.severity == ERROR]
+
+
+def _tree_ensemble(**lists):
+    """node/test_ai_onnx_ml_tree_ensemble_single_tree's TreeEnsemble, lists replaced by `lists`."""
+    attrs = dict(aggregate_function=1, n_targets=2, post_transform=0, tree_roots=[0],
+                 nodes_featureids=[0, 0, 0], nodes_truenodeids=[1, 0, 1], nodes_trueleafs=[0, 1, 1],
+                 nodes_falsenodeids=[2, 2, 3], nodes_falseleafs=[0, 1, 1], leaf_targetids=[0, 1, 0, 1],
+                 nodes_modes=[0, 0, 0], nodes_splits=[3.14, 1.2, 4.2], leaf_weights=[5.23, 12.12, -12.23, 7.21])
+    attrs.update(lists)
+    for name, dtype in (("nodes_modes", np.uint8), ("nodes_splits", np.float64), ("leaf_weights", np.float64)):
+        attrs[name] = numpy_helper.from_array(np.array(attrs[name], dtype))
+    node = helper.make_node("TreeEnsemble", ["x"], ["y"], name="trees", domain="ai.onnx.ml", **attrs)
+    return _model([node], [_vi("x", TensorProto.DOUBLE, [3, 2])], [_vi("y", TensorProto.DOUBLE, [3, 2])],
+                  opsets=(("", 21), ("ai.onnx.ml", 5)))
+
+
+# node/test_ai_onnx_ml_tree_ensemble_single_tree:28001605 gave nodes_falseleafs four entries
+TREES_REFUSED = {
+    "falseleafs_four": {"nodes_falseleafs": [0, 1, 1, 3]},
+    "featureids_two": {"nodes_featureids": [0, 0]},
+    "modes_four": {"nodes_modes": [0, 0, 0, 0]},
+    "splits_four": {"nodes_splits": [1.0, 2.0, 3.0, 4.0]},
+    "leaf_targetids_three": {"leaf_targetids": [0, 1, 0]},
+}
+
+
+@pytest.mark.parametrize("name", sorted(TREES_REFUSED))
+def test_tree_ensemble_lists_of_other_lengths_are_refused(name, tmp_path):
+    model = _tree_ensemble(**TREES_REFUSED[name])
+    assert not onnx_accepts(model)
+    assert not onnxruntime_loads(model)
+    for found in (_file_errors(model, tmp_path), our_errors(model, tmp_path)):
+        assert [(d.code, d.path) for d in found] == [("attr.length-mismatch", 'graph/node[0] TreeEnsemble "trees"')]
+
+
+def test_tree_ensemble_lists_of_one_length_are_clean(tmp_path):
+    model = _tree_ensemble()
+    assert onnx_accepts(model) and onnxruntime_loads(model)
+    assert _file_errors(model, tmp_path) == [] and our_errors(model, tmp_path) == []
+    (found,) = _file_errors(_tree_ensemble(nodes_falseleafs=[0, 1, 1, 3]), tmp_path)
+    assert "nodes_splits 3" in found.message and "nodes_falseleafs 4" in found.message
