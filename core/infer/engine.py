@@ -67,6 +67,10 @@ class Inference:
         # What each call gave its function's body; the body's values show
         # what holds for every call (call_types.py).
         self.calls = CallTypes()
+        # Value of the main graph -> the main-graph nodes holding a body that
+        # gives it back as one of its outputs, or None until first needed
+        # (see _holders_giving_back).
+        self._given_back: Optional[dict] = None
 
     # --- public API ----------------------------------------------------------------
     def run(self) -> InferenceResult:
@@ -78,6 +82,7 @@ class Inference:
         self._const_checked.clear()
         self.contradictions.clear()
         self.calls.clear()
+        self._given_back = None
         self.fresh.avoid(*declared_names(self.model.graph))
         self._functions = self.model.functions.snapshot()   # a dict: looked up per node
         # The walk allocates many small short-lived objects but no reference
@@ -130,6 +135,10 @@ class Inference:
             self.run()
             return None
         from .changes import affected  # noqa: PLC0415
+        main = self.model.graph
+        if changes.structural or any(g is not main for g in changes.graphs) or any(
+                n.subgraphs() for n in changes.nodes_changed):
+            self._given_back = None     # a body, or what it gives back, may have changed
         nodes, values, removed = affected(self.model, changes)
         self.forget(removed)
         return self.update(nodes=nodes, values=values)
@@ -217,6 +226,8 @@ class Inference:
                 previous.setdefault(v, old_type)
                 for user, _ in v.uses:
                     push(user)
+                for holder in self._holders_giving_back().get(v, ()):
+                    push(holder)
             for n in nodes:
                 push(n)
             # In a valid (acyclic) graph every node runs at most once; a cyclic
@@ -225,6 +236,7 @@ class Inference:
             opsets = self.model.opset_imports
             self._functions = self.model.functions.snapshot()   # a dict: looked up per node
             self.calls.new_pass()
+            given_back = self._holders_giving_back()
             moved: list = []            # (output, its type before) whose result changed
             while True:
                 i = pending.find(1, cursor)
@@ -254,6 +266,8 @@ class Inference:
                                     cursor = j
                         else:
                             push(user)
+                    for holder in given_back.get(v, ()):
+                        push(holder)
             for v, old_type in self.calls.settle(self.types):
                 previous.setdefault(v, old_type)
         except _FullRerun:
@@ -262,6 +276,29 @@ class Inference:
             self.previous = old
             return {v for v, t in self.types.items() if old.get(v, _MISSING) != t}
         return set(previous)            # every changed value has its entry
+
+    def _holders_giving_back(self) -> dict:
+        """{main-graph Value: main-graph nodes holding a body that lists it
+        as one of the body's own outputs}. A body may give an outer value
+        back as it is (an If branch whose output is `o` itself); that is no
+        use of `o` (no node reads it), so use lists do not lead from `o`'s
+        new type to the holder, whose outputs take their types from the
+        body's. Built with one walk, kept until an edit touches a body or
+        the graph's structure (apply)."""
+        found = self._given_back
+        if found is None:
+            found = {}
+            main = self.model.graph
+            for g in main.walk():
+                if g is main:
+                    continue
+                for v in g.outputs:
+                    if v is not None and v.graph is main:
+                        top = top_level_node(g.parent_node, main) if g.parent_node is not None else None
+                        if top is not None:
+                            found.setdefault(v, []).append(top)
+            self._given_back = found
+        return found
 
     def written_copy(self):
         """(a copy of the model with the inferred types stored, how many were
