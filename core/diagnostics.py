@@ -74,7 +74,8 @@ CODES = {
     "graph.elem-type-missing": (ERROR, "a tensor type in value_info or a subgraph input/output "
                                        "without an element type"),
     "graph.declared-type-contradicts": (ERROR, "a declared type (graph input/output, value_info) that contradicts "
-                                               "the type inference derives from the producer"),
+                                               "the type its producer gives it (inference's, or the graph input "
+                                               "a pass-through output is)"),
     "name.not-identifier": (INFO, "a name that is not a C identifier"),
     "text.invalid-utf8": (ERROR, "a name, op_type, domain, attribute name, doc string, metadata entry or other "
                                  "text the file holds as invalid UTF-8 (a damaged file)"),

@@ -41,7 +41,7 @@ MEANINGS = {
     "graph.value-info-conflict": QT_TRANSLATE_NOOP("ProblemCodes", "value_info disagrees with the declared type of a graph input/output"),
     "graph.output-conflict": QT_TRANSLATE_NOOP("ProblemCodes", "a graph output that is a graph input of the same name, declared with another element type"),
     "graph.elem-type-missing": QT_TRANSLATE_NOOP("ProblemCodes", "a tensor type in value_info or a subgraph input/output without an element type"),
-    "graph.declared-type-contradicts": QT_TRANSLATE_NOOP("ProblemCodes", "a declared type (graph input/output, value_info) that contradicts the type inference derives from the producer"),
+    "graph.declared-type-contradicts": QT_TRANSLATE_NOOP("ProblemCodes", "a declared type (graph input/output, value_info) that contradicts the type its producer gives it (inference's, or the graph input a pass-through output is)"),
     "name.not-identifier": QT_TRANSLATE_NOOP("ProblemCodes", "a name that is not a C identifier"),
     "text.invalid-utf8": QT_TRANSLATE_NOOP("ProblemCodes", "a name, op_type, domain, attribute name, doc string, metadata entry or other text the file holds as invalid UTF-8 (a damaged file)"),
     "node.op-type-missing": QT_TRANSLATE_NOOP("ProblemCodes", "node has no op_type"),

@@ -2150,8 +2150,8 @@
         <translation>value_info 或子图输入/输出中的张量类型没有元素类型</translation>
     </message>
     <message>
-        <source>a declared type (graph input/output, value_info) that contradicts the type inference derives from the producer</source>
-        <translation>声明的类型（图输入/输出、value_info）与类型推断由产生它的节点推出的类型矛盾</translation>
+        <source>a declared type (graph input/output, value_info) that contradicts the type its producer gives it (inference&apos;s, or the graph input a pass-through output is)</source>
+        <translation>声明的类型（图输入/输出、value_info）与其产生者给出的类型矛盾（推断得出的类型，或直通输出所对应的图输入）</translation>
     </message>
     <message>
         <source>a name that is not a C identifier</source>
