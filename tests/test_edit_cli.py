@@ -207,3 +207,24 @@ def test_edit_keeps_external_weights_valid(external_file, tmp_path, capsys):
     assert (out.parent / "weights.bin").is_file()
     for a, b in zip(_ort(out, FEEDS), _ort(external_file, FEEDS)):
         np.testing.assert_array_equal(a, b)
+
+
+def test_an_edit_written_over_its_input_appends_to_the_data_file_and_says_so(external_file, capsys):
+    """Written over the input, an edited external weight is appended to the
+    model's data file (never rewritten: offsets others read stay valid), and
+    stderr says how much the data file grew, as the app's status bar does."""
+    from onnxstudio.core.edits.script import to_script
+    data = external_file.parent / "weights.bin"
+    size = data.stat().st_size
+    new = np.linspace(1, 2, 4096, dtype=np.float32)
+    script = external_file.parent / "edit.json"
+    script.write_text(json.dumps(to_script([SetInitializer("big", new)])))
+    code, _, err = _cli(capsys, "edit", external_file, "--script", script, "-o", external_file)
+    assert code == 0, err
+    assert data.stat().st_size > size
+    assert "appended 16.0 KB to weights.bin (the data files only grow" in err
+    assert np.array_equal(core.load(external_file).graph.initializers["big"].const.numpy(), new)
+    # An edit that touches no weight appends nothing and says nothing of it.
+    script.write_text(json.dumps(to_script([core.edits.SetMetadata("k", "v")])))
+    code, _, err = _cli(capsys, "edit", external_file, "--script", script, "-o", external_file)
+    assert code == 0 and "appended" not in err

@@ -5,6 +5,7 @@ from __future__ import annotations
 
 import contextlib
 import pathlib
+import sys
 
 from ..core import Document, SaveOptions, save
 from ..core.edits import EditError
@@ -65,7 +66,9 @@ def save_output(model, src, out) -> pathlib.Path:
     """Save `model` to `out`. Tensors stay where they were, with their
     external file written beside OUT; when OUT sits next to the input under
     another name, its weights go to `<OUT>.data` instead, so the input's own
-    external file (which it still needs) is never rewritten."""
+    external file (which it still needs) is never rewritten. Written over the
+    input itself, its data files are appended to, never rewritten: that is
+    said on stderr, with how much they grew."""
     src, out = pathlib.Path(src), pathlib.Path(out)
     if out.is_dir():
         raise UserError(f"{out}: is a folder; give the file to write")
@@ -73,7 +76,13 @@ def save_output(model, src, out) -> pathlib.Path:
     if _external_locations(model) and out.absolute() != src.absolute() \
             and out.parent.resolve() == src.parent.resolve():
         opts = SaveOptions(external_data=out.name + ".data")
-    save(model, out, opts)
+    saved = save(model, out, opts)
+    appended = {name: size for name, size in saved.appended.items() if size > 0}
+    if appended:
+        from ..core.summary import human_bytes
+        grown = ", ".join(f"{human_bytes(size)} to {name}" for name, size in appended.items())
+        print(f"{out}: appended {grown} (the data files only grow: `onnxstudio convert {out.name} COPY.onnx` "
+              "writes compact ones)", file=sys.stderr)
     return out
 
 
