@@ -10,6 +10,7 @@ import math
 import pytest
 from onnx import TensorProto, helper
 from PySide6.QtCore import QPointF, QSettings, Qt
+from PySide6.QtTest import QTest
 
 from onnxstudio.core import load_bytes
 from onnxstudio.core.diff import diff_models
@@ -87,8 +88,13 @@ def _apart(p: QPointF, q: QPointF) -> float:
 
 
 def _centre_on(panel, node) -> None:
-    """Pan `panel` (its scroll bars, as a drag does) so the box showing `node` is in the middle."""
+    """Pan `panel` (its scroll bars, as a drag does) so the box showing `node` is in the middle.
+    A drag starts with the user's press on that canvas (here a Shift key
+    press): that makes it the leading side, and ends the hold a choice in
+    the list of differences puts on following (the window chooses the first
+    difference when it opens)."""
     view = panel.view
+    QTest.keyClick(view, Qt.Key_Shift)
     middle = QPointF(view.viewport().width() / 2, view.viewport().height() / 2)
     shift = _on_screen(panel, _box(panel, node)) - middle
     for bar, d in ((view.horizontalScrollBar(), shift.x()), (view.verticalScrollBar(), shift.y())):
@@ -207,6 +213,7 @@ def test_a_pan_moves_b_once_and_never_back(qtbot, window):
     win.right.view.viewport_changed.connect(lambda: moves.__setitem__("b", moves["b"] + 1))
     follows = win.scrolling.follows
     bar = win.left.view.verticalScrollBar()
+    QTest.keyClick(win.left.view, Qt.Key_Shift)  # the user's press that starts a drag
     bar.setValue(bar.value() + 120)
     panned = moves["a"]
     assert panned and moves["b"] == 0           # B follows on the next turn of the event loop
@@ -277,3 +284,28 @@ def test_a_scroll_together_setting_that_is_not_true_or_false_is_ignored(tmp_path
     assert settings.scroll_together() is True
     assert any("compare/scroll_together" in problem for problem in settings.problems)
     assert not any(".invalid" in problem for problem in settings.problems)      # the file is still ours
+
+
+def test_a_difference_chosen_in_the_list_stays_in_view_on_its_side(qtbot, window):
+    """Choosing "added: extra_neg" shows the Neg on B and, on A, the node
+    before where it would be. Lining B up with A's node would move the Neg
+    (which has no partner) out of view: after a choice in the list neither
+    side follows until the user touches a canvas again."""
+    win, a, b = window
+    _centre_on(win.left, a.graph.find_node("add18"))      # both sides far from the Neg
+    qtbot.waitUntil(lambda: _lined_up(win, a.graph.find_node("add18")), timeout=5000)
+    extra = b.graph.find_node("extra_neg")
+    win.go_to(None, extra)
+    qtbot.waitUntil(lambda: win.right.scene.selectedItems() == [_box(win.right, extra)], timeout=5000)
+    qtbot.wait(200)         # the follows a reveal would start have had their turn
+    # B shows the Neg where its reveal put it, at the middle height (across,
+    # Qt centres a graph narrower than its view); lined up with A's add5
+    # (shown for it on A) it sat 90 px off.
+    middle = win.right.view.viewport().rect().center().y()
+    assert abs(_on_screen(win.right, _box(win.right, extra)).y() - middle) <= 8
+    # The user pans A: following starts again.
+    add15 = a.graph.find_node("add15")
+    qtbot.mouseClick(win.left.view.viewport(), Qt.LeftButton, pos=win.left.view.viewport().rect().topLeft()
+                     + QPointF(5, 5).toPoint())
+    _centre_on(win.left, add15)
+    qtbot.waitUntil(lambda: _lined_up(win, add15), timeout=5000)

@@ -191,6 +191,9 @@ class CompareWindow(QMainWindow):
             a = self.sync.partner(self.right, b)
         if b is None and a is not None:
             b = self.sync.partner(self.left, a)
+        # Each side shows its own item: lining one up with the other would
+        # move an added or removed node (no partner) out of view.
+        self.scrolling.hold()
         for panel, obj, other in ((self.left, a, b), (self.right, b, a)):
             # A node only one side has is shown there; the other side shows where it would be.
             shown = obj if obj is not None else self._near_partner(panel, other)

@@ -172,7 +172,10 @@ class ScrollSync(QObject):
     The leading side is the one the user last pressed, scrolled or typed on;
     the other only follows. A move of the follower's own (a reveal, a new
     layout, a resize) is answered by following again, and the follower's
-    moves made here are not listened to, so nothing echoes back."""
+    moves made here are not listened to, so nothing echoes back. After
+    `hold()` (a difference chosen in the list: each side shows its own
+    item, and an item only one side has has no partner to line up) neither
+    side follows until the user next touches a canvas."""
 
     def __init__(self, navigation: NavigationSync, parent=None):
         super().__init__(parent)
@@ -182,6 +185,7 @@ class ScrollSync(QObject):
         self.leader = self.left
         self.follows = 0                    # alignments made (a pan makes one per turn of the event loop)
         self._moving = False                # the follower is being moved here: its signals are ours
+        self._held = False                  # both sides placed on purpose (hold); the user's input ends it
         self._chosen = {}                   # panel -> the one node or value selected there, or None
         self._shown = {}                    # panel -> _ShownBoxes of the picture shown
         # Coalesced: a pan step emits several viewport changes (each scroll
@@ -204,7 +208,15 @@ class ScrollSync(QObject):
         """Switched on, the follower joins the leader at once."""
         self.enabled = bool(on)
         if self.enabled:
+            self._held = False
             self._timer.start()
+
+    def hold(self) -> None:
+        """Both sides are about to be placed on purpose (their reveals may
+        lay them out again later): leave them where they are put until the
+        user pans, zooms or clicks either canvas."""
+        self._held = True
+        self._timer.stop()
 
     def other(self, panel):
         return self.right if panel is self.left else self.left
@@ -214,10 +226,11 @@ class ScrollSync(QObject):
     def eventFilter(self, watched, event) -> bool:
         if event.type() in _USER_INPUT:
             self.leader = self.left if self.left.isAncestorOf(watched) else self.right
+            self._held = False
         return False
 
     def _moved(self) -> None:
-        if self.enabled and not self._moving:
+        if self.enabled and not self._moving and not self._held:
             self._timer.start()
 
     def _selection(self, panel) -> None:
