@@ -7,7 +7,10 @@ multiset (Add(bias, x) is Add(x, bias)). A wiring difference that an added node 
 or a removed node upstream in A (a bypass) explains is not counted: the
 insertion or removal is the difference. A paired weight is changed when
 its dtype, shape or values differ (largest absolute and relative
-difference, share of elements changed)."""
+difference, share of elements changed). A weight (or a node's tensor
+attribute) whose data cannot be read on either side is compared by what is
+known without its bytes, and its values are "not compared", with the
+reason: neither equal nor different by value."""
 from __future__ import annotations
 
 from collections import defaultdict
@@ -20,7 +23,7 @@ from .. import schemas
 from ..ir import AttrType, Model, Node, Value
 from .commutative import is_commutative
 from .match import Matching
-from .signature import attr_value_key, op_key
+from .signature import attr_value_key, op_key, tensor_key, unreadable_reason
 
 
 @dataclass
@@ -31,6 +34,9 @@ class NodeChange:
     domain: Optional[tuple] = None
     attributes: list = field(default_factory=list)   # names added, removed or with another value
     inputs: bool = False                     # wired to other values (unexplained)
+    # Tensor attributes alike in what is known (dtype, shape) whose data
+    # cannot be read on a side: (name, reason), values not compared.
+    not_compared: list = field(default_factory=list)
 
     @property
     def changed(self) -> bool:
@@ -46,6 +52,15 @@ class WeightChange:
     max_abs: Optional[float] = None
     max_rel: Optional[float] = None
     share_changed: Optional[float] = None
+    # Why the values were not compared ("A: ...; B: ..."), or None: the
+    # data of one side or both cannot be read.
+    not_compared: Optional[str] = None
+
+    @property
+    def known_different(self) -> bool:
+        """Differs in what can be known without the values (dtype, shape),
+        or in values both sides let us read."""
+        return bool(self.dtype or self.shape) or self.not_compared is None
 
 
 def pair_changed_ops(m: Matching, claimed: set) -> None:
@@ -120,11 +135,44 @@ def node_change(m: Matching, na: Node, nb: Node) -> NodeChange:
         elif y is None:
             same = _is_default(x, _default_of(m.b, nb, name))
         else:
-            same = x.type == y.type and attr_value_key(x) == attr_value_key(y)
+            reason = _unreadable_attr(x, y) if x.type == y.type else None
+            if reason is not None:
+                # Compared by what is known without the data: dtype and shape.
+                if _tensor_keys(x) == _tensor_keys(y):
+                    c.not_compared.append((name, reason))
+                    continue
+                same = False
+            else:
+                same = x.type == y.type and attr_value_key(x) == attr_value_key(y)
         if not same:
             c.attributes.append(name)
     c.inputs = _wiring_changed(m, na, nb)
     return c
+
+
+def _attr_tensors(a) -> list:
+    if a.type == AttrType.TENSOR:
+        return [a.value] if a.value is not None else []
+    return list(a.value or ()) if a.type == AttrType.TENSORS else []
+
+
+def _tensor_keys(a) -> list:
+    return [tensor_key(t) for t in _attr_tensors(a)]
+
+
+def _unreadable_attr(x, y) -> Optional[str]:
+    """Why tensor attributes cannot be compared by value ("A: ... | B:
+    ..."), or None when every tensor of both can be read."""
+    return sides_unreadable([unreadable_reason(t) for t in _attr_tensors(x)],
+                            [unreadable_reason(t) for t in _attr_tensors(y)])
+
+
+def sides_unreadable(a_reasons, b_reasons) -> Optional[str]:
+    """"A: reason | B: reason" for the sides whose data cannot be read, or
+    None (serde's reasons hold semicolons of their own)."""
+    parts = [f"{side}: {r}" for side, reasons in (("A", a_reasons), ("B", b_reasons))
+             for r in reasons if r is not None]
+    return " | ".join(parts) or None
 
 
 def _default_of(model: Model, node: Node, name: str):
@@ -206,14 +254,17 @@ def _slots_changed(m: Matching, slots) -> bool:
 
 
 def weight_change(va: Value, vb: Value) -> Optional[WeightChange]:
-    """None when both hold the same dtype, shape and bytes (both are read)."""
+    """None when both hold the same dtype, shape and bytes (both are read).
+    When a side's data cannot be read, its `not_compared` says why and no
+    value is read: dtype and shape are all that is compared."""
     ta, tb = va.const, vb.const
     c = WeightChange(va, vb)
     if ta.dtype != tb.dtype:
         c.dtype = (ta.dtype, tb.dtype)
     if tuple(ta.shape) != tuple(tb.shape):
         c.shape = (tuple(ta.shape), tuple(tb.shape))
-    if c.dtype or c.shape:
+    c.not_compared = sides_unreadable([unreadable_reason(ta)], [unreadable_reason(tb)])
+    if c.dtype or c.shape or c.not_compared:
         return c
     if not hasattr(ta, "raw_bytes") or not hasattr(tb, "raw_bytes"):
         xa, xb = ta.to_dense(), tb.to_dense()

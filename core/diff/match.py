@@ -10,7 +10,8 @@ everything:
   initializers (by name where the two may be one weight, then by content: a hash of the bytes, computed
   only for weights whose dtype and shape some weight on the other side
   shares; a lone weight of a given dtype and shape on each side pairs as
-  a changed weight);
+  a changed weight; a weight whose data cannot be read is never hashed:
+  it pairs by name or as that lone weight only);
 - forward: a node whose inputs are all paired pairs with the node of the
   same op reading the partners of those inputs (value numbering: with
   every input anchored this alone pairs a renamed model in one pass);
@@ -191,8 +192,10 @@ def _pair_initializers(m: Matching, ga: Graph, gb: Graph) -> None:
         digests_b = defaultdict(list)
         for y in ys:
             digests_b[tensor_digest(y.const)].append(y)
+        digests_b.pop(None, None)       # data that cannot be read pairs by name or kind only
         for x in xs:
-            same = digests_b.get(tensor_digest(x.const))
+            digest = tensor_digest(x.const)
+            same = digests_b.get(digest) if digest is not None else None
             if same:
                 m.pair_values(x, same.pop(0))
     for va, vb in held:

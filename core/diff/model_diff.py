@@ -71,6 +71,12 @@ class ModelDiff:
     # The model's own fields a re-export changes: the opset imports and the
     # IR version decide which version of every operator a node runs.
     model_fields: list[ModelFieldChange] = field(default_factory=list)
+    # Paired weights alike in dtype and shape whose data cannot be read on a
+    # side (WeightChange.not_compared says why), and paired nodes with such
+    # a tensor attribute (NodeChange.not_compared): neither equal nor
+    # different by value.
+    weights_not_compared: list[WeightChange] = field(default_factory=list)
+    nodes_not_compared: list[NodeChange] = field(default_factory=list)
     _status_a: dict = field(default_factory=dict, repr=False)
     _status_b: dict = field(default_factory=dict, repr=False)
 
@@ -80,9 +86,24 @@ class ModelDiff:
 
     @property
     def equal(self) -> bool:
-        return not (self.rewrites or self.changed or self.added or self.removed or self.weights_changed
+        """Nothing differs and every value could be compared."""
+        return not self.differs and not self.uncertain
+
+    @property
+    def uncertain(self) -> bool:
+        """Some values could not be compared (their data cannot be read)."""
+        return bool(self.weights_not_compared or self.nodes_not_compared)
+
+    @property
+    def differs(self) -> bool:
+        """A difference is known (values not compared are not one)."""
+        return bool(self.rewrites or self.changed or self.added or self.removed or self.weights_changed
                     or self.weights_added or self.weights_removed or self.inputs or self.outputs
                     or self.renamed_nodes or self.renamed_values or self.model_fields)
+
+    def not_compared_of(self, value: Value) -> Optional[WeightChange]:
+        """The paired weight's entry when its values were not compared."""
+        return next((c for c in self.weights_not_compared if c.a is value or c.b is value), None)
 
     def status_a(self, node: Node) -> str:
         return self._status_a.get(node, SAME if node in self.matching.nodes else REMOVED)
@@ -117,7 +138,7 @@ def diff_models(a: Model, b: Model, *, check: Callable[[], None] = lambda: None)
         status_a[n] = REWRITTEN
     for n in claimed_b:
         status_b[n] = REWRITTEN
-    changed = []
+    changed, nodes_not_compared = [], []
     for na, nb in m.nodes.items():
         if na in claimed_a or nb in claimed_b:
             continue
@@ -125,18 +146,20 @@ def diff_models(a: Model, b: Model, *, check: Callable[[], None] = lambda: None)
         if c.changed:
             changed.append(c)
             status_a[na] = status_b[nb] = CHANGED
+        if c.not_compared:
+            nodes_not_compared.append(c)
     removed, added = [], []
     for ga, gb in m.graphs:
         removed += [n for n in ga.nodes if n not in m.nodes and n not in claimed_a]
         added += [n for n in gb.nodes if n not in m.nodes_back and n not in claimed_b]
     explained_a = {v for r in rewrites for v in r.a_values}
     explained_b = {v for r in rewrites for v in r.b_values}
-    weights_changed = []
+    weights_changed, weights_not_compared = [], []
     for va, vb in m.values.items():
         if va.const is not None and vb.const is not None and va not in explained_a and vb not in explained_b:
             c = weight_change(va, vb)
             if c is not None:
-                weights_changed.append(c)
+                (weights_changed if c.known_different else weights_not_compared).append(c)
     weights_removed, weights_added = [], []
     for ga, gb in m.graphs:
         weights_removed += [v for v in ga.initializers.values() if v not in m.values and v not in explained_a]
@@ -146,7 +169,7 @@ def diff_models(a: Model, b: Model, *, check: Callable[[], None] = lambda: None)
     renamed_values = [(x, y) for x, y in m.values.items() if x.name != y.name]
     return ModelDiff(m, rewrites, changed, added, removed, weights_changed, weights_added, weights_removed,
                      _io(m, ga.inputs, gb.inputs), _io(m, ga.outputs, gb.outputs), renamed_nodes, renamed_values,
-                     model_field_changes(a, b), status_a, status_b)
+                     model_field_changes(a, b), weights_not_compared, nodes_not_compared, status_a, status_b)
 
 
 def _io(m: Matching, va: list, vb: list) -> IoDiff:

@@ -32,7 +32,18 @@ def _weight_json(c) -> dict:
         out["dtype"] = [type_name(t) for t in c.dtype]
     if c.shape:
         out["shape"] = [list(s) for s in c.shape]
+    if c.not_compared:
+        out["values_not_compared"] = c.not_compared
     return out
+
+
+def _not_compared_json(d: ModelDiff) -> list:
+    """The weights and node tensor attributes whose values could not be
+    compared, each with the reason (neither equal nor different by value)."""
+    return ([{"weight": c.a.name, "a": c.a.name, "b": c.b.name, "reason": c.not_compared}
+             for c in d.weights_not_compared]
+            + [{"node": node_label(c.a), "a": node_label(c.a), "b": node_label(c.b), "attribute": name,
+                "reason": reason} for c in d.nodes_not_compared for name, reason in c.not_compared])
 
 
 def _io_json(d) -> dict:
@@ -128,6 +139,7 @@ def to_json(d: ModelDiff) -> dict:
                       "initializers_b": [v.name for v in r.b_values]} for r in d.rewrites],
         "model": [{"field": c.field, **({"domain": c.domain} if c.field == "opset_import" else {}),
                    "a": c.a, "b": c.b} for c in d.model_fields],
+        "values_not_compared": _not_compared_json(d),
         "equal": d.equal,
         "may_be_unrelated": may_be_unrelated(d),
     }
@@ -149,8 +161,13 @@ def summary_lines(d: ModelDiff, *, limit: int = 20) -> list[str]:
              f"renamed: {len(j['renamed'])}   rewrites: {len(d.rewrites)}",
              f"weights:  {len(d.weights_changed)} changed, {len(d.weights_added)} added, "
              f"{len(d.weights_removed)} removed"] + _unrelated_line(d) + model_line(d)
+    if j["values_not_compared"]:
+        lines.append(f"values not compared: {len(j['values_not_compared'])} (their data cannot be read; "
+                     "neither the same nor different)")
     if d.equal:
         return lines + ["the models are the same"]
+    if not d.differs:
+        lines.append("no difference found in what could be compared")
     lines += _list("rewrites", [f"{r['text']}: {', '.join(r['a']) or '-'} -> {', '.join(r['b']) or '-'}"
                                 for r in j["rewrites"]], limit)
     changes = []
@@ -185,8 +202,15 @@ def summary_lines(d: ModelDiff, *, limit: int = 20) -> list[str]:
                                                             for r in io["repeats_added"]], limit)
         lines += _list(f"{side} declared again in A only", [f"{r['name']} ({singular} {r['position']})"
                                                             for r in io["repeats_removed"]], limit)
+    lines += _list("values not compared", [_not_compared_text(e) for e in j["values_not_compared"]], limit)
     lines += _list("renamed", [f"{x} -> {y}" for x, y in j["renamed"]], limit)
     return lines
+
+
+def _not_compared_text(e: dict) -> str:
+    name = e["a"] if e["a"] == e["b"] else f"{e['a']} -> {e['b']}"
+    where = f"weight {name}" if "weight" in e else f"node {name}, attribute {e['attribute']}"
+    return f"{where}: values not compared: {e['reason']}"
 
 
 def model_line(d: ModelDiff) -> list[str]:
@@ -218,6 +242,8 @@ def _weight_text(w: dict) -> str:
             parts.append(f"dtype {w['dtype'][0]} -> {w['dtype'][1]}")
         if "shape" in w:
             parts.append(f"shape {w['shape'][0]} -> {w['shape'][1]}")
+        if "values_not_compared" in w:
+            parts.append(f"values not compared: {w['values_not_compared']}")
         return f"{name}: {', '.join(parts)}"
     return (f"{name}: max abs {w['max_abs']:.4g}, max rel {w['max_rel']:.4g}, "
             f"{100 * w['share_changed']:.3g} % of elements changed")

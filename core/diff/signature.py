@@ -10,9 +10,11 @@ from typing import Optional
 
 import numpy as np
 
+from ..errors import ExternalDataError
 from ..ir import AttrType, Node, Tensor, Value
 from ..ir.dtypes import FLOAT_TYPES, INTEGER_TYPES
 from ..schemas import type_string
+from ..serde import codec
 
 
 def tensor_key(t) -> tuple:
@@ -33,14 +35,39 @@ def may_be_one_weight(ta, tb) -> bool:
     return _element_family(ta.dtype) == _element_family(tb.dtype) or len(ta.shape) == len(tb.shape)
 
 
-def tensor_digest(t) -> str:
+def unreadable_reason(t) -> Optional[str]:
+    """Why a tensor's data cannot be read (a reference serde could not
+    follow, a data file missing or too short), or None when it can. Only
+    an external tensor is tried, and that maps its file without copying:
+    the diff asks before comparing or hashing values, so one such weight
+    leaves the rest of the comparison standing."""
+    if not isinstance(t, Tensor):
+        return None
+    if t.unreadable is not None:
+        return t.unreadable
+    if not t.is_external:
+        return None
+    try:
+        t.raw_bytes()
+    except (ExternalDataError, codec.TensorDataError) as e:
+        text = str(e)
+        own = f"tensor {t.name!r}: "
+        return text[len(own):] if text.startswith(own) else text
+    return None
+
+
+def tensor_digest(t) -> Optional[str]:
     """A hash of the tensor's bytes, or for a large tensor of 256 evenly
     spaced 256-byte pieces of them: enough to tell weights apart, and it
     reads 64 KB of a weight rather than all of it. Two weights with the
     same digest are paired; whether they are equal is decided by
-    `changes.weight_change`, which compares every byte of that pair."""
+    `changes.weight_change`, which compares every byte of that pair.
+    None when the data cannot be read: such a weight pairs by what is known
+    of it (name, dtype, shape), never by content."""
     if not isinstance(t, Tensor):
         return hashlib.sha1(t.to_dense().tobytes()).hexdigest()
+    if unreadable_reason(t) is not None:
+        return None
     raw = np.frombuffer(t.raw_bytes(), np.uint8)
     if raw.size > _WHOLE:
         step = raw.size // _PIECES

@@ -39,13 +39,16 @@ from ..edits import (AddGraphInput, AddGraphOutput, AddInitializer, AddNode, Edi
                      SetOpsetImport, SetValueType,
                      graph_path, node_ref, set_input_shape)
 from ..edits.refs import node_names_indexed
+from ..errors import ExternalDataError
 from ..edits.script import from_script, to_script
-from ..ir import AttrType, Model
+from ..ir import AttrType, Model, type_name
 from ..ir.types import TensorType
+from ..serde.codec import TensorDataError
 from ..whole_file import whole_file
-from .changes import node_change
+from .changes import node_change, weight_change
 from .match import first_declarations
 from .model_diff import ModelDiff, declared_type, diff_models
+from .signature import unreadable_reason
 from .report import node_label, summary_lines
 
 _GRAPH_ATTRS = (AttrType.GRAPH, AttrType.GRAPHS)
@@ -103,6 +106,11 @@ class _Deriver:
                 raise
         except EditError as e:
             self.out.not_expressed.append(f"{what}: {e}")
+            return False
+        except (ExternalDataError, TensorDataError) as e:
+            # A tensor of B's (a node's attribute, an added node's) whose data
+            # cannot be read: the script cannot carry its values.
+            self.out.not_expressed.append(f"{what}: values not set: B's data cannot be read: {e}")
             return False
         except (ValueError, TypeError, KeyError) as e:
             # A value the script format cannot carry (an attribute or tensor of a kind it does not write).
@@ -210,6 +218,9 @@ class _Deriver:
                                f"overload of {node_label(na)}")
             if c.domain:
                 self.apply(SetNodeField(node_ref(nw), "domain", nb.domain, path), f"domain of {node_label(na)}")
+            for name, _ in c.not_compared:
+                self._unreadable_attribute(nw, name, nb.attributes[name], f"attribute {name} of {node_label(na)}",
+                                           path)
             for name in c.attributes:
                 x, y = na.attributes.get(name), nb.attributes.get(name)
                 if x is not None and y is not None and x.type in _GRAPH_ATTRS and y.type in _GRAPH_ATTRS:
@@ -227,9 +238,12 @@ class _Deriver:
         path = graph_path(gw)
         for name, vb in gb.initializers.items():
             va = self.m.values_back.get(vb)
-            if va is not None and va.const is not None and va.graph is ga:
-                if _same_weight(va, vb):
-                    continue
+            paired = va is not None and va.const is not None and va.graph is ga
+            if paired and _same_weight(va, vb):
+                continue
+            if self._b_weight_unreadable(va if paired else None, vb):
+                continue
+            if paired:
                 self.apply(SetInitializer(vb.name, _array(vb), int(vb.const.dtype), graph=path),
                            f"weight {va.name}")
             else:
@@ -238,6 +252,35 @@ class _Deriver:
                            f"weight {vb.name} added")
         for name in gb.sparse_initializers:
             self.out.not_expressed.append(f"{gb.path}: sparse initializer {name!r} (not compared as an edit)")
+
+    def _unreadable_attribute(self, nw, name: str, y, what: str, path) -> None:
+        """A tensor attribute whose values were not compared: B's is set when
+        it can be read (A's, unknown, is replaced), else said not expressed."""
+        tensors = [y.value] if y.type == AttrType.TENSOR else list(y.value or ())
+        reasons = [r for r in (unreadable_reason(t) for t in tensors) if r is not None]
+        if reasons:
+            self.out.not_expressed.append(f"{what}: values not compared and not set: B's data cannot be read: "
+                                          f"{reasons[0]}")
+        else:
+            self.apply(SetAttribute(node_ref(nw), name, int(y.type), y.value, y.ref_attr_name, path), what)
+
+    def _b_weight_unreadable(self, va, vb) -> bool:
+        """Whether B's weight cannot be read, so no edit can set its values:
+        said as not expressed (a script never drops a needed change silently).
+        A's unreadable values are simply replaced by B's."""
+        reason = unreadable_reason(vb.const)
+        if reason is None:
+            return False
+        if va is None:
+            what = f"weight {vb.name} added in B"
+        else:
+            c = weight_change(va, vb)
+            known = [f"dtype {type_name(c.dtype[0])} -> {type_name(c.dtype[1])}"] if c.dtype else []
+            known += [f"shape {list(c.shape[0])} -> {list(c.shape[1])}"] if c.shape else []
+            what = f"weight {vb.name}" + (f" ({', '.join(known)})" if known else "")
+        self.out.not_expressed.append(f"{what}: values not compared and not set: B's data cannot be read: "
+                                      f"{reason}")
+        return True
 
     def inputs(self, ga, gb, gw) -> None:
         path = graph_path(gw)
@@ -387,7 +430,6 @@ def _array(v) -> np.ndarray:
 
 
 def _same_weight(va, vb) -> bool:
-    from .changes import weight_change
     return weight_change(va, vb) is None
 
 
@@ -398,6 +440,8 @@ def _still_different(work: Model, b: Model, check) -> list:
         return []
     lines, heading = [], ""
     for line in summary_lines(left, limit=10**9)[3:]:
+        if heading == "values not compared" and line.startswith("  "):
+            continue        # each was said where the script met it (weights, node_fields)
         if line.startswith("  "):
             lines.append(f"left after the script: {heading} {line.strip()}")
         else:

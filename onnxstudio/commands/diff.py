@@ -2,7 +2,8 @@
 changed between two versions of a model (core/diff), and with inputs how
 far apart their values are; with --script, the edit script turning A into
 B (core/diff/to_script.py) and what it could not express. Exit 0 when equal, 1 when different, 2 when
-a file or the inputs cannot be used."""
+a file or the inputs cannot be used, 3 when nothing was found to differ but some values could not be
+compared (a weight whose external data cannot be read: 0 would claim they are the same)."""
 from __future__ import annotations
 
 import json
@@ -15,7 +16,13 @@ from ..errors import UserError
 NAME = "diff"
 
 
+EXIT_CODES = ("exit codes: 0 the models are the same; 1 they differ; 2 a file or the inputs cannot be used; "
+              "3 no difference found, but some values were not compared because their data cannot be read "
+              "(a missing data file, a reference outside the model's folder)")
+
+
 def configure(p) -> None:
+    p.epilog = EXIT_CODES
     p.add_argument("a", metavar="A.onnx", help="the first model (the old one)")
     p.add_argument("b", metavar="B.onnx", help="the second model (the new one)")
     p.add_argument("--json", action="store_true", help="print one JSON object")
@@ -115,7 +122,7 @@ def run(args) -> int:
     a, b = _load(args.a, "A"), _load(args.b, "B")
     d = diff_models(a, b)
     numeric = _numeric(d, args) if args.inputs else None
-    different = not d.equal or (numeric is not None and not numeric["agrees"])
+    different = d.differs or (numeric is not None and not numeric["agrees"])
     if args.json:
         out = to_json(d)
         if numeric is not None:
@@ -128,4 +135,4 @@ def run(args) -> int:
             print("\n".join(_numeric_lines(numeric, args.limit)))
     if args.script:
         _write_script(d, args.script, args.json)
-    return 1 if different else 0
+    return 1 if different else 3 if d.uncertain else 0

@@ -723,8 +723,20 @@
         <translation>形状 {a} → {b}</translation>
     </message>
     <message>
+        <source>values not compared: {reason}</source>
+        <translation>数值未比较：{reason}</translation>
+    </message>
+    <message>
         <source>values differ</source>
         <translation>值不同</translation>
+    </message>
+    <message>
+        <source>weight {name}: values not compared: {reason}</source>
+        <translation>权重 {name}：数值未比较：{reason}</translation>
+    </message>
+    <message>
+        <source>{node}: attribute {name}: values not compared: {reason}</source>
+        <translation>{node}：属性 {name}：数值未比较：{reason}</translation>
     </message>
     <message>
         <source>graph input/output declared again in B only: {name} (position {i})</source>
@@ -3813,6 +3825,22 @@
     <message>
         <source>type</source>
         <translation>类型</translation>
+    </message>
+    <message>
+        <source>read</source>
+        <translation>已读取</translation>
+    </message>
+    <message>
+        <source>not compared: {reason}</source>
+        <translation>未比较：{reason}</translation>
+    </message>
+    <message>
+        <source>values</source>
+        <translation>数值</translation>
+    </message>
+    <message>
+        <source>{text}, values not compared: {reason}</source>
+        <translation>{text}，数值未比较：{reason}</translation>
     </message>
 </context>
 <context>

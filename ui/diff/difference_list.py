@@ -1,6 +1,7 @@
 """Every difference as a row (rewrites, changed nodes, inputs and outputs,
-changed weights, added and removed nodes and weights, renames, opset
-imports and IR version: what `onnxstudio diff` lists); clicking one shows
+changed weights, values that could not be compared, added and removed
+nodes and weights, renames, opset imports and IR version: what
+`onnxstudio diff` lists); clicking one shows
 it on both canvases. Many added (or removed) Constant nodes are one row
 that lists them when clicked: between two unrelated models they were
 hundreds of rows before anything a reader looks for (bert_small against
@@ -30,6 +31,8 @@ DIFFERENCE = Qt.UserRole            # (object of A, object of B) of a difference
 GROUP = Qt.UserRole + 1             # the ConstantGroup of its own row, its members' and its "more" row
 HEAD, MORE = "head", "more"
 KIND = Qt.UserRole + 2              # HEAD: a group's own row; MORE: its "… n more" row
+NOT_COMPARED_ROLE = Qt.UserRole + 3  # True on a row whose values could not be compared
+NOT_COMPARED = "not compared"       # a row's status: values whose data cannot be read
 
 
 class ConstantGroup:
@@ -92,6 +95,9 @@ class DifferenceList(QWidget):
         removed, removed_constants = _split_constants(diff.removed)
         return [(diff.rewrites, self._rewrite), (diff.changed, self._changed), (io, self._io),
                 (diff.weights_changed, self._weight),
+                (diff.weights_not_compared, self._weight_not_compared),
+                ([(c, name, reason) for c in diff.nodes_not_compared for name, reason in c.not_compared],
+                 self._attribute_not_compared),
                 (added, self._added), self._constants(added_constants, ADDED, self._added),
                 (removed, self._removed), self._constants(removed_constants, REMOVED, self._removed),
                 (diff.weights_added, lambda v: (self.tr("weight added: {name}").format(name=v.name), ADDED, None, v)),
@@ -148,10 +154,24 @@ class DifferenceList(QWidget):
             parts.append(self.tr("dtype {a} → {b}").format(a=type_name(w.dtype[0]), b=type_name(w.dtype[1])))
         if w.shape:
             parts.append(self.tr("shape {a} → {b}").format(a=list(w.shape[0]), b=list(w.shape[1])))
+        if w.not_compared:
+            parts.append(self.tr("values not compared: {reason}").format(reason=w.not_compared))
         if w.max_abs is not None and not parts:
             parts.append(self.tr("max abs {x:.4g}").format(x=w.max_abs))
         detail = ", ".join(parts) or self.tr("values differ")      # strings: no distance
         return self.tr("weight {name}: {detail}").format(name=w.a.name, detail=detail), CHANGED, w.a, w.b
+
+    # Values whose data cannot be read are neither the same nor different:
+    # their rows say so and are drawn apart (NOT_COMPARED), never left out.
+    def _weight_not_compared(self, w):
+        text = self.tr("weight {name}: values not compared: {reason}").format(name=w.a.name, reason=w.not_compared)
+        return text, NOT_COMPARED, w.a, w.b
+
+    def _attribute_not_compared(self, entry):
+        c, name, reason = entry
+        text = self.tr("{node}: attribute {name}: values not compared: {reason}").format(
+            node=node_label(c.a), name=name, reason=reason)
+        return text, NOT_COMPARED, c.a, c.b
 
     def _io(self, entry):
         item, how = entry
@@ -224,7 +244,14 @@ class DifferenceList(QWidget):
     def _item(self, text: str, status: str) -> QListWidgetItem:
         row = QListWidgetItem(text)
         row.setToolTip(text)
-        row.setForeground(QBrush(QColor(COLOURS[status])))
+        if status == NOT_COMPARED:
+            # The changed colour (something to look at), in italics: not a
+            # difference found, and not the same either.
+            row.setForeground(QBrush(QColor(COLOURS[CHANGED])))
+            row.setFont(_italic())
+            row.setData(NOT_COMPARED_ROLE, True)
+        else:
+            row.setForeground(QBrush(QColor(COLOURS[status])))
         return row
 
     # -- groups ------------------------------------------------------------------------------
@@ -310,6 +337,12 @@ def _split_constants(nodes: list) -> tuple[list, list]:
 def _size(item) -> int:
     """How many differences a top-level row stands for."""
     return len(item.members) if isinstance(item, ConstantGroup) else 1
+
+
+def _italic() -> QFont:
+    font = QFont()
+    font.setItalic(True)
+    return font
 
 
 def _bold() -> QFont:

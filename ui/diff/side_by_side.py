@@ -4,6 +4,7 @@ from __future__ import annotations
 from PySide6.QtCore import Signal
 from PySide6.QtWidgets import QTextBrowser
 
+from ...core.diff.signature import unreadable_reason
 from ...core.ir import Node, Value, type_name
 from ..panels.html import esc
 
@@ -80,12 +81,18 @@ class SideBySide(QTextBrowser):
                 (self.tr("domain"), field(a, lambda n: n.domain or "ai.onnx"),
                  field(b, lambda n: n.domain or "ai.onnx"))]
         change = self.diff.change_of(a if a is not None else b)
+        not_compared = dict(next((c.not_compared for c in self.diff.nodes_not_compared
+                                  if c.a is a and c.b is b), ()))
         names = sorted(set(a.attributes if a is not None else ()) | set(b.attributes if b is not None else ()))
         for name in names:
             x = _attr_text(a, name) if a is not None else "—"
             y = _attr_text(b, name) if b is not None else "—"
             if a is None or b is None:
                 differs = True
+            elif name in not_compared:
+                # Alike in what is known; marked so it is not read as the same.
+                differs = True
+                x, y = (self._not_compared_text(n.attributes[name].value, text) for n, text in ((a, x), (b, y)))
             else:
                 # The diff's verdict, not the texts: an attribute one side
                 # leaves out at its default is the same (core/diff/changes.py).
@@ -109,6 +116,8 @@ class SideBySide(QTextBrowser):
             rows.append((self.tr("weight"), _weight_text(a) if a is not None and a.const is not None else "—",
                          _weight_text(b) if b is not None and b.const is not None else "—"))
             change = self.diff.weight_change_of(a if a is not None else b)
+            if change is not None or self.diff.not_compared_of(a if a is not None else b) is not None:
+                rows += self._values_rows(a, b)
             if change is not None and change.max_abs is not None:
                 largest = self.tr("{abs} (relative {rel})").format(abs=f"{change.max_abs:.4g}",
                                                                    rel=f"{change.max_rel:.4g}")
@@ -117,3 +126,19 @@ class SideBySide(QTextBrowser):
         else:
             rows.append((self.tr("type"), str(a.type) if a is not None else "—", str(b.type) if b is not None else "—"))
         return rows
+
+    def _values_rows(self, a, b) -> list:
+        """A row saying on which side the values could not be read, marked:
+        such a pair is neither the same nor known to differ by value."""
+        reasons = [unreadable_reason(v.const) if v is not None and v.const is not None else None for v in (a, b)]
+        if not any(reasons):
+            return []
+        readable = self.tr("read")
+        texts = [self.tr("not compared: {reason}").format(reason=r) if r else readable for r in reasons]
+        return [(self.tr("values"), texts[0], texts[1], True)]
+
+    def _not_compared_text(self, value, text: str) -> str:
+        tensors = value if isinstance(value, (list, tuple)) else [value]
+        reason = next((r for r in (unreadable_reason(t) for t in tensors if t is not None) if r), None)
+        return text if reason is None else self.tr("{text}, values not compared: {reason}").format(
+            text=text, reason=reason)
