@@ -6,11 +6,11 @@ from __future__ import annotations
 
 import json
 
-import numpy as np
 import onnx
-from onnx import TensorProto, helper
 
 from onnxstudio.cli import main
+
+from unreadable_models import weight_outside
 
 REASON = "tensor 'w': external data location '../secret.bin' leaves the model's folder"
 
@@ -21,23 +21,8 @@ def _cli(capsys, *args):
     return code, out, err
 
 
-def _model(tmp_path):
-    folder = tmp_path / "m"
-    folder.mkdir()
-    (tmp_path / "secret.bin").write_bytes(np.full(4, 7, np.float32).tobytes())
-    w = TensorProto(name="w", data_type=TensorProto.FLOAT, dims=[4], data_location=TensorProto.EXTERNAL)
-    e = w.external_data.add()
-    e.key, e.value = "location", "../secret.bin"
-    g = helper.make_graph([helper.make_node("Add", ["x", "w"], ["y"], name="add")], "g",
-                          [helper.make_tensor_value_info("x", TensorProto.FLOAT, [4])],
-                          [helper.make_tensor_value_info("y", TensorProto.FLOAT, [4])], [w])
-    path = folder / "model.onnx"
-    path.write_bytes(helper.make_model(g, opset_imports=[helper.make_opsetid("", 18)]).SerializeToString())
-    return path
-
-
 def test_info_lists_it_as_unreadable(tmp_path, capsys):
-    path = _model(tmp_path)
+    path = weight_outside(tmp_path)
     code, out, err = _cli(capsys, "info", path)
     assert code == 0, err
     line = next(x for x in out.splitlines() if "UNREADABLE" in x)
@@ -47,13 +32,13 @@ def test_info_lists_it_as_unreadable(tmp_path, capsys):
 
 
 def test_run_refuses_naming_it(tmp_path, capsys):
-    code, out, err = _cli(capsys, "run", _model(tmp_path), "--random")
+    code, out, err = _cli(capsys, "run", weight_outside(tmp_path), "--random")
     assert code == 2 and len(err.strip().splitlines()) == 1 and REASON in err, err
     assert "Traceback" not in err
 
 
 def test_convert_beside_keeps_it_and_elsewhere_refuses(tmp_path, capsys):
-    path = _model(tmp_path)
+    path = weight_outside(tmp_path)
     code, _, err = _cli(capsys, "convert", path, path.parent / "copy.onnx")
     assert code == 0, err
     written = onnx.load(path.parent / "copy.onnx", load_external_data=False).graph.initializer[0]

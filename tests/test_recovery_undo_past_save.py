@@ -68,21 +68,13 @@ def test_an_undo_putting_back_an_unreadable_weight_is_refused_by_name(tmp_path):
     naming the step and the tensor), as the autosave reports it, instead
     of failing with a load error the autosave does not expect."""
     import numpy as np
-    from onnx import TensorProto, helper
     from onnxstudio.core.edits import SetInitializer
 
-    w = TensorProto(name="w", data_type=TensorProto.FLOAT, dims=[2], data_location=TensorProto.EXTERNAL)
-    e = w.external_data.add()
-    e.key, e.value = "location", "../elsewhere.bin"
-    g = helper.make_graph([helper.make_node("Add", ["x", "w"], ["y"], name="add")], "g",
-                          [helper.make_tensor_value_info("x", TensorProto.FLOAT, [2])],
-                          [helper.make_tensor_value_info("y", TensorProto.FLOAT, [2])], [w])
-    path = tmp_path / "m.onnx"
-    path.write_bytes(helper.make_model(g, opset_imports=[helper.make_opsetid("", 18)], ir_version=9)
-                     .SerializeToString())
+    from unreadable_models import weight_outside
+    path = weight_outside(tmp_path)
     doc = core.Document.open(path)
     writer = rec.RecoveryWriter(doc, tmp_path / "recovery")
-    doc.apply(SetInitializer("w", np.ones(2, np.float32)))
+    doc.apply(SetInitializer("w", np.ones(4, np.float32)))
     doc.save()
     writer.saved()
     doc.undo()

@@ -5,41 +5,11 @@ names the initializer, and selecting it shows why its data cannot be read
 tensor editor. The file outside is never read."""
 from __future__ import annotations
 
-import numpy as np
 from edit_helpers import open_editable
-from onnx import TensorProto, helper
 
 from onnxstudio.core.check import check
 
-
-def _write_model(tmp_path):
-    """m/model.onnx: y = x + w, w's data said to be in ../secret.bin."""
-    folder = tmp_path / "m"
-    folder.mkdir()
-    (tmp_path / "secret.bin").write_bytes(np.full(4, 7, np.float32).tobytes())
-    w = TensorProto(name="w", data_type=TensorProto.FLOAT, dims=[4], data_location=TensorProto.EXTERNAL)
-    e = w.external_data.add()
-    e.key, e.value = "location", "../secret.bin"
-    g = helper.make_graph([helper.make_node("Add", ["x", "w"], ["y"], name="add")], "g",
-                          [helper.make_tensor_value_info("x", TensorProto.FLOAT, [4])],
-                          [helper.make_tensor_value_info("y", TensorProto.FLOAT, [4])], [w])
-    path = folder / "model.onnx"
-    path.write_bytes(helper.make_model(g, opset_imports=[helper.make_opsetid("", 18)]).SerializeToString())
-    return path
-
-
-def _write_constant_model(tmp_path):
-    """model.onnx: y = x + k, k a Constant whose value is stored externally without a location."""
-    value = TensorProto(data_type=TensorProto.FLOAT, dims=[4], data_location=TensorProto.EXTERNAL)
-    e = value.external_data.add()
-    e.key, e.value = "offset", "0"
-    nodes = [helper.make_node("Constant", [], ["k"], name="k", value=value),
-             helper.make_node("Add", ["x", "k"], ["y"], name="add")]
-    g = helper.make_graph(nodes, "g", [helper.make_tensor_value_info("x", TensorProto.FLOAT, [4])],
-                          [helper.make_tensor_value_info("y", TensorProto.FLOAT, [4])])
-    path = tmp_path / "model.onnx"
-    path.write_bytes(helper.make_model(g, opset_imports=[helper.make_opsetid("", 18)]).SerializeToString())
-    return path
+from unreadable_models import constant_without_location, weight_outside
 
 
 def _rows(problems) -> list:
@@ -49,7 +19,7 @@ def _rows(problems) -> list:
 
 
 def test_it_opens_and_the_problems_dock_names_the_initializer(qtbot, window, tmp_path):
-    path = _write_model(tmp_path)
+    path = weight_outside(tmp_path)
     open_editable(qtbot, window, path)
     assert [n.name for n in window.model.graph.nodes] == ["add"]
     want = [d for d in check(path) if d.code == "tensor.external-location"]
@@ -61,7 +31,7 @@ def test_it_opens_and_the_problems_dock_names_the_initializer(qtbot, window, tmp
 
 
 def test_an_attribute_tensor_opens_and_the_problems_dock_names_the_attribute(qtbot, window, tmp_path):
-    path = _write_constant_model(tmp_path)
+    path = constant_without_location(tmp_path)
     open_editable(qtbot, window, path)
     want = [d for d in check(path) if d.code == "tensor.external-location"]
     assert [d.path for d in want] == ['graph/node[0] Constant "k"/attribute "value"']
@@ -78,7 +48,7 @@ def test_selecting_it_says_why_its_data_cannot_be_read(qtbot, window, tmp_path, 
     from onnxstudio.ui.panels import properties, tensor_editor
     monkeypatch.setattr(properties, "STATS_NOW_BYTES", 1)      # w counts as large: no "not read yet" either
     monkeypatch.setattr(tensor_editor, "LOAD_NOW_BYTES", 1)
-    open_editable(qtbot, window, _write_model(tmp_path))
+    open_editable(qtbot, window, weight_outside(tmp_path))
     window.properties.show_value(window.model.graph.get_value("w"))
     text = window.properties.browser.toPlainText()
     assert "cannot be read: tensor 'w': external data location '../secret.bin' leaves the model's folder" in text
