@@ -290,6 +290,10 @@
         <translation>两个模型相同。</translation>
     </message>
     <message>
+        <source>No difference found in what could be compared; the values of {n} weight(s) could not be read, so they were not compared.</source>
+        <translation>在可比较的部分中未发现差异；有 {n} 个权重的值无法读取，因此未作比较。</translation>
+    </message>
+    <message>
         <source>Show Changes Since Save</source>
         <translation>显示自保存以来的更改</translation>
     </message>

@@ -103,7 +103,7 @@ def test_a_hundred_thousand_differences_are_listed_a_page_at_a_time(qtbot):
     diff = SimpleNamespace(rewrites=[], changed=[], added=[_node(i) for i in range(60_000)],
                            removed=[_node(i) for i in range(40_000)], weights_changed=[], weights_added=[],
                            weights_removed=[], inputs=IoDiff(), outputs=IoDiff(), renamed_nodes=[], renamed_values=[],
-                           model_fields=[])
+                           model_fields=[], weights_not_compared=[], nodes_not_compared=[])
     start = time.perf_counter()
     rows = DifferenceList(diff)
     took = time.perf_counter() - start

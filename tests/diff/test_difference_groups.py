@@ -69,7 +69,7 @@ def _constant(i):
 def _only_added(nodes):
     return SimpleNamespace(rewrites=[], changed=[], added=nodes, removed=[], weights_changed=[], weights_added=[],
                            weights_removed=[], inputs=IoDiff(), outputs=IoDiff(), renamed_nodes=[], renamed_values=[],
-                           model_fields=[])
+                           model_fields=[], weights_not_compared=[], nodes_not_compared=[])
 
 
 def test_a_big_group_lists_a_page_at_a_time_and_hides_again(qtbot):

@@ -191,3 +191,30 @@ def test_window_list_and_side_by_side_mark_values_not_compared(qtbot, tmp_path):
     pane.show_pair(wa, wb)
     html = pane.toHtml()
     assert "not compared" in html and "w.bin" in html and "background-color:#fde7c2" in html
+
+
+def test_compare_with_says_why_it_does_not_call_them_the_same(qtbot, tmp_path):
+    """File ▸ Compare With… a copy that differs only in a weight whose data
+    file is missing: the status bar says that nothing differs in what could
+    be compared and how many weights were not, never 'the same'."""
+    from PySide6.QtCore import QSettings
+
+    from onnxstudio.ui.diff.compare_window import CompareAction
+    from onnxstudio.ui.main_window import MainWindow
+    from onnxstudio.ui.settings import Settings
+    a = _model(tmp_path / "a", "missing")
+    b = _model(tmp_path / "b", "inline")
+    main = MainWindow(Settings(QSettings(str(tmp_path / "settings.ini"), QSettings.IniFormat)))
+    qtbot.addWidget(main)
+    main.show()
+    try:
+        main.open_path(a)
+        qtbot.waitUntil(lambda: main.model is not None and main.graph.settled, timeout=60_000)
+        action = CompareAction(main)
+        action.start(str(b))
+        qtbot.waitUntil(lambda: bool(action.open_windows), timeout=60_000)
+        message = main.statusBar().currentMessage()
+        assert "No difference found in what could be compared" in message and "1 weight(s)" in message
+        assert "the same" not in message
+    finally:
+        main.shutdown()

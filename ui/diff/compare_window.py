@@ -285,6 +285,10 @@ class CompareAction(QObject):
         shown.show()
         if diff.equal:
             w.statusBar().showMessage(self.tr("The models are the same."), 5000)
+        elif not diff.differs:
+            w.statusBar().showMessage(self.tr("No difference found in what could be compared; the values of {n} "
+                                              "weight(s) could not be read, so they were not compared.").format(
+                n=len(diff.weights_not_compared) + len(diff.nodes_not_compared)), 10000)
 
 
 def _compare_action(window) -> CompareAction:
