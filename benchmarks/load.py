@@ -14,38 +14,11 @@ import pathlib
 import sys
 import tempfile
 
-import numpy as np
 
+from external_weights import external_model
 from timing import interleaved_medians
 
 REPO = pathlib.Path(__file__).resolve().parent.parent
-
-
-def _external_model(folder: pathlib.Path, megabytes: int) -> pathlib.Path:
-    import onnx
-    from onnx import TensorProto, helper
-
-    n = megabytes * 1024 * 1024 // 4 // 8
-    inits, nodes, x = [], [], "x"
-    offset = 0
-    with open(folder / f"w{megabytes}.bin", "wb") as f:
-        for i in range(8):
-            arr = np.full(n, i, np.float32)
-            f.write(arr.tobytes())
-            t = TensorProto(name=f"w{i}", data_type=TensorProto.FLOAT, dims=[n],
-                            data_location=TensorProto.EXTERNAL)
-            for k, v in {"location": f"w{megabytes}.bin", "offset": str(offset), "length": str(arr.nbytes)}.items():
-                e = t.external_data.add()
-                e.key, e.value = k, v
-            offset += arr.nbytes
-            inits.append(t)
-            nodes.append(helper.make_node("Add", [x, f"w{i}"], [f"y{i}"]))
-            x = f"y{i}"
-    g = helper.make_graph(nodes, "g", [helper.make_tensor_value_info("x", TensorProto.FLOAT, [n])],
-                          [helper.make_tensor_value_info(x, TensorProto.FLOAT, [n])], inits)
-    path = folder / f"ext{megabytes}.onnx"
-    onnx.save(helper.make_model(g), path)
-    return path
 
 
 def main(argv: list[str]) -> int:
@@ -69,7 +42,7 @@ def main(argv: list[str]) -> int:
         folder = pathlib.Path(tmp)
         print("\nexternal weights (open = load + first access to nothing):")
         for mb in (64, 512):
-            p = _external_model(folder, mb)
+            p = external_model(folder, mb, model_name=f"ext{mb}.onnx", data_name=f"w{mb}.bin")
             ours, theirs = interleaved_medians([lambda: core.load(p), lambda: onnx.load(p)], 3)
             full = interleaved_medians([lambda: core.load(p).graph], 5)[0]
             print(f"{f'{mb} MB external':32} {ours * 1e3:9.2f} {full * 1e3:11.2f} {theirs * 1e3:13.2f} "

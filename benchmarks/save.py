@@ -31,32 +31,6 @@ import numpy as np
 REPO = pathlib.Path(__file__).resolve().parent.parent
 
 
-def _model(folder: pathlib.Path, megabytes: int) -> pathlib.Path:
-    """folder/model.onnx: x + w0 + ... + w7, then Cast; w* in model.onnx.data."""
-    from onnx import TensorProto, helper, save
-
-    n = megabytes * 1024 * 1024 // 4 // 8
-    inits, nodes, x, offset = [], [], "x", 0
-    with open(folder / "model.onnx.data", "wb") as f:
-        for i in range(8):
-            arr = np.full(n, i, np.float32)
-            f.write(arr.tobytes())
-            t = TensorProto(name=f"w{i}", data_type=TensorProto.FLOAT, dims=[n], data_location=TensorProto.EXTERNAL)
-            for k, v in {"location": "model.onnx.data", "offset": str(offset), "length": str(arr.nbytes)}.items():
-                e = t.external_data.add()
-                e.key, e.value = k, v
-            offset += arr.nbytes
-            inits.append(t)
-            nodes.append(helper.make_node("Add", [x, f"w{i}"], [f"y{i}"]))
-            x = f"y{i}"
-    nodes.append(helper.make_node("Cast", [x], ["out"], name="cast", to=TensorProto.FLOAT))
-    g = helper.make_graph(nodes, "g", [helper.make_tensor_value_info("x", TensorProto.FLOAT, [n])],
-                          [helper.make_tensor_value_info("out", TensorProto.FLOAT, [n])], inits)
-    path = folder / "model.onnx"
-    save(helper.make_model(g, opset_imports=[helper.make_opsetid("", 18)]), path)
-    return path
-
-
 def _timed_save(path: pathlib.Path, round_no: int, edit_weight: bool, rewrite: bool) -> tuple[float, int, bool]:
     """Open, edit, save in place: (seconds, bytes written to data files, same data file)."""
     from onnxstudio import core
@@ -96,7 +70,9 @@ def main(argv: list[str]) -> int:
     times = {k: [] for k in ways}
     facts = {}
     with tempfile.TemporaryDirectory() as tmp:
-        path = _model(pathlib.Path(tmp), args.megabytes)
+        from external_weights import external_model
+        path = external_model(pathlib.Path(tmp), args.megabytes, model_name="model.onnx",
+                              data_name="model.onnx.data", cast=True)
         size = (path.parent / "model.onnx.data").stat().st_size
         print(f"model: {size / 2**20:.0f} MB of external weights in one data file, 8 weights; "
               f"{args.rounds} rounds, each way in turn")
