@@ -29,6 +29,10 @@ def _isolate_user_folders() -> str:
         "XDG_DATA_HOME": "home/.local/share",
         "ONNXSTUDIO_LAYOUT_CACHE": "layout-cache",
         "ONNXSTUDIO_RECOVERY_DIR": "recovery",
+        # Hypothesis 6.1xx caches constants it finds in the source under
+        # its storage folder, by default .hypothesis/ in the working
+        # directory (the checkout), whatever the example database setting.
+        "HYPOTHESIS_STORAGE_DIRECTORY": "hypothesis",
     }
     for var, sub in folders.items():
         path = os.path.join(root, sub)

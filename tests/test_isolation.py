@@ -26,6 +26,19 @@ def test_layout_cache_recovery_and_settings_live_in_the_test_root():
         assert _inside_test_root(os.environ[var]), var
 
 
+def test_hypothesis_keeps_its_files_in_the_test_root():
+    """Hypothesis writes a cache of constants even without an example
+    database: into the test root, never .hypothesis/ in the checkout."""
+    from hypothesis import given, strategies as st
+    from hypothesis.configuration import storage_directory
+
+    @given(st.integers(0, 3))
+    def draw(n):
+        assert 0 <= n <= 3
+    draw()
+    assert _inside_test_root(storage_directory("constants", intent_to_write=False).path)
+
+
 def test_default_settings_file_is_in_the_test_root():
     from onnxstudio.ui.settings import Settings
     settings = Settings()
