@@ -3,7 +3,8 @@
 The `onnx` wheel (a test dependency) ships simple/, pytorch-converted/,
 pytorch-operator/ and light/ on disk; the 1,884 node cases are built in memory
 by `onnx.backend.test.loader.load_node_model_tests()`. We write those to
-`.cache/onnx-backend/node/<case>/` in the same layout as the shipped folders
+`<temp>/onnxstudio-test-cache-onnx<version>/onnx-backend/node/<case>/`
+(ONNXSTUDIO_TEST_CACHE overrides the first part) in the same layout as the shipped folders
 (model.onnx, test_data_set_N/input_K.pb, output_K.pb) so every test reads one
 kind of case. Anything that prevents this raises: a suite that silently found
 no cases would pass vacuously.
@@ -16,10 +17,22 @@ import dataclasses
 import os
 import pathlib
 import shutil
+import tempfile
 import warnings
 
-REPO = pathlib.Path(__file__).resolve().parent.parent
-CACHE = pathlib.Path(os.environ.get("ONNXSTUDIO_TEST_CACHE", REPO / ".cache")) / "onnx-backend"
+def _default_cache() -> pathlib.Path:
+    """The system's temporary folder, one folder per onnx version (the cases
+    are onnx's: another version builds others): tests write nothing into
+    the checkout, and the cache outlives a run."""
+    from importlib.metadata import PackageNotFoundError, version  # noqa: PLC0415
+    try:
+        onnx_version = version("onnx")
+    except PackageNotFoundError:
+        onnx_version = "none"
+    return pathlib.Path(tempfile.gettempdir()) / f"onnxstudio-test-cache-onnx{onnx_version}"
+
+
+CACHE = pathlib.Path(os.environ.get("ONNXSTUDIO_TEST_CACHE") or _default_cache()) / "onnx-backend"
 SHIPPED_KINDS = ("simple", "pytorch-converted", "pytorch-operator")
 NODE_CASES_MIN = 1800   # the onnx 1.2x wheels build ~1,884
 
