@@ -1,6 +1,7 @@
 """Running and stepping in the app (pytest-qt, offscreen): inputs, run,
 step, breakpoints, bodies, selections, cancel, inspector, images,
 onnxruntime comparison and edits together with runs."""
+import os
 import shutil
 import subprocess
 import sys
@@ -15,6 +16,7 @@ from onnxstudio.core.exec.values import describe
 from onnxstudio.core.ir import AttrType
 from onnxstudio.resources import sample_path
 from onnxstudio.ui.run.overlay import NodeMark, ValueTag
+from onnxstudio.ui.run.worker_yields import blas_threads_for_a_job
 
 
 def run_ui(win):
@@ -59,9 +61,12 @@ def test_generated_inputs_run_like_the_cli(qtbot, window, tmp_path):
     assert feeds["input_ids"].max() > 1 and feeds["input_ids"].max() <= 1000
     np.savez(tmp_path / "feeds.npz", **feeds)
     out = tmp_path / "cli"
+    # With the BLAS thread count the app's run used: on some CPUs the count
+    # changes a product's last bits (core/exec/threads.py thread_count_keeps_bits).
+    env = {**os.environ, "OPENBLAS_NUM_THREADS": str(blas_threads_for_a_job())}
     cli = subprocess.run([sys.executable, "-m", "onnxstudio", "run", str(SHARED_MODELS / "bert_small" / "model.onnx"),
                           "--input", str(tmp_path / "feeds.npz"), "-o", str(out)],
-                         capture_output=True, text=True, timeout=300)
+                         capture_output=True, text=True, timeout=300, env=env)
     assert cli.returncode == 0, cli.stderr
     graph = r.controller.model.graph
     for v in graph.outputs:

@@ -3,7 +3,7 @@ inputs and the model change under the run. After each change and each
 step, every value the canvas tags and the Tensor Inspector show as current
 must be the one a fresh run of the model as it is now, on the inputs as
 they are now, gives (a plain keeping Session is the oracle: the same
-executor, so bit for bit)."""
+executor at the app's BLAS thread count, so bit for bit)."""
 from __future__ import annotations
 
 import os
@@ -14,7 +14,9 @@ from PySide6.QtWidgets import QApplication
 
 from onnxstudio.core.edits import SetAttribute, SetInitializer
 from onnxstudio.core.exec.session import Session
+from onnxstudio.core.exec.threads import limited_blas_threads
 from onnxstudio.core.ir import AttrType
+from onnxstudio.ui.run.worker_yields import blas_threads_for_a_job
 from viewer_helpers import open_model, wait_idle
 
 from shared_models import SHARED_MODELS
@@ -38,11 +40,15 @@ def _shot(win, name):
 
 
 def _oracle(win) -> dict:
-    """Every value of a fresh run of the document's model on the inputs the Run dock makes now."""
+    """Every value of a fresh run of the document's model on the inputs the
+    Run dock makes now, with as many BLAS threads as the app's run jobs use:
+    on some CPUs the count changes a product's last bits
+    (core/exec/threads.py thread_count_keeps_bits)."""
     model = win.model
     session = Session(model, keep=True)
     feeds = win.run_ui.inputs.make_feeds()
-    outputs = session.run(feeds)
+    with limited_blas_threads(blas_threads_for_a_job()):
+        outputs = session.run(feeds)
     return {**feeds, **session.values, **outputs}
 
 
