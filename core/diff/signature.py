@@ -13,6 +13,7 @@ import numpy as np
 from ..errors import ExternalDataError
 from ..ir import AttrType, Node, Tensor, Value
 from ..ir.dtypes import FLOAT_TYPES, INTEGER_TYPES
+from ..ir.tensor import NAMELESS
 from ..schemas import type_string
 from ..serde import codec
 
@@ -50,10 +51,21 @@ def unreadable_reason(t) -> Optional[str]:
     try:
         t.raw_bytes()
     except (ExternalDataError, codec.TensorDataError) as e:
-        text = str(e)
-        own = f"tensor {t.name!r}: "
-        return text[len(own):] if text.startswith(own) else text
+        return _without_place(t, str(e))
     return None
+
+
+def _without_place(t, text: str) -> str:
+    """serde's words without the place they start with (the tensor's name,
+    or for an attribute's tensor the node attribute holding it): the diff's
+    rows name the place themselves."""
+    own = f"tensor {t.name!r}: "
+    if text.startswith(own):
+        return text[len(own):]
+    place, sep, rest = text.partition(": ")
+    if not t.name and sep and ("/attribute " in place or place == NAMELESS):
+        return rest
+    return text
 
 
 def tensor_digest(t) -> Optional[str]:
