@@ -16,7 +16,7 @@ COMMANDS = {
     "convert": "Load a model and save it again: a round trip, or move weights into or out of external data.",
     "diff": "Compare two models: nodes, values and weights paired by name or, when renamed, by structure; "
             "what was changed, added, removed, renamed or rewritten (exit 0 equal, 1 different, 2 bad input, "
-            "3 nothing else differs but some weights' values could not be read to compare).",
+            "4 nothing else differs but some weights' values could not be read to compare).",
     "edit": "Replay an edit script (a JSON list of edits, as core.Document.script() writes it) on a model. "
             "A step that no longer applies stops the replay and nothing is written.",
     "extract": "Write the part of a model that computes the given outputs from the given inputs as a new model, "

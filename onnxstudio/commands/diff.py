@@ -2,8 +2,9 @@
 changed between two versions of a model (core/diff), and with inputs how
 far apart their values are; with --script, the edit script turning A into
 B (core/diff/to_script.py) and what it could not express. Exit 0 when equal, 1 when different, 2 when
-a file or the inputs cannot be used, 3 when nothing was found to differ but some values could not be
-compared (a weight whose external data cannot be read: 0 would claim they are the same)."""
+a file or the inputs cannot be used, 4 when nothing was found to differ but some values could not be
+compared (a weight whose external data cannot be read: 0 would claim they are the same; 3 is every
+command's internal error)."""
 from __future__ import annotations
 
 import json
@@ -17,7 +18,7 @@ NAME = "diff"
 
 
 EXIT_CODES = ("exit codes: 0 the models are the same; 1 they differ; 2 a file or the inputs cannot be used; "
-              "3 no difference found, but some values were not compared because their data cannot be read "
+              "4 no difference found, but some values were not compared because their data cannot be read "
               "(a missing data file, a reference outside the model's folder)")
 
 
@@ -135,4 +136,4 @@ def run(args) -> int:
             print("\n".join(_numeric_lines(numeric, args.limit)))
     if args.script:
         _write_script(d, args.script, args.json)
-    return 1 if different else 3 if d.uncertain else 0
+    return 1 if different else 4 if d.uncertain else 0

@@ -2,7 +2,7 @@
 file missing, a reference leaving the model's folder) on one side or both:
 `onnxstudio diff`, the Compare window's list and side by side, and
 --script still compare everything else. Its values are "not compared",
-with the reason, never equal and never different by value; exit 3 when
+with the reason, never equal and never different by value; exit 4 when
 nothing else differs, 1 when something does."""
 import json
 
@@ -61,16 +61,16 @@ def _diff(capsys, *args):
 
 
 @pytest.mark.parametrize("how_a", ["missing", "dotdot"])
-def test_one_side_unreadable_alone_exits_3_and_says_values_not_compared(tmp_path, capsys, how_a):
+def test_one_side_unreadable_alone_exits_4_and_says_values_not_compared(tmp_path, capsys, how_a):
     a, b = _model(tmp_path / "a", how_a), _model(tmp_path / "b", "inline")
     rc, out, err = _diff(capsys, a, b)
-    assert rc == 3, err
+    assert rc == 4, err
     assert "the models are the same" not in out and "changed weights" not in out
     line = next(x for x in out.splitlines() if x.startswith("  weight w: values not compared: A: "))
     assert (MISSING if how_a == "missing" else LEAVES) in line and "B:" not in line
     rc, out, _ = _diff(capsys, a, b, "--json")
     j = json.loads(out)
-    assert rc == 3 and j["equal"] is False and j["initializers"]["changed"] == []
+    assert rc == 4 and j["equal"] is False and j["initializers"]["changed"] == []
     [entry] = j["values_not_compared"]
     assert entry["weight"] == "w" and entry["reason"].startswith("A: ")
     assert (MISSING if how_a == "missing" else LEAVES) in entry["reason"]
@@ -80,7 +80,7 @@ def test_both_sides_unreadable_name_both_reasons(tmp_path, capsys):
     a, b = _model(tmp_path / "a", "missing"), _model(tmp_path / "b", "dotdot")
     rc, out, _ = _diff(capsys, a, b, "--json")
     [entry] = json.loads(out)["values_not_compared"]
-    assert rc == 3
+    assert rc == 4
     ra, rb = entry["reason"].split(" | ")
     assert ra.startswith("A: ") and MISSING in ra and rb.startswith("B: ") and LEAVES in rb
 
@@ -130,7 +130,7 @@ def test_constant_tensor_attribute_is_not_compared(tmp_path, capsys, how_a, how_
     b = _model(tmp_path / "b", how_b, as_constant=True)
     rc, out, _ = _diff(capsys, a, b, "--json")
     j = json.loads(out)
-    assert rc == 3 and j["nodes"]["changed"] == []
+    assert rc == 4 and j["nodes"]["changed"] == []
     [entry] = j["values_not_compared"]
     assert (entry["node"], entry["attribute"]) == ("const", "value")
     # The reason does not name the place again (the entry does).
@@ -152,7 +152,7 @@ def test_script_sets_b_values_over_unreadable_a_and_replays_to_b(tmp_path):
 def test_script_says_an_unreadable_b_weight_is_not_set(tmp_path, capsys, how_b):
     a, b = _model(tmp_path / "a", "inline"), _model(tmp_path / "b", how_b)
     rc, out, err = _diff(capsys, a, b, "--script", tmp_path / "s.json")
-    assert rc == 3, err
+    assert rc == 4, err
     assert json.loads((tmp_path / "s.json").read_text()) == []
     [line] = [x for x in out.splitlines() if "not set" in x]
     assert line.strip().startswith("weight w: values not compared and not set: B's data cannot be read: ")
