@@ -164,11 +164,7 @@ class _Deriver:
         for va, vb in list(self.m.values.items()):
             if va.graph is not ga or va.name == vb.name or not self._kept(va, vb):
                 continue
-            wv = self.values.get(id(va))
-            if wv is None:
-                continue
-            self.free(gw, vb.name, keep=wv)
-            self.apply(RenameValue(wv.name, vb.name, graph_path(gw)), f"renaming {va.name} to {vb.name}")
+            self._rename_value(gw, va, vb.name)
         for na, nb in self.m.nodes.items():
             if na.graph is ga:
                 self._rename_slots_given_away(na, nb, gw)
@@ -190,11 +186,16 @@ class _Deriver:
             partner = self.m.values.get(oa)
             if partner is not None and self._kept(oa, partner):
                 continue
-            wv = self.values.get(id(oa))
-            if wv is None:
-                continue
-            self.free(gw, ob.name, keep=wv)
-            self.apply(RenameValue(wv.name, ob.name, graph_path(gw)), f"renaming {oa.name} to {ob.name}")
+            self._rename_value(gw, oa, ob.name)
+
+    def _rename_value(self, gw, va, name: str) -> None:
+        """Give the working copy of A's value `va` the name `name`, freeing
+        that name first if another value holds it."""
+        wv = self.values.get(id(va))
+        if wv is None:
+            return
+        self.free(gw, name, keep=wv)
+        self.apply(RenameValue(wv.name, name, graph_path(gw)), f"renaming {va.name} to {name}")
 
     def _kept(self, va, vb) -> bool:
         """True when A's value stays (its producer is paired with B's) and so takes B's name."""
