@@ -199,6 +199,7 @@ class Inference:
                     cursor = i
 
         try:
+            given_back = self._holders_giving_back()
             for v in values:
                 if self.fresh.declares_new(v.type, v.is_graph_input):
                     raise _FullRerun    # a name of ours ("?N", an input dim's) the names must now avoid
@@ -226,7 +227,7 @@ class Inference:
                 previous.setdefault(v, old_type)
                 for user, _ in v.uses:
                     push(user)
-                for holder in self._holders_giving_back().get(v, ()):
+                for holder in given_back.get(v, ()):
                     push(holder)
             for n in nodes:
                 push(n)
@@ -236,7 +237,6 @@ class Inference:
             opsets = self.model.opset_imports
             self._functions = self.model.functions.snapshot()   # a dict: looked up per node
             self.calls.new_pass()
-            given_back = self._holders_giving_back()
             moved: list = []            # (output, its type before) whose result changed
             while True:
                 i = pending.find(1, cursor)
