@@ -207,7 +207,7 @@ def _saved_text(path, saved) -> str:
     """'Saved PATH', and what the save appended to data files: a save in
     place never rewrites them, so they only grow (Save As writes compact ones)."""
     text = translate("FileActions", "Saved {path}").format(path=path)
-    appended = {name: size for name, size in (saved.appended if saved is not None else {}).items() if size > 0}
+    appended = saved.appended if saved is not None else {}
     if appended:
         from onnxstudio.core.summary import human_bytes
         text += "; " + translate("FileActions", "appended {files} (the data files only grow: Save As writes "

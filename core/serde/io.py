@@ -163,8 +163,8 @@ class _AppendFailed(Exception):
 @dataclass
 class Saved:
     """What a save did beyond writing the model file. appended: the data
-    files a save in place appended to, each with the bytes it grew by
-    (padding included); empty when every weight was already there."""
+    files a save in place grew, each with the bytes it grew by (padding
+    included); empty when every weight was already there."""
     appended: dict = field(default_factory=dict)
 
 
@@ -261,13 +261,16 @@ class _ExternalWriter:
         return found[1]
 
     def appended_bytes(self) -> dict:
-        """location -> bytes appended to it by this save (after commit)."""
+        """location -> bytes appended to it by this save (after commit), for
+        the data files that grew."""
         out = {}
         for location, (_, target) in self.appends.items():
             try:
-                out[location] = target.stat().st_size - self.append_to[location]
+                grown = target.stat().st_size - self.append_to[location]
             except OSError:
-                pass
+                continue
+            if grown > 0:
+                out[location] = grown
         return out
 
     def commit(self) -> None:

@@ -77,7 +77,7 @@ def save_output(model, src, out) -> pathlib.Path:
             and out.parent.resolve() == src.parent.resolve():
         opts = SaveOptions(external_data=out.name + ".data")
     saved = save(model, out, opts)
-    appended = {name: size for name, size in saved.appended.items() if size > 0}
+    appended = saved.appended
     if appended:
         from ..core.summary import human_bytes
         grown = ", ".join(f"{human_bytes(size)} to {name}" for name, size in appended.items())
