@@ -13,9 +13,9 @@ from onnx import TensorProto, helper, numpy_helper
 from onnxstudio import core
 from onnxstudio.core.edits import SetInitializer
 from onnxstudio.core.serde import io as serde_io
-from onnxstudio.core.serde.io import SaveOptions
 
 from external_models import fail_the_model_rename
+from external_saves import saved_with_weights_outside
 
 NEW = np.linspace(-1, 1, 512, dtype=np.float32).reshape(2, 256)
 
@@ -32,12 +32,7 @@ def _model_with_external_data(folder):
                           "g", [helper.make_tensor_value_info("x", TensorProto.FLOAT, [2, 256])],
                           [helper.make_tensor_value_info("y", TensorProto.FLOAT, [2, 256])],
                           initializer=[numpy_helper.from_array(w, n) for n, w in (("a", a), ("b", b), ("c", c))])
-    inline = folder / "inline.onnx"
-    onnx.save_model(helper.make_model(g, opset_imports=[helper.make_opsetid("", 18)], ir_version=10), inline)
-    path = folder / "model.onnx"
-    core.save(core.load(inline), path, SaveOptions(external_data="model.onnx.data", size_threshold=0))
-    inline.unlink()
-    return path
+    return saved_with_weights_outside(g, folder / "model.onnx")
 
 
 def _stored(path):

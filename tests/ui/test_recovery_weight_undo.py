@@ -11,23 +11,17 @@ import numpy as np
 import onnx
 from onnx import TensorProto, helper, numpy_helper
 
+from external_saves import saved_with_weights_outside
 from viewer_helpers import open_model
 
 
 def _external_model(folder):
-    from onnxstudio import core
-    from onnxstudio.core.serde.io import SaveOptions
     folder.mkdir()
     w = numpy_helper.from_array(np.arange(512, dtype=np.float32).reshape(2, 256), "W")
     g = helper.make_graph([helper.make_node("Add", ["x", "W"], ["y"], name="add")], "g",
                           [helper.make_tensor_value_info("x", TensorProto.FLOAT, [2, 256])],
                           [helper.make_tensor_value_info("y", TensorProto.FLOAT, [2, 256])], [w])
-    inline = folder / "inline.onnx"
-    onnx.save_model(helper.make_model(g, opset_imports=[helper.make_opsetid("", 18)], ir_version=10), inline)
-    path = folder / "m.onnx"
-    core.save(core.load(inline), path, SaveOptions(external_data="m.onnx.data", size_threshold=0))
-    inline.unlink()
-    return path
+    return saved_with_weights_outside(g, folder / "m.onnx")
 
 
 def test_an_edited_external_weight_saved_and_undone_is_kept_for_recovery(qtbot, window, tmp_path, monkeypatch):

@@ -18,27 +18,29 @@ def _rows(problems) -> list:
             for i in range(tree.topLevelItemCount())]
 
 
-def test_it_opens_and_the_problems_dock_names_the_initializer(qtbot, window, tmp_path):
-    path = weight_outside(tmp_path)
+def _opens_with_the_finding_pinned(qtbot, window, path, place: str, shown: str) -> None:
+    """`path` opens in the window, and the Problems dock shows the
+    checker's tensor.external-location finding, whose path is `place`, with
+    the checker's words and a cell naming `shown`."""
     open_editable(qtbot, window, path)
-    assert [n.name for n in window.model.graph.nodes] == ["add"]
     want = [d for d in check(path) if d.code == "tensor.external-location"]
-    assert [d.path for d in want] == ['graph/initializer "w"']
+    assert [d.path for d in want] == [place]
     problems = window.edit_actions.problems
     qtbot.waitUntil(lambda: any(r[2] == "tensor.external-location" for r in _rows(problems)), timeout=10_000)
     row = next(r for r in _rows(problems) if r[2] == "tensor.external-location")
-    assert want[0].message in row and any('initializer "w"' in cell for cell in row), row
+    assert want[0].message in row and any(shown in cell for cell in row), row
+
+
+def test_it_opens_and_the_problems_dock_names_the_initializer(qtbot, window, tmp_path):
+    path = weight_outside(tmp_path)
+    _opens_with_the_finding_pinned(qtbot, window, path, 'graph/initializer "w"', 'initializer "w"')
+    assert [n.name for n in window.model.graph.nodes] == ["add"]
 
 
 def test_an_attribute_tensor_opens_and_the_problems_dock_names_the_attribute(qtbot, window, tmp_path):
     path = constant_without_location(tmp_path)
-    open_editable(qtbot, window, path)
-    want = [d for d in check(path) if d.code == "tensor.external-location"]
-    assert [d.path for d in want] == ['graph/node[0] Constant "k"/attribute "value"']
-    problems = window.edit_actions.problems
-    qtbot.waitUntil(lambda: any(r[2] == "tensor.external-location" for r in _rows(problems)), timeout=10_000)
-    row = next(r for r in _rows(problems) if r[2] == "tensor.external-location")
-    assert want[0].message in row and any('Constant "k"/attribute "value"' in cell for cell in row), row
+    _opens_with_the_finding_pinned(qtbot, window, path, 'graph/node[0] Constant "k"/attribute "value"',
+                                   'Constant "k"/attribute "value"')
     window.properties.show_value(window.model.graph.get_value("k"))     # shown like an initializer
     text = window.properties.browser.toPlainText()
     assert 'cannot be read: graph/node[0] Constant "k"/attribute "value": external data without a' in text
