@@ -176,3 +176,26 @@ def test_the_count_of_differences_is_singular_for_one(qtbot, one_change_window):
     assert win.differences.count.text() == "1 difference"
     assert win.differences.count_text(3, 3) == "3 differences"
     assert win.differences.count_text(500, 1200) == "500 of 1200 differences"
+
+
+def test_a_removed_node_is_chosen_on_a_and_b_shows_where_it_would_be(qtbot):
+    """'removed: Tanh' (bert's pooler activation, whose Gemm's output took the
+    graph output's name in B): A selects the Tanh, B shows and selects the
+    Gemm it followed. B showed nothing new: the Tanh's input has no partner
+    (renamed away), only its producer has. And B's Gemm, revealed after A's
+    Tanh, made A select the Gemm too (selection follows partners)."""
+    a, b, _ = edited_bert(SHARED_MODELS / "bert_small" / "model.onnx")
+    win = CompareWindow(diff_models(a, b), "a.onnx", "b.onnx")
+    qtbot.addWidget(win)
+    win.resize(1400, 800)
+    win.show()
+    _settled(qtbot, win)
+    tanh = a.graph.find_node("/m/pooler/activation/Tanh")
+    gemm_b = win.sync.partner(win.left, a.graph.find_node("/m/pooler/dense/Gemm"))
+    assert win.sync.partner(win.left, tanh) is None and gemm_b is not None
+    win.go_to(tanh, None)
+    qtbot.waitUntil(lambda: selected_object(win.right) is gemm_b, timeout=60_000)
+    _settled(qtbot, win)
+    assert selected_object(win.left) is tanh
+    box = win.right.scene.item_for_node(gemm_b)
+    assert win.right.view.visible_scene_rect().contains(box.scene_rect().center())

@@ -194,20 +194,33 @@ class CompareWindow(QMainWindow):
         # Each side shows its own item: lining one up with the other would
         # move an added or removed node (no partner) out of view.
         self.scrolling.hold()
-        for panel, obj, other in ((self.left, a, b), (self.right, b, a)):
-            # A node only one side has is shown there; the other side shows where it would be.
+        sides = [(self.left, a, b), (self.right, b, a)]
+        # A node only one side has is shown there; the other side shows where
+        # it would be, revealed first: selecting that node selects its
+        # partner (NavigationSync), and the chosen node's reveal must come last.
+        sides.sort(key=lambda side: side[1] is not None)
+        for panel, obj, other in sides:
             shown = obj if obj is not None else self._near_partner(panel, other)
             if shown is not None and shown.graph is not None:
                 panel.reveal(shown, shown.graph)
         self.properties.show_pair(a, b)
 
     def _near_partner(self, panel, node):
-        """On `panel`, the partner of the first value `node` (of the other side) reads that has one."""
+        """On `panel`, where `node` (of the other side only) would be: the
+        partner of the first value it reads that has one, else the partner
+        of that value's producer (a removed Tanh between a Gemm and the
+        graph output: the Gemm's output took the output's name on the other
+        side, so only the Gemm itself is paired)."""
         other = self.right if panel is self.left else self.left
-        for v in getattr(node, "inputs", ()):
-            partner = self.sync.partner(other, v) if v is not None else None
+        inputs = [v for v in getattr(node, "inputs", ()) if v is not None]
+        for v in inputs:
+            partner = self.sync.partner(other, v)
             if partner is not None:
                 return partner.producer or partner
+        for v in inputs:
+            partner = self.sync.partner(other, v.producer) if v.producer is not None else None
+            if partner is not None:
+                return partner
         return None
 
     def _show_selected(self, panel) -> None:
