@@ -725,6 +725,13 @@ class DebugRun(Stepping):
                 self.iterations.pop(id(graph), None)
 
 
+def same_feeds(a: dict, b: dict) -> bool:
+    """Whether two sets of feeds give the same names the same values (what
+    `DebugRun.feeds` holds for a run: the app asks whether a comparison was
+    made on the inputs of the values shown)."""
+    return a.keys() == b.keys() and all(a[k] is b[k] or _equal(a[k], b[k]) for k in a)
+
+
 def _equal(a, b) -> bool:
     try:
         if isinstance(a, np.ndarray) and isinstance(b, np.ndarray):

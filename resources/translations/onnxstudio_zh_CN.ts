@@ -547,6 +547,10 @@
         <translation>此比较使用的是你最近一次更改之前的输入：请重新运行并比较以查看新输入的结果。</translation>
     </message>
     <message>
+        <source>Its colours are off the canvas until then.</source>
+        <translation>在此之前，画布上不显示它的颜色。</translation>
+    </message>
+    <message>
         <source>first</source>
         <translation>第一个</translation>
     </message>

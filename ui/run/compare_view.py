@@ -287,9 +287,14 @@ class CompareView(QWidget):
         """The Run dock's inputs changed since the comparison shown: its table
         stays true of the inputs it was made with, and says so (the model is
         the same, so what it found can still be extracted)."""
-        if self.report is None or self.other_inputs:
+        self.set_other_inputs(True)
+
+    def set_other_inputs(self, other: bool) -> None:
+        """Whether the values the run holds are of other inputs than this
+        comparison's (False again once a run found its inputs)."""
+        if self.report is None or self.other_inputs == other:
             return
-        self.other_inputs = True
+        self.other_inputs = other
         self.set_report(self.report, self.kind)
 
     def set_report(self, report, kind: str = "onnxruntime") -> None:
@@ -341,8 +346,9 @@ class CompareView(QWidget):
             text = "<span style='color:#b06000'><b>{}</b></span> ".format(self.tr(
                 "Made before your last edit: compare again to see its effect.")) + text
         elif self.other_inputs:
-            text = "<span style='color:#b06000'><b>{}</b></span> ".format(self.tr(
-                "Made with the inputs before your last change: run and compare again to see theirs.")) + text
+            text = "<span style='color:#b06000'><b>{} {}</b></span> ".format(self.tr(
+                "Made with the inputs before your last change: run and compare again to see theirs."),
+                self.tr("Its colours are off the canvas until then.")) + text
         self.summary.setText(text)
         self.set_on_canvas(self.on_canvas)
         self.summary.setToolTip(self._bodies_tip(report))

@@ -103,6 +103,8 @@ class RunController(QObject):
     # The DebugRun's values when the Run dock's inputs last changed (see inputs_stale).
     _stale_values = None
     _delivering = False               # a job's result is being shown (see _start, `delivering`)
+    _report_feeds = None              # the model inputs the last comparison ran on (see report_current)
+    _report_feeds_checked = (None, False)   # (the DebugRun's feeds last checked against them, the answer)
     _thread_later = False             # see thread_next_turn
 
     def __init__(self, parent=None):
@@ -158,6 +160,7 @@ class RunController(QObject):
         self.invalidated = set()
         self.last_event = None
         self._stale_values = None
+        self._report_feeds, self._report_feeds_checked = None, (None, False)
         self.fed_shapes = {}
         self.shape_note = ""
         if qdoc is not None:
@@ -257,6 +260,25 @@ class RunController(QObject):
         found the inputs it had (changed back) vouches for the old one."""
         d = self._debug
         return d is not None and self._stale_values is not None and d.values is self._stale_values
+
+    @property
+    def report_current(self) -> bool:
+        """Whether the last comparison is of the values held: made on the
+        inputs they were computed from, and no change of the Run dock's
+        inputs since. Only then does the canvas colour the boxes by it and
+        the inspector compare a value with onnxruntime's: after a run on
+        other inputs the colours said how values no longer shown compared.
+        A run that found the compared inputs again (a seed changed while
+        every input comes from a file) makes it current again."""
+        d = self._debug
+        if self.report is None or d is None or self._report_feeds is None or self.inputs_stale:
+            return False
+        checked, same = self._report_feeds_checked
+        if checked is not d.feeds:          # compared once per start, not per refresh of the canvas
+            from onnxstudio.core.exec.debug import same_feeds
+            same = same_feeds(d.feeds, self._report_feeds)
+            self._report_feeds_checked = (d.feeds, same)
+        return same
 
     # -- jobs ------------------------------------------------------------------------------
 
@@ -653,6 +675,7 @@ class RunController(QObject):
     def _compared(self, report, kind: str) -> None:
         self._stale_values = None            # the comparison ran the model on the inputs as they are
         self.report = report
+        self._report_feeds, self._report_feeds_checked = self.debug.feeds, (None, False)
         self.report_kind = kind
         kind = "onnxruntime" if kind == "onnxruntime" else self.tr("the reference run")
         first = report.first_divergence

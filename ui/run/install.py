@@ -603,7 +603,11 @@ class RunUI(QObject):
         note.setVisible(bool(count))
 
     def _updated(self) -> None:
-        self.breakpoint_action.setEnabled(self.controller.qdoc is not None)
+        c = self.controller
+        self.breakpoint_action.setEnabled(c.qdoc is not None)
+        if c.report is not None and self.compare.report is c.report:
+            # Of other inputs than the values held, or again of theirs (a run found the compared inputs).
+            self.compare.set_other_inputs(not c.report_current)
         self._refresh_inspector()
 
     def _inputs_changed(self) -> None:
@@ -778,7 +782,7 @@ class RunUI(QObject):
         ones it would report a difference the model does not make). A kept
         reference run stays what a later run is compared with, whatever its inputs."""
         c = self.controller
-        if c.report is None or (c.report_kind == "onnxruntime" and self.compare.other_inputs):
+        if c.report is None or (c.report_kind == "onnxruntime" and not c.report_current):
             return None
         return c.other_values.get(value.name)
 
@@ -814,11 +818,19 @@ class RunUI(QObject):
             self.inspector.show_none(value.name, self.tr("no value in this run: run the model, or step to "
                                                          "it, to see it"))
             self._inspected_source = None
-        elif source is not self._inspected_source or self._other_of(value) is not self._inspected_other:
+        elif (source is not self._inspected_source or self._other_of(value) is not self._inspected_other
+              or self._stale_note_outdated()):
             # A comparison made or dropped since counts too: the value shown
             # may be the same array, its Compare tab is not (a comparison
             # reuses the values a run left when nothing changed).
             self._show(value, array, source, where)
+
+    def _stale_note_outdated(self) -> bool:
+        """The inspector says its value is of the inputs before a change, and
+        it no longer is: a run since found the inputs the value was computed
+        from (a seed changed while every input comes from a file), kept the
+        very array, and vouches for it."""
+        return not self.inspector.note.isHidden() and not self.controller.inputs_stale
 
 
 def _node_of(item):

@@ -453,7 +453,7 @@ class RunOverlay:
                 tuple(debug.nonfinite_inputs), frozenset(self.recomputed), self._body_state(debug), self.iteration,
                 c.inputs_stale)
         marks = (c.running, id(debug.current), tuple(map(id, debug.breakpoints)), id(debug.error), id(c.report),
-                 self.colour_by)
+                 c.report_current, self.colour_by)
         return tags, marks
 
     def _body_state(self, debug) -> tuple:
@@ -854,7 +854,8 @@ class RunOverlay:
         if failed is not None:
             mark(failed, failed=True, tooltip=str(debug.error))
         # colour_by "": the comparison's colouring is hidden (the profile's heat is shown instead).
-        report = self.controller.report if self.colour_by else None
+        # A comparison made on other inputs than the values shown colours nothing (the Compare dock says so).
+        report = self.controller.report if self.colour_by and self.controller.report_current else None
         bands: dict = {}
         if report is not None:
             for nd in report.nodes:
