@@ -289,7 +289,7 @@ class RunUI(QObject):
         c.message.connect(self._message)
         c.stopped.connect(self._stopped)
         c.failed_at.connect(self._failed_at)
-        c.report_ready.connect(lambda r: (self.compare.set_report(r, c.report_kind), self.compare_dock.show(),
+        c.report_ready.connect(lambda r: (self.compare.set_report(r, c.report_kind), self.show_dock(self.compare_dock),
                                           self.compare_dock.raise_()))
         c.updated.connect(self._updated)
         self.inputs.changed.connect(self._inputs_changed)
@@ -351,6 +351,24 @@ class RunUI(QObject):
             self.inputs.follow_edit(self.controller.model, renamed)
             self._inputs_changed()      # the next run's inputs are made for the inputs as they are now
 
+    def show_dock(self, dock) -> None:
+        """Show one of the run's docks, the canvas still showing what it showed
+        at its top left. The canvas keeps its centre when it is resized
+        (canvas/view.py), so a dock appearing beside it cut off what was at
+        its edge: on ppocr_v4_det's first Ctrl+R the Run dock, opening on the
+        left, left the first boxes of the graph cut in half (seen under Xvfb)."""
+        if dock.isVisible():
+            return
+        view = self.window.graph.view
+        before = view.visible_scene_rect()
+        dock.show()
+        layout = self.window.layout()
+        if layout is not None:
+            layout.activate()           # the dock takes its room now, not on a later turn
+        after = view.visible_scene_rect()
+        if after.topLeft() != before.topLeft():
+            view.centerOn(after.center() + (before.topLeft() - after.topLeft()))
+
     # -- commands ----------------------------------------------------------------------------
 
     @contextmanager
@@ -362,7 +380,7 @@ class RunUI(QObject):
         if self.run_dock.isVisible():
             yield
             return
-        self.run_dock.show()
+        self.show_dock(self.run_dock)
         with self.controller.thread_next_turn():
             yield
 
@@ -403,7 +421,7 @@ class RunUI(QObject):
             options = self.compare.options.options()
         except ValueError as e:           # a tolerance that is not a number: said, the options shown
             self.compare.options_button.setChecked(True)
-            self.compare_dock.show()
+            self.show_dock(self.compare_dock)
             self._message("error", str(e))
             return
         with self._run_dock_shown():
@@ -749,7 +767,7 @@ class RunUI(QObject):
             return False
         self._show(value, array, source, where)
         if raise_dock or not self.inspector_dock.isVisible():
-            self.inspector_dock.show()
+            self.show_dock(self.inspector_dock)
             self.inspector_dock.raise_()
         return True
 

@@ -113,7 +113,7 @@ class ProfileUI(QObject):
 
         what = (self.tr("Profiling with onnxruntime…") if onnxruntime
                 else self.tr("Profiling: {runs} runs, every node timed…").format(runs=RUNS))
-        self.run_ui.run_dock.show()
+        self.run_ui.show_dock(self.run_ui.run_dock)
         return c.start_job(what, work, self.adopt, on_cancel=cancel)
 
     def open_ort_profile(self, path=None) -> bool:
