@@ -3202,6 +3202,10 @@
         <translation>运行完成</translation>
     </message>
     <message>
+        <source>Stopped at breakpoint {node} (iteration {i})</source>
+        <translation>在断点 {node} 处停止（第 {i} 次迭代）</translation>
+    </message>
+    <message>
         <source>Stopped at breakpoint {node}</source>
         <translation>在断点 {node} 处停止</translation>
     </message>
@@ -3212,6 +3216,10 @@
     <message>
         <source>{node} produced NaN/Inf in {names}</source>
         <translation>{node} 在 {names} 中产生了 NaN/Inf</translation>
+    </message>
+    <message>
+        <source>Stopped before {node} (iteration {i})</source>
+        <translation>在 {node} 之前停止（第 {i} 次迭代）</translation>
     </message>
     <message>
         <source>Stopped before {node}</source>

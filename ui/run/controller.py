@@ -571,6 +571,10 @@ class RunController(QObject):
         d = self.debug
         if event.reason == "done" or d.done:
             text = self.tr("Run complete")
+        elif event.reason == "breakpoint" and self._loop_iteration(d.current) is not None:
+            # A breakpoint inside a loop stops once per iteration: the same words each time said nothing of which.
+            text = self.tr("Stopped at breakpoint {node} (iteration {i})").format(
+                node=d.current.display_name, i=self._loop_iteration(d.current))
         elif event.reason == "breakpoint":
             text = self.tr("Stopped at breakpoint {node}").format(node=d.current.display_name)
         elif event.reason == "nonfinite" and event.node is None:
@@ -579,6 +583,9 @@ class RunController(QObject):
         elif event.reason == "nonfinite":
             text = self.tr("{node} produced NaN/Inf in {names}").format(
                 node=event.node.display_name, names=", ".join(event.nonfinite))
+        elif event.reason == "target" and self._loop_iteration(d.current) is not None:
+            text = self.tr("Stopped before {node} (iteration {i})").format(
+                node=d.current.display_name, i=self._loop_iteration(d.current))
         elif event.reason == "target":
             text = self.tr("Stopped before {node}").format(node=d.current.display_name)
         elif event.node is not None:
@@ -599,6 +606,17 @@ class RunController(QObject):
                 node=self._where(d.current) if d.current is not None else self.tr("nothing to run"))
         self.message.emit("info", self._noted(text))
         self.stopped.emit(event)
+
+    def _loop_iteration(self, node):
+        """The iteration of the innermost Loop or Scan whose body holds `node`
+        (the node the run stopped before: an If branch inside the loop counts
+        its own runs, not the loop's), or None outside any loop."""
+        graph = node.graph
+        while graph is not None and graph.parent_node is not None:
+            if graph.parent_node.op_type in ("Loop", "Scan"):
+                return self.debug.iterations.get(id(graph))
+            graph = graph.parent_node.graph
+        return None
 
     def _where(self, node) -> str:
         """The node's name, plus the box it is drawn inside when it has none
