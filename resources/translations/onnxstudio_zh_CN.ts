@@ -3154,6 +3154,10 @@
         <translation>使用了 {names} 的随机值（上次运行没有留下这些值：请先运行模型以得到真实值）</translation>
     </message>
     <message>
+        <source>from the last run&apos;s values, of the inputs before your last change: run the model for values of the new ones</source>
+        <translation>基于上次运行的值，即你最近一次更改之前的输入：请运行模型以获得新输入的值</translation>
+    </message>
+    <message>
         <source>Ran the model: {n} node computed</source>
         <translation>已运行模型：计算了 {n} 个节点</translation>
     </message>

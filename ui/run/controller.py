@@ -494,6 +494,10 @@ class RunController(QObject):
                 # No run (or an edit since) gave them: the results are of made-up inputs, said so.
                 text += " — " + self.tr("on random values of {names} (no value of the last run: run the "
                                         "model first for real ones)").format(names=", ".join(self.debug.randomised))
+            if self.inputs_stale:
+                # Its boundary values are the last run's: the user changed the inputs and may take these for theirs.
+                text += " — " + self.tr("from the last run's values, of the inputs before your last change: run "
+                                        "the model for values of the new ones")
         elif computed == total:
             text = (self.tr("Ran the model: {n} node computed") if one
                     else self.tr("Ran the model: {n} nodes computed")).format(n=computed)
