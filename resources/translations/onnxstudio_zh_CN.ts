@@ -3310,6 +3310,14 @@
         <translation>{name} 现为 {new}（原为 {old}）</translation>
     </message>
     <message>
+        <source>Your edit stopped the job in progress ({what}); the values computed before it that the edit leaves as they were are kept</source>
+        <translation>你的编辑停止了正在进行的任务（{what}）；此前计算出的、未受编辑影响的值予以保留</translation>
+    </message>
+    <message>
+        <source>the comparison shown is of the model before your edit</source>
+        <translation>所显示的比较针对的是你编辑之前的模型</translation>
+    </message>
+    <message>
         <source>Your edit ended the stepping run (the next step starts again from the first node) and the comparison: compare again to see its effect</source>
         <translation>你的编辑结束了单步运行（下一步将从第一个节点重新开始）和比较：请再次比较以查看其影响</translation>
     </message>
@@ -3320,6 +3328,10 @@
     <message>
         <source>The comparison is of the model before your edit: compare again to see its effect</source>
         <translation>该比较针对的是编辑之前的模型：请再次比较以查看其影响</translation>
+    </message>
+    <message>
+        <source>Your change of the inputs stopped the job in progress ({what}): run again on the new inputs</source>
+        <translation>你对输入的更改停止了正在进行的任务（{what}）：请在新输入上重新运行</translation>
     </message>
     <message>
         <source>Your change of the inputs ended the stepping run: the next step starts again from the first node, on the new inputs</source>

@@ -106,6 +106,7 @@ class RunController(QObject):
     _report_feeds = None              # the model inputs the last comparison ran on (see report_current)
     _report_feeds_checked = (None, False)   # (the DebugRun's feeds last checked against them, the answer)
     _thread_later = False             # see thread_next_turn
+    _busy_text = ""                   # what the job running (or the last one) does, as the Run dock said it
 
     def __init__(self, parent=None):
         super().__init__(parent)
@@ -211,7 +212,8 @@ class RunController(QObject):
     def _document_changed(self, event) -> None:
         if self._debug is None or event.kind == "saved":
             return
-        if self.running:
+        cancelled = self.running
+        if cancelled:
             self.cancel(wait=True)
         stepping = self._debug.started and not self._debug.done
         compared = self.report is not None
@@ -220,7 +222,14 @@ class RunController(QObject):
         # The Run dock's status must not keep saying where the stepping run
         # goes next, or how the runs compared: both are of the model before.
         stepping = stepping and not self._debug.started
-        if stepping and compared:
+        if cancelled:
+            # Else the Run dock kept saying "Running the model…" with nothing running.
+            text = self.tr("Your edit stopped the job in progress ({what}); the values computed before it that the "
+                           "edit leaves as they were are kept").format(what=self._busy_text.rstrip("…"))
+            if compared:
+                text += "; " + self.tr("the comparison shown is of the model before your edit")
+            self.message.emit("note", text)
+        elif stepping and compared:
             self.message.emit("note", self.tr("Your edit ended the stepping run (the next step starts again from "
                                               "the first node) and the comparison: compare again to see its "
                                               "effect"))
@@ -246,8 +255,14 @@ class RunController(QObject):
         if not d.values and not cancelled:     # (a cancelled job may still be finishing its node)
             return
         self._stale_values = d.values
-        if d.started and not d.done:
+        stepping = d.started and not d.done
+        if stepping:
             d.end_stepping()
+        if cancelled:
+            # Else the Run dock kept saying "Running the model…" with nothing running.
+            self.message.emit("note", self.tr("Your change of the inputs stopped the job in progress ({what}): run "
+                                              "again on the new inputs").format(what=self._busy_text.rstrip("…")))
+        elif stepping:
             self.message.emit("note", self.tr("Your change of the inputs ended the stepping run: the next step "
                                               "starts again from the first node, on the new inputs"))
         self.updated.emit()
@@ -319,6 +334,7 @@ class RunController(QObject):
         # Whatever happened in the thread, the controller is free again after it.
         job.finished.connect(lambda j=job: self._thread_ended(j))
         self.job = job
+        self._busy_text = what
         self.last_error = ""
         self.shape_note = ""              # set by this job's _feeds, if it makes inputs
         self.busy.emit(what)
