@@ -471,6 +471,27 @@ def _note_decl(changes: Changes, g, decl: str, value) -> None:
         changes.graph_io.add(g)
 
 
+def _given_type(old_type, elem_type, shape, place: str):
+    """The type a new declaration gives its value: `old_type` unless the edit
+    names an element type or a shape."""
+    if elem_type is None and shape is None:
+        return old_type
+    return _retype(old_type, elem_type, shape, place)
+
+
+def _add_decl(g, changes, graph_path, decl: str, value, index: Optional[int], new_type, place: str) -> Edit:
+    """Declare `value` at `index` (None: last) of the graph's `decl` list with
+    type `new_type`; the inverse takes that entry out and gives the value its
+    old type back."""
+    index = len(g.declarations(decl)) if index is None else index
+    old_type = value.type
+    ir(g.insert_declaration, decl, index, value, place=place)
+    value.type = new_type
+    _note_decl(changes, g, decl, value)
+    return _Undeclare(decl, index, old_type, graph_path, value.name,
+                      _occurrence_at(g.declarations(decl), index))
+
+
 def _remove_decl(g, changes, graph_path, decl: str, name: str, occurrence: int = 0) -> Edit:
     items = g.declarations(decl)
     index = items.find(name)
@@ -548,17 +569,8 @@ class AddValueInfo(GraphEdit):
         v = visible_value(g, self.value, place)
         if v in g.value_info:
             raise EditError(f"{place}: {self.value!r} already has a value_info entry")
-        old_type = v.type
-        if self.elem_type is not None or self.shape is not None:
-            new_type = _retype(old_type, self.elem_type, self.shape, place)
-        else:
-            new_type = old_type
-        index = len(g.value_info) if self.index is None else self.index
-        ir(g.insert_declaration, "value_info", index, v, place=place)
-        v.type = new_type
-        _note_decl(changes, g, "value_info", v)
-        return _Undeclare("value_info", index, old_type, self.graph, v.name,
-                          _occurrence_at(g.declarations("value_info"), index))
+        new_type = _given_type(v.type, self.elem_type, self.shape, place)
+        return _add_decl(g, changes, self.graph, "value_info", v, self.index, new_type, place)
 
     def describe(self) -> str:
         return f"Declare {self.value}"
@@ -598,15 +610,20 @@ class _RemoveDeclaration(GraphEdit):
     """Shared body of the edits that take one entry out of a graph's input,
     output or value_info list (`decl` says which)."""
     decl: ClassVar[str] = ""
+    # Which declaration of the name (0 the first): a field of the input and
+    # output removals; a value has one value_info entry at most.
+    occurrence: ClassVar[int] = 0
 
     @property
     def entry(self) -> str:
         return self.name
 
     def edit_graph(self, model, g, changes: Changes) -> Edit:
-        return _remove_decl(g, changes, self.graph, self.decl, self.entry)
+        return _remove_decl(g, changes, self.graph, self.decl, self.entry, self.occurrence)
 
     def describe(self) -> str:
+        if self.occurrence:
+            return f"Remove repeated {self.decl} {self.entry}"
         return f"Remove {self.decl} {self.entry}"
 
 
@@ -655,13 +672,7 @@ class AddGraphInput(GraphEdit):
         shape = norm_shape(self.shape, place) if self.shape is not None else default.shape
         elem = norm_elem_type(self.elem_type, place) if self.elem_type is not None else default.elem_type
         new_type = None if _is_function_body(g) else TensorType(elem, shape)
-        index = len(g.inputs) if self.index is None else self.index
-        old_type = v.type
-        ir(g.insert_declaration, "input", index, v, place=place)
-        v.type = new_type
-        _note_decl(changes, g, "input", v)
-        return _Undeclare("input", index, old_type, self.graph, v.name,
-                          _occurrence_at(g.declarations("input"), index))
+        return _add_decl(g, changes, self.graph, "input", v, self.index, new_type, place)
 
     def describe(self) -> str:
         return f"Add input {self.name}"
@@ -679,14 +690,6 @@ class RemoveGraphInput(_RemoveDeclaration):
     name: str
     graph: GraphPath = ()
     occurrence: int = 0
-
-    def edit_graph(self, model, g, changes: Changes) -> Edit:
-        return _remove_decl(g, changes, self.graph, self.decl, self.name, self.occurrence)
-
-    def describe(self) -> str:
-        if self.occurrence:
-            return f"Remove repeated input {self.name}"     # the input stays
-        return f"Remove input {self.name}"
 
 
 @register
@@ -709,16 +712,8 @@ class AddGraphOutput(GraphEdit):
         v = visible_value(g, self.name, place)
         if v in g.outputs:
             raise EditError(f"{place}: {self.name!r} is already a graph output")
-        old_type = v.type
-        new_type = old_type
-        if self.elem_type is not None or self.shape is not None:
-            new_type = _retype(old_type, self.elem_type, self.shape, place)
-        index = len(g.outputs) if self.index is None else self.index
-        ir(g.insert_declaration, "output", index, v, place=place)
-        v.type = new_type
-        _note_decl(changes, g, "output", v)
-        return _Undeclare("output", index, old_type, self.graph, v.name,
-                          _occurrence_at(g.declarations("output"), index))
+        new_type = _given_type(v.type, self.elem_type, self.shape, place)
+        return _add_decl(g, changes, self.graph, "output", v, self.index, new_type, place)
 
     def describe(self) -> str:
         return f"Add output {self.name}"
@@ -748,14 +743,6 @@ class RemoveGraphOutput(_RemoveDeclaration):
     name: str
     graph: GraphPath = ()
     occurrence: int = 0
-
-    def edit_graph(self, model, g, changes: Changes) -> Edit:
-        return _remove_decl(g, changes, self.graph, self.decl, self.name, self.occurrence)
-
-    def describe(self) -> str:
-        if self.occurrence:
-            return f"Remove repeated output {self.name}"    # an earlier declaration stays
-        return f"Remove output {self.name}"
 
 
 _REMOVERS = {"input": RemoveGraphInput, "output": RemoveGraphOutput, "value_info": RemoveValueInfo}
