@@ -24,12 +24,20 @@ def read_array_file(path, name: Optional[str] = None) -> dict:
     where = str(path)
     try:
         suffix = path.suffix.lower()
+        if suffix in (".npy", ".npz") and not _numpy_file(path):
+            # numpy would try it as a pickle, refuse, and advise loading it unsafely with allow_pickle=True.
+            raise FeedError(f"{where}: is not a {suffix} file (numpy's save and savez write them); "
+                            "check the file, or save the arrays again")
         if suffix == ".npy":
             if not name:
                 raise FeedError(f"{where}: say which input it is for: NAME={path.name}")
             return {name: np.load(path, allow_pickle=False)}
         if suffix == ".npz":
-            with np.load(path, allow_pickle=False) as z:
+            loaded = np.load(path, allow_pickle=False)
+            if isinstance(loaded, np.ndarray):
+                raise FeedError(f"{where}: holds one array as numpy's save writes it, not an archive of arrays: "
+                                "name it .npy, or write it with numpy's savez")
+            with loaded as z:
                 arrays = {k: z[k] for k in z.files}
             if name:
                 if name in arrays:
@@ -52,6 +60,14 @@ def read_array_file(path, name: Optional[str] = None) -> dict:
     except Exception as e:  # noqa: BLE001  (numpy/protobuf raise many kinds)
         raise FeedError(f"{where}: cannot read it as {path.suffix or 'an array file'} ({e})") from None
     raise FeedError(f"{where}: unsupported input file type {path.suffix!r}; use .npy, .npz or .pb")
+
+
+def _numpy_file(path: pathlib.Path) -> bool:
+    """Whether the file starts as numpy's .npy or a zip archive (.npz) does;
+    np.load takes either, whatever the suffix."""
+    with open(path, "rb") as f:
+        head = f.read(6)
+    return head == b"\x93NUMPY" or head[:4] in (b"PK\x03\x04", b"PK\x05\x06")
 
 
 RANDOM_INT_RANGE = (0, 1)      # inclusive
