@@ -122,8 +122,11 @@ class TensorInspector(QWidget):
         self.other = None if other is None else np.asarray(other)
         self.other_label = other_label
         self._show_comparison()
+        # Read before the tabs change: disabling the current tab makes Qt show the one before it
+        # (the Compare tab gone, the image appeared in its place instead of the histogram).
+        shown = self.tabs.currentIndex()
         self._set_tabs(is_image, self.other is not None)
-        if not is_image and self.tabs.currentIndex() == 2 or self.other is None and self.tabs.currentIndex() == 3:
+        if not is_image and shown == 2 or self.other is None and shown == 3:
             self.tabs.setCurrentIndex(0)
 
     def _show_comparison(self) -> None:
