@@ -16,6 +16,10 @@ nothing). The tree is read as source (ast), never imported.
   and documented mutators are the way in, so it can keep its invariants.
 - the app never imports onnx or onnxruntime at module level, and core
   works with them and Qt blocked.
+- no import circles: the modules a module imports at module level never
+  lead back to it (issue 21 found ir/graph.py <-> ir/subgraphs.py and
+  layout/bundling.py <-> layout/stacking.py; a circle works only as long as
+  the first module imported stays the same one).
 """
 import ast
 import functools
@@ -240,8 +244,54 @@ def oracle_violations(root: pathlib.Path) -> list[str]:
             if imp.top_level and imp.target.split(".")[0] in ORACLES]
 
 
+def import_circle_violations(root: pathlib.Path) -> list[str]:
+    """A circle of module-level imports, named from its first module in
+    sorted order. What a module names counts (a module, or a package's
+    __init__ when a name comes from the package); the package __init__s
+    Python runs on the way to a module do not, or every module of a package
+    whose __init__ gathers its names would stand in a circle with it.
+    Imports inside functions are the way to break a circle and do not count."""
+    modules = {imp.importer for imp in imports(root)}
+    where: dict = {}
+    for imp in imports(root):
+        if not imp.top_level:
+            continue
+        target = f"{imp.target}.{imp.name}" if imp.name and f"{imp.target}.{imp.name}" in modules else imp.target
+        if target in modules and target != imp.importer:
+            where.setdefault(imp.importer, {}).setdefault(target, imp.where)
+    out, settled = [], set()
+    for start in sorted(where):
+        if start in settled:
+            continue
+        circle = _circle_from(start, where)
+        if circle is not None:
+            settled.update(circle)
+            steps = ", ".join(f"{m} imports {nxt} ({where[m][nxt]})" for m, nxt in zip(circle, circle[1:] + circle[:1]))
+            out.append(f"{where[circle[0]][circle[1]]}: import circle: {steps}")
+        settled.add(start)
+    return out
+
+
+def _circle_from(start: str, where: dict) -> Optional[list]:
+    """The modules of an import circle through `start`, in import order
+    (depth first, so the first one found), or None."""
+    path, todo, seen = [start], [iter(sorted(where.get(start, ())))], {start}
+    while todo:
+        nxt = next(todo[-1], None)
+        if nxt is None:
+            todo.pop()
+            path.pop()
+        elif nxt == start:
+            return path
+        elif nxt not in seen:
+            seen.add(nxt)
+            path.append(nxt)
+            todo.append(iter(sorted(where.get(nxt, ()))))
+    return None
+
+
 CONTRACTS = [ir_violations, core_violations, ui_violations, private_name_violations, oracle_violations,
-             ir_private_attribute_violations]
+             ir_private_attribute_violations, import_circle_violations]
 
 
 @pytest.mark.parametrize("contract", CONTRACTS, ids=lambda c: c.__name__)
@@ -345,6 +395,10 @@ PLANTED = {
         ("core/check/session.py", "import onnx\n"),
         ("ui/compare.py", "from onnxruntime import InferenceSession\n"),
     ],
+    import_circle_violations: [
+        ("core/ir/graph.py", "from ..serde.io import load\n"),     # io imports graph: a pair
+        ("core/ir/dtypes.py", "from .tensor import Tensor\n"),     # tensor -> codec -> dtypes: three
+    ],
 }
 
 
@@ -400,3 +454,33 @@ def test_the_checker_and_inference_stand_below_the_edits_and_use_serde_through_p
                         and name.startswith("_"):
                     offenders.append(f"{path}: imports the private {module}.{name}")
     assert not offenders, "\n".join(offenders)
+
+
+@pytest.mark.parametrize("planted, circle", [
+    # ir's __init__ gathers tensor's names; codec reads Graph from the package
+    ({"core/ir/__init__.py": "from .tensor import Tensor\n",
+      "core/serde/codec.py": "from ..ir import Graph\n"},
+     ["onnxstudio.core.ir", "onnxstudio.core.ir.tensor", "onnxstudio.core.serde.codec"]),
+    # the circle issue 21 found in the layout, by module names
+    ({"core/layout/__init__.py": "", "core/layout/bundling.py": "from .stacking import stack\n",
+      "core/layout/stacking.py": "from .bundling import curve\n"},
+     ["onnxstudio.core.layout.bundling", "onnxstudio.core.layout.stacking"]),
+])
+def test_an_import_circle_is_named_module_by_module(tmp_path, planted, circle):
+    violations = import_circle_violations(_write_tree(tmp_path, {**CLEAN_TREE, **planted}))
+    assert len(violations) == 1, violations
+    steps = violations[0].split("import circle: ", 1)[1].split(", ")
+    assert [step.split(" imports ")[0] for step in steps] == circle
+
+
+@pytest.mark.parametrize("planted", [
+    # a package's __init__ importing the module that imports a sibling: how
+    # tensor -> serde.codec -> ir.dtypes stands today (Python runs ir's
+    # __init__ on the way to dtypes; that is not an import of the package)
+    {"core/ir/__init__.py": "from .graph import Graph\nfrom .tensor import Tensor\n"},
+    # a circle broken by importing inside a function
+    {"core/layout/__init__.py": "", "core/layout/bundling.py": "from .stacking import stack\n",
+     "core/layout/stacking.py": "def stack():\n    from .bundling import curve\n"},
+])
+def test_what_is_not_an_import_circle(tmp_path, planted):
+    assert import_circle_violations(_write_tree(tmp_path, {**CLEAN_TREE, **planted})) == []
