@@ -3306,6 +3306,10 @@
         <translation>已与 {who} 对比：第一个分歧节点为 {node}（相对误差 {rel}）</translation>
     </message>
     <message>
+        <source>own errors cancelled after {i} of {n} nodes</source>
+        <translation>自身误差在 {n} 个节点中的 {i} 个之后被取消</translation>
+    </message>
+    <message>
         <source>{name} is now {new} (was {old})</source>
         <translation>{name} 现为 {new}（原为 {old}）</translation>
     </message>

@@ -720,19 +720,24 @@ class RunController(QObject):
         bad = sum(not n.agrees for n in report.nodes)
         if first is None:
             n = len(report.nodes)
-            self.message.emit("info", (self.tr("Compared with {who}: {ok} of {n} node agrees; no divergence") if n == 1
-                                       else self.tr("Compared with {who}: {ok} of {n} nodes agree; no divergence")
-                                       ).format(who=kind, ok=n - bad, n=n))
+            text = (self.tr("Compared with {who}: {ok} of {n} node agrees; no divergence") if n == 1
+                    else self.tr("Compared with {who}: {ok} of {n} nodes agree; no divergence")
+                    ).format(who=kind, ok=n - bad, n=n)
         else:
             from .compare_work import unmeasured_note
             note = unmeasured_note(first)
             if note:
-                self.message.emit("info", self.tr("Compared with {who}: first divergent node {node} ({note})")
-                                  .format(who=kind, node=first.node.display_name, note=note))
+                text = self.tr("Compared with {who}: first divergent node {node} ({note})").format(
+                    who=kind, node=first.node.display_name, note=note)
             else:
-                self.message.emit("info", self.tr("Compared with {who}: first divergent node {node} (rel. error "
-                                                  "{rel})").format(who=kind, node=first.node.display_name,
-                                                                   rel=f"{first.rel:.3g}"))
+                text = self.tr("Compared with {who}: first divergent node {node} (rel. error {rel})").format(
+                    who=kind, node=first.node.display_name, rel=f"{first.rel:.3g}")
+        cancelled = report.own_cancelled
+        if cancelled:
+            # Cancel pressed during the own-error pass: the comparison is shown, and said to be partial.
+            text += " — " + self.tr("own errors cancelled after {i} of {n} nodes").format(
+                i=cancelled[0], n=cancelled[1])
+        self.message.emit("info", text)
         self.report_ready.emit(report)
 
 
