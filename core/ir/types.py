@@ -17,7 +17,11 @@ Shape = Optional[tuple]
 
 
 @dataclass(frozen=True, slots=True)
-class TensorType:
+class _ShapedType:
+    """The fields a dense and a sparse tensor type share (TypeProto gives
+    both the same message). Not a type of its own: a TensorType never equals
+    a SparseTensorType with the same fields (dataclass equality compares the
+    class), and `isinstance(t, TensorType)` stays false for a sparse one."""
     elem_type: int = 0          # DataType; 0 when not known
     shape: Shape = None         # None: rank unknown
     denotation: str = ""
@@ -28,21 +32,15 @@ class TensorType:
     def rank(self) -> Optional[int]:
         return None if self.shape is None else len(self.shape)
 
+
+@dataclass(frozen=True, slots=True)
+class TensorType(_ShapedType):
     def __str__(self) -> str:
         return type_name(self.elem_type) + format_shape(self.shape)
 
 
 @dataclass(frozen=True, slots=True)
-class SparseTensorType:
-    elem_type: int = 0
-    shape: Shape = None
-    denotation: str = ""
-    dim_denotations: Optional[tuple] = None
-
-    @property
-    def rank(self) -> Optional[int]:
-        return None if self.shape is None else len(self.shape)
-
+class SparseTensorType(_ShapedType):
     def __str__(self) -> str:
         return f"sparse {type_name(self.elem_type)}{format_shape(self.shape)}"
 
