@@ -72,17 +72,15 @@ def _read(tp: pb.TypeProto, lost: Optional[list]) -> Type:
         if lost is not None and not elem and t.HasField("elem_type"):
             lost.append("elem_type")
         return cls(elem, shape, den, notes)
-    if which == "sequence_type":
-        s = tp.sequence_type
-        return SequenceType(_read(s.elem_type, lost) if s.HasField("elem_type") else None, den)
+    if which == "sequence_type" or which == "optional_type":
+        t = tp.sequence_type if which == "sequence_type" else tp.optional_type
+        cls = SequenceType if which == "sequence_type" else OptionalType
+        return cls(_read(t.elem_type, lost) if t.HasField("elem_type") else None, den)
     if which == "map_type":
         m = tp.map_type
         if lost is not None and not m.key_type and m.HasField("key_type"):
             lost.append("key_type")
         return MapType(m.key_type, _read(m.value_type, lost) if m.HasField("value_type") else None, den)
-    if which == "optional_type":
-        o = tp.optional_type
-        return OptionalType(_read(o.elem_type, lost) if o.HasField("elem_type") else None, den)
     if which == "opaque_type":
         o = tp.opaque_type
         if lost is not None and ((not o.domain and o.HasField("domain")) or (not o.name and o.HasField("name"))):
@@ -104,20 +102,17 @@ def type_to_proto(t: Type, out: Optional[pb.TypeProto] = None) -> pb.TypeProto:
         if t.shape is not None:
             msg.shape.SetInParent()
             _shape_to_proto(t.shape, t.dim_denotations, msg.shape)
-    elif isinstance(t, SequenceType):
-        tp.sequence_type.SetInParent()
+    elif isinstance(t, (SequenceType, OptionalType)):
+        msg = tp.sequence_type if isinstance(t, SequenceType) else tp.optional_type
+        msg.SetInParent()
         if t.elem is not None:
-            type_to_proto(t.elem, tp.sequence_type.elem_type)
+            type_to_proto(t.elem, msg.elem_type)
     elif isinstance(t, MapType):
         tp.map_type.SetInParent()
         if t.key_type:
             tp.map_type.key_type = t.key_type
         if t.value is not None:
             type_to_proto(t.value, tp.map_type.value_type)
-    elif isinstance(t, OptionalType):
-        tp.optional_type.SetInParent()
-        if t.elem is not None:
-            type_to_proto(t.elem, tp.optional_type.elem_type)
     elif isinstance(t, OpaqueType):
         tp.opaque_type.SetInParent()
         if t.domain:
