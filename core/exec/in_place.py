@@ -111,6 +111,10 @@ def runner(s: Step, call, general, untrusted):
     return run
 
 
+# The unary runner repeats the binary one's fall-back and store lines on
+# purpose: the operands must be read in the runner's own frame, the one
+# _ALONE was measured in, and a shared helper for the rest would add a call
+# per step on the hottest lines of a repeated run (as in fast_steps).
 def _unary_runner(s: Step, into, call, general, untrusted):
     """Relu, Clip ...: `into(x, *rest, out=x)` when x dies here (rest: the
     step's other inputs, None where omitted)."""
