@@ -653,6 +653,10 @@
 <context>
     <name>CompareWork</name>
     <message>
+        <source>Cancelling: onnxruntime cannot be stopped partway through a run; the comparison is shown once it ends, without own errors</source>
+        <translation>正在取消：onnxruntime 的运行无法中途停止；它结束后将显示比较结果，但不含自身误差</translation>
+    </message>
+    <message>
         <source>onnxruntime: running the model with every intermediate exposed…</source>
         <translation>onnxruntime：正在运行模型，暴露所有中间值…</translation>
     </message>

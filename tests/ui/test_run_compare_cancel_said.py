@@ -42,3 +42,29 @@ def test_the_run_dock_says_the_own_errors_were_cancelled(qtbot, window, tmp_path
     assert r.controller.wait(300_000)
     wait_idle(qtbot, window)
     assert "cancelled" not in status.text()
+
+
+def test_cancel_while_onnxruntime_runs_is_answered_at_once(qtbot, window, tmp_path, monkeypatch):
+    """onnxruntime's run cannot be stopped partway: Cancel pressed then
+    answered nothing for as long as it ran (17 s on ppocr_v4_det under load,
+    the status still saying it runs). It says what happens now."""
+    pytest.importorskip("onnxruntime")
+    from onnxstudio.core.exec import compare
+    open_model(qtbot, window, shutil.copy(sample_path("demo.onnx"), tmp_path / "demo.onnx"))
+    r = window.run_ui
+    real = compare.compare_run_with_onnxruntime
+
+    def slow(*args, **kwargs):           # onnxruntime's run, long enough to press Cancel during it
+        time.sleep(1.5)
+        return real(*args, **kwargs)
+    monkeypatch.setattr(compare, "compare_run_with_onnxruntime", slow)
+    r.compare_onnxruntime()
+    status = r.dock_widget.status
+    qtbot.waitUntil(lambda: "onnxruntime: running" in status.text(), timeout=60_000)
+    qtbot.mouseClick(r.dock_widget.cancel_button, Qt.LeftButton)
+    qtbot.waitUntil(lambda: "Cancelling" in status.text(), timeout=1_000)
+    assert r.controller.running                          # still waiting for onnxruntime
+    assert "cannot be stopped partway" in status.text()
+    assert r.controller.wait(300_000)
+    wait_idle(qtbot, window)
+    assert "own errors cancelled after 0 of" in status.text()

@@ -44,6 +44,12 @@ def compare_against_onnxruntime(model, ours: dict, feeds: dict, reference_model=
             stop.set()
             if before is not None:
                 before()
+            if say is not None and not progress.started:
+                # Else nothing answered the press for as long as onnxruntime ran (17 s on ppocr_v4_det
+                # under load), the status still saying it runs, Cancel still offered.
+                say("info", QCoreApplication.translate(
+                    "CompareWork", "Cancelling: onnxruntime cannot be stopped partway through a run; the "
+                                   "comparison is shown once it ends, without own errors"))
         job.on_cancel = cancel
         progress = _OwnProgress(job, say)
         job.progressed.emit(0, 0, "")          # 0 of 0: the bar says busy, for as long as onnxruntime runs
@@ -63,8 +69,10 @@ class _OwnProgress:
 
     def __init__(self, job, say: Optional[Callable]):
         self.job, self.say, self.last = job, say, 0.0
+        self.started = False            # the pass began: onnxruntime's own runs are over
 
     def __call__(self, i: int, n: int, node) -> None:
+        self.started = True
         now = time.monotonic()
         if now - self.last < self.PROGRESS_S and i + 1 < n:
             return
