@@ -277,6 +277,11 @@ class RunController(QObject):
         return d is not None and self._stale_values is not None and d.values is self._stale_values
 
     @property
+    def report_feeds(self) -> dict:
+        """The model inputs the last comparison ran on ({} without one)."""
+        return self._report_feeds if self.report is not None and self._report_feeds is not None else {}
+
+    @property
     def report_current(self) -> bool:
         """Whether the last comparison is of the values held: made on the
         inputs they were computed from, and no change of the Run dock's

@@ -147,8 +147,9 @@ class CompareActions(QObject):
             self.run_ui.controller.message.emit("error", str(e))
             return False
         model = c.model
-        ours = c.debug.values
-        inputs = {v.name: ours[v.name] for v in model.graph.inputs if v.name in ours}
+        # The inputs onnxruntime's values are of: after a run on other inputs the values held are not
+        # (the model's inputs of one run with the intermediates of another went into the extract).
+        inputs = {v.name: c.report_feeds[v.name] for v in model.graph.inputs if v.name in c.report_feeds}
         reference = {**inputs, **c.other_values}
 
         def work(progress):
