@@ -1098,10 +1098,6 @@
         <translation>打开 {name}</translation>
     </message>
     <message>
-        <source>Open function body</source>
-        <translation>打开函数体</translation>
-    </message>
-    <message>
         <source>Fit graph (F)</source>
         <translation>适应窗口 (F)</translation>
     </message>

@@ -67,14 +67,10 @@ def context_menu(panel, item) -> QMenu:
             menu.addAction(QCoreApplication.translate("GraphPanel", "Expand {name}").format(name=vnode.group[-1]),
                            lambda: panel.expand_group(vnode.group))
         elif vnode.node is not None:
-            for name, graph in vnode.node.subgraphs():
+            # The same entries, in the same words, as double-click offers.
+            for name, graph in bodies_of(panel, vnode):
                 menu.addAction(QCoreApplication.translate("GraphPanel", "Open {name}").format(name=name),
-                           lambda g=graph: panel.enter_graph(g))
-            model = panel.model
-            if vnode.function_key is not None and model is not None and vnode.function_key in model.functions:
-                body = model.functions[vnode.function_key].graph
-                menu.addAction(QCoreApplication.translate("GraphPanel", "Open function body"),
-                               lambda: panel.enter_graph(body))
+                               lambda g=graph: panel.enter_graph(g))
     for extend in panel.menu_extenders:     # other docks' actions (e.g. Run to Node)
         extend(item, menu)
     if not menu.isEmpty():
