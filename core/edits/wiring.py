@@ -214,7 +214,7 @@ class AddNode(GraphEdit):
     def edit_graph(self, model, g, changes: Changes) -> Edit:
         if self.restore is not None:
             node, pos = self.restore
-            ir(g.restore, node, pos, place=g.path)
+            ir(g.insert_at, pos, node, place=g.path)
         else:
             node = self._build(g)
             pos = self._position(g, node)

@@ -746,7 +746,9 @@ class Graph(KeepsSource):
     def insert_at(self, pos: int, node: Node) -> Node:
         """Insert the detached `node` at position `pos` of the node list;
         refused (IRError, before the node list changes) when that breaks
-        topological order or an output name is defined here already."""
+        topological order or an output name is defined here already. A node
+        `remove` took out comes back whole: the very same Node and output
+        Values, with its inputs' and its bodies' uses."""
         if node.graph is not None:
             raise IRError(f"node {node.display_name} already belongs to a graph")
         for v in node._inputs:
@@ -786,6 +788,11 @@ class Graph(KeepsSource):
         # (after node.graph is set: binding names looks through the node).
         for a in node.attributes.values():
             attach_bodies(node, a)
+        for i, v in enumerate(node._inputs):
+            # A node built by its constructor has these uses already, last in
+            # the lists (found at once); one `remove` took out gets them back.
+            if v is not None and (node, i) not in reversed(v._uses):
+                v._uses.append((node, i))
         return node
 
     def append(self, node: Node) -> Node:
@@ -801,7 +808,7 @@ class Graph(KeepsSource):
         """Remove `node`. Refuses while its outputs are used (names the users)
         unless `force`, which is for compound edits that re-wire afterwards.
         The node's own inputs and its bodies' reads of outer values leave
-        those values' use lists (inserting it again puts them back)."""
+        those values' use lists (`insert_at` puts them back)."""
         if node.graph is not self:
             raise IRError(f"{node.display_name} is not in {self.path}")
         if not force:
@@ -826,15 +833,6 @@ class Graph(KeepsSource):
         node.graph = None
         node._index = -1
         self._indices_dirty = True
-
-    def restore(self, node: Node, pos: int) -> Node:
-        """Put back a node `remove` took out, at `pos`, with its input uses
-        (undo of a removal: the very same Node and output Values return)."""
-        self.insert_at(pos, node)
-        for i, v in enumerate(node._inputs):
-            if v is not None and (node, i) not in v._uses:
-                v._uses.append((node, i))
-        return node
 
     def set_node_outputs(self, node: Node, values: Sequence[Optional[Value]]) -> None:
         """Replace `node`'s outputs. Outputs dropped must be unused; new ones

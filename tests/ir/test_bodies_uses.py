@@ -42,12 +42,13 @@ def test_removing_a_node_with_bodies_drops_its_bodies_outer_uses():
 
 
 def test_inserting_it_again_restores_them():
+    """The node's own input uses too: insert_at is the one way back in."""
     m = _model()
     g = m.graph
     the_if = g.find_node("if")
     pos = the_if.index
     g.remove(the_if)
-    g.restore(the_if, pos)
+    g.insert_at(pos, the_if)
     assert _users(g.get_value("x")) == ["a", "deep", "deep_abs"]
     assert _users(g.get_value("a_out")) == ["inner"]
     assert _users(g.get_value("cond")) == ["if", "nested"]
@@ -66,6 +67,8 @@ def test_a_detached_node_with_a_body_joins_the_use_lists_when_appended():
                                                               the_if.attributes["else_branch"].copy()],
                   name="again")
     g.append(new_if)
+    # its own input is recorded once (by the constructor), its bodies' reads on appending
+    assert _users(g.get_value("cond")) == ["again", "nested"]
     assert _users(g.get_value("a_out")) == ["inner"]
     assert _users(g.get_value("x")) == ["a", "deep", "deep_abs"]
     assert body.value.parent_node is new_if

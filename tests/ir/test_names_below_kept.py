@@ -41,7 +41,7 @@ def test_a_body_removed_and_put_back():
     g.remove(node, force=True)
     assert not g.value_name_in_use("in_then")
     assert g.unique_name("in_else") == "in_else"
-    g.restore(node, at)
+    g.insert_at(at, node)
     assert g.value_name_in_use("in_then")
 
 
