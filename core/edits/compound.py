@@ -102,16 +102,16 @@ def bypass_node(model, node, graph: GraphPath = ()) -> Macro:
             in_function = getattr(g.owner, "is_function", False) and g.parent_node is None
             if isinstance(out.type, TensorType) and not in_function and not src.is_graph_input \
                     and src.type != out.type:
-                edits.append(SetValueType(src.name, out.type.elem_type, _shape_list(out.type.shape), graph))
+                edits.append(SetValueType(src.name, out.type.elem_type, _file_shape(out.type), graph))
     edits.append(RemoveNode(node_ref(n), graph))
     return Macro(edits, f"Delete {n.display_name} and reconnect")
 
 
-def _shape_list(shape):
-    # Names inference made up for unknown sizes (`?3`, `?3+1`) are not the
-    # file's: they are written as unknown dims, as Inference.write does.
-    from ..infer.fresh import mentions_fresh
-    return None if shape is None else [None if mentions_fresh(d) else d for d in shape]
+def _file_shape(t: TensorType) -> Optional[list]:
+    """`t`'s dims as the list a SetValueType takes, written as a file gets
+    them (_file_dims)."""
+    dims = _file_dims(t)
+    return None if dims is None else list(dims)
 
 
 def rename_everywhere(model, old: str, new: str) -> Macro:
@@ -176,7 +176,7 @@ def replace_with_node(model, nodes: Sequence, op_type: str, *, attributes: Optio
     for v, t in zip(outs, temps):
         edits.append(RenameValue(t, v.name, graph))
         if any(v is o for o in g.outputs) and v.type is not None and isinstance(v.type, TensorType):
-            edits.append(SetValueType(v.name, v.type.elem_type, _shape_list(v.type.shape), graph))
+            edits.append(SetValueType(v.name, v.type.elem_type, _file_shape(v.type), graph))
     return Macro(edits, f"Replace 1 node by {op_type}" if len(chosen) == 1
                  else f"Replace {len(chosen)} nodes by {op_type}")
 
