@@ -202,6 +202,7 @@ class DebugRun(Stepping):
         self._inner: dict[int, list] = {}      # id(body) -> ids of the bodies nested in it (_inner_graphs)
         self._cancelled = False
         self._inputs_checked = False           # the NaN check of the fed inputs is done for this start
+        self._session_feeds: dict = {}         # what the session of the last start was fed
 
     # -- state ---------------------------------------------------------------------------
 
@@ -482,7 +483,7 @@ class DebugRun(Stepping):
 
     def _nonfinite_feeds(self) -> list:
         """Names of the values fed to this run that hold NaN/Inf."""
-        feeds = getattr(self, "_session_feeds", {})
+        feeds = self._session_feeds
         return [name for name in self.session.input_names if name in feeds and has_nonfinite(feeds[name])]
 
     def _nonfinite_ahead(self) -> bool:
