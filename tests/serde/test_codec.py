@@ -9,19 +9,13 @@ from onnxstudio.core.ir.dtypes import DataType, to_numpy_dtype
 from onnxstudio.core.proto import onnx_pb2 as pb
 from onnxstudio.core.serde import codec
 
+from same_bits import same_bits
+
 
 def _ours(t: onnx.TensorProto) -> pb.TensorProto:
     p = pb.TensorProto()
     p.ParseFromString(t.SerializeToString())
     return p
-
-
-def _same(a: np.ndarray, b: np.ndarray) -> bool:
-    if a.dtype != b.dtype or a.shape != b.shape:
-        return False
-    if a.dtype == object:
-        return list(a.flat) == list(b.flat)
-    return np.ascontiguousarray(a).tobytes() == np.ascontiguousarray(b).tobytes()
 
 
 def _sample(code: DataType, shape) -> np.ndarray:
@@ -57,10 +51,10 @@ SHAPES = [(), (0,), (5,), (3, 7), (2, 3, 1)]
 def test_from_numpy_round_trips_and_matches_onnx(code, shape):
     arr = _sample(code, shape)
     t = codec.from_numpy(arr, "x", data_type=code)
-    assert _same(codec.to_numpy(t), arr)
+    assert same_bits(codec.to_numpy(t), arr)
     theirs = onnx.TensorProto()
     theirs.ParseFromString(t.SerializeToString())
-    assert _same(numpy_helper.to_array(theirs), arr)
+    assert same_bits(numpy_helper.to_array(theirs), arr)
 
 
 @pytest.mark.parametrize("code", CODES, ids=lambda c: c.name)
@@ -76,7 +70,7 @@ def test_decodes_what_onnx_helper_encodes(code, raw, shape):
     else:
         t = helper.make_tensor("x", int(code), shape, vals)
     expected = numpy_helper.to_array(t)
-    assert _same(codec.to_numpy(_ours(t)), expected)
+    assert same_bits(codec.to_numpy(_ours(t)), expected)
 
 
 def test_sub_byte_packing_is_lowest_bits_first():

@@ -1,10 +1,10 @@
 """Lossless load/save on the ONNX backend test data and the shared models."""
-import numpy as np
 import onnx
 import pytest
 from onnx import numpy_helper
 
 import backend_data
+from same_bits import same_bits
 from shared_models import shared_model_dirs
 from onnxstudio import core
 from onnxstudio.core.serde.convert import model_to_proto
@@ -14,15 +14,6 @@ def _as_onnx(model: core.Model) -> onnx.ModelProto:
     out = onnx.ModelProto()
     out.ParseFromString(model_to_proto(model).SerializeToString())
     return out
-
-
-def _same_array(expected: np.ndarray, got: np.ndarray) -> bool:
-    if expected.dtype != got.dtype or expected.shape != got.shape:
-        return False
-    if expected.dtype == object:
-        return list(expected.flat) == list(got.flat)
-    # bit-exact, so NaN payloads and negative zeros count too
-    return expected.tobytes() == np.ascontiguousarray(got).tobytes()
 
 
 def _tensors(proto_graph):
@@ -83,7 +74,7 @@ def test_every_model_round_trips(tmp_path):
                 expected = numpy_helper.to_array(ref)
             except Exception:  # noqa: BLE001  (the oracle cannot decode it either)
                 continue
-            if not _same_array(expected, mine.numpy()):
+            if not same_bits(expected, mine.numpy()):
                 failures.append(f"{path}: tensor {ref.name!r} decodes differently")
                 break
         if i % 50 == 0 or "shared" in str(path):
