@@ -33,6 +33,9 @@ class GraphPanel(QWidget):
     failed = Signal(str)
     laid_out = Signal()                    # a new scene is shown
     warning = Signal(str)                  # e.g. "dot not found, using built-in layout"
+    # What a reveal was asked for, once its box is selected: an initializer
+    # selects its reader's box, and the selection alone would name the reader.
+    revealed = Signal(object)
     history_changed = Signal()             # Back / Forward may have become (un)available
 
     def __init__(self, parent=None, theme=LIGHT):
@@ -321,7 +324,7 @@ class GraphPanel(QWidget):
         self.idle.emit()
         self.laid_out.emit()
         if self.pending.target is not None:
-            self.select_object(self.pending.take())
+            self._select_pending()
 
     def _layout_failed(self, message: str) -> None:
         self.pending.set(None)
@@ -435,15 +438,20 @@ class GraphPanel(QWidget):
         target = target_node(obj)
         if isinstance(obj, Value) and obj.is_initializer and len(obj.uses) > 1 and self.level.graph is graph:
             target = self.reader_near(obj) or target
-        self.pending.set(target if target is not None else obj)
+        self.pending.set(target if target is not None else obj, asked=obj)
         if self.level.graph is graph and not self.layouts.running and self.scene.view_model is not None:
             if not self.pending.open_hiding_group(self.scene.view_model, self.level):
-                self.select_object(self.pending.take())
+                self._select_pending()
             else:
                 self.start_layout()
             return
         self._remember_view()
         self.show_graph(graph)
+
+    def _select_pending(self) -> None:
+        asked = self.pending.asked
+        if self.select_object(self.pending.take()):
+            self.revealed.emit(asked)
 
     def reader_near(self, value):
         """Of the nodes reading `value` (a weight shared by many layers), the

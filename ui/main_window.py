@@ -303,6 +303,7 @@ class MainWindow(QMainWindow):
 
     def _connect(self) -> None:
         self.graph.selection_changed.connect(lambda obj: self.properties.show_object(obj))
+        self.graph.revealed.connect(self._show_revealed)
         self.graph.busy.connect(self._set_busy)
         self.graph.idle.connect(lambda: self._set_busy(None))
         self.graph.failed.connect(self._layout_failed)
@@ -570,6 +571,13 @@ class MainWindow(QMainWindow):
         if isinstance(obj, (Node, Value)) and obj.graph is not None:
             self.graph.reveal(obj, obj.graph)
         if isinstance(obj, Value):
+            self.properties.show_value(obj)
+
+    def _show_revealed(self, obj) -> None:
+        """An initializer a search hit or a link went to is drawn in its
+        reader's box, which the canvas selects: Properties shows the
+        initializer asked for, not the reader."""
+        if isinstance(obj, Value) and obj.is_initializer and obj.graph is not None:
             self.properties.show_value(obj)
 
     # -- export and themes ---------------------------------------------------------------------

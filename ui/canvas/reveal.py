@@ -23,10 +23,12 @@ class PendingReveal:
 
     def __init__(self):
         self.target = None
+        self.asked = None       # what was asked for: an initializer, where the target is its reader
         self._steps = 0
 
-    def set(self, obj) -> None:
+    def set(self, obj, asked=None) -> None:
         self.target = obj
+        self.asked = asked if asked is not None else obj
         self._steps = 0
 
     def take(self):
