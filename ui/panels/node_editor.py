@@ -14,7 +14,7 @@ from PySide6.QtWidgets import (QApplication, QComboBox, QCompleter, QFormLayout,
 from ...core import schemas
 from ...core.edits import Macro, SetAttribute, SetNodeField, SetNodeInput, graph_path, node_ref
 from ...core.ir import AttrType
-from .attr_editors import HistoryKeys, default_for, editor_for, format_value
+from .attr_editors import ButtonAttrEditor, HistoryKeys, default_for, editor_for, format_value
 from .op_picker import pick_op
 from .refusal_line import RefusalLine, apply_edit
 
@@ -131,7 +131,7 @@ class NodeEditor(QWidget):
             editor.committed.connect(lambda v, a=attr: self._set_attr(a.name, int(a.type), v))
             editor.invalid.connect(lambda msg, a=attr: self._refuse(
                 self.tr('attribute "{name}": {problem}').format(name=a.name, problem=msg)))
-            if hasattr(editor, "open_requested"):
+            if isinstance(editor, ButtonAttrEditor):
                 editor.open_requested.connect(self._open_attr)
             remove = QToolButton()
             remove.setText("−")

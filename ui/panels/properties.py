@@ -18,7 +18,7 @@ from PySide6.QtCore import Qt
 
 from ...core.edits import graph_path, typed_output
 from ...core.exec.tensor_stats import tensor_stats
-from ...core.ir import Node, SparseTensor, Value
+from ...core.ir import AttrType, Node, SparseTensor, Value
 from ...core.layout import ViewEdge, ViewNode
 from ...core.layout.labels import element_type_named, int_limit_named, limits_legend
 from ...core.summary import human_bytes
@@ -380,17 +380,17 @@ class PropertiesPanel(QWidget):
         if attr.ref_attr_name:
             return f"→ {esc(attr.ref_attr_name)} <span class='muted'>{kind}</span>"
         value = attr.value
-        if int(attr.type) == 5:
+        if int(attr.type) == AttrType.GRAPH:
             n = len(value.nodes)
             text = self._link(value, (self.tr("graph {name} ({n} node)") if n == 1
                                       else self.tr("graph {name} ({n} nodes)")).format(
                 name=value.name or "", n=n).replace("  ", " "))
-        elif int(attr.type) == 10:
+        elif int(attr.type) == AttrType.GRAPHS:
             text = ", ".join(self._link(g, g.name or self.tr("graph {i}").format(i=i)) for i, g in enumerate(value))
-        elif int(attr.type) == 4:
-            text = esc(f"{value.dtype.name if hasattr(value.dtype, 'name') else value.dtype}"
+        elif int(attr.type) == AttrType.TENSOR:
+            text = esc(f"{getattr(value.dtype, 'name', value.dtype)}"
                        f"{list(value.shape)}") + self._small_tensor(value)
-        elif int(attr.type) == 11 and value is not None:
+        elif int(attr.type) == AttrType.SPARSE_TENSOR and value is not None:
             dtype = value.values.dtype
             text = esc(f"{getattr(dtype, 'name', dtype)}{list(value.dims)} " + self.tr(
                 "(sparse: {stored} of {total} elements stored)").format(
@@ -453,7 +453,7 @@ class PropertiesPanel(QWidget):
         title = self.tr("Initializer") if tensor is not None else self.tr("Value")
         if tensor is None and producer is not None and producer.op_type == "Constant":
             # Exporters often store weights as Constant nodes: show them like initializers.
-            for name, attr_type in (("value", 4), ("sparse_value", 11)):
+            for name, attr_type in (("value", AttrType.TENSOR), ("sparse_value", AttrType.SPARSE_TENSOR)):
                 attr = producer.attributes.get(name)
                 if attr is not None and int(attr.type) == attr_type and attr.value is not None:
                     tensor, title = attr.value, "Constant"     # the op's name
