@@ -8,7 +8,7 @@ can compare and cache them cheaply.
 from __future__ import annotations
 
 from dataclasses import dataclass
-from typing import Optional, Union
+from typing import ClassVar, Optional, Union
 
 from .dtypes import type_name
 
@@ -46,12 +46,20 @@ class SparseTensorType(_ShapedType):
 
 
 @dataclass(frozen=True, slots=True)
-class SequenceType:
+class _OfOneType:
+    """The fields a sequence and an optional type share (one element type,
+    None when not said); distinct types all the same, as _ShapedType's."""
     elem: Optional["Type"] = None
     denotation: str = ""
+    shown_as: ClassVar[str] = ""
 
     def __str__(self) -> str:
-        return f"seq({self.elem if self.elem is not None else '?'})"
+        return f"{self.shown_as}({self.elem if self.elem is not None else '?'})"
+
+
+@dataclass(frozen=True, slots=True)
+class SequenceType(_OfOneType):
+    shown_as: ClassVar[str] = "seq"
 
 
 @dataclass(frozen=True, slots=True)
@@ -65,12 +73,8 @@ class MapType:
 
 
 @dataclass(frozen=True, slots=True)
-class OptionalType:
-    elem: Optional["Type"] = None
-    denotation: str = ""
-
-    def __str__(self) -> str:
-        return f"optional({self.elem if self.elem is not None else '?'})"
+class OptionalType(_OfOneType):
+    shown_as: ClassVar[str] = "optional"
 
 
 @dataclass(frozen=True, slots=True)
