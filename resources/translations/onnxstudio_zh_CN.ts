@@ -691,6 +691,10 @@
         <source>changed inside</source>
         <translation>内部有更改</translation>
     </message>
+    <message>
+        <source>reads values not compared</source>
+        <translation>读取了未比较的值</translation>
+    </message>
 </context>
 <context>
     <name>DifferenceList</name>

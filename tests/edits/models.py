@@ -7,7 +7,9 @@ import onnx
 from onnx import TensorProto, helper, numpy_helper
 
 from onnxstudio import core
+from onnxstudio.core.analysis import Analysis
 from onnxstudio.core.edits import Changes
+from onnxstudio.core.proto import onnx_pb2 as pb
 
 
 def chain_model(opset: int = 18) -> bytes:
@@ -78,3 +80,30 @@ def run_ort(data: bytes, feeds: dict):
 
 def onnx_model(model) -> onnx.ModelProto:
     return onnx.load_from_string(core.to_bytes(model))
+
+
+# -- a damaged file opened as a Document (the repeated-declaration tests) ----------------------
+
+def written(tmp_path, model: onnx.ModelProto, name: str = "m.onnx"):
+    """`model` written as it is (damage kept) to tmp_path/name; its path."""
+    path = tmp_path / name
+    path.write_bytes(model.SerializeToString())
+    return path
+
+
+def parsed(path) -> pb.ModelProto:
+    """The file at `path` as a message of our bindings (what is written, to the field)."""
+    m = pb.ModelProto()
+    m.ParseFromString(path.read_bytes())
+    return m
+
+
+def saved(doc, path) -> pb.ModelProto:
+    """The document saved to `path`, parsed back."""
+    core.save(doc.model, path)
+    return parsed(path)
+
+
+def like_a_full_check(doc, what: str) -> None:
+    """The live checker's findings are a full check's of the same model."""
+    assert doc.diagnostics == Analysis(doc.model).diagnostics(), f"{what}: incremental differs from a full check"

@@ -15,10 +15,10 @@ import pytest
 from onnx import TensorProto, helper
 
 from onnxstudio import core
-from onnxstudio.core.analysis import Analysis
 from onnxstudio.core.edits import EditError, MoveGraphInput, RemoveGraphInput, RenameValue, graph_path
 from onnxstudio.core.edits.script import dumps
-from onnxstudio.core.proto import onnx_pb2 as pb
+
+from .models import like_a_full_check, parsed, saved, written
 
 _CHECK_TESTS = pathlib.Path(__file__).resolve().parent.parent / "check"
 if str(_CHECK_TESTS) not in sys.path:
@@ -34,29 +34,6 @@ def _codes(doc) -> list:
     return [d.code for d in doc.diagnostics]
 
 
-def _like_a_full_check(doc, what: str) -> None:
-    assert doc.diagnostics == Analysis(doc.model).diagnostics(), f"{what}: incremental differs from a full check"
-
-
-def _saved(doc, path) -> pb.ModelProto:
-    core.save(doc.model, path)
-    m = pb.ModelProto()
-    m.ParseFromString(path.read_bytes())
-    return m
-
-
-def _as_read(path) -> pb.ModelProto:
-    m = pb.ModelProto()
-    m.ParseFromString(path.read_bytes())
-    return m
-
-
-def _write(tmp_path, model) -> pathlib.Path:
-    path = tmp_path / "m.onnx"
-    path.write_bytes(model.SerializeToString())
-    return path
-
-
 def _bases_with_an_input():
     return [b for b in base_names() if input_duplicate(load_base(b)) is not None]
 
@@ -65,7 +42,7 @@ def _bases_with_an_input():
 def test_the_repeat_goes_and_undo_gives_the_file_back(base, tmp_path):
     model = load_base(base)
     input_duplicate(model)
-    path = _write(tmp_path, model)
+    path = written(tmp_path, model)
     doc = core.Document.open(path)
     g = doc.model.graph
     name = g.inputs[-1].name
@@ -77,20 +54,20 @@ def test_the_repeat_goes_and_undo_gives_the_file_back(base, tmp_path):
     doc.apply(RemoveGraphInput(name, occurrence=1))
     assert doc.undo_name == f"Remove repeated input {name}"      # the input stays
     assert DUPLICATE not in _codes(doc)
-    _like_a_full_check(doc, "after the removal")
+    like_a_full_check(doc, "after the removal")
     assert [v for v in g.inputs if v.name == name] == [first] and g.get_value(name) is first
     assert first.uses == readers
-    saved = _saved(doc, tmp_path / "fixed.onnx")
-    assert [vi.name for vi in saved.graph.input].count(name) == 1
+    back = saved(doc, tmp_path / "fixed.onnx")
+    assert [vi.name for vi in back.graph.input].count(name) == 1
 
     doc.undo()
-    _like_a_full_check(doc, "after undo")
+    like_a_full_check(doc, "after undo")
     assert DUPLICATE in _codes(doc)
     assert core.to_bytes(doc.model) == before
-    assert _saved(doc, tmp_path / "undone.onnx") == _as_read(path)
+    assert saved(doc, tmp_path / "undone.onnx") == parsed(path)
 
     doc.redo()
-    _like_a_full_check(doc, "after redo")
+    like_a_full_check(doc, "after redo")
     assert DUPLICATE not in _codes(doc)
 
 
@@ -104,7 +81,7 @@ X = helper.make_tensor_value_info("X", TensorProto.FLOAT, [2])
 
 
 def test_the_first_declaration_is_refused_while_a_repeat_stays(tmp_path):
-    doc = core.Document.open(_write(tmp_path, _relu_model(X, X)))
+    doc = core.Document.open(written(tmp_path, _relu_model(X, X)))
     before = core.to_bytes(doc.model)
     for edit in (RemoveGraphInput("X"), RemoveGraphInput("X", occurrence=0)):
         with pytest.raises(EditError, match=r'graph/input\[0\] "X": input\[1\] declares \'X\' again; '
@@ -119,70 +96,70 @@ def test_the_first_declaration_is_refused_while_a_repeat_stays(tmp_path):
 
 def test_a_repeat_of_another_type_comes_back_as_it_was(tmp_path):
     other = helper.make_tensor_value_info("X", TensorProto.INT64, [3, "n"], doc_string="the other one")
-    path = _write(tmp_path, _relu_model(X, other))
+    path = written(tmp_path, _relu_model(X, other))
     doc = core.Document.open(path)
     doc.apply(RemoveGraphInput("X", occurrence=1))
-    _like_a_full_check(doc, "after the removal")
-    saved = _saved(doc, tmp_path / "fixed.onnx")
+    like_a_full_check(doc, "after the removal")
+    back = saved(doc, tmp_path / "fixed.onnx")
     # The declaration the nodes read stays as it was.
-    assert [vi.SerializeToString() for vi in saved.graph.input] == [X.SerializeToString()]
+    assert [vi.SerializeToString() for vi in back.graph.input] == [X.SerializeToString()]
     doc.undo()
-    _like_a_full_check(doc, "after undo")
-    assert _saved(doc, tmp_path / "undone.onnx") == _as_read(path)
+    like_a_full_check(doc, "after undo")
+    assert saved(doc, tmp_path / "undone.onnx") == parsed(path)
 
 
 def test_three_declarations_then_none_left_to_repeat(tmp_path):
-    path = _write(tmp_path, _relu_model(X, X, X))
+    path = written(tmp_path, _relu_model(X, X, X))
     doc = core.Document.open(path)
     doc.apply(RemoveGraphInput("X", occurrence=2))
     assert DUPLICATE in _codes(doc)
     doc.apply(RemoveGraphInput("X", occurrence=1))
     assert DUPLICATE not in _codes(doc)
-    _like_a_full_check(doc, "after both")
+    like_a_full_check(doc, "after both")
     # The one left is an ordinary input: read by Relu, so removing it is refused as always.
     with pytest.raises(EditError, match=r"input 'X' is still used by Relu \"r\""):
         doc.apply(RemoveGraphInput("X"))
     doc.undo()
     doc.undo()
-    _like_a_full_check(doc, "after undoing both")
-    assert _saved(doc, tmp_path / "undone.onnx") == _as_read(path)
+    like_a_full_check(doc, "after undoing both")
+    assert saved(doc, tmp_path / "undone.onnx") == parsed(path)
 
 
 def test_the_repeat_of_an_input_renamed_since(tmp_path):
     # Renaming the first declaration leaves the repeat the only 'X', still
     # outside the value table: removing it and undoing keeps it so.
-    path = _write(tmp_path, _relu_model(X, X))
+    path = written(tmp_path, _relu_model(X, X))
     doc = core.Document.open(path)
     doc.apply(RenameValue("X", "Z"))
     doc.apply(RemoveGraphInput("X"))
     assert doc.model.graph.inputs.names() == ["Z"]
-    _like_a_full_check(doc, "after the removal")
+    like_a_full_check(doc, "after the removal")
     doc.undo()
     assert doc.model.graph.get_value("X") is None and doc.model.graph.inputs.names() == ["Z", "X"]
-    _like_a_full_check(doc, "after undo")
+    like_a_full_check(doc, "after undo")
     doc.undo()
-    assert _saved(doc, tmp_path / "undone.onnx") == _as_read(path)
+    assert saved(doc, tmp_path / "undone.onnx") == parsed(path)
 
 
 def test_a_function_input_declared_twice(tmp_path):
     from mutations_scopes import function_duplicate_input
     model = load_base("with_function")
     function_duplicate_input(model)
-    path = _write(tmp_path, model)
+    path = written(tmp_path, model)
     doc = core.Document.open(path)
     assert "function.input-duplicate" in _codes(doc)
     body = next(iter(doc.model.functions.values())).graph
     name = body.inputs[-1].name
     doc.apply(RemoveGraphInput(name, graph_path(body), occurrence=1))
     assert "function.input-duplicate" not in _codes(doc)
-    _like_a_full_check(doc, "after the removal")
+    like_a_full_check(doc, "after the removal")
     doc.undo()
-    _like_a_full_check(doc, "after undo")
-    assert _saved(doc, tmp_path / "undone.onnx") == _as_read(path)
+    like_a_full_check(doc, "after undo")
+    assert saved(doc, tmp_path / "undone.onnx") == parsed(path)
 
 
 def test_the_removal_replays_from_a_script(tmp_path):
-    path = _write(tmp_path, _relu_model(X, X))
+    path = written(tmp_path, _relu_model(X, X))
     doc = core.Document.open(path)
     doc.apply(RemoveGraphInput("X", occurrence=1))
     script = dumps(doc.applied_edits())
@@ -196,7 +173,7 @@ def test_the_removal_replays_from_a_script(tmp_path):
 def test_moving_the_input_moves_the_declaration_it_stands_for(tmp_path):
     z = helper.make_tensor_value_info("Z", TensorProto.FLOAT, [2])
     other = helper.make_tensor_value_info("X", TensorProto.INT64, [3])
-    path = _write(tmp_path, _relu_model(X, z, other))
+    path = written(tmp_path, _relu_model(X, z, other))
     doc = core.Document.open(path)
     g = doc.model.graph
     first = g.get_value("X")
@@ -205,5 +182,5 @@ def test_moving_the_input_moves_the_declaration_it_stands_for(tmp_path):
     # Moved back by name: the first declaration again, not the repeat now before it.
     doc.undo()
     assert g.inputs.index(first) == 0
-    _like_a_full_check(doc, "after undo")
-    assert _saved(doc, tmp_path / "undone.onnx") == _as_read(path)
+    like_a_full_check(doc, "after undo")
+    assert saved(doc, tmp_path / "undone.onnx") == parsed(path)

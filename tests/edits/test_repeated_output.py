@@ -15,10 +15,10 @@ import pytest
 from onnx import TensorProto, helper
 
 from onnxstudio import core
-from onnxstudio.core.analysis import Analysis
 from onnxstudio.core.edits import EditError, MoveGraphOutput, RemoveGraphOutput
 from onnxstudio.core.edits.script import dumps
-from onnxstudio.core.proto import onnx_pb2 as pb
+
+from .models import like_a_full_check, parsed, saved, written
 
 _CHECK_TESTS = pathlib.Path(__file__).resolve().parent.parent / "check"
 if str(_CHECK_TESTS) not in sys.path:
@@ -38,64 +38,43 @@ def _model(*outputs):
     return helper.make_model(g, opset_imports=[helper.make_opsetid("", 17)])
 
 
-def _write(tmp_path, model, name: str = "m.onnx") -> pathlib.Path:
-    path = tmp_path / name
-    path.write_bytes(model.SerializeToString())
-    return path
-
-
-def _parsed(path) -> pb.ModelProto:
-    m = pb.ModelProto()
-    m.ParseFromString(path.read_bytes())
-    return m
-
-
-def _saved(doc, path) -> pb.ModelProto:
-    core.save(doc.model, path)
-    return _parsed(path)
-
-
 def _outputs(doc, tmp_path) -> list:
     """(name, declared element type, doc_string) of each output as a save writes it."""
-    saved = _saved(doc, tmp_path / "outputs.onnx")
-    return [(o.name, o.type.tensor_type.elem_type, o.doc_string) for o in saved.graph.output]
-
-
-def _like_a_full_check(doc, what: str) -> None:
-    assert doc.diagnostics == Analysis(doc.model).diagnostics(), f"{what}: incremental differs from a full check"
+    back = saved(doc, tmp_path / "outputs.onnx")
+    return [(o.name, o.type.tensor_type.elem_type, o.doc_string) for o in back.graph.output]
 
 
 FILE_ORDER = [("Y", TensorProto.FLOAT, ""), ("W", TensorProto.FLOAT, ""), ("Y", TensorProto.INT64, "the repeat")]
 
 
 def test_moving_the_first_past_the_repeat_and_undoing_gives_the_file_back(tmp_path):
-    path = _write(tmp_path, _model(Y_FLOAT, W, Y_INT))
+    path = written(tmp_path, _model(Y_FLOAT, W, Y_INT))
     doc = core.Document.open(path)
     assert _outputs(doc, tmp_path) == FILE_ORDER
     doc.apply(MoveGraphOutput("Y", 2))
     moved = [FILE_ORDER[1], FILE_ORDER[2], FILE_ORDER[0]]
     assert _outputs(doc, tmp_path) == moved
-    _like_a_full_check(doc, "after the move")
+    like_a_full_check(doc, "after the move")
     doc.undo()
     # Before the fix: [Y int64, W, Y float], the repeat moved back in the first's place.
     assert _outputs(doc, tmp_path) == FILE_ORDER
-    assert _saved(doc, tmp_path / "undone.onnx") == _parsed(path)
-    _like_a_full_check(doc, "after undo")
+    assert saved(doc, tmp_path / "undone.onnx") == parsed(path)
+    like_a_full_check(doc, "after undo")
     doc.redo()
     assert _outputs(doc, tmp_path) == moved
 
 
 def test_the_repeat_moves_by_its_occurrence(tmp_path):
-    path = _write(tmp_path, _model(Y_FLOAT, W, Y_INT))
+    path = written(tmp_path, _model(Y_FLOAT, W, Y_INT))
     doc = core.Document.open(path)
     doc.apply(MoveGraphOutput("Y", 0, occurrence=1))
     assert _outputs(doc, tmp_path) == [FILE_ORDER[2], FILE_ORDER[0], FILE_ORDER[1]]
     doc.undo()
-    assert _saved(doc, tmp_path / "undone.onnx") == _parsed(path)
+    assert saved(doc, tmp_path / "undone.onnx") == parsed(path)
 
 
 def test_every_move_of_either_copy_undoes_to_the_file(tmp_path):
-    path = _write(tmp_path, _model(Y_FLOAT, W, Y_INT))
+    path = written(tmp_path, _model(Y_FLOAT, W, Y_INT))
     doc = core.Document.open(path)
     for occurrence in (0, 1):
         for index in range(3):
@@ -103,36 +82,36 @@ def test_every_move_of_either_copy_undoes_to_the_file(tmp_path):
             doc.apply(MoveGraphOutput("W", 0))
             doc.undo()
             doc.undo()
-            assert _saved(doc, tmp_path / "undone.onnx") == _parsed(path), (occurrence, index)
+            assert saved(doc, tmp_path / "undone.onnx") == parsed(path), (occurrence, index)
 
 
 def test_removing_the_repeat_keeps_the_first_and_undo_puts_it_back(tmp_path):
-    path = _write(tmp_path, _model(Y_FLOAT, W, Y_INT))
+    path = written(tmp_path, _model(Y_FLOAT, W, Y_INT))
     doc = core.Document.open(path)
     doc.apply(RemoveGraphOutput("Y", occurrence=1))
     assert doc.undo_name == "Remove repeated output Y"
     assert _outputs(doc, tmp_path) == FILE_ORDER[:2]
-    _like_a_full_check(doc, "after the removal")
+    like_a_full_check(doc, "after the removal")
     doc.undo()
-    assert _saved(doc, tmp_path / "undone.onnx") == _parsed(path)
-    _like_a_full_check(doc, "after undo")
+    assert saved(doc, tmp_path / "undone.onnx") == parsed(path)
+    like_a_full_check(doc, "after undo")
     doc.redo()
     assert _outputs(doc, tmp_path) == FILE_ORDER[:2]
 
 
 def test_removing_the_first_keeps_the_repeat_and_undo_puts_it_back(tmp_path):
-    path = _write(tmp_path, _model(Y_FLOAT, W, Y_INT))
+    path = written(tmp_path, _model(Y_FLOAT, W, Y_INT))
     doc = core.Document.open(path)
     doc.apply(RemoveGraphOutput("Y"))
     assert doc.undo_name == "Remove output Y"
     assert _outputs(doc, tmp_path) == FILE_ORDER[1:]
     assert doc.model.graph.get_value("Y").is_graph_output      # the repeat still lists it
     doc.undo()
-    assert _saved(doc, tmp_path / "undone.onnx") == _parsed(path)
+    assert saved(doc, tmp_path / "undone.onnx") == parsed(path)
 
 
 def test_an_occurrence_the_file_does_not_have_is_refused(tmp_path):
-    doc = core.Document.open(_write(tmp_path, _model(Y_FLOAT, W, Y_INT)))
+    doc = core.Document.open(written(tmp_path, _model(Y_FLOAT, W, Y_INT)))
     before = core.to_bytes(doc.model)
     for edit in (RemoveGraphOutput("Y", occurrence=2), MoveGraphOutput("Y", 0, occurrence=2)):
         with pytest.raises(EditError, match=r'graph/output "Y": declared 2 times; there is no declaration 2'):
@@ -143,7 +122,7 @@ def test_an_occurrence_the_file_does_not_have_is_refused(tmp_path):
 
 
 def test_the_occurrence_replays_from_a_script(tmp_path):
-    path = _write(tmp_path, _model(Y_FLOAT, W, Y_INT))
+    path = written(tmp_path, _model(Y_FLOAT, W, Y_INT))
     doc = core.Document.open(path)
     doc.apply(MoveGraphOutput("Y", 0, occurrence=1))
     doc.apply(RemoveGraphOutput("Y", occurrence=1))
@@ -172,19 +151,19 @@ def test_a_repeated_output_of_another_type_in_every_base(base, tmp_path):
         else TensorProto.INT16
     repeat.doc_string = "listed again"
     model.graph.output.append(repeat)
-    path = _write(tmp_path, model)
+    path = written(tmp_path, model)
     doc = core.Document.open(path)
     g = doc.model.graph
     name = repeat.name
     last = len(g.outputs) - 1
     doc.apply(MoveGraphOutput(name, last))
-    _like_a_full_check(doc, "after the move")
+    like_a_full_check(doc, "after the move")
     doc.undo()
-    _like_a_full_check(doc, "after undo")
-    assert _saved(doc, tmp_path / "moved_undone.onnx") == _parsed(path)
+    like_a_full_check(doc, "after undo")
+    assert saved(doc, tmp_path / "moved_undone.onnx") == parsed(path)
     doc.apply(RemoveGraphOutput(name, occurrence=1))
-    assert [o.name for o in _saved(doc, tmp_path / "removed.onnx").graph.output].count(name) == 1
-    _like_a_full_check(doc, "after the removal")
+    assert [o.name for o in saved(doc, tmp_path / "removed.onnx").graph.output].count(name) == 1
+    like_a_full_check(doc, "after the removal")
     doc.undo()
-    _like_a_full_check(doc, "after undoing the removal")
-    assert _saved(doc, tmp_path / "removed_undone.onnx") == _parsed(path)
+    like_a_full_check(doc, "after undoing the removal")
+    assert saved(doc, tmp_path / "removed_undone.onnx") == parsed(path)
