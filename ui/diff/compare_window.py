@@ -85,7 +85,7 @@ class CompareWindow(QMainWindow):
             self.unrelated.setWordWrap(True)
             self.unrelated.setStyleSheet("background: #fff3cd; color: #664d03; padding: 4px 6px;")
             layout.addWidget(self.unrelated)
-        layout.addWidget(Legend(centre))
+        layout.addWidget(Legend(centre, uncertain=diff.uncertain))
         layout.addWidget(splitter, 1)
         self.setCentralWidget(centre)
         self.differences = DifferenceList(diff, self)

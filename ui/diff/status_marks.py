@@ -1,7 +1,10 @@
 """Colour by status on a canvas: a frame over every box whose node was
 added, removed, changed or rewritten, a dashed frame over a collapsed
-group (or a node holding bodies) with anything changed inside, and the
-legend that names the colours.
+group (or a node holding bodies) with anything changed inside, a dotted
+frame over a node that reads values which were not compared (a weight or
+a Constant's tensor whose data cannot be read on a side: such a node may
+differ, and an unmarked box would say it does not), and the legend that
+names the colours.
 
 Frames are child items of the boxes, so they move and vanish with them;
 they take no mouse buttons, so clicks reach the box below."""
@@ -14,8 +17,11 @@ from PySide6.QtWidgets import QGraphicsItem, QHBoxLayout, QLabel, QWidget
 from ...core.diff import ADDED, CHANGED, REMOVED, REWRITTEN, SAME
 
 INSIDE = "inside"        # a group or a node with bodies holding a difference
+NOT_COMPARED = "not_compared"   # otherwise the same, but reads (or holds) values that were not compared
 
-COLOURS = {ADDED: "#2e9d46", REMOVED: "#d0343a", CHANGED: "#e08a00", REWRITTEN: "#8a55c9", INSIDE: "#e08a00"}
+COLOURS = {ADDED: "#2e9d46", REMOVED: "#d0343a", CHANGED: "#e08a00", REWRITTEN: "#8a55c9", INSIDE: "#e08a00",
+           NOT_COMPARED: "#2f6fb8"}
+_PEN_STYLES = {INSIDE: Qt.DashLine, NOT_COMPARED: Qt.DotLine}
 
 _SOURCE_TEXT = {
     SAME: QT_TRANSLATE_NOOP("DiffStatus", "same"),
@@ -24,6 +30,7 @@ _SOURCE_TEXT = {
     CHANGED: QT_TRANSLATE_NOOP("DiffStatus", "changed"),
     REWRITTEN: QT_TRANSLATE_NOOP("DiffStatus", "rewritten (fused, folded, …)"),
     INSIDE: QT_TRANSLATE_NOOP("DiffStatus", "changed inside"),
+    NOT_COMPARED: QT_TRANSLATE_NOOP("DiffStatus", "reads values not compared"),
 }
 
 
@@ -34,11 +41,13 @@ def status_text(status: str) -> str:
 def paint_status(painter: QPainter, rect: QRectF, status: str, width: float) -> None:
     """The frame of `status` around `rect`, as the canvas and the legend draw
     it: tinted and solid, or dashed and empty for "changed inside" (its colour
-    is the one of "changed", so the dashes and the empty middle tell them apart)."""
+    is the one of "changed", so the dashes and the empty middle tell them apart),
+    or dotted and empty for "reads values not compared" (not a difference)."""
     colour = QColor(COLOURS[status])
-    painter.setPen(QPen(colour, width, Qt.DashLine if status == INSIDE else Qt.SolidLine))
+    pen_style = _PEN_STYLES.get(status, Qt.SolidLine)
+    painter.setPen(QPen(colour, width, pen_style))
     fill = QColor(colour)
-    fill.setAlpha(0 if status == INSIDE else 45)
+    fill.setAlpha(0 if pen_style != Qt.SolidLine else 45)
     painter.setBrush(QBrush(fill))
     painter.drawRoundedRect(rect, 5, 5)
 
@@ -82,19 +91,21 @@ class StatusMarks:
     def __init__(self, panel, diff, side: str):
         self.panel, self.diff, self.side = panel, diff, side
         self._inside: dict = {}
+        self._not_compared = readers_of_values_not_compared(diff, side)
         panel.laid_out.connect(self.apply)
 
     def node_status(self, node) -> str:
         status = self.diff.status_a(node) if self.side == "a" else self.diff.status_b(node)
-        if status == SAME and self.changed_inside(node):
-            return INSIDE
+        if status == SAME:
+            return self.status_inside(node) or (NOT_COMPARED if node in self._not_compared else SAME)
         return status
 
-    def changed_inside(self, node) -> bool:
-        """A node of a body below `node` is not the same on the other side."""
+    def status_inside(self, node) -> str | None:
+        """INSIDE when a node of a body below `node` is not the same on the
+        other side, else NOT_COMPARED when one reads values not compared."""
         known = self._inside.get(node)
         if known is None:
-            known = any(self.node_status(n) != SAME for _, body in node.subgraphs() for n in body.nodes)
+            known = _strongest(self.node_status(n) for _, body in node.subgraphs() for n in body.nodes)
             self._inside[node] = known
         return known
 
@@ -118,8 +129,10 @@ class StatusMarks:
         for node in view_model.graph.nodes:
             box_id = view_model.box_of_node.get(id(node))
             vnode = view_model.nodes.get(box_id)
-            if vnode is not None and vnode.group is not None and self.node_status(node) != SAME:
-                out[box_id] = INSIDE
+            if vnode is not None and vnode.group is not None:
+                status = _strongest([out.get(box_id, SAME), self.node_status(node)])
+                if status is not None:
+                    out[box_id] = status
         return out
 
     def apply(self) -> None:
@@ -140,15 +153,36 @@ class StatusMarks:
                 frame.setVisible(True)
 
 
-class Legend(QWidget):
-    """The colours and what they mean, in a row."""
+def readers_of_values_not_compared(diff, side: str) -> set:
+    """The nodes of one side ('a' or 'b') that read a weight whose values
+    were not compared (in bodies too), and the Constants holding such a
+    tensor with the nodes reading them."""
+    values = [c.a if side == "a" else c.b for c in diff.weights_not_compared]
+    holders = [c.a if side == "a" else c.b for c in diff.nodes_not_compared]
+    values += [v for n in holders for v in n.outputs if v is not None]
+    return set(holders) | {n for v in values for n in v.consumers}
 
-    def __init__(self, parent=None):
+
+def _strongest(statuses) -> str | None:
+    """What a collapsed group or a node's bodies show for the statuses of the
+    nodes inside: INSIDE when any differs, else NOT_COMPARED when any reads
+    values not compared, else None."""
+    seen = set(statuses)
+    if seen - {SAME, NOT_COMPARED}:
+        return INSIDE
+    return NOT_COMPARED if NOT_COMPARED in seen else None
+
+
+class Legend(QWidget):
+    """The colours and what they mean, in a row; "reads values not compared"
+    only when some were not (`uncertain`)."""
+
+    def __init__(self, parent=None, *, uncertain: bool = False):
         super().__init__(parent)
         row = QHBoxLayout(self)
         row.setContentsMargins(6, 2, 6, 2)
         self.swatches: dict = {}
-        for status in (ADDED, REMOVED, CHANGED, REWRITTEN, INSIDE):
+        for status in (ADDED, REMOVED, CHANGED, REWRITTEN, INSIDE) + ((NOT_COMPARED,) if uncertain else ()):
             swatch = QLabel(self)
             swatch.setPixmap(legend_swatch(status))
             self.swatches[status] = swatch
