@@ -404,12 +404,7 @@ def _check_call_types(node, fn, path, out, scope, ctx) -> None:
             if given is None:
                 continue
             if body is None:
-                # Once per function and run: a model may call one thousands of times.
-                kept = ctx.memo.setdefault("body_formals", {})
-                hit = kept.get(id(fn))
-                if hit is None or hit[0] is not fn:
-                    hit = kept[id(fn)] = (fn, _body_formals(fn, ctx))
-                body = hit[1]
+                body = _formals_of(fn, ctx)
             for op_type, name, schema, formal in body[what].get(formals[i], ()):
                 allowed = schema.allowed_types(formal.type_str)
                 if given not in allowed:
@@ -419,6 +414,38 @@ def _check_call_types(node, fn, path, out, scope, ctx) -> None:
                             f"{op_type} {paths.shown(name)} as {formal.name!r}, which "
                             f"{'takes' if what == 'input' else 'makes'} {', '.join(sorted(allowed))}")
                     break
+
+
+def _check_call_inputs_given(node, fn, path, out, ctx) -> None:
+    """An input the call leaves out ("" or past its last input) is missing in
+    the body too: an operator of the body that needs it where it reads it
+    (a required formal, not an optional one) gets nothing (onnxruntime
+    refuses the model; onnx's inference refuses the call where that
+    operator's types need the input)."""
+    missing = [i for i in range(len(fn.input)) if i >= len(node.input) or not node.input[i]]
+    if not missing:
+        return
+    body = _formals_of(fn, ctx)
+    for i in missing:
+        readers = [r for r in body["input"].get(fn.input[i], ()) if r[3].option == "single"]
+        if not readers:
+            continue
+        op_type, name, _, formal = readers[0]
+        where = paths.node_input(path, i, "") if i < len(node.input) else path
+        given = "given as empty" if i < len(node.input) else "not given"
+        out.add("node.required-input-empty", where,
+                f"input {i} of function {as_text(fn.name)} ({paths.shown(fn.input[i])}) is {given}, but its body's "
+                f"{op_type} {paths.shown(name)} reads it as {formal.name!r}, which it requires: pass a value")
+
+
+def _formals_of(fn, ctx) -> dict:
+    """_body_formals of `fn`, worked out once per function and run: a model
+    may call one thousands of times."""
+    kept = ctx.memo.setdefault("body_formals", {})
+    hit = kept.get(id(fn))
+    if hit is None or hit[0] is not fn:
+        hit = kept[id(fn)] = (fn, _body_formals(fn, ctx))
+    return hit[1]
 
 
 def _body_formals(fn, ctx) -> dict:
@@ -456,6 +483,8 @@ def _body_formals(fn, ctx) -> dict:
 def _check_function_call(node, fn, path, out, scope=None, ctx=None) -> None:
     if scope is not None:
         _check_call_types(node, fn, path, out, scope, ctx)
+    if ctx is not None:
+        _check_call_inputs_given(node, fn, path, out, ctx)
     if len(node.input) > len(fn.input):
         out.add("node.function-arity", path,
                 f"function {as_text(fn.name)} declares {len(fn.input)} inputs; the node passes {len(node.input)}")

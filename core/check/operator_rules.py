@@ -236,6 +236,8 @@ def _findings(node, op, schema, type_of=None):
             elif num_outputs and attrs["num_outputs"].HasField("i") and attrs["num_outputs"].i < 1:
                 yield ("attr.value-out-of-range", "num_outputs",
                        f"num_outputs {attrs['num_outputs'].i} must be 1 or more: the number of pieces")
+            elif num_outputs and attrs["num_outputs"].HasField("i"):
+                yield from _split_count(node, attrs["num_outputs"].i)
     elif op == "Optional":
         if not (len(node.input) and node.input[0]) and "type" not in attrs:
             yield ("attr.required-missing", None,
@@ -255,6 +257,17 @@ def _findings(node, op, schema, type_of=None):
                        f"{name} {a.i} must be -1 (no bound) or a number of positions (0 or more)")
     elif op in _HOLDERS:
         yield from _subgraph_counts(node, op, schema, attrs)
+
+
+def _split_count(node, count: int):
+    """Split's num_outputs is the number of pieces, one per output: onnxruntime
+    fails to run (or aborts on) a node with another number of outputs, and
+    onnx refuses a count too large to allocate. Trailing "" outputs may be
+    counted either way: only a count neither way matches is judged."""
+    if count not in (len(node.output), given_count(node.output)):
+        yield ("node.output-count", "num_outputs",
+               f"num_outputs {count} asks for that many pieces but the node has {len(node.output)} outputs, one "
+               "per piece: set num_outputs to the number of outputs")
 
 
 def _label_encoder(attrs, schema):
