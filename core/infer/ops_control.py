@@ -21,11 +21,30 @@ def if_op(ctx):
         return []
     a = ctx.driver.infer_subgraph(then_b, []) if then_b is not None else []
     b = ctx.driver.infer_subgraph(else_b, []) if else_b is not None else []
+    _branches_agree_on_element_types(ctx, a, b)
     cond = ctx.const(0)
     if cond is not None and cond.size == 1:
         return a if bool(cond.reshape(-1)[0]) else b
     n = max(len(a), len(b))
     return [join_types(a[i] if i < len(a) else None, b[i] if i < len(b) else None) for i in range(n)]
+
+
+def _branches_agree_on_element_types(ctx, then_types, else_types) -> None:
+    """Each output of an If has one element type whichever branch runs (its
+    page: the branches' return values "must be of the same data type"; onnx
+    and onnxruntime refuse another, even with a constant condition). Shapes
+    may differ."""
+    for i, (t, e) in enumerate(zip(then_types, else_types)):
+        if isinstance(t, TensorType) and isinstance(e, TensorType) and t.elem_type and e.elem_type \
+                and t.elem_type != e.elem_type:
+            outputs = ctx.node.outputs if ctx.node is not None else ()
+            value = outputs[i] if i < len(outputs) else None
+            label = f"output {i} {value.name!r}" if value is not None else f"output {i}"
+            ctx.error("node.type-mismatch", f"then_branch gives {label} as {type_name(t.elem_type)} but else_branch "
+                                            f"gives it as {type_name(e.elem_type)}: an If's output has one element "
+                                            "type whichever branch runs; make both branches give the same type "
+                                            "(a Cast in one of them)")
+            return
 
 
 @rule("Loop")

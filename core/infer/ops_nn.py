@@ -212,9 +212,29 @@ def max_roi_pool(ctx):
 
 @rule("RoiAlign")
 def roi_align(ctx):
+    _roi_align_inputs_fit(ctx)
     x, rois = ctx.shape(0), ctx.shape(1)
     return [tensor(ctx.elem(0), (rois[0] if rois else None, x[1] if x and len(x) > 1 else None,
                                  ctx.attr("output_height", 1), ctx.attr("output_width", 1)))]
+
+
+def _roi_align_inputs_fit(ctx) -> None:
+    """X is (N, C, H, W), rois (num_rois, 4) (x1, y1, x2, y2 per region) and
+    batch_indices (num_rois): onnx and onnxruntime refuse other ranks and a
+    num_rois the two disagree on; onnxruntime fails to run rois with
+    another second dim (onnx refuses it from opset 22)."""
+    fits = [require_rank(ctx, 0, 4, "N, C, H, W"),
+            require_rank(ctx, 1, 2, "one row of x1, y1, x2, y2 per region"),
+            require_rank(ctx, 2, 1, "the batch index of each region")]
+    if not all(fits):
+        return
+    rois, indices = ctx.shape(1), ctx.shape(2)
+    if rois is not None and dims_differ(rois[1], 4):
+        ctx.error(DIM, f"{input_label(ctx, 1)} {show(rois)} has {rois[1]} numbers per region; RoiAlign reads 4 "
+                       "(x1, y1, x2, y2)")
+    elif rois is not None and indices is not None and dims_differ(rois[0], indices[0]):
+        ctx.error(DIM, f"{input_label(ctx, 1)} {show(rois)} lists {rois[0]} regions but {input_label(ctx, 2)} "
+                       f"{show(indices)} gives {indices[0]} batch indices: one per region")
 
 
 @rule("MaxUnpool")
