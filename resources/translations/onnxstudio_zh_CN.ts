@@ -3282,6 +3282,10 @@
         <translation>已将 {n} 个值保留为参考运行</translation>
     </message>
     <message>
+        <source>computed from the inputs before your last change, not the ones shown</source>
+        <translation>由你最近一次更改之前的输入计算得出，而非当前显示的输入</translation>
+    </message>
+    <message>
         <source>Keep a run as the reference first</source>
         <translation>请先保留一次运行作为参考</translation>
     </message>

@@ -694,8 +694,13 @@ class RunController(QObject):
             return False
         self.reference = dict(self.debug.values)
         kept = len(self.reference)
-        self.message.emit("info", (self.tr("Kept {n} value as the reference run") if kept == 1
-                                   else self.tr("Kept {n} values as the reference run")).format(n=kept))
+        text = (self.tr("Kept {n} value as the reference run") if kept == 1
+                else self.tr("Kept {n} values as the reference run")).format(n=kept)
+        if self.inputs_stale:
+            # The values held predate the inputs shown (their tags say so): a later run compared with them
+            # differs by the inputs as much as by any edit.
+            text += " — " + self.tr("computed from the inputs before your last change, not the ones shown")
+        self.message.emit("info", text)
         return True
 
     def compare_with_reference(self) -> bool:
