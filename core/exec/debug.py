@@ -315,10 +315,7 @@ class DebugRun(Stepping):
     def step(self, into: bool = True) -> StepEvent:
         """Run the next node. With `into`, a control-flow node is entered: its
         body nodes are the next steps (see the module docstring)."""
-        if self.session is None:
-            raise ExecError("start the run first")
-        self.error = None
-        self._inputs_checked = True        # a node runs: the inputs' moment has passed
+        self._starting_a_step()
         self._skip_inputs()
         if self._walking:
             return self._walk_one()

@@ -133,12 +133,17 @@ class Stepping:
 
     def _begin_step(self) -> bool:
         """Ready a step: pass by quiet nodes first; False when nothing is left."""
+        self._starting_a_step()
+        self._skip_quiet()
+        return not self.done
+
+    def _starting_a_step(self) -> None:
+        """What every step (these and DebugRun.step) does first: refuse before
+        the run is started and forget the last step's error."""
         if self.session is None:
             raise ExecError("start the run first")
         self.error = None
         self._inputs_checked = True        # a node runs: the inputs' moment has passed
-        self._skip_quiet()
-        return not self.done
 
     @staticmethod
     def _done_event():
