@@ -54,12 +54,18 @@ def find_node(graph, ref: NodeRef):
     raise EditError(f"{graph.path}: no node {describe_ref(ref)}")
 
 
-def describe_ref(ref: NodeRef) -> str:
+def describe_ref(ref) -> str:
+    """How a message names the node `ref` refers to. Scripts are JSON from
+    anywhere, so a reference of no known form is named as given, with the
+    forms there are."""
     if isinstance(ref, str):
         return f'named "{ref}"'
-    if "output" in ref:
+    if isinstance(ref, dict) and "output" in ref:
         return f"producing {ref['output']!r}"
-    return f"at index {ref.get('index')}"
+    if isinstance(ref, dict) and "index" in ref:
+        return f"at index {ref['index']!r}"
+    return (f"referred to as {ref!r}: a node is referred to by its name (a string), "
+            '{"output": a name it produces} or {"index": its position}')
 
 
 def graph_path(graph) -> GraphPath:
