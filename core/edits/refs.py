@@ -64,8 +64,11 @@ def describe_ref(ref) -> str:
         return f"producing {ref['output']!r}"
     if isinstance(ref, dict) and "index" in ref:
         return f"at index {ref['index']!r}"
-    return (f"referred to as {ref!r}: a node is referred to by its name (a string), "
-            '{"output": a name it produces} or {"index": its position}')
+    return f"referred to as {ref!r}: a node is referred to by {REF_FORMS}"
+
+
+# The forms of a node reference, as messages name them.
+REF_FORMS = 'a node name (a string), {"output": a name it produces} or {"index": its position}'
 
 
 def graph_path(graph) -> GraphPath:

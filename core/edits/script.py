@@ -29,7 +29,7 @@ import numpy as np
 from ..ir import SparseTensor, Tensor
 from ..ir.types import MapType, OpaqueType, OptionalType, SequenceType, SparseTensorType, TensorType, UndefinedType
 from .base import EDIT_KINDS, Edit, EditError, Macro
-from .refs import node_names_indexed
+from .refs import REF_FORMS, node_names_indexed
 from .step_wording import already_holds, describe_step, step_line
 # Every edit kind registered (EDIT_KINDS) before a script is read or written:
 # the package imports its modules only on first use.
@@ -173,9 +173,11 @@ def edit_from_json(data: dict, where: str = "") -> Edit:
         if name == "kind":
             continue
         if cls is Macro and name == "edits":
+            if not isinstance(value, (list, type(None))):
+                raise ScriptError(f"{where} ({kind}): field 'edits' must be a list of edits, not {_json_kind(value)}")
             args[name] = [edit_from_json(e, f"{where}, sub-edit {i + 1}") for i, e in enumerate(value or [])]
         elif name == "graph":
-            args[name] = tuple(tuple(s) for s in (value or ()))
+            args[name] = _graph_path(value, f"{where} ({kind})")
         elif name == "attributes" and isinstance(value, dict):
             args[name] = {k: _attribute_spec(spec, f'{where} ({kind}): attribute "{k}"')
                           for k, spec in value.items()}
@@ -184,10 +186,59 @@ def edit_from_json(data: dict, where: str = "") -> Edit:
                 args[name] = decode(value)
             except (KeyError, ValueError, TypeError, AttributeError) as e:
                 raise ScriptError(f"{where} ({kind}): field {name!r} holds a malformed value ({e})") from None
+            _check_field_form(fields[name].type, name, args[name], f"{where} ({kind})")
     try:
         return cls(**args)
     except TypeError as e:
         raise ScriptError(f"{where} ({kind}): {e}") from None
+
+
+def _json_kind(value) -> str:
+    """What a JSON value is, in JSON's words (for messages)."""
+    if value is None:
+        return "null"
+    if isinstance(value, bool):
+        return "true/false"
+    return {str: "a string", int: "a number", float: "a number", list: "a list",
+            dict: "an object"}.get(type(value), type(value).__name__)
+
+
+def _check_field_form(annotation: str, name: str, value, place: str) -> None:
+    """A hand-written script's field of the wrong form is refused here, by
+    name, rather than as whatever Python error it would raise mid-edit.
+    Annotations are strings (postponed evaluation), read as written."""
+    if annotation == "str" and not isinstance(value, str):
+        raise ScriptError(f"{place}: field {name!r} must be a string, not {_json_kind(value)}")
+    if annotation == "NodeRef" and not _is_node_ref(value):
+        raise ScriptError(f"{place}: field {name!r} must be {REF_FORMS}, not {value!r}")
+
+
+def _is_node_ref(value) -> bool:
+    if isinstance(value, str):
+        return True
+    if not isinstance(value, dict) or len(value) != 1:
+        return False
+    if "output" in value:
+        return isinstance(value["output"], str)
+    return "index" in value and isinstance(value["index"], int) and not isinstance(value["index"], bool)
+
+
+def _graph_path(value, place: str) -> tuple:
+    """A graph path as JSON writes it: a list of steps, each a list starting
+    with "node" (node reference, attribute[, position]) or "function"
+    (domain, name, overload)."""
+    steps = value or ()
+    ok = isinstance(steps, (list, tuple)) and all(
+        isinstance(s, (list, tuple)) and len(s) >= 3
+        and ((s[0] == "node" and _is_node_ref(s[1]) and isinstance(s[2], str)
+              and (len(s) == 3 or (len(s) == 4 and isinstance(s[3], int))))
+             or (s[0] == "function" and len(s) in (3, 4) and all(isinstance(x, str) for x in s[1:])))
+        for s in steps)
+    if not ok:
+        raise ScriptError(f"{place}: field 'graph' must be a graph path, a list of steps such as "
+                          f'[["node", "If_0", "then_branch"]] or [["function", "domain", "name", ""]] '
+                          f"([] for the main graph), not {value!r}")
+    return tuple(tuple(s) for s in steps)
 
 
 def _attribute_spec(spec, place: str) -> tuple:
