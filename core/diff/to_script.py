@@ -175,13 +175,20 @@ class _Deriver:
                            f"renaming node {node_label(na)} to {nb.name}")
 
     def _rename_slots_given_away(self, na, nb, gw) -> None:
-        """A node appended at a graph output (a QuantizeLinear/DequantizeLinear
-        pair, a post-processing step) takes the output's name in B and the
-        paired node's output gets a new one: A's output pairs with the
-        appended node's, and B's new name pairs with nothing. A's value
-        stays this node's output, so it takes that new name."""
+        """An output of a paired node whose value pair does not follow the
+        node pair takes the name of its partner's output at that slot: A's
+        value stays this node's output. Two cases: a node appended at a graph
+        output (a QuantizeLinear/DequantizeLinear pair, a post-processing
+        step) takes the output's name in B and the paired node's output gets
+        a new one, which pairs with nothing; and a value paired as the input
+        of a node paired by name before its own producer was, when B swapped
+        the names of nodes (the producers then paired otherwise: no rename
+        of the value pairs would give B's name to anyone)."""
         for oa, ob in zip(na.outputs, nb.outputs):
-            if oa is None or ob is None or ob in self.m.values_back or oa.name == ob.name:
+            if oa is None or ob is None or oa.name == ob.name:
+                continue
+            taker = self.m.values_back.get(ob)
+            if taker is not None and self._kept(taker, ob):
                 continue
             partner = self.m.values.get(oa)
             if partner is not None and self._kept(oa, partner):
@@ -328,8 +335,13 @@ class _Deriver:
 
     def rewiring(self, ga, gb, gw) -> None:
         path = graph_path(gw)
-        for na, nb in self.m.nodes.items():
-            if na.graph is not ga:
+        # In B's order: what a node comes to read is then made by nodes that
+        # already read what they read in B, so no step closes a cycle. In A's
+        # order, nodes paired crosswise (B swapped the names of two nodes of
+        # one op) would each read, for a step, what the other still makes.
+        for nb in gb.nodes:
+            na = self.m.nodes_back.get(nb)
+            if na is None or na.graph is not ga:
                 continue
             nw = self.nodes[na]
             want = _names(nb.inputs)
