@@ -215,6 +215,8 @@ class CheckSession:
         if moved or declared:
             derive |= self._readers(moved | declared if moved else declared)
         old_types = self._scope.types
+        if functions:
+            self._take_functions()
         result = []
 
         def run(out):
@@ -366,12 +368,18 @@ class CheckSession:
             self._nodes.pop(key, None)
 
     # Most models have neither functions nor training_info: no unit to run.
-    def _check_functions(self) -> None:
-        m = self._source.model_fields()
+    def _take_functions(self) -> None:
+        """The context's copies of the functions, taken again after an edit
+        of one: calls are judged against them, so before any node is."""
         if self._unit is not None:
             functions = self._ctx.functions     # shared with every sub-context: replaced in place
             functions.clear()
-            functions.update(self._functions(m))
+            functions.update(self._functions(self._source.model_fields()))
+            # What was worked out of the copies replaced (node_rules._formals_of) goes with them.
+            self._ctx.memo.pop("body_formals", None)
+
+    def _check_functions(self) -> None:
+        m = self._source.model_fields()
         self._units["functions"] = self._run(lambda out: check_functions(m, self._ctx, out), "functions") \
             if len(m.functions) else []
 
