@@ -59,6 +59,8 @@ def read_array_file(path, name: Optional[str] = None) -> dict:
         raise FeedError(f"{where}: no such file") from None
     except Exception as e:  # noqa: BLE001  (numpy/protobuf raise many kinds)
         raise FeedError(f"{where}: cannot read it as {path.suffix or 'an array file'} ({e})") from None
+    if not path.exists():
+        raise FeedError(f"{where}: no such file")
     raise FeedError(f"{where}: unsupported input file type {path.suffix!r}; use .npy, .npz or .pb")
 
 

@@ -36,3 +36,16 @@ def test_numpy_files_still_read_whatever_their_suffix(tmp_path):
         read_array_file(tmp_path / "saved_as.npz")
     assert "holds one array as numpy's save writes it" in str(caught.value)
     assert "context manager" not in str(caught.value)
+
+
+@pytest.mark.parametrize("name", ["missing", "missing.bin"])
+def test_a_missing_file_of_any_suffix_is_said_to_be_missing(tmp_path, name):
+    # Before: "missing: unsupported input file type ''", as if the file were there.
+    with pytest.raises(FeedError, match="no such file"):
+        read_array_file(tmp_path / name, name="x")
+
+
+def test_an_unknown_suffix_of_a_file_that_is_there_names_the_types(tmp_path):
+    (tmp_path / "x.bin").write_bytes(b"\0")
+    with pytest.raises(FeedError, match=r"unsupported input file type '\.bin'; use \.npy, \.npz or \.pb"):
+        read_array_file(tmp_path / "x.bin", name="x")
