@@ -16,10 +16,13 @@ from onnxstudio.ui.diff.compare_window import CompareWindow
 from onnxstudio.ui.diff.status_marks import NOT_COMPARED, Legend, StatusFrame
 
 
-def _model(folder, *, readable: bool, as_constant: bool = False, relu_alpha: float | None = None):
-    """x + w -> s -> (LeakyRelu with `relu_alpha`, else Relu) -> y; w (float[4]) in
-    w.bin beside the model, which is written only when `readable`, or with
-    `as_constant` a Constant node's value stored there."""
+def _model(folder, *, readable: bool, as_constant: bool = False, relu_alpha: float | None = None,
+           scope: str = ""):
+    """x + w -> s -> (LeakyRelu with `relu_alpha`, else Relu) -> y -> (* v) -> z;
+    w (float[4]) in w.bin beside the model, which is written only when
+    `readable`, or with `as_constant` a Constant node's value stored there.
+    With `scope`, the Add and the Relu are named in that scope (a group on
+    the canvas) and the Mul in another, with a Neg after it."""
     folder.mkdir(parents=True)
     w = TensorProto(name="" if as_constant else "w", data_type=TensorProto.FLOAT, dims=[4],
                     data_location=TensorProto.EXTERNAL)
@@ -36,7 +39,11 @@ def _model(folder, *, readable: bool, as_constant: bool = False, relu_alpha: flo
     # A second weight, readable on both sides and the same: its reader stays unmarked.
     inits = [numpy_helper.from_array(np.full(4, 2, np.float32), "v")]
     nodes.append(helper.make_node("Mul", ["y", "v"], ["z"], name="mul"))
-    info = [helper.make_tensor_value_info(n, TensorProto.FLOAT, [4]) for n in ("x", "z")]
+    if scope:
+        for n in nodes:
+            n.name = f"/{scope}/{n.name}" if n.name in ("add", "relu") else f"/tail/{n.name}"
+        nodes.append(helper.make_node("Neg", ["z"], ["n"], name="/tail/neg"))
+    info = [helper.make_tensor_value_info(n, TensorProto.FLOAT, [4]) for n in ("x", "n" if scope else "z")]
     g = helper.make_graph(nodes, "g", info[:1], info[1:], ([] if as_constant else [w]) + inits)
     path = folder / "model.onnx"
     path.write_bytes(helper.make_model(g, opset_imports=[helper.make_opsetid("", 18)]).SerializeToString())
@@ -86,3 +93,17 @@ def test_a_changed_node_keeps_its_frame_and_the_legend_leaves_out_what_is_not_ne
     assert _frames(win.left) == {"add": NOT_COMPARED, "relu": CHANGED}
     same = _window(qtbot, _model(tmp_path / "c", readable=True), _model(tmp_path / "d", readable=True))
     assert _frames(same.left) == {} and NOT_COMPARED not in same.findChild(Legend).swatches
+
+
+def test_a_collapsed_group_holding_such_a_reader_is_marked_so(qtbot, tmp_path):
+    win = _window(qtbot, _model(tmp_path / "a", readable=False, scope="blk"),
+                  _model(tmp_path / "b", readable=True, scope="blk"))
+    assert _frames(win.left) == {"/blk/add": NOT_COMPARED}
+    win.left.collapse_group(("blk",))
+
+    def groups():
+        return [box for box, vnode in win.left.scene.view_model.nodes.items() if vnode.group is not None]
+    qtbot.waitUntil(lambda: win.left.settled and bool(groups()), timeout=60_000)
+    [group] = groups()
+    # Not "changed inside": nothing in the group is known to differ.
+    assert _frames(win.left) == {group: NOT_COMPARED}
