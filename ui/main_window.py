@@ -122,7 +122,7 @@ class MainWindow(QMainWindow):
         if self._search is None:
             from .search import SearchPanel
             panel = SearchPanel()
-            panel.activated.connect(lambda hit: self.graph.reveal(hit.obj, hit.graph))
+            panel.activated.connect(lambda hit: self._navigate(hit.obj, hit.graph))
             if self.qdoc is not None:
                 panel.set_document(self.qdoc)
             self._search = panel
@@ -564,13 +564,16 @@ class MainWindow(QMainWindow):
         self.search_dock.raise_()
         self.search.focus_search()
 
-    def _navigate(self, obj) -> None:
+    def _navigate(self, obj, graph=None) -> None:
+        """Go to `obj` (a link in Properties, a search hit): enter a graph, or
+        reveal a node or value on the canvas; a value is shown in Properties
+        even when no box draws it (an initializer nothing reads yet)."""
         if isinstance(obj, Graph):          # enter it
             self.graph.show_graph(obj)
             return
         if isinstance(obj, (Node, Value)) and obj.graph is not None:
-            self.graph.reveal(obj, obj.graph)
-        if isinstance(obj, Value):
+            self.graph.reveal(obj, graph or obj.graph)
+        if isinstance(obj, Value) and obj.graph is not None:
             self.properties.show_value(obj)
 
     def _show_revealed(self, obj) -> None:

@@ -1848,6 +1848,22 @@
         <translation>新输出</translation>
     </message>
     <message>
+        <source>sizes: 16, 3</source>
+        <translation>大小：16, 3</translation>
+    </message>
+    <message>
+        <source>Add initializer</source>
+        <translation>添加初始化器</translation>
+    </message>
+    <message>
+        <source>A constant of zeros: connect it to a node&apos;s input, then set its values in the tensor editor</source>
+        <translation>全零常量：把它连到节点的输入，再在张量编辑器中设置其值</translation>
+    </message>
+    <message>
+        <source>new initializer</source>
+        <translation>新初始化器</translation>
+    </message>
+    <message>
         <source>&lt;b&gt;Metadata&lt;/b&gt;</source>
         <translation>&lt;b&gt;元数据&lt;/b&gt;</translation>
     </message>
@@ -1914,6 +1930,22 @@
     <message>
         <source>input {name}: {error}</source>
         <translation>输入 {name}：{error}</translation>
+    </message>
+    <message>
+        <source>give the new initializer a name</source>
+        <translation>请为新初始化器命名</translation>
+    </message>
+    <message>
+        <source>initializer {name}: {error}</source>
+        <translation>初始化器 {name}：{error}</translation>
+    </message>
+    <message>
+        <source>initializer {name}: its data needs a size for every dim, not {dim}</source>
+        <translation>初始化器 {name}：其数据的每个维度都需要具体大小，不能是 {dim}</translation>
+    </message>
+    <message>
+        <source>initializer {name}: {size} elements is more than a tensor typed here may hold; import a .npy into a smaller one</source>
+        <translation>初始化器 {name}：{size} 个元素超出此处可输入的张量大小；请先建一个较小的，再导入 .npy</translation>
     </message>
     <message>
         <source>name the value to make a graph output</source>

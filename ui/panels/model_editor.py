@@ -1,22 +1,25 @@
 """The editable form of the model itself: IR version (with a warning when it
 drops below what the model's opsets and functions need), opset imports,
 producer, domain, model_version, doc_string, metadata_props as a key/value
-table, the main graph's name and doc_string, and adding graph inputs and
-outputs.
+table, the main graph's name and doc_string, and adding graph inputs,
+outputs and initializers (zeros of a type and sizes; the tensor editor sets
+their values once a node reads them or a search finds them).
 
 Each field becomes one Edit pushed through `qdoc.apply`; text that is not a
 whole number where one is needed is refused at the field.
 """
 from __future__ import annotations
 
+import numpy as np
 from PySide6.QtCore import QCoreApplication
 from PySide6.QtWidgets import (QFormLayout, QHBoxLayout, QLabel, QLineEdit, QPushButton,
                                QTableWidget, QTableWidgetItem, QVBoxLayout, QWidget, QHeaderView)
 
-from ...core.edits import (AddGraphInput, AddGraphOutput, Macro, SetGraphField, SetMetadata,
+from ...core.edits import (AddGraphInput, AddGraphOutput, AddInitializer, Macro, SetGraphField, SetMetadata,
                            SetModelField, SetOpsetImport, typed_output)
-from ...core.ir.dtypes import DataType
+from ...core.ir.dtypes import DataType, to_numpy_dtype
 from .attr_editors import follows_document, parse_int, show_committed
+from .refusal_line import RefusalLine, apply_edit
 from .value_editor import elem_type_combo, parse_dims, select_elem_type
 
 # The first ai.onnx opset each IR version was released with: a model importing
@@ -24,6 +27,7 @@ from .value_editor import elem_type_combo, parse_dims, select_elem_type
 IR_FOR_OPSET = ((28, 14), (25, 13), (24, 12), (23, 11), (21, 10), (19, 9), (15, 8), (12, 7),
                 (11, 6), (10, 5), (9, 4), (1, 3))
 IR_FOR_FUNCTIONS = 8          # model-local functions came with IR version 8
+MAX_NEW_INITIALIZER_BYTES = 1 << 30     # zeros made in memory here; larger weights come from files
 
 
 def ir_needed(model) -> tuple[int, str]:
@@ -45,13 +49,10 @@ class ModelEditor(QWidget):
     def __init__(self, qdoc, parent=None):
         super().__init__(parent)
         self.qdoc = qdoc
-        self.message = QLabel("")
-        self.message.setWordWrap(True)
-        self.message.setStyleSheet("color: #c0392b;")
+        self.message = RefusalLine()         # shown only with something to say
         self.warning = QLabel("")
         self.warning.setWordWrap(True)
         self.warning.setStyleSheet("color: #b9770e;")
-        self.message.setVisible(False)      # shown only with something to say
         self.warning.setVisible(False)
         layout = QVBoxLayout(self)
         layout.setContentsMargins(0, 0, 0, 0)
@@ -167,6 +168,21 @@ class ModelEditor(QWidget):
         row.addWidget(self.output_name, 1)
         row.addWidget(add_output)
         self.form.addRow(self.tr("new output"), row)
+        self.initializer_name = QLineEdit()
+        self.initializer_name.setPlaceholderText(self.tr("name"))
+        self.initializer_type = elem_type_combo()
+        select_elem_type(self.initializer_type, int(DataType.FLOAT))
+        self.initializer_dims = QLineEdit()
+        self.initializer_dims.setPlaceholderText(self.tr("sizes: 16, 3"))
+        add_initializer = QPushButton(self.tr("Add initializer"))
+        add_initializer.setToolTip(self.tr("A constant of zeros: connect it to a node's input, "
+                                           "then set its values in the tensor editor"))
+        add_initializer.clicked.connect(self.add_initializer)
+        row = QHBoxLayout()
+        for w, stretch in ((self.initializer_name, 2), (self.initializer_type, 0), (self.initializer_dims, 2),
+                           (add_initializer, 0)):
+            row.addWidget(w, stretch)
+        self.form.addRow(self.tr("new initializer"), row)
 
     def _build_metadata(self) -> None:
         self.form.addRow(QLabel(self.tr("<b>Metadata</b>")))
@@ -204,15 +220,10 @@ class ModelEditor(QWidget):
     # -- edits --------------------------------------------------------------------------------
 
     def _apply(self, edit) -> bool:
-        ok = self.qdoc.apply(edit)
-        if ok:
-            self.message.setText("")
-            self.message.setVisible(False)
-        return ok
+        return apply_edit(self.qdoc, self.message, edit)
 
     def _refuse(self, message: str) -> bool:
-        self.message.setText(self.tr("{message} — not changed.").format(message=message))
-        self.message.setVisible(True)
+        self.message.say(self.tr("{message} — not changed.").format(message=message))
         return False
 
     def _set_model_field(self, field: str, text: str) -> bool:
@@ -307,6 +318,28 @@ class ModelEditor(QWidget):
         except ValueError as e:
             return self._refuse(self.tr("input {name}: {error}").format(name=name, error=e))
         return self._apply(AddGraphInput(name, int(self.input_type.currentData()), dims))
+
+    def add_initializer(self) -> bool:
+        """A new initializer of zeros with the type and sizes given."""
+        name = self.initializer_name.text().strip()
+        if not name:
+            return self._refuse(self.tr("give the new initializer a name"))
+        try:
+            dims = parse_dims(self.initializer_dims.text())
+        except ValueError as e:
+            return self._refuse(self.tr("initializer {name}: {error}").format(name=name, error=e))
+        unsized = [d for d in dims if not isinstance(d, int)]
+        if unsized:
+            return self._refuse(self.tr("initializer {name}: its data needs a size for every dim, "
+                                        "not {dim}").format(name=name, dim=unsized[0] or "?"))
+        code = int(self.initializer_type.currentData())
+        dtype = to_numpy_dtype(code)
+        size = int(np.prod(dims, dtype=np.int64)) if dims else 1
+        if size * dtype.itemsize > MAX_NEW_INITIALIZER_BYTES:
+            return self._refuse(self.tr("initializer {name}: {size} elements is more than a tensor typed here "
+                                        "may hold; import a .npy into a smaller one").format(name=name, size=size))
+        array = np.full(dims, b"" if code == DataType.STRING else 0, dtype=dtype)
+        return self._apply(AddInitializer(name, array, dtype=code))
 
     def add_output(self) -> bool:
         name = self.output_name.text().strip()
