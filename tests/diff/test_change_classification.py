@@ -9,6 +9,7 @@ small model and on copies of the legacy export with known edits:
   nodes a recognised rewrite explains counted apart."""
 import pathlib
 
+import numpy as np
 import pytest
 
 from onnxstudio.core import load
@@ -130,3 +131,19 @@ def test_the_side_by_side_view_marks_only_what_the_diff_calls_changed(qtbot):
     assert "(default)" in group and marked not in group
     view.show_pair(_node(a, "/head/Gemm"), _node(b, "/head/Gemm"))
     assert marked in row(view.toHtml(), "transB")
+
+
+def test_the_side_by_side_view_shows_float_attributes_as_properties_does(qtbot):
+    """A float attribute is a float32: the A and B table shows 0.2 as the
+    canvas and Properties do, not its float64 expansion 0.20000000298023224
+    (seen in a screenshot of Relu -> LeakyRelu)."""
+    from onnxstudio.core.ir import Attr, AttrType
+    from onnxstudio.ui.diff.side_by_side import SideBySide
+    a, b = load(LEGACY), load(LEGACY)
+    gemm = _node(b, "/head/Gemm")
+    gemm.set_attribute(Attr("alpha", AttrType.FLOAT, float(np.float32(0.2))))   # as read from a file
+    view = SideBySide(diff_models(a, b))
+    qtbot.addWidget(view)
+    view.show_pair(_node(a, "/head/Gemm"), gemm)
+    html = view.toHtml()
+    assert ">0.2<" in html and "0.2000000" not in html

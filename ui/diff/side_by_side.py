@@ -6,6 +6,7 @@ from PySide6.QtWidgets import QTextBrowser
 
 from ...core.diff.signature import unreadable_reason
 from ...core.ir import Node, Value, type_name
+from ..panels.attr_editors import format_value
 from ..panels.html import esc
 
 _MARK = "background:#fde7c2;"
@@ -20,7 +21,9 @@ def _attr_text(node: Node, name: str) -> str:
         return f"tensor {type_name(v.dtype)}{list(v.shape)}"
     if hasattr(v, "nodes"):
         return f"graph ({len(v.nodes)} nodes)"
-    text = repr(v)
+    # As Properties shows it: a float attribute is a float32, shown by its
+    # shortest text (0.2, not the float64 expansion 0.20000000298023224).
+    text = format_value(a.type, v)
     return text if len(text) < 120 else text[:117] + "…"
 
 
