@@ -2,7 +2,7 @@
 (the model is left as it was); an edit that applies clears it."""
 from __future__ import annotations
 
-from PySide6.QtWidgets import QLabel
+from PySide6.QtWidgets import QLabel, QScrollArea
 
 
 class RefusalLine(QLabel):
@@ -19,6 +19,17 @@ class RefusalLine(QLabel):
         self.setText(text)
         if self.hide_when_empty:
             self.setVisible(True)
+        self._bring_into_view()
+
+    def _bring_into_view(self) -> None:
+        """The line sits above the fields, and the button that was refused
+        may be far below it (the model form's Add rows): scroll the form
+        holding it, or the refusal is said out of sight."""
+        area = self.parentWidget()
+        while area is not None and not isinstance(area, QScrollArea):
+            area = area.parentWidget()
+        if area is not None:
+            area.ensureWidgetVisible(self)
 
     def clear_refusal(self) -> None:
         self.setText("")
