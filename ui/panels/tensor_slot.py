@@ -5,6 +5,8 @@ being looked at; showing anything else closes it.
 """
 from __future__ import annotations
 
+from PySide6.QtWidgets import QFrame, QScrollArea
+
 from .node_editor import NodeEditor
 from .tensor_editor import TensorEditor, TensorSource
 from .value_editor import ValueEditor
@@ -27,6 +29,7 @@ class TensorSlot:
         self.splitter = splitter            # summary, form, read-only tensor view, then this editor
         self.tensor_view = tensor_view
         self.editor = None                  # the TensorEditor shown, if any
+        self.holder = None                  # the scroll area holding it in the splitter
         self.sizes_before = None            # the splitter's sizes before the editor took most of it
 
     def keep_for(self, form) -> None:
@@ -45,16 +48,24 @@ class TensorSlot:
         if keep:
             te.sync()
         else:
-            self.editor = None
-            te.setParent(None)
-            te.deleteLater()
+            self.editor, holder, self.holder = None, self.holder, None
+            holder.setParent(None)
+            holder.deleteLater()        # and the editor with it
             self._give_back_room(form)
 
     def show(self, qdoc, source) -> None:
         self.keep_for(None)
         self.sizes_before = self.splitter.sizes()
         self.editor = TensorEditor(qdoc, source)
-        self.splitter.addWidget(self.editor)
+        # Scrolled when the dock is shorter than its minimum (a dozen table
+        # rows, the histogram: ~560 px): added bare, that minimum was added
+        # to the form's and the summary's and the main window grew taller
+        # than the screen of a laptop.
+        self.holder = QScrollArea()
+        self.holder.setWidgetResizable(True)
+        self.holder.setFrameShape(QFrame.NoFrame)
+        self.holder.setWidget(self.editor)
+        self.splitter.addWidget(self.holder)
         self.tensor_view.setVisible(False)
         # The form gets what its rows need (up to a third): the editor's own
         # minimum (a dozen table rows, the histogram: ~560 px) left the form
