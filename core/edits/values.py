@@ -622,8 +622,6 @@ class _RemoveDeclaration(GraphEdit):
         return _remove_decl(g, changes, self.graph, self.decl, self.entry, self.occurrence)
 
     def describe(self) -> str:
-        if self.occurrence:
-            return f"Remove repeated {self.decl} {self.entry}"
         return f"Remove {self.decl} {self.entry}"
 
 
@@ -691,6 +689,11 @@ class RemoveGraphInput(_RemoveDeclaration):
     graph: GraphPath = ()
     occurrence: int = 0
 
+    def describe(self) -> str:
+        # Spelt out per class (ui/step_names.py's test reads step names from the
+        # source; value_info has no repeat to remove). A repeat's removal: the input stays.
+        return f"Remove repeated input {self.name}" if self.occurrence else super().describe()
+
 
 @register
 @dataclass
@@ -743,6 +746,11 @@ class RemoveGraphOutput(_RemoveDeclaration):
     name: str
     graph: GraphPath = ()
     occurrence: int = 0
+
+    def describe(self) -> str:
+        # Spelt out per class (ui/step_names.py's test reads step names from the
+        # source; value_info has no repeat to remove). A repeat's removal: an earlier declaration stays.
+        return f"Remove repeated output {self.name}" if self.occurrence else super().describe()
 
 
 _REMOVERS = {"input": RemoveGraphInput, "output": RemoveGraphOutput, "value_info": RemoveValueInfo}
