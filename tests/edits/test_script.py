@@ -119,9 +119,15 @@ def test_malformed_steps_are_named_and_roll_back():
         from_script([{"kind": "add_initializer", "name": "k", "array": {"$array": {"shape": [1]}}}])
     doc = Document(chain())
     before = core.to_bytes(doc.model)
+    # A graph path of the wrong form is refused as the script is read: nothing applied.
     script = [{"kind": "set_model_field", "field": "doc_string", "value": "x"},
               {"kind": "set_node_field", "node": "a", "field": "name", "value": "b2", "graph": [["node"]]}]
-    with pytest.raises(ScriptError, match=r"step 2 \(set_node_field\) is malformed"):
+    with pytest.raises(ScriptError, match=r"step 2 \(set_node_field\): field 'graph' must be a graph path"):
+        doc.replay(script)
+    assert core.to_bytes(doc.model) == before and not doc.can_undo
+    # A field whose form only the edit itself finds wrong: step 1 is rolled back.
+    script[1] = {"kind": "set_node_inputs", "node": "a", "names": [["x"]]}
+    with pytest.raises(ScriptError, match=r"step 2 \(set_node_inputs\) is malformed"):
         doc.replay(script)
     assert core.to_bytes(doc.model) == before and not doc.can_undo
 
