@@ -4,12 +4,11 @@ Extract failing subgraph… writing a small model that still disagrees."""
 from __future__ import annotations
 
 import shutil
-import time
 
 import pytest
 from PySide6.QtCore import Qt
 
-from viewer_helpers import open_model, wait_idle
+from viewer_helpers import open_model, slowed, wait_idle
 from onnxstudio.core import load
 from onnxstudio.core.edits import SetAttribute
 from onnxstudio.core.ir import AttrType
@@ -152,11 +151,7 @@ def test_cancel_stops_the_own_error_pass_between_nodes(qtbot, window, tmp_path, 
     from onnxstudio.core.exec import own_error
     r = _demo_run(qtbot, window, tmp_path)
     real = own_error.own_error
-
-    def slow(*args, **kwargs):           # each node long enough to press Cancel partway
-        time.sleep(0.3)
-        return real(*args, **kwargs)
-    monkeypatch.setattr(own_error, "own_error", slow)
+    slowed(monkeypatch, own_error, "own_error", 0.3)      # each node long enough to press Cancel partway
     r.compare_onnxruntime()
     status = r.dock_widget.status
     qtbot.waitUntil(lambda: "own error: 2/" in status.text(), timeout=60_000)

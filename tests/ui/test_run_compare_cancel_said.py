@@ -6,12 +6,11 @@ ppocr_v4_det, cancelled 40 s in)."""
 from __future__ import annotations
 
 import shutil
-import time
 
 import pytest
 from PySide6.QtCore import Qt
 
-from viewer_helpers import open_model, wait_idle
+from viewer_helpers import open_model, slowed, wait_idle
 from onnxstudio.resources import sample_path
 
 
@@ -21,11 +20,7 @@ def test_the_run_dock_says_the_own_errors_were_cancelled(qtbot, window, tmp_path
     open_model(qtbot, window, shutil.copy(sample_path("demo.onnx"), tmp_path / "demo.onnx"))
     r = window.run_ui
     real = own_error.own_error
-
-    def slow(*args, **kwargs):           # each node long enough to press Cancel partway
-        time.sleep(0.3)
-        return real(*args, **kwargs)
-    monkeypatch.setattr(own_error, "own_error", slow)
+    slowed(monkeypatch, own_error, "own_error", 0.3)      # each node long enough to press Cancel partway
     r.compare_onnxruntime()
     status = r.dock_widget.status
     qtbot.waitUntil(lambda: "own error: 2/" in status.text(), timeout=60_000)
@@ -52,12 +47,7 @@ def test_cancel_while_onnxruntime_runs_is_answered_at_once(qtbot, window, tmp_pa
     from onnxstudio.core.exec import compare
     open_model(qtbot, window, shutil.copy(sample_path("demo.onnx"), tmp_path / "demo.onnx"))
     r = window.run_ui
-    real = compare.compare_run_with_onnxruntime
-
-    def slow(*args, **kwargs):           # onnxruntime's run, long enough to press Cancel during it
-        time.sleep(1.5)
-        return real(*args, **kwargs)
-    monkeypatch.setattr(compare, "compare_run_with_onnxruntime", slow)
+    slowed(monkeypatch, compare, "compare_run_with_onnxruntime", 1.5)   # long enough to press Cancel during it
     r.compare_onnxruntime()
     status = r.dock_widget.status
     qtbot.waitUntil(lambda: "onnxruntime: running" in status.text(), timeout=60_000)

@@ -3,6 +3,7 @@ twice in this tree, so tests must not import from it by name)."""
 from __future__ import annotations
 
 import pathlib
+import time
 
 from shared_models import shared_model_dirs
 
@@ -53,3 +54,14 @@ def window_with_settings(qtbot, ini, size=(1280, 820)):
     win.show()
     qtbot.waitExposed(win)
     return win
+
+
+def slowed(monkeypatch, module, name: str, seconds: float) -> None:
+    """`module.name` takes `seconds` longer a call: a job long enough to
+    press Cancel partway (each node of the own-error pass, onnxruntime's run)."""
+    real = getattr(module, name)
+
+    def slow(*args, **kwargs):
+        time.sleep(seconds)
+        return real(*args, **kwargs)
+    monkeypatch.setattr(module, name, slow)
