@@ -107,8 +107,11 @@ class TensorTableModel(QAbstractTableModel):
         self.beginResetModel()
         self.array = np.asarray(array)
         nd = self.array.ndim
-        self.row_axis = 0 if nd >= 1 else None
-        self.col_axis = 1 if nd >= 2 else None
+        # The last two axes, as numpy prints an array: an NCHW image shows
+        # H x W, a [batch, seq, hidden] activation seq x hidden (axes 0 x 1
+        # showed one row of channels).
+        self.row_axis = max(nd - 2, 0) if nd >= 1 else None
+        self.col_axis = nd - 1 if nd >= 2 else None
         self.fixed = [0] * nd
         self.endResetModel()
 
@@ -215,10 +218,10 @@ class TensorTable(QWidget):
             box.clear()
             for axis in range(nd):
                 box.addItem(self.tr("axis {axis} ({size})").format(axis=axis, size=self.model.array.shape[axis]), axis)
-        if nd >= 1:
-            self.rows_box.setCurrentIndex(0)
-        if nd >= 2:
-            self.cols_box.setCurrentIndex(1)
+        if self.model.row_axis is not None:
+            self.rows_box.setCurrentIndex(self.model.row_axis)
+        if self.model.col_axis is not None:
+            self.cols_box.setCurrentIndex(self.model.col_axis)
         self._rebuild_controls()
 
     def set_axes(self, row_axis: int, col_axis: int) -> None:

@@ -40,6 +40,12 @@ def test_table_slices_any_two_axes(qtbot):
     t = TensorTable()
     qtbot.addWidget(t)
     t.set_array(a)
+    # The last two axes first, as numpy prints an array (an NCHW image shows H x W).
+    assert (t.model.rowCount(), t.model.columnCount()) == (3, 4)
+    assert list(t.spins) == [0]
+    t.set_fixed(0, 1)
+    assert cell(t, 2, 3) == str(a[1, 2, 3])
+    t.set_axes(0, 1)
     assert (t.model.rowCount(), t.model.columnCount()) == (2, 3)
     assert list(t.spins) == [2]
     t.set_fixed(2, 3)

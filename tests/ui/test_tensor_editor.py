@@ -41,7 +41,9 @@ def test_initializer_cells_npy_dtype_reshape_undo_redo_save_reload(qtbot, window
     editor = _show(window, "W")
     assert editor is not None and editor.table.array.shape == (4, 3, 3, 3)
     original = np.asarray(window.model.graph.initializers["W"].const.numpy()).copy()
-    # a cell typed in the table becomes one SetInitializer step
+    # a cell typed in the table becomes one SetInitializer step (the table
+    # shows axes 2 x 3 with 0 and 1 fixed: put the cell of W[0,1,0,0] there)
+    editor.table.set_axes(0, 1)
     assert _set_cell(editor, 0, 1, "2.5")
     w = window.model.graph.get_value("W")
     assert w.const.numpy()[0, 1, 0, 0] == np.float32(2.5)

@@ -29,7 +29,7 @@ class _Dense:
 
 def test_the_properties_viewer_shows_values_in_the_shared_slicing_table(qtbot):
     """The panel's viewer is the run inspector's table (ui/tensor_view.py):
-    a 3-d tensor shows axes 0 and 1 with axis 2 fixed; a 0-d one is one
+    a 3-d tensor shows its last two axes with axis 0 fixed; a 0-d one is one
     cell, a 1-d one a column, as the panel's own 2-D slicer did."""
     view = TensorView()
     qtbot.addWidget(view)
@@ -38,9 +38,9 @@ def test_the_properties_viewer_shows_values_in_the_shared_slicing_table(qtbot):
     assert not view.table.isVisibleTo(view)
     view.show_values()
     model = view.table.model
-    assert (model.rowCount(), model.columnCount()) == (2, 3)
-    view.table.set_fixed(2, 1)
-    assert model.data(model.index(1, 2)) == str(a[1, 2, 1])
+    assert (model.rowCount(), model.columnCount()) == (3, 4)
+    view.table.set_fixed(0, 1)
+    assert model.data(model.index(2, 1)) == str(a[1, 2, 1])
     view.set_tensor(_Dense(np.array(5)), "s")
     view.show_values()
     assert (model.rowCount(), model.columnCount()) == (1, 1)
