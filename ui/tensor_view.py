@@ -479,7 +479,10 @@ class ImageView(QWidget):
             self.batch.setRange(0, max(self.array.shape[0] - 1, 0))
         channels = self.array.shape[layout.index("C")] if "C" in layout else 1
         self.channel_box.clear()
-        if channels >= 3:
+        if channels in (3, 4):
+            # A picture's colours (alpha left out). Three of a feature map's
+            # 32 channels shown as red, green and blue would look like a
+            # picture and mean nothing: such a tensor is shown a channel at a time.
             self.channel_box.addItem("RGB", None)
         for c in range(channels):
             self.channel_box.addItem(self.tr("channel {c} (grey)").format(c=c), c)

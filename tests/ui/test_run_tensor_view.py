@@ -127,6 +127,20 @@ def test_image_view_layouts(qtbot):
     assert not v.set_array(np.zeros(10))
 
 
+def test_a_feature_map_is_shown_a_channel_at_a_time(qtbot):
+    """32 channels are no picture: no RGB choice (its first three channels
+    as colours would look like one), channel 0 in grey first."""
+    v = ImageView()
+    qtbot.addWidget(v)
+    features = np.random.default_rng(0).standard_normal((1, 32, 6, 7)).astype(np.float32)
+    assert v.set_array(features)
+    choices = [v.channel_box.itemData(i) for i in range(v.channel_box.count())]
+    assert choices == list(range(32))
+    assert v.image.isGrayscale() and (v.image.width(), v.image.height()) == (7, 6)
+    rgba = np.zeros((1, 4, 2, 2), np.float32)
+    assert v.set_array(rgba) and v.channel_box.itemData(0) is None    # an RGBA picture keeps RGB
+
+
 def test_format_and_stats_text():
     assert format_element(np.float32(1 / 3)) == "0.333333"
     assert format_element("x" * 300).endswith("…")
