@@ -104,3 +104,16 @@ def test_convert_refuses_external_data_over_a_model_file(tmp_path, capsys, data_
     _one_line_exit_2(code, err, f"external data file {data_name!r} is the model file", "a name of its own")
     assert src.read_bytes() == before and not out.exists()
     assert [p.name for p in tmp_path.iterdir()] == ["in.onnx"]       # no temporary files left
+
+
+def test_check_refuses_a_path_that_is_no_regular_file(tmp_path, capsys):
+    """A FIFO (or /dev/null) is there but is no file: check said 'no such
+    file'; reading it as a model would give an empty one (or block)."""
+    import os
+    fifo = tmp_path / "pipe.onnx"
+    os.mkfifo(fifo)
+    assert main(["check", str(fifo)]) == 2
+    err = capsys.readouterr().err
+    assert f"{fifo}: not a regular file" in err and "no such file" not in err
+    assert main(["check", str(tmp_path / "missing.onnx")]) == 2
+    assert "missing.onnx: no such file" in capsys.readouterr().err

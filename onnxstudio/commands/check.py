@@ -25,8 +25,12 @@ def run(args) -> int:
     path = pathlib.Path(args.file)
     if path.is_dir():
         raise UserError(f"{path}: is a folder, not an .onnx file", exit_code=2)
-    if not path.is_file():
+    if not path.exists():
         raise UserError(f"{path}: no such file; give the path of an .onnx model", exit_code=2)
+    if not path.is_file():
+        # A FIFO or a device: read as a model it would be an empty one (or block).
+        raise UserError(f"{path}: not a regular file (a FIFO, socket or device); give the path of an .onnx "
+                        "model", exit_code=2)
     refused = None
     try:
         model = load(path)          # proves the file is a readable model
