@@ -23,6 +23,7 @@ from PySide6.QtWidgets import (QComboBox, QHBoxLayout, QLabel, QSizePolicy, QSpi
                                QToolTip, QVBoxLayout, QWidget)
 
 from onnxstudio.core.exec.tensor_stats import TensorStats, as_float, histogram, tensor_stats
+from onnxstudio.core.ir.dtypes import INTEGER_TYPES, from_numpy_dtype
 
 MAX_TEXT = 200        # characters of one string/object cell shown
 
@@ -43,10 +44,19 @@ def format_element(x) -> str:
         text = x
     elif type(x).__module__ == "ml_dtypes" or getattr(getattr(x, "dtype", None), "kind", "") == "V":
         value = float(x)
-        return str(int(value)) if value.is_integer() and "int" in type(x).__name__ else f"{value:.6g}"
+        return str(int(value)) if value.is_integer() and _is_integer_type(x.dtype) else f"{value:.6g}"
     else:
         text = repr(x)
     return text if len(text) <= MAX_TEXT else text[:MAX_TEXT] + "…"
+
+
+def _is_integer_type(dtype) -> bool:
+    """Whether an ml_dtypes scalar's type is one of ONNX's integers (int4,
+    uint2 ...): numpy files them all as kind "V"."""
+    try:
+        return from_numpy_dtype(dtype) in INTEGER_TYPES
+    except ValueError:
+        return False
 
 
 def parse_element(text: str, dtype: np.dtype):
