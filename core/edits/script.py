@@ -203,12 +203,21 @@ def _json_kind(value) -> str:
             dict: "an object"}.get(type(value), type(value).__name__)
 
 
+# Fields that list value names (a node's inputs and outputs, the values
+# whose producers move).
+_NAME_LISTS = frozenset({"names", "inputs", "outputs", "values"})
+
+
 def _check_field_form(annotation: str, name: str, value, place: str) -> None:
     """A hand-written script's field of the wrong form is refused here, by
     name, rather than as whatever Python error it would raise mid-edit.
     Annotations are strings (postponed evaluation), read as written."""
     if annotation == "str" and not isinstance(value, str):
         raise ScriptError(f"{place}: field {name!r} must be a string, not {_json_kind(value)}")
+    if annotation == "list" and name in _NAME_LISTS and not (
+            isinstance(value, list) and all(isinstance(v, str) for v in value)):
+        raise ScriptError(f"{place}: field {name!r} must be a list of value names (strings, \"\" for one "
+                          f"not given), not {value!r}")
     if annotation == "NodeRef" and not _is_node_ref(value):
         raise ScriptError(f"{place}: field {name!r} must be {REF_FORMS}, not {value!r}")
 

@@ -125,9 +125,14 @@ def test_malformed_steps_are_named_and_roll_back():
     with pytest.raises(ScriptError, match=r"step 2 \(set_node_field\): field 'graph' must be a graph path"):
         doc.replay(script)
     assert core.to_bytes(doc.model) == before and not doc.can_undo
-    # A field whose form only the edit itself finds wrong: step 1 is rolled back.
     script[1] = {"kind": "set_node_inputs", "node": "a", "names": [["x"]]}
-    with pytest.raises(ScriptError, match=r"step 2 \(set_node_inputs\) is malformed"):
+    with pytest.raises(ScriptError, match=r"step 2 \(set_node_inputs\): field 'names' must be a list of value "
+                                          r"names"):
+        doc.replay(script)
+    assert core.to_bytes(doc.model) == before and not doc.can_undo
+    # A step that fails as it applies: step 1, applied, is rolled back.
+    script[1] = {"kind": "set_node_field", "node": "no such node", "field": "name", "value": "b2"}
+    with pytest.raises(ScriptError, match=r"step 2 \(.*\) no longer applies"):
         doc.replay(script)
     assert core.to_bytes(doc.model) == before and not doc.can_undo
 
