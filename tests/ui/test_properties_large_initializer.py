@@ -9,7 +9,7 @@ from edit_helpers import open_conv_model
 
 
 def test_summary_of_a_large_initializer_reads_no_values(qtbot, window, tmp_path, monkeypatch):
-    from onnxstudio.ui.panels import properties, tensor_editor
+    from onnxstudio.ui.panels import summaries as properties, tensor_editor
     monkeypatch.setattr(properties, "STATS_NOW_BYTES", 100)       # W (432 bytes) counts as large
     monkeypatch.setattr(tensor_editor, "LOAD_NOW_BYTES", 100)     # (as it stays below the editor's)
     read = []

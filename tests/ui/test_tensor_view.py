@@ -1,7 +1,7 @@
 import numpy as np
 
 from onnxstudio.core.exec.tensor_stats import tensor_stats
-from onnxstudio.ui.panels.properties import stat_rows
+from onnxstudio.ui.panels.summaries import stat_rows
 from onnxstudio.ui.panels.tensor_view import TensorView
 
 

@@ -47,7 +47,7 @@ def test_an_attribute_tensor_opens_and_the_problems_dock_names_the_attribute(qtb
 
 
 def test_selecting_it_says_why_its_data_cannot_be_read(qtbot, window, tmp_path, monkeypatch):
-    from onnxstudio.ui.panels import properties, tensor_editor
+    from onnxstudio.ui.panels import summaries as properties, tensor_editor
     monkeypatch.setattr(properties, "STATS_NOW_BYTES", 1)      # w counts as large: no "not read yet" either
     monkeypatch.setattr(tensor_editor, "LOAD_NOW_BYTES", 1)
     open_editable(qtbot, window, weight_outside(tmp_path))

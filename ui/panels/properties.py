@@ -1,7 +1,7 @@
 """Read-only properties of whatever is selected: a node, a value, an
 initializer, a collapsed group, or the model itself.
 
-Rendered as HTML in a QTextBrowser; links to other IR objects (producer,
+Rendered as HTML (built by summaries.py) in a QTextBrowser; links to other IR objects (producer,
 consumers, subgraphs) are registered in `_links` and emitted as `navigate`
 when clicked, so the main window can select them on the canvas.
 """
@@ -9,56 +9,23 @@ from __future__ import annotations
 
 from contextlib import contextmanager
 
-import numpy as np
-from PySide6.QtCore import QT_TRANSLATE_NOOP, QUrl, Signal
+from PySide6.QtCore import QUrl, Signal
 from PySide6.QtGui import QDesktopServices
 from PySide6.QtWidgets import QSplitter, QTextBrowser, QToolTip, QVBoxLayout, QWidget
 from PySide6.QtGui import QCursor
 from PySide6.QtCore import Qt
 
 from ...core.edits import graph_path, typed_output
-from ...core.exec.tensor_stats import tensor_stats
-from ...core.ir import AttrType, Node, SparseTensor, Value
+from ...core.ir import Node, Value
 from ...core.layout import ViewEdge, ViewNode
-from ...core.layout.labels import element_type_named, int_limit_named, limits_legend
-from ...core.summary import human_bytes
 from .. import turns
-from ..canvas.scene import value_type_text
-from ..canvas.words import group_path_text, shown_label
 from .editor_slot import EditorSlot
 from .node_editor import NodeEditor
 from .value_editor import ValueEditor
-from .html import STYLE, esc, operator_url, section, short_type, table
+from .html import STYLE, esc
+from .summaries import Summaries
 from .tensor_slot import TensorSlot
 from .tensor_view import TensorView
-
-MAX_LIST = 200          # consumers listed before "… and N more"
-MAX_ATTR_ITEMS = 64     # list attribute items shown before "… (N items)"
-# Larger initializers get no statistics in the summary: they cost ~17 ms a MB
-# (bert_small's 30 MB embedding about half a second, llama_2gb's 250 MB 4 s).
-# Above the tensor editor's LOAD_NOW_BYTES, so its "Load values" reads them.
-STATS_NOW_BYTES = 32 << 20
-ATTR_TYPE_NAMES = {1: "float", 2: "int", 3: "string", 4: "tensor", 5: "graph", 6: "floats",
-                   7: "ints", 8: "strings", 9: "tensors", 10: "graphs", 11: "sparse tensor",
-                   12: "sparse tensors", 13: "type", 14: "types"}   # the spec's names: not translated
-STAT_NAMES = {"min": QT_TRANSLATE_NOOP("PropertiesPanel", "min"),
-              "max": QT_TRANSLATE_NOOP("PropertiesPanel", "max"),
-              "mean": QT_TRANSLATE_NOOP("PropertiesPanel", "mean"),
-              "std": QT_TRANSLATE_NOOP("PropertiesPanel", "std")}
-
-
-def stat_rows(stats) -> list[tuple[str, str]]:
-    """(name, text) rows for a tensor's statistics, core's one definition
-    (as the tensor editor and the run inspector show them): min, max, mean
-    and std over the finite elements, then how many are NaN or infinite;
-    none for strings, an empty tensor or one not read."""
-    if stats is None or not stats.numeric or not stats.count:
-        return []
-    rows = [(k, f"{getattr(stats, k):.6g}") for k in ("min", "max", "mean", "std")
-            if getattr(stats, k) is not None]
-    rows += [(what, str(n)) for what, n in (("NaN", stats.nan), ("+Inf", stats.posinf), ("-Inf", stats.neginf))
-             if n]
-    return rows
 
 
 class PropertiesPanel(QWidget):
@@ -192,21 +159,9 @@ class PropertiesPanel(QWidget):
         else:
             QDesktopServices.openUrl(url)
 
-    def _value_row(self, value) -> tuple[str, str]:
-        if value is None:
-            return ("", "<span class='muted'>" + self.tr("(omitted)") + "</span>")
-        kind = self.tr(" · initializer") if value.is_initializer else ""
-        text = value_type_text(value, self.inferred)
-        return (self._link(value, value.name), short_type(value, self.inferred, self._links, text) + kind)
-
-    def _value_list(self, values) -> str:
-        """Name on one line, type below it: long names and long symbolic shapes
-        both fit a narrow dock this way."""
-        lines = []
-        for value in values:
-            name, detail = self._value_row(value)
-            lines.append(f"{name}<br><span class='muted'>&nbsp;&nbsp;{detail}</span>" if name else detail)
-        return "<br>".join(lines) or "—"
+    def _summaries(self):
+        """The summary HTML of the model shown, its links registered here."""
+        return Summaries(self.model, self.inferred, self._links, self._link)
 
     def show_model(self) -> None:
         self.current = None
@@ -220,30 +175,9 @@ class PropertiesPanel(QWidget):
 
     def _render_model_summary(self) -> None:
         links, self._links = self._links, {}
-        m = self.model
-        if m is None:
-            return self._render("<p class='muted'>" + esc(self.tr("No model open.")) + "</p>")
-        graph = m.graph
-        rows = [(self.tr("file"), esc(m.path) if m.path else "—"), (self.tr("IR version"), m.ir_version),
-                (self.tr("opsets"), esc(", ".join(f"{d or 'ai.onnx'} {v}" for d, v in m.opset_imports.items()))),
-                (self.tr("producer"), esc(f"{m.producer_name} {m.producer_version}".strip() or "—")),
-                (self.tr("domain"), esc(m.domain or "—")), (self.tr("model version"), m.model_version),
-                (self.tr("graph"), esc(graph.name or "—")), (self.tr("nodes"), len(graph.nodes)),
-                (self.tr("initializers"), len(graph.initializers)),
-                (self.tr("training info"), self.tr("present") if m.training_info else self.tr("none"))]
-        body = "<h2>" + esc(self.tr("Model")) + "</h2>" + table(rows)
-        if m.doc_string:
-            body += section(self.tr("Documentation"), f"<pre style='white-space: pre-wrap'>{esc(m.doc_string)}</pre>")
-        if m.metadata_props:
-            body += section(self.tr("Metadata"), table((esc(k), esc(v)) for k, v in m.metadata_props.items()))
-        body += section(self.tr("Inputs"), self._value_list(graph.inputs))
-        body += section(self.tr("Outputs"), self._value_list(graph.outputs))
-        if m.functions:
-            body += section(self.tr("Functions"), table(
-                (esc(f"{d}::{n}" + (f":{o}" if o else "")),
-                 self._link(f.graph, (self.tr("{n} node") if len(f.graph.nodes) == 1
-                                      else self.tr("{n} nodes")).format(n=len(f.graph.nodes))))
-                for (d, n, o), f in m.functions.items()))
+        if self.model is None:
+            return self._render(self._summaries().model_html())
+        body = self._summaries().model_html()
         if body == getattr(self, "_model_body", None) and self._links.keys() == links.keys() \
                 and all(self._links[k] is links[k] or self._links[k] == links[k] for k in links):
             return          # nothing it shows changed: keep the page (and its scroll position)
@@ -354,76 +288,7 @@ class PropertiesPanel(QWidget):
 
     def _render_node_summary(self, node) -> None:
         self._links.clear()
-        url = operator_url(node.op_type, node.domain)
-        title = f"<a href='{url}'>{esc(node.op_type)}</a>" if url else esc(node.op_type)
-        rows = [(self.tr("name"), esc(node.name or self.tr("(unnamed)"))),
-                (self.tr("domain"), esc(node.domain or "ai.onnx")), (self.tr("location"), esc(node.path))]
-        if self.model is not None and (node.domain, node.op_type, node.overload) in self.model.functions:
-            function = self.model.functions[(node.domain, node.op_type, node.overload)]
-            rows.append((self.tr("function"), self._link(function.graph, self.tr("open body"))))
-        body = f"<h2>{title}</h2>{table(rows)}"
-        body += section(self.tr("Inputs"), self._value_list(node.inputs))
-        body += section(self.tr("Outputs"), self._value_list(node.outputs))
-        if node.attributes:
-            # Name over value, like inputs: long lists (tree ensembles carry
-            # thousands of numbers) would squeeze a two-column table to slivers.
-            body += section(self.tr("Attributes"), "<br>".join(
-                f"<b>{esc(a.name)}</b><br>&nbsp;&nbsp;{self._attr_text(a)}"
-                for a in node.attributes.values()))
-        if node.doc_string:
-            body += section(self.tr("Documentation"),
-                            f"<pre style='white-space: pre-wrap'>{esc(node.doc_string)}</pre>")
-        self._render(body)
-
-    def _attr_text(self, attr) -> str:
-        kind = ATTR_TYPE_NAMES.get(int(attr.type), str(attr.type))
-        if attr.ref_attr_name:
-            return f"→ {esc(attr.ref_attr_name)} <span class='muted'>{kind}</span>"
-        value = attr.value
-        if int(attr.type) == AttrType.GRAPH:
-            n = len(value.nodes)
-            text = self._link(value, (self.tr("graph {name} ({n} node)") if n == 1
-                                      else self.tr("graph {name} ({n} nodes)")).format(
-                name=value.name or "", n=n).replace("  ", " "))
-        elif int(attr.type) == AttrType.GRAPHS:
-            text = ", ".join(self._link(g, g.name or self.tr("graph {i}").format(i=i)) for i, g in enumerate(value))
-        elif int(attr.type) == AttrType.TENSOR:
-            text = esc(f"{getattr(value.dtype, 'name', value.dtype)}"
-                       f"{list(value.shape)}") + self._small_tensor(value)
-        elif int(attr.type) == AttrType.SPARSE_TENSOR and value is not None:
-            dtype = value.values.dtype
-            text = esc(f"{getattr(dtype, 'name', dtype)}{list(value.dims)} " + self.tr(
-                "(sparse: {stored} of {total} elements stored)").format(
-                stored=value.values.size, total=int(np.prod(value.dims, dtype=np.int64))))
-        elif (named := element_type_named(attr)) is not None:
-            text = esc(f"{named} ({value})")     # as on the box: "to = bool"
-        elif isinstance(value, (list, tuple)):
-            shown = ", ".join(_short(v) for v in value[:MAX_ATTR_ITEMS])
-            more = (self.tr(", … ({n} items)").format(n=len(value))
-                    if len(value) > MAX_ATTR_ITEMS else "")
-            text = esc(f"[{shown}{more}]") + _limits_note(value[:MAX_ATTR_ITEMS])
-        elif (named := int_limit_named(value)) is not None:
-            text = esc(f"{named} ({value})")     # as on the box: "ends = INT64_MAX"
-        else:
-            text = esc(_short(value))
-        return f"{text} <span class='muted'>{kind}</span>"
-
-    @staticmethod
-    def _small_tensor(tensor) -> str:
-        try:
-            if tensor.nbytes <= 256:
-                array = tensor.numpy()
-                text = str(array.tolist())
-                if array.dtype.kind in "iu":       # INT64_MAX named, as on the box
-                    text = np.array2string(array, separator=", ", threshold=array.size + 1,
-                                           formatter={"int": lambda v: int_limit_named(int(v)) or str(v)})
-                    return " = " + esc(text) + _limits_note(array.reshape(-1).tolist())
-                if array.dtype == np.bool_:       # true/false, as the box and the tensor editor write them
-                    text = text.replace("True", "true").replace("False", "false")
-                return " = " + esc(text)
-        except Exception:   # noqa: BLE001 - a value we cannot decode is shown without data
-            pass
-        return ""
+        self._render(self._summaries().node_html(node))
 
     def show_value(self, value) -> None:
         self.current = value
@@ -432,103 +297,13 @@ class PropertiesPanel(QWidget):
         else:
             self._set_editor(None)
         self._links.clear()
-        vtype = value_type_text(value, self.inferred)
-        declared = value.type is not None or value.is_initializer   # typed by its data
-        rows = [(self.tr("type"), short_type(value, self.inferred, self._links, vtype or self.tr("unknown"))
-                 + ("" if declared or not vtype
-                    else " <span class='muted'>" + esc(self.tr("(inferred)")) + "</span>"))]
-        producer = value.producer
-        if producer is not None:
-            rows.append((self.tr("producer"), self._link(producer, producer.display_name)))
-        elif value.is_graph_input:
-            rows.append((self.tr("producer"), self.tr("graph input")))
-        uses = value.uses
-        consumers = ", ".join(self._link(n, f"{n.display_name}[{i}]") for n, i in uses[:MAX_LIST])
-        if len(uses) > MAX_LIST:
-            consumers += self.tr(" … and {n} more").format(n=len(uses) - MAX_LIST)
-        rows.append((self.tr("consumers"), consumers or "—"))
-        if value.is_graph_output:
-            rows.append((self.tr("graph output"), self.tr("yes")))
-        tensor = value.const if value.is_initializer else None
-        title = self.tr("Initializer") if tensor is not None else self.tr("Value")
-        if tensor is None and producer is not None and producer.op_type == "Constant":
-            # Exporters often store weights as Constant nodes: show them like initializers.
-            for name, attr_type in (("value", AttrType.TENSOR), ("sparse_value", AttrType.SPARSE_TENSOR)):
-                attr = producer.attributes.get(name)
-                if attr is not None and int(attr.type) == attr_type and attr.value is not None:
-                    tensor, title = attr.value, "Constant"     # the op's name
-                    break
-        body = f"<h2>{title} {esc(value.name)}</h2>{table(rows)}"
-        if tensor is not None:
-            body += self._initializer_section(tensor)
-        if value.doc_string:
-            body += section(self.tr("Documentation"),
-                            f"<pre style='white-space: pre-wrap'>{esc(value.doc_string)}</pre>")
+        body, tensor = self._summaries().value_html(value)
         self._render(body, tensor, value.name)
         self.tensor_slot.show_value(self.qdoc, value, tensor)
-
-    def _initializer_section(self, tensor) -> str:
-        from .tensor_editor import LOAD_NOW_BYTES
-        sparse = isinstance(tensor, SparseTensor)   # values, indices, dims
-        values = tensor.values if sparse else tensor
-        shape = list(tensor.dims if sparse else tensor.shape)
-        rows = [(self.tr("dtype"), esc(getattr(values.dtype, "name", values.dtype))),
-                (self.tr("shape"), esc(shape))]
-        if sparse:
-            size = int(np.prod(shape, dtype=np.int64))
-            rows.append((self.tr("stored"), esc(self.tr("sparse: {stored} of {total} elements ({size})").format(
-                stored=values.size, total=size, size=human_bytes(values.nbytes + tensor.indices.nbytes)))))
-        else:
-            rows.append((self.tr("size"), human_bytes(tensor.nbytes)))
-        if values.is_external:
-            rows.append((self.tr("stored in"), esc(values.external_location)))
-        try:
-            if sparse:      # densified only when small: the tensor editor reads large ones on request
-                small = values.size == 0 or size * values.nbytes // values.size <= LOAD_NOW_BYTES
-                stats = tensor_stats(tensor.to_dense()) if small else None
-            elif tensor.unreadable is not None:
-                tensor.numpy()      # refused at once, naming it: not "not read yet"
-            elif tensor.nbytes > STATS_NOW_BYTES:
-                # Selecting must stay quick: a 250 MB embedding took 4 s here.
-                # The tensor editor below reads the values when asked.
-                stats = None
-                rows.append((self.tr("statistics"), esc(self.tr(
-                    "not read yet ({size}): “Load values” in the editor below reads them").format(
-                        size=human_bytes(tensor.nbytes)))))
-            else:
-                stats = tensor_stats(tensor.numpy())
-        except Exception as exc:   # noqa: BLE001 - e.g. external file missing
-            stats = None
-            rows.append((self.tr("data"), esc(self.tr("cannot be read: {error}").format(error=exc))))
-        rows.extend((self.tr(STAT_NAMES.get(k, k)), v) for k, v in stat_rows(stats))
-        return section(self.tr("Tensor"), table(rows))
 
     def show_group(self, vnode) -> None:
         self._set_editor(None)
         self._links.clear()
-        path = group_path_text(vnode.group or ())
-        title = self.tr("Group {path}").format(path=path)
-        hint = self.tr("Double-click the box to expand it.")
-        body = f"<h2>{esc(title)}</h2><p class='muted'>{esc(hint)}</p>"
-        lines = shown_label(vnode.label).lines      # "12 nodes" in the UI's language, as on the box
-        body += section(self.tr("Contents"), table((esc(line), "") for line in lines))
+        body = self._summaries().group_html(vnode)
         self._render(body)
 
-
-def _short(value) -> str:
-    if isinstance(value, float):
-        return f"{value:.6g}"
-    named = int_limit_named(value)
-    if named is not None:
-        return named
-    if isinstance(value, bytes):
-        return repr(value)
-    text = str(value)
-    return text if len(text) <= 200 else text[:200] + "…"
-
-
-def _limits_note(values) -> str:
-    """The exact numbers behind the names a list shows: " (INT64_MAX =
-    9223372036854775807)" after [0, INT64_MAX]."""
-    legend = limits_legend({int_limit_named(v) for v in values})
-    return f" <span class='muted'>({esc(legend)})</span>" if legend else ""
