@@ -214,11 +214,9 @@ def _enter(qtbot, window, graph):
     wait_idle(qtbot, window)
 
 
-@pytest.mark.slow
-def test_stepping_into_a_body_shows_its_nodes_heat(qtbot, window):
-    """silero_vad profiled: the If's branch that ran has its own heat, its
-    nodes' times; the branch that did not run says so, as does an
-    onnxruntime profile, which does not time inside bodies."""
+def _silero_vad_profiled(qtbot, window):
+    """silero_vad open and profiled on its own inputs; (run UI, the If's
+    bodies, the body that ran)."""
     import numpy as np
     open_model(qtbot, window, SHARED_MODELS / "silero_vad" / "model.onnx")
     r = window.run_ui
@@ -230,7 +228,20 @@ def test_stepping_into_a_body_shows_its_nodes_heat(qtbot, window):
     branch = next(n for n in r.controller.model.graph.nodes if n.op_type == "If")
     ran = {id(n.node.graph) for n in p.body_nodes}
     bodies = [g for _, g in branch.subgraphs()]
-    body = next(g for g in bodies if id(g) in ran)
+    return r, bodies, next(g for g in bodies if id(g) in ran)
+
+
+@pytest.mark.slow
+def test_stepping_into_a_body_shows_its_nodes_heat(qtbot, window):
+    """silero_vad profiled: the If's branch that ran has its own heat, its
+    nodes' times; the branch that did not run says so, as does an
+    onnxruntime profile, which does not time inside bodies."""
+    r, bodies, body = _silero_vad_profiled(qtbot, window)
+    # The edge labels as inference writes them, whether it ended before the
+    # profile or not (the test of the heat drawn before types arrive is below).
+    qtbot.waitUntil(lambda: not window.busy, timeout=120_000)
+    p = r.profile.profile
+    ran = {id(n.node.graph) for n in p.body_nodes}
     _enter(qtbot, window, body)
     heat = r.profile.heat
     marks = [i for i in heat.items if isinstance(i, HeatMark)]
@@ -254,6 +265,37 @@ def test_stepping_into_a_body_shows_its_nodes_heat(qtbot, window):
     assert r.profile.profile.source == "onnxruntime"
     _enter(qtbot, window, body)
     assert not heat.items and "not measured" in heat.legend.title
+
+
+@pytest.mark.slow
+def test_heat_labels_make_room_for_types_inferred_after_them(qtbot, window, monkeypatch):
+    """The heat drawn while inference still runs (its types not yet on the
+    edges): when the types arrive the edge labels are rewritten in place, and
+    a time label placed beside a short label covered the longer one
+    (silero_vad's body under a busy machine). Inference is held here until
+    the heat is on the canvas, so the types surely come after it."""
+    import threading
+    from onnxstudio.core import analysis
+    release = threading.Event()
+    real = analysis.Analysis
+
+    def held(model):
+        release.wait(300)
+        return real(model)
+    monkeypatch.setattr(analysis, "Analysis", held)
+    try:
+        r, _, body = _silero_vad_profiled(qtbot, window)
+        _enter(qtbot, window, body)
+        assert window.busy                                  # no types yet: inference is held
+        scene, heat = window.graph.scene, r.profile.heat
+        before = {key: e.full_label for key, e in scene.edge_items.items()}
+        assert [i for i in heat.items if isinstance(i, HeatMark)]
+    finally:
+        release.set()
+    qtbot.waitUntil(lambda: not window.busy, timeout=120_000)
+    assert any(e.full_label != before[key] for key, e in scene.edge_items.items())   # the labels did change
+    assert [i for i in heat.items if isinstance(i, HeatMark)]
+    assert _heat_label_overlaps(scene, heat.items) == []
 
 
 def _compared_demo(qtbot, window, tmp_path):

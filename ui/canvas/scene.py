@@ -8,7 +8,7 @@ from __future__ import annotations
 
 from typing import Callable, Optional
 
-from PySide6.QtCore import QCoreApplication, QRectF
+from PySide6.QtCore import QCoreApplication, QRectF, Signal
 from PySide6.QtWidgets import QGraphicsScene
 from shiboken6 import isValid
 
@@ -152,6 +152,11 @@ def _new_edge_item(edge_id, vedge, points, inferred) -> EdgeItem:
 
 
 class GraphScene(QGraphicsScene):
+    # Edge labels were rewritten and placed again without a new layout (types
+    # from inference, or after an edit): what was placed clear of the old
+    # labels (the heat's time labels) may cover the new ones.
+    edge_labels_moved = Signal()
+
     def __init__(self, theme: Theme = LIGHT, parent=None):
         super().__init__(parent)
         self.theme = theme
@@ -515,6 +520,8 @@ class GraphScene(QGraphicsScene):
             if tip != getattr(item, "tip", None):
                 item.tip = tip
                 item.setToolTip(tip)
+        if changed:
+            self.edge_labels_moved.emit()
 
     # -- lookups --------------------------------------------------------------
 

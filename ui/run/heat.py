@@ -224,6 +224,10 @@ class HeatOverlay:
         self.legend = HeatLegend(panel.view)
         self.visible = True
         panel.laid_out.connect(self.refresh)
+        # Types that arrive after the heat was drawn (inference still running
+        # when a profile is shown, an edit) rewrite the edge labels in place:
+        # the time labels make room for them again (they covered them).
+        panel.scene.edge_labels_moved.connect(self.refresh)
         self._resize_filter = _ResizeFilter(self.legend, panel.view)
         panel.view.installEventFilter(self._resize_filter)
 
