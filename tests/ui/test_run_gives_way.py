@@ -5,6 +5,7 @@ long; the UI thread asks Linux for short time slices (ui/run/ui_thread_slice.py)
 The run's result is the same. pytest-qt, offscreen."""
 import threading
 import time
+from types import SimpleNamespace
 
 import numpy as np
 import pytest
@@ -28,12 +29,43 @@ def _in_event_loop(qtbot, work, linger_ms=60):
     loop.exec()
 
 
-def test_the_worker_waits_while_the_ui_thread_handles_an_event(qtbot):
+class _Asleep:
+    """worker_yields' "the loop sleeps" event, with each wait noted:
+    (timeout asked, whether the loop's sleep ended it)."""
+
+    def __init__(self, real: threading.Event):
+        self.real = real
+        self.waits = []
+        self.waiting = threading.Event()       # a worker waits now
+
+    def is_set(self) -> bool:
+        return self.real.is_set()
+
+    def set(self) -> None:
+        self.real.set()
+
+    def clear(self) -> None:
+        self.real.clear()
+
+    def wait(self, timeout=None) -> bool:
+        self.waiting.set()
+        ended = self.real.wait(timeout)
+        self.waits.append((timeout, ended))
+        return ended
+
+
+def test_the_worker_waits_while_the_ui_thread_handles_an_event(qtbot, monkeypatch):
+    """Told by the order of events, not by clocks: the handler keeps the UI
+    thread until the worker waits for it, and the worker's limits are far
+    beyond any machine's delays, so only the loop's sleep ends its wait."""
+    asleep = _Asleep(worker_yields._asleep)
+    monkeypatch.setattr(worker_yields, "_asleep", asleep)
+    monkeypatch.setattr(worker_yields, "MAX_WAIT_S", 300.0)
+    monkeypatch.setattr(worker_yields, "GRACE_S", 300.0)
     times = {}
 
     def worker(ui_first):
-        time.sleep(0.005)
-        times["asked"] = time.monotonic()
+        time.sleep(2 * worker_yields.AWAKE_S)       # the loop awake longer than a short turn
         ui_first.give_way()
         times["went_on"] = time.monotonic()
 
@@ -41,35 +73,64 @@ def test_the_worker_waits_while_the_ui_thread_handles_an_event(qtbot):
         worker_yields.watch_the_ui_thread()
         times["thread"] = threading.Thread(target=worker, args=(worker_yields.UIFirst(),))
         times["thread"].start()
-        time.sleep(0.015)                 # the UI thread at work (its handler)
-        times["handled"] = time.monotonic()
+        assert asleep.waiting.wait(300)              # the UI thread at work (its handler) ...
+        times["handled"] = time.monotonic()          # ... until the worker gave way
     try:
         _in_event_loop(qtbot, busy_handler)
     finally:
         worker_yields.stop_watching()
-    times["thread"].join()
+    times["thread"].join(300)
     assert times["went_on"] >= times["handled"]                      # not before the handler ended
-    assert times["went_on"] - times["asked"] <= worker_yields.MAX_WAIT_S + 0.05
+    assert asleep.waits == [(300.0, True)]                            # ended by the loop's sleep
     # The loop asleep (or nobody watching): no wait at all.
-    start = time.monotonic()
     worker_yields.UIFirst().give_way()
-    assert time.monotonic() - start < 0.005
+    assert asleep.waits == [(300.0, True)]
 
 
-def test_a_ui_thread_that_never_sleeps_only_slows_the_worker_down():
-    worker_yields._awake()                 # as when the loop wakes, and it stays awake
-    time.sleep(worker_yields.AWAKE_S)
-    try:
-        ui_first = worker_yields.UIFirst()
-        start = time.monotonic()
-        for _ in range(20):
-            ui_first.give_way()
-        spent = time.monotonic() - start
-    finally:
-        worker_yields._asleep.set()
-    # At most the grace and a quarter of the time since the job started: never stopped.
-    assert spent <= 2 * worker_yields.GRACE_S + 0.05
-    assert ui_first.waited >= worker_yields.GRACE_S * 0.9
+class _Clock:
+    """time.monotonic for worker_yields, moved on by hand and by the waits."""
+
+    def __init__(self):
+        self.now = 1000.0
+
+    def __call__(self) -> float:
+        return self.now
+
+
+def test_a_ui_thread_that_never_sleeps_only_slows_the_worker_down(monkeypatch):
+    """On a clock of the test's own (a loaded machine's late wake-ups change
+    nothing): each wait is at most MAX_WAIT_S, and beyond the first GRACE_S
+    the worker waits at most a quarter of the job's time so far."""
+    clock = _Clock()
+    monkeypatch.setattr(worker_yields, "time", SimpleNamespace(monotonic=clock))
+
+    class NeverAsleep:                 # the loop never sleeps: every wait runs out
+        def __init__(self):
+            self.waits = []
+
+        def is_set(self):
+            return False
+
+        def clear(self):
+            pass
+
+        def wait(self, timeout):
+            self.waits.append(timeout)
+            clock.now += timeout
+            return False
+    asleep = NeverAsleep()
+    monkeypatch.setattr(worker_yields, "_asleep", asleep)
+    ui_first = worker_yields.UIFirst()
+    worker_yields._awake()             # as when the loop wakes, and it stays awake
+    clock.now += worker_yields.AWAKE_S
+    for _ in range(400):               # 400 nodes of 5 ms
+        clock.now += 0.005
+        ui_first.give_way()
+        spent = clock.now - ui_first.started
+        assert ui_first.waited <= worker_yields.GRACE_S + spent / 4 + 1e-9
+    assert asleep.waits and max(asleep.waits) <= worker_yields.MAX_WAIT_S
+    assert ui_first.waited >= worker_yields.GRACE_S                   # it did give way
+    assert ui_first.waited < spent / 2                                # never stopped: the nodes ran on
 
 
 def test_pause_points_call_only_the_hook_of_their_own_thread():
