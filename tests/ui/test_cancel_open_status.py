@@ -4,8 +4,7 @@ the progress bar gone: the 2 GB LLM's layout cancelled looked like a
 layout still running)."""
 from __future__ import annotations
 
-import threading
-
+from holding import held
 from onnxstudio.ui import workers
 from shared_models import SHARED_MODELS
 from viewer_helpers import open_model, wait_idle
@@ -23,30 +22,14 @@ def test_cancel_while_loading_says_cancelled(qtbot, window):
     assert "ancelled" in text
 
 
-def _hold_layouts(monkeypatch) -> threading.Event:
-    """Every layout job waits, before it starts laying out, until the event
-    returned is set: a Cancel pressed meanwhile surely comes first (bert_small's
-    layout, cached by an earlier test of the same process, could end before
-    the test's next look at the window)."""
-    release = threading.Event()
-    real = workers.lay_out_level
-
-    def held(*args, **kwargs):
-        release.wait(300)
-        return real(*args, **kwargs)
-    monkeypatch.setattr(workers, "lay_out_level", held)
-    return release
-
-
 def test_cancel_while_laying_out_says_cancelled(qtbot, window, monkeypatch):
-    release = _hold_layouts(monkeypatch)
-    try:
+    # The layout is held until Cancel is pressed: bert_small's layout, cached by an earlier
+    # test of the same process, could end before the test's next look at the window.
+    with held(monkeypatch, workers, "lay_out_level"):
         window.open_path(SHARED_MODELS / "bert_small" / "model.onnx")
         qtbot.waitUntil(lambda: window._load_job is None, timeout=120_000)   # loaded: its layout is held
         assert window.graph.layout_running
         window.cancel_button.click()
-    finally:
-        release.set()       # a job left waiting would hold the window's shutdown
     wait_idle(qtbot, window)
     text = window.status_label.text()
     assert "Laying out" not in text and "ancelled" in text

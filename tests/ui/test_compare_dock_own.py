@@ -8,6 +8,7 @@ import shutil
 import pytest
 from PySide6.QtCore import Qt
 
+from holding import held
 from viewer_helpers import open_model, slowed, wait_idle
 from onnxstudio.core import load
 from onnxstudio.core.edits import SetAttribute
@@ -151,12 +152,15 @@ def test_cancel_stops_the_own_error_pass_between_nodes(qtbot, window, tmp_path, 
     from onnxstudio.core.exec import own_error
     r = _demo_run(qtbot, window, tmp_path)
     real = own_error.own_error
-    slowed(monkeypatch, own_error, "own_error", 0.3)      # each node long enough to press Cancel partway
-    r.compare_onnxruntime()
-    status = r.dock_widget.status
-    qtbot.waitUntil(lambda: "own error: 2/" in status.text(), timeout=60_000)
-    assert r.dock_widget.progress.value() >= 1
-    qtbot.mouseClick(r.dock_widget.cancel_button, Qt.LeftButton)
+    # The first node long enough for the status to count the second (a count every 0.1 s at
+    # most); the second held until Cancel is pressed, so the pass surely cannot end before it.
+    slowed(monkeypatch, own_error, "own_error", 0.3)
+    with held(monkeypatch, own_error, "own_error", from_call=2) as second:
+        r.compare_onnxruntime()
+        status = r.dock_widget.status
+        qtbot.waitUntil(lambda: second.waiting.is_set() and "own error: 2/" in status.text(), timeout=120_000)
+        assert r.dock_widget.progress.value() >= 1
+        qtbot.mouseClick(r.dock_widget.cancel_button, Qt.LeftButton)
     finish(qtbot, window)
     report = r.controller.report
     measured, total = report.own_cancelled

@@ -3,6 +3,7 @@ legend, a collapsed group's total, the Profile dock's lists (a click goes
 to the node), comparing with the previous profile, progress and Cancel."""
 import pytest
 
+from holding import held
 from shared_models import SHARED_MODELS
 from viewer_helpers import open_model, wait_idle
 from PySide6.QtCore import Qt
@@ -274,24 +275,14 @@ def test_heat_labels_make_room_for_types_inferred_after_them(qtbot, window, monk
     a time label placed beside a short label covered the longer one
     (silero_vad's body under a busy machine). Inference is held here until
     the heat is on the canvas, so the types surely come after it."""
-    import threading
     from onnxstudio.core import analysis
-    release = threading.Event()
-    real = analysis.Analysis
-
-    def held(model):
-        release.wait(300)
-        return real(model)
-    monkeypatch.setattr(analysis, "Analysis", held)
-    try:
+    with held(monkeypatch, analysis, "Analysis"):
         r, _, body = _silero_vad_profiled(qtbot, window)
         _enter(qtbot, window, body)
         assert window.busy                                  # no types yet: inference is held
         scene, heat = window.graph.scene, r.profile.heat
         before = {key: e.full_label for key, e in scene.edge_items.items()}
         assert [i for i in heat.items if isinstance(i, HeatMark)]
-    finally:
-        release.set()
     qtbot.waitUntil(lambda: not window.busy, timeout=120_000)
     assert any(e.full_label != before[key] for key, e in scene.edge_items.items())   # the labels did change
     assert [i for i in heat.items if isinstance(i, HeatMark)]

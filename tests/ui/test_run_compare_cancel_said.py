@@ -10,6 +10,7 @@ import shutil
 import pytest
 from PySide6.QtCore import Qt
 
+from holding import held
 from viewer_helpers import open_model, slowed, wait_idle
 from onnxstudio.resources import sample_path
 
@@ -20,11 +21,14 @@ def test_the_run_dock_says_the_own_errors_were_cancelled(qtbot, window, tmp_path
     open_model(qtbot, window, shutil.copy(sample_path("demo.onnx"), tmp_path / "demo.onnx"))
     r = window.run_ui
     real = own_error.own_error
-    slowed(monkeypatch, own_error, "own_error", 0.3)      # each node long enough to press Cancel partway
-    r.compare_onnxruntime()
-    status = r.dock_widget.status
-    qtbot.waitUntil(lambda: "own error: 2/" in status.text(), timeout=60_000)
-    qtbot.mouseClick(r.dock_widget.cancel_button, Qt.LeftButton)
+    # The first node long enough for the status to count the second (a count every 0.1 s at
+    # most); the second held until Cancel is pressed, so the pass surely cannot end before it.
+    slowed(monkeypatch, own_error, "own_error", 0.3)
+    with held(monkeypatch, own_error, "own_error", from_call=2) as second:
+        r.compare_onnxruntime()
+        status = r.dock_widget.status
+        qtbot.waitUntil(lambda: second.waiting.is_set() and "own error: 2/" in status.text(), timeout=120_000)
+        qtbot.mouseClick(r.dock_widget.cancel_button, Qt.LeftButton)
     assert r.controller.wait(300_000)
     wait_idle(qtbot, window)
     measured, total = r.controller.report.own_cancelled
@@ -47,14 +51,16 @@ def test_cancel_while_onnxruntime_runs_is_answered_at_once(qtbot, window, tmp_pa
     from onnxstudio.core.exec import compare
     open_model(qtbot, window, shutil.copy(sample_path("demo.onnx"), tmp_path / "demo.onnx"))
     r = window.run_ui
-    slowed(monkeypatch, compare, "compare_run_with_onnxruntime", 1.5)   # long enough to press Cancel during it
-    r.compare_onnxruntime()
-    status = r.dock_widget.status
-    qtbot.waitUntil(lambda: "onnxruntime: running" in status.text(), timeout=60_000)
-    qtbot.mouseClick(r.dock_widget.cancel_button, Qt.LeftButton)
-    qtbot.waitUntil(lambda: "Cancelling" in status.text(), timeout=1_000)
-    assert r.controller.running                          # still waiting for onnxruntime
-    assert "cannot be stopped partway" in status.text()
+    # onnxruntime's run held until Cancel was answered: a fixed 1.5 s could end first on a busy machine.
+    with held(monkeypatch, compare, "compare_run_with_onnxruntime") as ort_run:
+        r.compare_onnxruntime()
+        status = r.dock_widget.status
+        qtbot.waitUntil(lambda: ort_run.waiting.is_set() and "onnxruntime: running" in status.text(),
+                        timeout=120_000)
+        qtbot.mouseClick(r.dock_widget.cancel_button, Qt.LeftButton)
+        assert "Cancelling" in status.text()                 # at once: said by the press itself
+        assert r.controller.running                          # still waiting for onnxruntime
+        assert "cannot be stopped partway" in status.text()
     assert r.controller.wait(300_000)
     wait_idle(qtbot, window)
     assert "own errors cancelled after 0 of" in status.text()
