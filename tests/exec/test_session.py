@@ -1,7 +1,6 @@
 """The executor's session: shared models, subgraph runs, stepping, cancel, errors."""
 import json
 import threading
-import time
 
 import numpy as np
 import pytest
@@ -119,11 +118,15 @@ def test_cancel_from_another_thread_stops_a_long_run():
         except Cancelled:
             result["outcome"] = "cancelled"
 
+    # Cancel once the run is in its loop: a cancel before it starts is forgotten
+    # (start() clears it), which a fixed sleep left to the machine's load.
+    looping = threading.Event()
+    s.progress = lambda i, n, node: looping.set()
     t = threading.Thread(target=work)
     t.start()
-    time.sleep(0.3)
+    assert looping.wait(120)
     s.cancel()
-    t.join(timeout=10)
+    t.join(timeout=120)
     assert not t.is_alive() and result["outcome"] == "cancelled"
 
 
