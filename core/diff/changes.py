@@ -13,7 +13,6 @@ known without its bytes, and its values are "not compared", with the
 reason: neither equal nor different by value."""
 from __future__ import annotations
 
-from collections import defaultdict
 from dataclasses import dataclass, field
 from typing import Optional
 
@@ -21,8 +20,7 @@ import numpy as np
 
 from .. import schemas
 from ..ir import AttrType, Model, Node, Value
-from .commutative import is_commutative
-from .match import Matching
+from .match import Matching, unique_names, wiring_changed
 from .signature import attr_value_key, op_key, tensor_key, unreadable_reason
 
 
@@ -71,8 +69,8 @@ def pair_changed_ops(m: Matching, claimed: set) -> None:
     models' last nodes, whose outputs pair only by position, are not one
     node changed."""
     for ga, gb in m.graphs:
-        named_b = _unique_names(gb.nodes)
-        named_a = _unique_names(ga.nodes)
+        named_b = unique_names(gb.nodes)
+        named_a = unique_names(ga.nodes)
         for na in ga.nodes:
             if na in m.nodes or na in claimed:
                 continue
@@ -81,15 +79,6 @@ def pair_changed_ops(m: Matching, claimed: set) -> None:
                 nb = _replaced_in_place(m, na, gb, claimed)
             if nb is not None:
                 m.pair_nodes(na, nb)
-
-
-def _unique_names(nodes) -> dict:
-    """name -> node for the names only one node of `nodes` has."""
-    counts: dict = defaultdict(int)
-    for n in nodes:
-        if n.name:
-            counts[n.name] += 1
-    return {n.name: n for n in nodes if n.name and counts[n.name] == 1}
 
 
 def _replaced_in_place(m: Matching, na: Node, gb, claimed: set) -> Optional[Node]:
@@ -146,7 +135,7 @@ def node_change(m: Matching, na: Node, nb: Node) -> NodeChange:
                 same = x.type == y.type and attr_value_key(x) == attr_value_key(y)
         if not same:
             c.attributes.append(name)
-    c.inputs = _wiring_changed(m, na, nb)
+    c.inputs = wiring_changed(m, na, nb)
     return c
 
 
@@ -210,47 +199,6 @@ def _is_default(attr, default) -> bool:
     if isinstance(value, (list, tuple)):
         value = tuple(v.decode("utf-8", "replace") if isinstance(v, bytes) else v for v in value)
     return value == default
-
-
-def _wiring_changed(m: Matching, na: Node, nb: Node) -> bool:
-    if len(na.inputs) != len(nb.inputs):
-        return True
-    if is_commutative(na) and is_commutative(nb):
-        return _unordered_wiring_changed(m, na, nb)
-    return _slots_changed(m, zip(na.inputs, nb.inputs))
-
-
-def _unordered_wiring_changed(m: Matching, na: Node, nb: Node) -> bool:
-    """Add(bias, x) against Add(x, bias): the inputs compared as a multiset
-    of paired values; what is left over on each side is compared in order."""
-    left_b = list(nb.inputs)
-    left_a = []
-    for va in na.inputs:
-        if va is None:
-            hit = next((i for i, vb in enumerate(left_b) if vb is None), None)
-        else:
-            partner = m.values.get(va)
-            hit = None if partner is None else next((i for i, vb in enumerate(left_b) if vb is partner), None)
-        if hit is None:
-            left_a.append(va)
-        else:
-            del left_b[hit]
-    return _slots_changed(m, zip(left_a, left_b))
-
-
-def _slots_changed(m: Matching, slots) -> bool:
-    for va, vb in slots:
-        if va is None and vb is None:
-            continue
-        if va is None or vb is None:
-            return True
-        if m.values.get(va) is vb:
-            continue
-        explained = ((va.producer is not None and va.producer not in m.nodes)
-                     or (vb.producer is not None and vb.producer not in m.nodes_back))
-        if not explained:
-            return True
-    return False
 
 
 def weight_change(va: Value, vb: Value) -> Optional[WeightChange]:

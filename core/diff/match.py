@@ -14,13 +14,18 @@ everything:
   it pairs by name or as that lone weight only);
 - forward: a node whose inputs are all paired pairs with the node of the
   same op reading the partners of those inputs (value numbering: with
-  every input anchored this alone pairs a renamed model in one pass);
+  every input anchored this alone pairs a renamed model in one pass), the
+  one making the partners of its outputs first where those are paired;
 - backward: the producers of paired values pair when their ops agree;
 - along an edge: a node with one paired input pairs with the only
   consumer of that input's partner that has the same op at the same slot
   (preferring equal attributes), which carries on past a changed weight;
 - a Weisfeiler-Lehman-style signature (op, attributes, the ops around it,
   refined twice) for what is left, pairing signatures unique on both sides.
+
+Name pairs are checked against structure (`match_models`): where an
+exporter exchanged the names of nodes of one op, they pair by structure
+and the list says the names changed.
 
 Paired nodes pair their inputs and outputs by position where the values
 are still unpaired and of the same kind (an initializer with an
@@ -57,6 +62,12 @@ class Matching:
         self.values: dict[Value, Value] = {}
         self.values_back: dict[Value, Value] = {}
         self.graphs: list[tuple[Graph, Graph]] = []       # every graph pair matched, outermost first
+        self.by_name: set[Node] = set()                   # nodes of A paired by their name
+        self.name_partners: dict[Node, Node] = {}         # the node of B with A's node's name and op
+        # Nodes of A whose name pair is tried last, after structure (match_models says why).
+        self.names_set_aside: frozenset = frozenset()
+        self.pinned: dict[Node, Node] = {}                # pairs made in place of a name's (match_models)
+        self._tally: Optional[dict] = None                # `_troubles`, once matching is done
         self._attrs: dict[Node, tuple] = {}
 
     # -- pairs -------------------------------------------------------------------
@@ -105,8 +116,60 @@ class Matching:
 
 def match_models(a: Model, b: Model, *, check: Callable[[], None] = lambda: None) -> Matching:
     """Everything of A paired with what it is in B. `check` is called
-    between passes; it may raise Cancelled to stop."""
+    between passes; it may raise Cancelled to stop.
+
+    Names pair first, and a name is nearly always right. But an exporter
+    may exchange the names of two nodes of one op (two adjacent Adds): the
+    name pairs then go crosswise, pull their inputs and outputs crosswise
+    too, and the list called both nodes and their neighbours rewired
+    (bert_small with adjacent nodes' names exchanged: 98 nodes 'inputs
+    rewired' and 14 Constants 'changed'). So when name pairs of one op
+    disagree with their wiring (`agrees`), the model is matched once more
+    by structure first, names last; a node that pairs there with another
+    node than its name's, in agreement, moves to it if it is in trouble or
+    next to a move (an exchange spreads along the pairs it pulled), and the
+    names pair the rest. A move that breaks a pair that agreed before is
+    undone (two Relus whose inputs B truly exchanged each agree by
+    structure with the other's partner, and their readers then disagree),
+    and the new matching is kept only with fewer nodes in trouble, so a
+    real rewiring is still listed as rewired.
+    """
+    m = _matched(a, b, check)
+    if not _crossed_name_pairs(m):
+        return m
+    # Structure first, names only for what it leaves: where it pairs a node
+    # with another than its name's, and the pair agrees, it moves.
+    trial = _matched(a, b, check, set_aside=frozenset(m.name_partners))
+    before = _trouble_set(m)
+    moved = _moves(m, trial, before)
+    for _ in range(_TRIES):
+        if not moved:
+            return m
+        # Names first again, the moved nodes pinned to their structural
+        # partners; a node whose name's partner a moved node took waits for
+        # structure (B exchanged two names and rewired one of the nodes).
+        taken = set(moved.values())
+        waiting = frozenset(na for na, nb in m.name_partners.items() if nb in taken and na not in moved)
+        final = _matched(a, b, check, set_aside=waiting, pinned=moved)
+        new = _trouble_set(final) - before
+        if not new:
+            return final if _disagreements(final) < _disagreements(m) else m
+        # A pair that agreed by name and no longer does was broken by a
+        # move next to it: two nodes that B truly rewired each agree by
+        # structure with the other's partner, and what reads them then
+        # disagrees. Those moves are undone.
+        moved = {na: nb for na, nb in moved.items() if na not in _next_to(final, new)}
+    return m
+
+
+# Each try matches the whole model once more.
+_TRIES = 3
+
+
+def _matched(a: Model, b: Model, check, *, set_aside: frozenset = frozenset(),
+             pinned: Optional[dict] = None) -> Matching:
     m = Matching(a, b)
+    m.names_set_aside, m.pinned = set_aside, pinned or {}
     _match_graph(m, a.graph, b.graph, check)
     for key, fa in a.functions.items():
         fb = b.functions.get(key)
@@ -126,7 +189,7 @@ def _match_graph(m: Matching, ga: Graph, gb: Graph, check) -> None:
         progress = _forward(m, ga, gb) + _backward(m, ga) + _along_edges(m, ga)
         check()
         if not progress:
-            progress = _by_signature(m, ga, gb)
+            progress = _names_set_aside(m, ga) or _by_signature(m, ga, gb)
             if not progress:
                 break
     for na in ga.nodes:
@@ -216,15 +279,44 @@ def _by_tensor_key(values: Iterable[Value]) -> dict:
 
 
 def _pair_named_nodes(m: Matching, ga: Graph, gb: Graph) -> None:
-    counts = defaultdict(int)
-    for n in gb.nodes:
-        if n.name:
-            counts[n.name] += 1
-    by_name = {n.name: n for n in gb.nodes if n.name and counts[n.name] == 1}
+    by_name = unique_names(gb.nodes)
     for na in ga.nodes:
         nb = by_name.get(na.name) if na.name else None
-        if nb is not None and nb not in m.nodes_back and op_key(na) == op_key(nb):
+        if nb is not None and op_key(na) == op_key(nb):
+            m.name_partners[na] = nb
+        if na in m.pinned:
+            nb = m.pinned[na]
+        if nb is None or na in m.names_set_aside or nb in m.nodes_back or op_key(na) != op_key(nb):
+            continue
+        m.pair_nodes(na, nb)
+        if na not in m.pinned:
+            m.by_name.add(na)
+
+
+def _names_set_aside(m: Matching, ga: Graph) -> int:
+    """Pair by name the nodes whose names were set aside and that structure
+    left unpaired."""
+    if not m.names_set_aside:
+        return 0
+    found = 0
+    for na in ga.nodes:
+        if na not in m.names_set_aside or na in m.nodes:
+            continue
+        nb = m.name_partners.get(na)
+        if nb is not None and nb not in m.nodes_back:
             m.pair_nodes(na, nb)
+            m.by_name.add(na)
+            found += 1
+    return found
+
+
+def unique_names(nodes) -> dict:
+    """name -> node for the names only one node of `nodes` has."""
+    counts: dict = defaultdict(int)
+    for n in nodes:
+        if n.name:
+            counts[n.name] += 1
+    return {n.name: n for n in nodes if n.name and counts[n.name] == 1}
 
 
 def _forward(m: Matching, ga: Graph, gb: Graph) -> int:
@@ -304,6 +396,10 @@ def _pick(m: Matching, na: Node, cands: list, *, unique: bool) -> Optional[Node]
     With `unique`, only when the choice is not ambiguous."""
     if not cands:
         return None
+    # A node whose outputs are paired already (through readers paired by
+    # name) belongs with their producer: two nodes of one op reading one
+    # value are told apart by what reads them.
+    cands = [c for c in cands if _makes_partners_of_outputs(m, na, c)] or cands
     if len(cands) == 1:
         return cands[0]
     sig = m.attrs(na)
@@ -311,6 +407,228 @@ def _pick(m: Matching, na: Node, cands: list, *, unique: bool) -> Optional[Node]
     if unique:
         return same[0] if len(same) == 1 else None
     return same[0] if same else cands[0]
+
+
+def _makes_partners_of_outputs(m: Matching, na: Node, nb: Node) -> bool:
+    for oa, ob in zip(na.outputs, nb.outputs):
+        partner = m.values.get(oa) if oa is not None else None
+        if partner is not None and partner is not ob:
+            return False
+    return True
+
+
+def agrees(m: Matching, na: Node, nb: Optional[Node], *, readers: bool = True) -> bool:
+    """Whether `nb` is `na` in the same place: same op and attributes, the
+    partners of its inputs (each pair made by a pair of producers), its
+    outputs paired with nb's, and (`readers`) every paired reader of an
+    output reading the partner at the same slot."""
+    return (nb is not None and op_key(na) == op_key(nb) and m.attrs(na) == m.attrs(nb)
+            and not wiring_changed(m, na, nb) and _inputs_follow_producers(m, na)
+            and _outputs_follow(m, na, nb, readers))
+
+
+def _inputs_follow_producers(m: Matching, na: Node) -> bool:
+    # A node paired by name pairs its inputs before their producers pair:
+    # when B exchanged the names of those producers, the value pairs go
+    # crosswise while the producers then pair by structure, and the
+    # reader seems to agree.
+    for va in na.inputs:
+        producer = va.producer if va is not None else None
+        if producer is not None and producer in m.nodes:
+            vb = m.values.get(va)
+            if vb is None or vb.producer is not m.nodes[producer]:
+                return False
+    return True
+
+
+def _outputs_follow(m: Matching, na: Node, nb: Node, readers: bool) -> bool:
+    if len(na.outputs) != len(nb.outputs):
+        return False
+    for oa, ob in zip(na.outputs, nb.outputs):
+        if oa is None or ob is None:
+            if oa is not ob:
+                return False
+            continue
+        if m.values.get(oa) is not ob:
+            return False
+        if readers and not (_readers_follow(m.nodes, oa, ob) and _readers_follow(m.nodes_back, ob, oa)):
+            return False
+    return True
+
+
+def _readers_follow(partners: dict, v: Value, w: Value) -> bool:
+    """Every paired reader of `v` has a partner reading `w` where it reads
+    `v` (anywhere among a commutative op's inputs)."""
+    for reader, slot in v.iter_uses():
+        other = partners.get(reader)
+        if other is None:
+            continue
+        if slot < len(other.inputs) and other.inputs[slot] is w:
+            continue
+        if not (is_commutative(other) and any(x is w for x in other.inputs)):
+            return False
+    return True
+
+
+def _crossed_name_pairs(m: Matching) -> frozenset:
+    """The nodes of A paired by name that do not agree with their partner
+    (`agrees`) where another node of the same op could take the partner's
+    place: another pair of that op that disagrees, or a node of it left
+    unpaired on either side. A lone attribute edit or rewiring has neither."""
+    return frozenset(n for nodes in _troubles(m).values() if len(nodes) >= 2 for n in nodes if n in m.by_name)
+
+
+def _moves(m: Matching, trial: Matching, troubled: set) -> dict:
+    """{node of A: its partner in `trial`} for the nodes `trial` pairs with
+    another than their name's partner where the pair agrees (its readers
+    aside): a node `m` has in trouble, and the nodes next to a move, and
+    next to those. A move far from any trouble would only trade one of
+    two interchangeable nodes for the other."""
+    found = {na: nb for na, nb in trial.nodes.items()
+             if m.name_partners.get(na) not in (None, nb) and agrees(trial, na, nb, readers=False)}
+    moves, todo = {}, [na for na in found if na in troubled]
+    while todo:
+        na = todo.pop()
+        if na in moves:
+            continue
+        moves[na] = found[na]
+        todo += [x for x in _next_to(m, {na}) if x in found and x not in moves]
+    return moves
+
+
+def _trouble_set(m: Matching) -> set:
+    return {n for nodes in _troubles(m).values() for n in nodes}
+
+
+def _next_to(m: Matching, nodes: set) -> set:
+    """The nodes of A among `nodes`, the producers of what they read and
+    the readers of what they make (for a node of B, their partners)."""
+    graphs_b = {gb for _, gb in m.graphs}
+    out = set()
+    for n in nodes:
+        around = [n, *(v.producer for v in n.inputs if v is not None),
+                  *(c for v in n.outputs if v is not None for c in v.consumers)]
+        if n.graph in graphs_b:
+            around = [m.nodes_back.get(x) for x in around]
+        out.update(x for x in around if x is not None)
+    return out
+
+
+def _disagreements(m: Matching) -> int:
+    """How many nodes trouble the matching (`_troubles`), bodies left
+    unmatched counted whole."""
+    matched_a, matched_b = {ga for ga, _ in m.graphs}, {gb for _, gb in m.graphs}
+    left = sum(len(g.nodes) for g in _graphs(m.a) if g not in matched_a)
+    left += sum(len(g.nodes) for g in _graphs(m.b) if g not in matched_b)
+    return left + sum(len(nodes) for nodes in _troubles(m).values())
+
+
+def _troubles(m: Matching) -> dict:
+    """(A's graph, op) -> the nodes there that trouble the matching: of A,
+    unpaired or paired with a node that does not agree (`agrees`); of B,
+    unpaired. Worked out once per matching.
+
+    Judging every pair in full took twice as long as matching (10,000
+    nodes). But a node's readers disagree only where a reader reads
+    something else, and a node reads a value paired crosswise only where
+    its producer's outputs are not paired with its partner's; so the pairs
+    judged in full are those whose inputs or outputs are not paired with
+    each other, the producers of what they read (on either side) and the
+    readers of what they make."""
+    if m._tally is not None:
+        return m._tally
+    places = defaultdict(list)
+    loose = []
+    for ga, gb in m.graphs:
+        for na in ga.nodes:
+            nb = m.nodes.get(na)
+            if nb is None:
+                places[(ga, op_key(na))].append(na)
+            elif not _paired_alike(m, na, nb):
+                loose.append(na)
+        for nb in gb.nodes:
+            if nb not in m.nodes_back:
+                places[(ga, op_key(nb))].append(nb)
+    judged = dict.fromkeys(loose)
+    for na in loose:
+        for v in (*na.inputs, *m.nodes[na].inputs):
+            producer = v.producer if v is not None else None
+            producer = producer if producer in m.nodes else m.nodes_back.get(producer)
+            if producer is not None:
+                judged[producer] = None
+        for v in na.outputs:
+            for reader in (v.consumers if v is not None else ()):
+                if reader in m.nodes:
+                    judged[reader] = None
+    for na in judged:
+        if not agrees(m, na, m.nodes[na]):
+            places[(na.graph, op_key(na))].append(na)
+    m._tally = places
+    return places
+
+
+def _paired_alike(m: Matching, na: Node, nb: Node) -> bool:
+    """Each input and output of `na` paired with nb's at the same slot (the
+    common case, checked fast), or the inputs wired alike (`wiring_changed`)."""
+    outs_a, outs_b = na.outputs, nb.outputs
+    if len(outs_a) != len(outs_b) or any(oa is not None and m.values.get(oa) is not ob
+                                         for oa, ob in zip(outs_a, outs_b)):
+        return False
+    ins_a, ins_b = na.inputs, nb.inputs
+    if len(ins_a) == len(ins_b) and all(va is vb is None or (va is not None and m.values.get(va) is vb)
+                                        for va, vb in zip(ins_a, ins_b)):
+        return True
+    return not wiring_changed(m, na, nb)
+
+
+def _graphs(model: Model) -> list:
+    """Every graph of the model: the main graph, the functions', and their bodies."""
+    return [*model.graph.walk(), *(g for f in model.functions.values() for g in f.graph.walk())]
+
+
+def wiring_changed(m: Matching, na: Node, nb: Node) -> bool:
+    """Whether a paired node reads other values than its partner: inputs
+    at the same slots (a commutative op's as a multiset) must be paired
+    with each other, unless an unpaired producer on either side (an
+    inserted or removed node) explains the difference."""
+    if len(na.inputs) != len(nb.inputs):
+        return True
+    if is_commutative(na) and is_commutative(nb):
+        return _unordered_wiring_changed(m, na, nb)
+    return _slots_changed(m, zip(na.inputs, nb.inputs))
+
+
+def _unordered_wiring_changed(m: Matching, na: Node, nb: Node) -> bool:
+    """Add(bias, x) against Add(x, bias): the inputs compared as a multiset
+    of paired values; what is left over on each side is compared in order."""
+    left_b = list(nb.inputs)
+    left_a = []
+    for va in na.inputs:
+        if va is None:
+            hit = next((i for i, vb in enumerate(left_b) if vb is None), None)
+        else:
+            partner = m.values.get(va)
+            hit = None if partner is None else next((i for i, vb in enumerate(left_b) if vb is partner), None)
+        if hit is None:
+            left_a.append(va)
+        else:
+            del left_b[hit]
+    return _slots_changed(m, zip(left_a, left_b))
+
+
+def _slots_changed(m: Matching, slots) -> bool:
+    for va, vb in slots:
+        if va is None and vb is None:
+            continue
+        if va is None or vb is None:
+            return True
+        if m.values.get(va) is vb:
+            continue
+        explained = ((va.producer is not None and va.producer not in m.nodes)
+                     or (vb.producer is not None and vb.producer not in m.nodes_back))
+        if not explained:
+            return True
+    return False
 
 
 def _by_signature(m: Matching, ga: Graph, gb: Graph) -> int:
