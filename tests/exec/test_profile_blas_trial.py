@@ -3,13 +3,14 @@ the run on all threads stops once it has taken as long as the run on one
 (it has lost by then), and the note says what was chosen and why. The
 thread setting and a slow run on two threads are simulated, so the test
 means the same on any machine, with or without OpenBLAS."""
-import time
 from contextlib import contextmanager
+from types import SimpleNamespace
 
 import numpy as np
 from onnx import helper
 
 from onnxstudio.core.exec import profile as profile_module
+from onnxstudio.core.exec import session as session_module
 from onnxstudio.core.exec.profile import Profiler
 
 from one_graph import load_graph, tensor
@@ -26,7 +27,13 @@ def _relu_chain(tmp_path):
 
 class SimulatedThreads:
     """Two BLAS threads to choose from; under a setting of n threads every
-    piece of a run takes delay_by_threads[n] seconds more (none if absent)."""
+    piece of a run takes delay_by_threads[n] seconds more (none if absent).
+    The profiler and the session read a clock of the simulation's own, moved
+    on a microsecond a reading and by each delay: the machine's speed and
+    load change nothing (a real sleep of 2 ms a piece let a loaded machine's
+    stall decide which thread count won)."""
+
+    TICK = 1e-6
 
     def __init__(self, monkeypatch, profiler, delay_by_threads):
         self.profiler = profiler
@@ -34,8 +41,15 @@ class SimulatedThreads:
         self.settings = []          # thread counts set, in order
         self.pieces_run = {1: 0, 2: 0}
         self.current = 2
+        self.now = 0.0
         monkeypatch.setattr(profile_module, "blas_threads", lambda: 2)
         monkeypatch.setattr(profile_module, "limited_blas_threads", self.limited)
+        for module in (profile_module, session_module):
+            monkeypatch.setattr(module, "time", SimpleNamespace(perf_counter=self.clock))
+
+    def clock(self) -> float:
+        self.now += self.TICK
+        return self.now
 
     @contextmanager
     def limited(self, n):
@@ -53,8 +67,7 @@ class SimulatedThreads:
     def _slowed(self, runner):
         def piece(values, frame):
             self.pieces_run[self.current] += 1
-            if self.delay.get(self.current):
-                time.sleep(self.delay[self.current])
+            self.now += self.delay.get(self.current, 0.0)
             return runner(values, frame)
         return piece
 
