@@ -3,7 +3,6 @@ and the CLI use points into the test root, and the shared models stay as
 they were (isolation.GUARD, checked after every test by conftest.py)."""
 import os
 import pathlib
-import time
 
 import isolation
 from shared_models import SHARED_MODELS
@@ -53,8 +52,11 @@ def test_guard_notices_a_rewrite_a_replacement_and_a_new_file(tmp_path):
     guard = SharedModelsGuard(tmp_path / "models")
     assert guard.changes() == []
 
-    time.sleep(0.01)
+    before = os.stat(folder / "model.onnx").st_mtime_ns
     (folder / "model.onnx").write_bytes(b"abc")            # same bytes, new mtime
+    # A later time set outright: a file system's coarse clock can give a rewrite
+    # soon after the same time (a 10 ms sleep here only made a new one likely).
+    os.utime(folder / "model.onnx", ns=(before + 10**9,) * 2)
     replacement = tmp_path / "beside"
     replacement.write_bytes(b"xyz")
     os.utime(replacement, ns=(os.stat(folder / "inputs.npz").st_mtime_ns,) * 2)
