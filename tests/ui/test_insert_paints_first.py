@@ -33,7 +33,7 @@ def test_the_canvas_is_repainted_before_the_overview_and_the_labels(qtbot, windo
     panel, minimap = window.graph, window.graph.minimap
     target = [n for n in window.model.graph.nodes if n.op_type == "MatMul"][-2]
     panel.select_object(target)     # on screen: the insert repaints what is shown
-    qtbot.waitUntil(lambda: not minimap.rebuild_pending and not panel.relabel_pending)
+    qtbot.waitUntil(lambda: not minimap.rebuild_pending and not panel.relabel_pending, timeout=60_000)
     qtbot.wait(100)
     log: list = []
     paints = _Paints(log)
@@ -46,8 +46,9 @@ def test_the_canvas_is_repainted_before_the_overview_and_the_labels(qtbot, windo
         assert window.qdoc.apply(insert_on_edge(window.model, target.outputs[0].name, "Relu",
                                                 name=scoped_name(target, "Relu")))
         wait_idle(qtbot, window)
-        qtbot.waitUntil(lambda: not minimap.rebuild_pending and not panel.relabel_pending)
-        qtbot.wait(300)
+        qtbot.waitUntil(lambda: not minimap.rebuild_pending and not panel.relabel_pending, timeout=60_000)
+        # Until the canvas has painted since the new layout (a fixed 300 ms made it likely only).
+        qtbot.waitUntil(lambda: "laid out" in log and "paint" in log[log.index("laid out"):], timeout=60_000)
     finally:
         panel.view.viewport().removeEventFilter(paints)
     shown = log.index("laid out")
