@@ -34,7 +34,7 @@ def test_the_overview_follows_an_insert_after_the_canvas(qtbot, window, tmp_path
     wait_idle(qtbot, window)
     # When the canvas showed the new node the overview was still to redraw.
     assert pending_when_shown == [True]
-    qtbot.waitUntil(lambda: not minimap.rebuild_pending)
+    qtbot.waitUntil(lambda: not minimap.rebuild_pending, timeout=60_000)
     after_edit = _pixels(minimap)
     minimap.rebuild()
     assert _pixels(minimap) == after_edit

@@ -72,7 +72,7 @@ def test_problem_listed_with_badge_and_click_selects(qtbot, window, tmp_path):
     open_conv_model(qtbot, window, tmp_path)
     problems = window.edit_actions.problems
     assert window.qdoc.apply(SetNodeField("relu1", "op_type", "Reluu"))
-    qtbot.waitUntil(lambda: problems.tree.topLevelItemCount() > 0, timeout=5000)
+    qtbot.waitUntil(lambda: problems.tree.topLevelItemCount() > 0, timeout=60_000)
     codes = [problems.tree.topLevelItem(i).text(2) for i in range(problems.tree.topLevelItemCount())]
     assert "node.unknown-op" in codes
     relu = window.model.graph.nodes[1]
@@ -85,9 +85,9 @@ def test_problem_listed_with_badge_and_click_selects(qtbot, window, tmp_path):
     problems.filter.setText("Reluu")
     row = problems.tree.topLevelItem(0)
     problems._activate(row)
-    qtbot.waitUntil(lambda: item.isSelected(), timeout=5000)
+    qtbot.waitUntil(lambda: item.isSelected(), timeout=60_000)
     assert window.properties.current is relu
     # Undo clears the problem and the badge.
     window.edit_actions.undo()
     wait_idle(qtbot, window)
-    qtbot.waitUntil(lambda: window.graph.scene.item_for_node(relu).badge is None, timeout=5000)
+    qtbot.waitUntil(lambda: window.graph.scene.item_for_node(relu).badge is None, timeout=60_000)

@@ -35,7 +35,7 @@ def _enter_body(qtbot, window):
     qtbot.waitUntil(lambda: qdoc.ready, timeout=30_000)
     body = qdoc.document.model.functions.snapshot()[("local", "AddRelu", "")].graph
     window.graph.enter_graph(body)
-    qtbot.waitUntil(lambda: window.graph.level.graph is body and bool(window.graph.scene.edge_items))
+    qtbot.waitUntil(lambda: window.graph.level.graph is body and bool(window.graph.scene.edge_items), timeout=60_000)
     wait_idle(qtbot, window)
     return {item.ref.value.name: item for item in window.graph.scene.edge_items.values()}
 

@@ -43,7 +43,7 @@ def test_a_damaged_op_type_is_listed_and_badged(qtbot, window, tmp_path):
         row = next(r for r in _rows(problems) if r[2] == code)
         assert message in row, row
     wait_idle(qtbot, window)
-    qtbot.waitUntil(lambda: window.graph.scene.item_for_node(node).badge is not None, timeout=5000)
+    qtbot.waitUntil(lambda: window.graph.scene.item_for_node(node).badge is not None, timeout=60_000)
     window.qdoc.apply(SetNodeField("act", "op_type", "Relu"))
     qtbot.waitUntil(lambda: not {r[2] for r in _rows(problems)} & set(want), timeout=10_000)
 

@@ -196,7 +196,7 @@ def test_autosave_follows_edits_save_and_close(qtbot, window, tmp_path, monkeypa
     # The edit-burst timer writes soon after the edits stop.
     window.recovery.settle.setInterval(50)
     assert window.qdoc.apply(SetAttribute("cast1", "to", AttrType.INT, 11))
-    qtbot.waitUntil(writer.path.exists, timeout=5000)
+    qtbot.waitUntil(writer.path.exists, timeout=60_000)
     assert window.edit_actions.files.save()
     assert not writer.path.exists()
     # Save, undo past the save point, edit: the file holds the undo, then the edit.

@@ -40,7 +40,7 @@ def _parsed(path):
 
 def _click_the_problem(qtbot, window):
     problems = window.edit_actions.problems
-    qtbot.waitUntil(lambda: problems.tree.topLevelItemCount() == 1)
+    qtbot.waitUntil(lambda: problems.tree.topLevelItemCount() == 1, timeout=60_000)
     row = problems.tree.topLevelItem(0)
     assert row.text(1) == 'graph/input[1] "X"' and row.text(2) == DUPLICATE
     qtbot.mouseClick(problems.tree.viewport(), Qt.LeftButton, pos=problems.tree.visualItemRect(row).center())

@@ -39,7 +39,7 @@ def test_a_function_body_shows_the_values_of_its_last_call(qtbot, window, tmp_pa
     assert not r.controller.last_error, r.controller.last_error
     body = r.controller.model.function("local", "AddTwice").graph
     window.graph.enter_graph(body)
-    qtbot.waitUntil(lambda: window.graph.level.graph is body and bool(window.graph.scene.edge_items))
+    qtbot.waitUntil(lambda: window.graph.level.graph is body and bool(window.graph.scene.edge_items), timeout=60_000)
     wait_idle(qtbot, window)
     tags = {t.name: t for t in r.overlay.items if isinstance(t, ValueTag)}
     assert tags["b"].value.tolist() == [4, 5]               # the second call's, on [3, 4]

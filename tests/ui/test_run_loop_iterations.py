@@ -23,7 +23,7 @@ def _run_and_enter(qtbot, window, tmp_path, every_iteration):
     loop = next(n for n in r.controller.model.graph.nodes if n.op_type == "Loop")
     body = loop.subgraphs()[0][1]
     window.graph.enter_graph(body)
-    qtbot.waitUntil(lambda: window.graph.level.graph is body and bool(window.graph.scene.edge_items))
+    qtbot.waitUntil(lambda: window.graph.level.graph is body and bool(window.graph.scene.edge_items), timeout=60_000)
     wait_idle(qtbot, window)
     return r
 

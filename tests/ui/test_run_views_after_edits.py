@@ -233,7 +233,7 @@ def test_a_new_body_budget_applies_to_the_next_run(qtbot, window, tmp_path):
     assert "4 values inside bodies kept" in r.dock_widget.status.text()
     branch = _node(graph, "/head/choose_activation").subgraphs()[0][1]
     window.graph.enter_graph(branch)
-    qtbot.waitUntil(lambda: window.graph.level.graph is branch and bool(window.graph.scene.edge_items))
+    qtbot.waitUntil(lambda: window.graph.level.graph is branch and bool(window.graph.scene.edge_items), timeout=60_000)
     wait_idle(qtbot, window)
     inside = next(v for n in branch.nodes for v in n.outputs if c.debug.value_of(v) is not None)
     assert r.inspect(inside) and r.inspector.array is not None
