@@ -36,31 +36,42 @@ class _Waiting(QThread):
         self.release = threading.Event()
 
     def run(self):
-        self.release.wait(30)
+        self.release.wait(300)
 
 
 class _Allocating(QThread):
-    """Makes cyclic garbage for ~0.6 s, crossing the thresholds many times."""
+    """Makes cyclic garbage, crossing the thresholds many times: 30 rounds
+    (~0.6 s), and on until the UI thread has collected while it runs (at most
+    ~60 s more). Its timer looks every 200 ms: a loaded machine could leave
+    the UI thread no turn within a fixed 0.6 s."""
+    def __init__(self):
+        super().__init__()
+        self.ui_collected = threading.Event()
+
     def run(self):
-        for _ in range(30):
+        rounds = 0
+        while rounds < 30 or (not self.ui_collected.is_set() and rounds < 3_000):
             for _ in range(5_000):
                 _Cycle()
             self.msleep(20)
+            rounds += 1
 
 
 def test_collections_happen_on_the_ui_thread_only_while_jobs_run(qtbot, runner):
     threads = []       # per collection: (on the UI thread, during the job)
+    job = _Allocating()
 
     def seen(phase, info):
         if phase == "start":
             threads.append((threading.current_thread() is threading.main_thread(), bool(runner.jobs)))
+            if threads[-1] == (True, True):
+                job.ui_collected.set()
     assert gc.isenabled()
     gc.callbacks.append(seen)
     try:
-        job = _Allocating()
         runner.start(job)
         assert not gc.isenabled()               # held off while the job runs
-        qtbot.waitUntil(lambda: not runner.jobs, timeout=30_000)
+        qtbot.waitUntil(lambda: not runner.jobs, timeout=120_000)
         assert gc.isenabled()                   # and back once it has ended
     finally:
         gc.callbacks.remove(seen)
