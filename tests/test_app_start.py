@@ -40,7 +40,8 @@ NOT_BEFORE_THE_FIRST_PAINT = (
     "onnxstudio.core.check", "onnxstudio.core.infer.engine", "onnxstudio.core.diff",
     "onnxstudio.ui.diff",
     # Properties and its forms: built after the first paint (MainWindow.properties)
-    "onnxstudio.ui.panels.properties", "onnxstudio.ui.panels.editor_slot", "onnxstudio.ui.panels.node_editor",
+    "onnxstudio.ui.panels.properties", "onnxstudio.ui.panels.summaries", "onnxstudio.ui.panels.editor_slot",
+    "onnxstudio.ui.panels.node_editor",
     # The edits themselves (the Document needs only edits.base) and the Edit
     # menu's dialogs: loaded when first used
     "onnxstudio.core.edits.values", "onnxstudio.core.edits.wiring", "onnxstudio.core.edits.compound",
