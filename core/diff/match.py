@@ -139,7 +139,7 @@ def match_models(a: Model, b: Model, *, check: Callable[[], None] = lambda: None
         return m
     # Structure first, names only for what it leaves: where it pairs a node
     # with another than its name's, and the pair agrees, it moves.
-    trial = _matched(a, b, check, set_aside=frozenset(m.name_partners))
+    trial = _matched(a, b, check, set_aside=frozenset(m.name_partners), like=m)
     before = _trouble_set(m)
     moved = _moves(m, trial, before)
     for _ in range(_TRIES):
@@ -148,9 +148,12 @@ def match_models(a: Model, b: Model, *, check: Callable[[], None] = lambda: None
         # Names first again, the moved nodes pinned to their structural
         # partners; a node whose name's partner a moved node took waits for
         # structure (B exchanged two names and rewired one of the nodes).
-        taken = set(moved.values())
-        waiting = frozenset(na for na, nb in m.name_partners.items() if nb in taken and na not in moved)
-        final = _matched(a, b, check, set_aside=waiting, pinned=moved)
+        if all(trial.nodes.get(na) in (nb, moved.get(na)) for na, nb in m.name_partners.items()):
+            final = trial       # what it pairs is a name's pair or a move: matching again gives the same
+        else:
+            taken = set(moved.values())
+            waiting = frozenset(na for na, nb in m.name_partners.items() if nb in taken and na not in moved)
+            final = _matched(a, b, check, set_aside=waiting, pinned=moved, like=m)
         new = _trouble_set(final) - before
         if not new:
             return final if _disagreements(final) < _disagreements(m) else m
@@ -167,9 +170,11 @@ _TRIES = 3
 
 
 def _matched(a: Model, b: Model, check, *, set_aside: frozenset = frozenset(),
-             pinned: Optional[dict] = None) -> Matching:
+             pinned: Optional[dict] = None, like: Optional[Matching] = None) -> Matching:
     m = Matching(a, b)
     m.names_set_aside, m.pinned = set_aside, pinned or {}
+    if like is not None:
+        m._attrs = like._attrs        # a node's attribute signature (Constants' tensors hashed) is its own
     _match_graph(m, a.graph, b.graph, check)
     for key, fa in a.functions.items():
         fb = b.functions.get(key)
