@@ -165,7 +165,10 @@ def diff_models(a: Model, b: Model, *, check: Callable[[], None] = lambda: None)
         weights_removed += [v for v in ga.initializers.values() if v not in m.values and v not in explained_a]
         weights_added += [v for v in gb.initializers.values() if v not in m.values_back and v not in explained_b]
     ga, gb = a.graph, b.graph
-    renamed_nodes = [(x, y) for x, y in m.nodes.items() if x.name != y.name]
+    # In A's order, not the order of pairing: two nodes whose names B
+    # exchanged pair at different times and were rows apart in the list.
+    renamed_nodes = [(x, m.nodes[x]) for ga, _ in m.graphs for x in ga.nodes
+                     if x in m.nodes and x.name != m.nodes[x].name]
     renamed_values = [(x, y) for x, y in m.values.items() if x.name != y.name]
     return ModelDiff(m, rewrites, changed, added, removed, weights_changed, weights_added, weights_removed,
                      _io(m, ga.inputs, gb.inputs), _io(m, ga.outputs, gb.outputs), renamed_nodes, renamed_values,
