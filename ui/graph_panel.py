@@ -1,28 +1,29 @@
 """The central widget: breadcrumbs over the canvas, with the minimap in a
 corner. Owns the level stack and puts together what the canvas modules do:
 layouts in the background (canvas/layout_runner.py), following edits
-(canvas/edit_tracking.py, canvas/pinning.py), revealing a target
-(canvas/reveal.py), double-click and menus (canvas/actions.py), loose
-nodes (canvas/loose.py) and problem badges (canvas/badges.py).
+(canvas/edit_following.py with canvas/edit_tracking.py and
+canvas/pinning.py), Back and Forward (canvas/visits.py), what is selected
+(canvas/selection.py), revealing a target (canvas/reveal.py), double-click
+and menus (canvas/actions.py), loose nodes (canvas/loose.py) and problem
+badges (canvas/badges.py).
 """
 from __future__ import annotations
 
 from PySide6.QtCore import Qt, Signal
 from PySide6.QtWidgets import QVBoxLayout, QWidget
 
-from ..core.ir import Node, Value
 from .canvas import actions
-from .canvas.after_paint import AfterPaint
-from .canvas.badges import box_badges
-from .canvas.edit_tracking import EditTracker
-from .canvas.items import EdgeItem, NodeItem
+from .canvas.badges import show_badges
+from .canvas.edit_following import EditFollower
 from .canvas.layout_runner import LayoutRunner
 from .canvas.loose import LoosePlacements
 from .canvas.minimap import Minimap
-from .canvas.reveal import PendingReveal, target_node
+from .canvas.reveal import Revealer
 from .canvas.scene import GraphScene, measure_label
+from .canvas.selection import CanvasSelection
 from .canvas.view import CanvasView
-from .navigation import Breadcrumbs, Level, Place, VisitHistory, in_model, level_title, levels_for
+from .canvas.visits import Visits
+from .navigation import Breadcrumbs, Level, level_title, levels_for
 from .theme import LIGHT
 
 
@@ -44,27 +45,23 @@ class GraphPanel(QWidget):
         self.qdoc = None                    # QtDocument of the open model
         self.inferred = {}                  # value -> type lookup (the document's, once analysed)
         self.levels: list[Level] = []
-        self.history = VisitHistory()       # the places visited, for Back and Forward
-        self._restore_selection = None      # what Back/Forward reselects once the level is shown
+        self.visits = Visits(self)          # the places visited, for Back and Forward
         self.badges: dict = {}              # {ir.Node: worst severity} from the Problems dock
         self.scene = GraphScene(theme, self)
         self.view = CanvasView(self.scene, self)
+        self.selection = CanvasSelection(self.scene, self.view)
         self.breadcrumbs = Breadcrumbs(self)
         self.minimap = Minimap(self.view, self.view)
         self.layouts = LayoutRunner(measure_label, self)
         self.layouts.done.connect(self._layout_done)
         self.layouts.failed.connect(self._layout_failed)
         self.layouts.cancelled.connect(self._layout_cancelled)
-        self.pending = PendingReveal()      # what to select once the next layout is shown
-        self.edits = EditTracker()
+        self.reveals = Revealer(self)
+        self.following = EditFollower(self)
         self.loose = LoosePlacements()
         self.edge_menu_hook = None         # callable(menu, EdgeItem): editing entries
         self.menu_extenders: list = []      # f(item, menu) adding actions to the context menu
-        self._pin_old = None               # layout to pin the next one to (after an edit)
-        self.pinned_changed: set = set()   # box ids the last pinned layout moved or changed
         self._selection_shown = True        # the last selection_changed may have named an item
-        # Edge labels follow an edit once the canvas has been repainted.
-        self._relabel = AfterPaint(self, lambda: self.scene.relabel_edges(self.inferred))
         layout = QVBoxLayout(self)
         layout.setContentsMargins(0, 0, 0, 0)
         layout.setSpacing(0)
@@ -76,7 +73,7 @@ class GraphPanel(QWidget):
         self.view.setContextMenuPolicy(Qt.CustomContextMenu)
         self.view.customContextMenuRequested.connect(self._context_menu)
         self.view.back_requested.connect(self.go_back)
-        self.view.history_step_requested.connect(self.go_in_history)
+        self.view.history_step_requested.connect(self.visits.go)
         self.scene.selectionChanged.connect(self._selection)
         self.view.viewport_changed.connect(self._place_minimap)
 
@@ -89,12 +86,12 @@ class GraphPanel(QWidget):
     @property
     def settled(self) -> bool:
         """No layout runs and no target waits for one: the canvas shows what was asked."""
-        return not self.layouts.running and self.pending.target is None
+        return not self.layouts.running and not self.reveals.waiting
 
     @property
     def relabel_pending(self) -> bool:
         """Edge labels will be redrawn with newer types at the next turn of the event loop."""
-        return self._relabel.pending
+        return self.following.relabel_pending
 
     # -- model and levels --------------------------------------------------------------
 
@@ -104,14 +101,14 @@ class GraphPanel(QWidget):
         earlier session (see main_graph_state)."""
         if self.qdoc is not None:
             for signal, slot in ((self.qdoc.analysed, self._types_ready),
-                                 (self.qdoc.changed, self._document_changed)):
+                                 (self.qdoc.changed, self.following.document_changed)):
                 try:
                     signal.disconnect(slot)
                 except (RuntimeError, TypeError):
                     pass
         self.qdoc = qdoc
         qdoc.analysed.connect(self._types_ready)
-        qdoc.changed.connect(self._document_changed)
+        qdoc.changed.connect(self.following.document_changed)
         self.set_model(qdoc.document.model, expanded, view_state)
         self.inferred = qdoc.types
         # The panels show the new model already: the first scene clears no selection.
@@ -120,38 +117,11 @@ class GraphPanel(QWidget):
     def _types_ready(self) -> None:
         self.set_inferred(self.qdoc.types)
 
-    def _document_changed(self, event) -> None:
-        """After an edit only what it touched changes on the canvas: a node
-        whose box keeps its size is relabelled in place; otherwise the level
-        is laid out again (unchanged pieces come from the cache) and every
-        piece is pinned back where it was (canvas/pinning.py)."""
-        if event.kind == "saved" or not self.levels:
-            return
-        changes = event.changes
-        self.edits.note(changes)
-        shown = self.level.graph
-        touched = shown in changes.graphs or bool(changes.model_fields)
-        if touched and (self.layouts.running
-                        or not self.edits.relabel_in_place(changes, self.scene, shown)):
-            self.relayout_pinned()
-        # Types may have moved downstream: edge labels follow once the canvas
-        # is repainted; after the re-layout when one runs (relabelling 12k
-        # edges meanwhile only held the layout worker up: one interpreter lock).
-        if not self.layouts.running:
-            self._relabel.start()
-
-    def relayout_pinned(self) -> None:
-        """Lay the shown level out again, keeping every unchanged piece in place."""
-        if self.scene.layout_result is not None and self._pin_old is None:
-            self._pin_old = self.scene.layout_result
-        self.start_layout()
-
     def set_model(self, model, expanded=None, view_state=None) -> None:
         self.model = model
         self.inferred = {}
         self.show_levels([Level(model.graph, level_title(model.graph), expanded, view_state)], record=False)
-        self.history.reset(Place(self.levels))
-        self.history_changed.emit()
+        self.visits.start(self.levels)
 
     def main_graph_state(self):
         """(expanded group paths or None, (scale, centre x, centre y) or None)
@@ -174,17 +144,7 @@ class GraphPanel(QWidget):
     def set_badges(self, severities: dict) -> None:
         """Problem badges: {ir.Node: worst severity} from the Problems dock."""
         self.badges = severities
-        self._apply_badges()
-
-    def _apply_badges(self) -> None:
-        view_model = self.scene.view_model
-        if view_model is None:
-            return
-        wanted = box_badges(view_model, self.badges)
-        for box_id, item in self.scene.node_items.items():
-            badge = wanted.get(box_id)
-            if badge != item.badge:         # 10k boxes, nearly all unchanged
-                item.set_badge(badge)
+        show_badges(self.scene, self.badges)
 
     def set_theme(self, theme) -> None:
         self.scene.set_theme(theme)
@@ -199,14 +159,11 @@ class GraphPanel(QWidget):
         """Show the last of `levels` (main graph first) and lay it out.
         `record`: a new place in the visit history (not when Back or
         Forward brings an old one back)."""
-        self._leave_place()
+        self.visits.leave()
         self.levels = levels
-        if record and self.history.current is not None and self.history.current.graph is not levels[-1].graph:
-            self.history.visit(Place(levels))
-            self.history_changed.emit()
-        elif record and self.history.current is not None:
-            self.history.current.levels = levels     # the same graph, reached another way
-        self._pin_old = None
+        if record:
+            self.visits.record(levels)
+        self.following.unpin()
         self.breadcrumbs.set_levels(self.levels)
         self.start_layout()
 
@@ -215,7 +172,7 @@ class GraphPanel(QWidget):
         self.show_levels(levels_for(self.model, graph, self.levels))
 
     def enter_graph(self, graph) -> None:
-        self._remember_view()
+        self.remember_view()
         self.show_levels(self.levels + [Level(graph, level_title(graph))])
 
     def go_back(self) -> None:
@@ -226,53 +183,22 @@ class GraphPanel(QWidget):
         if 0 <= index < len(self.levels) - 1:
             self.show_levels(self.levels[:index + 1])
 
-    # -- Back and Forward over the places visited -----------------------------------------
+    # -- Back and Forward over the places visited (canvas/visits.py) ----------------------
 
     def can_go_in_history(self, step: int) -> bool:
-        return self.history.can_go(step)
+        return self.visits.can_go(step)
 
     def history_back(self) -> None:
-        self.go_in_history(-1)
+        self.visits.go(-1)
 
     def history_forward(self) -> None:
-        self.go_in_history(1)
-
-    def go_in_history(self, step: int) -> None:
-        """Show the place visited before (step -1) or after (+1) this one,
-        with its open groups, view and selection. A place an edit has taken
-        out (a body deleted, an undo that removed it) is passed over and
-        dropped, and the status bar says so."""
-        if self.model is None or not self.history.can_go(step):
-            return
-        self._leave_place()
-        place, dropped = self.history.go(step, lambda p: in_model(self.model, p.graph))
-        for gone in dropped:
-            self.warning.emit(self.tr("Skipped {title}: an edit has removed it since you were there.").format(
-                title=gone.levels[-1].title))
-        if place is not None:
-            place.levels = levels_for(self.model, place.graph, place.levels)
-            self._restore_selection = place.selected
-            self.show_levels(place.levels, record=False)
-        self.history_changed.emit()
-
-    def _leave_place(self) -> None:
-        """Keep the view and selection of the place shown, for coming back."""
-        place = self.history.current
-        if place is None or not self.shows_level or place.graph is not self.level.graph:
-            return      # the shown level's layout is pending: what was kept stays
-        self._remember_view()
-        place.selected = tuple(self._selected_refs())
+        self.visits.go(1)
 
     # -- layout -------------------------------------------------------------------
 
     def start_layout(self) -> None:
         level = self.level
-        pin_to = previous = stale = None
-        if self._pin_old is not None:
-            pin_to = (self._pin_old, self.scene.view_model)
-            shown = self.scene.view_model
-            if shown is not None and shown.graph is level.graph:    # not a level still being left
-                previous, stale = shown, self.edits.stale_ids()
+        pin_to, previous, stale = self.following.pinning(level.graph)
         if not self.layouts.start(level.graph, level.expanded, pin_to, previous, stale):
             return      # the application is quitting
         count = len(level.graph.nodes)
@@ -298,7 +224,7 @@ class GraphPanel(QWidget):
 
     def wait_for_layout(self, timeout_ms: int = 120000) -> bool:
         """Block until the running layout (and any reveal it leads to) is shown."""
-        return self.layouts.wait(lambda: self.pending.target is not None, timeout_ms)
+        return self.layouts.wait(lambda: self.reveals.waiting, timeout_ms)
 
     def _layout_done(self, done) -> None:
         for note in done.warnings:
@@ -310,62 +236,45 @@ class GraphPanel(QWidget):
         elif done.after_edit:
             # An edit may move group paths; the open groups followed them.
             self.level.expanded = set(view_model.expanded)
-        if self.pending.target is not None and self.pending.open_hiding_group(view_model, self.level):
+        if self.reveals.opens_group(view_model):
             self.start_layout()
             return
-        if done.pinned:
-            self.pinned_changed = done.changed
-            self._relabel.start()     # the edges kept from before may carry types that moved
-        self._pin_old = None
+        self.following.layout_shown(done)
         from onnxstudio.core import gc_policy
         with gc_policy.paused():
             # After an edit laid out whole (not pinned), the view and selection stay too.
             self._populate(view_model, done.result, keep_view=done.pinned or done.after_edit, same=done.same)
         self.idle.emit()
         self.laid_out.emit()
-        if self.pending.target is not None:
-            self._select_pending()
+        self.reveals.select_waiting()
 
     def _layout_failed(self, message: str) -> None:
-        self.pending.set(None)
-        self._restore_selection = None
-        self._relabel.start()     # an edit's relabelling waited for this layout
-        self.idle.emit()
+        self._layout_ended()
         self.failed.emit(message)
 
     def _layout_cancelled(self) -> None:
-        self.pending.set(None)
-        self._restore_selection = None
-        self._relabel.start()
-        self.idle.emit()
+        self._layout_ended()
 
-    def _selected_refs(self) -> list:
-        """What is selected: a node, or a value (its edge or input/output
-        box); a collapsed group's box has neither and is named by its key."""
-        return [item.ref.value if isinstance(item, EdgeItem) else item.ref.node or item.ref.value or item.key
-                for item in self.scene.selectedItems()
-                if isinstance(item, (NodeItem, EdgeItem)) and item.ref is not None]
+    def _layout_ended(self) -> None:
+        """No picture comes of the layout asked for: nothing waits to be selected."""
+        self.reveals.drop()
+        self.visits.forget_selection()
+        self.following.layout_ended()
+        self.idle.emit()
 
     def _populate(self, view_model, result, keep_view: bool, same=None) -> None:
         state = self.view.view_state() if keep_view else self.level.view_state
         # What was selected stays selected after an edit relays the level
         # out, and so does the Properties form showing it; Back and Forward
         # select again what was selected when the user left the place.
-        restore, self._restore_selection = self._restore_selection, None
-        selected = self._selected_refs() if keep_view else list(restore or ())
+        restore = self.visits.take_selection()
+        selected = self.selection.refs() if keep_view else list(restore or ())
         self.view.reset_first_paint()
         # After an edit (same: box ids matched) unmoved items are kept, not rebuilt.
         self.scene.populate(view_model, result, self.inferred, same)
-        self.edits.laid_out(self.level.graph)
-        self._apply_badges()
-        reselected = [item for obj in selected if isinstance(obj, str) or obj.graph is not None
-                      for item in ([self.scene.node_items.get(obj)] if isinstance(obj, str)
-                                   else [self.scene.item_for_node(obj)] if isinstance(obj, Node)
-                                   else self.scene.items_for_value(obj))]
-        for item in reselected:
-            if item is not None:
-                item.setSelected(True)
-        if not any(reselected) and self._selection_shown:
+        self.following.tracker.laid_out(self.level.graph)
+        show_badges(self.scene, self.badges)
+        if not self.selection.restore(selected) and self._selection_shown:
             self.selection_changed.emit(None)
         self.loose.apply(self.scene, self.level.graph)
         if same is not None:
@@ -401,14 +310,14 @@ class GraphPanel(QWidget):
         menu.exec(self.view.viewport().mapToGlobal(pos))
 
     def expand_group(self, path) -> None:
-        self._remember_view()
+        self.remember_view()
         expanded = set(self.level.expanded or ())
         expanded.update(tuple(path[:i]) for i in range(1, len(path) + 1))
         self.level.expanded = expanded
         self.start_layout()
 
     def collapse_group(self, path) -> None:
-        self._remember_view()
+        self.remember_view()
         path = tuple(path)
         self.level.expanded = {p for p in (self.level.expanded or ()) if p[:len(path)] != path}
         self.start_layout()
@@ -434,70 +343,16 @@ class GraphPanel(QWidget):
 
     def reveal(self, obj, graph) -> None:
         """Show `obj` (ir.Node or ir.Value) of `graph`: enter the graph, open the
-        groups hiding it, select and centre it."""
-        target = target_node(obj)
-        if isinstance(obj, Value) and obj.is_initializer and len(obj.uses) > 1 and self.level.graph is graph:
-            target = self.reader_near(obj) or target
-        self.pending.set(target if target is not None else obj, asked=obj)
-        if self.level.graph is graph and not self.layouts.running and self.scene.view_model is not None:
-            if not self.pending.open_hiding_group(self.scene.view_model, self.level):
-                self._select_pending()
-            else:
-                self.start_layout()
-            return
-        self._remember_view()
-        self.show_graph(graph)
-
-    def _select_pending(self) -> None:
-        asked = self.pending.asked
-        if self.select_object(self.pending.take()):
-            self.revealed.emit(asked)
-
-    def reader_near(self, value):
-        """Of the nodes reading `value` (a weight shared by many layers), the
-        one nearest to the selected item, else to the middle of the view;
-        None when none is on the canvas."""
-        shown = [(n, self.scene.item_for_node(n)) for n, _slot in value.uses]
-        shown = [(n, item) for n, item in shown if item is not None]
-        if not shown:
-            return None
-        selected = self.scene.selectedItems()
-        anchor = (selected[0].sceneBoundingRect().center() if selected
-                  else self.view.visible_scene_rect().center())
-        return min(shown, key=lambda p: _distance(p[1].sceneBoundingRect().center(), anchor))[0]
+        groups hiding it, select and centre it (canvas/reveal.py)."""
+        self.reveals.reveal(obj, graph)
 
     def select_new_node(self, node) -> None:
-        """Select a node an edit just made, once the canvas shows it. Named in
-        its neighbour's scope, it can form a new group with that neighbour,
-        closed by default: open it, or the user sees their node vanish."""
-        if node is None or node.graph is not self.level.graph:
-            return
-        if not self.layouts.running:    # relabelled in place: nothing is being laid out
-            self.reveal(node, node.graph)
-            return
-        self.pending.set(node)          # the running relayout opens groups and selects it
+        """Select a node an edit just made, once the canvas shows it (canvas/reveal.py)."""
+        self.reveals.select_new_node(node)
 
     def select_object(self, obj) -> bool:
-        items = []
-        if isinstance(obj, Node):
-            item = self.scene.item_for_node(obj)
-            items = [item] if item is not None else []
-        elif isinstance(obj, Value):
-            items = self.scene.items_for_value(obj)
-        if not items:
-            return False
-        # A value read in many places (a shared weight) has many edges: go to
-        # the one nearest to what was selected, else to where the view is,
-        # not to whichever the scene listed first (a layer far away).
-        selected = self.scene.selectedItems()
-        anchor = (selected[0].sceneBoundingRect().center() if selected
-                  else self.view.visible_scene_rect().center())
-        nearest = min(items, key=lambda i: _distance(i.sceneBoundingRect().center(), anchor))
-        self.scene.clearSelection()
-        for item in items:
-            item.setSelected(True)
-        self.view.center_on_item(nearest, zoom=1.0)
-        return True
+        """Select `obj` (ir.Node or ir.Value) and centre the view on it (canvas/selection.py)."""
+        return self.selection.select(obj)
 
     # -- view state ----------------------------------------------------------------------
 
@@ -505,7 +360,8 @@ class GraphPanel(QWidget):
         """(scale, centre x, centre y) of the canvas now."""
         return self.view.view_state()
 
-    def _remember_view(self) -> None:
+    def remember_view(self) -> None:
+        """Keep the view of the shown level, for coming back to it."""
         if self.levels and self.scene.view_model is not None:
             self.level.view_state = self.view.view_state()
 
@@ -519,6 +375,3 @@ class GraphPanel(QWidget):
         self._place_minimap()
         self.minimap.follow()          # hidden while the canvas is too small for it
 
-
-def _distance(a, b) -> float:
-    return ((a.x() - b.x()) ** 2 + (a.y() - b.y()) ** 2) ** 0.5

@@ -38,3 +38,16 @@ def box_badges(view_model, severities: dict) -> dict:
         if box_id is not None and wanted.get(box_id, 0) < severity:
             wanted[box_id] = severity
     return wanted
+
+
+def show_badges(scene, severities: dict) -> None:
+    """Give every box of `scene` the badge `severities` ({ir.Node: worst
+    severity}, from the Problems dock) asks for it."""
+    view_model = scene.view_model
+    if view_model is None:
+        return
+    wanted = box_badges(view_model, severities)
+    for box_id, item in scene.node_items.items():
+        badge = wanted.get(box_id)
+        if badge != item.badge:         # 10k boxes, nearly all unchanged
+            item.set_badge(badge)

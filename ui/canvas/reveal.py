@@ -1,6 +1,8 @@
 """Revealing an object the user asked for (a search hit, a problem, a node
 an edit just made): the target waits until the canvas shows its level, and
 each collapsed group hiding it is opened on the way, one layout at a time.
+
+A Revealer does it on one GraphPanel, through the panel's public members.
 """
 from __future__ import annotations
 
@@ -53,6 +55,64 @@ class PendingReveal:
         level.expanded = expanded
         level.view_state = None
         return True
+
+
+class Revealer:
+    def __init__(self, panel):
+        self.panel = panel
+        self.pending = PendingReveal()      # what to select once the next layout is shown
+
+    @property
+    def waiting(self) -> bool:
+        """A target waits for a layout to be shown."""
+        return self.pending.target is not None
+
+    def reveal(self, obj, graph) -> None:
+        """Show `obj` (ir.Node or ir.Value) of `graph`: enter the graph, open the
+        groups hiding it, select and centre it."""
+        panel = self.panel
+        target = target_node(obj)
+        if isinstance(obj, Value) and obj.is_initializer and len(obj.uses) > 1 and panel.level.graph is graph:
+            target = panel.selection.reader_near(obj) or target
+        self.pending.set(target if target is not None else obj, asked=obj)
+        if panel.level.graph is graph and not panel.layout_running and panel.scene.view_model is not None:
+            if not self.pending.open_hiding_group(panel.scene.view_model, panel.level):
+                self.select_waiting()
+            else:
+                panel.start_layout()
+            return
+        panel.remember_view()
+        panel.show_graph(graph)
+
+    def select_new_node(self, node) -> None:
+        """Select a node an edit just made, once the canvas shows it. Named in
+        its neighbour's scope, it can form a new group with that neighbour,
+        closed by default: open it, or the user sees their node vanish."""
+        panel = self.panel
+        if node is None or node.graph is not panel.level.graph:
+            return
+        if not panel.layout_running:    # relabelled in place: nothing is being laid out
+            self.reveal(node, node.graph)
+            return
+        self.pending.set(node)          # the running relayout opens groups and selects it
+
+    def opens_group(self, view_model) -> bool:
+        """A layout of the shown level is done: if the waiting target sits in
+        a collapsed group of it, open the group on the level and return True
+        (the level must be laid out again before the target can be shown)."""
+        return self.waiting and self.pending.open_hiding_group(view_model, self.panel.level)
+
+    def select_waiting(self) -> None:
+        """Select the waiting target on the canvas shown now, and say what was asked for."""
+        if not self.waiting:
+            return
+        asked = self.pending.asked
+        if self.panel.selection.select(self.pending.take()):
+            self.panel.revealed.emit(asked)
+
+    def drop(self) -> None:
+        """No picture comes of the layout the target waited for."""
+        self.pending.set(None)
 
 
 def _anchor(target):
