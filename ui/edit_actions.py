@@ -24,7 +24,8 @@ translate = QCoreApplication.translate    # lupdate reads translate("Context", "
 
 
 class EditActions:
-    def __init__(self, window):
+    def __init__(self, window, recovery):
+        """`recovery`: the window's Recovery, which File ▸ Save tells of each save."""
         self.window = window
         self.prompter = Prompter(window)
         self.history = HistoryPanel()
@@ -32,7 +33,7 @@ class EditActions:
         self.history_dock = window.add_dock("Undo History", self.history, Qt.LeftDockWidgetArea)
         self.problems_dock = window.add_dock("Problems", self.problems, Qt.BottomDockWidgetArea)
         self.history_dock.hide()
-        self.files = FileActions(window, self.prompter)
+        self.files = FileActions(window, self.prompter, recovery)
         self.problems.activated.connect(self._reveal_problem)
         self.problems.badges_changed.connect(window.graph.set_badges)
         self._build_menu()

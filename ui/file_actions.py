@@ -38,9 +38,12 @@ def file_stamp(path):
 
 
 class FileActions:
-    def __init__(self, window, prompter):
+    def __init__(self, window, prompter, recovery):
+        """`recovery`: the window's Recovery (ui/recovery_prompt.py), told of
+        each save so the autosaved steps before it are dropped."""
         self.window = window
         self.prompter = prompter
+        self.recovery = recovery
         self.qdoc = None
         self.stamp = None          # (size, mtime) of the file when opened / saved
         # Tests (and a future settings dialog) answer the file dialogs here.
@@ -166,9 +169,7 @@ class FileActions:
         self.window.path = path
         self.window.statusBar().showMessage(_saved_text(path, doc.last_save), 8000)
         self.update_title()
-        recovery = getattr(self.window, "recovery", None)
-        if recovery is not None:
-            recovery.saved()
+        self.recovery.saved()
         return True
 
     def save_script(self) -> None:

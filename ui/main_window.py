@@ -83,12 +83,13 @@ class MainWindow(QMainWindow):
         self.search_dock.visibilityChanged.connect(lambda shown: shown and self.search)
         self._build_status_bar()
         self._build_menus()
-        from .edit_actions import EditActions
-        self.edit_actions = EditActions(self)     # Edit menu, Save, Problems and History docks
-        from .run import install_run
-        self.run_ui = install_run(self)           # Run menu/toolbar (F5/F9/F10), Run, Inspector, Compare docks
+        # Before EditActions: File ▸ Save is handed it, to tell it of each save.
         from .recovery_prompt import Recovery
         self.recovery = Recovery(self)            # autosave of the edit history, crash recovery
+        from .edit_actions import EditActions
+        self.edit_actions = EditActions(self, self.recovery)  # Edit menu, Save, Problems and History docks
+        from .run import install_run
+        self.run_ui = install_run(self)           # Run menu/toolbar (F5/F9/F10), Run, Inspector, Compare docks
         self._connect()
         self.setAcceptDrops(True)
         self.setWindowTitle("onnxstudio")
@@ -108,7 +109,7 @@ class MainWindow(QMainWindow):
         for an opened model, once its picture is on screen (_fill_panels)."""
         if self._properties is None:
             from .panels.properties import PropertiesPanel
-            panel = PropertiesPanel()
+            panel = PropertiesPanel(self.edit_actions.prompter, self.graph.selection.refs)
             panel.navigate.connect(self._navigate)
             self._properties = panel
             empty = self.properties_dock.widget()

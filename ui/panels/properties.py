@@ -31,8 +31,12 @@ from .tensor_view import TensorView
 class PropertiesPanel(QWidget):
     navigate = Signal(object)        # an ir.Node, ir.Value or ir.Graph to show
 
-    def __init__(self, parent=None):
+    def __init__(self, prompter, selected_on_canvas, parent=None):
+        """`prompter`: the window's Prompter, for the forms' questions;
+        `selected_on_canvas()`: what the canvas has selected, for the tensor
+        editor (see TensorEditor)."""
         super().__init__(parent)
+        self.prompter = prompter
         self.model = None
         self.qdoc = None
         self.current = None              # the object shown (refreshed after edits)
@@ -56,7 +60,7 @@ class PropertiesPanel(QWidget):
         splitter.addWidget(self.tensor_view)
         self.splitter = splitter
         # The initializer / tensor attribute being edited, under the form.
-        self.tensor_slot = TensorSlot(splitter, self.tensor_view)
+        self.tensor_slot = TensorSlot(splitter, self.tensor_view, selected_on_canvas)
         layout = QVBoxLayout(self)
         layout.setContentsMargins(0, 0, 0, 0)
         layout.addWidget(splitter)
@@ -293,7 +297,7 @@ class PropertiesPanel(QWidget):
     def show_value(self, value) -> None:
         self.current = value
         if self.qdoc is not None and value.graph is not None:
-            self._set_editor(ValueEditor(self.qdoc, value))
+            self._set_editor(ValueEditor(self.qdoc, value, self.prompter))
         else:
             self._set_editor(None)
         self._links.clear()

@@ -197,10 +197,14 @@ def precision_change(array: np.ndarray, dtype: np.dtype) -> dict:
 
 
 class TensorEditor(QWidget):
-    def __init__(self, qdoc, source: TensorSource, parent=None):
+    def __init__(self, qdoc, source: TensorSource, selected_on_canvas, parent=None):
+        """`selected_on_canvas()`: what the canvas has selected (ir Nodes and
+        Values, group keys: CanvasSelection.refs), for the reader a private
+        copy is made for."""
         super().__init__(parent)
         self.qdoc = qdoc
         self.source = source
+        self.selected_on_canvas = selected_on_canvas
         self.array = None
         self.title = QLabel()
         self.title.setWordWrap(True)
@@ -340,15 +344,11 @@ class TensorEditor(QWidget):
     def _selected_reader(self):
         """The reader selected on the canvas (or the reader an Identity
         selected there feeds), so "this node" is the one the user looks at."""
-        scene = getattr(getattr(self.window(), "graph", None), "scene", None)
-        if scene is None:
-            return None
-        for item in scene.selectedItems():
-            node = getattr(getattr(item, "ref", None), "node", None)
-            if node in self.readers:
-                return node
-            if node in self.identities:
-                return next((u for u, _ in node.outputs[0].uses if u in self.readers), None)
+        for obj in self.selected_on_canvas():
+            if obj in self.readers:
+                return obj
+            if obj in self.identities:
+                return next((u for u, _ in obj.outputs[0].uses if u in self.readers), None)
         return None
 
     def choose_reader(self, node) -> bool:

@@ -25,9 +25,10 @@ def tensor_source_for(value, tensor):
 
 
 class TensorSlot:
-    def __init__(self, splitter, tensor_view):
+    def __init__(self, splitter, tensor_view, selected_on_canvas):
         self.splitter = splitter            # summary, form, read-only tensor view, then this editor
         self.tensor_view = tensor_view
+        self.selected_on_canvas = selected_on_canvas    # for the editor: see TensorEditor
         self.editor = None                  # the TensorEditor shown, if any
         self.holder = None                  # the scroll area holding it in the splitter
         self.sizes_before = None            # the splitter's sizes before the editor took most of it
@@ -56,7 +57,7 @@ class TensorSlot:
     def show(self, qdoc, source) -> None:
         self.keep_for(None)
         self.sizes_before = self.splitter.sizes()
-        self.editor = TensorEditor(qdoc, source)
+        self.editor = TensorEditor(qdoc, source, self.selected_on_canvas)
         # Scrolled when the dock is shorter than its minimum (a dozen table
         # rows, the histogram: ~560 px): added bare, that minimum was added
         # to the form's and the summary's and the main window grew taller

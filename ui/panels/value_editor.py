@@ -69,10 +69,12 @@ def select_elem_type(combo: QComboBox, code: int) -> None:
 class ValueEditor(QWidget):
     navigate = Signal(object)
 
-    def __init__(self, qdoc, value, parent=None):
+    def __init__(self, qdoc, value, prompter, parent=None):
+        """`prompter`: the window's Prompter (ui/dialogs.py), which asks before a rank changes."""
         super().__init__(parent)
         self.qdoc = qdoc
         self.value = value
+        self.prompter = prompter
         self.message = RefusalLine()
         layout = QVBoxLayout(self)
         layout.setContentsMargins(0, 0, 0, 0)
@@ -385,11 +387,9 @@ class ValueEditor(QWidget):
         if shape is None or old is None or len(shape) == len(old) or not v.is_graph_input \
                 or v.graph.parent_graph is not None:
             return False
-        prompter = getattr(getattr(self.window(), "edit_actions", None), "prompter", None)
         text = self.tr("Input {name} has rank {old}, and the nodes that read it expect that rank. "
                        "Give it rank {new}?").format(name=v.name, old=len(old), new=len(shape))
-        if prompter is not None and \
-                prompter.ask(self.tr("Change rank"), text, ("Change rank", "Cancel"), "Cancel") == "Change rank":
+        if self.prompter.ask(self.tr("Change rank"), text, ("Change rank", "Cancel"), "Cancel") == "Change rank":
             return False
         self._refuse(self.tr("rank {old} kept: the nodes that read it expect it").format(old=len(old)))
         return True
