@@ -163,7 +163,7 @@ def test_an_old_file_without_the_marker_is_kept(tmp_path):
 # -- a restart of the app restores what the user left --------------------------------------
 
 def _wait_idle(qtbot, win):
-    qtbot.waitUntil(lambda: win._load_job is None and win.graph.settled, timeout=120_000)
+    qtbot.waitUntil(lambda: not win.loading and win.graph.settled, timeout=120_000)
 
 
 def _window(qtbot, settings_path):

@@ -471,9 +471,14 @@ class MainWindow(QMainWindow):
             self.run_ui.controller.preload_executor()
 
     @property
+    def loading(self) -> bool:
+        """A model file is being read (its load job runs; tests wait on this)."""
+        return self._load_job is not None
+
+    @property
     def busy(self) -> bool:
         """Loading, laying out or inferring (tests and tools wait on this)."""
-        return (self._load_job is not None or not self.graph.settled or self._infer_job is not None
+        return (self.loading or not self.graph.settled or self._infer_job is not None
                 or self._infer_pending or self._panels_pending is not None)
 
     def _load_failed(self, message: str, job) -> None:

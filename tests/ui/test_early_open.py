@@ -125,7 +125,7 @@ def test_a_recovered_session_drops_the_early_open(qtbot, window, demo, monkeypat
     gui.open_requested(window, argparse.Namespace(file=str(demo), demo=False))
     assert early.cancelled and window.early_open is None
     qtbot.waitUntil(early.laid_out.done, timeout=30_000)
-    assert window._load_job is None and window.model is None
+    assert not window.loading and window.model is None
 
 
 def test_a_job_already_gone_still_hands_over_its_model_and_layout(qtbot, window, demo, layout_calls):

@@ -177,7 +177,7 @@ def test_value_link_in_properties_selects_its_edges(qtbot, window):
     open_model(qtbot, window, _model("silero_vad"))
     graph = window.graph
     value = window.model.graph.inputs[0]
-    window._navigate(value)
+    window.properties.navigate.emit(value)       # a value link clicked in Properties
     wait_idle(qtbot, window)
     selected = graph.scene.selectedItems()
     assert selected and all(getattr(item.ref, "value", None) is value for item in selected)

@@ -64,7 +64,7 @@ def test_a_good_open_clears_the_last_opens_error(qtbot, window, tmp_path):
     bad = tmp_path / "bad.onnx"
     bad.write_text("not a model")
     window.open_path(bad)
-    qtbot.waitUntil(lambda: window._load_job is None)
+    qtbot.waitUntil(lambda: not window.loading)
     assert "not an ONNX model" in window.statusBar().currentMessage()
     window.last_error = None
     open_model(qtbot, window, sample_path("demo.onnx"))

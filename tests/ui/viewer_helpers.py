@@ -17,7 +17,7 @@ def wait_idle(qtbot, win, timeout=120_000):
     the run's value tags are all placed (a few per event-loop turn)."""
     graph = win.graph
     overlay = getattr(getattr(win, "run_ui", None), "overlay", None)
-    qtbot.waitUntil(lambda: win._load_job is None and graph.settled
+    qtbot.waitUntil(lambda: not win.loading and graph.settled
                     and not (overlay is not None and overlay.placing), timeout=timeout)
 
 
