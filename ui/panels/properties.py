@@ -9,11 +9,9 @@ from __future__ import annotations
 
 from contextlib import contextmanager
 
-from PySide6.QtCore import QUrl, Signal
-from PySide6.QtGui import QDesktopServices
+from PySide6.QtCore import Qt, QUrl, Signal
+from PySide6.QtGui import QCursor, QDesktopServices
 from PySide6.QtWidgets import QSplitter, QTextBrowser, QToolTip, QVBoxLayout, QWidget
-from PySide6.QtGui import QCursor
-from PySide6.QtCore import Qt
 
 from ...core.edits import graph_path, typed_output
 from ...core.ir import Node, Value

@@ -143,9 +143,8 @@ class RunUI(QObject):
             dock.hide()
         # Compare is a tab beside Problems: side by side, the bottom docks left each table two rows
         # and cut-off columns. A saved window layout, restored after this, still wins.
-        problems = getattr(getattr(window, "edit_actions", None), "problems_dock", None)
-        if problems is not None:
-            window.tabify_by_default(problems, self.compare_dock)
+        # The window builds its Edit actions (and their Problems dock) before the Run UI.
+        window.tabify_by_default(window.edit_actions.problems_dock, self.compare_dock)
         self.controller.feeds_source = self.inputs.make_feeds
         self.controller.drawn_inside = self._drawn_inside
         self.overlay = RunOverlay(window.graph, self.controller, self.inspect)
