@@ -1242,6 +1242,41 @@
     </message>
 </context>
 <context>
+    <name>InitializerValues</name>
+    <message>
+        <source>Show values</source>
+        <translation>显示数值</translation>
+    </message>
+    <message>
+        <source>Export .npy…</source>
+        <translation>导出 .npy…</translation>
+    </message>
+    <message>
+        <source>Values of {name}</source>
+        <translation>{name} 的数值</translation>
+    </message>
+    <message>
+        <source>Cannot read tensor</source>
+        <translation>无法读取张量</translation>
+    </message>
+    <message>
+        <source>Export tensor</source>
+        <translation>导出张量</translation>
+    </message>
+    <message>
+        <source>NumPy array (*.npy)</source>
+        <translation>NumPy 数组 (*.npy)</translation>
+    </message>
+    <message>
+        <source>Export failed</source>
+        <translation>导出失败</translation>
+    </message>
+    <message>
+        <source>Could not write {path}: {error}</source>
+        <translation>无法写入 {path}：{error}</translation>
+    </message>
+</context>
+<context>
     <name>InputDims</name>
     <message>
         <source>Set dims of all inputs</source>
@@ -4404,38 +4439,6 @@
 </context>
 <context>
     <name>TensorView</name>
-    <message>
-        <source>Show values</source>
-        <translation>显示数值</translation>
-    </message>
-    <message>
-        <source>Export .npy…</source>
-        <translation>导出 .npy…</translation>
-    </message>
-    <message>
-        <source>Values of {name}</source>
-        <translation>{name} 的数值</translation>
-    </message>
-    <message>
-        <source>Cannot read tensor</source>
-        <translation>无法读取张量</translation>
-    </message>
-    <message>
-        <source>Export tensor</source>
-        <translation>导出张量</translation>
-    </message>
-    <message>
-        <source>NumPy array (*.npy)</source>
-        <translation>NumPy 数组 (*.npy)</translation>
-    </message>
-    <message>
-        <source>Export failed</source>
-        <translation>导出失败</translation>
-    </message>
-    <message>
-        <source>Could not write {path}: {error}</source>
-        <translation>无法写入 {path}：{error}</translation>
-    </message>
     <message>
         <source>{text} is not a boolean (true/false)</source>
         <translation>{text} 不是布尔值（true/false）</translation>

@@ -421,8 +421,8 @@ def test_the_read_only_view_and_summary_show_a_sparse_tensor(qtbot, window, tmp_
     panel.show_value(s)
     text = panel.browser.toPlainText()
     assert "sparse: 2 of 12 elements" in text and "max" in text
-    panel.tensor_view.set_tensor(s.const, "S")        # the viewer's table (no editing)
-    panel.tensor_view.show_values()
-    assert np.array_equal(panel.tensor_view.array, SPARSE_DENSE)
+    panel.initializer_values.set_tensor(s.const, "S")        # the viewer's table (no editing)
+    panel.initializer_values.show_values()
+    assert np.array_equal(panel.initializer_values.array, SPARSE_DENSE)
     panel.show_node(window.model.graph.nodes[0])
     assert "sparse: 2 of 6 elements stored" in panel.browser.toPlainText()

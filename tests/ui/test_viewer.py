@@ -155,7 +155,7 @@ def test_initializer_statistics_and_slices(qtbot, window):
     array = np.asarray(weight.const.numpy(), dtype=np.float64)
     assert f"{array.mean():.6g}" in text and f"{array.std():.6g}" in text
     assert f"{array.min():.6g}" in text and str(list(weight.const.shape)) in text
-    view = window.properties.tensor_view
+    view = window.properties.initializer_values
     view.show_values()
     assert view.table.model.rowCount() == weight.const.shape[0]
     assert view.table.model.columnCount() == weight.const.shape[1]

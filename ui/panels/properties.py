@@ -23,7 +23,7 @@ from .value_editor import ValueEditor
 from .html import STYLE, esc
 from .summaries import Summaries
 from .tensor_slot import TensorSlot
-from .tensor_view import TensorView
+from .initializer_values import InitializerValues
 
 
 class PropertiesPanel(QWidget):
@@ -44,8 +44,8 @@ class PropertiesPanel(QWidget):
         self.browser.setOpenLinks(False)
         self.browser.anchorClicked.connect(self._clicked)
         self.browser.highlighted.connect(self._hovered)
-        self.tensor_view = TensorView()
-        self.tensor_view.setVisible(False)
+        self.initializer_values = InitializerValues()
+        self.initializer_values.setVisible(False)
         # The editable form of what is shown (node, value, model), under the summary.
         self.editor_area = EditorSlot()
         self._forms_later = 0             # see forms_later
@@ -55,10 +55,10 @@ class PropertiesPanel(QWidget):
         splitter = QSplitter(Qt.Vertical)
         splitter.addWidget(self.browser)
         splitter.addWidget(self.editor_area)
-        splitter.addWidget(self.tensor_view)
+        splitter.addWidget(self.initializer_values)
         self.splitter = splitter
         # The initializer / tensor attribute being edited, under the form.
-        self.tensor_slot = TensorSlot(splitter, self.tensor_view, selected_on_canvas)
+        self.tensor_slot = TensorSlot(splitter, self.initializer_values, selected_on_canvas)
         layout = QVBoxLayout(self)
         layout.setContentsMargins(0, 0, 0, 0)
         layout.addWidget(splitter)
@@ -142,9 +142,9 @@ class PropertiesPanel(QWidget):
     def _render(self, body: str, tensor=None, tensor_name: str = "") -> None:
         muted = self.palette().color(self.palette().ColorRole.PlaceholderText).name()
         self.browser.setHtml((STYLE % {"muted": muted}) + body)
-        self.tensor_view.setVisible(tensor is not None)
+        self.initializer_values.setVisible(tensor is not None)
         if tensor is not None:
-            self.tensor_view.set_tensor(tensor, tensor_name)
+            self.initializer_values.set_tensor(tensor, tensor_name)
 
     def _link(self, obj, text: str) -> str:
         key = f"obj{len(self._links)}"

@@ -25,9 +25,9 @@ def tensor_source_for(value, tensor):
 
 
 class TensorSlot:
-    def __init__(self, splitter, tensor_view, selected_on_canvas):
+    def __init__(self, splitter, initializer_values, selected_on_canvas):
         self.splitter = splitter            # summary, form, read-only tensor view, then this editor
-        self.tensor_view = tensor_view
+        self.initializer_values = initializer_values
         self.selected_on_canvas = selected_on_canvas    # for the editor: see TensorEditor
         self.editor = None                  # the TensorEditor shown, if any
         self.holder = None                  # the scroll area holding it in the splitter
@@ -67,7 +67,7 @@ class TensorSlot:
         self.holder.setFrameShape(QFrame.NoFrame)
         self.holder.setWidget(self.editor)
         self.splitter.addWidget(self.holder)
-        self.tensor_view.setVisible(False)
+        self.initializer_values.setVisible(False)
         # The form gets what its rows need (up to a third): the editor's own
         # minimum (a dozen table rows, the histogram: ~560 px) left the form
         # a squeezed sliver when shares were fixed. The values get the rest
@@ -114,8 +114,8 @@ class TensorSlot:
         if not before or total <= 0:
             return
         form = max(before[1], min(self._form_wants(form), total // 2))
-        tensor_view = self.splitter.sizes()[2] if self.tensor_view.isVisible() else 0
-        self.splitter.setSizes([max(0, total - form - tensor_view), form, tensor_view])
+        initializer_values = self.splitter.sizes()[2] if self.initializer_values.isVisible() else 0
+        self.splitter.setSizes([max(0, total - form - initializer_values), form, initializer_values])
 
     def show_value(self, qdoc, value, tensor) -> None:
         """The tensor shown for `value`, when it can be edited (kept if shown already)."""
@@ -126,7 +126,7 @@ class TensorSlot:
             return
         if self.editor is None:
             self.show(qdoc, source)
-        self.tensor_view.setVisible(False)
+        self.initializer_values.setVisible(False)
 
     def show_attribute(self, qdoc, node, attr) -> None:
         """A node's tensor attribute ("Edit tensor…")."""

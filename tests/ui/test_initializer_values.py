@@ -2,7 +2,7 @@ import numpy as np
 
 from onnxstudio.core.exec.tensor_stats import tensor_stats
 from onnxstudio.ui.panels.summaries import stat_rows
-from onnxstudio.ui.panels.tensor_view import TensorView
+from onnxstudio.ui.panels.initializer_values import InitializerValues
 
 
 def test_properties_stats_are_cores_over_finite_elements():
@@ -31,7 +31,7 @@ def test_the_properties_viewer_shows_values_in_the_shared_slicing_table(qtbot):
     """The panel's viewer is the run inspector's table (ui/tensor_view.py):
     a 3-d tensor shows its last two axes with axis 0 fixed; a 0-d one is one
     cell, a 1-d one a column, as the panel's own 2-D slicer did."""
-    view = TensorView()
+    view = InitializerValues()
     qtbot.addWidget(view)
     a = np.arange(24).reshape(2, 3, 4)
     view.set_tensor(_Dense(a), "w")

@@ -14,7 +14,7 @@ from ...core.ir import SparseTensor
 from ..tensor_view import TensorTable
 
 
-class TensorView(QWidget):
+class InitializerValues(QWidget):
     def __init__(self, parent=None):
         super().__init__(parent)
         self.tensor = None
