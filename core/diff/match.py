@@ -68,12 +68,19 @@ class Matching:
         self.names_set_aside: frozenset = frozenset()
         self.pinned: dict[Node, Node] = {}                # pairs made in place of a name's (match_models)
         self._tally: Optional[dict] = None                # `_troubles`, once matching is done
+        # Values asked to pair with another than their partner: where none
+        # was, every pair agrees with its wiring and there is nothing to check.
+        self.clashes = 0
         self._attrs: dict[Node, tuple] = {}
 
     # -- pairs -------------------------------------------------------------------
 
     def pair_values(self, va: Optional[Value], vb: Optional[Value]) -> bool:
-        if va is None or vb is None or va in self.values or vb in self.values_back:
+        if va is None or vb is None:
+            return False
+        if va in self.values or vb in self.values_back:
+            if self.values.get(va) is not vb:
+                self.clashes += 1
             return False
         self.values[va] = vb
         self.values_back[vb] = va
@@ -135,7 +142,7 @@ def match_models(a: Model, b: Model, *, check: Callable[[], None] = lambda: None
     real rewiring is still listed as rewired.
     """
     m = _matched(a, b, check)
-    if not _crossed_name_pairs(m):
+    if not m.clashes or not _crossed_name_pairs(m):
         return m
     # Structure first, names only for what it leaves: where it pairs a node
     # with another than its name's, and the pair agrees, it moves.
@@ -480,6 +487,8 @@ def _crossed_name_pairs(m: Matching) -> frozenset:
     (`agrees`) where another node of the same op could take the partner's
     place: another pair of that op that disagrees, or a node of it left
     unpaired on either side. A lone attribute edit or rewiring has neither."""
+    if not m.by_name:
+        return frozenset()
     return frozenset(n for nodes in _troubles(m).values() if len(nodes) >= 2 for n in nodes if n in m.by_name)
 
 
