@@ -215,9 +215,10 @@ class AppOpener:
             code = self.proc.poll()
             if code is None and seconds < self.limits.seconds:
                 # the answer pipe closed before the time was up: the process
-                # is ending; give it a moment to say how
+                # is ending; give it time to say how (a loaded machine's Qt
+                # teardown can outlast a few seconds: that is no hang)
                 try:
-                    code = self.proc.wait(5)
+                    code = self.proc.wait(60)
                 except subprocess.TimeoutExpired:
                     code = None
             self.close()
