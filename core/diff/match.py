@@ -408,6 +408,8 @@ def _pick(m: Matching, na: Node, cands: list, *, unique: bool) -> Optional[Node]
     With `unique`, only when the choice is not ambiguous."""
     if not cands:
         return None
+    if len(cands) == 1:
+        return cands[0]
     # A node whose outputs are paired already (through readers paired by
     # name) belongs with their producer: two nodes of one op reading one
     # value are told apart by what reads them.
