@@ -168,7 +168,10 @@ def match_models(a: Model, b: Model, *, check: Callable[[], None] = lambda: None
         # move next to it: two nodes that B truly rewired each agree by
         # structure with the other's partner, and what reads them then
         # disagrees. Those moves are undone.
-        moved = {na: nb for na, nb in moved.items() if na not in _next_to(final, new)}
+        kept = {na: nb for na, nb in moved.items() if na not in _next_to(final, new)}
+        if len(kept) == len(moved):
+            return m            # no move to blame: the same matching again would break the same
+        moved = kept
     return m
 
 
