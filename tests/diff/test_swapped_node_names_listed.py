@@ -187,3 +187,28 @@ def test_bert_small_with_adjacent_names_exchanged_and_one_node_rewired(tmp_path)
     assert [(c.a.name, c.b.name, c.inputs, c.attributes) for c in d.changed] == [(lone.name, lone.name, True, [])]
     assert _renamed(d) == {(x, y) for p in pairs for x, y in (p, p[::-1])}
     assert d.added == [] and d.removed == []
+
+
+def _rewire_relus(m):
+    _read_inputs(m, "r1", ["z"])
+    _read_inputs(m, "r2", ["x"])
+
+
+def _exchange_adds_and_rewire_relus(m):
+    _exchange_names(m, "add1", "add2", outputs=True)
+    _rewire_relus(m)
+
+
+def _exchange_adds_and_rewire_one(m):
+    _exchange_names(m, "add1", "add2", outputs=True)
+    _read_inputs(m, "add1", ["o1", "w2"])
+
+
+@pytest.mark.parametrize("change", [_rewire_relus, _exchange_adds_and_rewire_relus, _exchange_adds_and_rewire_one])
+def test_the_script_of_a_rewiring_among_exchanged_names_replays_to_b(tmp_path, change):
+    a, b = _pair(tmp_path, change)
+    derived = derive_script(diff_models(a, b))
+    assert derived.not_expressed == [] and "set_node_inputs" in {s["kind"] for s in derived.script}
+    doc = Document(a.clone())
+    replay(doc, derived.script)
+    assert diff_models(doc.model, b).equal
