@@ -27,7 +27,7 @@ def test_cancel_while_laying_out_says_cancelled(qtbot, window, monkeypatch):
     # test of the same process, could end before the test's next look at the window.
     with held(monkeypatch, workers, "lay_out_level"):
         window.open_path(SHARED_MODELS / "bert_small" / "model.onnx")
-        qtbot.waitUntil(lambda: window._load_job is None, timeout=120_000)   # loaded: its layout is held
+        qtbot.waitUntil(lambda: not window.loading, timeout=120_000)   # loaded: its layout is held
         assert window.graph.layout_running
         window.cancel_button.click()
     wait_idle(qtbot, window)
