@@ -1,5 +1,6 @@
 """Model pairs for the diff tests (and benchmarks/diff.py): a model with
-every node and value renamed, a shared model after a known edit script,
+every node and value renamed, one whose same-op neighbours exchanged names,
+a shared model after a known edit script,
 a Conv+BatchNormalization fold, a MatMul+Add fused into a Gemm, and a
 model with If bodies. Built with our edits where an edit exists, with
 onnx.helper for the small hand-made models."""
@@ -26,6 +27,38 @@ def rename_everything(model, prefix: str = "r"):
                 g.rename_value(v, f"{prefix}_value_{k}")
                 k += 1
     return model
+
+
+def exchange_names(model, x: str, y: str, *, outputs: bool) -> None:
+    """Nodes `x` and `y` exchange their names (and, with `outputs`, their
+    first outputs' names too), as an exporter that numbers nodes in another
+    order does."""
+    nx, ny = (next(n for n in model.graph.nodes if n.name == name) for name in (x, y))
+    nx.name, ny.name = y, x
+    if outputs:
+        g = model.graph
+        vx, vy = nx.outputs[0], ny.outputs[0]
+        old_x, old_y = vx.name, vy.name
+        g.rename_value(vx, "__being_exchanged")
+        g.rename_value(vy, old_x)
+        g.rename_value(vx, old_y)
+
+
+def exchange_adjacent_names(model) -> list:
+    """Each two nodes next to each other of one op exchange their names and
+    their outputs' names (not graph outputs'); the pairs, by A's names."""
+    g = model.graph
+    nodes, pairs, k = list(g.nodes), [], 0
+    while k + 1 < len(nodes):
+        x, y = nodes[k], nodes[k + 1]
+        if (x.op_type, x.domain) != (y.op_type, y.domain) or not x.name or not y.name:
+            k += 1
+            continue
+        pairs.append((x.name, y.name))
+        exchange_names(model, x.name, y.name, outputs=not (x.outputs[0].is_graph_output
+                                                             or y.outputs[0].is_graph_output))
+        k += 2
+    return pairs
 
 
 def edited_bert(path):

@@ -22,6 +22,8 @@ from onnxstudio.core.diff.to_script import derive_script
 from onnxstudio.core.edits import replay
 from shared_models import SHARED_MODELS
 
+from .models import exchange_adjacent_names, exchange_names
+
 BERT = SHARED_MODELS / "bert_small" / "model.onnx"
 
 
@@ -53,18 +55,6 @@ def _node(model, name):
     return next(n for n in model.graph.nodes if n.name == name)
 
 
-def _exchange_names(model, x: str, y: str, *, outputs: bool) -> None:
-    nx, ny = _node(model, x), _node(model, y)
-    nx.name, ny.name = y, x
-    if outputs:
-        g = model.graph
-        vx, vy = nx.outputs[0], ny.outputs[0]
-        old_x, old_y = vx.name, vy.name
-        g.rename_value(vx, "__being_exchanged")
-        g.rename_value(vy, old_x)
-        g.rename_value(vx, old_y)
-
-
 def _read_inputs(model, reader: str, inputs: list) -> None:
     g = model.graph
     _node(model, reader).set_inputs([g.get_value(name) for name in inputs])
@@ -90,7 +80,7 @@ def _rewired(d) -> set:
 @pytest.mark.parametrize("outputs", [False, True], ids=["node names", "node and output names"])
 @pytest.mark.parametrize("x,y", [("add1", "add2"), ("c1", "c2"), ("rs1", "rs2"), ("r1", "r2")])
 def test_exchanged_names_are_listed_as_names_changed(tmp_path, x, y, outputs):
-    a, b = _pair(tmp_path, lambda m: _exchange_names(m, x, y, outputs=outputs))
+    a, b = _pair(tmp_path, lambda m: exchange_names(m, x, y, outputs=outputs))
     d = diff_models(a, b)
     assert d.changed == [] and d.added == [] and d.removed == []
     assert _renamed(d) == {(x, y), (y, x)}
@@ -116,7 +106,7 @@ def test_a_real_rewiring_of_two_nodes_is_listed_as_rewired(tmp_path):
 
 def test_exchanged_names_and_a_real_rewiring_are_each_listed_as_what_they_are(tmp_path):
     def change(m):
-        _exchange_names(m, "add1", "add2", outputs=True)
+        exchange_names(m, "add1", "add2", outputs=True)
         _read_inputs(m, "r1", ["z"])
         _read_inputs(m, "r2", ["x"])
     a, b = _pair(tmp_path, change)
@@ -132,7 +122,7 @@ def test_exchanged_names_with_one_of_the_two_rewired(tmp_path):
     with B's add2 by structure; add2 keeps no claim on its name's node,
     which add1 took: it is the node renamed add1, with its inputs rewired."""
     def change(m):
-        _exchange_names(m, "add1", "add2", outputs=False)
+        exchange_names(m, "add1", "add2", outputs=False)
         _read_inputs(m, "add1", ["o1", "w2"])        # B's add1 is A's add2
     a, b = _pair(tmp_path, change)
     d = diff_models(a, b)
@@ -145,7 +135,7 @@ def test_exchanged_names_with_one_of_the_two_rewired(tmp_path):
 def test_the_script_of_exchanged_names_replays_to_b(tmp_path, outputs):
     def change(m):
         for x, y in (("add1", "add2"), ("c1", "c2"), ("r1", "r2")):
-            _exchange_names(m, x, y, outputs=outputs)
+            exchange_names(m, x, y, outputs=outputs)
     a, b = _pair(tmp_path, change)
     derived = derive_script(diff_models(a, b))
     assert derived.not_expressed == []
@@ -155,30 +145,13 @@ def test_the_script_of_exchanged_names_replays_to_b(tmp_path, outputs):
     assert diff_models(doc.model, b).equal
 
 
-def _exchange_adjacent(model) -> list:
-    """Each two nodes next to each other of one op exchange their names and
-    their outputs' names (not graph outputs'); the pairs, by A's names."""
-    g = model.graph
-    nodes, pairs, k = list(g.nodes), [], 0
-    while k + 1 < len(nodes):
-        x, y = nodes[k], nodes[k + 1]
-        if (x.op_type, x.domain) != (y.op_type, y.domain) or not x.name or not y.name:
-            k += 1
-            continue
-        pairs.append((x.name, y.name))
-        _exchange_names(model, x.name, y.name, outputs=not (x.outputs[0].is_graph_output
-                                                             or y.outputs[0].is_graph_output))
-        k += 2
-    return pairs
-
-
 def test_bert_small_with_adjacent_names_exchanged_and_one_node_rewired(tmp_path):
     """44 pairs of bert_small's nodes exchange names (was: 112 changed
     nodes, 98 of them 'inputs rewired'), and one MatMul truly comes to read
     its other input twice: that MatMul is the one node listed."""
     a = load(BERT)
     b = load(BERT)
-    pairs = _exchange_adjacent(b)
+    pairs = exchange_adjacent_names(b)
     assert len(pairs) == 44
     lone = next(n for n in b.graph.nodes if n.op_type == "MatMul" and n.name not in {x for p in pairs for x in p})
     lone.set_inputs([lone.inputs[0], lone.inputs[0]])
@@ -195,12 +168,12 @@ def _rewire_relus(m):
 
 
 def _exchange_adds_and_rewire_relus(m):
-    _exchange_names(m, "add1", "add2", outputs=True)
+    exchange_names(m, "add1", "add2", outputs=True)
     _rewire_relus(m)
 
 
 def _exchange_adds_and_rewire_one(m):
-    _exchange_names(m, "add1", "add2", outputs=True)
+    exchange_names(m, "add1", "add2", outputs=True)
     _read_inputs(m, "add1", ["o1", "w2"])
 
 
