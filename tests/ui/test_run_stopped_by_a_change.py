@@ -6,7 +6,7 @@ which job it stopped."""
 from __future__ import annotations
 
 import shutil
-import time
+import threading
 
 from viewer_helpers import open_model, wait_idle
 from onnxstudio.core import edits as E
@@ -16,13 +16,22 @@ from onnxstudio.ui.run.controller import RunJob
 
 
 def _slow_run(qtbot, window, monkeypatch):
-    """A whole run of the demo that is still running when the test acts (each node waits 0.1 s)."""
-    report = RunJob.report
+    """A whole run of the demo that is still running when the test acts:
+    after its first node it waits until it is cancelled (each node waiting
+    0.1 s gave a loaded machine a second to end the run first)."""
+    report, cancel = RunJob.report, RunJob.cancel
+    stopped = threading.Event()
 
-    def slow_report(job, i, n, node):
-        time.sleep(0.1)
+    def cancel_and_let_go(job):
+        cancel(job)             # the flag first: let go, the run stops at its next node
+        stopped.set()
+
+    def waiting_report(job, i, n, node):
+        if i > 0:
+            stopped.wait(300)
         report(job, i, n, node)
-    monkeypatch.setattr(RunJob, "report", slow_report)
+    monkeypatch.setattr(RunJob, "cancel", cancel_and_let_go)
+    monkeypatch.setattr(RunJob, "report", waiting_report)
     r = window.run_ui
     r.run_all()
     qtbot.waitUntil(lambda: r.controller.job is not None and r.controller.job.isRunning(), timeout=30_000)
