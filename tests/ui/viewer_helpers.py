@@ -57,8 +57,10 @@ def window_with_settings(qtbot, ini, size=(1280, 820)):
 
 
 def slowed(monkeypatch, module, name: str, seconds: float) -> None:
-    """`module.name` takes `seconds` longer a call: a job long enough to
-    press Cancel partway (each node of the own-error pass, onnxruntime's run)."""
+    """`module.name` takes `seconds` longer a call: a job slow enough for
+    its progress to pass the status line's 0.1 s throttle. Not a way to
+    press Cancel partway: a busy machine may finish first; hold the job
+    with tests/ui/holding.py for that."""
     real = getattr(module, name)
 
     def slow(*args, **kwargs):
