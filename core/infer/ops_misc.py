@@ -541,6 +541,8 @@ def linear_attention(ctx):
         if type(value) is int and value < 1:
             ctx.error("attr.value-out-of-range", f"{name} is {value} but must be a number of heads (1 or more)")
             qh = kvh = None
+    if type(qh) is int and type(kvh) is int:
+        _linear_attention_heads_fit(ctx, qh, kvh)
     y = None
     if q is not None and len(q) == 3 and v is not None and len(v) == 3:
         y = (q[0], q[1], dim_mul(dim_floordiv(v[2], kvh), qh) if qh and kvh else None)
@@ -549,6 +551,36 @@ def linear_attention(ctx):
     if state is None and kvh and k is not None and len(k) == 3 and v is not None and len(v) == 3:
         state = (k[0], kvh, dim_floordiv(k[2], kvh), dim_floordiv(v[2], kvh))
     return [tensor(ctx.elem(0), y), tensor(ctx.elem(3) or ctx.elem(0), state)]
+
+
+def _linear_attention_heads_fit(ctx, qh: int, kvh: int) -> None:
+    """Q, K and V pack their heads into the last dim (H_q * d_k, H_kv * d_k
+    and H_kv * d_v), and each key/value head serves an equal group of query
+    heads: onnx and onnxruntime refuse at load a q_num_heads that is no
+    multiple of kv_num_heads, a last dim its head count does not divide,
+    and Q and K of different head sizes d_k. Only numeric dims are judged."""
+    if qh % kvh:
+        ctx.error("attr.value-out-of-range", f"q_num_heads {qh} is not a multiple of kv_num_heads {kvh}: each key "
+                                             "and value head serves an equal group of query heads; give a "
+                                             f"q_num_heads that {kvh} divides")
+        return
+    head_sizes = {}
+    for i, heads, name in ((0, qh, "q_num_heads"), (1, kvh, "kv_num_heads"), (2, kvh, "kv_num_heads")):
+        s = ctx.shape(i)
+        if s is None or len(s) != 3 or type(s[2]) is not int:
+            continue
+        if s[2] % heads:
+            ctx.error("shape.dim-mismatch", f"{input_label(ctx, i)} {show(s)} packs {heads} heads ({name}) into its "
+                                            f"last dim, {s[2]}, which {heads} does not divide: give a last dim of "
+                                            f"{heads} times the head size, or change {name}")
+            return
+        head_sizes[i] = s[2] // heads
+    if 0 in head_sizes and 1 in head_sizes and head_sizes[0] != head_sizes[1]:
+        q, k = ctx.shape(0), ctx.shape(1)
+        ctx.error("shape.dim-mismatch", f"{input_label(ctx, 0)} {show(q)} gives a head size d_k of {head_sizes[0]} "
+                                        f"({q[2]} over q_num_heads {qh}) but {input_label(ctx, 1)} {show(k)} one "
+                                        f"of {head_sizes[1]} ({k[2]} over kv_num_heads {kvh}): queries and keys "
+                                        "have one head size")
 
 
 def numpy_elem(arr) -> int:

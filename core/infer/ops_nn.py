@@ -240,6 +240,11 @@ def _roi_align_inputs_fit(ctx) -> None:
 @rule("MaxUnpool")
 def max_unpool(ctx):
     elem, x = ctx.elem(0), ctx.shape(0)
+    # X has batch and channel dims, and kernel_shape, strides and pads fit
+    # its spatial axes, with output_shape given too: onnx and onnxruntime
+    # refuse anything else at load.
+    attrs_fit = x is None or (require_min_rank(ctx, 0, 2, "batch and channel dims")
+                              and _window_attrs_fit(ctx, len(x) - 2))
     if ctx.has_input(2):
         dims = ctx.sym(2)
         n = ctx.shape(2)
@@ -250,8 +255,8 @@ def max_unpool(ctx):
         return [tensor(elem, None)]
     n = len(x) - 2
     kernel = ctx.attr("kernel_shape")
-    if not length(ctx, "kernel_shape", kernel, n, f"{input_label(ctx, 0)} {show(x)} with {n} spatial dims"):
-        return [tensor(elem, (x[0], x[1]) + (None,) * n)]
+    if not attrs_fit:
+        return [tensor(elem, None if n < 0 else (x[0], x[1]) + (None,) * n)]
     strides = ctx.attr("strides") or [1] * n
     pads = ctx.attr("pads") or [0] * (2 * n)
     sp = tuple(dim_add(dim_mul(dim_add(x[2 + i], -1), strides[i]), kernel[i] - pads[i] - pads[i + n])
