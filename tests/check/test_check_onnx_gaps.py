@@ -97,7 +97,27 @@ def batch_norm_trailing_empty_output(m):
     return None
 
 
-STRICTER = {f.__name__: f for f in (node_domain_ai_onnx, batch_norm_trailing_empty_output)}
+_UNARY = frozenset({"Relu", "Elu", "Sigmoid", "Tanh", "LeakyRelu", "Softplus", "Abs", "Neg", "Exp"})
+
+
+def mean_variance_normalization_default_axes(m):
+    """The first element-wise unary node (opset 13 on) whose input is
+    declared 4-D becomes a MeanVarianceNormalization without `axes`
+    (default [0, 2, 3], all inside the rank)."""
+    if not any(o.domain in ("", "ai.onnx") and o.version >= 13 for o in m.opset_import):
+        return None
+    rank = {v.name: len(v.type.tensor_type.shape.dim) for v in (*m.graph.input, *m.graph.value_info)
+            if v.type.HasField("tensor_type") and v.type.tensor_type.HasField("shape")}
+    for _, n in std_nodes(m):
+        if n.domain == "" and n.op_type in _UNARY and len(n.output) == 1 and rank.get(n.input[0]) == 4:
+            n.op_type = "MeanVarianceNormalization"
+            del n.attribute[:]
+            return m
+    return None
+
+
+STRICTER = {f.__name__: f for f in (node_domain_ai_onnx, batch_norm_trailing_empty_output,
+                                    mean_variance_normalization_default_axes)}
 
 
 def test_stricter_list_names_reproducers():
