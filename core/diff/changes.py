@@ -20,7 +20,8 @@ import numpy as np
 
 from .. import schemas
 from ..ir import AttrType, Model, Node, Value
-from .match import Matching, unique_names, wiring_changed
+from .agreement import wiring_changed
+from .match import Matching, unique_names
 from .signature import attr_value_key, op_key, tensor_key, unreadable_reason
 
 

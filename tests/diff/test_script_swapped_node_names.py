@@ -80,7 +80,7 @@ def _derived_and_replayed(a, b):
 @pytest.fixture
 def names_alone(monkeypatch):
     """Matching as names alone make it: no name pair tried by structure."""
-    monkeypatch.setattr(match, "_crossed_name_pairs", lambda m: frozenset())
+    monkeypatch.setattr(match, "crossed_name_pairs", lambda m: frozenset())
 
 
 @pytest.mark.parametrize("count", [3, 4])
