@@ -272,7 +272,7 @@ class GraphPanel(QWidget):
         self.view.reset_first_paint()
         # After an edit (same: box ids matched) unmoved items are kept, not rebuilt.
         self.scene.populate(view_model, result, self.inferred, same)
-        self.following.tracker.laid_out(self.level.graph)
+        self.following.laid_out(self.level.graph)
         show_badges(self.scene, self.badges)
         if not self.selection.restore(selected) and self._selection_shown:
             self.selection_changed.emit(None)

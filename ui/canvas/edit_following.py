@@ -63,6 +63,10 @@ class EditFollower:
         """Another level is shown: its first layout is not pinned to this one's."""
         self._pin_old = None
 
+    def laid_out(self, graph) -> None:
+        """The scene now shows a layout of `graph`: the edits noted so far are on it."""
+        self.tracker.laid_out(graph)
+
     def layout_shown(self, done) -> None:
         """The layout `done` (a LaidOut) is about to be shown."""
         if done.pinned:
