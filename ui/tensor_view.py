@@ -112,10 +112,12 @@ class TensorTableModel(QAbstractTableModel):
         self.row_axis: Optional[int] = 0
         self.col_axis: Optional[int] = 1
         self.fixed: list[int] = []
+        self.row_labels: Optional[list[str]] = None     # names of the rows of a 1-D array (a map's keys)
 
-    def set_array(self, array) -> None:
+    def set_array(self, array, row_labels: Optional[list[str]] = None) -> None:
         self.beginResetModel()
         self.array = np.asarray(array)
+        self.row_labels = row_labels if self.array.ndim == 1 else None
         nd = self.array.ndim
         # The last two axes, as numpy prints an array: an NCHW image shows
         # H x W, a [batch, seq, hidden] activation seq x hidden (axes 0 x 1
@@ -164,12 +166,21 @@ class TensorTableModel(QAbstractTableModel):
             return int(Qt.AlignRight | Qt.AlignVCenter) if self.array.dtype.kind not in "OUS" else None
         x = self.array[self.full_index(index.row(), index.column())]
         if role == Qt.ToolTipRole:
+            if self.row_labels is not None:
+                return f"{self.row_labels[index.row()]}: {format_element(x)}"
             return f"[{', '.join(map(str, self.full_index(index.row(), index.column())))}] = " \
                    f"{format_element(x)}"
         return format_element(x)
 
     def headerData(self, section, orientation, role=Qt.DisplayRole):
-        return str(section) if role == Qt.DisplayRole else None
+        if role != Qt.DisplayRole:
+            return None
+        if self.row_labels is not None:     # a map of scalars: its keys down, its values across
+            if orientation == Qt.Horizontal:
+                return self.tr("value")
+            if section < len(self.row_labels):
+                return self.row_labels[section]
+        return str(section)
 
     def flags(self, index):
         base = super().flags(index)
@@ -221,8 +232,9 @@ class TensorTable(QWidget):
     def array(self) -> np.ndarray:
         return self.model.array
 
-    def set_array(self, array) -> None:
-        self.model.set_array(array)
+    def set_array(self, array, row_labels: Optional[list[str]] = None) -> None:
+        """Show `array`; a 1-D one may name its rows (`row_labels`, one per element)."""
+        self.model.set_array(array, row_labels)
         nd = self.model.array.ndim
         for box in (self.rows_box, self.cols_box):
             box.clear()

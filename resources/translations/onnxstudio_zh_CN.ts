@@ -4363,8 +4363,28 @@
         <translation>对比</translation>
     </message>
     <message>
-        <source>sequences, maps and empty optionals are shown by their length only</source>
-        <translation>序列、映射和空的可选值只显示其长度</translation>
+        <source>&lt;b&gt;{name}&lt;/b&gt;: map of {n} ({key} → {value}){where}</source>
+        <translation>&lt;b&gt;{name}&lt;/b&gt;：{n} 项的映射（{key} → {value}）{where}</translation>
+    </message>
+    <message>
+        <source>an empty optional: no value</source>
+        <translation>空的 optional：没有值</translation>
+    </message>
+    <message>
+        <source>empty: no element to show</source>
+        <translation>为空：没有可显示的元素</translation>
+    </message>
+    <message>
+        <source>key</source>
+        <translation>键</translation>
+    </message>
+    <message>
+        <source>element </source>
+        <translation>元素 </translation>
+    </message>
+    <message>
+        <source> of {n}</source>
+        <translation> / 共 {n}</translation>
     </message>
     <message>
         <source>Nothing to compare with: keep a reference run or compare with onnxruntime</source>
@@ -4435,6 +4455,10 @@
     <message>
         <source>rows and columns need two different axes</source>
         <translation>行和列需要两个不同的轴</translation>
+    </message>
+    <message>
+        <source>value</source>
+        <translation>值</translation>
     </message>
 </context>
 <context>

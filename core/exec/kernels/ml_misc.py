@@ -171,5 +171,7 @@ def one_hot_encoder(X, cats_int64s=None, cats_strings=None, zeros=1):
 @kernel("ZipMap", since=1, domain=ML)
 def zip_map(X, classlabels_int64s=None, classlabels_strings=None):
     labels = list(classlabels_strings) if classlabels_strings else ints(classlabels_int64s)
-    rows = np.asarray(X).reshape(-1, len(labels)).tolist()
+    # Each entry keeps X's element type (float32): tolist() made Python floats, which
+    # the inspector could only call double, a type the output map does not declare.
+    rows = np.asarray(X).reshape(-1, len(labels))
     return [dict(zip(labels, row)) for row in rows]
