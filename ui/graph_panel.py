@@ -338,6 +338,7 @@ class GraphPanel(QWidget):
 
     def _selection(self) -> None:
         items = self.scene.selectedItems()
+        self.selection.light_value_edges()
         self._selection_shown = True
         self.selection_changed.emit(items[0].ref if items else None)
 

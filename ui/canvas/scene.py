@@ -531,9 +531,13 @@ class GraphScene(QGraphicsScene):
         box_id = self.view_model.box_for(ir_node)
         return self.node_items.get(box_id) if box_id else None
 
+    def edges_of_value(self, value) -> list:
+        """The edges carrying `value` on this scene (one per reader shown)."""
+        return list(self._edges_by_value.get(id(value), []))
+
     def items_for_value(self, value) -> list:
         """Edges carrying `value`, or its input/output box when it has no edge."""
-        found = list(self._edges_by_value.get(id(value), []))
+        found = self.edges_of_value(value)
         for item in self.node_items.values():
             if item.ref is not None and getattr(item.ref, "value", None) is value:
                 found.append(item)

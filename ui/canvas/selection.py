@@ -4,7 +4,9 @@ rebuilds every item, and what was selected is selected again.
 
 A value read in many places (a weight shared by every layer) has many
 edges: the one nearest to what was selected, else to the middle of the
-view, is the one shown, not whichever the scene listed first.
+view, is the one shown, not whichever the scene listed first. A selected
+edge lights up the other edges of its value, so a mask or a residual read
+by many layers can be followed across the canvas.
 """
 from __future__ import annotations
 
@@ -16,6 +18,28 @@ class CanvasSelection:
     def __init__(self, scene, view):
         self.scene = scene
         self.view = view
+        self._lit: list = []        # edges lit because another edge of their value is selected
+
+    def light_value_edges(self) -> int:
+        """Light every edge carrying the value of a selected edge (the
+        selected ones are drawn as selected); the edges lit for the last
+        selection go dark. Returns how many are lit."""
+        for item in self._lit:
+            try:
+                item.highlighted = False
+                item.update()
+            except RuntimeError:       # gone with an earlier scene
+                pass
+        self._lit = []
+        values = {id(item.ref.value): item.ref.value for item in self.scene.selectedItems()
+                  if isinstance(item, EdgeItem) and item.ref is not None and item.ref.value is not None}
+        for value in values.values():
+            for edge in self.scene.edges_of_value(value):
+                if not edge.isSelected():
+                    edge.highlighted = True
+                    edge.update()
+                    self._lit.append(edge)
+        return len(self._lit)
 
     def refs(self) -> list:
         """What is selected: a node, or a value (its edge or input/output
