@@ -267,8 +267,15 @@ class GraphPanel(QWidget):
         # What was selected stays selected after an edit relays the level
         # out, and so does the Properties form showing it; Back and Forward
         # select again what was selected when the user left the place.
+        # Opening or closing a group lays the same graph out again: the
+        # selection stays too (a node now hidden in a closed group selects
+        # the group's box).
         restore = self.visits.take_selection()
-        selected = self.selection.refs() if keep_view else list(restore or ())
+        shown_before = self.scene.view_model.graph if self.scene.view_model is not None else None
+        if keep_view or (restore is None and shown_before is self.level.graph):
+            selected = self.selection.refs()
+        else:
+            selected = list(restore or ())
         self.view.reset_first_paint()
         # After an edit (same: box ids matched) unmoved items are kept, not rebuilt.
         self.scene.populate(view_model, result, self.inferred, same)
