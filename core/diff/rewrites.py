@@ -119,7 +119,8 @@ def _constant_folded(m: Matching, va: Value, vb: Value) -> Optional[Rewrite]:
     if cone is None:
         return None
     m.pair_values(va, vb)
-    return Rewrite.over("constant_folded", f"{len(cone)} node(s) folded into a constant", cone, [], b_values=[vb])
+    what = "1 node" if len(cone) == 1 else f"{len(cone)} nodes"
+    return Rewrite.over("constant_folded", f"{what} folded into a constant", cone, [], b_values=[vb])
 
 
 def _constant_cone(m: Matching, top: Node) -> Optional[list]:

@@ -715,6 +715,10 @@
         <translation>{what}：{a} → {b}</translation>
     </message>
     <message>
+        <source>initializer {name}</source>
+        <translation>初始化器 {name}</translation>
+    </message>
+    <message>
         <source>op {a} → {b}</source>
         <translation>算子 {a} → {b}</translation>
     </message>

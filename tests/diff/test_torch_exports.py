@@ -107,3 +107,14 @@ def test_cli_json_reports_the_weights_equal(capsys):
     assert j["matched"] == 34 and j["nodes_a"] == 70 and j["nodes_b"] == 36
     assert j["initializers"]["changed"] == [] and j["initializers"]["removed"] == []
     assert j["equal"] is False
+
+
+def test_the_summary_names_the_constant_that_folded_nodes_became(capsys):
+    # The folded side has no node: it used to print "-> -".
+    rc = main(["diff", str(LEGACY), str(DYNAMO)])
+    out, _ = capsys.readouterr()
+    assert rc == 1
+    folds = [line for line in out.splitlines() if "folded into a constant" in line]
+    assert folds and all(" -> initializer val_" in line for line in folds)
+    assert any(line.strip().startswith("7 nodes folded") and "/Shape" in line for line in folds)
+    assert not any("node(s)" in line or line.endswith("-> -") for line in out.splitlines())

@@ -129,10 +129,17 @@ class DifferenceList(QWidget):
         return f"{mark} {what}"
 
     def _rewrite(self, r):
-        names = ", ".join(node_label(n) for n in r.a_nodes) or "—"
-        into = ", ".join(node_label(n) for n in r.b_nodes) or "—"
+        names = self._rewrite_side(r.a_nodes, r.a_values)
+        into = self._rewrite_side(r.b_nodes, r.b_values)
         return (self.tr("{what}: {a} → {b}").format(what=r.text, a=names, b=into), REWRITTEN,
                 r.a_nodes[0] if r.a_nodes else None, r.b_nodes[0] if r.b_nodes else None)
+
+    def _rewrite_side(self, nodes: list, values: list) -> str:
+        """A rewrite's nodes on one side, or, where it has none (nodes folded
+        into a constant), the constants it became."""
+        return (", ".join(node_label(n) for n in nodes)
+                or ", ".join(self.tr("initializer {name}").format(name=v.name) if v.producer is None
+                             else f"Constant {node_label(v.producer)}" for v in values) or "—")
 
     def _changed(self, c):
         what = []
