@@ -122,6 +122,8 @@ class Summaries:
         if node.doc_string:
             body += section(translate("PropertiesPanel", "Documentation"),
                             f"<pre style='white-space: pre-wrap'>{esc(node.doc_string)}</pre>")
+        if node.metadata_props:
+            body += section(translate("PropertiesPanel", "Metadata"), _metadata_html(node.metadata_props))
         return body
 
     def attr_text(self, attr) -> str:
@@ -260,6 +262,20 @@ class Summaries:
             name, detail = self.value_row(value)
             lines.append(f"{name}<br><span class='muted'>&nbsp;&nbsp;{detail}</span>" if name else detail)
         return "<br>".join(lines) or "—"
+
+
+def _metadata_html(props: dict) -> str:
+    """A node's metadata_props, name over value (torch's dynamo exporter
+    writes the module path, the FX node and the Python stack trace that made
+    the node: where in the model's code it came from). A value of several
+    lines (a stack trace) keeps its lines, and comes last."""
+    def entry(key, value) -> str:
+        text = str(value)
+        shown = (f"<pre style='white-space: pre-wrap'>{esc(text)}</pre>" if "\n" in text
+                 else f"&nbsp;&nbsp;{esc(text)}")
+        return f"<b>{esc(key)}</b><br>{shown}"
+    ordered = sorted(props.items(), key=lambda kv: "\n" in str(kv[1]))
+    return "<br>".join(entry(k, v) for k, v in ordered)
 
 
 def _small_tensor(tensor) -> str:
