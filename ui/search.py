@@ -1,5 +1,6 @@
-"""Search across node names, op types, value and initializer names and the
-values' types and shapes — in the main graph, in every If/Loop/Scan body
+"""Search across node names (with the module path a dynamo export records
+for each node), op types, value and initializer names and the values'
+types and shapes — in the main graph, in every If/Loop/Scan body
 and in model-local functions.
 
 The index is a flat list built on the first query (0.3-0.35 s for the
@@ -16,6 +17,7 @@ from PySide6.QtCore import QCoreApplication, QT_TRANSLATE_NOOP, Qt, Signal
 from PySide6.QtWidgets import QLabel, QLineEdit, QListWidget, QListWidgetItem, QVBoxLayout, QWidget
 
 from ..core.ir import Function
+from ..core.layout.scopes import node_scope
 from .canvas.scene import value_type_text
 
 MAX_HITS = 500
@@ -66,6 +68,12 @@ def build_index(model) -> list[tuple[str, SearchHit]]:
             if node.name:
                 entries.append((node.name.lower(), SearchHit("node", node.name,
                                 f"{node.name}  ({node.op_type})", graph, node, where)))
+            module = _module_path(node)
+            if module:
+                hit = SearchHit("node", module, f"{module}  ({node.op_type})", graph, node, where)
+                entries.append((module.lower(), hit))
+                # torch's own spelling of the module too: "transformer.h.0.ln_1"
+                entries.append((".".join(node_scope(node)).lower(), hit))
             entries.append((node.op_type.lower(), SearchHit("node", node.op_type,
                             f"{node.op_type}  {node.name or ''}", graph, node, where)))
         for value in graph.values().values():
@@ -73,6 +81,18 @@ def build_index(model) -> list[tuple[str, SearchHit]]:
             entries.append((value.name.lower(), SearchHit(kind, value.name, value.name,
                                                           graph, value, where)))
     return entries
+
+
+def _module_path(node) -> str:
+    """"m/transformer/h.0/ln_1/node_layer_norm" for a node torch's dynamo
+    exporter named without its module (the module path is in its metadata,
+    where the canvas groups it from), so a search by module finds it as it
+    finds a legacy export's "/m/transformer/h.0/ln_1/LayerNormalization";
+    "" for a node whose name holds its scope already, or that has none."""
+    if "/" in (node.name or ""):
+        return ""
+    scope = node_scope(node)
+    return "/".join(scope + (node.name or node.op_type,)) if scope else ""
 
 
 def build_type_index(model, types=None) -> list[tuple[str, SearchHit]]:
@@ -110,7 +130,7 @@ def search(index, query: str, limit: int = MAX_HITS) -> list[SearchHit]:
     for key, hit in index:
         if len(terms) > 1:
             obj = hit.obj
-            hay = f"{obj.name} {obj.op_type}".lower() if hit.kind == "node" else key
+            hay = f"{key} {obj.op_type}".lower() if hit.kind == "node" else key
             if all(t in hay for t in terms):
                 # The words describe a node ("layer.2 softmax"): it comes before the value it makes.
                 ranked.append((2 if hit.kind == "node" else 3, len(hay), len(ranked), hit))
