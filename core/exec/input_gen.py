@@ -25,6 +25,7 @@ import numpy as np
 from ..ir import Value
 from ..ir.dtypes import DataType, from_numpy_dtype, is_known, to_numpy_dtype, type_name
 from ..ir.types import OptionalType, SequenceType, TensorType, format_shape
+from .dim_sizes import symbols_of
 from .errors import FeedError
 from .feeds import fill_dims, read_array_file, refuse_absurd_size
 from .values import ANONYMOUS_DIMS
@@ -338,9 +339,9 @@ def make_feeds(inputs, input_set: InputSet, skip=()) -> dict:
 
     A file or an image keeps its own size on every axis the user gave no
     size for; made values (random, zeros ...) take the user's sizes, else
-    the sizes the model needs to run (`runnable_sizes`), else 1."""
+    the sizes the model needs to run (`made_sizes`), else 1."""
     feeds = {}
-    made_dims = {**runnable_sizes(inputs), **input_set.dims}
+    made_dims = made_sizes(inputs, input_set.dims)
     for v in inputs:
         if v.name in skip:
             continue
@@ -622,12 +623,69 @@ def _window_size(node, axis: int, rank: int) -> int:
     return max(1, span - pads[spatial] - pads[spatial + len(kernel)])
 
 
+# One part of a dim written as a sum: a sign, then a whole number or a name.
+_SUM_PART = re.compile(r"\s*([+-])\s*([^\s+-]+)")
+
+
+def _sum_parts(dim: str, symbols) -> Optional[list]:
+    """[(sign, part)] when `dim` reads as a sum of whole numbers and other
+    symbolic dims of the run's inputs (`symbols`), at least one of them; None
+    for anything else: a plain name, or one such as "batch-size" whose parts
+    size nothing, stays a name of its own."""
+    text = dim if dim.lstrip().startswith(("+", "-")) else "+" + dim
+    parts, end = [], 0
+    for m in _SUM_PART.finditer(text):
+        if m.start() != end:
+            return None
+        end = m.end()
+        sign, part = (1 if m.group(1) == "+" else -1), m.group(2)
+        if part.isdigit():
+            parts.append((sign, int(part)))
+        elif part in symbols and part != dim:
+            parts.append((sign, part))
+        else:
+            return None
+    if end != len(text.rstrip()) or not any(isinstance(p, str) for _, p in parts):
+        return None
+    return parts
+
+
+def derived_sizes(inputs, dims: dict) -> dict:
+    """{dim: size} for the dims of `inputs` written as a sum of their other
+    dims and whole numbers that `dims` gives no size: the sum of the parts'
+    sizes (1 for a part `dims` does not size, as made values get). Decoders
+    with past key/values declare their attention mask so (optimum's exports:
+    [batch_size, "past_sequence_length + 1"] beside past keys of
+    "past_sequence_length"); sized 1, it would fit no past and the run fail."""
+    symbols = set(symbols_of(inputs))
+    out: dict = {}
+    for dim in symbols:
+        if dim in dims:
+            continue
+        parts = _sum_parts(dim, symbols)
+        if parts is None:
+            continue
+        size = sum(sign * (int(dims.get(p, 1)) if isinstance(p, str) else p) for sign, p in parts)
+        if size >= 1:
+            out[dim] = size
+    return out
+
+
+def made_sizes(inputs, dims: dict) -> dict:
+    """The sizes made values of `inputs` get: `dims` (the user's), else what
+    the model needs to run (`runnable_sizes`), and the dims written as sums
+    of those (`derived_sizes`); any other dim is 1."""
+    sizes = {**runnable_sizes(inputs), **dims}
+    sizes.update(derived_sizes(inputs, sizes))
+    return sizes
+
+
 def runnable_defaults(inputs, outputs, names, seed: int = 0, dims: Optional[dict] = None) -> tuple[dict, dict]:
     """What `onnxstudio run --random` takes from the model, as the app does:
     ({name: value} for those of `names` (among the graph `inputs`) that a
     random value would not run (`runnable_spec`), `dims` with the sizes of
     `runnable_sizes` added where `dims` gives none)."""
-    sizes = {**runnable_sizes(inputs), **(dims or {})}
+    sizes = made_sizes(inputs, dims or {})
     feeds = {}
     for v in inputs:
         spec = runnable_spec(v, outputs) if v.name in names else None
@@ -650,7 +708,7 @@ def unsized_dims(inputs, input_set: InputSet, skip=()) -> list:
     `input_set.dims` nor needed by a window, `runnable_sizes`), over the
     inputs it makes (not in `skip`, not from a file or an image)."""
     from .feeds import defaulted_dims
-    sizes = {**runnable_sizes(inputs), **input_set.dims}
+    sizes = made_sizes(inputs, input_set.dims)
     found: list = []
     for v in inputs:
         if v.name in skip or input_set.spec(v.name).source in ("file", "image"):
@@ -674,4 +732,5 @@ def specs_from_npz(inputs, path) -> tuple[dict, list]:
 __all__ = ["InputSpec", "InputSet", "SOURCES", "IMAGE_LAYOUTS", "free_dims", "resolved_shape", "make_value",
            "make_feeds", "image_input", "read_image", "resize_bilinear", "check_against_type", "describe_type",
            "default_spec", "declared_dtype", "runnable_spec", "runnable_sizes", "sample_rate", "fed_back_from",
-           "specs_from_npz", "runnable_defaults", "DEFAULT_SAMPLE_RATE", "default_input_set", "unsized_dims"]
+           "specs_from_npz", "runnable_defaults", "DEFAULT_SAMPLE_RATE", "default_input_set", "unsized_dims",
+           "derived_sizes", "made_sizes"]
