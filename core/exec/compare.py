@@ -105,6 +105,9 @@ class NodeDiff:
     constant: bool = False               # computes from constants only: never the first divergence
     own: Optional[list] = None           # ValueDiffs of the node run alone on the reference's inputs
     own_note: str = ""                   # why the own error was not measured
+    # Why the node differs from the reference without being wrong: the
+    # reference's own known deviation, shown exactly (reference_quirks.py).
+    explained: str = ""
 
     @property
     def own_max_abs(self) -> Optional[float]:
@@ -135,7 +138,8 @@ class NodeDiff:
         own = {} if self.own is None and not self.own_note else {
             "own_max_abs": _maybe(self.own_max_abs), "own_max_rel": _maybe(self.own_rel),
             "own_agrees": all(d.agrees for d in self.own) if self.own is not None else None,
-            **({"own_note": self.own_note} if self.own_note else {})}
+            **({"own_note": self.own_note} if self.own_note else {}),
+            **({"explained": self.explained} if self.explained else {})}
         return {"node": self.node.path, "name": self.node.name, "op_type": self.node.op_type,
                 "agrees": self.agrees, "inputs_agree": self.inputs_agree,
                 "max_abs": _finite(self.max_abs), "max_rel": _finite(self.rel), **own,
@@ -172,8 +176,13 @@ class Report:
         """The node with the largest own error (own_error.py), when any was
         measured and is not zero: the culprit, where first_divergence may be
         a node that only inherits."""
-        judged = [n for n in self.nodes if n.own_rel]
+        judged = [n for n in self.nodes if n.own_rel and not n.explained]
         return max(judged, key=lambda n: n.own_rel, default=None)
+
+    @property
+    def explained(self) -> list[NodeDiff]:
+        """The nodes whose own difference is the reference's (NodeDiff.explained)."""
+        return [n for n in self.nodes if n.explained]
 
     @property
     def agrees(self) -> bool:

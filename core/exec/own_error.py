@@ -28,6 +28,7 @@ from ..ir import Graph, Model, Node
 from ..ir.nesting import node_reads
 from ..opsets import canonical_domain
 from .compare import ATOL, RTOL, RANDOM_OPS, compare_values, constant_values
+from .reference_quirks import EXPLAINABLE_OPS, saturated_product_explains
 
 Lookup = Callable[[str], object]          # a value by name; KeyError when it is not held
 
@@ -38,6 +39,7 @@ class OwnResult:
     node: Node
     outputs: list = field(default_factory=list)     # ValueDiff per output the reference gives
     note: str = ""                                  # why it was not judged ("" when it was)
+    explained: str = ""          # why it differs without being wrong (reference_quirks.py); "" otherwise
 
 
 def own_errors(model: Model, nodes: Iterable[Node], reference: Lookup, ours_constant: Lookup, *,
@@ -130,7 +132,30 @@ def own_error(model: Model, node: Node, reference: Lookup, ours_constant: Lookup
         return result
     diffs = compare_values(mine, theirs, rtol=rtol, atol=atol, tolerances=tolerances)
     result.outputs = [diffs[n] for n in outs if n in diffs]
+    if node.op_type in EXPLAINABLE_OPS and not all(d.agrees for d in result.outputs):
+        result.explained = _reference_quirk(node, graph, feeds, mine, theirs)
     return result
+
+
+def _reference_quirk(node: Node, graph: Graph, feeds: dict, mine: dict, theirs: dict) -> str:
+    """Why the node's first output differs from the reference's, when the
+    reference is known to compute it otherwise (reference_quirks.py); ""
+    when that is not shown exactly."""
+    from .values import normalize
+    out = node.outputs[0].name if node.outputs and node.outputs[0] is not None else ""
+    if out not in mine or out not in theirs:
+        return ""
+    inputs = []
+    for v in node.inputs:
+        if v is None or not v.name:
+            inputs.append(None)
+        elif v.name in feeds:
+            inputs.append(feeds[v.name])
+        elif v.name in graph.initializers:
+            inputs.append(normalize(graph.initializers[v.name].const))
+        else:
+            return ""
+    return saturated_product_explains(node, inputs, theirs[out], mine[out]) or ""
 
 
 def _run_alone(model: Model, node: Node, graph: Graph, feeds: dict, outputs: list, seed: int) -> dict:
@@ -209,6 +234,7 @@ def fill_own(report, results: dict, *, cancelled: bool = False) -> None:
             nd.own_note = "holds a constant"
         elif r is not None:
             nd.own, nd.own_note = (None, r.note) if r.note else (r.outputs, "")
+            nd.explained = r.explained
         elif cancelled:
             nd.own, nd.own_note = None, CANCELLED_NOTE
     if cancelled:

@@ -81,6 +81,10 @@ def reduce_failing(model: Model, report, reference_values: dict, *, run_referenc
             culprit = report.first_divergence or culprit
         if culprit is None:
             raise ReduceError("the runs agree: there is no failing subgraph to extract")
+        if culprit.explained:
+            # The only culprit is the reference's own deviation: a subgraph of it would "fail" the same way.
+            raise ReduceError(f"{culprit.node.display_name} differs without being wrong ({culprit.explained}); "
+                              "no other node has an own error: there is no fault of the model to extract")
         start = culprit.node
     graph = model.graph
     if start.graph is not graph:

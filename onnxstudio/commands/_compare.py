@@ -263,6 +263,12 @@ def compare(args, model, feeds, chosen: dict):
         for d in first.outputs:
             if not d.agrees:
                 print("  " + _value_line(d, who))
+    explained = report.explained
+    if explained:
+        from ..core.exec.reference_quirks import SATURATION
+        print(f"{counted(len(explained), 'node')} differ without being wrong ({SATURATION}; recomputed, "
+              "its integers equal that saturated sum exactly): "
+              + ", ".join(n.node.display_name for n in explained[:3]) + (" ..." if len(explained) > 3 else ""))
     worst = report.worst_own
     if worst is not None and not all(d.agrees for d in worst.own):
         print(f"largest own error (the node run alone on {who}'s values of its inputs): {worst.node.path}, "
@@ -339,6 +345,7 @@ def _node_table(report) -> None:
         name = n.node.display_name
         if len(name) > width:
             name = "..." + name[-(width - 3):]
-        flag = "" if n.agrees else ("  DIFFERENT" if n.inputs_agree else "  different (fed by a differing input)")
+        flag = ("" if n.agrees else "  differs: onnxruntime's saturated integers" if n.explained
+                else "  DIFFERENT" if n.inputs_agree else "  different (fed by a differing input)")
         own = f"{n.own_rel:9.3g}" if n.own_rel is not None else f"{'-':>9}"
         print(f"  {name:<{width}}  {n.node.op_type:<18} {n.max_abs:9.3g} {n.rel:9.3g} {own}{flag}")

@@ -515,6 +515,18 @@
         <translation>第一个分歧：&lt;b&gt;{node}&lt;/b&gt;（相对误差 {rel}）。</translation>
     </message>
     <message>
+        <source>&lt;b&gt;1 node differs without being wrong&lt;/b&gt;:</source>
+        <translation>&lt;b&gt;1 个节点不同但并没有错&lt;/b&gt;：</translation>
+    </message>
+    <message>
+        <source>&lt;b&gt;{n} nodes differ without being wrong&lt;/b&gt;:</source>
+        <translation>&lt;b&gt;{n} 个节点不同但并没有错&lt;/b&gt;：</translation>
+    </message>
+    <message>
+        <source>onnxruntime&apos;s uint8 × int8 kernel saturates its sums on this CPU (AVX2 without VNNI), and recomputed, its integers equal that saturated sum exactly; ours are the exact products (the row&apos;s tooltip says more).</source>
+        <translation>onnxruntime 的 uint8 × int8 内核在这台 CPU（有 AVX2、无 VNNI）上会让部分和饱和；重新计算后，它的整数与该饱和和完全相等；我们的是精确乘积（该行的提示中有详细说明）。</translation>
+    </message>
+    <message>
         <source>Inputs or initializers that differ: {names}</source>
         <translation>不同的输入或初始化器：{names}</translation>
     </message>
@@ -549,6 +561,10 @@
     <message>
         <source>Its colours are off the canvas until then.</source>
         <translation>在此之前，画布上不显示它的颜色。</translation>
+    </message>
+    <message>
+        <source>onnxruntime&apos;s</source>
+        <translation>onnxruntime 所致</translation>
     </message>
     <message>
         <source>first</source>

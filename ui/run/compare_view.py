@@ -321,6 +321,14 @@ class CompareView(QWidget):
         elif first is not None:
             text += " " + self.tr("First divergence: <b>{node}</b> (rel. error {rel}).").format(
                 node=first.node.display_name, rel=f"{first.rel:.3g}")
+        if report.explained:
+            # Said before any culprit: the user would otherwise hunt a fault the model does not have.
+            n = len(report.explained)
+            text += " " + (self.tr("<b>1 node differs without being wrong</b>:") if n == 1 else self.tr(
+                "<b>{n} nodes differ without being wrong</b>:").format(n=n)) + " " + self.tr(
+                "onnxruntime's uint8 × int8 kernel saturates its sums on this CPU (AVX2 without VNNI), and "
+                "recomputed, its integers equal that saturated sum exactly; ours are the exact products (the "
+                "row's tooltip says more).")
         if report.differing_sources:
             text += " " + self.tr("Inputs or initializers that differ: {names}").format(
                 names=", ".join(report.differing_sources[:5]))
@@ -382,8 +390,11 @@ class CompareView(QWidget):
             if not own and nd.own_note:
                 own_rel.setToolTip(nd.own_note)
             self.table.setItem(r, 5, own_rel)
-            flag = _SortItem(self.tr("first") if nd is first else (self.tr("differs") if not nd.agrees
-                                                                   else self.tr("ok")), (nd.agrees, nd is not first))
+            flag = _SortItem(self.tr("onnxruntime's") if nd.explained and not nd.agrees
+                             else self.tr("first") if nd is first
+                             else self.tr("differs") if not nd.agrees else self.tr("ok"), (nd.agrees, nd is not first))
+            if nd.explained:
+                flag.setToolTip(nd.explained)
             flag.setBackground(error_colour(*shown_error(nd, self.colouring)))
             self.table.setItem(r, 6, flag)
         self.table.setSortingEnabled(True)

@@ -119,10 +119,12 @@ def shown_error(nd, colour_by: str = "total") -> tuple[float, bool]:
     table colour it: its total error, or with colour_by "own" its own error
     (the node run alone on the reference's inputs). A node whose own error
     was not measured (a constant, a node whose inputs the reference lacks)
-    shows as agreeing under "own": it is not where the error is made."""
+    shows as agreeing under "own": it is not where the error is made, and
+    neither is a node whose own difference is the reference's (onnxruntime's
+    saturated integers: NodeDiff.explained)."""
     if colour_by != "own":
         # Unmeasured (shapes differ ...): as far off as the scale goes, not at its agreeing end.
         return (math.inf if unmeasured_note(nd) else nd.rel), nd.agrees
-    if nd.own is None:
+    if nd.own is None or nd.explained:
         return 0.0, True
     return nd.own_rel, all(d.agrees for d in nd.own)

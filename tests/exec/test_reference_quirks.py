@@ -1,0 +1,117 @@
+"""A comparison with onnxruntime on a CPU where its uint8 x int8
+MatMulInteger saturates (x86 with AVX2, no VNNI) pinned the difference on
+the model: "largest own error: MatMulInteger", and `reduce` extracted it
+as a failing subgraph. The difference is onnxruntime's: the comparison now
+recomputes its saturated sum for the differing elements and, only when
+every one equals it, says the node differs without being wrong.
+
+The reference values here come from exact_integer.int16_pair_saturated_matmul
+(a model of the AVX2 kernel written for the tests), fed as a golden set, so
+the test gives the same answer on every machine."""
+from __future__ import annotations
+
+import numpy as np
+import onnx
+import pytest
+from onnx import TensorProto, helper, numpy_helper
+
+from exact_integer import int16_pair_saturated_matmul, int_matmul
+from onnxstudio.core import load
+from onnxstudio.core.exec.other_references import compare_with_golden
+from onnxstudio.core.exec.reduce import ReduceError, reduce_failing
+from onnxstudio.core.exec.reference_quirks import saturated_product_explains
+
+
+class _Node:
+    op_type, domain = "MatMulInteger", ""
+
+
+def _operands(rng, m=6, k=33, n=5):
+    """u8 x s8 operands large enough that some neighbouring pair sums pass int16."""
+    a = rng.integers(200, 256, (m, k)).astype(np.uint8)
+    b = rng.integers(100, 128, (k, n)).astype(np.int8)
+    b[:, 1::2] = rng.integers(-20, 20, (k, n // 2)).astype(np.int8)    # columns that never saturate
+    return a, b
+
+
+@pytest.mark.parametrize("a_zp, b_zp", [(None, None), (np.uint8(3), np.int8(-2)),
+                                        (np.arange(6, dtype=np.uint8), np.arange(5, dtype=np.int8))])
+def test_the_saturated_sum_explains_exactly_what_it_is(a_zp, b_zp):
+    a, b = _operands(np.random.default_rng(0))
+    exact = int_matmul(a, a_zp, b, b_zp)
+    saturated = int16_pair_saturated_matmul(a, a_zp, b, b_zp)
+    assert (exact != saturated).any() and (exact == saturated).any()
+    inputs = [a, b, a_zp, b_zp]
+    text = saturated_product_explains(_Node(), inputs, saturated, exact)
+    assert text and "saturat" in text and "VNNI" in text and "exactly" in text
+
+    off = saturated.copy()
+    off[exact != saturated] += 1                    # another difference: not onnxruntime's saturation
+    assert saturated_product_explains(_Node(), inputs, off, exact) is None
+    assert saturated_product_explains(_Node(), inputs, exact, exact) is None          # nothing differs
+    signed = [a.astype(np.int16).clip(-128, 127).astype(np.int8), b, None, None]      # s8 x s8: no such kernel
+    assert saturated_product_explains(_Node(), signed, saturated, exact) is None
+
+
+def test_a_batched_operand_is_followed():
+    rng = np.random.default_rng(1)
+    a = np.stack([_operands(rng)[0] for _ in range(3)])            # (3, 6, 33)
+    b = _operands(rng)[1]
+    exact = np.stack([int_matmul(x, None, b, None) for x in a])
+    saturated = np.stack([int16_pair_saturated_matmul(x, None, b, None) for x in a])
+    assert saturated_product_explains(_Node(), [a, b], saturated, exact)
+    swapped = saturated[::-1].copy()
+    assert (swapped != saturated).any()
+    assert saturated_product_explains(_Node(), [a, b], swapped, exact) is None
+
+
+def _quantized_model(path, b) -> None:
+    """DynamicQuantizeLinear-free core of quantize_dynamic's pattern: u8 A x s8 weight -> Cast -> Relu."""
+    nodes = [helper.make_node("MatMulInteger", ["a", "w"], ["p"], name="mm"),
+             helper.make_node("Cast", ["p"], ["f"], to=TensorProto.FLOAT, name="cast"),
+             helper.make_node("Relu", ["f"], ["y"], name="relu")]
+    graph = helper.make_graph(nodes, "q", [helper.make_tensor_value_info("a", TensorProto.UINT8, list((6, 33)))],
+                              [helper.make_tensor_value_info("y", TensorProto.FLOAT, [6, 5])],
+                              initializer=[numpy_helper.from_array(b, "w")])
+    onnx.save(helper.make_model(graph, opset_imports=[helper.make_opsetid("", 13)]), path)
+
+
+def test_the_report_blames_no_node_and_reduce_extracts_nothing(tmp_path):
+    a, b = _operands(np.random.default_rng(2))
+    path = tmp_path / "q.onnx"
+    _quantized_model(path, b)
+    model = load(path)
+    p = int16_pair_saturated_matmul(a, None, b, None).astype(np.int32)
+    golden = {"p": p, "f": p.astype(np.float32), "y": np.maximum(p, 0).astype(np.float32)}
+    report = compare_with_golden(model, {"a": a}, golden)
+    mm = next(nd for nd in report.nodes if nd.node.name == "mm")
+    assert not mm.agrees and mm.explained and report.first_divergence is mm
+    assert [nd.node.name for nd in report.explained] == ["mm"]
+    assert report.worst_own is None or report.worst_own.node.name != "mm"
+    assert report.to_json()["nodes"][0]["explained"] == mm.explained
+    with pytest.raises(ReduceError, match="without being wrong"):
+        reduce_failing(model, report, {"a": a, **golden}, run_reference=lambda *a, **k: {})
+
+    wrong = {**golden, "p": p + 1}                       # a reference off by one everywhere: unexplained
+    report = compare_with_golden(model, {"a": a}, wrong)
+    assert not report.explained and report.worst_own.node.name == "mm"
+
+
+def test_the_compare_dock_says_so_and_colours_no_culprit(qtbot, tmp_path):
+    from onnxstudio.ui.run.compare_view import CompareView
+    from onnxstudio.ui.run.compare_work import shown_error
+    a, b = _operands(np.random.default_rng(3))
+    path = tmp_path / "q.onnx"
+    _quantized_model(path, b)
+    p = int16_pair_saturated_matmul(a, None, b, None).astype(np.int32)
+    golden = {"p": p, "f": p.astype(np.float32), "y": np.maximum(p, 0).astype(np.float32)}
+    report = compare_with_golden(load(path), {"a": a}, golden)
+    view = CompareView()
+    qtbot.addWidget(view)
+    view.set_report(report, "onnxruntime")
+    assert "1 node differs without being wrong" in view.summary.text()
+    mm = next(nd for nd in report.nodes if nd.node.name == "mm")
+    flags = [view.table.item(r, 6) for r in range(view.table.rowCount())]
+    flag = next(f for f in flags if f.toolTip() == mm.explained)
+    assert flag.text() == "onnxruntime's"
+    assert shown_error(mm, "own") == (0.0, True) and shown_error(mm, "total")[1] is False
