@@ -3401,6 +3401,10 @@
         <translation>已与 {who} 对比：第一个分歧节点为 {node}（相对误差 {rel}）</translation>
     </message>
     <message>
+        <source>— onnxruntime&apos;s saturated integers, not the model&apos;s (the Compare dock says more)</source>
+        <translation>— 是 onnxruntime 饱和的整数所致，并非模型的问题（详见“对比”面板）</translation>
+    </message>
+    <message>
         <source>own errors cancelled after {i} of {n} nodes</source>
         <translation>自身误差在 {n} 个节点中的 {i} 个之后被取消</translation>
     </message>

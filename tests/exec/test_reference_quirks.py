@@ -96,22 +96,3 @@ def test_the_report_blames_no_node_and_reduce_extracts_nothing(tmp_path):
     report = compare_with_golden(model, {"a": a}, wrong)
     assert not report.explained and report.worst_own.node.name == "mm"
 
-
-def test_the_compare_dock_says_so_and_colours_no_culprit(qtbot, tmp_path):
-    from onnxstudio.ui.run.compare_view import CompareView
-    from onnxstudio.ui.run.compare_work import shown_error
-    a, b = _operands(np.random.default_rng(3))
-    path = tmp_path / "q.onnx"
-    _quantized_model(path, b)
-    p = int16_pair_saturated_matmul(a, None, b, None).astype(np.int32)
-    golden = {"p": p, "f": p.astype(np.float32), "y": np.maximum(p, 0).astype(np.float32)}
-    report = compare_with_golden(load(path), {"a": a}, golden)
-    view = CompareView()
-    qtbot.addWidget(view)
-    view.set_report(report, "onnxruntime")
-    assert "1 node differs without being wrong" in view.summary.text()
-    mm = next(nd for nd in report.nodes if nd.node.name == "mm")
-    flags = [view.table.item(r, 6) for r in range(view.table.rowCount())]
-    flag = next(f for f in flags if f.toolTip() == mm.explained)
-    assert flag.text() == "onnxruntime's"
-    assert shown_error(mm, "own") == (0.0, True) and shown_error(mm, "total")[1] is False
