@@ -1,7 +1,8 @@
 """Differences that are the reference's, recognised exactly.
 
-onnxruntime's MatMulInteger of uint8 A and int8 B is not the exact integer
-product on x86 CPUs with AVX2 but no VNNI: MLAS multiplies with vpmaddubsw,
+onnxruntime's MatMulInteger and QLinearMatMul of uint8 A and int8 B are not
+built on the exact integer product on x86 CPUs with AVX2 but no VNNI: MLAS
+multiplies with vpmaddubsw,
 which adds two neighbouring u8*s8 products (along k) into an int16 and
 saturates it (255*127 + 255*127 = 64770 > 32767), then sums those in int32
 and takes the zero points out with exact row and column sums. With VNNI
@@ -10,9 +11,11 @@ or on ARM the sums are exact. A dynamically quantized transformer
 such a CPU then shows its first MatMulInteger as the node that goes wrong,
 which it is not: our executor computes the exact product the spec asks for.
 
-`saturated_product_explains` recomputes onnxruntime's saturated sum for the
-output elements that differ and says so only when every one checked equals
-it to the integer: a guess would tell the user something false.
+`saturated_product_explains` recomputes onnxruntime's saturated sum (for
+QLinearMatMul scaled as it scales, in float32) for the output elements that
+differ and says so only when every one checked equals it to the integer: a
+guess would tell the user something false. (Its ConvInteger is exact on
+such a CPU: measured, 2026-11-28.)
 """
 from __future__ import annotations
 
@@ -25,7 +28,7 @@ SATURATION = ("onnxruntime's integers, not the model's: its uint8 x int8 kernel 
               "into an int16 that saturates, as on x86 CPUs with AVX2 but no VNNI; ours is the exact "
               "product the operator defines")
 # The operators whose differences the comparison asks this module about.
-EXPLAINABLE_OPS = frozenset({"MatMulInteger"})
+EXPLAINABLE_OPS = frozenset({"MatMulInteger", "QLinearMatMul"})
 INT16_MIN, INT16_MAX = -32768, 32767
 # Differing elements recomputed at most (each costs k products); a larger
 # difference is checked on this many, spread over it, and the note says so.
@@ -38,36 +41,71 @@ def saturated_product_explains(node, inputs: list, theirs, ours) -> Optional[str
     saturating u8 x s8 product: a sentence for the user; None otherwise.
     `inputs` are the node's input arrays as run (None for an absent one),
     `theirs` and `ours` its output from onnxruntime and from us."""
-    if node.op_type != "MatMulInteger" or node.domain not in ("", "ai.onnx") or len(inputs) < 2:
-        return None
-    a, b = (np.asarray(x) if x is not None else None for x in inputs[:2])
-    if a is None or b is None or a.dtype != np.uint8 or b.dtype != np.int8 or a.ndim < 2 or b.ndim < 2:
-        return None
-    a_zp = _zero_point(inputs[2] if len(inputs) > 2 else None, a.shape[-2])
-    b_zp = _zero_point(inputs[3] if len(inputs) > 3 else None, b.shape[-1])
+    operands = _operands(node, inputs)
     theirs, ours = np.asarray(theirs), np.asarray(ours)
-    if a_zp is None or b_zp is None or theirs.shape != ours.shape or theirs.dtype.kind not in "iu":
+    if operands is None or theirs.shape != ours.shape or theirs.dtype.kind not in "iu":
         return None
+    a, b, a_zp, b_zp, requantize = operands
     differing = np.argwhere(theirs != ours)
-    if not len(differing):
+    if not len(differing) or a.ndim < 2 or b.ndim < 2 or theirs.ndim < 2:
         return None
     total = len(differing)
     if total > MAX_CHECKED:
         differing = differing[np.linspace(0, total - 1, MAX_CHECKED).astype(np.int64)]
     batch = theirs.shape[:-2]
-    a_full = np.broadcast_to(a, batch + a.shape[-2:])
-    b_full = np.broadcast_to(b, batch + b.shape[-2:])
+    try:
+        a_full = np.broadcast_to(a, batch + a.shape[-2:])
+        b_full = np.broadcast_to(b, batch + b.shape[-2:])
+    except ValueError:
+        return None
     for start in range(0, len(differing), _BLOCK):
         at = differing[start:start + _BLOCK]
         lead, rows, cols = tuple(at[:, :-2].T), at[:, -2], at[:, -1]
         a_rows = a_full[lead + (rows,)].astype(np.int32)                 # (n, k)
         b_cols = np.moveaxis(b_full, -1, -2)[lead + (cols,)].astype(np.int32)   # (n, k)
-        if not np.array_equal(_saturated(a_rows, b_cols, a_zp[rows], b_zp[cols]), theirs[tuple(at.T)]):
+        sums = _saturated(a_rows, b_cols, a_zp[rows], b_zp[cols])
+        if not np.array_equal(requantize(sums, cols, theirs.dtype), theirs[tuple(at.T)]):
             return None
     checked = ("its one differing element equals" if total == 1
                else f"all {total:,} differing elements equal" if total == len(differing)
                else f"{len(differing):,} of its {total:,} differing elements, spread over them, equal")
-    return f"{SATURATION}; {checked} that saturated sum exactly"
+    what = ("that saturated sum" if node.op_type == "MatMulInteger"
+            else "that saturated sum, scaled in float32 as onnxruntime scales")
+    return f"{SATURATION}; {checked} exactly {what}"
+
+
+def _operands(node, inputs: list):
+    """(A, B, A's zero point per row, B's per column, requantize) of a u8 x s8
+    product this module follows; None for anything else. `requantize(sums,
+    columns, dtype)` turns the integer sums into the node's output."""
+    if node.domain not in ("", "ai.onnx") or node.op_type not in EXPLAINABLE_OPS:
+        return None
+    quantized = node.op_type == "QLinearMatMul"
+    at = (0, 3, 2, 5) if quantized else (0, 1, 2, 3)
+    given = [np.asarray(inputs[i]) if i < len(inputs) and inputs[i] is not None else None for i in at]
+    a, b, a_zp, b_zp = given
+    if a is None or b is None or a.dtype != np.uint8 or b.dtype != np.int8 or a.ndim < 2 or b.ndim < 2:
+        return None
+    a_zp, b_zp = _zero_point(a_zp, a.shape[-2]), _zero_point(b_zp, b.shape[-1])
+    if a_zp is None or b_zp is None:
+        return None
+    if not quantized:
+        return a, b, a_zp, b_zp, lambda sums, cols, dtype: sums
+    if len(inputs) < 8 or any(inputs[i] is None for i in (1, 4, 6)):
+        return None
+    a_scale, b_scale, y_scale = (np.asarray(inputs[i], np.float32) for i in (1, 4, 6))
+    y_zp = np.asarray(inputs[7]) if inputs[7] is not None else np.zeros((), np.uint8)
+    if a_scale.size != 1 or y_scale.size != 1 or y_zp.size != 1 or b_scale.size not in (1, b.shape[-1]):
+        return None
+    # onnxruntime scales in float32: (a_scale * b_scale) / y_scale, the sum made a float32, rounded
+    # half to even, the zero point added, clipped to the output's type.
+    multiplier = (a_scale.reshape(()) * b_scale.reshape(-1)) / y_scale.reshape(())
+    limits = np.iinfo(y_zp.dtype)
+
+    def requantize(sums, cols, dtype):
+        scaled = np.rint(sums.astype(np.float32) * multiplier[cols if multiplier.size > 1 else 0])
+        return np.clip(scaled + np.float32(y_zp.reshape(())), limits.min, limits.max).astype(dtype)
+    return a, b, a_zp, b_zp, requantize
 
 
 def _zero_point(zp, length: int) -> Optional[np.ndarray]:

@@ -96,3 +96,35 @@ def test_the_report_blames_no_node_and_reduce_extracts_nothing(tmp_path):
     report = compare_with_golden(model, {"a": a}, wrong)
     assert not report.explained and report.worst_own.node.name == "mm"
 
+
+
+def _requantized(sums, a_scale, b_scale, y_scale, y_zp):
+    """QLinearMatMul's output from integer sums, scaled in float32 as onnxruntime scales."""
+    multiplier = np.float32(a_scale) * np.float32(b_scale) / np.float32(y_scale)
+    return np.clip(np.rint(sums.astype(np.float32) * multiplier) + np.float32(y_zp), 0, 255).astype(np.uint8)
+
+
+def test_qlinear_matmul_scaled_after_the_saturated_sum_is_recognised(tmp_path):
+    a, b = _operands(np.random.default_rng(5))
+    scales = dict(a_scale=np.float32(0.02), b_scale=np.float32(0.01), y_scale=np.float32(90.0))
+    a_zp, b_zp, y_zp = np.uint8(4), np.int8(1), np.uint8(10)
+    inits = [numpy_helper.from_array(np.asarray(v), n) for n, v in
+             (("w", b), ("as", scales["a_scale"]), ("az", a_zp), ("bs", scales["b_scale"]), ("bz", b_zp),
+              ("ys", scales["y_scale"]), ("yz", y_zp))]
+    node = helper.make_node("QLinearMatMul", ["a", "as", "az", "w", "bs", "bz", "ys", "yz"], ["y"], name="qmm")
+    graph = helper.make_graph([node], "q", [helper.make_tensor_value_info("a", TensorProto.UINT8, [6, 33])],
+                              [helper.make_tensor_value_info("y", TensorProto.UINT8, [6, 5])], initializer=inits)
+    path = tmp_path / "qlm.onnx"
+    onnx.save(helper.make_model(graph, opset_imports=[helper.make_opsetid("", 13)]), path)
+    saturated = int16_pair_saturated_matmul(a, int(a_zp), b, int(b_zp))
+    assert (saturated != int_matmul(a, int(a_zp), b, int(b_zp))).any()
+    theirs = _requantized(saturated, y_zp=y_zp, **scales)
+    report = compare_with_golden(load(path), {"a": a}, {"y": theirs})
+    qmm = report.nodes[0]
+    assert not qmm.agrees and "scaled in float32" in qmm.explained
+
+    off = theirs.copy()
+    exact = _requantized(int_matmul(a, int(a_zp), b, int(b_zp)), y_zp=y_zp, **scales)
+    off[tuple(np.argwhere(theirs != exact)[0])] ^= 1         # one differing element off by one more
+    report = compare_with_golden(load(path), {"a": a}, {"y": off})
+    assert not report.nodes[0].explained
