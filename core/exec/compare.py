@@ -123,6 +123,15 @@ class NodeDiff:
         return all(d.agrees for d in self.outputs)
 
     @property
+    def own_agrees(self) -> bool:
+        """Its own error was measured and is within the tolerance: run alone
+        on the reference's inputs it gives the reference's outputs. A node
+        that differs all the same (a quantizer, an ArgMax, a comparison)
+        turned a difference of its inputs, within the tolerance, into a
+        step of its output."""
+        return self.own is not None and all(d.agrees for d in self.own)
+
+    @property
     def max_abs(self) -> float:
         return max((d.max_abs for d in self.outputs), default=0.0)
 

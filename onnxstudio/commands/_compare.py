@@ -263,6 +263,10 @@ def compare(args, model, feeds, chosen: dict):
         for d in first.outputs:
             if not d.agrees:
                 print("  " + _value_line(d, who))
+        if first.own_agrees and not first.explained:
+            print(f"  its own error is within the tolerance (run alone on {who}'s values of its inputs, it gives "
+                  f"{who}'s outputs): a difference of its inputs within the tolerance crossed a step of its "
+                  "output (a rounding, a comparison, an argmax)")
     explained = report.explained
     if explained:
         from ..core.exec.reference_quirks import SATURATION

@@ -515,6 +515,10 @@
         <translation>第一个分歧：&lt;b&gt;{node}&lt;/b&gt;（相对误差 {rel}）。</translation>
     </message>
     <message>
+        <source>Its own error is within the tolerance: a difference of its inputs, within the tolerance, crossed a step of its output (a rounding, a comparison, an argmax).</source>
+        <translation>它自身的误差在容差之内：其输入在容差之内的差异跨过了其输出的一个台阶（舍入、比较或 argmax）。</translation>
+    </message>
+    <message>
         <source>&lt;b&gt;1 node differs without being wrong&lt;/b&gt;:</source>
         <translation>&lt;b&gt;1 个节点不同但并没有错&lt;/b&gt;：</translation>
     </message>

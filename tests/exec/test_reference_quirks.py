@@ -7,7 +7,8 @@ every one equals it, says the node differs without being wrong.
 
 The reference values here come from exact_integer.int16_pair_saturated_matmul
 (a model of the AVX2 kernel written for the tests), fed as a golden set, so
-the test gives the same answer on every machine."""
+the test gives the same answer on every machine. Last, a first divergence
+that only rounds an input difference within the tolerance is said to be so."""
 from __future__ import annotations
 
 import numpy as np
@@ -128,3 +129,32 @@ def test_qlinear_matmul_scaled_after_the_saturated_sum_is_recognised(tmp_path):
     off[tuple(np.argwhere(theirs != exact)[0])] ^= 1         # one differing element off by one more
     report = compare_with_golden(load(path), {"a": a}, {"y": off})
     assert not report.nodes[0].explained
+
+
+def test_a_first_divergence_of_its_inputs_rounding_says_so(tmp_path, capsys):
+    """A quantizer fed values within the tolerance of the reference's may
+    round one of them to the next step: it is the first node that differs,
+    and its own error (run alone on the reference's inputs) is zero. The
+    report says so instead of leaving the quantizer to look like the fault."""
+    from onnxstudio.cli import main
+    nodes = [helper.make_node("Mul", ["x", "two"], ["m"], name="mul"),
+             helper.make_node("QuantizeLinear", ["m", "scale"], ["q"], name="quant")]
+    inits = [numpy_helper.from_array(np.float32(2.0), "two"), numpy_helper.from_array(np.float32(0.5), "scale")]
+    graph = helper.make_graph(nodes, "r", [helper.make_tensor_value_info("x", TensorProto.FLOAT, [4])],
+                              [helper.make_tensor_value_info("q", TensorProto.UINT8, [4])], initializer=inits)
+    path = tmp_path / "r.onnx"
+    onnx.save(helper.make_model(graph, opset_imports=[helper.make_opsetid("", 13)]), path)
+    x = np.float32([0.375, 1.0, 2.0, 0.8])
+    m = x * 2                                   # 0.75 / 0.5 = 1.5 rounds (half to even) to 2
+    m_theirs = m.copy()
+    m_theirs[0] = np.float32(0.7499999)         # within the tolerance, but 1.4999998 rounds to 1
+    golden = {"m": m_theirs, "q": np.rint(m_theirs / np.float32(0.5)).astype(np.uint8)}
+    report = compare_with_golden(load(path), {"x": x}, golden)
+    first = report.first_divergence
+    assert first.node.name == "quant" and first.own_agrees and not first.explained
+    np.savez(tmp_path / "golden.npz", **golden)
+    np.save(tmp_path / "x.npy", x)
+    main(["run", str(path), "--input", f"x={tmp_path / 'x.npy'}", "--golden", str(tmp_path / "golden.npz")])
+    out = capsys.readouterr().out
+    assert "first divergent node: graph/node[1] QuantizeLinear" in out
+    assert "its own error is within the tolerance" in out

@@ -321,6 +321,10 @@ class CompareView(QWidget):
         elif first is not None:
             text += " " + self.tr("First divergence: <b>{node}</b> (rel. error {rel}).").format(
                 node=first.node.display_name, rel=f"{first.rel:.3g}")
+            if first.own_agrees and not first.explained:
+                text += " " + self.tr("Its own error is within the tolerance: a difference of its inputs, "
+                                      "within the tolerance, crossed a step of its output (a rounding, a "
+                                      "comparison, an argmax).")
         if report.explained:
             # Said before any culprit: the user would otherwise hunt a fault the model does not have.
             n = len(report.explained)
