@@ -464,6 +464,7 @@ def _attention_inputs_fit(ctx) -> None:
         ctx.error(RANK, f"{input_label(ctx, 0)} is 4-D {show(ctx.shape(0))} (its dim 1 holds the heads) but the "
                         f"node gives {' and '.join(heads)}, which Attention takes only with 3-D inputs: remove "
                         f"{'them' if len(heads) > 1 else 'it'} or pass 3-D inputs")
+    _keys_and_values_pair(ctx)
     if ctx.has_input(4) != ctx.has_input(5):
         given, empty = ("past_key", "past_value") if ctx.has_input(4) else ("past_value", "past_key")
         label = input_label(ctx, 4 if given == "past_key" else 5)
@@ -475,6 +476,31 @@ def _attention_inputs_fit(ctx) -> None:
         require_rank(ctx, 5, 4, "the past values: batch, heads, past sequence, head size")
     if ctx.has_input(4) and ctx.has_input(5):
         _past_fits(ctx)
+
+
+def _keys_and_values_pair(ctx) -> None:
+    """Each key has its value: K and V of one batch, number of heads (4-D)
+    and sequence length, and Q of their batch (the page names the dims
+    alike; onnxruntime fails to run any other, onnx refuses where the
+    present value is declared from K's length: seed 42's
+    node/test_attention_local_window_with_past:42004025)."""
+    shapes = {i: ctx.shape(i) for i in (0, 1, 2)}
+    if any(s is None or len(s) not in (3, 4) for s in shapes.values()):
+        return
+    k, v = shapes[1], shapes[2]
+    pairs = [(0, 1, 0, "batch")]
+    if len(k) == len(v):
+        seq = 2 if len(k) == 4 else 1
+        pairs += [(1, 2, 0, "batch"), (1, 2, seq, "sequence length")] + ([(1, 2, 1, "number of heads")]
+                                                                        if len(k) == 4 else [])
+    for i, j, axis, name in pairs:
+        a, b = shapes[i], shapes[j]
+        if dims_differ(a[axis], b[axis]):
+            ctx.error("shape.dim-mismatch", f"{input_label(ctx, i)} {show(a)} and {input_label(ctx, j)} {show(b)} "
+                                            f"differ in the {name} ({a[axis]} and {b[axis]}, axis {axis}): each "
+                                            "query meets every key of its batch, and each key has its value; "
+                                            f"give them one {name}")
+            return
 
 
 def _past_fits(ctx) -> None:

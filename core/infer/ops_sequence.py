@@ -1,10 +1,11 @@
 """Sequence and optional operators."""
 from __future__ import annotations
 
-from ..ir.dtypes import DataType
+from ..ir.dtypes import DataType, type_name
 from ..ir.types import OptionalType, SequenceType, TensorType
 from .context import rule, tensor
 from .findings import axis as axis_in_rank
+from .findings import input_label
 
 
 def join_types(a, b):
@@ -41,10 +42,24 @@ def sequence_construct(ctx):
 def sequence_insert(ctx):
     seq = ctx.type(0)
     old = seq.elem if isinstance(seq, SequenceType) else None
+    _inserted_of_the_sequences_type(ctx, old)
     # An empty sequence's element shape says nothing; the tensor decides.
     if isinstance(old, TensorType) and old.shape is None:
         return [SequenceType(TensorType(old.elem_type or ctx.elem(1), None))]
     return [SequenceType(join_types(old, ctx.type(1)))]
+
+
+def _inserted_of_the_sequences_type(ctx, elem) -> None:
+    """A sequence's tensors share one element type, so the tensor inserted
+    is of the sequence's (onnx and onnxruntime refuse another at load; a
+    SequenceEmpty without dtype makes a sequence of float)."""
+    have = elem.elem_type if isinstance(elem, TensorType) else 0
+    given = ctx.elem(1)
+    if have and given and have != given:
+        ctx.error("node.type-mismatch", f"{input_label(ctx, 1)} is {type_name(given)}, but {input_label(ctx, 0)} is "
+                                        f"a sequence of {type_name(have)}: a sequence's tensors have one element "
+                                        f"type; Cast the tensor to {type_name(have)}, or make the sequence one of "
+                                        f"{type_name(given)} (SequenceEmpty's dtype)")
 
 
 @rule("SequenceErase")
