@@ -1,7 +1,7 @@
 """Sequence and optional operators."""
 from __future__ import annotations
 
-from ..ir.dtypes import DataType, type_name
+from ..ir.dtypes import DataType, is_known, type_name
 from ..ir.types import OptionalType, SequenceType, TensorType
 from .context import rule, tensor
 from .findings import axis as axis_in_rank
@@ -52,10 +52,11 @@ def sequence_insert(ctx):
 def _inserted_of_the_sequences_type(ctx, elem) -> None:
     """A sequence's tensors share one element type, so the tensor inserted
     is of the sequence's (onnx and onnxruntime refuse another at load; a
-    SequenceEmpty without dtype makes a sequence of float)."""
+    SequenceEmpty without dtype makes a sequence of float). A dtype that
+    is no element type is the checker's finding alone."""
     have = elem.elem_type if isinstance(elem, TensorType) else 0
     given = ctx.elem(1)
-    if have and given and have != given:
+    if have and given and have != given and is_known(have) and is_known(given):
         ctx.error("node.type-mismatch", f"{input_label(ctx, 1)} is {type_name(given)}, but {input_label(ctx, 0)} is "
                                         f"a sequence of {type_name(have)}: a sequence's tensors have one element "
                                         f"type; Cast the tensor to {type_name(have)}, or make the sequence one of "

@@ -110,6 +110,15 @@ def test_a_tensor_of_the_sequence_s_type_runs_and_is_clean(name, tmp_path):
     assert our_errors(model, tmp_path) == []
 
 
+def test_a_dtype_that_is_no_element_type_is_the_checker_s_finding_alone(tmp_path):
+    """SequenceEmpty's dtype 999: the checker says so (attr.dtype-invalid);
+    inference does not add a mismatch against a type that does not exist."""
+    model, _ = _sequence_insert(F, empty_dtype=999)
+    codes = [d.code for d in our_errors(model, tmp_path)]
+    assert "attr.dtype-invalid" in codes
+    assert "node.type-mismatch" not in codes
+
+
 def test_the_live_checker_follows_the_sequence_s_dtype_edited(tmp_path):
     """Giving the SequenceEmpty an int64 dtype makes the float tensor
     inserted a mismatch; undoing it clears it: the live list equals a full
