@@ -1,7 +1,7 @@
 """Differences that are the reference's, recognised exactly.
 
-onnxruntime's MatMulInteger and QLinearMatMul of uint8 A and int8 B are not
-built on the exact integer product on x86 CPUs with AVX2 but no VNNI: MLAS
+onnxruntime's MatMulInteger, QLinearMatMul and QLinearConv of uint8 A and
+int8 B are not built on the exact integer product on x86 CPUs with AVX2 but no VNNI: MLAS
 multiplies with vpmaddubsw,
 which adds two neighbouring u8*s8 products (along k) into an int16 and
 saturates it (255*127 + 255*127 = 64770 > 32767), then sums those in int32
@@ -28,7 +28,7 @@ SATURATION = ("onnxruntime's integers, not the model's: its uint8 x int8 kernel 
               "into an int16 that saturates, as on x86 CPUs with AVX2 but no VNNI; ours is the exact "
               "product the operator defines")
 # The operators whose differences the comparison asks this module about.
-EXPLAINABLE_OPS = frozenset({"MatMulInteger", "QLinearMatMul"})
+EXPLAINABLE_OPS = frozenset({"MatMulInteger", "QLinearMatMul", "QLinearConv"})
 INT16_MIN, INT16_MAX = -32768, 32767
 # Differing elements recomputed at most (each costs k products); a larger
 # difference is checked on this many, spread over it, and the note says so.
@@ -36,35 +36,33 @@ MAX_CHECKED = 65536
 _BLOCK = 2048           # elements recomputed at once (a block holds _BLOCK x k int32 products)
 
 
-def saturated_product_explains(node, inputs: list, theirs, ours) -> Optional[str]:
+def saturated_product_explains(node, inputs: list, theirs, ours, attrs: Optional[dict] = None) -> Optional[str]:
     """Why `node`'s output differs from onnxruntime's, when it is onnxruntime's
     saturating u8 x s8 product: a sentence for the user; None otherwise.
     `inputs` are the node's input arrays as run (None for an absent one),
-    `theirs` and `ours` its output from onnxruntime and from us."""
-    operands = _operands(node, inputs)
-    theirs, ours = np.asarray(theirs), np.asarray(ours)
-    if operands is None or theirs.shape != ours.shape or theirs.dtype.kind not in "iu":
+    `attrs` its decoded attributes, `theirs` and `ours` its output from
+    onnxruntime and from us."""
+    if node.domain not in ("", "ai.onnx") or node.op_type not in EXPLAINABLE_OPS:
         return None
-    a, b, a_zp, b_zp, requantize = operands
+    theirs, ours = np.asarray(theirs), np.asarray(ours)
+    if theirs.shape != ours.shape or theirs.dtype.kind not in "iu" or theirs.ndim < 2:
+        return None
+    given = list(inputs) + [None] * 9
+    if node.op_type == "QLinearConv":
+        recompute = _conv(given, attrs or {}, theirs.shape)
+    else:
+        recompute = _matmul(node.op_type == "QLinearMatMul", given, theirs.shape)
+    if recompute is None:
+        return None
     differing = np.argwhere(theirs != ours)
-    if not len(differing) or a.ndim < 2 or b.ndim < 2 or theirs.ndim < 2:
+    if not len(differing):
         return None
     total = len(differing)
     if total > MAX_CHECKED:
         differing = differing[np.linspace(0, total - 1, MAX_CHECKED).astype(np.int64)]
-    batch = theirs.shape[:-2]
-    try:
-        a_full = np.broadcast_to(a, batch + a.shape[-2:])
-        b_full = np.broadcast_to(b, batch + b.shape[-2:])
-    except ValueError:
-        return None
     for start in range(0, len(differing), _BLOCK):
         at = differing[start:start + _BLOCK]
-        lead, rows, cols = tuple(at[:, :-2].T), at[:, -2], at[:, -1]
-        a_rows = a_full[lead + (rows,)].astype(np.int32)                 # (n, k)
-        b_cols = np.moveaxis(b_full, -1, -2)[lead + (cols,)].astype(np.int32)   # (n, k)
-        sums = _saturated(a_rows, b_cols, a_zp[rows], b_zp[cols])
-        if not np.array_equal(requantize(sums, cols, theirs.dtype), theirs[tuple(at.T)]):
+        if not np.array_equal(recompute(at, theirs.dtype), theirs[tuple(at.T)]):
             return None
     checked = ("its one differing element equals" if total == 1
                else f"all {total:,} differing elements equal" if total == len(differing)
@@ -74,38 +72,108 @@ def saturated_product_explains(node, inputs: list, theirs, ours) -> Optional[str
     return f"{SATURATION}; {checked} exactly {what}"
 
 
-def _operands(node, inputs: list):
-    """(A, B, A's zero point per row, B's per column, requantize) of a u8 x s8
-    product this module follows; None for anything else. `requantize(sums,
-    columns, dtype)` turns the integer sums into the node's output."""
-    if node.domain not in ("", "ai.onnx") or node.op_type not in EXPLAINABLE_OPS:
+def _u8_s8(a, b):
+    """The two operands as arrays when they are uint8 x int8 (the saturating
+    kernel's), else None."""
+    if a is None or b is None:
         return None
-    quantized = node.op_type == "QLinearMatMul"
-    at = (0, 3, 2, 5) if quantized else (0, 1, 2, 3)
-    given = [np.asarray(inputs[i]) if i < len(inputs) and inputs[i] is not None else None for i in at]
-    a, b, a_zp, b_zp = given
-    if a is None or b is None or a.dtype != np.uint8 or b.dtype != np.int8 or a.ndim < 2 or b.ndim < 2:
+    a, b = np.asarray(a), np.asarray(b)
+    return (a, b) if a.dtype == np.uint8 and b.dtype == np.int8 and a.ndim >= 2 and b.ndim >= 2 else None
+
+
+def _matmul(quantized: bool, given: list, shape: tuple):
+    """recompute(at, dtype) for MatMulInteger (a, b, a_zp, b_zp) or
+    QLinearMatMul (a, a_scale, a_zp, b, b_scale, b_zp, y_scale, y_zp):
+    the output elements at the indices `at` as onnxruntime makes them."""
+    a_at, b_at, a_zp_at, b_zp_at = (0, 3, 2, 5) if quantized else (0, 1, 2, 3)
+    operands = _u8_s8(given[a_at], given[b_at])
+    if operands is None:
         return None
-    a_zp, b_zp = _zero_point(a_zp, a.shape[-2]), _zero_point(b_zp, b.shape[-1])
-    if a_zp is None or b_zp is None:
+    a, b = operands
+    a_zp, b_zp = _zero_point(given[a_zp_at], a.shape[-2]), _zero_point(given[b_zp_at], b.shape[-1])
+    requantize = _requantizer(given[1], given[4], given[6], given[7], b.shape[-1]) if quantized else _as_is
+    if a_zp is None or b_zp is None or requantize is None:
         return None
-    if not quantized:
-        return a, b, a_zp, b_zp, lambda sums, cols, dtype: sums
-    if len(inputs) < 8 or any(inputs[i] is None for i in (1, 4, 6)):
+    batch = shape[:-2]
+    try:
+        a_full = np.broadcast_to(a, batch + a.shape[-2:])
+        b_full = np.moveaxis(np.broadcast_to(b, batch + b.shape[-2:]), -1, -2)     # (..., n, k)
+    except ValueError:
         return None
-    a_scale, b_scale, y_scale = (np.asarray(inputs[i], np.float32) for i in (1, 4, 6))
-    y_zp = np.asarray(inputs[7]) if inputs[7] is not None else np.zeros((), np.uint8)
-    if a_scale.size != 1 or y_scale.size != 1 or y_zp.size != 1 or b_scale.size not in (1, b.shape[-1]):
+
+    def recompute(at, dtype):
+        lead, rows, cols = tuple(at[:, :-2].T), at[:, -2], at[:, -1]
+        sums = _saturated(a_full[lead + (rows,)].astype(np.int32), b_full[lead + (cols,)].astype(np.int32),
+                          a_zp[rows], b_zp[cols])
+        return requantize(sums, cols, dtype)
+    return recompute
+
+
+def _conv(given: list, attrs: dict, shape: tuple):
+    """recompute(at, dtype) for QLinearConv (x, x_scale, x_zp, w, w_scale,
+    w_zp, y_scale, y_zp, B) of one group with explicit pads: onnxruntime
+    lays each window out channels last (for every kernel tap, the channels),
+    so neighbouring products pair along that order; padding holds x's zero
+    point."""
+    operands = _u8_s8(given[0], given[3])
+    if operands is None or attrs.get("group", 1) != 1 or attrs.get("auto_pad", "NOTSET") not in ("NOTSET", b"NOTSET"):
         return None
-    # onnxruntime scales in float32: (a_scale * b_scale) / y_scale, the sum made a float32, rounded
-    # half to even, the zero point added, clipped to the output's type.
+    x, w = operands
+    m, c, kernel = w.shape[0], w.shape[1], w.shape[2:]
+    nd = len(kernel)
+    if x.ndim != nd + 2 or x.shape[1] != c or len(shape) != nd + 2:
+        return None
+    strides = list(attrs.get("strides") or [1] * nd)
+    dilations = list(attrs.get("dilations") or [1] * nd)
+    pads = list(attrs.get("pads") or [0] * (2 * nd))
+    x_zp = given[2]
+    if x_zp is not None and np.asarray(x_zp).size != 1:
+        return None
+    x_zp = int(np.asarray(x_zp).reshape(())) if x_zp is not None else 0
+    w_zp = _zero_point(given[5], m)
+    bias = np.zeros(m, np.int64) if given[8] is None else np.asarray(given[8]).astype(np.int64).reshape(-1)
+    requantize = _requantizer(given[1], given[4], given[6], given[7], m)
+    if w_zp is None or requantize is None or bias.size != m:
+        return None
+    padded = np.pad(x, [(0, 0), (0, 0)] + [(pads[i], pads[i + nd]) for i in range(nd)], constant_values=x_zp)
+    taps = list(np.ndindex(*kernel))
+    # The weights as onnxruntime pairs them: per output channel, for each tap, the channels.
+    w_rows = np.stack([w[(slice(None), slice(None)) + t] for t in taps], axis=1).reshape(m, -1).astype(np.int32)
+    x_zp_rows = np.full(1, x_zp, np.int64)
+
+    def recompute(at, dtype):
+        batch, channels, where = at[:, 0], at[:, 1], at[:, 2:]
+        windows = np.stack([padded[(batch, slice(None)) + tuple(where[:, i] * strides[i] + t[i] * dilations[i]
+                                                                 for i in range(nd))]
+                            for t in taps], axis=1)                                     # (n, taps, c)
+        sums = _saturated(windows.reshape(len(at), -1).astype(np.int32), w_rows[channels],
+                          np.repeat(x_zp_rows, len(at)), w_zp[channels]) + bias[channels]
+        return requantize(sums, channels, dtype)
+    return recompute
+
+
+def _as_is(sums, columns, dtype):
+    return sums
+
+
+def _requantizer(a_scale, b_scale, y_scale, y_zp, columns: int):
+    """requantize(sums, columns, dtype) as onnxruntime scales a QLinear
+    product: (a_scale * b_scale) / y_scale in float32 (b_scale per tensor or
+    per output column), the sum made a float32, rounded half to even, the
+    zero point added, clipped to the output's type; None for other shapes."""
+    if a_scale is None or b_scale is None or y_scale is None:
+        return None
+    a_scale, b_scale, y_scale = (np.asarray(v, np.float32) for v in (a_scale, b_scale, y_scale))
+    y_zp = np.asarray(y_zp) if y_zp is not None else np.zeros((), np.uint8)
+    if a_scale.size != 1 or y_scale.size != 1 or y_zp.size != 1 or b_scale.size not in (1, columns):
+        return None
     multiplier = (a_scale.reshape(()) * b_scale.reshape(-1)) / y_scale.reshape(())
     limits = np.iinfo(y_zp.dtype)
 
     def requantize(sums, cols, dtype):
         scaled = np.rint(sums.astype(np.float32) * multiplier[cols if multiplier.size > 1 else 0])
         return np.clip(scaled + np.float32(y_zp.reshape(())), limits.min, limits.max).astype(dtype)
-    return a, b, a_zp, b_zp, requantize
+    return requantize
 
 
 def _zero_point(zp, length: int) -> Optional[np.ndarray]:

@@ -158,3 +158,51 @@ def test_a_first_divergence_of_its_inputs_rounding_says_so(tmp_path, capsys):
     out = capsys.readouterr().out
     assert "first divergent node: graph/node[1] QuantizeLinear" in out
     assert "its own error is within the tolerance" in out
+
+
+def _channels_last_saturated_conv(x, x_zp, w, strides, pads):
+    """QLinearConv's integer sums as onnxruntime's AVX2 kernel makes them
+    (one group, x_zp 0 or no padding): each window laid out channels last
+    (for every kernel tap, the channels) and multiplied pairwise saturated."""
+    from exact_integer import im2col
+    m, c = w.shape[:2]
+    taps = int(np.prod(w.shape[2:]))
+    cols = im2col(x, w.shape[2:], strides, pads, [1, 1])                 # (1, oh, ow, c * taps), (c, tap) order
+    out = cols.shape[1:3]
+    cols = cols.reshape(-1, c, taps).transpose(0, 2, 1).reshape(-1, taps * c)
+    weights = w.reshape(m, c, taps).transpose(0, 2, 1).reshape(m, -1).T
+    sums = int16_pair_saturated_matmul(cols, int(x_zp), weights, 0)     # (oh * ow, m)
+    return sums.T.reshape(1, m, *out)
+
+
+@pytest.mark.parametrize("x_zp, strides, pads", [(0, [1, 1], [1, 1, 1, 1]), (7, [2, 2], [0, 0, 0, 0])])
+def test_qlinear_conv_laid_out_channels_last_is_recognised(tmp_path, x_zp, strides, pads):
+    rng = np.random.default_rng(6)
+    x = rng.integers(200, 256, (1, 5, 7, 7)).astype(np.uint8)
+    # Signs alternating over the input channels: paired channels last, neighbours mostly cancel;
+    # paired along the taps (channels first), they add up and saturate.
+    w = (rng.integers(100, 128, (4, 5, 3, 3)) * np.array([1, -1, 1, -1, 1]).reshape(1, 5, 1, 1)).astype(np.int8)
+    w[1::2] = rng.integers(-3, 3, (2, 5, 3, 3)).astype(np.int8)         # output channels that never saturate
+    scales = {"xs": np.float32(0.02), "ws": np.float32(0.01), "ys": np.float32(2.0)}
+    inits = [numpy_helper.from_array(np.asarray(v), n) for n, v in
+             (("w", w), ("xs", scales["xs"]), ("xz", np.uint8(x_zp)), ("ws", scales["ws"]), ("wz", np.int8(0)),
+              ("ys", scales["ys"]), ("yz", np.uint8(3)))]
+    node = helper.make_node("QLinearConv", ["x", "xs", "xz", "w", "ws", "wz", "ys", "yz"], ["y"], name="qc",
+                            strides=strides, pads=pads)
+    graph = helper.make_graph([node], "c", [helper.make_tensor_value_info("x", TensorProto.UINT8, [1, 5, 7, 7])],
+                              [helper.make_tensor_value_info("y", TensorProto.UINT8, None)], initializer=inits)
+    path = tmp_path / "qc.onnx"
+    onnx.save(helper.make_model(graph, opset_imports=[helper.make_opsetid("", 13)]), path)
+    sums = _channels_last_saturated_conv(x, x_zp, w, strides, pads)
+    theirs = _requantized(sums, scales["xs"], scales["ws"], scales["ys"], np.uint8(3))
+    report = compare_with_golden(load(path), {"x": x}, {"y": theirs})
+    qc = report.nodes[0]
+    assert not qc.agrees and "scaled in float32" in qc.explained
+
+    # The same sums laid out channels first (the spec's order) pair other products: not onnxruntime's.
+    from exact_integer import im2col
+    cols = im2col(x, [3, 3], strides, pads, [1, 1])
+    first = int16_pair_saturated_matmul(cols.reshape(-1, cols.shape[-1]), x_zp, w.reshape(4, -1).T, 0)
+    other = _requantized(first.T.reshape(sums.shape), scales["xs"], scales["ws"], scales["ys"], np.uint8(3))
+    assert (other != theirs).any()
+    assert not compare_with_golden(load(path), {"x": x}, {"y": other}).nodes[0].explained
