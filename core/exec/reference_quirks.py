@@ -1,10 +1,9 @@
 """Differences that are the reference's, recognised exactly.
 
 onnxruntime's MatMulInteger, QLinearMatMul and QLinearConv of uint8 A and
-int8 B are not built on the exact integer product on x86 CPUs with AVX2 but no VNNI: MLAS
-multiplies with vpmaddubsw,
-which adds two neighbouring u8*s8 products (along k) into an int16 and
-saturates it (255*127 + 255*127 = 64770 > 32767), then sums those in int32
+int8 B are not built on the exact integer product on x86 CPUs with AVX2
+but no VNNI: MLAS multiplies with vpmaddubsw, which adds two neighbouring
+u8*s8 products (along k) into an int16 and saturates it (255*127 + 255*127 = 64770 > 32767), then sums those in int32
 and takes the zero points out with exact row and column sums. With VNNI
 or on ARM the sums are exact. A dynamically quantized transformer
 (onnxruntime.quantization.quantize_dynamic) compared with onnxruntime on
