@@ -42,6 +42,7 @@ import math
 import pathlib
 import random
 import re
+import select
 import subprocess
 import sys
 import tempfile
@@ -77,8 +78,15 @@ for line in sys.stdin:
 """
 
 
+# onnx.checker has hung on a mutant (an Einsum whose equation is invalid
+# UTF-8: 16 minutes of CPU before it was stopped); a verdict waits this long.
+ORACLE_SECONDS = 120
+
+
 class Oracle:
-    """onnx.checker in a child process; a crash answers 'crash' and restarts it."""
+    """onnx.checker in a child process; a crash answers 'crash' and restarts
+    it, a hang (over ORACLE_SECONDS) answers 'hang', counted as a refusal,
+    and kills it."""
 
     def __init__(self):
         self.proc = None
@@ -93,6 +101,12 @@ class Oracle:
             self._start()
         self.proc.stdin.write(f"{path}\n")
         self.proc.stdin.flush()
+        ready, _, _ = select.select([self.proc.stdout], [], [], ORACLE_SECONDS)
+        if not ready:
+            self.proc.kill()
+            self.proc.wait()
+            self.proc = None
+            return f"hang: onnx.checker answered nothing in {ORACLE_SECONDS} s"
         line = self.proc.stdout.readline()
         if not line:
             self.proc.wait()
