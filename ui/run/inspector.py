@@ -145,7 +145,7 @@ class TensorInspector(QWidget):
                 name=label, n=len(keys), key=_element_type(np.asarray(keys)), value=_element_type(values),
                 where=where))
             self._show_array(part, values, other_part, aligned_values(part, other_part),
-                             [_shown_key(k) for k in keys])
+                             [format_element(k) for k in keys])
             return
         self._keys = None
         if is_container(part) or part is None:
@@ -179,7 +179,7 @@ class TensorInspector(QWidget):
         if is_image:
             self.image.set_array(array)
         self.export_button.setEnabled(True)
-        self.other = None if other_part is None else other_part
+        self.other = other_part
         self._other_array = other_array
         self._show_comparison()
         # Read before the tabs change: disabling the current tab makes Qt show the one before it
@@ -203,7 +203,7 @@ class TensorInspector(QWidget):
                 layout.addWidget(QLabel(self.tr("key")))
                 box = QComboBox()
                 keys = list(container)
-                box.addItems([_shown_key(k) for k in keys])
+                box.addItems([format_element(k) for k in keys])
                 box.setCurrentIndex(keys.index(choice))
                 box.activated.connect(lambda i, d=depth, ks=keys: self._choose(d, ks[i]))
                 layout.addWidget(box)
@@ -286,10 +286,6 @@ def _element_type(array: np.ndarray) -> str:
     """The element type of a map's keys or values, as describe() names it."""
     text = describe(array)
     return text[:text.index("[")] if "[" in text else text
-
-
-def _shown_key(key) -> str:
-    return format_element(key)
 
 
 def _orange(text: str) -> str:
