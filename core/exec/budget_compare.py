@@ -45,8 +45,8 @@ import numpy as np
 from ..ir import Model
 from ..ir.nesting import node_reads
 from .own_error import fill_own, own_error
-from .compare import (ATOL, DEFAULT_PROVIDER, RTOL, CompareError, Report, compare_value, constant_values,
-                      node_report)
+from .compare import (ATOL, DEFAULT_PROVIDER, RTOL, CarriedPrecision, CompareError, Report, compare_value,
+                      constant_values, node_report)
 
 
 @dataclass
@@ -138,6 +138,8 @@ def compare_bounded(model: Model, feeds: dict, *, budget: Optional[int] = None,
     session.progress = progress
     session.start({k: v for k, v in feeds.items() if k in session.input_names})
     weights = set(graph.initializers) | set(graph.sparse_initializers)
+    carried = CarriedPrecision(graph)
+    dtypes: dict = {}               # every value's dtype, kept when the value is freed: what `carried` reads
 
     diffs: dict = {}
     own_results: dict = {}
@@ -155,7 +157,7 @@ def compare_bounded(model: Model, feeds: dict, *, budget: Optional[int] = None,
         ledger.note(live(), held.values(), theirs_kept.values(), consts_kept.values(), theirs.values())
         for name, value in held.items():
             if name in theirs:
-                r, a = tolerances.get(name, (rtol, atol))
+                r, a = carried.tolerances(name, *tolerances.get(name, (rtol, atol)))
                 diffs[name] = compare_value(name, value, theirs[name], rtol=r, atol=a)
         if own:
             reference = _Chain(theirs, theirs_kept, feeds)
@@ -190,6 +192,8 @@ def compare_bounded(model: Model, feeds: dict, *, budget: Optional[int] = None,
                                            rtol=rtol, atol=atol, tolerances=tolerances, provider=provider,
                                            opt_level=opt_level)
         outs = {k: v for k, v in result.outputs.items() if v is not None}
+        dtypes.update((k, v.dtype if isinstance(v, np.ndarray) else None) for k, v in outs.items())
+        carried.note(node, dtypes.get)
         size = sum(nbytes(v) for v in outs.values())
         largest = max(largest, size)
         if chunk:

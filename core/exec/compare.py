@@ -42,6 +42,8 @@ at each step, or sum a Conv in another order, differ by an epsilon or two
 per node and more downstream (torch's float16 mobilenet_v3 and resnet18
 against onnxruntime: 1e-3 to 5e-3 of a value's scale, every node with
 float32 tolerances called divergent, the first Conv the culprit).
+So is a wider float value computed only from 16-bit floats (`CarriedPrecision`):
+a float16 model's Cast back to a float32 output holds float16's precision.
 """
 from __future__ import annotations
 
@@ -230,17 +232,77 @@ def tolerances_for(dtypes, rtol: float, atol: float) -> tuple[float, float]:
 
 
 def compare_values(a: dict, b: dict, *, rtol: float = RTOL, atol: float = ATOL,
-                   tolerances: Optional[dict] = None) -> dict[str, ValueDiff]:
+                   tolerances: Optional[dict] = None,
+                   carried: Optional["CarriedPrecision"] = None) -> dict[str, ValueDiff]:
     """Compare two runs given as {name: value}; `b` is the reference.
     Only names both runs hold are compared, in `a`'s order; a value named in
-    `tolerances` ({name: (rtol, atol)}) is judged with its own."""
+    `tolerances` ({name: (rtol, atol)}) is judged with its own, a value of
+    16-bit precision in a wider type (`carried`) with at least that type's floor."""
     tolerances = tolerances or {}
     out = {}
     for name in a:
         if name in b:
             r, t = tolerances.get(name, (rtol, atol))
+            if carried is not None:
+                r, t = carried.tolerances(name, r, t)
             out[name] = compare_value(name, a[name], b[name], rtol=r, atol=t)
     return out
+
+
+def _dtype(value) -> Optional[np.dtype]:
+    return value.dtype if isinstance(value, np.ndarray) else None
+
+
+class CarriedPrecision:
+    """The wider float values of a graph that hold no more than a 16-bit
+    float's precision: computed from 16-bit floats, or from values that are,
+    and otherwise only from the graph's inputs and constants (the same on
+    both sides). They are judged with that type's floor
+    (LOW_PRECISION_FLOOR), as the 16-bit values they come from are. The case
+    that needs it: onnxruntime's float16 converter with keep_io_types casts
+    the float16 result back to a float32 output; one float16 epsilon there,
+    judged with float32 tolerances, was called DIFFERENT at the model's last
+    node when every node before it agreed (a transformers BERT converted so)."""
+
+    def __init__(self, graph: Graph):
+        self.exact = constant_values(graph) | {v.name for v in graph.inputs}
+        self.low: dict = {}          # value name -> the 16-bit dtype whose precision it holds
+
+    def note(self, node: Node, dtype_of: Callable) -> None:
+        """Learn `node`'s outputs, once it ran; `dtype_of(name)` is the
+        dtype of a value of the run (None when it holds no array)."""
+        if any(True for _ in node.subgraphs()):
+            return
+        found = []
+        for v in node.inputs:
+            if v is None or v.name in self.exact:
+                continue
+            dtype = self.low.get(v.name) or dtype_of(v.name)
+            if dtype is None:
+                return                               # unknown: no claim about the outputs
+            if dtype in LOW_PRECISION_FLOOR:
+                found.append(dtype)
+            elif dtype.kind in "fc":
+                return                               # a float of full precision goes in
+        if not found:
+            return
+        low = max(found, key=LOW_PRECISION_FLOOR.get)
+        for v in node.outputs:
+            dtype = dtype_of(v.name) if v is not None else None
+            if dtype is not None and dtype.kind in "fc" and dtype not in LOW_PRECISION_FLOOR:
+                self.low[v.name] = low
+
+    def tolerances(self, name: str, rtol: float, atol: float) -> tuple[float, float]:
+        low = self.low.get(name)
+        return tolerances_for((low,), rtol, atol) if low is not None else (rtol, atol)
+
+
+def carried_precision(graph: Graph, values: dict) -> CarriedPrecision:
+    """CarriedPrecision of `graph` learnt from a whole run's `values` by name."""
+    carried = CarriedPrecision(graph)
+    for node in graph.nodes:
+        carried.note(node, lambda name: _dtype(values.get(name)))
+    return carried
 
 
 class _Acc:
@@ -522,7 +584,8 @@ def compare_run_with_onnxruntime(model: Model, ours: dict, feeds: dict, *, refer
     theirs, skipped = _run_onnxruntime(target, feeds, names, provider=provider, opt_level=opt_level)
     skipped += [n for n in wanted if n not in names and n not in skipped]
     ordered = {n: ours[n] for n in [*wanted, *(v.name for v in model.graph.outputs)] if n in ours}
-    diffs = compare_values(ordered, theirs, rtol=rtol, atol=atol, tolerances=tolerances)
+    diffs = compare_values(ordered, theirs, rtol=rtol, atol=atol, tolerances=tolerances,
+                           carried=carried_precision(model.graph, ours))
     report = node_report(model.graph, diffs, skipped=skipped, rtol=rtol, atol=atol, tolerances=tolerances)
     if own and intermediates:
         from .own_error import add_own_errors

@@ -18,7 +18,8 @@ from __future__ import annotations
 from typing import Optional
 
 from ..ir import Model
-from .compare import ATOL, RTOL, CompareError, Report, compare_values, intermediate_names, node_report
+from .compare import (ATOL, RTOL, CompareError, Report, carried_precision, compare_values, intermediate_names,
+                      node_report)
 
 
 def _our_run(model: Model, feeds: dict, seed: int) -> dict:
@@ -32,7 +33,8 @@ def _report(model: Model, ours: dict, reference: dict, feeds: dict, *, rtol, ato
             seed) -> Report:
     wanted = [*intermediate_names(model.graph), *(v.name for v in model.graph.outputs)]
     ordered = {n: ours[n] for n in wanted if n in ours}
-    diffs = compare_values(ordered, reference, rtol=rtol, atol=atol, tolerances=tolerances)
+    diffs = compare_values(ordered, reference, rtol=rtol, atol=atol, tolerances=tolerances,
+                           carried=carried_precision(model.graph, ours))
     skipped = [n for n in ordered if n not in reference]
     report = node_report(model.graph, diffs, skipped=skipped, rtol=rtol, atol=atol, tolerances=tolerances)
     report.unmatched = [n for n in reference if n not in ours and n not in feeds]
