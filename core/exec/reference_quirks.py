@@ -110,17 +110,19 @@ def _matmul(quantized: bool, given: list, shape: tuple):
 
 def _conv(given: list, attrs: dict, shape: tuple):
     """recompute(at, dtype) for QLinearConv (x, x_scale, x_zp, w, w_scale,
-    w_zp, y_scale, y_zp, B) of one group with explicit pads: onnxruntime
-    lays each window out channels last (for every kernel tap, the channels),
-    so neighbouring products pair along that order; padding holds x's zero
-    point."""
+    w_zp, y_scale, y_zp, B) with explicit pads: onnxruntime lays each window
+    out channels last (for every kernel tap, the channels of the output
+    channel's group), so neighbouring products pair along that order;
+    padding holds x's zero point. (Its depthwise kernel sums exactly: there
+    the recomputed sums differ from its own and no claim is made.)"""
     operands = _u8_s8(given[0], given[3])
-    if operands is None or attrs.get("group", 1) != 1 or attrs.get("auto_pad", "NOTSET") not in ("NOTSET", b"NOTSET"):
+    if operands is None or attrs.get("auto_pad", "NOTSET") not in ("NOTSET", b"NOTSET"):
         return None
     x, w = operands
     m, c, kernel = w.shape[0], w.shape[1], w.shape[2:]
+    group = int(attrs.get("group", 1))
     nd = len(kernel)
-    if x.ndim != nd + 2 or x.shape[1] != c or len(shape) != nd + 2:
+    if x.ndim != nd + 2 or x.shape[1] != c * group or m % group or len(shape) != nd + 2:
         return None
     strides = list(attrs.get("strides") or [1] * nd)
     dilations = list(attrs.get("dilations") or [1] * nd)
@@ -142,8 +144,10 @@ def _conv(given: list, attrs: dict, shape: tuple):
 
     def recompute(at, dtype):
         batch, channels, where = at[:, 0], at[:, 1], at[:, 2:]
-        windows = np.stack([padded[(batch, slice(None)) + tuple(where[:, i] * strides[i] + t[i] * dilations[i]
-                                                                 for i in range(nd))]
+        # The input channels of each output channel's group, (n, c).
+        inputs = (channels // (m // group) * c)[:, None] + np.arange(c)
+        windows = np.stack([padded[(batch[:, None], inputs) + tuple((where[:, i] * strides[i] + t[i] * dilations[i])
+                                                                    [:, None] for i in range(nd))]
                             for t in taps], axis=1)                                     # (n, taps, c)
         sums = _saturated(windows.reshape(len(at), -1).astype(np.int32), w_rows[channels],
                           np.repeat(x_zp_rows, len(at)), w_zp[channels]) + bias[channels]

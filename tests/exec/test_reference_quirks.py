@@ -206,3 +206,29 @@ def test_qlinear_conv_laid_out_channels_last_is_recognised(tmp_path, x_zp, strid
     other = _requantized(first.T.reshape(sums.shape), scales["xs"], scales["ws"], scales["ys"], np.uint8(3))
     assert (other != theirs).any()
     assert not compare_with_golden(load(path), {"x": x}, {"y": other}).nodes[0].explained
+
+
+def test_grouped_qlinear_conv_pairs_within_each_group(tmp_path):
+    rng = np.random.default_rng(8)
+    x = rng.integers(150, 256, (1, 6, 6, 6)).astype(np.uint8)
+    w = (rng.integers(100, 128, (4, 3, 3, 3)) * np.array([1, -1, 1]).reshape(1, 3, 1, 1)).astype(np.int8)
+    scales = (np.float32(0.02), np.float32(0.01), np.float32(2.0))
+    inits = [numpy_helper.from_array(np.asarray(v), n) for n, v in
+             (("w", w), ("xs", scales[0]), ("xz", np.uint8(0)), ("ws", scales[1]), ("wz", np.int8(0)),
+              ("ys", scales[2]), ("yz", np.uint8(0)))]
+    node = helper.make_node("QLinearConv", ["x", "xs", "xz", "w", "ws", "wz", "ys", "yz"], ["y"], group=2)
+    graph = helper.make_graph([node], "g", [helper.make_tensor_value_info("x", TensorProto.UINT8, [1, 6, 6, 6])],
+                              [helper.make_tensor_value_info("y", TensorProto.UINT8, None)], initializer=inits)
+    path = tmp_path / "grouped.onnx"
+    onnx.save(helper.make_model(graph, opset_imports=[helper.make_opsetid("", 13)]), path)
+    # Each group on its own: input channels 0-2 make outputs 0-1, channels 3-5 outputs 2-3.
+    sums = np.concatenate([_channels_last_saturated_conv(x[:, 3 * g:3 * g + 3], 0, w[2 * g:2 * g + 2], [1, 1],
+                                                         [0, 0, 0, 0]) for g in range(2)], axis=1)
+    theirs = _requantized(sums, *scales, np.uint8(0))
+    node_diff = compare_with_golden(load(path), {"x": x}, {"y": theirs}).nodes[0]
+    assert not node_diff.agrees and node_diff.explained
+    # Paired across the groups' boundary (as if one group), the sums would be others: no claim.
+    whole = _channels_last_saturated_conv(x, 0, np.concatenate([w, w], axis=1), [1, 1], [0, 0, 0, 0])
+    crossed = _requantized(whole, *scales, np.uint8(0))
+    assert (crossed != theirs).any()
+    assert not compare_with_golden(load(path), {"x": x}, {"y": crossed}).nodes[0].explained
