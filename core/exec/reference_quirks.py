@@ -1,7 +1,8 @@
 """Differences that are the reference's, recognised exactly.
 
 onnxruntime's MatMulInteger, QLinearMatMul and QLinearConv of uint8 A and
-int8 B are not built on the exact integer product on x86 CPUs with AVX2
+int8 B (and MatMulIntegerToFloat and DynamicQuantizeMatMul, which its
+optimizer fuses them into) are not built on the exact integer product on x86 CPUs with AVX2
 but no VNNI: MLAS multiplies with vpmaddubsw, which adds two neighbouring
 u8*s8 products (along k) into an int16 and saturates it (255*127 + 255*127 = 64770 > 32767), then sums those in int32
 and takes the zero points out with exact row and column sums. With VNNI
@@ -22,12 +23,18 @@ from typing import Optional
 
 import numpy as np
 
+from .kernels.quantize import dynamic_quantize_linear
+
 # What the user is told (with the evidence for each node after it).
-SATURATION = ("onnxruntime's integers, not the model's: its uint8 x int8 kernel adds two products at a time "
+SATURATION = ("onnxruntime's arithmetic, not the model's: its uint8 x int8 kernel adds two products at a time "
               "into an int16 that saturates, as on x86 CPUs with AVX2 but no VNNI; ours is the exact "
               "product the operator defines")
 # The operators whose differences the comparison asks this module about.
-EXPLAINABLE_OPS = frozenset({"MatMulInteger", "QLinearMatMul", "QLinearConv"})
+EXPLAINABLE_OPS = frozenset({"MatMulInteger", "QLinearMatMul", "QLinearConv", "MatMulIntegerToFloat",
+                             "DynamicQuantizeMatMul"})
+# Their domains: the standard's, and onnxruntime's for what its optimizer fuses.
+_DOMAINS = {"MatMulInteger": ("", "ai.onnx"), "QLinearMatMul": ("", "ai.onnx"), "QLinearConv": ("", "ai.onnx"),
+            "MatMulIntegerToFloat": ("com.microsoft",), "DynamicQuantizeMatMul": ("com.microsoft",)}
 INT16_MIN, INT16_MAX = -32768, 32767
 # Differing elements recomputed at most (each costs k products); a larger
 # difference is checked on this many, spread over it, and the note says so.
@@ -41,16 +48,16 @@ def saturated_product_explains(node, inputs: list, theirs, ours, attrs: Optional
     `inputs` are the node's input arrays as run (None for an absent one),
     `attrs` its decoded attributes, `theirs` and `ours` its output from
     onnxruntime and from us."""
-    if node.domain not in ("", "ai.onnx") or node.op_type not in EXPLAINABLE_OPS:
+    if node.domain not in _DOMAINS.get(node.op_type, ()):
         return None
     theirs, ours = np.asarray(theirs), np.asarray(ours)
-    if theirs.shape != ours.shape or theirs.dtype.kind not in "iu" or theirs.ndim < 2:
+    if theirs.shape != ours.shape or theirs.dtype.kind not in "iuf" or theirs.ndim < 2:
         return None
     given = list(inputs) + [None] * 9
     if node.op_type == "QLinearConv":
         recompute = _conv(given, attrs or {}, theirs.shape)
     else:
-        recompute = _matmul(node.op_type == "QLinearMatMul", given, theirs.shape)
+        recompute = _matmul(node.op_type, given, theirs.shape)
     if recompute is None:
         return None
     differing = np.argwhere(theirs != ours)
@@ -67,7 +74,7 @@ def saturated_product_explains(node, inputs: list, theirs, ours, attrs: Optional
                else f"all {total:,} differing elements equal" if total == len(differing)
                else f"{len(differing):,} of its {total:,} differing elements, spread over them, equal")
     what = ("that saturated sum" if node.op_type == "MatMulInteger"
-            else "that saturated sum, scaled in float32 as onnxruntime scales")
+            else "that saturated sum, scaled in float32 as onnxruntime scales it")
     return f"{SATURATION}; {checked} exactly {what}"
 
 
@@ -80,17 +87,28 @@ def _u8_s8(a, b):
     return (a, b) if a.dtype == np.uint8 and b.dtype == np.int8 and a.ndim >= 2 and b.ndim >= 2 else None
 
 
-def _matmul(quantized: bool, given: list, shape: tuple):
-    """recompute(at, dtype) for MatMulInteger (a, b, a_zp, b_zp) or
-    QLinearMatMul (a, a_scale, a_zp, b, b_scale, b_zp, y_scale, y_zp):
-    the output elements at the indices `at` as onnxruntime makes them."""
-    a_at, b_at, a_zp_at, b_zp_at = (0, 3, 2, 5) if quantized else (0, 1, 2, 3)
+def _matmul(op: str, given: list, shape: tuple):
+    """recompute(at, dtype): the output elements at the indices `at` as
+    onnxruntime makes them, for MatMulInteger (a, b, a_zp, b_zp),
+    QLinearMatMul (a, a_scale, a_zp, b, b_scale, b_zp, y_scale, y_zp),
+    MatMulIntegerToFloat (a, b, a_scale, b_scale, a_zp, b_zp, bias) or
+    DynamicQuantizeMatMul (a as float, b, b_scale, b_zp, bias)."""
+    if op == "DynamicQuantizeMatMul":
+        if given[0] is None or np.asarray(given[0]).dtype != np.float32:
+            return None
+        a_q, a_scale, a_zp = dynamic_quantize_linear(np.asarray(given[0]))
+        given = [a_q, given[1], a_scale, given[2], a_zp, given[3], given[4]]
+        op = "MatMulIntegerToFloat"
+    a_at, b_at, a_zp_at, b_zp_at = {"MatMulInteger": (0, 1, 2, 3), "QLinearMatMul": (0, 3, 2, 5),
+                                    "MatMulIntegerToFloat": (0, 1, 4, 5)}[op]
     operands = _u8_s8(given[a_at], given[b_at])
     if operands is None:
         return None
     a, b = operands
     a_zp, b_zp = _zero_point(given[a_zp_at], a.shape[-2]), _zero_point(given[b_zp_at], b.shape[-1])
-    requantize = _requantizer(given[1], given[4], given[6], given[7], b.shape[-1]) if quantized else _as_is
+    requantize = (_requantizer(given[1], given[4], given[6], given[7], b.shape[-1]) if op == "QLinearMatMul"
+                  else _scaler(given[2], given[3], given[6], b.shape[-1]) if op == "MatMulIntegerToFloat"
+                  else _as_is)
     if a_zp is None or b_zp is None or requantize is None:
         return None
     batch = shape[:-2]
@@ -157,6 +175,25 @@ def _conv(given: list, attrs: dict, shape: tuple):
 
 def _as_is(sums, columns, dtype):
     return sums
+
+
+def _scaler(a_scale, b_scale, bias, columns: int):
+    """scale(sums, columns, dtype) as onnxruntime's scale-and-bias output step
+    makes a float product: the sum made a float32, times a_scale * b_scale
+    (b_scale per tensor or per output column), plus the bias; None for
+    other shapes."""
+    if a_scale is None or b_scale is None:
+        return None
+    a_scale, b_scale = np.asarray(a_scale, np.float32), np.asarray(b_scale, np.float32)
+    bias = None if bias is None else np.asarray(bias, np.float32).reshape(-1)
+    if a_scale.size != 1 or b_scale.size not in (1, columns) or bias is not None and bias.size != columns:
+        return None
+    scales = a_scale.reshape(()) * b_scale.reshape(-1)
+
+    def scale(sums, cols, dtype):
+        y = sums.astype(np.int64).astype(np.float32) * scales[cols if scales.size > 1 else 0]
+        return (y if bias is None else y + bias[cols]).astype(dtype)
+    return scale
 
 
 def _requantizer(a_scale, b_scale, y_scale, y_zp, columns: int):

@@ -271,7 +271,7 @@ def compare(args, model, feeds, chosen: dict):
     if explained:
         from ..core.exec.reference_quirks import SATURATION
         print(f"{counted(len(explained), 'node')} differ without being wrong ({SATURATION}; recomputed, "
-              "its integers equal that saturated sum exactly): "
+              "its results equal that saturated sum exactly): "
               + ", ".join(n.node.display_name for n in explained[:3]) + (" ..." if len(explained) > 3 else ""))
     worst = report.worst_own
     if worst is not None and not all(d.agrees for d in worst.own):

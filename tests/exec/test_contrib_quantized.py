@@ -612,3 +612,33 @@ def test_qlinear_add_on_big_tensors_goes_through_a_pair_table(dtype, b_shape, mo
     monkeypatch.setattr(kernels, "_PAIR_TABLE_SIZE", a.size)
     one_by_one = kernels.qlinear_add(a, sa, zps[0], b, sb, zps[1], sc, zps[2])
     assert np.array_equal(one_by_one, ours)
+
+
+@pytest.mark.parametrize("per_column, bias, zero_points", [(False, False, False), (True, True, True),
+                                                           (False, True, True)])
+def test_matmul_integer_to_float_and_dynamic_quantize_matmul(per_column, bias, zero_points):
+    """What onnxruntime's optimizer makes of a quantize_dynamic model. With
+    |B| <= 64 no u8 x s8 pair sum leaves int16, so onnxruntime's values are
+    the same on every CPU and it is the oracle (the float steps: the int sum
+    made float32, times a_scale * b_scale, plus the bias); the integer
+    product is also held to exact int64 arithmetic."""
+    rng = np.random.default_rng(41)
+    a_float = rng.standard_normal((2, 3, 16)).astype(np.float32)
+    b = rng.integers(-64, 65, (16, 5)).astype(np.int8)
+    b_scale = (rng.uniform(0.01, 0.1, 5) if per_column else rng.uniform(0.01, 0.1, 1)).astype(np.float32)
+    b_zp = (rng.integers(-3, 4, 5 if per_column else 1).astype(np.int8) if zero_points else None)
+    bias_v = rng.standard_normal(5).astype(np.float32) if bias else None
+    a_q, a_scale, a_zp = kernels.dynamic_quantize_linear(a_float)
+    inputs = [("xa", a_q), ("b", b), ("as", a_scale), ("bs", b_scale), ("az", a_zp if zero_points else None),
+              ("bz", b_zp), ("bias", bias_v)]
+    ours, theirs = _both("MatMulIntegerToFloat", inputs, out_type=TensorProto.FLOAT)
+    np.testing.assert_array_equal(ours, theirs)
+    exact = int_matmul(a_q.reshape(-1, 16), a_zp if zero_points else None, b, b_zp).reshape(2, 3, 5)
+    want = exact.astype(np.float32) * (a_scale * b_scale)
+    np.testing.assert_array_equal(ours, want + bias_v if bias else want)
+
+    dynamic = [("xa", a_float), ("b", b), ("bs", b_scale), ("bz", b_zp), ("bias", bias_v)]
+    ours_dynamic, theirs_dynamic = _both("DynamicQuantizeMatMul", dynamic, out_type=TensorProto.FLOAT)
+    np.testing.assert_array_equal(ours_dynamic, theirs_dynamic)
+    if zero_points:
+        np.testing.assert_array_equal(ours_dynamic, ours)      # A quantized inside the node, as above

@@ -232,3 +232,34 @@ def test_grouped_qlinear_conv_pairs_within_each_group(tmp_path):
     crossed = _requantized(whole, *scales, np.uint8(0))
     assert (crossed != theirs).any()
     assert not compare_with_golden(load(path), {"x": x}, {"y": crossed}).nodes[0].explained
+
+
+def test_what_the_optimizer_fuses_is_recognised_too(tmp_path):
+    """MatMulIntegerToFloat and DynamicQuantizeMatMul (com.microsoft): the
+    saturated sum made float32, times a_scale * b_scale, plus the bias."""
+    from onnxstudio.core.exec.kernels.quantize import dynamic_quantize_linear
+    rng = np.random.default_rng(9)
+    a_float = rng.uniform(1.0, 2.0, (6, 33)).astype(np.float32)        # quantized near the top: saturates
+    _, b = _operands(rng)
+    b_scale, bias = np.float32(0.05), rng.standard_normal(5).astype(np.float32)
+    a_q, a_scale, a_zp = dynamic_quantize_linear(a_float)
+    sums = int16_pair_saturated_matmul(a_q, int(a_zp), b, 0)
+    assert (sums != int_matmul(a_q, int(a_zp), b, 0)).any()
+    theirs = sums.astype(np.float32) * (a_scale * b_scale) + bias
+    for op, names in (("DynamicQuantizeMatMul", ["a", "w", "bs", "", "bias"]),
+                      ("MatMulIntegerToFloat", ["aq", "w", "as", "bs", "az", "", "bias"])):
+        inits = [numpy_helper.from_array(np.asarray(v), n) for n, v in
+                 (("w", b), ("bs", b_scale), ("bias", bias), ("as", a_scale), ("az", a_zp))]
+        node = helper.make_node(op, names, ["y"], domain="com.microsoft", name="fused")
+        feed = "a" if op == "DynamicQuantizeMatMul" else "aq"
+        graph = helper.make_graph([node], "f", [helper.make_tensor_value_info(
+            feed, TensorProto.FLOAT if feed == "a" else TensorProto.UINT8, [6, 33])],
+            [helper.make_tensor_value_info("y", TensorProto.FLOAT, [6, 5])], initializer=inits)
+        path = tmp_path / f"{op}.onnx"
+        onnx.save(helper.make_model(graph, opset_imports=[helper.make_opsetid("", 17),
+                                                          helper.make_opsetid("com.microsoft", 1)]), path)
+        feeds = {"a": a_float} if feed == "a" else {"aq": a_q}
+        fused = compare_with_golden(load(path), feeds, {"y": theirs}).nodes[0]
+        assert not fused.agrees and "scaled in float32" in fused.explained, op
+        nudged = theirs + np.float32(1e-3)                             # not onnxruntime's arithmetic
+        assert not compare_with_golden(load(path), feeds, {"y": nudged}).nodes[0].explained, op

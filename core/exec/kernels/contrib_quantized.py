@@ -1,7 +1,9 @@
 """onnxruntime's quantized contrib operators (domain com.microsoft), as its
 quantizer writes them in QOperator format: QLinearAdd, QLinearMul,
 QLinearSigmoid, QLinearLeakyRelu, QLinearGlobalAveragePool,
-QLinearAveragePool, QLinearConcat, QLinearWhere, QLinearSoftmax and QGemm.
+QLinearAveragePool, QLinearConcat, QLinearWhere, QLinearSoftmax and QGemm;
+and what its optimizer makes of a dynamically quantized model:
+MatMulIntegerToFloat and DynamicQuantizeMatMul.
 
 These operators have no ONNX reference; onnxruntime's CPU kernels define
 them. Each kernel here follows the arithmetic those kernels do (float32
@@ -24,7 +26,7 @@ from ..registry import kernel
 from ._math_util import normalize_axis
 from ._nn_util import offset_slices
 from .pool import pool_geometry, pad_for_windows
-from .quantize import centered, quantize_linear
+from .quantize import centered, dynamic_quantize_linear, quantize_linear
 
 _F32 = np.float32
 # An 8-bit binary op has 65536 possible input pairs: past that many elements,
@@ -379,3 +381,31 @@ def qgemm(a, a_scale, a_zero_point, b, b_scale, b_zero_point, c=None, y_scale=No
         return scaled.astype(_F32)
     dtype = np.asarray(y_zero_point).dtype if y_zero_point is not None else a.dtype
     return _saturate(np.rint(scaled) + _zero_point(y_zero_point, dtype), dtype)
+
+
+def _scaled_product(a, b, a_scale, b_scale, a_zero_point, b_zero_point, bias):
+    """(A - a_zp)(B - b_zp) made float32 and scaled by a_scale * b_scale
+    (b_scale per tensor or per column of B), then the bias added, as
+    onnxruntime's scale-and-bias output step does; the integer product is
+    exact, as for MatMulInteger (the AVX2 kernel's saturated one is not)."""
+    acc = np.matmul(centered(a, a_zero_point, False), centered(b, b_zero_point, False))
+    scales = _scalar_scale(a_scale) * np.asarray(b_scale, dtype=_F32).reshape(-1)
+    y = acc.astype(np.int64).astype(_F32) * (scales if scales.size > 1 else scales[0])
+    if bias is not None:
+        y = y + np.asarray(bias, dtype=_F32)
+    return y.astype(_F32)
+
+
+@kernel("MatMulIntegerToFloat", since=1, domain="com.microsoft")
+def matmul_integer_to_float(a, b, a_scale, b_scale, a_zero_point=None, b_zero_point=None, bias=None):
+    """What onnxruntime's optimizer makes of MatMulInteger + Cast + Mul (+ Add)."""
+    return _scaled_product(a, b, a_scale, b_scale, a_zero_point, b_zero_point, bias)
+
+
+@kernel("DynamicQuantizeMatMul", since=1, domain="com.microsoft")
+def dynamic_quantize_matmul(a, b, b_scale, b_zero_point=None, bias=None):
+    """A quantized to uint8 as DynamicQuantizeLinear does, then
+    MatMulIntegerToFloat: what onnxruntime's optimizer makes of a
+    quantize_dynamic model's DynamicQuantizeLinear + MatMulInteger + scaling."""
+    quantized, scale, zero_point = dynamic_quantize_linear(np.asarray(a, dtype=_F32))
+    return _scaled_product(quantized, b, scale, b_scale, zero_point, b_zero_point, bias)
