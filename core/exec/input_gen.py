@@ -650,19 +650,31 @@ def _sum_parts(dim: str, symbols) -> Optional[list]:
     return parts
 
 
+# Dims named as the sum of two others by a convention of their exporter,
+# used only when the model's inputs have all three: onnxruntime-genai's
+# decoders declare the attention mask [batch_size, total_sequence_length]
+# beside past keys of past_sequence_length and input_ids of sequence_length.
+_NAMED_SUMS = {"total_sequence_length": ("past_sequence_length", "sequence_length")}
+
+
 def derived_sizes(inputs, dims: dict) -> dict:
     """{dim: size} for the dims of `inputs` written as a sum of their other
     dims and whole numbers that `dims` gives no size: the sum of the parts'
     sizes (1 for a part `dims` does not size, as made values get). Decoders
     with past key/values declare their attention mask so (optimum's exports:
     [batch_size, "past_sequence_length + 1"] beside past keys of
-    "past_sequence_length"); sized 1, it would fit no past and the run fail."""
+    "past_sequence_length"); sized 1, it would fit no past and the run fail.
+    So does onnxruntime-genai's total_sequence_length (`_NAMED_SUMS`)."""
     symbols = set(symbols_of(inputs))
     out: dict = {}
     for dim in symbols:
         if dim in dims:
             continue
-        parts = _sum_parts(dim, symbols)
+        named = _NAMED_SUMS.get(dim)
+        if named is not None and symbols.issuperset(named):
+            parts = [(1, part) for part in named]
+        else:
+            parts = _sum_parts(dim, symbols)
         if parts is None:
             continue
         size = sum(sign * (int(dims.get(p, 1)) if isinstance(p, str) else p) for sign, p in parts)

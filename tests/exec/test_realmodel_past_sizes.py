@@ -15,15 +15,14 @@ from onnxstudio.core.ir.dtypes import DataType
 from onnxstudio.core.ir.types import TensorType
 
 
-def decoder_step(tmp_path):
-    """The pattern of one decoding step: the new key joins the past ones, and
+def decoder_step(tmp_path, new=1, total="past_sequence_length + 1"):
+    """The pattern of one decoding step: the new keys join the past ones, and
     the mask, one entry per past and new position, weighs them (MatMul needs
     the lengths to agree, as attention does)."""
     inputs = [
-        helper.make_tensor_value_info("key", TensorProto.FLOAT, ["batch_size", 2, 1, 4]),
+        helper.make_tensor_value_info("key", TensorProto.FLOAT, ["batch_size", 2, new, 4]),
         helper.make_tensor_value_info("past_key", TensorProto.FLOAT, ["batch_size", 2, "past_sequence_length", 4]),
-        helper.make_tensor_value_info("attention_mask", TensorProto.INT64,
-                                      ["batch_size", "past_sequence_length + 1"]),
+        helper.make_tensor_value_info("attention_mask", TensorProto.INT64, ["batch_size", total]),
     ]
     nodes = [
         helper.make_node("Concat", ["past_key", "key"], ["present"], axis=2),
@@ -37,8 +36,7 @@ def decoder_step(tmp_path):
              helper.make_tensor("one", TensorProto.INT64, [1], [1]),
              helper.make_tensor("two", TensorProto.INT64, [1], [2])]
     outputs = [helper.make_tensor_value_info("weighed", TensorProto.FLOAT, ["batch_size", 1, 1]),
-               helper.make_tensor_value_info("present", TensorProto.FLOAT,
-                                             ["batch_size", 2, "past_sequence_length + 1", 4])]
+               helper.make_tensor_value_info("present", TensorProto.FLOAT, ["batch_size", 2, total, 4])]
     graph = helper.make_graph(nodes, "step", inputs, outputs, inits)
     model = helper.make_model(graph, opset_imports=[helper.make_opsetid("", 18)])
     onnx.checker.check_model(model, full_check=True)
@@ -66,6 +64,22 @@ def test_a_mask_declared_as_past_plus_one_fits_the_past_it_is_made_with(tmp_path
         assert "past_sequence_length + 1" not in unsized_dims(inputs, input_set)
     input_set = default_input_set(inputs, dims={})
     assert unsized_dims(inputs, input_set) == ["batch_size", "past_sequence_length"]
+
+
+def test_onnxruntime_genai_total_sequence_length_is_past_plus_new(tmp_path):
+    """onnxruntime-genai's decoders name the mask's length total_sequence_length,
+    the past past_sequence_length and the new tokens sequence_length."""
+    model = decoder_step(tmp_path, new="sequence_length", total="total_sequence_length")
+    inputs = list(model.graph.inputs)
+    for dims, total in (({}, 2), ({"past_sequence_length": 5, "sequence_length": 3}, 8),
+                        ({"total_sequence_length": 4, "past_sequence_length": 3}, 4)):
+        feeds = make_feeds(inputs, default_input_set(inputs, seed=2, dims=dims))
+        assert feeds["attention_mask"].shape[1] == total
+        got = Session(model).run(feeds)["weighed"]
+        np.testing.assert_allclose(got, expected(feeds), rtol=1e-5)
+    # Without the names of the convention beside it, the name is a name like any other.
+    alone = [val("mask", ["batch", "total_sequence_length"]), val("past", ["batch", "past_sequence_length"])]
+    assert derived_sizes(alone, {}) == {}
 
 
 def val(name, shape):
