@@ -228,6 +228,33 @@ def _stats(value) -> str:
         return text + (f"  ({nan} NaN)" if nan else "")
 
 
+PREVIEW_ITEMS = 3        # elements of a sequence, and
+PREVIEW_ENTRIES = 8      # entries of a map, shown after a run
+
+
+def _preview(value) -> str:
+    """A sequence's or a map's first elements (a classifier's probabilities
+    per class: "[0] {0: 0.0974, 1: 0.21, 2: 0.236, 3: 0.457}"); "" for a
+    tensor, whose statistics _stats gives."""
+    if isinstance(value, dict):
+        shown = [f"{_element(k)}: {_element(v)}" for k, v in list(value.items())[:PREVIEW_ENTRIES]]
+        return "{" + ", ".join(shown) + (", ..." if len(value) > PREVIEW_ENTRIES else "") + "}"
+    if isinstance(value, list):
+        shown = [f"[{i}] {_preview(v) or describe(v)}" for i, v in enumerate(value[:PREVIEW_ITEMS])]
+        return ", ".join(shown) + (", ..." if len(value) > PREVIEW_ITEMS else "")
+    return ""
+
+
+def _element(x) -> str:
+    """One key or value of a map, short; a tensor by its type and shape."""
+    if isinstance(x, (str, bytes)):
+        return repr(x.decode("utf-8", "replace") if isinstance(x, bytes) else x)
+    a = np.asarray(x)
+    if a.size == 1 and a.dtype.kind in "biuf":
+        return f"{a.reshape(()).item():.4g}" if a.dtype.kind == "f" else str(a.reshape(()).item())
+    return describe(x)
+
+
 def _safe_name(name: str) -> str:
     return re.sub(r"[^A-Za-z0-9_.-]+", "_", name).strip("._") or "value"
 
@@ -314,7 +341,8 @@ def run(args) -> int:
     say = (lambda *a, **k: None) if args.json else print    # --json: stdout is one JSON object
     say(f"ran {counted(len(session.nodes), 'node')} in {elapsed * 1e3:.1f} ms")
     for name, value in results.items():
-        say(f"{name}: {describe(value)}{_stats(value)}")
+        preview = _preview(value)
+        say(f"{name}: {describe(value)}{_stats(value)}" + (f": {preview}" if preview else ""))
     if session.body_values is not None:
         say(session.body_values.summary())
     if out_dir is not None:
