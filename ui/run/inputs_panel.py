@@ -5,8 +5,8 @@ once from an .npz. What is chosen here is remembered per model
 (settings.update_model_state, key "run_inputs").
 
 A size box the user never touched says "auto": the input's file or image
-gives that size, or, for made values, what the model needs to run
-(input_gen.runnable_sizes), else 1. Only sizes the user typed go into the
+gives that size, or, for made values, what the model needs to run or
+the sum of the dims a dim is written as (input_gen.made_sizes), else 1. Only sizes the user typed go into the
 input set, so changing the seed never resizes an image.
 
 The values themselves are made by core.exec.input_gen, in the run's worker
@@ -27,7 +27,7 @@ from PySide6.QtWidgets import (QComboBox, QDoubleSpinBox, QFileDialog, QFormLayo
 
 from onnxstudio.core.exec.errors import FeedError
 from onnxstudio.core.exec.input_gen import (IMAGE_LAYOUTS, SOURCES, InputSet, InputSpec, declared_dtype,
-                                            default_spec, describe_type, free_dims, make_feeds, runnable_sizes,
+                                            default_spec, describe_type, free_dims, make_feeds, made_sizes,
                                             specs_from_npz, tensor_type)
 from onnxstudio.core.exec.values import ANONYMOUS_DIMS
 
@@ -295,6 +295,7 @@ class InputsPanel(QWidget):
             self.input_set.dims.pop(name, None)
         else:
             self.input_set.dims[name] = size
+        self._show_auto_sizes()         # a dim written as a sum of this one follows it
         self.remember()
         self.changed.emit()
 
@@ -302,7 +303,7 @@ class InputsPanel(QWidget):
         """What "auto" means in each size box: the size of an input's own file
         or image (when every input with that dim has one), or the size made
         values get."""
-        sizes = runnable_sizes(self.inputs)
+        sizes = made_sizes(self.inputs, self.input_set.dims)
         for name, spin in self.dim_spins.items():
             origins = {self._origin(v, name) for v in self.inputs if name in free_dims([v])}
             if origins == {"image"}:
