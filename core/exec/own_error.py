@@ -28,7 +28,7 @@ from ..ir import Graph, Model, Node
 from ..ir.nesting import node_reads
 from ..opsets import canonical_domain
 from .compare import ATOL, RTOL, RANDOM_OPS, compare_values, constant_values
-from .reference_quirks import EXPLAINABLE_OPS, saturated_product_explains
+from .reference_quirks import EXPLAINABLE_OPS, explains
 
 Lookup = Callable[[str], object]          # a value by name; KeyError when it is not held
 
@@ -138,13 +138,11 @@ def own_error(model: Model, node: Node, reference: Lookup, ours_constant: Lookup
 
 
 def _reference_quirk(node: Node, graph: Graph, feeds: dict, mine: dict, theirs: dict) -> str:
-    """Why the node's first output differs from the reference's, when the
-    reference is known to compute it otherwise (reference_quirks.py); ""
-    when that is not shown exactly."""
+    """Why the node's outputs differ from the reference's, when the reference
+    is known to compute them otherwise (reference_quirks.py); "" when that
+    is not shown exactly."""
     from .values import normalize
-    out = node.outputs[0].name if node.outputs and node.outputs[0] is not None else ""
-    if out not in mine or out not in theirs:
-        return ""
+    names = [v.name if v is not None else "" for v in node.outputs]
     inputs = []
     for v in node.inputs:
         if v is None or not v.name:
@@ -157,7 +155,8 @@ def _reference_quirk(node: Node, graph: Graph, feeds: dict, mine: dict, theirs: 
             return ""
     from .plan import node_attrs
     try:
-        return saturated_product_explains(node, inputs, theirs[out], mine[out], node_attrs(node)) or ""
+        return explains(node, inputs, node_attrs(node), [mine.get(n) for n in names],
+                        [theirs.get(n) for n in names]) or ""
     except (ValueError, IndexError, TypeError):     # a shape the check did not foresee: no claim made
         return ""
 

@@ -16,6 +16,10 @@ QLinearMatMul scaled as it scales, in float32) for the output elements that
 differ and says so only when every one checked equals it to the integer: a
 guess would tell the user something false. (Its ConvInteger is exact on
 such a CPU: measured, 2026-11-28.)
+
+Also recognised: onnxruntime's DynamicQuantizeLinear gives an input of
+zeros only the scale 1, where the definition gives 1/255 (a dynamically
+quantized model at batch 1, sequence length 1 meets one).
 """
 from __future__ import annotations
 
@@ -31,7 +35,10 @@ SATURATION = ("onnxruntime's arithmetic, not the model's: its uint8 x int8 kerne
               "product the operator defines")
 # The operators whose differences the comparison asks this module about.
 EXPLAINABLE_OPS = frozenset({"MatMulInteger", "QLinearMatMul", "QLinearConv", "MatMulIntegerToFloat",
-                             "DynamicQuantizeMatMul"})
+                             "DynamicQuantizeMatMul", "DynamicQuantizeLinear"})
+ZERO_RANGE = ("onnxruntime's arithmetic, not the model's: for an input of zeros only it gives the scale 1 "
+              "where the operator's definition (and onnx's reference) give 1/255; the quantized values and "
+              "the zero point are the same, and a product scaled by it stays zero")
 # Their domains: the standard's, and onnxruntime's for what its optimizer fuses.
 _DOMAINS = {"MatMulInteger": ("", "ai.onnx"), "QLinearMatMul": ("", "ai.onnx"), "QLinearConv": ("", "ai.onnx"),
             "MatMulIntegerToFloat": ("com.microsoft",), "DynamicQuantizeMatMul": ("com.microsoft",)}
@@ -40,6 +47,34 @@ INT16_MIN, INT16_MAX = -32768, 32767
 # difference is checked on this many, spread over it, and the note says so.
 MAX_CHECKED = 65536
 _BLOCK = 2048           # elements recomputed at once (a block holds _BLOCK x k int32 products)
+
+
+def explains(node, inputs: list, attrs: dict, ours: list, theirs: list) -> Optional[str]:
+    """Why `node`'s outputs (`ours`, `theirs`: one array or None per output)
+    differ from onnxruntime's without being wrong, shown exactly; None when
+    that is not so."""
+    if node.op_type == "DynamicQuantizeLinear":
+        return zero_range_scale_explains(node, inputs, ours, theirs)
+    if not ours or ours[0] is None or theirs[0] is None:
+        return None
+    return saturated_product_explains(node, inputs, theirs[0], ours[0], attrs)
+
+
+def zero_range_scale_explains(node, inputs: list, ours: list, theirs: list) -> Optional[str]:
+    """DynamicQuantizeLinear of zeros only: onnxruntime's scale 1 against the
+    definition's 1/255, every other output the same."""
+    if node.domain not in ("", "ai.onnx") or not inputs or inputs[0] is None or len(ours) < 3 or len(theirs) < 3:
+        return None
+    x = np.asarray(inputs[0])
+    if x.size == 0 or np.any(x != 0) or any(v is None for v in (*ours[:3], *theirs[:3])):
+        return None
+    y, scale, zero_point = (np.asarray(v) for v in ours[:3])
+    their_y, their_scale, their_zero_point = (np.asarray(v) for v in theirs[:3])
+    if not (np.array_equal(y, their_y) and np.array_equal(zero_point, their_zero_point)):
+        return None
+    if their_scale.size != 1 or scale.size != 1 or float(their_scale) != 1.0 or float(scale) == 1.0:
+        return None
+    return ZERO_RANGE
 
 
 def saturated_product_explains(node, inputs: list, theirs, ours, attrs: Optional[dict] = None) -> Optional[str]:

@@ -269,10 +269,11 @@ def compare(args, model, feeds, chosen: dict):
                   "output (a rounding, a comparison, an argmax)")
     explained = report.explained
     if explained:
-        from ..core.exec.reference_quirks import SATURATION
-        print(f"{counted(len(explained), 'node')} differ without being wrong ({SATURATION}; recomputed, "
-              "its results equal that saturated sum exactly): "
-              + ", ".join(n.node.display_name for n in explained[:3]) + (" ..." if len(explained) > 3 else ""))
+        verb = "differs" if len(explained) == 1 else "differ"
+        print(f"{counted(len(explained), 'node')} {verb} without being wrong"
+              + (" (--json says why for each; the first 3 here):" if len(explained) > 3 else ":"))
+        for n in explained[:3]:
+            print(f"  {n.node.display_name}: {n.explained}")
     worst = report.worst_own
     if worst is not None and not all(d.agrees for d in worst.own):
         print(f"largest own error (the node run alone on {who}'s values of its inputs): {worst.node.path}, "
@@ -349,7 +350,7 @@ def _node_table(report) -> None:
         name = n.node.display_name
         if len(name) > width:
             name = "..." + name[-(width - 3):]
-        flag = ("" if n.agrees else "  differs: onnxruntime's saturated integers" if n.explained
+        flag = ("" if n.agrees else "  differs: onnxruntime's arithmetic" if n.explained
                 else "  DIFFERENT" if n.inputs_agree else "  different (fed by a differing input)")
         own = f"{n.own_rel:9.3g}" if n.own_rel is not None else f"{'-':>9}"
         print(f"  {name:<{width}}  {n.node.op_type:<18} {n.max_abs:9.3g} {n.rel:9.3g} {own}{flag}")

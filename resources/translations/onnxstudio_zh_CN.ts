@@ -527,8 +527,8 @@
         <translation>&lt;b&gt;{n} 个节点不同但并没有错&lt;/b&gt;：</translation>
     </message>
     <message>
-        <source>onnxruntime&apos;s uint8 × int8 kernel saturates its sums on this CPU (AVX2 without VNNI), and recomputed, its integers equal that saturated sum exactly; ours are the exact products (the row&apos;s tooltip says more).</source>
-        <translation>onnxruntime 的 uint8 × int8 内核在这台 CPU（有 AVX2、无 VNNI）上会让部分和饱和；重新计算后，它的整数与该饱和和完全相等；我们的是精确乘积（该行的提示中有详细说明）。</translation>
+        <source>onnxruntime computes them otherwise than the operator&apos;s definition (its uint8 × int8 sums saturate on CPUs without VNNI, ...), shown exactly by recomputing its way; ours follow the definition (each row&apos;s tooltip says how).</source>
+        <translation>onnxruntime 的算法与该算子的定义不同（例如在没有 VNNI 的 CPU 上其 uint8 × int8 的和会饱和），按它的方式重新计算即可完全复现；我们的结果遵循定义（每行的提示说明原因）。</translation>
     </message>
     <message>
         <source>Inputs or initializers that differ: {names}</source>
@@ -3405,8 +3405,8 @@
         <translation>已与 {who} 对比：第一个分歧节点为 {node}（相对误差 {rel}）</translation>
     </message>
     <message>
-        <source>— onnxruntime&apos;s saturated integers, not the model&apos;s (the Compare dock says more)</source>
-        <translation>— 是 onnxruntime 饱和的整数所致，并非模型的问题（详见“对比”面板）</translation>
+        <source>— onnxruntime&apos;s arithmetic, not the model&apos;s (the Compare dock says more)</source>
+        <translation>— 是 onnxruntime 的算法所致，并非模型的问题（详见“对比”面板）</translation>
     </message>
     <message>
         <source>own errors cancelled after {i} of {n} nodes</source>

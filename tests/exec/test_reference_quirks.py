@@ -263,3 +263,24 @@ def test_what_the_optimizer_fuses_is_recognised_too(tmp_path):
         assert not fused.agrees and "scaled in float32" in fused.explained, op
         nudged = theirs + np.float32(1e-3)                             # not onnxruntime's arithmetic
         assert not compare_with_golden(load(path), feeds, {"y": nudged}).nodes[0].explained, op
+
+
+def test_dynamic_quantize_linear_of_zeros_only_is_recognised(tmp_path):
+    """onnxruntime gives an input of zeros only the scale 1, the definition
+    (and onnx's reference) 1/255: met by a dynamically quantized model at
+    batch 1, sequence length 1, where it was named the largest own error."""
+    node = helper.make_node("DynamicQuantizeLinear", ["x"], ["y", "s", "z"], name="dql")
+    outputs = [helper.make_tensor_value_info(n, t, None) for n, t in
+               (("y", TensorProto.UINT8), ("s", TensorProto.FLOAT), ("z", TensorProto.UINT8))]
+    graph = helper.make_graph([node], "d", [helper.make_tensor_value_info("x", TensorProto.FLOAT, [3])], outputs)
+    path = tmp_path / "dql.onnx"
+    onnx.save(helper.make_model(graph, opset_imports=[helper.make_opsetid("", 17)]), path)
+    zeros = np.zeros(3, np.float32)
+    onnxruntime_way = {"y": np.zeros(3, np.uint8), "s": np.float32(1.0), "z": np.uint8(0)}
+    report = compare_with_golden(load(path), {"x": zeros}, onnxruntime_way)
+    dql = report.nodes[0]
+    assert not dql.agrees and "scale 1" in dql.explained and report.worst_own is None
+
+    ones = np.ones(3, np.float32)                    # a scale of 1 here would be a real difference
+    wrong = {"y": np.full(3, 255, np.uint8), "s": np.float32(1.0), "z": np.uint8(0)}
+    assert not compare_with_golden(load(path), {"x": ones}, wrong).nodes[0].explained

@@ -330,9 +330,9 @@ class CompareView(QWidget):
             n = len(report.explained)
             text += " " + (self.tr("<b>1 node differs without being wrong</b>:") if n == 1 else self.tr(
                 "<b>{n} nodes differ without being wrong</b>:").format(n=n)) + " " + self.tr(
-                "onnxruntime's uint8 × int8 kernel saturates its sums on this CPU (AVX2 without VNNI), and "
-                "recomputed, its integers equal that saturated sum exactly; ours are the exact products (the "
-                "row's tooltip says more).")
+                "onnxruntime computes them otherwise than the operator's definition (its uint8 × int8 sums "
+                "saturate on CPUs without VNNI, ...), shown exactly by recomputing its way; ours follow the "
+                "definition (each row's tooltip says how).")
         if report.differing_sources:
             text += " " + self.tr("Inputs or initializers that differ: {names}").format(
                 names=", ".join(report.differing_sources[:5]))

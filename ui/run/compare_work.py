@@ -121,7 +121,7 @@ def shown_error(nd, colour_by: str = "total") -> tuple[float, bool]:
     was not measured (a constant, a node whose inputs the reference lacks)
     shows as agreeing under "own": it is not where the error is made, and
     neither is a node whose own difference is the reference's (onnxruntime's
-    saturated integers: NodeDiff.explained)."""
+    arithmetic: NodeDiff.explained)."""
     if colour_by != "own":
         # Unmeasured (shapes differ ...): as far off as the scale goes, not at its agreeing end.
         return (math.inf if unmeasured_note(nd) else nd.rel), nd.agrees

@@ -743,8 +743,8 @@ class RunController(QObject):
                 text = self.tr("Compared with {who}: first divergent node {node} (rel. error {rel})").format(
                     who=kind, node=first.node.display_name, rel=f"{first.rel:.3g}")
             if first.explained:
-                text += " " + self.tr("— onnxruntime's saturated integers, not the model's (the Compare dock "
-                                      "says more)")
+                text += " " + self.tr("— onnxruntime's arithmetic, not the model's (the Compare dock says "
+                                      "more)")
         cancelled = report.own_cancelled
         if cancelled:
             # Cancel pressed during the own-error pass: the comparison is shown, and said to be partial.
