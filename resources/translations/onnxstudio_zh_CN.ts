@@ -3217,6 +3217,10 @@
         <translation>正在运行：请等待其完成或取消</translation>
     </message>
     <message>
+        <source>sizes made 1 for want of one: {dims}; if the model needs others, give them under Sizes of symbolic dimensions</source>
+        <translation>因未给出大小而取 1 的维度：{dims}；如果模型需要其他大小，请在“符号维度的大小”中填写</translation>
+    </message>
+    <message>
         <source>Run cancelled; the values computed so far are kept</source>
         <translation>运行已取消；已计算的值会保留</translation>
     </message>

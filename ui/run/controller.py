@@ -119,6 +119,7 @@ class RunController(QObject):
         # step's status names that box when the canvas outlines it, not the node.
         self.drawn_inside: Optional[Callable] = None
         self.feeds_source: Optional[Callable[[], dict]] = None   # made in the worker: files, images
+        self.sizes_made_one: Optional[Callable[[], list]] = None  # dims the made inputs got 1 for, unsized
         self.report = None                # last comparison (onnxruntime or our own runs)
         self.report_kind = ""
         self.reference: Optional[dict] = None    # values kept to compare a later run with
@@ -413,6 +414,12 @@ class RunController(QObject):
     def _failed(self, job, text: str, node) -> None:
         if self._end(job):
             self.last_error = text
+            made_one = self.sizes_made_one() if self.sizes_made_one is not None else []
+            if made_one:
+                # The usual cause on a decoder: a mask or past made 1 long where the model needs other sizes.
+                shown = ", ".join(made_one[:6]) + (", …" if len(made_one) > 6 else "")
+                text += " — " + self.tr("sizes made 1 for want of one: {dims}; if the model needs others, give "
+                                        "them under Sizes of symbolic dimensions").format(dims=shown)
             self.message.emit("error", self._noted(text))
             self.updated.emit()       # the values computed before the failure stay shown
             if node is not None:

@@ -28,7 +28,7 @@ from PySide6.QtWidgets import (QComboBox, QDoubleSpinBox, QFileDialog, QFormLayo
 from onnxstudio.core.exec.errors import FeedError
 from onnxstudio.core.exec.input_gen import (IMAGE_LAYOUTS, SOURCES, InputSet, InputSpec, declared_dtype,
                                             default_spec, describe_type, free_dims, make_feeds, made_sizes,
-                                            specs_from_npz, tensor_type)
+                                            specs_from_npz, tensor_type, unsized_dims)
 from onnxstudio.core.exec.values import ANONYMOUS_DIMS
 
 STATE_KEY = "run_inputs"
@@ -386,6 +386,10 @@ class InputsPanel(QWidget):
 
     def make_feeds(self) -> dict:
         return make_feeds(self.inputs, self.snapshot())
+
+    def sizes_made_one(self) -> list:
+        """The symbolic dims made values get 1 for, for want of a size."""
+        return unsized_dims(self.inputs, self.input_set)
 
     def show_problem(self, text: str) -> None:
         self.message.setText(_red(text) if text else "")

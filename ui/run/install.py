@@ -7,11 +7,10 @@ from __future__ import annotations
 
 from contextlib import contextmanager
 
-from PySide6.QtCore import QCoreApplication, QT_TRANSLATE_NOOP, QObject, QSignalBlocker, QSize, Qt
+from PySide6.QtCore import QCoreApplication, QEvent, QT_TRANSLATE_NOOP, QObject, QSignalBlocker, QSize, Qt, QTimer
 from PySide6.QtGui import QAction, QKeySequence
-from PySide6.QtWidgets import (QCheckBox, QDockWidget, QFileDialog, QHBoxLayout, QLabel, QMenu, QProgressBar,
-                               QPushButton,
-                               QSpinBox, QToolBar, QVBoxLayout, QWidget)
+from PySide6.QtWidgets import (QCheckBox, QDockWidget, QFileDialog, QFrame, QHBoxLayout, QLabel, QMenu,
+                               QProgressBar, QPushButton, QScrollArea, QSpinBox, QToolBar, QVBoxLayout, QWidget)
 
 from onnxstudio.core.exec.values import normalize
 
@@ -126,6 +125,35 @@ class RunDock(QWidget):
         self.progress.setValue(i + 1)
 
 
+class _VerticalScroll(QScrollArea):
+    """A widget in a scroll area that scrolls up and down only: on a low
+    screen, or with a long message, the Run dock scrolls instead of squeezing
+    its size boxes and table below their height (the Sizes of symbolic
+    dimensions became unreadable slivers). It is as narrow as the widget's
+    rows allow, as the widget alone was, plus the scroll bar."""
+
+    def __init__(self, widget: QWidget):
+        super().__init__()
+        self.setWidget(widget)
+        self.setWidgetResizable(True)
+        self.setFrameShape(QFrame.NoFrame)
+        self.setHorizontalScrollBarPolicy(Qt.ScrollBarAlwaysOff)
+        widget.installEventFilter(self)
+
+    def eventFilter(self, watched, event) -> bool:
+        # The widget's rows grew (a model's inputs listed): the dock asks our size again.
+        if watched is self.widget() and event.type() == QEvent.LayoutRequest:
+            self.updateGeometry()
+        return super().eventFilter(watched, event)
+
+    def minimumSizeHint(self) -> QSize:
+        inner = self.widget().minimumSizeHint()
+        return QSize(inner.width() + self.verticalScrollBar().sizeHint().width(), 0)
+
+    def sizeHint(self) -> QSize:
+        return self.widget().sizeHint()      # the width the dock opens with, as without the area
+
+
 class RunUI(QObject):
     def __init__(self, window):
         super().__init__(window)
@@ -135,7 +163,8 @@ class RunUI(QObject):
         self.dock_widget = RunDock(self.inputs)
         self.inspector = TensorInspector()
         self.compare = CompareView()
-        self.run_dock = self._dock(QT_TRANSLATE_NOOP("Docks", "Run"), self.dock_widget, Qt.LeftDockWidgetArea)
+        self.run_dock = self._dock(QT_TRANSLATE_NOOP("Docks", "Run"), _VerticalScroll(self.dock_widget),
+                                   Qt.LeftDockWidgetArea)
         self.inspector_dock = self._dock(QT_TRANSLATE_NOOP("Docks", "Tensor Inspector"), self.inspector,
                                          Qt.BottomDockWidgetArea)
         self.compare_dock = self._dock(QT_TRANSLATE_NOOP("Docks", "Compare"), self.compare, Qt.BottomDockWidgetArea)
@@ -146,6 +175,7 @@ class RunUI(QObject):
         # The window builds its Edit actions (and their Problems dock) before the Run UI.
         window.tabify_by_default(window.edit_actions.problems_dock, self.compare_dock)
         self.controller.feeds_source = self.inputs.make_feeds
+        self.controller.sizes_made_one = self.inputs.sizes_made_one
         self.controller.drawn_inside = self._drawn_inside
         self.overlay = RunOverlay(window.graph, self.controller, self.inspect)
         self.overlay.note_hidden = self._tags_hidden
@@ -591,6 +621,9 @@ class RunUI(QObject):
         status = self.dock_widget.status
         if level == "error":
             status.setText(_red(text))
+            # In a low dock the message may sit below the fold: scroll it into view once its
+            # wrapped lines are laid out.
+            QTimer.singleShot(50, lambda: self.run_dock.widget().ensureWidgetVisible(status, 0, 8))
             if text.startswith("input "):
                 self.inputs.show_problem(text)
         elif level == "note":
