@@ -34,6 +34,32 @@ def scoped_name(neighbour, op: str) -> str:
     return "/" + "/".join(scope) + f"/{op}" if scope else op
 
 
+def read_outside(nodes):
+    """(node, value, readers) for the first output of `nodes` read by a node
+    outside them or by the graph outputs (the readers' display names), or None
+    when deleting them all leaves no reader without its input."""
+    chosen = {id(n) for n in nodes}
+
+    def deleted_with_them(reader) -> bool:
+        # A reader in a body of a chosen node (an If's branch) goes with it.
+        while reader is not None:
+            if id(reader) in chosen:
+                return True
+            reader = reader.graph.parent_node if reader.graph is not None else None
+        return False
+
+    for node in nodes:
+        for value in node.outputs:
+            if value is None:
+                continue
+            readers = [u.display_name for u in value.consumers if not deleted_with_them(u)]
+            if value.is_graph_output:
+                readers.append(translate("CanvasEdits", "the graph outputs"))
+            if readers:
+                return node, value, readers
+    return None
+
+
 class CanvasEdits:
     def __init__(self, window, prompter):
         self.window = window
@@ -101,6 +127,12 @@ class CanvasEdits:
         nodes = self.selected_nodes()
         if not nodes:
             return False
+        still_read = read_outside(nodes)
+        if still_read is not None:
+            # Core's refusal names the readers but not the way out; a user
+            # deleting a node in the middle of a chain needs to know both.
+            self.window.qdoc.refused.emit(self._still_read_text(nodes, *still_read))
+            return False
         gpath = self.gpath
         # Readers first, so a chain of selected nodes can go in one step.
         edits = [E.RemoveNode(E.node_ref(n), gpath) for n in reversed(nodes)]
@@ -108,6 +140,16 @@ class CanvasEdits:
                 if len(nodes) == 1 else
                 translate("CanvasEdits", "Delete {n} nodes").format(n=len(nodes)))
         return self._push(E.Macro(edits, name))
+
+    @staticmethod
+    def _still_read_text(nodes, node, value, readers) -> str:
+        text = translate("CanvasEdits", '{node} was not deleted: its output "{value}" is read by {readers}.').format(
+            node=node.display_name, value=value.name, readers=", ".join(readers))
+        if len(nodes) == 1:
+            return text + " " + translate(
+                "CanvasEdits", "Delete and Reconnect (Shift+Del) deletes it and connects its readers to its "
+                "input; or select the readers too to delete them with it.")
+        return text + " " + translate("CanvasEdits", "Select the readers too to delete them with it.")
 
     def delete_and_bypass(self) -> bool:
         nodes = self.selected_nodes()

@@ -104,6 +104,18 @@
         <translation>删除 {n} 个节点</translation>
     </message>
     <message>
+        <source>{node} was not deleted: its output &quot;{value}&quot; is read by {readers}.</source>
+        <translation>{node} 未删除：其输出“{value}”仍被 {readers} 读取。</translation>
+    </message>
+    <message>
+        <source>Delete and Reconnect (Shift+Del) deletes it and connects its readers to its input; or select the readers too to delete them with it.</source>
+        <translation>“删除并重新连接”（Shift+Del）会删除它并将读取者连接到它的输入；或同时选中这些读取者，将它们一并删除。</translation>
+    </message>
+    <message>
+        <source>Select the readers too to delete them with it.</source>
+        <translation>请同时选中这些读取者，将它们一并删除。</translation>
+    </message>
+    <message>
         <source>Select one node to delete and reconnect</source>
         <translation>请选择一个节点以删除并重新连接</translation>
     </message>
@@ -202,6 +214,10 @@
     <message>
         <source>Select nodes of the main graph to extract</source>
         <translation>请选择主图中要提取的节点</translation>
+    </message>
+    <message>
+        <source>the graph outputs</source>
+        <translation>图输出</translation>
     </message>
     <message>
         <source>Extracting the selection</source>
