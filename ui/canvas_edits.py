@@ -134,12 +134,11 @@ class CanvasEdits:
             self.window.qdoc.refused.emit(self._still_read_text(nodes, *still_read))
             return False
         gpath = self.gpath
-        # Readers first, so a chain of selected nodes can go in one step.
-        edits = [E.RemoveNode(E.node_ref(n), gpath) for n in reversed(nodes)]
         name = (translate("CanvasEdits", "Delete {name}").format(name=nodes[0].display_name)
                 if len(nodes) == 1 else
                 translate("CanvasEdits", "Delete {n} nodes").format(n=len(nodes)))
-        return self._push(E.Macro(edits, name))
+        return self._build(name, lambda: E.remove_nodes(self.window.model, [E.node_ref(n) for n in nodes],
+                                                        gpath, name))
 
     @staticmethod
     def _still_read_text(nodes, node, value, readers) -> str:

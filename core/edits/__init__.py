@@ -20,7 +20,8 @@ _EXPORTS = {
     "base": ("EDIT_KINDS", "Changes", "Edit", "EditError", "Macro", "register",),
     "node_edits": ("SetAttribute", "SetNodeField",),
     "compound": ("RankChangeRefused", "bypass_node", "cleanup", "demote_input", "insert_on_edge",
-                 "promote_initializer", "rename_everywhere", "replace_with_node", "set_input_shape", "toposort",),
+                 "promote_initializer", "remove_nodes", "rename_everywhere", "replace_with_node", "set_input_shape",
+                 "toposort",),
     "extract": ("extract_model",),
     "node_order": ("MoveProducersBefore", "SortNodes",),
     "model_edits": ("SetGraphField", "SetMetadata", "SetModelField", "SetOpsetImport",),
@@ -46,6 +47,7 @@ __all__ = ["EDIT_KINDS", "Changes", "Edit", "EditError", "Macro", "register", "S
            "SetOpsetImport", "MoveProducersBefore", "SortNodes",
            "RankChangeRefused", "bypass_node", "cleanup", "demote_input", "extract_model",
            "insert_on_edge",
-           "promote_initializer", "rename_everywhere", "replace_with_node", "set_input_shape", "sparse_from_dense",
+           "promote_initializer", "remove_nodes", "rename_everywhere", "replace_with_node", "set_input_shape",
+           "sparse_from_dense",
            "toposort", "typed_output",
            "ScriptError", "from_script", "portable", "replay", "replay_report", "to_script"]

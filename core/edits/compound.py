@@ -103,8 +103,26 @@ def bypass_node(model, node, graph: GraphPath = ()) -> Macro:
             if isinstance(out.type, TensorType) and not in_function and not src.is_graph_input \
                     and src.type != out.type:
                 edits.append(SetValueType(src.name, out.type.elem_type, _file_shape(out.type), graph))
+    edits += _output_declarations(g, [n], graph)
     edits.append(RemoveNode(node_ref(n), graph))
     return Macro(edits, f"Delete {n.display_name} and reconnect")
+
+
+def remove_nodes(model, nodes, graph: GraphPath = (), name: str = "") -> Macro:
+    """Remove `nodes` (NodeRefs) in one step, readers first so a selected
+    chain goes at once. Each refuses while an output is still read."""
+    g = find_graph(model, graph)
+    found = sorted((find_node(g, ref) for ref in nodes), key=lambda n: n.index, reverse=True)
+    edits = _output_declarations(g, found, graph) + [RemoveNode(node_ref(n), graph) for n in found]
+    return Macro(edits, name or f"Delete {len(found)} nodes")
+
+
+def _output_declarations(g, nodes, graph: GraphPath) -> list:
+    """The value_info entries of the outputs of `nodes`, removed with them:
+    once the nodes are gone nothing defines those values, and the checker
+    warns of each entry left (graph.value-info-unused)."""
+    return [RemoveValueInfo(v.name, graph) for n in nodes for v in n.outputs
+            if v is not None and v in g.value_info]
 
 
 def _file_shape(t: TensorType) -> Optional[list]:

@@ -71,3 +71,23 @@ def test_the_readers_selected_too_go_in_one_step(qtbot, window, tmp_path):
     assert _names(window) == ["first", "middle", "last"]
     window.edit_actions.undo()
     assert _names(window) == ["first", "middle", "last", "side1", "side2"]
+
+
+def test_deleted_nodes_leave_no_declaration_behind(qtbot, window, tmp_path):
+    """A dynamo export declares every intermediate value: deleting nodes took
+    the nodes and left their value_info entries, which the Problems dock then
+    flagged (graph.value-info-unused) for an edit the user made."""
+    path = tmp_path / "m.onnx"
+    _chain(path)
+    m = onnx.load(str(path))
+    m.graph.node.extend([helper.make_node("Sigmoid", ["a"], ["s"], name="side1"),
+                         helper.make_node("Exp", ["s"], ["t"], name="side2")])
+    m.graph.value_info.extend([helper.make_tensor_value_info(n, TensorProto.FLOAT, [2]) for n in ("s", "t")])
+    onnx.save(m, str(path))
+    open_editable(qtbot, window, str(path))
+    _select(window, "side1", "side2")
+    assert window.edit_actions.canvas.delete()
+    qtbot.waitUntil(lambda: window.qdoc.ready, timeout=60_000)
+    assert [d.code for d in window.document.diagnostics if d.code.startswith("graph.value-info")] == []
+    assert window.edit_actions.files.save()
+    assert [v.name for v in onnx.load(str(path)).graph.value_info] == []
