@@ -249,6 +249,11 @@ class TensorEditor(QWidget):
         self.sharing.setObjectName("sharing")
         self.sharing.setWordWrap(True)
         self.reader_combo = QComboBox()
+        # Exporters' node names run long ("/m/encoder/layer.11/.../LayerNormalization"):
+        # sized by its longest item the chooser made the editor wider than the
+        # dock and cut the sharing warning off; the open list shows them whole.
+        self.reader_combo.setSizeAdjustPolicy(QComboBox.AdjustToMinimumContentsLengthWithIcon)
+        self.reader_combo.setMinimumContentsLength(12)
         self.copy_button = QPushButton(self.tr("Make a private copy for this node"))
         self.copy_button.clicked.connect(lambda: self.make_private_copy())
         self.copy_row = QWidget()
