@@ -139,6 +139,7 @@ class _VerticalScroll(QScrollArea):
         self.setFrameShape(QFrame.NoFrame)
         self.setHorizontalScrollBarPolicy(Qt.ScrollBarAlwaysOff)
         widget.installEventFilter(self)
+        self.verticalScrollBar().rangeChanged.connect(lambda *_: self.updateGeometry())
 
     def eventFilter(self, watched, event) -> bool:
         # The widget's rows grew (a model's inputs listed): the dock asks our size again.
@@ -147,8 +148,11 @@ class _VerticalScroll(QScrollArea):
         return super().eventFilter(watched, event)
 
     def minimumSizeHint(self) -> QSize:
-        inner = self.widget().minimumSizeHint()
-        return QSize(inner.width() + self.verticalScrollBar().sizeHint().width(), 0)
+        # The scroll bar's width only while it is shown: a dock tall enough
+        # for its rows is as narrow as before (the canvas keeps its third).
+        bar = self.verticalScrollBar()
+        extra = bar.sizeHint().width() if bar.maximum() > 0 else 0
+        return QSize(self.widget().minimumSizeHint().width() + extra, 0)
 
     def sizeHint(self) -> QSize:
         return self.widget().sizeHint()      # the width the dock opens with, as without the area
