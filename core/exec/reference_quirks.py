@@ -1,21 +1,22 @@
 """Differences that are the reference's, recognised exactly.
 
-onnxruntime's MatMulInteger, QLinearMatMul and QLinearConv of uint8 A and
-int8 B (and MatMulIntegerToFloat and DynamicQuantizeMatMul, which its
-optimizer fuses them into) are not built on the exact integer product on x86 CPUs with AVX2
-but no VNNI: MLAS multiplies with vpmaddubsw, which adds two neighbouring
-u8*s8 products (along k) into an int16 and saturates it (255*127 + 255*127 = 64770 > 32767), then sums those in int32
-and takes the zero points out with exact row and column sums. With VNNI
-or on ARM the sums are exact. A dynamically quantized transformer
-(onnxruntime.quantization.quantize_dynamic) compared with onnxruntime on
-such a CPU then shows its first MatMulInteger as the node that goes wrong,
-which it is not: our executor computes the exact product the spec asks for.
+On x86 CPUs with AVX2 but no VNNI, onnxruntime's products of uint8 A and
+int8 B (MatMulInteger, QLinearMatMul, QLinearConv, and the
+MatMulIntegerToFloat and DynamicQuantizeMatMul its optimizer fuses them
+into) are not the exact integer product: MLAS multiplies with vpmaddubsw,
+which adds two neighbouring u8*s8 products (along k) into an int16 and
+saturates it (255*127 + 255*127 = 64770 > 32767), then sums those in int32
+and takes the zero points out with exact row and column sums. With VNNI or
+on ARM the sums are exact. A dynamically quantized transformer compared
+with onnxruntime on such a CPU then showed its first MatMulInteger as the
+node that goes wrong, which it is not: our executor computes the exact
+product the operator defines.
 
-`saturated_product_explains` recomputes onnxruntime's saturated sum (for
-QLinearMatMul scaled as it scales, in float32) for the output elements that
-differ and says so only when every one checked equals it to the integer: a
-guess would tell the user something false. (Its ConvInteger is exact on
-such a CPU: measured, 2026-11-28.)
+`saturated_product_explains` recomputes onnxruntime's saturated sum (scaled
+in float32 as onnxruntime scales it, where the operator scales) for the
+output elements that differ, and says so only when every one checked equals
+it exactly: a guess would tell the user something false. (Its ConvInteger
+and depthwise QLinearConv are exact on such a CPU: measured 2026-11-28.)
 
 Also recognised: onnxruntime's DynamicQuantizeLinear gives an input of
 zeros only the scale 1, where the definition gives 1/255 (a dynamically
@@ -193,7 +194,6 @@ def _conv(given: list, attrs: dict, shape: tuple):
     taps = list(np.ndindex(*kernel))
     # The weights as onnxruntime pairs them: per output channel, for each tap, the channels.
     w_rows = np.stack([w[(slice(None), slice(None)) + t] for t in taps], axis=1).reshape(m, -1).astype(np.int32)
-    x_zp_rows = np.full(1, x_zp, np.int64)
 
     def recompute(at, dtype):
         batch, channels, where = at[:, 0], at[:, 1], at[:, 2:]
@@ -203,7 +203,7 @@ def _conv(given: list, attrs: dict, shape: tuple):
                                                                     [:, None] for i in range(nd))]
                             for t in taps], axis=1)                                     # (n, taps, c)
         sums = _saturated(windows.reshape(len(at), -1).astype(np.int32), w_rows[channels],
-                          np.repeat(x_zp_rows, len(at)), w_zp[channels]) + bias[channels]
+                          np.full(len(at), x_zp, np.int64), w_zp[channels]) + bias[channels]
         return requantize(sums, channels, dtype)
     return recompute
 
