@@ -17,6 +17,7 @@ from __future__ import annotations
 
 import functools
 import math
+import re
 from typing import Optional
 
 from .fresh import is_fresh
@@ -74,11 +75,17 @@ def dim_floordiv(a, b):
 def compact_dim(d) -> str:
     """How a dim reads on the canvas and in panels: `?` for unknown, and for
     a size inference made up a name for (`?41` reads like a typo on screen;
-    the name stays in the type, shown in tooltips), rounding divisions as
-    `⌈H/2⌉` / `⌊H/2⌋`, everything else as stored."""
+    the name stays in the type, shown in tooltips), also inside an
+    expression (`⌈?/2⌉`), rounding divisions as `⌈H/2⌉` / `⌊H/2⌋`,
+    everything else as stored."""
     if is_fresh(d):
         return "?"
-    return compact(d)
+    text = compact(d)
+    # A made-up name inside an expression reads "?" too: ⌈?/2⌉, not ⌈?3/2⌉.
+    return _FRESH_NAME.sub("?", text) if isinstance(text, str) and "?" in text else text
+
+
+_FRESH_NAME = re.compile(r"\?\d+")
 
 
 @functools.lru_cache(maxsize=1 << 16)

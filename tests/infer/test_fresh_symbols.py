@@ -134,3 +134,14 @@ def test_function_bodies_do_not_share_names_between_calls():
     r = infer(m)
     assert is_fresh(r["y1"].shape[1]) and is_fresh(r["y2"].shape[1])
     assert r["y1"].shape[1] != r["y2"].shape[1]
+
+
+def test_a_made_up_name_inside_an_expression_reads_as_a_question_mark():
+    """A Conv broken by `group` left its output unknown, and the MaxPool after
+    it read `float[?,?,⌈?3/2⌉,⌈?4/2⌉]` on the canvas: the made-up names showed
+    inside the expressions. The full name stays in the type (tooltips)."""
+    from onnxstudio.core.infer.dims import dim_add, dim_floordiv
+    half = dim_floordiv(dim_add("?3", 1), 2)
+    assert "?3" in half and compact_dim(half) == "⌈?/2⌉"
+    assert compact_dim(dim_floordiv(dim_add("H", 1), 2)) == "⌈H/2⌉"
+    assert compact_dim("?7") == "?" and compact_dim("batch") == "batch"
