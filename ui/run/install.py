@@ -10,7 +10,8 @@ from contextlib import contextmanager
 from PySide6.QtCore import QCoreApplication, QEvent, QT_TRANSLATE_NOOP, QObject, QSignalBlocker, QSize, Qt, QTimer
 from PySide6.QtGui import QAction, QKeySequence
 from PySide6.QtWidgets import (QCheckBox, QDockWidget, QFileDialog, QFrame, QHBoxLayout, QLabel, QMenu,
-                               QProgressBar, QPushButton, QScrollArea, QSpinBox, QToolBar, QVBoxLayout, QWidget)
+                               QProgressBar, QPushButton, QScrollArea, QSpinBox, QStyle, QToolBar, QVBoxLayout,
+                               QWidget)
 
 from onnxstudio.core.exec.values import normalize
 
@@ -81,8 +82,10 @@ class RunDock(QWidget):
         row.addStretch(1)
         return row
 
-    def _bodies_row(self) -> QHBoxLayout:
-        """Keep values inside bodies [x], within [512] MiB, every iteration [ ]."""
+    def _bodies_row(self) -> QVBoxLayout:
+        """Keep values inside bodies [x], within [512] MiB; under it, every
+        iteration [ ] (on one row they made the dock's widest, so the canvas
+        lost width to the dock)."""
         self.bodies_box = QCheckBox(self.tr("Keep values inside bodies"))
         self.bodies_box.setChecked(True)
         self.bodies_box.setToolTip(self.tr("A whole run (Ctrl+R) keeps the values computed inside If, Loop and "
@@ -95,12 +98,18 @@ class RunDock(QWidget):
                                            "not kept, and the run says which"))
         self.iterations_box = QCheckBox(self.tr("every iteration"))
         self.iterations_box.setToolTip(self.tr("Keep the values of every loop iteration, not only the last"))
-        row = QHBoxLayout()
-        row.addWidget(self.bodies_box)
-        row.addWidget(self.budget_box)
-        row.addWidget(self.iterations_box)
-        row.addStretch(1)
-        return row
+        first, second = QHBoxLayout(), QHBoxLayout()
+        first.addWidget(self.bodies_box)
+        first.addWidget(self.budget_box)
+        first.addStretch(1)
+        second.addSpacing(self.bodies_box.style().pixelMetric(QStyle.PM_IndicatorWidth) + 6)
+        second.addWidget(self.iterations_box)
+        second.addStretch(1)
+        rows = QVBoxLayout()
+        rows.setSpacing(2)
+        rows.addLayout(first)
+        rows.addLayout(second)
+        return rows
 
     def sizeHint(self) -> QSize:
         # The width it opens with; the layout's own would be its widest row's,
