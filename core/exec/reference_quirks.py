@@ -34,15 +34,17 @@ from .kernels.quantize import dynamic_quantize_linear
 SATURATION = ("onnxruntime's arithmetic, not the model's: its uint8 x int8 kernel adds two products at a time "
               "into an int16 that saturates, as on x86 CPUs with AVX2 but no VNNI; ours is the exact "
               "product the operator defines")
-# The operators whose differences the comparison asks this module about.
-EXPLAINABLE_OPS = frozenset({"MatMulInteger", "QLinearMatMul", "QLinearConv", "MatMulIntegerToFloat",
-                             "DynamicQuantizeMatMul", "DynamicQuantizeLinear"})
 ZERO_RANGE = ("onnxruntime's arithmetic, not the model's: for an input of zeros only it gives the scale 1 "
               "where the operator's definition (and onnx's reference) give 1/255; the quantized values and "
               "the zero point are the same, and a product scaled by it stays zero")
-# Their domains: the standard's, and onnxruntime's for what its optimizer fuses.
-_DOMAINS = {"MatMulInteger": ("", "ai.onnx"), "QLinearMatMul": ("", "ai.onnx"), "QLinearConv": ("", "ai.onnx"),
-            "MatMulIntegerToFloat": ("com.microsoft",), "DynamicQuantizeMatMul": ("com.microsoft",)}
+# The operators this module recognises a difference of, with their domains:
+# the standard's, and onnxruntime's for what its optimizer fuses.
+_STANDARD, _ONNXRUNTIME = ("", "ai.onnx"), ("com.microsoft",)
+_DOMAINS = {"MatMulInteger": _STANDARD, "QLinearMatMul": _STANDARD, "QLinearConv": _STANDARD,
+            "DynamicQuantizeLinear": _STANDARD, "MatMulIntegerToFloat": _ONNXRUNTIME,
+            "DynamicQuantizeMatMul": _ONNXRUNTIME}
+# What the comparison asks this module about (by op type; `explains` checks the domain).
+EXPLAINABLE_OPS = frozenset(_DOMAINS)
 INT16_MIN, INT16_MAX = -32768, 32767
 # Differing elements recomputed at most (each costs k products); a larger
 # difference is checked on this many, spread over it, and the note says so.
@@ -54,6 +56,8 @@ def explains(node, inputs: list, attrs: dict, ours: list, theirs: list) -> Optio
     """Why `node`'s outputs (`ours`, `theirs`: one array or None per output)
     differ from onnxruntime's without being wrong, shown exactly; None when
     that is not so."""
+    if node.domain not in _DOMAINS.get(node.op_type, ()):
+        return None
     if node.op_type == "DynamicQuantizeLinear":
         return zero_range_scale_explains(node, inputs, ours, theirs)
     if not ours or ours[0] is None or theirs[0] is None:
@@ -64,7 +68,7 @@ def explains(node, inputs: list, attrs: dict, ours: list, theirs: list) -> Optio
 def zero_range_scale_explains(node, inputs: list, ours: list, theirs: list) -> Optional[str]:
     """DynamicQuantizeLinear of zeros only: onnxruntime's scale 1 against the
     definition's 1/255, every other output the same."""
-    if node.domain not in ("", "ai.onnx") or not inputs or inputs[0] is None or len(ours) < 3 or len(theirs) < 3:
+    if not inputs or inputs[0] is None or len(ours) < 3 or len(theirs) < 3:
         return None
     x = np.asarray(inputs[0])
     if x.size == 0 or np.any(x != 0) or any(v is None for v in (*ours[:3], *theirs[:3])):
@@ -84,8 +88,8 @@ def saturated_product_explains(node, inputs: list, theirs, ours, attrs: Optional
     `inputs` are the node's input arrays as run (None for an absent one),
     `attrs` its decoded attributes, `theirs` and `ours` its output from
     onnxruntime and from us."""
-    if node.domain not in _DOMAINS.get(node.op_type, ()):
-        return None
+    if node.domain not in _DOMAINS.get(node.op_type, ()) or node.op_type == "DynamicQuantizeLinear":
+        return None                     # not a product (zero_range_scale_explains)
     theirs, ours = np.asarray(theirs), np.asarray(ours)
     if theirs.shape != ours.shape or theirs.dtype.kind not in "iuf" or theirs.ndim < 2:
         return None
