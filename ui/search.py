@@ -68,12 +68,13 @@ def build_index(model) -> list[tuple[str, SearchHit]]:
             if node.name:
                 entries.append((node.name.lower(), SearchHit("node", node.name,
                                 f"{node.name}  ({node.op_type})", graph, node, where)))
-            module = _module_path(node)
-            if module:
+            scope = _recorded_module(node)
+            if scope:
+                module = "/".join(scope + (node.name or node.op_type,))
                 hit = SearchHit("node", module, f"{module}  ({node.op_type})", graph, node, where)
                 entries.append((module.lower(), hit))
                 # torch's own spelling of the module too: "transformer.h.0.ln_1"
-                entries.append((".".join(node_scope(node)).lower(), hit))
+                entries.append((".".join(scope).lower(), hit))
             entries.append((node.op_type.lower(), SearchHit("node", node.op_type,
                             f"{node.op_type}  {node.name or ''}", graph, node, where)))
         for value in graph.values().values():
@@ -83,16 +84,13 @@ def build_index(model) -> list[tuple[str, SearchHit]]:
     return entries
 
 
-def _module_path(node) -> str:
-    """"m/transformer/h.0/ln_1/node_layer_norm" for a node torch's dynamo
-    exporter named without its module (the module path is in its metadata,
-    where the canvas groups it from), so a search by module finds it as it
-    finds a legacy export's "/m/transformer/h.0/ln_1/LayerNormalization";
-    "" for a node whose name holds its scope already, or that has none."""
-    if "/" in (node.name or ""):
-        return ""
-    scope = node_scope(node)
-    return "/".join(scope + (node.name or node.op_type,)) if scope else ""
+def _recorded_module(node) -> tuple:
+    """The module path torch's dynamo exporter recorded for a node it named
+    without one (("m", "transformer", "h.0", "ln_1") for "node_layer_norm":
+    the canvas groups it by that path), so a search by module finds it as
+    it finds a legacy export's "/m/transformer/h.0/ln_1/LayerNormalization";
+    () for a node whose name holds its scope already, or that has none."""
+    return () if "/" in (node.name or "") else node_scope(node)
 
 
 def build_type_index(model, types=None) -> list[tuple[str, SearchHit]]:
