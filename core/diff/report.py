@@ -145,12 +145,14 @@ def to_json(d: ModelDiff) -> dict:
     }
 
 
-def _side(nodes: list, values: list) -> str:
-    """One side of a rewrite: its nodes, or, where it has none (a cone of
-    nodes folded into a constant), the constants it became."""
+def rewrite_side(nodes: list, values: list, initializer: str = "initializer {name}") -> str:
+    """One side of a rewrite as the lists show it: its nodes, or, where it has
+    none (a cone of nodes folded into a constant), the constants it became:
+    an initializer (said with `initializer`, which the app translates) or a
+    Constant node; "" when there is neither."""
     return (", ".join(node_label(n) for n in nodes)
-            or ", ".join(f"initializer {v.name}" if v.producer is None else f"Constant {node_label(v.producer)}"
-                         for v in values) or "-")
+            or ", ".join(initializer.format(name=v.name) if v.producer is None
+                         else f"Constant {node_label(v.producer)}" for v in values))
 
 
 def _list(title: str, names: list, limit: int) -> list[str]:
@@ -176,7 +178,8 @@ def summary_lines(d: ModelDiff, *, limit: int = 20) -> list[str]:
         return lines + ["the models are the same"]
     if not d.differs:
         lines.append("no difference found in what could be compared")
-    lines += _list("rewrites", [f"{r.text}: {_side(r.a_nodes, r.a_values)} -> {_side(r.b_nodes, r.b_values)}"
+    lines += _list("rewrites", [f"{r.text}: {rewrite_side(r.a_nodes, r.a_values) or '-'} -> "
+                                f"{rewrite_side(r.b_nodes, r.b_values) or '-'}"
                                 for r in d.rewrites], limit)
     changes = []
     for c in j["nodes"]["changed"]:

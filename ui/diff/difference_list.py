@@ -17,7 +17,7 @@ from PySide6.QtGui import QBrush, QColor, QFont
 from PySide6.QtWidgets import QLabel, QListWidget, QListWidgetItem, QPushButton, QVBoxLayout, QWidget
 
 from ...core.diff import ADDED, CHANGED, REMOVED, REWRITTEN
-from ...core.diff.report import is_constant_node, node_label
+from ...core.diff.report import is_constant_node, node_label, rewrite_side
 from ...core.ir import type_name
 from .status_marks import COLOURS
 
@@ -135,11 +135,7 @@ class DifferenceList(QWidget):
                 r.a_nodes[0] if r.a_nodes else None, r.b_nodes[0] if r.b_nodes else None)
 
     def _rewrite_side(self, nodes: list, values: list) -> str:
-        """A rewrite's nodes on one side, or, where it has none (nodes folded
-        into a constant), the constants it became."""
-        return (", ".join(node_label(n) for n in nodes)
-                or ", ".join(self.tr("initializer {name}").format(name=v.name) if v.producer is None
-                             else f"Constant {node_label(v.producer)}" for v in values) or "—")
+        return rewrite_side(nodes, values, self.tr("initializer {name}")) or "—"
 
     def _changed(self, c):
         what = []
