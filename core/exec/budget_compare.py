@@ -45,8 +45,8 @@ import numpy as np
 from ..ir import Model
 from ..ir.nesting import node_reads
 from .own_error import fill_own, own_error
-from .compare import (ATOL, DEFAULT_PROVIDER, RTOL, CarriedPrecision, CompareError, Report, compare_value,
-                      constant_values, node_report)
+from .compare import (ATOL, DEFAULT_PROVIDER, RTOL, CarriedPrecision, CompareError, Report, array_dtype,
+                      compare_value, constant_values, node_report)
 
 
 @dataclass
@@ -192,7 +192,7 @@ def compare_bounded(model: Model, feeds: dict, *, budget: Optional[int] = None,
                                            rtol=rtol, atol=atol, tolerances=tolerances, provider=provider,
                                            opt_level=opt_level)
         outs = {k: v for k, v in result.outputs.items() if v is not None}
-        dtypes.update((k, v.dtype if isinstance(v, np.ndarray) else None) for k, v in outs.items())
+        dtypes.update((k, array_dtype(v)) for k, v in outs.items())
         carried.note(node, dtypes.get)
         size = sum(nbytes(v) for v in outs.values())
         largest = max(largest, size)

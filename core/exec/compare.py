@@ -249,7 +249,8 @@ def compare_values(a: dict, b: dict, *, rtol: float = RTOL, atol: float = ATOL,
     return out
 
 
-def _dtype(value) -> Optional[np.dtype]:
+def array_dtype(value) -> Optional[np.dtype]:
+    """A run value's dtype; None for a sequence, a map or an empty optional."""
     return value.dtype if isinstance(value, np.ndarray) else None
 
 
@@ -301,7 +302,7 @@ def carried_precision(graph: Graph, values: dict) -> CarriedPrecision:
     """CarriedPrecision of `graph` learnt from a whole run's `values` by name."""
     carried = CarriedPrecision(graph)
     for node in graph.nodes:
-        carried.note(node, lambda name: _dtype(values.get(name)))
+        carried.note(node, lambda name: array_dtype(values.get(name)))
     return carried
 
 

@@ -696,7 +696,7 @@ def runnable_defaults(inputs, outputs, names, seed: int = 0, dims: Optional[dict
     """What `onnxstudio run --random` takes from the model, as the app does:
     ({name: value} for those of `names` (among the graph `inputs`) that a
     random value would not run (`runnable_spec`), `dims` with the sizes of
-    `runnable_sizes` added where `dims` gives none)."""
+    `made_sizes` added where `dims` gives none)."""
     sizes = made_sizes(inputs, dims or {})
     feeds = {}
     for v in inputs:
@@ -717,8 +717,9 @@ def default_input_set(inputs, outputs=(), seed: int = 0, dims: Optional[dict] = 
 
 def unsized_dims(inputs, input_set: InputSet, skip=()) -> list:
     """The dims `make_feeds` makes 1 for want of a size (neither typed in
-    `input_set.dims` nor needed by a window, `runnable_sizes`), over the
-    inputs it makes (not in `skip`, not from a file or an image)."""
+    `input_set.dims`, nor needed by a window, nor a sum of others:
+    `made_sizes`), over the inputs it makes (not in `skip`, not from a file
+    or an image)."""
     from .feeds import defaulted_dims
     sizes = made_sizes(inputs, input_set.dims)
     found: list = []

@@ -5,9 +5,10 @@ once from an .npz. What is chosen here is remembered per model
 (settings.update_model_state, key "run_inputs").
 
 A size box the user never touched says "auto": the input's file or image
-gives that size, or, for made values, what the model needs to run or
-the sum of the dims a dim is written as (input_gen.made_sizes), else 1. Only sizes the user typed go into the
-input set, so changing the seed never resizes an image.
+gives that size, or, for made values, what the model needs to run or the
+sum of the dims a dim is written as (input_gen.made_sizes), else 1. Only
+sizes the user typed go into the input set, so changing the seed never
+resizes an image.
 
 The values themselves are made by core.exec.input_gen, in the run's worker
 thread (files and images can be slow to read); a problem comes back as a
