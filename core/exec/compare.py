@@ -409,9 +409,14 @@ class _Acc:
             self.diff.theirs = b[idx] if b.ndim else b[()]
 
 
+def plain_key(key):
+    """A map key as a Python value, so numpy ints and Python ints meet."""
+    return key.item() if isinstance(key, np.generic) else key
+
+
 def _keys(d: dict) -> dict:
-    """Map keys normalised (numpy ints and Python ints meet) -> the original key."""
-    return {(k.item() if isinstance(k, np.generic) else k): k for k in d}
+    """Map keys normalised (plain_key) -> the original key."""
+    return {plain_key(k): k for k in d}
 
 
 def _kind(v) -> str:

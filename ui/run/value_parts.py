@@ -14,6 +14,8 @@ from typing import Optional
 
 import numpy as np
 
+from onnxstudio.core.exec.compare import plain_key
+
 # The element kinds a map of scalars may hold: numbers, booleans, strings.
 _SCALAR_KINDS = frozenset("biufcUSO")
 
@@ -94,12 +96,8 @@ def levels(value, path: list) -> list[tuple[object, object]]:
 def path_text(value, path: list) -> str:
     """`[2]` for a sequence position, `{'cat'}` for a map key, as the
     comparison report spells a place inside a value."""
-    return "".join(f"{{{_key(choice)!r}}}" if isinstance(container, dict) else f"[{choice}]"
+    return "".join(f"{{{plain_key(choice)!r}}}" if isinstance(container, dict) else f"[{choice}]"
                    for container, choice in levels(value, path))
-
-
-def _key(key):
-    return key.item() if isinstance(key, np.generic) else key
 
 
 def aligned_values(ours: dict, other) -> Optional[np.ndarray]:
@@ -109,9 +107,9 @@ def aligned_values(ours: dict, other) -> Optional[np.ndarray]:
     if found is None:
         return None
     keys, values = found
-    position = {_key(k): i for i, k in enumerate(keys)}
+    position = {plain_key(k): i for i, k in enumerate(keys)}
     try:
-        order = [position[_key(k)] for k in ours]
+        order = [position[plain_key(k)] for k in ours]
     except KeyError:
         return None
     return values[order] if len(order) == len(position) else None
