@@ -96,7 +96,24 @@ class FileActions:
             return False
         if doc.path is None or _is_bundled(doc.path):
             return self.save_as()
+        if self._file_is_as_opened(doc):
+            # A save would write the same model again: on a multi-GB model with
+            # external data a long, pointless write that also moves the mtime.
+            self.window.statusBar().showMessage(
+                translate("FileActions", "Nothing to save: {name} has no changes since it was opened or saved "
+                          "(Save As writes a copy)").format(name=doc.path.name), 8000)
+            return True
         return self._save_to(doc.path, None)
+
+    def _file_is_as_opened(self, doc) -> bool:
+        """Whether the file on disk already holds the unedited document: not
+        edited, the file is still the one read or written (size and mtime),
+        and the checker has found no text a save would repair (a damaged
+        file's invalid UTF-8 is written as U+FFFD). Before the checker has
+        run that is unknown, and the save writes."""
+        if doc.dirty or self.stamp is None or file_stamp(doc.path) != self.stamp or not self.qdoc.ready:
+            return False
+        return not any(d.code == "text.invalid-utf8" for d in doc.diagnostics)
 
     def save_as(self) -> bool:
         doc = self.qdoc.document if self.qdoc is not None else None

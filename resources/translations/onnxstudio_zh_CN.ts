@@ -1043,6 +1043,10 @@
         <translation>{name} 有未保存的更改。要保存吗？</translation>
     </message>
     <message>
+        <source>Nothing to save: {name} has no changes since it was opened or saved (Save As writes a copy)</source>
+        <translation>无需保存：{name} 自打开或上次保存以来没有更改（“另存为”会写出副本）</translation>
+    </message>
+    <message>
         <source>Save a model with errors?</source>
         <translation>保存有错误的模型？</translation>
     </message>
