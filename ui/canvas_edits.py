@@ -60,6 +60,29 @@ def read_outside(nodes):
     return None
 
 
+def left_after_delete(nodes, graph, handed_on=None):
+    """What the user goes on from once `nodes` are deleted from `graph` (the
+    level shown): a node that reads what they read (first the readers of
+    `handed_on`, the output a Delete and Reconnect hands on: they read its
+    input from then on), else the producer of what they read, else the graph
+    input they read; None when nothing is left on the level."""
+    gone = {id(n) for n in nodes}
+
+    def shown(node) -> bool:
+        return node is not None and id(node) not in gone and node.graph is graph
+
+    def first(found):
+        found = [n for n in found if shown(n)]
+        return min(found, key=lambda n: n.index) if found else None
+
+    read = [v for n in nodes for v in n.inputs
+            if v is not None and (v.producer is None or id(v.producer) not in gone)]
+    readers = first(u for u, _slot in handed_on.uses) if handed_on is not None else None
+    return (readers or first(u for v in read for u, _slot in v.uses)
+            or next((v.producer for v in read if shown(v.producer)), None)
+            or next((v for v in read if v.is_graph_input and v.graph is graph), None))
+
+
 class CanvasEdits:
     def __init__(self, window, prompter):
         self.window = window
@@ -116,10 +139,24 @@ class CanvasEdits:
             return False
         return self._push(edit)
 
+    def _node_named(self, name: str):
+        return next((n for n in self.graph.nodes if n.name == name), None)
+
     def _select_new(self, name: str) -> None:
         """The node just made is selected and shown (groups hiding it opened)."""
-        node = next((n for n in self.graph.nodes if n.name == name), None)
-        self.window.graph.select_new_node(node)
+        self.window.graph.select_new_node(self._node_named(name))
+
+    def _delete_then_select(self, name: str, build, nodes, handed_on=None) -> bool:
+        """Delete `nodes` (the edit `build` makes), then select what the user
+        goes on from (left_after_delete), kept where it was on screen: after a
+        delete nothing was selected, and the user had to find their place again."""
+        after = left_after_delete(nodes, self.graph, handed_on)
+        spot = self._screen_spot(after) if isinstance(after, Node) else None
+        done = self._build(name, build)
+        if done and after is not None:
+            self.window.graph.select_new_node(after)
+            self._hold_on_screen(after, spot, after)
+        return done
 
     # -- commands ---------------------------------------------------------------------------
 
@@ -137,8 +174,8 @@ class CanvasEdits:
         name = (translate("CanvasEdits", "Delete {name}").format(name=nodes[0].display_name)
                 if len(nodes) == 1 else
                 translate("CanvasEdits", "Delete {n} nodes").format(n=len(nodes)))
-        return self._build(name, lambda: E.remove_nodes(self.window.model, [E.node_ref(n) for n in nodes],
-                                                        gpath, name))
+        return self._delete_then_select(name, lambda: E.remove_nodes(
+            self.window.model, [E.node_ref(n) for n in nodes], gpath, name), nodes)
 
     @staticmethod
     def _still_read_text(nodes, node, value, readers) -> str:
@@ -157,8 +194,9 @@ class CanvasEdits:
                 translate("CanvasEdits", "Select one node to delete and reconnect"), 8000)
             return False
         node = nodes[0]
-        return self._build(translate("CanvasEdits", "Delete and reconnect"),
-                           lambda: E.bypass_node(self.window.model, E.node_ref(node), self.gpath))
+        return self._delete_then_select(translate("CanvasEdits", "Delete and reconnect"),
+                                        lambda: E.bypass_node(self.window.model, E.node_ref(node), self.gpath),
+                                        nodes, node.outputs[0] if node.outputs else None)
 
     def add_node(self, choice=None) -> bool:
         """A new node of the chosen op; it reads the selected node's first
@@ -203,7 +241,7 @@ class CanvasEdits:
             name=name))
         if done:
             self._select_new(name)
-            self._hold_on_screen(near, held, name)
+            self._hold_on_screen(near, held, self._node_named(name))
         return done
 
     # -- the edited card stays where it was on screen ---------------------------------------
@@ -212,11 +250,11 @@ class CanvasEdits:
         item = self.window.graph.scene.item_for_node(node) if node is not None else None
         return self.window.graph.view.screen_spot(item) if item is not None else None
 
-    def _hold_on_screen(self, node, spot, new_name: str) -> None:
-        """After the insert is laid out (and the new node selected, which
-        centred the view on it), scroll back so `node`'s card is where the
-        user saw it; the new node is then scrolled into view only if it is
-        not visible already."""
+    def _hold_on_screen(self, node, spot, selected) -> None:
+        """After the edit is laid out (and `selected` selected, which centred
+        the view on it), scroll back so `node`'s card is where the user saw
+        it; `selected` is then scrolled into view only if it is not visible
+        already."""
         if spot is None:
             return
         panel = self.window.graph
@@ -226,10 +264,9 @@ class CanvasEdits:
             if item is None:
                 return
             panel.view.hold_on_screen(spot, item)
-            new = next((n for n in self.graph.nodes if n.name == new_name), None)
-            new_item = panel.scene.item_for_node(new) if new is not None else None
-            if new_item is not None:
-                panel.view.ensureVisible(new_item, 20, 20)
+            selected_item = panel.scene.item_for_node(selected) if selected is not None else None
+            if selected_item is not None:
+                panel.view.ensureVisible(selected_item, 20, 20)
 
         if not panel.layouts.running:        # relabelled in place: already selected
             restore()
@@ -335,7 +372,7 @@ class CanvasEdits:
         name = g.unique_name(op)
         done = self._push(E.AddNode(op, [], [g.unique_name(f"{name}_out")], {}, name, domain, None, self.gpath))
         if done:
-            node = next((n for n in g.nodes if n.name == name), None)
+            node = self._node_named(name)
             if scene_pos is not None:
                 self.window.graph.place_loose(node, scene_pos)
             self._select_new(name)

@@ -354,9 +354,10 @@ class GraphPanel(QWidget):
         groups hiding it, select and centre it (canvas/reveal.py)."""
         self.reveals.reveal(obj, graph)
 
-    def select_new_node(self, node) -> None:
-        """Select a node an edit just made, once the canvas shows it (canvas/reveal.py)."""
-        self.reveals.select_new_node(node)
+    def select_new_node(self, node, others=()) -> None:
+        """Select a node an edit just made, left or brought back (with `others`),
+        once the canvas shows it (canvas/reveal.py)."""
+        self.reveals.select_new_node(node, others)
 
     def select_object(self, obj) -> bool:
         """Select `obj` (ir.Node or ir.Value) and centre the view on it (canvas/selection.py)."""

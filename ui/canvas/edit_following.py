@@ -41,6 +41,15 @@ class EditFollower:
         # edges meanwhile only held the layout worker up: one interpreter lock).
         if not panel.layout_running:
             self._relabel.start()
+        if event.kind in ("undo", "redo"):
+            self._select_brought_back(changes, shown)
+
+    def _select_brought_back(self, changes, shown) -> None:
+        """The nodes an undo (or redo) brings back are selected, as the user
+        left them: undoing a delete gave the node back with nothing selected."""
+        back = sorted((n for n in changes.nodes_added if n.graph is shown), key=lambda n: n.index)
+        if back:
+            self.panel.select_new_node(back[0], back[1:])
 
     def relayout_pinned(self) -> None:
         """Lay the shown level out again, keeping every unchanged piece in place."""

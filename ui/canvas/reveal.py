@@ -61,6 +61,7 @@ class Revealer:
     def __init__(self, panel):
         self.panel = panel
         self.pending = PendingReveal()      # what to select once the next layout is shown
+        self._others: list = []             # selected with it (an undo brings back several nodes)
 
     @property
     def waiting(self) -> bool:
@@ -71,6 +72,7 @@ class Revealer:
         """Show `obj` (ir.Node or ir.Value) of `graph`: enter the graph, open the
         groups hiding it, select and centre it."""
         panel = self.panel
+        self._others = []
         target = target_node(obj)
         if isinstance(obj, Value) and obj.is_initializer and len(obj.uses) > 1 and panel.level.graph is graph:
             target = panel.selection.reader_near(obj) or target
@@ -84,17 +86,22 @@ class Revealer:
         panel.remember_view()
         panel.show_graph(graph)
 
-    def select_new_node(self, node) -> None:
-        """Select a node an edit just made, once the canvas shows it. Named in
-        its neighbour's scope, it can form a new group with that neighbour,
-        closed by default: open it, or the user sees their node vanish."""
+    def select_new_node(self, node, others=()) -> None:
+        """Select a node an edit just made (or what a delete left, or what an
+        undo brought back: a node or a graph input), once the canvas shows it;
+        `others` of the shown level are selected with it. Named in its
+        neighbour's scope, a new node can form a new group with that
+        neighbour, closed by default: open it, or the user sees their node vanish."""
         panel = self.panel
         if node is None or node.graph is not panel.level.graph:
             return
         if not panel.layout_running:    # relabelled in place: nothing is being laid out
             self.reveal(node, node.graph)
-            return
-        self.pending.set(node)          # the running relayout opens groups and selects it
+        else:
+            self.pending.set(node)      # the running relayout opens groups and selects it
+        self._others = list(others)
+        if not self.waiting:            # selected already
+            self._select_others()
 
     def opens_group(self, view_model) -> bool:
         """A layout of the shown level is done: if the waiting target sits in
@@ -108,11 +115,18 @@ class Revealer:
             return
         asked = self.pending.asked
         if self.panel.selection.select(self.pending.take()):
+            self._select_others()
             self.panel.revealed.emit(asked)
+
+    def _select_others(self) -> None:
+        others, self._others = self._others, []
+        if others:
+            self.panel.selection.restore(others)
 
     def drop(self) -> None:
         """No picture comes of the layout the target waited for."""
         self.pending.set(None)
+        self._others = []
 
 
 def _anchor(target):
