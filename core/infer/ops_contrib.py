@@ -78,3 +78,10 @@ def qgemm(ctx):
     # Without y_scale the result stays float.
     elem = _quantized(ctx, 8, 0) if ctx.has_input(7) else DataType.FLOAT
     return [tensor(elem, (m, n))]
+
+
+@rule("Tokenizer", domain=MS)
+def tokenizer(ctx):
+    # strings of shape [C] or [N, C] -> one more axis, as long as the most tokens any string has
+    shape = ctx.shape(0)
+    return [tensor(DataType.STRING, None if shape is None else shape + (None,))]
