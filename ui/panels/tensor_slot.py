@@ -73,10 +73,22 @@ class TensorSlot:
         # a squeezed sliver when shares were fixed. The values get the rest
         # but a fifth for the summary, and never less than their minimum.
         # The room of the summary, the form and the editor: two handles between them.
-        total = max(self.splitter.height() - 2 * self.splitter.handleWidth(), 600)
+        # The summary keeps a readable part (a fifth, or its first lines):
+        # given the editor's whole minimum, at 1280x740 it was left no room
+        # at all; the editor scrolls instead.
+        total = self.splitter.height() - 2 * self.splitter.handleWidth()
         form = min(self._form_wants(), total // 3)
-        values = max(self.editor.minimumSizeHint().height(), total - form - total // 5)
+        summary = max(total // 5, self._summary_wants())
+        values = max(total - form - summary, min(self.editor.minimumSizeHint().height(), total // 3))
         self.splitter.setSizes([max(0, total - form - values), form, 0, values])
+
+    def _summary_wants(self, lines: int = 7) -> int:
+        """The height of the summary's first `lines` lines (all of it when shorter)."""
+        browser = self.splitter.widget(0)
+        spacing = browser.fontMetrics().lineSpacing()
+        content = int(browser.document().size().height()) if browser.document() is not None else 0
+        frame = 2 * browser.frameWidth()
+        return frame + min(content or lines * spacing, lines * spacing + spacing // 2)
 
     def _form_wants(self, form=None) -> int:
         """The height `form` (by default the one under the summary) needs to
