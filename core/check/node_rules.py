@@ -315,12 +315,13 @@ def check_arity(inputs, outputs, schema, path, out) -> None:
             out.add("node.output-count", path, f"{schema.key} gives 1 output, or 3 with training_mode 1; "
                     "the node names 2: add the running variance or drop the running mean")
     if schema.name == "Resize" and schema.since_version >= 11 and not schema.domain:
-        # Resize's output size comes from scales or from sizes: exactly one.
-        given = [name for i, name in ((2, "scales"), (3, "sizes")) if len(inputs) > i and inputs[i]]
-        if len(given) != 1:
-            fix = "give one of them" if not given else 'leave one of them empty ("")'
+        # Resize's output size comes from scales or from sizes. Both named
+        # is no fault by itself: an empty tensor stands for "not given"
+        # (opsets 11-12 require a scales input beside sizes); two lists that
+        # both hold entries are inference's finding, which knows their lengths.
+        if not any(len(inputs) > i and inputs[i] for i in (2, 3)):
             out.add("node.inputs-exclusive", path, f"{schema.key} takes either scales or sizes; the node gives "
-                    f"{' and '.join(given) or 'neither'}: {fix}")
+                    "neither: give one of them")
 
 
 def type_violations(schema, in_types, out_types):

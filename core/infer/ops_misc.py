@@ -130,6 +130,11 @@ def _empty_list(shape) -> bool:
     return shape is not None and len(shape) == 1 and shape[0] == 0 and type(shape[0]) is int
 
 
+def _may_be_empty(shape) -> bool:
+    """False only for a 1-D list known to hold entries."""
+    return shape is None or len(shape) != 1 or type(shape[0]) is not int or shape[0] == 0
+
+
 def _resize_lists_fit(ctx, n: int, by_axes: bool) -> bool:
     """scales and sizes hold one entry per resized axis: the input's rank,
     or the length of `axes` (onnx and onnxruntime refuse others). An empty
@@ -140,6 +145,14 @@ def _resize_lists_fit(ctx, n: int, by_axes: bool) -> bool:
         ctx.error("node.inputs-exclusive", f"{' and '.join(input_label(ctx, i) for i in given)} "
                                            f"{'are' if len(given) > 1 else 'is'} empty: Resize needs scales or sizes, "
                                            "one entry per resized axis")
+        return False
+    if len(given) == 2 and not any(_may_be_empty(ctx.shape(i)) for i in given):
+        # Both named is the rule at opsets 11-12 (scales is required, and
+        # exporters give an empty one beside sizes): only two lists that
+        # both hold entries are refused (onnxruntime at every opset, onnx from 13).
+        ctx.error("node.inputs-exclusive", f"{input_label(ctx, 2)} and {input_label(ctx, 3)} both hold entries: "
+                                           "Resize takes either scales or sizes; leave scales empty (an empty "
+                                           "tensor at opsets 11-12, \"\" from opset 13) or sizes out")
         return False
     for i in (2, 3):
         s = ctx.shape(i) if ctx.has_input(i) else None

@@ -1,14 +1,13 @@
 """Mutations breaking rules of particular operators that their signatures do
 not say (core/check/operator_rules.py; in node_rules, the groups of
-attributes of which exactly one is given and Resize's scales or sizes):
+attributes of which exactly one is given):
 each reproduces a class of models tools/check_differential.py found that
 onnx.checker (full_check) rejects and the checker called clean. See
 check_mutations.py for the contract; test_check_onnx_gaps.py holds that onnx
 rejects every mutant of these kinds."""
 from __future__ import annotations
 
-import numpy as np
-from onnx import TensorProto, helper, numpy_helper
+from onnx import TensorProto, helper
 
 from mutation_helpers import A, q, npath, schema_of, std_nodes
 
@@ -99,15 +98,6 @@ def batchnorm_two_outputs(m):
     return None
 
 
-def resize_scales_and_sizes(m):
-    for i, n in _nodes_of(m, "Resize"):
-        if schema_of(n, m).since_version >= 13 and len(n.input) == 3 and n.input[2]:
-            m.graph.initializer.append(numpy_helper.from_array(np.ones(4, np.int64), "extra_sizes"))
-            n.input.append("extra_sizes")
-            return "node.inputs-exclusive", npath(i, n), True
-    return None
-
-
 def resize_mode_unknown(m):
     for i, n in _nodes_of(m, "Resize"):
         a = _attr(n, "mode")
@@ -175,7 +165,6 @@ MUTATIONS = [
     constant_of_shape_value_not_1d,
     einsum_operand_count,
     batchnorm_two_outputs,
-    resize_scales_and_sizes,
     resize_mode_unknown,
     label_encoder_values_short,
     if_branches_differ,
