@@ -111,14 +111,34 @@ def _conv_fits(ctx, x_idx, w_idx, x, w) -> bool:
         if ctx.op_type == "ConvTranspose":
             if dims_differ(x[1], w[0]):
                 ctx.error(DIM, f"{input_label(ctx, x_idx)} has {x[1]} channels {show(x)} but the weight "
-                               f"{input_label(ctx, w_idx)} {show(w)} expects {w[0]} (its dim 0)")
+                               f"{input_label(ctx, w_idx)} {show(w)} expects {w[0]} (its dim 0): W's dim 0 "
+                               f"is X's channels, so give W a dim 0 of {x[1]}, or give X {_channels(w[0])}")
                 return False
         elif type(group) is int and type(w[1]) is int and dims_differ(x[1], w[1] * group):
             ctx.error(DIM, f"{input_label(ctx, x_idx)} has {x[1]} channels {show(x)} but the weight "
                            f"{input_label(ctx, w_idx)} {show(w)} with group {group} expects "
-                           f"{w[1]} x {group} = {w[1] * group}")
+                           f"{w[1]} x {group} = {w[1] * group}: " + _conv_channel_fixes(x[1], w, group))
             return False
     return True
+
+
+def _conv_channel_fixes(channels: int, w, group: int) -> str:
+    """What would make a Conv's X channels, W (M, C/group, k...) and group
+    agree: W's dim 1, a group that divides both X's channels and W's M (as
+    onnxruntime needs), or X's channels."""
+    fixes = []
+    if group > 0 and channels % group == 0:
+        fixes.append(f"give W a dim 1 of {channels // group}")
+    fits = channels // w[1] if w[1] > 0 and channels > 0 and channels % w[1] == 0 else None
+    if fits and type(w[0]) is int and w[0] % fits == 0:
+        fixes.append(f"set group to {fits}")
+    if group > 0:
+        fixes.append(f"give X {_channels(w[1] * group)}")
+    return "W's dim 1 is X's channels over group, so " + ", or ".join(fixes) if fixes else "group must be at least 1"
+
+
+def _channels(n) -> str:
+    return f"{n} channel" if n == 1 else f"{n} channels"
 
 
 def _window_attrs_fit(ctx, n) -> bool:
