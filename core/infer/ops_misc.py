@@ -248,6 +248,7 @@ def dft(ctx):
     inverse, onesided = ctx.attr("inverse", 0), ctx.attr("onesided", 0)
     # An inverse one-sided transform gives a real signal; everything else complex.
     last = 1 if inverse and onesided else 2
+    _dft_input_fits(ctx, shape, inverse, onesided)
     if ctx.opset < 20:
         axis = ctx.attr("axis", 1)
     elif ctx.has_input(2):
@@ -275,6 +276,27 @@ def dft(ctx):
     out[axis] = n
     out[-1] = last
     return [tensor(elem, out)]
+
+
+def _dft_input_fits(ctx, shape, inverse, onesided) -> None:
+    """The input's last dim holds a real signal (1) or the real and
+    imaginary parts (2): onnxruntime fails to run any other. A one-sided
+    transform takes a real signal, its inverse the complex half spectrum:
+    onnx and onnxruntime refuse either other at load."""
+    have = shape[-1] if shape else None
+    if not known(have):
+        return
+    start = f"{input_label(ctx, 0)} {show(shape)} has a last dim of {have}, but"
+    if onesided == 1 and inverse == 0 and have != 1:
+        ctx.error("shape.dim-mismatch", f"{start} a one-sided DFT (onesided=1) transforms a real signal, a last "
+                                        "dim of 1: give it a real signal, or set onesided=0 for a complex one")
+    elif onesided == 1 and inverse == 1 and have != 2:
+        ctx.error("shape.dim-mismatch", f"{start} an inverse one-sided DFT (inverse=1, onesided=1) takes the "
+                                        "complex half spectrum, a last dim of 2: give it real and imaginary "
+                                        "parts, or set onesided=0")
+    elif have not in (1, 2):
+        ctx.error("shape.dim-mismatch", f"{start} DFT reads its last dim as a real signal (1) or its real and "
+                                        "imaginary parts (2): give it a last dim of 1 or 2")
 
 
 def _dft_axis_fits(ctx, axis, r) -> bool:
