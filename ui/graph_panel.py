@@ -23,7 +23,7 @@ from .canvas.scene import GraphScene, measure_label
 from .canvas.selection import CanvasSelection
 from .canvas.view import CanvasView
 from .canvas.visits import Visits
-from .navigation import Breadcrumbs, Level, level_title, levels_for
+from .navigation import Breadcrumbs, Level, level_title, levels_for, node_holding
 from .theme import LIGHT
 
 
@@ -180,7 +180,14 @@ class GraphPanel(QWidget):
             self.go_to_level(len(self.levels) - 2)
 
     def go_to_level(self, index: int) -> None:
+        """Go up to an enclosing level (Esc, a breadcrumb): the node holding
+        the body left is selected there, as a file manager selects the folder
+        one came out of; the user came back to a canvas with nothing selected
+        and had to find the If or Loop again."""
         if 0 <= index < len(self.levels) - 1:
+            holder = node_holding(self.level.graph, self.levels[index].graph)
+            if holder is not None:
+                self.visits.select_when_shown((holder,))
             self.show_levels(self.levels[:index + 1])
 
     # -- Back and Forward over the places visited (canvas/visits.py) ----------------------

@@ -64,6 +64,18 @@ def levels_for(model, graph, shown=()) -> list[Level]:
     return list(shown[:shared]) + [Level(g, level_title(g)) for g in chain[shared:]]
 
 
+def node_holding(body, outer):
+    """The node of `outer` whose body holds `body` (directly or deeper in
+    bodies of its bodies); None when `body` is not under `outer` (a
+    function's graph)."""
+    g = body
+    while g is not None and g.parent_node is not None:
+        if g.parent_node.graph is outer:
+            return g.parent_node
+        g = g.parent_node.graph
+    return None
+
+
 def in_model(model, graph) -> bool:
     """Whether `graph` is still part of `model`: an edit (or its undo) may
     have taken a body or function out since the user was there."""

@@ -67,6 +67,10 @@ class Visits:
         panel.remember_view()
         place.selected = tuple(panel.selection.refs())
 
+    def select_when_shown(self, refs) -> None:
+        """Select `refs` once the level about to be shown is laid out."""
+        self._selection_to_restore = tuple(refs)
+
     def take_selection(self):
         """What to select once the place Back or Forward went to is shown (None: nothing asked)."""
         selection, self._selection_to_restore = self._selection_to_restore, None
