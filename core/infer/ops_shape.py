@@ -98,8 +98,11 @@ def _fixed_symbol(ctx, in_shape, target, allowzero) -> None:
     """A warning when a target shape of fixed numbers leaves one symbolic dim
     of the input a single size: [batch, 128, 128] reshaped to [1, 128, 4, 32]
     runs only with batch 1 (an export traced at one size, or a dim made
-    symbolic afterwards, e.g. by set-shape). Other sizes fail here at run;
-    onnxruntime refuses them too. Said once per node, naming the size."""
+    symbolic afterwards, e.g. by set-shape). Symbols the target shares with
+    the input cancel out: torch's legacy exporter traces [seq, batch, 32]
+    into [7, 4*batch, 8], which holds for seq 7 alone. Other sizes fail here
+    at run; onnxruntime refuses them too. Said once per node, naming the
+    size."""
     count, symbols = 1, []              # the input holds count * (product of symbols) elements
     for d in in_shape:
         if type(d) is int:
@@ -112,8 +115,17 @@ def _fixed_symbol(ctx, in_shape, target, allowzero) -> None:
         count *= one[1]
     held = 1
     for i, d in enumerate(target):
-        if type(d) is not int or d < 0:
-            return                      # a -1 takes any size; a symbol in the target: no fixed count
+        if type(d) is not int:
+            # A symbol the input holds too (a Shape-built [7, 4*batch, 8]
+            # keeps batch free) cancels out; any other leaves no fixed count.
+            one = one_symbol(d)
+            if one is None or one[0] not in symbols:
+                return
+            symbols.remove(one[0])
+            held *= one[1]
+            continue
+        if d < 0:
+            return                      # a -1 takes any size
         if d == 0 and not allowzero:
             copied = in_shape[i] if i < len(in_shape) else None
             if type(copied) is int:
@@ -127,7 +139,7 @@ def _fixed_symbol(ctx, in_shape, target, allowzero) -> None:
     if len(symbols) != 1 or not count or not held or held % count:
         return
     ctx.warn(FIXED, f"{symbols[0]} can only be {held // count} here: {input_label(ctx, 0)} {show(in_shape)} fits "
-                    f"the fixed target shape {show(target)} for that size alone (any other fails at run)")
+                    f"the target shape {show(target)} for that size alone (any other fails at run)")
 
 
 def _reshape_fits(ctx, in_shape, target, allowzero) -> bool:
