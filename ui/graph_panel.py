@@ -173,6 +173,8 @@ class GraphPanel(QWidget):
 
     def enter_graph(self, graph) -> None:
         self.remember_view()
+        if self.shows_level:
+            self.level.selected = tuple(self.selection.refs())
         self.show_levels(self.levels + [Level(graph, level_title(graph))])
 
     def go_back(self) -> None:
@@ -183,11 +185,13 @@ class GraphPanel(QWidget):
         """Go up to an enclosing level (Esc, a breadcrumb): the node holding
         the body left is selected there, as a file manager selects the folder
         one came out of; the user came back to a canvas with nothing selected
-        and had to find the If or Loop again."""
+        and had to find the If or Loop again. Out of a function's body,
+        whose callers are many, what was selected when it was entered (the
+        call double-clicked) is selected again."""
         if 0 <= index < len(self.levels) - 1:
-            holder = node_holding(self.level.graph, self.levels[index].graph)
-            if holder is not None:
-                self.visits.select_when_shown((holder,))
+            up = self.levels[index]
+            holder = node_holding(self.level.graph, up.graph)
+            self.visits.select_when_shown((holder,) if holder is not None else up.selected)
             self.show_levels(self.levels[:index + 1])
 
     # -- Back and Forward over the places visited (canvas/visits.py) ----------------------

@@ -24,6 +24,7 @@ class Level:
     title: str
     expanded: Optional[set] = None           # None: core.layout's default choice
     view_state: Optional[tuple] = None       # (scale, centre x, centre y) when left
+    selected: tuple = ()                     # what was selected when a body or function was entered from it
     extra: dict = field(default_factory=dict)
 
 

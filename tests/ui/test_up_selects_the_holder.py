@@ -72,3 +72,36 @@ def test_esc_and_a_breadcrumb_select_the_node_whose_body_was_left(qtbot, window,
     panel.go_to_level(0)
     wait_idle(qtbot, window)
     assert panel.level.graph is main and _selected_nodes(panel) == [loop]
+
+
+def _write_with_function(path) -> str:
+    """main: x -> Swish "/act1" -> Swish "/act2" -> y, Swish a model-local function."""
+    f = TensorProto.FLOAT
+    swish = helper.make_function("local", "Swish", ["X"], ["Y"],
+                                 [helper.make_node("Sigmoid", ["X"], ["S"], name="sig"),
+                                  helper.make_node("Mul", ["X", "S"], ["Y"], name="mul")],
+                                 [helper.make_opsetid("", 17)])
+    nodes = [helper.make_node("Swish", ["x"], ["a"], name="/act1", domain="local"),
+             helper.make_node("Swish", ["a"], ["y"], name="/act2", domain="local")]
+    graph = helper.make_graph(nodes, "main", [helper.make_tensor_value_info("x", f, [2])],
+                              [helper.make_tensor_value_info("y", f, [2])])
+    model = helper.make_model(graph, opset_imports=[helper.make_opsetid("", 17), helper.make_opsetid("local", 1)],
+                              functions=[swish])
+    onnx.checker.check_model(model)
+    onnx.save(model, str(path))
+    return str(path)
+
+
+def test_esc_out_of_a_function_selects_the_call_it_was_entered_from(qtbot, window, tmp_path):
+    open_model(qtbot, window, _write_with_function(tmp_path / "fn.onnx"))
+    panel, main = window.graph, window.model.graph
+    second = _node(main, "/act2")
+    panel.scene.item_for_node(second).setSelected(True)
+    panel.enter_graph(next(iter(window.model.functions.values())).graph)
+    wait_idle(qtbot, window)
+    assert panel.level.graph is not main
+    window.activateWindow()
+    panel.view.setFocus()
+    qtbot.keyClick(panel.view, Qt.Key_Escape)
+    wait_idle(qtbot, window)
+    assert panel.level.graph is main and _selected_nodes(panel) == [second]
