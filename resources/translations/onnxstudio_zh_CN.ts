@@ -599,6 +599,10 @@
         <translation>一致</translation>
     </message>
     <message>
+        <source>Own errors: {n} node that computes ({k} constants and shape-only nodes skipped).</source>
+        <translation>自身误差：{n} 个参与计算的节点（跳过 {k} 个常量和仅形状节点）。</translation>
+    </message>
+    <message>
         <source>Own errors: {n} nodes that compute ({k} constants and shape-only nodes skipped).</source>
         <translation>自身误差：{n} 个参与计算的节点（跳过 {k} 个常量和仅形状节点）。</translation>
     </message>
@@ -689,8 +693,8 @@
 <context>
     <name>CompareWork</name>
     <message>
-        <source>Cancelling: onnxruntime cannot be stopped partway through a run; the comparison is shown once it ends, without own errors</source>
-        <translation>正在取消：onnxruntime 的运行无法中途停止；它结束后将显示比较结果，但不含自身误差</translation>
+        <source>comparing with onnxruntime&apos;s values: {i}/{n} values</source>
+        <translation>正在与 onnxruntime 的值比较：{i}/{n} 个值</translation>
     </message>
     <message>
         <source>onnxruntime: running the model with every intermediate exposed…</source>

@@ -411,8 +411,12 @@ class CompareView(QWidget):
         if not report.own_cancelled and all(nd.own is None for nd in report.nodes):
             return ""
         constants = sum(nd.constant for nd in report.nodes)
-        return " " + self.tr("Own errors: {n} nodes that compute ({k} constants and shape-only nodes "
-                             "skipped).").format(n=len(report.nodes) - constants, k=constants)
+        computing = len(report.nodes) - constants
+        # One: an extracted failing subgraph's node, with the constants it reads ("1 nodes" was shown).
+        text = (self.tr("Own errors: {n} node that computes ({k} constants and shape-only nodes skipped).")
+                if computing == 1 else
+                self.tr("Own errors: {n} nodes that compute ({k} constants and shape-only nodes skipped)."))
+        return " " + text.format(n=computing, k=constants)
 
     def _bodies_text(self, report) -> str:
         """' Inside bodies: …' — what was compared there (each body run alone

@@ -9,11 +9,10 @@ the results: an edited initializer shows as the node that reads it.
 from __future__ import annotations
 
 import math
-import threading
 import time
 from typing import Callable, Optional
 
-from PySide6.QtCore import QCoreApplication
+from PySide6.QtCore import QT_TRANSLATE_NOOP, QCoreApplication
 
 from onnxstudio.core.exec import compare
 
@@ -28,15 +27,16 @@ def compare_against_onnxruntime(model, ours: dict, feeds: dict, reference_model=
     then compared by onnxruntime running it on its own (Report.bodies).
     Each node's own error is measured too (own_error.py).
 
-    `job` (the controller's RunJob): its Cancel stops the own-error pass
-    between nodes, and the report says the own errors are incomplete
-    (Report.own_cancelled); the pass reports its progress through the job
-    (the Run dock's bar) and, as "own error: i/n nodes that compute", through
-    `say(level, text)` (the Run dock's status line). Before it, the phase
+    `job` (the controller's RunJob): its Cancel ends onnxruntime's run and
+    the comparison of the values (the job ends cancelled, nothing compared),
+    or stops the own-error pass between nodes, and the report says the own
+    errors are incomplete (Report.own_cancelled). Both passes of ours report
+    their progress through the job (the Run dock's bar) and through
+    `say(level, text)` (the Run dock's status line); before them, the phase
     of onnxruntime's run (which reports no progress of its own) is said
     there too, the bar showing it is busy."""
-    stop = threading.Event()
-    progress = None
+    stop = compare.Stop()
+    values = own = None
     if job is not None:
         before = job.on_cancel
 
@@ -44,46 +44,39 @@ def compare_against_onnxruntime(model, ours: dict, feeds: dict, reference_model=
             stop.set()
             if before is not None:
                 before()
-            if say is not None and not progress.started:
-                # Else nothing answered the press for as long as onnxruntime ran (17 s on ppocr_v4_det
-                # under load), the status still saying it runs, Cancel still offered.
-                say("info", QCoreApplication.translate(
-                    "CompareWork", "Cancelling: onnxruntime cannot be stopped partway through a run; the "
-                                   "comparison is shown once it ends, without own errors"))
         job.on_cancel = cancel
-        progress = _OwnProgress(job, say)
+        values = _Progress(job, say, QT_TRANSLATE_NOOP("CompareWork", "comparing with onnxruntime's values: "
+                                                                      "{i}/{n} values"))
+        own = _Progress(job, say, QT_TRANSLATE_NOOP("CompareWork", "own error: {i}/{n} nodes that compute "
+                                                                   "(constants and shape-only nodes skipped)"))
         job.progressed.emit(0, 0, "")          # 0 of 0: the bar says busy, for as long as onnxruntime runs
     if say is not None:
         say("info", QCoreApplication.translate("CompareWork", "onnxruntime: running the model with every "
                                                               "intermediate exposed…"))
     return compare.compare_run_with_onnxruntime(model, ours, feeds, reference_model=reference_model, kept=kept,
                                                 rtol=rtol, atol=atol, tolerances=tolerances, provider=provider,
-                                                opt_level=opt_level, cancelled=stop.is_set, own_progress=progress)
+                                                opt_level=opt_level, stop=stop, values_progress=values,
+                                                own_progress=own)
 
 
-class _OwnProgress:
-    """The own-error pass's progress, passed on at most every PROGRESS_S
-    (each node takes well under a millisecond: a signal per node would
-    flood the UI thread)."""
+class _Progress:
+    """A pass's progress (the values compared, the own errors), passed on at
+    most every PROGRESS_S (each value or node takes well under a
+    millisecond: a signal per one would flood the UI thread); `text` has
+    {i} and {n}."""
     PROGRESS_S = 0.1
 
-    def __init__(self, job, say: Optional[Callable]):
-        self.job, self.say, self.last = job, say, 0.0
-        self.started = False            # the pass began: onnxruntime's own runs are over
+    def __init__(self, job, say: Optional[Callable], text: str):
+        self.job, self.say, self.text, self.last = job, say, text, 0.0
 
     def __call__(self, i: int, n: int, node) -> None:
-        self.started = True
         now = time.monotonic()
         if now - self.last < self.PROGRESS_S and i + 1 < n:
             return
         self.last = now
         self.job.report(i, n, node)
         if self.say is not None:
-            # n counts the nodes that compute: constants and shape-only nodes have no own error
-            # (the Compare dock's summary gives both counts).
-            self.say("info", QCoreApplication.translate(
-                "CompareWork", "own error: {i}/{n} nodes that compute (constants and shape-only nodes "
-                               "skipped)").format(i=i + 1, n=n))
+            self.say("info", QCoreApplication.translate("CompareWork", self.text).format(i=i + 1, n=n))
 
 
 def error_colour_fraction(rel: float, lo: float = 1e-7, hi: float = 1.0) -> float:
