@@ -51,6 +51,9 @@ class TensorInspector(QWidget):
         self.export_button = QPushButton(self.tr("Export .npy…"))
         self.export_button.setEnabled(False)
         self.tabs = QTabWidget()
+        # Every tab's name shown: the dock opens at the inspector's narrowest, which for a small
+        # value (a loop body's float[4]) was 4 px short of the tab bar, "Compare" cut behind arrows.
+        self.tabs.setUsesScrollButtons(False)
         self.histogram = HistogramWidget()
         self.table = TensorTable()
         self.image = ImageView()
