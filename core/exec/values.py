@@ -66,6 +66,40 @@ def _expected(t) -> str:
 ANONYMOUS_DIMS = frozenset({"", "?"})
 
 
+def tensor_mismatch(t: TensorType, value, typed: str = "expected") -> Optional[str]:
+    """Why `value` does not fit tensor type `t` ("expected float[1,3], got
+    float[2,3] (dimension 0 is 2, not 1)"; `typed` is the first word), or
+    None when it does: element type, rank and every dim the type gives as a
+    number (symbols and negative dims take any size)."""
+    if not isinstance(value, np.ndarray):
+        return f"{typed} a tensor {_expected(t)}, got {describe(value)}"
+    said = f"{typed} {_expected(t)}, got {describe(value)}"
+    if t.elem_type:
+        want = DataType(t.elem_type) if is_known(t.elem_type) else None
+        got = DataType.STRING if value.dtype == object else _safe_code(value.dtype)
+        if want is not None and got != want:
+            return said
+    if t.shape is not None:
+        if value.ndim != len(t.shape):
+            return f"{said} (rank {value.ndim} instead of {len(t.shape)})"
+        for i, (d, n) in enumerate(zip(t.shape, value.shape)):
+            if isinstance(d, int) and d >= 0 and d != n:     # a negative dim means any size
+                return f"{said} (dimension {i} is {n}, not {d})"
+    return None
+
+
+def declared_mismatch(v: Value, value) -> Optional[str]:
+    """What a run's value of graph output `v` shows its declared tensor type
+    to be wrong about (see tensor_mismatch), or None. A file can declare an
+    output [1] that a batch makes [9] (onnxmltools' LightGBM converter
+    does); onnxruntime only warns and returns the value, so the user is told
+    rather than shown the declaration as if it held."""
+    t = v.type
+    if not isinstance(t, TensorType) or value is None:
+        return None
+    return tensor_mismatch(t, value, "declared")
+
+
 def check_feed(v: Value, value, dims: dict) -> None:
     """Raise FeedError if `value` does not fit `v`'s declared type.
 
@@ -77,26 +111,15 @@ def check_feed(v: Value, value, dims: dict) -> None:
     if t is None:
         return
     if isinstance(t, TensorType):
-        if not isinstance(value, np.ndarray):
-            raise FeedError(f"{where}: expected a tensor {_expected(t)}, got {describe(value)}")
-        if t.elem_type:
-            want = DataType(t.elem_type) if is_known(t.elem_type) else None
-            got = DataType.STRING if value.dtype == object else _safe_code(value.dtype)
-            if want is not None and got != want:
-                raise FeedError(f"{where}: expected {_expected(t)}, got {describe(value)}")
-        if t.shape is not None:
-            if value.ndim != len(t.shape):
-                raise FeedError(f"{where}: expected {_expected(t)}, got {describe(value)} "
-                                f"(rank {value.ndim} instead of {len(t.shape)})")
-            for i, (d, n) in enumerate(zip(t.shape, value.shape)):
-                if isinstance(d, int) and d >= 0 and d != n:     # a negative dim means any size
-                    raise FeedError(f"{where}: expected {_expected(t)}, got {describe(value)} "
-                                    f"(dimension {i} is {n}, not {d})")
-                if isinstance(d, str) and d not in ANONYMOUS_DIMS:
-                    bound = dims.setdefault(d, n)
-                    if bound != n:
-                        raise FeedError(f"{where}: dimension {i} ({d}) is {n}, but another input "
-                                        f"already set {d} = {bound}")
+        why = tensor_mismatch(t, value)
+        if why is not None:
+            raise FeedError(f"{where}: {why}")
+        for i, (d, n) in enumerate(zip(t.shape or (), value.shape)):
+            if isinstance(d, str) and d not in ANONYMOUS_DIMS:
+                bound = dims.setdefault(d, n)
+                if bound != n:
+                    raise FeedError(f"{where}: dimension {i} ({d}) is {n}, but another input "
+                                    f"already set {d} = {bound}")
     elif isinstance(t, SequenceType) and not isinstance(value, list):
         raise FeedError(f"{where}: expected a sequence ({t}), got {describe(value)}")
     elif isinstance(t, MapType) and not isinstance(value, dict):

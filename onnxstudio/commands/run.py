@@ -19,7 +19,7 @@ from ..core.exec.feeds import RANDOM_INT_RANGE, read_array_file
 from ..core.exec.input_gen import InputSet, default_input_set, default_spec, make_feeds, tensor_type, unsized_dims
 from ..core.exec.run_files import load_npz, save_npz
 from ..core.exec.plan import nodes_between
-from ..core.exec.values import describe
+from ..core.exec.values import declared_mismatch, describe
 from ..errors import UserError
 from ._editing import names
 from ._names import unknown_name
@@ -272,6 +272,19 @@ def _write(out_dir: pathlib.Path, values: dict) -> list:
     return left_out
 
 
+def _wrongly_declared(model, results: dict) -> dict:
+    """{graph output name: why its declared type does not fit the value this
+    run gave} (a file declaring [1] for an output a batch makes [9]: the
+    value is what the graph computes; onnxruntime too only warns)."""
+    declared = {v.name: v for v in model.graph.outputs}
+    found = {}
+    for name, value in results.items():
+        why = declared_mismatch(declared[name], value) if name in declared else None
+        if why is not None:
+            found[name] = why
+    return found
+
+
 def _output_dir(arg: str | None) -> pathlib.Path | None:
     """The --output-dir, made (and proved writable) before the run: a typo
     should not cost a long run, and it is the user's input, not our bug."""
@@ -340,9 +353,12 @@ def run(args) -> int:
         raise UserError(str(e) + _random_hint(randomised, sized_one) + said, exit_code=1) from None
     say = (lambda *a, **k: None) if args.json else print    # --json: stdout is one JSON object
     say(f"ran {counted(len(session.nodes), 'node')} in {elapsed * 1e3:.1f} ms")
+    wrongly_declared = _wrongly_declared(model, results)
     for name, value in results.items():
         preview = _preview(value)
         say(f"{name}: {describe(value)}{_stats(value)}" + (f": {preview}" if preview else ""))
+        if name in wrongly_declared:
+            say(f"  note: the file's declaration of {name} does not hold for this run: {wrongly_declared[name]}")
     if session.body_values is not None:
         say(session.body_values.summary())
     if out_dir is not None:
@@ -363,6 +379,7 @@ def run(args) -> int:
     if args.json:
         print(json.dumps({"nodes_run": len(session.nodes), "milliseconds": round(elapsed * 1e3, 3),
                           "outputs": {name: describe(value) for name, value in results.items()},
+                          "declarations_not_holding": wrongly_declared,
                           "comparison": comparison,
                           **({"body_values": session.body_values.to_json()} if session.body_values else {})},
                          indent=1))
