@@ -87,6 +87,7 @@ CODES = {
     "node.op-too-new": (ERROR, "operator newer than the imported opset"),
     "node.deprecated-op": (ERROR, "operator is deprecated at the imported opset"),
     "node.custom-op": (INFO, "operator of a custom domain with no known signature"),
+    "node.experimental-op": (WARNING, "an operator of early ONNX's experimental set, since dropped from the standard"),
     "node.input-count": (ERROR, "too few or too many inputs"),
     "node.output-count": (ERROR, "too few or too many outputs"),
     "node.required-input-empty": (ERROR, "a non-optional input or output is given as empty"),

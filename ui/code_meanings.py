@@ -51,6 +51,7 @@ MEANINGS = {
     "node.op-too-new": QT_TRANSLATE_NOOP("ProblemCodes", "operator newer than the imported opset"),
     "node.deprecated-op": QT_TRANSLATE_NOOP("ProblemCodes", "operator is deprecated at the imported opset"),
     "node.custom-op": QT_TRANSLATE_NOOP("ProblemCodes", "operator of a custom domain with no known signature"),
+    "node.experimental-op": QT_TRANSLATE_NOOP("ProblemCodes", "an operator of early ONNX's experimental set, since dropped from the standard"),
     "node.input-count": QT_TRANSLATE_NOOP("ProblemCodes", "too few or too many inputs"),
     "node.output-count": QT_TRANSLATE_NOOP("ProblemCodes", "too few or too many outputs"),
     "node.required-input-empty": QT_TRANSLATE_NOOP("ProblemCodes", "a non-optional input or output is given as empty"),

@@ -22,6 +22,18 @@ A = pb.AttributeProto
 # any opset); models saved after its graph optimizations contain them.
 _ONNXRUNTIME_OWN_DEFAULT_DOMAIN_OPS = frozenset({"LayerNormalization", "SimplifiedLayerNormalization"})
 
+# The experimental operators onnxruntime still runs (and our executor with it).
+_RUN_BY_ONNXRUNTIME = frozenset({"Affine", "Crop", "DynamicSlice", "ImageScaler", "ParametricSoftplus", "Scale",
+                                 "ScaledTanh"})
+
+
+def _experimental_message(op: str) -> str:
+    runs = ("onnxruntime and onnxstudio's executor still run it, other runtimes may not"
+            if op in _RUN_BY_ONNXRUNTIME else "onnxruntime does not run it either")
+    return (f"{op} is one of early ONNX's experimental operators, dropped from the standard without a "
+            f"signature: onnx's checker lets it pass unchecked, and so does this one; {runs}")
+
+
 # Value fields holding something that has checks of its own.
 _PAYLOAD_FIELDS = frozenset({"t", "tensors", "sparse_tensor", "sparse_tensors", "g", "graphs"})
 # Attribute types node_fields_clean judges: plain values by their fields,
@@ -234,6 +246,9 @@ def _bind(node, path, ctx, out, scope=None):
         fn = ctx.functions.get((node.domain, node.op_type, node.overload))
         if fn is not None:
             _check_function_call(node, fn, path, out, scope, ctx)
+            return None
+        if domain == "" and node.op_type in schemas.EXPERIMENTAL_OPS:
+            out.add("node.experimental-op", path, _experimental_message(node.op_type))
             return None
         code = "node.op-too-new" if schemas.versions(domain, node.op_type) else "node.unknown-op"
         message = schemas.why_unbound(domain, as_text(node.op_type), ctx.opsets)

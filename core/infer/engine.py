@@ -20,7 +20,7 @@ from ..ir.dtypes import DataType, from_numpy_dtype
 from ..ir.nesting import top_level_node
 from ..ir.types import TensorType
 from . import (ops_contrib, ops_contrib_fused, ops_contrib_llm, ops_control, ops_elementwise,  # noqa: F401  (register rules)
-               ops_index, ops_misc, ops_ml, ops_nn, ops_reduce, ops_sequence, ops_shape)
+               ops_experimental, ops_index, ops_misc, ops_ml, ops_nn, ops_reduce, ops_sequence, ops_shape)
 from .call_types import CallTypes
 from .context import NodeContext, find_rule
 from .fallback import schema_output_types

@@ -9,6 +9,7 @@ tools/gen_schemas.py from the onnx package; no documentation text).
 """
 from .table import (  # noqa: F401
     DEFAULT_DOMAIN,
+    EXPERIMENTAL_OPS,
     KNOWN_DOMAINS,
     UNBOUNDED,
     AttrSpec,
@@ -27,6 +28,7 @@ from .table import (  # noqa: F401
 )
 from .typestr import allowed_set, matches_any, normalize, type_matches, type_string  # noqa: F401
 
-__all__ = ["DEFAULT_DOMAIN", "KNOWN_DOMAINS", "UNBOUNDED", "AttrSpec", "Formal", "OpSchema", "all_schemas",
+__all__ = ["DEFAULT_DOMAIN", "EXPERIMENTAL_OPS", "KNOWN_DOMAINS", "UNBOUNDED", "AttrSpec", "Formal", "OpSchema",
+           "all_schemas",
            "allowed_set", "bind", "bind_version", "canonical_domain", "doc_url", "get", "imported_version",
            "matches_any", "normalize", "operators", "type_matches", "type_string", "versions", "why_unbound"]

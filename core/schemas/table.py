@@ -20,6 +20,13 @@ _HERE = pathlib.Path(__file__).parent
 # domain: an unknown op there is not an error.
 KNOWN_DOMAINS = ("", "ai.onnx.ml", "ai.onnx.preview", "ai.onnx.preview.training")
 UNBOUNDED = -1   # max_input / max_output of variadic operators
+# Operators of early ONNX (its "experimental" set) that the standard dropped
+# without a signature. onnx's checker still lets them pass, unchecked, at any
+# opset, and onnxruntime still runs seven of them (Affine, Crop, DynamicSlice,
+# ImageScaler, ParametricSoftplus, Scale, ScaledTanh): the model zoo's older
+# models (Tiny YOLOv2 starts with an ImageScaler) hold them.
+EXPERIMENTAL_OPS = frozenset({"ATen", "Affine", "ConstantFill", "Crop", "DynamicSlice", "GRUUnit", "GivenTensorFill",
+                              "ImageScaler", "ParametricSoftplus", "Scale", "ScaledTanh"})
 
 _DOC_PAGE_PREFIX = {
     "": "onnx__",

@@ -2329,6 +2329,10 @@
         <translation>自定义域的算子，签名未知</translation>
     </message>
     <message>
+        <source>an operator of early ONNX&apos;s experimental set, since dropped from the standard</source>
+        <translation>早期 ONNX 实验性算子集中的算子，后已从标准中移除</translation>
+    </message>
+    <message>
         <source>too few or too many inputs</source>
         <translation>输入个数过少或过多</translation>
     </message>
