@@ -372,12 +372,26 @@ def default_spec(v: Value, outputs=()) -> InputSpec:
     return spec
 
 
-def _table_rows(v: Value) -> Optional[int]:
+# Operators that hand on their first input's elements unchanged, only reshaped: GPT-2's
+# exports (legacy, dynamo, dynamically quantized) Reshape input_ids before the embedding's
+# Gather, and their token ids were made 0..1: two tokens of the vocabulary.
+_SAME_ELEMENTS = frozenset({"Reshape", "Flatten", "Squeeze", "Unsqueeze", "Identity", "Expand"})
+
+
+def _table_rows(v: Value, depth: int = 3) -> Optional[int]:
     """The size of the axis `v` indexes when it is a Gather's indices into a
-    constant table (an embedding), else None."""
+    constant table (an embedding), directly or through up to `depth`
+    reshapes, else None."""
     sizes = []
     for node, i in v.uses:
-        if node.op_type != "Gather" or i != 1 or node.domain not in ("", "ai.onnx"):
+        if node.domain not in ("", "ai.onnx"):
+            continue
+        if node.op_type in _SAME_ELEMENTS and i == 0 and depth > 0 and node.outputs and node.outputs[0] is not None:
+            rows = _table_rows(node.outputs[0], depth - 1)
+            if rows:
+                sizes.append(rows)
+            continue
+        if node.op_type != "Gather" or i != 1:
             continue
         data = node.inputs[0]
         shape = tuple(data.const.shape) if data is not None and data.const is not None else ()
