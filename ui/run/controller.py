@@ -623,14 +623,16 @@ class RunController(QObject):
         elif event.node is not None:
             owner = event.graph.parent_node if event.graph is not None else None
             looping = owner is not None and owner.op_type in ("Loop", "Scan")
+            # In an If branch inside a loop, the loop's iteration: "Ran Mul" said nothing of which.
+            iteration = event.iteration if looping else self._loop_iteration(event.node)
             following = self._where(d.current) if d.current is not None else self.tr("end")
             if event.how == "into":
                 text = self.tr("Entered {node}; next: {next}").format(node=event.node.display_name, next=following)
             elif event.how == "out":
                 text = self.tr("Finished {node}; next: {next}").format(node=event.node.display_name, next=following)
-            elif looping and event.iteration >= 0:
+            elif iteration is not None and iteration >= 0:
                 text = self.tr("Ran {node} (iteration {i}); next: {next}").format(
-                    node=event.node.display_name, i=event.iteration, next=following)
+                    node=event.node.display_name, i=iteration, next=following)
             else:
                 text = self.tr("Ran {node}; next: {next}").format(node=event.node.display_name, next=following)
         else:
