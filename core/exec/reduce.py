@@ -182,10 +182,11 @@ def write_reduced(reduced: Reduced, path) -> list[pathlib.Path]:
     """Write the small model to `path`, its inputs beside it as
     `<stem>.inputs.npz`, the reference's outputs as `<stem>.expected.npz`
     and, when the reference is another model, its nodes as
-    `<stem>.reference.onnx`. All or nothing: each file is written beside,
-    and a failure removes the ones already written. Returns the paths.
+    `<stem>.reference.onnx`. Each model is one file, its tensors inside,
+    unless they pass protobuf's limit: then they go beside it in
+    `<file>.data`. All or nothing: each file is written beside, and a
+    failure removes the ones already written. Returns the paths.
     OSError / SaveError name the file."""
-    from ..serde.io import save
     from .run_files import save_npz
 
     paths = reduced_paths(path)
@@ -196,10 +197,8 @@ def write_reduced(reduced: Reduced, path) -> list[pathlib.Path]:
         save_npz(paths["expected"], reduced.expected)
         written.append(paths["expected"])
         if reduced.reference is not None:
-            save(reduced.reference, paths["reference"])
-            written.append(paths["reference"])
-        save(reduced.model, paths["model"])
-        written.append(paths["model"])
+            _save_whole(reduced.reference, paths["reference"], written)
+        _save_whole(reduced.model, paths["model"], written)
     except BaseException:
         for p in written:
             try:
@@ -208,3 +207,21 @@ def write_reduced(reduced: Reduced, path) -> list[pathlib.Path]:
                 pass
         raise
     return written
+
+
+def _save_whole(model, path: pathlib.Path, written: list) -> None:
+    """Save `model` at `path` and add the files written to `written`.
+
+    Saved as read, a part of a model with external data kept its tensors
+    there: into another folder under the source's data file name (the
+    reference of a ViT's extract wrote model.onnx.data beside small.onnx),
+    which neither the message nor a failure's clean-up knew of. A failing
+    subgraph goes into a bug report: one file, unless protobuf cannot hold it."""
+    from ..serde.io import PROTOBUF_LIMIT, inline_size, save
+    if inline_size(model) < PROTOBUF_LIMIT:
+        save(model, path, external_data="")
+        written.append(path)
+        return
+    data = path.with_name(path.name + ".data")
+    save(model, path, external_data=data.name)
+    written.extend([path, data])
