@@ -41,6 +41,9 @@ class RunJob(QThread):
         self.work = work
         self._last = 0.0
         self.on_cancel: Optional[Callable] = None     # stops `work` (the DebugRun's cancel)
+        # The last (i, n, node name) reported, shown or not: a node that runs long right after
+        # the first count was held back (a Loop of 4,000 iterations) is shown from here (RunUI).
+        self.latest: Optional[tuple] = None
 
     def cancel(self) -> None:
         if self.on_cancel is not None:
@@ -49,6 +52,7 @@ class RunJob(QThread):
     def report(self, i: int, n: int, node) -> None:
         """Before each node (in the worker): give way to the UI thread, and say how far the job is."""
         self.ui_first.give_way()
+        self.latest = (i, n, node.display_name)
         # Not for the last node (the job's end comes next and resets the bar),
         # and the first count only once the job has worked PROGRESS_MS: a step
         # or a short run is over before anyone could read it, and each shown

@@ -167,6 +167,10 @@ class _VerticalScroll(QScrollArea):
         return self.widget().sizeHint()      # the width the dock opens with, as without the area
 
 
+# After this long at work without a count shown, a job's bar shows where it is (or that it is busy).
+LATE_COUNT_MS = 300
+
+
 class RunUI(QObject):
     def __init__(self, window):
         super().__init__(window)
@@ -197,6 +201,10 @@ class RunUI(QObject):
         self._inspected_other = None      # the compared-with array shown beside it (None: no comparison)
         self._path = None                 # the model's file: its run options are remembered by it
         self._restoring = False           # while the stored run options are put back
+        self._late_count = QTimer(self)
+        self._late_count.setSingleShot(True)
+        self._late_count.setInterval(LATE_COUNT_MS)
+        self._late_count.timeout.connect(self._show_late_count)
         self._build_actions()
         self._connect()
         self._follow_pending = None
@@ -613,6 +621,7 @@ class RunUI(QObject):
     def _busy(self, what: str) -> None:
         d = self.dock_widget
         d.set_running(True)
+        self._late_count.start()
         d.status.setText(what)
         d.status.setToolTip("")
         if self.inputs.message.text():
@@ -624,7 +633,23 @@ class RunUI(QObject):
         # after Cancel, the canvas takes it instead.
         if self.dock_widget.cancel_button.hasFocus():
             self.window.graph.view.setFocus(Qt.OtherFocusReason)
+        self._late_count.stop()
         self.dock_widget.set_running(False)
+
+    def _show_late_count(self) -> None:
+        """A job still at work without a count shown: the node it reported
+        last, or the bar busy. A job reports each node as it starts, the
+        first after 40 ms (controller.RunJob.report): a Loop of 4,000
+        iterations reached before that, or stepped over, left the bar empty
+        and still for as long as it ran."""
+        job = self.controller.job
+        if job is None or self.dock_widget.progress.format():
+            return
+        latest = getattr(job, "latest", None)
+        if latest is not None:
+            self._progress(*latest)
+        else:
+            self.dock_widget.show_count(0, 0)          # no count to give: busy
 
     def _progress(self, i: int, n: int, name: str) -> None:
         self.dock_widget.show_count(i, n)
