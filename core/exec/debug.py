@@ -186,6 +186,9 @@ class DebugRun(Stepping):
         self.feeds: dict = {}                  # the model-input (or boundary) feeds of the last start
         self.selection: Optional[list] = None
         self.randomised: list = []             # boundary values of the last selection given random values
+        # Names whose value held is random (a selection's boundary): never taken as known by the next
+        # selection, which makes them again and says so (they went silently into its results).
+        self._made_up: set = set()
         self.nodes_run: list = []              # nodes the last run()/steps computed, in order
         self.error: Optional[ExecError] = None
         self.truncated = False                 # a body recording hit TRACE_LIMIT
@@ -276,14 +279,18 @@ class DebugRun(Stepping):
         session = _DebugSession(self.model, nodes=selection, keep=True, seed=self.seed)
         self.randomised = []
         if selection is not None:
-            made = boundary_feeds(self.model, session.input_names, given=feeds, known=self.values,
+            known = {k: v for k, v in self.values.items() if k not in self._made_up}
+            made = boundary_feeds(self.model, session.input_names, given=feeds, known=known,
                                   rng=rng or np.random.default_rng(self.seed), dims=dims, seed=self.seed)
             feeds, self.randomised = made.feeds, made.randomised
+            self._made_up = (self._made_up - set(made.feeds)) | set(made.randomised)
         else:
             feeds = {k: v for k, v in feeds.items() if k in session.input_names}
+            self._made_up = set()
         session.start(feeds)
         session.progress = self._progress
         computed = {name for st in session.plan.steps for name in st.outputs if name}
+        self._made_up -= computed
         self._inputs_checked = False
         self.nonfinite_inputs = []
         if selection is None:
@@ -753,9 +760,11 @@ def boundary_feeds(model: Model, names: list, *, given: dict, known: Optional[di
                    rng: Optional[np.random.Generator] = None, dims: Optional[dict] = None,
                    seed: int = 0) -> BoundaryFeeds:
     """Values for `names` (a session's inputs): from `given`, then `known`
-    (the last run's values), then random ones of the value's (inferred) type
-    when `rng` is given, else computed by a prefix run from the model inputs
-    in `given`."""
+    (the last run's values), then, for a constant (a Constant node's output,
+    a Cast of a weight: compare.constant_values), the model's own, then
+    random ones of the value's (inferred) type when `rng` is given, else
+    computed by a prefix run from the model inputs in `given`."""
+    from .compare import constant_values
     graph = model.graph
     out = BoundaryFeeds({})
     missing = []
@@ -768,6 +777,14 @@ def boundary_feeds(model: Model, names: list, *, given: dict, known: Optional[di
             missing.append(name)
     if not missing:
         return out
+    # A constant is what the model says, whatever the inputs: random values there (a whisper
+    # export's attention Constant, at a selection's edge) computed what the model never does.
+    constants = [name for name in missing if name in constant_values(graph)]
+    if constants:
+        out.feeds.update(Session(model, outputs=constants, seed=seed).run({}))
+        missing = [name for name in missing if name not in out.feeds]
+        if not missing:
+            return out
     if rng is not None:
         inferred: dict = {}
         for name in missing:
