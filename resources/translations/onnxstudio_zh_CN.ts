@@ -3301,6 +3301,10 @@
         <translation>已运行模型：计算了 {n} 个节点（其余 {kept} 个沿用上次运行的结果）</translation>
     </message>
     <message>
+        <source>the file&apos;s declared type does not hold for {outputs}</source>
+        <translation>文件声明的类型与本次运行结果不符：{outputs}</translation>
+    </message>
+    <message>
         <source>{n} values inside bodies kept ({mib} MiB)</source>
         <translation>保留了子图内的 {n} 个值（{mib} MiB）</translation>
     </message>

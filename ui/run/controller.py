@@ -537,9 +537,28 @@ class RunController(QObject):
             text = (self.tr("Ran the model: {n} node computed (the other {kept} kept from the last run)") if one
                     else self.tr("Ran the model: {n} nodes computed (the other {kept} kept from the last run)")
                     ).format(n=computed, kept=total - computed)
+        if not selection:
+            text += self._declarations_note(outputs)
         self.message.emit("info", self._noted(text + self._bodies_note()))
         self.invalidated = set()
         self.ran.emit(outputs)
+
+    def _declarations_note(self, outputs: dict) -> str:
+        """' — …' naming the graph outputs whose declared type this run's
+        values do not fit (an output declared [1] that a batch of 9 makes
+        [9]): the canvas shows the file's declaration, onnxruntime only
+        warns, and the user should not take the file's word for the value."""
+        from onnxstudio.core.exec.values import declared_mismatch
+        declared = {v.name: v for v in self.model.graph.outputs}
+        wrong = []
+        for name, value in (outputs or {}).items():
+            why = declared_mismatch(declared[name], value) if name in declared else None
+            if why is not None:
+                wrong.append(f"{name}: {why}")
+        if not wrong:
+            return ""
+        return " — " + self.tr("the file's declared type does not hold for {outputs}").format(
+            outputs="; ".join(wrong[:3]) + ("; …" if len(wrong) > 3 else ""))
 
     def _bodies_note(self) -> str:
         """' — …' saying how many body values the run kept and naming those
