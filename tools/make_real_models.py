@@ -310,6 +310,14 @@ MODELS = {
     "t5_small_dynamo_op18": (t5, (), "dynamo", 18, False),
     "whisper_tiny_dynamo_op20": (whisper, (), "dynamo", 20, False),
     "whisper_tiny_legacy_op17": (whisper, (), "legacy", 17, False),
+    # Older opsets, as the model zoo's classics and long-lived pipelines have them: torchvision's
+    # detection and segmentation at 11-12 write an empty Resize scales beside its sizes (once called
+    # an error here), and opsets 7-10 write Upsample, Slice and Clip with attributes.
+    "fasterrcnn_mbv3_legacy_op11": (detection, ("fasterrcnn_mobilenet_v3_large_320_fpn",), "legacy", 11, False),
+    "deeplabv3_mbv3_legacy_op12": (segmentation, ("deeplabv3_mobilenet_v3_large",), "legacy", 12, False),
+    "mobilenet_v2_legacy_op7": (vision, ("mobilenet_v2",), "legacy", 7, False),
+    "densenet121_legacy_op8": (vision, ("densenet121",), "legacy", 8, False),
+    "squeezenet1_1_legacy_op10": (vision, ("squeezenet1_1",), "legacy", 10, False),
 }
 CONFIGS = {"bert": SMALL_BERT, "gpt2": SMALL_GPT2,
            # an LLM of about 700 MB: external data as real ones have it
