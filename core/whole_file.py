@@ -7,8 +7,10 @@
 The data goes into a temporary file in the same folder, is flushed to the
 disk, and only then renamed over `path` (a rename within one folder is
 atomic), so a crash or a full disk never leaves half a file where the user
-keeps their work. The model saver (serde/io.py) does the same with more
-steps of its own (external data, file modes, the folder's sync).
+keeps their work. The file keeps `path`'s permissions, or gets the usual
+0666 & ~umask when new (a temporary file is made 0600). The model saver
+(serde/io.py) does the same with more steps of its own (external data, the
+folder's sync).
 """
 from __future__ import annotations
 
@@ -32,9 +34,21 @@ def whole_file(path, mode: str = "wb", encoding: str | None = None):
             yield f
             f.flush()
             os.fsync(f.fileno())
+        os.chmod(tmp, file_mode(path))
         os.replace(tmp, path)
         tmp = None
     finally:
         if tmp is not None:
             with contextlib.suppress(OSError):
                 os.unlink(tmp)
+
+
+def file_mode(target: pathlib.Path) -> int:
+    """The permissions a file written over `target` should have: the
+    existing file's, else the usual 0666 & ~umask of a new file."""
+    try:
+        return target.stat().st_mode & 0o7777
+    except OSError:
+        umask = os.umask(0)
+        os.umask(umask)
+        return 0o666 & ~umask

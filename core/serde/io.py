@@ -27,6 +27,7 @@ from ..ir.model import Model
 from ..ir.text import as_text
 from ..ir.tensor import ExternalRef, Tensor
 from ..proto import onnx_pb2 as pb
+from ..whole_file import file_mode
 from . import external, wire
 from .convert import model_from_proto, model_to_proto
 
@@ -291,7 +292,7 @@ class _ExternalWriter:
             f.flush()
             os.fsync(f.fileno())
             f.close()
-            os.chmod(tmp, _file_mode(target))
+            os.chmod(tmp, file_mode(target))
             kept = None
             if target.exists():
                 kept = target.with_name(f".{target.name}.{os.getpid()}.old")
@@ -612,7 +613,7 @@ def _write(model: Model, path: pathlib.Path, opts: SaveOptions, auto_file: Optio
             f.flush()
             os.fsync(f.fileno())
         ext.commit()
-        os.chmod(tmp, _file_mode(path))
+        os.chmod(tmp, file_mode(path))
         os.replace(tmp, path)
         tmp = None
         ext.finish(in_place)
@@ -658,16 +659,6 @@ def _saved_in_place(model: Model, path: pathlib.Path, opts: SaveOptions) -> bool
 def to_bytes(model: Model) -> bytes:
     """Serialized model with all data inline (external tensors are read in)."""
     return model_to_proto(model, _tensor_writer(SaveOptions(external_data=""), None, None)).SerializeToString()
-
-
-def _file_mode(target: pathlib.Path) -> int:
-    """Keep an existing file's permissions; new files get the usual 0666 & ~umask."""
-    try:
-        return target.stat().st_mode & 0o7777
-    except OSError:
-        umask = os.umask(0)
-        os.umask(umask)
-        return 0o666 & ~umask
 
 
 def _fsync_dir(folder: pathlib.Path) -> None:
