@@ -164,6 +164,12 @@ class SearchPanel(QWidget):
         self.edit.setPlaceholderText(self.tr("Search nodes, ops, values, initializers…"))
         self.edit.setClearButtonEnabled(True)
         self.results = QListWidget()
+        # A dynamo node's hit starts with its module path, often wider than the
+        # dock ("m/transformer/h.0/attn/node_view_4  (Reshape)"): cut in the
+        # middle, each hit keeps its node name and op type in sight; they were
+        # behind a horizontal scroll bar. The tooltip holds the whole text.
+        self.results.setTextElideMode(Qt.ElideMiddle)
+        self.results.setHorizontalScrollBarPolicy(Qt.ScrollBarAlwaysOff)
         self.status = QLabel("")
         layout = QVBoxLayout(self)
         layout.setContentsMargins(4, 4, 4, 4)
@@ -222,7 +228,8 @@ class SearchPanel(QWidget):
         for hit in hits:
             kind = _tr(KIND_NAMES.get(hit.kind, hit.kind))
             item = QListWidgetItem(f"{hit.label}\n    {kind} · {hit.where}")
-            item.setToolTip(self.tr("{text}\n{kind} in {where}").format(text=hit.text, kind=kind,
+            # The whole label: the list cuts a long one in the middle.
+            item.setToolTip(self.tr("{text}\n{kind} in {where}").format(text=hit.label, kind=kind,
                                                                        where=hit.where))
             item.setData(Qt.UserRole, hit)
             self.results.addItem(item)
